@@ -1,0 +1,520 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * stk_config.c - INI configuration with rte_cfgfile, and the EAL argv it implies.
+ *
+ * A bad value is reported as "<file>: [section] key = value: <what is wrong>; <what is
+ * accepted>", so the user knows what to fix without reading code.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <rte_cfgfile.h>
+
+#include "stk_config.h"
+
+void stk_config_default(struct stk_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->huge = STK_HUGE_AUTO;
+	cfg->mem_mb = 256;
+	cfg->nb_mbufs = 8191;
+	cfg->mbuf_cache = 256;
+	cfg->mbuf_data_room = 2048 + 128; /* RTE_MBUF_DEFAULT_BUF_SIZE */
+	cfg->exc_ring_size = 1024;
+	stk_neigh_params_default(&cfg->neigh);
+}
+
+struct ctx {
+	const char *path;
+	char *err;
+	size_t errlen;
+};
+
+static int bad(struct ctx *c, const char *sec, const char *key, const char *val,
+	       const char *fmt, ...)
+{
+	char what[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(c->err, c->errlen, "%s: [%s] %s = %s: %s", c->path, sec, key, val ? val : "",
+		 what);
+	return -EINVAL;
+}
+
+static int get_uint(struct ctx *c, const char *sec, const char *key, const char *v,
+		    unsigned long min, unsigned long max, unsigned *out)
+{
+	char *end;
+	unsigned long x;
+
+	errno = 0;
+	x = strtoul(v, &end, 0);
+	if (errno || end == v || *end != '\0' || x < min || x > max || v[0] == '-')
+		return bad(c, sec, key, v, "expected an integer from %lu to %lu", min, max);
+	*out = (unsigned)x;
+	return 0;
+}
+
+static int get_bool(struct ctx *c, const char *sec, const char *key, const char *v, bool *out)
+{
+	if (!strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcmp(v, "1") ||
+	    !strcasecmp(v, "on")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcasecmp(v, "no") || !strcasecmp(v, "false") || !strcmp(v, "0") ||
+	    !strcasecmp(v, "off")) {
+		*out = false;
+		return 0;
+	}
+	return bad(c, sec, key, v, "expected yes or no");
+}
+
+static int get_str(struct ctx *c, const char *sec, const char *key, const char *v, char *out,
+		   size_t len)
+{
+	if (strlen(v) >= len)
+		return bad(c, sec, key, v, "longer than %zu characters", len - 1);
+	strcpy(out, v);
+	return 0;
+}
+
+/* "10.0.0.1/24", "fd00::1/64", or an address without prefix (host route) */
+static int get_prefix(struct ctx *c, const char *sec, const char *key, const char *v,
+		      int family, struct stk_ipaddr *a, uint8_t *plen)
+{
+	char buf[64];
+	char *slash;
+	unsigned max = family == 4 ? 32 : 128, pl = max;
+
+	if (strlen(v) >= sizeof(buf))
+		return bad(c, sec, key, v, "too long for an address");
+	strcpy(buf, v);
+	slash = strchr(buf, '/');
+	if (slash) {
+		*slash = '\0';
+		if (get_uint(c, sec, key, slash + 1, 0, max, &pl) != 0)
+			return bad(c, sec, key, v, "prefix length must be 0..%u", max);
+	}
+	if (stk_ipaddr_parse(buf, a) != 0 || a->family != family)
+		return bad(c, sec, key, v, "expected an IPv%d address%s", family,
+			   plen ? " with optional /prefix" : "");
+	if (plen)
+		*plen = (uint8_t)pl;
+	else if (slash)
+		return bad(c, sec, key, v, "a gateway takes no /prefix");
+	return 0;
+}
+
+static int load_eal(struct ctx *c, struct rte_cfgfile *f, struct stk_config *cfg)
+{
+	const char *sec = "eal";
+	struct rte_cfgfile_entry *e;
+	int n, rc = 0;
+
+	if (!rte_cfgfile_has_section(f, sec))
+		return 0;
+	n = rte_cfgfile_section_num_entries(f, sec);
+	if (n <= 0)
+		return 0;
+	e = calloc((size_t)n, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	n = rte_cfgfile_section_entries(f, sec, e, n);
+	for (int i = 0; i < n && rc == 0; i++) {
+		const char *k = e[i].name, *v = e[i].value;
+
+		if (!strcmp(k, "lcores")) {
+			rc = get_str(c, sec, k, v, cfg->lcores, sizeof(cfg->lcores));
+		} else if (!strcmp(k, "hugepages")) {
+			if (!strcasecmp(v, "auto"))
+				cfg->huge = STK_HUGE_AUTO;
+			else if (!strcasecmp(v, "yes"))
+				cfg->huge = STK_HUGE_YES;
+			else if (!strcasecmp(v, "no"))
+				cfg->huge = STK_HUGE_NO;
+			else
+				rc = bad(c, sec, k, v, "expected auto, yes or no");
+		} else if (!strcmp(k, "memory")) {
+			rc = get_uint(c, sec, k, v, 16, 1u << 20, &cfg->mem_mb);
+		} else if (!strcmp(k, "file_prefix")) {
+			rc = get_str(c, sec, k, v, cfg->file_prefix, sizeof(cfg->file_prefix));
+		} else if (!strcmp(k, "vdev")) {
+			if (cfg->nb_vdevs >= STK_MAX_VDEVS)
+				rc = bad(c, sec, k, v, "at most %d vdev lines", STK_MAX_VDEVS);
+			else
+				rc = get_str(c, sec, k, v, cfg->vdevs[cfg->nb_vdevs++],
+					     STK_CFG_STR);
+		} else if (!strcmp(k, "args")) {
+			rc = get_str(c, sec, k, v, cfg->eal_extra, sizeof(cfg->eal_extra));
+		} else {
+			rc = bad(c, sec, k, v,
+				 "unknown key; known: lcores hugepages memory file_prefix vdev "
+				 "args");
+		}
+	}
+	free(e);
+	return rc;
+}
+
+typedef int (*entry_fn)(struct ctx *c, const char *sec, const char *k, const char *v,
+			void *obj);
+
+static int for_entries(struct ctx *c, struct rte_cfgfile *f, const char *sec, entry_fn fn,
+		       void *obj)
+{
+	struct rte_cfgfile_entry *e;
+	int n, rc = 0;
+
+	n = rte_cfgfile_section_num_entries(f, sec);
+	if (n <= 0)
+		return 0;
+	e = calloc((size_t)n, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	n = rte_cfgfile_section_entries(f, sec, e, n);
+	for (int i = 0; i < n && rc == 0; i++)
+		rc = fn(c, sec, e[i].name, e[i].value, obj);
+	free(e);
+	return rc;
+}
+
+static int mempool_entry(struct ctx *c, const char *sec, const char *k, const char *v, void *obj)
+{
+	struct stk_config *cfg = obj;
+
+	if (!strcmp(k, "mbufs"))
+		return get_uint(c, sec, k, v, 512, 1u << 24, &cfg->nb_mbufs);
+	if (!strcmp(k, "cache"))
+		return get_uint(c, sec, k, v, 0, 512, &cfg->mbuf_cache);
+	if (!strcmp(k, "data_room"))
+		return get_uint(c, sec, k, v, 256 + 128, 65535, &cfg->mbuf_data_room);
+	return bad(c, sec, k, v, "unknown key; known: mbufs cache data_room");
+}
+
+static int neigh_entry(struct ctx *c, const char *sec, const char *k, const char *v, void *obj)
+{
+	struct stk_neigh_params *np = obj;
+	unsigned x;
+	int rc;
+
+	if (!strcmp(k, "entries"))
+		return get_uint(c, sec, k, v, 16, 1u << 20, &np->entries);
+	if (!strcmp(k, "reachable_ms"))
+		return get_uint(c, sec, k, v, 100, 3600000, &np->reachable_ms);
+	if (!strcmp(k, "retrans_ms"))
+		return get_uint(c, sec, k, v, 10, 60000, &np->retrans_ms);
+	if (!strcmp(k, "max_probes")) {
+		rc = get_uint(c, sec, k, v, 1, 20, &x);
+		np->max_probes = (uint8_t)x;
+		return rc;
+	}
+	if (!strcmp(k, "pending")) {
+		rc = get_uint(c, sec, k, v, 1, STK_NEIGH_MAX_PENDING, &x);
+		np->max_pending = (uint8_t)x;
+		return rc;
+	}
+	return bad(c, sec, k, v,
+		   "unknown key; known: entries reachable_ms retrans_ms max_probes pending");
+}
+
+static int stack_entry(struct ctx *c, const char *sec, const char *k, const char *v, void *obj)
+{
+	struct stk_config *cfg = obj;
+	int rc;
+
+	if (!strcmp(k, "exception_ring")) {
+		rc = get_uint(c, sec, k, v, 64, 65536, &cfg->exc_ring_size);
+		if (rc == 0 && (cfg->exc_ring_size & (cfg->exc_ring_size - 1)))
+			return bad(c, sec, k, v, "must be a power of two");
+		return rc;
+	}
+	return bad(c, sec, k, v, "unknown key; known: exception_ring");
+}
+
+static int port_entry(struct ctx *c, const char *sec, const char *k, const char *v, void *obj)
+{
+	struct stk_port_conf *pc = obj;
+	unsigned x;
+	int rc;
+
+	if (!strcmp(k, "dev"))
+		return get_str(c, sec, k, v, pc->dev, sizeof(pc->dev));
+	if (!strcmp(k, "vdev"))
+		return get_str(c, sec, k, v, pc->vdev, sizeof(pc->vdev));
+	if (!strcmp(k, "ipv4"))
+		return get_prefix(c, sec, k, v, 4, &pc->ip4, &pc->ip4_prefix);
+	if (!strcmp(k, "gateway4"))
+		return get_prefix(c, sec, k, v, 4, &pc->gw4, NULL);
+	if (!strcmp(k, "ipv6"))
+		return get_prefix(c, sec, k, v, 6, &pc->ip6, &pc->ip6_prefix);
+	if (!strcmp(k, "gateway6"))
+		return get_prefix(c, sec, k, v, 6, &pc->gw6, NULL);
+	if (!strcmp(k, "vlan")) {
+		rc = get_uint(c, sec, k, v, 0, 4094, &x);
+		pc->vlan = x != 0;
+		pc->vlan_id = (uint16_t)x;
+		return rc;
+	}
+	if (!strcmp(k, "pcp")) {
+		rc = get_uint(c, sec, k, v, 0, 7, &x);
+		pc->pcp = (uint8_t)x;
+		return rc;
+	}
+	if (!strcmp(k, "dscp")) {
+		rc = get_uint(c, sec, k, v, 0, 63, &x);
+		pc->dscp = (uint8_t)x;
+		return rc;
+	}
+	if (!strcmp(k, "mtu")) {
+		rc = get_uint(c, sec, k, v, 576, 9000, &x);
+		pc->mtu = (uint16_t)x;
+		return rc;
+	}
+	if (!strcmp(k, "rx_desc") || !strcmp(k, "tx_desc")) {
+		rc = get_uint(c, sec, k, v, 32, 16384, &x);
+		if (rc == 0 && (x & (x - 1)))
+			return bad(c, sec, k, v, "must be a power of two");
+		if (k[0] == 'r')
+			pc->rx_desc = (uint16_t)x;
+		else
+			pc->tx_desc = (uint16_t)x;
+		return rc;
+	}
+	if (!strcmp(k, "promisc"))
+		return get_bool(c, sec, k, v, &pc->promisc);
+	if (!strcmp(k, "exception_tap")) {
+		if (v[0] == '\0' || strlen(v) >= sizeof(pc->exc_ifname) || strchr(v, ',') ||
+		    strchr(v, '/') || strchr(v, ' '))
+			return bad(c, sec, k, v, "expected an interface name of 1-15 characters");
+		strcpy(pc->exc_ifname, v);
+		return 0;
+	}
+	return bad(c, sec, k, v,
+		   "unknown key; known: dev vdev ipv4 gateway4 ipv6 gateway6 vlan pcp dscp mtu "
+		   "rx_desc tx_desc promisc exception_tap");
+}
+
+int stk_config_load(const char *path, struct stk_config *cfg, char *err, size_t errlen)
+{
+	struct ctx c = {.path = path, .err = err, .errlen = errlen};
+	struct rte_cfgfile *f;
+	char **names = NULL;
+	int nsec, rc = 0;
+
+	f = rte_cfgfile_load(path, 0);
+	if (!f) {
+		snprintf(err, errlen, "%s: cannot read the configuration file (%s)", path,
+			 strerror(errno ? errno : ENOENT));
+		return -ENOENT;
+	}
+	nsec = rte_cfgfile_num_sections(f, NULL, 0);
+	if (nsec > 0) {
+		names = calloc((size_t)nsec, sizeof(*names));
+		for (int i = 0; names && i < nsec; i++)
+			names[i] = calloc(1, CFG_NAME_LEN);
+		if (names)
+			rte_cfgfile_sections(f, names, nsec);
+	}
+	for (int i = 0; names && i < nsec && rc == 0; i++) {
+		const char *s = names[i];
+
+		if (!s) {
+			rc = -ENOMEM;
+		} else if (!strcmp(s, "eal")) {
+			rc = load_eal(&c, f, cfg);
+		} else if (!strcmp(s, "mempool")) {
+			rc = for_entries(&c, f, s, mempool_entry, cfg);
+		} else if (!strcmp(s, "neigh")) {
+			rc = for_entries(&c, f, s, neigh_entry, &cfg->neigh);
+		} else if (!strcmp(s, "stack")) {
+			rc = for_entries(&c, f, s, stack_entry, cfg);
+		} else if (!strncmp(s, "port", 4)) {
+			struct stk_port_conf *pc;
+
+			if (cfg->nb_ports >= STK_MAX_PORTS) {
+				snprintf(err, errlen, "%s: [%s]: at most %d port sections", path, s,
+					 STK_MAX_PORTS);
+				rc = -EINVAL;
+				break;
+			}
+			pc = &cfg->ports[cfg->nb_ports++];
+			memset(pc, 0, sizeof(*pc));
+			snprintf(pc->name, sizeof(pc->name), "%s", s);
+			pc->mtu = 1500;
+			pc->rx_desc = 1024;
+			pc->tx_desc = 1024;
+			pc->promisc = true;
+			rc = for_entries(&c, f, s, port_entry, pc);
+			if (rc == 0 && pc->dev[0] == '\0' && pc->vdev[0] == '\0') {
+				snprintf(err, errlen,
+					 "%s: [%s]: needs dev = <DPDK device name or PCI address> "
+					 "or vdev = <driver args>",
+					 path, s);
+				rc = -EINVAL;
+			}
+			if (rc == 0 && pc->ip4.family == 0 && pc->ip6.family == 0) {
+				snprintf(err, errlen, "%s: [%s]: needs ipv4 = a.b.c.d/len and/or "
+					 "ipv6 = addr/len", path, s);
+				rc = -EINVAL;
+			}
+		} else {
+			snprintf(err, errlen,
+				 "%s: [%s]: unknown section; known: eal mempool neigh stack portN",
+				 path, s);
+			rc = -EINVAL;
+		}
+	}
+	if (!names && nsec > 0)
+		rc = -ENOMEM;
+	for (int i = 0; names && i < nsec; i++)
+		free(names[i]);
+	free(names);
+	rte_cfgfile_close(f);
+	if (rc == 0 && cfg->nb_ports == 0) {
+		snprintf(err, errlen, "%s: no [portN] section: droce needs at least one port", path);
+		rc = -EINVAL;
+	}
+	return rc;
+}
+
+/* Free 2 MiB hugepages, or 0 when none are mounted. */
+static unsigned long free_hugepages_mb(void)
+{
+	unsigned long pages = 0;
+	FILE *f;
+	char line[256];
+	bool mounted = false;
+
+	f = fopen("/proc/mounts", "r");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (strstr(line, " hugetlbfs "))
+				mounted = true;
+		fclose(f);
+	}
+	if (!mounted)
+		return 0;
+	f = fopen("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu", &pages) != 1)
+		pages = 0;
+	fclose(f);
+	return pages * 2;
+}
+
+static int push(char ***v, int *n, int *cap, const char *s)
+{
+	if (*n + 1 >= *cap) {
+		int nc = *cap ? *cap * 2 : 32;
+		char **nv = realloc(*v, (size_t)nc * sizeof(**v));
+
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*cap = nc;
+	}
+	(*v)[*n] = strdup(s);
+	if (!(*v)[*n])
+		return -ENOMEM;
+	(*n)++;
+	(*v)[*n] = NULL;
+	return 0;
+}
+
+static bool user_has(int argc, char **argv, const char *opt)
+{
+	size_t l = strlen(opt);
+
+	for (int i = 0; i < argc; i++)
+		if (!strncmp(argv[i], opt, l) && (argv[i][l] == '\0' || argv[i][l] == '='))
+			return true;
+	return false;
+}
+
+int stk_config_eal_args(const struct stk_config *cfg, const char *argv0, int user_argc,
+			char **user_argv, char ***argv_out)
+{
+	char **v = NULL, buf[STK_CFG_STR + 16];
+	int n = 0, cap = 0, rc = 0;
+	bool no_huge = cfg->huge == STK_HUGE_NO || user_has(user_argc, user_argv, "--no-huge");
+
+	rc |= push(&v, &n, &cap, argv0);
+	if (cfg->lcores[0] && !user_has(user_argc, user_argv, "-l") &&
+	    !user_has(user_argc, user_argv, "--lcores") && !user_has(user_argc, user_argv, "-c")) {
+		rc |= push(&v, &n, &cap, "-l");
+		rc |= push(&v, &n, &cap, cfg->lcores);
+	}
+	if (cfg->huge == STK_HUGE_AUTO && !no_huge) {
+		unsigned long avail = free_hugepages_mb();
+
+		if (avail < cfg->mem_mb) {
+			fprintf(stderr,
+				"droce: note: %lu MiB of free 2 MiB hugepages, %u MiB wanted: "
+				"running with --no-huge (slower; no dpdk-dumpcap/pdump). Run "
+				"scripts/setup.sh as root to reserve hugepages.\n",
+				avail, cfg->mem_mb);
+			no_huge = true;
+		}
+	}
+	if (no_huge && !user_has(user_argc, user_argv, "--no-huge"))
+		rc |= push(&v, &n, &cap, "--no-huge");
+	if (cfg->mem_mb && !user_has(user_argc, user_argv, "-m") &&
+	    !user_has(user_argc, user_argv, "--socket-mem")) {
+		snprintf(buf, sizeof(buf), "%u", cfg->mem_mb);
+		rc |= push(&v, &n, &cap, "-m");
+		rc |= push(&v, &n, &cap, buf);
+	}
+	if (cfg->file_prefix[0] && !user_has(user_argc, user_argv, "--file-prefix")) {
+		snprintf(buf, sizeof(buf), "--file-prefix=%s", cfg->file_prefix);
+		rc |= push(&v, &n, &cap, buf);
+	}
+	for (unsigned i = 0; i < cfg->nb_vdevs; i++) {
+		snprintf(buf, sizeof(buf), "--vdev=%s", cfg->vdevs[i]);
+		rc |= push(&v, &n, &cap, buf);
+	}
+	for (unsigned i = 0; i < cfg->nb_ports; i++) {
+		const struct stk_port_conf *pc = &cfg->ports[i];
+
+		if (pc->vdev[0]) {
+			snprintf(buf, sizeof(buf), "--vdev=%s", pc->vdev);
+			rc |= push(&v, &n, &cap, buf);
+		}
+		if (pc->exc_ifname[0]) {
+			snprintf(buf, sizeof(buf), "--vdev=net_tap_%s,iface=%s", pc->exc_ifname,
+				 pc->exc_ifname);
+			rc |= push(&v, &n, &cap, buf);
+		}
+	}
+	if (cfg->eal_extra[0]) {
+		char tmp[STK_CFG_STR], *save = NULL;
+
+		snprintf(tmp, sizeof(tmp), "%s", cfg->eal_extra);
+		for (char *t = strtok_r(tmp, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+			rc |= push(&v, &n, &cap, t);
+	}
+	for (int i = 0; i < user_argc; i++)
+		rc |= push(&v, &n, &cap, user_argv[i]);
+	if (rc) {
+		stk_config_free_args(n, v);
+		return -ENOMEM;
+	}
+	*argv_out = v;
+	return n;
+}
+
+void stk_config_free_args(int argc, char **argv)
+{
+	for (int i = 0; argv && i < argc; i++)
+		free(argv[i]);
+	free(argv);
+}

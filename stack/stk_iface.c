@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* stk_iface.c - address predicates of an interface. */
+#include <errno.h>
+#include <string.h>
+
+#include "stk_iface.h"
+
+static bool prefix_match(const uint8_t *a, const uint8_t *b, unsigned plen)
+{
+	unsigned full = plen / 8, rest = plen % 8;
+
+	if (memcmp(a, b, full) != 0)
+		return false;
+	if (rest == 0)
+		return true;
+	return ((a[full] ^ b[full]) & (uint8_t)(0xff << (8 - rest))) == 0;
+}
+
+bool stk_iface_is_local(const struct stk_iface *ifc, const struct stk_ipaddr *a)
+{
+	return stk_ipaddr_eq(a, &ifc->ip4) || stk_ipaddr_eq(a, &ifc->ip6) ||
+	       stk_ipaddr_eq(a, &ifc->ip6_ll);
+}
+
+bool stk_iface_on_link(const struct stk_iface *ifc, const struct stk_ipaddr *a)
+{
+	if (a->family == 4 && ifc->ip4.family == 4)
+		return prefix_match((const uint8_t *)&a->v4, (const uint8_t *)&ifc->ip4.v4,
+				    ifc->ip4_prefix);
+	if (a->family == 6) {
+		if (a->v6[0] == 0xfe && (a->v6[1] & 0xc0) == 0x80)
+			return true; /* fe80::/10 */
+		if (ifc->ip6.family == 6)
+			return prefix_match(a->v6, ifc->ip6.v6, ifc->ip6_prefix);
+	}
+	return false;
+}
+
+int stk_iface_src_for(const struct stk_iface *ifc, const struct stk_ipaddr *dst,
+		      struct stk_ipaddr *src)
+{
+	if (dst->family == 4 && ifc->ip4.family == 4) {
+		*src = ifc->ip4;
+		return 0;
+	}
+	if (dst->family == 6) {
+		bool ll = dst->v6[0] == 0xfe && (dst->v6[1] & 0xc0) == 0x80;
+
+		if (!ll && ifc->ip6.family == 6)
+			*src = ifc->ip6;
+		else
+			*src = ifc->ip6_ll;
+		return 0;
+	}
+	return -EADDRNOTAVAIL;
+}
+
+void stk_ipv6_link_local(const struct rte_ether_addr *mac, struct stk_ipaddr *ll)
+{
+	memset(ll, 0, sizeof(*ll));
+	ll->family = 6;
+	ll->v6[0] = 0xfe;
+	ll->v6[1] = 0x80;
+	ll->v6[8] = mac->addr_bytes[0] ^ 0x02; /* flip the universal/local bit */
+	ll->v6[9] = mac->addr_bytes[1];
+	ll->v6[10] = mac->addr_bytes[2];
+	ll->v6[11] = 0xff;
+	ll->v6[12] = 0xfe;
+	ll->v6[13] = mac->addr_bytes[3];
+	ll->v6[14] = mac->addr_bytes[4];
+	ll->v6[15] = mac->addr_bytes[5];
+}
+
+void stk_ipv6_solicited_node(const struct stk_ipaddr *a, struct stk_ipaddr *sn)
+{
+	static const uint8_t pfx[13] = {0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0xff};
+
+	memset(sn, 0, sizeof(*sn));
+	sn->family = 6;
+	memcpy(sn->v6, pfx, sizeof(pfx));
+	memcpy(sn->v6 + 13, a->v6 + 13, 3);
+}

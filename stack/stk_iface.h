@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * stk_iface.h - one network interface of the stack: a DPDK data port with its addresses,
+ * VLAN, MTU and its exception path (a net_tap carrying the same MAC and IP).
+ *
+ * An interface is filled in at start-up and read-only afterwards, so every lcore may read it
+ * without locks.
+ */
+#ifndef STK_IFACE_H
+#define STK_IFACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <net/if.h>
+#include <rte_ether.h>
+#include <rte_ring.h>
+
+#include "stk_pkt.h"
+
+#define STK_MAX_PORTS 8
+#define STK_NO_PORT UINT16_MAX
+
+struct stk_iface {
+	char name[32];             /**< config section, e.g. "port0" */
+	uint16_t idx;              /**< index in the stack's interface array */
+	uint16_t port_id;          /**< DPDK port of the wire */
+	uint16_t exc_port_id;      /**< DPDK port of the exception TAP, or STK_NO_PORT */
+	char exc_ifname[IF_NAMESIZE]; /**< kernel name of the exception TAP */
+	struct rte_ether_addr mac; /**< our MAC, shared with the TAP */
+	struct stk_ipaddr ip4;     /**< our IPv4 address (family 0 when none) */
+	uint8_t ip4_prefix;          /**< IPv4 prefix length */
+	struct stk_ipaddr gw4;     /**< IPv4 gateway (family 0 when none) */
+	struct stk_ipaddr ip6;     /**< our global IPv6 address (family 0 when none) */
+	uint8_t ip6_prefix;
+	struct stk_ipaddr ip6_ll;  /**< our link-local address, EUI-64 of the MAC */
+	struct stk_ipaddr gw6;
+	uint16_t vlan_id;          /**< 802.1Q VLAN (when vlan is set) */
+	bool vlan;
+	uint8_t pcp;               /**< default priority code point on tagged frames */
+	uint8_t dscp;              /**< default DSCP of frames we originate */
+	uint16_t mtu;              /**< IP MTU */
+	uint16_t nb_rxq;
+	uint16_t nb_txq;
+	struct rte_ring *exc_ring; /**< frames for the kernel, from any lcore to the TAP owner */
+};
+
+/** @return true when @p a is one of @p ifc's own addresses. */
+bool stk_iface_is_local(const struct stk_iface *ifc, const struct stk_ipaddr *a);
+
+/** @return true when @p a is on one of @p ifc's connected prefixes. */
+bool stk_iface_on_link(const struct stk_iface *ifc, const struct stk_ipaddr *a);
+
+/**
+ * Pick our source address for talking to @p dst: the global address of its family, or the
+ * link-local one for an IPv6 link-local destination.
+ * @return 0, or -EADDRNOTAVAIL when the interface has no address of that family.
+ */
+int stk_iface_src_for(const struct stk_iface *ifc, const struct stk_ipaddr *dst,
+		      struct stk_ipaddr *src);
+
+/** Fill @p ll with the EUI-64 link-local address of @p mac (RFC 4291 App. A). */
+void stk_ipv6_link_local(const struct rte_ether_addr *mac, struct stk_ipaddr *ll);
+
+/** Fill @p sn with the solicited-node multicast address of @p a (RFC 4291 §2.7.1). */
+void stk_ipv6_solicited_node(const struct stk_ipaddr *a, struct stk_ipaddr *sn);
+
+#endif /* STK_IFACE_H */

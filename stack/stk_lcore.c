@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * stk_lcore.c - the run-to-completion loop, receive dispatch, transmit, the exception path to
+ * the kernel, and neighbour resolution for outgoing datagrams. See stk_lcore.h.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_prefetch.h>
+
+#include "stk_arp.h"
+#include "stk_ctrl.h"
+#include "stk_lcore.h"
+#include "stk_log.h"
+#include "stk_stack.h"
+
+#define UDP_MAX_BIND 32
+
+struct udp_binding {
+	stk_udp_rx_fn fn;
+	void *arg;
+	uint16_t port;
+};
+
+/* Written before the lcores start, read-only while they run. */
+static struct udp_binding udp_bind[UDP_MAX_BIND + 1]; /* slot 0 unused */
+static uint8_t udp_slot[UINT16_MAX + 1];
+static struct stk_lcore *lcores[RTE_MAX_LCORE];
+
+struct stk_lcore *stk_lcore_get(unsigned lcore_id)
+{
+	return lcore_id < RTE_MAX_LCORE ? lcores[lcore_id] : NULL;
+}
+
+struct stk_lcore *stk_lcore_self(void)
+{
+	return stk_lcore_get(rte_lcore_id());
+}
+
+int stk_udp_bind(uint16_t port, stk_udp_rx_fn fn, void *arg)
+{
+	if (port == 0 || !fn)
+		return -EINVAL;
+	if (udp_slot[port])
+		return -EEXIST;
+	for (unsigned i = 1; i <= UDP_MAX_BIND; i++) {
+		if (udp_bind[i].fn)
+			continue;
+		udp_bind[i] = (struct udp_binding){.fn = fn, .arg = arg, .port = port};
+		udp_slot[port] = (uint8_t)i;
+		return 0;
+	}
+	return -ENOSPC;
+}
+
+int stk_udp_unbind(uint16_t port)
+{
+	uint8_t s = udp_slot[port];
+
+	if (!s)
+		return -ENOENT;
+	memset(&udp_bind[s], 0, sizeof(udp_bind[s]));
+	udp_slot[port] = 0;
+	return 0;
+}
+
+int stk_lcore_add_poll(struct stk_lcore *lc, stk_poll_fn fn, void *arg)
+{
+	if (lc->nb_poll >= STK_MAX_POLL)
+		return -ENOSPC;
+	lc->poll[lc->nb_poll].fn = fn;
+	lc->poll[lc->nb_poll].arg = arg;
+	lc->nb_poll++;
+	return 0;
+}
+
+/* TX buffer error callback: the PMD queue was full. */
+static void tx_unsent(struct rte_mbuf **pkts, uint16_t unsent, void *userdata)
+{
+	struct stk_port_stats *st = userdata;
+
+	for (uint16_t i = 0; i < unsent; i++) {
+		st->c[STK_CNT_tx_pkts]--;
+		st->c[STK_CNT_tx_bytes] -= rte_pktmbuf_pkt_len(pkts[i]);
+		rte_pktmbuf_free(pkts[i]);
+	}
+	st->drop[STK_DROP_TX_FULL] += unsent;
+	st->c[STK_CNT_drops] += unsent;
+}
+
+static void exc_unsent(struct rte_mbuf **pkts, uint16_t unsent, void *userdata)
+{
+	struct stk_port_stats *st = userdata;
+
+	for (uint16_t i = 0; i < unsent; i++)
+		rte_pktmbuf_free(pkts[i]);
+	st->c[STK_CNT_to_kernel] -= unsent;
+	st->drop[STK_DROP_EXC_RING_FULL] += unsent;
+	st->c[STK_CNT_drops] += unsent;
+}
+
+static struct rte_eth_dev_tx_buffer *txb_create(unsigned socket, buffer_tx_error_fn cb,
+						struct stk_port_stats *st)
+{
+	struct rte_eth_dev_tx_buffer *b;
+
+	b = rte_zmalloc_socket("stk_txb", RTE_ETH_TX_BUFFER_SIZE(STK_BURST), 0, (int)socket);
+	if (!b)
+		return NULL;
+	rte_eth_tx_buffer_init(b, STK_BURST);
+	rte_eth_tx_buffer_set_err_callback(b, cb, st);
+	return b;
+}
+
+struct stk_lcore *stk_lcore_create(unsigned lcore_id, unsigned index, bool exc_owner,
+				   struct rte_mempool *pool, const struct stk_neigh_params *np)
+{
+	unsigned socket = rte_lcore_to_socket_id(lcore_id);
+	char name[RTE_RING_NAMESIZE];
+	struct stk_lcore *lc;
+
+	if (lcore_id >= RTE_MAX_LCORE || lcores[lcore_id]) {
+		rte_errno = EEXIST;
+		return NULL;
+	}
+	lc = rte_zmalloc_socket("stk_lcore", sizeof(*lc), RTE_CACHE_LINE_SIZE, (int)socket);
+	if (!lc) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	lc->lcore_id = lcore_id;
+	lc->index = index;
+	lc->exc_owner = exc_owner;
+	lc->pool = pool;
+	lc->tick_period = rte_get_tsc_hz() / 10; /* neighbour timers: 100 ms resolution */
+	lc->next_tick = rte_get_tsc_cycles() + lc->tick_period;
+	for (unsigned i = 0; i < STK_MAX_PORTS; i++) {
+		lc->txb[i] = txb_create(socket, tx_unsent, &lc->stats[i]);
+		lc->exc_txb[i] = txb_create(socket, exc_unsent, &lc->stats[i]);
+		if (!lc->txb[i] || !lc->exc_txb[i])
+			goto fail;
+	}
+	lc->neigh = stk_neigh_create(np, (int)socket);
+	if (!lc->neigh)
+		goto fail;
+	snprintf(name, sizeof(name), "stk_ctrl_%u_%d", lcore_id, (int)getpid());
+	lc->ctrl = rte_ring_create(name, 1024, (int)socket, RING_F_SC_DEQ);
+	if (!lc->ctrl)
+		goto fail;
+	lcores[lcore_id] = lc;
+	return lc;
+fail:
+	stk_lcore_destroy(lc);
+	rte_errno = ENOMEM;
+	return NULL;
+}
+
+void stk_lcore_destroy(struct stk_lcore *lc)
+{
+	void *msg;
+
+	if (!lc)
+		return;
+	if (lcores[lc->lcore_id] == lc)
+		lcores[lc->lcore_id] = NULL;
+	for (unsigned i = 0; i < STK_MAX_PORTS; i++) {
+		/* drop whatever is still buffered: the port may be gone */
+		if (lc->txb[i]) {
+			for (unsigned k = 0; k < lc->txb[i]->length; k++)
+				rte_pktmbuf_free(lc->txb[i]->pkts[k]);
+			rte_free(lc->txb[i]);
+		}
+		if (lc->exc_txb[i]) {
+			for (unsigned k = 0; k < lc->exc_txb[i]->length; k++)
+				rte_pktmbuf_free(lc->exc_txb[i]->pkts[k]);
+			rte_free(lc->exc_txb[i]);
+		}
+	}
+	stk_neigh_free(lc->neigh);
+	if (lc->ctrl) {
+		while (rte_ring_dequeue(lc->ctrl, &msg) == 0)
+			stk_ctrl_msg_free(msg);
+		rte_ring_free(lc->ctrl);
+	}
+	rte_free(lc);
+}
+
+void stk_tx_frame(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m)
+{
+	struct stk_port_stats *st = &lc->stats[ifc->idx];
+
+	st->c[STK_CNT_tx_pkts]++;
+	st->c[STK_CNT_tx_bytes] += rte_pktmbuf_pkt_len(m);
+	rte_eth_tx_buffer(ifc->port_id, (uint16_t)lc->index, lc->txb[ifc->idx], m);
+}
+
+void stk_to_kernel(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m)
+{
+	struct stk_port_stats *st = &lc->stats[ifc->idx];
+
+	if (ifc->exc_port_id == STK_NO_PORT) {
+		stk_count_drop(lc, ifc->idx, STK_DROP_NO_EXCEPTION);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	/* The TAP is untagged: the kernel sees the VLAN's frames as plain Ethernet. */
+	if (rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type ==
+		    RTE_BE16(RTE_ETHER_TYPE_VLAN) &&
+	    rte_vlan_strip(m) != 0) {
+		stk_count_drop(lc, ifc->idx, STK_DROP_VLAN_TRUNC);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	m->ol_flags &= ~RTE_MBUF_F_RX_VLAN_STRIPPED;
+	st->c[STK_CNT_to_kernel]++;
+	if (lc->exc_owner) {
+		rte_eth_tx_buffer(ifc->exc_port_id, 0, lc->exc_txb[ifc->idx], m);
+		return;
+	}
+	if (rte_ring_mp_enqueue(ifc->exc_ring, m) != 0) {
+		st->c[STK_CNT_to_kernel]--;
+		stk_count_drop(lc, ifc->idx, STK_DROP_EXC_RING_FULL);
+		rte_pktmbuf_free(m);
+	}
+}
+
+static void deliver_udp(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m,
+			struct stk_pkt *p)
+{
+	uint8_t s = udp_slot[p->dport];
+
+	if (!s) {
+		stk_to_kernel(lc, ifc, m);
+		return;
+	}
+	lc->stats[ifc->idx].c[STK_CNT_udp_delivered]++;
+	if (udp_bind[s].fn(lc, ifc, m, p, udp_bind[s].arg) != 0) {
+		lc->stats[ifc->idx].c[STK_CNT_udp_delivered]--;
+		stk_count_drop(lc, ifc->idx, STK_DROP_HANDLER);
+		rte_pktmbuf_free(m);
+	}
+}
+
+void stk_input(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m)
+{
+	struct stk_port_stats *st = &lc->stats[ifc->idx];
+	struct stk_pkt p;
+
+	st->c[STK_CNT_rx_pkts]++;
+	st->c[STK_CNT_rx_bytes] += rte_pktmbuf_pkt_len(m);
+	if (stk_parse(m, &p) != 0)
+		goto drop;
+	if (p.ether_type == RTE_ETHER_TYPE_IPV4)
+		st->c[STK_CNT_rx_ipv4]++;
+	else if (p.ether_type == RTE_ETHER_TYPE_IPV6)
+		st->c[STK_CNT_rx_ipv6]++;
+
+	switch (stk_classify(ifc, m, &p)) {
+	case STK_CLS_ROCE:
+		st->c[STK_CNT_rx_udp]++;
+		st->c[STK_CNT_rx_roce]++;
+		if (!udp_slot[STK_ROCE_UDP_PORT]) {
+			p.drop = STK_DROP_NO_HANDLER;
+			goto drop;
+		}
+		deliver_udp(lc, ifc, m, &p);
+		return;
+	case STK_CLS_UDP:
+		st->c[STK_CNT_rx_udp]++;
+		deliver_udp(lc, ifc, m, &p);
+		return;
+	case STK_CLS_ARP:
+		st->c[STK_CNT_rx_arp]++;
+		stk_arp_input(lc, ifc, m, &p);
+		return;
+	case STK_CLS_ND:
+		st->c[STK_CNT_rx_nd]++;
+		stk_nd_input(lc, ifc, m, &p);
+		return;
+	case STK_CLS_KERNEL:
+		stk_to_kernel(lc, ifc, m);
+		return;
+	case STK_CLS_DROP:
+	default:
+		break;
+	}
+drop:
+	stk_count_drop(lc, ifc->idx, p.drop);
+	STK_LOG_RL(DEBUG, "port %u: dropped a frame: %s", ifc->port_id, stk_drop_name(p.drop));
+	rte_pktmbuf_free(m);
+}
+
+static void send_with_mac(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m,
+			  const struct rte_ether_addr *mac)
+{
+	rte_ether_addr_copy(mac, &rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr);
+	stk_tx_frame(lc, ifc, m);
+}
+
+/* Next hop of @dst: itself when on-link, else the gateway of its family. */
+static int next_hop(const struct stk_iface *ifc, const struct stk_ipaddr *dst,
+		    struct stk_ipaddr *nh)
+{
+	if (stk_iface_on_link(ifc, dst)) {
+		*nh = *dst;
+		return 0;
+	}
+	if (dst->family == 4 && ifc->gw4.family == 4) {
+		*nh = ifc->gw4;
+		return 0;
+	}
+	if (dst->family == 6 && ifc->gw6.family == 6) {
+		*nh = ifc->gw6;
+		return 0;
+	}
+	return -ENETUNREACH;
+}
+
+int stk_neigh_probe(struct stk_lcore *lc, const struct stk_iface *ifc,
+		    const struct stk_ipaddr *ip)
+{
+	struct rte_ether_addr mac;
+
+	switch (stk_neigh_resolve(lc->neigh, ifc->idx, ip, rte_get_tsc_cycles(), NULL, &mac)) {
+	case STK_NEIGH_RES_OK_PROBE:
+	case STK_NEIGH_RES_QUEUED_PROBE:
+		return stk_send_probe(lc, ifc, ip);
+	case STK_NEIGH_RES_NOSPACE:
+		return -ENOBUFS;
+	default:
+		return 0;
+	}
+}
+
+int stk_udp_send(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m,
+		 const struct stk_flow *f)
+{
+	uint32_t payload = rte_pktmbuf_pkt_len(m);
+	struct rte_ether_addr mac;
+	struct stk_ipaddr nh;
+	int rc;
+
+	if (next_hop(ifc, &f->dst, &nh) != 0 && !stk_iface_is_local(ifc, &f->dst))
+		return -ENETUNREACH;
+	rc = stk_udp_encap(ifc, m, f);
+	if (rc != 0)
+		return rc;
+	if (stk_iface_is_local(ifc, &f->dst)) {
+		/* to ourselves: the port decides (a loopback ring echoes it back) */
+		send_with_mac(lc, ifc, m, &ifc->mac);
+		return 0;
+	}
+	if (f->dst.family == 6 && f->dst.v6[0] == 0xff) {
+		stk_ipv6_mcast_mac(&f->dst, &mac);
+		send_with_mac(lc, ifc, m, &mac);
+		return 0;
+	}
+	switch (stk_neigh_resolve(lc->neigh, ifc->idx, &nh, rte_get_tsc_cycles(), m, &mac)) {
+	case STK_NEIGH_RES_OK:
+		send_with_mac(lc, ifc, m, &mac);
+		return 0;
+	case STK_NEIGH_RES_OK_PROBE:
+		send_with_mac(lc, ifc, m, &mac);
+		stk_send_probe(lc, ifc, &nh);
+		return 0;
+	case STK_NEIGH_RES_QUEUED_PROBE:
+		stk_send_probe(lc, ifc, &nh);
+		/* fall through */
+	case STK_NEIGH_RES_QUEUED:
+		lc->stats[ifc->idx].c[STK_CNT_neigh_queued]++;
+		return 0;
+	case STK_NEIGH_RES_FULL:
+	case STK_NEIGH_RES_NOSPACE:
+	default:
+		rte_pktmbuf_adj(m, (uint16_t)(rte_pktmbuf_pkt_len(m) - payload));
+		return -ENOBUFS;
+	}
+}
+
+/* Exception owner: kernel-bound frames from other lcores, and frames the kernel sent. */
+static unsigned poll_exception(struct stk_lcore *lc)
+{
+	struct rte_mbuf *pkts[STK_BURST];
+	unsigned total = 0;
+
+	for (uint16_t i = 0; i < stk_iface_count(); i++) {
+		const struct stk_iface *ifc = stk_iface_get(i);
+		unsigned n;
+
+		if (ifc->exc_port_id == STK_NO_PORT)
+			continue;
+		n = rte_ring_sc_dequeue_burst(ifc->exc_ring, (void **)pkts, STK_BURST, NULL);
+		for (unsigned k = 0; k < n; k++)
+			rte_eth_tx_buffer(ifc->exc_port_id, 0, lc->exc_txb[i], pkts[k]);
+		rte_eth_tx_buffer_flush(ifc->exc_port_id, 0, lc->exc_txb[i]);
+
+		n = rte_eth_rx_burst(ifc->exc_port_id, 0, pkts, STK_BURST);
+		for (unsigned k = 0; k < n; k++) {
+			struct rte_mbuf *m = pkts[k];
+
+			lc->stats[i].c[STK_CNT_from_kernel]++;
+			if (ifc->vlan) {
+				m->vlan_tci = (uint16_t)(ifc->pcp << 13 | ifc->vlan_id);
+				if (rte_vlan_insert(&m) != 0) {
+					stk_count_drop(lc, ifc->idx, STK_DROP_NO_MBUF);
+					rte_pktmbuf_free(m);
+					continue;
+				}
+			}
+			stk_tx_frame(lc, ifc, m);
+		}
+		total += n;
+	}
+	return total;
+}
+
+void stk_lcore_flush(struct stk_lcore *lc)
+{
+	for (uint16_t i = 0; i < stk_iface_count(); i++) {
+		const struct stk_iface *ifc = stk_iface_get(i);
+
+		rte_eth_tx_buffer_flush(ifc->port_id, (uint16_t)lc->index, lc->txb[i]);
+		if (lc->exc_owner && ifc->exc_port_id != STK_NO_PORT)
+			rte_eth_tx_buffer_flush(ifc->exc_port_id, 0, lc->exc_txb[i]);
+	}
+}
+
+static void run_timers(struct stk_lcore *lc, uint64_t now)
+{
+	unsigned dropped = stk_neigh_tick(lc->neigh, now, stk_neigh_probe_cb, lc);
+
+	if (dropped && stk_iface_count()) {
+		/* attribute to the first interface: the entry is gone, its iface with it */
+		lc->stats[0].drop[STK_DROP_NEIGH_FAILED] += dropped;
+		lc->stats[0].c[STK_CNT_drops] += dropped;
+	}
+}
+
+unsigned stk_lcore_poll(struct stk_lcore *lc)
+{
+	struct rte_mbuf *pkts[STK_BURST];
+	unsigned total = 0;
+	uint64_t now;
+
+	for (uint16_t q = 0; q < lc->nb_rxq; q++) {
+		const struct stk_rxq *rq = &lc->rxq[q];
+		const struct stk_iface *ifc = stk_iface_get(rq->iface);
+		uint16_t n = rte_eth_rx_burst(rq->port_id, rq->queue, pkts, STK_BURST);
+
+		for (uint16_t k = 0; k < n; k++) {
+			if (k + 1 < n)
+				rte_prefetch0(rte_pktmbuf_mtod(pkts[k + 1], void *));
+			stk_input(lc, ifc, pkts[k]);
+		}
+		total += n;
+	}
+	if (lc->exc_owner)
+		total += poll_exception(lc);
+	stk_ctrl_poll(lc);
+	for (unsigned i = 0; i < lc->nb_poll; i++)
+		lc->poll[i].fn(lc, lc->poll[i].arg);
+	stk_lcore_flush(lc);
+	now = rte_get_tsc_cycles();
+	if (now >= lc->next_tick) {
+		lc->next_tick = now + lc->tick_period;
+		run_timers(lc, now);
+	}
+	return total;
+}
+
+int stk_lcore_main(void *arg)
+{
+	struct stk_lcore *lc = arg ? arg : stk_lcore_self();
+
+	if (!lc)
+		return -EINVAL;
+	STK_LOG(INFO, "lcore %u: worker %u, %u RX queue(s)%s", lc->lcore_id, lc->index,
+		lc->nb_rxq, lc->exc_owner ? ", exception path" : "");
+	while (!stk_stopping())
+		stk_lcore_poll(lc);
+	stk_lcore_flush(lc);
+	return 0;
+}

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * stk_lcore.h - run-to-completion lcores.
+ *
+ * Each lcore owns RX queue i of every interface (i = its worker index), TX queue i of every
+ * interface, its own neighbour table, counters and a control ring. The loop is:
+ *   RX burst -> prefetch -> parse/classify -> dispatch (RoCE handler, bound UDP port, ARP,
+ *   ND, exception path) -> flush TX -> control ring -> timers -> application poll hooks.
+ * Nothing in it blocks or takes a lock. Work reaches another lcore only through its rte_ring.
+ *
+ * The exception path: one lcore (the main one) owns every interface's TAP. Other lcores hand
+ * it frames for the kernel through the interface's exc_ring; it writes them to the TAP, and
+ * sends what the kernel writes into the TAP out of the port on its own TX queue.
+ */
+#ifndef STK_LCORE_H
+#define STK_LCORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "stk_iface.h"
+#include "stk_neigh.h"
+#include "stk_pkt.h"
+#include "stk_stats.h"
+#include "stk_tx.h"
+
+#define STK_BURST 32
+#define STK_MAX_POLL 8
+
+struct stk_lcore;
+
+/**
+ * Receive hook for a bound UDP port (and for RoCE on 4791).
+ * @param m    the whole frame; p tells where the UDP payload is
+ * @return 0 when the hook took @p m; non-zero leaves it with the stack, which frees it and
+ *         counts a "handler_refused" drop.
+ */
+typedef int (*stk_udp_rx_fn)(struct stk_lcore *lc, const struct stk_iface *ifc,
+			     struct rte_mbuf *m, const struct stk_pkt *p, void *arg);
+
+/** Application work run once per loop iteration on the lcore. */
+typedef void (*stk_poll_fn)(struct stk_lcore *lc, void *arg);
+
+struct stk_rxq {
+	uint16_t iface;
+	uint16_t port_id;
+	uint16_t queue;
+};
+
+struct stk_lcore {
+	unsigned lcore_id;
+	unsigned index;                 /**< worker index: its RX/TX queue number */
+	bool exc_owner;                 /**< owns the TAPs and the exception rings */
+	uint16_t nb_rxq;
+	struct stk_rxq rxq[STK_MAX_PORTS];
+	struct rte_eth_dev_tx_buffer *txb[STK_MAX_PORTS];
+	struct rte_eth_dev_tx_buffer *exc_txb[STK_MAX_PORTS];
+	struct stk_neigh_table *neigh;
+	struct rte_ring *ctrl;          /**< messages from other lcores */
+	struct rte_mempool *pool;       /**< mbufs for frames this lcore originates */
+	uint64_t next_tick;             /**< TSC of the next timer run */
+	uint64_t tick_period;
+	unsigned nb_poll;
+	struct {
+		stk_poll_fn fn;
+		void *arg;
+	} poll[STK_MAX_POLL];
+	struct stk_port_stats stats[STK_MAX_PORTS];
+};
+
+/** @return the stack's lcore context of EAL lcore @p lcore_id, or NULL. */
+struct stk_lcore *stk_lcore_get(unsigned lcore_id);
+
+/** @return the calling lcore's context, or NULL when it runs none. */
+struct stk_lcore *stk_lcore_self(void);
+
+/**
+ * Bind @p fn to UDP destination port @p port (STK_ROCE_UDP_PORT for the roce layer).
+ * Call before stk_run(). Unbound ports go to the kernel.
+ * @return 0; -EEXIST when already bound; -ENOSPC when the table is full; -EINVAL for port 0.
+ */
+int stk_udp_bind(uint16_t port, stk_udp_rx_fn fn, void *arg);
+
+/** Remove a binding. @return 0 or -ENOENT. */
+int stk_udp_unbind(uint16_t port);
+
+/** Add an application poll hook to @p lc. @return 0 or -ENOSPC. */
+int stk_lcore_add_poll(struct stk_lcore *lc, stk_poll_fn fn, void *arg);
+
+/**
+ * Handle one received frame from @p ifc. Takes @p m in every case.
+ */
+void stk_input(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m);
+
+/**
+ * Queue a complete frame for transmission on @p ifc through this lcore's TX queue.
+ * Takes @p m in every case (a full TX buffer is a counted drop).
+ */
+void stk_tx_frame(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m);
+
+/**
+ * Frame the UDP payload in @p m per @p f and send it, resolving the next hop first (the frame
+ * waits in the neighbour table while ARP/ND runs).
+ * @return 0 when sent or queued (the stack owns @p m); -errno otherwise, and the caller
+ *         still owns @p m: -EINVAL / -EADDRNOTAVAIL / -EMSGSIZE / -ENOSPC from
+ *         stk_udp_encap(), -ENETUNREACH without a route, -ENOBUFS when the neighbour's
+ *         pending queue or table is full.
+ */
+int stk_udp_send(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m,
+		 const struct stk_flow *f);
+
+/**
+ * Send one frame to the kernel through the exception path. Takes @p m.
+ */
+void stk_to_kernel(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m);
+
+/** Count a drop of reason @p d on @p ifc. */
+static inline void stk_count_drop(struct stk_lcore *lc, uint16_t iface, enum stk_drop d)
+{
+	lc->stats[iface].drop[d]++;
+	lc->stats[iface].c[STK_CNT_drops]++;
+}
+
+/**
+ * One iteration of the loop. @return the number of frames received.
+ * Exposed for unit tests, which drive an lcore by hand.
+ */
+unsigned stk_lcore_poll(struct stk_lcore *lc);
+
+/** Flush this lcore's TX buffers. */
+void stk_lcore_flush(struct stk_lcore *lc);
+
+/** rte_eal_remote_launch() body: loop until stk_stop(). */
+int stk_lcore_main(void *arg);
+
+/**
+ * Create an lcore context (done by stk_setup(); unit tests call it directly).
+ * @return the context or NULL with rte_errno set.
+ */
+struct stk_lcore *stk_lcore_create(unsigned lcore_id, unsigned index, bool exc_owner,
+				   struct rte_mempool *pool,
+				   const struct stk_neigh_params *np);
+
+/** Free a context made by stk_lcore_create(); pending frames are freed. */
+void stk_lcore_destroy(struct stk_lcore *lc);
+
+/** Start resolving @p ip on @p ifc now (sends a probe when unknown). @return 0 or -errno. */
+int stk_neigh_probe(struct stk_lcore *lc, const struct stk_iface *ifc,
+		    const struct stk_ipaddr *ip);
+
+#endif /* STK_LCORE_H */
