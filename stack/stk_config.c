@@ -502,6 +502,19 @@ int stk_config_eal_args(const struct stk_config *cfg, const char *argv0, int use
 		for (char *t = strtok_r(tmp, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
 			rc |= push(&v, &n, &cap, t);
 	}
+	/* Without a PCI port, keep EAL away from the host's NICs. */
+	if (!user_has(user_argc, user_argv, "-a") && !user_has(user_argc, user_argv, "--allow") &&
+	    !user_has(user_argc, user_argv, "-b") && !user_has(user_argc, user_argv, "--block") &&
+	    !user_has(user_argc, user_argv, "--no-pci")) {
+		bool pci = false;
+
+		for (unsigned i = 0; i < cfg->nb_ports; i++)
+			if (cfg->ports[i].dev[0] && !cfg->ports[i].vdev[0] &&
+			    strchr(cfg->ports[i].dev, ':'))
+				pci = true;
+		if (!pci)
+			rc |= push(&v, &n, &cap, "--no-pci");
+	}
 	for (int i = 0; i < user_argc; i++)
 		rc |= push(&v, &n, &cap, user_argv[i]);
 	if (rc) {

@@ -52,7 +52,9 @@ void stk_split_args(int argc, char **argv, int *eal_argc, char ***eal_argv, int 
 		*app_argc = argc - i;
 		*app_argv = argv + i;
 	} else {
-		*app_argc = 1;
+		/* no "--": the config file supplies the EAL arguments, all of these are ours */
+		*eal_argc = 0;
+		*app_argc = argc;
 		*app_argv = argv;
 	}
 }

@@ -18,8 +18,9 @@
 #include "stk_lcore.h"
 
 /**
- * Split "prog [EAL args] -- [app args]". With no "--", everything is EAL args.
- * The app part starts with argv0 so that getopt can run on it.
+ * Split "prog [EAL args] -- [app args]". With no "--", everything is application
+ * arguments (the INI file supplies the EAL ones). The app part starts with argv0 so that
+ * getopt can run on it.
  */
 void stk_split_args(int argc, char **argv, int *eal_argc, char ***eal_argv, int *app_argc,
 		    char ***app_argv);

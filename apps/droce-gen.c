@@ -1,0 +1,619 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * droce-gen - a UDP datagram endpoint on the droce stack: it echoes datagrams that arrive on
+ * a port, and/or sends a counted stream of patterned datagrams to a peer, verifies the echoes
+ * byte for byte and reports round-trip times. While it runs, the stack also answers ARP/ND
+ * and carries the kernel's traffic through the exception TAP, so `ping` works against it.
+ *
+ * Usage: droce-gen [EAL args] -- -c FILE [options]      (droce-gen -- --help)
+ *
+ * The sender is a state machine driven from the main lcore's poll hook:
+ *   RESOLVE -> SEND -> DRAIN -> LINGER -> DONE
+ * Echo verification may run on any lcore; its counters are per lcore.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "stk_arp.h"
+#include "stk_config.h"
+#include "stk_stack.h"
+
+#define GEN_MAGIC 0x4452474eu /* "DRGN" */
+#define GEN_HDR 16
+
+enum gen_state {
+	GEN_RESOLVE, /**< waiting for the peer's MAC (ARP / ND) */
+	GEN_SEND,    /**< sending count datagrams, interval apart */
+	GEN_DRAIN,   /**< all sent: waiting for the last echoes */
+	GEN_LINGER,  /**< done sending: keep serving echo and exception path */
+	GEN_DONE,    /**< stop the stack */
+	GEN_NUM_STATES
+};
+
+static const char *const gen_state_names[GEN_NUM_STATES] = {
+	"resolve", "send", "drain", "linger", "done",
+};
+
+struct gen_lstats {
+	uint64_t echoed;   /**< datagrams we echoed as a server */
+	uint64_t verified; /**< echoes of ours that came back intact */
+	uint64_t corrupt;  /**< echoes whose header or pattern was wrong */
+	uint64_t dup;      /**< echoes of a sequence number already seen */
+	uint64_t rtt_sum, rtt_min, rtt_max; /**< TSC cycles */
+} __rte_cache_aligned;
+
+static struct {
+	/* options */
+	const char *config;
+	uint16_t echo_port;
+	bool has_peer;
+	struct stk_ipaddr peer;
+	uint16_t peer_port;
+	uint16_t sport;
+	uint32_t count, size, interval_us, wait_ms, resolve_ms;
+	int linger_s;
+	uint8_t dscp, ecn;
+	uint16_t iface;
+	bool json, quiet;
+	/* sender state (main lcore only) */
+	enum gen_state state;
+	uint32_t next_seq;
+	uint64_t next_tx, deadline, t_start, t_resolved, probe_at;
+	uint64_t sent, send_fail;
+	uint8_t *seen;
+	struct rte_ether_addr peer_mac;
+	bool resolved;
+	struct gen_lstats ls[RTE_MAX_LCORE];
+} g = {
+	.sport = 40000,
+	.count = 10,
+	.size = 64,
+	.interval_us = 1000,
+	.wait_ms = 2000,
+	.resolve_ms = 10000,
+	.linger_s = -2, /* unset */
+};
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stk_stop();
+}
+
+static uint8_t pattern(uint32_t seq, uint32_t i)
+{
+	return (uint8_t)(seq * 31u + i * 7u + 1u);
+}
+
+/* Echo server: send the payload back to where it came from, reusing the mbuf. */
+static int echo_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m,
+		   const struct stk_pkt *p, void *arg)
+{
+	struct stk_flow f = {.dst = p->src, .sport = p->dport, .dport = p->sport,
+			     .dscp = (uint8_t)(p->tos >> 2), .pcp = STK_PCP_DEFAULT};
+	(void)arg;
+
+	/* keep only the UDP payload: drop headers in front and Ethernet padding behind */
+	rte_pktmbuf_adj(m, p->payload_off);
+	rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_pkt_len(m) - p->payload_len));
+	if (stk_udp_send(lc, ifc, m, &f) != 0)
+		return -1; /* the stack frees and counts it */
+	g.ls[lc->lcore_id].echoed++;
+	return 0;
+}
+
+/* Our echoes coming back: verify every byte. */
+static int reply_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m,
+		    const struct stk_pkt *p, void *arg)
+{
+	struct gen_lstats *ls = &g.ls[lc->lcore_id];
+	uint8_t buf[GEN_HDR];
+	const uint8_t *d;
+	uint32_t magic, seq, len;
+	uint64_t tx_tsc, rtt;
+	(void)ifc;
+	(void)arg;
+
+	if (p->payload_len < GEN_HDR)
+		goto corrupt;
+	d = rte_pktmbuf_read(m, p->payload_off, GEN_HDR, buf);
+	memcpy(&magic, d, 4);
+	memcpy(&seq, d + 4, 4);
+	memcpy(&tx_tsc, d + 8, 8);
+	len = p->payload_len;
+	if (magic != GEN_MAGIC || seq >= g.count || len != g.size)
+		goto corrupt;
+	for (uint32_t i = GEN_HDR; i < len; i++) {
+		uint8_t b;
+		const uint8_t *x = rte_pktmbuf_read(m, p->payload_off + i, 1, &b);
+
+		if (*x != pattern(seq, i))
+			goto corrupt;
+	}
+	/* seen[] is written here and read only after the run: each seq is one byte */
+	if (__atomic_exchange_n(&g.seen[seq], 1, __ATOMIC_RELAXED)) {
+		ls->dup++;
+	} else {
+		rtt = rte_get_tsc_cycles() - tx_tsc;
+		ls->verified++;
+		ls->rtt_sum += rtt;
+		if (!ls->rtt_min || rtt < ls->rtt_min)
+			ls->rtt_min = rtt;
+		if (rtt > ls->rtt_max)
+			ls->rtt_max = rtt;
+	}
+	rte_pktmbuf_free(m);
+	return 0;
+corrupt:
+	ls->corrupt++;
+	rte_pktmbuf_free(m);
+	return 0;
+}
+
+static uint64_t verified_total(void)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < RTE_MAX_LCORE; i++)
+		v += __atomic_load_n(&g.ls[i].verified, __ATOMIC_RELAXED);
+	return v;
+}
+
+static uint64_t ms_to_tsc(uint64_t ms)
+{
+	return ms * rte_get_tsc_hz() / 1000;
+}
+
+static int send_one(struct stk_lcore *lc, const struct stk_iface *ifc, uint32_t seq)
+{
+	struct stk_flow f = {.dst = g.peer, .sport = g.sport, .dport = g.peer_port,
+			     .dscp = g.dscp, .ecn = g.ecn, .pcp = STK_PCP_DEFAULT};
+	struct rte_mbuf *m = rte_pktmbuf_alloc(lc->pool);
+	uint8_t *d;
+	uint64_t now;
+	int rc;
+
+	if (!m)
+		return -ENOMEM;
+	d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)g.size);
+	if (!d) {
+		rte_pktmbuf_free(m);
+		return -EMSGSIZE;
+	}
+	now = rte_get_tsc_cycles();
+	memcpy(d, &(uint32_t){GEN_MAGIC}, 4);
+	memcpy(d + 4, &seq, 4);
+	memcpy(d + 8, &now, 8);
+	for (uint32_t i = GEN_HDR; i < g.size; i++)
+		d[i] = pattern(seq, i);
+	rc = stk_udp_send(lc, ifc, m, &f);
+	if (rc != 0)
+		rte_pktmbuf_free(m);
+	return rc;
+}
+
+static enum gen_state step_resolve(struct stk_lcore *lc, const struct stk_iface *ifc,
+				   uint64_t now)
+{
+	const struct stk_neigh *n;
+
+	if (stk_iface_is_local(ifc, &g.peer) || !stk_iface_on_link(ifc, &g.peer))
+		return GEN_SEND; /* ourselves, or via a gateway: stk_udp_send resolves that */
+	n = stk_neigh_lookup(lc->neigh, ifc->idx, &g.peer);
+	if (n && n->state != STK_NEIGH_INCOMPLETE) {
+		char a[64];
+
+		g.resolved = true;
+		g.peer_mac = n->mac;
+		g.t_resolved = now;
+		if (!g.quiet)
+			printf("droce-gen: resolved %s -> " RTE_ETHER_ADDR_PRT_FMT " in %.1f ms\n",
+			       stk_ipaddr_str(&g.peer, a, sizeof(a)),
+			       RTE_ETHER_ADDR_BYTES(&n->mac),
+			       (double)(now - g.t_start) * 1e3 / rte_get_tsc_hz());
+		return GEN_SEND;
+	}
+	if (now >= g.deadline) {
+		fprintf(stderr, "droce-gen: no answer to ARP/ND for the peer within %u ms\n",
+			g.resolve_ms);
+		return g.linger_s != 0 ? GEN_LINGER : GEN_DONE;
+	}
+	if (now >= g.probe_at) {
+		/* an unanswered entry is dropped after max_probes; keep asking until deadline */
+		stk_neigh_probe(lc, ifc, &g.peer);
+		g.probe_at = now + ms_to_tsc(200);
+	}
+	return GEN_RESOLVE;
+}
+
+static enum gen_state step_send(struct stk_lcore *lc, const struct stk_iface *ifc, uint64_t now)
+{
+	if (g.next_seq >= g.count) {
+		g.deadline = now + ms_to_tsc(g.wait_ms);
+		return GEN_DRAIN;
+	}
+	if (now < g.next_tx)
+		return GEN_SEND;
+	if (send_one(lc, ifc, g.next_seq) == 0)
+		g.sent++;
+	else
+		g.send_fail++;
+	g.next_seq++;
+	g.next_tx = now + g.interval_us * rte_get_tsc_hz() / 1000000;
+	return GEN_SEND;
+}
+
+static enum gen_state step_drain(uint64_t now)
+{
+	if (verified_total() >= g.sent || now >= g.deadline) {
+		if (!g.quiet) {
+			printf("droce-gen: stream complete: %" PRIu64 "/%u verified\n",
+			       verified_total(), g.count);
+			fflush(stdout);
+		}
+		if (g.linger_s < 0)
+			return GEN_LINGER;
+		g.deadline = now + ms_to_tsc((uint64_t)g.linger_s * 1000);
+		return GEN_LINGER;
+	}
+	return GEN_DRAIN;
+}
+
+static enum gen_state step_linger(uint64_t now)
+{
+	if (g.linger_s < 0)
+		return GEN_LINGER; /* until a signal */
+	return now >= g.deadline ? GEN_DONE : GEN_LINGER;
+}
+
+static void gen_poll(struct stk_lcore *lc, void *arg)
+{
+	const struct stk_iface *ifc = stk_iface_get(g.iface);
+	uint64_t now = rte_get_tsc_cycles();
+	enum gen_state prev;
+	(void)arg;
+
+	do {
+		prev = g.state;
+		switch (g.state) {
+		case GEN_RESOLVE:
+			g.state = step_resolve(lc, ifc, now);
+			break;
+		case GEN_SEND:
+			g.state = step_send(lc, ifc, now);
+			break;
+		case GEN_DRAIN:
+			g.state = step_drain(now);
+			break;
+		case GEN_LINGER:
+			g.state = step_linger(now);
+			break;
+		case GEN_DONE:
+		default:
+			stk_stop();
+			break;
+		}
+	} while (g.state != prev && g.state != GEN_SEND);
+}
+
+static void usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"Usage: %s [EAL args] -- -c FILE [options]\n"
+		"UDP datagram endpoint on the droce stack: echo server and/or verifying sender.\n"
+		"  -c, --config FILE     droce INI configuration (see docs/config.md); required\n"
+		"  -e, --echo PORT       echo datagrams that arrive on UDP PORT\n"
+		"  -p, --peer ADDR:PORT  send datagrams to ADDR:PORT ([v6addr]:PORT for IPv6)\n"
+		"  -n, --count N         datagrams to send (default 10, max 10000000)\n"
+		"  -s, --size BYTES      payload size, 16..MTU-48 (default 64)\n"
+		"  -i, --interval-us US  gap between datagrams (default 1000)\n"
+		"  -w, --wait-ms MS      wait for echoes after the last send (default 2000)\n"
+		"  -r, --resolve-ms MS   give up resolving the peer after MS (default 10000)\n"
+		"  -l, --linger SEC      keep serving after sending; -1 = until SIGINT/SIGTERM\n"
+		"                        (default 0 with --peer, -1 without)\n"
+		"      --sport PORT      our UDP source port; echoes come back to it (40000)\n"
+		"      --dscp N          DSCP 0..63 of what we send (default 0)\n"
+		"      --ecn N           ECN codepoint 0..3 of what we send (default 0)\n"
+		"      --iface N         interface index (default 0)\n"
+		"  -j, --json            print the result as one JSON line\n"
+		"  -q, --quiet           only the result\n"
+		"  -h, --help            this text\n"
+		"Exit status: 0 all echoes verified (or server only), 1 loss or corruption,\n"
+		"2 bad arguments or configuration, 3 stack start-up failed.\n",
+		prog);
+}
+
+static int parse_u32(const char *opt, const char *v, uint32_t min, uint32_t max, uint32_t *out)
+{
+	char *end;
+	unsigned long x;
+
+	errno = 0;
+	x = strtoul(v, &end, 0);
+	if (errno || end == v || *end || v[0] == '-' || x < min || x > max) {
+		fprintf(stderr, "droce-gen: %s %s: expected an integer from %u to %u\n", opt, v,
+			min, max);
+		return -1;
+	}
+	*out = (uint32_t)x;
+	return 0;
+}
+
+static int parse_peer(const char *v)
+{
+	char buf[80];
+	char *colon;
+	uint32_t port;
+
+	if (strlen(v) >= sizeof(buf))
+		goto bad;
+	strcpy(buf, v);
+	if (buf[0] == '[') {
+		char *close = strchr(buf, ']');
+
+		if (!close || close[1] != ':')
+			goto bad;
+		*close = '\0';
+		colon = close + 1; /* the port follows; only the address moves below */
+		memmove(buf, buf + 1, strlen(buf + 1) + 1);
+	} else {
+		colon = strrchr(buf, ':');
+		if (!colon)
+			goto bad;
+	}
+	*colon = '\0';
+	if (stk_ipaddr_parse(buf, &g.peer) != 0 || parse_u32("--peer port", colon + 1, 1, 65535,
+							      &port) != 0)
+		goto bad;
+	g.peer_port = (uint16_t)port;
+	g.has_peer = true;
+	return 0;
+bad:
+	fprintf(stderr, "droce-gen: --peer %s: expected A.B.C.D:PORT or [IPv6]:PORT\n", v);
+	return -1;
+}
+
+static int parse_args(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"echo", required_argument, NULL, 'e'},
+		{"peer", required_argument, NULL, 'p'},
+		{"count", required_argument, NULL, 'n'},
+		{"size", required_argument, NULL, 's'},
+		{"interval-us", required_argument, NULL, 'i'},
+		{"wait-ms", required_argument, NULL, 'w'},
+		{"resolve-ms", required_argument, NULL, 'r'},
+		{"linger", required_argument, NULL, 'l'},
+		{"sport", required_argument, NULL, 1},
+		{"dscp", required_argument, NULL, 2},
+		{"ecn", required_argument, NULL, 3},
+		{"iface", required_argument, NULL, 4},
+		{"json", no_argument, NULL, 'j'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	uint32_t x;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "c:e:p:n:s:i:w:r:l:jqh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			g.config = optarg;
+			break;
+		case 'e':
+			if (parse_u32("--echo", optarg, 1, 65535, &x))
+				return -1;
+			g.echo_port = (uint16_t)x;
+			break;
+		case 'p':
+			if (parse_peer(optarg))
+				return -1;
+			break;
+		case 'n':
+			if (parse_u32("--count", optarg, 1, 10000000, &g.count))
+				return -1;
+			break;
+		case 's':
+			if (parse_u32("--size", optarg, GEN_HDR, 9000, &g.size))
+				return -1;
+			break;
+		case 'i':
+			if (parse_u32("--interval-us", optarg, 0, 10000000, &g.interval_us))
+				return -1;
+			break;
+		case 'w':
+			if (parse_u32("--wait-ms", optarg, 0, 600000, &g.wait_ms))
+				return -1;
+			break;
+		case 'r':
+			if (parse_u32("--resolve-ms", optarg, 1, 600000, &g.resolve_ms))
+				return -1;
+			break;
+		case 'l':
+			if (!strcmp(optarg, "-1")) {
+				g.linger_s = -1;
+			} else {
+				if (parse_u32("--linger", optarg, 0, 86400, &x))
+					return -1;
+				g.linger_s = (int)x;
+			}
+			break;
+		case 1:
+			if (parse_u32("--sport", optarg, 1, 65535, &x))
+				return -1;
+			g.sport = (uint16_t)x;
+			break;
+		case 2:
+			if (parse_u32("--dscp", optarg, 0, 63, &x))
+				return -1;
+			g.dscp = (uint8_t)x;
+			break;
+		case 3:
+			if (parse_u32("--ecn", optarg, 0, 3, &x))
+				return -1;
+			g.ecn = (uint8_t)x;
+			break;
+		case 4:
+			if (parse_u32("--iface", optarg, 0, STK_MAX_PORTS - 1, &x))
+				return -1;
+			g.iface = (uint16_t)x;
+			break;
+		case 'j':
+			g.json = true;
+			break;
+		case 'q':
+			g.quiet = true;
+			break;
+		case 'h':
+			usage(stdout, argv[0]);
+			exit(0);
+		default:
+			usage(stderr, argv[0]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "droce-gen: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (!g.config) {
+		fprintf(stderr, "droce-gen: -c/--config FILE is required (see conf/example.ini)\n");
+		return -1;
+	}
+	if (!g.has_peer && !g.echo_port) {
+		fprintf(stderr, "droce-gen: nothing to do: give --echo PORT and/or --peer "
+				"ADDR:PORT\n");
+		return -1;
+	}
+	if (g.has_peer && g.echo_port == g.sport) {
+		fprintf(stderr, "droce-gen: --sport must differ from --echo\n");
+		return -1;
+	}
+	if (g.linger_s == -2)
+		g.linger_s = g.has_peer ? 0 : -1;
+	return 0;
+}
+
+static void report(void)
+{
+	struct gen_lstats t = {0};
+	double hz = (double)rte_get_tsc_hz();
+	uint64_t lost;
+
+	for (unsigned i = 0; i < RTE_MAX_LCORE; i++) {
+		t.echoed += g.ls[i].echoed;
+		t.verified += g.ls[i].verified;
+		t.corrupt += g.ls[i].corrupt;
+		t.dup += g.ls[i].dup;
+		t.rtt_sum += g.ls[i].rtt_sum;
+		if (g.ls[i].rtt_min && (!t.rtt_min || g.ls[i].rtt_min < t.rtt_min))
+			t.rtt_min = g.ls[i].rtt_min;
+		if (g.ls[i].rtt_max > t.rtt_max)
+			t.rtt_max = g.ls[i].rtt_max;
+	}
+	lost = g.sent > t.verified ? g.sent - t.verified : 0;
+	if (g.json) {
+		printf("{\"sent\":%" PRIu64 ",\"send_failed\":%" PRIu64 ",\"verified\":%" PRIu64
+		       ",\"corrupt\":%" PRIu64 ",\"duplicate\":%" PRIu64 ",\"lost\":%" PRIu64
+		       ",\"echoed\":%" PRIu64 ",\"resolved\":%s,\"rtt_us\":{\"min\":%.1f,"
+		       "\"avg\":%.1f,\"max\":%.1f}}\n",
+		       g.sent, g.send_fail, t.verified, t.corrupt, t.dup, lost, t.echoed,
+		       g.resolved ? "true" : "false", t.rtt_min * 1e6 / hz,
+		       t.verified ? t.rtt_sum * 1e6 / hz / (double)t.verified : 0.0,
+		       t.rtt_max * 1e6 / hz);
+	} else {
+		if (g.has_peer)
+			printf("droce-gen: sent %" PRIu64 ", verified %" PRIu64 ", corrupt %" PRIu64
+			       ", duplicate %" PRIu64 ", lost %" PRIu64 "; rtt min/avg/max = "
+			       "%.1f/%.1f/%.1f us\n",
+			       g.sent, t.verified, t.corrupt, t.dup, lost, t.rtt_min * 1e6 / hz,
+			       t.verified ? t.rtt_sum * 1e6 / hz / (double)t.verified : 0.0,
+			       t.rtt_max * 1e6 / hz);
+		printf("droce-gen: echoed %" PRIu64 " datagrams\n", t.echoed);
+	}
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	struct stk_config cfg;
+	char err[512];
+	int eal_argc, app_argc, rc, status;
+	char **eal_argv, **app_argv;
+	uint64_t verified;
+
+	stk_split_args(argc, argv, &eal_argc, &eal_argv, &app_argc, &app_argv);
+	if (parse_args(app_argc, app_argv) != 0)
+		return 2;
+	stk_config_default(&cfg);
+	if (stk_config_load(g.config, &cfg, err, sizeof(err)) != 0) {
+		fprintf(stderr, "droce-gen: %s\n", err);
+		return 2;
+	}
+	if (g.iface >= cfg.nb_ports) {
+		fprintf(stderr, "droce-gen: --iface %u: the configuration has %u port(s)\n",
+			g.iface, cfg.nb_ports);
+		return 2;
+	}
+	if (stk_eal_init(&cfg, argv[0], eal_argc, eal_argv) != 0)
+		return 3;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (stk_setup(&cfg) != 0) {
+		fprintf(stderr, "droce-gen: stack set-up failed (see the messages above)\n");
+		rte_eal_cleanup();
+		return 3;
+	}
+	if (g.echo_port && (rc = stk_udp_bind(g.echo_port, echo_rx, NULL)) != 0) {
+		fprintf(stderr, "droce-gen: cannot bind UDP %u: %s\n", g.echo_port, strerror(-rc));
+		status = 2;
+		goto out;
+	}
+	if (g.has_peer) {
+		g.seen = calloc(g.count, 1);
+		if (!g.seen || stk_udp_bind(g.sport, reply_rx, NULL) != 0) {
+			fprintf(stderr, "droce-gen: cannot bind UDP source port %u\n", g.sport);
+			status = 2;
+			goto out;
+		}
+		g.t_start = rte_get_tsc_cycles();
+		g.deadline = g.t_start + ms_to_tsc(g.resolve_ms);
+		g.state = GEN_RESOLVE;
+	} else {
+		g.state = GEN_LINGER;
+		g.deadline = rte_get_tsc_cycles() + ms_to_tsc((uint64_t)(g.linger_s > 0 ?
+									 g.linger_s : 0) * 1000);
+	}
+	stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), gen_poll, NULL);
+	if (!g.quiet) {
+		printf("droce-gen: ready (%s%s%s)\n", g.echo_port ? "echo" : "",
+		       g.echo_port && g.has_peer ? ", " : "", g.has_peer ? "sender" : "");
+		fflush(stdout);
+	}
+	stk_run();
+	if (!g.quiet && g.state != GEN_DONE)
+		printf("droce-gen: stopped in state %s\n", gen_state_names[g.state]);
+	report();
+	verified = verified_total();
+	status = 0;
+	if (g.has_peer && (verified != g.count || g.sent != g.count))
+		status = 1;
+out:
+	stk_teardown();
+	free(g.seen);
+	rte_eal_cleanup();
+	return status;
+}
