@@ -45,10 +45,10 @@ static const char *const gen_state_names[GEN_NUM_STATES] = {
 };
 
 struct gen_lstats {
-	uint64_t echoed;   /**< datagrams we echoed as a server */
-	uint64_t verified; /**< echoes of ours that came back intact */
-	uint64_t corrupt;  /**< echoes whose header or pattern was wrong */
-	uint64_t dup;      /**< echoes of a sequence number already seen */
+	uint64_t echoed;		    /**< datagrams we echoed as a server */
+	uint64_t verified;		    /**< echoes of ours that came back intact */
+	uint64_t corrupt;		    /**< echoes whose header or pattern was wrong */
+	uint64_t dup;			    /**< echoes of a sequence number already seen */
 	uint64_t rtt_sum, rtt_min, rtt_max; /**< TSC cycles */
 } __rte_cache_aligned;
 
@@ -99,8 +99,11 @@ static uint8_t pattern(uint32_t seq, uint32_t i)
 static int echo_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m,
 		   const struct stk_pkt *p, void *arg)
 {
-	struct stk_flow f = {.dst = p->src, .sport = p->dport, .dport = p->sport,
-			     .dscp = (uint8_t)(p->tos >> 2), .pcp = STK_PCP_DEFAULT};
+	struct stk_flow f = {.dst = p->src,
+			     .sport = p->dport,
+			     .dport = p->sport,
+			     .dscp = (uint8_t)(p->tos >> 2),
+			     .pcp = STK_PCP_DEFAULT};
 	(void)arg;
 
 	/* keep only the UDP payload: drop headers in front and Ethernet padding behind */
@@ -176,8 +179,12 @@ static uint64_t ms_to_tsc(uint64_t ms)
 
 static int send_one(struct stk_lcore *lc, const struct stk_iface *ifc, uint32_t seq)
 {
-	struct stk_flow f = {.dst = g.peer, .sport = g.sport, .dport = g.peer_port,
-			     .dscp = g.dscp, .ecn = g.ecn, .pcp = STK_PCP_DEFAULT};
+	struct stk_flow f = {.dst = g.peer,
+			     .sport = g.sport,
+			     .dport = g.peer_port,
+			     .dscp = g.dscp,
+			     .ecn = g.ecn,
+			     .pcp = STK_PCP_DEFAULT};
 	struct rte_mbuf *m = rte_pktmbuf_alloc(lc->pool);
 	uint8_t *d;
 	uint64_t now;
@@ -202,8 +209,7 @@ static int send_one(struct stk_lcore *lc, const struct stk_iface *ifc, uint32_t 
 	return rc;
 }
 
-static enum gen_state step_resolve(struct stk_lcore *lc, const struct stk_iface *ifc,
-				   uint64_t now)
+static enum gen_state step_resolve(struct stk_lcore *lc, const struct stk_iface *ifc, uint64_t now)
 {
 	const struct stk_neigh *n;
 
@@ -218,8 +224,7 @@ static enum gen_state step_resolve(struct stk_lcore *lc, const struct stk_iface 
 		g.t_resolved = now;
 		if (!g.quiet)
 			printf("droce-gen: resolved %s -> " RTE_ETHER_ADDR_PRT_FMT " in %.1f ms\n",
-			       stk_ipaddr_str(&g.peer, a, sizeof(a)),
-			       RTE_ETHER_ADDR_BYTES(&n->mac),
+			       stk_ipaddr_str(&g.peer, a, sizeof(a)), RTE_ETHER_ADDR_BYTES(&n->mac),
 			       (double)(now - g.t_start) * 1e3 / rte_get_tsc_hz());
 		return GEN_SEND;
 	}
@@ -372,8 +377,8 @@ static int parse_peer(const char *v)
 			goto bad;
 	}
 	*colon = '\0';
-	if (stk_ipaddr_parse(buf, &g.peer) != 0 || parse_u32("--peer port", colon + 1, 1, 65535,
-							      &port) != 0)
+	if (stk_ipaddr_parse(buf, &g.peer) != 0 ||
+	    parse_u32("--peer port", colon + 1, 1, 65535, &port) != 0)
 		goto bad;
 	g.peer_port = (uint16_t)port;
 	g.has_peer = true;
@@ -594,8 +599,8 @@ int main(int argc, char **argv)
 		g.state = GEN_RESOLVE;
 	} else {
 		g.state = GEN_LINGER;
-		g.deadline = rte_get_tsc_cycles() + ms_to_tsc((uint64_t)(g.linger_s > 0 ?
-									 g.linger_s : 0) * 1000);
+		g.deadline = rte_get_tsc_cycles() +
+			     ms_to_tsc((uint64_t)(g.linger_s > 0 ? g.linger_s : 0) * 1000);
 	}
 	stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), gen_poll, NULL);
 	if (!g.quiet) {

@@ -26,8 +26,8 @@ void stk_neigh_flush_cb(void *ctx, uint16_t iface, struct rte_mbuf *m,
 	stk_tx_frame(lc, stk_iface_get(iface), m);
 }
 
-void stk_neigh_learn(struct stk_lcore *lc, const struct stk_iface *ifc,
-		     const struct stk_ipaddr *ip, const struct rte_ether_addr *mac, bool create)
+void stk_neigh_learn(struct stk_lcore *lc, const struct stk_iface *ifc, const struct stk_ipaddr *ip,
+		     const struct rte_ether_addr *mac, bool create)
 {
 	char buf[64];
 	int rc;
@@ -79,17 +79,16 @@ void stk_neigh_probe_cb(void *ctx, const struct stk_neigh *n)
 void stk_arp_input(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m,
 		   const struct stk_pkt *p)
 {
-	const struct rte_arp_hdr *a = rte_pktmbuf_mtod_offset(m, const struct rte_arp_hdr *,
-							      p->l3_off);
+	const struct rte_arp_hdr *a =
+		rte_pktmbuf_mtod_offset(m, const struct rte_arp_hdr *, p->l3_off);
 	uint16_t op = rte_be_to_cpu_16(a->arp_opcode);
 	struct stk_ipaddr sip = {.family = 4, .v4 = a->arp_data.arp_sip};
 	bool for_us = ifc->ip4.family == 4 && a->arp_data.arp_tip == ifc->ip4.v4;
 	struct rte_mbuf *reply;
 
 	if (a->arp_hardware != RTE_BE16(RTE_ARP_HRD_ETHER) ||
-	    a->arp_protocol != RTE_BE16(RTE_ETHER_TYPE_IPV4) ||
-	    a->arp_hlen != RTE_ETHER_ADDR_LEN || a->arp_plen != 4 ||
-	    (op != RTE_ARP_OP_REQUEST && op != RTE_ARP_OP_REPLY) ||
+	    a->arp_protocol != RTE_BE16(RTE_ETHER_TYPE_IPV4) || a->arp_hlen != RTE_ETHER_ADDR_LEN ||
+	    a->arp_plen != 4 || (op != RTE_ARP_OP_REQUEST && op != RTE_ARP_OP_REPLY) ||
 	    !rte_is_unicast_ether_addr(&a->arp_data.arp_sha)) {
 		stk_count_drop(lc, ifc->idx, STK_DROP_ARP_BAD);
 		rte_pktmbuf_free(m);
@@ -153,8 +152,8 @@ static const uint8_t in6_any[16];
 void stk_nd_input(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m,
 		  const struct stk_pkt *p)
 {
-	const struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *,
-								p->l3_off);
+	const struct rte_ipv6_hdr *ip =
+		rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, p->l3_off);
 	const struct stk_nd_msg *nd;
 	struct rte_ether_addr mac;
 	struct stk_ipaddr target = {.family = 6};
@@ -209,9 +208,9 @@ void stk_nd_input(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_
 				const struct rte_ether_hdr *eh =
 					rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 
-				rte_ether_addr_copy(has_ll ? &mac : &eh->src_addr,
-						    &rte_pktmbuf_mtod(na, struct rte_ether_hdr *)
-							     ->dst_addr);
+				rte_ether_addr_copy(
+					has_ll ? &mac : &eh->src_addr,
+					&rte_pktmbuf_mtod(na, struct rte_ether_hdr *)->dst_addr);
 			}
 			lc->stats[ifc->idx].c[STK_CNT_nd_advert_tx]++;
 			stk_tx_frame(lc, ifc, na);

@@ -35,7 +35,7 @@ void stk_neigh_probe_cb(void *ctx, const struct stk_neigh *n);
  * Record a mapping learnt from the wire on this lcore's table, send what was waiting for it,
  * and tell the other lcores.
  */
-void stk_neigh_learn(struct stk_lcore *lc, const struct stk_iface *ifc,
-		     const struct stk_ipaddr *ip, const struct rte_ether_addr *mac, bool create);
+void stk_neigh_learn(struct stk_lcore *lc, const struct stk_iface *ifc, const struct stk_ipaddr *ip,
+		     const struct rte_ether_addr *mac, bool create);
 
 #endif /* STK_ARP_H */

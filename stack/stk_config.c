@@ -35,8 +35,8 @@ struct ctx {
 	size_t errlen;
 };
 
-static int bad(struct ctx *c, const char *sec, const char *key, const char *val,
-	       const char *fmt, ...)
+static int bad(struct ctx *c, const char *sec, const char *key, const char *val, const char *fmt,
+	       ...)
 {
 	char what[160];
 	va_list ap;
@@ -88,8 +88,8 @@ static int get_str(struct ctx *c, const char *sec, const char *key, const char *
 }
 
 /* "10.0.0.1/24", "fd00::1/64", or an address without prefix (host route) */
-static int get_prefix(struct ctx *c, const char *sec, const char *key, const char *v,
-		      int family, struct stk_ipaddr *a, uint8_t *plen)
+static int get_prefix(struct ctx *c, const char *sec, const char *key, const char *v, int family,
+		      struct stk_ipaddr *a, uint8_t *plen)
 {
 	char buf[64];
 	char *slash;
@@ -165,8 +165,7 @@ static int load_eal(struct ctx *c, struct rte_cfgfile *f, struct stk_config *cfg
 	return rc;
 }
 
-typedef int (*entry_fn)(struct ctx *c, const char *sec, const char *k, const char *v,
-			void *obj);
+typedef int (*entry_fn)(struct ctx *c, const char *sec, const char *k, const char *v, void *obj);
 
 static int for_entries(struct ctx *c, struct rte_cfgfile *f, const char *sec, entry_fn fn,
 		       void *obj)
@@ -362,8 +361,10 @@ int stk_config_load(const char *path, struct stk_config *cfg, char *err, size_t 
 				rc = -EINVAL;
 			}
 			if (rc == 0 && pc->ip4.family == 0 && pc->ip6.family == 0) {
-				snprintf(err, errlen, "%s: [%s]: needs ipv4 = a.b.c.d/len and/or "
-					 "ipv6 = addr/len", path, s);
+				snprintf(err, errlen,
+					 "%s: [%s]: needs ipv4 = a.b.c.d/len and/or "
+					 "ipv6 = addr/len",
+					 path, s);
 				rc = -EINVAL;
 			}
 		} else {
@@ -380,7 +381,8 @@ int stk_config_load(const char *path, struct stk_config *cfg, char *err, size_t 
 	free(names);
 	rte_cfgfile_close(f);
 	if (rc == 0 && cfg->nb_ports == 0) {
-		snprintf(err, errlen, "%s: no [portN] section: droce needs at least one port", path);
+		snprintf(err, errlen, "%s: no [portN] section: droce needs at least one port",
+			 path);
 		rc = -EINVAL;
 	}
 	return rc;

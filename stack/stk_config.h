@@ -22,9 +22,9 @@ enum stk_huge {
 };
 
 struct stk_port_conf {
-	char name[32];             /**< section name: "port0" */
-	char dev[STK_CFG_STR];     /**< DPDK device name, or PCI address */
-	char vdev[STK_CFG_STR];    /**< optional --vdev for it, e.g. net_af_packet0,iface=veth0 */
+	char name[32];		/**< section name: "port0" */
+	char dev[STK_CFG_STR];	/**< DPDK device name, or PCI address */
+	char vdev[STK_CFG_STR]; /**< optional --vdev for it, e.g. net_af_packet0,iface=veth0 */
 	struct stk_ipaddr ip4, gw4, ip6, gw6;
 	uint8_t ip4_prefix, ip6_prefix;
 	bool vlan;
@@ -33,14 +33,14 @@ struct stk_port_conf {
 	uint16_t mtu;
 	uint16_t rx_desc, tx_desc;
 	bool promisc;
-	char exc_ifname[16];       /**< exception TAP name; empty = no exception path */
+	char exc_ifname[16]; /**< exception TAP name; empty = no exception path */
 };
 
 struct stk_config {
 	/* [eal] */
-	char lcores[64];           /**< EAL -l list; empty = EAL default */
+	char lcores[64]; /**< EAL -l list; empty = EAL default */
 	enum stk_huge huge;
-	unsigned mem_mb;           /**< -m, 0 = EAL default (required > 0 with --no-huge) */
+	unsigned mem_mb; /**< -m, 0 = EAL default (required > 0 with --no-huge) */
 	char file_prefix[64];
 	unsigned nb_vdevs;
 	char vdevs[STK_MAX_VDEVS][STK_CFG_STR];

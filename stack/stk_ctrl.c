@@ -42,7 +42,7 @@ unsigned stk_ctrl_publish_neigh(const struct stk_lcore *self, uint16_t iface,
 
 	if (!ctrl_pool)
 		return 0;
-	RTE_LCORE_FOREACH(id) {
+	RTE_LCORE_FOREACH (id) {
 		struct stk_lcore *lc = stk_lcore_get(id);
 		struct stk_ctrl_msg *msg;
 

@@ -48,8 +48,10 @@ int stk_iface_src_for(const struct stk_iface *ifc, const struct stk_ipaddr *dst,
 
 		if (!ll && ifc->ip6.family == 6)
 			*src = ifc->ip6;
-		else
+		else if (ifc->ip6_ll.family == 6)
 			*src = ifc->ip6_ll;
+		else
+			return -EADDRNOTAVAIL;
 		return 0;
 	}
 	return -EADDRNOTAVAIL;

@@ -22,24 +22,24 @@
 #define STK_NO_PORT UINT16_MAX
 
 struct stk_iface {
-	char name[32];             /**< config section, e.g. "port0" */
-	uint16_t idx;              /**< index in the stack's interface array */
-	uint16_t port_id;          /**< DPDK port of the wire */
-	uint16_t exc_port_id;      /**< DPDK port of the exception TAP, or STK_NO_PORT */
+	char name[32];		      /**< config section, e.g. "port0" */
+	uint16_t idx;		      /**< index in the stack's interface array */
+	uint16_t port_id;	      /**< DPDK port of the wire */
+	uint16_t exc_port_id;	      /**< DPDK port of the exception TAP, or STK_NO_PORT */
 	char exc_ifname[IF_NAMESIZE]; /**< kernel name of the exception TAP */
-	struct rte_ether_addr mac; /**< our MAC, shared with the TAP */
-	struct stk_ipaddr ip4;     /**< our IPv4 address (family 0 when none) */
-	uint8_t ip4_prefix;          /**< IPv4 prefix length */
-	struct stk_ipaddr gw4;     /**< IPv4 gateway (family 0 when none) */
-	struct stk_ipaddr ip6;     /**< our global IPv6 address (family 0 when none) */
+	struct rte_ether_addr mac;    /**< our MAC, shared with the TAP */
+	struct stk_ipaddr ip4;	      /**< our IPv4 address (family 0 when none) */
+	uint8_t ip4_prefix;	      /**< IPv4 prefix length */
+	struct stk_ipaddr gw4;	      /**< IPv4 gateway (family 0 when none) */
+	struct stk_ipaddr ip6;	      /**< our global IPv6 address (family 0 when none) */
 	uint8_t ip6_prefix;
-	struct stk_ipaddr ip6_ll;  /**< our link-local address, EUI-64 of the MAC */
+	struct stk_ipaddr ip6_ll; /**< our link-local address, EUI-64 of the MAC */
 	struct stk_ipaddr gw6;
-	uint16_t vlan_id;          /**< 802.1Q VLAN (when vlan is set) */
+	uint16_t vlan_id; /**< 802.1Q VLAN (when vlan is set) */
 	bool vlan;
-	uint8_t pcp;               /**< default priority code point on tagged frames */
-	uint8_t dscp;              /**< default DSCP of frames we originate */
-	uint16_t mtu;              /**< IP MTU */
+	uint8_t pcp;  /**< default priority code point on tagged frames */
+	uint8_t dscp; /**< default DSCP of frames we originate */
+	uint16_t mtu; /**< IP MTU */
 	uint16_t nb_rxq;
 	uint16_t nb_txq;
 	struct rte_ring *exc_ring; /**< frames for the kernel, from any lcore to the TAP owner */

@@ -320,8 +320,7 @@ static int next_hop(const struct stk_iface *ifc, const struct stk_ipaddr *dst,
 	return -ENETUNREACH;
 }
 
-int stk_neigh_probe(struct stk_lcore *lc, const struct stk_iface *ifc,
-		    const struct stk_ipaddr *ip)
+int stk_neigh_probe(struct stk_lcore *lc, const struct stk_iface *ifc, const struct stk_ipaddr *ip)
 {
 	struct rte_ether_addr mac;
 
@@ -478,8 +477,8 @@ int stk_lcore_main(void *arg)
 
 	if (!lc)
 		return -EINVAL;
-	STK_LOG(INFO, "lcore %u: worker %u, %u RX queue(s)%s", lc->lcore_id, lc->index,
-		lc->nb_rxq, lc->exc_owner ? ", exception path" : "");
+	STK_LOG(INFO, "lcore %u: worker %u, %u RX queue(s)%s", lc->lcore_id, lc->index, lc->nb_rxq,
+		lc->exc_owner ? ", exception path" : "");
 	while (!stk_stopping())
 		stk_lcore_poll(lc);
 	stk_lcore_flush(lc);

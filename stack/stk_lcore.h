@@ -39,8 +39,8 @@ struct stk_lcore;
  * @return 0 when the hook took @p m; non-zero leaves it with the stack, which frees it and
  *         counts a "handler_refused" drop.
  */
-typedef int (*stk_udp_rx_fn)(struct stk_lcore *lc, const struct stk_iface *ifc,
-			     struct rte_mbuf *m, const struct stk_pkt *p, void *arg);
+typedef int (*stk_udp_rx_fn)(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m,
+			     const struct stk_pkt *p, void *arg);
 
 /** Application work run once per loop iteration on the lcore. */
 typedef void (*stk_poll_fn)(struct stk_lcore *lc, void *arg);
@@ -53,16 +53,16 @@ struct stk_rxq {
 
 struct stk_lcore {
 	unsigned lcore_id;
-	unsigned index;                 /**< worker index: its RX/TX queue number */
-	bool exc_owner;                 /**< owns the TAPs and the exception rings */
+	unsigned index; /**< worker index: its RX/TX queue number */
+	bool exc_owner; /**< owns the TAPs and the exception rings */
 	uint16_t nb_rxq;
 	struct stk_rxq rxq[STK_MAX_PORTS];
 	struct rte_eth_dev_tx_buffer *txb[STK_MAX_PORTS];
 	struct rte_eth_dev_tx_buffer *exc_txb[STK_MAX_PORTS];
 	struct stk_neigh_table *neigh;
-	struct rte_ring *ctrl;          /**< messages from other lcores */
-	struct rte_mempool *pool;       /**< mbufs for frames this lcore originates */
-	uint64_t next_tick;             /**< TSC of the next timer run */
+	struct rte_ring *ctrl;	  /**< messages from other lcores */
+	struct rte_mempool *pool; /**< mbufs for frames this lcore originates */
+	uint64_t next_tick;	  /**< TSC of the next timer run */
 	uint64_t tick_period;
 	unsigned nb_poll;
 	struct {
@@ -142,14 +142,12 @@ int stk_lcore_main(void *arg);
  * @return the context or NULL with rte_errno set.
  */
 struct stk_lcore *stk_lcore_create(unsigned lcore_id, unsigned index, bool exc_owner,
-				   struct rte_mempool *pool,
-				   const struct stk_neigh_params *np);
+				   struct rte_mempool *pool, const struct stk_neigh_params *np);
 
 /** Free a context made by stk_lcore_create(); pending frames are freed. */
 void stk_lcore_destroy(struct stk_lcore *lc);
 
 /** Start resolving @p ip on @p ifc now (sends a probe when unknown). @return 0 or -errno. */
-int stk_neigh_probe(struct stk_lcore *lc, const struct stk_iface *ifc,
-		    const struct stk_ipaddr *ip);
+int stk_neigh_probe(struct stk_lcore *lc, const struct stk_iface *ifc, const struct stk_ipaddr *ip);
 
 #endif /* STK_LCORE_H */

@@ -25,7 +25,7 @@ struct stk_neigh_table {
 };
 
 static const char *const state_names[STK_NEIGH_NUM_STATES] = {
-	[STK_NEIGH_FREE] = "free",	   [STK_NEIGH_INCOMPLETE] = "incomplete",
+	[STK_NEIGH_FREE] = "free",	     [STK_NEIGH_INCOMPLETE] = "incomplete",
 	[STK_NEIGH_REACHABLE] = "reachable", [STK_NEIGH_STALE] = "stale",
 	[STK_NEIGH_PROBE] = "probe",
 };
@@ -50,8 +50,8 @@ struct stk_neigh_table *stk_neigh_create(const struct stk_neigh_params *p, int s
 	uint32_t n;
 
 	if (p->entries == 0 || p->entries > (1u << 20) || p->max_probes == 0 ||
-	    p->max_pending == 0 || p->max_pending > STK_NEIGH_MAX_PENDING ||
-	    p->retrans_ms == 0 || p->reachable_ms == 0) {
+	    p->max_pending == 0 || p->max_pending > STK_NEIGH_MAX_PENDING || p->retrans_ms == 0 ||
+	    p->reachable_ms == 0) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -157,8 +157,8 @@ static struct stk_neigh *insert(struct stk_neigh_table *t, uint32_t i, uint16_t 
 }
 
 enum stk_neigh_res stk_neigh_resolve(struct stk_neigh_table *t, uint16_t iface,
-				     const struct stk_ipaddr *ip, uint64_t now,
-				     struct rte_mbuf *m, struct rte_ether_addr *mac)
+				     const struct stk_ipaddr *ip, uint64_t now, struct rte_mbuf *m,
+				     struct rte_ether_addr *mac)
 {
 	uint32_t i = slot(t, iface, ip);
 	struct stk_neigh *n = &t->e[i];

@@ -28,7 +28,7 @@
 #define STK_NEIGH_MAX_PENDING 16
 
 enum stk_neigh_state {
-	STK_NEIGH_FREE,       /**< slot unused */
+	STK_NEIGH_FREE,	      /**< slot unused */
 	STK_NEIGH_INCOMPLETE, /**< resolving; packets wait in the pending queue */
 	STK_NEIGH_REACHABLE,  /**< confirmed within reachable_ms */
 	STK_NEIGH_STALE,      /**< unconfirmed, still usable */
@@ -50,7 +50,7 @@ struct stk_neigh_params {
 struct stk_neigh {
 	struct stk_ipaddr ip;
 	uint16_t iface;
-	uint8_t state;  /**< enum stk_neigh_state */
+	uint8_t state;	/**< enum stk_neigh_state */
 	uint8_t probes; /**< probes sent in this round */
 	uint8_t nb_pending;
 	struct rte_ether_addr mac;
@@ -77,12 +77,12 @@ struct stk_neigh *stk_neigh_lookup(struct stk_neigh_table *t, uint16_t iface,
 
 /** Outcome of stk_neigh_resolve(). */
 enum stk_neigh_res {
-	STK_NEIGH_RES_OK,      /**< mac is valid: send now */
-	STK_NEIGH_RES_OK_PROBE,/**< mac is valid; also send a probe (entry went STALE->PROBE) */
-	STK_NEIGH_RES_QUEUED,  /**< packet taken into the pending queue */
+	STK_NEIGH_RES_OK,	/**< mac is valid: send now */
+	STK_NEIGH_RES_OK_PROBE, /**< mac is valid; also send a probe (entry went STALE->PROBE) */
+	STK_NEIGH_RES_QUEUED,	/**< packet taken into the pending queue */
 	STK_NEIGH_RES_QUEUED_PROBE, /**< queued, and this is a new entry: send the first probe */
-	STK_NEIGH_RES_FULL,    /**< pending queue full: caller still owns the packet */
-	STK_NEIGH_RES_NOSPACE, /**< table full: caller still owns the packet */
+	STK_NEIGH_RES_FULL,	    /**< pending queue full: caller still owns the packet */
+	STK_NEIGH_RES_NOSPACE,	    /**< table full: caller still owns the packet */
 };
 
 /**
@@ -90,8 +90,8 @@ enum stk_neigh_res {
  * @param m  may be NULL to only look up / start resolution
  */
 enum stk_neigh_res stk_neigh_resolve(struct stk_neigh_table *t, uint16_t iface,
-				     const struct stk_ipaddr *ip, uint64_t now,
-				     struct rte_mbuf *m, struct rte_ether_addr *mac);
+				     const struct stk_ipaddr *ip, uint64_t now, struct rte_mbuf *m,
+				     struct rte_ether_addr *mac);
 
 /** Called for each pending packet once its neighbour is known; it takes the mbuf. */
 typedef void (*stk_neigh_flush_fn)(void *ctx, uint16_t iface, struct rte_mbuf *m,

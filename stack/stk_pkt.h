@@ -76,11 +76,11 @@ const char *stk_drop_name(enum stk_drop d);
 
 /** Where a parsed frame goes. */
 enum stk_class {
-	STK_CLS_DROP,   /**< refused: see stk_pkt.drop */
-	STK_CLS_ROCE,   /**< UDP/4791 to one of our addresses */
-	STK_CLS_UDP,    /**< another UDP port to our address: a bound handler or the kernel */
-	STK_CLS_ARP,    /**< ARP, handled by stk_arp_input() */
-	STK_CLS_ND,     /**< ICMPv6 neighbour solicitation/advertisement, stk_nd_input() */
+	STK_CLS_DROP,	/**< refused: see stk_pkt.drop */
+	STK_CLS_ROCE,	/**< UDP/4791 to one of our addresses */
+	STK_CLS_UDP,	/**< another UDP port to our address: a bound handler or the kernel */
+	STK_CLS_ARP,	/**< ARP, handled by stk_arp_input() */
+	STK_CLS_ND,	/**< ICMPv6 neighbour solicitation/advertisement, stk_nd_input() */
 	STK_CLS_KERNEL, /**< everything else: the exception path */
 };
 
@@ -98,20 +98,20 @@ struct stk_pkt {
 	uint16_t ether_type; /**< inner EtherType, host order */
 	uint16_t vlan_tci;   /**< host order; valid when has_vlan */
 	bool has_vlan;
-	uint8_t l2_len;      /**< 14, or 18 with a VLAN tag */
-	uint8_t l4_proto;    /**< IP protocol / IPv6 next header of the L4 header */
-	uint8_t tos;         /**< IPv4 TOS or IPv6 traffic class (DSCP << 2 | ECN) */
-	bool ip_frag;        /**< IPv4 fragment or IPv6 fragment header */
+	uint8_t l2_len;	  /**< 14, or 18 with a VLAN tag */
+	uint8_t l4_proto; /**< IP protocol / IPv6 next header of the L4 header */
+	uint8_t tos;	  /**< IPv4 TOS or IPv6 traffic class (DSCP << 2 | ECN) */
+	bool ip_frag;	  /**< IPv4 fragment or IPv6 fragment header */
 	uint16_t l3_off;
-	uint16_t l4_off;     /**< valid when l4_proto is set */
-	uint16_t l3_len;     /**< IP total length (v4) or header + payload length (v6) */
-	uint16_t payload_off;/**< UDP payload / ICMPv6 body offset */
+	uint16_t l4_off;      /**< valid when l4_proto is set */
+	uint16_t l3_len;      /**< IP total length (v4) or header + payload length (v6) */
+	uint16_t payload_off; /**< UDP payload / ICMPv6 body offset */
 	uint16_t payload_len;
-	uint16_t sport;      /**< UDP source port, host order */
-	uint16_t dport;      /**< UDP destination port, host order */
+	uint16_t sport; /**< UDP source port, host order */
+	uint16_t dport; /**< UDP destination port, host order */
 	uint8_t icmp6_type;
 	struct stk_ipaddr src, dst;
-	enum stk_drop drop;  /**< set when stk_parse() fails */
+	enum stk_drop drop; /**< set when stk_parse() fails */
 };
 
 /**
@@ -131,6 +131,18 @@ struct stk_pkt {
  * @return 0 on success, or -1 with p->drop set to the reason.
  */
 int stk_parse(const struct rte_mbuf *m, struct stk_pkt *p);
+
+/**
+ * One's complement sum (RFC 1071) of the IPv4 / IPv6 pseudo-header and the L4 datagram of a
+ * possibly chained mbuf, folded to 16 bits and not complemented: 0xffff when a received
+ * checksum verifies; the checksum to send is its complement. Segments of any length, odd
+ * included, are summed correctly.
+ *
+ * @param l3      the contiguous IP header; its length fields give the datagram length
+ * @param family  4 or 6
+ * @param l4_off  offset of the L4 header from the start of @p m's data
+ */
+uint16_t stk_l4_cksum_mbuf(const struct rte_mbuf *m, const void *l3, int family, uint32_t l4_off);
 
 struct stk_iface;
 

@@ -70,7 +70,8 @@ int stk_eal_init(const struct stk_config *cfg, const char *argv0, int eal_argc, 
 	rc = rte_eal_init(n, v);
 	/* EAL keeps pointers into argv (e.g. devargs names): keep it for the process life. */
 	if (rc < 0) {
-		fprintf(stderr, "droce: EAL initialisation failed: %s. Check the [eal] section "
+		fprintf(stderr,
+			"droce: EAL initialisation failed: %s. Check the [eal] section "
 			"and the EAL arguments; with no hugepages set hugepages = no.\n",
 			rte_strerror(rte_errno));
 		return -rte_errno ? -rte_errno : -EINVAL;
@@ -183,7 +184,8 @@ static int port_find(const struct stk_port_conf *pc, uint16_t *port_id)
 		name[strcspn(name, ",")] = '\0';
 	}
 	if (rte_eth_dev_get_port_by_name(name, port_id) != 0) {
-		STK_LOG(ERR, "[%s]: no DPDK port named \"%s\". Known ports: see "
+		STK_LOG(ERR,
+			"[%s]: no DPDK port named \"%s\". Known ports: see "
 			"'dpdk-devbind.py -s' for PCI NICs, or give vdev = <driver,args>",
 			pc->name, name);
 		return -ENODEV;
@@ -203,15 +205,16 @@ static int port_start(uint16_t port, uint16_t nb_q, uint16_t rx_desc, uint16_t t
 	if (rc != 0)
 		return rc;
 	if (nb_q > info.max_rx_queues || nb_q > info.max_tx_queues) {
-		STK_LOG(ERR, "%s: port %u has %u RX / %u TX queues, %u lcores need one each; "
-			"use fewer lcores", what, port, info.max_rx_queues, info.max_tx_queues,
-			nb_q);
+		STK_LOG(ERR,
+			"%s: port %u has %u RX / %u TX queues, %u lcores need one each; "
+			"use fewer lcores",
+			what, port, info.max_rx_queues, info.max_tx_queues, nb_q);
 		return -EINVAL;
 	}
 	if (nb_q > 1) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
-		conf.rx_adv_conf.rss_conf.rss_hf = (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) &
-						   info.flow_type_rss_offloads;
+		conf.rx_adv_conf.rss_conf.rss_hf =
+			(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) & info.flow_type_rss_offloads;
 		if (!conf.rx_adv_conf.rss_conf.rss_hf)
 			conf.rxmode.mq_mode = RTE_ETH_MQ_RX_NONE;
 	}
@@ -280,8 +283,10 @@ static int iface_setup(const struct stk_port_conf *pc, uint16_t nb_q)
 		snprintf(tname, sizeof(tname), "net_tap_%s", pc->exc_ifname);
 		snprintf(ifc->exc_ifname, sizeof(ifc->exc_ifname), "%s", pc->exc_ifname);
 		if (rte_eth_dev_get_port_by_name(tname, &ifc->exc_port_id) != 0) {
-			STK_LOG(ERR, "[%s]: exception TAP %s did not come up (needs root and "
-				"/dev/net/tun)", pc->name, pc->exc_ifname);
+			STK_LOG(ERR,
+				"[%s]: exception TAP %s did not come up (needs root and "
+				"/dev/net/tun)",
+				pc->name, pc->exc_ifname);
 			return -ENODEV;
 		}
 		/* the TAP carries our MAC so the kernel's frames need no rewriting */
@@ -295,15 +300,16 @@ static int iface_setup(const struct stk_port_conf *pc, uint16_t nb_q)
 		}
 		stk.port_started[ifc->exc_port_id] = true;
 		snprintf(rname, sizeof(rname), "stk_exc_%u_%d", ifc->idx, (int)getpid());
-		ifc->exc_ring = rte_ring_create(rname, stk.cfg.exc_ring_size, SOCKET_ID_ANY,
-						RING_F_SC_DEQ);
+		ifc->exc_ring =
+			rte_ring_create(rname, stk.cfg.exc_ring_size, SOCKET_ID_ANY, RING_F_SC_DEQ);
 		if (!ifc->exc_ring)
 			return -ENOMEM;
 		rc = tap_set_addrs(ifc);
 		if (rc != 0)
-			STK_LOG(WARNING, "[%s]: could not give %s our addresses (%s); the kernel "
-				"side needs them for the exception path", pc->name,
-				pc->exc_ifname, strerror(-rc));
+			STK_LOG(WARNING,
+				"[%s]: could not give %s our addresses (%s); the kernel "
+				"side needs them for the exception path",
+				pc->name, pc->exc_ifname, strerror(-rc));
 	}
 	stk.nb_ifaces++;
 	{
@@ -330,8 +336,10 @@ int stk_setup(const struct stk_config *cfg)
 	stk.pool = rte_pktmbuf_pool_create(name, cfg->nb_mbufs, cfg->mbuf_cache, 0,
 					   (uint16_t)cfg->mbuf_data_room, (int)rte_socket_id());
 	if (!stk.pool) {
-		STK_LOG(ERR, "cannot create %u mbufs (%s): lower [mempool] mbufs or raise [eal] "
-			"memory", cfg->nb_mbufs, rte_strerror(rte_errno));
+		STK_LOG(ERR,
+			"cannot create %u mbufs (%s): lower [mempool] mbufs or raise [eal] "
+			"memory",
+			cfg->nb_mbufs, rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
 	rc = stk_ctrl_init(4096);
@@ -342,7 +350,7 @@ int stk_setup(const struct stk_config *cfg)
 		if (rc != 0)
 			goto fail;
 	}
-	RTE_LCORE_FOREACH(id) {
+	RTE_LCORE_FOREACH (id) {
 		struct stk_lcore *lc = stk_lcore_create(id, idx, id == rte_get_main_lcore(),
 							stk.pool, &cfg->neigh);
 
@@ -383,7 +391,7 @@ int stk_run(void)
 	unsigned id;
 	int rc;
 
-	RTE_LCORE_FOREACH_WORKER(id) {
+	RTE_LCORE_FOREACH_WORKER (id) {
 		rc = rte_eal_remote_launch(launch_main, stk_lcore_get(id), id);
 		if (rc != 0)
 			return rc;
@@ -397,7 +405,7 @@ void stk_teardown(void)
 {
 	unsigned id;
 
-	RTE_LCORE_FOREACH(id)
+	RTE_LCORE_FOREACH (id)
 		stk_lcore_destroy(stk_lcore_get(id));
 	for (uint16_t p = 0; p < RTE_MAX_ETHPORTS; p++) {
 		if (!stk.port_started[p])

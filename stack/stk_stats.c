@@ -33,7 +33,7 @@ void stk_stats_sum(int iface, struct stk_port_stats *out)
 	unsigned id;
 
 	memset(out, 0, sizeof(*out));
-	RTE_LCORE_FOREACH(id) {
+	RTE_LCORE_FOREACH (id) {
 		const struct stk_lcore *lc = stk_lcore_get(id);
 
 		if (!lc)
@@ -73,8 +73,7 @@ static int tel_stats(const char *cmd __rte_unused, const char *params __rte_unus
 	return 0;
 }
 
-static int tel_port_stats(const char *cmd __rte_unused, const char *params,
-			  struct rte_tel_data *d)
+static int tel_port_stats(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
 {
 	struct stk_port_stats s;
 	struct rte_eth_stats es;
@@ -126,8 +125,10 @@ static int tel_ifaces(const char *cmd __rte_unused, const char *params __rte_unu
 		rte_tel_data_add_dict_u64(x, "port_id", ifc->port_id);
 		snprintf(buf, sizeof(buf), RTE_ETHER_ADDR_PRT_FMT, RTE_ETHER_ADDR_BYTES(&ifc->mac));
 		rte_tel_data_add_dict_string(x, "mac", buf);
-		rte_tel_data_add_dict_string(x, "ipv4", stk_ipaddr_str(&ifc->ip4, buf, sizeof(buf)));
-		rte_tel_data_add_dict_string(x, "ipv6", stk_ipaddr_str(&ifc->ip6, buf, sizeof(buf)));
+		rte_tel_data_add_dict_string(x, "ipv4",
+					     stk_ipaddr_str(&ifc->ip4, buf, sizeof(buf)));
+		rte_tel_data_add_dict_string(x, "ipv6",
+					     stk_ipaddr_str(&ifc->ip6, buf, sizeof(buf)));
 		rte_tel_data_add_dict_u64(x, "mtu", ifc->mtu);
 		rte_tel_data_add_dict_u64(x, "vlan", ifc->vlan ? ifc->vlan_id : 0);
 		rte_tel_data_add_dict_string(x, "exception_tap",
@@ -143,7 +144,7 @@ static int tel_neigh(const char *cmd __rte_unused, const char *params __rte_unus
 	unsigned id;
 
 	rte_tel_data_start_dict(d);
-	RTE_LCORE_FOREACH(id) {
+	RTE_LCORE_FOREACH (id) {
 		const struct stk_lcore *lc = stk_lcore_get(id);
 		char key[32];
 

@@ -21,8 +21,8 @@ uint16_t stk_l2_len(const struct stk_iface *ifc)
 	return sizeof(struct rte_ether_hdr) + (ifc->vlan ? sizeof(struct rte_vlan_hdr) : 0);
 }
 
-int stk_l2_encap(const struct stk_iface *ifc, struct rte_mbuf *m, uint16_t ether_type,
-		 uint8_t pcp, const struct rte_ether_addr *dst)
+int stk_l2_encap(const struct stk_iface *ifc, struct rte_mbuf *m, uint16_t ether_type, uint8_t pcp,
+		 const struct rte_ether_addr *dst)
 {
 	uint16_t l2 = stk_l2_len(ifc);
 	struct rte_ether_hdr *eh;
@@ -93,9 +93,9 @@ int stk_udp_encap(const struct stk_iface *ifc, struct rte_mbuf *m, const struct 
 		ip->hdr_checksum = rte_ipv4_cksum(ip);
 		if (f->csum == STK_CSUM_FULL) {
 			uint16_t c = m->nb_segs == 1 ? rte_ipv4_udptcp_cksum(ip, uh)
-						     : rte_ipv4_udptcp_cksum_mbuf(m, ip, l3);
+						     : (uint16_t)~stk_l4_cksum_mbuf(m, ip, 4, l3);
 
-			uh->dgram_cksum = c;
+			uh->dgram_cksum = c ? c : 0xffff; /* RFC 768: zero is sent as all ones */
 		}
 	} else {
 		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)rte_pktmbuf_prepend(m, l3);
@@ -109,9 +109,9 @@ int stk_udp_encap(const struct stk_iface *ifc, struct rte_mbuf *m, const struct 
 		memcpy(ip->dst_addr, f->dst.v6, 16);
 		if (f->csum == STK_CSUM_FULL) {
 			uint16_t c = m->nb_segs == 1 ? rte_ipv6_udptcp_cksum(ip, uh)
-						     : rte_ipv6_udptcp_cksum_mbuf(m, ip, l3);
+						     : (uint16_t)~stk_l4_cksum_mbuf(m, ip, 6, l3);
 
-			uh->dgram_cksum = c;
+			uh->dgram_cksum = c ? c : 0xffff; /* RFC 768: zero is sent as all ones */
 		}
 	}
 	m->l3_len = l3;
@@ -127,8 +127,8 @@ int stk_udp_encap(const struct stk_iface *ifc, struct rte_mbuf *m, const struct 
 struct rte_mbuf *stk_arp_build(struct rte_mempool *mp, const struct stk_iface *ifc, uint16_t op,
 			       const struct rte_ether_addr *tha, rte_be32_t tip)
 {
-	static const struct rte_ether_addr bcast = {.addr_bytes = {0xff, 0xff, 0xff, 0xff, 0xff,
-								   0xff}};
+	static const struct rte_ether_addr bcast = {
+		.addr_bytes = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff}};
 	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
 	struct rte_arp_hdr *a;
 

@@ -23,15 +23,15 @@ enum stk_udp_csum {
 
 /** Everything that decides how a UDP datagram is framed. */
 struct stk_flow {
-	struct stk_ipaddr src;   /**< family 0: the interface's address for dst */
-	struct stk_ipaddr dst;   /**< destination, IPv4 or IPv6 */
-	uint16_t sport;          /**< UDP source port, host order */
-	uint16_t dport;          /**< UDP destination port, host order */
-	uint8_t dscp;            /**< 0..63 */
-	uint8_t ecn;             /**< 0..3: Not-ECT, ECT(1), ECT(0), CE */
-	uint8_t ttl;             /**< 0 means 64 */
-	uint8_t pcp;             /**< 802.1Q priority; STK_PCP_DEFAULT = the interface's */
-	uint32_t flow_label;     /**< IPv6 flow label, 20 bits */
+	struct stk_ipaddr src; /**< family 0: the interface's address for dst */
+	struct stk_ipaddr dst; /**< destination, IPv4 or IPv6 */
+	uint16_t sport;	       /**< UDP source port, host order */
+	uint16_t dport;	       /**< UDP destination port, host order */
+	uint8_t dscp;	       /**< 0..63 */
+	uint8_t ecn;	       /**< 0..3: Not-ECT, ECT(1), ECT(0), CE */
+	uint8_t ttl;	       /**< 0 means 64 */
+	uint8_t pcp;	       /**< 802.1Q priority; STK_PCP_DEFAULT = the interface's */
+	uint32_t flow_label;   /**< IPv6 flow label, 20 bits */
 	enum stk_udp_csum csum;
 };
 
@@ -42,8 +42,8 @@ struct stk_flow {
  * The destination MAC is @p dst, or zero when NULL (filled in after resolution).
  * @return 0, or -ENOSPC when the mbuf lacks headroom.
  */
-int stk_l2_encap(const struct stk_iface *ifc, struct rte_mbuf *m, uint16_t ether_type,
-		 uint8_t pcp, const struct rte_ether_addr *dst);
+int stk_l2_encap(const struct stk_iface *ifc, struct rte_mbuf *m, uint16_t ether_type, uint8_t pcp,
+		 const struct rte_ether_addr *dst);
 
 /**
  * Prepend L2 / IP / UDP headers in front of the UDP payload held in @p m. IPv4 has DF set

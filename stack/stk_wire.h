@@ -28,10 +28,10 @@
 
 /** ICMPv6 neighbour solicitation or advertisement, without options. */
 struct stk_nd_msg {
-	uint8_t type;       /**< 135 NS or 136 NA */
-	uint8_t code;       /**< 0 */
+	uint8_t type;	    /**< 135 NS or 136 NA */
+	uint8_t code;	    /**< 0 */
 	rte_be16_t cksum;   /**< ICMPv6 checksum over the pseudo-header */
-	uint8_t flags;      /**< NA: R/S/O; NS: 0 */
+	uint8_t flags;	    /**< NA: R/S/O; NS: 0 */
 	uint8_t rsvd[3];    /**< 0 */
 	uint8_t target[16]; /**< target address */
 } __rte_packed;
@@ -39,8 +39,8 @@ _Static_assert(sizeof(struct stk_nd_msg) == 24, "NS/NA body is 24 bytes");
 
 /** Source / target link-layer address option for Ethernet (RFC 4861 §4.6.1). */
 struct stk_nd_opt_lladdr {
-	uint8_t type;               /**< 1 source, 2 target */
-	uint8_t len;                /**< in units of 8 bytes: 1 */
+	uint8_t type;			  /**< 1 source, 2 target */
+	uint8_t len;			  /**< in units of 8 bytes: 1 */
 	uint8_t addr[RTE_ETHER_ADDR_LEN]; /**< link-layer address */
 } __rte_packed;
 _Static_assert(sizeof(struct stk_nd_opt_lladdr) == 8, "lladdr option is 8 bytes");
