@@ -152,6 +152,18 @@ static int tap_set_addrs(const struct stk_iface *ifc)
 	}
 	close(fd);
 	if (ifc->ip6.family == 6) {
+		char path[128];
+		FILE *f;
+
+		/* droce owns the address and answers ND for it; the kernel behind the TAP must
+		 * not hold it tentative for DAD (1-2 s in which it drops traffic to it). */
+		snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/accept_dad",
+			 ifc->exc_ifname);
+		f = fopen(path, "w");
+		if (f) {
+			fputs("0", f);
+			fclose(f);
+		}
 		/* struct in6_ifreq from linux/ipv6.h, spelled out to avoid header clashes */
 		struct {
 			struct in6_addr addr;
