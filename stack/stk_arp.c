@@ -34,12 +34,25 @@ void stk_neigh_learn(struct stk_lcore *lc, const struct stk_iface *ifc, const st
 
 	rc = stk_neigh_update(lc->neigh, ifc->idx, ip, mac, rte_get_tsc_cycles(), create,
 			      stk_neigh_flush_cb, lc);
-	if (rc <= 0)
-		return;
-	lc->stats[ifc->idx].c[STK_CNT_neigh_learned]++;
-	STK_LOG(INFO, "%s: neighbour %s is at " RTE_ETHER_ADDR_PRT_FMT, ifc->name,
-		stk_ipaddr_str(ip, buf, sizeof(buf)), RTE_ETHER_ADDR_BYTES(mac));
+	if (rc > 0) {
+		lc->stats[ifc->idx].c[STK_CNT_neigh_learned]++;
+		STK_LOG(INFO, "%s: neighbour %s is at " RTE_ETHER_ADDR_PRT_FMT, ifc->name,
+			stk_ipaddr_str(ip, buf, sizeof(buf)), RTE_ETHER_ADDR_BYTES(mac));
+	}
+	/* Tell the others whatever happened here: the answer to another lcore's probe may
+	 * arrive on this one, where the entry was already known (or never wanted). */
 	stk_ctrl_publish_neigh(lc, ifc->idx, ip, mac);
+}
+
+/* Pass a frame the stack has used (an ARP reply, an NA) on to the kernel, which keeps its
+ * own cache; without an exception path it is simply consumed, not dropped. */
+static void pass_up(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m)
+{
+	if (ifc->exc_port_id == STK_NO_PORT) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	stk_to_kernel(lc, ifc, m);
 }
 
 int stk_send_probe(struct stk_lcore *lc, const struct stk_iface *ifc, const struct stk_ipaddr *ip)
@@ -113,7 +126,7 @@ void stk_arp_input(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte
 	}
 	/* Replies (the kernel may have asked), gratuitous ARP and requests for others: the
 	 * kernel keeps its own cache through the TAP. */
-	stk_to_kernel(lc, ifc, m);
+	pass_up(lc, ifc, m);
 }
 
 /* Find the link-layer address option of type @want in the ND options. -1: malformed. */
@@ -184,7 +197,7 @@ void stk_nd_input(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_
 		if (dad && has_ll)
 			goto bad; /* §7.1.1: no SLLA from the unspecified address */
 		if (!is_ours6(ifc, nd->target)) {
-			stk_to_kernel(lc, ifc, m);
+			pass_up(lc, ifc, m);
 			return;
 		}
 		memcpy(src.v6, ip->src_addr, 16);
@@ -222,7 +235,7 @@ void stk_nd_input(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_
 	/* Neighbour advertisement: refresh/complete an entry; unsolicited ones never create. */
 	if (has_ll && !is_ours6(ifc, nd->target))
 		stk_neigh_learn(lc, ifc, &target, &mac, (nd->flags & STK_ND_NA_SOLICITED) != 0);
-	stk_to_kernel(lc, ifc, m);
+	pass_up(lc, ifc, m);
 	return;
 bad:
 	stk_count_drop(lc, ifc->idx, STK_DROP_ND_BAD);

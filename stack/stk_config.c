@@ -336,7 +336,8 @@ int stk_config_load(const char *path, struct stk_config *cfg, char *err, size_t 
 			rc = for_entries(&c, f, s, neigh_entry, &cfg->neigh);
 		} else if (!strcmp(s, "stack")) {
 			rc = for_entries(&c, f, s, stack_entry, cfg);
-		} else if (!strncmp(s, "port", 4)) {
+		} else if (!strncmp(s, "port", 4) && s[4] &&
+			   strspn(s + 4, "0123456789") == strlen(s + 4)) {
 			struct stk_port_conf *pc;
 
 			if (cfg->nb_ports >= STK_MAX_PORTS) {
@@ -436,9 +437,11 @@ static int push(char ***v, int *n, int *cap, const char *s)
 static bool user_has(int argc, char **argv, const char *opt)
 {
 	size_t l = strlen(opt);
+	bool short_opt = opt[1] != '-'; /* getopt allows its value attached: -l0-3, -m512 */
 
 	for (int i = 0; i < argc; i++)
-		if (!strncmp(argv[i], opt, l) && (argv[i][l] == '\0' || argv[i][l] == '='))
+		if (!strncmp(argv[i], opt, l) &&
+		    (argv[i][l] == '\0' || argv[i][l] == '=' || short_opt))
 			return true;
 	return false;
 }
