@@ -341,9 +341,11 @@ int stk_udp_send(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_m
 	uint32_t payload = rte_pktmbuf_pkt_len(m);
 	struct rte_ether_addr mac;
 	struct stk_ipaddr nh;
+	bool mcast6 = f->dst.family == 6 && f->dst.v6[0] == 0xff;
 	int rc;
 
-	if (next_hop(ifc, &f->dst, &nh) != 0 && !stk_iface_is_local(ifc, &f->dst))
+	/* IPv6 multicast needs no route: it maps straight to an Ethernet group address */
+	if (!mcast6 && next_hop(ifc, &f->dst, &nh) != 0 && !stk_iface_is_local(ifc, &f->dst))
 		return -ENETUNREACH;
 	rc = stk_udp_encap(ifc, m, f);
 	if (rc != 0)
@@ -353,7 +355,7 @@ int stk_udp_send(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_m
 		send_with_mac(lc, ifc, m, &ifc->mac);
 		return 0;
 	}
-	if (f->dst.family == 6 && f->dst.v6[0] == 0xff) {
+	if (mcast6) {
 		stk_ipv6_mcast_mac(&f->dst, &mac);
 		send_with_mac(lc, ifc, m, &mac);
 		return 0;

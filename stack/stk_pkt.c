@@ -246,7 +246,8 @@ int stk_parse(const struct rte_mbuf *m, struct stk_pkt *p)
 		const struct rte_vlan_hdr *vh = (const struct rte_vlan_hdr *)(eh + 1);
 
 		if (len < sizeof(*eh) + sizeof(*vh))
-			return fail(p, STK_DROP_VLAN_TRUNC);
+			return fail(p, total >= sizeof(*eh) + sizeof(*vh) ? STK_DROP_SEGMENTED
+									  : STK_DROP_VLAN_TRUNC);
 		p->has_vlan = true;
 		p->vlan_tci = rte_be_to_cpu_16(vh->vlan_tci);
 		et = rte_be_to_cpu_16(vh->eth_proto);
@@ -263,7 +264,9 @@ int stk_parse(const struct rte_mbuf *m, struct stk_pkt *p)
 	switch (et) {
 	case RTE_ETHER_TYPE_ARP:
 		if ((size_t)(len - p->l2_len) < sizeof(struct rte_arp_hdr))
-			return fail(p, STK_DROP_ARP_BAD);
+			return fail(p, total - p->l2_len >= sizeof(struct rte_arp_hdr)
+					       ? STK_DROP_SEGMENTED
+					       : STK_DROP_ARP_BAD);
 		return 0;
 	case RTE_ETHER_TYPE_IPV4:
 		return parse_ipv4(m, d + p->l3_off, len - p->l3_off, total - p->l3_off, p);
