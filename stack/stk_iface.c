@@ -44,7 +44,10 @@ int stk_iface_src_for(const struct stk_iface *ifc, const struct stk_ipaddr *dst,
 		return 0;
 	}
 	if (dst->family == 6) {
-		bool ll = dst->v6[0] == 0xfe && (dst->v6[1] & 0xc0) == 0x80;
+		/* RFC 6724 rule 2: link-local and link-scope multicast (ff02::) destinations
+		 * get the link-local source */
+		bool ll = (dst->v6[0] == 0xfe && (dst->v6[1] & 0xc0) == 0x80) ||
+			  (dst->v6[0] == 0xff && (dst->v6[1] & 0x0f) <= 2);
 
 		if (!ll && ifc->ip6.family == 6)
 			*src = ifc->ip6;
