@@ -36,6 +36,9 @@ struct ctx {
 };
 
 static int bad(struct ctx *c, const char *sec, const char *key, const char *val, const char *fmt,
+	       ...) __attribute__((format(printf, 5, 6)));
+
+static int bad(struct ctx *c, const char *sec, const char *key, const char *val, const char *fmt,
 	       ...)
 {
 	char what[160];
