@@ -2,8 +2,8 @@
 /*
  * roce_icrc.c - ICRC computation and check (see roce_icrc.h).
  *
- * The masked pseudo-header (at most 88 bytes) is built in a stack buffer; the rest of the
- * packet is summed in place, segment by segment, by a chainable CRC-32: ISA-L's
+ * The variant fields are masked in place in the frame (and restored), so the whole covered
+ * span is summed in one call per segment by a chainable CRC-32: ISA-L's
  * crc32_gzip_refl (folding with PCLMULQDQ, VPCLMULQDQ on AVX-512 machines), or droce's own
  * slice-by-8 tables when ISA-L is absent or for cross-checking.
  */
@@ -90,38 +90,10 @@ uint32_t roce_crc32(uint32_t crc, const void *buf, size_t len)
 	return crc32_table(crc, buf, len);
 }
 
-uint32_t roce_icrc_calc(const struct rte_mbuf *m, uint16_t l3_off, uint16_t bth_off, uint32_t end)
+/* Sum [off, end) of the chain that starts at segment @s, continuing from @crc. */
+static uint32_t crc_span(uint32_t crc, const struct rte_mbuf *s, uint32_t off, uint32_t end)
 {
-	uint8_t ph[8 + 60 + 8 + sizeof(struct roce_bth)];
-	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, l3_off);
-	uint32_t hlen = (uint32_t)(bth_off - l3_off) + sizeof(struct roce_bth);
-	uint32_t off, crc;
-
-	if (hlen > sizeof(ph) - 8)
-		hlen = sizeof(ph) - 8; /* callers pass parsed offsets; never overrun */
-	memset(ph, 0xff, 8);
-	memcpy(ph + 8, l3, hlen);
-	if ((l3[0] >> 4) == 4) {
-		ph[8 + 1] = 0xff;  /* TOS */
-		ph[8 + 8] = 0xff;  /* TTL */
-		ph[8 + 10] = 0xff; /* header checksum */
-		ph[8 + 11] = 0xff;
-	} else {
-		ph[8 + 0] |= 0x0f; /* traffic class, flow label */
-		ph[8 + 1] = 0xff;
-		ph[8 + 2] = 0xff;
-		ph[8 + 3] = 0xff;
-		ph[8 + 7] = 0xff; /* hop limit */
-	}
-	/* UDP checksum: the two bytes before the BTH's 8-byte UDP header end */
-	ph[8 + hlen - sizeof(struct roce_bth) - 2] = 0xff;
-	ph[8 + hlen - sizeof(struct roce_bth) - 1] = 0xff;
-	ph[8 + hlen - sizeof(struct roce_bth) + 4] = 0xff; /* FECN, BECN, resv6 */
-	crc = roce_crc32(0, ph, 8 + hlen);
-
-	/* the rest, in place, across segments */
-	off = bth_off + sizeof(struct roce_bth);
-	for (const struct rte_mbuf *s = m; s && off < end; s = s->next) {
+	for (; s && off < end; s = s->next) {
 		uint32_t n;
 
 		if (off >= s->data_len) {
@@ -131,11 +103,87 @@ uint32_t roce_icrc_calc(const struct rte_mbuf *m, uint16_t l3_off, uint16_t bth_
 		}
 		n = RTE_MIN(end, (uint32_t)s->data_len) - off;
 		crc = roce_crc32(crc, rte_pktmbuf_mtod_offset(s, const uint8_t *, off), n);
+		if (end <= s->data_len)
+			break;
 		end -= s->data_len;
 		off = 0;
-		if ((int32_t)end <= 0)
-			break;
 	}
+	return crc;
+}
+
+/* Offsets, from the IP header, of the bytes the ICRC sees as all ones (IPv4 / IPv6). */
+static const uint8_t mask4[] = {1, 8, 10, 11};
+static const uint8_t mask6[] = {1, 2, 3, 7};
+
+/*
+ * Slow path: the masked pseudo-header is built in a stack buffer. Used when the frame does
+ * not have 8 bytes before the IP header to stand in for the LRH, or the headers are not in
+ * the first segment.
+ */
+static uint32_t icrc_copy(const struct rte_mbuf *m, uint16_t l3_off, uint16_t bth_off, uint32_t end)
+{
+	uint8_t ph[8 + 60 + 8 + sizeof(struct roce_bth)];
+	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, l3_off);
+	uint32_t hlen = (uint32_t)(bth_off - l3_off) + sizeof(struct roce_bth);
+	bool v4 = (l3[0] >> 4) == 4;
+
+	if (hlen > sizeof(ph) - 8)
+		hlen = sizeof(ph) - 8; /* callers pass parsed offsets; never overrun */
+	memset(ph, 0xff, 8);
+	memcpy(ph + 8, l3, hlen);
+	for (unsigned i = 0; i < 4; i++)
+		ph[8 + (v4 ? mask4[i] : mask6[i])] = 0xff;
+	if (!v4)
+		ph[8] |= 0x0f;				   /* low nibble of byte 0: traffic class */
+	ph[8 + hlen - sizeof(struct roce_bth) - 2] = 0xff; /* UDP checksum */
+	ph[8 + hlen - sizeof(struct roce_bth) - 1] = 0xff;
+	ph[8 + hlen - sizeof(struct roce_bth) + 4] = 0xff; /* FECN, BECN, resv6 */
+	return crc_span(roce_crc32(0, ph, 8 + hlen), m, bth_off + sizeof(struct roce_bth), end);
+}
+
+uint32_t roce_icrc_calc(struct rte_mbuf *m, uint16_t l3_off, uint16_t bth_off, uint32_t end)
+{
+	uint8_t *l3, *pre, saved_pre[8], saved[4], saved_udp[2], saved_bth, saved0 = 0;
+	const uint8_t *mask;
+	uint32_t crc;
+	bool v4;
+
+	if (l3_off < 8 || (uint32_t)bth_off + sizeof(struct roce_bth) > m->data_len ||
+	    bth_off < l3_off + 8u)
+		return icrc_copy(m, l3_off, bth_off, end);
+	/*
+	 * Fast path: mask the variant fields in place, sum everything from 8 bytes before the
+	 * IP header (they stand in for the LRH as all ones) to the ICRC in one call per
+	 * segment, and put the bytes back. The lcore owns the mbuf; nothing else reads it.
+	 */
+	l3 = rte_pktmbuf_mtod_offset(m, uint8_t *, l3_off);
+	pre = l3 - 8;
+	v4 = (l3[0] >> 4) == 4;
+	mask = v4 ? mask4 : mask6;
+	memcpy(saved_pre, pre, 8);
+	memset(pre, 0xff, 8);
+	for (unsigned i = 0; i < 4; i++) {
+		saved[i] = l3[mask[i]];
+		l3[mask[i]] = 0xff;
+	}
+	if (!v4) {
+		saved0 = l3[0];
+		l3[0] |= 0x0f;
+	}
+	memcpy(saved_udp, l3 + (bth_off - l3_off) - 2, 2);
+	memset(l3 + (bth_off - l3_off) - 2, 0xff, 2);
+	saved_bth = l3[bth_off - l3_off + 4];
+	l3[bth_off - l3_off + 4] = 0xff;
+
+	crc = crc_span(0, m, (uint32_t)l3_off - 8, end);
+
+	l3[bth_off - l3_off + 4] = saved_bth;
+	memcpy(l3 + (bth_off - l3_off) - 2, saved_udp, 2);
+	if (!v4)
+		l3[0] = saved0;
+	for (unsigned i = 0; i < 4; i++)
+		l3[mask[i]] = saved[i];
+	memcpy(pre, saved_pre, 8);
 	return crc;
 }
 
@@ -144,7 +192,7 @@ static uint8_t *icrc_ptr(const struct rte_mbuf *m, uint32_t end, uint8_t *tmp)
 	return (uint8_t *)rte_pktmbuf_read(m, end, ROCE_ICRC_LEN, tmp);
 }
 
-bool roce_icrc_check(const struct rte_mbuf *m, uint16_t l3_off, uint16_t bth_off, uint32_t end)
+bool roce_icrc_check(struct rte_mbuf *m, uint16_t l3_off, uint16_t bth_off, uint32_t end)
 {
 	uint8_t tmp[ROCE_ICRC_LEN];
 	const uint8_t *p = icrc_ptr(m, end, tmp);

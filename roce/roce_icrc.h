@@ -39,16 +39,18 @@ enum roce_crc_impl roce_icrc_impl(void);
 uint32_t roce_crc32(uint32_t crc, const void *buf, size_t len);
 
 /**
- * Compute the ICRC of the RoCEv2 frame in @p m.
+ * Compute the ICRC of the RoCEv2 frame in @p m. The variant fields are masked in place for
+ * the duration of the call and restored before it returns, so the caller must own @p m
+ * (no other thread may read it meanwhile); the frame is unchanged afterwards.
  * @param l3_off  offset of the IP header (IPv4 or IPv6, told apart by its version nibble)
  * @param bth_off offset of the BTH
  * @param end     offset of the ICRC (= end of the data it covers)
  * The IP and UDP headers and the BTH must be in the first segment; payload may be chained.
  */
-uint32_t roce_icrc_calc(const struct rte_mbuf *m, uint16_t l3_off, uint16_t bth_off, uint32_t end);
+uint32_t roce_icrc_calc(struct rte_mbuf *m, uint16_t l3_off, uint16_t bth_off, uint32_t end);
 
 /** @return true when the ICRC at offset @p end matches. */
-bool roce_icrc_check(const struct rte_mbuf *m, uint16_t l3_off, uint16_t bth_off, uint32_t end);
+bool roce_icrc_check(struct rte_mbuf *m, uint16_t l3_off, uint16_t bth_off, uint32_t end);
 
 /** Compute the ICRC and write it at offset @p end (which must be in the last segment). */
 void roce_icrc_fill(struct rte_mbuf *m, uint16_t l3_off, uint16_t bth_off, uint32_t end);
