@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * roce_int.h - internals of the verbs objects, shared by roce/ files only (not installed).
+ */
+#ifndef ROCE_INT_H
+#define ROCE_INT_H
+
+#include <stdint.h>
+
+#include "roce_verbs.h"
+
+#define ROCE_FIRST_QPN 0x11 /* like rxe: 0 and 1 are the special QPs, then a small gap */
+
+struct roce_dev {
+	uint16_t iface;
+	uint32_t max_path_mtu; /**< largest IB MTU (bytes) that fits the interface MTU */
+	struct roce_mr **mrs;  /**< key table: index = key >> 8; slot 0 unused */
+	uint32_t mr_hint;      /**< where to look for a free slot next */
+	uint8_t key_seq;       /**< variable low byte of new keys */
+	struct roce_qp **qps;  /**< QPN - ROCE_FIRST_QPN -> QP */
+	uint32_t qp_hint;
+	struct roce_dev_counts n;
+};
+
+struct roce_pd {
+	struct roce_dev *dev;
+	uint32_t users; /**< MRs, QPs, SRQs on it */
+};
+
+struct roce_cq {
+	struct roce_dev *dev;
+	uint32_t mask; /**< ring size - 1 */
+	uint32_t cqe;  /**< capacity granted */
+	uint64_t head; /**< next slot to fill */
+	uint64_t tail; /**< next slot to poll */
+	bool overflow; /**< an entry was lost: the CQ is in error (IBA C11-23) */
+	uint32_t users;
+	struct roce_wc *ring;
+};
+
+/** A queued send WR, with its SGEs (and inline data) copied at post time. */
+struct roce_swqe {
+	struct roce_send_wr wr; /**< sg_list / next not valid: use sge[] */
+	struct roce_sge sge[ROCE_MAX_SGE];
+	uint32_t length; /**< total bytes of the message */
+	bool signaled;
+	uint8_t inline_data[ROCE_MAX_INLINE];
+};
+
+struct roce_rwqe {
+	union {
+		uint64_t wr_id;
+		struct roce_cqe *wr_cqe;
+	};
+	uint32_t num_sge;
+	uint32_t length;
+	struct roce_sge sge[ROCE_MAX_SGE];
+};
+
+/** A single-producer single-consumer ring of work queue entries. */
+struct roce_wq {
+	uint32_t mask;
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint64_t head; /**< next to post */
+	uint64_t tail; /**< next to consume */
+	void *e;       /**< struct roce_swqe[] or struct roce_rwqe[] */
+};
+
+struct roce_srq {
+	struct roce_pd *pd;
+	struct roce_wq rq;
+	uint32_t srq_limit;
+	uint32_t users;
+};
+
+struct roce_qp {
+	struct roce_pd *pd;
+	uint32_t qpn;
+	enum roce_qp_type type;
+	enum roce_qp_state state;
+	struct roce_qp_attr attr;      /**< as last set by roce_modify_qp() */
+	struct roce_qp_init_attr init; /**< with granted caps */
+	struct roce_wq sq;
+	struct roce_wq rq; /**< unused with an SRQ */
+};
+
+/** Number of entries in a work queue. */
+static inline uint32_t roce_wq_count(const struct roce_wq *q)
+{
+	return (uint32_t)(q->head - q->tail);
+}
+
+static inline struct roce_swqe *roce_sq_at(const struct roce_wq *q, uint64_t i)
+{
+	return &((struct roce_swqe *)q->e)[i & q->mask];
+}
+
+static inline struct roce_rwqe *roce_rq_at(const struct roce_wq *q, uint64_t i)
+{
+	return &((struct roce_rwqe *)q->e)[i & q->mask];
+}
+
+/** @return true for a valid combination of enum roce_access bits. */
+bool roce_access_ok(uint32_t access);
+
+/** Create / free a work queue with entries of @p esize bytes. */
+int roce_wq_init(struct roce_wq *q, uint32_t max_wr, uint32_t max_sge, size_t esize);
+void roce_wq_fini(struct roce_wq *q);
+
+/** Check one receive WR against @p pd and copy it into @p e. @return 0 or -EINVAL. */
+int roce_rwqe_fill(struct roce_dev *dev, const struct roce_pd *pd, uint32_t max_sge,
+		   const struct roce_recv_wr *wr, struct roce_rwqe *e);
+
+#endif /* ROCE_INT_H */

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * roce_mr.c - the RoCE device, protection domains and memory regions.
+ *
+ * Keys are (table index << 8) | a variable byte, as in IBA and rxe: the byte changes with
+ * every registration, so a stale key to a re-used slot does not match (IBA 10.6.3.5), and a
+ * fast-registration WR may set it (ib_update_fast_reg_key). lkey == rkey.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "roce_int.h"
+#include "stk_stack.h"
+
+struct roce_dev *roce_dev_open(uint16_t iface)
+{
+	const struct stk_iface *ifc;
+	struct roce_dev *dev;
+	uint32_t room;
+
+	if (iface >= stk_iface_count()) {
+		rte_errno = ENODEV;
+		return NULL;
+	}
+	ifc = stk_iface_get(iface);
+	dev = rte_zmalloc("roce_dev", sizeof(*dev), 0);
+	if (!dev)
+		goto nomem;
+	dev->iface = iface;
+	/* largest IB MTU whose packets fit: IP + UDP + BTH + the largest extension set + ICRC
+	 * (IPv6 headers are 20 bytes longer; sized for them so both families fit) */
+	room = ifc->mtu > 40 + 8 + 12 + 28 + 4 ? ifc->mtu - (40 + 8 + 12 + 28 + 4) : 0;
+	for (dev->max_path_mtu = 4096; dev->max_path_mtu > room && dev->max_path_mtu > 256;)
+		dev->max_path_mtu >>= 1;
+	dev->mrs = rte_zmalloc("roce_mrs", (ROCE_MAX_MR + 1) * sizeof(*dev->mrs), 0);
+	dev->qps = rte_zmalloc("roce_qps", ROCE_MAX_QP * sizeof(*dev->qps), 0);
+	if (!dev->mrs || !dev->qps)
+		goto nomem;
+	dev->mr_hint = 1;
+	dev->key_seq = 0x5a;
+	return dev;
+nomem:
+	if (dev) {
+		rte_free(dev->mrs);
+		rte_free(dev->qps);
+		rte_free(dev);
+	}
+	rte_errno = ENOMEM;
+	return NULL;
+}
+
+int roce_dev_close(struct roce_dev *dev)
+{
+	if (!dev)
+		return -EINVAL;
+	if (dev->n.pds || dev->n.cqs || dev->n.qps || dev->n.mrs || dev->n.srqs)
+		return -EBUSY;
+	rte_free(dev->mrs);
+	rte_free(dev->qps);
+	rte_free(dev);
+	return 0;
+}
+
+void roce_dev_counts(const struct roce_dev *dev, struct roce_dev_counts *c)
+{
+	*c = dev->n;
+}
+
+struct roce_pd *roce_alloc_pd(struct roce_dev *dev)
+{
+	struct roce_pd *pd = rte_zmalloc("roce_pd", sizeof(*pd), 0);
+
+	if (!pd) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	pd->dev = dev;
+	dev->n.pds++;
+	return pd;
+}
+
+int roce_dealloc_pd(struct roce_pd *pd)
+{
+	if (!pd)
+		return -EINVAL;
+	if (pd->users)
+		return -EBUSY;
+	pd->dev->n.pds--;
+	rte_free(pd);
+	return 0;
+}
+
+static int slot_alloc(struct roce_dev *dev, struct roce_mr *mr)
+{
+	for (uint32_t k = 0; k < ROCE_MAX_MR; k++) {
+		uint32_t i = (dev->mr_hint + k - 1) % ROCE_MAX_MR + 1;
+
+		if (!dev->mrs[i]) {
+			dev->mrs[i] = mr;
+			dev->mr_hint = i % ROCE_MAX_MR + 1;
+			mr->index = i;
+			mr->lkey = mr->rkey = i << 8 | dev->key_seq++;
+			return 0;
+		}
+	}
+	return -ENOSPC;
+}
+
+static struct roce_mr *mr_new(struct roce_pd *pd)
+{
+	struct roce_mr *mr = rte_zmalloc("roce_mr", sizeof(*mr), 0);
+
+	if (!mr) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	mr->pd = pd;
+	if (slot_alloc(pd->dev, mr) != 0) {
+		rte_free(mr);
+		rte_errno = ENOSPC;
+		return NULL;
+	}
+	pd->users++;
+	pd->dev->n.mrs++;
+	return mr;
+}
+
+/* IBA 10.6.3.1: remote write or atomic rights need local write */
+bool roce_access_ok(uint32_t access)
+{
+	if (access & ~(uint32_t)ROCE_ACCESS_ALL)
+		return false;
+	if ((access & (ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & ROCE_ACCESS_LOCAL_WRITE))
+		return false;
+	return true;
+}
+
+struct roce_mr *roce_reg_mr(struct roce_pd *pd, void *addr, uint64_t length, uint64_t iova,
+			    uint32_t access)
+{
+	struct roce_mr *mr;
+
+	if (!pd || !addr || length == 0 || length > (1ull << 40) || !roce_access_ok(access) ||
+	    iova + length < iova) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	mr = mr_new(pd);
+	if (!mr)
+		return NULL;
+	mr->addr = addr;
+	mr->iova = iova;
+	mr->length = length;
+	mr->access = access;
+	mr->state = ROCE_MR_VALID;
+	return mr;
+}
+
+struct roce_mr *roce_alloc_mr(struct roce_pd *pd, uint64_t max_length)
+{
+	struct roce_mr *mr;
+
+	if (!pd || max_length == 0 || max_length > (1ull << 40)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	mr = mr_new(pd);
+	if (!mr)
+		return NULL;
+	mr->length = max_length;
+	mr->state = ROCE_MR_FREE;
+	mr->fast_reg = true;
+	return mr;
+}
+
+int roce_dereg_mr(struct roce_mr *mr)
+{
+	struct roce_dev *dev;
+
+	if (!mr)
+		return -EINVAL;
+	dev = mr->pd->dev;
+	if (dev->mrs[mr->index] != mr)
+		return -EINVAL;
+	dev->mrs[mr->index] = NULL;
+	mr->pd->users--;
+	dev->n.mrs--;
+	rte_free(mr);
+	return 0;
+}
+
+struct roce_mr *roce_mr_lookup(struct roce_dev *dev, uint32_t key, bool remote,
+			       const struct roce_pd *pd, uint64_t addr, uint64_t len,
+			       uint32_t access, enum roce_key_err *why)
+{
+	uint32_t idx = key >> 8;
+	struct roce_mr *mr = idx && idx <= ROCE_MAX_MR ? dev->mrs[idx] : NULL;
+	uint64_t base;
+
+	*why = ROCE_KEY_OK;
+	if (!mr || (remote ? mr->rkey : mr->lkey) != key) {
+		*why = ROCE_KEY_UNKNOWN;
+		return NULL;
+	}
+	if (mr->state != ROCE_MR_VALID) {
+		*why = ROCE_KEY_STATE;
+		return NULL;
+	}
+	if (pd && mr->pd != pd) {
+		*why = ROCE_KEY_PD;
+		return NULL;
+	}
+	base = remote ? mr->iova : (uint64_t)(uintptr_t)mr->addr;
+	/* byte-exact and overflow-safe: base <= addr and addr + len <= base + length */
+	if (addr < base || addr - base > mr->length || len > mr->length - (addr - base)) {
+		*why = ROCE_KEY_BOUNDS;
+		return NULL;
+	}
+	if ((mr->access & access) != access) {
+		*why = ROCE_KEY_ACCESS;
+		return NULL;
+	}
+	return mr;
+}
+
+int roce_mr_invalidate(struct roce_dev *dev, uint32_t key, const struct roce_pd *pd)
+{
+	uint32_t idx = key >> 8;
+	struct roce_mr *mr = idx && idx <= ROCE_MAX_MR ? dev->mrs[idx] : NULL;
+
+	/* IBA 10.6.3.5: only fast-registered regions may be invalidated, with their own key */
+	if (!mr || mr->rkey != key || (pd && mr->pd != pd) || !mr->fast_reg)
+		return -EINVAL;
+	mr->state = ROCE_MR_INVALID;
+	return 0;
+}

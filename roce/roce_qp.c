@@ -1,0 +1,681 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * roce_qp.c - queue pairs and shared receive queues: creation, the IBA QP state machine
+ * (IBA 10.3.1; required and optional attributes per transition, as in Linux's
+ * ib_modify_qp_is_ok table), and posting work requests with every check IBA asks of the
+ * post verbs. The engines that turn queued WRs into packets come next.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "roce_int.h"
+#include "roce_psn.h"
+
+#define ROCE_QPS_NAME_(n) #n,
+static const char *const qps_names[ROCE_QPS_NUM_STATES] = {ROCE_QPS_LIST(ROCE_QPS_NAME_)};
+#undef ROCE_QPS_NAME_
+
+const char *roce_qp_state_str(enum roce_qp_state s)
+{
+	return (unsigned)s < ROCE_QPS_NUM_STATES ? qps_names[s] : "?";
+}
+
+/* ------------------------------------------------------------------ work queues */
+
+int roce_wq_init(struct roce_wq *q, uint32_t max_wr, uint32_t max_sge, size_t esize)
+{
+	uint32_t n = rte_align32pow2(max_wr);
+
+	memset(q, 0, sizeof(*q));
+	q->e = rte_zmalloc("roce_wq", (size_t)n * esize, RTE_CACHE_LINE_SIZE);
+	if (!q->e)
+		return -ENOMEM;
+	q->mask = n - 1;
+	q->max_wr = max_wr;
+	q->max_sge = max_sge;
+	return 0;
+}
+
+void roce_wq_fini(struct roce_wq *q)
+{
+	rte_free(q->e);
+	q->e = NULL;
+}
+
+/* Check an SGE list against the key table. Local access needed: @access (0 = just read). */
+static int check_sges(struct roce_dev *dev, const struct roce_pd *pd, const struct roce_sge *sg,
+		      int num, uint32_t access, uint32_t *total)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < num; i++) {
+		enum roce_key_err why;
+
+		if (sg[i].length == 0)
+			continue; /* a zero-length SGE names no memory (IBA 10.7.2.1) */
+		if (!roce_mr_lookup(dev, sg[i].lkey, false, pd, sg[i].addr, sg[i].length, access,
+				    &why))
+			return -EINVAL;
+		sum += sg[i].length;
+	}
+	if (sum > ROCE_MAX_MSG)
+		return -EINVAL;
+	*total = (uint32_t)sum;
+	return 0;
+}
+
+int roce_rwqe_fill(struct roce_dev *dev, const struct roce_pd *pd, uint32_t max_sge,
+		   const struct roce_recv_wr *wr, struct roce_rwqe *e)
+{
+	uint32_t total;
+
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > max_sge || (wr->num_sge && !wr->sg_list))
+		return -EINVAL;
+	/* receive buffers are written by the transport: local write access */
+	if (check_sges(dev, pd, wr->sg_list, wr->num_sge, ROCE_ACCESS_LOCAL_WRITE, &total) != 0)
+		return -EINVAL;
+	e->wr_id = wr->wr_id;
+	e->num_sge = (uint32_t)wr->num_sge;
+	e->length = total;
+	if (wr->num_sge)
+		memcpy(e->sge, wr->sg_list, (size_t)wr->num_sge * sizeof(e->sge[0]));
+	return 0;
+}
+
+/* ------------------------------------------------------------------ creation */
+
+static int qpn_alloc(struct roce_dev *dev, struct roce_qp *qp)
+{
+	for (uint32_t k = 0; k < ROCE_MAX_QP; k++) {
+		uint32_t i = (dev->qp_hint + k) % ROCE_MAX_QP;
+
+		if (!dev->qps[i]) {
+			dev->qps[i] = qp;
+			dev->qp_hint = (i + 1) % ROCE_MAX_QP;
+			qp->qpn = ROCE_FIRST_QPN + i;
+			return 0;
+		}
+	}
+	return -ENOSPC;
+}
+
+struct roce_qp *roce_create_qp(struct roce_pd *pd, struct roce_qp_init_attr *init)
+{
+	struct roce_qp_cap *cap;
+	struct roce_qp *qp;
+	struct roce_dev *dev;
+
+	if (!pd || !init || !init->send_cq || (!init->recv_cq && !init->srq)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	cap = &init->cap;
+	if ((init->qp_type != ROCE_QPT_RC && init->qp_type != ROCE_QPT_UC &&
+	     init->qp_type != ROCE_QPT_UD) ||
+	    cap->max_send_wr == 0 || cap->max_send_wr > ROCE_MAX_QP_WR ||
+	    cap->max_send_sge > ROCE_MAX_SGE || cap->max_inline_data > ROCE_MAX_INLINE ||
+	    (!init->srq && (cap->max_recv_wr == 0 || cap->max_recv_wr > ROCE_MAX_QP_WR ||
+			    cap->max_recv_sge > ROCE_MAX_SGE)) ||
+	    (init->srq && init->srq->pd != pd)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	dev = pd->dev;
+	qp = rte_zmalloc("roce_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE);
+	if (!qp) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	if (cap->max_send_sge == 0)
+		cap->max_send_sge = 1;
+	if (!init->srq && cap->max_recv_sge == 0)
+		cap->max_recv_sge = 1;
+	if (roce_wq_init(&qp->sq, cap->max_send_wr, cap->max_send_sge, sizeof(struct roce_swqe)) ||
+	    (!init->srq && roce_wq_init(&qp->rq, cap->max_recv_wr, cap->max_recv_sge,
+					sizeof(struct roce_rwqe)))) {
+		roce_wq_fini(&qp->sq);
+		rte_free(qp);
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	if (qpn_alloc(dev, qp) != 0) {
+		roce_wq_fini(&qp->sq);
+		roce_wq_fini(&qp->rq);
+		rte_free(qp);
+		rte_errno = ENOSPC;
+		return NULL;
+	}
+	if (init->srq)
+		cap->max_recv_wr = cap->max_recv_sge = 0;
+	qp->pd = pd;
+	qp->type = init->qp_type;
+	qp->state = ROCE_QPS_RESET;
+	qp->init = *init;
+	pd->users++;
+	init->send_cq->users++;
+	if (init->recv_cq)
+		init->recv_cq->users++;
+	if (init->srq)
+		init->srq->users++;
+	dev->n.qps++;
+	return qp;
+}
+
+int roce_destroy_qp(struct roce_qp *qp)
+{
+	struct roce_dev *dev;
+
+	if (!qp)
+		return -EINVAL;
+	dev = qp->pd->dev;
+	dev->qps[qp->qpn - ROCE_FIRST_QPN] = NULL;
+	qp->pd->users--;
+	qp->init.send_cq->users--;
+	if (qp->init.recv_cq)
+		qp->init.recv_cq->users--;
+	if (qp->init.srq)
+		qp->init.srq->users--;
+	roce_wq_fini(&qp->sq);
+	roce_wq_fini(&qp->rq);
+	dev->n.qps--;
+	rte_free(qp);
+	return 0;
+}
+
+uint32_t roce_qp_num(const struct roce_qp *qp)
+{
+	return qp->qpn;
+}
+
+enum roce_qp_state roce_qp_state(const struct roce_qp *qp)
+{
+	return qp->state;
+}
+
+/* ------------------------------------------------------------------ state machine */
+
+#define M_(x) ROCE_QP_##x
+
+/* Required / optional attribute masks of a transition, per QP type (RC, UC, UD). */
+struct trans {
+	bool valid;
+	int req[3];
+	int opt[3];
+};
+
+enum { T_RC, T_UC, T_UD };
+
+static const struct trans trans_tab[ROCE_QPS_NUM_STATES][ROCE_QPS_NUM_STATES] = {
+	[ROCE_QPS_RESET] =
+		{
+			[ROCE_QPS_RESET] = {.valid = true},
+			[ROCE_QPS_ERR] = {.valid = true},
+			[ROCE_QPS_INIT] =
+				{.valid = true,
+				 .req = {[T_RC] = M_(PKEY_INDEX) | M_(PORT) | M_(ACCESS_FLAGS),
+					 [T_UC] = M_(PKEY_INDEX) | M_(PORT) | M_(ACCESS_FLAGS),
+					 [T_UD] = M_(PKEY_INDEX) | M_(PORT) | M_(QKEY)}},
+		},
+	[ROCE_QPS_INIT] =
+		{
+			[ROCE_QPS_RESET] = {.valid = true},
+			[ROCE_QPS_ERR] = {.valid = true},
+			[ROCE_QPS_INIT] =
+				{.valid = true,
+				 .opt = {[T_RC] = M_(PKEY_INDEX) | M_(PORT) | M_(ACCESS_FLAGS),
+					 [T_UC] = M_(PKEY_INDEX) | M_(PORT) | M_(ACCESS_FLAGS),
+					 [T_UD] = M_(PKEY_INDEX) | M_(PORT) | M_(QKEY)}},
+			[ROCE_QPS_RTR] = {.valid = true,
+					  .req =
+						  {[T_RC] = M_(AV) | M_(PATH_MTU) | M_(DEST_QPN) |
+							    M_(RQ_PSN) | M_(MAX_DEST_RD_ATOMIC) |
+							    M_(MIN_RNR_TIMER),
+						   [T_UC] = M_(AV) | M_(PATH_MTU) | M_(DEST_QPN) |
+							    M_(RQ_PSN)},
+					  .opt =
+						  {[T_RC] = M_(ACCESS_FLAGS) | M_(PKEY_INDEX),
+						   [T_UC] = M_(ACCESS_FLAGS) | M_(PKEY_INDEX),
+						   [T_UD] = M_(PKEY_INDEX) | M_(QKEY)}},
+		},
+	[ROCE_QPS_RTR] =
+		{
+			[ROCE_QPS_RESET] = {.valid = true},
+			[ROCE_QPS_ERR] = {.valid = true},
+			[ROCE_QPS_RTS] = {.valid = true,
+					  .req = {[T_RC] = M_(SQ_PSN) | M_(TIMEOUT) |
+							   M_(RETRY_CNT) | M_(RNR_RETRY) |
+							   M_(MAX_QP_RD_ATOMIC),
+						  [T_UC] = M_(SQ_PSN),
+						  [T_UD] = M_(SQ_PSN)},
+					  .opt = {[T_RC] = M_(CUR_STATE) |
+							   M_(ACCESS_FLAGS) | M_(MIN_RNR_TIMER),
+						  [T_UC] = M_(CUR_STATE) | M_(ACCESS_FLAGS),
+						  [T_UD] = M_(CUR_STATE) | M_(QKEY)}},
+		},
+	[ROCE_QPS_RTS] =
+		{
+			[ROCE_QPS_RESET] = {.valid = true},
+			[ROCE_QPS_ERR] = {.valid = true},
+			[ROCE_QPS_RTS] = {.valid = true,
+					  .opt = {[T_RC] = M_(CUR_STATE) | M_(ACCESS_FLAGS) |
+							   M_(MIN_RNR_TIMER),
+						  [T_UC] = M_(CUR_STATE) | M_(ACCESS_FLAGS),
+						  [T_UD] = M_(CUR_STATE) | M_(QKEY)}},
+			[ROCE_QPS_SQD] = {.valid = true,
+					  .opt = {[T_RC] = M_(EN_SQD_ASYNC_NOTIFY),
+						  [T_UC] = M_(EN_SQD_ASYNC_NOTIFY),
+						  [T_UD] = M_(EN_SQD_ASYNC_NOTIFY)}},
+		},
+	[ROCE_QPS_SQD] =
+		{
+			[ROCE_QPS_RESET] = {.valid = true},
+			[ROCE_QPS_ERR] = {.valid = true},
+			[ROCE_QPS_RTS] = {.valid = true,
+					  .opt = {[T_RC] = M_(CUR_STATE) | M_(ACCESS_FLAGS) |
+							   M_(MIN_RNR_TIMER),
+						  [T_UC] = M_(CUR_STATE) | M_(ACCESS_FLAGS),
+						  [T_UD] = M_(CUR_STATE) | M_(QKEY)}},
+			[ROCE_QPS_SQD] = {.valid = true,
+					  .opt = {[T_RC] = M_(AV) | M_(ACCESS_FLAGS) |
+							   M_(PKEY_INDEX) | M_(MIN_RNR_TIMER) |
+							   M_(TIMEOUT) | M_(RETRY_CNT) |
+							   M_(RNR_RETRY) | M_(MAX_QP_RD_ATOMIC) |
+							   M_(MAX_DEST_RD_ATOMIC),
+						  [T_UC] =
+							  M_(AV) | M_(ACCESS_FLAGS) |
+							  M_(PKEY_INDEX),
+						  [T_UD] = M_(PKEY_INDEX) | M_(QKEY)}},
+		},
+	[ROCE_QPS_SQE] =
+		{
+			[ROCE_QPS_RESET] = {.valid = true},
+			[ROCE_QPS_ERR] = {.valid = true},
+			/* only UC and UD reach SQE (IBA 10.3.1.8) */
+			[ROCE_QPS_RTS] = {.valid = true,
+					  .opt = {[T_UC] = M_(CUR_STATE) | M_(ACCESS_FLAGS),
+						  [T_UD] = M_(CUR_STATE) | M_(QKEY)}},
+		},
+	[ROCE_QPS_ERR] =
+		{
+			[ROCE_QPS_RESET] = {.valid = true},
+			[ROCE_QPS_ERR] = {.valid = true},
+		},
+};
+
+static int type_index(enum roce_qp_type t)
+{
+	return t == ROCE_QPT_RC ? T_RC : t == ROCE_QPT_UC ? T_UC : T_UD;
+}
+
+static int check_values(const struct roce_qp *qp, const struct roce_qp_attr *a, int mask)
+{
+	const struct roce_dev *dev = qp->pd->dev;
+
+	if ((mask & M_(PATH_MTU)) &&
+	    (!roce_mtu_bytes(a->path_mtu) || roce_mtu_bytes(a->path_mtu) > dev->max_path_mtu))
+		return -EINVAL;
+	if ((mask & M_(PKEY_INDEX)) && a->pkey_index != 0)
+		return -EINVAL; /* one partition: the default key 0xffff */
+	if ((mask & M_(PORT)) && a->port_num != 1)
+		return -EINVAL;
+	if ((mask & M_(ACCESS_FLAGS)) && (a->qp_access_flags & ~(uint32_t)ROCE_ACCESS_ALL))
+		return -EINVAL;
+	if ((mask & M_(AV)) && a->ah_attr.dgid_ip.family != 4 && a->ah_attr.dgid_ip.family != 6)
+		return -EINVAL;
+	if ((mask & M_(AV)) && (a->ah_attr.dscp > 63 || a->ah_attr.ecn > 3 || a->ah_attr.pcp > 7 ||
+				a->ah_attr.vlan_id > 4094 || a->ah_attr.flow_label > 0xfffff))
+		return -EINVAL;
+	if ((mask & M_(RQ_PSN)) && a->rq_psn > ROCE_PSN_MASK)
+		return -EINVAL;
+	if ((mask & M_(SQ_PSN)) && a->sq_psn > ROCE_PSN_MASK)
+		return -EINVAL;
+	if ((mask & M_(DEST_QPN)) && a->dest_qp_num > ROCE_QPN_MASK)
+		return -EINVAL;
+	if ((mask & M_(TIMEOUT)) && a->timeout > 31)
+		return -EINVAL;
+	if ((mask & M_(RETRY_CNT)) && a->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & M_(RNR_RETRY)) && a->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & M_(MIN_RNR_TIMER)) && a->min_rnr_timer > 31)
+		return -EINVAL;
+	if ((mask & M_(MAX_QP_RD_ATOMIC)) && a->max_rd_atomic > ROCE_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & M_(MAX_DEST_RD_ATOMIC)) && a->max_dest_rd_atomic > ROCE_MAX_RD_ATOMIC)
+		return -EINVAL;
+	return 0;
+}
+
+/* Complete every queued WR with WR_FLUSH_ERR (IBA 10.3.1.7: entering the error state). */
+static void flush_queues(struct roce_qp *qp)
+{
+	struct roce_wc wc;
+
+	memset(&wc, 0, sizeof(wc));
+	wc.status = ROCE_WC_WR_FLUSH_ERR;
+	wc.qp_num = qp->qpn;
+	while (qp->sq.tail != qp->sq.head) {
+		const struct roce_swqe *e = roce_sq_at(&qp->sq, qp->sq.tail++);
+
+		wc.wr_id = e->wr.wr_id;
+		wc.opcode = ROCE_WC_SEND;
+		roce_cq_push(qp->init.send_cq, &wc);
+	}
+	if (qp->init.srq)
+		return;
+	while (qp->rq.tail != qp->rq.head) {
+		const struct roce_rwqe *e = roce_rq_at(&qp->rq, qp->rq.tail++);
+
+		wc.wr_id = e->wr_id;
+		wc.opcode = ROCE_WC_RECV;
+		roce_cq_push(qp->init.recv_cq, &wc);
+	}
+}
+
+static void apply(struct roce_qp *qp, const struct roce_qp_attr *a, int mask)
+{
+	struct roce_qp_attr *q = &qp->attr;
+
+	if (mask & M_(QKEY))
+		q->qkey = a->qkey;
+	if (mask & M_(PATH_MTU))
+		q->path_mtu = a->path_mtu;
+	if (mask & M_(RQ_PSN))
+		q->rq_psn = a->rq_psn;
+	if (mask & M_(SQ_PSN))
+		q->sq_psn = a->sq_psn;
+	if (mask & M_(DEST_QPN))
+		q->dest_qp_num = a->dest_qp_num;
+	if (mask & M_(ACCESS_FLAGS))
+		q->qp_access_flags = a->qp_access_flags;
+	if (mask & M_(AV))
+		q->ah_attr = a->ah_attr;
+	if (mask & M_(PKEY_INDEX))
+		q->pkey_index = a->pkey_index;
+	if (mask & M_(PORT))
+		q->port_num = a->port_num;
+	if (mask & M_(MAX_QP_RD_ATOMIC))
+		q->max_rd_atomic = a->max_rd_atomic;
+	if (mask & M_(MAX_DEST_RD_ATOMIC))
+		q->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	if (mask & M_(MIN_RNR_TIMER))
+		q->min_rnr_timer = a->min_rnr_timer;
+	if (mask & M_(TIMEOUT))
+		q->timeout = a->timeout;
+	if (mask & M_(RETRY_CNT))
+		q->retry_cnt = a->retry_cnt;
+	if (mask & M_(RNR_RETRY))
+		q->rnr_retry = a->rnr_retry;
+}
+
+int roce_modify_qp(struct roce_qp *qp, const struct roce_qp_attr *attr, int mask)
+{
+	enum roce_qp_state cur, next;
+	const struct trans *t;
+	int ti, allowed, rc;
+
+	if (!qp || !attr)
+		return -EINVAL;
+	cur = qp->state;
+	if ((mask & M_(CUR_STATE)) && attr->cur_qp_state != cur)
+		return -EINVAL;
+	next = (mask & M_(STATE)) ? attr->qp_state : cur;
+	if ((unsigned)next >= ROCE_QPS_NUM_STATES)
+		return -EINVAL;
+	t = &trans_tab[cur][next];
+	if (!t->valid || (mask & (M_(ALT_PATH) | M_(PATH_MIG_STATE) | M_(CAP))))
+		return -EINVAL;
+	ti = type_index(qp->type);
+	/* a QP type that never has a transition listed for it (RC into SQE ...) has none */
+	if (next == ROCE_QPS_RTS && cur == ROCE_QPS_SQE && qp->type == ROCE_QPT_RC)
+		return -EINVAL;
+	allowed = t->req[ti] | t->opt[ti] | M_(STATE) | M_(CUR_STATE);
+	if ((mask & t->req[ti]) != t->req[ti] || (mask & ~allowed))
+		return -EINVAL;
+	rc = check_values(qp, attr, mask);
+	if (rc != 0)
+		return rc;
+	apply(qp, attr, mask);
+	qp->state = next;
+	if (next == ROCE_QPS_ERR)
+		flush_queues(qp);
+	if (next == ROCE_QPS_RESET) {
+		qp->sq.head = qp->sq.tail = 0;
+		qp->rq.head = qp->rq.tail = 0;
+	}
+	return 0;
+}
+
+int roce_query_qp(const struct roce_qp *qp, struct roce_qp_attr *attr,
+		  struct roce_qp_init_attr *init)
+{
+	if (!qp || !attr)
+		return -EINVAL;
+	*attr = qp->attr;
+	attr->qp_state = attr->cur_qp_state = qp->state;
+	if (init)
+		*init = qp->init;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ posting */
+
+static bool opcode_ok(enum roce_qp_type t, enum roce_wr_opcode op)
+{
+	switch (op) {
+	case ROCE_WR_SEND:
+	case ROCE_WR_SEND_WITH_IMM:
+		return true;
+	case ROCE_WR_RDMA_WRITE:
+	case ROCE_WR_RDMA_WRITE_WITH_IMM:
+		return t != ROCE_QPT_UD;
+	case ROCE_WR_RDMA_READ:
+	case ROCE_WR_ATOMIC_CMP_AND_SWP:
+	case ROCE_WR_ATOMIC_FETCH_AND_ADD:
+	case ROCE_WR_SEND_WITH_INV:
+	case ROCE_WR_LOCAL_INV:
+	case ROCE_WR_REG_MR:
+		return t == ROCE_QPT_RC;
+	default:
+		return false;
+	}
+}
+
+static int fill_swqe(struct roce_qp *qp, const struct roce_send_wr *wr, struct roce_swqe *e)
+{
+	struct roce_dev *dev = qp->pd->dev;
+	uint32_t total = 0, access = 0;
+	bool is_inline = (wr->send_flags & ROCE_SEND_INLINE) != 0;
+
+	if (!opcode_ok(qp->type, wr->opcode) ||
+	    (wr->send_flags & ~(uint32_t)(ROCE_SEND_FENCE | ROCE_SEND_SIGNALED |
+					  ROCE_SEND_SOLICITED | ROCE_SEND_INLINE)) ||
+	    wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->sq.max_sge ||
+	    (wr->num_sge && !wr->sg_list))
+		return -EINVAL;
+	switch (wr->opcode) {
+	case ROCE_WR_RDMA_READ:
+		access = ROCE_ACCESS_LOCAL_WRITE; /* the response lands in our buffer */
+		if (is_inline)
+			return -EINVAL;
+		break;
+	case ROCE_WR_ATOMIC_CMP_AND_SWP:
+	case ROCE_WR_ATOMIC_FETCH_AND_ADD:
+		/* IBA 9.4.5: 8 bytes at an 8-byte aligned address, result into one 8-byte SGE */
+		if ((wr->wr.atomic.remote_addr & 7) || wr->num_sge != 1 ||
+		    wr->sg_list[0].length != 8 || is_inline)
+			return -EINVAL;
+		access = ROCE_ACCESS_LOCAL_WRITE;
+		break;
+	case ROCE_WR_LOCAL_INV:
+	case ROCE_WR_REG_MR:
+		if (wr->num_sge != 0 || is_inline)
+			return -EINVAL;
+		if (wr->opcode == ROCE_WR_REG_MR &&
+		    (!wr->wr.reg.mr || !wr->wr.reg.mr->fast_reg || wr->wr.reg.mr->pd != qp->pd ||
+		     (wr->wr.reg.key >> 8) != wr->wr.reg.mr->index || !wr->wr.reg.addr ||
+		     wr->wr.reg.length == 0 || wr->wr.reg.length > wr->wr.reg.mr->length ||
+		     !roce_access_ok(wr->wr.reg.access)))
+			return -EINVAL;
+		break;
+	default:
+		break;
+	}
+	if (is_inline) {
+		uint64_t sum = 0;
+
+		for (int i = 0; i < wr->num_sge; i++)
+			sum += wr->sg_list[i].length;
+		if (sum > qp->init.cap.max_inline_data)
+			return -EINVAL;
+		total = 0;
+		for (int i = 0; i < wr->num_sge; i++) {
+			memcpy(e->inline_data + total, (const void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			total += wr->sg_list[i].length;
+		}
+	} else if (check_sges(dev, qp->pd, wr->sg_list, wr->num_sge, access, &total) != 0) {
+		return -EINVAL;
+	}
+	if (qp->type == ROCE_QPT_UD && total > dev->max_path_mtu)
+		return -EINVAL; /* a UD message is one packet */
+	e->wr = *wr;
+	e->wr.next = NULL;
+	e->wr.sg_list = NULL;
+	if (wr->num_sge && !is_inline)
+		memcpy(e->sge, wr->sg_list, (size_t)wr->num_sge * sizeof(e->sge[0]));
+	e->length = total;
+	e->signaled = qp->init.sq_sig_all || (wr->send_flags & ROCE_SEND_SIGNALED);
+	return 0;
+}
+
+int roce_post_send(struct roce_qp *qp, struct roce_send_wr *wr, struct roce_send_wr **bad_wr)
+{
+	int rc = 0;
+
+	if (!qp || !bad_wr)
+		return -EINVAL;
+	*bad_wr = NULL;
+	for (; wr; wr = wr->next) {
+		struct roce_swqe *e;
+
+		/* IBA 10.8.2.3: posting before RTS is an error; in ERR WRs are flushed */
+		if (qp->state == ROCE_QPS_RESET || qp->state == ROCE_QPS_INIT ||
+		    qp->state == ROCE_QPS_RTR) {
+			rc = -EINVAL;
+			break;
+		}
+		if (roce_wq_count(&qp->sq) >= qp->sq.max_wr) {
+			rc = -ENOMEM;
+			break;
+		}
+		e = roce_sq_at(&qp->sq, qp->sq.head);
+		rc = fill_swqe(qp, wr, e);
+		if (rc != 0)
+			break;
+		qp->sq.head++;
+	}
+	if (rc != 0)
+		*bad_wr = wr;
+	if (qp->state == ROCE_QPS_ERR)
+		flush_queues(qp);
+	return rc;
+}
+
+int roce_post_recv(struct roce_qp *qp, struct roce_recv_wr *wr, struct roce_recv_wr **bad_wr)
+{
+	int rc = 0;
+
+	if (!qp || !bad_wr)
+		return -EINVAL;
+	*bad_wr = NULL;
+	if (qp->init.srq) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	for (; wr; wr = wr->next) {
+		if (qp->state == ROCE_QPS_RESET) {
+			rc = -EINVAL;
+			break;
+		}
+		if (roce_wq_count(&qp->rq) >= qp->rq.max_wr) {
+			rc = -ENOMEM;
+			break;
+		}
+		rc = roce_rwqe_fill(qp->pd->dev, qp->pd, qp->rq.max_sge, wr,
+				    roce_rq_at(&qp->rq, qp->rq.head));
+		if (rc != 0)
+			break;
+		qp->rq.head++;
+	}
+	if (rc != 0)
+		*bad_wr = wr;
+	if (qp->state == ROCE_QPS_ERR)
+		flush_queues(qp);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ SRQ */
+
+struct roce_srq *roce_create_srq(struct roce_pd *pd, struct roce_srq_init_attr *init)
+{
+	struct roce_srq *srq;
+
+	if (!pd || !init || init->max_wr == 0 || init->max_wr > ROCE_MAX_QP_WR ||
+	    init->max_sge > ROCE_MAX_SGE || init->srq_limit > init->max_wr) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	srq = rte_zmalloc("roce_srq", sizeof(*srq), RTE_CACHE_LINE_SIZE);
+	if (!srq || roce_wq_init(&srq->rq, init->max_wr, init->max_sge ? init->max_sge : 1,
+				 sizeof(struct roce_rwqe)) != 0) {
+		rte_free(srq);
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	srq->pd = pd;
+	srq->srq_limit = init->srq_limit;
+	pd->users++;
+	pd->dev->n.srqs++;
+	return srq;
+}
+
+int roce_destroy_srq(struct roce_srq *srq)
+{
+	if (!srq)
+		return -EINVAL;
+	if (srq->users)
+		return -EBUSY;
+	srq->pd->users--;
+	srq->pd->dev->n.srqs--;
+	roce_wq_fini(&srq->rq);
+	rte_free(srq);
+	return 0;
+}
+
+int roce_post_srq_recv(struct roce_srq *srq, struct roce_recv_wr *wr, struct roce_recv_wr **bad_wr)
+{
+	int rc = 0;
+
+	if (!srq || !bad_wr)
+		return -EINVAL;
+	*bad_wr = NULL;
+	for (; wr; wr = wr->next) {
+		if (roce_wq_count(&srq->rq) >= srq->rq.max_wr) {
+			rc = -ENOMEM;
+			break;
+		}
+		rc = roce_rwqe_fill(srq->pd->dev, srq->pd, srq->rq.max_sge, wr,
+				    roce_rq_at(&srq->rq, srq->rq.head));
+		if (rc != 0)
+			break;
+		srq->rq.head++;
+	}
+	if (rc != 0)
+		*bad_wr = wr;
+	return rc;
+}

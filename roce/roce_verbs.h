@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * roce_verbs.h - verbs objects of the droce transport: device, protection domains, memory
+ * regions, completion queues, shared receive queues and queue pairs, modelled on libibverbs
+ * (names, access flags, QP attributes and masks, work-completion status and opcodes mirror
+ * <infiniband/verbs.h>, so rdma-core users feel at home).
+ *
+ * Threading: a QP, its CQs and SRQ belong to one lcore (run to completion): post_send,
+ * post_recv and poll_cq are called on that lcore. Creating and destroying objects and
+ * registering memory is control-path work, done before the lcores use the object.
+ *
+ * Errors: constructors return the object or NULL with rte_errno set; everything else
+ * returns 0 or -errno. Invalid calls never crash (IBA C10-*: wrong state, exceeded limits,
+ * bad lkey, a length beyond the MR).
+ *
+ * Position: the QP engines (requester, responder, completer; next step) consume what this
+ * file queues; the RPC layer uses four primitives on a connected QP built on these.
+ */
+#ifndef ROCE_VERBS_H
+#define ROCE_VERBS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "roce_hdr.h"
+#include "stk_pkt.h"
+
+#define ROCE_MAX_SGE 16
+#define ROCE_MAX_INLINE 256
+#define ROCE_MAX_QP_WR 16384
+#define ROCE_MAX_CQE 65536
+#define ROCE_MAX_RD_ATOMIC 16
+#define ROCE_MAX_MR 65536
+#define ROCE_MAX_QP 4096
+#define ROCE_MAX_MSG (1u << 31) /**< IBA: messages up to 2^31 bytes */
+
+/* ------------------------------------------------------------------ objects */
+
+struct roce_dev;
+struct roce_pd;
+struct roce_cq;
+struct roce_srq;
+struct roce_qp;
+
+/** Memory access rights (values of enum ibv_access_flags). */
+enum roce_access {
+	ROCE_ACCESS_LOCAL_WRITE = 1,
+	ROCE_ACCESS_REMOTE_WRITE = 2,
+	ROCE_ACCESS_REMOTE_READ = 4,
+	ROCE_ACCESS_REMOTE_ATOMIC = 8,
+};
+#define ROCE_ACCESS_ALL                                                                            \
+	(ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ |            \
+	 ROCE_ACCESS_REMOTE_ATOMIC)
+
+/** Memory region state (FRWR: a region made with roce_alloc_mr() starts FREE). */
+enum roce_mr_state {
+	ROCE_MR_FREE,	 /**< allocated for fast registration, not mapped */
+	ROCE_MR_VALID,	 /**< keys usable */
+	ROCE_MR_INVALID, /**< invalidated (local or remote); re-register to use */
+};
+
+/** A memory region: what the peer addresses by (rkey, iova) and we by (lkey, addr). */
+struct roce_mr {
+	struct roce_pd *pd;
+	void *addr;    /**< where the bytes are in our address space */
+	uint64_t iova; /**< address the peer uses (RETH/AtomicETH VA) */
+	uint64_t length;
+	uint32_t lkey;
+	uint32_t rkey;
+	uint32_t access; /**< enum roce_access bits */
+	uint8_t state;	 /**< enum roce_mr_state */
+	bool fast_reg;	 /**< made by roce_alloc_mr() */
+	uint32_t index;	 /**< slot in the key table (key >> 8) */
+};
+
+/** Open the RoCE device on stack interface @p iface. @return the device or NULL (rte_errno). */
+struct roce_dev *roce_dev_open(uint16_t iface);
+/** Close a device. @return 0, or -EBUSY while PDs, CQs or QPs remain. */
+int roce_dev_close(struct roce_dev *dev);
+
+struct roce_pd *roce_alloc_pd(struct roce_dev *dev);
+/** @return 0, or -EBUSY while MRs, QPs or SRQs use it. */
+int roce_dealloc_pd(struct roce_pd *pd);
+
+/**
+ * Register @p length bytes at @p addr, addressed by the peer as @p iova (ibv_reg_mr_iova).
+ * @return the region, or NULL with rte_errno EINVAL (length 0 or > 2^40, unknown access bit,
+ * REMOTE_WRITE/ATOMIC without LOCAL_WRITE, iova+length overflow), ENOMEM, ENOSPC (table full).
+ */
+struct roce_mr *roce_reg_mr(struct roce_pd *pd, void *addr, uint64_t length, uint64_t iova,
+			    uint32_t access);
+/** Allocate a region for fast registration (IB_MR_TYPE_MEM_REG): FREE until a REG_MR WR. */
+struct roce_mr *roce_alloc_mr(struct roce_pd *pd, uint64_t max_length);
+/** @return 0 or -EINVAL. */
+int roce_dereg_mr(struct roce_mr *mr);
+
+/**
+ * Find the region an lkey (@p remote false) or rkey (@p remote true) names and check that
+ * [addr, addr+len) lies inside it, byte-exact, with the rights in @p access, on @p pd.
+ * For rkeys @p addr is an iova; for lkeys a local address.
+ * @return the region, or NULL with *why = ROCE_KEY_* telling which check failed.
+ */
+enum roce_key_err {
+	ROCE_KEY_OK,
+	ROCE_KEY_UNKNOWN,
+	ROCE_KEY_STATE,
+	ROCE_KEY_PD,
+	ROCE_KEY_BOUNDS,
+	ROCE_KEY_ACCESS
+};
+struct roce_mr *roce_mr_lookup(struct roce_dev *dev, uint32_t key, bool remote,
+			       const struct roce_pd *pd, uint64_t addr, uint64_t len,
+			       uint32_t access, enum roce_key_err *why);
+
+/** Invalidate the region named by @p key (local invalidate or SEND_WITH_INV). */
+int roce_mr_invalidate(struct roce_dev *dev, uint32_t key, const struct roce_pd *pd);
+
+/* ------------------------------------------------------------------ completions */
+
+/* X(name, value): work completion status, values of enum ibv_wc_status. */
+#define ROCE_WC_STATUS_LIST(X)                                                                     \
+	X(SUCCESS, 0)                                                                              \
+	X(LOC_LEN_ERR, 1)                                                                          \
+	X(LOC_QP_OP_ERR, 2)                                                                        \
+	X(LOC_EEC_OP_ERR, 3)                                                                       \
+	X(LOC_PROT_ERR, 4)                                                                         \
+	X(WR_FLUSH_ERR, 5)                                                                         \
+	X(MW_BIND_ERR, 6)                                                                          \
+	X(BAD_RESP_ERR, 7)                                                                         \
+	X(LOC_ACCESS_ERR, 8)                                                                       \
+	X(REM_INV_REQ_ERR, 9)                                                                      \
+	X(REM_ACCESS_ERR, 10)                                                                      \
+	X(REM_OP_ERR, 11)                                                                          \
+	X(RETRY_EXC_ERR, 12)                                                                       \
+	X(RNR_RETRY_EXC_ERR, 13)                                                                   \
+	X(LOC_RDD_VIOL_ERR, 14)                                                                    \
+	X(REM_INV_RD_REQ_ERR, 15)                                                                  \
+	X(REM_ABORT_ERR, 16)                                                                       \
+	X(INV_EECN_ERR, 17)                                                                        \
+	X(INV_EEC_STATE_ERR, 18)                                                                   \
+	X(FATAL_ERR, 19)                                                                           \
+	X(RESP_TIMEOUT_ERR, 20)                                                                    \
+	X(GENERAL_ERR, 21)
+
+#define ROCE_WC_ENUM_(n, v) ROCE_WC_##n = (v),
+enum roce_wc_status { ROCE_WC_STATUS_LIST(ROCE_WC_ENUM_) };
+#undef ROCE_WC_ENUM_
+
+/** @return "SUCCESS", "LOC_LEN_ERR", ... ("?" when unknown). */
+const char *roce_wc_status_str(enum roce_wc_status s);
+
+/** Work completion opcodes (values of enum ibv_wc_opcode; REG_MR from the kernel's). */
+enum roce_wc_opcode {
+	ROCE_WC_SEND = 0,
+	ROCE_WC_RDMA_WRITE = 1,
+	ROCE_WC_RDMA_READ = 2,
+	ROCE_WC_COMP_SWAP = 3,
+	ROCE_WC_FETCH_ADD = 4,
+	ROCE_WC_BIND_MW = 5,
+	ROCE_WC_LOCAL_INV = 6,
+	ROCE_WC_REG_MR = 8,
+	ROCE_WC_RECV = 128,
+	ROCE_WC_RECV_RDMA_WITH_IMM = 129,
+};
+
+enum roce_wc_flags {
+	ROCE_WC_WITH_IMM = 1 << 1,
+	ROCE_WC_WITH_INV = 1 << 3,
+};
+
+/** Completion callback for WRs that carry a struct roce_cqe instead of a wr_id (ib_cqe). */
+struct roce_cqe;
+struct roce_wc;
+typedef void (*roce_done_fn)(struct roce_cq *cq, struct roce_wc *wc);
+struct roce_cqe {
+	roce_done_fn done;
+};
+
+struct roce_wc {
+	union {
+		uint64_t wr_id;
+		struct roce_cqe *wr_cqe; /**< recover the request with container_of */
+	};
+	enum roce_wc_status status;
+	enum roce_wc_opcode opcode;
+	uint32_t vendor_err;
+	uint32_t byte_len;
+	union {
+		rte_be32_t imm_data; /**< network order, as in ibv_wc */
+		uint32_t invalidated_rkey;
+	};
+	uint32_t qp_num;
+	uint32_t src_qp;
+	uint32_t wc_flags;
+	uint16_t pkey_index;
+};
+
+/** Create a CQ of at least @p cqe entries. @return the CQ or NULL (EINVAL, ENOMEM). */
+struct roce_cq *roce_create_cq(struct roce_dev *dev, uint32_t cqe);
+/** @return 0, or -EBUSY while a QP or SRQ uses it. */
+int roce_destroy_cq(struct roce_cq *cq);
+/** Take up to @p n completions. @return how many (0..n), or -EINVAL. */
+int roce_poll_cq(struct roce_cq *cq, int n, struct roce_wc *wc);
+/** Engine side: add a completion. @return 0, or -ENOSPC on overflow (the CQ goes to error). */
+int roce_cq_push(struct roce_cq *cq, const struct roce_wc *wc);
+
+/* ------------------------------------------------------------------ work requests */
+
+struct roce_sge {
+	uint64_t addr; /**< local address */
+	uint32_t length;
+	uint32_t lkey;
+};
+
+/** Send work request opcodes (values of enum ibv_wr_opcode; REG_MR as the kernel's). */
+enum roce_wr_opcode {
+	ROCE_WR_RDMA_WRITE = 0,
+	ROCE_WR_RDMA_WRITE_WITH_IMM = 1,
+	ROCE_WR_SEND = 2,
+	ROCE_WR_SEND_WITH_IMM = 3,
+	ROCE_WR_RDMA_READ = 4,
+	ROCE_WR_ATOMIC_CMP_AND_SWP = 5,
+	ROCE_WR_ATOMIC_FETCH_AND_ADD = 6,
+	ROCE_WR_LOCAL_INV = 7,
+	ROCE_WR_SEND_WITH_INV = 9,
+	ROCE_WR_REG_MR = 32,
+};
+
+enum roce_send_flags {
+	ROCE_SEND_FENCE = 1 << 0,
+	ROCE_SEND_SIGNALED = 1 << 1,
+	ROCE_SEND_SOLICITED = 1 << 2,
+	ROCE_SEND_INLINE = 1 << 3,
+};
+
+struct roce_ah; /**< UD address handle */
+
+struct roce_send_wr {
+	union {
+		uint64_t wr_id;
+		struct roce_cqe *wr_cqe;
+	};
+	struct roce_send_wr *next;
+	struct roce_sge *sg_list;
+	int num_sge;
+	enum roce_wr_opcode opcode;
+	uint32_t send_flags; /**< enum roce_send_flags */
+	union {
+		rte_be32_t imm_data; /**< network order */
+		uint32_t invalidate_rkey;
+	};
+	union {
+		struct {
+			uint64_t remote_addr;
+			uint32_t rkey;
+		} rdma;
+		struct {
+			uint64_t remote_addr;
+			uint64_t compare_add;
+			uint64_t swap;
+			uint32_t rkey;
+		} atomic;
+		struct {
+			struct roce_ah *ah;
+			uint32_t remote_qpn;
+			uint32_t remote_qkey;
+		} ud;
+		struct {
+			struct roce_mr *mr;
+			uint32_t key; /**< new key: index part must match, low byte is new */
+			uint32_t access;
+			uint64_t iova;
+			uint64_t length;
+			void *addr;
+		} reg;
+	} wr;
+};
+
+struct roce_recv_wr {
+	union {
+		uint64_t wr_id;
+		struct roce_cqe *wr_cqe;
+	};
+	struct roce_recv_wr *next;
+	struct roce_sge *sg_list;
+	int num_sge;
+};
+
+/* ------------------------------------------------------------------ queue pairs */
+
+enum roce_qp_type { ROCE_QPT_RC = 2, ROCE_QPT_UC = 3, ROCE_QPT_UD = 4 };
+
+/* X(name): QP states, IBA 10.3.1 */
+#define ROCE_QPS_LIST(X) X(RESET) X(INIT) X(RTR) X(RTS) X(SQD) X(SQE) X(ERR)
+#define ROCE_QPS_ENUM_(n) ROCE_QPS_##n,
+enum roce_qp_state { ROCE_QPS_LIST(ROCE_QPS_ENUM_) ROCE_QPS_NUM_STATES };
+#undef ROCE_QPS_ENUM_
+
+const char *roce_qp_state_str(enum roce_qp_state s);
+
+/** Path MTU codes of ibv_mtu: 1=256 ... 5=4096. */
+enum roce_mtu { ROCE_MTU_256 = 1, ROCE_MTU_512, ROCE_MTU_1024, ROCE_MTU_2048, ROCE_MTU_4096 };
+
+/** @return the MTU in bytes, or 0 for an invalid code. */
+static inline uint32_t roce_mtu_bytes(enum roce_mtu m)
+{
+	return m >= ROCE_MTU_256 && m <= ROCE_MTU_4096 ? 128u << m : 0;
+}
+
+/** Where the peer is: the address vector of an RC/UC QP or a UD address handle. */
+struct roce_path {
+	struct stk_ipaddr dgid_ip;  /**< the peer's IP (its RoCEv2 GID) */
+	struct stk_ipaddr sgid_ip;  /**< our source; family 0 = the interface's */
+	struct rte_ether_addr dmac; /**< all zeros: resolve through the stack's ARP/ND */
+	uint16_t vlan_id;	    /**< 0 = the interface's */
+	uint8_t pcp;		    /**< 802.1Q priority */
+	uint8_t dscp;		    /**< traffic class >> 2 */
+	uint8_t ecn;		    /**< 0..3 */
+	uint8_t hop_limit;	    /**< 0 = 64 */
+	uint32_t flow_label;	    /**< 0 = derive the UDP source port from the QPNs */
+};
+
+enum roce_qp_attr_mask {
+	ROCE_QP_STATE = 1 << 0,
+	ROCE_QP_CUR_STATE = 1 << 1,
+	ROCE_QP_EN_SQD_ASYNC_NOTIFY = 1 << 2,
+	ROCE_QP_ACCESS_FLAGS = 1 << 3,
+	ROCE_QP_PKEY_INDEX = 1 << 4,
+	ROCE_QP_PORT = 1 << 5,
+	ROCE_QP_QKEY = 1 << 6,
+	ROCE_QP_AV = 1 << 7,
+	ROCE_QP_PATH_MTU = 1 << 8,
+	ROCE_QP_TIMEOUT = 1 << 9,
+	ROCE_QP_RETRY_CNT = 1 << 10,
+	ROCE_QP_RNR_RETRY = 1 << 11,
+	ROCE_QP_RQ_PSN = 1 << 12,
+	ROCE_QP_MAX_QP_RD_ATOMIC = 1 << 13,
+	ROCE_QP_ALT_PATH = 1 << 14,
+	ROCE_QP_MIN_RNR_TIMER = 1 << 15,
+	ROCE_QP_SQ_PSN = 1 << 16,
+	ROCE_QP_MAX_DEST_RD_ATOMIC = 1 << 17,
+	ROCE_QP_PATH_MIG_STATE = 1 << 18,
+	ROCE_QP_CAP = 1 << 19,
+	ROCE_QP_DEST_QPN = 1 << 20,
+};
+
+struct roce_qp_attr {
+	enum roce_qp_state qp_state;
+	enum roce_qp_state cur_qp_state;
+	enum roce_mtu path_mtu;
+	uint32_t qkey;
+	uint32_t rq_psn;
+	uint32_t sq_psn;
+	uint32_t dest_qp_num;
+	uint32_t qp_access_flags; /**< remote rights the responder grants (enum roce_access) */
+	struct roce_path ah_attr;
+	uint16_t pkey_index;
+	uint8_t port_num;
+	uint8_t max_rd_atomic;	    /**< outstanding READ/atomic we may issue */
+	uint8_t max_dest_rd_atomic; /**< outstanding READ/atomic we accept */
+	uint8_t min_rnr_timer;	    /**< 5-bit IBA RNR timer code we NAK with */
+	uint8_t timeout;	    /**< local ACK timeout: 4.096 us * 2^timeout, 0 = infinite */
+	uint8_t retry_cnt;	    /**< 0..7 */
+	uint8_t rnr_retry;	    /**< 0..7; 7 = infinite */
+};
+
+struct roce_qp_cap {
+	uint32_t max_send_wr;
+	uint32_t max_recv_wr;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_inline_data;
+};
+
+struct roce_qp_init_attr {
+	struct roce_cq *send_cq;
+	struct roce_cq *recv_cq;
+	struct roce_srq *srq;	/**< NULL: the QP has its own receive queue */
+	struct roce_qp_cap cap; /**< requested; the granted values are written back */
+	enum roce_qp_type qp_type;
+	bool sq_sig_all; /**< every send WR is signalled */
+};
+
+struct roce_qp *roce_create_qp(struct roce_pd *pd, struct roce_qp_init_attr *init);
+/** @return 0 or -EBUSY (QP still attached to a connection) / -EINVAL. */
+int roce_destroy_qp(struct roce_qp *qp);
+/**
+ * Change QP attributes and state (IBA 10.3.1, Table 91-style required/optional attributes).
+ * @return 0; -EINVAL for a transition that is not allowed, a missing required attribute, an
+ * attribute not allowed in the transition, or a value out of range.
+ */
+int roce_modify_qp(struct roce_qp *qp, const struct roce_qp_attr *attr, int attr_mask);
+int roce_query_qp(const struct roce_qp *qp, struct roce_qp_attr *attr,
+		  struct roce_qp_init_attr *init);
+uint32_t roce_qp_num(const struct roce_qp *qp);
+enum roce_qp_state roce_qp_state(const struct roce_qp *qp);
+
+/**
+ * Queue send work requests. Each WR is checked before anything is queued for it:
+ * @return 0; -EINVAL (bad opcode for the QP type, num_sge out of range, inline too long,
+ * atomic address not 8-byte aligned, unknown flags, bad lkey or an SGE beyond its MR: the
+ * last two as IBA requires them caught at post time, C10-*), -ENOMEM (send queue full),
+ * -EAGAIN / -EINVAL for the QP state (RESET/INIT/RTR: -EINVAL). *bad_wr names the first WR
+ * not queued; earlier ones stay queued.
+ */
+int roce_post_send(struct roce_qp *qp, struct roce_send_wr *wr, struct roce_send_wr **bad_wr);
+
+/** Queue receive WRs (on the QP, or on its SRQ: -EINVAL). Same error conventions. */
+int roce_post_recv(struct roce_qp *qp, struct roce_recv_wr *wr, struct roce_recv_wr **bad_wr);
+
+struct roce_srq_init_attr {
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t srq_limit;
+};
+struct roce_srq *roce_create_srq(struct roce_pd *pd, struct roce_srq_init_attr *init);
+int roce_destroy_srq(struct roce_srq *srq);
+int roce_post_srq_recv(struct roce_srq *srq, struct roce_recv_wr *wr, struct roce_recv_wr **bad_wr);
+
+/** Counts of live objects (tests check everything is back to zero). */
+struct roce_dev_counts {
+	uint32_t pds, mrs, cqs, srqs, qps;
+};
+void roce_dev_counts(const struct roce_dev *dev, struct roce_dev_counts *c);
+
+#endif /* ROCE_VERBS_H */
