@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * roce_tx.c - RoCEv2 packet framing (see roce_tx.h). Specs: IBTA 9.2-9.5 (headers), A17.3
+ * (ICRC), A17.4 (UDP: destination 4791, checksum zero; source port from the flow label).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_ip.h>
+
+#include "roce_hdr.h"
+#include "roce_icrc.h"
+#include "roce_opcode.h"
+#include "roce_tx.h"
+#include "stk_tx.h"
+
+uint16_t roce_udp_sport(uint32_t fl, uint32_t lqpn, uint32_t rqpn)
+{
+	if ((fl & 0xfffff) == 0) {
+		uint64_t v = (uint64_t)lqpn * rqpn;
+
+		v ^= v >> 20;
+		v ^= v >> 40;
+		fl = (uint32_t)(v & 0xfffff);
+	}
+	fl &= 0xfffff;
+	return (uint16_t)(((fl & 0x3fff) ^ ((fl & 0xfc000) >> 14)) | 0xc000);
+}
+
+static void write_headers(uint8_t *h, const struct roce_opinfo *op, const struct roce_tx *t,
+			  uint8_t pad)
+{
+	struct roce_bth *bth = (struct roce_bth *)h;
+
+	memset(h, 0, op->hdr_len);
+	roce_bth_set_opcode(bth, t->opcode);
+	roce_bth_set_se(bth, t->se);
+	roce_bth_set_migreq(bth, true); /* IBA: set on send, ignored on receive (A17) */
+	roce_bth_set_padcnt(bth, pad);
+	roce_bth_set_pkey(bth, t->pkey ? t->pkey : ROCE_DEFAULT_PKEY);
+	roce_bth_set_dqpn(bth, t->dqpn);
+	roce_bth_set_becn(bth, t->becn);
+	roce_bth_set_psn(bth, t->psn);
+	roce_bth_set_ackreq(bth, t->ackreq);
+	if (op->off[ROCE_EXT_DETH]) {
+		struct roce_deth *d = (struct roce_deth *)(h + op->off[ROCE_EXT_DETH]);
+
+		roce_deth_set_qkey(d, t->qkey);
+		roce_deth_set_sqpn(d, t->sqpn);
+	}
+	if (op->off[ROCE_EXT_RETH])
+		roce_reth_set((struct roce_reth *)(h + op->off[ROCE_EXT_RETH]), t->va, t->rkey,
+			      t->dmalen);
+	if (op->off[ROCE_EXT_ATOMICETH])
+		roce_atomiceth_set((struct roce_atomiceth *)(h + op->off[ROCE_EXT_ATOMICETH]),
+				   t->va, t->rkey, t->swap_add, t->cmp);
+	if (op->off[ROCE_EXT_AETH])
+		roce_aeth_set((struct roce_aeth *)(h + op->off[ROCE_EXT_AETH]), t->syndrome,
+			      t->msn);
+	if (op->off[ROCE_EXT_ATOMICACKETH])
+		roce_atomicacketh_set_orig(
+			(struct roce_atomicacketh *)(h + op->off[ROCE_EXT_ATOMICACKETH]), t->orig);
+	if (op->off[ROCE_EXT_IMMDT])
+		roce_immdt_set((struct roce_immdt *)(h + op->off[ROCE_EXT_IMMDT]), t->imm);
+	if (op->off[ROCE_EXT_IETH])
+		roce_ieth_set_rkey((struct roce_ieth *)(h + op->off[ROCE_EXT_IETH]), t->ieth_rkey);
+}
+
+static struct rte_mbuf *fail(struct rte_mbuf *m, int err)
+{
+	rte_pktmbuf_free(m);
+	rte_errno = err;
+	return NULL;
+}
+
+struct rte_mbuf *roce_tx_build(struct rte_mempool *mp, const struct stk_iface *ifc,
+			       const struct roce_tx *t, const void *payload, uint32_t len,
+			       struct rte_mbuf_ext_shared_info *zc)
+{
+	const struct roce_opinfo *op = roce_opinfo(t->opcode);
+	const struct roce_path *path = t->path;
+	uint8_t pad = (uint8_t)((4 - (len & 3)) & 3);
+	struct stk_flow f;
+	struct rte_mbuf *m, *tail = NULL;
+	uint16_t l2, l3;
+	uint8_t *h;
+
+	if (!op || !path || (len && !(op->flags & ROCE_OPF_PAYLOAD)) || (len && !payload) ||
+	    len > UINT16_MAX) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (!(op->flags & ROCE_OPF_PAYLOAD))
+		pad = 0;
+	m = rte_pktmbuf_alloc(mp);
+	if (!m) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	h = (uint8_t *)rte_pktmbuf_append(m, op->hdr_len);
+	if (!h)
+		return fail(m, ENOMEM);
+	write_headers(h, op, t, pad);
+	if (len && !zc) {
+		uint8_t *d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
+
+		if (!d)
+			return fail(m, EMSGSIZE);
+		memcpy(d, payload, len);
+	} else if (len) {
+		/* zero copy: the payload mbuf points into the registered memory */
+		struct rte_mbuf *p = rte_pktmbuf_alloc(mp);
+		rte_iova_t iova = rte_mem_virt2iova(payload);
+
+		if (!p)
+			return fail(m, ENOMEM);
+		rte_mbuf_ext_refcnt_update(zc, 1);
+		rte_pktmbuf_attach_extbuf(p, (void *)(uintptr_t)payload, iova, (uint16_t)len, zc);
+		rte_pktmbuf_append(p, (uint16_t)len);
+		if (rte_pktmbuf_chain(m, p) != 0) {
+			rte_pktmbuf_free(p);
+			return fail(m, EMSGSIZE);
+		}
+		tail = rte_pktmbuf_alloc(mp); /* pad and ICRC after the external buffer */
+		if (!tail || rte_pktmbuf_chain(m, tail) != 0) {
+			rte_pktmbuf_free(tail);
+			return fail(m, ENOMEM);
+		}
+	}
+	{
+		/* appends to the last segment: after the header, or after the external buffer */
+		uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(pad + ROCE_ICRC_LEN));
+
+		if (!p)
+			return fail(m, ENOMEM);
+		memset(p, 0, pad + ROCE_ICRC_LEN);
+	}
+	memset(&f, 0, sizeof(f));
+	f.src = path->sgid_ip;
+	f.dst = path->dgid_ip;
+	f.dport = STK_ROCE_UDP_PORT;
+	f.sport = roce_udp_sport(path->flow_label, t->lqpn, t->dqpn);
+	f.dscp = path->dscp;
+	f.ecn = path->ecn;
+	f.ttl = path->hop_limit;
+	f.pcp = path->pcp;
+	f.flow_label = path->flow_label;
+	f.csum = STK_CSUM_ZERO;
+	{
+		int rc = stk_udp_encap(ifc, m, &f);
+
+		if (rc != 0)
+			return fail(m, -rc);
+	}
+	l2 = stk_l2_len(ifc);
+	l3 = f.dst.family == 4 ? sizeof(struct rte_ipv4_hdr) : sizeof(struct rte_ipv6_hdr);
+	roce_icrc_fill(m, l2, (uint16_t)(l2 + l3 + 8), rte_pktmbuf_pkt_len(m) - ROCE_ICRC_LEN);
+	return m;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * roce_tx.h - framing one RoCEv2 packet: BTH and the extension headers its opcode carries
+ * (from the opcode table), the payload (copied, or attached zero-copy from registered
+ * memory as an external buffer), pad to a 4-byte boundary, and the ICRC, inside the stack's
+ * UDP/IP/Ethernet encapsulation (DSCP/ECN/PCP per path, zero UDP checksum, the Linux/mlx5
+ * UDP source port rule). The destination MAC is left to neighbour resolution.
+ */
+#ifndef ROCE_TX_H
+#define ROCE_TX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "roce_verbs.h"
+#include "stk_iface.h"
+
+/** The fields of one packet; extension fields are used when the opcode carries them. */
+struct roce_tx {
+	const struct roce_path *path; /**< destination and marking */
+	uint32_t lqpn;		      /**< our QP (for the UDP source port) */
+	uint32_t dqpn;		      /**< BTH destination QP */
+	uint8_t opcode;		      /**< enum roce_opcode */
+	uint32_t psn;
+	bool ackreq;
+	bool se;
+	bool becn;     /**< set on CNPs */
+	uint16_t pkey; /**< 0 = 0xffff */
+	uint64_t va;   /**< RETH / AtomicETH */
+	uint32_t rkey;
+	uint32_t dmalen;	/**< RETH */
+	uint64_t swap_add, cmp; /**< AtomicETH */
+	uint8_t syndrome;	/**< AETH */
+	uint32_t msn;
+	uint64_t orig;	     /**< AtomicAckETH */
+	uint32_t imm;	     /**< ImmDt, host order */
+	uint32_t ieth_rkey;  /**< IETH */
+	uint32_t qkey, sqpn; /**< DETH */
+};
+
+/** RoCEv2 UDP source port for a flow label, or for the QP pair when the label is 0. */
+uint16_t roce_udp_sport(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn);
+
+/**
+ * Build a packet. @p len payload bytes at @p payload are copied when @p zc is NULL, or
+ * attached as an external buffer (zero copy) sharing @p zc, whose free callback runs when
+ * the last packet referencing the memory is freed.
+ * @return the frame, or NULL with rte_errno: EINVAL (unknown opcode, payload on an opcode
+ * without one, bad path), ENOMEM, EMSGSIZE (beyond the interface MTU).
+ */
+struct rte_mbuf *roce_tx_build(struct rte_mempool *mp, const struct stk_iface *ifc,
+			       const struct roce_tx *t, const void *payload, uint32_t len,
+			       struct rte_mbuf_ext_shared_info *zc);
+
+#endif /* ROCE_TX_H */
