@@ -13,11 +13,13 @@
 
 struct roce_dev {
 	uint16_t iface;
-	uint32_t max_path_mtu; /**< largest IB MTU (bytes) that fits the interface MTU */
-	struct roce_mr **mrs;  /**< key table: index = key >> 8; slot 0 unused */
-	uint32_t mr_hint;      /**< where to look for a free slot next */
-	uint8_t key_seq;       /**< variable low byte of new keys */
-	struct roce_qp **qps;  /**< QPN - ROCE_FIRST_QPN -> QP */
+	struct roce_qp *polled; /**< QPs in RTS/SQD/ERR the engine runs (one lcore per dev) */
+	uint64_t drops[8];	/**< receive-side refusals, see roce_rx.c */
+	uint32_t max_path_mtu;	/**< largest IB MTU (bytes) that fits the interface MTU */
+	struct roce_mr **mrs;	/**< key table: index = key >> 8; slot 0 unused */
+	uint32_t mr_hint;	/**< where to look for a free slot next */
+	uint8_t key_seq;	/**< variable low byte of new keys */
+	struct roce_qp **qps;	/**< QPN - ROCE_FIRST_QPN -> QP */
 	uint32_t qp_hint;
 	struct roce_dev_counts n;
 };
@@ -44,6 +46,8 @@ struct roce_swqe {
 	struct roce_sge sge[ROCE_MAX_SGE];
 	uint32_t length; /**< total bytes of the message */
 	bool signaled;
+	uint32_t first_psn; /**< set when the requester starts the WQE */
+	uint32_t npsn;	    /**< PSNs it consumes (READ: one per response packet) */
 	uint8_t inline_data[ROCE_MAX_INLINE];
 };
 
@@ -74,6 +78,54 @@ struct roce_srq {
 	uint32_t users;
 };
 
+#define ROCE_ATOMIC_CACHE 16 /* replies kept for duplicate atomics, >= max_dest_rd_atomic */
+#define ROCE_READ_REPLAY 16  /* READ requests kept for duplicate replay */
+
+/** Requester: where segmentation of the send queue stands. */
+struct roce_req {
+	uint32_t psn;	 /**< next PSN to send */
+	uint64_t cur;	 /**< WQE being sent (sq.tail <= cur <= sq.head) */
+	uint32_t off;	 /**< bytes of it already sent */
+	uint32_t rd_out; /**< READ / atomic requests awaiting responses */
+};
+
+/** Completer: acknowledgement and retry state (one deadline per QP). */
+struct roce_comp {
+	uint32_t psn;	    /**< oldest unacknowledged PSN */
+	uint32_t read_off;  /**< bytes of the READ at sq.tail already placed */
+	uint64_t deadline;  /**< TSC of the retransmission timeout; 0 = none armed */
+	uint64_t rnr_until; /**< TSC before which nothing is resent after an RNR NAK */
+	uint8_t retry_left;
+	uint8_t rnr_left;
+};
+
+/** Responder: receive-side sequence state and the message in progress. */
+struct roce_resp {
+	uint32_t psn;	       /**< expected PSN */
+	uint32_t msn;	       /**< messages completed (AETH MSN) */
+	bool nak_sent;	       /**< one NAK per sequence gap (IBA 9.7.5.2.2) */
+	bool recv_active;      /**< a multi-packet SEND is being placed */
+	struct roce_rwqe rwqe; /**< its receive WQE */
+	uint32_t recv_off;
+	bool write_active; /**< a multi-packet WRITE is being placed */
+	uint8_t *write_dst;
+	uint32_t write_left;
+	bool write_imm_pending; /**< WRITE_LAST_WITH_IMM needs a receive WQE */
+	struct {
+		uint32_t psn;
+		uint64_t orig;
+		bool valid;
+	} atomic[ROCE_ATOMIC_CACHE];
+	struct {
+		uint32_t psn, npsn, rkey, len;
+		uint64_t va;
+		bool valid;
+	} read[ROCE_READ_REPLAY];
+	uint8_t atomic_next, read_next;
+};
+
+struct stk_lcore;
+
 struct roce_qp {
 	struct roce_pd *pd;
 	uint32_t qpn;
@@ -83,6 +135,12 @@ struct roce_qp {
 	struct roce_qp_init_attr init; /**< with granted caps */
 	struct roce_wq sq;
 	struct roce_wq rq; /**< unused with an SRQ */
+	struct roce_req req;
+	struct roce_comp comp;
+	struct roce_resp resp;
+	struct rte_mbuf_ext_shared_info zc; /**< zero-copy payloads reference the QP's memory */
+	struct roce_qp *next_polled;	    /**< the lcore's list of QPs it runs */
+	bool polled;
 };
 
 /** Number of entries in a work queue. */

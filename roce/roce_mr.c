@@ -12,6 +12,7 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
+#include "roce_engine.h"
 #include "roce_int.h"
 #include "stk_stack.h"
 
@@ -41,6 +42,23 @@ struct roce_dev *roce_dev_open(uint16_t iface)
 		goto nomem;
 	dev->mr_hint = 1;
 	dev->key_seq = 0x5a;
+	if (roce_devs[iface]) {
+		rte_free(dev->mrs);
+		rte_free(dev->qps);
+		rte_free(dev);
+		rte_errno = EEXIST;
+		return NULL;
+	}
+	/* one hook on UDP 4791 serves every device; it finds them by interface */
+	if (!roce_nb_devs && stk_udp_bind(STK_ROCE_UDP_PORT, roce_rx, NULL) != 0) {
+		rte_free(dev->mrs);
+		rte_free(dev->qps);
+		rte_free(dev);
+		rte_errno = EBUSY;
+		return NULL;
+	}
+	roce_devs[iface] = dev;
+	roce_nb_devs++;
 	return dev;
 nomem:
 	if (dev) {
@@ -58,6 +76,9 @@ int roce_dev_close(struct roce_dev *dev)
 		return -EINVAL;
 	if (dev->n.pds || dev->n.cqs || dev->n.qps || dev->n.mrs || dev->n.srqs)
 		return -EBUSY;
+	roce_devs[dev->iface] = NULL;
+	if (--roce_nb_devs == 0)
+		stk_udp_unbind(STK_ROCE_UDP_PORT);
 	rte_free(dev->mrs);
 	rte_free(dev->qps);
 	rte_free(dev);

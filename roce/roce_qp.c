@@ -12,6 +12,7 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
+#include "roce_engine.h"
 #include "roce_int.h"
 #include "roce_psn.h"
 
@@ -172,6 +173,7 @@ int roce_destroy_qp(struct roce_qp *qp)
 	if (!qp)
 		return -EINVAL;
 	dev = qp->pd->dev;
+	roce_qp_engine_stop(qp);
 	dev->qps[qp->qpn - ROCE_FIRST_QPN] = NULL;
 	qp->pd->users--;
 	qp->init.send_cq->users--;
@@ -441,6 +443,10 @@ int roce_modify_qp(struct roce_qp *qp, const struct roce_qp_attr *attr, int mask
 		return rc;
 	apply(qp, attr, mask);
 	qp->state = next;
+	if (next == ROCE_QPS_RTR && cur == ROCE_QPS_INIT)
+		roce_qp_engine_rtr(qp);
+	if (next == ROCE_QPS_RTS && cur == ROCE_QPS_RTR)
+		roce_qp_engine_rts(qp);
 	if (next == ROCE_QPS_ERR)
 		flush_queues(qp);
 	if (next == ROCE_QPS_RESET) {

@@ -419,6 +419,15 @@ struct roce_srq *roce_create_srq(struct roce_pd *pd, struct roce_srq_init_attr *
 int roce_destroy_srq(struct roce_srq *srq);
 int roce_post_srq_recv(struct roce_srq *srq, struct roce_recv_wr *wr, struct roce_recv_wr **bad_wr);
 
+struct stk_lcore;
+
+/**
+ * The engine's poll hook: run every QP of device @p dev (a struct roce_dev *) on this lcore -
+ * send what the send queues allow, fire retransmission and RNR timers. Register it with
+ * stk_lcore_add_poll(lc, roce_poll, dev) on the lcore that owns the device's QPs.
+ */
+void roce_poll(struct stk_lcore *lc, void *dev);
+
 /** Counts of live objects (tests check everything is back to zero). */
 struct roce_dev_counts {
 	uint32_t pds, mrs, cqs, srqs, qps;

@@ -41,7 +41,7 @@ static int bad(struct ctx *c, const char *sec, const char *key, const char *val,
 static int bad(struct ctx *c, const char *sec, const char *key, const char *val, const char *fmt,
 	       ...)
 {
-	char what[160];
+	char what[320];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -293,6 +293,14 @@ static int port_entry(struct ctx *c, const char *sec, const char *k, const char 
 	}
 	if (!strcmp(k, "promisc"))
 		return get_bool(c, sec, k, v, &pc->promisc);
+	if (!strcmp(k, "impair_rx") || !strcmp(k, "impair_tx")) {
+		char why[128];
+
+		if (stk_impair_parse(v, !strcmp(k, "impair_rx") ? &pc->impair_rx : &pc->impair_tx,
+				     why, sizeof(why)) != 0)
+			return bad(c, sec, k, v, "%s; expected %s", why, STK_IMPAIR_SYNTAX);
+		return 0;
+	}
 	if (!strcmp(k, "exception_tap")) {
 		if (v[0] == '\0' || strlen(v) >= sizeof(pc->exc_ifname) || strchr(v, ',') ||
 		    strchr(v, '/') || strchr(v, ' '))
@@ -302,7 +310,7 @@ static int port_entry(struct ctx *c, const char *sec, const char *k, const char 
 	}
 	return bad(c, sec, k, v,
 		   "unknown key; known: dev vdev ipv4 gateway4 ipv6 gateway6 vlan pcp dscp mtu "
-		   "rx_desc tx_desc promisc exception_tap");
+		   "rx_desc tx_desc promisc exception_tap impair_rx impair_tx");
 }
 
 int stk_config_load(const char *path, struct stk_config *cfg, char *err, size_t errlen)

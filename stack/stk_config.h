@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "stk_iface.h"
+#include "stk_impair.h"
 #include "stk_neigh.h"
 
 #define STK_MAX_VDEVS 16
@@ -33,7 +34,9 @@ struct stk_port_conf {
 	uint16_t mtu;
 	uint16_t rx_desc, tx_desc;
 	bool promisc;
-	char exc_ifname[16]; /**< exception TAP name; empty = no exception path */
+	char exc_ifname[16];		  /**< exception TAP name; empty = no exception path */
+	struct stk_impair_conf impair_rx; /**< fault injection on received frames; zero = off */
+	struct stk_impair_conf impair_tx; /**< and on sent ones (stk_impair.h) */
 };
 
 struct stk_config {

@@ -2,6 +2,10 @@
 /*
  * stk_lcore.c - the run-to-completion loop, receive dispatch, transmit, the exception path to
  * the kernel, and neighbour resolution for outgoing datagrams. See stk_lcore.h.
+ *
+ * The impairment hooks (stk_impair.h) sit at the top of stk_input() and stk_tx_frame(): with
+ * the impairment off they cost one test of a pointer in the lcore context; with it on, the
+ * frames it passes on continue in input_frame() / tx_frame(), now or from the loop.
  */
 #include <errno.h>
 #include <string.h>
@@ -147,6 +151,8 @@ struct stk_lcore *stk_lcore_create(unsigned lcore_id, unsigned index, bool exc_o
 	lc->neigh = stk_neigh_create(np, (int)socket);
 	if (!lc->neigh)
 		goto fail;
+	if (stk_impair_attach(lc) != 0)
+		goto fail;
 	snprintf(name, sizeof(name), "stk_ctrl_%u_%d", lcore_id, (int)getpid());
 	lc->ctrl = rte_ring_create(name, 1024, (int)socket, RING_F_SC_DEQ);
 	if (!lc->ctrl)
@@ -167,6 +173,8 @@ void stk_lcore_destroy(struct stk_lcore *lc)
 		return;
 	if (lcores[lc->lcore_id] == lc)
 		lcores[lc->lcore_id] = NULL;
+	/* delayed and held frames are freed, not sent: the ports may be gone */
+	stk_impair_detach(lc);
 	for (unsigned i = 0; i < STK_MAX_PORTS; i++) {
 		/* drop whatever is still buffered: the port may be gone */
 		if (lc->txb[i]) {
@@ -189,13 +197,35 @@ void stk_lcore_destroy(struct stk_lcore *lc)
 	rte_free(lc);
 }
 
-void stk_tx_frame(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m)
+/* Into the TX buffer: stk_tx_frame() after the impairment. */
+static inline void tx_frame(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m)
 {
 	struct stk_port_stats *st = &lc->stats[ifc->idx];
 
 	st->c[STK_CNT_tx_pkts]++;
 	st->c[STK_CNT_tx_bytes] += rte_pktmbuf_pkt_len(m);
 	rte_eth_tx_buffer(ifc->port_id, (uint16_t)lc->index, lc->txb[ifc->idx], m);
+}
+
+static __rte_noinline void tx_impaired(struct stk_lcore *lc, const struct stk_iface *ifc,
+				       struct stk_impair *imp, struct rte_mbuf *m)
+{
+	struct rte_mbuf *out[STK_IMPAIR_MAX_OUT];
+	unsigned n = stk_impair_frame(imp, m, out);
+
+	for (unsigned i = 0; i < n; i++)
+		tx_frame(lc, ifc, out[i]);
+}
+
+void stk_tx_frame(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m)
+{
+	struct stk_impair *imp = lc->impair[ifc->idx][STK_IMPAIR_TX];
+
+	if (unlikely(imp != NULL)) {
+		tx_impaired(lc, ifc, imp, m);
+		return;
+	}
+	tx_frame(lc, ifc, m);
 }
 
 void stk_to_kernel(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m)
@@ -245,7 +275,8 @@ static void deliver_udp(struct stk_lcore *lc, const struct stk_iface *ifc, struc
 	}
 }
 
-void stk_input(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m)
+/* Parse, classify, dispatch: stk_input() after the impairment. */
+static void input_frame(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m)
 {
 	struct stk_port_stats *st = &lc->stats[ifc->idx];
 	struct stk_pkt p;
@@ -294,6 +325,27 @@ drop:
 	rte_pktmbuf_free(m);
 }
 
+static __rte_noinline void input_impaired(struct stk_lcore *lc, const struct stk_iface *ifc,
+					  struct stk_impair *imp, struct rte_mbuf *m)
+{
+	struct rte_mbuf *out[STK_IMPAIR_MAX_OUT];
+	unsigned n = stk_impair_frame(imp, m, out);
+
+	for (unsigned i = 0; i < n; i++)
+		input_frame(lc, ifc, out[i]);
+}
+
+void stk_input(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m)
+{
+	struct stk_impair *imp = lc->impair[ifc->idx][STK_IMPAIR_RX];
+
+	if (unlikely(imp != NULL)) {
+		input_impaired(lc, ifc, imp, m);
+		return;
+	}
+	input_frame(lc, ifc, m);
+}
+
 static void send_with_mac(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m,
 			  const struct rte_ether_addr *mac)
 {
@@ -335,31 +387,25 @@ int stk_neigh_probe(struct stk_lcore *lc, const struct stk_iface *ifc, const str
 	}
 }
 
-int stk_udp_send(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m,
-		 const struct stk_flow *f)
+int stk_ip_send(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m,
+		const struct stk_ipaddr *dst)
 {
-	uint32_t payload = rte_pktmbuf_pkt_len(m);
 	struct rte_ether_addr mac;
 	struct stk_ipaddr nh;
-	bool mcast6 = f->dst.family == 6 && f->dst.v6[0] == 0xff;
-	int rc;
 
-	/* IPv6 multicast needs no route: it maps straight to an Ethernet group address */
-	if (!mcast6 && next_hop(ifc, &f->dst, &nh) != 0 && !stk_iface_is_local(ifc, &f->dst))
-		return -ENETUNREACH;
-	rc = stk_udp_encap(ifc, m, f);
-	if (rc != 0)
-		return rc;
-	if (stk_iface_is_local(ifc, &f->dst)) {
+	if (stk_iface_is_local(ifc, dst)) {
 		/* to ourselves: the port decides (a loopback ring echoes it back) */
 		send_with_mac(lc, ifc, m, &ifc->mac);
 		return 0;
 	}
-	if (mcast6) {
-		stk_ipv6_mcast_mac(&f->dst, &mac);
+	if (dst->family == 6 && dst->v6[0] == 0xff) {
+		/* IPv6 multicast needs no route: it maps straight to an Ethernet group address */
+		stk_ipv6_mcast_mac(dst, &mac);
 		send_with_mac(lc, ifc, m, &mac);
 		return 0;
 	}
+	if (next_hop(ifc, dst, &nh) != 0)
+		return -ENETUNREACH;
 	switch (stk_neigh_resolve(lc->neigh, ifc->idx, &nh, rte_get_tsc_cycles(), m, &mac)) {
 	case STK_NEIGH_RES_OK:
 		send_with_mac(lc, ifc, m, &mac);
@@ -377,9 +423,27 @@ int stk_udp_send(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_m
 	case STK_NEIGH_RES_FULL:
 	case STK_NEIGH_RES_NOSPACE:
 	default:
-		rte_pktmbuf_adj(m, (uint16_t)(rte_pktmbuf_pkt_len(m) - payload));
 		return -ENOBUFS;
 	}
+}
+
+int stk_udp_send(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m,
+		 const struct stk_flow *f)
+{
+	uint32_t payload = rte_pktmbuf_pkt_len(m);
+	struct stk_ipaddr nh;
+	bool mcast6 = f->dst.family == 6 && f->dst.v6[0] == 0xff;
+	int rc;
+
+	if (!mcast6 && next_hop(ifc, &f->dst, &nh) != 0 && !stk_iface_is_local(ifc, &f->dst))
+		return -ENETUNREACH;
+	rc = stk_udp_encap(ifc, m, f);
+	if (rc != 0)
+		return rc;
+	rc = stk_ip_send(lc, ifc, m, &f->dst);
+	if (rc != 0) /* leave the caller its datagram as it gave it */
+		rte_pktmbuf_adj(m, (uint16_t)(rte_pktmbuf_pkt_len(m) - payload));
+	return rc;
 }
 
 /* Exception owner: kernel-bound frames from other lcores, and frames the kernel sent. */
@@ -441,6 +505,35 @@ static void run_timers(struct stk_lcore *lc, uint64_t now)
 	}
 }
 
+/* Pass on the delayed and held frames of every impairment that are due. */
+static __rte_noinline void impair_release(struct stk_lcore *lc)
+{
+	uint64_t now = rte_get_tsc_cycles();
+	struct rte_mbuf *out[STK_BURST];
+
+	for (uint16_t i = 0; i < stk_iface_count(); i++) {
+		const struct stk_iface *ifc = stk_iface_get(i);
+		unsigned n;
+
+		if (lc->impair[i][STK_IMPAIR_RX]) {
+			do {
+				n = stk_impair_due(lc->impair[i][STK_IMPAIR_RX], now, out,
+						   STK_BURST);
+				for (unsigned k = 0; k < n; k++)
+					input_frame(lc, ifc, out[k]);
+			} while (n == STK_BURST);
+		}
+		if (lc->impair[i][STK_IMPAIR_TX]) {
+			do {
+				n = stk_impair_due(lc->impair[i][STK_IMPAIR_TX], now, out,
+						   STK_BURST);
+				for (unsigned k = 0; k < n; k++)
+					tx_frame(lc, ifc, out[k]);
+			} while (n == STK_BURST);
+		}
+	}
+}
+
 unsigned stk_lcore_poll(struct stk_lcore *lc)
 {
 	struct rte_mbuf *pkts[STK_BURST];
@@ -459,6 +552,8 @@ unsigned stk_lcore_poll(struct stk_lcore *lc)
 		}
 		total += n;
 	}
+	if (unlikely(lc->nb_impair != 0))
+		impair_release(lc);
 	if (lc->exc_owner)
 		total += poll_exception(lc);
 	stk_ctrl_poll(lc);

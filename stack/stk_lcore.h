@@ -3,9 +3,12 @@
  * stk_lcore.h - run-to-completion lcores.
  *
  * Each lcore owns RX queue i of every interface (i = its worker index), TX queue i of every
- * interface, its own neighbour table, counters and a control ring. The loop is:
- *   RX burst -> prefetch -> parse/classify -> dispatch (RoCE handler, bound UDP port, ARP,
- *   ND, exception path) -> flush TX -> control ring -> timers -> application poll hooks.
+ * interface, its own neighbour table, counters, impairment state and a control ring. The loop
+ * is:
+ *   RX burst -> prefetch -> [RX impairment] -> parse/classify -> dispatch (RoCE handler, bound
+ *   UDP port, ARP, ND, exception path) -> delayed/held impaired frames -> exception path ->
+ *   control ring -> application poll hooks -> flush TX -> timers.
+ * Frames sent go through the TX impairment in stk_tx_frame() (stk_impair.h).
  * Nothing in it blocks or takes a lock. Work reaches another lcore only through its rte_ring.
  *
  * The exception path: one lcore (the main one) owns every interface's TAP. Other lcores hand
@@ -23,6 +26,7 @@
 #include <rte_ring.h>
 
 #include "stk_iface.h"
+#include "stk_impair.h"
 #include "stk_neigh.h"
 #include "stk_pkt.h"
 #include "stk_stats.h"
@@ -59,6 +63,9 @@ struct stk_lcore {
 	struct stk_rxq rxq[STK_MAX_PORTS];
 	struct rte_eth_dev_tx_buffer *txb[STK_MAX_PORTS];
 	struct rte_eth_dev_tx_buffer *exc_txb[STK_MAX_PORTS];
+	/** impairment per interface and direction; NULL = off (stk_impair_set()) */
+	struct stk_impair *impair[STK_MAX_PORTS][STK_IMPAIR_NUM_DIRS];
+	unsigned nb_impair; /**< non-NULL entries of impair[]: the loop looks when non-zero */
 	struct stk_neigh_table *neigh;
 	struct rte_ring *ctrl;	  /**< messages from other lcores */
 	struct rte_mempool *pool; /**< mbufs for frames this lcore originates */
@@ -92,12 +99,14 @@ int stk_udp_unbind(uint16_t port);
 int stk_lcore_add_poll(struct stk_lcore *lc, stk_poll_fn fn, void *arg);
 
 /**
- * Handle one received frame from @p ifc. Takes @p m in every case.
+ * Handle one received frame from @p ifc: through the interface's RX impairment when one is
+ * set, then parse, classify and dispatch. Takes @p m in every case.
  */
 void stk_input(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m);
 
 /**
- * Queue a complete frame for transmission on @p ifc through this lcore's TX queue.
+ * Queue a complete frame for transmission on @p ifc through this lcore's TX queue, after the
+ * interface's TX impairment when one is set.
  * Takes @p m in every case (a full TX buffer is a counted drop).
  */
 void stk_tx_frame(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m);
@@ -112,6 +121,16 @@ void stk_tx_frame(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_
  */
 int stk_udp_send(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m,
 		 const struct stk_flow *f);
+
+/**
+ * Send a frame whose headers are complete (IP header included) to @p dst, resolving the next
+ * hop first; the destination MAC is filled in here. Used by the RoCE transport, which must
+ * compute its ICRC over the final IP/UDP headers before the frame leaves.
+ * @return 0 when sent or queued (the stack owns @p m); -ENETUNREACH without a route, or
+ *         -ENOBUFS when the neighbour's queue or table is full: the caller still owns @p m.
+ */
+int stk_ip_send(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m,
+		const struct stk_ipaddr *dst);
 
 /**
  * Send one frame to the kernel through the exception path. Takes @p m.
@@ -144,7 +163,8 @@ int stk_lcore_main(void *arg);
 struct stk_lcore *stk_lcore_create(unsigned lcore_id, unsigned index, bool exc_owner,
 				   struct rte_mempool *pool, const struct stk_neigh_params *np);
 
-/** Free a context made by stk_lcore_create(); pending frames are freed. */
+/** Free a context made by stk_lcore_create(); pending frames (TX buffers, neighbour queues,
+ * delayed and held impaired frames) are freed. */
 void stk_lcore_destroy(struct stk_lcore *lc);
 
 /** Start resolving @p ip on @p ifc now (sends a probe when unknown). @return 0 or -errno. */

@@ -336,6 +336,33 @@ static int iface_setup(const struct stk_port_conf *pc, uint16_t nb_q)
 	return 0;
 }
 
+/* The ports' impair_rx / impair_tx, before the lcore contexts exist: they pick them up. */
+static int impair_setup(const struct stk_config *cfg)
+{
+	for (uint16_t i = 0; i < STK_MAX_PORTS; i++) {
+		for (unsigned d = 0; d < STK_IMPAIR_NUM_DIRS; d++) {
+			const struct stk_port_conf *pc = i < cfg->nb_ports ? &cfg->ports[i] : NULL;
+			const struct stk_impair_conf *c = NULL;
+			char buf[256];
+			int rc;
+
+			if (pc)
+				c = d == STK_IMPAIR_RX ? &pc->impair_rx : &pc->impair_tx;
+			rc = stk_impair_set(i, (enum stk_impair_dir)d, c);
+			if (rc != 0) {
+				STK_LOG(ERR, "[%s]: cannot set impair_%s: %s", pc ? pc->name : "?",
+					d == STK_IMPAIR_RX ? "rx" : "tx", strerror(-rc));
+				return rc;
+			}
+			if (stk_impair_conf_on(c))
+				STK_LOG(NOTICE, "%s: impairing %s frames: %s", pc->name,
+					d == STK_IMPAIR_RX ? "received" : "sent",
+					stk_impair_str(c, buf, sizeof(buf)));
+		}
+	}
+	return 0;
+}
+
 int stk_setup(const struct stk_config *cfg)
 {
 	unsigned nb_lcores = rte_lcore_count(), idx = 0, id;
@@ -362,6 +389,9 @@ int stk_setup(const struct stk_config *cfg)
 		if (rc != 0)
 			goto fail;
 	}
+	rc = impair_setup(cfg);
+	if (rc != 0)
+		goto fail;
 	RTE_LCORE_FOREACH (id) {
 		struct stk_lcore *lc = stk_lcore_create(id, idx, id == rte_get_main_lcore(),
 							stk.pool, &cfg->neigh);
@@ -419,6 +449,10 @@ void stk_teardown(void)
 
 	RTE_LCORE_FOREACH (id)
 		stk_lcore_destroy(stk_lcore_get(id));
+	/* a later stk_setup() starts without impairment */
+	for (uint16_t i = 0; i < STK_MAX_PORTS; i++)
+		for (unsigned d = 0; d < STK_IMPAIR_NUM_DIRS; d++)
+			stk_impair_set(i, (enum stk_impair_dir)d, NULL);
 	for (uint16_t p = 0; p < RTE_MAX_ETHPORTS; p++) {
 		if (!stk.port_started[p])
 			continue;

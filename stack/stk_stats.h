@@ -12,7 +12,8 @@
 
 #include "stk_pkt.h"
 
-/* X(name): every counter, in telemetry order. */
+/* X(name): every counter, in telemetry order. The impair_* ones count what the impairment
+ * layer did (stk_impair.h); its drops are not stack drops and do not move "drops". */
 #define STK_COUNTER_LIST(X)                                                                        \
 	X(rx_pkts)                                                                                 \
 	X(rx_bytes)                                                                                \
@@ -34,6 +35,12 @@
 	X(neigh_learned)                                                                           \
 	X(neigh_queued)                                                                            \
 	X(ctrl_msgs)                                                                               \
+	X(impair_dropped)                                                                          \
+	X(impair_duplicated)                                                                       \
+	X(impair_reordered)                                                                        \
+	X(impair_corrupted)                                                                        \
+	X(impair_delayed)                                                                          \
+	X(impair_delay_full)                                                                       \
 	X(drops)
 
 #define STK_CNT_ENUM_(n) STK_CNT_##n,

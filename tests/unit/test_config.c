@@ -143,6 +143,14 @@ static void test_load_full(void **state)
 	assert_int_equal(p->tx_desc, 512);
 	assert_false(p->promisc);
 	assert_string_equal(p->exc_ifname, "dtap0");
+	assert_int_equal(p->impair_rx.drop_ppm, 5000);
+	assert_int_equal(p->impair_rx.seed, 9);
+	assert_true(p->impair_rx.roce_only);
+	assert_int_equal(p->impair_rx.delay_ppm, 0);
+	assert_int_equal(p->impair_tx.delay_ppm, 30000);
+	assert_int_equal(p->impair_tx.delay_us, 150);
+	assert_int_equal(p->impair_tx.drop_ppm, 0);
+	assert_false(p->impair_tx.roce_only);
 	/* [port1]: the port defaults; an address without /len is a host address */
 	p = &c.ports[1];
 	assert_string_equal(p->name, "port1");
@@ -159,6 +167,8 @@ static void test_load_full(void **state)
 	assert_int_equal(p->tx_desc, 1024);
 	assert_true(p->promisc);
 	assert_string_equal(p->exc_ifname, "");
+	assert_false(stk_impair_conf_on(&p->impair_rx));
+	assert_false(stk_impair_conf_on(&p->impair_tx));
 }
 
 /* A valid minimal file with one extra line in section @sec. */

@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * roce_completer.c - responses in, send completions out (IBA 9.7.5.1, 10.8):
+ *   - an ACK completes every WQE whose last PSN it covers, in order; READ responses and
+ *     atomic ACKs also imply the ACK of everything before them (C9-?);
+ *   - READ response data goes straight into the WQE's SGEs; atomic results into its one SGE;
+ *   - NAK-sequence-error: fast retransmit, go-back-N from the NAKed PSN (a retry);
+ *   - RNR NAK: wait the peer's RNR timer, then resend from that PSN; rnr_retry 7 is infinite;
+ *   - remote access / invalid request / remote operational errors: the WQE completes with
+ *     REM_ACCESS_ERR / REM_INV_REQ_ERR / REM_OP_ERR and the QP moves to ERR, flushing the rest;
+ *   - one retransmission deadline per QP (4.096 us * 2^timeout), checked from the lcore loop:
+ *     on expiry go back to the oldest unacknowledged PSN; after retry_cnt retries RETRY_EXC_ERR.
+ */
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "roce_engine.h"
+#include "roce_psn.h"
+
+static bool is_rd_atomic(const struct roce_swqe *e)
+{
+	return e->wr.opcode == ROCE_WR_RDMA_READ || e->wr.opcode == ROCE_WR_ATOMIC_CMP_AND_SWP ||
+	       e->wr.opcode == ROCE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static enum roce_wc_opcode wc_opcode(enum roce_wr_opcode op)
+{
+	switch (op) {
+	case ROCE_WR_RDMA_WRITE:
+	case ROCE_WR_RDMA_WRITE_WITH_IMM:
+		return ROCE_WC_RDMA_WRITE;
+	case ROCE_WR_RDMA_READ:
+		return ROCE_WC_RDMA_READ;
+	case ROCE_WR_ATOMIC_CMP_AND_SWP:
+		return ROCE_WC_COMP_SWAP;
+	case ROCE_WR_ATOMIC_FETCH_AND_ADD:
+		return ROCE_WC_FETCH_ADD;
+	case ROCE_WR_LOCAL_INV:
+		return ROCE_WC_LOCAL_INV;
+	case ROCE_WR_REG_MR:
+		return ROCE_WC_REG_MR;
+	default:
+		return ROCE_WC_SEND;
+	}
+}
+
+static void complete_head(struct roce_qp *qp)
+{
+	const struct roce_swqe *e = roce_sq_at(&qp->sq, qp->sq.tail);
+
+	if (e->signaled) {
+		struct roce_wc wc;
+
+		memset(&wc, 0, sizeof(wc));
+		wc.wr_id = e->wr.wr_id;
+		wc.status = ROCE_WC_SUCCESS;
+		wc.opcode = wc_opcode(e->wr.opcode);
+		wc.byte_len = e->length;
+		wc.qp_num = qp->qpn;
+		roce_cq_push(qp->init.send_cq, &wc);
+	}
+	if (is_rd_atomic(e) && qp->req.rd_out)
+		qp->req.rd_out--;
+	qp->comp.psn = roce_psn_add(e->first_psn, e->npsn);
+	qp->comp.read_off = 0;
+	qp->sq.tail++;
+}
+
+/* Complete WQEs fully covered by PSN @psn. READ/atomic WQEs need their own responses. */
+static void ack_until(struct roce_qp *qp, uint32_t psn)
+{
+	while (qp->sq.tail != qp->req.cur) {
+		const struct roce_swqe *e = roce_sq_at(&qp->sq, qp->sq.tail);
+
+		if (e->npsn == 0) { /* local operation, already executed */
+			complete_head(qp);
+			continue;
+		}
+		if (is_rd_atomic(e))
+			return;
+		if (roce_psn_cmp(roce_psn_add(e->first_psn, e->npsn - 1), psn) > 0)
+			return;
+		complete_head(qp);
+	}
+	if (qp->sq.tail == qp->req.cur)
+		qp->comp.psn = qp->req.psn;
+}
+
+/* Go-back-N: resume sending at @psn, inside the WQE that holds it. */
+static void go_back(struct roce_qp *qp, uint32_t psn)
+{
+	uint32_t mtu = roce_qp_mtu(qp);
+
+	for (uint64_t i = qp->sq.tail; i != qp->req.cur; i++) {
+		struct roce_swqe *e = roce_sq_at(&qp->sq, i);
+
+		if (e->npsn == 0 || roce_psn_cmp(psn, e->first_psn) < 0 ||
+		    roce_psn_cmp(psn, roce_psn_add(e->first_psn, e->npsn - 1)) > 0)
+			continue;
+		/* READ/atomic requests between here and the old position are re-issued */
+		for (uint64_t k = i; k != qp->req.cur; k++)
+			if (is_rd_atomic(roce_sq_at(&qp->sq, k)) && qp->req.rd_out)
+				qp->req.rd_out--;
+		qp->req.cur = i;
+		qp->req.off = e->wr.opcode == ROCE_WR_RDMA_READ
+				      ? (i == qp->sq.tail ? qp->comp.read_off : 0)
+				      : roce_psn_diff(psn, e->first_psn) * mtu;
+		if (e->wr.opcode == ROCE_WR_RDMA_READ && qp->req.off) {
+			psn = roce_psn_add(e->first_psn, qp->req.off / mtu);
+			qp->req.rd_out++; /* a resumed READ stays outstanding */
+		} else if (is_rd_atomic(e)) {
+			psn = e->first_psn;
+		}
+		qp->req.psn = psn;
+		return;
+	}
+}
+
+static void progress(struct roce_qp *qp, uint64_t now)
+{
+	qp->comp.retry_left = qp->attr.retry_cnt;
+	qp->comp.deadline =
+		qp->sq.tail != qp->req.cur ? now + roce_timeout_tsc(qp->attr.timeout) : 0;
+}
+
+static void place_sges(const struct roce_swqe *e, const struct rte_mbuf *m, uint32_t off,
+		       uint32_t len, uint32_t at)
+{
+	for (int i = 0; i < e->wr.num_sge && len; i++) {
+		const struct roce_sge *s = &e->sge[i];
+		uint32_t n;
+
+		if (at >= s->length) {
+			at -= s->length;
+			continue;
+		}
+		n = RTE_MIN(len, s->length - at);
+		roce_mbuf_copy_out(m, off, n, (void *)(uintptr_t)(s->addr + at));
+		off += n;
+		len -= n;
+		at = 0;
+	}
+}
+
+static void read_response(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pkt *rp,
+			  uint64_t now)
+{
+	struct roce_swqe *e;
+
+	/* a response implies the ACK of every earlier request */
+	ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK));
+	if (qp->sq.tail == qp->req.cur)
+		return; /* nothing outstanding: a late duplicate */
+	e = roce_sq_at(&qp->sq, qp->sq.tail);
+	if (e->wr.opcode != ROCE_WR_RDMA_READ || rp->psn != qp->comp.psn)
+		return; /* not the next expected response: the timer or a NAK recovers */
+	if (qp->comp.read_off + rp->payload_len > e->length) {
+		roce_qp_fatal(qp, ROCE_WC_BAD_RESP_ERR);
+		return;
+	}
+	place_sges(e, m, rp->payload_off, rp->payload_len, qp->comp.read_off);
+	qp->comp.read_off += rp->payload_len;
+	qp->comp.psn = roce_psn_add(qp->comp.psn, 1);
+	if (rp->op->flags & ROCE_OPF_END) {
+		if (qp->comp.read_off != e->length) {
+			roce_qp_fatal(qp, ROCE_WC_BAD_RESP_ERR);
+			return;
+		}
+		complete_head(qp);
+	}
+	progress(qp, now);
+}
+
+static void atomic_ack(struct roce_qp *qp, const struct roce_pkt *rp, uint64_t now)
+{
+	const struct roce_atomicacketh *a = roce_pkt_ext(rp, ROCE_EXT_ATOMICACKETH);
+	struct roce_swqe *e;
+	uint64_t orig;
+
+	ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK));
+	if (qp->sq.tail == qp->req.cur)
+		return;
+	e = roce_sq_at(&qp->sq, qp->sq.tail);
+	if ((e->wr.opcode != ROCE_WR_ATOMIC_CMP_AND_SWP &&
+	     e->wr.opcode != ROCE_WR_ATOMIC_FETCH_AND_ADD) ||
+	    rp->psn != e->first_psn)
+		return;
+	orig = roce_atomicacketh_orig(a);
+	memcpy((void *)(uintptr_t)e->sge[0].addr, &orig, 8);
+	complete_head(qp);
+	progress(qp, now);
+}
+
+static void retry(struct roce_qp *qp, uint32_t psn, uint64_t now)
+{
+	if (qp->comp.retry_left == 0) {
+		roce_qp_fatal(qp, ROCE_WC_RETRY_EXC_ERR);
+		return;
+	}
+	qp->comp.retry_left--;
+	go_back(qp, psn);
+	qp->comp.deadline = now + roce_timeout_tsc(qp->attr.timeout);
+}
+
+void roce_completer_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
+		       const struct roce_pkt *rp)
+{
+	uint64_t now = rte_get_tsc_cycles();
+	const struct roce_aeth *aeth = roce_pkt_ext(rp, ROCE_EXT_AETH);
+	(void)lc;
+
+	if (qp->type != ROCE_QPT_RC || qp->state != ROCE_QPS_RTS)
+		goto out;
+	switch (rp->opcode) {
+	case ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST:
+	case ROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE:
+	case ROCE_OP_RC_RDMA_READ_RESPONSE_LAST:
+	case ROCE_OP_RC_RDMA_READ_RESPONSE_ONLY:
+		read_response(qp, m, rp, now);
+		goto out;
+	case ROCE_OP_RC_ATOMIC_ACKNOWLEDGE:
+		atomic_ack(qp, rp, now);
+		goto out;
+	case ROCE_OP_RC_ACKNOWLEDGE:
+		break;
+	default:
+		goto out;
+	}
+	switch (roce_aeth_syndrome(aeth) & ROCE_AETH_TYPE_MASK) {
+	case ROCE_AETH_ACK: {
+		uint64_t tail = qp->sq.tail;
+
+		ack_until(qp, rp->psn);
+		if (qp->sq.tail != tail)
+			progress(qp, now);
+		break;
+	}
+	case ROCE_AETH_RNR_NAK:
+		ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK));
+		if (qp->attr.rnr_retry != 7) {
+			if (qp->comp.rnr_left == 0) {
+				roce_qp_fatal(qp, ROCE_WC_RNR_RETRY_EXC_ERR);
+				break;
+			}
+			qp->comp.rnr_left--;
+		}
+		qp->comp.rnr_until = now + roce_rnr_tsc(roce_aeth_syndrome(aeth));
+		go_back(qp, rp->psn);
+		qp->comp.deadline = 0;
+		break;
+	case ROCE_AETH_NAK:
+		switch (roce_aeth_syndrome(aeth) & ROCE_AETH_VALUE_MASK) {
+		case ROCE_NAK_PSN_SEQ_ERR:
+			ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK));
+			retry(qp, rp->psn, now);
+			break;
+		case ROCE_NAK_REM_ACCESS_ERR:
+			ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK));
+			roce_qp_fatal(qp, ROCE_WC_REM_ACCESS_ERR);
+			break;
+		case ROCE_NAK_REM_OP_ERR:
+			ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK));
+			roce_qp_fatal(qp, ROCE_WC_REM_OP_ERR);
+			break;
+		default:
+			ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK));
+			roce_qp_fatal(qp, ROCE_WC_REM_INV_REQ_ERR);
+			break;
+		}
+		break;
+	default:
+		break; /* reserved syndromes are ignored */
+	}
+out:
+	rte_pktmbuf_free(m);
+}
+
+void roce_completer_tick(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
+{
+	(void)lc;
+	if (qp->type != ROCE_QPT_RC)
+		return;
+	/* local operations at the head complete without a response */
+	if (qp->sq.tail != qp->req.cur && roce_sq_at(&qp->sq, qp->sq.tail)->npsn == 0)
+		ack_until(qp, qp->comp.psn);
+	if (qp->comp.deadline && now >= qp->comp.deadline && qp->sq.tail != qp->req.cur)
+		retry(qp, qp->comp.psn, now);
+	else if (qp->sq.tail == qp->req.cur)
+		qp->comp.deadline = 0;
+}

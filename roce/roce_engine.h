@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * roce_engine.h - the RC/UC/UD engines, internal to roce/:
+ *   roce_rx.c         UDP 4791 hook: decode, ICRC, QP lookup, dispatch
+ *   roce_requester.c  send queue -> request packets (segmentation, PSNs, READ/atomic limits)
+ *   roce_responder.c  request packets -> placement, receive completions, ACK/NAK/responses
+ *   roce_completer.c  ACK/NAK/responses -> send completions; retransmission and RNR timers
+ * All of it runs on the lcore that owns the QP, without locks.
+ */
+#ifndef ROCE_ENGINE_H
+#define ROCE_ENGINE_H
+
+#include "roce_int.h"
+#include "roce_pkt.h"
+#include "roce_tx.h"
+#include "stk_lcore.h"
+
+/** Devices by stack interface index, and how many are open. */
+extern struct roce_dev *roce_devs[STK_MAX_PORTS];
+extern unsigned roce_nb_devs;
+
+/** false: skip the ICRC check so fuzzers reach the engines (never in production). */
+extern bool roce_icrc_enforce;
+
+/** Receive hook bound to UDP 4791 (stk_udp_bind). */
+int roce_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m,
+	    const struct stk_pkt *p, void *arg);
+
+/** Send what the send queue allows. */
+void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now);
+
+/** Handle a request packet addressed to @p qp. Takes @p m. */
+void roce_responder_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
+		       const struct roce_pkt *rp);
+
+/** Handle an ACK, NAK, READ response or atomic ACK for @p qp. Takes @p m. */
+void roce_completer_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
+		       const struct roce_pkt *rp);
+
+/** Timers: retransmission and RNR. */
+void roce_completer_tick(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now);
+
+/** Frame and transmit one packet of @p qp. @return 0 or -errno (the packet is dropped). */
+int roce_qp_xmit(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t, const void *payload,
+		 uint32_t len, bool zero_copy);
+
+/** Move @p qp to ERR after a fatal error: complete the WQE at the head with @p status, flush
+ * the rest (IBA 10.3.1.7). */
+void roce_qp_fatal(struct roce_qp *qp, enum roce_wc_status status);
+
+/** Copy @p len bytes at @p off of a frame out to @p dst. */
+void roce_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, uint32_t len, void *dst);
+
+/** Path MTU of @p qp in bytes. */
+static inline uint32_t roce_qp_mtu(const struct roce_qp *qp)
+{
+	return roce_mtu_bytes(qp->attr.path_mtu);
+}
+
+/** IBA 9.7.6.1.3: local ACK timeout 4.096 us * 2^timeout, in TSC cycles; 0 = none. */
+uint64_t roce_timeout_tsc(uint8_t timeout);
+
+/** IBA Table 45: RNR timer code -> TSC cycles. */
+uint64_t roce_rnr_tsc(uint8_t code);
+
+/** Entering RTR: the responder starts at rq_psn. */
+void roce_qp_engine_rtr(struct roce_qp *qp);
+
+/** Entering RTS: the requester and completer start at sq_psn; the device polls the QP. */
+void roce_qp_engine_rts(struct roce_qp *qp);
+
+/** The QP is destroyed: the device stops polling it. */
+void roce_qp_engine_stop(struct roce_qp *qp);
+
+/** Run every started QP of @p dev once: requester, timers. Called from the lcore loop. */
+void roce_dev_poll(struct roce_dev *dev, struct stk_lcore *lc);
+
+#endif /* ROCE_ENGINE_H */

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * roce_requester.c - turns the send queue into request packets (IBA 9.7.1-9.7.4):
+ * segmentation of SEND and RDMA WRITE at the path MTU into FIRST/MIDDLE/LAST/ONLY, READ and
+ * atomic requests limited by max_rd_atomic, the fence rule, PSN assignment, AckReq on the last
+ * packet of every message (and periodically inside long ones), and a bounded window so that
+ * go-back-N never resends a huge tail. Payload from a single SGE goes out zero-copy.
+ *
+ * The completer moves req.cur/req.off/req.psn back for go-back-N; this file only moves
+ * forward from wherever they are.
+ */
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "roce_engine.h"
+#include "roce_psn.h"
+
+#define REQ_BURST 32	    /* packets per poll: the rest waits for the next turn */
+#define REQ_WINDOW 1024	    /* PSNs in flight before we wait for ACKs */
+#define REQ_ACKREQ_EVERY 64 /* AckReq inside long messages, so the window moves */
+
+/* Opcode for a packet of a SEND / WRITE message: [position][with imm/inv]. */
+enum pos { P_FIRST, P_MIDDLE, P_LAST, P_ONLY };
+
+static uint8_t data_opcode(enum roce_qp_type t, enum roce_wr_opcode op, enum pos p)
+{
+	static const uint8_t send[4] = {ROCE_OP_RC_SEND_FIRST, ROCE_OP_RC_SEND_MIDDLE,
+					ROCE_OP_RC_SEND_LAST, ROCE_OP_RC_SEND_ONLY};
+	static const uint8_t write[4] = {ROCE_OP_RC_RDMA_WRITE_FIRST, ROCE_OP_RC_RDMA_WRITE_MIDDLE,
+					 ROCE_OP_RC_RDMA_WRITE_LAST, ROCE_OP_RC_RDMA_WRITE_ONLY};
+	uint8_t base = t == ROCE_QPT_UC ? 0x20 : 0x00; /* UC opcodes mirror RC's at 0x20 */
+	uint8_t o;
+
+	switch (op) {
+	case ROCE_WR_SEND_WITH_IMM:
+		o = p == P_LAST	  ? ROCE_OP_RC_SEND_LAST_WITH_IMMEDIATE
+		    : p == P_ONLY ? ROCE_OP_RC_SEND_ONLY_WITH_IMMEDIATE
+				  : send[p];
+		break;
+	case ROCE_WR_SEND_WITH_INV:
+		o = p == P_LAST	  ? ROCE_OP_RC_SEND_LAST_WITH_INVALIDATE
+		    : p == P_ONLY ? ROCE_OP_RC_SEND_ONLY_WITH_INVALIDATE
+				  : send[p];
+		return o; /* RC only */
+	case ROCE_WR_RDMA_WRITE:
+		o = write[p];
+		break;
+	case ROCE_WR_RDMA_WRITE_WITH_IMM:
+		o = p == P_LAST	  ? ROCE_OP_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE
+		    : p == P_ONLY ? ROCE_OP_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE
+				  : write[p];
+		break;
+	default:
+		o = send[p];
+		break;
+	}
+	return (uint8_t)(o + base);
+}
+
+/*
+ * Find the bytes [off, off+len) of a WQE's payload: a pointer when they lie in one SGE (or in
+ * the inline copy), else gathered into @tmp. *zc tells whether the pointer may be attached.
+ */
+static const void *payload_at(const struct roce_swqe *e, uint32_t off, uint32_t len, uint8_t *tmp,
+			      bool *zc)
+{
+	uint32_t done = 0;
+
+	*zc = false;
+	if (e->wr.send_flags & ROCE_SEND_INLINE)
+		return e->inline_data + off;
+	for (int i = 0; i < e->wr.num_sge && done < len; i++) {
+		const struct roce_sge *s = &e->sge[i];
+		uint32_t n;
+
+		if (off >= s->length) {
+			off -= s->length;
+			continue;
+		}
+		n = RTE_MIN(len - done, s->length - off);
+		if (done == 0 && n == len) {
+			*zc = true;
+			return (const void *)(uintptr_t)(s->addr + off);
+		}
+		memcpy(tmp + done, (const void *)(uintptr_t)(s->addr + off), n);
+		done += n;
+		off = 0;
+	}
+	return tmp;
+}
+
+static bool is_rd_atomic(enum roce_wr_opcode op)
+{
+	return op == ROCE_WR_RDMA_READ || op == ROCE_WR_ATOMIC_CMP_AND_SWP ||
+	       op == ROCE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Local operations run when the requester reaches them; the completer completes them. */
+static void run_local(struct roce_qp *qp, struct roce_swqe *e)
+{
+	struct roce_dev *dev = qp->pd->dev;
+
+	if (e->wr.opcode == ROCE_WR_LOCAL_INV) {
+		roce_mr_invalidate(dev, e->wr.invalidate_rkey, qp->pd);
+	} else if (e->wr.opcode == ROCE_WR_REG_MR) {
+		struct roce_mr *mr = e->wr.wr.reg.mr;
+
+		mr->addr = e->wr.wr.reg.addr;
+		mr->iova = e->wr.wr.reg.iova;
+		mr->length = e->wr.wr.reg.length;
+		mr->access = e->wr.wr.reg.access;
+		mr->lkey = mr->rkey = e->wr.wr.reg.key;
+		mr->state = ROCE_MR_VALID;
+	}
+}
+
+void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
+{
+	uint32_t mtu = roce_qp_mtu(qp);
+	unsigned sent = 0;
+	uint8_t tmp[4096];
+
+	if (qp->type == ROCE_QPT_UD || now < qp->comp.rnr_until)
+		return; /* UD sends need address handles (with the CM) */
+	while (qp->req.cur != qp->sq.head && sent < REQ_BURST && qp->state == ROCE_QPS_RTS) {
+		struct roce_swqe *e = roce_sq_at(&qp->sq, qp->req.cur);
+		struct roce_tx t;
+		uint32_t len = 0;
+		const void *pl = NULL;
+		bool zc = false;
+
+		if (roce_psn_diff(qp->req.psn, qp->comp.psn) >= REQ_WINDOW)
+			break;
+		if (qp->req.off == 0 && qp->req.cur != qp->sq.tail) {
+			/* IBA 10.8.3.3: a fenced WR waits for earlier READs and atomics */
+			if ((e->wr.send_flags & ROCE_SEND_FENCE) && qp->req.rd_out)
+				break;
+		}
+		if (qp->req.off == 0 && is_rd_atomic(e->wr.opcode) &&
+		    qp->req.rd_out >= RTE_MAX(qp->attr.max_rd_atomic, 1))
+			break;
+		memset(&t, 0, sizeof(t));
+		t.dqpn = qp->attr.dest_qp_num;
+		t.psn = qp->req.psn;
+		switch (e->wr.opcode) {
+		case ROCE_WR_LOCAL_INV:
+		case ROCE_WR_REG_MR:
+			e->first_psn = qp->req.psn;
+			e->npsn = 0;
+			run_local(qp, e);
+			qp->req.cur++;
+			continue;
+		case ROCE_WR_RDMA_READ:
+			/* a resumed READ asks only for what has not arrived (IBA 9.7.4.1.5) */
+			if (qp->req.off == 0) {
+				e->first_psn = qp->req.psn;
+				e->npsn = RTE_MAX(1u, (e->length + mtu - 1) / mtu);
+			}
+			t.opcode = ROCE_OP_RC_RDMA_READ_REQUEST;
+			t.va = e->wr.wr.rdma.remote_addr + qp->req.off;
+			t.rkey = e->wr.wr.rdma.rkey;
+			t.dmalen = e->length - qp->req.off;
+			if (qp->req.off == 0)
+				qp->req.rd_out++;
+			roce_qp_xmit(qp, lc, &t, NULL, 0, false);
+			qp->req.psn =
+				roce_psn_add(qp->req.psn, RTE_MAX(1u, (t.dmalen + mtu - 1) / mtu));
+			qp->req.cur++;
+			qp->req.off = 0;
+			sent++;
+			break;
+		case ROCE_WR_ATOMIC_CMP_AND_SWP:
+		case ROCE_WR_ATOMIC_FETCH_AND_ADD:
+			e->first_psn = qp->req.psn;
+			e->npsn = 1;
+			t.opcode = e->wr.opcode == ROCE_WR_ATOMIC_CMP_AND_SWP
+					   ? ROCE_OP_RC_COMPARE_SWAP
+					   : ROCE_OP_RC_FETCH_ADD;
+			t.va = e->wr.wr.atomic.remote_addr;
+			t.rkey = e->wr.wr.atomic.rkey;
+			t.swap_add = e->wr.opcode == ROCE_WR_ATOMIC_CMP_AND_SWP
+					     ? e->wr.wr.atomic.swap
+					     : e->wr.wr.atomic.compare_add;
+			t.cmp = e->wr.wr.atomic.compare_add;
+			qp->req.rd_out++;
+			roce_qp_xmit(qp, lc, &t, NULL, 0, false);
+			qp->req.psn = roce_psn_add(qp->req.psn, 1);
+			qp->req.cur++;
+			sent++;
+			break;
+		default: { /* SEND, WRITE (with IMM / INV) */
+			enum pos p;
+			bool first = qp->req.off == 0, last;
+
+			if (first) {
+				e->first_psn = qp->req.psn;
+				e->npsn = RTE_MAX(1u, (e->length + mtu - 1) / mtu);
+			}
+			len = RTE_MIN(mtu, e->length - qp->req.off);
+			last = qp->req.off + len == e->length;
+			p = first && last ? P_ONLY : first ? P_FIRST : last ? P_LAST : P_MIDDLE;
+			t.opcode = data_opcode(qp->type, e->wr.opcode, p);
+			if (first && (e->wr.opcode == ROCE_WR_RDMA_WRITE ||
+				      e->wr.opcode == ROCE_WR_RDMA_WRITE_WITH_IMM)) {
+				t.va = e->wr.wr.rdma.remote_addr;
+				t.rkey = e->wr.wr.rdma.rkey;
+				t.dmalen = e->length;
+			}
+			t.imm = rte_be_to_cpu_32(e->wr.imm_data);
+			t.ieth_rkey = e->wr.invalidate_rkey;
+			t.se = last && (e->wr.send_flags & ROCE_SEND_SOLICITED);
+			t.ackreq = qp->type == ROCE_QPT_RC &&
+				   (last || ((qp->req.psn + 1) % REQ_ACKREQ_EVERY) == 0);
+			if (len)
+				pl = payload_at(e, qp->req.off, len, tmp, &zc);
+			roce_qp_xmit(qp, lc, &t, pl, len, zc);
+			qp->req.psn = roce_psn_add(qp->req.psn, 1);
+			qp->req.off += len;
+			if (last) {
+				qp->req.cur++;
+				qp->req.off = 0;
+			}
+			sent++;
+			break;
+		}
+		}
+		if (qp->type == ROCE_QPT_RC && qp->comp.deadline == 0)
+			qp->comp.deadline = now + roce_timeout_tsc(qp->attr.timeout);
+	}
+	/* UC has no acknowledgements: a WQE completes once its last packet is out */
+	if (qp->type == ROCE_QPT_UC) {
+		while (qp->sq.tail != qp->req.cur) {
+			const struct roce_swqe *e = roce_sq_at(&qp->sq, qp->sq.tail);
+
+			if (e->signaled) {
+				struct roce_wc wc = {
+					.wr_id = e->wr.wr_id,
+					.qp_num = qp->qpn,
+					.byte_len = e->length,
+					.opcode = e->wr.opcode == ROCE_WR_SEND ||
+								  e->wr.opcode ==
+									  ROCE_WR_SEND_WITH_IMM
+							  ? ROCE_WC_SEND
+							  : ROCE_WC_RDMA_WRITE};
+
+				roce_cq_push(qp->init.send_cq, &wc);
+			}
+			qp->sq.tail++;
+		}
+		qp->comp.psn = qp->req.psn;
+	}
+}

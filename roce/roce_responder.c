@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * roce_responder.c - request packets in, placement and answers out (IBA 9.7.5):
+ *   - PSN check: the expected PSN is processed; an earlier one is a duplicate (re-ACKed, a
+ *     READ re-executed for the range it asks, an atomic answered from the result cache and
+ *     never re-executed); a later one is a gap, answered with one NAK-sequence-error until the
+ *     expected PSN arrives (C9-111);
+ *   - SEND into the next receive WQE (RNR NAK with min_rnr_timer when there is none),
+ *     WRITE into the region its RETH names, READ answered from the region, atomics executed
+ *     on it: payload goes straight from the packet to its place;
+ *   - an rkey, bounds or rights violation is NAKed remote-access-error, a malformed or
+ *     unsupported request invalid-request, and for RC both move the QP to ERR (C9-114...):
+ *     nothing is dropped silently in a way that leaves the requester retrying forever;
+ *   - ACKs carry the MSN and go out when AckReq asks (coalescing the rest).
+ */
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "roce_engine.h"
+#include "roce_psn.h"
+
+static void send_ack(struct roce_qp *qp, struct stk_lcore *lc, uint8_t syndrome, uint32_t psn)
+{
+	struct roce_tx t;
+
+	if (qp->type != ROCE_QPT_RC)
+		return; /* UC and UD are never acknowledged */
+	memset(&t, 0, sizeof(t));
+	t.opcode = ROCE_OP_RC_ACKNOWLEDGE;
+	t.dqpn = qp->attr.dest_qp_num;
+	t.psn = psn;
+	t.syndrome = syndrome;
+	t.msn = qp->resp.msn;
+	roce_qp_xmit(qp, lc, &t, NULL, 0, false);
+}
+
+/* A NAK that ends the connection: IBA 9.7.5.2.x, the responder's QP goes to ERR. */
+static void nak_fatal(struct roce_qp *qp, struct stk_lcore *lc, enum roce_nak_code code,
+		      uint32_t psn)
+{
+	send_ack(qp, lc, (uint8_t)(ROCE_AETH_NAK | code), psn);
+	if (qp->type == ROCE_QPT_RC) {
+		struct roce_qp_attr a = {.qp_state = ROCE_QPS_ERR};
+
+		roce_modify_qp(qp, &a, ROCE_QP_STATE);
+	}
+}
+
+static bool take_rwqe(struct roce_qp *qp, struct roce_rwqe *out)
+{
+	struct roce_wq *rq = qp->init.srq ? &qp->init.srq->rq : &qp->rq;
+
+	if (rq->tail == rq->head)
+		return false;
+	*out = *roce_rq_at(rq, rq->tail);
+	rq->tail++;
+	return true;
+}
+
+/* Scatter @len bytes of the packet at @off into the receive WQE from byte @at. */
+static void scatter(const struct rte_mbuf *m, uint32_t off, uint32_t len, const struct roce_rwqe *w,
+		    uint32_t at)
+{
+	for (uint32_t i = 0; i < w->num_sge && len; i++) {
+		const struct roce_sge *s = &w->sge[i];
+		uint32_t n;
+
+		if (at >= s->length) {
+			at -= s->length;
+			continue;
+		}
+		n = RTE_MIN(len, s->length - at);
+		roce_mbuf_copy_out(m, off, n, (void *)(uintptr_t)(s->addr + at));
+		off += n;
+		len -= n;
+		at = 0;
+	}
+}
+
+static void complete_recv(struct roce_qp *qp, const struct roce_rwqe *w, enum roce_wc_status st,
+			  enum roce_wc_opcode op, uint32_t len, const struct roce_pkt *rp)
+{
+	struct roce_wc wc;
+	const struct roce_immdt *imm = roce_pkt_ext(rp, ROCE_EXT_IMMDT);
+	const struct roce_ieth *ieth = roce_pkt_ext(rp, ROCE_EXT_IETH);
+
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = w->wr_id;
+	wc.status = st;
+	wc.opcode = op;
+	wc.byte_len = len;
+	wc.qp_num = qp->qpn;
+	wc.src_qp = qp->attr.dest_qp_num;
+	if (imm) {
+		wc.imm_data = imm->imm;
+		wc.wc_flags |= ROCE_WC_WITH_IMM;
+	} else if (ieth) {
+		wc.invalidated_rkey = roce_ieth_rkey(ieth);
+		wc.wc_flags |= ROCE_WC_WITH_INV;
+	}
+	roce_cq_push(qp->init.recv_cq, &wc);
+}
+
+/* Bytes at a remote (iova) address, after the rkey checks. NULL: access error. */
+static uint8_t *remote_ptr(struct roce_qp *qp, uint32_t rkey, uint64_t va, uint64_t len,
+			   uint32_t right)
+{
+	enum roce_key_err why;
+	struct roce_mr *mr;
+
+	/* the QP must grant the right too (qp_access_flags, IBA 10.2.3) */
+	if (!(qp->attr.qp_access_flags & right))
+		return NULL;
+	mr = roce_mr_lookup(qp->pd->dev, rkey, true, qp->pd, va, len, right, &why);
+	if (!mr)
+		return NULL;
+	return (uint8_t *)mr->addr + (va - mr->iova);
+}
+
+/* Send the READ responses for [va, va+len) starting at @psn (also for replays). */
+static void read_reply(struct roce_qp *qp, struct stk_lcore *lc, const uint8_t *src, uint32_t len,
+		       uint32_t psn)
+{
+	uint32_t mtu = roce_qp_mtu(qp), off = 0;
+
+	do {
+		uint32_t n = RTE_MIN(mtu, len - off);
+		bool first = off == 0, last = off + n == len;
+		struct roce_tx t;
+
+		memset(&t, 0, sizeof(t));
+		t.opcode = first && last ? ROCE_OP_RC_RDMA_READ_RESPONSE_ONLY
+			   : first	 ? ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST
+			   : last	 ? ROCE_OP_RC_RDMA_READ_RESPONSE_LAST
+					 : ROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE;
+		t.dqpn = qp->attr.dest_qp_num;
+		t.psn = psn;
+		t.syndrome = ROCE_AETH_ACK | ROCE_AETH_CREDITS_INVALID;
+		t.msn = qp->resp.msn;
+		roce_qp_xmit(qp, lc, &t, n ? src + off : NULL, n, n != 0);
+		/* keep the TX ring from overflowing on long READs */
+		if ((psn & 31) == 31)
+			stk_lcore_flush(lc);
+		psn = roce_psn_add(psn, 1);
+		off += n;
+	} while (off < len);
+}
+
+static void duplicate(struct roce_qp *qp, struct stk_lcore *lc, const struct roce_pkt *rp)
+{
+	if (rp->opcode == ROCE_OP_RC_RDMA_READ_REQUEST) {
+		/* IBA 9.7.5.1.5.2: re-execute for the range the duplicate asks */
+		const struct roce_reth *r = roce_pkt_ext(rp, ROCE_EXT_RETH);
+		uint8_t *src = remote_ptr(qp, roce_reth_rkey(r), roce_reth_va(r), roce_reth_len(r),
+					  ROCE_ACCESS_REMOTE_READ);
+
+		if (src)
+			read_reply(qp, lc, src, roce_reth_len(r), rp->psn);
+		return;
+	}
+	if (rp->op->flags & ROCE_OPF_ATOMIC) {
+		/* IBA 9.7.5.1.5.3: never execute twice; answer from the cache */
+		for (int i = 0; i < ROCE_ATOMIC_CACHE; i++) {
+			if (qp->resp.atomic[i].valid && qp->resp.atomic[i].psn == rp->psn) {
+				struct roce_tx t;
+
+				memset(&t, 0, sizeof(t));
+				t.opcode = ROCE_OP_RC_ATOMIC_ACKNOWLEDGE;
+				t.dqpn = qp->attr.dest_qp_num;
+				t.psn = rp->psn;
+				t.syndrome = ROCE_AETH_ACK | ROCE_AETH_CREDITS_INVALID;
+				t.msn = qp->resp.msn;
+				t.orig = qp->resp.atomic[i].orig;
+				roce_qp_xmit(qp, lc, &t, NULL, 0, false);
+				return;
+			}
+		}
+		return; /* older than the cache: the requester has its answer already */
+	}
+	/* SEND / WRITE: coalesced ACK of everything up to the last PSN we processed */
+	send_ack(qp, lc, ROCE_AETH_ACK | ROCE_AETH_CREDITS_INVALID,
+		 roce_psn_add(qp->resp.psn, ROCE_PSN_MASK));
+}
+
+static void do_send(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
+		    const struct roce_pkt *rp)
+{
+	struct roce_resp *r = &qp->resp;
+	uint32_t flags = rp->op->flags;
+
+	if (flags & ROCE_OPF_START) {
+		if (r->recv_active || r->write_active) {
+			nak_fatal(qp, lc, ROCE_NAK_INVALID_REQ, rp->psn); /* opcode sequence */
+			return;
+		}
+		if (!take_rwqe(qp, &r->rwqe)) {
+			send_ack(qp, lc,
+				 (uint8_t)(ROCE_AETH_RNR_NAK | (qp->attr.min_rnr_timer & 31)),
+				 rp->psn);
+			return; /* RNR: the PSN is not consumed */
+		}
+		r->recv_active = true;
+		r->recv_off = 0;
+	} else if (!r->recv_active) {
+		nak_fatal(qp, lc, ROCE_NAK_INVALID_REQ, rp->psn);
+		return;
+	}
+	if (r->recv_off + rp->payload_len > r->rwqe.length) {
+		/* IBA 9.7.5.2.4: too long for the receive buffer */
+		complete_recv(qp, &r->rwqe, ROCE_WC_LOC_LEN_ERR, ROCE_WC_RECV, r->recv_off, rp);
+		r->recv_active = false;
+		nak_fatal(qp, lc, ROCE_NAK_INVALID_REQ, rp->psn);
+		return;
+	}
+	scatter(m, rp->payload_off, rp->payload_len, &r->rwqe, r->recv_off);
+	r->recv_off += rp->payload_len;
+	r->psn = roce_psn_add(r->psn, 1);
+	if (flags & ROCE_OPF_END) {
+		const struct roce_ieth *ieth = roce_pkt_ext(rp, ROCE_EXT_IETH);
+
+		if (ieth && roce_mr_invalidate(qp->pd->dev, roce_ieth_rkey(ieth), qp->pd) != 0) {
+			complete_recv(qp, &r->rwqe, ROCE_WC_REM_INV_REQ_ERR, ROCE_WC_RECV,
+				      r->recv_off, rp);
+			r->recv_active = false;
+			nak_fatal(qp, lc, ROCE_NAK_INVALID_REQ, rp->psn);
+			return;
+		}
+		complete_recv(qp, &r->rwqe, ROCE_WC_SUCCESS, ROCE_WC_RECV, r->recv_off, rp);
+		r->recv_active = false;
+		r->msn = roce_psn_add(r->msn, 1);
+	}
+	if (roce_bth_ackreq(rp->bth))
+		send_ack(qp, lc, ROCE_AETH_ACK | ROCE_AETH_CREDITS_INVALID, rp->psn);
+}
+
+static void do_write(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
+		     const struct roce_pkt *rp)
+{
+	struct roce_resp *r = &qp->resp;
+	uint32_t flags = rp->op->flags;
+
+	if (flags & ROCE_OPF_START) {
+		const struct roce_reth *reth = roce_pkt_ext(rp, ROCE_EXT_RETH);
+		uint32_t dmalen = roce_reth_len(reth);
+
+		if (r->recv_active || r->write_active) {
+			nak_fatal(qp, lc, ROCE_NAK_INVALID_REQ, rp->psn);
+			return;
+		}
+		r->write_dst = dmalen ? remote_ptr(qp, roce_reth_rkey(reth), roce_reth_va(reth),
+						   dmalen, ROCE_ACCESS_REMOTE_WRITE)
+				      : (uint8_t *)&r->write_left; /* nothing to place */
+		if (!r->write_dst) {
+			nak_fatal(qp, lc, ROCE_NAK_REM_ACCESS_ERR, rp->psn);
+			return;
+		}
+		r->write_left = dmalen;
+		r->write_active = true;
+	} else if (!r->write_active) {
+		nak_fatal(qp, lc, ROCE_NAK_INVALID_REQ, rp->psn);
+		return;
+	}
+	if (rp->payload_len > r->write_left ||
+	    ((flags & ROCE_OPF_END) && rp->payload_len != r->write_left)) {
+		nak_fatal(qp, lc, ROCE_NAK_INVALID_REQ, rp->psn); /* length mismatch (C9-88) */
+		r->write_active = false;
+		return;
+	}
+	if ((flags & ROCE_OPF_END) && (flags & ROCE_OPF_RWQE)) {
+		/* WRITE with immediate consumes a receive WQE: RNR before placing anything */
+		if (!take_rwqe(qp, &r->rwqe)) {
+			send_ack(qp, lc,
+				 (uint8_t)(ROCE_AETH_RNR_NAK | (qp->attr.min_rnr_timer & 31)),
+				 rp->psn);
+			return;
+		}
+	}
+	if (rp->payload_len) {
+		roce_mbuf_copy_out(m, rp->payload_off, rp->payload_len, r->write_dst);
+		r->write_dst += rp->payload_len;
+		r->write_left -= rp->payload_len;
+	}
+	r->psn = roce_psn_add(r->psn, 1);
+	if (flags & ROCE_OPF_END) {
+		if (flags & ROCE_OPF_RWQE)
+			complete_recv(qp, &r->rwqe, ROCE_WC_SUCCESS, ROCE_WC_RECV_RDMA_WITH_IMM, 0,
+				      rp);
+		r->write_active = false;
+		r->msn = roce_psn_add(r->msn, 1);
+	}
+	if (roce_bth_ackreq(rp->bth))
+		send_ack(qp, lc, ROCE_AETH_ACK | ROCE_AETH_CREDITS_INVALID, rp->psn);
+}
+
+static void do_read(struct roce_qp *qp, struct stk_lcore *lc, const struct roce_pkt *rp)
+{
+	const struct roce_reth *reth = roce_pkt_ext(rp, ROCE_EXT_RETH);
+	uint32_t len = roce_reth_len(reth), mtu = roce_qp_mtu(qp);
+	uint32_t npsn = RTE_MAX(1u, (len + mtu - 1) / mtu);
+	uint8_t *src = len ? remote_ptr(qp, roce_reth_rkey(reth), roce_reth_va(reth), len,
+					ROCE_ACCESS_REMOTE_READ)
+			   : (uint8_t *)&qp->resp;
+	struct roce_resp *r = &qp->resp;
+
+	if (r->recv_active || r->write_active) {
+		nak_fatal(qp, lc, ROCE_NAK_INVALID_REQ, rp->psn);
+		return;
+	}
+	if (!src) {
+		/* never silent: Linux rxe once dropped these and the requester retried forever */
+		nak_fatal(qp, lc, ROCE_NAK_REM_ACCESS_ERR, rp->psn);
+		return;
+	}
+	r->read[r->read_next].psn = rp->psn;
+	r->read[r->read_next].npsn = npsn;
+	r->read[r->read_next].valid = true;
+	r->read_next = (uint8_t)((r->read_next + 1) % ROCE_READ_REPLAY);
+	r->msn = roce_psn_add(r->msn, 1);
+	r->psn = roce_psn_add(r->psn, npsn);
+	read_reply(qp, lc, src, len, rp->psn);
+}
+
+static void do_atomic(struct roce_qp *qp, struct stk_lcore *lc, const struct roce_pkt *rp)
+{
+	const struct roce_atomiceth *a = roce_pkt_ext(rp, ROCE_EXT_ATOMICETH);
+	uint64_t va = roce_atomiceth_va(a), orig;
+	uint64_t *p;
+	struct roce_tx t;
+	struct roce_resp *r = &qp->resp;
+
+	if (va & 7) {
+		nak_fatal(qp, lc, ROCE_NAK_INVALID_REQ, rp->psn); /* C9-?: misaligned atomic */
+		return;
+	}
+	p = (uint64_t *)remote_ptr(qp, roce_atomiceth_rkey(a), va, 8, ROCE_ACCESS_REMOTE_ATOMIC);
+	if (!p) {
+		nak_fatal(qp, lc, ROCE_NAK_REM_ACCESS_ERR, rp->psn);
+		return;
+	}
+	orig = *p;
+	if (rp->opcode == ROCE_OP_RC_FETCH_ADD)
+		*p = orig + roce_atomiceth_swap_add(a);
+	else if (orig == roce_atomiceth_cmp(a))
+		*p = roce_atomiceth_swap_add(a);
+	r->atomic[r->atomic_next].psn = rp->psn;
+	r->atomic[r->atomic_next].orig = orig;
+	r->atomic[r->atomic_next].valid = true;
+	r->atomic_next = (uint8_t)((r->atomic_next + 1) % ROCE_ATOMIC_CACHE);
+	r->msn = roce_psn_add(r->msn, 1);
+	r->psn = roce_psn_add(r->psn, 1);
+	memset(&t, 0, sizeof(t));
+	t.opcode = ROCE_OP_RC_ATOMIC_ACKNOWLEDGE;
+	t.dqpn = qp->attr.dest_qp_num;
+	t.psn = rp->psn;
+	t.syndrome = ROCE_AETH_ACK | ROCE_AETH_CREDITS_INVALID;
+	t.msn = r->msn;
+	t.orig = orig;
+	roce_qp_xmit(qp, lc, &t, NULL, 0, false);
+}
+
+void roce_responder_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
+		       const struct roce_pkt *rp)
+{
+	int32_t d = roce_psn_cmp(rp->psn, qp->resp.psn);
+	uint32_t mtu = roce_qp_mtu(qp), flags = rp->op->flags;
+
+	if (qp->type == ROCE_QPT_RC && d < 0) {
+		duplicate(qp, lc, rp);
+		goto out;
+	}
+	if (d > 0) {
+		if (qp->type == ROCE_QPT_RC && !qp->resp.nak_sent) {
+			send_ack(qp, lc, ROCE_AETH_NAK | ROCE_NAK_PSN_SEQ_ERR, qp->resp.psn);
+			qp->resp.nak_sent = true;
+		}
+		if (qp->type == ROCE_QPT_UC) {
+			/* UC: a lost packet spoils the message; start over at the next FIRST */
+			qp->resp.recv_active = qp->resp.write_active = false;
+			qp->resp.psn = rp->psn;
+		} else {
+			goto out;
+		}
+	}
+	qp->resp.nak_sent = false;
+	/* IBA 9.7.4.1.3/C9-?: MIDDLE and FIRST packets are full MTU; none is longer */
+	if (rp->payload_len > mtu || ((flags & (ROCE_OPF_MIDDLE)) && rp->payload_len != mtu) ||
+	    ((flags & ROCE_OPF_START) && !(flags & ROCE_OPF_END) && rp->payload_len != mtu)) {
+		nak_fatal(qp, lc, ROCE_NAK_INVALID_REQ, rp->psn);
+		goto out;
+	}
+	if (flags & ROCE_OPF_SEND)
+		do_send(qp, lc, m, rp);
+	else if (flags & ROCE_OPF_WRITE)
+		do_write(qp, lc, m, rp);
+	else if (flags & ROCE_OPF_READ)
+		do_read(qp, lc, rp);
+	else if (flags & ROCE_OPF_ATOMIC)
+		do_atomic(qp, lc, rp);
+	else
+		nak_fatal(qp, lc, ROCE_NAK_INVALID_REQ, rp->psn);
+out:
+	rte_pktmbuf_free(m);
+}

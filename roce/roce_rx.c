@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * roce_rx.c - the transport's entry from the stack (UDP 4791) and the helpers its engines
+ * share: transmit one packet, fatal errors, IBA timer values, the per-device poll.
+ *
+ * Receive path: stk_classify() -> roce_rx(): decode (roce_pkt.c), ICRC (IBA A17.3.3: a bad
+ * ICRC is a silent drop, counted), find the QP by destination QPN, check the opcode suits the
+ * QP type and state, then responder (requests) or completer (responses).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "roce_engine.h"
+#include "roce_icrc.h"
+#include "roce_psn.h"
+#include "stk_stack.h"
+
+enum { RX_DROP_DECODE, RX_DROP_ICRC, RX_DROP_NO_QP, RX_DROP_QP_TYPE, RX_DROP_QP_STATE };
+
+/** One device per stack interface; the UDP 4791 hook finds it by interface index. */
+struct roce_dev *roce_devs[STK_MAX_PORTS];
+unsigned roce_nb_devs;
+
+/** Set to false to reach the engines with arbitrary bytes (fuzzing). */
+bool roce_icrc_enforce = true;
+
+/* Zero-copy payloads point into the application's registered memory, which it owns: nothing
+ * to free when the last packet referencing it is gone. */
+static void zc_free(void *addr, void *opaque)
+{
+	(void)addr;
+	(void)opaque;
+}
+
+void roce_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, uint32_t len, void *dst)
+{
+	uint8_t *d = dst;
+
+	for (; m && len; m = m->next) {
+		uint32_t n;
+
+		if (off >= m->data_len) {
+			off -= m->data_len;
+			continue;
+		}
+		n = RTE_MIN(len, (uint32_t)m->data_len - off);
+		memcpy(d, rte_pktmbuf_mtod_offset(m, const uint8_t *, off), n);
+		d += n;
+		len -= n;
+		off = 0;
+	}
+}
+
+uint64_t roce_timeout_tsc(uint8_t timeout)
+{
+	if (timeout == 0)
+		return 0; /* infinite */
+	/* 4.096 us * 2^timeout */
+	return (uint64_t)((double)rte_get_tsc_hz() * 4.096e-6 * (double)(1ull << timeout));
+}
+
+uint64_t roce_rnr_tsc(uint8_t code)
+{
+	/* IBA Table 45 "RNR NAK timer field encoding", in units of 10 us: code 1 is 0.01 ms,
+	 * code 12 is 0.64 ms, code 31 is 491.52 ms, and code 0 means 655.36 ms */
+	static const uint32_t units[32] = {
+		65536, 1,    2,	   3,	 4,    6,     8,     12,    16,	   24,	  32,
+		48,    64,   96,   128,	 192,  256,   384,   512,   768,   1024,  1536,
+		2048,  3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152,
+	};
+
+	return (uint64_t)units[code & 31] * rte_get_tsc_hz() / 100000;
+}
+
+int roce_qp_xmit(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t, const void *payload,
+		 uint32_t len, bool zero_copy)
+{
+	const struct stk_iface *ifc = stk_iface_get(qp->pd->dev->iface);
+	struct rte_mbuf *m;
+	int rc;
+
+	t->path = &qp->attr.ah_attr;
+	t->lqpn = qp->qpn;
+	m = roce_tx_build(lc->pool, ifc, t, payload, len, zero_copy ? &qp->zc : NULL);
+	if (!m)
+		return -ENOMEM;
+	rc = stk_ip_send(lc, ifc, m, &qp->attr.ah_attr.dgid_ip);
+	if (rc != 0)
+		rte_pktmbuf_free(m);
+	return rc;
+}
+
+void roce_qp_fatal(struct roce_qp *qp, enum roce_wc_status status)
+{
+	struct roce_qp_attr a = {.qp_state = ROCE_QPS_ERR};
+
+	if (qp->sq.tail != qp->sq.head) {
+		const struct roce_swqe *e = roce_sq_at(&qp->sq, qp->sq.tail);
+		struct roce_wc wc = {.wr_id = e->wr.wr_id, .status = status, .qp_num = qp->qpn};
+
+		roce_cq_push(qp->init.send_cq, &wc);
+		qp->sq.tail++;
+	}
+	roce_modify_qp(qp, &a, ROCE_QP_STATE); /* flushes what is left */
+}
+
+void roce_qp_engine_rtr(struct roce_qp *qp)
+{
+	memset(&qp->resp, 0, sizeof(qp->resp));
+	qp->resp.psn = qp->attr.rq_psn;
+}
+
+void roce_qp_engine_rts(struct roce_qp *qp)
+{
+	struct roce_dev *dev = qp->pd->dev;
+
+	memset(&qp->req, 0, sizeof(qp->req));
+	memset(&qp->comp, 0, sizeof(qp->comp));
+	qp->req.psn = qp->attr.sq_psn;
+	qp->req.cur = qp->sq.tail;
+	qp->comp.psn = qp->attr.sq_psn;
+	qp->comp.retry_left = qp->attr.retry_cnt;
+	qp->comp.rnr_left = qp->attr.rnr_retry;
+	qp->zc.free_cb = zc_free;
+	rte_mbuf_ext_refcnt_set(&qp->zc, 1);
+	if (!qp->polled) {
+		qp->polled = true;
+		qp->next_polled = dev->polled;
+		dev->polled = qp;
+	}
+}
+
+void roce_qp_engine_stop(struct roce_qp *qp)
+{
+	struct roce_qp **pp = &qp->pd->dev->polled;
+
+	for (; *pp; pp = &(*pp)->next_polled) {
+		if (*pp == qp) {
+			*pp = qp->next_polled;
+			break;
+		}
+	}
+	qp->polled = false;
+}
+
+void roce_dev_poll(struct roce_dev *dev, struct stk_lcore *lc)
+{
+	uint64_t now = rte_get_tsc_cycles();
+
+	for (struct roce_qp *qp = dev->polled; qp; qp = qp->next_polled) {
+		if (qp->state != ROCE_QPS_RTS)
+			continue;
+		roce_completer_tick(qp, lc, now);
+		roce_requester_run(qp, lc, now);
+	}
+}
+
+void roce_poll(struct stk_lcore *lc, void *dev)
+{
+	roce_dev_poll(dev, lc);
+}
+
+static struct roce_qp *find_qp(struct roce_dev *dev, uint32_t qpn)
+{
+	if (qpn < ROCE_FIRST_QPN || qpn >= ROCE_FIRST_QPN + ROCE_MAX_QP)
+		return NULL;
+	return dev->qps[qpn - ROCE_FIRST_QPN];
+}
+
+int roce_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m,
+	    const struct stk_pkt *p, void *arg)
+{
+	struct roce_dev *dev = roce_devs[ifc->idx];
+	struct roce_pkt rp;
+	struct roce_qp *qp;
+	(void)arg;
+
+	if (!dev)
+		return -1; /* the stack counts it */
+	if (roce_pkt_parse(m, p, &rp) != 0) {
+		dev->drops[RX_DROP_DECODE]++;
+		goto drop;
+	}
+	if (roce_icrc_enforce &&
+	    !roce_icrc_check(m, p->l3_off, rp.bth_off, rp.payload_off + rp.payload_len + rp.pad)) {
+		dev->drops[RX_DROP_ICRC]++;
+		goto drop;
+	}
+	qp = find_qp(dev, rp.dqpn);
+	if (!qp) {
+		dev->drops[RX_DROP_NO_QP]++;
+		goto drop;
+	}
+	if ((qp->type == ROCE_QPT_RC && !(rp.op->flags & ROCE_OPF_RC)) ||
+	    (qp->type == ROCE_QPT_UC && !(rp.op->flags & ROCE_OPF_UC)) ||
+	    (qp->type == ROCE_QPT_UD && !(rp.op->flags & ROCE_OPF_UD))) {
+		dev->drops[RX_DROP_QP_TYPE]++;
+		goto drop;
+	}
+	/* IBA 10.3.1: RTR and later receive; RESET and INIT drop silently */
+	if (qp->state < ROCE_QPS_RTR || qp->state == ROCE_QPS_ERR) {
+		dev->drops[RX_DROP_QP_STATE]++;
+		goto drop;
+	}
+	if (rp.op->flags & ROCE_OPF_REQ)
+		roce_responder_rx(qp, lc, m, &rp);
+	else
+		roce_completer_rx(qp, lc, m, &rp);
+	return 0;
+drop:
+	rte_pktmbuf_free(m);
+	return 0;
+}

@@ -1,0 +1,471 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_rc.c - two RC QPs back to back over net_ring in one process: two stack interfaces
+ * whose ring ports are crossed (A's TX ring is B's RX ring), one lcore running the stack and
+ * both transport devices. Every data opcode at several sizes and path MTUs, byte for byte;
+ * atomics; and the error paths that must end in the exact completion status: bad rkey
+ * (REM_ACCESS_ERR), out of bounds, missing right, RNR with rnr_retry 0 (RNR_RETRY_EXC_ERR)
+ * and with infinite retry (success once a receive is posted). Teardown checks that the
+ * mempool and every verbs object are back to empty.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "roce_verbs.h"
+#include "stk_lcore.h"
+#include "stk_stack.h"
+
+#define BUF (2u << 20)
+
+static struct rte_mempool *pool;
+static struct stk_lcore *lc;
+static uint16_t port[2];
+static unsigned base_in_use;
+
+struct side {
+	struct roce_dev *dev;
+	struct roce_pd *pd;
+	struct roce_cq *cq;
+	struct roce_qp *qp;
+	uint8_t *buf;
+	struct roce_mr *mr;
+};
+static struct side s[2];
+
+static void drive(unsigned iters)
+{
+	for (unsigned i = 0; i < iters; i++)
+		stk_lcore_poll(lc);
+}
+
+/* Poll until @n completions arrive on side @k's CQ (bounded: 5 s). */
+static int wait_wc(int k, struct roce_wc *wc, int n)
+{
+	uint64_t end = rte_get_tsc_cycles() + 5 * rte_get_tsc_hz();
+	int got = 0;
+
+	while (got < n && rte_get_tsc_cycles() < end) {
+		stk_lcore_poll(lc);
+		got += roce_poll_cq(s[k].cq, n - got, wc + got);
+	}
+	return got;
+}
+
+static void connect_pair(enum roce_mtu mtu, uint8_t rnr_retry, uint8_t min_rnr)
+{
+	for (int k = 0; k < 2; k++) {
+		struct roce_qp_init_attr ia = {
+			.send_cq = s[k].cq, .recv_cq = s[k].cq, .qp_type = ROCE_QPT_RC};
+
+		ia.cap.max_send_wr = 256;
+		ia.cap.max_recv_wr = 256;
+		ia.cap.max_send_sge = 4;
+		ia.cap.max_recv_sge = 4;
+		s[k].qp = roce_create_qp(s[k].pd, &ia);
+		assert_non_null(s[k].qp);
+	}
+	for (int k = 0; k < 2; k++) {
+		struct roce_qp_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.qp_state = ROCE_QPS_INIT;
+		a.port_num = 1;
+		a.qp_access_flags = ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ |
+				    ROCE_ACCESS_REMOTE_ATOMIC;
+		assert_int_equal(roce_modify_qp(s[k].qp, &a,
+						ROCE_QP_STATE | ROCE_QP_PKEY_INDEX | ROCE_QP_PORT |
+							ROCE_QP_ACCESS_FLAGS),
+				 0);
+		a.qp_state = ROCE_QPS_RTR;
+		a.path_mtu = mtu;
+		a.dest_qp_num = roce_qp_num(s[!k].qp);
+		a.rq_psn = k ? 0xfffff0 : 100; /* B's PSNs wrap around 2^24 */
+		a.max_dest_rd_atomic = 4;
+		a.min_rnr_timer = min_rnr;
+		stk_ipaddr_parse(k ? "10.77.0.1" : "10.77.0.2", &a.ah_attr.dgid_ip);
+		assert_int_equal(roce_modify_qp(s[k].qp, &a,
+						ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU |
+							ROCE_QP_DEST_QPN | ROCE_QP_RQ_PSN |
+							ROCE_QP_MAX_DEST_RD_ATOMIC |
+							ROCE_QP_MIN_RNR_TIMER),
+				 0);
+	}
+	for (int k = 0; k < 2; k++) {
+		struct roce_qp_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.qp_state = ROCE_QPS_RTS;
+		a.sq_psn = k ? 100 : 0xfffff0; /* the peer's rq_psn */
+		a.timeout = 10;		       /* 4 ms */
+		a.retry_cnt = 7;
+		a.rnr_retry = rnr_retry;
+		a.max_rd_atomic = 4;
+		assert_int_equal(roce_modify_qp(s[k].qp, &a,
+						ROCE_QP_STATE | ROCE_QP_SQ_PSN | ROCE_QP_TIMEOUT |
+							ROCE_QP_RETRY_CNT | ROCE_QP_RNR_RETRY |
+							ROCE_QP_MAX_QP_RD_ATOMIC),
+				 0);
+	}
+}
+
+static void disconnect_pair(void)
+{
+	for (int k = 0; k < 2; k++) {
+		struct roce_wc wc[64];
+
+		assert_int_equal(roce_destroy_qp(s[k].qp), 0);
+		while (roce_poll_cq(s[k].cq, 64, wc) > 0)
+			;
+	}
+	drive(50); /* let in-flight frames drain so the pool count is exact */
+}
+
+static void fill(uint8_t *p, uint32_t len, uint32_t seed)
+{
+	for (uint32_t i = 0; i < len; i++)
+		p[i] = (uint8_t)(i * 31 + seed * 7 + (i >> 8));
+}
+
+static void post_recv(int k, uint64_t id, uint32_t off, uint32_t len)
+{
+	struct roce_sge sg = {
+		.addr = (uintptr_t)(s[k].buf + off), .length = len, .lkey = s[k].mr->lkey};
+	struct roce_recv_wr r = {.wr_id = id, .sg_list = &sg, .num_sge = 1}, *bad;
+
+	assert_int_equal(roce_post_recv(s[k].qp, &r, &bad), 0);
+}
+
+static void post(int k, enum roce_wr_opcode op, uint64_t id, uint32_t off, uint32_t len,
+		 uint64_t raddr, uint32_t rkey)
+{
+	struct roce_sge sg = {
+		.addr = (uintptr_t)(s[k].buf + off), .length = len, .lkey = s[k].mr->lkey};
+	struct roce_send_wr w, *bad;
+
+	memset(&w, 0, sizeof(w));
+	w.wr_id = id;
+	w.opcode = op;
+	w.sg_list = &sg;
+	w.num_sge = 1;
+	w.send_flags = ROCE_SEND_SIGNALED;
+	w.imm_data = rte_cpu_to_be_32(0xc0ffee00u + (uint32_t)id);
+	w.wr.rdma.remote_addr = raddr;
+	w.wr.rdma.rkey = rkey;
+	assert_int_equal(roce_post_send(s[k].qp, &w, &bad), 0);
+}
+
+static const uint32_t sizes[] = {0, 1, 3, 255, 256, 257, 1023, 1024, 1025, 4096, 65536, 300000};
+
+static void send_all_sizes(enum roce_mtu mtu)
+{
+	connect_pair(mtu, 7, 1);
+	for (unsigned i = 0; i < RTE_DIM(sizes); i++) {
+		struct roce_wc wc[2];
+		uint32_t n = sizes[i];
+
+		fill(s[0].buf, n, i);
+		memset(s[1].buf + 4096, 0xee, n + 64);
+		post_recv(1, 500 + i, 4096, n + 64);
+		post(0, ROCE_WR_SEND, 600 + i, 0, n, 0, 0);
+		assert_int_equal(wait_wc(0, wc, 1), 1);
+		assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+		assert_true(wc[0].wr_id == 600 + i && wc[0].opcode == ROCE_WC_SEND);
+		assert_int_equal(wait_wc(1, wc, 1), 1);
+		assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+		assert_true(wc[0].wr_id == 500 + i && wc[0].opcode == ROCE_WC_RECV);
+		assert_int_equal(wc[0].byte_len, n);
+		assert_memory_equal(s[1].buf + 4096, s[0].buf, n);
+		assert_int_equal(s[1].buf[4096 + n], 0xee); /* nothing written past the message */
+	}
+	disconnect_pair();
+}
+
+static void send_mtu256(void **st)
+{
+	(void)st;
+	send_all_sizes(ROCE_MTU_256);
+}
+
+static void send_mtu1024(void **st)
+{
+	(void)st;
+	send_all_sizes(ROCE_MTU_1024);
+}
+
+static void write_read_sizes(void **st)
+{
+	(void)st;
+	connect_pair(ROCE_MTU_512, 7, 1);
+	for (unsigned i = 0; i < RTE_DIM(sizes); i++) {
+		struct roce_wc wc[2];
+		uint32_t n = sizes[i];
+		uint64_t dst = (uintptr_t)(s[1].buf + 8192); /* iova == address here */
+
+		fill(s[0].buf, n, 40 + i);
+		memset(s[1].buf + 8192, 0, n + 16);
+		post(0, ROCE_WR_RDMA_WRITE, 700 + i, 0, n, dst, s[1].mr->rkey);
+		assert_int_equal(wait_wc(0, wc, 1), 1);
+		assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+		assert_int_equal(wc[0].opcode, ROCE_WC_RDMA_WRITE);
+		assert_memory_equal(s[1].buf + 8192, s[0].buf, n);
+		assert_int_equal(s[1].buf[8192 + n], 0);
+		/* and read it back into a clean area of A */
+		memset(s[0].buf + BUF / 2, 0x5a, n + 16);
+		post(0, ROCE_WR_RDMA_READ, 800 + i, BUF / 2, n, dst, s[1].mr->rkey);
+		assert_int_equal(wait_wc(0, wc, 1), 1);
+		assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+		assert_int_equal(wc[0].opcode, ROCE_WC_RDMA_READ);
+		assert_int_equal(wc[0].byte_len, n);
+		assert_memory_equal(s[0].buf + BUF / 2, s[0].buf, n);
+		assert_int_equal(s[0].buf[BUF / 2 + n], 0x5a);
+	}
+	disconnect_pair();
+}
+
+static void write_with_imm(void **st)
+{
+	struct roce_wc wc[2];
+	(void)st;
+
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	fill(s[0].buf, 5000, 9);
+	post_recv(1, 42, 0, 16); /* the immediate needs a receive WQE, not its buffer */
+	post(0, ROCE_WR_RDMA_WRITE_WITH_IMM, 43, 0, 5000, (uintptr_t)(s[1].buf + 65536),
+	     s[1].mr->rkey);
+	assert_int_equal(wait_wc(0, wc, 1), 1);
+	assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+	assert_int_equal(wait_wc(1, wc, 1), 1);
+	assert_int_equal(wc[0].opcode, ROCE_WC_RECV_RDMA_WITH_IMM);
+	assert_true(wc[0].wc_flags & ROCE_WC_WITH_IMM);
+	assert_int_equal(rte_be_to_cpu_32(wc[0].imm_data), 0xc0ffee00u + 43);
+	assert_memory_equal(s[1].buf + 65536, s[0].buf, 5000);
+	disconnect_pair();
+}
+
+static void atomics(void **st)
+{
+	struct roce_sge sg = {.addr = (uintptr_t)s[0].buf, .length = 8, .lkey = s[0].mr->lkey};
+	struct roce_send_wr w, *bad;
+	struct roce_wc wc[2];
+	uint64_t *target = (uint64_t *)(s[1].buf + 128), v;
+	(void)st;
+
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	*target = 1000;
+	memset(&w, 0, sizeof(w));
+	w.opcode = ROCE_WR_ATOMIC_FETCH_AND_ADD;
+	w.sg_list = &sg;
+	w.num_sge = 1;
+	w.send_flags = ROCE_SEND_SIGNALED;
+	w.wr.atomic.remote_addr = (uintptr_t)target;
+	w.wr.atomic.rkey = s[1].mr->rkey;
+	w.wr.atomic.compare_add = 5;
+	assert_int_equal(roce_post_send(s[0].qp, &w, &bad), 0);
+	assert_int_equal(wait_wc(0, wc, 1), 1);
+	assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+	assert_int_equal(wc[0].opcode, ROCE_WC_FETCH_ADD);
+	memcpy(&v, s[0].buf, 8);
+	assert_true(v == 1000 && *target == 1005);
+	/* compare and swap: a miss leaves memory alone, a hit swaps */
+	w.opcode = ROCE_WR_ATOMIC_CMP_AND_SWP;
+	w.wr.atomic.compare_add = 1;
+	w.wr.atomic.swap = 77;
+	assert_int_equal(roce_post_send(s[0].qp, &w, &bad), 0);
+	assert_int_equal(wait_wc(0, wc, 1), 1);
+	memcpy(&v, s[0].buf, 8);
+	assert_true(v == 1005 && *target == 1005);
+	w.wr.atomic.compare_add = 1005;
+	assert_int_equal(roce_post_send(s[0].qp, &w, &bad), 0);
+	assert_int_equal(wait_wc(0, wc, 1), 1);
+	assert_int_equal(wc[0].opcode, ROCE_WC_COMP_SWAP);
+	memcpy(&v, s[0].buf, 8);
+	assert_true(v == 1005 && *target == 77);
+	disconnect_pair();
+}
+
+/* An access violation must end in REM_ACCESS_ERR, never in endless retries (rxe's bug). */
+static void access_errors(void **st)
+{
+	struct roce_wc wc[4];
+	uint64_t dst = (uintptr_t)(s[1].buf + 8192);
+	(void)st;
+
+	/* bad rkey on a READ */
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	post(0, ROCE_WR_RDMA_READ, 1, 0, 64, dst, s[1].mr->rkey ^ 0x100);
+	assert_int_equal(wait_wc(0, wc, 1), 1);
+	assert_int_equal(wc[0].status, ROCE_WC_REM_ACCESS_ERR);
+	assert_int_equal(roce_qp_state(s[0].qp), ROCE_QPS_ERR);
+	assert_int_equal(roce_qp_state(s[1].qp), ROCE_QPS_ERR);
+	disconnect_pair();
+	/* out of bounds on a WRITE: one byte past the region */
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	post(0, ROCE_WR_RDMA_WRITE, 2, 0, 16, (uintptr_t)(s[1].buf + BUF - 15), s[1].mr->rkey);
+	assert_int_equal(wait_wc(0, wc, 1), 1);
+	assert_int_equal(wc[0].status, ROCE_WC_REM_ACCESS_ERR);
+	disconnect_pair();
+}
+
+static void missing_right(void **st)
+{
+	struct roce_mr *ro = roce_reg_mr(s[1].pd, s[1].buf, 4096, 0x10000, ROCE_ACCESS_REMOTE_READ);
+	struct roce_wc wc[2];
+	(void)st;
+
+	assert_non_null(ro);
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	post(0, ROCE_WR_RDMA_WRITE, 3, 0, 16, 0x10000, ro->rkey); /* read-only region */
+	assert_int_equal(wait_wc(0, wc, 1), 1);
+	assert_int_equal(wc[0].status, ROCE_WC_REM_ACCESS_ERR);
+	disconnect_pair();
+	assert_int_equal(roce_dereg_mr(ro), 0);
+}
+
+static void rnr(void **st)
+{
+	struct roce_wc wc[2];
+	(void)st;
+
+	/* no receive posted and no RNR retries: RNR_RETRY_EXC_ERR */
+	connect_pair(ROCE_MTU_1024, 0, 1);
+	post(0, ROCE_WR_SEND, 4, 0, 100, 0, 0);
+	assert_int_equal(wait_wc(0, wc, 1), 1);
+	assert_int_equal(wc[0].status, ROCE_WC_RNR_RETRY_EXC_ERR);
+	disconnect_pair();
+	/* infinite RNR retry: succeeds once the receive shows up */
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	fill(s[0].buf, 100, 3);
+	post(0, ROCE_WR_SEND, 5, 0, 100, 0, 0);
+	drive(2000);
+	assert_int_equal(roce_poll_cq(s[0].cq, 2, wc), 0);
+	post_recv(1, 6, 0, 128);
+	assert_int_equal(wait_wc(0, wc, 1), 1);
+	assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+	assert_int_equal(wait_wc(1, wc, 1), 1);
+	assert_int_equal(wc[0].byte_len, 100);
+	assert_memory_equal(s[1].buf, s[0].buf, 100);
+	disconnect_pair();
+}
+
+static uint16_t ring_port(const char *name, struct rte_ring *rx, struct rte_ring *tx)
+{
+	struct rte_eth_conf conf;
+	int p = rte_eth_from_rings(name, &rx, 1, &tx, 1, 0);
+
+	memset(&conf, 0, sizeof(conf));
+	if (p < 0 || rte_eth_dev_configure((uint16_t)p, 1, 1, &conf) != 0 ||
+	    rte_eth_rx_queue_setup((uint16_t)p, 0, 1024, 0, NULL, pool) != 0 ||
+	    rte_eth_tx_queue_setup((uint16_t)p, 0, 1024, 0, NULL) != 0 ||
+	    rte_eth_dev_start((uint16_t)p) != 0)
+		abort();
+	return (uint16_t)p;
+}
+
+static int group_setup(void **st)
+{
+	struct rte_ring *r[2];
+	struct stk_neigh_params np;
+	(void)st;
+
+	pool = rte_pktmbuf_pool_create("rc_pool", 32767, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	r[0] = rte_ring_create("rc_r0", 16384, 0, 0);
+	r[1] = rte_ring_create("rc_r1", 16384, 0, 0);
+	if (!pool || !r[0] || !r[1])
+		return -1;
+	port[0] = ring_port("rc_a", r[0], r[1]);
+	port[1] = ring_port("rc_b", r[1], r[0]);
+	for (int k = 0; k < 2; k++) {
+		struct stk_iface ifc;
+
+		memset(&ifc, 0, sizeof(ifc));
+		snprintf(ifc.name, sizeof(ifc.name), "rc%d", k);
+		ifc.port_id = port[k];
+		ifc.exc_port_id = STK_NO_PORT;
+		ifc.mac = (struct rte_ether_addr){{0x02, 0, 0, 0, 0x77, (uint8_t)(1 + k)}};
+		stk_ipaddr_parse(k ? "10.77.0.2" : "10.77.0.1", &ifc.ip4);
+		ifc.ip4_prefix = 24;
+		ifc.mtu = 1500;
+		ifc.nb_rxq = ifc.nb_txq = 1;
+		assert_int_equal(stk_iface_add(&ifc), k);
+	}
+	stk_neigh_params_default(&np);
+	lc = stk_lcore_create(rte_lcore_id(), 0, true, pool, &np);
+	if (!lc)
+		return -1;
+	for (int k = 0; k < 2; k++) {
+		lc->rxq[k].iface = (uint16_t)k;
+		lc->rxq[k].port_id = port[k];
+		lc->rxq[k].queue = 0;
+		s[k].dev = roce_dev_open((uint16_t)k);
+		s[k].pd = s[k].dev ? roce_alloc_pd(s[k].dev) : NULL;
+		s[k].cq = s[k].dev ? roce_create_cq(s[k].dev, 1024) : NULL;
+		s[k].buf = rte_zmalloc("rc_buf", BUF, 64);
+		if (!s[k].pd || !s[k].cq || !s[k].buf)
+			return -1;
+		s[k].mr = roce_reg_mr(s[k].pd, s[k].buf, BUF, (uintptr_t)s[k].buf,
+				      ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE |
+					      ROCE_ACCESS_REMOTE_READ | ROCE_ACCESS_REMOTE_ATOMIC);
+		stk_lcore_add_poll(lc, roce_poll, s[k].dev);
+	}
+	lc->nb_rxq = 2;
+	base_in_use = rte_mempool_in_use_count(pool);
+	return 0;
+}
+
+static int group_teardown(void **st)
+{
+	(void)st;
+	drive(100);
+	for (int k = 0; k < 2; k++) {
+		struct roce_dev_counts c;
+
+		assert_int_equal(roce_dereg_mr(s[k].mr), 0);
+		assert_int_equal(roce_destroy_cq(s[k].cq), 0);
+		assert_int_equal(roce_dealloc_pd(s[k].pd), 0);
+		roce_dev_counts(s[k].dev, &c);
+		assert_int_equal(c.pds + c.mrs + c.cqs + c.srqs + c.qps, 0);
+		assert_int_equal(roce_dev_close(s[k].dev), 0);
+		rte_free(s[k].buf);
+	}
+	stk_lcore_destroy(lc);
+	assert_int_equal(rte_mempool_in_use_count(pool), base_in_use);
+	stk_iface_reset();
+	return 0;
+}
+
+int main(void)
+{
+	static char a0[] = "test_rc", a1[] = "--no-huge", a2[] = "-m", a3[] = "512",
+		    a4[] = "--no-pci", a5[] = "--no-shconf", a6[] = "--no-telemetry", a7[] = "-l",
+		    a8[] = "0", a9[] = "--log-level=*:error";
+	char *eal[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9};
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(send_mtu256),	    cmocka_unit_test(send_mtu1024),
+		cmocka_unit_test(write_read_sizes), cmocka_unit_test(write_with_imm),
+		cmocka_unit_test(atomics),	    cmocka_unit_test(access_errors),
+		cmocka_unit_test(missing_right),    cmocka_unit_test(rnr),
+	};
+	int rc;
+
+	if (rte_eal_init(10, eal) < 0)
+		return 1;
+	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
+	rte_eal_cleanup();
+	return rc;
+}
