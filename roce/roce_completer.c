@@ -67,24 +67,40 @@ static void complete_head(struct roce_qp *qp)
 	qp->sq.tail++;
 }
 
-/* Complete WQEs fully covered by PSN @psn. READ/atomic WQEs need their own responses. */
-static void ack_until(struct roce_qp *qp, uint32_t psn)
+/*
+ * Acknowledge everything up to PSN @psn: complete the WQEs it covers, in order, and move
+ * comp.psn past it even inside a message (an ACK asked for mid-message). READ and atomic WQEs
+ * need their own responses and stop the walk.
+ * @return true when comp.psn moved forward: progress, which resets the retry counter.
+ */
+static bool ack_until(struct roce_qp *qp, uint32_t psn)
 {
-	while (qp->sq.tail != qp->req.cur) {
-		const struct roce_swqe *e = roce_sq_at(&qp->sq, qp->sq.tail);
+	uint32_t before = qp->comp.psn;
 
+	/* only what was sent can be acknowledged */
+	if (roce_psn_cmp(psn, qp->req.psn) >= 0)
+		psn = roce_psn_add(qp->req.psn, ROCE_PSN_MASK);
+	while (qp->sq.tail != qp->sq.head) {
+		const struct roce_swqe *e = roce_sq_at(&qp->sq, qp->sq.tail);
+		bool fully_sent = qp->sq.tail != qp->req.cur;
+
+		if (!fully_sent && qp->req.off == 0)
+			break;	    /* not started */
 		if (e->npsn == 0) { /* local operation, already executed */
 			complete_head(qp);
 			continue;
 		}
 		if (is_rd_atomic(e))
-			return;
-		if (roce_psn_cmp(roce_psn_add(e->first_psn, e->npsn - 1), psn) > 0)
-			return;
+			break;
+		if (!fully_sent || roce_psn_cmp(roce_psn_add(e->first_psn, e->npsn - 1), psn) > 0) {
+			/* partly acknowledged: the rest starts after @psn */
+			if (roce_psn_cmp(psn, qp->comp.psn) >= 0)
+				qp->comp.psn = roce_psn_add(psn, 1);
+			break;
+		}
 		complete_head(qp);
 	}
-	if (qp->sq.tail == qp->req.cur)
-		qp->comp.psn = qp->req.psn;
+	return roce_psn_cmp(qp->comp.psn, before) > 0;
 }
 
 /* Go-back-N: resume sending at @psn, inside the WQE that holds it. */
@@ -192,6 +208,22 @@ static void atomic_ack(struct roce_qp *qp, const struct roce_pkt *rp, uint64_t n
 	progress(qp, now);
 }
 
+/*
+ * An ACK or NAK for a PSN beyond the READ / atomic at the head means the responder finished
+ * it and its responses were lost (IBA 9.7.5.1.3): resume that request, not the later PSN.
+ */
+static uint32_t resume_point(const struct roce_qp *qp, uint32_t psn)
+{
+	const struct roce_swqe *e;
+
+	if (qp->sq.tail == qp->req.cur)
+		return psn;
+	e = roce_sq_at(&qp->sq, qp->sq.tail);
+	if (is_rd_atomic(e) && roce_psn_cmp(psn, qp->comp.psn) > 0)
+		return qp->comp.psn;
+	return psn;
+}
+
 static void retry(struct roce_qp *qp, uint32_t psn, uint64_t now)
 {
 	if (qp->comp.retry_left == 0) {
@@ -228,14 +260,12 @@ void roce_completer_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf
 		goto out;
 	}
 	switch (roce_aeth_syndrome(aeth) & ROCE_AETH_TYPE_MASK) {
-	case ROCE_AETH_ACK: {
-		uint64_t tail = qp->sq.tail;
-
-		ack_until(qp, rp->psn);
-		if (qp->sq.tail != tail)
+	case ROCE_AETH_ACK:
+		/* an ACK beyond an unfinished READ may just have overtaken its responses; if
+		 * they were lost, the retransmission timer resumes the READ */
+		if (ack_until(qp, rp->psn))
 			progress(qp, now);
 		break;
-	}
 	case ROCE_AETH_RNR_NAK:
 		ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK));
 		if (qp->attr.rnr_retry != 7) {
@@ -252,8 +282,10 @@ void roce_completer_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf
 	case ROCE_AETH_NAK:
 		switch (roce_aeth_syndrome(aeth) & ROCE_AETH_VALUE_MASK) {
 		case ROCE_NAK_PSN_SEQ_ERR:
-			ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK));
-			retry(qp, rp->psn, now);
+			/* everything before the NAKed PSN arrived: that much is progress */
+			if (ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK)))
+				progress(qp, now);
+			retry(qp, resume_point(qp, rp->psn), now);
 			break;
 		case ROCE_NAK_REM_ACCESS_ERR:
 			ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK));

@@ -298,7 +298,7 @@ static int port_entry(struct ctx *c, const char *sec, const char *k, const char 
 
 		if (stk_impair_parse(v, !strcmp(k, "impair_rx") ? &pc->impair_rx : &pc->impair_tx,
 				     why, sizeof(why)) != 0)
-			return bad(c, sec, k, v, "%s; expected %s", why, STK_IMPAIR_SYNTAX);
+			return bad(c, sec, k, v, "%s. Accepted: %s", why, STK_IMPAIR_SYNTAX);
 		return 0;
 	}
 	if (!strcmp(k, "exception_tap")) {

@@ -28,6 +28,7 @@
 #include <rte_ring.h>
 
 #include "roce_verbs.h"
+#include "stk_impair.h"
 #include "stk_lcore.h"
 #include "stk_stack.h"
 
@@ -363,6 +364,108 @@ static void rnr(void **st)
 	disconnect_pair();
 }
 
+/*
+ * Bounded soak: 1 % loss, 1 % duplication and 1 % reordering on both directions. A mix of
+ * SEND (64 KiB), RDMA WRITE (96 KiB) and RDMA READ (48 KiB), each stamped with its sequence
+ * number, two in flight. Every message must complete successfully, in posting order, and
+ * arrive byte-exact; the total is DROCE_SOAK_MB (default 128) MiB of payload.
+ */
+static void lossy_soak(void **st)
+{
+	const uint32_t sz[3] = {65536, 98304, 49152};
+	struct stk_impair_conf c = {
+		.drop_ppm = 10000, .dup_ppm = 10000, .reorder_ppm = 10000, .roce_only = true};
+	const char *env = getenv("DROCE_SOAK_MB");
+	uint64_t target = (uint64_t)(env ? strtoul(env, NULL, 0) : 128) << 20, moved = 0;
+	uint64_t t0, posted = 0, done = 0, recvs = 0;
+	struct stk_port_stats before, after;
+	double secs;
+	(void)st;
+
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	c.seed = 11;
+	assert_int_equal(stk_impair_set(0, STK_IMPAIR_TX, &c), 0);
+	c.seed = 12;
+	assert_int_equal(stk_impair_set(1, STK_IMPAIR_TX, &c), 0);
+	stk_stats_sum(-1, &before);
+	t0 = rte_get_tsc_cycles();
+	while (moved < target) {
+		struct roce_wc wc[4];
+		int n;
+
+		while (posted - done < 2) {
+			uint32_t kind = (uint32_t)(posted % 3), len = sz[kind];
+			uint32_t slot = (uint32_t)(posted & 1) * 262144;
+
+			fill(s[0].buf + slot, len, (uint32_t)posted);
+			memcpy(s[0].buf + slot, &posted, 8);
+			if (kind == 0) {
+				post_recv(1, posted, 524288 + slot, len);
+				post(0, ROCE_WR_SEND, posted, slot, len, 0, 0);
+			} else if (kind == 1) {
+				post(0, ROCE_WR_RDMA_WRITE, posted, slot, len,
+				     (uintptr_t)(s[1].buf + 1048576 + slot), s[1].mr->rkey);
+			} else {
+				/* READ what B holds at that slot: B's copy is stamped too */
+				fill(s[1].buf + 1048576 + slot, len, (uint32_t)posted);
+				memcpy(s[1].buf + 1048576 + slot, &posted, 8);
+				post(0, ROCE_WR_RDMA_READ, posted, 1572864 - 262144 + slot / 2, len,
+				     (uintptr_t)(s[1].buf + 1048576 + slot), s[1].mr->rkey);
+			}
+			posted++;
+		}
+		n = wait_wc(0, wc, 1);
+		assert_int_equal(n, 1);
+		if (wc[0].status != ROCE_WC_SUCCESS)
+			fail_msg("message %lu: %s", (unsigned long)wc[0].wr_id,
+				 roce_wc_status_str(wc[0].status));
+		assert_true(wc[0].wr_id == done); /* in order */
+		{
+			uint32_t kind = (uint32_t)(done % 3), len = sz[kind];
+			uint32_t slot = (uint32_t)(done & 1) * 262144;
+			const uint8_t *got = kind == 0	 ? s[1].buf + 524288 + slot
+					     : kind == 1 ? s[1].buf + 1048576 + slot
+							 : s[0].buf + 1572864 - 262144 + slot / 2;
+			const uint8_t *want =
+				kind == 2 ? s[1].buf + 1048576 + slot : s[0].buf + slot;
+
+			if (kind == 0) {
+				struct roce_wc rw;
+
+				assert_int_equal(wait_wc(1, &rw, 1), 1);
+				assert_int_equal(rw.status, ROCE_WC_SUCCESS);
+				assert_true(rw.wr_id == done && rw.byte_len == len);
+				recvs++;
+			}
+			if (memcmp(got, want, len) != 0)
+				fail_msg("message %lu (kind %u) differs", (unsigned long)done,
+					 kind);
+			moved += len;
+		}
+		done++;
+	}
+	secs = (double)(rte_get_tsc_cycles() - t0) / (double)rte_get_tsc_hz();
+	stk_stats_sum(-1, &after);
+	assert_int_equal(stk_impair_set(0, STK_IMPAIR_TX, NULL), 0);
+	assert_int_equal(stk_impair_set(1, STK_IMPAIR_TX, NULL), 0);
+	/* the impairment really happened */
+	assert_true(after.c[STK_CNT_impair_dropped] > before.c[STK_CNT_impair_dropped]);
+	assert_true(after.c[STK_CNT_impair_duplicated] > before.c[STK_CNT_impair_duplicated]);
+	assert_true(after.c[STK_CNT_impair_reordered] > before.c[STK_CNT_impair_reordered]);
+	print_message(
+		"soak: %lu messages, %.0f MiB in %.1f s (%.2f Gbit/s goodput) with "
+		"%lu drops, %lu duplicates, %lu reorders\n",
+		(unsigned long)done, (double)moved / 1048576.0, secs,
+		(double)moved * 8 / secs / 1e9,
+		(unsigned long)(after.c[STK_CNT_impair_dropped] - before.c[STK_CNT_impair_dropped]),
+		(unsigned long)(after.c[STK_CNT_impair_duplicated] -
+				before.c[STK_CNT_impair_duplicated]),
+		(unsigned long)(after.c[STK_CNT_impair_reordered] -
+				before.c[STK_CNT_impair_reordered]));
+	(void)recvs;
+	disconnect_pair();
+}
+
 static uint16_t ring_port(const char *name, struct rte_ring *rx, struct rte_ring *tx)
 {
 	struct rte_eth_conf conf;
@@ -460,6 +563,7 @@ int main(void)
 		cmocka_unit_test(write_read_sizes), cmocka_unit_test(write_with_imm),
 		cmocka_unit_test(atomics),	    cmocka_unit_test(access_errors),
 		cmocka_unit_test(missing_right),    cmocka_unit_test(rnr),
+		cmocka_unit_test(lossy_soak),
 	};
 	int rc;
 

@@ -261,6 +261,10 @@ static const struct {
 	{"port0", "exception_tap", "0123456789abcdef"},
 	{"port0", "exception_tap", "tap,iface=x"},
 	{"port0", "exception_tap", "a/b"},
+	/* the impairment syntax itself is tested in test_impair.c */
+	{"port0", "impair_rx", "drop=2"},
+	{"port0", "impair_tx", "delay=1%"},
+	{"port0", "impair_rx", "jitter=1ms"},
 };
 
 static void test_bad_values(void **state)
@@ -273,6 +277,9 @@ static void test_bad_values(void **state)
 		expect_load_error(conf_with(bad_values[i].sec, line), -EINVAL, sec,
 				  bad_values[i].key, bad_values[i].value);
 	}
+	/* a bad impairment value also says what the syntax is */
+	expect_load_error(conf_with("port0", "impair_tx = dup=1"), -EINVAL, "[port0]", "impair_tx",
+			  "Accepted: comma-separated drop=R");
 }
 
 static void test_boundary_values_accepted(void **state)
@@ -298,6 +305,10 @@ static void test_boundary_values_accepted(void **state)
 		{"port0", "promisc = off"},
 		{"port0", "ipv4 = 192.0.2.1/0"},
 		{"port0", "exception_tap = abcdefghijklmno"},
+		{"port0", "impair_rx = drop=1%,dup=1%,reorder=1%,corrupt=0.1%,delay=1%:200us,"
+			  "seed=42,roce_only"},
+		{"port0", "impair_tx = off"},
+		{"port0", "impair_tx = drop=100%"},
 	};
 	struct stk_config c;
 	char err[512];
