@@ -108,6 +108,9 @@ static void go_back(struct roce_qp *qp, uint32_t psn)
 {
 	uint32_t mtu = roce_qp_mtu(qp);
 
+	if (roce_psn_cmp(psn, qp->comp.psn) < 0)
+		psn = qp->comp.psn; /* never behind what is acknowledged */
+
 	for (uint64_t i = qp->sq.tail; i != qp->req.cur; i++) {
 		struct roce_swqe *e = roce_sq_at(&qp->sq, i);
 
@@ -133,11 +136,17 @@ static void go_back(struct roce_qp *qp, uint32_t psn)
 	}
 }
 
+/* Something sent is not yet acknowledged (also inside a partly sent head WQE). */
+static bool outstanding(const struct roce_qp *qp)
+{
+	return roce_psn_cmp(qp->req.psn, qp->comp.psn) > 0 ||
+	       (qp->sq.tail != qp->req.cur && qp->sq.tail != qp->sq.head);
+}
+
 static void progress(struct roce_qp *qp, uint64_t now)
 {
 	qp->comp.retry_left = qp->attr.retry_cnt;
-	qp->comp.deadline =
-		qp->sq.tail != qp->req.cur ? now + roce_timeout_tsc(qp->attr.timeout) : 0;
+	qp->comp.deadline = outstanding(qp) ? now + roce_timeout_tsc(qp->attr.timeout) : 0;
 }
 
 static void place_sges(const struct roce_swqe *e, const struct rte_mbuf *m, uint32_t off,
@@ -259,6 +268,11 @@ void roce_completer_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf
 	default:
 		goto out;
 	}
+	/* A NAK for a PSN already acknowledged is stale (duplicated or overtaken): going back
+	 * behind comp.psn would resend what the responder has. */
+	if ((roce_aeth_syndrome(aeth) & ROCE_AETH_TYPE_MASK) != ROCE_AETH_ACK &&
+	    roce_psn_cmp(rp->psn, qp->comp.psn) < 0)
+		goto out;
 	switch (roce_aeth_syndrome(aeth) & ROCE_AETH_TYPE_MASK) {
 	case ROCE_AETH_ACK:
 		/* an ACK beyond an unfinished READ may just have overtaken its responses; if
@@ -316,8 +330,8 @@ void roce_completer_tick(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 	/* local operations at the head complete without a response */
 	if (qp->sq.tail != qp->req.cur && roce_sq_at(&qp->sq, qp->sq.tail)->npsn == 0)
 		ack_until(qp, qp->comp.psn);
-	if (qp->comp.deadline && now >= qp->comp.deadline && qp->sq.tail != qp->req.cur)
+	if (qp->comp.deadline && now >= qp->comp.deadline && outstanding(qp))
 		retry(qp, qp->comp.psn, now);
-	else if (qp->sq.tail == qp->req.cur)
+	else if (!outstanding(qp))
 		qp->comp.deadline = 0;
 }

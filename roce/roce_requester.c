@@ -130,7 +130,8 @@ void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 		const void *pl = NULL;
 		bool zc = false;
 
-		if (roce_psn_diff(qp->req.psn, qp->comp.psn) >= REQ_WINDOW)
+		if (roce_psn_cmp(qp->req.psn, qp->comp.psn) > 0 &&
+		    roce_psn_diff(qp->req.psn, qp->comp.psn) >= REQ_WINDOW)
 			break;
 		if (qp->req.off == 0 && qp->req.cur != qp->sq.tail) {
 			/* IBA 10.8.3.3: a fenced WR waits for earlier READs and atomics */
