@@ -47,14 +47,18 @@ static const char *const kind_key[K_NUM] = {IMPAIR_KINDS(KIND_KEY_)};
 static const size_t kind_off[K_NUM] = {IMPAIR_KINDS(KIND_OFF_)};
 #undef KIND_OFF_
 
-static uint32_t *rate_of(struct stk_impair_conf *c, enum kind k)
+/* The rate fields are uint32_t members at kind_off[]; memcpy keeps the access well typed. */
+static void set_rate(struct stk_impair_conf *c, enum kind k, uint32_t v)
 {
-	return (uint32_t *)((char *)c + kind_off[k]);
+	memcpy((char *)c + kind_off[k], &v, sizeof(v));
 }
 
 static uint32_t rate(const struct stk_impair_conf *c, enum kind k)
 {
-	return *(const uint32_t *)((const char *)c + kind_off[k]);
+	uint32_t v;
+
+	memcpy(&v, (const char *)c + kind_off[k], sizeof(v));
+	return v;
 }
 
 struct delayed {
@@ -127,7 +131,7 @@ static bool is_roce(const struct rte_mbuf *m)
 
 	if (len < off)
 		return false;
-	type = ((const struct rte_ether_hdr *)p)->ether_type;
+	memcpy(&type, p + offsetof(struct rte_ether_hdr, ether_type), sizeof(type));
 	if (type == RTE_BE16(RTE_ETHER_TYPE_VLAN)) {
 		if (len < off + sizeof(struct rte_vlan_hdr))
 			return false;
@@ -570,7 +574,12 @@ static int parse_item(char *item, struct stk_impair_conf *c, unsigned *seen, cha
 			return -EINVAL;
 		}
 		*seen |= 1u << k;
-		end = parse_rate(v, rate_of(c, (enum kind)k));
+		{
+			uint32_t r = 0;
+
+			end = parse_rate(v, &r);
+			set_rate(c, (enum kind)k, r);
+		}
 		if (!end || (k == K_DELAY ? *end != ':' : *end != '\0')) {
 			snprintf(why, whylen, "%s=%s: expected %s", item, v,
 				 k == K_DELAY ? "a rate and a time, like 1%:200us"
