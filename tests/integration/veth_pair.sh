@@ -62,7 +62,6 @@ before_a=$(lab_telemetry "$PA" /droce/stats)
 before_b=$(lab_telemetry "$PB" /droce/stats)
 check "telemetry answers on A" test -n "$before_a"
 check "telemetry answers on B" test -n "$before_b"
-check "B answered A's ARP request" ge "$(jget "$before_b" /droce/stats.arp_reply_tx)" 1
 check "B delivered A's datagrams and its echoes to handlers" \
 	ge "$(jget "$before_b" /droce/stats.udp_delivered)" $((2 * N))
 check "A delivered B's datagrams and its echoes to handlers" \
@@ -81,13 +80,13 @@ fi
 
 # 3. The kernel behind each TAP pings the other side's droce address.
 check "kernel in A pings B's IPv4 through the exception path" \
-	ip netns exec "$LAB_NS_A" ping -c 3 -i 0.2 -W 2 "$LAB_IP4_B"
+	ip netns exec "$LAB_NS_A" ping -c 3 -i 0.2 -w 15 "$LAB_IP4_B"
 check "kernel in B pings A's IPv4 through the exception path" \
-	ip netns exec "$LAB_NS_B" ping -c 3 -i 0.2 -W 2 "$LAB_IP4_A"
+	ip netns exec "$LAB_NS_B" ping -c 3 -i 0.2 -w 15 "$LAB_IP4_A"
 check "kernel in A pings B's IPv6 through the exception path" \
-	ip netns exec "$LAB_NS_A" ping -6 -c 3 -i 0.2 -W 2 "$LAB_IP6_B"
+	ip netns exec "$LAB_NS_A" ping -6 -c 3 -i 0.2 -w 15 "$LAB_IP6_B"
 check "kernel in B pings A's IPv6 through the exception path" \
-	ip netns exec "$LAB_NS_B" ping -6 -c 3 -i 0.2 -W 2 "$LAB_IP6_A"
+	ip netns exec "$LAB_NS_B" ping -6 -c 3 -i 0.2 -w 15 "$LAB_IP6_A"
 
 after_a=$(lab_telemetry "$PA" /droce/stats)
 after_b=$(lab_telemetry "$PB" /droce/stats)
@@ -97,8 +96,10 @@ check "A: to_kernel grew by the pings (>= 12)" ge "$(d "$before_a" "$after_a" to
 check "A: from_kernel grew by the pings (>= 12)" ge "$(d "$before_a" "$after_a" from_kernel)" 12
 check "B: to_kernel grew by the pings (>= 12)" ge "$(d "$before_b" "$after_b" to_kernel)" 12
 check "B: from_kernel grew by the pings (>= 12)" ge "$(d "$before_b" "$after_b" from_kernel)" 12
-# B learnt A from A's own request during the stream; B's kernel asks for A before its pings.
-check "A answered an ARP request (from B's kernel)" ge "$(jget "$after_a" /droce/stats.arp_reply_tx)" 1
+# During the streams one side may learn the other from its request and never ask itself;
+# but each kernel must ARP through its TAP before it pings, and the other droce answers.
+check "A answered an ARP request" ge "$(jget "$after_a" /droce/stats.arp_reply_tx)" 1
+check "B answered an ARP request" ge "$(jget "$after_b" /droce/stats.arp_reply_tx)" 1
 check "A: no frame dropped" eq "$(jget "$after_a" /droce/stats.drops)" 0
 check "B: no frame dropped" eq "$(jget "$after_b" /droce/stats.drops)" 0
 port_a=$(lab_telemetry "$PA" /droce/port_stats,0)
