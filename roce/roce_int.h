@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include <rte_mbuf.h>
+
 #include "roce_verbs.h"
 
 #define ROCE_FIRST_QPN 0x11 /* like rxe: 0 and 1 are the special QPs, then a small gap */
@@ -15,11 +17,15 @@ struct roce_dev {
 	uint16_t iface;
 	struct roce_qp *polled; /**< QPs in RTS/SQD/ERR the engine runs (one lcore per dev) */
 	uint64_t drops[8];	/**< receive-side refusals, see roce_rx.c */
-	uint32_t max_path_mtu;	/**< largest IB MTU (bytes) that fits the interface MTU */
-	struct roce_mr **mrs;	/**< key table: index = key >> 8; slot 0 unused */
-	uint32_t mr_hint;	/**< where to look for a free slot next */
-	uint8_t key_seq;	/**< variable low byte of new keys */
-	struct roce_qp **qps;	/**< QPN - ROCE_FIRST_QPN -> QP */
+	/** Zero-copy payloads (requests and READ responses) point into registered memory as
+	 * external buffers sharing this; it lives as long as the device, so a QP may go away
+	 * while its frames are still queued. */
+	struct rte_mbuf_ext_shared_info zc;
+	uint32_t max_path_mtu; /**< largest IB MTU (bytes) that fits the interface MTU */
+	struct roce_mr **mrs;  /**< key table: index = key >> 8; slot 0 unused */
+	uint32_t mr_hint;      /**< where to look for a free slot next */
+	uint8_t key_seq;       /**< variable low byte of new keys */
+	struct roce_qp **qps;  /**< QPN - ROCE_FIRST_QPN -> QP */
 	uint32_t qp_hint;
 	struct roce_dev_counts n;
 };
@@ -138,8 +144,7 @@ struct roce_qp {
 	struct roce_req req;
 	struct roce_comp comp;
 	struct roce_resp resp;
-	struct rte_mbuf_ext_shared_info zc; /**< zero-copy payloads reference the QP's memory */
-	struct roce_qp *next_polled;	    /**< the lcore's list of QPs it runs */
+	struct roce_qp *next_polled; /**< the lcore's list of QPs it runs */
 	bool polled;
 };
 

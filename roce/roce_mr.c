@@ -42,6 +42,8 @@ struct roce_dev *roce_dev_open(uint16_t iface)
 		goto nomem;
 	dev->mr_hint = 1;
 	dev->key_seq = 0x5a;
+	dev->zc.free_cb = roce_zc_free;
+	rte_mbuf_ext_refcnt_set(&dev->zc, 1); /* our own reference */
 	if (roce_devs[iface]) {
 		rte_free(dev->mrs);
 		rte_free(dev->qps);
@@ -76,6 +78,8 @@ int roce_dev_close(struct roce_dev *dev)
 		return -EINVAL;
 	if (dev->n.pds || dev->n.cqs || dev->n.qps || dev->n.mrs || dev->n.srqs)
 		return -EBUSY;
+	if (rte_mbuf_ext_refcnt_read(&dev->zc) != 1)
+		return -EBUSY; /* frames still point into registered memory */
 	roce_devs[dev->iface] = NULL;
 	if (--roce_nb_devs == 0)
 		stk_udp_unbind(STK_ROCE_UDP_PORT);

@@ -28,7 +28,7 @@ bool roce_icrc_enforce = true;
 
 /* Zero-copy payloads point into the application's registered memory, which it owns: nothing
  * to free when the last packet referencing it is gone. */
-static void zc_free(void *addr, void *opaque)
+void roce_zc_free(void *addr, void *opaque)
 {
 	(void)addr;
 	(void)opaque;
@@ -83,7 +83,7 @@ int roce_qp_xmit(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t, co
 
 	t->path = &qp->attr.ah_attr;
 	t->lqpn = qp->qpn;
-	m = roce_tx_build(lc->pool, ifc, t, payload, len, zero_copy ? &qp->zc : NULL);
+	m = roce_tx_build(lc->pool, ifc, t, payload, len, zero_copy ? &qp->pd->dev->zc : NULL);
 	if (!m)
 		return -ENOMEM;
 	rc = stk_ip_send(lc, ifc, m, &qp->attr.ah_attr.dgid_ip);
@@ -123,8 +123,6 @@ void roce_qp_engine_rts(struct roce_qp *qp)
 	qp->comp.psn = qp->attr.sq_psn;
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	qp->comp.rnr_left = qp->attr.rnr_retry;
-	qp->zc.free_cb = zc_free;
-	rte_mbuf_ext_refcnt_set(&qp->zc, 1);
 	if (!qp->polled) {
 		qp->polled = true;
 		qp->next_polled = dev->polled;

@@ -77,7 +77,8 @@ struct roce_mr {
 
 /** Open the RoCE device on stack interface @p iface. @return the device or NULL (rte_errno). */
 struct roce_dev *roce_dev_open(uint16_t iface);
-/** Close a device. @return 0, or -EBUSY while PDs, CQs or QPs remain. */
+/** Close a device. @return 0, or -EBUSY while PDs, CQs or QPs remain, or while frames that
+ * point into registered memory (zero-copy) are still queued somewhere. */
 int roce_dev_close(struct roce_dev *dev);
 
 struct roce_pd *roce_alloc_pd(struct roce_dev *dev);
