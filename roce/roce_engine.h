@@ -36,6 +36,9 @@ void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now);
 void roce_responder_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
 		       const struct roce_pkt *rp);
 
+/** Send pending READ responses (a bounded burst). */
+void roce_responder_run(struct roce_qp *qp, struct stk_lcore *lc);
+
 /** Handle an ACK, NAK, READ response or atomic ACK for @p qp. Takes @p m. */
 void roce_completer_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
 		       const struct roce_pkt *rp);

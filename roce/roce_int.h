@@ -105,6 +105,12 @@ struct roce_comp {
 	uint8_t rnr_left;
 };
 
+/** A READ being answered: responses for [src + off, src + len) from PSN psn on. */
+struct roce_read_job {
+	const uint8_t *src;
+	uint32_t len, off, psn;
+};
+
 /** Responder: receive-side sequence state and the message in progress. */
 struct roce_resp {
 	uint32_t psn;	       /**< expected PSN */
@@ -128,6 +134,10 @@ struct roce_resp {
 		bool valid;
 	} read[ROCE_READ_REPLAY];
 	uint8_t atomic_next, read_next;
+	/* READ responses still to send, oldest first: sent at most RESP_READ_BURST per poll so a
+	 * 16 MiB READ never floods the TX ring or the mbuf pool */
+	struct roce_read_job rq[ROCE_MAX_RD_ATOMIC + 1];
+	uint8_t rq_head, rq_count;
 };
 
 struct stk_lcore;

@@ -118,15 +118,39 @@ static uint8_t *remote_ptr(struct roce_qp *qp, uint32_t rkey, uint64_t va, uint6
 	return (uint8_t *)mr->addr + (va - mr->iova);
 }
 
-/* Send the READ responses for [va, va+len) starting at @psn (also for replays). */
+#define RESP_READ_BURST 32 /* no more than the peer drains per RX burst */
+
+/* Queue the READ responses for [src, src+len) starting at @psn (also for replays). */
 static void read_reply(struct roce_qp *qp, struct stk_lcore *lc, const uint8_t *src, uint32_t len,
 		       uint32_t psn)
 {
-	uint32_t mtu = roce_qp_mtu(qp), off = 0;
+	struct roce_resp *r = &qp->resp;
+	unsigned slot;
 
-	do {
-		uint32_t n = RTE_MIN(mtu, len - off);
-		bool first = off == 0, last = off + n == len;
+	if (r->rq_count == RTE_DIM(r->rq)) {
+		/* more READs than max_dest_rd_atomic allows: the requester broke the limit
+		 * it agreed to (C9-?); it retries after its timeout */
+		return;
+	}
+	slot = (r->rq_head + r->rq_count) % RTE_DIM(r->rq);
+	r->rq[slot].src = src;
+	r->rq[slot].len = len;
+	r->rq[slot].off = 0;
+	r->rq[slot].psn = psn;
+	r->rq_count++;
+	roce_responder_run(qp, lc);
+}
+
+void roce_responder_run(struct roce_qp *qp, struct stk_lcore *lc)
+{
+	struct roce_resp *r = &qp->resp;
+	uint32_t mtu = roce_qp_mtu(qp);
+	unsigned sent = 0;
+
+	while (r->rq_count && sent < RESP_READ_BURST) {
+		struct roce_read_job *q = &r->rq[r->rq_head];
+		uint32_t n = RTE_MIN(mtu, q->len - q->off);
+		bool first = q->off == 0, last = q->off + n == q->len;
 		struct roce_tx t;
 
 		memset(&t, 0, sizeof(t));
@@ -135,21 +159,26 @@ static void read_reply(struct roce_qp *qp, struct stk_lcore *lc, const uint8_t *
 			   : last	 ? ROCE_OP_RC_RDMA_READ_RESPONSE_LAST
 					 : ROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE;
 		t.dqpn = qp->attr.dest_qp_num;
-		t.psn = psn;
+		t.psn = q->psn;
 		t.syndrome = ROCE_AETH_ACK | ROCE_AETH_CREDITS_INVALID;
-		t.msn = qp->resp.msn;
-		roce_qp_xmit(qp, lc, &t, n ? src + off : NULL, n, n != 0);
-		/* keep the TX ring from overflowing on long READs */
-		if ((psn & 31) == 31)
-			stk_lcore_flush(lc);
-		psn = roce_psn_add(psn, 1);
-		off += n;
-	} while (off < len);
+		t.msn = r->msn;
+		roce_qp_xmit(qp, lc, &t, n ? q->src + q->off : NULL, n, n != 0);
+		q->psn = roce_psn_add(q->psn, 1);
+		q->off += n;
+		sent++;
+		if (last) {
+			r->rq_head = (uint8_t)((r->rq_head + 1) % RTE_DIM(r->rq));
+			r->rq_count--;
+		}
+	}
 }
 
 static void duplicate(struct roce_qp *qp, struct stk_lcore *lc, const struct roce_pkt *rp)
 {
 	if (rp->opcode == ROCE_OP_RC_RDMA_READ_REQUEST) {
+		/* The requester lost responses and asks again for its oldest READ from this PSN;
+		 * it re-asks for every later READ too, so whatever is still queued is superseded */
+		qp->resp.rq_count = 0;
 		/* IBA 9.7.5.1.5.2: re-execute for the range the duplicate asks */
 		const struct roce_reth *r = roce_pkt_ext(rp, ROCE_EXT_RETH);
 		uint8_t *src = remote_ptr(qp, roce_reth_rkey(r), roce_reth_va(r), roce_reth_len(r),

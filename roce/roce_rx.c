@@ -108,8 +108,16 @@ void roce_qp_fatal(struct roce_qp *qp, enum roce_wc_status status)
 
 void roce_qp_engine_rtr(struct roce_qp *qp)
 {
+	struct roce_dev *dev = qp->pd->dev;
+
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	qp->resp.psn = qp->attr.rq_psn;
+	/* polled from RTR on: a responder answers READs before its QP reaches RTS */
+	if (!qp->polled) {
+		qp->polled = true;
+		qp->next_polled = dev->polled;
+		dev->polled = qp;
+	}
 }
 
 void roce_qp_engine_rts(struct roce_qp *qp)
@@ -148,6 +156,8 @@ void roce_dev_poll(struct roce_dev *dev, struct stk_lcore *lc)
 	uint64_t now = rte_get_tsc_cycles();
 
 	for (struct roce_qp *qp = dev->polled; qp; qp = qp->next_polled) {
+		if (qp->resp.rq_count && qp->state >= ROCE_QPS_RTR && qp->state != ROCE_QPS_ERR)
+			roce_responder_run(qp, lc);
 		if (qp->state != ROCE_QPS_RTS)
 			continue;
 		roce_completer_tick(qp, lc, now);
