@@ -466,6 +466,80 @@ static void lossy_soak(void **st)
 	disconnect_pair();
 }
 
+/* UC: SEND, SEND with immediate and WRITE (with immediate), no acknowledgements. */
+static void uc_pair(void **st)
+{
+	const uint32_t sz[] = {0, 1, 1023, 1024, 1025, 100000};
+	(void)st;
+
+	for (int k = 0; k < 2; k++) {
+		struct roce_qp_init_attr ia = {
+			.send_cq = s[k].cq, .recv_cq = s[k].cq, .qp_type = ROCE_QPT_UC};
+		struct roce_qp_attr a;
+
+		ia.cap.max_send_wr = 64;
+		ia.cap.max_recv_wr = 64;
+		s[k].qp = roce_create_qp(s[k].pd, &ia);
+		assert_non_null(s[k].qp);
+		memset(&a, 0, sizeof(a));
+		a.qp_state = ROCE_QPS_INIT;
+		a.port_num = 1;
+		a.qp_access_flags = ROCE_ACCESS_REMOTE_WRITE;
+		assert_int_equal(roce_modify_qp(s[k].qp, &a,
+						ROCE_QP_STATE | ROCE_QP_PKEY_INDEX | ROCE_QP_PORT |
+							ROCE_QP_ACCESS_FLAGS),
+				 0);
+	}
+	for (int k = 0; k < 2; k++) {
+		struct roce_qp_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.qp_state = ROCE_QPS_RTR;
+		a.path_mtu = ROCE_MTU_1024;
+		a.dest_qp_num = roce_qp_num(s[!k].qp);
+		a.rq_psn = 500;
+		stk_ipaddr_parse(k ? "10.77.0.1" : "10.77.0.2", &a.ah_attr.dgid_ip);
+		/* UC INIT->RTR takes no responder resources or RNR timer (IBA 10.3.1) */
+		assert_int_equal(roce_modify_qp(s[k].qp, &a,
+						ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU |
+							ROCE_QP_DEST_QPN | ROCE_QP_RQ_PSN),
+				 0);
+		a.qp_state = ROCE_QPS_RTS;
+		a.sq_psn = 500;
+		assert_int_equal(roce_modify_qp(s[k].qp, &a, ROCE_QP_STATE | ROCE_QP_SQ_PSN), 0);
+	}
+	for (unsigned i = 0; i < RTE_DIM(sz); i++) {
+		struct roce_wc wc[2];
+		uint32_t n = sz[i];
+
+		fill(s[0].buf, n, 300 + i);
+		post_recv(1, 10 + i, 1u << 20, 200000);
+		post(0, i & 1 ? ROCE_WR_SEND_WITH_IMM : ROCE_WR_SEND, 20 + i, 0, n, 0, 0);
+		assert_int_equal(wait_wc(0, wc, 1), 1);
+		assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+		assert_int_equal(wait_wc(1, wc, 1), 1);
+		assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+		assert_int_equal(wc[0].byte_len, n);
+		assert_int_equal(!!(wc[0].wc_flags & ROCE_WC_WITH_IMM), i & 1);
+		assert_memory_equal(s[1].buf + (1u << 20), s[0].buf, n);
+		/* WRITE, the odd ones with immediate (which consumes a receive) */
+		if (i & 1)
+			post_recv(1, 40 + i, 0, 16);
+		post(0, i & 1 ? ROCE_WR_RDMA_WRITE_WITH_IMM : ROCE_WR_RDMA_WRITE, 30 + i, 0, n,
+		     (uintptr_t)(s[1].buf + (3u << 20)), s[1].mr->rkey);
+		assert_int_equal(wait_wc(0, wc, 1), 1);
+		assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+		if (i & 1) {
+			assert_int_equal(wait_wc(1, wc, 1), 1);
+			assert_int_equal(wc[0].opcode, ROCE_WC_RECV_RDMA_WITH_IMM);
+		} else {
+			drive(200); /* UC completes at the sender when sent: let it land */
+		}
+		assert_memory_equal(s[1].buf + (3u << 20), s[0].buf, n);
+	}
+	disconnect_pair();
+}
+
 /* IBA path MTUs 256..4096 and sizes around each, up to 16 MiB, for SEND, WRITE and READ. */
 static void every_mtu_to_16mib(void **st)
 {
@@ -617,6 +691,7 @@ int main(void)
 		cmocka_unit_test(atomics),	    cmocka_unit_test(access_errors),
 		cmocka_unit_test(missing_right),    cmocka_unit_test(rnr),
 		cmocka_unit_test(lossy_soak),	    cmocka_unit_test(every_mtu_to_16mib),
+		cmocka_unit_test(uc_pair),
 	};
 	int rc;
 
