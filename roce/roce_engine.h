@@ -50,6 +50,11 @@ void roce_completer_tick(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 int roce_qp_xmit(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t, const void *payload,
 		 uint32_t len, bool zero_copy);
 
+/** The same to an explicit destination (UD address handles). */
+int roce_qp_xmit_to(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t,
+		    const void *payload, uint32_t len, bool zero_copy,
+		    const struct roce_path *path);
+
 /** Move @p qp to ERR after a fatal error: complete the WQE at the head with @p status, flush
  * the rest (IBA 10.3.1.7). */
 void roce_qp_fatal(struct roce_qp *qp, enum roce_wc_status status);

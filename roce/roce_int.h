@@ -32,7 +32,12 @@ struct roce_dev {
 
 struct roce_pd {
 	struct roce_dev *dev;
-	uint32_t users; /**< MRs, QPs, SRQs on it */
+	uint32_t users; /**< MRs, QPs, SRQs, AHs on it */
+};
+
+struct roce_ah {
+	struct roce_pd *pd;
+	struct roce_path path;
 };
 
 struct roce_cq {

@@ -263,3 +263,32 @@ int roce_mr_invalidate(struct roce_dev *dev, uint32_t key, const struct roce_pd 
 	mr->state = ROCE_MR_INVALID;
 	return 0;
 }
+
+struct roce_ah *roce_create_ah(struct roce_pd *pd, const struct roce_path *path)
+{
+	struct roce_ah *ah;
+
+	if (!pd || !path || (path->dgid_ip.family != 4 && path->dgid_ip.family != 6) ||
+	    path->dscp > 63 || path->ecn > 3 || path->pcp > 7) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	ah = rte_zmalloc("roce_ah", sizeof(*ah), 0);
+	if (!ah) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	ah->pd = pd;
+	ah->path = *path;
+	pd->users++;
+	return ah;
+}
+
+int roce_destroy_ah(struct roce_ah *ah)
+{
+	if (!ah)
+		return -EINVAL;
+	ah->pd->users--;
+	rte_free(ah);
+	return 0;
+}

@@ -46,6 +46,7 @@ int roce_pkt_parse(const struct rte_mbuf *m, const struct stk_pkt *p, struct roc
 	if ((uint32_t)p->payload_off + rp->op->hdr_len > rte_pktmbuf_data_len(m))
 		return fail(rp, ROCE_DROP_SEGMENTED);
 	rp->bth = bth;
+	rp->l3_off = p->l3_off;
 	rp->bth_off = p->payload_off;
 	rp->payload_off = (uint16_t)(p->payload_off + rp->op->hdr_len);
 	rp->payload_len = len - fixed;

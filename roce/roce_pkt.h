@@ -37,6 +37,7 @@ struct roce_pkt {
 	const struct roce_opinfo *op; /**< opcode row */
 	uint8_t opcode;
 	struct roce_bth *bth;
+	uint16_t l3_off;      /**< offset of the IP header in the frame */
 	uint16_t bth_off;     /**< offset of the BTH in the frame */
 	uint16_t payload_off; /**< offset of the payload in the frame */
 	uint32_t payload_len; /**< payload bytes, pad and ICRC excluded */

@@ -547,8 +547,10 @@ static int fill_swqe(struct roce_qp *qp, const struct roce_send_wr *wr, struct r
 	} else if (check_sges(dev, qp->pd, wr->sg_list, wr->num_sge, access, &total) != 0) {
 		return -EINVAL;
 	}
-	if (qp->type == ROCE_QPT_UD && total > dev->max_path_mtu)
-		return -EINVAL; /* a UD message is one packet */
+	if (qp->type == ROCE_QPT_UD &&
+	    (total > dev->max_path_mtu || !wr->wr.ud.ah || wr->wr.ud.ah->pd != qp->pd ||
+	     wr->wr.ud.remote_qpn > ROCE_QPN_MASK))
+		return -EINVAL; /* a UD message is one packet, to an address handle */
 	e->wr = *wr;
 	e->wr.next = NULL;
 	e->wr.sg_list = NULL;

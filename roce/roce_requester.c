@@ -115,14 +115,63 @@ static void run_local(struct roce_qp *qp, struct roce_swqe *e)
 	}
 }
 
+/*
+ * UD: every WQE is one datagram to its address handle (IBA 9.8); it completes once sent.
+ * A Q_Key with the high bit set means "use the QP's own" (IBA 10.2.5).
+ */
+static void ud_run(struct roce_qp *qp, struct stk_lcore *lc)
+{
+	unsigned sent = 0;
+	uint8_t tmp[4096];
+
+	while (qp->req.cur != qp->sq.head && sent < REQ_BURST) {
+		struct roce_swqe *e = roce_sq_at(&qp->sq, qp->req.cur);
+		const struct roce_ah *ah = e->wr.wr.ud.ah;
+		struct roce_tx t;
+		const void *pl = NULL;
+		bool zc = false;
+
+		memset(&t, 0, sizeof(t));
+		t.opcode = e->wr.opcode == ROCE_WR_SEND_WITH_IMM
+				   ? ROCE_OP_UD_SEND_ONLY_WITH_IMMEDIATE
+				   : ROCE_OP_UD_SEND_ONLY;
+		t.dqpn = e->wr.wr.ud.remote_qpn;
+		t.psn = qp->req.psn;
+		t.se = (e->wr.send_flags & ROCE_SEND_SOLICITED) != 0;
+		t.qkey = (e->wr.wr.ud.remote_qkey & 0x80000000u) ? qp->attr.qkey
+								 : e->wr.wr.ud.remote_qkey;
+		t.sqpn = qp->qpn;
+		t.imm = rte_be_to_cpu_32(e->wr.imm_data);
+		if (e->length)
+			pl = payload_at(e, 0, e->length, tmp, &zc);
+		roce_qp_xmit_to(qp, lc, &t, pl, e->length, zc, &ah->path);
+		qp->req.psn = roce_psn_add(qp->req.psn, 1);
+		qp->req.cur++;
+		sent++;
+		if (e->signaled) {
+			struct roce_wc wc = {.wr_id = e->wr.wr_id,
+					     .qp_num = qp->qpn,
+					     .opcode = ROCE_WC_SEND,
+					     .byte_len = e->length};
+
+			roce_cq_push(qp->init.send_cq, &wc);
+		}
+		qp->sq.tail++;
+	}
+}
+
 void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 {
 	uint32_t mtu = roce_qp_mtu(qp);
 	unsigned sent = 0;
 	uint8_t tmp[4096];
 
-	if (qp->type == ROCE_QPT_UD || now < qp->comp.rnr_until)
-		return; /* UD sends need address handles (with the CM) */
+	if (qp->type == ROCE_QPT_UD) {
+		ud_run(qp, lc);
+		return;
+	}
+	if (now < qp->comp.rnr_until)
+		return;
 	while (qp->req.cur != qp->sq.head && sent < REQ_BURST && qp->state == ROCE_QPS_RTS) {
 		struct roce_swqe *e = roce_sq_at(&qp->sq, qp->req.cur);
 		struct roce_tx t;

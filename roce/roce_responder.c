@@ -388,8 +388,75 @@ static void do_atomic(struct roce_qp *qp, struct stk_lcore *lc, const struct roc
 	roce_qp_xmit(qp, lc, &t, NULL, 0, false);
 }
 
+/*
+ * UD receive (IBA 9.8, 11.4.1.2): no PSN check and no answer. The Q_Key must match the QP's;
+ * the message goes into the next receive WQE behind a 40-byte GRH area, which for RoCEv2 holds
+ * the IPv6 header, or for IPv4 twenty zero bytes and the IPv4 header (rdma-core's layout).
+ */
+static void ud_recv(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pkt *rp)
+{
+	const struct roce_deth *deth = roce_pkt_ext(rp, ROCE_EXT_DETH);
+	uint8_t grh[ROCE_GRH_LEN];
+	struct roce_rwqe w;
+	struct roce_wc wc;
+	uint8_t ver;
+
+	if (roce_deth_qkey(deth) != qp->attr.qkey || !take_rwqe(qp, &w))
+		return; /* silently dropped, as UD allows */
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = w.wr_id;
+	wc.opcode = ROCE_WC_RECV;
+	wc.qp_num = qp->qpn;
+	wc.src_qp = roce_deth_sqpn(deth);
+	wc.wc_flags = ROCE_WC_GRH;
+	if (ROCE_GRH_LEN + rp->payload_len > w.length) {
+		wc.status = ROCE_WC_LOC_LEN_ERR;
+		roce_cq_push(qp->init.recv_cq, &wc);
+		return;
+	}
+	memset(grh, 0, sizeof(grh));
+	roce_mbuf_copy_out(m, rp->l3_off, 1, &ver);
+	if ((ver >> 4) == 4)
+		roce_mbuf_copy_out(m, rp->l3_off, 20, grh + 20);
+	else
+		roce_mbuf_copy_out(m, rp->l3_off, 40, grh);
+	/* GRH area first, then the payload, both through the SGE list */
+	{
+		uint32_t at = 0;
+
+		for (uint32_t i = 0; i < w.num_sge && at < ROCE_GRH_LEN; i++) {
+			uint32_t n = RTE_MIN(w.sge[i].length, ROCE_GRH_LEN - at);
+
+			memcpy((void *)(uintptr_t)w.sge[i].addr, grh + at, n);
+			at += n;
+		}
+	}
+	scatter(m, rp->payload_off, rp->payload_len, &w, ROCE_GRH_LEN);
+	wc.byte_len = ROCE_GRH_LEN + rp->payload_len;
+	if (roce_pkt_ext(rp, ROCE_EXT_IMMDT)) {
+		wc.imm_data = ((const struct roce_immdt *)roce_pkt_ext(rp, ROCE_EXT_IMMDT))->imm;
+		wc.wc_flags |= ROCE_WC_WITH_IMM;
+	}
+	roce_cq_push(qp->init.recv_cq, &wc);
+}
+
+static void responder_rc(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
+			 const struct roce_pkt *rp);
+
 void roce_responder_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
 		       const struct roce_pkt *rp)
+{
+	if (qp->type == ROCE_QPT_UD) {
+		ud_recv(qp, m, rp);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	responder_rc(qp, lc, m, rp);
+}
+
+/* RC and UC requests. Takes @m. */
+static void responder_rc(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
+			 const struct roce_pkt *rp)
 {
 	int32_t d = roce_psn_cmp(rp->psn, qp->resp.psn);
 	uint32_t mtu = roce_qp_mtu(qp), flags = rp->op->flags;

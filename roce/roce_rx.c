@@ -77,16 +77,22 @@ uint64_t roce_rnr_tsc(uint8_t code)
 int roce_qp_xmit(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t, const void *payload,
 		 uint32_t len, bool zero_copy)
 {
+	return roce_qp_xmit_to(qp, lc, t, payload, len, zero_copy, &qp->attr.ah_attr);
+}
+
+int roce_qp_xmit_to(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t,
+		    const void *payload, uint32_t len, bool zero_copy, const struct roce_path *path)
+{
 	const struct stk_iface *ifc = stk_iface_get(qp->pd->dev->iface);
 	struct rte_mbuf *m;
 	int rc;
 
-	t->path = &qp->attr.ah_attr;
+	t->path = path;
 	t->lqpn = qp->qpn;
 	m = roce_tx_build(lc->pool, ifc, t, payload, len, zero_copy ? &qp->pd->dev->zc : NULL);
 	if (!m)
 		return -ENOMEM;
-	rc = stk_ip_send(lc, ifc, m, &qp->attr.ah_attr.dgid_ip);
+	rc = stk_ip_send(lc, ifc, m, &path->dgid_ip);
 	if (rc != 0)
 		rte_pktmbuf_free(m);
 	return rc;

@@ -167,6 +167,7 @@ enum roce_wc_opcode {
 };
 
 enum roce_wc_flags {
+	ROCE_WC_GRH = 1 << 0, /**< UD: the first 40 bytes of the buffer hold the GRH area */
 	ROCE_WC_WITH_IMM = 1 << 1,
 	ROCE_WC_WITH_INV = 1 << 3,
 };
@@ -236,7 +237,11 @@ enum roce_send_flags {
 	ROCE_SEND_INLINE = 1 << 3,
 };
 
-struct roce_ah; /**< UD address handle */
+struct roce_ah; /**< UD address handle: where a datagram goes */
+
+/** Size of the GRH area at the start of every UD receive buffer (IBA 11.4.1.2). For RoCEv2 over
+ * IPv4 its last 20 bytes hold the sender's IPv4 header, as rdma-core expects. */
+#define ROCE_GRH_LEN 40
 
 struct roce_send_wr {
 	union {
@@ -383,6 +388,14 @@ struct roce_qp_init_attr {
 	enum roce_qp_type qp_type;
 	bool sq_sig_all; /**< every send WR is signalled */
 };
+
+/**
+ * Create an address handle for UD sends to @p path (its dgid_ip is required).
+ * @return the handle, or NULL with rte_errno = EINVAL / ENOMEM.
+ */
+struct roce_ah *roce_create_ah(struct roce_pd *pd, const struct roce_path *path);
+/** @return 0 or -EINVAL. */
+int roce_destroy_ah(struct roce_ah *ah);
 
 struct roce_qp *roce_create_qp(struct roce_pd *pd, struct roce_qp_init_attr *init);
 /** @return 0 or -EBUSY (QP still attached to a connection) / -EINVAL. */

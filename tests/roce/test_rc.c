@@ -540,6 +540,109 @@ static void uc_pair(void **st)
 	disconnect_pair();
 }
 
+/* UD: datagrams through address handles, the GRH area, Q_Keys (IBA 9.8, 10.2.5, 11.4.1.2). */
+static void ud_pair(void **st)
+{
+	const uint32_t sz[] = {0, 1, 100, 4096};
+	struct roce_ah *ah;
+	struct roce_path path;
+	(void)st;
+
+	for (int k = 0; k < 2; k++) {
+		struct roce_qp_init_attr ia = {
+			.send_cq = s[k].cq, .recv_cq = s[k].cq, .qp_type = ROCE_QPT_UD};
+		struct roce_qp_attr a;
+
+		ia.cap.max_send_wr = 64;
+		ia.cap.max_recv_wr = 64;
+		s[k].qp = roce_create_qp(s[k].pd, &ia);
+		assert_non_null(s[k].qp);
+		memset(&a, 0, sizeof(a));
+		a.qp_state = ROCE_QPS_INIT;
+		a.port_num = 1;
+		a.qkey = 0x11111111;
+		assert_int_equal(roce_modify_qp(s[k].qp, &a,
+						ROCE_QP_STATE | ROCE_QP_PKEY_INDEX | ROCE_QP_PORT |
+							ROCE_QP_QKEY),
+				 0);
+		a.qp_state = ROCE_QPS_RTR;
+		assert_int_equal(roce_modify_qp(s[k].qp, &a, ROCE_QP_STATE), 0);
+		a.qp_state = ROCE_QPS_RTS;
+		a.sq_psn = 7;
+		assert_int_equal(roce_modify_qp(s[k].qp, &a, ROCE_QP_STATE | ROCE_QP_SQ_PSN), 0);
+	}
+	memset(&path, 0, sizeof(path));
+	stk_ipaddr_parse("10.77.0.2", &path.dgid_ip);
+	ah = roce_create_ah(s[0].pd, &path);
+	assert_non_null(ah);
+	for (unsigned i = 0; i < RTE_DIM(sz) * 2; i++) {
+		struct roce_sge sg = {
+			.addr = (uintptr_t)s[0].buf, .length = sz[i % 4], .lkey = s[0].mr->lkey};
+		struct roce_send_wr w, *bad;
+		struct roce_wc wc[2];
+		uint32_t n = sz[i % 4];
+		const uint8_t *grh = s[1].buf + (1u << 20);
+
+		fill(s[0].buf, n, 500 + i);
+		memset(s[1].buf + (1u << 20), 0xee, n + ROCE_GRH_LEN + 8);
+		post_recv(1, 60 + i, 1u << 20, 8192);
+		memset(&w, 0, sizeof(w));
+		w.wr_id = 70 + i;
+		w.opcode = i >= 4 ? ROCE_WR_SEND_WITH_IMM : ROCE_WR_SEND;
+		w.imm_data = rte_cpu_to_be_32(0xabc00000u + i);
+		w.sg_list = &sg;
+		w.num_sge = 1;
+		w.send_flags = ROCE_SEND_SIGNALED;
+		w.wr.ud.ah = ah;
+		w.wr.ud.remote_qpn = roce_qp_num(s[1].qp);
+		/* the high bit: use the sending QP's own Q_Key (which equals the receiver's) */
+		w.wr.ud.remote_qkey = i & 1 ? 0x80000000u : 0x11111111u;
+		assert_int_equal(roce_post_send(s[0].qp, &w, &bad), 0);
+		assert_int_equal(wait_wc(0, wc, 1), 1);
+		assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+		assert_int_equal(wait_wc(1, wc, 1), 1);
+		assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+		assert_int_equal(wc[0].opcode, ROCE_WC_RECV);
+		assert_int_equal(wc[0].byte_len, ROCE_GRH_LEN + n);
+		assert_int_equal(wc[0].src_qp, roce_qp_num(s[0].qp));
+		assert_true(wc[0].wc_flags & ROCE_WC_GRH);
+		assert_int_equal(!!(wc[0].wc_flags & ROCE_WC_WITH_IMM), i >= 4);
+		/* GRH area: 20 zero bytes, then the sender's IPv4 header (source 10.77.0.1) */
+		for (int b = 0; b < 20; b++)
+			assert_int_equal(grh[b], 0);
+		assert_int_equal(grh[20], 0x45);
+		assert_memory_equal(grh + 20 + 12, "\x0a\x4d\x00\x01", 4);
+		assert_memory_equal(grh + ROCE_GRH_LEN, s[0].buf, n);
+	}
+	/* a wrong Q_Key is dropped silently: the receive stays posted */
+	{
+		struct roce_sge sg = {
+			.addr = (uintptr_t)s[0].buf, .length = 8, .lkey = s[0].mr->lkey};
+		struct roce_send_wr w, *bad;
+		struct roce_wc wc[2];
+
+		memset(&w, 0, sizeof(w));
+		w.opcode = ROCE_WR_SEND;
+		w.sg_list = &sg;
+		w.num_sge = 1;
+		w.send_flags = ROCE_SEND_SIGNALED;
+		w.wr.ud.ah = ah;
+		w.wr.ud.remote_qpn = roce_qp_num(s[1].qp);
+		w.wr.ud.remote_qkey = 0x22222222;
+		post_recv(1, 99, 1u << 20, 8192);
+		assert_int_equal(roce_post_send(s[0].qp, &w, &bad), 0);
+		assert_int_equal(wait_wc(0, wc, 1), 1); /* sent */
+		drive(500);
+		assert_int_equal(roce_poll_cq(s[1].cq, 2, wc), 0);
+		/* and a datagram larger than the path MTU is refused at post time */
+		sg.length = 8192 + 1;
+		w.wr.ud.remote_qkey = 0x11111111;
+		assert_int_equal(roce_post_send(s[0].qp, &w, &bad), -EINVAL);
+	}
+	assert_int_equal(roce_destroy_ah(ah), 0);
+	disconnect_pair();
+}
+
 /* IBA path MTUs 256..4096 and sizes around each, up to 16 MiB, for SEND, WRITE and READ. */
 static void every_mtu_to_16mib(void **st)
 {
@@ -691,7 +794,7 @@ int main(void)
 		cmocka_unit_test(atomics),	    cmocka_unit_test(access_errors),
 		cmocka_unit_test(missing_right),    cmocka_unit_test(rnr),
 		cmocka_unit_test(lossy_soak),	    cmocka_unit_test(every_mtu_to_16mib),
-		cmocka_unit_test(uc_pair),
+		cmocka_unit_test(uc_pair),	    cmocka_unit_test(ud_pair),
 	};
 	int rc;
 

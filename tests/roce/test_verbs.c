@@ -467,8 +467,25 @@ static void ud_rejects_rdma(void **s)
 	w.opcode = ROCE_WR_RDMA_READ;
 	assert_int_equal(roce_post_send(qp, &w, &badwr), -EINVAL);
 	w.opcode = ROCE_WR_SEND;
-	assert_int_equal(roce_post_send(qp, &w, &badwr), 0); /* a zero-length datagram */
-	assert_int_equal(roce_destroy_qp(qp), 0);
+	/* a datagram needs an address handle */
+	assert_int_equal(roce_post_send(qp, &w, &badwr), -EINVAL);
+	{
+		struct roce_path path;
+		struct roce_ah *ah;
+
+		memset(&path, 0, sizeof(path));
+		assert_null(roce_create_ah(pd, &path)); /* no destination */
+		stk_ipaddr_parse("10.99.0.3", &path.dgid_ip);
+		ah = roce_create_ah(pd, &path);
+		assert_non_null(ah);
+		w.wr.ud.ah = ah;
+		w.wr.ud.remote_qpn = 0x1000000; /* 25 bits */
+		assert_int_equal(roce_post_send(qp, &w, &badwr), -EINVAL);
+		w.wr.ud.remote_qpn = 0x1b;
+		assert_int_equal(roce_post_send(qp, &w, &badwr), 0); /* a zero-length datagram */
+		assert_int_equal(roce_destroy_qp(qp), 0);
+		assert_int_equal(roce_destroy_ah(ah), 0);
+	}
 }
 
 static void error_state_flushes(void **s)
