@@ -240,6 +240,7 @@ static void retry(struct roce_qp *qp, uint32_t psn, uint64_t now)
 		return;
 	}
 	qp->comp.retry_left--;
+	qp->cnt[ROCE_QPC_retransmits]++;
 	go_back(qp, psn);
 	qp->comp.deadline = now + roce_timeout_tsc(qp->attr.timeout);
 }
@@ -289,6 +290,7 @@ void roce_completer_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf
 			}
 			qp->comp.rnr_left--;
 		}
+		qp->cnt[ROCE_QPC_rnr_nak_rx]++;
 		qp->comp.rnr_until = now + roce_rnr_tsc(roce_aeth_syndrome(aeth));
 		go_back(qp, rp->psn);
 		qp->comp.deadline = 0;
@@ -296,6 +298,7 @@ void roce_completer_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf
 	case ROCE_AETH_NAK:
 		switch (roce_aeth_syndrome(aeth) & ROCE_AETH_VALUE_MASK) {
 		case ROCE_NAK_PSN_SEQ_ERR:
+			qp->cnt[ROCE_QPC_nak_seq_rx]++;
 			/* everything before the NAKed PSN arrived: that much is progress */
 			if (ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK)))
 				progress(qp, now);
@@ -330,8 +333,9 @@ void roce_completer_tick(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 	/* local operations at the head complete without a response */
 	if (qp->sq.tail != qp->req.cur && roce_sq_at(&qp->sq, qp->sq.tail)->npsn == 0)
 		ack_until(qp, qp->comp.psn);
-	if (qp->comp.deadline && now >= qp->comp.deadline && outstanding(qp))
+	if (qp->comp.deadline && now >= qp->comp.deadline && outstanding(qp)) {
+		qp->cnt[ROCE_QPC_timeouts]++;
 		retry(qp, qp->comp.psn, now);
-	else if (!outstanding(qp))
+	} else if (!outstanding(qp))
 		qp->comp.deadline = 0;
 }

@@ -25,6 +25,9 @@ extern bool roce_icrc_enforce;
 /** Free callback of the device's zero-copy shared info: the memory is the application's. */
 void roce_zc_free(void *addr, void *opaque);
 
+/** Register /droce/roce (once). @return 0 or a telemetry error. */
+int roce_telemetry_register(void);
+
 /** Receive hook bound to UDP 4791 (stk_udp_bind). */
 int roce_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m,
 	    const struct stk_pkt *p, void *arg);

@@ -145,6 +145,23 @@ struct roce_resp {
 	uint8_t rq_head, rq_count;
 };
 
+/* X(name): per-QP engine counters, exported by /droce/roce (written by the owning lcore). */
+#define ROCE_QP_COUNTERS(X)                                                                        \
+	X(tx_pkts)                                                                                 \
+	X(rx_pkts)                                                                                 \
+	X(retransmits)                                                                             \
+	X(timeouts)                                                                                \
+	X(nak_seq_tx)                                                                              \
+	X(nak_seq_rx)                                                                              \
+	X(rnr_nak_tx)                                                                              \
+	X(rnr_nak_rx)                                                                              \
+	X(nak_fatal_tx)                                                                            \
+	X(duplicates_rx)
+
+#define ROCE_QPC_ENUM_(n) ROCE_QPC_##n,
+enum roce_qp_counter { ROCE_QP_COUNTERS(ROCE_QPC_ENUM_) ROCE_QPC_NUM };
+#undef ROCE_QPC_ENUM_
+
 struct stk_lcore;
 
 struct roce_qp {
@@ -159,6 +176,7 @@ struct roce_qp {
 	struct roce_req req;
 	struct roce_comp comp;
 	struct roce_resp resp;
+	uint64_t cnt[ROCE_QPC_NUM];  /**< enum roce_qp_counter */
 	struct roce_qp *next_polled; /**< the lcore's list of QPs it runs */
 	bool polled;
 };

@@ -61,6 +61,7 @@ struct roce_dev *roce_dev_open(uint16_t iface)
 	}
 	roce_devs[iface] = dev;
 	roce_nb_devs++;
+	roce_telemetry_register(); /* fails harmlessly where telemetry is off */
 	return dev;
 nomem:
 	if (dev) {

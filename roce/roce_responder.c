@@ -35,10 +35,18 @@ static void send_ack(struct roce_qp *qp, struct stk_lcore *lc, uint8_t syndrome,
 	roce_qp_xmit(qp, lc, &t, NULL, 0, false);
 }
 
+/* No receive WQE: RNR NAK with our min_rnr_timer; the PSN is not consumed (IBA 9.7.5.2.8). */
+static void send_rnr(struct roce_qp *qp, struct stk_lcore *lc, uint32_t psn)
+{
+	send_ack(qp, lc, (uint8_t)(ROCE_AETH_RNR_NAK | (qp->attr.min_rnr_timer & 31)), psn);
+	qp->cnt[ROCE_QPC_rnr_nak_tx]++;
+}
+
 /* A NAK that ends the connection: IBA 9.7.5.2.x, the responder's QP goes to ERR. */
 static void nak_fatal(struct roce_qp *qp, struct stk_lcore *lc, enum roce_nak_code code,
 		      uint32_t psn)
 {
+	qp->cnt[ROCE_QPC_nak_fatal_tx]++;
 	send_ack(qp, lc, (uint8_t)(ROCE_AETH_NAK | code), psn);
 	if (qp->type == ROCE_QPT_RC) {
 		struct roce_qp_attr a = {.qp_state = ROCE_QPS_ERR};
@@ -224,9 +232,7 @@ static void do_send(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m
 			return;
 		}
 		if (!take_rwqe(qp, &r->rwqe)) {
-			send_ack(qp, lc,
-				 (uint8_t)(ROCE_AETH_RNR_NAK | (qp->attr.min_rnr_timer & 31)),
-				 rp->psn);
+			send_rnr(qp, lc, rp->psn);
 			return; /* RNR: the PSN is not consumed */
 		}
 		r->recv_active = true;
@@ -299,9 +305,7 @@ static void do_write(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *
 	if ((flags & ROCE_OPF_END) && (flags & ROCE_OPF_RWQE)) {
 		/* WRITE with immediate consumes a receive WQE: RNR before placing anything */
 		if (!take_rwqe(qp, &r->rwqe)) {
-			send_ack(qp, lc,
-				 (uint8_t)(ROCE_AETH_RNR_NAK | (qp->attr.min_rnr_timer & 31)),
-				 rp->psn);
+			send_rnr(qp, lc, rp->psn);
 			return;
 		}
 	}
@@ -462,6 +466,7 @@ static void responder_rc(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mb
 	uint32_t mtu = roce_qp_mtu(qp), flags = rp->op->flags;
 
 	if (qp->type == ROCE_QPT_RC && d < 0) {
+		qp->cnt[ROCE_QPC_duplicates_rx]++;
 		duplicate(qp, lc, rp);
 		goto out;
 	}
@@ -469,6 +474,7 @@ static void responder_rc(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mb
 		if (qp->type == ROCE_QPT_RC && !qp->resp.nak_sent) {
 			send_ack(qp, lc, ROCE_AETH_NAK | ROCE_NAK_PSN_SEQ_ERR, qp->resp.psn);
 			qp->resp.nak_sent = true;
+			qp->cnt[ROCE_QPC_nak_seq_tx]++;
 		}
 		if (qp->type == ROCE_QPT_UC) {
 			/* UC: a lost packet spoils the message; start over at the next FIRST */

@@ -95,6 +95,8 @@ int roce_qp_xmit_to(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t,
 	rc = stk_ip_send(lc, ifc, m, &path->dgid_ip);
 	if (rc != 0)
 		rte_pktmbuf_free(m);
+	else
+		qp->cnt[ROCE_QPC_tx_pkts]++;
 	return rc;
 }
 
@@ -218,6 +220,7 @@ int roce_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *
 		dev->drops[RX_DROP_QP_STATE]++;
 		goto drop;
 	}
+	qp->cnt[ROCE_QPC_rx_pkts]++;
 	if (rp.op->flags & ROCE_OPF_REQ)
 		roce_responder_rx(qp, lc, m, &rp);
 	else

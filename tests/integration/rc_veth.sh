@@ -34,12 +34,28 @@ done
 
 mkdir -p "$LAB_DIR/oob"
 ip netns exec "$LAB_NS_B" timeout 90 "$PEER" -c "$LAB_DIR/b.ini" --role server \
-	--dir "$LAB_DIR/oob" --peer "$LAB_IP4_A" > "$LAB_DIR/server.log" 2>&1 &
+	--dir "$LAB_DIR/oob" --peer "$LAB_IP4_A" --linger 20 > "$LAB_DIR/server.log" 2>&1 &
 SRV=$!
 LAB_PIDS+=($SRV)
 ip netns exec "$LAB_NS_A" timeout 90 "$PEER" -c "$LAB_DIR/a.ini" --role client \
 	--dir "$LAB_DIR/oob" --peer "$LAB_IP4_B" > "$LAB_DIR/client.log" 2>&1
 rc_c=$?
+# the server lingers after its result: its transport telemetry must describe the exchange
+for ((i = 0; i < 100; i++)); do
+	grep -qE "rc_peer server: (all|FAIL)" "$LAB_DIR/server.log" && break
+	sleep 0.1
+done
+tel=$(lab_telemetry "droce_b_$LAB_ID" /droce/roce)
+python3 - "$tel" <<'PY' || fails=$((fails + 1))
+import json, sys
+d = json.loads(sys.argv[1])["/droce/roce"]["iface0"]
+qps = [v for k, v in d.items() if k.startswith("qp_0x")]
+ok = len(qps) == 1 and qps[0]["state"] == "RTS" and qps[0]["rx_pkts"] > 1000 and \
+     qps[0]["tx_pkts"] > 1000 and d["drop_bad_icrc"] == 0 and d["drop_no_qp"] == 0
+print(f"{'ok  ' if ok else 'FAIL'} - /droce/roce on the server: {json.dumps(qps[0] if qps else d)}")
+sys.exit(0 if ok else 1)
+PY
+kill -INT $SRV 2>/dev/null
 wait $SRV
 rc_s=$?
 grep -h "rc_peer" "$LAB_DIR/client.log" "$LAB_DIR/server.log"

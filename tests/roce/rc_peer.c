@@ -7,7 +7,8 @@
  *           0 B to 1 MiB, checking every completion and every byte it reads, then SENDs "done";
  *   server: posts receives, checks every SEND byte for byte, and on "done" checks the bytes the
  *           client wrote into its buffer.
- * Usage: rc_peer -c FILE --role client|server --dir DIR [--peer IP]     exit 0 = all verified
+ * Usage: rc_peer -c FILE --role client|server --dir DIR --peer IP [--linger SEC]
+ * Exit 0 = all verified.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -58,6 +59,8 @@ static struct {
 	int status;
 	unsigned recvs;
 	uint64_t deadline;
+	int linger_s; /**< keep serving this long after the result (telemetry checks) */
+	uint64_t linger_until;
 } g;
 
 static void fill(uint8_t *p, uint32_t len, uint32_t seed)
@@ -83,7 +86,10 @@ static void finish(int status, const char *why)
 	fflush(stdout);
 	g.status = status;
 	g.step = ST_EXIT;
-	stk_stop();
+	if (g.linger_s > 0)
+		g.linger_until = rte_get_tsc_cycles() + (uint64_t)g.linger_s * rte_get_tsc_hz();
+	else
+		stk_stop();
 }
 
 static void post_send(enum roce_wr_opcode op, uint32_t off, uint32_t len, uint64_t raddr)
@@ -197,8 +203,11 @@ static void peer_poll(struct stk_lcore *lc, void *arg)
 {
 	(void)lc;
 	(void)arg;
-	if (g.step == ST_EXIT)
+	if (g.step == ST_EXIT) {
+		if (g.linger_until && rte_get_tsc_cycles() > g.linger_until)
+			stk_stop();
 		return;
+	}
 	if (rte_get_tsc_cycles() > g.deadline) {
 		finish(1, "timed out");
 		return;
@@ -283,11 +292,9 @@ static void on_signal(int sig)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"config", required_argument, NULL, 'c'},
-		{"role", required_argument, NULL, 'r'},
-		{"dir", required_argument, NULL, 'd'},
-		{"peer", required_argument, NULL, 'p'},
-		{NULL, 0, NULL, 0},
+		{"config", required_argument, NULL, 'c'}, {"role", required_argument, NULL, 'r'},
+		{"dir", required_argument, NULL, 'd'},	  {"peer", required_argument, NULL, 'p'},
+		{"linger", required_argument, NULL, 'l'}, {NULL, 0, NULL, 0},
 	};
 	const char *config = NULL, *dir = NULL, *role = NULL, *peer = NULL;
 	int eal_argc, app_argc, c;
@@ -296,7 +303,7 @@ int main(int argc, char **argv)
 	struct roce_qp_init_attr ia;
 
 	stk_split_args(argc, argv, &eal_argc, &eal_argv, &app_argc, &app_argv);
-	while ((c = getopt_long(app_argc, app_argv, "c:r:d:p:", opts, NULL)) != -1) {
+	while ((c = getopt_long(app_argc, app_argv, "c:r:d:p:l:", opts, NULL)) != -1) {
 		if (c == 'c')
 			config = optarg;
 		else if (c == 'r')
@@ -305,6 +312,8 @@ int main(int argc, char **argv)
 			dir = optarg;
 		else if (c == 'p')
 			peer = optarg;
+		else if (c == 'l')
+			g.linger_s = atoi(optarg);
 		else
 			return 2;
 	}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * roce_stats.c - the transport's telemetry: /droce/roce gives, per open device, the receive
+ * refusals by reason and each QP's state, PSNs and engine counters (enum roce_qp_counter).
+ * Values are read without locks from the telemetry thread and may lag by a burst.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include <rte_telemetry.h>
+
+#include "roce_engine.h"
+
+#define ROCE_QPC_NAME_(n) #n,
+static const char *const qpc_names[ROCE_QPC_NUM] = {ROCE_QP_COUNTERS(ROCE_QPC_NAME_)};
+#undef ROCE_QPC_NAME_
+
+static const char *const rx_drop_names[] = {"drop_decode", "drop_bad_icrc", "drop_no_qp",
+					    "drop_qp_type", "drop_qp_state"};
+
+static int tel_roce(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	for (unsigned i = 0; i < STK_MAX_PORTS; i++) {
+		const struct roce_dev *dev = roce_devs[i];
+		struct rte_tel_data *x;
+		char key[32];
+
+		if (!dev)
+			continue;
+		x = rte_tel_data_alloc();
+		if (!x)
+			return -ENOMEM;
+		rte_tel_data_start_dict(x);
+		for (unsigned k = 0; k < RTE_DIM(rx_drop_names); k++)
+			rte_tel_data_add_dict_u64(x, rx_drop_names[k], dev->drops[k]);
+		rte_tel_data_add_dict_u64(x, "qps", dev->n.qps);
+		rte_tel_data_add_dict_u64(x, "mrs", dev->n.mrs);
+		for (const struct roce_qp *qp = dev->polled; qp; qp = qp->next_polled) {
+			struct rte_tel_data *q = rte_tel_data_alloc();
+
+			if (!q)
+				break;
+			rte_tel_data_start_dict(q);
+			rte_tel_data_add_dict_string(q, "state", roce_qp_state_str(qp->state));
+			rte_tel_data_add_dict_u64(q, "dest_qpn", qp->attr.dest_qp_num);
+			rte_tel_data_add_dict_u64(q, "sq_psn", qp->req.psn);
+			rte_tel_data_add_dict_u64(q, "rq_psn", qp->resp.psn);
+			for (unsigned k = 0; k < ROCE_QPC_NUM; k++)
+				rte_tel_data_add_dict_u64(q, qpc_names[k], qp->cnt[k]);
+			snprintf(key, sizeof(key), "qp_0x%x", qp->qpn);
+			rte_tel_data_add_dict_container(x, key, q, 0);
+		}
+		snprintf(key, sizeof(key), "iface%u", i);
+		rte_tel_data_add_dict_container(d, key, x, 0);
+	}
+	return 0;
+}
+
+int roce_telemetry_register(void)
+{
+	static bool done;
+
+	if (done)
+		return 0;
+	done = true;
+	return rte_telemetry_register_cmd(
+		"/droce/roce", tel_roce,
+		"RoCE devices: receive drops by reason, per-QP state, PSNs "
+		"and counters. No params");
+}
