@@ -1,0 +1,1454 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rc-bench - RoCE RC transport throughput and latency over net_ring, in one process.
+ *
+ * Two stack interfaces whose ring ports are crossed (A's TX ring is B's RX ring), one roce
+ * device on each, and one RC QP pair between them, as in tests/roce/test_rc.c. Side A posts
+ * the work; side B is the responder (and, for SEND, the receiver). Two placements:
+ *   --lcores 2   side A (stack RX queue of port A, device A, QP A) on the main lcore, side B
+ *                (port B, device B, QP B) on the second lcore: each lcore owns one interface
+ *                queue and one device, as in production, and the frames cross cores.
+ *   --lcores 1   one lcore polls both ports and runs both devices: one core pays for the
+ *                sender's and the receiver's work.
+ *
+ * What it measures, for each placement:
+ *   - goodput (payload bits/s) and messages/s of RDMA WRITE, RDMA READ and SEND, for each
+ *     path MTU and message size, with a bounded number of WRs in flight (reposted on each
+ *     completion) for a fixed time after a warm-up; every cell runs on a fresh QP pair;
+ *   - the 64 B message rate of WRITE and SEND with a deep queue;
+ *   - SEND ping-pong round trips (A sends 64 B, B answers on receipt), timed with the TSC;
+ *   - baselines in the same run: the stack's own UDP packet rate between the two interfaces
+ *     (stk_udp_send on A, a stk_udp_bind sink on B, payload never touched), memcpy and ICRC
+ *     bandwidth; and the ratios of the transport's rates to them.
+ * After each cell the destination slots are compared byte for byte with their sources (the
+ * destinations were zeroed before the cell): a cell that moved wrong or no data reports
+ * FAIL instead of a speed. It asserts nothing about speed; it prints tables and JSON.
+ *
+ * Usage: rc-bench [EAL args] -- [--json FILE] [--seconds S] [--warmup S] [--sizes LIST]
+ *        [--mtu LIST] [--ops LIST] [--lcores LIST] [--depth N] [--inflight-kib N]
+ *        [--rate-depth N] [--mbuf-room N] [--ip-mtu N] [--timeout S] [--cells-only]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_pause.h>
+#include <rte_ring.h>
+
+#include "rc-bench.h"
+#include "roce_icrc.h"
+#include "roce_tx.h"
+#include "roce_verbs.h"
+#include "stk_stack.h"
+
+#define SIDE_BUF (8u << 20) /* registered memory per side */
+#define SRC_OFF 0u	    /* sources: [0, 4 MiB) */
+#define DST_OFF (4u << 20)  /* destinations: [4 MiB, 8 MiB) */
+#define REGION (4u << 20)   /* size of each */
+#define MAX_SEND_WR 256u    /* per QP */
+#define MAX_RECV_WR 512u
+#define MAX_RATE_DEPTH 128u
+#define RING_SIZE 16384u   /* frames per direction */
+#define POOL_SIZE 16383u   /* mbufs */
+#define RAW_INFLIGHT 1024u /* frames the UDP baseline keeps in flight */
+#define SINK_PORT 9u	   /* UDP port of the baseline's sink */
+#define PP_RECVS 64u	   /* receives A keeps posted for ping-pong replies */
+#define PP_MAX_SAMPLES 200000u
+#define STALL_S 2	    /* no completion for this long: the cell failed */
+#define START_PSN 0xffff00u /* PSNs wrap early in every cell */
+#define RCB_MAX_SIZES 16
+#define RCB_MAX_MTUS 2
+
+/** What side B's poll hook does with its completions (and the UDP sink with frames). */
+enum b_mode {
+	B_IDLE, /**< nothing expected: any completion is an error */
+	B_SINK, /**< SEND cell: check each receive, repost it in the same slot */
+	B_PONG, /**< ping-pong: repost the receive and answer with a 64 B SEND */
+	B_RAW,	/**< UDP baseline: count the datagrams the sink gets */
+	B_NUM_MODES
+};
+
+struct side {
+	uint16_t port;
+	uint16_t iface;
+	struct roce_dev *dev;
+	struct roce_pd *pd;
+	struct roce_cq *cq;
+	struct roce_mr *mr;
+	struct roce_qp *qp;
+	uint8_t *buf;
+};
+
+static struct {
+	/* options */
+	const char *json;
+	double secs, warmup;
+	uint32_t sizes[RCB_MAX_SIZES];
+	unsigned nsizes;
+	uint32_t mtus[RCB_MAX_MTUS];
+	unsigned nmtus;
+	bool ops[RCB_NUM_OPS];
+	unsigned lcores_list[2];
+	unsigned nlcores;
+	uint32_t depth, rate_depth, inflight;
+	uint32_t mbuf_room, ip_mtu;
+	unsigned timeout_s;
+	bool cells_only; /**< the matrix only: no baselines, message rate, ping-pong (profiling) */
+	/* set-up */
+	struct rte_mempool *pool;
+	struct side s[2];
+	struct stk_lcore *la, *lb; /**< lb == la with one lcore */
+	unsigned lcore_b;	   /**< EAL lcore of side B (two lcores) */
+	uint64_t hz;
+	/* baselines and results */
+	struct rcb_run run;
+} g = {
+	.secs = 0.3,
+	.warmup = 0.05,
+	.sizes = {64, 256, 1024, 4096, 16384, 65536, 262144, 1048576},
+	.nsizes = 8,
+	.mtus = {1024, 4096},
+	.nmtus = 2,
+	.ops = {true, true, true},
+	.depth = 16,
+	.rate_depth = 128,
+	.inflight = 2u << 20,
+	.mbuf_room = 10240,
+	.ip_mtu = 9000,
+	.timeout_s = 900,
+};
+
+/*
+ * Side B's control block. A writes the mode and geometry while B is parked (two lcores) or
+ * between its own polls (one lcore); B writes the counters and the first error it saw. The
+ * three groups sit on their own cache lines, so that B's per-message counters do not bounce
+ * the line A polls for errors, and A's rare writes do not bounce the line B polls.
+ */
+static struct {
+	/* A -> B; the geometry changes only while B is parked */
+	enum b_mode mode;
+	uint32_t size;	   /**< SEND: expected byte_len */
+	uint32_t stride;   /**< SEND: receive slot stride */
+	uint32_t park_req; /**< A asks B to stop polling (atomic) */
+	uint32_t quit;	   /**< B's loop ends (atomic) */
+	uint32_t mark_seq; /**< A bumps it; B then notes its CPU time and busy cycles (atomic) */
+	uint32_t probe;	   /**< B resolves A's MAC from its own lcore (atomic) */
+	/* B -> A, rarely written */
+	uint32_t parked __rte_cache_aligned; /**< B says it stopped (atomic) */
+	uint32_t err; /**< first bad completion: status + 1000 * kind (atomic) */
+	uint32_t mark_seen;
+	double mark_cpu[2];
+	uint64_t mark_tsc[2];
+	uint64_t mark_busy[2]; /**< B's busy cycles at the marks (two lcores) */
+	/* B -> A, per message or frame */
+	uint64_t recvs __rte_cache_aligned; /**< SEND: receives completed and checked (atomic) */
+	uint64_t raw_rcvd;
+} bc;
+
+/* B's loop accounting (two lcores): cycles of iterations that received or sent frames. */
+static struct {
+	uint64_t busy;
+} bstat __rte_cache_aligned;
+
+static void on_alarm(int sig)
+{
+	static const char msg[] = "rc-bench: --timeout reached, aborting\n";
+	(void)sig;
+
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		_exit(3);
+	_exit(3);
+}
+
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Deterministic bytes for a slot: seeded per cell and slot, so a stale copy never matches. */
+static void fill(uint8_t *p, size_t len, uint64_t seed)
+{
+	uint64_t x = seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(p + i, &x, 8);
+	}
+	for (; i < len; i++)
+		p[i] = (uint8_t)(x >> (8 * (i & 7)));
+}
+
+/* ------------------------------------------------------------------ side B */
+
+static void b_error(uint32_t code)
+{
+	uint32_t none = 0;
+
+	__atomic_compare_exchange_n(&bc.err, &none, code, false, __ATOMIC_RELEASE,
+				    __ATOMIC_RELAXED);
+}
+
+static int post_recv(struct side *sd, uint64_t id, uint8_t *addr, uint32_t len)
+{
+	struct roce_sge sg = {.addr = (uintptr_t)addr, .length = len, .lkey = sd->mr->lkey};
+	struct roce_recv_wr r = {.wr_id = id, .sg_list = &sg, .num_sge = 1}, *bad;
+
+	return roce_post_recv(sd->qp, &r, &bad);
+}
+
+static int post_send(struct side *sd, enum roce_wr_opcode op, uint64_t id, uint8_t *laddr,
+		     uint32_t len, uint64_t raddr, uint32_t rkey, bool signaled)
+{
+	struct roce_sge sg = {.addr = (uintptr_t)laddr, .length = len, .lkey = sd->mr->lkey};
+	struct roce_send_wr w, *bad;
+
+	memset(&w, 0, sizeof(w));
+	w.wr_id = id;
+	w.opcode = op;
+	w.sg_list = &sg;
+	w.num_sge = 1;
+	w.send_flags = signaled ? ROCE_SEND_SIGNALED : 0;
+	w.wr.rdma.remote_addr = raddr;
+	w.wr.rdma.rkey = rkey;
+	return roce_post_send(sd->qp, &w, &bad);
+}
+
+/*
+ * Side B's poll hook, run once per loop iteration on B's lcore: the receive side of SEND
+ * cells, the echo of ping-pong, and the CPU-time marks A asks for.
+ */
+static void b_poll(struct stk_lcore *lc, void *arg)
+{
+	struct side *b = &g.s[1];
+	struct roce_wc wc[32];
+	uint32_t seq = __atomic_load_n(&bc.mark_seq, __ATOMIC_ACQUIRE);
+	int n;
+	(void)arg;
+
+	if (seq != bc.mark_seen) {
+		bc.mark_seen = seq;
+		bc.mark_cpu[seq & 1] = thread_cpu_s();
+		bc.mark_tsc[seq & 1] = rte_rdtsc();
+		bc.mark_busy[seq & 1] = bstat.busy;
+	}
+	if (__atomic_load_n(&bc.probe, __ATOMIC_ACQUIRE)) {
+		const struct stk_iface *ifb = stk_iface_get(g.s[1].iface);
+
+		stk_neigh_probe(lc, ifb, &stk_iface_get(g.s[0].iface)->ip4);
+		__atomic_store_n(&bc.probe, 0, __ATOMIC_RELEASE);
+	}
+	if (!b->qp)
+		return;
+	n = roce_poll_cq(b->cq, 32, wc);
+	for (int k = 0; k < n; k++) {
+		const struct roce_wc *w = &wc[k];
+
+		if (w->status != ROCE_WC_SUCCESS) {
+			b_error(1000 + w->status);
+			continue;
+		}
+		if (w->opcode == ROCE_WC_SEND)
+			continue; /* a signalled reply would land here; they are unsignalled */
+		if (w->opcode != ROCE_WC_RECV) {
+			b_error(2000 + w->opcode);
+			continue;
+		}
+		switch (bc.mode) {
+		case B_SINK:
+			if (w->byte_len != bc.size)
+				b_error(3000);
+			/* the next message for this slot comes only after this repost */
+			if (post_recv(b, w->wr_id, b->buf + DST_OFF + w->wr_id * bc.stride,
+				      bc.stride) != 0)
+				b_error(4000);
+			__atomic_store_n(&bc.recvs, bc.recvs + 1, __ATOMIC_RELEASE);
+			break;
+		case B_PONG:
+			if (w->byte_len != 64)
+				b_error(3000);
+			if (post_recv(b, w->wr_id, b->buf + DST_OFF + w->wr_id * 64, 64) != 0 ||
+			    post_send(b, ROCE_WR_SEND, 0, b->buf + SRC_OFF, 64, 0, 0, false) != 0)
+				b_error(4000);
+			__atomic_store_n(&bc.recvs, bc.recvs + 1, __ATOMIC_RELEASE);
+			break;
+		default:
+			b_error(5000);
+			break;
+		}
+	}
+}
+
+/* UDP sink of the baseline (port SINK_PORT, on B): count and free. Takes @p m. */
+static int sink_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m,
+		   const struct stk_pkt *p, void *arg)
+{
+	(void)lc;
+	(void)ifc;
+	(void)p;
+	(void)arg;
+	__atomic_store_n(&bc.raw_rcvd, bc.raw_rcvd + 1, __ATOMIC_RELEASE);
+	rte_pktmbuf_free(m);
+	return 0;
+}
+
+/* Frames this lcore queued for transmission so far (all interfaces). */
+static uint64_t lcore_tx(const struct stk_lcore *lc)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < STK_MAX_PORTS; i++)
+		n += lc->stats[i].c[STK_CNT_tx_pkts];
+	return n;
+}
+
+/* Side B's lcore (two lcores): the stack loop, parked on request while A reconfigures. An
+ * iteration that received or sent a frame counts as busy. */
+static int b_main(void *arg)
+{
+	uint64_t last_tx = lcore_tx(g.lb);
+	(void)arg;
+
+	while (!__atomic_load_n(&bc.quit, __ATOMIC_ACQUIRE)) {
+		uint64_t t0, tx;
+		unsigned rx;
+
+		if (__atomic_load_n(&bc.park_req, __ATOMIC_ACQUIRE)) {
+			stk_lcore_flush(g.lb);
+			__atomic_store_n(&bc.parked, 1, __ATOMIC_RELEASE);
+			while (__atomic_load_n(&bc.park_req, __ATOMIC_ACQUIRE) &&
+			       !__atomic_load_n(&bc.quit, __ATOMIC_ACQUIRE))
+				rte_pause();
+			__atomic_store_n(&bc.parked, 0, __ATOMIC_RELEASE);
+			last_tx = lcore_tx(g.lb);
+			continue;
+		}
+		t0 = rte_rdtsc();
+		rx = stk_lcore_poll(g.lb);
+		tx = lcore_tx(g.lb);
+		if (rx || tx != last_tx)
+			bstat.busy += rte_rdtsc() - t0;
+		last_tx = tx;
+	}
+	stk_lcore_flush(g.lb);
+	return 0;
+}
+
+/* One cache line the two lcores hand back and forth: A writes odd values, B even ones. */
+static volatile uint64_t line_token __rte_cache_aligned;
+#define LINE_ROUNDS 100000u
+
+static int line_pong(void *arg)
+{
+	uint64_t lim = rte_rdtsc() + 2 * g.hz;
+	(void)arg;
+
+	for (uint64_t i = 0; i < LINE_ROUNDS && rte_rdtsc() < lim; i++) {
+		while (line_token != 2 * i + 1 && rte_rdtsc() < lim)
+			rte_pause();
+		line_token = 2 * i + 2;
+	}
+	return 0;
+}
+
+/*
+ * Round trip of a cache line between the main lcore and B's lcore: what every line the two
+ * sides share (mbufs, ring slots, the zero-copy reference count, packet bytes) costs to
+ * move. @return nanoseconds per round trip, 0 when it did not complete.
+ */
+static double line_rtt(unsigned lcore)
+{
+	uint64_t t0, t1, lim, i;
+
+	line_token = 0;
+	if (rte_eal_remote_launch(line_pong, NULL, lcore) != 0)
+		return 0;
+	t0 = rte_rdtsc();
+	lim = t0 + 2 * g.hz;
+	for (i = 0; i < LINE_ROUNDS && rte_rdtsc() < lim; i++) {
+		line_token = 2 * i + 1;
+		while (line_token != 2 * i + 2 && rte_rdtsc() < lim)
+			;
+	}
+	t1 = rte_rdtsc();
+	rte_eal_wait_lcore(lcore);
+	return i == LINE_ROUNDS ? (double)(t1 - t0) * 1e9 / (double)g.hz / LINE_ROUNDS : 0;
+}
+
+/* Stop B's lcore between polls, so A may touch B's QP, CQ and memory. */
+static void park_b(void)
+{
+	if (g.la == g.lb)
+		return;
+	__atomic_store_n(&bc.park_req, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&bc.parked, __ATOMIC_ACQUIRE))
+		rte_pause();
+}
+
+static void unpark_b(void)
+{
+	if (g.la == g.lb)
+		return;
+	__atomic_store_n(&bc.park_req, 0, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&bc.parked, __ATOMIC_ACQUIRE))
+		rte_pause();
+}
+
+/* Poll A (and B, with one lcore) for @p ms milliseconds. */
+static void settle(unsigned ms)
+{
+	uint64_t end = rte_rdtsc() + g.hz * ms / 1000;
+
+	while (rte_rdtsc() < end)
+		stk_lcore_poll(g.la);
+}
+
+/* ------------------------------------------------------------------ QP pair */
+
+static int pair_create(uint32_t mtu_bytes)
+{
+	enum roce_mtu mtu = mtu_bytes == 4096	? ROCE_MTU_4096
+			    : mtu_bytes == 2048 ? ROCE_MTU_2048
+			    : mtu_bytes == 1024 ? ROCE_MTU_1024
+			    : mtu_bytes == 512	? ROCE_MTU_512
+						: ROCE_MTU_256;
+
+	for (int k = 0; k < 2; k++) {
+		struct roce_qp_init_attr ia = {
+			.send_cq = g.s[k].cq, .recv_cq = g.s[k].cq, .qp_type = ROCE_QPT_RC};
+
+		ia.cap.max_send_wr = MAX_SEND_WR;
+		ia.cap.max_recv_wr = MAX_RECV_WR;
+		ia.cap.max_send_sge = 1;
+		ia.cap.max_recv_sge = 1;
+		g.s[k].qp = roce_create_qp(g.s[k].pd, &ia);
+		if (!g.s[k].qp)
+			return -rte_errno;
+	}
+	for (int k = 0; k < 2; k++) {
+		struct roce_qp_attr a;
+		int rc;
+
+		memset(&a, 0, sizeof(a));
+		a.qp_state = ROCE_QPS_INIT;
+		a.port_num = 1;
+		a.qp_access_flags = ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ;
+		rc = roce_modify_qp(g.s[k].qp, &a,
+				    ROCE_QP_STATE | ROCE_QP_PKEY_INDEX | ROCE_QP_PORT |
+					    ROCE_QP_ACCESS_FLAGS);
+		if (rc != 0)
+			return rc;
+		a.qp_state = ROCE_QPS_RTR;
+		a.path_mtu = mtu;
+		a.dest_qp_num = roce_qp_num(g.s[!k].qp);
+		a.rq_psn = START_PSN;
+		a.max_dest_rd_atomic = ROCE_MAX_RD_ATOMIC;
+		a.min_rnr_timer = 1;
+		a.ah_attr.dgid_ip = stk_iface_get(g.s[!k].iface)->ip4;
+		rc = roce_modify_qp(g.s[k].qp, &a,
+				    ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU |
+					    ROCE_QP_DEST_QPN | ROCE_QP_RQ_PSN |
+					    ROCE_QP_MAX_DEST_RD_ATOMIC | ROCE_QP_MIN_RNR_TIMER);
+		if (rc != 0)
+			return rc;
+	}
+	for (int k = 0; k < 2; k++) {
+		struct roce_qp_attr a;
+		int rc;
+
+		memset(&a, 0, sizeof(a));
+		a.qp_state = ROCE_QPS_RTS;
+		a.sq_psn = START_PSN;
+		/* 16.8 ms: long enough that a descheduled core is not a timeout, short enough
+		 * that a lost tail shows as 'resent' rather than as a stall */
+		a.timeout = 12;
+		a.retry_cnt = 7;
+		a.rnr_retry = 7;
+		a.max_rd_atomic = ROCE_MAX_RD_ATOMIC;
+		rc = roce_modify_qp(g.s[k].qp, &a,
+				    ROCE_QP_STATE | ROCE_QP_SQ_PSN | ROCE_QP_TIMEOUT |
+					    ROCE_QP_RETRY_CNT | ROCE_QP_RNR_RETRY |
+					    ROCE_QP_MAX_QP_RD_ATOMIC);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Destroy the pair (B parked) and empty both CQs. Frames still in flight to it are dropped
+ * by the receiver as "no QP"; callers drain first, see settle(). */
+static void pair_destroy(void)
+{
+	for (int k = 0; k < 2; k++) {
+		struct roce_wc wc[64];
+
+		if (!g.s[k].qp)
+			continue;
+		roce_destroy_qp(g.s[k].qp);
+		g.s[k].qp = NULL;
+		while (roce_poll_cq(g.s[k].cq, 64, wc) > 0)
+			;
+	}
+}
+
+static uint64_t stack_drops(void)
+{
+	struct stk_port_stats st;
+
+	stk_stats_sum(-1, &st);
+	return st.c[STK_CNT_drops];
+}
+
+static uint64_t tx_pkts(uint16_t iface)
+{
+	struct stk_port_stats st;
+
+	stk_stats_sum(iface, &st);
+	return st.c[STK_CNT_tx_pkts];
+}
+
+/* ------------------------------------------------------------------ one cell */
+
+static uint32_t depth_for(uint32_t size)
+{
+	uint32_t d = g.inflight / size;
+
+	return RTE_MAX(2u, RTE_MIN(d, g.depth));
+}
+
+/* Post WR number @p i of a cell on A. */
+static int post_cell_wr(const struct rcb_cell *c, uint64_t i, uint32_t stride)
+{
+	struct side *a = &g.s[0], *b = &g.s[1];
+	uint32_t slot = (uint32_t)(i % c->depth);
+
+	switch (c->op) {
+	case RCB_WRITE:
+		return post_send(a, ROCE_WR_RDMA_WRITE, i, a->buf + SRC_OFF + slot * stride,
+				 c->size, (uintptr_t)(b->buf + DST_OFF + slot * stride),
+				 b->mr->rkey, true);
+	case RCB_READ:
+		return post_send(a, ROCE_WR_RDMA_READ, i, a->buf + DST_OFF + slot * stride, c->size,
+				 (uintptr_t)(b->buf + SRC_OFF + slot * stride), b->mr->rkey, true);
+	case RCB_SEND:
+	default:
+		return post_send(a, ROCE_WR_SEND, i, a->buf + SRC_OFF + slot * stride, c->size, 0,
+				 0, true);
+	}
+}
+
+static void cell_fail(struct rcb_cell *c, const char *fmt, ...) __rte_format_printf(2, 3);
+
+static void cell_fail(struct rcb_cell *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!c->ok)
+		return; /* keep the first reason */
+	c->ok = false;
+	va_start(ap, fmt);
+	vsnprintf(c->why, sizeof(c->why), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Compare every destination slot the cell wrote with its source. Slot j of a SEND cell's
+ * receive ring holds the message from source slot j % depth (the ring is a multiple of
+ * depth long); WRITE and READ use the same slot on both sides.
+ */
+static void cell_verify(struct rcb_cell *c, uint32_t stride, uint32_t rqd)
+{
+	const struct side *a = &g.s[0], *b = &g.s[1];
+	uint32_t nslots = c->op == RCB_SEND ? rqd : c->depth;
+
+	if (c->total < nslots)
+		nslots = (uint32_t)c->total;
+	for (uint32_t j = 0; j < nslots; j++) {
+		const uint8_t *dst, *src;
+
+		switch (c->op) {
+		case RCB_WRITE:
+			dst = b->buf + DST_OFF + j * stride;
+			src = a->buf + SRC_OFF + j * stride;
+			break;
+		case RCB_READ:
+			dst = a->buf + DST_OFF + j * stride;
+			src = b->buf + SRC_OFF + j * stride;
+			break;
+		case RCB_SEND:
+		default:
+			dst = b->buf + DST_OFF + j * stride;
+			src = a->buf + SRC_OFF + (j % c->depth) * stride;
+			break;
+		}
+		if (memcmp(dst, src, c->size) != 0) {
+			cell_fail(c, "data: slot %u differs from its source", j);
+			return;
+		}
+		c->verified++;
+	}
+	if (c->verified == 0)
+		cell_fail(c, "data: nothing to verify");
+}
+
+/*
+ * Run one cell: a fresh QP pair, @p c->depth WRs in flight, each completion reposted until
+ * warm-up + measured time are over, then drain, verify and tear down.
+ */
+static void run_cell(struct rcb_cell *c, uint64_t seed)
+{
+	struct side *a = &g.s[0], *b = &g.s[1];
+	uint32_t stride = RTE_ALIGN(c->size, 64), rqd = 0;
+	uint32_t pkts_per_msg = (c->size + c->mtu - 1) / c->mtu;
+	uint64_t posted = 0, done = 0, d0 = 0, d1 = 0, t0 = 0, t1 = 0, start, warm_end, end;
+	uint64_t last, drops0, tx0, prev, last_tx, busy = 0;
+	double cpu0 = 0, cpu1 = 0;
+	bool measuring = false, stopped = false;
+	uint32_t seq1 = 0;
+	int rc;
+
+	c->ok = true;
+	c->why[0] = '\0';
+	park_b();
+	rc = pair_create(c->mtu);
+	if (rc != 0) {
+		cell_fail(c, "QP pair: %s", strerror(-rc));
+		pair_destroy();
+		unpark_b();
+		return;
+	}
+	for (uint32_t i = 0; i < c->depth; i++) {
+		if (c->op == RCB_READ)
+			fill(b->buf + SRC_OFF + i * stride, c->size, seed * 1000 + i);
+		else
+			fill(a->buf + SRC_OFF + i * stride, c->size, seed * 1000 + i);
+	}
+	if (c->op == RCB_SEND) {
+		/* twice the depth of receives: B reposts as it goes and never runs dry */
+		rqd = RTE_MIN(2 * c->depth, RTE_MIN(MAX_RECV_WR, REGION / stride));
+		rqd -= rqd % c->depth;
+		memset(b->buf + DST_OFF, 0, (size_t)rqd * stride);
+		for (uint32_t j = 0; j < rqd; j++)
+			if (post_recv(b, j, b->buf + DST_OFF + j * stride, stride) != 0)
+				cell_fail(c, "posting receive %u", j);
+		bc.mode = B_SINK;
+		bc.size = c->size;
+		bc.stride = stride;
+	} else {
+		memset((c->op == RCB_READ ? a : b)->buf + DST_OFF, 0, (size_t)c->depth * stride);
+		bc.mode = B_IDLE;
+	}
+	bc.recvs = 0;
+	bc.err = 0;
+	drops0 = stack_drops();
+	tx0 = tx_pkts(c->op == RCB_READ ? b->iface : a->iface);
+	unpark_b();
+
+	for (uint32_t i = 0; i < c->depth && c->ok; i++) {
+		rc = post_cell_wr(c, posted, stride);
+		if (rc != 0)
+			cell_fail(c, "post_send: %s", strerror(-rc));
+		else
+			posted++;
+	}
+	start = last = rte_rdtsc();
+	warm_end = start + (uint64_t)(g.warmup * (double)g.hz);
+	end = warm_end + (uint64_t)(g.secs * (double)g.hz);
+	prev = start;
+	last_tx = lcore_tx(g.la);
+	while (c->ok && done < posted) {
+		struct roce_wc wc[32];
+		uint64_t now, tx;
+		unsigned rx;
+		int n;
+
+		rx = stk_lcore_poll(g.la);
+		n = roce_poll_cq(a->cq, 32, wc);
+		now = rte_rdtsc();
+		tx = lcore_tx(g.la);
+		if (measuring && !stopped && (rx || n || tx != last_tx))
+			busy += now - prev;
+		prev = now;
+		last_tx = tx;
+		for (int k = 0; k < n; k++) {
+			static const enum roce_wc_opcode want[RCB_NUM_OPS] = {
+				ROCE_WC_RDMA_WRITE, ROCE_WC_RDMA_READ, ROCE_WC_SEND};
+
+			if (wc[k].status != ROCE_WC_SUCCESS) {
+				cell_fail(c, "completion %" PRIu64 ": %s", wc[k].wr_id,
+					  roce_wc_status_str(wc[k].status));
+				break;
+			}
+			if (wc[k].opcode != want[c->op] || wc[k].wr_id != done) {
+				cell_fail(c, "completion %" PRIu64 " out of order or wrong opcode",
+					  wc[k].wr_id);
+				break;
+			}
+			done++;
+			if (!stopped) {
+				rc = post_cell_wr(c, posted, stride);
+				if (rc != 0)
+					cell_fail(c, "post_send: %s", strerror(-rc));
+				else
+					posted++;
+			}
+		}
+		if (n > 0)
+			last = now;
+		if (!measuring && now >= warm_end) {
+			measuring = true;
+			d0 = done;
+			t0 = now;
+			cpu0 = thread_cpu_s();
+			__atomic_fetch_add(&bc.mark_seq, 1, __ATOMIC_RELEASE);
+		}
+		if (!stopped && now >= end) {
+			stopped = true;
+			d1 = done;
+			t1 = now;
+			cpu1 = thread_cpu_s();
+			seq1 = __atomic_add_fetch(&bc.mark_seq, 1, __ATOMIC_RELEASE);
+		}
+		if (now - last > STALL_S * g.hz)
+			cell_fail(c, "stalled: %" PRIu64 " of %" PRIu64 " completed", done, posted);
+		if (__atomic_load_n(&bc.err, __ATOMIC_ACQUIRE))
+			cell_fail(c, "side B: error code %u", bc.err);
+	}
+	/* B has seen every receive before the last ACK left it; give it time to poll them */
+	if (c->ok && c->op == RCB_SEND) {
+		uint64_t lim = rte_rdtsc() + STALL_S * g.hz;
+
+		while (__atomic_load_n(&bc.recvs, __ATOMIC_ACQUIRE) < posted && rte_rdtsc() < lim)
+			stk_lcore_poll(g.la);
+		if (bc.recvs != posted)
+			cell_fail(c, "B completed %" PRIu64 " of %" PRIu64 " receives", bc.recvs,
+				  posted);
+	}
+	if (!c->ok)
+		settle(20); /* let both sides drop what is still in flight before the QPs go */
+	park_b();
+	if (c->ok && bc.err)
+		cell_fail(c, "side B: error code %u", bc.err);
+	c->total = done;
+	c->drops = stack_drops() - drops0;
+	{
+		uint64_t tx = tx_pkts(c->op == RCB_READ ? b->iface : a->iface) - tx0;
+		uint64_t need = done * pkts_per_msg;
+
+		/* A sends only data packets (READ: B sends only responses); ARP is ignored */
+		c->resent = tx > need + 2 ? tx - need : 0;
+	}
+	if (c->ok && stopped && t1 > t0) {
+		c->msgs = d1 - d0;
+		c->secs = (double)(t1 - t0) / (double)g.hz;
+		c->mps = (double)c->msgs / c->secs;
+		c->gbps = c->mps * c->size * 8 / 1e9;
+		c->data_mpps = c->mps * pkts_per_msg / 1e6;
+		c->cpu_a = (cpu1 - cpu0) / c->secs;
+		c->busy_a = (double)busy / (double)(t1 - t0);
+		if (g.la != g.lb && bc.mark_seen == seq1) {
+			unsigned e = seq1 & 1, s0 = !e;
+			double wall = (double)(bc.mark_tsc[e] - bc.mark_tsc[s0]);
+
+			c->cpu_b = (bc.mark_cpu[e] - bc.mark_cpu[s0]) * (double)g.hz / wall;
+			c->busy_b = (double)(bc.mark_busy[e] - bc.mark_busy[s0]) / wall;
+		}
+		cell_verify(c, stride, rqd);
+	} else if (c->ok) {
+		cell_fail(c, "no measured window");
+	}
+	pair_destroy();
+	bc.mode = B_IDLE;
+	unpark_b();
+}
+
+/* ------------------------------------------------------------------ ping-pong */
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+static void pp_fail(struct rcb_pingpong *p, const char *why)
+{
+	if (p->ok)
+		snprintf(p->why, sizeof(p->why), "%s", why);
+	p->ok = false;
+}
+
+/*
+ * SEND ping-pong: A sends 64 B, B's hook answers with 64 B on receipt; one round trip is
+ * from A's post to A's receive completion of the answer. Sends are unsignalled on both
+ * sides (their ACKs free the send queue), so only receives complete.
+ */
+static void run_pingpong(struct rcb_pingpong *p, uint64_t *rtt)
+{
+	struct side *a = &g.s[0], *b = &g.s[1];
+	uint64_t t_end, warm = 1000, i = 0;
+	uint32_t n = 0;
+
+	p->ok = true;
+	park_b();
+	if (pair_create(p->mtu) != 0) {
+		pp_fail(p, "QP pair");
+		pair_destroy();
+		unpark_b();
+		return;
+	}
+	for (uint32_t j = 0; j < PP_RECVS; j++) {
+		if (post_recv(a, j, a->buf + DST_OFF + j * 64, 64) != 0 ||
+		    post_recv(b, j, b->buf + DST_OFF + j * 64, 64) != 0)
+			pp_fail(p, "posting receives");
+	}
+	fill(a->buf + SRC_OFF, 64, 7);
+	fill(b->buf + SRC_OFF, 64, 8);
+	bc.mode = B_PONG;
+	bc.recvs = 0;
+	bc.err = 0;
+	unpark_b();
+	t_end = rte_rdtsc() + (uint64_t)((g.secs + g.warmup) * (double)g.hz);
+	while (p->ok && n < PP_MAX_SAMPLES && rte_rdtsc() < t_end) {
+		uint64_t t0 = rte_rdtsc(), lim = t0 + STALL_S * g.hz;
+		struct roce_wc wc;
+		int got = 0;
+
+		if (post_send(a, ROCE_WR_SEND, i, a->buf + SRC_OFF, 64, 0, 0, false) != 0) {
+			pp_fail(p, "post_send");
+			break;
+		}
+		while (got == 0 && rte_rdtsc() < lim) {
+			stk_lcore_poll(g.la);
+			got = roce_poll_cq(a->cq, 1, &wc);
+		}
+		if (got != 1 || wc.status != ROCE_WC_SUCCESS || wc.opcode != ROCE_WC_RECV ||
+		    wc.byte_len != 64) {
+			pp_fail(p, got ? "bad reply completion" : "no reply within 2 s");
+			break;
+		}
+		if (i++ >= warm)
+			rtt[n++] = rte_rdtsc() - t0;
+		if (post_recv(a, wc.wr_id, a->buf + DST_OFF + wc.wr_id * 64, 64) != 0) {
+			pp_fail(p, "reposting a receive");
+			break;
+		}
+	}
+	settle(5); /* the last ACKs */
+	park_b();
+	if (bc.err)
+		pp_fail(p, "side B reported an error");
+	if (p->ok && memcmp(a->buf + DST_OFF, b->buf + SRC_OFF, 64) != 0)
+		pp_fail(p, "reply bytes differ");
+	if (p->ok && n > 0) {
+		double sum = 0, us = 1e6 / (double)g.hz;
+
+		qsort(rtt, n, sizeof(rtt[0]), cmp_u64);
+		for (uint32_t j = 0; j < n; j++)
+			sum += (double)rtt[j];
+		p->n = n;
+		p->min_us = (double)rtt[0] * us;
+		p->p50_us = (double)rtt[n / 2] * us;
+		p->p99_us = (double)rtt[(uint64_t)n * 99 / 100] * us;
+		p->p999_us = (double)rtt[(uint64_t)n * 999 / 1000] * us;
+		p->mean_us = sum / n * us;
+	} else if (p->ok) {
+		pp_fail(p, "no samples");
+	}
+	pair_destroy();
+	bc.mode = B_IDLE;
+	unpark_b();
+}
+
+/* ------------------------------------------------------------------ UDP baseline */
+
+/*
+ * The stack's own packet rate between the two interfaces: A allocates a frame per datagram
+ * (payload not written, as if it were zero-copy), frames it with stk_udp_send (zero UDP
+ * checksum, as RoCEv2), B's bound sink counts and frees. Up to RAW_INFLIGHT frames in flight.
+ */
+static void run_raw(struct rcb_raw *r)
+{
+	const struct stk_iface *ifa = stk_iface_get(g.s[0].iface);
+	struct stk_flow f = {
+		.dst = stk_iface_get(g.s[1].iface)->ip4,
+		.sport = SINK_PORT,
+		.dport = SINK_PORT,
+		.pcp = STK_PCP_DEFAULT,
+		.csum = STK_CSUM_ZERO,
+	};
+	uint64_t sent = 0, r0 = 0, r1 = 0, t0 = 0, t1 = 0, start, warm_end, end, drops0, lim;
+	bool measuring = false;
+
+	r->ok = true;
+	if (r->payload + 64 > g.mbuf_room) {
+		r->ok = false;
+		return;
+	}
+	park_b();
+	bc.mode = B_RAW;
+	bc.raw_rcvd = 0;
+	unpark_b();
+	/* resolve B's MAC first: frames sent meanwhile would wait in a short neighbour queue */
+	stk_neigh_probe(g.la, ifa, &f.dst);
+	settle(5);
+	drops0 = stack_drops();
+	start = rte_rdtsc();
+	warm_end = start + (uint64_t)(g.warmup * (double)g.hz);
+	end = warm_end + (uint64_t)(g.secs * (double)g.hz);
+	for (;;) {
+		uint64_t now = rte_rdtsc(), rcvd = __atomic_load_n(&bc.raw_rcvd, __ATOMIC_ACQUIRE);
+		unsigned burst = sent - rcvd < RAW_INFLIGHT ? STK_BURST : 0;
+
+		if (!measuring && now >= warm_end) {
+			measuring = true;
+			r0 = rcvd;
+			t0 = now;
+		}
+		if (now >= end) {
+			r1 = rcvd;
+			t1 = now;
+			break;
+		}
+		for (unsigned k = 0; k < burst; k++) {
+			struct rte_mbuf *m = rte_pktmbuf_alloc(g.pool);
+
+			if (!m)
+				break;
+			if (!rte_pktmbuf_append(m, (uint16_t)r->payload) ||
+			    stk_udp_send(g.la, ifa, m, &f) != 0) {
+				rte_pktmbuf_free(m);
+				r->send_failed++;
+				break;
+			}
+			sent++;
+		}
+		stk_lcore_poll(g.la);
+	}
+	lim = rte_rdtsc() + g.hz;
+	while (__atomic_load_n(&bc.raw_rcvd, __ATOMIC_ACQUIRE) < sent && rte_rdtsc() < lim)
+		stk_lcore_poll(g.la);
+	park_b();
+	r->drops = stack_drops() - drops0;
+	r->mpps = t1 > t0 ? (double)(r1 - r0) * (double)g.hz / (double)(t1 - t0) / 1e6 : 0;
+	bc.mode = B_IDLE;
+	unpark_b();
+}
+
+/* ------------------------------------------------------------------ memcpy, ICRC */
+
+/* memcpy in @p chunk pieces from a 2 MiB source to a 2 MiB destination (L2 is smaller). */
+static double memcpy_rate(uint32_t chunk)
+{
+	const size_t span = 2u << 20;
+	uint8_t *src = g.s[0].buf + SRC_OFF, *dst = g.s[0].buf + DST_OFF;
+	uint64_t bytes = 0, t0, t1, end;
+	size_t off = 0;
+
+	fill(src, span, 3);
+	t0 = rte_rdtsc();
+	end = t0 + (uint64_t)(g.secs * (double)g.hz);
+	do {
+		for (int k = 0; k < 16; k++) {
+			memcpy(dst + off, src + off, chunk);
+			off = (off + chunk) % span;
+			bytes += chunk;
+		}
+		t1 = rte_rdtsc();
+	} while (t1 < end);
+	if (dst[chunk / 2] != src[chunk / 2])
+		return 0;
+	return (double)bytes * (double)g.hz / (double)(t1 - t0) / 1e9;
+}
+
+static void noop_free(void *addr, void *opaque)
+{
+	(void)addr;
+	(void)opaque;
+}
+
+/*
+ * ICRC check bandwidth on real frames: 64 RDMA WRITE MIDDLE frames of @p mtu payload built
+ * by roce_tx_build() zero-copy, as the receiver sees them. 64 frames stay in L2: this is the
+ * best case, as on the receiver of a loopback, which checks bytes the sender just summed.
+ * @return payload GB/s, or 0 when a frame fails to build or to verify.
+ */
+static double icrc_rate(uint32_t mtu)
+{
+	static struct rte_mbuf *m[64];
+	struct rte_mbuf_ext_shared_info zc = {.free_cb = noop_free};
+	const struct stk_iface *ifa = stk_iface_get(g.s[0].iface);
+	struct roce_path path;
+	struct roce_tx t;
+	uint32_t nf = RTE_DIM(m);
+	uint64_t bytes = 0, t0, t1, end;
+	double rate = 0;
+	bool ok = true;
+
+	memset(&path, 0, sizeof(path));
+	path.dgid_ip = stk_iface_get(g.s[1].iface)->ip4;
+	memset(&t, 0, sizeof(t));
+	t.path = &path;
+	t.opcode = 0x07; /* RC RDMA WRITE MIDDLE */
+	t.dqpn = 0x11;
+	t.lqpn = 0x12;
+	rte_mbuf_ext_refcnt_set(&zc, 1);
+	fill(g.s[0].buf + SRC_OFF, 2u << 20, 5);
+	for (uint32_t i = 0; i < nf; i++) {
+		t.psn = i;
+		m[i] = roce_tx_build(g.pool, ifa, &t, g.s[0].buf + SRC_OFF + i * mtu, mtu, &zc);
+		if (!m[i]) {
+			nf = i;
+			ok = false;
+			break;
+		}
+	}
+	t0 = rte_rdtsc();
+	end = t0 + (uint64_t)(g.secs * (double)g.hz);
+	do {
+		for (uint32_t i = 0; i < nf && ok; i++) {
+			uint32_t len = rte_pktmbuf_pkt_len(m[i]);
+
+			if (!roce_icrc_check(m[i], RTE_ETHER_HDR_LEN, RTE_ETHER_HDR_LEN + 20 + 8,
+					     len - 4))
+				ok = false;
+			bytes += mtu;
+		}
+		t1 = rte_rdtsc();
+	} while (ok && t1 < end);
+	if (ok)
+		rate = (double)bytes * (double)g.hz / (double)(t1 - t0) / 1e9;
+	for (uint32_t i = 0; i < nf; i++)
+		rte_pktmbuf_free(m[i]);
+	return rate;
+}
+
+/* ------------------------------------------------------------------ set-up */
+
+static uint16_t ring_port(const char *name, struct rte_ring *rx, struct rte_ring *tx)
+{
+	struct rte_eth_conf conf;
+	int p = rte_eth_from_rings(name, &rx, 1, &tx, 1, (unsigned)rte_socket_id());
+
+	memset(&conf, 0, sizeof(conf));
+	if (p < 0 || rte_eth_dev_configure((uint16_t)p, 1, 1, &conf) != 0 ||
+	    rte_eth_rx_queue_setup((uint16_t)p, 0, 1024, 0, NULL, g.pool) != 0 ||
+	    rte_eth_tx_queue_setup((uint16_t)p, 0, 1024, 0, NULL) != 0 ||
+	    rte_eth_dev_start((uint16_t)p) != 0)
+		rte_exit(EXIT_FAILURE, "rc-bench: net_ring port %s failed\n", name);
+	return (uint16_t)p;
+}
+
+/* Touch every mbuf's data room once: without hugepages the first write to each page is a
+ * page fault, which would otherwise land in whichever measurement comes first. */
+static void pool_pretouch(void)
+{
+	static struct rte_mbuf *m[POOL_SIZE];
+	unsigned n = 0;
+
+	while (n < POOL_SIZE && (m[n] = rte_pktmbuf_alloc(g.pool)) != NULL)
+		n++;
+	for (unsigned i = 0; i < n; i++) {
+		memset(m[i]->buf_addr, 0, m[i]->buf_len);
+		rte_pktmbuf_free(m[i]);
+	}
+}
+
+/* Ports, interfaces, devices, PDs, CQs and registered memory: kept for the whole run. */
+static void setup(void)
+{
+	struct rte_ring *r[2];
+
+	g.pool = rte_pktmbuf_pool_create("rcb_pool", POOL_SIZE, 256, 0,
+					 (uint16_t)(g.mbuf_room + RTE_PKTMBUF_HEADROOM),
+					 (int)rte_socket_id());
+	r[0] = rte_ring_create("rcb_r0", RING_SIZE, (int)rte_socket_id(), 0);
+	r[1] = rte_ring_create("rcb_r1", RING_SIZE, (int)rte_socket_id(), 0);
+	if (!g.pool || !r[0] || !r[1])
+		rte_exit(EXIT_FAILURE, "rc-bench: pool or rings: %s\n", rte_strerror(rte_errno));
+	pool_pretouch();
+	g.s[0].port = ring_port("rcb_a", r[0], r[1]);
+	g.s[1].port = ring_port("rcb_b", r[1], r[0]);
+	for (int k = 0; k < 2; k++) {
+		struct stk_iface ifc;
+		int idx;
+
+		memset(&ifc, 0, sizeof(ifc));
+		snprintf(ifc.name, sizeof(ifc.name), "rcb%d", k);
+		ifc.port_id = g.s[k].port;
+		ifc.exc_port_id = STK_NO_PORT;
+		ifc.mac = (struct rte_ether_addr){{0x02, 0, 0, 0, 0x78, (uint8_t)(1 + k)}};
+		stk_ipaddr_parse(k ? "10.78.0.2" : "10.78.0.1", &ifc.ip4);
+		ifc.ip4_prefix = 24;
+		ifc.mtu = (uint16_t)g.ip_mtu;
+		ifc.nb_rxq = ifc.nb_txq = 1;
+		idx = stk_iface_add(&ifc);
+		if (idx < 0)
+			rte_exit(EXIT_FAILURE, "rc-bench: stk_iface_add failed\n");
+		g.s[k].iface = (uint16_t)idx;
+		g.s[k].dev = roce_dev_open(g.s[k].iface);
+		g.s[k].pd = g.s[k].dev ? roce_alloc_pd(g.s[k].dev) : NULL;
+		g.s[k].cq = g.s[k].dev ? roce_create_cq(g.s[k].dev, 4096) : NULL;
+		g.s[k].buf = rte_zmalloc("rcb_buf", SIDE_BUF, 4096);
+		if (!g.s[k].pd || !g.s[k].cq || !g.s[k].buf)
+			rte_exit(EXIT_FAILURE, "rc-bench: roce device %d: %s\n", k,
+				 rte_strerror(rte_errno));
+		g.s[k].mr = roce_reg_mr(g.s[k].pd, g.s[k].buf, SIDE_BUF, (uintptr_t)g.s[k].buf,
+					ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE |
+						ROCE_ACCESS_REMOTE_READ);
+		if (!g.s[k].mr)
+			rte_exit(EXIT_FAILURE, "rc-bench: reg_mr: %s\n", rte_strerror(rte_errno));
+	}
+	if (stk_udp_bind(SINK_PORT, sink_rx, NULL) != 0)
+		rte_exit(EXIT_FAILURE, "rc-bench: cannot bind the UDP sink\n");
+}
+
+/*
+ * Stack lcore contexts for a placement. One lcore: the main lcore polls both ports and runs
+ * both devices and B's hook. Two: the main lcore has port A and device A; the next EAL lcore
+ * has port B, device B and B's hook. Each uses TX queue 0 of its own port only.
+ */
+static int lcores_create(struct rcb_mode *r)
+{
+	unsigned n = r->lcores;
+	struct stk_neigh_params np;
+	unsigned main_id = rte_get_main_lcore();
+
+	stk_neigh_params_default(&np);
+	g.la = stk_lcore_create(main_id, 0, true, g.pool, &np);
+	if (!g.la)
+		return -rte_errno;
+	g.la->rxq[0] = (struct stk_rxq){.iface = g.s[0].iface, .port_id = g.s[0].port};
+	g.la->nb_rxq = 1;
+	stk_lcore_add_poll(g.la, roce_poll, g.s[0].dev);
+	if (n == 1) {
+		g.lb = g.la;
+	} else {
+		g.lcore_b = rte_get_next_lcore(main_id, 1, 0);
+		if (g.lcore_b >= RTE_MAX_LCORE)
+			return -ENODEV;
+		r->line_rtt_ns = line_rtt(g.lcore_b);
+		g.lb = stk_lcore_create(g.lcore_b, 0, false, g.pool, &np);
+		if (!g.lb)
+			return -rte_errno;
+		g.lb->nb_rxq = 0;
+	}
+	g.lb->rxq[g.lb->nb_rxq++] = (struct stk_rxq){.iface = g.s[1].iface, .port_id = g.s[1].port};
+	stk_lcore_add_poll(g.lb, roce_poll, g.s[1].dev);
+	stk_lcore_add_poll(g.lb, b_poll, NULL);
+	memset(&bc, 0, sizeof(bc));
+	if (n == 2) {
+		bc.park_req = 1; /* B starts parked */
+		if (rte_eal_remote_launch(b_main, NULL, g.lcore_b) != 0)
+			return -EBUSY;
+		while (!__atomic_load_n(&bc.parked, __ATOMIC_ACQUIRE))
+			rte_pause();
+		unpark_b();
+	}
+	return 0;
+}
+
+static void lcores_destroy(void)
+{
+	if (g.lb != g.la) {
+		__atomic_store_n(&bc.quit, 1, __ATOMIC_RELEASE);
+		rte_eal_wait_lcore(g.lcore_b);
+		stk_lcore_destroy(g.lb);
+	}
+	stk_lcore_destroy(g.la);
+	g.la = g.lb = NULL;
+}
+
+/* ------------------------------------------------------------------ main */
+
+static unsigned parse_list(const char *s, uint32_t *out, unsigned max)
+{
+	unsigned n = 0;
+
+	while (*s && n < max) {
+		char *end;
+		unsigned long v = strtoul(s, &end, 0);
+
+		if (end == s)
+			return 0;
+		if (*end == 'k' || *end == 'K') {
+			v <<= 10;
+			end++;
+		} else if (*end == 'm' || *end == 'M') {
+			v <<= 20;
+			end++;
+		}
+		out[n++] = (uint32_t)v;
+		s = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return 0;
+	}
+	return n;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: rc-bench [EAL args] -- [--json FILE] [--seconds S] [--warmup S]\n"
+			"       [--sizes 64,256,...,1M] [--mtu 1024,4096] [--ops write,read,send]\n"
+			"       [--lcores 1,2] [--depth N] [--inflight-kib N] [--rate-depth N]\n"
+			"       [--mbuf-room N] [--ip-mtu N] [--timeout S] [--cells-only]\n");
+	exit(2);
+}
+
+static void parse_args(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"json", required_argument, NULL, 'j'},
+		{"seconds", required_argument, NULL, 's'},
+		{"warmup", required_argument, NULL, 'w'},
+		{"sizes", required_argument, NULL, 'z'},
+		{"mtu", required_argument, NULL, 'm'},
+		{"ops", required_argument, NULL, 'o'},
+		{"lcores", required_argument, NULL, 'l'},
+		{"depth", required_argument, NULL, 'd'},
+		{"inflight-kib", required_argument, NULL, 'i'},
+		{"rate-depth", required_argument, NULL, 'r'},
+		{"mbuf-room", required_argument, NULL, 'b'},
+		{"ip-mtu", required_argument, NULL, 'u'},
+		{"timeout", required_argument, NULL, 't'},
+		{"cells-only", no_argument, NULL, 'n'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	uint32_t tmp[2];
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			g.json = optarg;
+			break;
+		case 's':
+			g.secs = atof(optarg);
+			break;
+		case 'w':
+			g.warmup = atof(optarg);
+			break;
+		case 'z':
+			g.nsizes = parse_list(optarg, g.sizes, RCB_MAX_SIZES);
+			break;
+		case 'm':
+			g.nmtus = parse_list(optarg, g.mtus, RCB_MAX_MTUS);
+			break;
+		case 'o':
+			g.ops[RCB_WRITE] = strstr(optarg, "write") != NULL;
+			g.ops[RCB_READ] = strstr(optarg, "read") != NULL;
+			g.ops[RCB_SEND] = strstr(optarg, "send") != NULL;
+			break;
+		case 'l':
+			g.nlcores = parse_list(optarg, tmp, 2);
+			for (unsigned i = 0; i < g.nlcores; i++)
+				g.lcores_list[i] = tmp[i];
+			break;
+		case 'd':
+			g.depth = (uint32_t)atoi(optarg);
+			break;
+		case 'i':
+			g.inflight = (uint32_t)atoi(optarg) << 10;
+			break;
+		case 'r':
+			g.rate_depth = (uint32_t)atoi(optarg);
+			break;
+		case 'b':
+			g.mbuf_room = (uint32_t)atoi(optarg);
+			break;
+		case 'u':
+			g.ip_mtu = (uint32_t)atoi(optarg);
+			break;
+		case 't':
+			g.timeout_s = (unsigned)atoi(optarg);
+			break;
+		case 'n':
+			g.cells_only = true;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (g.nsizes == 0 || g.nmtus == 0 || g.secs <= 0 || g.warmup < 0 || g.depth == 0 ||
+	    g.depth > MAX_SEND_WR / 2 || g.rate_depth == 0 || g.rate_depth > MAX_RATE_DEPTH ||
+	    g.inflight == 0 || g.ip_mtu < 576 || g.ip_mtu > 9216 ||
+	    g.mbuf_room + RTE_PKTMBUF_HEADROOM > UINT16_MAX)
+		usage();
+	for (unsigned i = 0; i < g.nsizes; i++)
+		if (g.sizes[i] == 0 || (uint64_t)g.sizes[i] * 2 > REGION)
+			usage();
+	for (unsigned i = 0; i < g.nmtus; i++)
+		if (g.mtus[i] < 256 || g.mtus[i] > 4096 || (g.mtus[i] & (g.mtus[i] - 1)))
+			usage();
+	for (unsigned i = 0; i < g.nlcores; i++)
+		if (g.lcores_list[i] != 1 && g.lcores_list[i] != 2)
+			usage();
+}
+
+/* What the report shows of the options. */
+static void report_params(void)
+{
+	g.run.secs = g.secs;
+	g.run.warmup = g.warmup;
+	memcpy(g.run.mtus, g.mtus, sizeof(g.mtus));
+	g.run.nmtus = g.nmtus;
+	g.run.depth = g.depth;
+	g.run.rate_depth = g.rate_depth;
+	g.run.inflight = g.inflight;
+	g.run.mbuf_room = g.mbuf_room;
+	g.run.ip_mtu = g.ip_mtu;
+	g.run.ring = RING_SIZE;
+	g.run.pool = POOL_SIZE;
+}
+
+/* Everything for one placement, in the order: baseline, matrix, message rate, ping-pong. */
+static void run_mode(struct rcb_mode *r)
+{
+	static uint64_t rtt[PP_MAX_SAMPLES];
+	uint64_t seed = 1 + r->lcores * 100000ull;
+
+	if (!g.cells_only) {
+		r->raw[r->nraw++].payload = 64;
+		for (unsigned m = 0; m < g.nmtus; m++) /* a data packet's BTH + payload + ICRC */
+			r->raw[r->nraw++].payload = g.mtus[m] + 16;
+	}
+	for (unsigned i = 0; i < r->nraw; i++) {
+		run_raw(&r->raw[i]);
+		fprintf(stderr, "rc-bench: %u lcore(s): UDP %u B: %.2f Mpps\n", r->lcores,
+			r->raw[i].payload, r->raw[i].mpps);
+	}
+	for (unsigned m = 0; m < g.nmtus; m++) {
+		for (int op = 0; op < RCB_NUM_OPS; op++) {
+			if (!g.ops[op])
+				continue;
+			for (unsigned z = 0; z < g.nsizes; z++) {
+				struct rcb_cell *c = &r->cells[r->ncells++];
+
+				c->op = (enum rcb_op)op;
+				c->mtu = g.mtus[m];
+				c->size = g.sizes[z];
+				c->depth = depth_for(c->size);
+				run_cell(c, seed++);
+				fprintf(stderr, "rc-bench: %u lcore(s): %s %u %u: %s %.2f Gbit/s\n",
+					r->lcores, rcb_op_names[op], c->mtu, c->size,
+					c->ok ? "ok" : c->why, c->gbps);
+			}
+		}
+		if (g.cells_only)
+			continue;
+		for (int op = 0; op < RCB_NUM_OPS; op++) {
+			struct rcb_cell *c;
+
+			if (op == RCB_READ || !g.ops[op])
+				continue; /* READ is held to max_rd_atomic (16) outstanding */
+			c = &r->rate[r->nrate++];
+			c->op = (enum rcb_op)op;
+			c->mtu = g.mtus[m];
+			c->size = 64;
+			c->depth = g.rate_depth;
+			run_cell(c, seed++);
+		}
+		r->pp[r->npp].mtu = g.mtus[m];
+		run_pingpong(&r->pp[r->npp++], rtt);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int ret = rte_eal_init(argc, argv);
+
+	if (ret < 0)
+		rte_exit(EXIT_FAILURE, "rc-bench: EAL init failed\n");
+	argc -= ret;
+	argv += ret;
+	parse_args(argc, argv);
+	signal(SIGALRM, on_alarm);
+	alarm(g.timeout_s);
+	g.hz = rte_get_tsc_hz();
+	if (g.nlcores == 0) {
+		g.lcores_list[g.nlcores++] = 1;
+		if (rte_lcore_count() >= 2)
+			g.lcores_list[g.nlcores++] = 2;
+	}
+	setup();
+	if (!g.cells_only) {
+		g.run.memcpy_gbs[0] = memcpy_rate(4096);
+		g.run.memcpy_gbs[1] = memcpy_rate(65536);
+		for (unsigned m = 0; m < g.nmtus; m++)
+			g.run.icrc_gbs[m] = icrc_rate(g.mtus[m]);
+	}
+	printf("rc-bench: net_ring A<->B in one process, IP MTU %u, %.2f s per cell after %.2f s "
+	       "warm-up, ICRC engine %s, %s\n",
+	       g.ip_mtu, g.secs, g.warmup, roce_icrc_impl() == ROCE_CRC_ISAL ? "isa-l" : "table",
+	       rte_eal_has_hugepages() ? "hugepages" : "no hugepages");
+	printf("baselines: memcpy %.1f GB/s (4 KiB pieces), %.1f GB/s (64 KiB pieces), 2 MiB "
+	       "span",
+	       g.run.memcpy_gbs[0], g.run.memcpy_gbs[1]);
+	for (unsigned m = 0; m < g.nmtus; m++)
+		printf("; ICRC check %.1f GB/s (%u B frames, in L2)", g.run.icrc_gbs[m], g.mtus[m]);
+	printf("\n");
+	for (unsigned m = 0; m < g.nmtus; m++) {
+		double cp = g.run.memcpy_gbs[0], crc = g.run.icrc_gbs[m];
+
+		if (cp > 0 && crc > 0)
+			printf("byte-cost bound @%u (ICRC on TX and on RX + one memcpy per byte at "
+			       "the rates above, no per-packet cost): one core %.1f Gbit/s; with "
+			       "two, the receiver's core %.1f Gbit/s\n",
+			       g.mtus[m], 8 / (2 / crc + 1 / cp), 8 / (1 / crc + 1 / cp));
+	}
+	fflush(stdout);
+	for (unsigned i = 0; i < g.nlcores; i++) {
+		struct rcb_mode *r = &g.run.res[g.run.nres++];
+		int rc;
+
+		r->lcores = g.lcores_list[i];
+		rc = lcores_create(r);
+		if (rc != 0) {
+			fprintf(stderr, "rc-bench: %u lcore(s): %s (give EAL -l 0,1)\n", r->lcores,
+				strerror(-rc));
+			lcores_destroy();
+			g.run.nres--;
+			continue;
+		}
+		/* resolve both MACs before any cell: frames sent while ARP runs wait in a short
+		 * neighbour queue, and the ones beyond it are lost and resent */
+		__atomic_store_n(&bc.probe, 1, __ATOMIC_RELEASE);
+		stk_neigh_probe(g.la, stk_iface_get(g.s[0].iface),
+				&stk_iface_get(g.s[1].iface)->ip4);
+		settle(10);
+		run_mode(r);
+		lcores_destroy();
+		report_params();
+		rcb_print_mode(r);
+		rcb_print_ratios(&g.run, r);
+		fflush(stdout);
+	}
+	if (g.json) {
+		report_params();
+		rcb_write_json(&g.run, g.json);
+	}
+	rte_eal_cleanup();
+	return 0;
+}
