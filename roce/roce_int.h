@@ -148,6 +148,7 @@ struct roce_resp {
 /* X(name): per-QP engine counters, exported by /droce/roce (written by the owning lcore). */
 #define ROCE_QP_COUNTERS(X)                                                                        \
 	X(tx_pkts)                                                                                 \
+	X(tx_failed)                                                                               \
 	X(rx_pkts)                                                                                 \
 	X(retransmits)                                                                             \
 	X(timeouts)                                                                                \

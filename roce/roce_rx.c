@@ -90,13 +90,18 @@ int roce_qp_xmit_to(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t,
 	t->path = path;
 	t->lqpn = qp->qpn;
 	m = roce_tx_build(lc->pool, ifc, t, payload, len, zero_copy ? &qp->pd->dev->zc : NULL);
-	if (!m)
+	if (!m) {
+		qp->cnt[ROCE_QPC_tx_failed]++; /* no mbuf: go-back-N or a timeout resends it */
 		return -ENOMEM;
+	}
 	rc = stk_ip_send(lc, ifc, m, &path->dgid_ip);
-	if (rc != 0)
+	if (rc != 0) {
+		/* no route, or the neighbour's pending queue is full while ARP/ND runs */
 		rte_pktmbuf_free(m);
-	else
+		qp->cnt[ROCE_QPC_tx_failed]++;
+	} else {
 		qp->cnt[ROCE_QPC_tx_pkts]++;
+	}
 	return rc;
 }
 

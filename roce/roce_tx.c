@@ -8,6 +8,7 @@
 
 #include <rte_errno.h>
 #include <rte_ip.h>
+#include <rte_memory.h>
 
 #include "roce_hdr.h"
 #include "roce_icrc.h"
@@ -67,6 +68,24 @@ static void write_headers(uint8_t *h, const struct roce_opinfo *op, const struct
 		roce_ieth_set_rkey((struct roce_ieth *)(h + op->off[ROCE_EXT_IETH]), t->ieth_rkey);
 }
 
+/*
+ * IOVA of payload memory, for the NIC. In IOVA-as-VA mode it is the address itself; in PA mode
+ * DPDK memory is looked up in its memsegs (no system call). Only memory DPDK does not know
+ * falls back to rte_mem_virt2iova(), which reads /proc/self/pagemap: register such memory
+ * with rte_extmem_register() for PCI NICs, or run with --iova-mode=va.
+ */
+static rte_iova_t payload_iova(const void *p)
+{
+	const struct rte_memseg *ms;
+
+	if (rte_eal_iova_mode() == RTE_IOVA_VA)
+		return (rte_iova_t)(uintptr_t)p;
+	ms = rte_mem_virt2memseg(p, NULL);
+	if (ms && ms->iova != RTE_BAD_IOVA)
+		return ms->iova + (rte_iova_t)((uintptr_t)p - (uintptr_t)ms->addr);
+	return rte_mem_virt2iova(p);
+}
+
 static struct rte_mbuf *fail(struct rte_mbuf *m, int err)
 {
 	rte_pktmbuf_free(m);
@@ -111,7 +130,7 @@ struct rte_mbuf *roce_tx_build(struct rte_mempool *mp, const struct stk_iface *i
 	} else if (len) {
 		/* zero copy: the payload mbuf points into the registered memory */
 		struct rte_mbuf *p = rte_pktmbuf_alloc(mp);
-		rte_iova_t iova = rte_mem_virt2iova(payload);
+		rte_iova_t iova = payload_iova(payload);
 
 		if (!p)
 			return fail(m, ENOMEM);
