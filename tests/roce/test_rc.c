@@ -643,6 +643,97 @@ static void ud_pair(void **st)
 	disconnect_pair();
 }
 
+static void post_local(int k, enum roce_wr_opcode op, uint64_t id, struct roce_mr *fr, uint32_t key)
+{
+	struct roce_send_wr w, *bad;
+
+	memset(&w, 0, sizeof(w));
+	w.wr_id = id;
+	w.opcode = op;
+	w.send_flags = ROCE_SEND_SIGNALED;
+	w.invalidate_rkey = key;
+	w.wr.reg.mr = fr;
+	w.wr.reg.key = key;
+	w.wr.reg.access =
+		ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ;
+	w.wr.reg.iova = 0xdead0000;
+	w.wr.reg.length = 65536;
+	w.wr.reg.addr = s[k].buf + (5u << 20);
+	assert_int_equal(roce_post_send(s[k].qp, &w, &bad), 0);
+}
+
+/*
+ * Fast registration as the Linux NFS client uses it: B maps a region with a REG_MR work
+ * request under a new key, A writes through that key, then A's SEND with invalidate retires it
+ * (IBA 10.6.3.5), after which the key is refused. Then the same with a local invalidate.
+ */
+static void frwr_and_invalidate(void **st)
+{
+	struct roce_mr *fr = roce_alloc_mr(s[1].pd, 65536);
+	struct roce_wc wc[2];
+	uint32_t key;
+	(void)st;
+
+	assert_non_null(fr);
+	key = (fr->rkey & ~0xffu) | 0x77;
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	post_local(1, ROCE_WR_REG_MR, 1, fr, key);
+	assert_int_equal(wait_wc(1, wc, 1), 1);
+	assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+	assert_int_equal(wc[0].opcode, ROCE_WC_REG_MR);
+	/* A writes through the new key into B's mapped region */
+	fill(s[0].buf, 1000, 61);
+	post(0, ROCE_WR_RDMA_WRITE, 2, 0, 1000, 0xdead0000 + 100, key);
+	assert_int_equal(wait_wc(0, wc, 1), 1);
+	assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+	assert_memory_equal(s[1].buf + (5u << 20) + 100, s[0].buf, 1000);
+	/* SEND with invalidate: B's receive completes WITH_INV and the key dies */
+	{
+		struct roce_sge sg = {
+			.addr = (uintptr_t)s[0].buf, .length = 16, .lkey = s[0].mr->lkey};
+		struct roce_send_wr w, *bad;
+
+		memset(&w, 0, sizeof(w));
+		w.opcode = ROCE_WR_SEND_WITH_INV;
+		w.sg_list = &sg;
+		w.num_sge = 1;
+		w.send_flags = ROCE_SEND_SIGNALED;
+		w.invalidate_rkey = key;
+		post_recv(1, 3, 0, 64);
+		assert_int_equal(roce_post_send(s[0].qp, &w, &bad), 0);
+	}
+	assert_int_equal(wait_wc(0, wc, 1), 1);
+	assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+	assert_int_equal(wait_wc(1, wc, 1), 1);
+	assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+	assert_true(wc[0].wc_flags & ROCE_WC_WITH_INV);
+	assert_int_equal(wc[0].invalidated_rkey, key);
+	assert_int_equal(fr->state, ROCE_MR_INVALID);
+	post(0, ROCE_WR_RDMA_WRITE, 4, 0, 8, 0xdead0000, key);
+	assert_int_equal(wait_wc(0, wc, 1), 1);
+	assert_int_equal(wc[0].status, ROCE_WC_REM_ACCESS_ERR);
+	disconnect_pair();
+
+	/* re-register under the next key, invalidate it locally: A is refused again */
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	key = (fr->rkey & ~0xffu) | 0x78;
+	post_local(1, ROCE_WR_REG_MR, 5, fr, key);
+	assert_int_equal(wait_wc(1, wc, 1), 1);
+	assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+	post(0, ROCE_WR_RDMA_READ, 6, BUF / 2, 64, 0xdead0000, key);
+	assert_int_equal(wait_wc(0, wc, 1), 1);
+	assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+	post_local(1, ROCE_WR_LOCAL_INV, 7, fr, key);
+	assert_int_equal(wait_wc(1, wc, 1), 1);
+	assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+	assert_int_equal(wc[0].opcode, ROCE_WC_LOCAL_INV);
+	post(0, ROCE_WR_RDMA_READ, 8, BUF / 2, 64, 0xdead0000, key);
+	assert_int_equal(wait_wc(0, wc, 1), 1);
+	assert_int_equal(wc[0].status, ROCE_WC_REM_ACCESS_ERR);
+	disconnect_pair();
+	assert_int_equal(roce_dereg_mr(fr), 0);
+}
+
 /* IBA path MTUs 256..4096 and sizes around each, up to 16 MiB, for SEND, WRITE and READ. */
 static void every_mtu_to_16mib(void **st)
 {
@@ -789,12 +880,19 @@ int main(void)
 		    a8[] = "0", a9[] = "--log-level=*:error";
 	char *eal[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9};
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(send_mtu256),	    cmocka_unit_test(send_mtu1024),
-		cmocka_unit_test(write_read_sizes), cmocka_unit_test(write_with_imm),
-		cmocka_unit_test(atomics),	    cmocka_unit_test(access_errors),
-		cmocka_unit_test(missing_right),    cmocka_unit_test(rnr),
-		cmocka_unit_test(lossy_soak),	    cmocka_unit_test(every_mtu_to_16mib),
-		cmocka_unit_test(uc_pair),	    cmocka_unit_test(ud_pair),
+		cmocka_unit_test(send_mtu256),
+		cmocka_unit_test(send_mtu1024),
+		cmocka_unit_test(write_read_sizes),
+		cmocka_unit_test(write_with_imm),
+		cmocka_unit_test(atomics),
+		cmocka_unit_test(access_errors),
+		cmocka_unit_test(missing_right),
+		cmocka_unit_test(rnr),
+		cmocka_unit_test(lossy_soak),
+		cmocka_unit_test(every_mtu_to_16mib),
+		cmocka_unit_test(uc_pair),
+		cmocka_unit_test(ud_pair),
+		cmocka_unit_test(frwr_and_invalidate),
 	};
 	int rc;
 
