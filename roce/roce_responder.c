@@ -135,11 +135,8 @@ static void read_reply(struct roce_qp *qp, struct stk_lcore *lc, const uint8_t *
 	struct roce_resp *r = &qp->resp;
 	unsigned slot;
 
-	if (r->rq_count == RTE_DIM(r->rq)) {
-		/* more READs than max_dest_rd_atomic allows: the requester broke the limit
-		 * it agreed to (C9-?); it retries after its timeout */
-		return;
-	}
+	if (r->rq_count == RTE_DIM(r->rq))
+		return; /* cannot happen: do_read() refuses beyond max_dest_rd_atomic */
 	slot = (r->rq_head + r->rq_count) % RTE_DIM(r->rq);
 	r->rq[slot].src = src;
 	r->rq[slot].len = len;
@@ -343,6 +340,12 @@ static void do_read(struct roce_qp *qp, struct stk_lcore *lc, const struct roce_
 	if (!src) {
 		/* never silent: Linux rxe once dropped these and the requester retried forever */
 		nak_fatal(qp, lc, ROCE_NAK_REM_ACCESS_ERR, rp->psn);
+		return;
+	}
+	if (r->rq_count >= RTE_MAX(qp->attr.max_dest_rd_atomic, 1u)) {
+		/* more READs in flight than the responder resources agreed at connection time:
+		 * a protocol violation, answered, not ignored (IBA 9.7.5.2.4 invalid request) */
+		nak_fatal(qp, lc, ROCE_NAK_INVALID_REQ, rp->psn);
 		return;
 	}
 	r->read[r->read_next].psn = rp->psn;

@@ -68,6 +68,8 @@ static int wait_wc(int k, struct roce_wc *wc, int n)
 	return got;
 }
 
+static uint8_t responder_resources = 4; /* B's max_dest_rd_atomic; A always issues up to 4 */
+
 static void connect_pair(enum roce_mtu mtu, uint8_t rnr_retry, uint8_t min_rnr)
 {
 	for (int k = 0; k < 2; k++) {
@@ -97,7 +99,7 @@ static void connect_pair(enum roce_mtu mtu, uint8_t rnr_retry, uint8_t min_rnr)
 		a.path_mtu = mtu;
 		a.dest_qp_num = roce_qp_num(s[!k].qp);
 		a.rq_psn = k ? 0xfffff0 : 100; /* B's PSNs wrap around 2^24 */
-		a.max_dest_rd_atomic = 4;
+		a.max_dest_rd_atomic = k ? responder_resources : 4;
 		a.min_rnr_timer = min_rnr;
 		stk_ipaddr_parse(k ? "10.77.0.1" : "10.77.0.2", &a.ah_attr.dgid_ip);
 		assert_int_equal(roce_modify_qp(s[k].qp, &a,
@@ -734,6 +736,38 @@ static void frwr_and_invalidate(void **st)
 	assert_int_equal(roce_dereg_mr(fr), 0);
 }
 
+/*
+ * A requester that issues more READs than the responder resources it was given (4 against 1):
+ * the responder answers with invalid-request instead of ignoring them (which would leave the
+ * requester retrying), and the requester completes with REM_INV_REQ_ERR.
+ */
+static void too_many_reads(void **st)
+{
+	struct roce_wc wc[8];
+	int got = 0, errs = 0;
+	(void)st;
+
+	responder_resources = 1;
+	connect_pair(ROCE_MTU_256, 7, 1);
+	responder_resources = 4;
+	/* four 64 KiB READs at MTU 256: 256 responses each, paced, so they overlap */
+	for (uint64_t i = 0; i < 4; i++)
+		post(0, ROCE_WR_RDMA_READ, 90 + i, BUF / 2 + (uint32_t)i * 65536, 65536,
+		     (uintptr_t)s[1].buf, s[1].mr->rkey);
+	while (got < 4) {
+		int n = wait_wc(0, wc + got, 1);
+
+		if (n == 0)
+			break;
+		errs += wc[got].status == ROCE_WC_REM_INV_REQ_ERR;
+		got++;
+	}
+	assert_int_equal(got, 4); /* nothing hangs: every WR completes */
+	assert_int_equal(errs, 1);
+	assert_int_equal(roce_qp_state(s[1].qp), ROCE_QPS_ERR);
+	disconnect_pair();
+}
+
 /* IBA path MTUs 256..4096 and sizes around each, up to 16 MiB, for SEND, WRITE and READ. */
 static void every_mtu_to_16mib(void **st)
 {
@@ -893,6 +927,7 @@ int main(void)
 		cmocka_unit_test(uc_pair),
 		cmocka_unit_test(ud_pair),
 		cmocka_unit_test(frwr_and_invalidate),
+		cmocka_unit_test(too_many_reads),
 	};
 	int rc;
 
