@@ -110,6 +110,27 @@ struct roce_comp {
 	uint8_t rnr_left;
 };
 
+/* X(name): how the responder finished with a request; each has its answer in
+ * roce_responder.c's outcome table, and a counter in telemetry. */
+#define ROCE_RESP_OUTCOMES(X)                                                                      \
+	X(PLACED)	     /* data placed or nothing to place; ACK if AckReq */                  \
+	X(ANSWERED)	     /* READ / atomic: the responses are the answer */                     \
+	X(DUPLICATE)	     /* re-ACKed, READ replayed or atomic answered from the cache */       \
+	X(ERR_PSN_SEQ)	     /* a gap: NAK-sequence-error with the expected PSN */                 \
+	X(ERR_PSN_SEQ_QUIET) /* the same gap again: already NAKed, dropped */                      \
+	X(ERR_RNR)	     /* no receive WQE: RNR NAK, PSN not consumed */                       \
+	X(ERR_RKEY)	     /* rkey, bounds or rights: remote access error, fatal */              \
+	X(ERR_OPCODE_SEQ)    /* out-of-sequence opcode: invalid request, fatal */                  \
+	X(ERR_LENGTH)	     /* packet or message length: invalid request, fatal */                \
+	X(ERR_RESOURCES)     /* beyond max_dest_rd_atomic: invalid request, fatal */               \
+	X(ERR_INVALIDATE)    /* SEND with invalidate of a key that cannot be: invalid request */   \
+	X(ERR_ALIGNMENT)     /* misaligned atomic: invalid request, fatal */                       \
+	X(ERR_OPCODE)	     /* an opcode the QP does not take: invalid request, fatal */
+
+#define ROCE_RESP_ENUM_(n) ROCE_RESP_##n,
+enum roce_resp_outcome { ROCE_RESP_OUTCOMES(ROCE_RESP_ENUM_) ROCE_RESP_NUM };
+#undef ROCE_RESP_ENUM_
+
 /** A READ being answered: responses for [src + off, src + len) from PSN psn on. */
 struct roce_read_job {
 	const uint8_t *src;
@@ -142,6 +163,7 @@ struct roce_resp {
 	/* READ responses still to send, oldest first: sent at most RESP_READ_BURST per poll so a
 	 * 16 MiB READ never floods the TX ring or the mbuf pool */
 	struct roce_read_job rq[ROCE_MAX_RD_ATOMIC + 1];
+	uint64_t outcome[ROCE_RESP_NUM]; /**< requests by outcome (telemetry) */
 	uint8_t rq_head, rq_count;
 };
 

@@ -35,20 +35,58 @@ static void send_ack(struct roce_qp *qp, struct stk_lcore *lc, uint8_t syndrome,
 	roce_qp_xmit(qp, lc, &t, NULL, 0, false);
 }
 
-/* No receive WQE: RNR NAK with our min_rnr_timer; the PSN is not consumed (IBA 9.7.5.2.8). */
-static void send_rnr(struct roce_qp *qp, struct stk_lcore *lc, uint32_t psn)
-{
-	send_ack(qp, lc, (uint8_t)(ROCE_AETH_RNR_NAK | (qp->attr.min_rnr_timer & 31)), psn);
-	qp->cnt[ROCE_QPC_rnr_nak_tx]++;
-}
+/*
+ * Every way the responder can finish with a request, and the answer each one gets: this list
+ * is the responder's state machine in data (STYLE section 4): one place sends the answer and
+ * counts the outcome (roce_resp_outcome_counts(), exported by /droce/roce).
+ */
+static const struct {
+	uint8_t syndrome; /**< AETH to send; 0 = none (or the ACK AckReq asks for) */
+	bool fatal;	  /**< RC: the QP moves to ERR after the NAK */
+} outcome_tab[ROCE_RESP_NUM] = {
+	[ROCE_RESP_PLACED] = {0, false},
+	[ROCE_RESP_ANSWERED] = {0, false},
+	[ROCE_RESP_DUPLICATE] = {0, false},
+	[ROCE_RESP_ERR_PSN_SEQ] = {ROCE_AETH_NAK | ROCE_NAK_PSN_SEQ_ERR, false},
+	[ROCE_RESP_ERR_PSN_SEQ_QUIET] = {0, false},
+	[ROCE_RESP_ERR_RNR] = {ROCE_AETH_RNR_NAK, false},
+	[ROCE_RESP_ERR_RKEY] = {ROCE_AETH_NAK | ROCE_NAK_REM_ACCESS_ERR, true},
+	[ROCE_RESP_ERR_OPCODE_SEQ] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true},
+	[ROCE_RESP_ERR_LENGTH] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true},
+	[ROCE_RESP_ERR_RESOURCES] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true},
+	[ROCE_RESP_ERR_INVALIDATE] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true},
+	[ROCE_RESP_ERR_ALIGNMENT] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true},
+	[ROCE_RESP_ERR_OPCODE] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true},
+};
 
-/* A NAK that ends the connection: IBA 9.7.5.2.x, the responder's QP goes to ERR. */
-static void nak_fatal(struct roce_qp *qp, struct stk_lcore *lc, enum roce_nak_code code,
-		      uint32_t psn)
+static void answer(struct roce_qp *qp, struct stk_lcore *lc, const struct roce_pkt *rp,
+		   enum roce_resp_outcome o)
 {
+	uint8_t syn = outcome_tab[o].syndrome;
+
+	qp->resp.outcome[o]++;
+	if (o == ROCE_RESP_PLACED) {
+		if (roce_bth_ackreq(rp->bth))
+			send_ack(qp, lc, ROCE_AETH_ACK | ROCE_AETH_CREDITS_INVALID, rp->psn);
+		return;
+	}
+	if (o == ROCE_RESP_ERR_PSN_SEQ) {
+		/* the NAK names the PSN we expect, not the one that arrived (IBA 9.7.5.2.1) */
+		send_ack(qp, lc, syn, qp->resp.psn);
+		qp->cnt[ROCE_QPC_nak_seq_tx]++;
+		return;
+	}
+	if (o == ROCE_RESP_ERR_RNR) {
+		/* the PSN is not consumed; the requester retries after our timer (9.7.5.2.8) */
+		send_ack(qp, lc, (uint8_t)(syn | (qp->attr.min_rnr_timer & 31)), rp->psn);
+		qp->cnt[ROCE_QPC_rnr_nak_tx]++;
+		return;
+	}
+	if (!syn)
+		return;
+	send_ack(qp, lc, syn, rp->psn);
 	qp->cnt[ROCE_QPC_nak_fatal_tx]++;
-	send_ack(qp, lc, (uint8_t)(ROCE_AETH_NAK | code), psn);
-	if (qp->type == ROCE_QPT_RC) {
+	if (outcome_tab[o].fatal && qp->type == ROCE_QPT_RC) {
 		struct roce_qp_attr a = {.qp_state = ROCE_QPS_ERR};
 
 		roce_modify_qp(qp, &a, ROCE_QP_STATE);
@@ -217,33 +255,27 @@ static void duplicate(struct roce_qp *qp, struct stk_lcore *lc, const struct roc
 		 roce_psn_add(qp->resp.psn, ROCE_PSN_MASK));
 }
 
-static void do_send(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
-		    const struct roce_pkt *rp)
+static enum roce_resp_outcome do_send(struct roce_qp *qp, struct rte_mbuf *m,
+				      const struct roce_pkt *rp)
 {
 	struct roce_resp *r = &qp->resp;
 	uint32_t flags = rp->op->flags;
 
 	if (flags & ROCE_OPF_START) {
-		if (r->recv_active || r->write_active) {
-			nak_fatal(qp, lc, ROCE_NAK_INVALID_REQ, rp->psn); /* opcode sequence */
-			return;
-		}
-		if (!take_rwqe(qp, &r->rwqe)) {
-			send_rnr(qp, lc, rp->psn);
-			return; /* RNR: the PSN is not consumed */
-		}
+		if (r->recv_active || r->write_active)
+			return ROCE_RESP_ERR_OPCODE_SEQ;
+		if (!take_rwqe(qp, &r->rwqe))
+			return ROCE_RESP_ERR_RNR;
 		r->recv_active = true;
 		r->recv_off = 0;
 	} else if (!r->recv_active) {
-		nak_fatal(qp, lc, ROCE_NAK_INVALID_REQ, rp->psn);
-		return;
+		return ROCE_RESP_ERR_OPCODE_SEQ;
 	}
 	if (r->recv_off + rp->payload_len > r->rwqe.length) {
 		/* IBA 9.7.5.2.4: too long for the receive buffer */
 		complete_recv(qp, &r->rwqe, ROCE_WC_LOC_LEN_ERR, ROCE_WC_RECV, r->recv_off, rp);
 		r->recv_active = false;
-		nak_fatal(qp, lc, ROCE_NAK_INVALID_REQ, rp->psn);
-		return;
+		return ROCE_RESP_ERR_LENGTH;
 	}
 	scatter(m, rp->payload_off, rp->payload_len, &r->rwqe, r->recv_off);
 	r->recv_off += rp->payload_len;
@@ -255,19 +287,17 @@ static void do_send(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m
 			complete_recv(qp, &r->rwqe, ROCE_WC_REM_INV_REQ_ERR, ROCE_WC_RECV,
 				      r->recv_off, rp);
 			r->recv_active = false;
-			nak_fatal(qp, lc, ROCE_NAK_INVALID_REQ, rp->psn);
-			return;
+			return ROCE_RESP_ERR_INVALIDATE;
 		}
 		complete_recv(qp, &r->rwqe, ROCE_WC_SUCCESS, ROCE_WC_RECV, r->recv_off, rp);
 		r->recv_active = false;
 		r->msn = roce_psn_add(r->msn, 1);
 	}
-	if (roce_bth_ackreq(rp->bth))
-		send_ack(qp, lc, ROCE_AETH_ACK | ROCE_AETH_CREDITS_INVALID, rp->psn);
+	return ROCE_RESP_PLACED;
 }
 
-static void do_write(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
-		     const struct roce_pkt *rp)
+static enum roce_resp_outcome do_write(struct roce_qp *qp, struct rte_mbuf *m,
+				       const struct roce_pkt *rp)
 {
 	struct roce_resp *r = &qp->resp;
 	uint32_t flags = rp->op->flags;
@@ -276,35 +306,27 @@ static void do_write(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *
 		const struct roce_reth *reth = roce_pkt_ext(rp, ROCE_EXT_RETH);
 		uint32_t dmalen = roce_reth_len(reth);
 
-		if (r->recv_active || r->write_active) {
-			nak_fatal(qp, lc, ROCE_NAK_INVALID_REQ, rp->psn);
-			return;
-		}
+		if (r->recv_active || r->write_active)
+			return ROCE_RESP_ERR_OPCODE_SEQ;
 		r->write_dst = dmalen ? remote_ptr(qp, roce_reth_rkey(reth), roce_reth_va(reth),
 						   dmalen, ROCE_ACCESS_REMOTE_WRITE)
 				      : (uint8_t *)&r->write_left; /* nothing to place */
-		if (!r->write_dst) {
-			nak_fatal(qp, lc, ROCE_NAK_REM_ACCESS_ERR, rp->psn);
-			return;
-		}
+		if (!r->write_dst)
+			return ROCE_RESP_ERR_RKEY;
 		r->write_left = dmalen;
 		r->write_active = true;
 	} else if (!r->write_active) {
-		nak_fatal(qp, lc, ROCE_NAK_INVALID_REQ, rp->psn);
-		return;
+		return ROCE_RESP_ERR_OPCODE_SEQ;
 	}
 	if (rp->payload_len > r->write_left ||
 	    ((flags & ROCE_OPF_END) && rp->payload_len != r->write_left)) {
-		nak_fatal(qp, lc, ROCE_NAK_INVALID_REQ, rp->psn); /* length mismatch (C9-88) */
 		r->write_active = false;
-		return;
+		return ROCE_RESP_ERR_LENGTH; /* more or less data than the RETH said */
 	}
 	if ((flags & ROCE_OPF_END) && (flags & ROCE_OPF_RWQE)) {
 		/* WRITE with immediate consumes a receive WQE: RNR before placing anything */
-		if (!take_rwqe(qp, &r->rwqe)) {
-			send_rnr(qp, lc, rp->psn);
-			return;
-		}
+		if (!take_rwqe(qp, &r->rwqe))
+			return ROCE_RESP_ERR_RNR;
 	}
 	if (rp->payload_len) {
 		roce_mbuf_copy_out(m, rp->payload_off, rp->payload_len, r->write_dst);
@@ -319,11 +341,11 @@ static void do_write(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *
 		r->write_active = false;
 		r->msn = roce_psn_add(r->msn, 1);
 	}
-	if (roce_bth_ackreq(rp->bth))
-		send_ack(qp, lc, ROCE_AETH_ACK | ROCE_AETH_CREDITS_INVALID, rp->psn);
+	return ROCE_RESP_PLACED;
 }
 
-static void do_read(struct roce_qp *qp, struct stk_lcore *lc, const struct roce_pkt *rp)
+static enum roce_resp_outcome do_read(struct roce_qp *qp, struct stk_lcore *lc,
+				      const struct roce_pkt *rp)
 {
 	const struct roce_reth *reth = roce_pkt_ext(rp, ROCE_EXT_RETH);
 	uint32_t len = roce_reth_len(reth), mtu = roce_qp_mtu(qp);
@@ -333,20 +355,14 @@ static void do_read(struct roce_qp *qp, struct stk_lcore *lc, const struct roce_
 			   : (uint8_t *)&qp->resp;
 	struct roce_resp *r = &qp->resp;
 
-	if (r->recv_active || r->write_active) {
-		nak_fatal(qp, lc, ROCE_NAK_INVALID_REQ, rp->psn);
-		return;
-	}
-	if (!src) {
-		/* never silent: Linux rxe once dropped these and the requester retried forever */
-		nak_fatal(qp, lc, ROCE_NAK_REM_ACCESS_ERR, rp->psn);
-		return;
-	}
+	if (r->recv_active || r->write_active)
+		return ROCE_RESP_ERR_OPCODE_SEQ;
+	if (!src)
+		return ROCE_RESP_ERR_RKEY; /* never silent: rxe once dropped these, forever */
 	if (r->rq_count >= RTE_MAX(qp->attr.max_dest_rd_atomic, 1u)) {
 		/* more READs in flight than the responder resources agreed at connection time:
 		 * a protocol violation, answered, not ignored (IBA 9.7.5.2.4 invalid request) */
-		nak_fatal(qp, lc, ROCE_NAK_INVALID_REQ, rp->psn);
-		return;
+		return ROCE_RESP_ERR_RESOURCES;
 	}
 	r->read[r->read_next].psn = rp->psn;
 	r->read[r->read_next].npsn = npsn;
@@ -355,9 +371,11 @@ static void do_read(struct roce_qp *qp, struct stk_lcore *lc, const struct roce_
 	r->msn = roce_psn_add(r->msn, 1);
 	r->psn = roce_psn_add(r->psn, npsn);
 	read_reply(qp, lc, src, len, rp->psn);
+	return ROCE_RESP_ANSWERED;
 }
 
-static void do_atomic(struct roce_qp *qp, struct stk_lcore *lc, const struct roce_pkt *rp)
+static enum roce_resp_outcome do_atomic(struct roce_qp *qp, struct stk_lcore *lc,
+					const struct roce_pkt *rp)
 {
 	const struct roce_atomiceth *a = roce_pkt_ext(rp, ROCE_EXT_ATOMICETH);
 	uint64_t va = roce_atomiceth_va(a), orig;
@@ -365,15 +383,11 @@ static void do_atomic(struct roce_qp *qp, struct stk_lcore *lc, const struct roc
 	struct roce_tx t;
 	struct roce_resp *r = &qp->resp;
 
-	if (va & 7) {
-		nak_fatal(qp, lc, ROCE_NAK_INVALID_REQ, rp->psn); /* C9-?: misaligned atomic */
-		return;
-	}
+	if (va & 7)
+		return ROCE_RESP_ERR_ALIGNMENT; /* IBA 9.4.5: 8-byte aligned targets only */
 	p = (uint64_t *)remote_ptr(qp, roce_atomiceth_rkey(a), va, 8, ROCE_ACCESS_REMOTE_ATOMIC);
-	if (!p) {
-		nak_fatal(qp, lc, ROCE_NAK_REM_ACCESS_ERR, rp->psn);
-		return;
-	}
+	if (!p)
+		return ROCE_RESP_ERR_RKEY;
 	orig = *p;
 	if (rp->opcode == ROCE_OP_RC_FETCH_ADD)
 		*p = orig + roce_atomiceth_swap_add(a);
@@ -393,6 +407,7 @@ static void do_atomic(struct roce_qp *qp, struct stk_lcore *lc, const struct roc
 	t.msn = r->msn;
 	t.orig = orig;
 	roce_qp_xmit(qp, lc, &t, NULL, 0, false);
+	return ROCE_RESP_ANSWERED;
 }
 
 /*
@@ -468,42 +483,39 @@ static void responder_rc(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mb
 	int32_t d = roce_psn_cmp(rp->psn, qp->resp.psn);
 	uint32_t mtu = roce_qp_mtu(qp), flags = rp->op->flags;
 
+	enum roce_resp_outcome o;
+
 	if (qp->type == ROCE_QPT_RC && d < 0) {
 		qp->cnt[ROCE_QPC_duplicates_rx]++;
 		duplicate(qp, lc, rp);
-		goto out;
-	}
-	if (d > 0) {
-		if (qp->type == ROCE_QPT_RC && !qp->resp.nak_sent) {
-			send_ack(qp, lc, ROCE_AETH_NAK | ROCE_NAK_PSN_SEQ_ERR, qp->resp.psn);
-			qp->resp.nak_sent = true;
-			qp->cnt[ROCE_QPC_nak_seq_tx]++;
-		}
-		if (qp->type == ROCE_QPT_UC) {
+		o = ROCE_RESP_DUPLICATE;
+	} else if (d > 0 && qp->type == ROCE_QPT_RC) {
+		/* one NAK per gap until the expected PSN arrives (C9-111) */
+		o = qp->resp.nak_sent ? ROCE_RESP_ERR_PSN_SEQ_QUIET : ROCE_RESP_ERR_PSN_SEQ;
+		qp->resp.nak_sent = true;
+	} else {
+		if (d > 0) {
 			/* UC: a lost packet spoils the message; start over at the next FIRST */
 			qp->resp.recv_active = qp->resp.write_active = false;
 			qp->resp.psn = rp->psn;
-		} else {
-			goto out;
 		}
+		qp->resp.nak_sent = false;
+		/* IBA 9.7.4.1.3: FIRST and MIDDLE packets are full MTU; none is longer */
+		if (rp->payload_len > mtu ||
+		    ((flags & ROCE_OPF_MIDDLE) && rp->payload_len != mtu) ||
+		    ((flags & ROCE_OPF_START) && !(flags & ROCE_OPF_END) && rp->payload_len != mtu))
+			o = ROCE_RESP_ERR_LENGTH;
+		else if (flags & ROCE_OPF_SEND)
+			o = do_send(qp, m, rp);
+		else if (flags & ROCE_OPF_WRITE)
+			o = do_write(qp, m, rp);
+		else if (flags & ROCE_OPF_READ)
+			o = do_read(qp, lc, rp);
+		else if (flags & ROCE_OPF_ATOMIC)
+			o = do_atomic(qp, lc, rp);
+		else
+			o = ROCE_RESP_ERR_OPCODE;
 	}
-	qp->resp.nak_sent = false;
-	/* IBA 9.7.4.1.3/C9-?: MIDDLE and FIRST packets are full MTU; none is longer */
-	if (rp->payload_len > mtu || ((flags & (ROCE_OPF_MIDDLE)) && rp->payload_len != mtu) ||
-	    ((flags & ROCE_OPF_START) && !(flags & ROCE_OPF_END) && rp->payload_len != mtu)) {
-		nak_fatal(qp, lc, ROCE_NAK_INVALID_REQ, rp->psn);
-		goto out;
-	}
-	if (flags & ROCE_OPF_SEND)
-		do_send(qp, lc, m, rp);
-	else if (flags & ROCE_OPF_WRITE)
-		do_write(qp, lc, m, rp);
-	else if (flags & ROCE_OPF_READ)
-		do_read(qp, lc, rp);
-	else if (flags & ROCE_OPF_ATOMIC)
-		do_atomic(qp, lc, rp);
-	else
-		nak_fatal(qp, lc, ROCE_NAK_INVALID_REQ, rp->psn);
-out:
+	answer(qp, lc, rp, o);
 	rte_pktmbuf_free(m);
 }

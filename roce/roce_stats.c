@@ -15,6 +15,10 @@
 static const char *const qpc_names[ROCE_QPC_NUM] = {ROCE_QP_COUNTERS(ROCE_QPC_NAME_)};
 #undef ROCE_QPC_NAME_
 
+#define ROCE_RESP_NAME_(n) "resp_" #n,
+static const char *const resp_names[ROCE_RESP_NUM] = {ROCE_RESP_OUTCOMES(ROCE_RESP_NAME_)};
+#undef ROCE_RESP_NAME_
+
 static const char *const rx_drop_names[] = {"drop_decode", "drop_bad_icrc", "drop_no_qp",
 					    "drop_qp_type", "drop_qp_state"};
 
@@ -50,6 +54,8 @@ static int tel_roce(const char *cmd, const char *params, struct rte_tel_data *d)
 			rte_tel_data_add_dict_u64(q, "rq_psn", qp->resp.psn);
 			for (unsigned k = 0; k < ROCE_QPC_NUM; k++)
 				rte_tel_data_add_dict_u64(q, qpc_names[k], qp->cnt[k]);
+			for (unsigned k = 0; k < ROCE_RESP_NUM; k++)
+				rte_tel_data_add_dict_u64(q, resp_names[k], qp->resp.outcome[k]);
 			snprintf(key, sizeof(key), "qp_0x%x", qp->qpn);
 			rte_tel_data_add_dict_container(x, key, q, 0);
 		}
