@@ -149,25 +149,6 @@ static void progress(struct roce_qp *qp, uint64_t now)
 	qp->comp.deadline = outstanding(qp) ? now + roce_timeout_tsc(qp->attr.timeout) : 0;
 }
 
-static void place_sges(const struct roce_swqe *e, const struct rte_mbuf *m, uint32_t off,
-		       uint32_t len, uint32_t at)
-{
-	for (int i = 0; i < e->wr.num_sge && len; i++) {
-		const struct roce_sge *s = &e->sge[i];
-		uint32_t n;
-
-		if (at >= s->length) {
-			at -= s->length;
-			continue;
-		}
-		n = RTE_MIN(len, s->length - at);
-		roce_mbuf_copy_out(m, off, n, (void *)(uintptr_t)(s->addr + at));
-		off += n;
-		len -= n;
-		at = 0;
-	}
-}
-
 static void read_response(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pkt *rp,
 			  uint64_t now)
 {
@@ -184,7 +165,8 @@ static void read_response(struct roce_qp *qp, struct rte_mbuf *m, const struct r
 		roce_qp_fatal(qp, ROCE_WC_BAD_RESP_ERR);
 		return;
 	}
-	place_sges(e, m, rp->payload_off, rp->payload_len, qp->comp.read_off);
+	roce_sge_scatter(e->sge, (uint32_t)e->wr.num_sge, m, rp->payload_off, rp->payload_len,
+			 qp->comp.read_off);
 	qp->comp.read_off += rp->payload_len;
 	qp->comp.psn = roce_psn_add(qp->comp.psn, 1);
 	if (rp->op->flags & ROCE_OPF_END) {

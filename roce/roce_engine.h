@@ -65,6 +65,14 @@ void roce_qp_fatal(struct roce_qp *qp, enum roce_wc_status status);
 /** Copy @p len bytes at @p off of a frame out to @p dst. */
 void roce_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, uint32_t len, void *dst);
 
+/**
+ * Copy @p len bytes at frame offset @p off into an SGE list, starting @p at bytes into it
+ * (receive WQEs and READ responses both place data this way). Bytes beyond the list are not
+ * written; callers check the length first.
+ */
+void roce_sge_scatter(const struct roce_sge *sge, uint32_t nsge, const struct rte_mbuf *m,
+		      uint32_t off, uint32_t len, uint32_t at);
+
 /** Path MTU of @p qp in bytes. */
 static inline uint32_t roce_qp_mtu(const struct roce_qp *qp)
 {

@@ -594,34 +594,40 @@ int roce_post_send(struct roce_qp *qp, struct roce_send_wr *wr, struct roce_send
 	return rc;
 }
 
-int roce_post_recv(struct roce_qp *qp, struct roce_recv_wr *wr, struct roce_recv_wr **bad_wr)
+/*
+ * Queue receive WRs on @q (a QP's receive queue or an SRQ), each checked before it is queued.
+ * @return 0 or -errno, with *bad_wr at the first WR not queued.
+ */
+static int post_rq(struct roce_wq *q, struct roce_pd *pd, struct roce_recv_wr *wr,
+		   struct roce_recv_wr **bad_wr)
 {
 	int rc = 0;
 
-	if (!qp || !bad_wr)
-		return -EINVAL;
-	*bad_wr = NULL;
-	if (qp->init.srq) {
-		*bad_wr = wr;
-		return -EINVAL;
-	}
 	for (; wr; wr = wr->next) {
-		if (qp->state == ROCE_QPS_RESET) {
-			rc = -EINVAL;
-			break;
-		}
-		if (roce_wq_count(&qp->rq) >= qp->rq.max_wr) {
+		if (roce_wq_count(q) >= q->max_wr) {
 			rc = -ENOMEM;
 			break;
 		}
-		rc = roce_rwqe_fill(qp->pd->dev, qp->pd, qp->rq.max_sge, wr,
-				    roce_rq_at(&qp->rq, qp->rq.head));
+		rc = roce_rwqe_fill(pd->dev, pd, q->max_sge, wr, roce_rq_at(q, q->head));
 		if (rc != 0)
 			break;
-		qp->rq.head++;
+		q->head++;
 	}
-	if (rc != 0)
-		*bad_wr = wr;
+	*bad_wr = rc ? wr : NULL;
+	return rc;
+}
+
+int roce_post_recv(struct roce_qp *qp, struct roce_recv_wr *wr, struct roce_recv_wr **bad_wr)
+{
+	int rc;
+
+	if (!qp || !bad_wr)
+		return -EINVAL;
+	if (qp->init.srq || qp->state == ROCE_QPS_RESET) {
+		*bad_wr = wr; /* its receives go to the SRQ; or not yet initialised */
+		return -EINVAL;
+	}
+	rc = post_rq(&qp->rq, qp->pd, wr, bad_wr);
 	if (qp->state == ROCE_QPS_ERR)
 		flush_queues(qp);
 	return rc;
@@ -667,23 +673,7 @@ int roce_destroy_srq(struct roce_srq *srq)
 
 int roce_post_srq_recv(struct roce_srq *srq, struct roce_recv_wr *wr, struct roce_recv_wr **bad_wr)
 {
-	int rc = 0;
-
 	if (!srq || !bad_wr)
 		return -EINVAL;
-	*bad_wr = NULL;
-	for (; wr; wr = wr->next) {
-		if (roce_wq_count(&srq->rq) >= srq->rq.max_wr) {
-			rc = -ENOMEM;
-			break;
-		}
-		rc = roce_rwqe_fill(srq->pd->dev, srq->pd, srq->rq.max_sge, wr,
-				    roce_rq_at(&srq->rq, srq->rq.head));
-		if (rc != 0)
-			break;
-		srq->rq.head++;
-	}
-	if (rc != 0)
-		*bad_wr = wr;
-	return rc;
+	return post_rq(&srq->rq, srq->pd, wr, bad_wr);
 }

@@ -104,26 +104,6 @@ static bool take_rwqe(struct roce_qp *qp, struct roce_rwqe *out)
 	return true;
 }
 
-/* Scatter @len bytes of the packet at @off into the receive WQE from byte @at. */
-static void scatter(const struct rte_mbuf *m, uint32_t off, uint32_t len, const struct roce_rwqe *w,
-		    uint32_t at)
-{
-	for (uint32_t i = 0; i < w->num_sge && len; i++) {
-		const struct roce_sge *s = &w->sge[i];
-		uint32_t n;
-
-		if (at >= s->length) {
-			at -= s->length;
-			continue;
-		}
-		n = RTE_MIN(len, s->length - at);
-		roce_mbuf_copy_out(m, off, n, (void *)(uintptr_t)(s->addr + at));
-		off += n;
-		len -= n;
-		at = 0;
-	}
-}
-
 static void complete_recv(struct roce_qp *qp, const struct roce_rwqe *w, enum roce_wc_status st,
 			  enum roce_wc_opcode op, uint32_t len, const struct roce_pkt *rp)
 {
@@ -277,7 +257,8 @@ static enum roce_resp_outcome do_send(struct roce_qp *qp, struct rte_mbuf *m,
 		r->recv_active = false;
 		return ROCE_RESP_ERR_LENGTH;
 	}
-	scatter(m, rp->payload_off, rp->payload_len, &r->rwqe, r->recv_off);
+	roce_sge_scatter(r->rwqe.sge, r->rwqe.num_sge, m, rp->payload_off, rp->payload_len,
+			 r->recv_off);
 	r->recv_off += rp->payload_len;
 	r->psn = roce_psn_add(r->psn, 1);
 	if (flags & ROCE_OPF_END) {
@@ -453,7 +434,7 @@ static void ud_recv(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pk
 			at += n;
 		}
 	}
-	scatter(m, rp->payload_off, rp->payload_len, &w, ROCE_GRH_LEN);
+	roce_sge_scatter(w.sge, w.num_sge, m, rp->payload_off, rp->payload_len, ROCE_GRH_LEN);
 	wc.byte_len = ROCE_GRH_LEN + rp->payload_len;
 	if (roce_pkt_ext(rp, ROCE_EXT_IMMDT)) {
 		wc.imm_data = ((const struct roce_immdt *)roce_pkt_ext(rp, ROCE_EXT_IMMDT))->imm;

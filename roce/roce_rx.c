@@ -53,6 +53,24 @@ void roce_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, uint32_t len, vo
 	}
 }
 
+void roce_sge_scatter(const struct roce_sge *sge, uint32_t nsge, const struct rte_mbuf *m,
+		      uint32_t off, uint32_t len, uint32_t at)
+{
+	for (uint32_t i = 0; i < nsge && len; i++) {
+		uint32_t n;
+
+		if (at >= sge[i].length) {
+			at -= sge[i].length;
+			continue;
+		}
+		n = RTE_MIN(len, sge[i].length - at);
+		roce_mbuf_copy_out(m, off, n, (void *)(uintptr_t)(sge[i].addr + at));
+		off += n;
+		len -= n;
+		at = 0;
+	}
+}
+
 uint64_t roce_timeout_tsc(uint8_t timeout)
 {
 	if (timeout == 0)

@@ -117,55 +117,37 @@ static int get_prefix(struct ctx *c, const char *sec, const char *key, const cha
 	return 0;
 }
 
-static int load_eal(struct ctx *c, struct rte_cfgfile *f, struct stk_config *cfg)
+static int eal_entry(struct ctx *c, const char *sec, const char *k, const char *v, void *obj)
 {
-	const char *sec = "eal";
-	struct rte_cfgfile_entry *e;
-	int n, rc = 0;
+	struct stk_config *cfg = obj;
 
-	if (!rte_cfgfile_has_section(f, sec))
+	if (!strcmp(k, "lcores"))
+		return get_str(c, sec, k, v, cfg->lcores, sizeof(cfg->lcores));
+	if (!strcmp(k, "hugepages")) {
+		if (!strcasecmp(v, "auto"))
+			cfg->huge = STK_HUGE_AUTO;
+		else if (!strcasecmp(v, "yes"))
+			cfg->huge = STK_HUGE_YES;
+		else if (!strcasecmp(v, "no"))
+			cfg->huge = STK_HUGE_NO;
+		else
+			return bad(c, sec, k, v, "expected auto, yes or no");
 		return 0;
-	n = rte_cfgfile_section_num_entries(f, sec);
-	if (n <= 0)
-		return 0;
-	e = calloc((size_t)n, sizeof(*e));
-	if (!e)
-		return -ENOMEM;
-	n = rte_cfgfile_section_entries(f, sec, e, n);
-	for (int i = 0; i < n && rc == 0; i++) {
-		const char *k = e[i].name, *v = e[i].value;
-
-		if (!strcmp(k, "lcores")) {
-			rc = get_str(c, sec, k, v, cfg->lcores, sizeof(cfg->lcores));
-		} else if (!strcmp(k, "hugepages")) {
-			if (!strcasecmp(v, "auto"))
-				cfg->huge = STK_HUGE_AUTO;
-			else if (!strcasecmp(v, "yes"))
-				cfg->huge = STK_HUGE_YES;
-			else if (!strcasecmp(v, "no"))
-				cfg->huge = STK_HUGE_NO;
-			else
-				rc = bad(c, sec, k, v, "expected auto, yes or no");
-		} else if (!strcmp(k, "memory")) {
-			rc = get_uint(c, sec, k, v, 16, 1u << 20, &cfg->mem_mb);
-		} else if (!strcmp(k, "file_prefix")) {
-			rc = get_str(c, sec, k, v, cfg->file_prefix, sizeof(cfg->file_prefix));
-		} else if (!strcmp(k, "vdev")) {
-			if (cfg->nb_vdevs >= STK_MAX_VDEVS)
-				rc = bad(c, sec, k, v, "at most %d vdev lines", STK_MAX_VDEVS);
-			else
-				rc = get_str(c, sec, k, v, cfg->vdevs[cfg->nb_vdevs++],
-					     STK_CFG_STR);
-		} else if (!strcmp(k, "args")) {
-			rc = get_str(c, sec, k, v, cfg->eal_extra, sizeof(cfg->eal_extra));
-		} else {
-			rc = bad(c, sec, k, v,
-				 "unknown key; known: lcores hugepages memory file_prefix vdev "
-				 "args");
-		}
 	}
-	free(e);
-	return rc;
+	if (!strcmp(k, "memory"))
+		return get_uint(c, sec, k, v, 16, 1u << 20, &cfg->mem_mb);
+	if (!strcmp(k, "file_prefix"))
+		return get_str(c, sec, k, v, cfg->file_prefix, sizeof(cfg->file_prefix));
+	if (!strcmp(k, "vdev")) {
+		/* repeatable: every line is one more --vdev */
+		if (cfg->nb_vdevs >= STK_MAX_VDEVS)
+			return bad(c, sec, k, v, "at most %d vdev lines", STK_MAX_VDEVS);
+		return get_str(c, sec, k, v, cfg->vdevs[cfg->nb_vdevs++], STK_CFG_STR);
+	}
+	if (!strcmp(k, "args"))
+		return get_str(c, sec, k, v, cfg->eal_extra, sizeof(cfg->eal_extra));
+	return bad(c, sec, k, v,
+		   "unknown key; known: lcores hugepages memory file_prefix vdev args");
 }
 
 typedef int (*entry_fn)(struct ctx *c, const char *sec, const char *k, const char *v, void *obj);
@@ -340,7 +322,7 @@ int stk_config_load(const char *path, struct stk_config *cfg, char *err, size_t 
 		if (!s) {
 			rc = -ENOMEM;
 		} else if (!strcmp(s, "eal")) {
-			rc = load_eal(&c, f, cfg);
+			rc = for_entries(&c, f, s, eal_entry, cfg);
 		} else if (!strcmp(s, "mempool")) {
 			rc = for_entries(&c, f, s, mempool_entry, cfg);
 		} else if (!strcmp(s, "neigh")) {
