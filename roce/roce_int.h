@@ -15,8 +15,10 @@
 
 struct roce_dev {
 	uint16_t iface;
-	struct roce_qp *polled; /**< QPs in RTS/SQD/ERR the engine runs (one lcore per dev) */
-	uint64_t drops[8];	/**< receive-side refusals, see roce_rx.c */
+	unsigned owner;		  /**< lcore that runs this device's QPs; RTE_MAX_LCORE: not yet */
+	struct rte_ring *rx_ring; /**< frames that reached another lcore, for the owner */
+	struct roce_qp *polled;	  /**< QPs in RTS/SQD/ERR the engine runs (one lcore per dev) */
+	uint64_t drops[8];	  /**< receive-side refusals, see roce_rx.c */
 	/** Zero-copy payloads (requests and READ responses) point into registered memory as
 	 * external buffers sharing this; it lives as long as the device, so a QP may go away
 	 * while its frames are still queued. */

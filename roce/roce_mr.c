@@ -8,9 +8,11 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_errno.h>
 #include <rte_malloc.h>
+#include <rte_ring.h>
 
 #include "roce_engine.h"
 #include "roce_int.h"
@@ -42,6 +44,15 @@ struct roce_dev *roce_dev_open(uint16_t iface)
 		goto nomem;
 	dev->mr_hint = 1;
 	dev->key_seq = 0x5a;
+	dev->owner = RTE_MAX_LCORE;
+	{
+		char rn[RTE_RING_NAMESIZE];
+
+		snprintf(rn, sizeof(rn), "roce_rx_%u_%d", iface, (int)getpid());
+		dev->rx_ring = rte_ring_create(rn, 4096, SOCKET_ID_ANY, RING_F_SC_DEQ);
+		if (!dev->rx_ring)
+			goto nomem;
+	}
 	dev->zc.free_cb = roce_zc_free;
 	rte_mbuf_ext_refcnt_set(&dev->zc, 1); /* our own reference */
 	if (roce_devs[iface]) {
@@ -65,6 +76,7 @@ struct roce_dev *roce_dev_open(uint16_t iface)
 	return dev;
 nomem:
 	if (dev) {
+		rte_ring_free(dev->rx_ring);
 		rte_free(dev->mrs);
 		rte_free(dev->qps);
 		rte_free(dev);
@@ -81,6 +93,13 @@ int roce_dev_close(struct roce_dev *dev)
 		return -EBUSY;
 	if (rte_mbuf_ext_refcnt_read(&dev->zc) != 1)
 		return -EBUSY; /* frames still point into registered memory */
+	{
+		void *m;
+
+		while (rte_ring_dequeue(dev->rx_ring, &m) == 0)
+			rte_pktmbuf_free(m);
+		rte_ring_free(dev->rx_ring);
+	}
 	roce_devs[dev->iface] = NULL;
 	if (--roce_nb_devs == 0)
 		stk_udp_unbind(STK_ROCE_UDP_PORT);
@@ -93,6 +112,7 @@ int roce_dev_close(struct roce_dev *dev)
 void roce_dev_counts(const struct roce_dev *dev, struct roce_dev_counts *c)
 {
 	*c = dev->n;
+	c->rx_handoff = dev->drops[6]; /* RX_HANDOFF in roce_rx.c */
 }
 
 struct roce_pd *roce_alloc_pd(struct roce_dev *dev)

@@ -17,7 +17,15 @@
 #include "roce_psn.h"
 #include "stk_stack.h"
 
-enum { RX_DROP_DECODE, RX_DROP_ICRC, RX_DROP_NO_QP, RX_DROP_QP_TYPE, RX_DROP_QP_STATE };
+enum {
+	RX_DROP_DECODE,
+	RX_DROP_ICRC,
+	RX_DROP_NO_QP,
+	RX_DROP_QP_TYPE,
+	RX_DROP_QP_STATE,
+	RX_DROP_HANDOFF_FULL,
+	RX_HANDOFF
+};
 
 /** One device per stack interface; the UDP 4791 hook finds it by interface index. */
 struct roce_dev *roce_devs[STK_MAX_PORTS];
@@ -182,9 +190,27 @@ void roce_qp_engine_stop(struct roce_qp *qp)
 	qp->polled = false;
 }
 
+static void rx_local(struct roce_dev *dev, struct stk_lcore *lc, struct rte_mbuf *m,
+		     const struct stk_pkt *p);
+
 void roce_dev_poll(struct roce_dev *dev, struct stk_lcore *lc)
 {
 	uint64_t now = rte_get_tsc_cycles();
+	struct rte_mbuf *in[32];
+	unsigned n;
+
+	/* the lcore that polls a device owns its QPs; frames other lcores received come here */
+	if (dev->owner == RTE_MAX_LCORE)
+		dev->owner = lc->lcore_id;
+	n = rte_ring_sc_dequeue_burst(dev->rx_ring, (void **)in, RTE_DIM(in), NULL);
+	for (unsigned i = 0; i < n; i++) {
+		struct stk_pkt p;
+
+		if (stk_parse(in[i], &p) == 0)
+			rx_local(dev, lc, in[i], &p);
+		else
+			rte_pktmbuf_free(in[i]);
+	}
 
 	for (struct roce_qp *qp = dev->polled; qp; qp = qp->next_polled) {
 		if (qp->resp.rq_count && qp->state >= ROCE_QPS_RTR && qp->state != ROCE_QPS_ERR)
@@ -212,12 +238,31 @@ int roce_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *
 	    const struct stk_pkt *p, void *arg)
 {
 	struct roce_dev *dev = roce_devs[ifc->idx];
-	struct roce_pkt rp;
-	struct roce_qp *qp;
 	(void)arg;
 
 	if (!dev)
 		return -1; /* the stack counts it */
+	if (dev->owner != RTE_MAX_LCORE && dev->owner != lc->lcore_id) {
+		/* RSS put it on another lcore: hand it to the owner, the only one touching QPs */
+		if (rte_ring_mp_enqueue(dev->rx_ring, m) != 0) {
+			dev->drops[RX_DROP_HANDOFF_FULL]++;
+			rte_pktmbuf_free(m);
+		} else {
+			dev->drops[RX_HANDOFF]++;
+		}
+		return 0;
+	}
+	rx_local(dev, lc, m, p);
+	return 0;
+}
+
+/* A RoCE frame on the lcore that owns @dev: decode, ICRC, QP, dispatch. Takes @m. */
+static void rx_local(struct roce_dev *dev, struct stk_lcore *lc, struct rte_mbuf *m,
+		     const struct stk_pkt *p)
+{
+	struct roce_pkt rp;
+	struct roce_qp *qp;
+
 	if (roce_pkt_parse(m, p, &rp) != 0) {
 		dev->drops[RX_DROP_DECODE]++;
 		goto drop;
@@ -248,8 +293,7 @@ int roce_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *
 		roce_responder_rx(qp, lc, m, &rp);
 	else
 		roce_completer_rx(qp, lc, m, &rp);
-	return 0;
+	return;
 drop:
 	rte_pktmbuf_free(m);
-	return 0;
 }

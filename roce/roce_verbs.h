@@ -445,6 +445,7 @@ void roce_poll(struct stk_lcore *lc, void *dev);
 /** Counts of live objects (tests check everything is back to zero). */
 struct roce_dev_counts {
 	uint32_t pds, mrs, cqs, srqs, qps;
+	uint64_t rx_handoff; /**< frames another lcore received and passed to the owner */
 };
 void roce_dev_counts(const struct roce_dev *dev, struct roce_dev_counts *c);
 

@@ -768,6 +768,59 @@ static void too_many_reads(void **st)
 	disconnect_pair();
 }
 
+/*
+ * Two lcores: lcore 0 polls A's port and runs both devices (it polled them first, so it owns
+ * them); lcore 1 polls B's port. Every frame for B's QP arrives on lcore 1, which must hand it
+ * to lcore 0 through the device's ring instead of touching the QP itself.
+ */
+static void second_lcore_hands_off(void **st)
+{
+	struct stk_neigh_params np;
+	struct stk_lcore *lc2;
+	struct roce_dev_counts before, after;
+	struct roce_wc wc[2];
+	uint64_t end;
+	int got = 0;
+	(void)st;
+
+	stk_neigh_params_default(&np);
+	lc2 = stk_lcore_create(1, 0, false, pool, &np); /* same TX queue: one thread runs both */
+	assert_non_null(lc2);
+	lc2->rxq[0] = lc->rxq[1]; /* B's port moves to lcore 1 */
+	lc2->nb_rxq = 1;
+	lc->nb_rxq = 1;
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	roce_dev_counts(s[1].dev, &before);
+	fill(s[0].buf, 200000, 17);
+	post_recv(1, 1, 1u << 20, 200000);
+	post(0, ROCE_WR_SEND, 2, 0, 200000, 0, 0);
+	post(0, ROCE_WR_RDMA_READ, 3, BUF / 2, 100000, (uintptr_t)(s[1].buf + (1u << 20)),
+	     s[1].mr->rkey);
+	end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+	while (got < 2 && rte_get_tsc_cycles() < end) {
+		stk_lcore_poll(lc2);
+		stk_lcore_poll(lc);
+		got += roce_poll_cq(s[0].cq, 2 - got, wc + got);
+	}
+	assert_int_equal(got, 2);
+	assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+	assert_int_equal(wc[1].status, ROCE_WC_SUCCESS);
+	assert_int_equal(roce_poll_cq(s[1].cq, 2, wc), 1);
+	assert_int_equal(wc[0].byte_len, 200000);
+	assert_memory_equal(s[1].buf + (1u << 20), s[0].buf, 200000);
+	assert_memory_equal(s[0].buf + BUF / 2, s[0].buf, 100000);
+	roce_dev_counts(s[1].dev, &after);
+	/* B received ~200 SEND packets and the READ request, all on lcore 1 */
+	assert_true(after.rx_handoff - before.rx_handoff > 150);
+	for (int i = 0; i < 50; i++) {
+		stk_lcore_poll(lc2);
+		stk_lcore_poll(lc);
+	}
+	lc->nb_rxq = 2;
+	disconnect_pair();
+	stk_lcore_destroy(lc2);
+}
+
 /* IBA path MTUs 256..4096 and sizes around each, up to 16 MiB, for SEND, WRITE and READ. */
 static void every_mtu_to_16mib(void **st)
 {
@@ -909,9 +962,11 @@ static int group_teardown(void **st)
 
 int main(void)
 {
+	/* two lcores, both on CPU 0: one test drives a second lcore context by hand */
 	static char a0[] = "test_rc", a1[] = "--no-huge", a2[] = "-m", a3[] = "512",
-		    a4[] = "--no-pci", a5[] = "--no-shconf", a6[] = "--no-telemetry", a7[] = "-l",
-		    a8[] = "0", a9[] = "--log-level=*:error";
+		    a4[] = "--no-pci", a5[] = "--no-shconf", a6[] = "--no-telemetry",
+		    a7[] = "--lcores=0@0,1@0", a8[] = "--main-lcore=0",
+		    a9[] = "--log-level=*:error";
 	char *eal[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(send_mtu256),
@@ -928,6 +983,7 @@ int main(void)
 		cmocka_unit_test(ud_pair),
 		cmocka_unit_test(frwr_and_invalidate),
 		cmocka_unit_test(too_many_reads),
+		cmocka_unit_test(second_lcore_hands_off),
 	};
 	int rc;
 
