@@ -22,6 +22,7 @@
 
 #include "stk_iface.h"
 #include "stk_pkt.h"
+#include "ut_common.h"
 
 #ifndef DATA_DIR
 #error "DATA_DIR must point at tests/data"
@@ -273,10 +274,6 @@ static void set_vm(struct stk_iface *ifc, uint8_t host)
 
 int main(void)
 {
-	static char a0[] = "test_captures", a1[] = "--no-huge", a2[] = "-m", a3[] = "64",
-		    a4[] = "--no-pci", a5[] = "--no-shconf", a6[] = "--no-telemetry", a7[] = "-l",
-		    a8[] = "0", a9[] = "--log-level=*:error";
-	char *eal[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rc_write_read_atomic),
 		cmocka_unit_test(cm_reject_and_ud),
@@ -288,7 +285,7 @@ int main(void)
 	};
 	int rc;
 
-	if (rte_eal_init(10, eal) < 0)
+	if (ut_eal_init("test_captures", "0") != 0)
 		return 1;
 	pool = rte_pktmbuf_pool_create("cap_pool", 511, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
 	if (!pool)
@@ -297,6 +294,6 @@ int main(void)
 	set_vm(&vm[1], 3);
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
 	rte_mempool_free(pool);
-	rte_eal_cleanup();
+	ut_eal_fini();
 	return rc;
 }

@@ -40,6 +40,7 @@
 #include "roce_verbs.h"
 #include "stk_lcore.h"
 #include "stk_stack.h"
+#include "ut_common.h"
 
 #ifndef DATA_DIR
 #error "DATA_DIR must point at tests/data"
@@ -341,10 +342,6 @@ static void read_with_loss(void **st)
 
 int main(void)
 {
-	static char a0[] = "test_replay", a1[] = "--no-huge", a2[] = "-m", a3[] = "256",
-		    a4[] = "--no-pci", a5[] = "--no-shconf", a6[] = "--no-telemetry", a7[] = "-l",
-		    a8[] = "0", a9[] = "--log-level=*:error";
-	char *eal[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(write_with_loss),
 		cmocka_unit_test(send_rnr),
@@ -358,7 +355,7 @@ int main(void)
 	struct rte_ether_addr peer_mac = {{0x52, 0x54, 0x00, 0x99, 0x00, 0x03}};
 	int port, rc;
 
-	if (rte_eal_init(10, eal) < 0)
+	if (ut_eal_init("test_replay", "0") != 0)
 		return 1;
 	pool = rte_pktmbuf_pool_create("rp_pool", 8191, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
 	rxr = rte_ring_create("rp_rx", 1024, 0, 0);
@@ -400,6 +397,6 @@ int main(void)
 	stk_lcore_destroy(lc);
 	rte_free(mem);
 	stk_iface_reset();
-	rte_eal_cleanup();
+	ut_eal_fini();
 	return rc;
 }

@@ -24,6 +24,7 @@
 #include "roce_pkt.h"
 #include "roce_psn.h"
 #include "stk_pkt.h"
+#include "ut_common.h"
 
 #ifndef DATA_DIR
 #error "DATA_DIR must point at tests/data"
@@ -564,10 +565,6 @@ static void crc_engines(void **s)
 
 int main(void)
 {
-	static char a0[] = "test_roce_wire", a1[] = "--no-huge", a2[] = "-m", a3[] = "64",
-		    a4[] = "--no-pci", a5[] = "--no-shconf", a6[] = "--no-telemetry", a7[] = "-l",
-		    a8[] = "0", a9[] = "--log-level=*:error";
-	char *eal[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(bth_roundtrip),
 		cmocka_unit_test(ext_roundtrip),
@@ -585,13 +582,13 @@ int main(void)
 	};
 	int rc;
 
-	if (rte_eal_init(10, eal) < 0)
+	if (ut_eal_init("test_roce_wire", "0") != 0)
 		return 1;
 	pool = rte_pktmbuf_pool_create("rw_pool", 511, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
 	if (!pool)
 		return 1;
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
 	rte_mempool_free(pool);
-	rte_eal_cleanup();
+	ut_eal_fini();
 	return rc;
 }

@@ -19,6 +19,7 @@
 
 #include "roce_verbs.h"
 #include "stk_stack.h"
+#include "ut_common.h"
 
 static struct roce_dev *dev;
 static struct roce_pd *pd;
@@ -567,10 +568,6 @@ static void srq_basics(void **s)
 
 int main(void)
 {
-	static char a0[] = "test_verbs", a1[] = "--no-huge", a2[] = "-m", a3[] = "128",
-		    a4[] = "--no-pci", a5[] = "--no-shconf", a6[] = "--no-telemetry", a7[] = "-l",
-		    a8[] = "0", a9[] = "--log-level=*:error";
-	char *eal[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(wc_status_values),
 		cmocka_unit_test(mr_register),
@@ -587,7 +584,7 @@ int main(void)
 	struct stk_iface ifc;
 	int rc;
 
-	if (rte_eal_init(10, eal) < 0)
+	if (ut_eal_init("test_verbs", "0") != 0)
 		return 1;
 	memset(&ifc, 0, sizeof(ifc));
 	ifc.mtu = 1500;
@@ -596,6 +593,6 @@ int main(void)
 	stk_iface_add(&ifc);
 	rc = cmocka_run_group_tests(tests, setup, teardown);
 	stk_iface_reset();
-	rte_eal_cleanup();
+	ut_eal_fini();
 	return rc;
 }
