@@ -9,6 +9,7 @@
 
 #include <rte_mbuf.h>
 
+#include "roce_cm_wire.h" /* ROCE_GSI_QPN, ROCE_GSI_QKEY */
 #include "roce_verbs.h"
 
 #define ROCE_FIRST_QPN 0x11 /* like rxe: 0 and 1 are the special QPs, then a small gap */
@@ -28,6 +29,8 @@ struct roce_dev {
 	uint32_t mr_hint;      /**< where to look for a free slot next */
 	uint8_t key_seq;       /**< variable low byte of new keys */
 	struct roce_qp **qps;  /**< QPN - ROCE_FIRST_QPN -> QP */
+	struct roce_qp *gsi;   /**< QP1, if created */
+	struct roce_cm *cm;    /**< its connection manager (roce_cm.c), if started */
 	uint32_t qp_hint;
 	struct roce_dev_counts n;
 };
@@ -232,5 +235,12 @@ void roce_wq_fini(struct roce_wq *q);
 /** Check one receive WR against @p pd and copy it into @p e. @return 0 or -EINVAL. */
 int roce_rwqe_fill(struct roce_dev *dev, const struct roce_pd *pd, uint32_t max_sge,
 		   const struct roce_recv_wr *wr, struct roce_rwqe *e);
+
+struct roce_cm;
+/** Run the CM of a device: its QP1 completions and timers (from roce_dev_poll). */
+void roce_cm_tick(struct roce_cm *cm, uint64_t now);
+struct rte_tel_data;
+/** Fill @p d with the CM's counters (for /droce/roce). */
+void roce_cm_telemetry(const struct roce_cm *cm, struct rte_tel_data *d);
 
 #endif /* ROCE_INT_H */

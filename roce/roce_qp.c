@@ -104,6 +104,15 @@ static int qpn_alloc(struct roce_dev *dev, struct roce_qp *qp)
 	return -ENOSPC;
 }
 
+static int gsi_alloc(struct roce_dev *dev, struct roce_qp *qp)
+{
+	if (dev->gsi)
+		return -EEXIST;
+	dev->gsi = qp;
+	qp->qpn = ROCE_GSI_QPN;
+	return 0;
+}
+
 struct roce_qp *roce_create_qp(struct roce_pd *pd, struct roce_qp_init_attr *init)
 {
 	struct roce_qp_cap *cap;
@@ -116,7 +125,7 @@ struct roce_qp *roce_create_qp(struct roce_pd *pd, struct roce_qp_init_attr *ini
 	}
 	cap = &init->cap;
 	if ((init->qp_type != ROCE_QPT_RC && init->qp_type != ROCE_QPT_UC &&
-	     init->qp_type != ROCE_QPT_UD) ||
+	     init->qp_type != ROCE_QPT_UD && init->qp_type != ROCE_QPT_GSI) ||
 	    cap->max_send_wr == 0 || cap->max_send_wr > ROCE_MAX_QP_WR ||
 	    cap->max_send_sge > ROCE_MAX_SGE || cap->max_inline_data > ROCE_MAX_INLINE ||
 	    (!init->srq && (cap->max_recv_wr == 0 || cap->max_recv_wr > ROCE_MAX_QP_WR ||
@@ -143,17 +152,18 @@ struct roce_qp *roce_create_qp(struct roce_pd *pd, struct roce_qp_init_attr *ini
 		rte_errno = ENOMEM;
 		return NULL;
 	}
-	if (qpn_alloc(dev, qp) != 0) {
+	if (init->qp_type == ROCE_QPT_GSI ? gsi_alloc(dev, qp) != 0 : qpn_alloc(dev, qp) != 0) {
 		roce_wq_fini(&qp->sq);
 		roce_wq_fini(&qp->rq);
 		rte_free(qp);
-		rte_errno = ENOSPC;
+		rte_errno = init->qp_type == ROCE_QPT_GSI ? EEXIST : ENOSPC;
 		return NULL;
 	}
 	if (init->srq)
 		cap->max_recv_wr = cap->max_recv_sge = 0;
 	qp->pd = pd;
-	qp->type = init->qp_type;
+	/* the GSI QP is a UD QP everywhere else; only its number and Q_Key are special */
+	qp->type = init->qp_type == ROCE_QPT_GSI ? ROCE_QPT_UD : init->qp_type;
 	qp->state = ROCE_QPS_RESET;
 	qp->init = *init;
 	pd->users++;
@@ -174,7 +184,10 @@ int roce_destroy_qp(struct roce_qp *qp)
 		return -EINVAL;
 	dev = qp->pd->dev;
 	roce_qp_engine_stop(qp);
-	dev->qps[qp->qpn - ROCE_FIRST_QPN] = NULL;
+	if (qp->qpn == ROCE_GSI_QPN)
+		dev->gsi = NULL;
+	else
+		dev->qps[qp->qpn - ROCE_FIRST_QPN] = NULL;
 	qp->pd->users--;
 	qp->init.send_cq->users--;
 	if (qp->init.recv_cq)

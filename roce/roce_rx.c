@@ -220,6 +220,8 @@ void roce_dev_poll(struct roce_dev *dev, struct stk_lcore *lc)
 		roce_completer_tick(qp, lc, now);
 		roce_requester_run(qp, lc, now);
 	}
+	if (dev->cm)
+		roce_cm_tick(dev->cm, now);
 }
 
 void roce_poll(struct stk_lcore *lc, void *dev)
@@ -229,6 +231,8 @@ void roce_poll(struct stk_lcore *lc, void *dev)
 
 static struct roce_qp *find_qp(struct roce_dev *dev, uint32_t qpn)
 {
+	if (qpn == ROCE_GSI_QPN)
+		return dev->gsi;
 	if (qpn < ROCE_FIRST_QPN || qpn >= ROCE_FIRST_QPN + ROCE_MAX_QP)
 		return NULL;
 	return dev->qps[qpn - ROCE_FIRST_QPN];

@@ -60,6 +60,14 @@ static int tel_roce(const char *cmd, const char *params, struct rte_tel_data *d)
 			snprintf(key, sizeof(key), "qp_0x%x", qp->qpn);
 			rte_tel_data_add_dict_container(x, key, q, 0);
 		}
+		if (dev->cm) {
+			struct rte_tel_data *c = rte_tel_data_alloc();
+
+			if (c) {
+				roce_cm_telemetry(dev->cm, c);
+				rte_tel_data_add_dict_container(x, "cm", c, 0);
+			}
+		}
 		snprintf(key, sizeof(key), "iface%u", i);
 		rte_tel_data_add_dict_container(d, key, x, 0);
 	}

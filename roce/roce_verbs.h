@@ -296,7 +296,11 @@ struct roce_recv_wr {
 
 /* ------------------------------------------------------------------ queue pairs */
 
-enum roce_qp_type { ROCE_QPT_RC = 2, ROCE_QPT_UC = 3, ROCE_QPT_UD = 4 };
+/**
+ * QP types (enum ibv_qp_type values). ROCE_QPT_GSI is the device's one general services QP:
+ * a UD QP that gets QPN 1 (IBA 10.2.5), used by connection management (roce_cm.h).
+ */
+enum roce_qp_type { ROCE_QPT_RC = 2, ROCE_QPT_UC = 3, ROCE_QPT_UD = 4, ROCE_QPT_GSI = 0x10 };
 
 /* X(name): QP states, IBA 10.3.1 */
 #define ROCE_QPS_LIST(X) X(RESET) X(INIT) X(RTR) X(RTS) X(SQD) X(SQE) X(ERR)

@@ -1,0 +1,1677 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * roce_cm.c - the communication manager (IBA Vol 1 ch. 12) over RoCEv2, with RDMA CM IP
+ * addressing (IBA Annex A11).
+ *
+ * Operation. The CM owns the device's GSI QP (QP1, a UD QP with Q_Key 0x80010000). It posts
+ * receive buffers of GRH + 256 bytes; every completion on QP1 is one MAD, decoded by
+ * roce_cm_wire.c and dispatched by its attribute to a handler that looks the connection up
+ * (by the local comm ID the peer echoes, or for REQ/SIDR_REQ by the service ID's listener)
+ * and steps that connection's state machine. Every MAD we send goes out inline (copied at
+ * post time) through an address handle made for the peer's IP; the stack's ARP/ND finds
+ * the MAC. A connection keeps the last MAD it must repeat (REQ, REP, DREQ, SIDR_REQ) and one
+ * deadline; roce_cm_tick(), run from the device's poll, resends it until the peer answers or
+ * max_cm_retries is spent (IBA 12.4: timeouts from the CM response timeouts and the path's
+ * packet life time).
+ *
+ * States (IBA 12.9.6 / Figure 150, the subset a RoCE endpoint without path migration uses):
+ *
+ *   active:  IDLE -connect-> REQ_SENT -REP-> (REP_RCVD) -RTU sent-> ESTABLISHED
+ *   passive: LISTEN ...REQ...> new id REQ_RCVD -accept-> REP_SENT -RTU-> ESTABLISHED
+ *   both:    ESTABLISHED -disconnect-> DREQ_SENT -DREP/timeout-> TIMEWAIT -> IDLE
+ *            ESTABLISHED -DREQ-> (DREP sent) TIMEWAIT -> IDLE
+ *   UD:      IDLE -connect-> SIDR_REQ_SENT -SIDR_REP-> IDLE;  new id SIDR_REQ_RCVD -> IDLE
+ *
+ * Duplicates (IBA 12.9.8.2-4): a repeated REQ is answered with the MRA or REP already sent
+ * (or REJ "stale connection" if the connection is in TimeWait), a repeated REP with the RTU,
+ * a repeated DREQ with DREP (also for unknown comm IDs, C12-24), a repeated SIDR_REQ with
+ * the SIDR_REP already sent.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_random.h>
+#include <rte_telemetry.h>
+
+#include "roce_cm.h"
+#include "roce_cm_wire.h"
+#include "roce_int.h"
+#include "stk_iface.h"
+#include "stk_stack.h"
+
+#define CM_MAX_IDS 4096u   /* identifiers per device */
+#define CM_IDX_BITS 12	   /* local comm ID = generation << 12 | index + 1 */
+#define CM_RECV_SLOTS 128u /* QP1 receive buffers */
+#define CM_SEND_DEPTH 256u /* QP1 send queue */
+#define CM_EVENTS 512u	   /* event queue */
+#define CM_SLOT (ROCE_GRH_LEN + ROCE_MAD_LEN)
+#define CM_PLT_EXP 14		     /* packet life time: 67 ms (Linux assumes 16 for RoCE paths) */
+#define CM_RDMA_UDP_QKEY 0x01234567u /* librdmacm's default Q_Key for UDP port space ids */
+
+#define CM_STATE_LIST(X)                                                                           \
+	X(IDLE)		 /* created, or finished (rejected, timed out, out of TimeWait) */         \
+	X(LISTEN)	 /* waiting for REQ / SIDR_REQ to its service ID */                        \
+	X(REQ_SENT)	 /* active: REQ out, waiting for REP, REJ or MRA */                        \
+	X(MRA_RCVD)	 /* active: the peer asked for more time (MRA) */                          \
+	X(REP_RCVD)	 /* active without a QP: waiting for the user's accept to send RTU */      \
+	X(REQ_RCVD)	 /* passive: CONNECT_REQUEST delivered, waiting for accept/reject */       \
+	X(REP_SENT)	 /* passive: REP out, waiting for RTU */                                   \
+	X(ESTABLISHED)	 /* connected */                                                           \
+	X(DREQ_SENT)	 /* our DREQ out, waiting for DREP */                                      \
+	X(TIMEWAIT)	 /* disconnected; the QPN must not be reused yet */                        \
+	X(SIDR_REQ_SENT) /* active UD: SIDR_REQ out */                                             \
+	X(SIDR_REQ_RCVD) /* passive UD: CONNECT_REQUEST delivered */
+
+#define CM_ST_ENUM_(n) CM_##n,
+enum cm_state { CM_STATE_LIST(CM_ST_ENUM_) CM_NUM_STATES };
+#define CM_ST_NAME_(n) #n,
+static const char *const cm_state_names[] = {CM_STATE_LIST(CM_ST_NAME_)};
+
+#define CM_EV_NAME_(n) #n,
+static const char *const cm_event_names[] = {ROCE_CM_EVENT_LIST(CM_EV_NAME_)};
+
+const char *roce_cm_event_str(enum roce_cm_event_type e)
+{
+	return (unsigned)e < RTE_DIM(cm_event_names) ? cm_event_names[e] : "?";
+}
+
+struct cm_conn {
+	struct roce_cm_id id; /* the public part; first, so the id pointer is the conn */
+	enum cm_state state;
+	uint32_t idx;
+	uint32_t local_comm_id, remote_comm_id;
+	uint64_t remote_guid;
+	uint64_t tid;
+	uint64_t service_id;
+	struct cm_conn *listener; /* passive: the listener it came through */
+	int backlog;		  /* listener: how many un-accepted requests it may hold */
+	int pending;		  /* listener: un-accepted requests now */
+	/* what to repeat on timeout (or to answer a duplicate with) */
+	uint8_t mad[ROCE_MAD_LEN];
+	bool have_mad;
+	uint8_t mra[ROCE_MAD_LEN]; /* passive: the MRA we sent for a slow accept */
+	bool mra_sent;
+	uint64_t deadline; /* TSC; 0 = none */
+	uint64_t timeout;  /* TSC cycles per try */
+	uint8_t retries;   /* resends left */
+	/* negotiated */
+	struct roce_cm_conn_param p; /* ours, defaults filled in (no private data) */
+	struct roce_cm_req req;	     /* passive: the REQ; active: what we sent */
+	struct roce_cm_rep rep;	     /* the REP (sent or received) */
+	uint32_t local_psn;
+};
+
+struct roce_cm {
+	struct roce_dev *dev;
+	struct roce_pd *pd;
+	struct roce_cq *cq;
+	struct roce_qp *qp1;
+	struct roce_mr *mr;
+	uint8_t *buf; /* CM_RECV_SLOTS receive slots */
+	uint64_t guid;
+	struct cm_conn *tab[CM_MAX_IDS];
+	uint32_t hint;
+	uint32_t gen;
+	uint64_t next_deadline;
+	uint64_t hz;
+	struct roce_cm_event ev[CM_EVENTS];
+	uint32_t ev_head, ev_tail;
+	struct roce_cm_stats st;
+	uint64_t state_cnt[CM_NUM_STATES];
+};
+
+extern int roce_logtype;
+
+static uint8_t mtu_code(uint32_t bytes)
+{
+	uint8_t code = ROCE_MTU_256;
+
+	while (code < ROCE_MTU_4096 && roce_mtu_bytes((enum roce_mtu)(code + 1)) <= bytes)
+		code++;
+	return code;
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+static void set_state(struct cm_conn *c, enum cm_state s)
+{
+	if (c->state != s) {
+		c->id.cm->state_cnt[s]++;
+		rte_log(RTE_LOG_DEBUG, roce_logtype, "cm: id %08x %s -> %s\n", c->local_comm_id,
+			cm_state_names[c->state], cm_state_names[s]);
+	}
+	c->state = s;
+}
+
+static struct cm_conn *conn_of(struct roce_cm_id *id)
+{
+	return (struct cm_conn *)id;
+}
+
+/* 4.096 us * 2^exp, in TSC cycles (exp up to 31: about 2.4 hours) */
+static uint64_t exp_cycles(const struct roce_cm *cm, unsigned exp)
+{
+	return (uint64_t)((double)cm->hz * 4.096e-6 * (double)(1ull << (exp > 31 ? 31 : exp)));
+}
+
+static void arm(struct cm_conn *c, uint64_t cycles, uint8_t retries)
+{
+	struct roce_cm *cm = c->id.cm;
+
+	c->timeout = cycles;
+	c->retries = retries;
+	c->deadline = rte_get_tsc_cycles() + cycles;
+	if (!cm->next_deadline || c->deadline < cm->next_deadline)
+		cm->next_deadline = c->deadline;
+}
+
+static void disarm(struct cm_conn *c)
+{
+	c->deadline = 0;
+}
+
+static uint64_t guid_of(const struct rte_ether_addr *mac)
+{
+	/* EUI-64 from the MAC, U/L bit inverted, as Linux rxe makes its node GUID */
+	const uint8_t *b = mac->addr_bytes;
+	uint8_t g[8] = {b[0] ^ 2, b[1], b[2], 0xff, 0xfe, b[3], b[4], b[5]};
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | g[i];
+	return v;
+}
+
+static bool ip_eq(const struct stk_ipaddr *a, const struct stk_ipaddr *b)
+{
+	if (a->family != b->family)
+		return false;
+	return a->family == 4 ? a->v4 == b->v4 : memcmp(a->v6, b->v6, 16) == 0;
+}
+
+static uint64_t service_id(enum roce_cm_ps ps, uint16_t port)
+{
+	return ((uint64_t)ps << 16) | port;
+}
+
+/* ------------------------------------------------------------------ events */
+
+static void post_event(struct roce_cm *cm, struct cm_conn *c, enum roce_cm_event_type t, int status,
+		       const void *pdata, size_t plen)
+{
+	struct roce_cm_event *e;
+
+	if (cm->ev_head - cm->ev_tail >= CM_EVENTS) {
+		cm->st.events_dropped++;
+		return;
+	}
+	e = &cm->ev[cm->ev_head % CM_EVENTS];
+	memset(e, 0, offsetof(struct roce_cm_event, private_data));
+	e->event = t;
+	e->status = status;
+	e->id = &c->id;
+	e->listen_id = c->listener ? &c->listener->id : NULL;
+	if (plen > sizeof(e->private_data))
+		plen = sizeof(e->private_data);
+	if (pdata && plen)
+		memcpy(e->private_data, pdata, plen);
+	e->private_data_len = (uint8_t)plen;
+	cm->ev_head++;
+	cm->st.events++;
+}
+
+int roce_cm_get_event(struct roce_cm *cm, struct roce_cm_event *ev)
+{
+	if (!cm || !ev)
+		return -EINVAL;
+	if (cm->ev_head == cm->ev_tail)
+		return -EAGAIN;
+	*ev = cm->ev[cm->ev_tail % CM_EVENTS];
+	cm->ev_tail++;
+	return 0;
+}
+
+/* drop the queued events of an identifier that goes away */
+static void purge_events(struct roce_cm *cm, struct roce_cm_id *id)
+{
+	uint32_t w = cm->ev_tail;
+
+	for (uint32_t r = cm->ev_tail; r != cm->ev_head; r++) {
+		struct roce_cm_event *e = &cm->ev[r % CM_EVENTS];
+
+		if (e->id == id)
+			continue;
+		if (e->listen_id == id)
+			e->listen_id = NULL;
+		if (w != r)
+			cm->ev[w % CM_EVENTS] = *e;
+		w++;
+	}
+	cm->ev_head = w;
+}
+
+/* ------------------------------------------------------------------ sending */
+
+/* Send one 256-byte MAD to QP1 at @dst. Inline, so the bytes are ours again on return; the
+ * address handle is released when the send completes (its wr_id). */
+static int send_mad(struct roce_cm *cm, const struct stk_ipaddr *dst, const struct stk_ipaddr *src,
+		    const uint8_t *mad)
+{
+	struct roce_path path;
+	struct roce_send_wr wr, *bad;
+	struct roce_sge sge;
+	struct roce_ah *ah;
+
+	memset(&path, 0, sizeof(path));
+	path.dgid_ip = *dst;
+	if (src)
+		path.sgid_ip = *src;
+	ah = roce_create_ah(cm->pd, &path);
+	if (!ah)
+		return -ENOMEM;
+	memset(&wr, 0, sizeof(wr));
+	sge.addr = (uintptr_t)mad;
+	sge.length = ROCE_MAD_LEN;
+	sge.lkey = 0;
+	wr.wr_id = (uintptr_t)ah;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = ROCE_WR_SEND;
+	wr.send_flags = ROCE_SEND_INLINE | ROCE_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = ROCE_GSI_QPN;
+	wr.wr.ud.remote_qkey = ROCE_GSI_QKEY;
+	if (roce_post_send(cm->qp1, &wr, &bad) != 0) {
+		roce_destroy_ah(ah);
+		return -ENOBUFS;
+	}
+	cm->st.tx_mads++;
+	return 0;
+}
+
+static int send_msg(struct cm_conn *c, struct roce_cm_msg *m, bool keep)
+{
+	uint8_t mad[ROCE_MAD_LEN];
+
+	if (roce_cm_encode(m, mad, sizeof(mad)) != ROCE_MAD_LEN)
+		return -EINVAL;
+	if (keep) {
+		memcpy(c->mad, mad, sizeof(mad));
+		c->have_mad = true;
+	}
+	return send_mad(c->id.cm, &c->id.remote_ip, &c->id.local_ip, mad);
+}
+
+static void msg_init(struct roce_cm_msg *m, uint16_t attr, uint64_t tid)
+{
+	memset(m, 0, sizeof(*m));
+	m->method = ROCE_MAD_METHOD_SEND;
+	m->attr_id = attr;
+	m->tid = tid;
+}
+
+/* A REJ that needs no identifier (no listener, stale, flood): answers @req from @src. */
+static void send_rej_to(struct roce_cm *cm, const struct stk_ipaddr *src, uint64_t tid,
+			uint32_t remote_comm_id, uint32_t local_comm_id, uint8_t msg_rejected,
+			uint16_t reason)
+{
+	struct roce_cm_msg m;
+	uint8_t mad[ROCE_MAD_LEN];
+
+	msg_init(&m, ROCE_CM_ATTR_REJ, tid);
+	m.u.rej.local_comm_id = local_comm_id;
+	m.u.rej.remote_comm_id = remote_comm_id;
+	m.u.rej.msg_rejected = msg_rejected;
+	m.u.rej.reason = reason;
+	if (roce_cm_encode(&m, mad, sizeof(mad)) == ROCE_MAD_LEN &&
+	    send_mad(cm, src, NULL, mad) == 0)
+		cm->st.rej_sent++;
+}
+
+static void send_rej(struct cm_conn *c, uint8_t msg_rejected, uint16_t reason, const void *pdata,
+		     uint8_t plen)
+{
+	struct roce_cm_msg m;
+
+	msg_init(&m, ROCE_CM_ATTR_REJ, c->tid);
+	m.u.rej.local_comm_id = c->local_comm_id;
+	m.u.rej.remote_comm_id = c->remote_comm_id;
+	m.u.rej.msg_rejected = msg_rejected;
+	m.u.rej.reason = reason;
+	if (pdata && plen) {
+		plen = RTE_MIN(plen, (uint8_t)sizeof(m.u.rej.private_data));
+		memcpy(m.u.rej.private_data, pdata, plen);
+	}
+	if (send_msg(c, &m, false) == 0)
+		c->id.cm->st.rej_sent++;
+}
+
+/* ------------------------------------------------------------------ identifiers */
+
+static struct cm_conn *conn_alloc(struct roce_cm *cm, enum roce_cm_ps ps, void *context)
+{
+	struct cm_conn *c;
+
+	for (uint32_t k = 0; k < CM_MAX_IDS; k++) {
+		uint32_t i = (cm->hint + k) % CM_MAX_IDS;
+
+		if (cm->tab[i])
+			continue;
+		c = rte_zmalloc("roce_cm_id", sizeof(*c), 0);
+		if (!c) {
+			rte_errno = ENOMEM;
+			return NULL;
+		}
+		cm->tab[i] = c;
+		cm->hint = (i + 1) % CM_MAX_IDS;
+		c->idx = i;
+		cm->gen = (cm->gen + 1) & ((1u << (32 - CM_IDX_BITS)) - 1);
+		if (cm->gen == 0)
+			cm->gen = 1;
+		c->local_comm_id = cm->gen << CM_IDX_BITS | i;
+		c->id.cm = cm;
+		c->id.context = context;
+		c->id.ps = ps;
+		c->state = CM_IDLE;
+		cm->state_cnt[CM_IDLE]++;
+		cm->st.ids++;
+		return c;
+	}
+	rte_errno = ENOSPC;
+	return NULL;
+}
+
+static void conn_free(struct cm_conn *c)
+{
+	struct roce_cm *cm = c->id.cm;
+
+	if (c->listener && (c->state == CM_REQ_RCVD || c->state == CM_SIDR_REQ_RCVD))
+		c->listener->pending--;
+	/* requests still waiting on a listener that goes away lose it */
+	for (uint32_t i = 0; i < CM_MAX_IDS; i++)
+		if (cm->tab[i] && cm->tab[i]->listener == c)
+			cm->tab[i]->listener = NULL;
+	purge_events(cm, &c->id);
+	cm->tab[c->idx] = NULL;
+	cm->st.ids--;
+	rte_free(c);
+}
+
+static struct cm_conn *conn_by_comm_id(struct roce_cm *cm, uint32_t local_comm_id)
+{
+	struct cm_conn *c = cm->tab[local_comm_id & (CM_MAX_IDS - 1)];
+
+	return c && c->local_comm_id == local_comm_id && c->state != CM_LISTEN ? c : NULL;
+}
+
+struct roce_cm_id *roce_cm_create_id(struct roce_cm *cm, enum roce_cm_ps ps, void *context)
+{
+	struct cm_conn *c;
+
+	if (!cm || (ps != ROCE_CM_PS_TCP && ps != ROCE_CM_PS_UDP)) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	c = conn_alloc(cm, ps, context);
+	return c ? &c->id : NULL;
+}
+
+static void qp_to_err(struct cm_conn *c)
+{
+	struct roce_qp_attr a;
+
+	if (!c->id.qp || roce_qp_state(c->id.qp) == ROCE_QPS_RESET ||
+	    roce_qp_state(c->id.qp) == ROCE_QPS_ERR)
+		return;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = ROCE_QPS_ERR;
+	roce_modify_qp(c->id.qp, &a, ROCE_QP_STATE);
+}
+
+int roce_cm_destroy_id(struct roce_cm_id *id)
+{
+	struct cm_conn *c = conn_of(id);
+
+	if (!id)
+		return -EINVAL;
+	switch (c->state) {
+	case CM_ESTABLISHED: {
+		struct roce_cm_msg m;
+
+		msg_init(&m, ROCE_CM_ATTR_DREQ, c->tid);
+		m.u.dreq.local_comm_id = c->local_comm_id;
+		m.u.dreq.remote_comm_id = c->remote_comm_id;
+		m.u.dreq.remote_qpn = c->id.remote_qpn;
+		send_msg(c, &m, false);
+		qp_to_err(c);
+		break;
+	}
+	case CM_REQ_RCVD:
+		send_rej(c, ROCE_CM_REJ_MSG_REQ, ROCE_CM_REJ_CONSUMER_DEFINED, NULL, 0);
+		break;
+	case CM_REQ_SENT:
+	case CM_MRA_RCVD:
+	case CM_REP_RCVD:
+		send_rej(c, c->state == CM_REP_RCVD ? ROCE_CM_REJ_MSG_REP : ROCE_CM_REJ_MSG_OTHER,
+			 ROCE_CM_REJ_TIMEOUT, NULL, 0);
+		qp_to_err(c);
+		break;
+	default:
+		break;
+	}
+	conn_free(c);
+	return 0;
+}
+
+int roce_cm_listen(struct roce_cm_id *id, uint16_t port, int backlog)
+{
+	struct cm_conn *c = conn_of(id);
+	struct roce_cm *cm;
+	uint64_t sid;
+
+	if (!id || c->state != CM_IDLE || backlog < 0)
+		return -EINVAL;
+	cm = id->cm;
+	sid = service_id(id->ps, port);
+	for (uint32_t i = 0; i < CM_MAX_IDS; i++)
+		if (cm->tab[i] && cm->tab[i]->state == CM_LISTEN && cm->tab[i]->service_id == sid)
+			return -EADDRINUSE;
+	c->service_id = sid;
+	c->backlog = backlog ? backlog : 128;
+	id->local_port = port;
+	id->local_ip = stk_iface_get(cm->dev->iface)->ip4;
+	set_state(c, CM_LISTEN);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ QP bring-up */
+
+static void fill_defaults(struct roce_cm_conn_param *d, const struct roce_cm_conn_param *p)
+{
+	memset(d, 0, sizeof(*d));
+	if (p)
+		*d = *p;
+	d->private_data = NULL;
+	d->private_data_len = 0;
+	if (!d->responder_resources)
+		d->responder_resources = ROCE_MAX_RD_ATOMIC;
+	if (!d->initiator_depth)
+		d->initiator_depth = ROCE_MAX_RD_ATOMIC;
+	d->responder_resources = RTE_MIN(d->responder_resources, ROCE_MAX_RD_ATOMIC);
+	d->initiator_depth = RTE_MIN(d->initiator_depth, ROCE_MAX_RD_ATOMIC);
+	if (!d->retry_count || d->retry_count > 7)
+		d->retry_count = 7;
+	if (!d->rnr_retry_count || d->rnr_retry_count > 7)
+		d->rnr_retry_count = 7;
+	if (!d->min_rnr_timer || d->min_rnr_timer > 31)
+		d->min_rnr_timer = 12;
+	if (!d->local_ack_timeout || d->local_ack_timeout > 31)
+		d->local_ack_timeout = 14;
+	if (!d->cm_response_timeout || d->cm_response_timeout > 31)
+		d->cm_response_timeout = 20;
+	if (!d->max_cm_retries || d->max_cm_retries > 15)
+		d->max_cm_retries = 15;
+}
+
+static int qp_init(struct cm_conn *c, struct roce_qp *qp, uint8_t responder_resources)
+{
+	struct roce_qp_attr a;
+	int mask = ROCE_QP_STATE | ROCE_QP_PKEY_INDEX | ROCE_QP_PORT;
+
+	if (roce_qp_state(qp) == ROCE_QPS_INIT)
+		return 0;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = ROCE_QPS_INIT;
+	a.port_num = 1;
+	if (c->id.ps == ROCE_CM_PS_UDP) {
+		a.qkey = c->p.qkey ? c->p.qkey : CM_RDMA_UDP_QKEY;
+		mask |= ROCE_QP_QKEY;
+	} else {
+		/* as ib_cm_init_qp_attr: READ and atomics only when we serve any */
+		a.qp_access_flags = ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE;
+		if (responder_resources)
+			a.qp_access_flags |= ROCE_ACCESS_REMOTE_READ | ROCE_ACCESS_REMOTE_ATOMIC;
+		mask |= ROCE_QP_ACCESS_FLAGS;
+	}
+	return roce_modify_qp(qp, &a, mask);
+}
+
+/* RTR then RTS for an RC QP from the negotiated values. */
+static int qp_connect(struct cm_conn *c, uint32_t rq_psn, uint32_t dest_qpn, uint8_t mtu,
+		      uint8_t max_dest_rd, uint8_t max_rd, uint8_t retry, uint8_t rnr_retry,
+		      uint8_t hop_limit, uint8_t tclass, uint32_t flow_label)
+{
+	struct roce_qp *qp = c->id.qp;
+	struct roce_qp_attr a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = ROCE_QPS_RTR;
+	a.path_mtu = (enum roce_mtu)mtu;
+	a.dest_qp_num = dest_qpn;
+	a.rq_psn = rq_psn;
+	a.max_dest_rd_atomic = max_dest_rd;
+	a.min_rnr_timer = c->p.min_rnr_timer;
+	a.ah_attr.dgid_ip = c->id.remote_ip;
+	a.ah_attr.sgid_ip = c->id.local_ip;
+	a.ah_attr.hop_limit = hop_limit;
+	a.ah_attr.dscp = tclass >> 2;
+	a.ah_attr.ecn = tclass & 3;
+	a.ah_attr.flow_label = flow_label;
+	rc = roce_modify_qp(qp, &a,
+			    ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU | ROCE_QP_DEST_QPN |
+				    ROCE_QP_RQ_PSN | ROCE_QP_MAX_DEST_RD_ATOMIC |
+				    ROCE_QP_MIN_RNR_TIMER);
+	if (rc)
+		return rc;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = ROCE_QPS_RTS;
+	a.sq_psn = c->local_psn;
+	a.timeout = c->p.local_ack_timeout;
+	a.retry_cnt = retry;
+	a.rnr_retry = rnr_retry;
+	a.max_rd_atomic = max_rd;
+	return roce_modify_qp(qp, &a,
+			      ROCE_QP_STATE | ROCE_QP_SQ_PSN | ROCE_QP_TIMEOUT | ROCE_QP_RETRY_CNT |
+				      ROCE_QP_RNR_RETRY | ROCE_QP_MAX_QP_RD_ATOMIC);
+}
+
+static int qp_ud_up(struct cm_conn *c, struct roce_qp *qp)
+{
+	struct roce_qp_attr a;
+	int rc;
+
+	if (roce_qp_state(qp) == ROCE_QPS_RTS)
+		return 0;
+	rc = qp_init(c, qp, 0);
+	if (rc)
+		return rc;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = ROCE_QPS_RTR;
+	rc = roce_modify_qp(qp, &a, ROCE_QP_STATE);
+	if (rc)
+		return rc;
+	a.qp_state = ROCE_QPS_RTS;
+	a.sq_psn = rte_rand() & ROCE_PSN_MASK;
+	return roce_modify_qp(qp, &a, ROCE_QP_STATE | ROCE_QP_SQ_PSN);
+}
+
+/* ------------------------------------------------------------------ active side */
+
+static uint64_t req_timeout(const struct cm_conn *c)
+{
+	/* IBA 12.4: the remote CM response time plus a round trip of packet life time */
+	return exp_cycles(c->id.cm, c->p.cm_response_timeout) +
+	       2 * exp_cycles(c->id.cm, CM_PLT_EXP);
+}
+
+int roce_cm_connect(struct roce_cm_id *id, const struct stk_ipaddr *dst, uint16_t port,
+		    struct roce_qp *qp, const struct roce_cm_conn_param *param)
+{
+	struct cm_conn *c = conn_of(id);
+	const struct stk_iface *ifc;
+	struct roce_cma_hdr h;
+	struct roce_cm_msg m;
+	struct roce_cm *cm;
+	size_t room;
+	int rc;
+
+	if (!id || !dst || c->state != CM_IDLE || (dst->family != 4 && dst->family != 6))
+		return -EINVAL;
+	cm = id->cm;
+	if (qp && roce_qp_state(qp) != ROCE_QPS_RESET &&
+	    !(id->ps == ROCE_CM_PS_UDP && roce_qp_state(qp) == ROCE_QPS_RTS))
+		return -EINVAL;
+	if (!qp &&
+	    (id->ps == ROCE_CM_PS_UDP || !param || !param->qp_num || param->qp_num > ROCE_QPN_MASK))
+		return -EINVAL;
+	room = (id->ps == ROCE_CM_PS_TCP ? sizeof(m.u.req.private_data)
+					 : sizeof(m.u.sidr_req.private_data)) -
+	       ROCE_CMA_HDR_LEN;
+	if (param && param->private_data_len > room)
+		return -EINVAL;
+	ifc = stk_iface_get(cm->dev->iface);
+	if (stk_iface_src_for(ifc, dst, &id->local_ip) != 0)
+		return -EADDRNOTAVAIL;
+	fill_defaults(&c->p, param);
+	id->remote_ip = *dst;
+	id->remote_port = port;
+	if (!id->local_port)
+		id->local_port = (uint16_t)(0x8000 | (rte_rand() & 0x7fff));
+	id->qp = qp;
+	c->service_id = service_id(id->ps, port);
+	c->tid = ((uint64_t)rte_rand() << 32) | c->local_comm_id;
+
+	memset(&h, 0, sizeof(h));
+	h.src_port = id->local_port;
+	h.src = id->local_ip;
+	h.dst = *dst;
+
+	if (id->ps == ROCE_CM_PS_UDP) {
+		rc = qp_ud_up(c, qp);
+		if (rc)
+			return -EINVAL;
+		msg_init(&m, ROCE_CM_ATTR_SIDR_REQ, c->tid);
+		m.u.sidr_req.request_id = c->local_comm_id;
+		m.u.sidr_req.pkey = 0xffff;
+		m.u.sidr_req.service_id = c->service_id;
+		roce_cma_hdr_encode(&h, m.u.sidr_req.private_data,
+				    sizeof(m.u.sidr_req.private_data));
+		if (param && param->private_data_len)
+			memcpy(m.u.sidr_req.private_data + ROCE_CMA_HDR_LEN, param->private_data,
+			       param->private_data_len);
+		set_state(c, CM_SIDR_REQ_SENT);
+		send_msg(c, &m, true);
+		arm(c, req_timeout(c), c->p.max_cm_retries);
+		return 0;
+	}
+
+	if (qp) {
+		rc = qp_init(c, qp, c->p.responder_resources);
+		if (rc)
+			return -EINVAL;
+		id->qp = qp;
+	}
+	c->local_psn = rte_rand() & ROCE_PSN_MASK;
+	msg_init(&m, ROCE_CM_ATTR_REQ, c->tid);
+	{
+		struct roce_cm_req *r = &m.u.req;
+
+		r->local_comm_id = c->local_comm_id;
+		r->service_id = c->service_id;
+		r->local_ca_guid = cm->guid;
+		r->local_qkey = 0;
+		r->local_qpn = qp ? roce_qp_num(qp) : param->qp_num;
+		r->responder_resources = c->p.responder_resources;
+		r->initiator_depth = c->p.initiator_depth;
+		r->remote_cm_resp_timeout = c->p.cm_response_timeout;
+		r->transport_type = 0; /* RC */
+		r->e2e_flow_ctrl = 1;
+		r->starting_psn = c->local_psn;
+		r->local_cm_resp_timeout = c->p.cm_response_timeout;
+		r->retry_count = c->p.retry_count;
+		r->pkey = 0xffff;
+		r->path_mtu = (uint8_t)mtu_code(cm->dev->max_path_mtu);
+		r->rnr_retry_count = c->p.rnr_retry_count;
+		r->max_cm_retries = c->p.max_cm_retries;
+		r->prim.local_lid = 0xffff;
+		r->prim.remote_lid = 0xffff;
+		roce_gid_from_ip(&id->local_ip, r->prim.local_gid);
+		roce_gid_from_ip(dst, r->prim.remote_gid);
+		r->prim.packet_rate = 3;
+		r->prim.traffic_class = (uint8_t)(ifc->dscp << 2);
+		r->prim.hop_limit = 64;
+		r->prim.sl = 0;
+		r->prim.subnet_local = 1;
+		r->prim.local_ack_timeout = c->p.local_ack_timeout;
+		roce_cma_hdr_encode(&h, r->private_data, sizeof(r->private_data));
+		if (param && param->private_data_len)
+			memcpy(r->private_data + ROCE_CMA_HDR_LEN, param->private_data,
+			       param->private_data_len);
+		c->req = *r;
+	}
+	set_state(c, CM_REQ_SENT);
+	send_msg(c, &m, true);
+	arm(c, req_timeout(c), c->p.max_cm_retries);
+	return 0;
+}
+
+static void send_rtu(struct cm_conn *c)
+{
+	struct roce_cm_msg m;
+
+	msg_init(&m, ROCE_CM_ATTR_RTU, c->tid);
+	m.u.rtu.local_comm_id = c->local_comm_id;
+	m.u.rtu.remote_comm_id = c->remote_comm_id;
+	send_msg(c, &m, false);
+}
+
+static void event_params(struct roce_cm_event *e, uint8_t rr, uint8_t id, uint8_t retry,
+			 uint8_t rnr, uint32_t qpn)
+{
+	e->responder_resources = rr;
+	e->initiator_depth = id;
+	e->retry_count = retry;
+	e->rnr_retry_count = rnr;
+	e->qp_num = qpn;
+}
+
+static struct roce_cm_event *last_event(struct roce_cm *cm)
+{
+	return &cm->ev[(cm->ev_head - 1) % CM_EVENTS];
+}
+
+/* Active side: REP accepted, bring the QP to RTS from it and send RTU. */
+static int active_finish(struct cm_conn *c)
+{
+	const struct roce_cm_rep *r = &c->rep;
+	int rc;
+
+	rc = qp_connect(c, r->starting_psn, r->local_qpn, c->req.path_mtu,
+			RTE_MIN(c->p.responder_resources, r->initiator_depth),
+			RTE_MIN(c->p.initiator_depth, r->responder_resources), c->p.retry_count,
+			r->rnr_retry_count, c->req.prim.hop_limit, c->req.prim.traffic_class,
+			c->req.prim.flow_label);
+	if (rc) {
+		send_rej(c, ROCE_CM_REJ_MSG_REP, ROCE_CM_REJ_CONSUMER_DEFINED, NULL, 0);
+		return rc;
+	}
+	send_rtu(c);
+	set_state(c, CM_ESTABLISHED);
+	post_event(c->id.cm, c, ROCE_CM_EVENT_ESTABLISHED, 0, r->private_data,
+		   sizeof(r->private_data));
+	event_params(last_event(c->id.cm), r->responder_resources, r->initiator_depth, 0,
+		     r->rnr_retry_count, r->local_qpn);
+	return 0;
+}
+
+static void on_rep(struct roce_cm *cm, const struct roce_cm_msg *m, const struct stk_ipaddr *src)
+{
+	const struct roce_cm_rep *r = &m->u.rep;
+	struct cm_conn *c = conn_by_comm_id(cm, r->remote_comm_id);
+
+	if (!c) {
+		/* IBA 12.9.8.3: a REP for no connection of ours is rejected */
+		cm->st.rx_drop_nomatch++;
+		send_rej_to(cm, src, m->tid, r->local_comm_id, r->remote_comm_id,
+			    ROCE_CM_REJ_MSG_REP, ROCE_CM_REJ_INVALID_COMM_ID);
+		return;
+	}
+	switch (c->state) {
+	case CM_REQ_SENT:
+	case CM_MRA_RCVD:
+		break;
+	case CM_ESTABLISHED:
+		/* our RTU was lost: the peer resends REP (IBA 12.9.8.3.2) */
+		if (r->local_comm_id == c->remote_comm_id) {
+			cm->st.rx_dup++;
+			send_rtu(c);
+		}
+		return;
+	default:
+		cm->st.rx_dup++;
+		return;
+	}
+	disarm(c);
+	c->have_mad = false;
+	c->rep = *r;
+	c->remote_comm_id = r->local_comm_id;
+	c->remote_guid = r->local_ca_guid;
+	c->id.remote_qpn = r->local_qpn;
+	if (!c->id.qp) {
+		set_state(c, CM_REP_RCVD);
+		post_event(cm, c, ROCE_CM_EVENT_CONNECT_RESPONSE, 0, r->private_data,
+			   sizeof(r->private_data));
+		event_params(last_event(cm), r->responder_resources, r->initiator_depth, 0,
+			     r->rnr_retry_count, r->local_qpn);
+		return;
+	}
+	if (active_finish(c) != 0) {
+		set_state(c, CM_IDLE);
+		qp_to_err(c);
+		post_event(cm, c, ROCE_CM_EVENT_REJECTED, ROCE_CM_REJ_CONSUMER_DEFINED, NULL, 0);
+	}
+}
+
+static void on_mra(struct roce_cm *cm, const struct roce_cm_msg *m)
+{
+	const struct roce_cm_mra *r = &m->u.mra;
+	struct cm_conn *c = conn_by_comm_id(cm, r->remote_comm_id);
+
+	if (!c) {
+		cm->st.rx_drop_nomatch++;
+		return;
+	}
+	/* IBA 12.6.6: the peer needs service_timeout more before it answers our REQ */
+	if (c->state == CM_REQ_SENT && r->msg_mraed == ROCE_CM_MRA_MSG_REQ) {
+		set_state(c, CM_MRA_RCVD);
+		arm(c, exp_cycles(cm, r->service_timeout) + 2 * exp_cycles(cm, CM_PLT_EXP),
+		    c->retries);
+	} else {
+		cm->st.rx_dup++;
+	}
+}
+
+/* ------------------------------------------------------------------ passive side */
+
+static struct cm_conn *listener_for(struct roce_cm *cm, uint64_t sid)
+{
+	for (uint32_t i = 0; i < CM_MAX_IDS; i++) {
+		struct cm_conn *l = cm->tab[i];
+
+		if (l && l->state == CM_LISTEN && l->service_id == sid)
+			return l;
+	}
+	return NULL;
+}
+
+/* a connection the peer already has with us: same remote comm ID from the same address */
+static struct cm_conn *conn_by_remote(struct roce_cm *cm, uint32_t remote_comm_id,
+				      const struct stk_ipaddr *src)
+{
+	for (uint32_t i = 0; i < CM_MAX_IDS; i++) {
+		struct cm_conn *c = cm->tab[i];
+
+		if (c && c->state != CM_LISTEN && c->state != CM_IDLE &&
+		    c->remote_comm_id == remote_comm_id && ip_eq(&c->id.remote_ip, src))
+			return c;
+	}
+	return NULL;
+}
+
+/* a connection in TimeWait with the same remote QP (IBA 12.9.8.3.1: stale connection) */
+static struct cm_conn *conn_timewait_qpn(struct roce_cm *cm, uint32_t qpn,
+					 const struct stk_ipaddr *src)
+{
+	for (uint32_t i = 0; i < CM_MAX_IDS; i++) {
+		struct cm_conn *c = cm->tab[i];
+
+		if (c && c->state == CM_TIMEWAIT && c->id.remote_qpn == qpn &&
+		    ip_eq(&c->id.remote_ip, src))
+			return c;
+	}
+	return NULL;
+}
+
+static void send_mra(struct cm_conn *c)
+{
+	struct roce_cm_msg m;
+
+	if (!c->mra_sent) {
+		msg_init(&m, ROCE_CM_ATTR_MRA, c->tid);
+		m.u.mra.local_comm_id = c->local_comm_id;
+		m.u.mra.remote_comm_id = c->remote_comm_id;
+		m.u.mra.msg_mraed = ROCE_CM_MRA_MSG_REQ;
+		m.u.mra.service_timeout = c->p.cm_response_timeout ? c->p.cm_response_timeout : 20;
+		if (roce_cm_encode(&m, c->mra, sizeof(c->mra)) != ROCE_MAD_LEN)
+			return;
+		c->mra_sent = true;
+	}
+	send_mad(c->id.cm, &c->id.remote_ip, &c->id.local_ip, c->mra);
+}
+
+static void on_req(struct roce_cm *cm, const struct roce_cm_msg *m, const struct stk_ipaddr *src,
+		   const struct stk_ipaddr *dst)
+{
+	const struct roce_cm_req *r = &m->u.req;
+	struct roce_cma_hdr h;
+	struct cm_conn *l, *c;
+
+	c = conn_by_remote(cm, r->local_comm_id, src);
+	if (c) {
+		cm->st.rx_dup++;
+		switch (c->state) {
+		case CM_REQ_RCVD:
+			send_mra(c); /* the user is slow to accept: ask for time */
+			break;
+		case CM_REP_SENT:
+			if (c->have_mad)
+				send_mad(cm, &c->id.remote_ip, &c->id.local_ip, c->mad);
+			break;
+		case CM_TIMEWAIT:
+			send_rej(c, ROCE_CM_REJ_MSG_REQ, ROCE_CM_REJ_STALE_CONN, NULL, 0);
+			cm->st.rej_stale++;
+			break;
+		default:
+			break;
+		}
+		return;
+	}
+	if (conn_timewait_qpn(cm, r->local_qpn, src)) {
+		cm->st.rej_stale++;
+		send_rej_to(cm, src, m->tid, r->local_comm_id, 0, ROCE_CM_REJ_MSG_REQ,
+			    ROCE_CM_REJ_STALE_CONN);
+		return;
+	}
+	l = listener_for(cm, r->service_id);
+	if (!l || l->id.ps != ROCE_CM_PS_TCP) {
+		cm->st.rej_no_listener++;
+		send_rej_to(cm, src, m->tid, r->local_comm_id, 0, ROCE_CM_REJ_MSG_REQ,
+			    ROCE_CM_REJ_INVALID_SERVICE_ID);
+		return;
+	}
+	if (r->transport_type != 0) {
+		send_rej_to(cm, src, m->tid, r->local_comm_id, 0, ROCE_CM_REJ_MSG_REQ,
+			    ROCE_CM_REJ_INVALID_TRANSPORT_TYPE);
+		return;
+	}
+	if (roce_cma_hdr_decode(r->private_data, sizeof(r->private_data), &h) != 0) {
+		/* not an RDMA CM peer: nothing to address it by */
+		send_rej_to(cm, src, m->tid, r->local_comm_id, 0, ROCE_CM_REJ_MSG_REQ,
+			    ROCE_CM_REJ_CONSUMER_DEFINED);
+		cm->st.rx_drop_bad++;
+		return;
+	}
+	if (l->pending >= l->backlog) {
+		cm->st.rej_backlog++;
+		send_rej_to(cm, src, m->tid, r->local_comm_id, 0, ROCE_CM_REJ_MSG_REQ,
+			    ROCE_CM_REJ_NO_RESOURCES);
+		return;
+	}
+	c = conn_alloc(cm, ROCE_CM_PS_TCP, l->id.context);
+	if (!c) {
+		cm->st.rej_backlog++;
+		send_rej_to(cm, src, m->tid, r->local_comm_id, 0, ROCE_CM_REJ_MSG_REQ,
+			    ROCE_CM_REJ_NO_RESOURCES);
+		return;
+	}
+	c->listener = l;
+	l->pending++;
+	c->req = *r;
+	c->tid = m->tid;
+	c->remote_comm_id = r->local_comm_id;
+	c->remote_guid = r->local_ca_guid;
+	c->service_id = r->service_id;
+	c->id.remote_ip = *src;
+	c->id.local_ip = *dst;
+	c->id.remote_port = h.src_port;
+	c->id.local_port = l->id.local_port;
+	c->id.remote_qpn = r->local_qpn;
+	set_state(c, CM_REQ_RCVD);
+	post_event(cm, c, ROCE_CM_EVENT_CONNECT_REQUEST, 0, r->private_data + ROCE_CMA_HDR_LEN,
+		   sizeof(r->private_data) - ROCE_CMA_HDR_LEN);
+	event_params(last_event(cm), r->responder_resources, r->initiator_depth, r->retry_count,
+		     r->rnr_retry_count, r->local_qpn);
+}
+
+static int accept_rc(struct cm_conn *c, struct roce_qp *qp, const struct roce_cm_conn_param *p)
+{
+	struct roce_cm *cm = c->id.cm;
+	const struct roce_cm_req *r = &c->req;
+	struct roce_cm_msg m;
+	uint8_t rr, idepth, mtu;
+	int rc;
+
+	if (!qp || roce_qp_state(qp) != ROCE_QPS_RESET || (p && p->private_data_len > 196))
+		return -EINVAL;
+	fill_defaults(&c->p, p);
+	/* never promise more than the peer asked for or can take */
+	rr = RTE_MIN(c->p.responder_resources, r->initiator_depth);
+	idepth = RTE_MIN(c->p.initiator_depth, r->responder_resources);
+	mtu = (uint8_t)RTE_MIN(r->path_mtu, mtu_code(cm->dev->max_path_mtu));
+	c->id.qp = qp;
+	c->local_psn = rte_rand() & ROCE_PSN_MASK;
+	c->p.local_ack_timeout =
+		r->prim.local_ack_timeout ? r->prim.local_ack_timeout : c->p.local_ack_timeout;
+	c->req.path_mtu = mtu;
+	rc = qp_init(c, qp, rr);
+	if (rc == 0)
+		rc = qp_connect(c, r->starting_psn, r->local_qpn, mtu, rr, idepth, r->retry_count,
+				r->rnr_retry_count, r->prim.hop_limit, r->prim.traffic_class,
+				r->prim.flow_label);
+	if (rc) {
+		c->id.qp = NULL;
+		return -EIO;
+	}
+	msg_init(&m, ROCE_CM_ATTR_REP, c->tid);
+	m.u.rep.local_comm_id = c->local_comm_id;
+	m.u.rep.remote_comm_id = c->remote_comm_id;
+	m.u.rep.local_qkey = 0;
+	m.u.rep.local_qpn = roce_qp_num(qp);
+	m.u.rep.starting_psn = c->local_psn;
+	m.u.rep.responder_resources = rr;
+	m.u.rep.initiator_depth = idepth;
+	m.u.rep.target_ack_delay = 0;
+	m.u.rep.failover_accepted = 0;
+	m.u.rep.e2e_flow_ctrl = 1;
+	m.u.rep.rnr_retry_count = c->p.rnr_retry_count;
+	m.u.rep.srq = 0;
+	m.u.rep.local_ca_guid = cm->guid;
+	if (p && p->private_data_len)
+		memcpy(m.u.rep.private_data, p->private_data, p->private_data_len);
+	c->rep = m.u.rep;
+	if (c->listener)
+		c->listener->pending--;
+	c->listener = NULL;
+	set_state(c, CM_REP_SENT);
+	send_msg(c, &m, true);
+	/* the active side promised to answer within its local CM response timeout */
+	arm(c, exp_cycles(cm, r->local_cm_resp_timeout) + 2 * exp_cycles(cm, CM_PLT_EXP),
+	    RTE_MIN(c->p.max_cm_retries, r->max_cm_retries));
+	return 0;
+}
+
+static void on_rtu(struct roce_cm *cm, const struct roce_cm_msg *m)
+{
+	struct cm_conn *c = conn_by_comm_id(cm, m->u.rtu.remote_comm_id);
+
+	if (!c) {
+		cm->st.rx_drop_nomatch++;
+		return;
+	}
+	if (c->state != CM_REP_SENT || m->u.rtu.local_comm_id != c->remote_comm_id) {
+		cm->st.rx_dup++;
+		return;
+	}
+	disarm(c);
+	c->have_mad = false;
+	set_state(c, CM_ESTABLISHED);
+	post_event(cm, c, ROCE_CM_EVENT_ESTABLISHED, 0, m->u.rtu.private_data,
+		   sizeof(m->u.rtu.private_data));
+	event_params(last_event(cm), c->rep.responder_resources, c->rep.initiator_depth,
+		     c->req.retry_count, c->req.rnr_retry_count, c->id.remote_qpn);
+}
+
+static void on_rej(struct roce_cm *cm, const struct roce_cm_msg *m)
+{
+	const struct roce_cm_rej *r = &m->u.rej;
+	struct cm_conn *c = conn_by_comm_id(cm, r->remote_comm_id);
+
+	if (!c) {
+		cm->st.rx_drop_nomatch++;
+		return;
+	}
+	switch (c->state) {
+	case CM_REQ_SENT:
+	case CM_MRA_RCVD:
+	case CM_REP_SENT:
+	case CM_REP_RCVD:
+	case CM_ESTABLISHED:
+		break;
+	default:
+		cm->st.rx_dup++;
+		return;
+	}
+	disarm(c);
+	c->have_mad = false;
+	qp_to_err(c);
+	set_state(c, CM_IDLE);
+	post_event(cm, c, ROCE_CM_EVENT_REJECTED, r->reason, r->private_data,
+		   sizeof(r->private_data));
+}
+
+int roce_cm_accept(struct roce_cm_id *id, struct roce_qp *qp, const struct roce_cm_conn_param *p)
+{
+	struct cm_conn *c = conn_of(id);
+
+	if (!id)
+		return -EINVAL;
+	switch (c->state) {
+	case CM_REQ_RCVD:
+		return accept_rc(c, qp, p);
+	case CM_REP_RCVD: {
+		int rc;
+
+		if (!qp || roce_qp_state(qp) != ROCE_QPS_RESET ||
+		    roce_qp_num(qp) != c->req.local_qpn)
+			return -EINVAL;
+		c->id.qp = qp;
+		rc = qp_init(c, qp, c->p.responder_resources);
+		if (rc == 0)
+			rc = active_finish(c);
+		if (rc) {
+			c->id.qp = NULL;
+			return -EIO;
+		}
+		return 0;
+	}
+	case CM_SIDR_REQ_RCVD: {
+		struct roce_cm_msg m;
+		struct roce_qp_attr a;
+		struct roce_qp_init_attr ia;
+
+		if (!qp || (p && p->private_data_len > sizeof(m.u.sidr_rep.private_data)))
+			return -EINVAL;
+		fill_defaults(&c->p, p);
+		if (qp_ud_up(c, qp) != 0 || roce_query_qp(qp, &a, &ia) != 0)
+			return -EIO;
+		msg_init(&m, ROCE_CM_ATTR_SIDR_REP, c->tid);
+		m.u.sidr_rep.request_id = c->remote_comm_id;
+		m.u.sidr_rep.status = ROCE_CM_SIDR_SUCCESS;
+		m.u.sidr_rep.qpn = roce_qp_num(qp);
+		m.u.sidr_rep.service_id = c->service_id;
+		m.u.sidr_rep.qkey = p && p->qkey ? p->qkey : a.qkey;
+		if (p && p->private_data_len)
+			memcpy(m.u.sidr_rep.private_data, p->private_data, p->private_data_len);
+		c->id.qp = qp;
+		if (c->listener)
+			c->listener->pending--;
+		c->listener = NULL;
+		send_msg(c, &m, true); /* kept: a repeated SIDR_REQ gets it again */
+		set_state(c, CM_IDLE);
+		return 0;
+	}
+	default:
+		return -EINVAL;
+	}
+}
+
+int roce_cm_reject(struct roce_cm_id *id, const void *private_data, uint8_t len)
+{
+	struct cm_conn *c = conn_of(id);
+
+	if (!id)
+		return -EINVAL;
+	if (c->state == CM_REQ_RCVD || c->state == CM_REP_RCVD) {
+		if (len > 148)
+			return -EINVAL;
+		send_rej(c, c->state == CM_REQ_RCVD ? ROCE_CM_REJ_MSG_REQ : ROCE_CM_REJ_MSG_REP,
+			 ROCE_CM_REJ_CONSUMER_DEFINED, private_data, len);
+	} else if (c->state == CM_SIDR_REQ_RCVD) {
+		struct roce_cm_msg m;
+
+		msg_init(&m, ROCE_CM_ATTR_SIDR_REP, c->tid);
+		m.u.sidr_rep.request_id = c->remote_comm_id;
+		m.u.sidr_rep.status = ROCE_CM_SIDR_REJECT;
+		m.u.sidr_rep.service_id = c->service_id;
+		if (private_data && len)
+			memcpy(m.u.sidr_rep.private_data, private_data,
+			       RTE_MIN(len, sizeof(m.u.sidr_rep.private_data)));
+		send_msg(c, &m, true);
+	} else {
+		return -EINVAL;
+	}
+	if (c->listener)
+		c->listener->pending--;
+	c->listener = NULL;
+	qp_to_err(c);
+	set_state(c, CM_IDLE);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ SIDR */
+
+static void on_sidr_req(struct roce_cm *cm, const struct roce_cm_msg *m,
+			const struct stk_ipaddr *src, const struct stk_ipaddr *dst)
+{
+	const struct roce_cm_sidr_req *r = &m->u.sidr_req;
+	struct roce_cma_hdr h;
+	struct cm_conn *l, *c;
+
+	/* a repeat gets the SIDR_REP we sent, or nothing while the user decides */
+	for (uint32_t i = 0; i < CM_MAX_IDS; i++) {
+		c = cm->tab[i];
+		if (c && c->id.ps == ROCE_CM_PS_UDP && c->state != CM_LISTEN &&
+		    c->remote_comm_id == r->request_id && c->tid == m->tid &&
+		    ip_eq(&c->id.remote_ip, src)) {
+			cm->st.rx_dup++;
+			if (c->have_mad)
+				send_mad(cm, src, dst, c->mad);
+			return;
+		}
+	}
+	l = listener_for(cm, r->service_id);
+	if (!l || l->id.ps != ROCE_CM_PS_UDP ||
+	    roce_cma_hdr_decode(r->private_data, sizeof(r->private_data), &h) != 0 ||
+	    l->pending >= l->backlog || !(c = conn_alloc(cm, ROCE_CM_PS_UDP, l->id.context))) {
+		struct roce_cm_msg rep;
+		uint8_t mad[ROCE_MAD_LEN];
+
+		msg_init(&rep, ROCE_CM_ATTR_SIDR_REP, m->tid);
+		rep.u.sidr_rep.request_id = r->request_id;
+		rep.u.sidr_rep.status = l ? ROCE_CM_SIDR_NO_QP : ROCE_CM_SIDR_UNSUPPORTED;
+		rep.u.sidr_rep.service_id = r->service_id;
+		if (l)
+			cm->st.rej_backlog++;
+		else
+			cm->st.rej_no_listener++;
+		if (roce_cm_encode(&rep, mad, sizeof(mad)) == ROCE_MAD_LEN)
+			send_mad(cm, src, dst, mad);
+		return;
+	}
+	c->listener = l;
+	l->pending++;
+	c->tid = m->tid;
+	c->remote_comm_id = r->request_id;
+	c->service_id = r->service_id;
+	c->id.remote_ip = *src;
+	c->id.local_ip = *dst;
+	c->id.remote_port = h.src_port;
+	c->id.local_port = l->id.local_port;
+	set_state(c, CM_SIDR_REQ_RCVD);
+	post_event(cm, c, ROCE_CM_EVENT_CONNECT_REQUEST, 0, r->private_data + ROCE_CMA_HDR_LEN,
+		   sizeof(r->private_data) - ROCE_CMA_HDR_LEN);
+}
+
+static void on_sidr_rep(struct roce_cm *cm, const struct roce_cm_msg *m)
+{
+	const struct roce_cm_sidr_rep *r = &m->u.sidr_rep;
+	struct cm_conn *c = conn_by_comm_id(cm, r->request_id);
+
+	if (!c || c->state != CM_SIDR_REQ_SENT) {
+		if (c)
+			cm->st.rx_dup++;
+		else
+			cm->st.rx_drop_nomatch++;
+		return;
+	}
+	disarm(c);
+	c->have_mad = false;
+	set_state(c, CM_IDLE);
+	if (r->status != ROCE_CM_SIDR_SUCCESS) {
+		post_event(cm, c, ROCE_CM_EVENT_UNREACHABLE, r->status, r->private_data,
+			   sizeof(r->private_data));
+		return;
+	}
+	c->id.remote_qpn = r->qpn;
+	c->id.remote_qkey = r->qkey;
+	post_event(cm, c, ROCE_CM_EVENT_ESTABLISHED, 0, r->private_data, sizeof(r->private_data));
+	last_event(cm)->qp_num = r->qpn;
+	last_event(cm)->qkey = r->qkey;
+}
+
+/* ------------------------------------------------------------------ disconnect */
+
+static uint64_t timewait_cycles(const struct cm_conn *c)
+{
+	/* IBA 12.9.8.4: long enough for the peer's packets in flight to die */
+	return 2 * exp_cycles(c->id.cm, CM_PLT_EXP) + exp_cycles(c->id.cm, c->p.local_ack_timeout);
+}
+
+static void enter_timewait(struct cm_conn *c)
+{
+	qp_to_err(c);
+	set_state(c, CM_TIMEWAIT);
+	c->have_mad = false;
+	arm(c, timewait_cycles(c), 0);
+}
+
+int roce_cm_disconnect(struct roce_cm_id *id)
+{
+	struct cm_conn *c = conn_of(id);
+	struct roce_cm_msg m;
+
+	if (!id || (c->state != CM_ESTABLISHED && c->state != CM_REP_SENT))
+		return -EINVAL;
+	msg_init(&m, ROCE_CM_ATTR_DREQ, ((uint64_t)rte_rand() << 32) | c->local_comm_id);
+	m.u.dreq.local_comm_id = c->local_comm_id;
+	m.u.dreq.remote_comm_id = c->remote_comm_id;
+	m.u.dreq.remote_qpn = c->id.remote_qpn;
+	qp_to_err(c);
+	set_state(c, CM_DREQ_SENT);
+	send_msg(c, &m, true);
+	arm(c, exp_cycles(id->cm, c->p.cm_response_timeout) + 2 * exp_cycles(id->cm, CM_PLT_EXP),
+	    c->p.max_cm_retries);
+	return 0;
+}
+
+static void send_drep(struct roce_cm *cm, const struct stk_ipaddr *dst,
+		      const struct stk_ipaddr *src, uint64_t tid, uint32_t local_comm_id,
+		      uint32_t remote_comm_id)
+{
+	struct roce_cm_msg m;
+	uint8_t mad[ROCE_MAD_LEN];
+
+	msg_init(&m, ROCE_CM_ATTR_DREP, tid);
+	m.u.drep.local_comm_id = local_comm_id;
+	m.u.drep.remote_comm_id = remote_comm_id;
+	if (roce_cm_encode(&m, mad, sizeof(mad)) == ROCE_MAD_LEN)
+		send_mad(cm, dst, src, mad);
+}
+
+static void on_dreq(struct roce_cm *cm, const struct roce_cm_msg *m, const struct stk_ipaddr *src)
+{
+	const struct roce_cm_dreq *r = &m->u.dreq;
+	struct cm_conn *c = conn_by_comm_id(cm, r->remote_comm_id);
+
+	if (!c || c->remote_comm_id != r->local_comm_id) {
+		/* IBA C12-24: DREP even when we know nothing of the connection */
+		cm->st.rx_drop_nomatch++;
+		send_drep(cm, src, NULL, m->tid, r->remote_comm_id, r->local_comm_id);
+		return;
+	}
+	send_drep(cm, &c->id.remote_ip, &c->id.local_ip, m->tid, c->local_comm_id,
+		  c->remote_comm_id);
+	switch (c->state) {
+	case CM_ESTABLISHED:
+	case CM_REP_SENT:
+	case CM_DREQ_SENT:
+		post_event(cm, c, ROCE_CM_EVENT_DISCONNECTED, 0, r->private_data,
+			   sizeof(r->private_data));
+		enter_timewait(c);
+		break;
+	default:
+		cm->st.rx_dup++; /* TimeWait: the DREP above was the answer */
+		break;
+	}
+}
+
+static void on_drep(struct roce_cm *cm, const struct roce_cm_msg *m)
+{
+	struct cm_conn *c = conn_by_comm_id(cm, m->u.drep.remote_comm_id);
+
+	if (!c) {
+		cm->st.rx_drop_nomatch++;
+		return;
+	}
+	if (c->state != CM_DREQ_SENT) {
+		cm->st.rx_dup++;
+		return;
+	}
+	post_event(cm, c, ROCE_CM_EVENT_DISCONNECTED, 0, m->u.drep.private_data,
+		   sizeof(m->u.drep.private_data));
+	enter_timewait(c);
+}
+
+/* ------------------------------------------------------------------ timers */
+
+static void expire(struct cm_conn *c)
+{
+	struct roce_cm *cm = c->id.cm;
+
+	if (c->retries && c->have_mad &&
+	    (c->state == CM_REQ_SENT || c->state == CM_MRA_RCVD || c->state == CM_REP_SENT ||
+	     c->state == CM_DREQ_SENT || c->state == CM_SIDR_REQ_SENT)) {
+		if (c->state == CM_MRA_RCVD)
+			set_state(c, CM_REQ_SENT);
+		cm->st.retransmits++;
+		send_mad(cm, &c->id.remote_ip, &c->id.local_ip, c->mad);
+		arm(c, c->timeout, (uint8_t)(c->retries - 1));
+		return;
+	}
+	disarm(c);
+	c->have_mad = false;
+	switch (c->state) {
+	case CM_REQ_SENT:
+	case CM_MRA_RCVD:
+		/* IBA 12.9.6: out of retries, tell the peer (REJ timeout) and give up */
+		send_rej(c, ROCE_CM_REJ_MSG_OTHER, ROCE_CM_REJ_TIMEOUT, NULL, 0);
+		qp_to_err(c);
+		set_state(c, CM_IDLE);
+		post_event(cm, c, ROCE_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL, 0);
+		break;
+	case CM_REP_SENT:
+		send_rej(c, ROCE_CM_REJ_MSG_REP, ROCE_CM_REJ_TIMEOUT, NULL, 0);
+		qp_to_err(c);
+		set_state(c, CM_IDLE);
+		post_event(cm, c, ROCE_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL, 0);
+		break;
+	case CM_SIDR_REQ_SENT:
+		set_state(c, CM_IDLE);
+		post_event(cm, c, ROCE_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL, 0);
+		break;
+	case CM_DREQ_SENT:
+		/* the peer is gone: disconnected all the same */
+		post_event(cm, c, ROCE_CM_EVENT_DISCONNECTED, -ETIMEDOUT, NULL, 0);
+		enter_timewait(c);
+		break;
+	case CM_TIMEWAIT:
+		set_state(c, CM_IDLE);
+		post_event(cm, c, ROCE_CM_EVENT_TIMEWAIT_EXIT, 0, NULL, 0);
+		break;
+	default:
+		break;
+	}
+}
+
+static void run_timers(struct roce_cm *cm, uint64_t now)
+{
+	uint64_t next = 0;
+
+	if (!cm->next_deadline || now < cm->next_deadline)
+		return;
+	for (uint32_t i = 0; i < CM_MAX_IDS; i++) {
+		struct cm_conn *c = cm->tab[i];
+
+		if (!c || !c->deadline)
+			continue;
+		if (c->deadline <= now)
+			expire(c);
+		if (cm->tab[i] == c && c->deadline && (!next || c->deadline < next))
+			next = c->deadline;
+	}
+	cm->next_deadline = next;
+}
+
+/* ------------------------------------------------------------------ receive */
+
+static void repost(struct roce_cm *cm, uint32_t slot)
+{
+	struct roce_recv_wr wr, *bad;
+	struct roce_sge sge;
+
+	sge.addr = (uintptr_t)(cm->buf + (size_t)slot * CM_SLOT);
+	sge.length = CM_SLOT;
+	sge.lkey = cm->mr->lkey;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = slot;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	roce_post_recv(cm->qp1, &wr, &bad);
+}
+
+/* The source and destination IP of a received MAD, from the GRH area (rdma-core's layout:
+ * an IPv4 header in the last 20 bytes, or the IPv6 header). */
+static int grh_addrs(const uint8_t *grh, struct stk_ipaddr *src, struct stk_ipaddr *dst)
+{
+	memset(src, 0, sizeof(*src));
+	memset(dst, 0, sizeof(*dst));
+	if ((grh[20] >> 4) == 4) {
+		src->family = dst->family = 4;
+		memcpy(&src->v4, grh + 20 + 12, 4);
+		memcpy(&dst->v4, grh + 20 + 16, 4);
+		return 0;
+	}
+	if ((grh[0] >> 4) == 6) {
+		src->family = dst->family = 6;
+		memcpy(src->v6, grh + 8, 16);
+		memcpy(dst->v6, grh + 24, 16);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void mad_in(struct roce_cm *cm, const uint8_t *slot, uint32_t len)
+{
+	struct stk_ipaddr src, dst;
+	struct roce_cm_msg m;
+	int rc;
+
+	cm->st.rx_mads++;
+	if (len < ROCE_GRH_LEN + ROCE_MAD_LEN || grh_addrs(slot, &src, &dst) != 0) {
+		cm->st.rx_drop_bad++;
+		return;
+	}
+	rc = roce_cm_decode(slot + ROCE_GRH_LEN, len - ROCE_GRH_LEN, &m);
+	if (rc != 0) {
+		uint8_t resp[ROCE_MAD_LEN];
+
+		/* IBA 13.4.9: a Get/Set we cannot serve is answered with a status; anything
+		 * else (Sends, responses, other classes) is dropped and counted */
+		uint16_t status = roce_cm_mad_status(slot + ROCE_GRH_LEN, len - ROCE_GRH_LEN);
+
+		if (status && roce_mad_error_resp(slot + ROCE_GRH_LEN, len - ROCE_GRH_LEN, status,
+						  resp, sizeof(resp)) == ROCE_MAD_LEN)
+			send_mad(cm, &src, &dst, resp);
+		cm->st.rx_drop_bad++;
+		return;
+	}
+	switch (m.attr_id) {
+	case ROCE_CM_ATTR_REQ:
+		on_req(cm, &m, &src, &dst);
+		break;
+	case ROCE_CM_ATTR_MRA:
+		on_mra(cm, &m);
+		break;
+	case ROCE_CM_ATTR_REJ:
+		on_rej(cm, &m);
+		break;
+	case ROCE_CM_ATTR_REP:
+		on_rep(cm, &m, &src);
+		break;
+	case ROCE_CM_ATTR_RTU:
+		on_rtu(cm, &m);
+		break;
+	case ROCE_CM_ATTR_DREQ:
+		on_dreq(cm, &m, &src);
+		break;
+	case ROCE_CM_ATTR_DREP:
+		on_drep(cm, &m);
+		break;
+	case ROCE_CM_ATTR_SIDR_REQ:
+		on_sidr_req(cm, &m, &src, &dst);
+		break;
+	case ROCE_CM_ATTR_SIDR_REP:
+		on_sidr_rep(cm, &m);
+		break;
+	default:
+		cm->st.rx_drop_bad++;
+		break;
+	}
+}
+
+void roce_cm_tick(struct roce_cm *cm, uint64_t now)
+{
+	struct roce_wc wc[16];
+	int n;
+
+	while ((n = roce_poll_cq(cm->cq, RTE_DIM(wc), wc)) > 0) {
+		for (int i = 0; i < n; i++) {
+			if (wc[i].opcode == ROCE_WC_RECV) {
+				uint32_t slot = (uint32_t)wc[i].wr_id;
+
+				if (wc[i].status == ROCE_WC_SUCCESS)
+					mad_in(cm, cm->buf + (size_t)slot * CM_SLOT,
+					       wc[i].byte_len);
+				else
+					cm->st.rx_drop_bad++;
+				repost(cm, slot);
+			} else if (wc[i].wr_id) {
+				roce_destroy_ah((struct roce_ah *)(uintptr_t)wc[i].wr_id);
+			}
+		}
+	}
+	run_timers(cm, now);
+}
+
+/* ------------------------------------------------------------------ life cycle */
+
+struct roce_cm *roce_cm_open(struct roce_dev *dev)
+{
+	struct roce_qp_init_attr init;
+	struct roce_qp_attr a;
+	struct roce_cm *cm;
+
+	if (!dev) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (dev->cm) {
+		rte_errno = EEXIST;
+		return NULL;
+	}
+	cm = rte_zmalloc("roce_cm", sizeof(*cm), RTE_CACHE_LINE_SIZE);
+	if (!cm) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	cm->dev = dev;
+	cm->hz = rte_get_tsc_hz();
+	cm->gen = (uint32_t)rte_rand();
+	cm->guid = guid_of(&stk_iface_get(dev->iface)->mac);
+	cm->buf = rte_zmalloc("roce_cm_buf", (size_t)CM_RECV_SLOTS * CM_SLOT, 64);
+	cm->pd = roce_alloc_pd(dev);
+	cm->cq = roce_create_cq(dev, CM_RECV_SLOTS + CM_SEND_DEPTH);
+	if (!cm->buf || !cm->pd || !cm->cq)
+		goto fail;
+	cm->mr = roce_reg_mr(cm->pd, cm->buf, (size_t)CM_RECV_SLOTS * CM_SLOT, (uintptr_t)cm->buf,
+			     ROCE_ACCESS_LOCAL_WRITE);
+	if (!cm->mr)
+		goto fail;
+	memset(&init, 0, sizeof(init));
+	init.send_cq = init.recv_cq = cm->cq;
+	init.qp_type = ROCE_QPT_GSI;
+	init.cap.max_send_wr = CM_SEND_DEPTH;
+	init.cap.max_recv_wr = CM_RECV_SLOTS;
+	init.cap.max_send_sge = 1;
+	init.cap.max_recv_sge = 1;
+	init.cap.max_inline_data = ROCE_MAD_LEN;
+	cm->qp1 = roce_create_qp(cm->pd, &init);
+	if (!cm->qp1)
+		goto fail;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = ROCE_QPS_INIT;
+	a.qkey = ROCE_GSI_QKEY;
+	a.port_num = 1;
+	if (roce_modify_qp(cm->qp1, &a,
+			   ROCE_QP_STATE | ROCE_QP_QKEY | ROCE_QP_PKEY_INDEX | ROCE_QP_PORT) != 0)
+		goto fail;
+	a.qp_state = ROCE_QPS_RTR;
+	if (roce_modify_qp(cm->qp1, &a, ROCE_QP_STATE) != 0)
+		goto fail;
+	a.qp_state = ROCE_QPS_RTS;
+	a.sq_psn = 0;
+	if (roce_modify_qp(cm->qp1, &a, ROCE_QP_STATE | ROCE_QP_SQ_PSN) != 0)
+		goto fail;
+	for (uint32_t i = 0; i < CM_RECV_SLOTS; i++)
+		repost(cm, i);
+	dev->cm = cm;
+	return cm;
+fail:
+	if (cm->qp1)
+		roce_destroy_qp(cm->qp1);
+	if (cm->mr)
+		roce_dereg_mr(cm->mr);
+	if (cm->cq)
+		roce_destroy_cq(cm->cq);
+	if (cm->pd)
+		roce_dealloc_pd(cm->pd);
+	rte_free(cm->buf);
+	rte_free(cm);
+	rte_errno = ENOMEM;
+	return NULL;
+}
+
+int roce_cm_close(struct roce_cm *cm)
+{
+	struct roce_wc wc[16];
+
+	if (!cm)
+		return -EINVAL;
+	if (cm->st.ids)
+		return -EBUSY;
+	cm->dev->cm = NULL;
+	/* ERR flushes the sends that never went out: their address handles come back */
+	{
+		struct roce_qp_attr a = {.qp_state = ROCE_QPS_ERR};
+
+		roce_modify_qp(cm->qp1, &a, ROCE_QP_STATE);
+	}
+	for (int n; (n = roce_poll_cq(cm->cq, RTE_DIM(wc), wc)) > 0;)
+		for (int i = 0; i < n; i++)
+			if (wc[i].opcode != ROCE_WC_RECV && wc[i].wr_id)
+				roce_destroy_ah((struct roce_ah *)(uintptr_t)wc[i].wr_id);
+	roce_destroy_qp(cm->qp1);
+	roce_dereg_mr(cm->mr);
+	roce_destroy_cq(cm->cq);
+	roce_dealloc_pd(cm->pd);
+	rte_free(cm->buf);
+	rte_free(cm);
+	return 0;
+}
+
+struct roce_cm *roce_cm_of(struct roce_dev *dev)
+{
+	return dev ? dev->cm : NULL;
+}
+
+void roce_cm_stats(const struct roce_cm *cm, struct roce_cm_stats *s)
+{
+	*s = cm->st;
+}
+
+void roce_cm_telemetry(const struct roce_cm *cm, struct rte_tel_data *d)
+{
+	static const char *const names[] = {"ids",	     "rx_mads",	    "tx_mads",
+					    "retransmits",   "rx_drop_bad", "rx_drop_nomatch",
+					    "rx_dup",	     "rej_sent",    "rej_no_listener",
+					    "rej_backlog",   "rej_stale",   "events",
+					    "events_dropped"};
+	const uint64_t *v = (const uint64_t *)&cm->st;
+	char key[40];
+
+	_Static_assert(sizeof(struct roce_cm_stats) == sizeof(names) / sizeof(names[0]) * 8,
+		       "one name per counter");
+	rte_tel_data_start_dict(d);
+	for (unsigned i = 0; i < RTE_DIM(names); i++)
+		rte_tel_data_add_dict_u64(d, names[i], v[i]);
+	/* how often each state was entered (STYLE 4: the setter counts) */
+	for (unsigned i = 0; i < CM_NUM_STATES; i++) {
+		snprintf(key, sizeof(key), "entered_%s", cm_state_names[i]);
+		rte_tel_data_add_dict_u64(d, key, cm->state_cnt[i]);
+	}
+}

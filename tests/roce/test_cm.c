@@ -1,0 +1,908 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_cm.c - the connection manager end to end: two devices back to back over crossed
+ * net_ring ports in one process (as test_rc.c), each with its CM on QP1. Connect, accept,
+ * private data both ways, data over the connected QPs, disconnect and TimeWait; a REQ to a
+ * port with no listener (REJ, invalid service ID); a consumer reject; lost REP and lost RTU
+ * recovered by retransmission (the stack's impairment layer drops them); every MAD
+ * duplicated; stray and out-of-order MADs; a peer that vanishes (DREQ unanswered ->
+ * DISCONNECTED, TIMEWAIT_EXIT, QP flushed); a REQ flood against a small backlog (bounded, with
+ * the rejects counted); SIDR for UD services; 1000 connect/disconnect cycles. Teardown checks
+ * that identifiers, QPs, MRs and mbufs are all back to zero.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "roce_cm.h"
+#include "roce_cm_wire.h"
+#include "roce_verbs.h"
+#include "stk_impair.h"
+#include "stk_lcore.h"
+#include "stk_stack.h"
+
+#define BUF (1u << 20)
+
+static struct rte_mempool *pool;
+static struct stk_lcore *lc;
+static uint16_t port[2];
+static unsigned base_in_use;
+
+struct side {
+	struct roce_dev *dev;
+	struct roce_cm *cm;
+	struct roce_pd *pd;
+	struct roce_cq *cq;
+	uint8_t *buf;
+	struct roce_mr *mr;
+};
+static struct side s[2];
+static struct stk_ipaddr ip[2];
+/* each test listens on a port of its own, so one failure does not cascade into the next */
+static uint16_t PORT = 7470;
+
+static int next_port(void **st)
+{
+	(void)st;
+	PORT++;
+	return 0;
+}
+
+/* short CM timers so that retransmission tests take a fraction of a second per try */
+static const struct roce_cm_conn_param fast = {
+	.cm_response_timeout = 14, .max_cm_retries = 4, .local_ack_timeout = 12, .retry_count = 2};
+
+static void drive(unsigned iters)
+{
+	for (unsigned i = 0; i < iters; i++)
+		stk_lcore_poll(lc);
+}
+
+/* Poll until side @k has a CM event (bounded: 10 s). @return 0, or -1 on timeout. */
+static int wait_event(int k, struct roce_cm_event *ev)
+{
+	uint64_t end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+
+	while (rte_get_tsc_cycles() < end) {
+		if (roce_cm_get_event(s[k].cm, ev) == 0)
+			return 0;
+		stk_lcore_poll(lc);
+	}
+	return -1;
+}
+
+static void expect_event(int k, enum roce_cm_event_type t, struct roce_cm_event *ev)
+{
+	if (wait_event(k, ev) != 0)
+		fail_msg("side %d: no event, expected %s", k, roce_cm_event_str(t));
+	if (ev->event != t)
+		fail_msg("side %d: event %s (status %d), expected %s", k,
+			 roce_cm_event_str(ev->event), ev->status, roce_cm_event_str(t));
+}
+
+/* no event shows up on side @k within @ms of polling */
+static void expect_quiet(int k, unsigned ms)
+{
+	struct roce_cm_event ev;
+	uint64_t end = rte_get_tsc_cycles() + ms * rte_get_tsc_hz() / 1000;
+
+	while (rte_get_tsc_cycles() < end) {
+		stk_lcore_poll(lc);
+		if (roce_cm_get_event(s[k].cm, &ev) == 0)
+			fail_msg("side %d: unexpected event %s", k, roce_cm_event_str(ev.event));
+	}
+}
+
+static struct roce_qp *make_qp(int k, enum roce_qp_type t)
+{
+	struct roce_qp_init_attr a;
+	struct roce_qp *qp;
+
+	memset(&a, 0, sizeof(a));
+	a.send_cq = a.recv_cq = s[k].cq;
+	a.qp_type = t;
+	a.cap.max_send_wr = 64;
+	a.cap.max_recv_wr = 64;
+	a.cap.max_send_sge = a.cap.max_recv_sge = 1;
+	qp = roce_create_qp(s[k].pd, &a);
+	assert_non_null(qp);
+	return qp;
+}
+
+static int wait_wc(int k, struct roce_wc *wc)
+{
+	uint64_t end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+
+	while (rte_get_tsc_cycles() < end) {
+		if (roce_poll_cq(s[k].cq, 1, wc) == 1)
+			return 1;
+		stk_lcore_poll(lc);
+	}
+	return 0;
+}
+
+static void drain_cq(int k)
+{
+	struct roce_wc wc[16];
+
+	drive(10);
+	while (roce_poll_cq(s[k].cq, 16, wc) > 0)
+		;
+}
+
+struct conn {
+	struct roce_cm_id *a, *b, *l; /* active, passive, listener */
+	struct roce_qp *qa, *qb;
+};
+
+/* A connects to B's listener; both end ESTABLISHED. Private data checked both ways. */
+static void establish(struct conn *c, const struct roce_cm_conn_param *pa)
+{
+	struct roce_cm_conn_param p = pa ? *pa : fast;
+	struct roce_cm_event ev;
+	static const char hello[] = "hello from A", reply[] = "welcome, A";
+
+	c->l = roce_cm_create_id(s[1].cm, ROCE_CM_PS_TCP, (void *)0xb);
+	assert_non_null(c->l);
+	assert_int_equal(roce_cm_listen(c->l, PORT, 8), 0);
+	c->a = roce_cm_create_id(s[0].cm, ROCE_CM_PS_TCP, (void *)0xa);
+	c->qa = make_qp(0, ROCE_QPT_RC);
+	c->qb = make_qp(1, ROCE_QPT_RC);
+	p.private_data = hello;
+	p.private_data_len = sizeof(hello);
+	assert_int_equal(roce_cm_connect(c->a, &ip[1], PORT, c->qa, &p), 0);
+
+	expect_event(1, ROCE_CM_EVENT_CONNECT_REQUEST, &ev);
+	assert_ptr_equal(ev.listen_id, c->l);
+	assert_ptr_equal(ev.id->context, (void *)0xb); /* inherited from the listener */
+	assert_memory_equal(ev.private_data, hello, sizeof(hello));
+	assert_int_equal(ev.qp_num, roce_qp_num(c->qa));
+	assert_int_equal(ev.id->remote_port, c->a->local_port);
+	assert_int_equal(ev.id->remote_ip.v4, ip[0].v4);
+	c->b = ev.id;
+	p.private_data = reply;
+	p.private_data_len = sizeof(reply);
+	assert_int_equal(roce_cm_accept(c->b, c->qb, &p), 0);
+
+	expect_event(0, ROCE_CM_EVENT_ESTABLISHED, &ev);
+	assert_ptr_equal(ev.id, c->a);
+	assert_memory_equal(ev.private_data, reply, sizeof(reply));
+	assert_int_equal(ev.qp_num, roce_qp_num(c->qb));
+	expect_event(1, ROCE_CM_EVENT_ESTABLISHED, &ev);
+	assert_ptr_equal(ev.id, c->b);
+	assert_int_equal(roce_qp_state(c->qa), ROCE_QPS_RTS);
+	assert_int_equal(roce_qp_state(c->qb), ROCE_QPS_RTS);
+}
+
+static void teardown_conn(struct conn *c)
+{
+	if (c->a)
+		assert_int_equal(roce_cm_destroy_id(c->a), 0);
+	if (c->b)
+		assert_int_equal(roce_cm_destroy_id(c->b), 0);
+	if (c->l)
+		assert_int_equal(roce_cm_destroy_id(c->l), 0);
+	drive(50);
+	drain_cq(0);
+	drain_cq(1);
+	if (c->qa)
+		assert_int_equal(roce_destroy_qp(c->qa), 0);
+	if (c->qb)
+		assert_int_equal(roce_destroy_qp(c->qb), 0);
+	memset(c, 0, sizeof(*c));
+}
+
+/* A SEND, an RDMA WRITE and an RDMA READ over the connection, byte for byte. */
+static void move_data(struct conn *c)
+{
+	struct roce_sge sge = {.addr = (uintptr_t)s[0].buf, .length = 5000, .lkey = s[0].mr->lkey};
+	struct roce_sge rsge = {.addr = (uintptr_t)s[1].buf, .length = 8192, .lkey = s[1].mr->lkey};
+	struct roce_recv_wr rwr = {.wr_id = 9, .sg_list = &rsge, .num_sge = 1}, *rbad;
+	struct roce_send_wr wr, *bad;
+	struct roce_wc wc;
+
+	for (unsigned i = 0; i < 5000; i++)
+		s[0].buf[i] = (uint8_t)(i * 7 + 1);
+	assert_int_equal(roce_post_recv(c->qb, &rwr, &rbad), 0);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 1;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = ROCE_WR_SEND;
+	wr.send_flags = ROCE_SEND_SIGNALED;
+	assert_int_equal(roce_post_send(c->qa, &wr, &bad), 0);
+	assert_int_equal(wait_wc(0, &wc), 1);
+	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+	assert_int_equal(wait_wc(1, &wc), 1);
+	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+	assert_int_equal(wc.byte_len, 5000);
+	assert_memory_equal(s[1].buf, s[0].buf, 5000);
+
+	wr.opcode = ROCE_WR_RDMA_WRITE;
+	wr.wr.rdma.remote_addr = (uintptr_t)s[1].buf + 65536;
+	wr.wr.rdma.rkey = s[1].mr->rkey;
+	assert_int_equal(roce_post_send(c->qa, &wr, &bad), 0);
+	assert_int_equal(wait_wc(0, &wc), 1);
+	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+	assert_memory_equal(s[1].buf + 65536, s[0].buf, 5000);
+
+	for (unsigned i = 0; i < 5000; i++)
+		s[1].buf[131072 + i] = (uint8_t)(i * 13 + 5);
+	sge.addr = (uintptr_t)s[0].buf + 131072;
+	wr.opcode = ROCE_WR_RDMA_READ;
+	wr.wr.rdma.remote_addr = (uintptr_t)s[1].buf + 131072;
+	assert_int_equal(roce_post_send(c->qa, &wr, &bad), 0);
+	assert_int_equal(wait_wc(0, &wc), 1);
+	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+	assert_memory_equal(s[0].buf + 131072, s[1].buf + 131072, 5000);
+}
+
+static void disconnect_both(struct conn *c)
+{
+	struct roce_cm_event ev;
+
+	assert_int_equal(roce_cm_disconnect(c->a), 0);
+	assert_int_equal(roce_qp_state(c->qa), ROCE_QPS_ERR);
+	expect_event(1, ROCE_CM_EVENT_DISCONNECTED, &ev);
+	assert_ptr_equal(ev.id, c->b);
+	assert_int_equal(roce_qp_state(c->qb), ROCE_QPS_ERR);
+	expect_event(0, ROCE_CM_EVENT_DISCONNECTED, &ev);
+	assert_ptr_equal(ev.id, c->a);
+	assert_int_equal(ev.status, 0); /* answered by DREP, not timed out */
+}
+
+static void stats(int k, struct roce_cm_stats *st)
+{
+	roce_cm_stats(s[k].cm, st);
+}
+
+/* ------------------------------------------------------------------ tests */
+
+static void connect_data_disconnect(void **st)
+{
+	struct roce_cm_event ev;
+	struct conn c;
+	(void)st;
+
+	establish(&c, NULL);
+	move_data(&c);
+	disconnect_both(&c);
+	/* both leave TimeWait on their own */
+	expect_event(0, ROCE_CM_EVENT_TIMEWAIT_EXIT, &ev);
+	expect_event(1, ROCE_CM_EVENT_TIMEWAIT_EXIT, &ev);
+	/* disconnecting twice is refused */
+	assert_int_equal(roce_cm_disconnect(c.a), -EINVAL);
+	teardown_conn(&c);
+}
+
+static void connect_without_qp(void **st)
+{
+	struct roce_cm_event ev;
+	struct roce_cm_conn_param p = fast;
+	struct conn c;
+	(void)st;
+
+	memset(&c, 0, sizeof(c));
+	c.l = roce_cm_create_id(s[1].cm, ROCE_CM_PS_TCP, NULL);
+	assert_int_equal(roce_cm_listen(c.l, PORT, 8), 0);
+	c.a = roce_cm_create_id(s[0].cm, ROCE_CM_PS_TCP, NULL);
+	c.qa = make_qp(0, ROCE_QPT_RC);
+	c.qb = make_qp(1, ROCE_QPT_RC);
+	/* without a QP the REQ must still name one */
+	assert_int_equal(roce_cm_connect(c.a, &ip[1], PORT, NULL, &p), -EINVAL);
+	p.qp_num = roce_qp_num(c.qa);
+	assert_int_equal(roce_cm_connect(c.a, &ip[1], PORT, NULL, &p), 0);
+	expect_event(1, ROCE_CM_EVENT_CONNECT_REQUEST, &ev);
+	c.b = ev.id;
+	assert_int_equal(roce_cm_accept(c.b, c.qb, &p), 0);
+	expect_event(0, ROCE_CM_EVENT_CONNECT_RESPONSE, &ev);
+	assert_int_equal(ev.qp_num, roce_qp_num(c.qb));
+	assert_int_equal(roce_cm_accept(c.a, c.qb, &p), -EINVAL); /* not the announced QP */
+	assert_int_equal(roce_cm_accept(c.a, c.qa, &p), 0);
+	expect_event(0, ROCE_CM_EVENT_ESTABLISHED, &ev);
+	expect_event(1, ROCE_CM_EVENT_ESTABLISHED, &ev);
+	move_data(&c);
+	disconnect_both(&c);
+	teardown_conn(&c);
+}
+
+static void no_listener_is_rejected(void **st)
+{
+	struct roce_cm_event ev;
+	struct roce_cm_stats before, after;
+	struct roce_cm_id *a = roce_cm_create_id(s[0].cm, ROCE_CM_PS_TCP, NULL);
+	struct roce_qp *qa = make_qp(0, ROCE_QPT_RC);
+	(void)st;
+
+	stats(1, &before);
+	assert_int_equal(roce_cm_connect(a, &ip[1], 9999, qa, &fast), 0);
+	expect_event(0, ROCE_CM_EVENT_REJECTED, &ev);
+	assert_int_equal(ev.status, ROCE_CM_REJ_INVALID_SERVICE_ID);
+	assert_int_equal(roce_qp_state(qa), ROCE_QPS_ERR);
+	stats(1, &after);
+	assert_int_equal(after.rej_no_listener - before.rej_no_listener, 1);
+	assert_int_equal(roce_cm_destroy_id(a), 0);
+	drain_cq(0);
+	assert_int_equal(roce_destroy_qp(qa), 0);
+}
+
+static void consumer_reject(void **st)
+{
+	static const char why[] = "go away";
+	struct roce_cm_event ev;
+	struct conn c;
+	(void)st;
+
+	memset(&c, 0, sizeof(c));
+	c.l = roce_cm_create_id(s[1].cm, ROCE_CM_PS_TCP, NULL);
+	assert_int_equal(roce_cm_listen(c.l, PORT, 8), 0);
+	c.a = roce_cm_create_id(s[0].cm, ROCE_CM_PS_TCP, NULL);
+	c.qa = make_qp(0, ROCE_QPT_RC);
+	assert_int_equal(roce_cm_connect(c.a, &ip[1], PORT, c.qa, &fast), 0);
+	expect_event(1, ROCE_CM_EVENT_CONNECT_REQUEST, &ev);
+	c.b = ev.id;
+	assert_int_equal(roce_cm_reject(c.b, why, sizeof(why)), 0);
+	expect_event(0, ROCE_CM_EVENT_REJECTED, &ev);
+	assert_int_equal(ev.status, ROCE_CM_REJ_CONSUMER_DEFINED);
+	assert_memory_equal(ev.private_data, why, sizeof(why));
+	/* a second listener on the same port is refused while the first lives */
+	{
+		struct roce_cm_id *l2 = roce_cm_create_id(s[1].cm, ROCE_CM_PS_TCP, NULL);
+
+		assert_int_equal(roce_cm_listen(l2, PORT, 1), -EADDRINUSE);
+		assert_int_equal(roce_cm_destroy_id(l2), 0);
+	}
+	teardown_conn(&c);
+}
+
+static void set_drop(int k, bool on)
+{
+	struct stk_impair_conf ic = {.drop_ppm = 1000000, .roce_only = true, .seed = 1};
+
+	assert_int_equal(stk_impair_set((uint16_t)k, STK_IMPAIR_TX, on ? &ic : NULL), 0);
+}
+
+static void lost_rep_is_resent(void **st)
+{
+	struct roce_cm_event ev;
+	struct roce_cm_stats a0, a1, b0, b1;
+	struct conn c;
+	(void)st;
+
+	memset(&c, 0, sizeof(c));
+	c.l = roce_cm_create_id(s[1].cm, ROCE_CM_PS_TCP, NULL);
+	assert_int_equal(roce_cm_listen(c.l, PORT, 8), 0);
+	c.a = roce_cm_create_id(s[0].cm, ROCE_CM_PS_TCP, NULL);
+	c.qa = make_qp(0, ROCE_QPT_RC);
+	c.qb = make_qp(1, ROCE_QPT_RC);
+	stats(0, &a0);
+	stats(1, &b0);
+	assert_int_equal(roce_cm_connect(c.a, &ip[1], PORT, c.qa, &fast), 0);
+	expect_event(1, ROCE_CM_EVENT_CONNECT_REQUEST, &ev);
+	c.b = ev.id;
+	set_drop(1, true); /* B's REP goes nowhere */
+	assert_int_equal(roce_cm_accept(c.b, c.qb, &fast), 0);
+	drive(100);
+	set_drop(1, false);
+	expect_event(0, ROCE_CM_EVENT_ESTABLISHED, &ev);
+	expect_event(1, ROCE_CM_EVENT_ESTABLISHED, &ev);
+	stats(0, &a1);
+	stats(1, &b1);
+	/* recovered by a timer: A resent its REQ (answered with the REP) or B resent the REP */
+	assert_true(a1.retransmits + b1.retransmits > a0.retransmits + b0.retransmits);
+	move_data(&c);
+	disconnect_both(&c);
+	teardown_conn(&c);
+}
+
+static void lost_rtu_is_recovered(void **st)
+{
+	struct roce_cm_event ev;
+	struct roce_cm_stats b0, b1;
+	struct conn c;
+	(void)st;
+
+	memset(&c, 0, sizeof(c));
+	c.l = roce_cm_create_id(s[1].cm, ROCE_CM_PS_TCP, NULL);
+	assert_int_equal(roce_cm_listen(c.l, PORT, 8), 0);
+	c.a = roce_cm_create_id(s[0].cm, ROCE_CM_PS_TCP, NULL);
+	c.qa = make_qp(0, ROCE_QPT_RC);
+	c.qb = make_qp(1, ROCE_QPT_RC);
+	assert_int_equal(roce_cm_connect(c.a, &ip[1], PORT, c.qa, &fast), 0);
+	expect_event(1, ROCE_CM_EVENT_CONNECT_REQUEST, &ev);
+	c.b = ev.id;
+	stats(1, &b0);
+	set_drop(0, true); /* A's RTU goes nowhere */
+	assert_int_equal(roce_cm_accept(c.b, c.qb, &fast), 0);
+	expect_event(0, ROCE_CM_EVENT_ESTABLISHED, &ev);
+	drive(100);
+	set_drop(0, false);
+	/* B resends REP on its timer; A answers the repeated REP with RTU again */
+	expect_event(1, ROCE_CM_EVENT_ESTABLISHED, &ev);
+	stats(1, &b1);
+	assert_true(b1.retransmits > b0.retransmits);
+	move_data(&c);
+	disconnect_both(&c);
+	teardown_conn(&c);
+}
+
+static void every_mad_duplicated(void **st)
+{
+	struct stk_impair_conf ic = {.dup_ppm = 1000000, .roce_only = true, .seed = 5};
+	struct roce_cm_stats a0, a1, b0, b1;
+	struct roce_cm_event ev;
+	struct conn c;
+	(void)st;
+
+	stats(0, &a0);
+	stats(1, &b0);
+	assert_int_equal(stk_impair_set(0, STK_IMPAIR_TX, &ic), 0);
+	assert_int_equal(stk_impair_set(1, STK_IMPAIR_TX, &ic), 0);
+	establish(&c, NULL);
+	disconnect_both(&c);
+	expect_quiet(0, 50); /* no second ESTABLISHED or DISCONNECTED from the copies */
+	expect_quiet(1, 50);
+	assert_int_equal(stk_impair_set(0, STK_IMPAIR_TX, NULL), 0);
+	assert_int_equal(stk_impair_set(1, STK_IMPAIR_TX, NULL), 0);
+	stats(0, &a1);
+	stats(1, &b1);
+	assert_true(a1.rx_dup > a0.rx_dup);
+	assert_true(b1.rx_dup > b0.rx_dup);
+	expect_event(0, ROCE_CM_EVENT_TIMEWAIT_EXIT, &ev);
+	expect_event(1, ROCE_CM_EVENT_TIMEWAIT_EXIT, &ev);
+	teardown_conn(&c);
+}
+
+/* MADs a test-owned UD QP sends to B's QP1: stray, out of order, other classes */
+static void stray_and_unknown_mads(void **st)
+{
+	struct roce_cm_stats b0, b1, a0, a1;
+	struct roce_qp_init_attr ia;
+	struct roce_qp_attr qa;
+	struct roce_path path;
+	struct roce_ah *ah;
+	struct roce_qp *ud;
+	struct roce_cm_msg m;
+	uint8_t mad[ROCE_MAD_LEN];
+	struct roce_wc wc;
+	int rc;
+	(void)st;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = ia.recv_cq = s[0].cq;
+	ia.qp_type = ROCE_QPT_UD;
+	ia.cap.max_send_wr = ia.cap.max_recv_wr = 16;
+	ia.cap.max_inline_data = ROCE_MAD_LEN;
+	ud = roce_create_qp(s[0].pd, &ia);
+	assert_non_null(ud);
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = ROCE_QPS_INIT;
+	qa.qkey = 0x80010000u;
+	qa.port_num = 1;
+	assert_int_equal(
+		roce_modify_qp(ud, &qa,
+			       ROCE_QP_STATE | ROCE_QP_QKEY | ROCE_QP_PKEY_INDEX | ROCE_QP_PORT),
+		0);
+	qa.qp_state = ROCE_QPS_RTR;
+	assert_int_equal(roce_modify_qp(ud, &qa, ROCE_QP_STATE), 0);
+	qa.qp_state = ROCE_QPS_RTS;
+	assert_int_equal(roce_modify_qp(ud, &qa, ROCE_QP_STATE | ROCE_QP_SQ_PSN), 0);
+	memset(&path, 0, sizeof(path));
+	path.dgid_ip = ip[1];
+	ah = roce_create_ah(s[0].pd, &path);
+	assert_non_null(ah);
+
+#define SEND_MAD()                                                                                 \
+	do {                                                                                       \
+		struct roce_sge g = {.addr = (uintptr_t)mad, .length = sizeof(mad)};               \
+		struct roce_send_wr w, *bad;                                                       \
+		memset(&w, 0, sizeof(w));                                                          \
+		w.sg_list = &g;                                                                    \
+		w.num_sge = 1;                                                                     \
+		w.opcode = ROCE_WR_SEND;                                                           \
+		w.send_flags = ROCE_SEND_INLINE | ROCE_SEND_SIGNALED;                              \
+		w.wr.ud.ah = ah;                                                                   \
+		w.wr.ud.remote_qpn = 1;                                                            \
+		w.wr.ud.remote_qkey = 0x80010000u;                                                 \
+		assert_int_equal(roce_post_send(ud, &w, &bad), 0);                                 \
+		assert_int_equal(wait_wc(0, &wc), 1);                                              \
+		assert_int_equal(wc.status, ROCE_WC_SUCCESS);                                      \
+		drive(20);                                                                         \
+	} while (0)
+
+	stats(1, &b0);
+	stats(0, &a0);
+	/* an RTU, a DREP and an MRA for comm IDs B never gave out */
+	memset(&m, 0, sizeof(m));
+	m.method = ROCE_MAD_METHOD_SEND;
+	m.tid = 77;
+	m.attr_id = ROCE_CM_ATTR_RTU;
+	m.u.rtu.local_comm_id = 0x1234;
+	m.u.rtu.remote_comm_id = 0xdead0001;
+	assert_int_equal(roce_cm_encode(&m, mad, sizeof(mad)), ROCE_MAD_LEN);
+	SEND_MAD();
+	m.attr_id = ROCE_CM_ATTR_DREP;
+	memset(&m.u, 0, sizeof(m.u));
+	m.u.drep.local_comm_id = 0x1234;
+	m.u.drep.remote_comm_id = 0xdead0002;
+	assert_int_equal(roce_cm_encode(&m, mad, sizeof(mad)), ROCE_MAD_LEN);
+	SEND_MAD();
+	/* a DREQ for an unknown connection is still answered with DREP (to A's QP1 here) */
+	m.attr_id = ROCE_CM_ATTR_DREQ;
+	memset(&m.u, 0, sizeof(m.u));
+	m.u.dreq.local_comm_id = 0x1234;
+	m.u.dreq.remote_comm_id = 0xdead0003;
+	assert_int_equal(roce_cm_encode(&m, mad, sizeof(mad)), ROCE_MAD_LEN);
+	SEND_MAD();
+	stats(1, &b1);
+	assert_int_equal(b1.rx_drop_nomatch - b0.rx_drop_nomatch, 3);
+	assert_int_equal(b1.tx_mads - b0.tx_mads, 1); /* the DREP */
+	stats(0, &a1);
+	assert_int_equal(a1.rx_drop_nomatch - a0.rx_drop_nomatch, 1); /* ... unknown to A */
+
+	/* another management class, a bad class version, garbage: dropped and counted */
+	stats(1, &b0);
+	memset(mad, 0, sizeof(mad));
+	mad[0] = 1;
+	mad[1] = 0x04; /* performance management */
+	mad[2] = 1;
+	mad[3] = ROCE_MAD_METHOD_SEND;
+	SEND_MAD();
+	assert_int_equal(roce_cm_encode(&m, mad, sizeof(mad)), ROCE_MAD_LEN);
+	mad[2] = 9; /* class version */
+	SEND_MAD();
+	memset(mad, 0xa5, sizeof(mad));
+	SEND_MAD();
+	stats(1, &b1);
+	assert_int_equal(b1.rx_drop_bad - b0.rx_drop_bad, 3);
+
+	rc = roce_destroy_ah(ah);
+	assert_int_equal(rc, 0);
+	drain_cq(0);
+	assert_int_equal(roce_destroy_qp(ud), 0);
+#undef SEND_MAD
+}
+
+static void peer_vanishes(void **st)
+{
+	struct stk_impair_conf ic = {.drop_ppm = 1000000, .seed = 3};
+	struct roce_cm_event ev;
+	struct roce_send_wr wr, *bad;
+	struct roce_sge sge = {.addr = (uintptr_t)s[0].buf, .length = 100, .lkey = s[0].mr->lkey};
+	struct roce_wc wc;
+	struct conn c;
+	bool flushed = false;
+	(void)st;
+
+	establish(&c, NULL);
+	/* B stops hearing anything: the peer is gone */
+	assert_int_equal(stk_impair_set(1, STK_IMPAIR_RX, &ic), 0);
+	memset(&wr, 0, sizeof(wr));
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = ROCE_WR_SEND;
+	wr.send_flags = ROCE_SEND_SIGNALED;
+	wr.wr_id = 1;
+	assert_int_equal(roce_post_send(c.qa, &wr, &bad), 0);
+	wr.wr_id = 2;
+	assert_int_equal(roce_post_send(c.qa, &wr, &bad), 0);
+	assert_int_equal(wait_wc(0, &wc), 1);
+	assert_int_equal(wc.status, ROCE_WC_RETRY_EXC_ERR);
+	assert_int_equal(wait_wc(0, &wc), 1);
+	flushed = wc.status == ROCE_WC_WR_FLUSH_ERR && wc.wr_id == 2;
+	assert_true(flushed);
+	/* the user's reaction: disconnect; DREQ goes unanswered */
+	assert_int_equal(roce_cm_disconnect(c.a), 0);
+	expect_event(0, ROCE_CM_EVENT_DISCONNECTED, &ev);
+	assert_int_equal(ev.status, -ETIMEDOUT);
+	expect_event(0, ROCE_CM_EVENT_TIMEWAIT_EXIT, &ev);
+	assert_int_equal(roce_qp_state(c.qa), ROCE_QPS_ERR);
+	assert_int_equal(stk_impair_set(1, STK_IMPAIR_RX, NULL), 0);
+	/* B never heard the DREQ; its user tears down on its own */
+	teardown_conn(&c);
+}
+
+static void req_flood_is_bounded(void **st)
+{
+	enum { N = 200, BACKLOG = 16 };
+	static struct roce_cm_id *a[N];
+	static struct roce_qp *q[N];
+	struct roce_cm_stats b0, b1;
+	struct roce_cm_event ev;
+	struct roce_cm_id *l, *pending[BACKLOG];
+	unsigned requests = 0, rejected = 0;
+	(void)st;
+
+	stats(1, &b0);
+	l = roce_cm_create_id(s[1].cm, ROCE_CM_PS_TCP, NULL);
+	assert_int_equal(roce_cm_listen(l, PORT, BACKLOG), 0);
+	for (unsigned i = 0; i < N; i++) {
+		a[i] = roce_cm_create_id(s[0].cm, ROCE_CM_PS_TCP, NULL);
+		assert_non_null(a[i]);
+		q[i] = make_qp(0, ROCE_QPT_RC);
+		assert_int_equal(roce_cm_connect(a[i], &ip[1], PORT, q[i], &fast), 0);
+		assert_true(a[i]->local_port != 0);
+		drive(2);
+	}
+	while (requests < BACKLOG) {
+		expect_event(1, ROCE_CM_EVENT_CONNECT_REQUEST, &ev);
+		pending[requests++] = ev.id;
+	}
+	while (rejected < N - BACKLOG) {
+		expect_event(0, ROCE_CM_EVENT_REJECTED, &ev);
+		assert_int_equal(ev.status, ROCE_CM_REJ_NO_RESOURCES);
+		rejected++;
+	}
+	expect_quiet(1, 20);
+	stats(1, &b1);
+	assert_int_equal(b1.rej_backlog - b0.rej_backlog, N - BACKLOG);
+	assert_int_equal(b1.ids, b0.ids + 1 + BACKLOG); /* bounded: the listener + backlog */
+	for (unsigned i = 0; i < BACKLOG; i++)
+		assert_int_equal(roce_cm_reject(pending[i], NULL, 0), 0);
+	for (unsigned i = 0; i < BACKLOG; i++) {
+		expect_event(0, ROCE_CM_EVENT_REJECTED, &ev);
+		assert_int_equal(ev.status, ROCE_CM_REJ_CONSUMER_DEFINED);
+	}
+	for (unsigned i = 0; i < BACKLOG; i++)
+		assert_int_equal(roce_cm_destroy_id(pending[i]), 0);
+	assert_int_equal(roce_cm_destroy_id(l), 0);
+	drive(50);
+	drain_cq(0);
+	for (unsigned i = 0; i < N; i++) {
+		assert_int_equal(roce_cm_destroy_id(a[i]), 0);
+		assert_int_equal(roce_destroy_qp(q[i]), 0);
+	}
+}
+
+static void sidr_ud_service(void **st)
+{
+	struct roce_cm_conn_param p = fast;
+	struct roce_cm_event ev;
+	struct roce_cm_id *l, *a, *b, *x;
+	struct roce_qp *qa, *qb;
+	static const char req[] = "which QP?";
+	(void)st;
+
+	l = roce_cm_create_id(s[1].cm, ROCE_CM_PS_UDP, NULL);
+	assert_int_equal(roce_cm_listen(l, PORT, 4), 0);
+	a = roce_cm_create_id(s[0].cm, ROCE_CM_PS_UDP, NULL);
+	qa = make_qp(0, ROCE_QPT_UD);
+	qb = make_qp(1, ROCE_QPT_UD);
+	p.private_data = req;
+	p.private_data_len = sizeof(req);
+	assert_int_equal(roce_cm_connect(a, &ip[1], PORT, qa, &p), 0);
+	expect_event(1, ROCE_CM_EVENT_CONNECT_REQUEST, &ev);
+	assert_memory_equal(ev.private_data, req, sizeof(req));
+	b = ev.id;
+	p.private_data = NULL;
+	p.private_data_len = 0;
+	p.qkey = 0x11223344;
+	assert_int_equal(roce_cm_accept(b, qb, &p), 0);
+	expect_event(0, ROCE_CM_EVENT_ESTABLISHED, &ev);
+	assert_int_equal(ev.qp_num, roce_qp_num(qb));
+	assert_int_equal(ev.qkey, 0x11223344);
+	assert_int_equal(roce_qp_state(qb), ROCE_QPS_RTS);
+
+	/* a datagram with what SIDR told us lands in B's QP */
+	{
+		struct roce_path path = {.dgid_ip = ip[1]};
+		struct roce_ah *ah = roce_create_ah(s[0].pd, &path);
+		struct roce_sge g = {
+			.addr = (uintptr_t)s[0].buf, .length = 64, .lkey = s[0].mr->lkey};
+		struct roce_sge rg = {
+			.addr = (uintptr_t)s[1].buf, .length = 200, .lkey = s[1].mr->lkey};
+		struct roce_recv_wr rw = {.wr_id = 5, .sg_list = &rg, .num_sge = 1}, *rbad;
+		struct roce_send_wr w, *bad;
+		struct roce_wc wc;
+
+		memset(s[0].buf, 0x5a, 64);
+		assert_int_equal(roce_post_recv(qb, &rw, &rbad), 0);
+		memset(&w, 0, sizeof(w));
+		w.sg_list = &g;
+		w.num_sge = 1;
+		w.opcode = ROCE_WR_SEND;
+		w.send_flags = ROCE_SEND_SIGNALED;
+		w.wr.ud.ah = ah;
+		w.wr.ud.remote_qpn = ev.qp_num;
+		w.wr.ud.remote_qkey = ev.qkey;
+		assert_int_equal(roce_post_send(qa, &w, &bad), 0);
+		assert_int_equal(wait_wc(0, &wc), 1);
+		assert_int_equal(wait_wc(1, &wc), 1);
+		assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+		assert_int_equal(wc.byte_len, 40 + 64);
+		assert_memory_equal(s[1].buf + 40, s[0].buf, 64);
+		assert_int_equal(roce_destroy_ah(ah), 0);
+	}
+
+	/* no listener on that UDP port: SIDR_REP "service ID not supported" */
+	x = roce_cm_create_id(s[0].cm, ROCE_CM_PS_UDP, NULL);
+	assert_int_equal(roce_cm_connect(x, &ip[1], PORT + 1, qa, &fast), 0);
+	expect_event(0, ROCE_CM_EVENT_UNREACHABLE, &ev);
+	assert_int_equal(ev.status, ROCE_CM_SIDR_UNSUPPORTED);
+
+	assert_int_equal(roce_cm_destroy_id(x), 0);
+	assert_int_equal(roce_cm_destroy_id(a), 0);
+	assert_int_equal(roce_cm_destroy_id(b), 0);
+	assert_int_equal(roce_cm_destroy_id(l), 0);
+	drive(20);
+	drain_cq(0);
+	drain_cq(1);
+	assert_int_equal(roce_destroy_qp(qa), 0);
+	assert_int_equal(roce_destroy_qp(qb), 0);
+}
+
+static void churn(void **st)
+{
+	const char *env = getenv("DROCE_CM_CHURN");
+	unsigned n = env ? (unsigned)strtoul(env, NULL, 0) : 1000;
+	struct roce_dev_counts c0, c1;
+	struct roce_cm_stats a0, a1, b0, b1;
+	unsigned in_use = rte_mempool_in_use_count(pool);
+	(void)st;
+
+	roce_dev_counts(s[0].dev, &c0);
+	stats(0, &a0);
+	stats(1, &b0);
+	for (unsigned i = 0; i < n; i++) {
+		struct conn c;
+
+		establish(&c, NULL);
+		disconnect_both(&c);
+		teardown_conn(&c);
+	}
+	drive(100);
+	roce_dev_counts(s[0].dev, &c1);
+	stats(0, &a1);
+	stats(1, &b1);
+	assert_int_equal(c1.qps, c0.qps);
+	assert_int_equal(c1.mrs, c0.mrs);
+	assert_int_equal(a1.ids, a0.ids);
+	assert_int_equal(b1.ids, b0.ids);
+	assert_int_equal(rte_mempool_in_use_count(pool), in_use);
+	print_message("churn: %u connect/disconnect cycles, %lu MADs sent by A\n", n,
+		      (unsigned long)(a1.tx_mads - a0.tx_mads));
+}
+
+/* ------------------------------------------------------------------ fixture */
+
+static uint16_t ring_port(const char *name, struct rte_ring *rx, struct rte_ring *tx)
+{
+	struct rte_eth_conf conf;
+	int p = rte_eth_from_rings(name, &rx, 1, &tx, 1, 0);
+
+	memset(&conf, 0, sizeof(conf));
+	if (p < 0 || rte_eth_dev_configure((uint16_t)p, 1, 1, &conf) != 0 ||
+	    rte_eth_rx_queue_setup((uint16_t)p, 0, 1024, 0, NULL, pool) != 0 ||
+	    rte_eth_tx_queue_setup((uint16_t)p, 0, 1024, 0, NULL) != 0 ||
+	    rte_eth_dev_start((uint16_t)p) != 0)
+		abort();
+	return (uint16_t)p;
+}
+
+static int group_setup(void **st)
+{
+	struct rte_ring *r[2];
+	struct stk_neigh_params np;
+	(void)st;
+
+	pool = rte_pktmbuf_pool_create("cm_pool", 8191, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	r[0] = rte_ring_create("cm_r0", 4096, 0, 0);
+	r[1] = rte_ring_create("cm_r1", 4096, 0, 0);
+	if (!pool || !r[0] || !r[1])
+		return -1;
+	port[0] = ring_port("cm_a", r[0], r[1]);
+	port[1] = ring_port("cm_b", r[1], r[0]);
+	for (int k = 0; k < 2; k++) {
+		struct stk_iface ifc;
+
+		memset(&ifc, 0, sizeof(ifc));
+		snprintf(ifc.name, sizeof(ifc.name), "cm%d", k);
+		ifc.port_id = port[k];
+		ifc.exc_port_id = STK_NO_PORT;
+		ifc.mac = (struct rte_ether_addr){{0x02, 0, 0, 0, 0x79, (uint8_t)(1 + k)}};
+		stk_ipaddr_parse(k ? "10.79.0.2" : "10.79.0.1", &ifc.ip4);
+		ip[k] = ifc.ip4;
+		ifc.ip4_prefix = 24;
+		ifc.mtu = 1500;
+		ifc.nb_rxq = ifc.nb_txq = 1;
+		if (stk_iface_add(&ifc) != k)
+			return -1;
+	}
+	stk_neigh_params_default(&np);
+	lc = stk_lcore_create(rte_lcore_id(), 0, true, pool, &np);
+	if (!lc)
+		return -1;
+	for (int k = 0; k < 2; k++) {
+		lc->rxq[k].iface = (uint16_t)k;
+		lc->rxq[k].port_id = port[k];
+		lc->rxq[k].queue = 0;
+		s[k].dev = roce_dev_open((uint16_t)k);
+		s[k].cm = s[k].dev ? roce_cm_open(s[k].dev) : NULL;
+		s[k].pd = s[k].dev ? roce_alloc_pd(s[k].dev) : NULL;
+		s[k].cq = s[k].dev ? roce_create_cq(s[k].dev, 8192) : NULL;
+		s[k].buf = rte_zmalloc("cm_buf", BUF, 64);
+		if (!s[k].cm || !s[k].pd || !s[k].cq || !s[k].buf)
+			return -1;
+		s[k].mr = roce_reg_mr(s[k].pd, s[k].buf, BUF, (uintptr_t)s[k].buf,
+				      ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE |
+					      ROCE_ACCESS_REMOTE_READ);
+		if (!s[k].mr)
+			return -1;
+		stk_lcore_add_poll(lc, roce_poll, s[k].dev);
+	}
+	lc->nb_rxq = 2;
+	/* a second CM on a device is refused */
+	if (roce_cm_open(s[0].dev) != NULL)
+		return -1;
+	base_in_use = rte_mempool_in_use_count(pool);
+	return 0;
+}
+
+static int group_teardown(void **st)
+{
+	(void)st;
+	drive(100);
+	for (int k = 0; k < 2; k++) {
+		struct roce_dev_counts c;
+		struct roce_cm_stats cs;
+
+		roce_cm_stats(s[k].cm, &cs);
+		assert_int_equal(cs.ids, 0);
+		assert_int_equal(roce_cm_close(s[k].cm), 0);
+		assert_int_equal(roce_dereg_mr(s[k].mr), 0);
+		assert_int_equal(roce_destroy_cq(s[k].cq), 0);
+		assert_int_equal(roce_dealloc_pd(s[k].pd), 0);
+		roce_dev_counts(s[k].dev, &c);
+		assert_int_equal(c.pds + c.mrs + c.cqs + c.srqs + c.qps, 0);
+		assert_int_equal(roce_dev_close(s[k].dev), 0);
+		rte_free(s[k].buf);
+	}
+	stk_lcore_destroy(lc);
+	assert_int_equal(rte_mempool_in_use_count(pool), base_in_use);
+	stk_iface_reset();
+	return 0;
+}
+
+int main(void)
+{
+	static char a0[] = "test_cm", a1[] = "--no-huge", a2[] = "-m", a3[] = "256",
+		    a4[] = "--no-pci", a5[] = "--no-shconf", a6[] = "--no-telemetry", a7[] = "-l",
+		    a8[] = "0", a9[] = "--log-level=*:error";
+	char *eal[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9};
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(connect_data_disconnect, next_port),
+		cmocka_unit_test_setup(connect_without_qp, next_port),
+		cmocka_unit_test_setup(no_listener_is_rejected, next_port),
+		cmocka_unit_test_setup(consumer_reject, next_port),
+		cmocka_unit_test_setup(lost_rep_is_resent, next_port),
+		cmocka_unit_test_setup(lost_rtu_is_recovered, next_port),
+		cmocka_unit_test_setup(every_mad_duplicated, next_port),
+		cmocka_unit_test_setup(stray_and_unknown_mads, next_port),
+		cmocka_unit_test_setup(peer_vanishes, next_port),
+		cmocka_unit_test_setup(req_flood_is_bounded, next_port),
+		cmocka_unit_test_setup(sidr_ud_service, next_port),
+		cmocka_unit_test_setup(churn, next_port),
+	};
+	int rc;
+
+	if (rte_eal_init(10, eal) < 0)
+		return 1;
+	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
+	rte_eal_cleanup();
+	return rc;
+}
