@@ -22,6 +22,9 @@
  *            ESTABLISHED -DREQ-> (DREP sent) TIMEWAIT -> IDLE
  *   UD:      IDLE -connect-> SIDR_REQ_SENT -SIDR_REP-> IDLE;  new id SIDR_REQ_RCVD -> IDLE
  *
+ * Files: this one has identifiers, events, QP1 I/O, timers and connection set-up;
+ * roce_cm_sidr.c the UD service resolution, roce_cm_disconnect.c DREQ/DREP and TimeWait.
+ *
  * Duplicates (IBA 12.9.8.2-4): a repeated REQ is answered with the MRA or REP already sent
  * (or REJ "stale connection" if the connection is in TimeWait), a repeated REP with the RTU,
  * a repeated DREQ with DREP (also for unknown comm IDs, C12-24), a repeated SIDR_REQ with
@@ -37,37 +40,10 @@
 #include <rte_random.h>
 #include <rte_telemetry.h>
 
-#include "roce_cm.h"
-#include "roce_cm_wire.h"
-#include "roce_int.h"
+#include "roce_cm_int.h"
 #include "stk_iface.h"
 #include "stk_stack.h"
 
-#define CM_MAX_IDS 4096u   /* identifiers per device */
-#define CM_IDX_BITS 12	   /* local comm ID = generation << 12 | index + 1 */
-#define CM_RECV_SLOTS 128u /* QP1 receive buffers */
-#define CM_SEND_DEPTH 256u /* QP1 send queue */
-#define CM_EVENTS 512u	   /* event queue */
-#define CM_SLOT (ROCE_GRH_LEN + ROCE_MAD_LEN)
-#define CM_PLT_EXP 14		     /* packet life time: 67 ms (Linux assumes 16 for RoCE paths) */
-#define CM_RDMA_UDP_QKEY 0x01234567u /* librdmacm's default Q_Key for UDP port space ids */
-
-#define CM_STATE_LIST(X)                                                                           \
-	X(IDLE)		 /* created, or finished (rejected, timed out, out of TimeWait) */         \
-	X(LISTEN)	 /* waiting for REQ / SIDR_REQ to its service ID */                        \
-	X(REQ_SENT)	 /* active: REQ out, waiting for REP, REJ or MRA */                        \
-	X(MRA_RCVD)	 /* active: the peer asked for more time (MRA) */                          \
-	X(REP_RCVD)	 /* active without a QP: waiting for the user's accept to send RTU */      \
-	X(REQ_RCVD)	 /* passive: CONNECT_REQUEST delivered, waiting for accept/reject */       \
-	X(REP_SENT)	 /* passive: REP out, waiting for RTU */                                   \
-	X(ESTABLISHED)	 /* connected */                                                           \
-	X(DREQ_SENT)	 /* our DREQ out, waiting for DREP */                                      \
-	X(TIMEWAIT)	 /* disconnected; the QPN must not be reused yet */                        \
-	X(SIDR_REQ_SENT) /* active UD: SIDR_REQ out */                                             \
-	X(SIDR_REQ_RCVD) /* passive UD: CONNECT_REQUEST delivered */
-
-#define CM_ST_ENUM_(n) CM_##n,
-enum cm_state { CM_STATE_LIST(CM_ST_ENUM_) CM_NUM_STATES };
 #define CM_ST_NAME_(n) #n,
 static const char *const cm_state_names[] = {CM_STATE_LIST(CM_ST_NAME_)};
 
@@ -78,51 +54,6 @@ const char *roce_cm_event_str(enum roce_cm_event_type e)
 {
 	return (unsigned)e < RTE_DIM(cm_event_names) ? cm_event_names[e] : "?";
 }
-
-struct cm_conn {
-	struct roce_cm_id id; /* the public part; first, so the id pointer is the conn */
-	enum cm_state state;
-	uint32_t idx;
-	uint32_t local_comm_id, remote_comm_id;
-	uint64_t remote_guid;
-	uint64_t tid;
-	uint64_t service_id;
-	struct cm_conn *listener; /* passive: the listener it came through */
-	int backlog;		  /* listener: how many un-accepted requests it may hold */
-	int pending;		  /* listener: un-accepted requests now */
-	/* what to repeat on timeout (or to answer a duplicate with) */
-	uint8_t mad[ROCE_MAD_LEN];
-	bool have_mad;
-	uint8_t mra[ROCE_MAD_LEN]; /* passive: the MRA we sent for a slow accept */
-	bool mra_sent;
-	uint64_t deadline; /* TSC; 0 = none */
-	uint64_t timeout;  /* TSC cycles per try */
-	uint8_t retries;   /* resends left */
-	/* negotiated */
-	struct roce_cm_conn_param p; /* ours, defaults filled in (no private data) */
-	struct roce_cm_req req;	     /* passive: the REQ; active: what we sent */
-	struct roce_cm_rep rep;	     /* the REP (sent or received) */
-	uint32_t local_psn;
-};
-
-struct roce_cm {
-	struct roce_dev *dev;
-	struct roce_pd *pd;
-	struct roce_cq *cq;
-	struct roce_qp *qp1;
-	struct roce_mr *mr;
-	uint8_t *buf; /* CM_RECV_SLOTS receive slots */
-	uint64_t guid;
-	struct cm_conn *tab[CM_MAX_IDS];
-	uint32_t hint;
-	uint32_t gen;
-	uint64_t next_deadline;
-	uint64_t hz;
-	struct roce_cm_event ev[CM_EVENTS];
-	uint32_t ev_head, ev_tail;
-	struct roce_cm_stats st;
-	uint64_t state_cnt[CM_NUM_STATES];
-};
 
 extern int roce_logtype;
 
@@ -137,7 +68,7 @@ static uint8_t mtu_code(uint32_t bytes)
 
 /* ------------------------------------------------------------------ helpers */
 
-static void set_state(struct cm_conn *c, enum cm_state s)
+void roce_cmi_set_state(struct cm_conn *c, enum cm_state s)
 {
 	if (c->state != s) {
 		c->id.cm->state_cnt[s]++;
@@ -147,18 +78,13 @@ static void set_state(struct cm_conn *c, enum cm_state s)
 	c->state = s;
 }
 
-static struct cm_conn *conn_of(struct roce_cm_id *id)
-{
-	return (struct cm_conn *)id;
-}
-
 /* 4.096 us * 2^exp, in TSC cycles (exp up to 31: about 2.4 hours) */
-static uint64_t exp_cycles(const struct roce_cm *cm, unsigned exp)
+uint64_t roce_cmi_exp_cycles(const struct roce_cm *cm, unsigned exp)
 {
 	return (uint64_t)((double)cm->hz * 4.096e-6 * (double)(1ull << (exp > 31 ? 31 : exp)));
 }
 
-static void arm(struct cm_conn *c, uint64_t cycles, uint8_t retries)
+void roce_cmi_arm(struct cm_conn *c, uint64_t cycles, uint8_t retries)
 {
 	struct roce_cm *cm = c->id.cm;
 
@@ -169,7 +95,7 @@ static void arm(struct cm_conn *c, uint64_t cycles, uint8_t retries)
 		cm->next_deadline = c->deadline;
 }
 
-static void disarm(struct cm_conn *c)
+void roce_cmi_disarm(struct cm_conn *c)
 {
 	c->deadline = 0;
 }
@@ -186,7 +112,7 @@ static uint64_t guid_of(const struct rte_ether_addr *mac)
 	return v;
 }
 
-static bool ip_eq(const struct stk_ipaddr *a, const struct stk_ipaddr *b)
+bool roce_cmi_ip_eq(const struct stk_ipaddr *a, const struct stk_ipaddr *b)
 {
 	if (a->family != b->family)
 		return false;
@@ -200,8 +126,8 @@ static uint64_t service_id(enum roce_cm_ps ps, uint16_t port)
 
 /* ------------------------------------------------------------------ events */
 
-static void post_event(struct roce_cm *cm, struct cm_conn *c, enum roce_cm_event_type t, int status,
-		       const void *pdata, size_t plen)
+void roce_cmi_post_event(struct roce_cm *cm, struct cm_conn *c, enum roce_cm_event_type t,
+			 int status, const void *pdata, size_t plen)
 {
 	struct roce_cm_event *e;
 
@@ -258,8 +184,8 @@ static void purge_events(struct roce_cm *cm, struct roce_cm_id *id)
 
 /* Send one 256-byte MAD to QP1 at @dst. Inline, so the bytes are ours again on return; the
  * address handle is released when the send completes (its wr_id). */
-static int send_mad(struct roce_cm *cm, const struct stk_ipaddr *dst, const struct stk_ipaddr *src,
-		    const uint8_t *mad)
+int roce_cmi_send_mad(struct roce_cm *cm, const struct stk_ipaddr *dst,
+		      const struct stk_ipaddr *src, const uint8_t *mad)
 {
 	struct roce_path path;
 	struct roce_send_wr wr, *bad;
@@ -293,7 +219,7 @@ static int send_mad(struct roce_cm *cm, const struct stk_ipaddr *dst, const stru
 	return 0;
 }
 
-static int send_msg(struct cm_conn *c, struct roce_cm_msg *m, bool keep)
+int roce_cmi_send_msg(struct cm_conn *c, struct roce_cm_msg *m, bool keep)
 {
 	uint8_t mad[ROCE_MAD_LEN];
 
@@ -303,10 +229,10 @@ static int send_msg(struct cm_conn *c, struct roce_cm_msg *m, bool keep)
 		memcpy(c->mad, mad, sizeof(mad));
 		c->have_mad = true;
 	}
-	return send_mad(c->id.cm, &c->id.remote_ip, &c->id.local_ip, mad);
+	return roce_cmi_send_mad(c->id.cm, &c->id.remote_ip, &c->id.local_ip, mad);
 }
 
-static void msg_init(struct roce_cm_msg *m, uint16_t attr, uint64_t tid)
+void roce_cmi_msg_init(struct roce_cm_msg *m, uint16_t attr, uint64_t tid)
 {
 	memset(m, 0, sizeof(*m));
 	m->method = ROCE_MAD_METHOD_SEND;
@@ -322,13 +248,13 @@ static void send_rej_to(struct roce_cm *cm, const struct stk_ipaddr *src, uint64
 	struct roce_cm_msg m;
 	uint8_t mad[ROCE_MAD_LEN];
 
-	msg_init(&m, ROCE_CM_ATTR_REJ, tid);
+	roce_cmi_msg_init(&m, ROCE_CM_ATTR_REJ, tid);
 	m.u.rej.local_comm_id = local_comm_id;
 	m.u.rej.remote_comm_id = remote_comm_id;
 	m.u.rej.msg_rejected = msg_rejected;
 	m.u.rej.reason = reason;
 	if (roce_cm_encode(&m, mad, sizeof(mad)) == ROCE_MAD_LEN &&
-	    send_mad(cm, src, NULL, mad) == 0)
+	    roce_cmi_send_mad(cm, src, NULL, mad) == 0)
 		cm->st.rej_sent++;
 }
 
@@ -337,7 +263,7 @@ static void send_rej(struct cm_conn *c, uint8_t msg_rejected, uint16_t reason, c
 {
 	struct roce_cm_msg m;
 
-	msg_init(&m, ROCE_CM_ATTR_REJ, c->tid);
+	roce_cmi_msg_init(&m, ROCE_CM_ATTR_REJ, c->tid);
 	m.u.rej.local_comm_id = c->local_comm_id;
 	m.u.rej.remote_comm_id = c->remote_comm_id;
 	m.u.rej.msg_rejected = msg_rejected;
@@ -346,13 +272,13 @@ static void send_rej(struct cm_conn *c, uint8_t msg_rejected, uint16_t reason, c
 		plen = RTE_MIN(plen, (uint8_t)sizeof(m.u.rej.private_data));
 		memcpy(m.u.rej.private_data, pdata, plen);
 	}
-	if (send_msg(c, &m, false) == 0)
+	if (roce_cmi_send_msg(c, &m, false) == 0)
 		c->id.cm->st.rej_sent++;
 }
 
 /* ------------------------------------------------------------------ identifiers */
 
-static struct cm_conn *conn_alloc(struct roce_cm *cm, enum roce_cm_ps ps, void *context)
+struct cm_conn *roce_cmi_conn_alloc(struct roce_cm *cm, enum roce_cm_ps ps, void *context)
 {
 	struct cm_conn *c;
 
@@ -401,7 +327,7 @@ static void conn_free(struct cm_conn *c)
 	rte_free(c);
 }
 
-static struct cm_conn *conn_by_comm_id(struct roce_cm *cm, uint32_t local_comm_id)
+struct cm_conn *roce_cmi_conn_by_comm_id(struct roce_cm *cm, uint32_t local_comm_id)
 {
 	struct cm_conn *c = cm->tab[local_comm_id & (CM_MAX_IDS - 1)];
 
@@ -416,11 +342,11 @@ struct roce_cm_id *roce_cm_create_id(struct roce_cm *cm, enum roce_cm_ps ps, voi
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	c = conn_alloc(cm, ps, context);
+	c = roce_cmi_conn_alloc(cm, ps, context);
 	return c ? &c->id : NULL;
 }
 
-static void qp_to_err(struct cm_conn *c)
+void roce_cmi_qp_to_err(struct cm_conn *c)
 {
 	struct roce_qp_attr a;
 
@@ -434,7 +360,7 @@ static void qp_to_err(struct cm_conn *c)
 
 int roce_cm_destroy_id(struct roce_cm_id *id)
 {
-	struct cm_conn *c = conn_of(id);
+	struct cm_conn *c = roce_cmi_conn_of(id);
 
 	if (!id)
 		return -EINVAL;
@@ -442,12 +368,12 @@ int roce_cm_destroy_id(struct roce_cm_id *id)
 	case CM_ESTABLISHED: {
 		struct roce_cm_msg m;
 
-		msg_init(&m, ROCE_CM_ATTR_DREQ, c->tid);
+		roce_cmi_msg_init(&m, ROCE_CM_ATTR_DREQ, c->tid);
 		m.u.dreq.local_comm_id = c->local_comm_id;
 		m.u.dreq.remote_comm_id = c->remote_comm_id;
 		m.u.dreq.remote_qpn = c->id.remote_qpn;
-		send_msg(c, &m, false);
-		qp_to_err(c);
+		roce_cmi_send_msg(c, &m, false);
+		roce_cmi_qp_to_err(c);
 		break;
 	}
 	case CM_REQ_RCVD:
@@ -458,7 +384,7 @@ int roce_cm_destroy_id(struct roce_cm_id *id)
 	case CM_REP_RCVD:
 		send_rej(c, c->state == CM_REP_RCVD ? ROCE_CM_REJ_MSG_REP : ROCE_CM_REJ_MSG_OTHER,
 			 ROCE_CM_REJ_TIMEOUT, NULL, 0);
-		qp_to_err(c);
+		roce_cmi_qp_to_err(c);
 		break;
 	default:
 		break;
@@ -469,7 +395,7 @@ int roce_cm_destroy_id(struct roce_cm_id *id)
 
 int roce_cm_listen(struct roce_cm_id *id, uint16_t port, int backlog)
 {
-	struct cm_conn *c = conn_of(id);
+	struct cm_conn *c = roce_cmi_conn_of(id);
 	struct roce_cm *cm;
 	uint64_t sid;
 
@@ -484,13 +410,13 @@ int roce_cm_listen(struct roce_cm_id *id, uint16_t port, int backlog)
 	c->backlog = backlog ? backlog : 128;
 	id->local_port = port;
 	id->local_ip = stk_iface_get(cm->dev->iface)->ip4;
-	set_state(c, CM_LISTEN);
+	roce_cmi_set_state(c, CM_LISTEN);
 	return 0;
 }
 
 /* ------------------------------------------------------------------ QP bring-up */
 
-static void fill_defaults(struct roce_cm_conn_param *d, const struct roce_cm_conn_param *p)
+void roce_cmi_fill_defaults(struct roce_cm_conn_param *d, const struct roce_cm_conn_param *p)
 {
 	memset(d, 0, sizeof(*d));
 	if (p)
@@ -580,7 +506,7 @@ static int qp_connect(struct cm_conn *c, uint32_t rq_psn, uint32_t dest_qpn, uin
 				      ROCE_QP_RNR_RETRY | ROCE_QP_MAX_QP_RD_ATOMIC);
 }
 
-static int qp_ud_up(struct cm_conn *c, struct roce_qp *qp)
+int roce_cmi_qp_ud_up(struct cm_conn *c, struct roce_qp *qp)
 {
 	struct roce_qp_attr a;
 	int rc;
@@ -602,17 +528,17 @@ static int qp_ud_up(struct cm_conn *c, struct roce_qp *qp)
 
 /* ------------------------------------------------------------------ active side */
 
-static uint64_t req_timeout(const struct cm_conn *c)
+uint64_t roce_cmi_req_timeout(const struct cm_conn *c)
 {
 	/* IBA 12.4: the remote CM response time plus a round trip of packet life time */
-	return exp_cycles(c->id.cm, c->p.cm_response_timeout) +
-	       2 * exp_cycles(c->id.cm, CM_PLT_EXP);
+	return roce_cmi_exp_cycles(c->id.cm, c->p.cm_response_timeout) +
+	       2 * roce_cmi_exp_cycles(c->id.cm, CM_PLT_EXP);
 }
 
 int roce_cm_connect(struct roce_cm_id *id, const struct stk_ipaddr *dst, uint16_t port,
 		    struct roce_qp *qp, const struct roce_cm_conn_param *param)
 {
-	struct cm_conn *c = conn_of(id);
+	struct cm_conn *c = roce_cmi_conn_of(id);
 	const struct stk_iface *ifc;
 	struct roce_cma_hdr h;
 	struct roce_cm_msg m;
@@ -637,7 +563,7 @@ int roce_cm_connect(struct roce_cm_id *id, const struct stk_ipaddr *dst, uint16_
 	ifc = stk_iface_get(cm->dev->iface);
 	if (stk_iface_src_for(ifc, dst, &id->local_ip) != 0)
 		return -EADDRNOTAVAIL;
-	fill_defaults(&c->p, param);
+	roce_cmi_fill_defaults(&c->p, param);
 	id->remote_ip = *dst;
 	id->remote_port = port;
 	if (!id->local_port)
@@ -651,24 +577,8 @@ int roce_cm_connect(struct roce_cm_id *id, const struct stk_ipaddr *dst, uint16_
 	h.src = id->local_ip;
 	h.dst = *dst;
 
-	if (id->ps == ROCE_CM_PS_UDP) {
-		rc = qp_ud_up(c, qp);
-		if (rc)
-			return -EINVAL;
-		msg_init(&m, ROCE_CM_ATTR_SIDR_REQ, c->tid);
-		m.u.sidr_req.request_id = c->local_comm_id;
-		m.u.sidr_req.pkey = 0xffff;
-		m.u.sidr_req.service_id = c->service_id;
-		roce_cma_hdr_encode(&h, m.u.sidr_req.private_data,
-				    sizeof(m.u.sidr_req.private_data));
-		if (param && param->private_data_len)
-			memcpy(m.u.sidr_req.private_data + ROCE_CMA_HDR_LEN, param->private_data,
-			       param->private_data_len);
-		set_state(c, CM_SIDR_REQ_SENT);
-		send_msg(c, &m, true);
-		arm(c, req_timeout(c), c->p.max_cm_retries);
-		return 0;
-	}
+	if (id->ps == ROCE_CM_PS_UDP)
+		return roce_cmi_sidr_connect(c, qp, param, &h);
 
 	if (qp) {
 		rc = qp_init(c, qp, c->p.responder_resources);
@@ -677,7 +587,7 @@ int roce_cm_connect(struct roce_cm_id *id, const struct stk_ipaddr *dst, uint16_
 		id->qp = qp;
 	}
 	c->local_psn = rte_rand() & ROCE_PSN_MASK;
-	msg_init(&m, ROCE_CM_ATTR_REQ, c->tid);
+	roce_cmi_msg_init(&m, ROCE_CM_ATTR_REQ, c->tid);
 	{
 		struct roce_cm_req *r = &m.u.req;
 
@@ -714,9 +624,9 @@ int roce_cm_connect(struct roce_cm_id *id, const struct stk_ipaddr *dst, uint16_
 			       param->private_data_len);
 		c->req = *r;
 	}
-	set_state(c, CM_REQ_SENT);
-	send_msg(c, &m, true);
-	arm(c, req_timeout(c), c->p.max_cm_retries);
+	roce_cmi_set_state(c, CM_REQ_SENT);
+	roce_cmi_send_msg(c, &m, true);
+	roce_cmi_arm(c, roce_cmi_req_timeout(c), c->p.max_cm_retries);
 	return 0;
 }
 
@@ -724,14 +634,14 @@ static void send_rtu(struct cm_conn *c)
 {
 	struct roce_cm_msg m;
 
-	msg_init(&m, ROCE_CM_ATTR_RTU, c->tid);
+	roce_cmi_msg_init(&m, ROCE_CM_ATTR_RTU, c->tid);
 	m.u.rtu.local_comm_id = c->local_comm_id;
 	m.u.rtu.remote_comm_id = c->remote_comm_id;
-	send_msg(c, &m, false);
+	roce_cmi_send_msg(c, &m, false);
 }
 
-static void event_params(struct roce_cm_event *e, uint8_t rr, uint8_t id, uint8_t retry,
-			 uint8_t rnr, uint32_t qpn)
+void roce_cmi_event_params(struct roce_cm_event *e, uint8_t rr, uint8_t id, uint8_t retry,
+			   uint8_t rnr, uint32_t qpn)
 {
 	e->responder_resources = rr;
 	e->initiator_depth = id;
@@ -740,7 +650,7 @@ static void event_params(struct roce_cm_event *e, uint8_t rr, uint8_t id, uint8_
 	e->qp_num = qpn;
 }
 
-static struct roce_cm_event *last_event(struct roce_cm *cm)
+struct roce_cm_event *roce_cmi_last_event(struct roce_cm *cm)
 {
 	return &cm->ev[(cm->ev_head - 1) % CM_EVENTS];
 }
@@ -761,18 +671,18 @@ static int active_finish(struct cm_conn *c)
 		return rc;
 	}
 	send_rtu(c);
-	set_state(c, CM_ESTABLISHED);
-	post_event(c->id.cm, c, ROCE_CM_EVENT_ESTABLISHED, 0, r->private_data,
-		   sizeof(r->private_data));
-	event_params(last_event(c->id.cm), r->responder_resources, r->initiator_depth, 0,
-		     r->rnr_retry_count, r->local_qpn);
+	roce_cmi_set_state(c, CM_ESTABLISHED);
+	roce_cmi_post_event(c->id.cm, c, ROCE_CM_EVENT_ESTABLISHED, 0, r->private_data,
+			    sizeof(r->private_data));
+	roce_cmi_event_params(roce_cmi_last_event(c->id.cm), r->responder_resources,
+			      r->initiator_depth, 0, r->rnr_retry_count, r->local_qpn);
 	return 0;
 }
 
 static void on_rep(struct roce_cm *cm, const struct roce_cm_msg *m, const struct stk_ipaddr *src)
 {
 	const struct roce_cm_rep *r = &m->u.rep;
-	struct cm_conn *c = conn_by_comm_id(cm, r->remote_comm_id);
+	struct cm_conn *c = roce_cmi_conn_by_comm_id(cm, r->remote_comm_id);
 
 	if (!c) {
 		/* IBA 12.9.8.3: a REP for no connection of ours is rejected */
@@ -796,31 +706,32 @@ static void on_rep(struct roce_cm *cm, const struct roce_cm_msg *m, const struct
 		cm->st.rx_dup++;
 		return;
 	}
-	disarm(c);
+	roce_cmi_disarm(c);
 	c->have_mad = false;
 	c->rep = *r;
 	c->remote_comm_id = r->local_comm_id;
 	c->remote_guid = r->local_ca_guid;
 	c->id.remote_qpn = r->local_qpn;
 	if (!c->id.qp) {
-		set_state(c, CM_REP_RCVD);
-		post_event(cm, c, ROCE_CM_EVENT_CONNECT_RESPONSE, 0, r->private_data,
-			   sizeof(r->private_data));
-		event_params(last_event(cm), r->responder_resources, r->initiator_depth, 0,
-			     r->rnr_retry_count, r->local_qpn);
+		roce_cmi_set_state(c, CM_REP_RCVD);
+		roce_cmi_post_event(cm, c, ROCE_CM_EVENT_CONNECT_RESPONSE, 0, r->private_data,
+				    sizeof(r->private_data));
+		roce_cmi_event_params(roce_cmi_last_event(cm), r->responder_resources,
+				      r->initiator_depth, 0, r->rnr_retry_count, r->local_qpn);
 		return;
 	}
 	if (active_finish(c) != 0) {
-		set_state(c, CM_IDLE);
-		qp_to_err(c);
-		post_event(cm, c, ROCE_CM_EVENT_REJECTED, ROCE_CM_REJ_CONSUMER_DEFINED, NULL, 0);
+		roce_cmi_set_state(c, CM_IDLE);
+		roce_cmi_qp_to_err(c);
+		roce_cmi_post_event(cm, c, ROCE_CM_EVENT_REJECTED, ROCE_CM_REJ_CONSUMER_DEFINED,
+				    NULL, 0);
 	}
 }
 
 static void on_mra(struct roce_cm *cm, const struct roce_cm_msg *m)
 {
 	const struct roce_cm_mra *r = &m->u.mra;
-	struct cm_conn *c = conn_by_comm_id(cm, r->remote_comm_id);
+	struct cm_conn *c = roce_cmi_conn_by_comm_id(cm, r->remote_comm_id);
 
 	if (!c) {
 		cm->st.rx_drop_nomatch++;
@@ -828,9 +739,11 @@ static void on_mra(struct roce_cm *cm, const struct roce_cm_msg *m)
 	}
 	/* IBA 12.6.6: the peer needs service_timeout more before it answers our REQ */
 	if (c->state == CM_REQ_SENT && r->msg_mraed == ROCE_CM_MRA_MSG_REQ) {
-		set_state(c, CM_MRA_RCVD);
-		arm(c, exp_cycles(cm, r->service_timeout) + 2 * exp_cycles(cm, CM_PLT_EXP),
-		    c->retries);
+		roce_cmi_set_state(c, CM_MRA_RCVD);
+		roce_cmi_arm(c,
+			     roce_cmi_exp_cycles(cm, r->service_timeout) +
+				     2 * roce_cmi_exp_cycles(cm, CM_PLT_EXP),
+			     c->retries);
 	} else {
 		cm->st.rx_dup++;
 	}
@@ -838,7 +751,7 @@ static void on_mra(struct roce_cm *cm, const struct roce_cm_msg *m)
 
 /* ------------------------------------------------------------------ passive side */
 
-static struct cm_conn *listener_for(struct roce_cm *cm, uint64_t sid)
+struct cm_conn *roce_cmi_listener_for(struct roce_cm *cm, uint64_t sid)
 {
 	for (uint32_t i = 0; i < CM_MAX_IDS; i++) {
 		struct cm_conn *l = cm->tab[i];
@@ -857,7 +770,7 @@ static struct cm_conn *conn_by_remote(struct roce_cm *cm, uint32_t remote_comm_i
 		struct cm_conn *c = cm->tab[i];
 
 		if (c && c->state != CM_LISTEN && c->state != CM_IDLE &&
-		    c->remote_comm_id == remote_comm_id && ip_eq(&c->id.remote_ip, src))
+		    c->remote_comm_id == remote_comm_id && roce_cmi_ip_eq(&c->id.remote_ip, src))
 			return c;
 	}
 	return NULL;
@@ -871,7 +784,7 @@ static struct cm_conn *conn_timewait_qpn(struct roce_cm *cm, uint32_t qpn,
 		struct cm_conn *c = cm->tab[i];
 
 		if (c && c->state == CM_TIMEWAIT && c->id.remote_qpn == qpn &&
-		    ip_eq(&c->id.remote_ip, src))
+		    roce_cmi_ip_eq(&c->id.remote_ip, src))
 			return c;
 	}
 	return NULL;
@@ -882,7 +795,7 @@ static void send_mra(struct cm_conn *c)
 	struct roce_cm_msg m;
 
 	if (!c->mra_sent) {
-		msg_init(&m, ROCE_CM_ATTR_MRA, c->tid);
+		roce_cmi_msg_init(&m, ROCE_CM_ATTR_MRA, c->tid);
 		m.u.mra.local_comm_id = c->local_comm_id;
 		m.u.mra.remote_comm_id = c->remote_comm_id;
 		m.u.mra.msg_mraed = ROCE_CM_MRA_MSG_REQ;
@@ -891,7 +804,7 @@ static void send_mra(struct cm_conn *c)
 			return;
 		c->mra_sent = true;
 	}
-	send_mad(c->id.cm, &c->id.remote_ip, &c->id.local_ip, c->mra);
+	roce_cmi_send_mad(c->id.cm, &c->id.remote_ip, &c->id.local_ip, c->mra);
 }
 
 static void on_req(struct roce_cm *cm, const struct roce_cm_msg *m, const struct stk_ipaddr *src,
@@ -910,7 +823,7 @@ static void on_req(struct roce_cm *cm, const struct roce_cm_msg *m, const struct
 			break;
 		case CM_REP_SENT:
 			if (c->have_mad)
-				send_mad(cm, &c->id.remote_ip, &c->id.local_ip, c->mad);
+				roce_cmi_send_mad(cm, &c->id.remote_ip, &c->id.local_ip, c->mad);
 			break;
 		case CM_TIMEWAIT:
 			send_rej(c, ROCE_CM_REJ_MSG_REQ, ROCE_CM_REJ_STALE_CONN, NULL, 0);
@@ -927,7 +840,7 @@ static void on_req(struct roce_cm *cm, const struct roce_cm_msg *m, const struct
 			    ROCE_CM_REJ_STALE_CONN);
 		return;
 	}
-	l = listener_for(cm, r->service_id);
+	l = roce_cmi_listener_for(cm, r->service_id);
 	if (!l || l->id.ps != ROCE_CM_PS_TCP) {
 		cm->st.rej_no_listener++;
 		send_rej_to(cm, src, m->tid, r->local_comm_id, 0, ROCE_CM_REJ_MSG_REQ,
@@ -952,7 +865,7 @@ static void on_req(struct roce_cm *cm, const struct roce_cm_msg *m, const struct
 			    ROCE_CM_REJ_NO_RESOURCES);
 		return;
 	}
-	c = conn_alloc(cm, ROCE_CM_PS_TCP, l->id.context);
+	c = roce_cmi_conn_alloc(cm, ROCE_CM_PS_TCP, l->id.context);
 	if (!c) {
 		cm->st.rej_backlog++;
 		send_rej_to(cm, src, m->tid, r->local_comm_id, 0, ROCE_CM_REJ_MSG_REQ,
@@ -971,11 +884,12 @@ static void on_req(struct roce_cm *cm, const struct roce_cm_msg *m, const struct
 	c->id.remote_port = h.src_port;
 	c->id.local_port = l->id.local_port;
 	c->id.remote_qpn = r->local_qpn;
-	set_state(c, CM_REQ_RCVD);
-	post_event(cm, c, ROCE_CM_EVENT_CONNECT_REQUEST, 0, r->private_data + ROCE_CMA_HDR_LEN,
-		   sizeof(r->private_data) - ROCE_CMA_HDR_LEN);
-	event_params(last_event(cm), r->responder_resources, r->initiator_depth, r->retry_count,
-		     r->rnr_retry_count, r->local_qpn);
+	roce_cmi_set_state(c, CM_REQ_RCVD);
+	roce_cmi_post_event(cm, c, ROCE_CM_EVENT_CONNECT_REQUEST, 0,
+			    r->private_data + ROCE_CMA_HDR_LEN,
+			    sizeof(r->private_data) - ROCE_CMA_HDR_LEN);
+	roce_cmi_event_params(roce_cmi_last_event(cm), r->responder_resources, r->initiator_depth,
+			      r->retry_count, r->rnr_retry_count, r->local_qpn);
 }
 
 static int accept_rc(struct cm_conn *c, struct roce_qp *qp, const struct roce_cm_conn_param *p)
@@ -988,7 +902,7 @@ static int accept_rc(struct cm_conn *c, struct roce_qp *qp, const struct roce_cm
 
 	if (!qp || roce_qp_state(qp) != ROCE_QPS_RESET || (p && p->private_data_len > 196))
 		return -EINVAL;
-	fill_defaults(&c->p, p);
+	roce_cmi_fill_defaults(&c->p, p);
 	/* never promise more than the peer asked for or can take */
 	rr = RTE_MIN(c->p.responder_resources, r->initiator_depth);
 	idepth = RTE_MIN(c->p.initiator_depth, r->responder_resources);
@@ -1007,7 +921,7 @@ static int accept_rc(struct cm_conn *c, struct roce_qp *qp, const struct roce_cm
 		c->id.qp = NULL;
 		return -EIO;
 	}
-	msg_init(&m, ROCE_CM_ATTR_REP, c->tid);
+	roce_cmi_msg_init(&m, ROCE_CM_ATTR_REP, c->tid);
 	m.u.rep.local_comm_id = c->local_comm_id;
 	m.u.rep.remote_comm_id = c->remote_comm_id;
 	m.u.rep.local_qkey = 0;
@@ -1027,17 +941,19 @@ static int accept_rc(struct cm_conn *c, struct roce_qp *qp, const struct roce_cm
 	if (c->listener)
 		c->listener->pending--;
 	c->listener = NULL;
-	set_state(c, CM_REP_SENT);
-	send_msg(c, &m, true);
+	roce_cmi_set_state(c, CM_REP_SENT);
+	roce_cmi_send_msg(c, &m, true);
 	/* the active side promised to answer within its local CM response timeout */
-	arm(c, exp_cycles(cm, r->local_cm_resp_timeout) + 2 * exp_cycles(cm, CM_PLT_EXP),
-	    RTE_MIN(c->p.max_cm_retries, r->max_cm_retries));
+	roce_cmi_arm(c,
+		     roce_cmi_exp_cycles(cm, r->local_cm_resp_timeout) +
+			     2 * roce_cmi_exp_cycles(cm, CM_PLT_EXP),
+		     RTE_MIN(c->p.max_cm_retries, r->max_cm_retries));
 	return 0;
 }
 
 static void on_rtu(struct roce_cm *cm, const struct roce_cm_msg *m)
 {
-	struct cm_conn *c = conn_by_comm_id(cm, m->u.rtu.remote_comm_id);
+	struct cm_conn *c = roce_cmi_conn_by_comm_id(cm, m->u.rtu.remote_comm_id);
 
 	if (!c) {
 		cm->st.rx_drop_nomatch++;
@@ -1047,19 +963,20 @@ static void on_rtu(struct roce_cm *cm, const struct roce_cm_msg *m)
 		cm->st.rx_dup++;
 		return;
 	}
-	disarm(c);
+	roce_cmi_disarm(c);
 	c->have_mad = false;
-	set_state(c, CM_ESTABLISHED);
-	post_event(cm, c, ROCE_CM_EVENT_ESTABLISHED, 0, m->u.rtu.private_data,
-		   sizeof(m->u.rtu.private_data));
-	event_params(last_event(cm), c->rep.responder_resources, c->rep.initiator_depth,
-		     c->req.retry_count, c->req.rnr_retry_count, c->id.remote_qpn);
+	roce_cmi_set_state(c, CM_ESTABLISHED);
+	roce_cmi_post_event(cm, c, ROCE_CM_EVENT_ESTABLISHED, 0, m->u.rtu.private_data,
+			    sizeof(m->u.rtu.private_data));
+	roce_cmi_event_params(roce_cmi_last_event(cm), c->rep.responder_resources,
+			      c->rep.initiator_depth, c->req.retry_count, c->req.rnr_retry_count,
+			      c->id.remote_qpn);
 }
 
 static void on_rej(struct roce_cm *cm, const struct roce_cm_msg *m)
 {
 	const struct roce_cm_rej *r = &m->u.rej;
-	struct cm_conn *c = conn_by_comm_id(cm, r->remote_comm_id);
+	struct cm_conn *c = roce_cmi_conn_by_comm_id(cm, r->remote_comm_id);
 
 	if (!c) {
 		cm->st.rx_drop_nomatch++;
@@ -1076,17 +993,17 @@ static void on_rej(struct roce_cm *cm, const struct roce_cm_msg *m)
 		cm->st.rx_dup++;
 		return;
 	}
-	disarm(c);
+	roce_cmi_disarm(c);
 	c->have_mad = false;
-	qp_to_err(c);
-	set_state(c, CM_IDLE);
-	post_event(cm, c, ROCE_CM_EVENT_REJECTED, r->reason, r->private_data,
-		   sizeof(r->private_data));
+	roce_cmi_qp_to_err(c);
+	roce_cmi_set_state(c, CM_IDLE);
+	roce_cmi_post_event(cm, c, ROCE_CM_EVENT_REJECTED, r->reason, r->private_data,
+			    sizeof(r->private_data));
 }
 
 int roce_cm_accept(struct roce_cm_id *id, struct roce_qp *qp, const struct roce_cm_conn_param *p)
 {
-	struct cm_conn *c = conn_of(id);
+	struct cm_conn *c = roce_cmi_conn_of(id);
 
 	if (!id)
 		return -EINVAL;
@@ -1109,32 +1026,8 @@ int roce_cm_accept(struct roce_cm_id *id, struct roce_qp *qp, const struct roce_
 		}
 		return 0;
 	}
-	case CM_SIDR_REQ_RCVD: {
-		struct roce_cm_msg m;
-		struct roce_qp_attr a;
-		struct roce_qp_init_attr ia;
-
-		if (!qp || (p && p->private_data_len > sizeof(m.u.sidr_rep.private_data)))
-			return -EINVAL;
-		fill_defaults(&c->p, p);
-		if (qp_ud_up(c, qp) != 0 || roce_query_qp(qp, &a, &ia) != 0)
-			return -EIO;
-		msg_init(&m, ROCE_CM_ATTR_SIDR_REP, c->tid);
-		m.u.sidr_rep.request_id = c->remote_comm_id;
-		m.u.sidr_rep.status = ROCE_CM_SIDR_SUCCESS;
-		m.u.sidr_rep.qpn = roce_qp_num(qp);
-		m.u.sidr_rep.service_id = c->service_id;
-		m.u.sidr_rep.qkey = p && p->qkey ? p->qkey : a.qkey;
-		if (p && p->private_data_len)
-			memcpy(m.u.sidr_rep.private_data, p->private_data, p->private_data_len);
-		c->id.qp = qp;
-		if (c->listener)
-			c->listener->pending--;
-		c->listener = NULL;
-		send_msg(c, &m, true); /* kept: a repeated SIDR_REQ gets it again */
-		set_state(c, CM_IDLE);
-		return 0;
-	}
+	case CM_SIDR_REQ_RCVD:
+		return roce_cmi_sidr_accept(c, qp, p);
 	default:
 		return -EINVAL;
 	}
@@ -1142,7 +1035,7 @@ int roce_cm_accept(struct roce_cm_id *id, struct roce_qp *qp, const struct roce_
 
 int roce_cm_reject(struct roce_cm_id *id, const void *private_data, uint8_t len)
 {
-	struct cm_conn *c = conn_of(id);
+	struct cm_conn *c = roce_cmi_conn_of(id);
 
 	if (!id)
 		return -EINVAL;
@@ -1152,200 +1045,21 @@ int roce_cm_reject(struct roce_cm_id *id, const void *private_data, uint8_t len)
 		send_rej(c, c->state == CM_REQ_RCVD ? ROCE_CM_REJ_MSG_REQ : ROCE_CM_REJ_MSG_REP,
 			 ROCE_CM_REJ_CONSUMER_DEFINED, private_data, len);
 	} else if (c->state == CM_SIDR_REQ_RCVD) {
-		struct roce_cm_msg m;
-
-		msg_init(&m, ROCE_CM_ATTR_SIDR_REP, c->tid);
-		m.u.sidr_rep.request_id = c->remote_comm_id;
-		m.u.sidr_rep.status = ROCE_CM_SIDR_REJECT;
-		m.u.sidr_rep.service_id = c->service_id;
-		if (private_data && len)
-			memcpy(m.u.sidr_rep.private_data, private_data,
-			       RTE_MIN(len, sizeof(m.u.sidr_rep.private_data)));
-		send_msg(c, &m, true);
+		roce_cmi_sidr_reject(c, private_data, len);
 	} else {
 		return -EINVAL;
 	}
 	if (c->listener)
 		c->listener->pending--;
 	c->listener = NULL;
-	qp_to_err(c);
-	set_state(c, CM_IDLE);
+	roce_cmi_qp_to_err(c);
+	roce_cmi_set_state(c, CM_IDLE);
 	return 0;
 }
 
 /* ------------------------------------------------------------------ SIDR */
 
-static void on_sidr_req(struct roce_cm *cm, const struct roce_cm_msg *m,
-			const struct stk_ipaddr *src, const struct stk_ipaddr *dst)
-{
-	const struct roce_cm_sidr_req *r = &m->u.sidr_req;
-	struct roce_cma_hdr h;
-	struct cm_conn *l, *c;
-
-	/* a repeat gets the SIDR_REP we sent, or nothing while the user decides */
-	for (uint32_t i = 0; i < CM_MAX_IDS; i++) {
-		c = cm->tab[i];
-		if (c && c->id.ps == ROCE_CM_PS_UDP && c->state != CM_LISTEN &&
-		    c->remote_comm_id == r->request_id && c->tid == m->tid &&
-		    ip_eq(&c->id.remote_ip, src)) {
-			cm->st.rx_dup++;
-			if (c->have_mad)
-				send_mad(cm, src, dst, c->mad);
-			return;
-		}
-	}
-	l = listener_for(cm, r->service_id);
-	if (!l || l->id.ps != ROCE_CM_PS_UDP ||
-	    roce_cma_hdr_decode(r->private_data, sizeof(r->private_data), &h) != 0 ||
-	    l->pending >= l->backlog || !(c = conn_alloc(cm, ROCE_CM_PS_UDP, l->id.context))) {
-		struct roce_cm_msg rep;
-		uint8_t mad[ROCE_MAD_LEN];
-
-		msg_init(&rep, ROCE_CM_ATTR_SIDR_REP, m->tid);
-		rep.u.sidr_rep.request_id = r->request_id;
-		rep.u.sidr_rep.status = l ? ROCE_CM_SIDR_NO_QP : ROCE_CM_SIDR_UNSUPPORTED;
-		rep.u.sidr_rep.service_id = r->service_id;
-		if (l)
-			cm->st.rej_backlog++;
-		else
-			cm->st.rej_no_listener++;
-		if (roce_cm_encode(&rep, mad, sizeof(mad)) == ROCE_MAD_LEN)
-			send_mad(cm, src, dst, mad);
-		return;
-	}
-	c->listener = l;
-	l->pending++;
-	c->tid = m->tid;
-	c->remote_comm_id = r->request_id;
-	c->service_id = r->service_id;
-	c->id.remote_ip = *src;
-	c->id.local_ip = *dst;
-	c->id.remote_port = h.src_port;
-	c->id.local_port = l->id.local_port;
-	set_state(c, CM_SIDR_REQ_RCVD);
-	post_event(cm, c, ROCE_CM_EVENT_CONNECT_REQUEST, 0, r->private_data + ROCE_CMA_HDR_LEN,
-		   sizeof(r->private_data) - ROCE_CMA_HDR_LEN);
-}
-
-static void on_sidr_rep(struct roce_cm *cm, const struct roce_cm_msg *m)
-{
-	const struct roce_cm_sidr_rep *r = &m->u.sidr_rep;
-	struct cm_conn *c = conn_by_comm_id(cm, r->request_id);
-
-	if (!c || c->state != CM_SIDR_REQ_SENT) {
-		if (c)
-			cm->st.rx_dup++;
-		else
-			cm->st.rx_drop_nomatch++;
-		return;
-	}
-	disarm(c);
-	c->have_mad = false;
-	set_state(c, CM_IDLE);
-	if (r->status != ROCE_CM_SIDR_SUCCESS) {
-		post_event(cm, c, ROCE_CM_EVENT_UNREACHABLE, r->status, r->private_data,
-			   sizeof(r->private_data));
-		return;
-	}
-	c->id.remote_qpn = r->qpn;
-	c->id.remote_qkey = r->qkey;
-	post_event(cm, c, ROCE_CM_EVENT_ESTABLISHED, 0, r->private_data, sizeof(r->private_data));
-	last_event(cm)->qp_num = r->qpn;
-	last_event(cm)->qkey = r->qkey;
-}
-
 /* ------------------------------------------------------------------ disconnect */
-
-static uint64_t timewait_cycles(const struct cm_conn *c)
-{
-	/* IBA 12.9.8.4: long enough for the peer's packets in flight to die */
-	return 2 * exp_cycles(c->id.cm, CM_PLT_EXP) + exp_cycles(c->id.cm, c->p.local_ack_timeout);
-}
-
-static void enter_timewait(struct cm_conn *c)
-{
-	qp_to_err(c);
-	set_state(c, CM_TIMEWAIT);
-	c->have_mad = false;
-	arm(c, timewait_cycles(c), 0);
-}
-
-int roce_cm_disconnect(struct roce_cm_id *id)
-{
-	struct cm_conn *c = conn_of(id);
-	struct roce_cm_msg m;
-
-	if (!id || (c->state != CM_ESTABLISHED && c->state != CM_REP_SENT))
-		return -EINVAL;
-	msg_init(&m, ROCE_CM_ATTR_DREQ, ((uint64_t)rte_rand() << 32) | c->local_comm_id);
-	m.u.dreq.local_comm_id = c->local_comm_id;
-	m.u.dreq.remote_comm_id = c->remote_comm_id;
-	m.u.dreq.remote_qpn = c->id.remote_qpn;
-	qp_to_err(c);
-	set_state(c, CM_DREQ_SENT);
-	send_msg(c, &m, true);
-	arm(c, exp_cycles(id->cm, c->p.cm_response_timeout) + 2 * exp_cycles(id->cm, CM_PLT_EXP),
-	    c->p.max_cm_retries);
-	return 0;
-}
-
-static void send_drep(struct roce_cm *cm, const struct stk_ipaddr *dst,
-		      const struct stk_ipaddr *src, uint64_t tid, uint32_t local_comm_id,
-		      uint32_t remote_comm_id)
-{
-	struct roce_cm_msg m;
-	uint8_t mad[ROCE_MAD_LEN];
-
-	msg_init(&m, ROCE_CM_ATTR_DREP, tid);
-	m.u.drep.local_comm_id = local_comm_id;
-	m.u.drep.remote_comm_id = remote_comm_id;
-	if (roce_cm_encode(&m, mad, sizeof(mad)) == ROCE_MAD_LEN)
-		send_mad(cm, dst, src, mad);
-}
-
-static void on_dreq(struct roce_cm *cm, const struct roce_cm_msg *m, const struct stk_ipaddr *src)
-{
-	const struct roce_cm_dreq *r = &m->u.dreq;
-	struct cm_conn *c = conn_by_comm_id(cm, r->remote_comm_id);
-
-	if (!c || c->remote_comm_id != r->local_comm_id) {
-		/* IBA C12-24: DREP even when we know nothing of the connection */
-		cm->st.rx_drop_nomatch++;
-		send_drep(cm, src, NULL, m->tid, r->remote_comm_id, r->local_comm_id);
-		return;
-	}
-	send_drep(cm, &c->id.remote_ip, &c->id.local_ip, m->tid, c->local_comm_id,
-		  c->remote_comm_id);
-	switch (c->state) {
-	case CM_ESTABLISHED:
-	case CM_REP_SENT:
-	case CM_DREQ_SENT:
-		post_event(cm, c, ROCE_CM_EVENT_DISCONNECTED, 0, r->private_data,
-			   sizeof(r->private_data));
-		enter_timewait(c);
-		break;
-	default:
-		cm->st.rx_dup++; /* TimeWait: the DREP above was the answer */
-		break;
-	}
-}
-
-static void on_drep(struct roce_cm *cm, const struct roce_cm_msg *m)
-{
-	struct cm_conn *c = conn_by_comm_id(cm, m->u.drep.remote_comm_id);
-
-	if (!c) {
-		cm->st.rx_drop_nomatch++;
-		return;
-	}
-	if (c->state != CM_DREQ_SENT) {
-		cm->st.rx_dup++;
-		return;
-	}
-	post_event(cm, c, ROCE_CM_EVENT_DISCONNECTED, 0, m->u.drep.private_data,
-		   sizeof(m->u.drep.private_data));
-	enter_timewait(c);
-}
 
 /* ------------------------------------------------------------------ timers */
 
@@ -1357,41 +1071,41 @@ static void expire(struct cm_conn *c)
 	    (c->state == CM_REQ_SENT || c->state == CM_MRA_RCVD || c->state == CM_REP_SENT ||
 	     c->state == CM_DREQ_SENT || c->state == CM_SIDR_REQ_SENT)) {
 		if (c->state == CM_MRA_RCVD)
-			set_state(c, CM_REQ_SENT);
+			roce_cmi_set_state(c, CM_REQ_SENT);
 		cm->st.retransmits++;
-		send_mad(cm, &c->id.remote_ip, &c->id.local_ip, c->mad);
-		arm(c, c->timeout, (uint8_t)(c->retries - 1));
+		roce_cmi_send_mad(cm, &c->id.remote_ip, &c->id.local_ip, c->mad);
+		roce_cmi_arm(c, c->timeout, (uint8_t)(c->retries - 1));
 		return;
 	}
-	disarm(c);
+	roce_cmi_disarm(c);
 	c->have_mad = false;
 	switch (c->state) {
 	case CM_REQ_SENT:
 	case CM_MRA_RCVD:
 		/* IBA 12.9.6: out of retries, tell the peer (REJ timeout) and give up */
 		send_rej(c, ROCE_CM_REJ_MSG_OTHER, ROCE_CM_REJ_TIMEOUT, NULL, 0);
-		qp_to_err(c);
-		set_state(c, CM_IDLE);
-		post_event(cm, c, ROCE_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL, 0);
+		roce_cmi_qp_to_err(c);
+		roce_cmi_set_state(c, CM_IDLE);
+		roce_cmi_post_event(cm, c, ROCE_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL, 0);
 		break;
 	case CM_REP_SENT:
 		send_rej(c, ROCE_CM_REJ_MSG_REP, ROCE_CM_REJ_TIMEOUT, NULL, 0);
-		qp_to_err(c);
-		set_state(c, CM_IDLE);
-		post_event(cm, c, ROCE_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL, 0);
+		roce_cmi_qp_to_err(c);
+		roce_cmi_set_state(c, CM_IDLE);
+		roce_cmi_post_event(cm, c, ROCE_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL, 0);
 		break;
 	case CM_SIDR_REQ_SENT:
-		set_state(c, CM_IDLE);
-		post_event(cm, c, ROCE_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL, 0);
+		roce_cmi_set_state(c, CM_IDLE);
+		roce_cmi_post_event(cm, c, ROCE_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL, 0);
 		break;
 	case CM_DREQ_SENT:
 		/* the peer is gone: disconnected all the same */
-		post_event(cm, c, ROCE_CM_EVENT_DISCONNECTED, -ETIMEDOUT, NULL, 0);
-		enter_timewait(c);
+		roce_cmi_post_event(cm, c, ROCE_CM_EVENT_DISCONNECTED, -ETIMEDOUT, NULL, 0);
+		roce_cmi_enter_timewait(c);
 		break;
 	case CM_TIMEWAIT:
-		set_state(c, CM_IDLE);
-		post_event(cm, c, ROCE_CM_EVENT_TIMEWAIT_EXIT, 0, NULL, 0);
+		roce_cmi_set_state(c, CM_IDLE);
+		roce_cmi_post_event(cm, c, ROCE_CM_EVENT_TIMEWAIT_EXIT, 0, NULL, 0);
 		break;
 	default:
 		break;
@@ -1476,7 +1190,7 @@ static void mad_in(struct roce_cm *cm, const uint8_t *slot, uint32_t len)
 
 		if (status && roce_mad_error_resp(slot + ROCE_GRH_LEN, len - ROCE_GRH_LEN, status,
 						  resp, sizeof(resp)) == ROCE_MAD_LEN)
-			send_mad(cm, &src, &dst, resp);
+			roce_cmi_send_mad(cm, &src, &dst, resp);
 		cm->st.rx_drop_bad++;
 		return;
 	}
@@ -1497,16 +1211,16 @@ static void mad_in(struct roce_cm *cm, const uint8_t *slot, uint32_t len)
 		on_rtu(cm, &m);
 		break;
 	case ROCE_CM_ATTR_DREQ:
-		on_dreq(cm, &m, &src);
+		roce_cmi_on_dreq(cm, &m, &src);
 		break;
 	case ROCE_CM_ATTR_DREP:
-		on_drep(cm, &m);
+		roce_cmi_on_drep(cm, &m);
 		break;
 	case ROCE_CM_ATTR_SIDR_REQ:
-		on_sidr_req(cm, &m, &src, &dst);
+		roce_cmi_on_sidr_req(cm, &m, &src, &dst);
 		break;
 	case ROCE_CM_ATTR_SIDR_REP:
-		on_sidr_rep(cm, &m);
+		roce_cmi_on_sidr_rep(cm, &m);
 		break;
 	default:
 		cm->st.rx_drop_bad++;
