@@ -403,7 +403,7 @@ int roce_cm_decode(const void *mad, size_t len, struct roce_cm_msg *out)
 
 	if (!mad || !out)
 		return -EINVAL;
-	/* every MAD on QP 1 is 256 bytes (IBA 13.4.2): a shorter one is not a CM MAD */
+	/* every MAD on QP 1 is 256 bytes (IBA 13.4): a shorter one is not a CM MAD */
 	if (len < ROCE_MAD_LEN)
 		return -EPROTO;
 	h = &m->hdr;

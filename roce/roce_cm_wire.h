@@ -39,7 +39,7 @@
 #include "stk_pkt.h"
 
 /* ---- constants (IBA 13.4, 12.4, 12.6) ---- */
-#define ROCE_MAD_LEN 256      /**< every MAD on QP 1 is exactly this long (IBA 13.4.2) */
+#define ROCE_MAD_LEN 256      /**< every MAD on QP 1 is exactly this long (IBA 13.4) */
 #define ROCE_MAD_HDR_LEN 24   /**< the common header */
 #define ROCE_MAD_DATA_LEN 232 /**< what follows it: one CM message */
 

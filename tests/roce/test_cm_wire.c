@@ -9,7 +9,7 @@
  *   keep their 0s or 1s, and values too wide are cut to the field.
  * - The layout of every whole-byte field, through roce_cm_decode() of a message whose byte i
  *   is i.
- * - Every CM MAD Linux 6.1/6.18 sent in tests/data (48 in five captures) decodes, the values
+ * - Every CM MAD Linux 6.1 rdma_rxe sent in tests/data (48 in five captures) decodes, the values
  *   tshark showed for them are spot-checked, the messages of one connection refer to each
  *   other as IBA says, and every one re-encodes byte for byte.
  * - Encoding fresh messages, the -EINVAL cases, and decoding malformed MADs: short (from
