@@ -143,10 +143,61 @@ static bool outstanding(const struct roce_qp *qp)
 	       (qp->sq.tail != qp->req.cur && qp->sq.tail != qp->sq.head);
 }
 
+/*
+ * The retransmission timer (issue: loss robustness; IRN, Mittal et al. 2018, section 3.2).
+ * The deadline is the adaptive RTO, srtt + 4 * rttvar from Karn samples (one PSN timed at a
+ * time, never a resent one), floored at the device's rto_min and never longer than the QP's
+ * configured timeout (4.096 us * 2^timeout). An expiry before the configured timeout has
+ * passed since the last progress is an early retransmit: go back to the oldest
+ * unacknowledged PSN, double the RTO, and do not spend retry_cnt. Only the configured timeout
+ * counts as an IBA transport retry, so a slow peer is never declared dead sooner than the
+ * QP's attributes say.
+ */
+static uint64_t timer_len(const struct roce_qp *qp)
+{
+	uint64_t cfg = roce_timeout_tsc(qp->attr.timeout);
+	uint64_t rto = qp->comp.rto;
+
+	if (!qp->pd->dev->rto_min || !qp->comp.srtt)
+		return cfg ? cfg : UINT64_MAX / 4; /* timeout 0: infinite */
+	if (cfg && rto > cfg)
+		rto = cfg;
+	return rto;
+}
+
+static void rtt_sample(struct roce_qp *qp, uint64_t now)
+{
+	struct roce_comp *c = &qp->comp;
+	uint64_t r = now - c->sample_tsc;
+
+	c->sample_tsc = 0;
+	if (!c->srtt) {
+		c->srtt = r;
+		c->rttvar = r / 2;
+	} else {
+		uint64_t d = c->srtt > r ? c->srtt - r : r - c->srtt;
+
+		c->rttvar = (3 * c->rttvar + d) / 4;
+		c->srtt = (7 * c->srtt + r) / 8;
+	}
+	c->rto = RTE_MAX(c->srtt + 4 * c->rttvar, qp->pd->dev->rto_min);
+}
+
+void roce_completer_arm(struct roce_qp *qp, uint64_t now)
+{
+	if (qp->comp.deadline == 0) {
+		qp->comp.deadline = now + timer_len(qp);
+		qp->comp.epoch = now;
+	}
+}
+
 static void progress(struct roce_qp *qp, uint64_t now)
 {
 	qp->comp.retry_left = qp->attr.retry_cnt;
-	qp->comp.deadline = outstanding(qp) ? now + roce_timeout_tsc(qp->attr.timeout) : 0;
+	if (qp->comp.sample_tsc && roce_psn_cmp(qp->comp.psn, qp->comp.sample_psn) > 0)
+		rtt_sample(qp, now);
+	qp->comp.epoch = now;
+	qp->comp.deadline = outstanding(qp) ? now + timer_len(qp) : 0;
 }
 
 static void read_response(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pkt *rp,
@@ -224,7 +275,9 @@ static void retry(struct roce_qp *qp, uint32_t psn, uint64_t now)
 	qp->comp.retry_left--;
 	qp->cnt[ROCE_QPC_retransmits]++;
 	go_back(qp, psn);
-	qp->comp.deadline = now + roce_timeout_tsc(qp->attr.timeout);
+	qp->comp.sample_tsc = 0; /* Karn: a resent PSN gives no sample */
+	qp->comp.epoch = now;
+	qp->comp.deadline = now + timer_len(qp);
 }
 
 void roce_completer_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
@@ -316,6 +369,20 @@ void roce_completer_tick(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 	if (qp->sq.tail != qp->req.cur && roce_sq_at(&qp->sq, qp->sq.tail)->npsn == 0)
 		ack_until(qp, qp->comp.psn);
 	if (qp->comp.deadline && now >= qp->comp.deadline && outstanding(qp)) {
+		uint64_t cfg = roce_timeout_tsc(qp->attr.timeout);
+
+		if (qp->comp.srtt && qp->pd->dev->rto_min && (!cfg || now - qp->comp.epoch < cfg)) {
+			/* early retransmit: the RTT says the tail was lost */
+			qp->cnt[ROCE_QPC_rto_early]++;
+			qp->cnt[ROCE_QPC_retransmits]++;
+			go_back(qp, qp->comp.psn);
+			qp->comp.sample_tsc = 0;
+			qp->comp.rto = RTE_MIN(qp->comp.rto * 2, cfg ? cfg : UINT64_MAX / 4);
+			qp->comp.deadline = now + timer_len(qp);
+			if (cfg && qp->comp.deadline > qp->comp.epoch + cfg)
+				qp->comp.deadline = qp->comp.epoch + cfg;
+			return;
+		}
 		qp->cnt[ROCE_QPC_timeouts]++;
 		retry(qp, qp->comp.psn, now);
 	} else if (!outstanding(qp))

@@ -82,6 +82,12 @@ static inline uint32_t roce_qp_mtu(const struct roce_qp *qp)
 /** IBA 9.7.6.1.3: local ACK timeout 4.096 us * 2^timeout, in TSC cycles; 0 = none. */
 uint64_t roce_timeout_tsc(uint8_t timeout);
 
+/** Default floor of the adaptive retransmission timeout (roce_dev_set_rto_min()). */
+#define ROCE_RTO_MIN_US 50
+
+/** Arm the QP's retransmission deadline from @p now if it is not armed (requester). */
+void roce_completer_arm(struct roce_qp *qp, uint64_t now);
+
 /** IBA Table 45: RNR timer code -> TSC cycles. */
 uint64_t roce_rnr_tsc(uint8_t code);
 

@@ -31,6 +31,7 @@ struct roce_dev {
 	struct roce_qp **qps;  /**< QPN - ROCE_FIRST_QPN -> QP */
 	struct roce_qp *gsi;   /**< QP1, if created */
 	struct roce_cm *cm;    /**< its connection manager (roce_cm.c), if started */
+	uint64_t rto_min;      /**< floor of the adaptive RTO (TSC); 0 = IBA timeout only */
 	uint32_t qp_hint;
 	struct roce_dev_counts n;
 };
@@ -99,10 +100,11 @@ struct roce_srq {
 
 /** Requester: where segmentation of the send queue stands. */
 struct roce_req {
-	uint32_t psn;	 /**< next PSN to send */
-	uint64_t cur;	 /**< WQE being sent (sq.tail <= cur <= sq.head) */
-	uint32_t off;	 /**< bytes of it already sent */
-	uint32_t rd_out; /**< READ / atomic requests awaiting responses */
+	uint32_t psn;	   /**< next PSN to send */
+	uint64_t cur;	   /**< WQE being sent (sq.tail <= cur <= sq.head) */
+	uint32_t off;	   /**< bytes of it already sent */
+	uint32_t rd_out;   /**< READ / atomic requests awaiting responses */
+	uint32_t high_psn; /**< one past the highest PSN sent so far (new vs. resent) */
 };
 
 /** Completer: acknowledgement and retry state (one deadline per QP). */
@@ -113,6 +115,13 @@ struct roce_comp {
 	uint64_t rnr_until; /**< TSC before which nothing is resent after an RNR NAK */
 	uint8_t retry_left;
 	uint8_t rnr_left;
+	/* the adaptive retransmission timer (RFC 6298 estimator over Karn samples) */
+	uint64_t epoch;	     /**< TSC the configured timeout counts from (progress or retry) */
+	uint64_t srtt;	     /**< smoothed RTT in TSC cycles; 0 = no sample yet */
+	uint64_t rttvar;     /**< its mean deviation */
+	uint64_t rto;	     /**< the adaptive timeout now (backed off on expiry) */
+	uint64_t sample_tsc; /**< when sample_psn left; 0 = no sample running */
+	uint32_t sample_psn;
 };
 
 /* X(name): how the responder finished with a request; each has its answer in
@@ -179,6 +188,7 @@ struct roce_resp {
 	X(rx_pkts)                                                                                 \
 	X(retransmits)                                                                             \
 	X(timeouts)                                                                                \
+	X(rto_early)                                                                               \
 	X(nak_seq_tx)                                                                              \
 	X(nak_seq_rx)                                                                              \
 	X(rnr_nak_tx)                                                                              \

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
 #include <rte_ring.h>
@@ -44,6 +45,7 @@ struct roce_dev *roce_dev_open(uint16_t iface)
 		goto nomem;
 	dev->mr_hint = 1;
 	dev->key_seq = 0x5a;
+	dev->rto_min = rte_get_tsc_hz() / 1000000 * ROCE_RTO_MIN_US;
 	dev->owner = RTE_MAX_LCORE;
 	{
 		char rn[RTE_RING_NAMESIZE];

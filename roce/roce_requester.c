@@ -160,6 +160,20 @@ static void ud_run(struct roce_qp *qp, struct stk_lcore *lc)
 	}
 }
 
+/* Time a new (never sent) PSN that asks for an answer, one at a time (Karn), for the RTO. */
+static void sample_start(struct roce_qp *qp, bool answered, uint32_t npsn, uint64_t now)
+{
+	uint32_t psn = qp->req.psn;
+
+	if (roce_psn_cmp(psn, qp->req.high_psn) < 0)
+		return; /* a resent PSN */
+	qp->req.high_psn = roce_psn_add(psn, npsn);
+	if (answered && !qp->comp.sample_tsc && qp->type == ROCE_QPT_RC) {
+		qp->comp.sample_tsc = now;
+		qp->comp.sample_psn = psn;
+	}
+}
+
 void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 {
 	uint32_t mtu = roce_qp_mtu(qp);
@@ -214,6 +228,7 @@ void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 			if (qp->req.off == 0)
 				qp->req.rd_out++;
 			roce_qp_xmit(qp, lc, &t, NULL, 0, false);
+			sample_start(qp, true, RTE_MAX(1u, (t.dmalen + mtu - 1) / mtu), now);
 			qp->req.psn =
 				roce_psn_add(qp->req.psn, RTE_MAX(1u, (t.dmalen + mtu - 1) / mtu));
 			qp->req.cur++;
@@ -235,6 +250,7 @@ void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 			t.cmp = e->wr.wr.atomic.compare_add;
 			qp->req.rd_out++;
 			roce_qp_xmit(qp, lc, &t, NULL, 0, false);
+			sample_start(qp, true, 1, now);
 			qp->req.psn = roce_psn_add(qp->req.psn, 1);
 			qp->req.cur++;
 			sent++;
@@ -265,6 +281,7 @@ void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 			if (len)
 				pl = payload_at(e, qp->req.off, len, tmp, &zc);
 			roce_qp_xmit(qp, lc, &t, pl, len, zc);
+			sample_start(qp, t.ackreq, 1, now);
 			qp->req.psn = roce_psn_add(qp->req.psn, 1);
 			qp->req.off += len;
 			if (last) {
@@ -275,8 +292,8 @@ void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 			break;
 		}
 		}
-		if (qp->type == ROCE_QPT_RC && qp->comp.deadline == 0)
-			qp->comp.deadline = now + roce_timeout_tsc(qp->attr.timeout);
+		if (qp->type == ROCE_QPT_RC)
+			roce_completer_arm(qp, now);
 	}
 	/* UC has no acknowledgements: a WQE completes once its last packet is out */
 	if (qp->type == ROCE_QPT_UC) {

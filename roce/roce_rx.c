@@ -166,6 +166,7 @@ void roce_qp_engine_rts(struct roce_qp *qp)
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	qp->req.psn = qp->attr.sq_psn;
+	qp->req.high_psn = qp->attr.sq_psn;
 	qp->req.cur = qp->sq.tail;
 	qp->comp.psn = qp->attr.sq_psn;
 	qp->comp.retry_left = qp->attr.retry_cnt;
