@@ -612,11 +612,11 @@ int roce_cm_connect(struct roce_cm_id *id, const struct stk_ipaddr *dst, uint16_
 		r->prim.remote_lid = 0xffff;
 		roce_gid_from_ip(&id->local_ip, r->prim.local_gid);
 		roce_gid_from_ip(dst, r->prim.remote_gid);
-		r->prim.packet_rate = 3;
+		r->prim.packet_rate = 0; /* as Linux rdma_cm sends it on RoCE */
 		r->prim.traffic_class = (uint8_t)(ifc->dscp << 2);
 		r->prim.hop_limit = 64;
 		r->prim.sl = 0;
-		r->prim.subnet_local = 1;
+		r->prim.subnet_local = 0;
 		r->prim.local_ack_timeout = c->p.local_ack_timeout;
 		roce_cma_hdr_encode(&h, r->private_data, sizeof(r->private_data));
 		if (param && param->private_data_len)
