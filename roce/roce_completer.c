@@ -196,6 +196,8 @@ static void progress(struct roce_qp *qp, uint64_t now)
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	if (qp->comp.sample_tsc && roce_psn_cmp(qp->comp.psn, qp->comp.sample_psn) > 0)
 		rtt_sample(qp, now);
+	else if (qp->comp.srtt) /* progress ends the backoff */
+		qp->comp.rto = RTE_MAX(qp->comp.srtt + 4 * qp->comp.rttvar, qp->pd->dev->rto_min);
 	qp->comp.epoch = now;
 	qp->comp.deadline = outstanding(qp) ? now + timer_len(qp) : 0;
 }
@@ -210,8 +212,21 @@ static void read_response(struct roce_qp *qp, struct rte_mbuf *m, const struct r
 	if (qp->sq.tail == qp->req.cur)
 		return; /* nothing outstanding: a late duplicate */
 	e = roce_sq_at(&qp->sq, qp->sq.tail);
-	if (e->wr.opcode != ROCE_WR_RDMA_READ || rp->psn != qp->comp.psn)
-		return; /* not the next expected response: the timer or a NAK recovers */
+	if (e->wr.opcode != ROCE_WR_RDMA_READ)
+		return;
+	if (rp->psn != qp->comp.psn) {
+		/* A gap in the responses: one was lost. The requester has no NAK to send, so it
+		 * asks again for the rest of the READ at once (IBA 9.7.4.1.5 allows re-issuing
+		 * it), once per gap, instead of waiting for the timer. */
+		if (roce_psn_cmp(rp->psn, qp->comp.psn) > 0 &&
+		    qp->comp.read_gap != qp->comp.psn + 1) {
+			qp->comp.read_gap = qp->comp.psn + 1;
+			qp->cnt[ROCE_QPC_retransmits]++;
+			go_back(qp, qp->comp.psn);
+			qp->comp.sample_tsc = 0;
+		}
+		return;
+	}
 	if (qp->comp.read_off + rp->payload_len > e->length) {
 		roce_qp_fatal(qp, ROCE_WC_BAD_RESP_ERR);
 		return;

@@ -122,6 +122,7 @@ struct roce_comp {
 	uint64_t rto;	     /**< the adaptive timeout now (backed off on expiry) */
 	uint64_t sample_tsc; /**< when sample_psn left; 0 = no sample running */
 	uint32_t sample_psn;
+	uint32_t read_gap; /**< 1 + the PSN a READ was re-issued from on a response gap */
 };
 
 /* X(name): how the responder finished with a request; each has its answer in
