@@ -84,6 +84,12 @@ uint64_t roce_cmi_exp_cycles(const struct roce_cm *cm, unsigned exp)
 	return (uint64_t)((double)cm->hz * 4.096e-6 * (double)(1ull << (exp > 31 ? 31 : exp)));
 }
 
+/* the active side waits for an answer to its REQ or SIDR_REQ */
+static bool connecting(const struct cm_conn *c)
+{
+	return c->state == CM_REQ_SENT || c->state == CM_MRA_RCVD || c->state == CM_SIDR_REQ_SENT;
+}
+
 void roce_cmi_arm(struct cm_conn *c, uint64_t cycles, uint8_t retries)
 {
 	struct roce_cm *cm = c->id.cm;
@@ -91,6 +97,8 @@ void roce_cmi_arm(struct cm_conn *c, uint64_t cycles, uint8_t retries)
 	c->timeout = cycles;
 	c->retries = retries;
 	c->deadline = rte_get_tsc_cycles() + cycles;
+	if (c->give_up && connecting(c) && c->deadline > c->give_up)
+		c->deadline = c->give_up;
 	if (!cm->next_deadline || c->deadline < cm->next_deadline)
 		cm->next_deadline = c->deadline;
 }
@@ -570,6 +578,9 @@ int roce_cm_connect(struct roce_cm_id *id, const struct stk_ipaddr *dst, uint16_
 		id->local_port = (uint16_t)(0x8000 | (rte_rand() & 0x7fff));
 	id->qp = qp;
 	c->service_id = service_id(id->ps, port);
+	c->give_up = param && param->timeout_ms
+			     ? rte_get_tsc_cycles() + (uint64_t)param->timeout_ms * cm->hz / 1000
+			     : 0;
 	c->tid = ((uint64_t)rte_rand() << 32) | c->local_comm_id;
 
 	memset(&h, 0, sizeof(h));
@@ -1066,8 +1077,9 @@ int roce_cm_reject(struct roce_cm_id *id, const void *private_data, uint8_t len)
 static void expire(struct cm_conn *c)
 {
 	struct roce_cm *cm = c->id.cm;
+	bool late = c->give_up && connecting(c) && rte_get_tsc_cycles() >= c->give_up;
 
-	if (c->retries && c->have_mad &&
+	if (c->retries && c->have_mad && !late &&
 	    (c->state == CM_REQ_SENT || c->state == CM_MRA_RCVD || c->state == CM_REP_SENT ||
 	     c->state == CM_DREQ_SENT || c->state == CM_SIDR_REQ_SENT)) {
 		if (c->state == CM_MRA_RCVD)

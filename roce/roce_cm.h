@@ -44,10 +44,11 @@ enum roce_cm_ps {
 enum roce_cm_event_type { ROCE_CM_EVENT_LIST(ROCE_CM_EVENT_ENUM_) ROCE_CM_EVENT_NUM };
 const char *roce_cm_event_str(enum roce_cm_event_type e);
 
-/** A connection identifier (librdmacm's rdma_cm_id). Fields are read-only for users. */
+/** A connection identifier (librdmacm's rdma_cm_id). context is the user's to set; the
+ * other fields are read-only for users. */
 struct roce_cm_id {
 	struct roce_cm *cm;
-	void *context; /**< the user's; a new id from CONNECT_REQUEST inherits the listener's */
+	void *context; /**< the user's: a new id from CONNECT_REQUEST starts with the listener's */
 	struct roce_qp *qp;
 	enum roce_cm_ps ps;
 	struct stk_ipaddr local_ip, remote_ip;
@@ -69,7 +70,9 @@ struct roce_cm_conn_param {
 	uint8_t cm_response_timeout; /**< 4.096 us * 2^x for CM answers (default 20: 4.3 s) */
 	uint8_t max_cm_retries;	     /**< REQ/REP/DREQ resends (default 15) */
 	uint32_t qkey;		     /**< UD accept: the Q_Key to advertise (default: the QP's) */
-	uint32_t qp_num; /**< connect without a QP: the QPN the REQ announces (required) */
+	uint32_t qp_num;     /**< connect without a QP: the QPN the REQ announces (required) */
+	uint32_t timeout_ms; /**< connect: give up (UNREACHABLE, -ETIMEDOUT) if no REP/REJ by
+			      * then, also while the peer's MAC is unresolved; 0 = by retries */
 };
 
 /** What roce_cm_get_event() returns. Private data is copied into the event. */

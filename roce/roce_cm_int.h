@@ -59,6 +59,7 @@ struct cm_conn {
 	uint64_t deadline; /* TSC; 0 = none */
 	uint64_t timeout;  /* TSC cycles per try */
 	uint8_t retries;   /* resends left */
+	uint64_t give_up;  /* TSC by which a connect must be answered (timeout_ms); 0 = none */
 	/* negotiated */
 	struct roce_cm_conn_param p; /* ours, defaults filled in (no private data) */
 	struct roce_cm_req req;	     /* passive: the REQ; active: what we sent */

@@ -341,6 +341,32 @@ static void no_listener_is_rejected(void **st)
 	assert_int_equal(roce_destroy_qp(qa), 0);
 }
 
+/* nobody answers ARP for the address: connect's timeout_ms ends it, not 15 REQ retries */
+static void connect_timeout(void **st)
+{
+	struct roce_cm_conn_param p = fast;
+	struct roce_cm_event ev;
+	struct stk_ipaddr nobody;
+	struct roce_cm_id *a = roce_cm_create_id(s[0].cm, ROCE_CM_PS_TCP, NULL);
+	struct roce_qp *qa = make_qp(0, ROCE_QPT_RC);
+	uint64_t t0 = rte_get_tsc_cycles();
+	double secs;
+	(void)st;
+
+	p.cm_response_timeout = 20; /* 4.3 s per try: only the deadline can end it early */
+	p.timeout_ms = 300;
+	stk_ipaddr_parse("10.79.0.9", &nobody);
+	assert_int_equal(roce_cm_connect(a, &nobody, PORT, qa, &p), 0);
+	expect_event(0, ROCE_CM_EVENT_UNREACHABLE, &ev);
+	assert_int_equal(ev.status, -ETIMEDOUT);
+	secs = (double)(rte_get_tsc_cycles() - t0) / (double)rte_get_tsc_hz();
+	assert_true(secs >= 0.29 && secs < 4.0);
+	assert_int_equal(roce_qp_state(qa), ROCE_QPS_ERR);
+	assert_int_equal(roce_cm_destroy_id(a), 0);
+	drain_cq(0);
+	assert_int_equal(roce_destroy_qp(qa), 0);
+}
+
 static void consumer_reject(void **st)
 {
 	static const char why[] = "go away";
@@ -888,6 +914,7 @@ int main(void)
 		cmocka_unit_test_setup(connect_data_disconnect, next_port),
 		cmocka_unit_test_setup(connect_without_qp, next_port),
 		cmocka_unit_test_setup(no_listener_is_rejected, next_port),
+		cmocka_unit_test_setup(connect_timeout, next_port),
 		cmocka_unit_test_setup(consumer_reject, next_port),
 		cmocka_unit_test_setup(lost_rep_is_resent, next_port),
 		cmocka_unit_test_setup(lost_rtu_is_recovered, next_port),
