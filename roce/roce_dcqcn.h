@@ -94,4 +94,24 @@ void roce_dcqcn_rp_sent(struct roce_dcqcn_rp *rp, uint32_t bytes, uint64_t now);
 bool roce_dcqcn_np_may_cnp(uint64_t *last_cnp, const struct roce_dcqcn_params *p, uint64_t hz,
 			   uint64_t now);
 
+struct roce_dev;
+struct roce_qp;
+
+/**
+ * Turn DCQCN on for @p dev with @p p (copied), or off with NULL. QPs that enter RTS afterwards
+ * get a reaction point and send ECT(0) unless their path sets another ECN; the device answers
+ * CE-marked requests with CNPs (at most one per QP per cnp_interval_us).
+ * @return 0 or -EINVAL.
+ */
+int roce_dev_set_cc(struct roce_dev *dev, const struct roce_dcqcn_params *p);
+
+/** What a QP's congestion control shows (telemetry has the same). */
+struct roce_qp_cc_info {
+	bool on;
+	enum roce_dcqcn_stage stage;
+	double rate_gbps, target_gbps, alpha;
+	uint64_t cnp_rx, cnp_tx;
+};
+void roce_qp_cc_info(const struct roce_qp *qp, struct roce_qp_cc_info *i);
+
 #endif /* ROCE_DCQCN_H */

@@ -10,6 +10,7 @@
 #include <rte_mbuf.h>
 
 #include "roce_cm_wire.h" /* ROCE_GSI_QPN, ROCE_GSI_QKEY */
+#include "roce_dcqcn.h"
 #include "roce_verbs.h"
 
 #define ROCE_FIRST_QPN 0x11 /* like rxe: 0 and 1 are the special QPs, then a small gap */
@@ -32,6 +33,8 @@ struct roce_dev {
 	struct roce_qp *gsi;   /**< QP1, if created */
 	struct roce_cm *cm;    /**< its connection manager (roce_cm.c), if started */
 	uint64_t rto_min;      /**< floor of the adaptive RTO (TSC); 0 = IBA timeout only */
+	bool cc_on;	       /**< DCQCN: QPs entering RTS get a reaction point, CE gets CNPs */
+	struct roce_dcqcn_params cc;
 	uint32_t qp_hint;
 	struct roce_dev_counts n;
 };
@@ -195,7 +198,9 @@ struct roce_resp {
 	X(rnr_nak_tx)                                                                              \
 	X(rnr_nak_rx)                                                                              \
 	X(nak_fatal_tx)                                                                            \
-	X(duplicates_rx)
+	X(duplicates_rx)                                                                           \
+	X(cnp_tx)                                                                                  \
+	X(cnp_rx)
 
 #define ROCE_QPC_ENUM_(n) ROCE_QPC_##n,
 enum roce_qp_counter { ROCE_QP_COUNTERS(ROCE_QPC_ENUM_) ROCE_QPC_NUM };
@@ -217,6 +222,9 @@ struct roce_qp {
 	struct roce_resp resp;
 	uint64_t cnt[ROCE_QPC_NUM];  /**< enum roce_qp_counter */
 	struct roce_qp *next_polled; /**< the lcore's list of QPs it runs */
+	bool cc;		     /**< DCQCN reaction point active (rp) */
+	struct roce_dcqcn_rp rp;
+	uint64_t last_cnp; /**< NP: when this QP last sent a CNP */
 	bool polled;
 };
 

@@ -16,9 +16,10 @@
 #include "roce_engine.h"
 #include "roce_psn.h"
 
-#define REQ_BURST 32	    /* packets per poll: the rest waits for the next turn */
-#define REQ_WINDOW 1024	    /* PSNs in flight before we wait for ACKs */
-#define REQ_ACKREQ_EVERY 64 /* AckReq inside long messages, so the window moves */
+#define REQ_BURST 32	     /* packets per poll: the rest waits for the next turn */
+#define REQ_WINDOW 1024	     /* PSNs in flight before we wait for ACKs */
+#define REQ_ACKREQ_EVERY 64  /* AckReq inside long messages, so the window moves */
+#define REQ_WIRE_OVERHEAD 78 /* Ethernet + IPv4 + UDP + BTH + RETH + ICRC + FCS, for pacing */
 
 /* Opcode for a packet of a SEND / WRITE message: [position][with imm/inv]. */
 enum pos { P_FIRST, P_MIDDLE, P_LAST, P_ONLY };
@@ -196,6 +197,9 @@ void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 		if (roce_psn_cmp(qp->req.psn, qp->comp.psn) > 0 &&
 		    roce_psn_diff(qp->req.psn, qp->comp.psn) >= REQ_WINDOW)
 			break;
+		/* DCQCN pacing: free at line rate, one check of the TSC otherwise */
+		if (qp->cc && !roce_dcqcn_rp_may_send(&qp->rp, now))
+			break;
 		if (qp->req.off == 0 && qp->req.cur != qp->sq.tail) {
 			/* IBA 10.8.3.3: a fenced WR waits for earlier READs and atomics */
 			if ((e->wr.send_flags & ROCE_SEND_FENCE) && qp->req.rd_out)
@@ -281,6 +285,8 @@ void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 			if (len)
 				pl = payload_at(e, qp->req.off, len, tmp, &zc);
 			roce_qp_xmit(qp, lc, &t, pl, len, zc);
+			if (qp->cc)
+				roce_dcqcn_rp_sent(&qp->rp, len + REQ_WIRE_OVERHEAD, now);
 			sample_start(qp, t.ackreq, 1, now);
 			qp->req.psn = roce_psn_add(qp->req.psn, 1);
 			qp->req.off += len;

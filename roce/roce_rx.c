@@ -167,6 +167,13 @@ void roce_qp_engine_rts(struct roce_qp *qp)
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	qp->req.psn = qp->attr.sq_psn;
 	qp->req.high_psn = qp->attr.sq_psn;
+	qp->cc = dev->cc_on && qp->type != ROCE_QPT_UD;
+	if (qp->cc) {
+		roce_dcqcn_rp_init(&qp->rp, &dev->cc, rte_get_tsc_hz(), rte_get_tsc_cycles());
+		if (qp->attr.ah_attr.ecn == 0)
+			qp->attr.ah_attr.ecn =
+				2; /* ECT(0): switches may mark it instead of dropping */
+	}
 	qp->req.cur = qp->sq.tail;
 	qp->comp.psn = qp->attr.sq_psn;
 	qp->comp.retry_left = qp->attr.retry_cnt;
@@ -218,6 +225,8 @@ void roce_dev_poll(struct roce_dev *dev, struct stk_lcore *lc)
 			roce_responder_run(qp, lc);
 		if (qp->state != ROCE_QPS_RTS)
 			continue;
+		if (qp->cc)
+			roce_dcqcn_rp_tick(&qp->rp, now);
 		roce_completer_tick(qp, lc, now);
 		roce_requester_run(qp, lc, now);
 	}
@@ -261,6 +270,22 @@ int roce_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *
 	return 0;
 }
 
+/* DCQCN notification point: a request arrived with CE; tell its sender (Annex A17.9.3:
+ * CNP to the sending QP, BECN set), at most once per cnp_interval per QP. */
+static void send_cnp(struct roce_dev *dev, struct roce_qp *qp, struct stk_lcore *lc)
+{
+	struct roce_tx t;
+
+	if (!roce_dcqcn_np_may_cnp(&qp->last_cnp, &dev->cc, rte_get_tsc_hz(), rte_get_tsc_cycles()))
+		return;
+	memset(&t, 0, sizeof(t));
+	t.opcode = ROCE_OP_CNP;
+	t.dqpn = qp->attr.dest_qp_num;
+	t.becn = true;
+	if (roce_qp_xmit(qp, lc, &t, NULL, 0, false) == 0)
+		qp->cnt[ROCE_QPC_cnp_tx]++;
+}
+
 /* A RoCE frame on the lcore that owns @dev: decode, ICRC, QP, dispatch. Takes @m. */
 static void rx_local(struct roce_dev *dev, struct stk_lcore *lc, struct rte_mbuf *m,
 		     const struct stk_pkt *p)
@@ -282,6 +307,13 @@ static void rx_local(struct roce_dev *dev, struct stk_lcore *lc, struct rte_mbuf
 		dev->drops[RX_DROP_NO_QP]++;
 		goto drop;
 	}
+	if (rp.opcode == ROCE_OP_CNP) {
+		/* DCQCN reaction point: a notification point saw our packets marked */
+		qp->cnt[ROCE_QPC_cnp_rx]++;
+		if (qp->cc)
+			roce_dcqcn_rp_cnp(&qp->rp, rte_get_tsc_cycles());
+		goto drop;
+	}
 	if ((qp->type == ROCE_QPT_RC && !(rp.op->flags & ROCE_OPF_RC)) ||
 	    (qp->type == ROCE_QPT_UC && !(rp.op->flags & ROCE_OPF_UC)) ||
 	    (qp->type == ROCE_QPT_UD && !(rp.op->flags & ROCE_OPF_UD))) {
@@ -294,6 +326,9 @@ static void rx_local(struct roce_dev *dev, struct stk_lcore *lc, struct rte_mbuf
 		goto drop;
 	}
 	qp->cnt[ROCE_QPC_rx_pkts]++;
+	if ((p->tos & 3) == 3 && dev->cc_on && qp->type != ROCE_QPT_UD &&
+	    (rp.op->flags & ROCE_OPF_REQ))
+		send_cnp(dev, qp, lc);
 	if (rp.op->flags & ROCE_OPF_REQ)
 		roce_responder_rx(qp, lc, m, &rp);
 	else
@@ -301,4 +336,30 @@ static void rx_local(struct roce_dev *dev, struct stk_lcore *lc, struct rte_mbuf
 	return;
 drop:
 	rte_pktmbuf_free(m);
+}
+
+int roce_dev_set_cc(struct roce_dev *dev, const struct roce_dcqcn_params *p)
+{
+	if (!dev || (p && (p->line_gbps <= 0 || p->min_gbps <= 0 || p->min_gbps > p->line_gbps ||
+			   p->g <= 0 || p->g >= 1 || p->f == 0 || p->timer_us == 0 ||
+			   p->alpha_us == 0 || p->byte_counter == 0)))
+		return -EINVAL;
+	dev->cc_on = p != NULL;
+	if (p)
+		dev->cc = *p;
+	return 0;
+}
+
+void roce_qp_cc_info(const struct roce_qp *qp, struct roce_qp_cc_info *i)
+{
+	memset(i, 0, sizeof(*i));
+	i->on = qp->cc;
+	i->cnp_rx = qp->cnt[ROCE_QPC_cnp_rx];
+	i->cnp_tx = qp->cnt[ROCE_QPC_cnp_tx];
+	if (qp->cc) {
+		i->stage = qp->rp.stage;
+		i->rate_gbps = qp->rp.rc;
+		i->target_gbps = qp->rp.rt;
+		i->alpha = qp->rp.alpha;
+	}
 }

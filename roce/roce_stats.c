@@ -55,6 +55,16 @@ static int tel_roce(const char *cmd, const char *params, struct rte_tel_data *d)
 			rte_tel_data_add_dict_u64(q, "rq_psn", qp->resp.psn);
 			for (unsigned k = 0; k < ROCE_QPC_NUM; k++)
 				rte_tel_data_add_dict_u64(q, qpc_names[k], qp->cnt[k]);
+			if (qp->cc) {
+				rte_tel_data_add_dict_string(q, "cc_stage",
+							     roce_dcqcn_stage_str(qp->rp.stage));
+				rte_tel_data_add_dict_u64(q, "cc_rate_mbps",
+							  (uint64_t)(qp->rp.rc * 1000.0));
+				rte_tel_data_add_dict_u64(q, "cc_target_mbps",
+							  (uint64_t)(qp->rp.rt * 1000.0));
+				rte_tel_data_add_dict_u64(q, "cc_alpha_ppm",
+							  (uint64_t)(qp->rp.alpha * 1e6));
+			}
 			for (unsigned k = 0; k < ROCE_RESP_NUM; k++)
 				rte_tel_data_add_dict_u64(q, resp_names[k], qp->resp.outcome[k]);
 			snprintf(key, sizeof(key), "qp_0x%x", qp->qpn);

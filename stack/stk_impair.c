@@ -33,7 +33,8 @@
 	X(DUP, "dup", dup_ppm)                                                                     \
 	X(CORRUPT, "corrupt", corrupt_ppm)                                                         \
 	X(DELAY, "delay", delay_ppm)                                                               \
-	X(REORDER, "reorder", reorder_ppm)
+	X(REORDER, "reorder", reorder_ppm)                                                         \
+	X(CE, "ce", ce_ppm)
 
 #define KIND_ENUM_(e, key, field) K_##e,
 enum kind { IMPAIR_KINDS(KIND_ENUM_) K_NUM };
@@ -219,6 +220,44 @@ static struct rte_mbuf *corrupt(struct stk_impair *s, struct rte_mbuf *m)
 	return m;
 }
 
+/*
+ * What a congested ECN switch does (RFC 3168): an ECN-capable IP packet (ECT(0) or ECT(1))
+ * gets Congestion Experienced; a not-ECT one is left alone. IPv4's header checksum is redone.
+ * @return the frame to go on with (@m, or a private copy when its data is shared).
+ */
+static struct rte_mbuf *mark_ce(struct stk_impair *s, struct rte_mbuf *m)
+{
+	uint32_t l2 = l2_len(m);
+	uint8_t *ip;
+
+	if (m->data_len < l2 + sizeof(struct rte_ipv6_hdr) && m->data_len < l2 + 20)
+		return m;
+	ip = rte_pktmbuf_mtod_offset(m, uint8_t *, l2);
+	if ((ip[0] >> 4) == 4 ? (ip[1] & 3) == 0 : (ip[0] >> 4) != 6 || ((ip[1] >> 4) & 3) == 0)
+		return m; /* not IP, or not ECN-capable */
+	if (!writable(m)) {
+		struct rte_mbuf *c = rte_pktmbuf_copy(m, s->pool, 0, UINT32_MAX);
+
+		if (!c)
+			return m;
+		rte_pktmbuf_free(m);
+		m = c;
+		ip = rte_pktmbuf_mtod_offset(m, uint8_t *, l2);
+	}
+	if ((ip[0] >> 4) == 4) {
+		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
+
+		h->type_of_service |= 3;
+		h->hdr_checksum = 0;
+		h->hdr_checksum = rte_ipv4_cksum(h);
+	} else {
+		ip[1] |= 3 << 4; /* the ECN bits are the low two of the traffic class */
+	}
+	m->ol_flags &= ~RTE_MBUF_F_RX_IP_CKSUM_MASK;
+	s->cnt[STK_CNT_impair_ce_marked]++;
+	return m;
+}
+
 static bool delay_push(struct stk_impair *s, struct rte_mbuf *m)
 {
 	unsigned slot;
@@ -240,6 +279,8 @@ static unsigned stage(struct stk_impair *s, struct rte_mbuf *m, struct rte_mbuf 
 
 	if (chance(s, K_CORRUPT))
 		m = corrupt(s, m);
+	if (chance(s, K_CE))
+		m = mark_ce(s, m);
 	if (chance(s, K_DELAY)) {
 		if (delay_push(s, m)) {
 			s->cnt[STK_CNT_impair_delayed]++;

@@ -82,6 +82,7 @@ struct stk_impair_conf {
 	uint32_t corrupt_ppm; /**< frames with one bit flipped */
 	uint32_t delay_ppm;   /**< frames delayed by delay_us */
 	uint32_t delay_us;    /**< 1..STK_IMPAIR_MAX_DELAY_US when delay_ppm is set */
+	uint32_t ce_ppm;      /**< ECN-capable frames marked Congestion Experienced */
 	uint64_t seed;	      /**< same seed, same decisions */
 	bool roce_only;	      /**< impair only UDP to port 4791; ARP, ND and the rest pass */
 };

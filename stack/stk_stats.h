@@ -41,6 +41,7 @@
 	X(impair_corrupted)                                                                        \
 	X(impair_delayed)                                                                          \
 	X(impair_delay_full)                                                                       \
+	X(impair_ce_marked)                                                                        \
 	X(drops)
 
 #define STK_CNT_ENUM_(n) STK_CNT_##n,

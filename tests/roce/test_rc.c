@@ -27,6 +27,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "roce_dcqcn.h"
 #include "roce_verbs.h"
 #include "stk_impair.h"
 #include "stk_lcore.h"
@@ -874,6 +875,80 @@ static void every_mtu_to_16mib(void **st)
 	}
 }
 
+/* DCQCN end to end: a "switch" (the impairment layer) marks every ECN-capable frame A sends
+ * with CE; B's notification point answers with CNPs, paced to one per 50 us per QP; A's
+ * reaction point cuts its rate. Without congestion control nothing is ECN-capable, so
+ * nothing is marked and no CNP flows. Data stays intact either way. */
+static void dcqcn_reacts_to_ce(void **st)
+{
+	struct stk_impair_conf ce = {.ce_ppm = 1000000, .roce_only = true, .seed = 9};
+	struct roce_dcqcn_params p;
+	struct roce_qp_cc_info ia, ib;
+	struct stk_port_stats before, after;
+	uint64_t t0;
+	double secs;
+	(void)st;
+
+	/* congestion control off: no ECT, no marks, no CNPs */
+	assert_int_equal(stk_impair_set(0, STK_IMPAIR_TX, &ce), 0);
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	stk_stats_sum(-1, &before);
+	for (uint32_t i = 0; i < 16; i++) {
+		struct roce_wc wc;
+
+		fill(s[0].buf, 65536, i);
+		post(0, ROCE_WR_RDMA_WRITE, i, 0, 65536, (uintptr_t)(s[1].buf + (17u << 20)),
+		     s[1].mr->rkey);
+		assert_int_equal(wait_wc(0, &wc, 1), 1);
+		assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+	}
+	stk_stats_sum(-1, &after);
+	assert_int_equal(after.c[STK_CNT_impair_ce_marked], before.c[STK_CNT_impair_ce_marked]);
+	roce_qp_cc_info(s[0].qp, &ia);
+	assert_false(ia.on);
+	assert_int_equal(ia.cnp_rx, 0);
+	disconnect_pair();
+
+	roce_dcqcn_params_default(&p, 100.0);
+	assert_int_equal(roce_dev_set_cc(s[0].dev, &p), 0);
+	assert_int_equal(roce_dev_set_cc(s[1].dev, &p), 0);
+	p.g = 2; /* out of range */
+	assert_int_equal(roce_dev_set_cc(s[0].dev, &p), -EINVAL);
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	stk_stats_sum(-1, &before);
+	t0 = rte_get_tsc_cycles();
+	for (uint32_t i = 0; i < 64; i++) {
+		struct roce_wc wc;
+
+		fill(s[0].buf, 65536, i);
+		post(0, ROCE_WR_RDMA_WRITE, i, 0, 65536, (uintptr_t)(s[1].buf + (17u << 20)),
+		     s[1].mr->rkey);
+		assert_int_equal(wait_wc(0, &wc, 1), 1);
+		assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+		assert_memory_equal(s[1].buf + (17u << 20), s[0].buf, 65536);
+	}
+	secs = (double)(rte_get_tsc_cycles() - t0) / (double)rte_get_tsc_hz();
+	stk_stats_sum(-1, &after);
+	roce_qp_cc_info(s[0].qp, &ia);
+	roce_qp_cc_info(s[1].qp, &ib);
+	assert_true(after.c[STK_CNT_impair_ce_marked] > before.c[STK_CNT_impair_ce_marked]);
+	assert_true(ia.on && ib.on);
+	assert_true(ib.cnp_tx > 0);
+	assert_int_equal(ia.cnp_rx, ib.cnp_tx);
+	/* the NP's pacing: never more than one CNP per 50 us */
+	assert_true((double)ib.cnp_tx <= secs / 50e-6 + 1);
+	/* the RP cut its rate and has not recovered to line rate under constant marking */
+	assert_true(ia.rate_gbps < 100.0);
+	print_message("dcqcn: %lu CNPs in %.3f s, A's rate %.2f Gbit/s (target %.2f, alpha %.3f, "
+		      "stage %s)\n",
+		      (unsigned long)ib.cnp_tx, secs, ia.rate_gbps, ia.target_gbps, ia.alpha,
+		      roce_dcqcn_stage_str(ia.stage));
+	disconnect_pair();
+	assert_int_equal(stk_impair_set(0, STK_IMPAIR_TX, NULL), 0);
+	assert_int_equal(roce_dev_set_cc(s[0].dev, NULL), 0);
+	assert_int_equal(roce_dev_set_cc(s[1].dev, NULL), 0);
+}
+
 static uint16_t ring_port(const char *name, struct rte_ring *rx, struct rte_ring *tx)
 {
 	struct rte_eth_conf conf;
@@ -984,6 +1059,7 @@ int main(void)
 		cmocka_unit_test(frwr_and_invalidate),
 		cmocka_unit_test(too_many_reads),
 		cmocka_unit_test(second_lcore_hands_off),
+		cmocka_unit_test(dcqcn_reacts_to_ce),
 	};
 	int rc;
 
