@@ -16,6 +16,7 @@ PKGS=(
 	clang-format                       # the house style check
 	tshark                             # wire-format checks
 	iproute2 iputils-ping procps kmod  # namespaces, veth, ping, sysctl
+	qemu-system-x86 busybox-static     # the interop lab's VMs (tests/interop, docs/interop.md)
 )
 
 want=()

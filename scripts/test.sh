@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/test.sh - the README's test command: set up, build, and run every test.
 #   1. scripts/setup.sh (packages, hugepages)
-#   2. build with -Werror, run the unit, lint and integration suites (integration needs root)
+#   2. build with -Werror, run the unit, lint, integration and interop suites (integration and
+#      interop need root; interop boots a QEMU VM with Linux rxe, tests/interop/)
 #   3. build again with ASan+UBSan and run the unit suite under it
 #   4. build the libFuzzer targets with clang and run each for a bounded number of inputs
 # It ends with one line "N passed, N failed, N skipped" over all of it, and exits non-zero
@@ -34,7 +35,7 @@ run_build() { # DIR SUITES... -- MESON-OPTIONS...
 	logs+=("$dir/meson-logs/testlog.json")
 }
 
-run_build build-ci unit lint integration -- -Dwerror=true -Dbuildtype=debugoptimized
+run_build build-ci unit lint integration interop -- -Dwerror=true -Dbuildtype=debugoptimized
 run_build build-asan unit -- -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false \
 	-Dbench=false -Dbuildtype=debug
 CC=clang run_build build-fuzz fuzz -- -Dfuzz=true -Dbench=false -Dtests=true \
