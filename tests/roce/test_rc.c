@@ -69,6 +69,10 @@ static int wait_wc(int k, struct roce_wc *wc, int n)
 	return got;
 }
 
+/* the QPs' local ACK timeout: 10 (4 ms) makes loss tests quick; lossless bulk tests use 14
+ * (67 ms), so that a thread descheduled on a loaded machine (ASan, CI) is not taken for a
+ * dead peer seven times over */
+static uint8_t qp_timeout = 10;
 static uint8_t responder_resources = 4; /* B's max_dest_rd_atomic; A always issues up to 4 */
 
 static void connect_pair(enum roce_mtu mtu, uint8_t rnr_retry, uint8_t min_rnr)
@@ -116,7 +120,7 @@ static void connect_pair(enum roce_mtu mtu, uint8_t rnr_retry, uint8_t min_rnr)
 		memset(&a, 0, sizeof(a));
 		a.qp_state = ROCE_QPS_RTS;
 		a.sq_psn = k ? 100 : 0xfffff0; /* the peer's rq_psn */
-		a.timeout = 10;		       /* 4 ms */
+		a.timeout = qp_timeout;	       /* 4 ms unless a test asks */
 		a.retry_cnt = 7;
 		a.rnr_retry = rnr_retry;
 		a.max_rd_atomic = 4;
@@ -829,6 +833,7 @@ static void every_mtu_to_16mib(void **st)
 	(void)st;
 
 	fill(s[0].buf, big, 77);
+	qp_timeout = 14;
 	for (enum roce_mtu mtu = ROCE_MTU_256; mtu <= ROCE_MTU_4096; mtu++) {
 		uint32_t m = roce_mtu_bytes(mtu);
 		const uint32_t sz[] = {0, 1, m - 1, m, m + 1, 3 * m + 7, big};
@@ -873,6 +878,7 @@ static void every_mtu_to_16mib(void **st)
 		}
 		disconnect_pair();
 	}
+	qp_timeout = 10;
 }
 
 /* DCQCN end to end: a "switch" (the impairment layer) marks every ECN-capable frame A sends
