@@ -475,7 +475,7 @@ static int qp_init(struct cm_conn *c, struct roce_qp *qp, uint8_t responder_reso
 }
 
 /* RTR then RTS for an RC QP from the negotiated values. */
-static int qp_connect(struct cm_conn *c, uint32_t rq_psn, uint32_t dest_qpn, uint8_t mtu,
+static int qp_connect(struct cm_conn *c, uint32_t peer_psn, uint32_t dest_qpn, uint8_t mtu,
 		      uint8_t max_dest_rd, uint8_t max_rd, uint8_t retry, uint8_t rnr_retry,
 		      uint8_t hop_limit, uint8_t tclass, uint32_t flow_label)
 {
@@ -487,7 +487,10 @@ static int qp_connect(struct cm_conn *c, uint32_t rq_psn, uint32_t dest_qpn, uin
 	a.qp_state = ROCE_QPS_RTR;
 	a.path_mtu = (enum roce_mtu)mtu;
 	a.dest_qp_num = dest_qpn;
-	a.rq_psn = rq_psn;
+	/* IBA 12.7.24/12.7.40 as Linux ib_cm reads them: the starting PSN a side puts in its
+	 * REQ or REP is the PSN it expects to *receive*; the peer sends from it (the NFS mount
+	 * in nfs_rdma_full.pcap: the active side's first SEND carries the REP's PSN) */
+	a.rq_psn = c->local_psn;
 	a.max_dest_rd_atomic = max_dest_rd;
 	a.min_rnr_timer = c->p.min_rnr_timer;
 	a.ah_attr.dgid_ip = c->id.remote_ip;
@@ -504,7 +507,7 @@ static int qp_connect(struct cm_conn *c, uint32_t rq_psn, uint32_t dest_qpn, uin
 		return rc;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = ROCE_QPS_RTS;
-	a.sq_psn = c->local_psn;
+	a.sq_psn = peer_psn;
 	a.timeout = c->p.local_ack_timeout;
 	a.retry_cnt = retry;
 	a.rnr_retry = rnr_retry;

@@ -604,6 +604,119 @@ static void stray_and_unknown_mads(void **st)
 #undef SEND_MAD
 }
 
+/*
+ * The PSN convention Linux uses (ib_cm; nfs_rdma_full.pcap frames 1-6: the active side's first
+ * SEND carries the REP's starting PSN): a REQ's starting PSN is what the passive side sends
+ * from, and what it announces in its REP is what it expects to receive. A REQ built here with
+ * a known PSN, as a Linux client would send it, pins it down for droce's passive side.
+ */
+static void starting_psn_convention(void **st)
+{
+	struct roce_qp_init_attr ia;
+	struct roce_qp_attr qa, got;
+	struct roce_cma_hdr h;
+	struct roce_path path;
+	struct roce_cm_event ev;
+	struct roce_cm_msg m;
+	struct roce_ah *ah;
+	struct roce_qp *ud, *qb;
+	struct roce_cm_id *l;
+	struct roce_wc wc;
+	uint8_t mad[ROCE_MAD_LEN];
+	const uint32_t req_psn = 0xe3d38f, fake_qpn = 0x77;
+	(void)st;
+
+	l = roce_cm_create_id(s[1].cm, ROCE_CM_PS_TCP, NULL);
+	assert_int_equal(roce_cm_listen(l, PORT, 4), 0);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = ia.recv_cq = s[0].cq;
+	ia.qp_type = ROCE_QPT_UD;
+	ia.cap.max_send_wr = ia.cap.max_recv_wr = 16;
+	ia.cap.max_inline_data = ROCE_MAD_LEN;
+	ud = roce_create_qp(s[0].pd, &ia);
+	assert_non_null(ud);
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = ROCE_QPS_INIT;
+	qa.qkey = 0x80010000u;
+	qa.port_num = 1;
+	assert_int_equal(
+		roce_modify_qp(ud, &qa,
+			       ROCE_QP_STATE | ROCE_QP_QKEY | ROCE_QP_PKEY_INDEX | ROCE_QP_PORT),
+		0);
+	qa.qp_state = ROCE_QPS_RTR;
+	assert_int_equal(roce_modify_qp(ud, &qa, ROCE_QP_STATE), 0);
+	qa.qp_state = ROCE_QPS_RTS;
+	assert_int_equal(roce_modify_qp(ud, &qa, ROCE_QP_STATE | ROCE_QP_SQ_PSN), 0);
+	memset(&path, 0, sizeof(path));
+	path.dgid_ip = ip[1];
+	ah = roce_create_ah(s[0].pd, &path);
+	assert_non_null(ah);
+
+	/* a REQ as Linux's rdma_cm sends it (cm_msgs.pcap values), with our PSN */
+	memset(&m, 0, sizeof(m));
+	m.method = ROCE_MAD_METHOD_SEND;
+	m.tid = 0x0000000212345678ull;
+	m.attr_id = ROCE_CM_ATTR_REQ;
+	m.u.req.local_comm_id = 0x78563412;
+	m.u.req.service_id = roce_cma_service_id(ROCE_RDMA_PS_TCP, PORT);
+	m.u.req.local_qpn = fake_qpn;
+	m.u.req.responder_resources = 1;
+	m.u.req.initiator_depth = 1;
+	m.u.req.remote_cm_resp_timeout = 20;
+	m.u.req.starting_psn = req_psn;
+	m.u.req.local_cm_resp_timeout = 20;
+	m.u.req.retry_count = 7;
+	m.u.req.pkey = 0xffff;
+	m.u.req.path_mtu = ROCE_MTU_1024;
+	m.u.req.rnr_retry_count = 7;
+	m.u.req.max_cm_retries = 15;
+	m.u.req.prim.local_lid = m.u.req.prim.remote_lid = 0xffff;
+	roce_gid_from_ip(&ip[0], m.u.req.prim.local_gid);
+	roce_gid_from_ip(&ip[1], m.u.req.prim.remote_gid);
+	m.u.req.prim.hop_limit = 64;
+	m.u.req.prim.local_ack_timeout = 19;
+	memset(&h, 0, sizeof(h));
+	h.src_port = 40000;
+	h.src = ip[0];
+	h.dst = ip[1];
+	assert_int_equal(
+		roce_cma_hdr_encode(&h, m.u.req.private_data, sizeof(m.u.req.private_data)),
+		ROCE_CMA_HDR_LEN);
+	assert_int_equal(roce_cm_encode(&m, mad, sizeof(mad)), ROCE_MAD_LEN);
+	{
+		struct roce_sge g = {.addr = (uintptr_t)mad, .length = sizeof(mad)};
+		struct roce_send_wr w, *bad;
+
+		memset(&w, 0, sizeof(w));
+		w.sg_list = &g;
+		w.num_sge = 1;
+		w.opcode = ROCE_WR_SEND;
+		w.send_flags = ROCE_SEND_INLINE | ROCE_SEND_SIGNALED;
+		w.wr.ud.ah = ah;
+		w.wr.ud.remote_qpn = 1;
+		w.wr.ud.remote_qkey = 0x80010000u;
+		assert_int_equal(roce_post_send(ud, &w, &bad), 0);
+		assert_int_equal(wait_wc(0, &wc), 1);
+	}
+	expect_event(1, ROCE_CM_EVENT_CONNECT_REQUEST, &ev);
+	assert_int_equal(ev.qp_num, fake_qpn);
+	qb = make_qp(1, ROCE_QPT_RC);
+	assert_int_equal(roce_cm_accept(ev.id, qb, &fast), 0);
+	assert_int_equal(roce_query_qp(qb, &got, NULL), 0);
+	assert_int_equal(got.sq_psn, req_psn); /* we send from the REQ's PSN */
+	assert_int_equal(got.dest_qp_num, fake_qpn);
+	assert_int_equal(got.path_mtu, ROCE_MTU_1024);
+	assert_int_equal(got.timeout, 19); /* the REQ's local ACK timeout */
+	assert_int_equal(roce_cm_destroy_id(ev.id), 0);
+	assert_int_equal(roce_cm_destroy_id(l), 0);
+	drive(50);
+	drain_cq(0);
+	drain_cq(1);
+	assert_int_equal(roce_destroy_ah(ah), 0);
+	assert_int_equal(roce_destroy_qp(ud), 0);
+	assert_int_equal(roce_destroy_qp(qb), 0);
+}
+
 static void peer_vanishes(void **st)
 {
 	struct stk_impair_conf ic = {.drop_ppm = 1000000, .seed = 3};
@@ -923,6 +1036,7 @@ int main(void)
 		cmocka_unit_test_setup(lost_rtu_is_recovered, next_port),
 		cmocka_unit_test_setup(every_mad_duplicated, next_port),
 		cmocka_unit_test_setup(stray_and_unknown_mads, next_port),
+		cmocka_unit_test_setup(starting_psn_convention, next_port),
 		cmocka_unit_test_setup(peer_vanishes, next_port),
 		cmocka_unit_test_setup(req_flood_is_bounded, next_port),
 		cmocka_unit_test_setup(sidr_ud_service, next_port),
