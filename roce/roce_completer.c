@@ -73,9 +73,12 @@ static void complete_head(struct roce_qp *qp)
  * need their own responses and stop the walk.
  * @return true when comp.psn moved forward: progress, which resets the retry counter.
  */
+static void cwnd_acked(struct roce_qp *qp, uint32_t n);
+
 static bool ack_until(struct roce_qp *qp, uint32_t psn)
 {
 	uint32_t before = qp->comp.psn;
+	bool moved;
 
 	/* only what was sent can be acknowledged */
 	if (roce_psn_cmp(psn, qp->req.psn) >= 0)
@@ -100,7 +103,10 @@ static bool ack_until(struct roce_qp *qp, uint32_t psn)
 		}
 		complete_head(qp);
 	}
-	return roce_psn_cmp(qp->comp.psn, before) > 0;
+	moved = roce_psn_cmp(qp->comp.psn, before) > 0;
+	if (moved)
+		cwnd_acked(qp, roce_psn_diff(qp->comp.psn, before));
+	return moved;
 }
 
 /* Go-back-N: resume sending at @psn, inside the WQE that holds it. */
@@ -111,7 +117,11 @@ static void go_back(struct roce_qp *qp, uint32_t psn)
 	if (roce_psn_cmp(psn, qp->comp.psn) < 0)
 		psn = qp->comp.psn; /* never behind what is acknowledged */
 
-	for (uint64_t i = qp->sq.tail; i != qp->req.cur; i++) {
+	/* the WQE being sent counts too when part of it is out (a window or a poll's burst
+	 * ended inside it) */
+	uint64_t end = qp->req.cur + (qp->req.off && qp->req.cur != qp->sq.head ? 1 : 0);
+
+	for (uint64_t i = qp->sq.tail; i != end; i++) {
 		struct roce_swqe *e = roce_sq_at(&qp->sq, i);
 
 		if (e->npsn == 0 || roce_psn_cmp(psn, e->first_psn) < 0 ||
@@ -191,6 +201,36 @@ void roce_completer_arm(struct roce_qp *qp, uint64_t now)
 	}
 }
 
+/*
+ * The in-flight window (issue 6: "a bounded in-flight window, so go-back-N does not resend a
+ * huge tail"). Go-back-N resends everything after a loss, and a receiver that lost packets
+ * because its ring overflowed loses them again if the whole window comes back at once. So the
+ * window is AIMD in PSNs: it starts at ROCE_CWND_INIT, doubles per round trip up to ssthresh,
+ * then grows by one per window acknowledged, up to ROCE_CWND_MAX; every retransmission (NAK,
+ * RTO, timeout) halves it, not below ROCE_CWND_MIN. On a clean link it sits at the maximum.
+ */
+static void cwnd_acked(struct roce_qp *qp, uint32_t n)
+{
+	struct roce_req *r = &qp->req;
+
+	if (r->cwnd < r->ssthresh) {
+		r->cwnd = RTE_MIN(r->cwnd + n, r->ssthresh);
+		return;
+	}
+	qp->comp.acked += n;
+	while (qp->comp.acked >= r->cwnd && r->cwnd < ROCE_CWND_MAX) {
+		qp->comp.acked -= r->cwnd;
+		r->cwnd++;
+	}
+}
+
+static void cwnd_loss(struct roce_qp *qp)
+{
+	qp->req.cwnd = RTE_MAX(qp->req.cwnd / 2, ROCE_CWND_MIN);
+	qp->req.ssthresh = qp->req.cwnd;
+	qp->comp.acked = 0;
+}
+
 static void progress(struct roce_qp *qp, uint64_t now)
 {
 	qp->comp.retry_left = qp->attr.retry_cnt;
@@ -222,6 +262,7 @@ static void read_response(struct roce_qp *qp, struct rte_mbuf *m, const struct r
 		    qp->comp.read_gap != qp->comp.psn + 1) {
 			qp->comp.read_gap = qp->comp.psn + 1;
 			qp->cnt[ROCE_QPC_retransmits]++;
+			cwnd_loss(qp);
 			go_back(qp, qp->comp.psn);
 			qp->comp.sample_tsc = 0;
 		}
@@ -235,6 +276,7 @@ static void read_response(struct roce_qp *qp, struct rte_mbuf *m, const struct r
 			 qp->comp.read_off);
 	qp->comp.read_off += rp->payload_len;
 	qp->comp.psn = roce_psn_add(qp->comp.psn, 1);
+	cwnd_acked(qp, 1);
 	if (rp->op->flags & ROCE_OPF_END) {
 		if (qp->comp.read_off != e->length) {
 			roce_qp_fatal(qp, ROCE_WC_BAD_RESP_ERR);
@@ -289,6 +331,7 @@ static void retry(struct roce_qp *qp, uint32_t psn, uint64_t now)
 	}
 	qp->comp.retry_left--;
 	qp->cnt[ROCE_QPC_retransmits]++;
+	cwnd_loss(qp);
 	go_back(qp, psn);
 	qp->comp.sample_tsc = 0; /* Karn: a resent PSN gives no sample */
 	qp->comp.epoch = now;
@@ -390,6 +433,7 @@ void roce_completer_tick(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 			/* early retransmit: the RTT says the tail was lost */
 			qp->cnt[ROCE_QPC_rto_early]++;
 			qp->cnt[ROCE_QPC_retransmits]++;
+			cwnd_loss(qp);
 			go_back(qp, qp->comp.psn);
 			qp->comp.sample_tsc = 0;
 			qp->comp.rto = RTE_MIN(qp->comp.rto * 2, cfg ? cfg : UINT64_MAX / 4);

@@ -82,6 +82,11 @@ static inline uint32_t roce_qp_mtu(const struct roce_qp *qp)
 /** IBA 9.7.6.1.3: local ACK timeout 4.096 us * 2^timeout, in TSC cycles; 0 = none. */
 uint64_t roce_timeout_tsc(uint8_t timeout);
 
+/** In-flight window (PSNs): the most, the start, the least after losses. */
+#define ROCE_CWND_MAX 1024
+#define ROCE_CWND_INIT 128
+#define ROCE_CWND_MIN 16
+
 /** Default floor of the adaptive retransmission timeout (roce_dev_set_rto_min()). */
 #define ROCE_RTO_MIN_US 50
 

@@ -108,6 +108,8 @@ struct roce_req {
 	uint32_t off;	   /**< bytes of it already sent */
 	uint32_t rd_out;   /**< READ / atomic requests awaiting responses */
 	uint32_t high_psn; /**< one past the highest PSN sent so far (new vs. resent) */
+	uint32_t cwnd;	   /**< PSNs we may have unacknowledged (AIMD, see roce_completer.c) */
+	uint32_t ssthresh; /**< below it cwnd doubles per round trip, above it grows by one */
 };
 
 /** Completer: acknowledgement and retry state (one deadline per QP). */
@@ -126,6 +128,7 @@ struct roce_comp {
 	uint64_t sample_tsc; /**< when sample_psn left; 0 = no sample running */
 	uint32_t sample_psn;
 	uint32_t read_gap; /**< 1 + the PSN a READ was re-issued from on a response gap */
+	uint32_t acked;	   /**< PSNs acknowledged towards the next additive cwnd step */
 };
 
 /* X(name): how the responder finished with a request; each has its answer in

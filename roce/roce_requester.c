@@ -195,7 +195,7 @@ void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 		bool zc = false;
 
 		if (roce_psn_cmp(qp->req.psn, qp->comp.psn) > 0 &&
-		    roce_psn_diff(qp->req.psn, qp->comp.psn) >= REQ_WINDOW)
+		    roce_psn_diff(qp->req.psn, qp->comp.psn) >= qp->req.cwnd)
 			break;
 		/* DCQCN pacing: free at line rate, one check of the TSC otherwise */
 		if (qp->cc && !roce_dcqcn_rp_may_send(&qp->rp, now))
@@ -280,8 +280,16 @@ void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 			t.imm = rte_be_to_cpu_32(e->wr.imm_data);
 			t.ieth_rkey = e->wr.invalidate_rkey;
 			t.se = last && (e->wr.send_flags & ROCE_SEND_SOLICITED);
-			t.ackreq = qp->type == ROCE_QPT_RC &&
-				   (last || ((qp->req.psn + 1) % REQ_ACKREQ_EVERY) == 0);
+			/* ask for an ACK at the end of a message, every REQ_ACKREQ_EVERY PSNs, and
+			 * at half and all of the window, so that a small window keeps moving */
+			{
+				uint32_t out =
+					roce_psn_diff(roce_psn_add(qp->req.psn, 1), qp->comp.psn);
+
+				t.ackreq = qp->type == ROCE_QPT_RC &&
+					   (last || ((qp->req.psn + 1) % REQ_ACKREQ_EVERY) == 0 ||
+					    out == qp->req.cwnd / 2 || out >= qp->req.cwnd);
+			}
 			if (len)
 				pl = payload_at(e, qp->req.off, len, tmp, &zc);
 			roce_qp_xmit(qp, lc, &t, pl, len, zc);
