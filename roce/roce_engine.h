@@ -88,7 +88,7 @@ uint64_t roce_timeout_tsc(uint8_t timeout);
 #define ROCE_CWND_MIN 16
 
 /** Default floor of the adaptive retransmission timeout (roce_dev_set_rto_min()). */
-#define ROCE_RTO_MIN_US 50
+#define ROCE_RTO_MIN_US 500
 
 /** Arm the QP's retransmission deadline from @p now if it is not armed (requester). */
 void roce_completer_arm(struct roce_qp *qp, uint64_t now);
