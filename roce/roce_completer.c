@@ -347,6 +347,12 @@ void roce_completer_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf
 
 	if (qp->type != ROCE_QPT_RC || qp->state != ROCE_QPS_RTS)
 		goto out;
+	/* an answer for a PSN we never sent (a peer confused about our starting PSN, or a
+	 * stray frame) acknowledges nothing: completing work on it would lose data */
+	if (roce_psn_cmp(rp->psn, qp->req.high_psn) >= 0) {
+		qp->cnt[ROCE_QPC_ghost_acks]++;
+		goto out;
+	}
 	switch (rp->opcode) {
 	case ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST:
 	case ROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE:

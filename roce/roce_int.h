@@ -202,6 +202,7 @@ struct roce_resp {
 	X(rnr_nak_rx)                                                                              \
 	X(nak_fatal_tx)                                                                            \
 	X(duplicates_rx)                                                                           \
+	X(ghost_acks)                                                                              \
 	X(cnp_tx)                                                                                  \
 	X(cnp_rx)
 

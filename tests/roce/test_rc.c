@@ -28,6 +28,9 @@
 #include <rte_ring.h>
 
 #include "roce_dcqcn.h"
+#include "roce_hdr.h"
+#include "roce_opcode.h"
+#include "roce_tx.h"
 #include "roce_verbs.h"
 #include "stk_impair.h"
 #include "stk_lcore.h"
@@ -955,6 +958,59 @@ static void dcqcn_reacts_to_ce(void **st)
 	assert_int_equal(roce_dev_set_cc(s[1].dev, NULL), 0);
 }
 
+/* An ACK for a PSN A never sent (seen from Linux rxe when it was confused about our starting
+ * PSN: ACK PSN 0xffffff) must complete nothing; the SEND it would have "acknowledged" is
+ * still delivered later by retransmission. */
+static void ghost_ack_completes_nothing(void **st)
+{
+	struct stk_impair_conf deaf = {.drop_ppm = 1000000, .roce_only = true, .seed = 4};
+	struct roce_qp_attr qa, qb;
+	struct roce_path to_a;
+	struct roce_tx t;
+	struct rte_mbuf *m;
+	struct roce_wc wc;
+	uint64_t end;
+	(void)st;
+
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	assert_int_equal(roce_query_qp(s[0].qp, &qa, NULL), 0);
+	assert_int_equal(roce_query_qp(s[1].qp, &qb, NULL), 0);
+	/* B hears nothing for now; A's SEND stays unacknowledged */
+	assert_int_equal(stk_impair_set(1, STK_IMPAIR_RX, &deaf), 0);
+	fill(s[0].buf, 3000, 5);
+	post(0, ROCE_WR_SEND, 42, 0, 3000, 0, 0);
+	drive(20);
+	/* a forged ACK from B's interface, far beyond anything A sent */
+	memset(&to_a, 0, sizeof(to_a));
+	stk_ipaddr_parse("10.77.0.1", &to_a.dgid_ip);
+	memset(&t, 0, sizeof(t));
+	t.path = &to_a;
+	t.lqpn = roce_qp_num(s[1].qp);
+	t.dqpn = roce_qp_num(s[0].qp);
+	t.opcode = ROCE_OP_RC_ACKNOWLEDGE;
+	t.psn = (qa.sq_psn + 0x1000) & 0xffffff;
+	t.syndrome = 0x1f;
+	m = roce_tx_build(pool, stk_iface_get(1), &t, NULL, 0, NULL);
+	assert_non_null(m);
+	assert_int_equal(stk_ip_send(lc, stk_iface_get(1), m, &to_a.dgid_ip), 0);
+	end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 50; /* 20 ms */
+	while (rte_get_tsc_cycles() < end) {
+		stk_lcore_poll(lc);
+		assert_int_equal(roce_poll_cq(s[0].cq, 1, &wc), 0); /* nothing completed */
+	}
+	/* B hears again and has a buffer: the retransmitted SEND arrives and completes */
+	assert_int_equal(stk_impair_set(1, STK_IMPAIR_RX, NULL), 0);
+	post_recv(1, 7, 65536, 4096);
+	assert_int_equal(wait_wc(0, &wc, 1), 1);
+	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+	assert_true(wc.wr_id == 42);
+	assert_int_equal(wait_wc(1, &wc, 1), 1);
+	assert_int_equal(wc.byte_len, 3000);
+	assert_memory_equal(s[1].buf + 65536, s[0].buf, 3000);
+	(void)qb;
+	disconnect_pair();
+}
+
 static uint16_t ring_port(const char *name, struct rte_ring *rx, struct rte_ring *tx)
 {
 	struct rte_eth_conf conf;
@@ -1066,6 +1122,7 @@ int main(void)
 		cmocka_unit_test(too_many_reads),
 		cmocka_unit_test(second_lcore_hands_off),
 		cmocka_unit_test(dcqcn_reacts_to_ce),
+		cmocka_unit_test(ghost_ack_completes_nothing),
 	};
 	int rc;
 
