@@ -17,6 +17,7 @@ PKGS=(
 	tshark                             # wire-format checks
 	iproute2 iputils-ping procps kmod  # namespaces, veth, ping, sysctl
 	qemu-system-x86 busybox-static     # the interop lab's VMs (tests/interop, docs/interop.md)
+	libibverbs-dev librdmacm-dev       # the interop lab's own verbs programs (tests/interop/*.c)
 )
 
 want=()
