@@ -612,6 +612,7 @@ int main(int argc, char **argv)
 	if (!g.quiet && g.state != GEN_DONE)
 		printf("droce-gen: stopped in state %s\n", gen_state_names[g.state]);
 	report();
+	fflush(stdout); /* before teardown: what was done is on record whatever happens next */
 	verified = verified_total();
 	status = 0;
 	if (g.has_peer && (verified != g.count || g.sent != g.count))

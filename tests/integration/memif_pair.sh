@@ -56,7 +56,9 @@ for peer in "10.66.0.1:7000" "[fd66::1]:7000"; do
 		echo "FAIL - no address resolution line for $addr"; fails=$((fails + 1))
 	fi
 done
-kill -INT $A; wait $A
+kill -INT $A; wait $A; arc=$?
+[ $arc = 0 ] && echo "ok   - the server exited cleanly" ||
+	{ echo "FAIL - the server exited with $arc"; fails=$((fails + 1)); }
 grep -q "echoed 400 datagrams" "$DIR/ma.log" && echo "ok   - the server echoed all 400" ||
 	{ echo "FAIL - server did not echo 400:"; tail -3 "$DIR/ma.log"; fails=$((fails + 1)); }
 echo "$fails check(s) failed"
