@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rc-bench - RoCE RC transport throughput and latency over net_ring or net_memif, in one
- * process.
+ * process. The link's ports are in rc-bench-link.c, the memcpy/ICRC baselines in
+ * rc-bench-baseline.c, the tables and JSON in rc-bench-report.c.
  *
  * Two stack interfaces joined by a virtual link, one roce device on each, and one RC QP pair
  * between them, as in tests/roce/test_rc.c. The link (--link):
@@ -73,11 +74,9 @@
 #define MAX_SEND_WR 256u    /* per QP */
 #define MAX_RECV_WR 512u
 #define MAX_RATE_DEPTH 128u
-#define RING_SIZE 16384u /* frames per direction (net_ring) */
-#define MEMIF_RING 1024u /* default slots per memif ring (--memif-ring) */
-#define MEMIF_BUF 9216u	 /* default bytes per memif buffer (--memif-buf); see memif_port() */
-#define MEMIF_A "net_memif_rcb_a"
-#define MEMIF_B "net_memif_rcb_b"
+#define RING_SIZE 16384u   /* frames per direction (net_ring) */
+#define MEMIF_RING 1024u   /* default slots per memif ring (--memif-ring) */
+#define MEMIF_BUF 9216u	   /* default bytes per memif buffer (--memif-buf); see rc-bench-link.c */
 #define POOL_SIZE 16383u   /* mbufs */
 #define RAW_INFLIGHT 1024u /* frames the UDP baseline keeps in flight */
 #define SINK_PORT 9u	   /* UDP port of the baseline's sink */
@@ -121,7 +120,7 @@ static struct {
 	/* options */
 	enum link link;
 	uint32_t memif_ring; /**< slots per memif ring, a power of 2 */
-	uint32_t memif_buf;  /**< bytes per memif buffer (one frame each, see memif_port()) */
+	uint32_t memif_buf;  /**< bytes per memif buffer (one frame each, see rc-bench-link.c) */
 	const char *json;
 	double secs, warmup;
 	uint32_t sizes[RCB_MAX_SIZES];
@@ -161,9 +160,6 @@ static struct {
 	.memif_buf = MEMIF_BUF,
 };
 
-/* The memif socket's directory and path (removed at exit). */
-static char memif_dir[64], memif_sock[96];
-
 /*
  * Side B's control block. A writes the mode and geometry while B is parked (two lcores) or
  * between its own polls (one lcore); B writes the counters and the first error it saw. The
@@ -196,21 +192,12 @@ static struct {
 	uint64_t busy;
 } bstat __rte_cache_aligned;
 
-/* Remove the memif socket and its directory, if any (async-signal-safe). */
-static void memif_cleanup(void)
-{
-	if (memif_sock[0])
-		unlink(memif_sock);
-	if (memif_dir[0])
-		rmdir(memif_dir);
-}
-
 static void on_alarm(int sig)
 {
 	static const char msg[] = "rc-bench: --timeout reached, aborting\n";
 	(void)sig;
 
-	memif_cleanup();
+	rcb_memif_cleanup();
 	if (write(2, msg, sizeof(msg) - 1) < 0)
 		_exit(3);
 	_exit(3);
@@ -226,7 +213,7 @@ static double thread_cpu_s(void)
 }
 
 /* Deterministic bytes for a slot: seeded per cell and slot, so a stale copy never matches. */
-static void fill(uint8_t *p, size_t len, uint64_t seed)
+void rcb_fill(uint8_t *p, size_t len, uint64_t seed)
 {
 	uint64_t x = seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
 	size_t i = 0;
@@ -691,9 +678,9 @@ static void run_cell(struct rcb_cell *c, uint64_t seed)
 	}
 	for (uint32_t i = 0; i < c->depth; i++) {
 		if (c->op == RCB_READ)
-			fill(b->buf + SRC_OFF + i * stride, c->size, seed * 1000 + i);
+			rcb_fill(b->buf + SRC_OFF + i * stride, c->size, seed * 1000 + i);
 		else
-			fill(a->buf + SRC_OFF + i * stride, c->size, seed * 1000 + i);
+			rcb_fill(a->buf + SRC_OFF + i * stride, c->size, seed * 1000 + i);
 	}
 	if (c->op == RCB_SEND) {
 		/* twice the depth of receives: B reposts as it goes and never runs dry */
@@ -874,8 +861,8 @@ static void run_pingpong(struct rcb_pingpong *p, uint64_t *rtt)
 		    post_recv(b, j, b->buf + DST_OFF + j * 64, 64) != 0)
 			pp_fail(p, "posting receives");
 	}
-	fill(a->buf + SRC_OFF, 64, 7);
-	fill(b->buf + SRC_OFF, 64, 8);
+	rcb_fill(a->buf + SRC_OFF, 64, 7);
+	rcb_fill(b->buf + SRC_OFF, 64, 8);
 	bc.mode = B_PONG;
 	bc.recvs = 0;
 	bc.err = 0;
@@ -1007,202 +994,7 @@ static void run_raw(struct rcb_raw *r)
 	unpark_b();
 }
 
-/* ------------------------------------------------------------------ memcpy, ICRC */
-
-/* memcpy in @p chunk pieces from a 2 MiB source to a 2 MiB destination (L2 is smaller). */
-static double memcpy_rate(uint32_t chunk)
-{
-	const size_t span = 2u << 20;
-	uint8_t *src = g.s[0].buf + SRC_OFF, *dst = g.s[0].buf + DST_OFF;
-	uint64_t bytes = 0, t0, t1, end;
-	size_t off = 0;
-
-	fill(src, span, 3);
-	t0 = rte_rdtsc();
-	end = t0 + (uint64_t)(g.secs * (double)g.hz);
-	do {
-		for (int k = 0; k < 16; k++) {
-			memcpy(dst + off, src + off, chunk);
-			off = (off + chunk) % span;
-			bytes += chunk;
-		}
-		t1 = rte_rdtsc();
-	} while (t1 < end);
-	if (dst[chunk / 2] != src[chunk / 2])
-		return 0;
-	return (double)bytes * (double)g.hz / (double)(t1 - t0) / 1e9;
-}
-
-static void noop_free(void *addr, void *opaque)
-{
-	(void)addr;
-	(void)opaque;
-}
-
-/*
- * ICRC check bandwidth on real frames: 64 RDMA WRITE MIDDLE frames of @p mtu payload built
- * by roce_tx_build() zero-copy, as the receiver sees them. 64 frames stay in L2: this is the
- * best case, as on the receiver of a loopback, which checks bytes the sender just summed.
- * @return payload GB/s, or 0 when a frame fails to build or to verify.
- */
-static double icrc_rate(uint32_t mtu)
-{
-	static struct rte_mbuf *m[64];
-	struct rte_mbuf_ext_shared_info zc = {.free_cb = noop_free};
-	const struct stk_iface *ifa = stk_iface_get(g.s[0].iface);
-	struct roce_path path;
-	struct roce_tx t;
-	uint32_t nf = RTE_DIM(m);
-	uint64_t bytes = 0, t0, t1, end;
-	double rate = 0;
-	bool ok = true;
-
-	memset(&path, 0, sizeof(path));
-	path.dgid_ip = stk_iface_get(g.s[1].iface)->ip4;
-	memset(&t, 0, sizeof(t));
-	t.path = &path;
-	t.opcode = 0x07; /* RC RDMA WRITE MIDDLE */
-	t.dqpn = 0x11;
-	t.lqpn = 0x12;
-	rte_mbuf_ext_refcnt_set(&zc, 1);
-	fill(g.s[0].buf + SRC_OFF, 2u << 20, 5);
-	for (uint32_t i = 0; i < nf; i++) {
-		t.psn = i;
-		m[i] = roce_tx_build(g.pool, ifa, &t, g.s[0].buf + SRC_OFF + i * mtu, mtu, &zc);
-		if (!m[i]) {
-			nf = i;
-			ok = false;
-			break;
-		}
-	}
-	t0 = rte_rdtsc();
-	end = t0 + (uint64_t)(g.secs * (double)g.hz);
-	do {
-		for (uint32_t i = 0; i < nf && ok; i++) {
-			uint32_t len = rte_pktmbuf_pkt_len(m[i]);
-
-			if (!roce_icrc_check(m[i], RTE_ETHER_HDR_LEN, RTE_ETHER_HDR_LEN + 20 + 8,
-					     len - 4))
-				ok = false;
-			bytes += mtu;
-		}
-		t1 = rte_rdtsc();
-	} while (ok && t1 < end);
-	if (ok)
-		rate = (double)bytes * (double)g.hz / (double)(t1 - t0) / 1e9;
-	for (uint32_t i = 0; i < nf; i++)
-		rte_pktmbuf_free(m[i]);
-	return rate;
-}
-
 /* ------------------------------------------------------------------ set-up */
-
-/* Configure and start @p port with one RX queue (filled from the pool) and one TX queue. */
-static void port_start(uint16_t port, const char *name)
-{
-	struct rte_eth_conf conf;
-
-	memset(&conf, 0, sizeof(conf));
-	if (rte_eth_dev_configure(port, 1, 1, &conf) != 0 ||
-	    rte_eth_rx_queue_setup(port, 0, 1024, 0, NULL, g.pool) != 0 ||
-	    rte_eth_tx_queue_setup(port, 0, 1024, 0, NULL) != 0 || rte_eth_dev_start(port) != 0)
-		rte_exit(EXIT_FAILURE, "rc-bench: port %s failed\n", name);
-}
-
-static uint16_t ring_port(const char *name, struct rte_ring *rx, struct rte_ring *tx)
-{
-	int p = rte_eth_from_rings(name, &rx, 1, &tx, 1, (unsigned)rte_socket_id());
-
-	if (p < 0)
-		rte_exit(EXIT_FAILURE, "rc-bench: net_ring port %s failed\n", name);
-	port_start((uint16_t)p, name);
-	return (uint16_t)p;
-}
-
-/*
- * A net_memif port on the bench's socket: @p role "server" (created first: it makes the
- * listening socket) or "client". --memif-ring slots per ring and --memif-buf bytes per
- * buffer; copy mode (zero-copy memif needs the client's mbufs in hugepage memory shared with
- * the server).
- *
- * Every frame must fit one buffer, copied there through the PMD's gathering TX path (buffer
- * smaller than the mbuf room): as we read drivers/net/memif/rte_eth_memif.c, and as it
- * behaved here, DPDK 22.11's memif leaves a descriptor's "next" flag set when it reuses the
- * slot for the first (or only) buffer of a frame, and its RX follows the flag past the slots
- * the sender filled. Frames that take several descriptors (a buffer
- * smaller than the frame, or the per-segment TX path that a buffer at least as big as the
- * mbuf room selects, with the transport's 3-segment zero-copy frames) then get merged with
- * their neighbours or replayed from stale slots: with 2048-byte buffers the RC cells at MTU
- * 1024 saw the responder receive a million old frames and failed with RETRY_EXC_ERR.
- * A 1024-slot ring of 9 KiB buffers (9 MiB per direction) also keeps the copies in L3;
- * 4096 slots halved the stack's own 4 KiB-frame rate.
- */
-static uint16_t memif_port(const char *name, const char *role)
-{
-	char args[256];
-	uint16_t p;
-
-	if (g.memif_buf < g.ip_mtu + RTE_ETHER_HDR_LEN + 4 || g.memif_buf >= g.mbuf_room)
-		rte_exit(
-			EXIT_FAILURE,
-			"rc-bench: --memif-buf %u: needs a frame of IP MTU %u + L2 (%u) and less than "
-			"the mbuf room (%u), see memif_port()\n",
-			g.memif_buf, g.ip_mtu, g.ip_mtu + RTE_ETHER_HDR_LEN + 4, g.mbuf_room);
-	snprintf(args, sizeof(args), "role=%s,id=0,socket=%s,socket-abstract=no,rsize=%u,bsize=%u",
-		 role, memif_sock, (unsigned)rte_log2_u32(g.memif_ring), g.memif_buf);
-	if (rte_eal_hotplug_add("vdev", name, args) != 0 ||
-	    rte_eth_dev_get_port_by_name(name, &p) != 0)
-		rte_exit(EXIT_FAILURE,
-			 "rc-bench: cannot create %s (%s); is the net_memif driver loaded?\n", name,
-			 args);
-	port_start(p, name);
-	return p;
-}
-
-/* Wait up to @p ms for @p port's link to be @p up. @return true when it is. */
-static bool link_wait(uint16_t port, bool up, unsigned ms)
-{
-	for (unsigned i = 0; i <= ms; i++) {
-		struct rte_eth_link l;
-
-		if (rte_eth_link_get_nowait(port, &l) == 0 && !!l.link_status == up)
-			return true;
-		rte_delay_ms(1);
-	}
-	return false;
-}
-
-/* Both memif ports: a server and a client on one socket in a fresh temporary directory; wait
- * until both links are up (the handshake runs in EAL's interrupt thread). */
-static void memif_ports(void)
-{
-	snprintf(memif_dir, sizeof(memif_dir), "/tmp/rc-bench.XXXXXX");
-	if (!mkdtemp(memif_dir)) {
-		memif_dir[0] = '\0';
-		rte_exit(EXIT_FAILURE, "rc-bench: mkdtemp: %s\n", strerror(errno));
-	}
-	snprintf(memif_sock, sizeof(memif_sock), "%s/memif.sock", memif_dir);
-	atexit(memif_cleanup);
-	g.s[0].port = memif_port(MEMIF_A, "server");
-	g.s[1].port = memif_port(MEMIF_B, "client");
-	if (!link_wait(g.s[0].port, true, 5000) || !link_wait(g.s[1].port, true, 5000))
-		rte_exit(EXIT_FAILURE, "rc-bench: memif links not up after 5 s\n");
-}
-
-/* Touch every mbuf's data room once: without hugepages the first write to each page is a
- * page fault, which would otherwise land in whichever measurement comes first. */
-static void pool_pretouch(void)
-{
-	static struct rte_mbuf *m[POOL_SIZE];
-	unsigned n = 0;
-
-	while (n < POOL_SIZE && (m[n] = rte_pktmbuf_alloc(g.pool)) != NULL)
-		n++;
-	for (unsigned i = 0; i < n; i++) {
-		memset(m[i]->buf_addr, 0, m[i]->buf_len);
-		rte_pktmbuf_free(m[i]);
-	}
-}
 
 /* Ports, interfaces, devices, PDs, CQs and registered memory: kept for the whole run. */
 static void setup(void)
@@ -1212,9 +1004,15 @@ static void setup(void)
 					 (int)rte_socket_id());
 	if (!g.pool)
 		rte_exit(EXIT_FAILURE, "rc-bench: pool: %s\n", rte_strerror(rte_errno));
-	pool_pretouch();
+	rcb_pool_pretouch(g.pool, POOL_SIZE);
 	if (g.link == LINK_MEMIF) {
-		memif_ports();
+		const struct rcb_link_conf lc = {.pool = g.pool,
+						 .memif_ring = g.memif_ring,
+						 .memif_buf = g.memif_buf,
+						 .ip_mtu = g.ip_mtu,
+						 .mbuf_room = g.mbuf_room};
+
+		rcb_memif_ports(&lc, &g.s[0].port, &g.s[1].port);
 	} else {
 		struct rte_ring *r[2];
 
@@ -1222,8 +1020,8 @@ static void setup(void)
 		r[1] = rte_ring_create("rcb_r1", RING_SIZE, (int)rte_socket_id(), 0);
 		if (!r[0] || !r[1])
 			rte_exit(EXIT_FAILURE, "rc-bench: rings: %s\n", rte_strerror(rte_errno));
-		g.s[0].port = ring_port("rcb_a", r[0], r[1]);
-		g.s[1].port = ring_port("rcb_b", r[1], r[0]);
+		g.s[0].port = rcb_ring_port("rcb_a", r[0], r[1], g.pool);
+		g.s[1].port = rcb_ring_port("rcb_b", r[1], r[0], g.pool);
 	}
 	for (int k = 0; k < 2; k++) {
 		struct stk_iface ifc;
@@ -1566,15 +1364,18 @@ int main(int argc, char **argv)
 	}
 	setup();
 	if (!g.cells_only) {
-		g.run.memcpy_gbs[0] = memcpy_rate(4096);
-		g.run.memcpy_gbs[1] = memcpy_rate(65536);
+		g.run.memcpy_gbs[0] =
+			rcb_memcpy_rate(g.s[0].buf + SRC_OFF, g.s[0].buf + DST_OFF, 4096, g.secs);
+		g.run.memcpy_gbs[1] =
+			rcb_memcpy_rate(g.s[0].buf + SRC_OFF, g.s[0].buf + DST_OFF, 65536, g.secs);
 		for (unsigned m = 0; m < g.nmtus; m++)
-			g.run.icrc_gbs[m] = icrc_rate(g.mtus[m]);
+			g.run.icrc_gbs[m] = rcb_icrc_rate(g.pool, g.s[0].iface, g.s[1].iface,
+							  g.s[0].buf + SRC_OFF, g.mtus[m], g.secs);
 	}
 	if (g.link == LINK_MEMIF)
 		printf("rc-bench: net_memif A (server) <-> B (client) in one process, socket %s, "
 		       "%u slots per ring, %u B buffers, copy mode",
-		       memif_sock, g.memif_ring, g.memif_buf);
+		       rcb_memif_sock(), g.memif_ring, g.memif_buf);
 	else
 		printf("rc-bench: net_ring A<->B in one process");
 	printf(", IP MTU %u, %.2f s per cell after %.2f s warm-up, ICRC engine %s, %s\n", g.ip_mtu,
@@ -1634,7 +1435,7 @@ int main(int argc, char **argv)
 		 * cleanup, frees their memory, and DPDK 22.11 then crashes in that thread about
 		 * one exit in three (removing the client first and waiting for the server to see
 		 * the link go down did not help). Exit leaves everything to the kernel; the socket
-		 * file and its directory go in memif_cleanup() (atexit).
+		 * file and its directory go in rcb_memif_cleanup() (atexit).
 		 */
 		fflush(stdout);
 		return 0;

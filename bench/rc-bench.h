@@ -7,6 +7,7 @@
 #define RC_BENCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define RCB_MAX_SIZES 16
@@ -86,5 +87,38 @@ void rcb_print_ratios(const struct rcb_run *run, const struct rcb_mode *r);
 
 /** Write everything as JSON to @p path. @return 0 or -errno. */
 int rcb_write_json(const struct rcb_run *run, const char *path);
+
+/* ---- shared by rc-bench's files ---- */
+struct rte_mempool;
+struct rte_ring;
+
+/** Deterministic bytes for a slot, seeded, so a stale copy never matches (rc-bench.c). */
+void rcb_fill(uint8_t *p, size_t len, uint64_t seed);
+
+/** What the memif link needs (rc-bench-link.c). */
+struct rcb_link_conf {
+	struct rte_mempool *pool;
+	uint32_t memif_ring; /**< slots per ring, a power of 2 */
+	uint32_t memif_buf;  /**< bytes per buffer: one whole frame, less than the mbuf room */
+	uint32_t ip_mtu;
+	uint32_t mbuf_room;
+};
+/** A started net_ring port on @p rx / @p tx; exits on failure. */
+uint16_t rcb_ring_port(const char *name, struct rte_ring *rx, struct rte_ring *tx,
+		       struct rte_mempool *pool);
+/** A memif server (@p a) and client (@p b) on a fresh socket, both links up; exits on failure. */
+void rcb_memif_ports(const struct rcb_link_conf *c, uint16_t *a, uint16_t *b);
+/** The memif socket's path ("" before rcb_memif_ports()). */
+const char *rcb_memif_sock(void);
+/** Remove the socket and its directory (async-signal-safe). */
+void rcb_memif_cleanup(void);
+/** Write every mbuf's data room once, so page faults stay out of the measurements. */
+void rcb_pool_pretouch(struct rte_mempool *pool, unsigned size);
+
+/** memcpy GB/s in @p chunk pieces over 2 MiB for @p secs; 0 if the copy was wrong. */
+double rcb_memcpy_rate(uint8_t *src, uint8_t *dst, uint32_t chunk, double secs);
+/** ICRC check GB/s over 64 RDMA WRITE MIDDLE frames of @p mtu from @p buf; 0 on a failure. */
+double rcb_icrc_rate(struct rte_mempool *pool, uint16_t ifa_idx, uint16_t ifb_idx, uint8_t *buf,
+		     uint32_t mtu, double secs);
 
 #endif /* RC_BENCH_H */
