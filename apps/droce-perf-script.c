@@ -34,6 +34,7 @@
 #include <sys/socket.h>
 
 #include "droce-perf.h"
+#include "roce_cm_wire.h"
 #include "stk_stack.h"
 
 static int cmd(enum perf_cmd c, const char *what)
@@ -83,13 +84,6 @@ static void print_local(void)
 		perf_print_dest(&perf.my_dest[i], false);
 }
 
-static bool v4mapped(const uint8_t g[16])
-{
-	static const uint8_t pfx[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-
-	return !memcmp(g, pfx, 12);
-}
-
 /* the -R server address (perftest resolves it as IPv4) */
 static int resolve_server(void)
 {
@@ -132,13 +126,13 @@ static void set_up_connection(void)
 /* TCP: ctx_check_gid_compatibility() and ctx_connect() */
 static int connect_qps(void)
 {
-	if (v4mapped(perf.my_gid) != v4mapped(perf.rem_dest[0].gid)) {
+	if (roce_gid_is_v4mapped(perf.my_gid) != roce_gid_is_v4mapped(perf.rem_dest[0].gid)) {
 		fprintf(stderr, "\n Found Incompatibility issue with GID types.\n");
 		fprintf(stderr, " Please Try to use a different IP version.\n\n");
 		return -1;
 	}
 	memset(&perf.peer_ip, 0, sizeof(perf.peer_ip));
-	if (v4mapped(perf.rem_dest[0].gid)) {
+	if (roce_gid_is_v4mapped(perf.rem_dest[0].gid)) {
 		perf.peer_ip.family = 4;
 		memcpy(&perf.peer_ip.v4, perf.rem_dest[0].gid + 12, 4);
 	} else {

@@ -34,6 +34,7 @@
 #include <rte_random.h>
 
 #include "droce-perf.h"
+#include "roce_cm_wire.h"
 #include "stk_config.h"
 #include "stk_stack.h"
 
@@ -671,14 +672,7 @@ static int pick_gid(void)
 		return -ENOENT;
 	perf.p.gid_index = idx;
 	perf.my_ip = *a;
-	if (a->family == 4) {
-		memset(perf.my_gid, 0, 10);
-		perf.my_gid[10] = perf.my_gid[11] = 0xff;
-		memcpy(perf.my_gid + 12, &a->v4, 4);
-	} else {
-		memcpy(perf.my_gid, a->v6, 16);
-	}
-	return 0;
+	return roce_gid_from_ip(a, perf.my_gid);
 }
 
 /* The port's active MTU: the largest IB MTU whose packets fit the interface (droce's

@@ -47,6 +47,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "roce_cm_wire.h"
 #include "roce_verbs.h"
 #include "stk_config.h"
 #include "stk_stack.h"
@@ -162,32 +163,17 @@ static int local_gid(const struct stk_iface *ifc, int idx, uint8_t gid[16], stru
 	if (!a || !a->family)
 		return -ENOENT;
 	*ip = *a;
-	if (a->family == 4) {
-		memset(gid, 0, 10);
-		gid[10] = gid[11] = 0xff;
-		memcpy(gid + 12, &a->v4, 4);
-	} else {
-		memcpy(gid, a->v6, 16);
-	}
-	return 0;
+	return roce_gid_from_ip(a, gid);
 }
 
 /** The address a GID names: IPv4-mapped -> IPv4, else IPv6; family 0 for the zero GID. */
 static void gid_to_ip(const uint8_t gid[16], struct stk_ipaddr *ip)
 {
-	static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 	static const uint8_t zero[16];
 
 	memset(ip, 0, sizeof(*ip));
-	if (!memcmp(gid, zero, 16))
-		return;
-	if (!memcmp(gid, v4mapped, 12)) {
-		ip->family = 4;
-		memcpy(&ip->v4, gid + 12, 4);
-	} else {
-		ip->family = 6;
-		memcpy(ip->v6, gid, 16);
-	}
+	if (memcmp(gid, zero, 16) != 0)
+		roce_gid_to_ip(gid, ip);
 }
 
 static void format_dest(const struct pp_dest *d, char msg[PP_MSG_LEN])

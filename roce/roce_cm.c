@@ -41,6 +41,7 @@
 #include <rte_telemetry.h>
 
 #include "roce_cm_int.h"
+#include "roce_engine.h"
 #include "stk_iface.h"
 #include "stk_stack.h"
 
@@ -78,12 +79,6 @@ void roce_cmi_set_state(struct cm_conn *c, enum cm_state s)
 	c->state = s;
 }
 
-/* 4.096 us * 2^exp, in TSC cycles (exp up to 31: about 2.4 hours) */
-uint64_t roce_cmi_exp_cycles(const struct roce_cm *cm, unsigned exp)
-{
-	return (uint64_t)((double)cm->hz * 4.096e-6 * (double)(1ull << (exp > 31 ? 31 : exp)));
-}
-
 /* the active side waits for an answer to its REQ or SIDR_REQ */
 static bool connecting(const struct cm_conn *c)
 {
@@ -118,13 +113,6 @@ static uint64_t guid_of(const struct rte_ether_addr *mac)
 	for (int i = 0; i < 8; i++)
 		v = v << 8 | g[i];
 	return v;
-}
-
-bool roce_cmi_ip_eq(const struct stk_ipaddr *a, const struct stk_ipaddr *b)
-{
-	if (a->family != b->family)
-		return false;
-	return a->family == 4 ? a->v4 == b->v4 : memcmp(a->v6, b->v6, 16) == 0;
 }
 
 static uint64_t service_id(enum roce_cm_ps ps, uint16_t port)
@@ -542,8 +530,7 @@ int roce_cmi_qp_ud_up(struct cm_conn *c, struct roce_qp *qp)
 uint64_t roce_cmi_req_timeout(const struct cm_conn *c)
 {
 	/* IBA 12.4: the remote CM response time plus a round trip of packet life time */
-	return roce_cmi_exp_cycles(c->id.cm, c->p.cm_response_timeout) +
-	       2 * roce_cmi_exp_cycles(c->id.cm, CM_PLT_EXP);
+	return roce_exp_tsc(c->p.cm_response_timeout) + 2 * roce_exp_tsc(CM_PLT_EXP);
 }
 
 int roce_cm_connect(struct roce_cm_id *id, const struct stk_ipaddr *dst, uint16_t port,
@@ -754,9 +741,7 @@ static void on_mra(struct roce_cm *cm, const struct roce_cm_msg *m)
 	/* IBA 12.6.6: the peer needs service_timeout more before it answers our REQ */
 	if (c->state == CM_REQ_SENT && r->msg_mraed == ROCE_CM_MRA_MSG_REQ) {
 		roce_cmi_set_state(c, CM_MRA_RCVD);
-		roce_cmi_arm(c,
-			     roce_cmi_exp_cycles(cm, r->service_timeout) +
-				     2 * roce_cmi_exp_cycles(cm, CM_PLT_EXP),
+		roce_cmi_arm(c, roce_exp_tsc(r->service_timeout) + 2 * roce_exp_tsc(CM_PLT_EXP),
 			     c->retries);
 	} else {
 		cm->st.rx_dup++;
@@ -784,7 +769,7 @@ static struct cm_conn *conn_by_remote(struct roce_cm *cm, uint32_t remote_comm_i
 		struct cm_conn *c = cm->tab[i];
 
 		if (c && c->state != CM_LISTEN && c->state != CM_IDLE &&
-		    c->remote_comm_id == remote_comm_id && roce_cmi_ip_eq(&c->id.remote_ip, src))
+		    c->remote_comm_id == remote_comm_id && stk_ipaddr_eq(&c->id.remote_ip, src))
 			return c;
 	}
 	return NULL;
@@ -798,7 +783,7 @@ static struct cm_conn *conn_timewait_qpn(struct roce_cm *cm, uint32_t qpn,
 		struct cm_conn *c = cm->tab[i];
 
 		if (c && c->state == CM_TIMEWAIT && c->id.remote_qpn == qpn &&
-		    roce_cmi_ip_eq(&c->id.remote_ip, src))
+		    stk_ipaddr_eq(&c->id.remote_ip, src))
 			return c;
 	}
 	return NULL;
@@ -958,9 +943,7 @@ static int accept_rc(struct cm_conn *c, struct roce_qp *qp, const struct roce_cm
 	roce_cmi_set_state(c, CM_REP_SENT);
 	roce_cmi_send_msg(c, &m, true);
 	/* the active side promised to answer within its local CM response timeout */
-	roce_cmi_arm(c,
-		     roce_cmi_exp_cycles(cm, r->local_cm_resp_timeout) +
-			     2 * roce_cmi_exp_cycles(cm, CM_PLT_EXP),
+	roce_cmi_arm(c, roce_exp_tsc(r->local_cm_resp_timeout) + 2 * roce_exp_tsc(CM_PLT_EXP),
 		     RTE_MIN(c->p.max_cm_retries, r->max_cm_retries));
 	return 0;
 }

@@ -12,12 +12,12 @@
 #include <rte_random.h>
 
 #include "roce_cm_int.h"
+#include "roce_engine.h"
 
 static uint64_t timewait_cycles(const struct cm_conn *c)
 {
 	/* IBA 12.9.8.4: long enough for the peer's packets in flight to die */
-	return 2 * roce_cmi_exp_cycles(c->id.cm, CM_PLT_EXP) +
-	       roce_cmi_exp_cycles(c->id.cm, c->p.local_ack_timeout);
+	return 2 * roce_exp_tsc(CM_PLT_EXP) + roce_exp_tsc(c->p.local_ack_timeout);
 }
 
 void roce_cmi_enter_timewait(struct cm_conn *c)
@@ -42,9 +42,7 @@ int roce_cm_disconnect(struct roce_cm_id *id)
 	roce_cmi_qp_to_err(c);
 	roce_cmi_set_state(c, CM_DREQ_SENT);
 	roce_cmi_send_msg(c, &m, true);
-	roce_cmi_arm(c,
-		     roce_cmi_exp_cycles(id->cm, c->p.cm_response_timeout) +
-			     2 * roce_cmi_exp_cycles(id->cm, CM_PLT_EXP),
+	roce_cmi_arm(c, roce_exp_tsc(c->p.cm_response_timeout) + 2 * roce_exp_tsc(CM_PLT_EXP),
 		     c->p.max_cm_retries);
 	return 0;
 }

@@ -93,10 +93,8 @@ static inline struct cm_conn *roce_cmi_conn_of(struct roce_cm_id *id)
 }
 
 void roce_cmi_set_state(struct cm_conn *c, enum cm_state s);
-uint64_t roce_cmi_exp_cycles(const struct roce_cm *cm, unsigned exp);
 void roce_cmi_arm(struct cm_conn *c, uint64_t cycles, uint8_t retries);
 void roce_cmi_disarm(struct cm_conn *c);
-bool roce_cmi_ip_eq(const struct stk_ipaddr *a, const struct stk_ipaddr *b);
 void roce_cmi_post_event(struct roce_cm *cm, struct cm_conn *c, enum roce_cm_event_type t,
 			 int status, const void *pdata, size_t plen);
 struct roce_cm_event *roce_cmi_last_event(struct roce_cm *cm);

@@ -91,7 +91,7 @@ void roce_cmi_on_sidr_req(struct roce_cm *cm, const struct roce_cm_msg *m,
 		c = cm->tab[i];
 		if (c && c->id.ps == ROCE_CM_PS_UDP && c->state != CM_LISTEN &&
 		    c->remote_comm_id == r->request_id && c->tid == m->tid &&
-		    roce_cmi_ip_eq(&c->id.remote_ip, src)) {
+		    stk_ipaddr_eq(&c->id.remote_ip, src)) {
 			cm->st.rx_dup++;
 			if (c->have_mad)
 				roce_cmi_send_mad(cm, src, dst, c->mad);

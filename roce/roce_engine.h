@@ -82,6 +82,10 @@ static inline uint32_t roce_qp_mtu(const struct roce_qp *qp)
 /** IBA 9.7.6.1.3: local ACK timeout 4.096 us * 2^timeout, in TSC cycles; 0 = none. */
 uint64_t roce_timeout_tsc(uint8_t timeout);
 
+/** IBA's time code: 4.096 us * 2^exp in TSC cycles (exp clamped to 31), for the QP's and the
+ * CM's timeouts alike. */
+uint64_t roce_exp_tsc(unsigned exp);
+
 /** In-flight window (PSNs): the most, the start, the least after losses. */
 #define ROCE_CWND_MAX 1024
 #define ROCE_CWND_INIT 128

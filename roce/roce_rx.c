@@ -79,12 +79,15 @@ void roce_sge_scatter(const struct roce_sge *sge, uint32_t nsge, const struct rt
 	}
 }
 
+uint64_t roce_exp_tsc(unsigned exp)
+{
+	return (uint64_t)((double)rte_get_tsc_hz() * 4.096e-6 *
+			  (double)(1ull << (exp > 31 ? 31 : exp)));
+}
+
 uint64_t roce_timeout_tsc(uint8_t timeout)
 {
-	if (timeout == 0)
-		return 0; /* infinite */
-	/* 4.096 us * 2^timeout */
-	return (uint64_t)((double)rte_get_tsc_hz() * 4.096e-6 * (double)(1ull << timeout));
+	return timeout ? roce_exp_tsc(timeout) : 0; /* 0: infinite */
 }
 
 uint64_t roce_rnr_tsc(uint8_t code)
