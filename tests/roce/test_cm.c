@@ -494,62 +494,71 @@ static void every_mad_duplicated(void **st)
 	teardown_conn(&c);
 }
 
-/* MADs a test-owned UD QP sends to B's QP1: stray, out of order, other classes */
-static void stray_and_unknown_mads(void **st)
+/* A raw UD QP on side A that sends MADs to B's QP1, as another host's CM would. */
+static void raw_sender_open(struct roce_qp **ud, struct roce_ah **ah)
 {
-	struct roce_cm_stats b0, b1, a0, a1;
 	struct roce_qp_init_attr ia;
 	struct roce_qp_attr qa;
 	struct roce_path path;
-	struct roce_ah *ah;
-	struct roce_qp *ud;
-	struct roce_cm_msg m;
-	uint8_t mad[ROCE_MAD_LEN];
-	struct roce_wc wc;
-	int rc;
-	(void)st;
 
 	memset(&ia, 0, sizeof(ia));
 	ia.send_cq = ia.recv_cq = s[0].cq;
 	ia.qp_type = ROCE_QPT_UD;
 	ia.cap.max_send_wr = ia.cap.max_recv_wr = 16;
 	ia.cap.max_inline_data = ROCE_MAD_LEN;
-	ud = roce_create_qp(s[0].pd, &ia);
-	assert_non_null(ud);
+	*ud = roce_create_qp(s[0].pd, &ia);
+	assert_non_null(*ud);
 	memset(&qa, 0, sizeof(qa));
 	qa.qp_state = ROCE_QPS_INIT;
-	qa.qkey = 0x80010000u;
+	qa.qkey = ROCE_GSI_QKEY;
 	qa.port_num = 1;
 	assert_int_equal(
-		roce_modify_qp(ud, &qa,
+		roce_modify_qp(*ud, &qa,
 			       ROCE_QP_STATE | ROCE_QP_QKEY | ROCE_QP_PKEY_INDEX | ROCE_QP_PORT),
 		0);
 	qa.qp_state = ROCE_QPS_RTR;
-	assert_int_equal(roce_modify_qp(ud, &qa, ROCE_QP_STATE), 0);
+	assert_int_equal(roce_modify_qp(*ud, &qa, ROCE_QP_STATE), 0);
 	qa.qp_state = ROCE_QPS_RTS;
-	assert_int_equal(roce_modify_qp(ud, &qa, ROCE_QP_STATE | ROCE_QP_SQ_PSN), 0);
+	assert_int_equal(roce_modify_qp(*ud, &qa, ROCE_QP_STATE | ROCE_QP_SQ_PSN), 0);
 	memset(&path, 0, sizeof(path));
 	path.dgid_ip = ip[1];
-	ah = roce_create_ah(s[0].pd, &path);
-	assert_non_null(ah);
+	*ah = roce_create_ah(s[0].pd, &path);
+	assert_non_null(*ah);
+}
 
-#define SEND_MAD()                                                                                 \
-	do {                                                                                       \
-		struct roce_sge g = {.addr = (uintptr_t)mad, .length = sizeof(mad)};               \
-		struct roce_send_wr w, *bad;                                                       \
-		memset(&w, 0, sizeof(w));                                                          \
-		w.sg_list = &g;                                                                    \
-		w.num_sge = 1;                                                                     \
-		w.opcode = ROCE_WR_SEND;                                                           \
-		w.send_flags = ROCE_SEND_INLINE | ROCE_SEND_SIGNALED;                              \
-		w.wr.ud.ah = ah;                                                                   \
-		w.wr.ud.remote_qpn = 1;                                                            \
-		w.wr.ud.remote_qkey = 0x80010000u;                                                 \
-		assert_int_equal(roce_post_send(ud, &w, &bad), 0);                                 \
-		assert_int_equal(wait_wc(0, &wc), 1);                                              \
-		assert_int_equal(wc.status, ROCE_WC_SUCCESS);                                      \
-		drive(20);                                                                         \
-	} while (0)
+/* Send one MAD from the raw QP to B's QP1 and let both sides process it. */
+static void raw_send(struct roce_qp *ud, struct roce_ah *ah, const uint8_t *mad)
+{
+	struct roce_sge g = {.addr = (uintptr_t)mad, .length = ROCE_MAD_LEN};
+	struct roce_send_wr w, *bad;
+	struct roce_wc wc;
+
+	memset(&w, 0, sizeof(w));
+	w.sg_list = &g;
+	w.num_sge = 1;
+	w.opcode = ROCE_WR_SEND;
+	w.send_flags = ROCE_SEND_INLINE | ROCE_SEND_SIGNALED;
+	w.wr.ud.ah = ah;
+	w.wr.ud.remote_qpn = ROCE_GSI_QPN;
+	w.wr.ud.remote_qkey = ROCE_GSI_QKEY;
+	assert_int_equal(roce_post_send(ud, &w, &bad), 0);
+	assert_int_equal(wait_wc(0, &wc), 1);
+	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+	drive(20);
+}
+
+/* MADs a test-owned UD QP sends to B's QP1: stray, out of order, other classes */
+static void stray_and_unknown_mads(void **st)
+{
+	struct roce_cm_stats b0, b1, a0, a1;
+	struct roce_ah *ah;
+	struct roce_qp *ud;
+	struct roce_cm_msg m;
+	uint8_t mad[ROCE_MAD_LEN];
+	int rc;
+	(void)st;
+
+	raw_sender_open(&ud, &ah);
 
 	stats(1, &b0);
 	stats(0, &a0);
@@ -561,20 +570,20 @@ static void stray_and_unknown_mads(void **st)
 	m.u.rtu.local_comm_id = 0x1234;
 	m.u.rtu.remote_comm_id = 0xdead0001;
 	assert_int_equal(roce_cm_encode(&m, mad, sizeof(mad)), ROCE_MAD_LEN);
-	SEND_MAD();
+	raw_send(ud, ah, mad);
 	m.attr_id = ROCE_CM_ATTR_DREP;
 	memset(&m.u, 0, sizeof(m.u));
 	m.u.drep.local_comm_id = 0x1234;
 	m.u.drep.remote_comm_id = 0xdead0002;
 	assert_int_equal(roce_cm_encode(&m, mad, sizeof(mad)), ROCE_MAD_LEN);
-	SEND_MAD();
+	raw_send(ud, ah, mad);
 	/* a DREQ for an unknown connection is still answered with DREP (to A's QP1 here) */
 	m.attr_id = ROCE_CM_ATTR_DREQ;
 	memset(&m.u, 0, sizeof(m.u));
 	m.u.dreq.local_comm_id = 0x1234;
 	m.u.dreq.remote_comm_id = 0xdead0003;
 	assert_int_equal(roce_cm_encode(&m, mad, sizeof(mad)), ROCE_MAD_LEN);
-	SEND_MAD();
+	raw_send(ud, ah, mad);
 	stats(1, &b1);
 	assert_int_equal(b1.rx_drop_nomatch - b0.rx_drop_nomatch, 3);
 	assert_int_equal(b1.tx_mads - b0.tx_mads, 1); /* the DREP */
@@ -588,12 +597,12 @@ static void stray_and_unknown_mads(void **st)
 	mad[1] = 0x04; /* performance management */
 	mad[2] = 1;
 	mad[3] = ROCE_MAD_METHOD_SEND;
-	SEND_MAD();
+	raw_send(ud, ah, mad);
 	assert_int_equal(roce_cm_encode(&m, mad, sizeof(mad)), ROCE_MAD_LEN);
 	mad[2] = 9; /* class version */
-	SEND_MAD();
+	raw_send(ud, ah, mad);
 	memset(mad, 0xa5, sizeof(mad));
-	SEND_MAD();
+	raw_send(ud, ah, mad);
 	stats(1, &b1);
 	assert_int_equal(b1.rx_drop_bad - b0.rx_drop_bad, 3);
 
@@ -601,7 +610,6 @@ static void stray_and_unknown_mads(void **st)
 	assert_int_equal(rc, 0);
 	drain_cq(0);
 	assert_int_equal(roce_destroy_qp(ud), 0);
-#undef SEND_MAD
 }
 
 /*
@@ -612,45 +620,20 @@ static void stray_and_unknown_mads(void **st)
  */
 static void starting_psn_convention(void **st)
 {
-	struct roce_qp_init_attr ia;
-	struct roce_qp_attr qa, got;
+	struct roce_qp_attr got;
 	struct roce_cma_hdr h;
-	struct roce_path path;
 	struct roce_cm_event ev;
 	struct roce_cm_msg m;
 	struct roce_ah *ah;
 	struct roce_qp *ud, *qb;
 	struct roce_cm_id *l;
-	struct roce_wc wc;
 	uint8_t mad[ROCE_MAD_LEN];
 	const uint32_t req_psn = 0xe3d38f, fake_qpn = 0x77;
 	(void)st;
 
 	l = roce_cm_create_id(s[1].cm, ROCE_CM_PS_TCP, NULL);
 	assert_int_equal(roce_cm_listen(l, PORT, 4), 0);
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = ia.recv_cq = s[0].cq;
-	ia.qp_type = ROCE_QPT_UD;
-	ia.cap.max_send_wr = ia.cap.max_recv_wr = 16;
-	ia.cap.max_inline_data = ROCE_MAD_LEN;
-	ud = roce_create_qp(s[0].pd, &ia);
-	assert_non_null(ud);
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_state = ROCE_QPS_INIT;
-	qa.qkey = 0x80010000u;
-	qa.port_num = 1;
-	assert_int_equal(
-		roce_modify_qp(ud, &qa,
-			       ROCE_QP_STATE | ROCE_QP_QKEY | ROCE_QP_PKEY_INDEX | ROCE_QP_PORT),
-		0);
-	qa.qp_state = ROCE_QPS_RTR;
-	assert_int_equal(roce_modify_qp(ud, &qa, ROCE_QP_STATE), 0);
-	qa.qp_state = ROCE_QPS_RTS;
-	assert_int_equal(roce_modify_qp(ud, &qa, ROCE_QP_STATE | ROCE_QP_SQ_PSN), 0);
-	memset(&path, 0, sizeof(path));
-	path.dgid_ip = ip[1];
-	ah = roce_create_ah(s[0].pd, &path);
-	assert_non_null(ah);
+	raw_sender_open(&ud, &ah);
 
 	/* a REQ as Linux's rdma_cm sends it (cm_msgs.pcap values), with our PSN */
 	memset(&m, 0, sizeof(m));
@@ -683,21 +666,7 @@ static void starting_psn_convention(void **st)
 		roce_cma_hdr_encode(&h, m.u.req.private_data, sizeof(m.u.req.private_data)),
 		ROCE_CMA_HDR_LEN);
 	assert_int_equal(roce_cm_encode(&m, mad, sizeof(mad)), ROCE_MAD_LEN);
-	{
-		struct roce_sge g = {.addr = (uintptr_t)mad, .length = sizeof(mad)};
-		struct roce_send_wr w, *bad;
-
-		memset(&w, 0, sizeof(w));
-		w.sg_list = &g;
-		w.num_sge = 1;
-		w.opcode = ROCE_WR_SEND;
-		w.send_flags = ROCE_SEND_INLINE | ROCE_SEND_SIGNALED;
-		w.wr.ud.ah = ah;
-		w.wr.ud.remote_qpn = 1;
-		w.wr.ud.remote_qkey = 0x80010000u;
-		assert_int_equal(roce_post_send(ud, &w, &bad), 0);
-		assert_int_equal(wait_wc(0, &wc), 1);
-	}
+	raw_send(ud, ah, mad);
 	expect_event(1, ROCE_CM_EVENT_CONNECT_REQUEST, &ev);
 	assert_int_equal(ev.qp_num, fake_qpn);
 	qb = make_qp(1, ROCE_QPT_RC);
