@@ -28,7 +28,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -41,38 +40,15 @@
 #include <rte_byteorder.h>
 #include <rte_cycles.h>
 
+#include "app_sock.h"
 #include "droce-perf.h"
 #include "stk_stack.h"
 
 #define KEY_MSG_SIZE_GID 108	/* perftest KEY_MSG_SIZE_GID */
 #define XCHG_CONNECT_MS 30000	/* a client may start before the server listens */
 #define XCHG_DONE_LINGER_MS 500 /* the peer's "done" is read before we close */
-#define XCHG_POLL_STEP_MS 200
 
 /* ------------------------------------------------------------------ sockets */
-
-/* Wait until @p fd is ready for @p events, for up to @p ms (0 = no bound), watching for
- * stk_stop(). @return 0, -ETIMEDOUT or -EINTR (the stack is stopping). */
-static int wait_fd(int fd, short events, unsigned ms)
-{
-	struct pollfd p = {.fd = fd, .events = events};
-	unsigned waited = 0;
-
-	for (;;) {
-		int n;
-
-		if (stk_stopping())
-			return -EINTR;
-		n = poll(&p, 1, XCHG_POLL_STEP_MS);
-		if (n > 0)
-			return 0;
-		if (n < 0 && errno != EINTR)
-			return -errno;
-		waited += XCHG_POLL_STEP_MS;
-		if (ms && waited >= ms)
-			return -ETIMEDOUT;
-	}
-}
 
 /* Read exactly @p len bytes; the peer may take as long as its test runs. @return 0, -EPIPE
  * (closed), -EINTR (stopping) or -errno. */
@@ -82,7 +58,7 @@ static int read_full(int fd, void *p, size_t len)
 
 	while (got < len) {
 		ssize_t n;
-		int rc = wait_fd(fd, POLLIN, 0);
+		int rc = app_wait_fd(fd, POLLIN, 0);
 
 		if (rc)
 			return rc;
@@ -94,23 +70,6 @@ static int read_full(int fd, void *p, size_t len)
 		if (n == 0)
 			return -EPIPE;
 		got += (size_t)n;
-	}
-	return 0;
-}
-
-/* One write() per message, as perftest: its reader expects the message in one read(). */
-static int write_full(int fd, const void *p, size_t len)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = write(fd, (const uint8_t *)p + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		done += (size_t)n;
 	}
 	return 0;
 }
@@ -159,7 +118,7 @@ int perf_tcp_listen(void)
 
 static int tcp_accept(void)
 {
-	int rc = wait_fd(perf.listen_fd, POLLIN, 0), fd;
+	int rc = app_wait_fd(perf.listen_fd, POLLIN, 0), fd;
 
 	if (rc)
 		return rc;
@@ -173,26 +132,6 @@ static int tcp_accept(void)
 	}
 	perf.sock_fd = fd;
 	return 0;
-}
-
-/* connect() on a non-blocking socket, bounded; blocking again on success. */
-static int connect_bounded(int fd, const struct sockaddr *sa, socklen_t len, unsigned ms)
-{
-	int err = 0, rc;
-	socklen_t elen = sizeof(err);
-
-	if (connect(fd, sa, len) != 0) {
-		if (errno != EINPROGRESS)
-			return -errno;
-		rc = wait_fd(fd, POLLOUT, ms);
-		if (rc)
-			return rc;
-		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) != 0)
-			return -errno;
-		if (err)
-			return -err;
-	}
-	return fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0 ? 0 : -errno;
 }
 
 /* ethernet_client_connect(), from droce's address, retrying while the server is not yet
@@ -218,8 +157,9 @@ static int tcp_connect(void)
 	}
 	while (!stk_stopping()) {
 		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		if (fd >= 0 && (bind(fd, (struct sockaddr *)&src, sizeof(src)) != 0 ||
-				connect_bounded(fd, res->ai_addr, res->ai_addrlen, 2000) != 0)) {
+		if (fd >= 0 &&
+		    (bind(fd, (struct sockaddr *)&src, sizeof(src)) != 0 ||
+		     app_connect_bounded(fd, res->ai_addr, res->ai_addrlen, 2000) != 0)) {
 			close(fd);
 			fd = -1;
 		}
@@ -306,7 +246,7 @@ static int raw_write(const void *p, uint32_t len)
 {
 	if (perf.p.rdma_cm)
 		return perf_comm_send(p, len);
-	return write_full(perf.sock_fd, p, len);
+	return app_write_full(perf.sock_fd, p, len);
 }
 
 static int raw_read(void *p, uint32_t len)
@@ -476,14 +416,14 @@ int perf_close_connection(void)
 
 	if (rc || perf.p.rdma_cm)
 		return rc;
-	rc = write_full(perf.sock_fd, "done", sizeof("done"));
+	rc = app_write_full(perf.sock_fd, "done", sizeof("done"));
 	if (rc) {
 		fprintf(stderr, "Couldn't write to socket\n");
 		return rc;
 	}
 	/* perftest never reads the other side's "done"; we do, briefly, so that closing does
 	 * not turn unread bytes into a reset */
-	if (wait_fd(perf.sock_fd, POLLIN, XCHG_DONE_LINGER_MS) == 0) {
+	if (app_wait_fd(perf.sock_fd, POLLIN, XCHG_DONE_LINGER_MS) == 0) {
 		ssize_t n = read(perf.sock_fd, done, sizeof(done));
 
 		(void)n;

@@ -27,7 +27,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <netdb.h>
@@ -47,6 +46,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "app_sock.h"
 #include "roce_cm_wire.h"
 #include "roce_verbs.h"
 #include "stk_config.h"
@@ -242,29 +242,6 @@ static void print_dest(const char *what, const struct pp_dest *d)
 
 /* ------------------------------------------------------------------ the TCP exchange */
 
-/* Wait until @p fd is ready for @p events, for up to @p ms (0 = no bound), watching for
- * stk_stop(). @return 0, -ETIMEDOUT or -EINTR (the stack is stopping). */
-static int wait_fd(int fd, short events, unsigned ms)
-{
-	struct pollfd p = {.fd = fd, .events = events};
-	unsigned waited = 0;
-
-	for (;;) {
-		int n;
-
-		if (stk_stopping())
-			return -EINTR;
-		n = poll(&p, 1, 200);
-		if (n > 0)
-			return 0;
-		if (n < 0 && errno != EINTR)
-			return -errno;
-		waited += 200;
-		if (ms && waited >= ms)
-			return -ETIMEDOUT;
-	}
-}
-
 /* Read exactly @p len bytes (or up to @p len when @p at_least is smaller: stop at EOF once
  * that many arrived). @return bytes read, or -errno. */
 static ssize_t read_full(int fd, void *p, size_t len, size_t at_least)
@@ -273,7 +250,7 @@ static ssize_t read_full(int fd, void *p, size_t len, size_t at_least)
 
 	while (got < len) {
 		ssize_t n;
-		int rc = wait_fd(fd, POLLIN, PP_IO_TIMEOUT_MS);
+		int rc = app_wait_fd(fd, POLLIN, PP_IO_TIMEOUT_MS);
 
 		if (rc)
 			return rc;
@@ -289,22 +266,6 @@ static ssize_t read_full(int fd, void *p, size_t len, size_t at_least)
 			break;
 	}
 	return got >= at_least ? (ssize_t)got : -EPIPE;
-}
-
-static int write_full(int fd, const void *p, size_t len)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = write(fd, (const uint8_t *)p + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		done += (size_t)n;
-	}
-	return 0;
 }
 
 /* Fill @p ss with droce's address of @p family and port @p port. @return its length or 0. */
@@ -380,27 +341,6 @@ static int server_listen(void)
 	return 0;
 }
 
-/* connect() on a non-blocking socket, bounded by PP_CONNECT_RETRY_MS and stk_stop(); the
- * socket is blocking again on success. @return 0 or -errno. */
-static int connect_bounded(int fd, const struct sockaddr *sa, socklen_t len)
-{
-	int err = 0, rc;
-	socklen_t elen = sizeof(err);
-
-	if (connect(fd, sa, len) != 0) {
-		if (errno != EINPROGRESS)
-			return -errno;
-		rc = wait_fd(fd, POLLOUT, PP_CONNECT_RETRY_MS);
-		if (rc)
-			return rc;
-		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) != 0)
-			return -errno;
-		if (err)
-			return -err;
-	}
-	return fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0 ? 0 : -errno;
-}
-
 /* Connect to the server from droce's address, retrying while it is not listening yet. */
 static int client_connect(void)
 {
@@ -426,7 +366,8 @@ static int client_connect(void)
 			if (fd < 0)
 				continue;
 			if (bind(fd, (struct sockaddr *)&ss, len) != 0 ||
-			    connect_bounded(fd, t->ai_addr, t->ai_addrlen) != 0) {
+			    app_connect_bounded(fd, t->ai_addr, t->ai_addrlen,
+						PP_CONNECT_RETRY_MS) != 0) {
 				close(fd);
 				fd = -1;
 			}
@@ -468,12 +409,12 @@ static int exchange_client(void)
 	if (fd < 0)
 		return fd;
 	format_dest(&g.mine, msg);
-	if (write_full(fd, msg, PP_MSG_LEN) != 0) {
+	if (app_write_full(fd, msg, PP_MSG_LEN) != 0) {
 		fprintf(stderr, "Couldn't send local address\n");
 		goto out;
 	}
 	if (read_full(fd, msg, PP_MSG_LEN, PP_MSG_LEN) != (ssize_t)PP_MSG_LEN ||
-	    write_full(fd, "done", PP_DONE_LEN) != 0) {
+	    app_write_full(fd, "done", PP_DONE_LEN) != 0) {
 		fprintf(stderr, "Couldn't read/write remote address\n");
 		goto out;
 	}
@@ -493,7 +434,7 @@ static int exchange_server(void)
 	char msg[PP_MSG_LEN];
 	int fd, rc = -EIO, c;
 
-	rc = wait_fd(g.listen_fd, POLLIN, 0);
+	rc = app_wait_fd(g.listen_fd, POLLIN, 0);
 	if (rc)
 		return rc;
 	fd = accept(g.listen_fd, NULL, NULL);
@@ -519,7 +460,7 @@ static int exchange_server(void)
 	if (c != 1)
 		goto out;
 	format_dest(&g.mine, msg);
-	if (write_full(fd, msg, PP_MSG_LEN) != 0 ||
+	if (app_write_full(fd, msg, PP_MSG_LEN) != 0 ||
 	    read_full(fd, msg, PP_MSG_LEN, PP_DONE_LEN) < (ssize_t)PP_DONE_LEN ||
 	    memcmp(msg, "done", PP_DONE_LEN) != 0) {
 		fprintf(stderr, "Couldn't send/recv local address\n");
