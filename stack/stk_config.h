@@ -31,6 +31,7 @@ struct stk_port_conf {
 	bool vlan;
 	uint16_t vlan_id;
 	uint8_t pcp, dscp;
+	struct stk_qos qos; /**< set by the roce_dscp/roce_prio/cnp_dscp/cnp_prio/dscp_prio keys */
 	uint16_t mtu;
 	uint16_t rx_desc, tx_desc;
 	bool promisc;

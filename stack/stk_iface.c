@@ -85,3 +85,15 @@ void stk_ipv6_solicited_node(const struct stk_ipaddr *a, struct stk_ipaddr *sn)
 	memcpy(sn->v6, pfx, sizeof(pfx));
 	memcpy(sn->v6 + 13, a->v6 + 13, 3);
 }
+
+void stk_qos_default(struct stk_qos *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->set = true;
+	q->roce_dscp = STK_QOS_ROCE_DSCP;
+	q->roce_prio = STK_QOS_ROCE_PRIO;
+	q->cnp_dscp = STK_QOS_CNP_DSCP;
+	q->cnp_prio = STK_QOS_CNP_PRIO;
+	for (unsigned d = 0; d < RTE_DIM(q->dscp_prio); d++)
+		q->dscp_prio[d] = (uint8_t)(d >> 3);
+}

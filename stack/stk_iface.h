@@ -21,6 +21,30 @@
 #define STK_MAX_PORTS 8
 #define STK_NO_PORT UINT16_MAX
 
+/**
+ * How RoCE traffic is classified on an interface (the DCB view). A priority is an 802.1p
+ * class 0..7: the PCP on VLAN-tagged frames, and through dscp_prio[] the class an untagged
+ * frame belongs to (for PFC, which pauses classes). Defaults follow common lossless setups:
+ * RoCE data DSCP 26 (AF31) priority 3, CNPs DSCP 48 (CS6) priority 6, and the "trust DSCP"
+ * map priority = DSCP >> 3. A QP's path attributes override the DSCP and PCP per QP.
+ */
+struct stk_qos {
+	bool set;	       /**< false: stk_iface_add() fills in the defaults */
+	uint8_t roce_dscp;     /**< RoCE data and ACKs (default 26) */
+	uint8_t roce_prio;     /**< their priority (default 3) */
+	uint8_t cnp_dscp;      /**< congestion notification packets (default 48) */
+	uint8_t cnp_prio;      /**< their priority (default 6) */
+	uint8_t dscp_prio[64]; /**< DSCP -> priority (default DSCP >> 3) */
+};
+
+#define STK_QOS_ROCE_DSCP 26
+#define STK_QOS_ROCE_PRIO 3
+#define STK_QOS_CNP_DSCP 48
+#define STK_QOS_CNP_PRIO 6
+
+/** Fill @p q with the defaults above (set = true). */
+void stk_qos_default(struct stk_qos *q);
+
 struct stk_iface {
 	char name[32];		      /**< config section, e.g. "port0" */
 	uint16_t idx;		      /**< index in the stack's interface array */
@@ -37,9 +61,10 @@ struct stk_iface {
 	struct stk_ipaddr gw6;
 	uint16_t vlan_id; /**< 802.1Q VLAN (when vlan is set) */
 	bool vlan;
-	uint8_t pcp;  /**< default priority code point on tagged frames */
-	uint8_t dscp; /**< default DSCP of frames we originate */
-	uint16_t mtu; /**< IP MTU */
+	uint8_t pcp;	    /**< default priority code point on tagged frames */
+	uint8_t dscp;	    /**< default DSCP of frames we originate */
+	struct stk_qos qos; /**< RoCE DSCP/priority defaults and the DSCP->priority map */
+	uint16_t mtu;	    /**< IP MTU */
 	uint16_t nb_rxq;
 	uint16_t nb_txq;
 	struct rte_ring *exc_ring; /**< frames for the kernel, from any lcore to the TAP owner */

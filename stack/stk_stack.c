@@ -95,6 +95,8 @@ int stk_iface_add(const struct stk_iface *ifc)
 		return -ENOSPC;
 	stk.ifaces[stk.nb_ifaces] = *ifc;
 	stk.ifaces[stk.nb_ifaces].idx = stk.nb_ifaces;
+	if (!ifc->qos.set)
+		stk_qos_default(&stk.ifaces[stk.nb_ifaces].qos);
 	return stk.nb_ifaces++;
 }
 
@@ -271,6 +273,9 @@ static int iface_setup(const struct stk_port_conf *pc, uint16_t nb_q)
 	ifc->vlan_id = pc->vlan_id;
 	ifc->pcp = pc->pcp;
 	ifc->dscp = pc->dscp;
+	ifc->qos = pc->qos;
+	if (!ifc->qos.set)
+		stk_qos_default(&ifc->qos);
 	ifc->mtu = pc->mtu;
 	ifc->nb_rxq = ifc->nb_txq = nb_q;
 	rc = port_find(pc, &ifc->port_id);

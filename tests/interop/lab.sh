@@ -43,6 +43,16 @@ LABI_AGENTS=4
 LABI_VMS=()
 LABI_PIDS=()
 declare -gA LABI_VM_PID
+# A shared lab (tests/interop/suite.sh): the suite boots the VMs once and names a state file in
+# LABI_SHARED; the tests it runs join that lab instead of building their own (lab_up checks it
+# answers, lab_down cleans only what the test started and leaves the VMs and namespaces up).
+if [ -n "${LABI_SHARED:-}" ]; then
+	# shellcheck disable=SC1090
+	. "$LABI_SHARED" || { echo "lab.sh: cannot read the shared lab state $LABI_SHARED" >&2; exit 1; }
+	LABI_NS=dil$LABI_ID
+	LABI_DNS=did$LABI_ID
+	LABI_DROCE_IP=$LABI_NET.1
+fi
 
 labi_log() { printf '[lab %(%T)T] %s\n' -1 "$*"; }
 
@@ -139,6 +149,7 @@ labi_kill_vm() {
 
 lab_up() {
 	local nvms=${1:-1} vm out t0=$SECONDS
+	if [ -n "${LABI_SHARED:-}" ]; then labi_join "$nvms"; return; fi
 	labi_reap_stale
 	out=$(python3 "$LABI_HERE/build_image.py")
 	LABI_IMAGE_STATUS=$?
@@ -216,8 +227,63 @@ lab_capture_stop() {
 	LABI_TSHARK=
 }
 
+# labi_join N: a test's lab_up in a shared lab: the suite's first N VMs must be running and
+# answer; files the test leaves in LABI_DIR after this point are its artifacts
+labi_join() {
+	local vm
+	if ((${#LABI_VMS[@]} < $1)); then labi_log "the shared lab has ${#LABI_VMS[@]} VM(s), not $1"; return 1; fi
+	for vm in "${LABI_VMS[@]:0:$1}"; do
+		if ! kill -0 "${LABI_VM_PID[$vm]:-0}" 2>/dev/null || ! vm_run "$vm" true 20 > /dev/null; then
+			labi_log "$vm of the shared lab is not running"
+			return 1
+		fi
+	done
+	LABI_SINCE=$LABI_DIR/.since.$$
+	touch "$LABI_SINCE"
+	labi_log "joined the shared lab $LABI_NS (${LABI_VMS[*]})"
+}
+
+# lab_vm_reset VM: end what a test may have left running in VM (tools, netem)
+lab_vm_reset() {
+	vm_run "$1" "killall -q -9 ibv_rc_pingpong rping bad_rkey ib_write_bw ib_read_bw ib_send_bw \
+		ib_atomic_bw ib_write_lat ib_read_lat ib_send_lat ib_atomic_lat 2>/dev/null;
+		/usr/sbin/tc qdisc del dev eth0 root 2>/dev/null; true" 20 > /dev/null
+}
+
+# lab_share FILE: write the state a test needs to join this lab (see LABI_SHARED)
+lab_share() {
+	{
+		declare -p LABI_ID LABI_NET LABI_DIR KERNEL INITRD KVER LABI_VMS LABI_VM_PID
+		echo "LABI_SHARED_OWNER=$$"
+	} > "$1"
+}
+
+# labi_leave: a test's lab_down in a shared lab: its captures and processes go, the VMs stay
+labi_leave() {
+	local pid vm
+	lab_capture_stop
+	for pid in "${LABI_PIDS[@]}"; do kill -KILL "$pid" 2>/dev/null; done
+	wait 2>/dev/null
+	ip netns pids "$LABI_DNS" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+	rm -rf "/var/run/dpdk/droce_il_$LABI_ID" 2>/dev/null
+	for vm in "${LABI_VMS[@]}"; do
+		kill -0 "${LABI_VM_PID[$vm]:-0}" 2>/dev/null && lab_vm_reset "$vm"
+	done
+	if [ -n "${LABI_ARTIFACTS:-}" ] && [ -n "${LABI_SINCE:-}" ]; then
+		mkdir -p "$LABI_ARTIFACTS"
+		find "$LABI_DIR" -maxdepth 1 -type f \( -name '*.pcap' -o -name '*.log' \) \
+			-newer "$LABI_SINCE" -exec cp {} "$LABI_ARTIFACTS/" \;
+		for vm in "${LABI_VMS[@]}"; do
+			cp "$LABI_DIR/$vm/console.log" "$LABI_ARTIFACTS/$vm.console.log" 2>/dev/null
+		done
+	fi
+	[ -n "${LABI_SINCE:-}" ] && rm -f "$LABI_SINCE"
+	return 0
+}
+
 lab_down() {
 	local vm pid
+	if [ -n "${LABI_SHARED:-}" ]; then labi_leave; return; fi
 	lab_capture_stop
 	for vm in "${LABI_VMS[@]}"; do labi_kill_vm "$vm"; done
 	for pid in "${LABI_PIDS[@]}"; do kill -KILL "$pid" 2>/dev/null; done

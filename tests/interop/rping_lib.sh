@@ -108,7 +108,12 @@ droce_mac() {
 keep_artifacts() {
 	[ -n "${LABI_ARTIFACTS:-}" ] && [ -d "$LABI_DIR" ] || return 0
 	mkdir -p "$LABI_ARTIFACTS"
-	cp "$LABI_DIR"/*.out "$LABI_DIR"/*.err "$LABI_DIR"/*.ini "$LABI_ARTIFACTS/" 2>/dev/null
+	if [ -n "${LABI_SINCE:-}" ]; then # a shared lab: only this test's files
+		find "$LABI_DIR" -maxdepth 1 -type f \( -name '*.out' -o -name '*.err' -o -name '*.ini' \) \
+			-newer "$LABI_SINCE" -exec cp {} "$LABI_ARTIFACTS/" \;
+	else
+		cp "$LABI_DIR"/*.out "$LABI_DIR"/*.err "$LABI_DIR"/*.ini "$LABI_ARTIFACTS/" 2>/dev/null
+	fi
 	return 0
 }
 

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The interop suite: boots the lab (tests/interop/lab.sh: Linux soft-RoCE in a QEMU VM) once
+# and runs every interop test against that one VM, reporting each as a TAP test point.
+#   pingpong  ibv_rc_pingpong <-> droce-pingpong            (pingpong.sh)
+#   rping     rping <-> droce-ping                          (rping.sh)
+#   bad_rkey  a raw verbs program in the VM vs droce's responder (bad_rkey.sh)
+#   lossy     rping <-> droce-ping over netem loss/reorder  (lossy.sh)
+#   perftest  perftest 6.06 <-> droce-perf, and ib_write_bw/ib_send_bw over netem (perftest.sh)
+# Each test joins the suite's lab through LABI_SHARED (lab_up checks the VM answers, lab_down
+# ends only what the test started and resets the VM: tools killed, netem removed). A VM that a
+# test had to kill (it stopped answering) is booted again before the next test, and the
+# suite says so. Each test's output is shown as TAP comments; its artifacts (capture, tool
+# logs, console log) are in ARTIFACT_ROOT/<test>/, the suite's own in ARTIFACT_ROOT/suite/.
+# Usage: suite.sh DROCE_PINGPONG DROCE_PING DROCE_PERF ARTIFACT_ROOT [TEST...]
+#   (TEST: some of the names above, in that order; default all)
+# The whole suite is skipped ("1..0 # SKIP why") when this machine cannot host the lab or the
+# Debian packages for the VM image cannot be downloaded.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+PINGPONG=$(readlink -f "$1")
+PING=$(readlink -f "$2")
+PERF=$(readlink -f "$3")
+ROOT=$4
+shift 4
+TESTS=("$@")
+[ ${#TESTS[@]} -gt 0 ] || TESTS=(pingpong rping bad_rkey lossy perftest)
+# the bound of each test (its own bounds are tighter; this one catches a hung script)
+declare -A BOUND=([pingpong]=600 [rping]=600 [bad_rkey]=600 [lossy]=900 [perftest]=1500)
+declare -A BIN=([pingpong]=$PINGPONG [rping]=$PING [bad_rkey]=$PING [lossy]=$PING [perftest]=$PERF)
+
+LABI_ARTIFACTS=$ROOT/suite
+mkdir -p "$LABI_ARTIFACTS"
+rm -f "$LABI_ARTIFACTS"/*.log "$LABI_ARTIFACTS"/*.pcap
+. "$HERE/lab.sh"
+trap lab_down EXIT
+trap 'exit 143' TERM INT
+comment() { sed -u 's/^/# /'; }
+
+if ! why=$(lab_can_run); then echo "1..0 # SKIP $why"; exit 0; fi
+command -v tshark >/dev/null || { echo "1..0 # SKIP needs tshark for the wire checks"; exit 0; }
+T0=$SECONDS
+# lab_up runs in this shell (it records the VMs' PIDs); its log is shown afterwards
+lab_up 1 > "$LABI_DIR.up.log" 2>&1
+up=$?
+comment < "$LABI_DIR.up.log"
+rm -f "$LABI_DIR.up.log"
+if [ $up != 0 ]; then
+	if [ "${LABI_IMAGE_STATUS:-0}" = 3 ]; then
+		echo "1..0 # SKIP the VM image cannot be built: Debian packages cannot be downloaded here"
+		exit 0
+	fi
+	echo "1..${#TESTS[@]}"
+	echo "Bail out! the lab did not come up (console log in $LABI_ARTIFACTS)"
+	exit 1
+fi
+echo "# lab up after $((SECONDS - T0)) s; every test below uses this VM"
+STATE=$LABI_DIR/shared.env
+lab_share "$STATE"
+
+# vm_fresh VM: boot VM again when a test killed it or it stopped answering
+vm_fresh() {
+	local vm=$1
+	if kill -0 "${LABI_VM_PID[$vm]:-0}" 2>/dev/null && vm_run "$vm" true 20 > /dev/null; then
+		return 0
+	fi
+	echo "# $vm is not running or not answering after the previous test: booting it again"
+	labi_kill_vm "$vm"
+	[ -f "$LABI_DIR/$vm/console.log" ] && mv "$LABI_DIR/$vm/console.log" "$LABI_DIR/$vm.console.$SECONDS.log"
+	ip netns exec "$LABI_NS" ip link del "vmtap${vm#vm}" 2>/dev/null
+	LABI_VMS=("${LABI_VMS[@]/$vm/}")
+	LABI_VMS=(${LABI_VMS[@]})
+	labi_boot "$vm"
+	labi_wait_ready "$vm" 2>&1 | comment
+	kill -0 "${LABI_VM_PID[$vm]:-0}" 2>/dev/null || return 1
+	lab_share "$STATE"
+}
+
+echo "1..${#TESTS[@]}"
+n=0
+failed=0
+for t in "${TESTS[@]}"; do
+	n=$((n + 1))
+	if [ -z "${BIN[$t]:-}" ]; then echo "not ok $n - $t # no such interop test"; failed=$((failed + 1)); continue; fi
+	if ! vm_fresh vm1; then
+		echo "not ok $n - $t # the lab's VM could not be booted again"
+		failed=$((failed + 1))
+		continue
+	fi
+	t1=$SECONDS
+	LABI_SHARED=$STATE timeout -k 10 "${BOUND[$t]}" bash "$HERE/$t.sh" "${BIN[$t]}" "$ROOT/$t" \
+		> "$LABI_DIR/suite-$t.out" 2>&1
+	rc=$?
+	comment < "$LABI_DIR/suite-$t.out"
+	cp "$LABI_DIR/suite-$t.out" "$ROOT/$t/output.txt" 2>/dev/null
+	case $rc in
+	0) echo "ok $n - $t ($((SECONDS - t1)) s)" ;;
+	77) echo "ok $n - $t # SKIP $(grep -m1 '^SKIP' "$LABI_DIR/suite-$t.out")" ;;
+	124 | 137) echo "not ok $n - $t (no end within ${BOUND[$t]} s)"; failed=$((failed + 1)) ;;
+	*) echo "not ok $n - $t (exit $rc, $((SECONDS - t1)) s)"; failed=$((failed + 1)) ;;
+	esac
+done
+echo "# suite: ${#TESTS[@]} tests, $failed failed, $((SECONDS - T0)) s with one lab"
+[ $failed = 0 ]
