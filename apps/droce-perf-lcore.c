@@ -481,6 +481,8 @@ static int connect_qp(uint32_t i)
 	 * rxe sends 64: so do we (0 = 64) */
 	a.ah_attr.hop_limit = 0;
 	a.ah_attr.pcp = (uint8_t)(perf.p.sl & 7);
+	if (perf.p.sl)
+		a.ah_attr.flags |= ROCE_PATH_PCP;
 	rc = roce_modify_qp(perf.qp[i], &a,
 			    ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU | ROCE_QP_DEST_QPN |
 				    ROCE_QP_RQ_PSN | ROCE_QP_MAX_DEST_RD_ATOMIC |

@@ -767,7 +767,7 @@ static int setup_verbs(void)
 	uint32_t rx = p->verb == PERF_VERB_SEND ? p->rx_depth : 1;
 
 	perf.dev = roce_dev_open(p->iface);
-	if (!perf.dev)
+	if (!perf.dev || (perf.cc_on && roce_dev_set_cc(perf.dev, &perf.cc) != 0))
 		goto fail;
 	if (p->rdma_cm) {
 		perf.cm = roce_cm_open(perf.dev);
@@ -909,7 +909,8 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc > 0 ? 0 : 2;
 	stk_config_default(&cfg);
-	if (stk_config_load(perf.p.config, &cfg, err, sizeof(err)) != 0) {
+	if (stk_config_load(perf.p.config, &cfg, err, sizeof(err)) != 0 ||
+	    roce_dcqcn_config_load(perf.p.config, &perf.cc_on, &perf.cc, err, sizeof(err)) != 0) {
 		fprintf(stderr, "droce-perf: %s\n", err);
 		return 2;
 	}

@@ -26,6 +26,7 @@
 #include <rte_common.h>
 
 #include "roce_cm.h"
+#include "roce_dcqcn.h"
 #include "roce_verbs.h"
 #include "stk_lcore.h"
 
@@ -172,6 +173,8 @@ struct perf_run {
 /** Everything, shared by the parts; one instance (perf). */
 struct perf_state {
 	struct perf_params p;
+	bool cc_on; /**< a [dcqcn] section: DCQCN on the device */
+	struct roce_dcqcn_params cc;
 	/* verbs */
 	struct roce_dev *dev;
 	struct roce_cm *cm;

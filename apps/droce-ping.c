@@ -74,6 +74,7 @@
 
 #include "roce_cm.h"
 #include "roce_cm_wire.h"
+#include "roce_dcqcn.h"
 #include "roce_verbs.h"
 #include "stk_config.h"
 #include "stk_stack.h"
@@ -173,6 +174,8 @@ struct ping_conn {
 static struct {
 	/* options */
 	const char *config;
+	bool cc_on; /**< a [dcqcn] section: DCQCN on the device */
+	struct roce_dcqcn_params cc;
 	int server; /**< -1 until -s or -c */
 	const char *addr_arg, *src_arg;
 	struct stk_ipaddr addr; /**< -a: bind address (server) or server address (client) */
@@ -1309,6 +1312,10 @@ static int pick_iface(void)
 static int setup(void)
 {
 	g.dev = roce_dev_open(g.iface);
+	if (g.dev && g.cc_on && roce_dev_set_cc(g.dev, &g.cc) != 0) {
+		fprintf(stderr, "droce-ping: the [dcqcn] parameters were refused\n");
+		return -1;
+	}
 	g.cm = g.dev ? roce_cm_open(g.dev) : NULL;
 	g.pd = g.dev ? roce_alloc_pd(g.dev) : NULL;
 	if (!g.dev || !g.cm || !g.pd) {
@@ -1380,7 +1387,8 @@ int main(int argc, char **argv)
 	if (status)
 		return status;
 	stk_config_default(&cfg);
-	if (stk_config_load(g.config, &cfg, err, sizeof(err)) != 0) {
+	if (stk_config_load(g.config, &cfg, err, sizeof(err)) != 0 ||
+	    roce_dcqcn_config_load(g.config, &g.cc_on, &g.cc, err, sizeof(err)) != 0) {
 		fprintf(stderr, "droce-ping: %s\n", err);
 		return EXIT_USAGE;
 	}

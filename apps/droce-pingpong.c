@@ -48,6 +48,7 @@
 
 #include "app_sock.h"
 #include "roce_cm_wire.h"
+#include "roce_dcqcn.h"
 #include "roce_verbs.h"
 #include "stk_config.h"
 #include "stk_stack.h"
@@ -84,6 +85,8 @@ struct pp_dest {
 static struct {
 	/* options */
 	const char *config;
+	bool cc_on; /**< a [dcqcn] section: DCQCN on the device */
+	struct roce_dcqcn_params cc;
 	const char *servername; /**< the server to connect to; NULL: we serve */
 	const char *ib_dev;
 	uint16_t port;
@@ -537,6 +540,8 @@ static int connect_qp(void)
 	 * the route's (ib_resolve_unicast_gid_dmac()), and rxe sends TTL 64: so do we (0 = 64) */
 	a.ah_attr.hop_limit = 0;
 	a.ah_attr.pcp = (uint8_t)(g.sl & 7);
+	if (g.sl)
+		a.ah_attr.flags |= ROCE_PATH_PCP;
 	if (roce_modify_qp(g.qp, &a,
 			   ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU | ROCE_QP_DEST_QPN |
 				   ROCE_QP_RQ_PSN | ROCE_QP_MAX_DEST_RD_ATOMIC |
@@ -917,6 +922,8 @@ static int setup_verbs(void)
 	uint64_t len = g.size ? g.size : 1;
 
 	g.dev = roce_dev_open(g.iface);
+	if (g.dev && g.cc_on && roce_dev_set_cc(g.dev, &g.cc) != 0)
+		g.dev = NULL; /* reported below */
 	g.pd = g.dev ? roce_alloc_pd(g.dev) : NULL;
 	g.cq = g.dev ? roce_create_cq(g.dev, g.rx_depth + 1) : NULL;
 	g.buf = rte_zmalloc("pingpong", len, 4096);
@@ -1012,7 +1019,8 @@ int main(int argc, char **argv)
 	if (parse_args(app_argc, app_argv) != 0)
 		return 2;
 	stk_config_default(&cfg);
-	if (stk_config_load(g.config, &cfg, err, sizeof(err)) != 0) {
+	if (stk_config_load(g.config, &cfg, err, sizeof(err)) != 0 ||
+	    roce_dcqcn_config_load(g.config, &g.cc_on, &g.cc, err, sizeof(err)) != 0) {
 		fprintf(stderr, "droce-pingpong: %s\n", err);
 		return 2;
 	}

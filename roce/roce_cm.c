@@ -486,6 +486,8 @@ static int qp_connect(struct cm_conn *c, uint32_t peer_psn, uint32_t dest_qpn, u
 	a.ah_attr.hop_limit = hop_limit;
 	a.ah_attr.dscp = tclass >> 2;
 	a.ah_attr.ecn = tclass & 3;
+	if (a.ah_attr.dscp) /* a class the peer asked for; else the port's RoCE class */
+		a.ah_attr.flags |= ROCE_PATH_DSCP;
 	a.ah_attr.flow_label = flow_label;
 	rc = roce_modify_qp(qp, &a,
 			    ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU | ROCE_QP_DEST_QPN |
@@ -614,7 +616,7 @@ int roce_cm_connect(struct roce_cm_id *id, const struct stk_ipaddr *dst, uint16_
 		roce_gid_from_ip(&id->local_ip, r->prim.local_gid);
 		roce_gid_from_ip(dst, r->prim.remote_gid);
 		r->prim.packet_rate = 0; /* as Linux rdma_cm sends it on RoCE */
-		r->prim.traffic_class = (uint8_t)(ifc->dscp << 2);
+		r->prim.traffic_class = (uint8_t)(ifc->qos.roce_dscp << 2);
 		r->prim.hop_limit = 64;
 		r->prim.sl = 0;
 		r->prim.subnet_local = 0;

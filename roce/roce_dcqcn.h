@@ -20,6 +20,7 @@
 #define ROCE_DCQCN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /** Parameters (defaults: roce_dcqcn_params_default(), the published DCQCN values). */
@@ -104,6 +105,16 @@ struct roce_qp;
  * @return 0 or -EINVAL.
  */
 int roce_dev_set_cc(struct roce_dev *dev, const struct roce_dcqcn_params *p);
+
+/**
+ * Read the [dcqcn] section of the INI file @p path: a section turns DCQCN on (enable = no
+ * turns it off again) with the published defaults at line_gbps = 100, each key overriding one
+ * parameter: line_gbps min_gbps ai_gbps hai_gbps g f alpha_us timer_us byte_counter
+ * cnp_interval_us. No section: *enable = false, @p p the defaults.
+ * @return 0; -ENOENT (cannot read the file) or -EINVAL with @p err naming the key to fix.
+ */
+int roce_dcqcn_config_load(const char *path, bool *enable, struct roce_dcqcn_params *p, char *err,
+			   size_t errlen);
 
 /** What a QP's congestion control shows (telemetry has the same). */
 struct roce_qp_cc_info {

@@ -160,10 +160,15 @@ struct rte_mbuf *roce_tx_build(struct rte_mempool *mp, const struct stk_iface *i
 	f.dst = path->dgid_ip;
 	f.dport = STK_ROCE_UDP_PORT;
 	f.sport = roce_udp_sport(path->flow_label, t->lqpn, t->dqpn);
-	f.dscp = path->dscp;
-	f.ecn = path->ecn;
+	if (t->opcode == ROCE_OP_CNP) { /* the port's CNP class, never ECN-capable */
+		f.dscp = ifc->qos.cnp_dscp;
+		f.pcp = ifc->qos.cnp_prio;
+	} else {
+		f.dscp = path->flags & ROCE_PATH_DSCP ? path->dscp : ifc->qos.roce_dscp;
+		f.pcp = path->flags & ROCE_PATH_PCP ? path->pcp : ifc->qos.roce_prio;
+		f.ecn = path->ecn;
+	}
 	f.ttl = path->hop_limit;
-	f.pcp = path->pcp;
 	f.flow_label = path->flow_label;
 	f.csum = STK_CSUM_ZERO;
 	{

@@ -325,12 +325,21 @@ struct roce_path {
 	struct stk_ipaddr sgid_ip;  /**< our source; family 0 = the interface's */
 	struct rte_ether_addr dmac; /**< all zeros: resolve through the stack's ARP/ND */
 	uint16_t vlan_id;	    /**< 0 = the interface's */
-	uint8_t pcp;		    /**< 802.1Q priority */
-	uint8_t dscp;		    /**< traffic class >> 2 */
+	uint8_t pcp;		    /**< 802.1Q priority (with ROCE_PATH_PCP) */
+	uint8_t dscp;		    /**< traffic class >> 2 (with ROCE_PATH_DSCP) */
+	uint8_t flags;		    /**< ROCE_PATH_*: which of dscp/pcp override the port's */
 	uint8_t ecn;		    /**< 0..3 */
 	uint8_t hop_limit;	    /**< 0 = 64 */
 	uint32_t flow_label;	    /**< 0 = derive the UDP source port from the QPNs */
 };
+
+/**
+ * roce_path.flags. Without them a QP's frames take the interface's RoCE class (struct stk_qos:
+ * DSCP 26, priority 3 by default) - the per-port setting; with them the QP's own DSCP or PCP
+ * (the per-QP override through its path attributes). CNPs always use the port's CNP class.
+ */
+#define ROCE_PATH_DSCP 0x1 /**< dscp is this QP's */
+#define ROCE_PATH_PCP 0x2  /**< pcp is this QP's */
 
 enum roce_qp_attr_mask {
 	ROCE_QP_STATE = 1 << 0,

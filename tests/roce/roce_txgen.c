@@ -112,8 +112,14 @@ static void emit(struct rte_mempool *mp, const struct stk_iface *ifc, const stru
 		printf("\t%08x", t.ieth_rkey);
 	else
 		printf("\t");
-	printf("\ticrc-ok\t%u\t%u\t%u\t%d\t%u\n", roce_udp_sport(path->flow_label, t.lqpn, t.dqpn),
-	       path->dscp, path->ecn, ifc->vlan ? path->pcp : -1, len);
+	if (op == ROCE_OP_CNP) /* CNPs: the port's CNP class, not ECN-capable */
+		printf("\ticrc-ok\t%u\t%u\t0\t%d\t%u\n",
+		       roce_udp_sport(path->flow_label, t.lqpn, t.dqpn), ifc->qos.cnp_dscp,
+		       ifc->vlan ? ifc->qos.cnp_prio : -1, len);
+	else
+		printf("\ticrc-ok\t%u\t%u\t%u\t%d\t%u\n",
+		       roce_udp_sport(path->flow_label, t.lqpn, t.dqpn), path->dscp, path->ecn,
+		       ifc->vlan ? path->pcp : -1, len);
 }
 
 int main(int argc, char **argv)
@@ -152,6 +158,7 @@ int main(int argc, char **argv)
 				ifc.vlan = vlan;
 				ifc.vlan_id = 100;
 				ifc.pcp = 3;
+				stk_qos_default(&ifc.qos);
 				stk_ipaddr_parse("10.99.0.2", &ifc.ip4);
 				ifc.ip4_prefix = 24;
 				stk_ipaddr_parse("fd99::2", &ifc.ip6);
@@ -161,6 +168,7 @@ int main(int argc, char **argv)
 				path.dscp = 26;
 				path.ecn = 2; /* ECT(0) */
 				path.pcp = 5;
+				path.flags = ROCE_PATH_DSCP | ROCE_PATH_PCP; /* this QP's class */
 				path.flow_label = v6 && zero_copy ? 0x12345 : 0;
 				for (unsigned op = 0; op < 256; op++)
 					if (roce_opinfo((uint8_t)op))

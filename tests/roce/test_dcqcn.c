@@ -4,11 +4,16 @@
  * cycle is one nanosecond). Each stage transition is driven by hand and its rate is checked
  * against the formula of Zhu et al. (SIGCOMM 2015, Figure 7), computed here independently.
  */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -160,6 +165,70 @@ static void np_paces_cnps(void **st)
 	assert_true(roce_dcqcn_np_may_cnp(&last, &p, HZ, t + 54 * US));
 }
 
+/* load_ini TEXT: write TEXT to a temporary INI file, run roce_dcqcn_config_load on it */
+static int load_ini(const char *text, bool *on, struct roce_dcqcn_params *q, char *err,
+		    size_t errlen)
+{
+	char path[] = "/tmp/test_dcqcn_XXXXXX";
+	int fd = mkstemp(path), rc;
+	FILE *f;
+
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	err[0] = 0;
+	rc = roce_dcqcn_config_load(path, on, q, err, errlen);
+	unlink(path);
+	return rc;
+}
+
+/* The [dcqcn] section: present = on with the published defaults, each key overrides one
+ * parameter; a bad key or value names the key and what to write instead. */
+static void config_section(void **st)
+{
+	struct roce_dcqcn_params q, d;
+	char err[256];
+	bool on = true;
+	(void)st;
+
+	roce_dcqcn_params_default(&d, 100);
+	assert_int_equal(load_ini("[port0]\ndev = x\n", &on, &q, err, sizeof(err)), 0);
+	assert_false(on);
+	assert_int_equal(load_ini("[dcqcn]\n", &on, &q, err, sizeof(err)), 0);
+	assert_true(on);
+	assert_true(q.g == d.g && q.f == d.f && q.byte_counter == d.byte_counter &&
+		    q.cnp_interval_us == d.cnp_interval_us && q.line_gbps == 100);
+	assert_int_equal(load_ini("[dcqcn]\nline_gbps = 25\ng = 0.0625\nf = 3\nalpha_us = 10\n"
+				  "timer_us = 300\nbyte_counter = 1048576\ncnp_interval_us = 4\n"
+				  "min_gbps = 0.5\nai_gbps = 0.04\nhai_gbps = 0.2\n",
+				  &on, &q, err, sizeof(err)),
+			 0);
+	assert_true(on);
+	assert_true(q.line_gbps == 25 && q.g == 0.0625 && q.f == 3 && q.alpha_us == 10 &&
+		    q.timer_us == 300 && q.byte_counter == 1048576 && q.cnp_interval_us == 4 &&
+		    q.min_gbps == 0.5 && q.ai_gbps == 0.04 && q.hai_gbps == 0.2);
+	assert_int_equal(load_ini("[dcqcn]\nenable = no\n", &on, &q, err, sizeof(err)), 0);
+	assert_false(on);
+
+	assert_int_equal(load_ini("[dcqcn]\ngain = 1\n", &on, &q, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "[dcqcn] gain = 1: unknown key; known:"));
+	assert_int_equal(load_ini("[dcqcn]\ng = 2\n", &on, &q, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "g = 2: a gain between 0 and 1"));
+	assert_int_equal(load_ini("[dcqcn]\nf = 2.5\n", &on, &q, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "f = 2.5: stages"));
+	assert_int_equal(load_ini("[dcqcn]\nenable = maybe\n", &on, &q, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "say yes or no"));
+	assert_int_equal(
+		load_ini("[dcqcn]\nline_gbps = 10\nmin_gbps = 20\n", &on, &q, err, sizeof(err)),
+		-EINVAL);
+	assert_non_null(strstr(err, "must not exceed line_gbps"));
+	assert_int_equal(
+		roce_dcqcn_config_load("/nonexistent/droce.ini", &on, &q, err, sizeof(err)),
+		-ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,6 +237,7 @@ int main(void)
 		cmocka_unit_test(pacing_follows_the_rate),
 		cmocka_unit_test(never_below_the_minimum),
 		cmocka_unit_test(np_paces_cnps),
+		cmocka_unit_test(config_section),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,6 +23,8 @@
 #include "roce_opcode.h"
 #include "roce_pkt.h"
 #include "roce_psn.h"
+#include "roce_tx.h"
+#include "roce_verbs.h"
 #include "stk_pkt.h"
 #include "ut_common.h"
 
@@ -497,6 +499,83 @@ static void icrc_masking(void **s)
 	free(fr);
 }
 
+/* tx_class: the IPv4 TOS and the 802.1Q PCP of a frame roce_tx_build() makes for @opcode on
+ * @ifc along @path (VLAN-tagged interface). */
+static void tx_class(const struct stk_iface *ifc, const struct roce_path *path, uint8_t opcode,
+		     uint8_t *tos, uint8_t *pcp)
+{
+	struct roce_tx t = {.path = path, .lqpn = 0x11, .dqpn = 0x22, .opcode = opcode, .psn = 1};
+	struct rte_mbuf *m = roce_tx_build(pool, ifc, &t, NULL, 0, NULL);
+	const uint8_t *d;
+
+	assert_non_null(m);
+	d = rte_pktmbuf_mtod(m, const uint8_t *);
+	assert_int_equal(d[12] << 8 | d[13], 0x8100);
+	*pcp = d[14] >> 5;
+	assert_int_equal(d[16] << 8 | d[17], 0x0800);
+	*tos = d[18 + 1];
+	rte_pktmbuf_free(m);
+}
+
+/* Classes (issue 6): without path flags a QP's frames take the port's RoCE class (DSCP 26,
+ * priority 3 by default, or what the port sets), CNPs the port's CNP class (DSCP 48, priority
+ * 6) and never an ECN-capable codepoint; ROCE_PATH_DSCP / ROCE_PATH_PCP override per QP. */
+static void qos_classes(void **s)
+{
+	struct stk_iface ifc;
+	struct roce_path path;
+	uint8_t tos, pcp;
+	(void)s;
+
+	memset(&ifc, 0, sizeof(ifc));
+	stk_qos_default(&ifc.qos);
+	ifc.vlan = true;
+	ifc.vlan_id = 5;
+	ifc.mtu = 1500;
+	ifc.mac.addr_bytes[0] = 2;
+	assert_int_equal(stk_ipaddr_parse("10.9.0.1", &ifc.ip4), 0);
+	ifc.ip4_prefix = 24;
+	memset(&path, 0, sizeof(path));
+	assert_int_equal(stk_ipaddr_parse("10.9.0.2", &path.dgid_ip), 0);
+	path.dmac.addr_bytes[0] = 4;
+	path.ecn = 2; /* ECT(0), as a QP with congestion control has */
+
+	tx_class(&ifc, &path, ROCE_OP_RC_SEND_ONLY, &tos, &pcp);
+	assert_int_equal(tos, 26 << 2 | 2);
+	assert_int_equal(pcp, 3);
+	tx_class(&ifc, &path, ROCE_OP_CNP, &tos, &pcp);
+	assert_int_equal(tos, 48 << 2);
+	assert_int_equal(pcp, 6);
+
+	/* the port's own classes */
+	ifc.qos.roce_dscp = 34;
+	ifc.qos.roce_prio = 4;
+	ifc.qos.cnp_dscp = 46;
+	ifc.qos.cnp_prio = 7;
+	tx_class(&ifc, &path, ROCE_OP_RC_RDMA_WRITE_ONLY, &tos, &pcp);
+	assert_int_equal(tos, 34 << 2 | 2);
+	assert_int_equal(pcp, 4);
+	tx_class(&ifc, &path, ROCE_OP_CNP, &tos, &pcp);
+	assert_int_equal(tos, 46 << 2);
+	assert_int_equal(pcp, 7);
+
+	/* per-QP override, one field at a time; the CNP stays the port's */
+	path.dscp = 10;
+	path.pcp = 1;
+	path.flags = ROCE_PATH_DSCP;
+	tx_class(&ifc, &path, ROCE_OP_RC_SEND_ONLY, &tos, &pcp);
+	assert_int_equal(tos, 10 << 2 | 2);
+	assert_int_equal(pcp, 4);
+	path.flags = ROCE_PATH_DSCP | ROCE_PATH_PCP;
+	path.dscp = 0; /* DSCP 0 can be asked for explicitly */
+	tx_class(&ifc, &path, ROCE_OP_RC_SEND_ONLY, &tos, &pcp);
+	assert_int_equal(tos, 0 << 2 | 2);
+	assert_int_equal(pcp, 1);
+	tx_class(&ifc, &path, ROCE_OP_CNP, &tos, &pcp);
+	assert_int_equal(tos, 46 << 2);
+	assert_int_equal(pcp, 7);
+}
+
 /* Crafted frames must be refused for the right reason. */
 static void parse_refusals(void **s)
 {
@@ -578,6 +657,7 @@ int main(void)
 		cmocka_unit_test(loss_syndromes),
 		cmocka_unit_test(cap_cm_msgs),
 		cmocka_unit_test(icrc_masking),
+		cmocka_unit_test(qos_classes),
 		cmocka_unit_test(parse_refusals),
 	};
 	int rc;
