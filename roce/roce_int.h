@@ -129,6 +129,8 @@ struct roce_comp {
 	uint32_t sample_psn;
 	uint32_t read_gap; /**< 1 + the PSN a READ was re-issued from on a response gap */
 	uint32_t acked;	   /**< PSNs acknowledged towards the next additive cwnd step */
+	uint32_t recover;  /**< in recovery until psn passes this (the window's end at the cut) */
+	bool in_recovery;  /**< the window was cut for a loss in the current window */
 };
 
 /* X(name): how the responder finished with a request; each has its answer in
@@ -196,6 +198,7 @@ struct roce_resp {
 	X(retransmits)                                                                             \
 	X(timeouts)                                                                                \
 	X(rto_early)                                                                               \
+	X(cwnd_cut_skipped)                                                                        \
 	X(nak_seq_tx)                                                                              \
 	X(nak_seq_rx)                                                                              \
 	X(rnr_nak_tx)                                                                              \

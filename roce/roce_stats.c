@@ -6,7 +6,9 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_telemetry.h>
 
 #include "roce_engine.h"
@@ -95,4 +97,21 @@ int roce_telemetry_register(void)
 		"/droce/roce", tel_roce,
 		"RoCE devices: receive drops by reason, per-QP state, PSNs "
 		"and counters. No params");
+}
+
+void roce_qp_query_stats(const struct roce_qp *qp, struct roce_qp_stats *s)
+{
+	double hz = (double)rte_get_tsc_hz();
+
+	memset(s, 0, sizeof(*s));
+	s->tx_pkts = qp->cnt[ROCE_QPC_tx_pkts];
+	s->retransmits = qp->cnt[ROCE_QPC_retransmits];
+	s->timeouts = qp->cnt[ROCE_QPC_timeouts];
+	s->rto_early = qp->cnt[ROCE_QPC_rto_early];
+	s->nak_seq_rx = qp->cnt[ROCE_QPC_nak_seq_rx];
+	s->nak_seq_tx = qp->cnt[ROCE_QPC_nak_seq_tx];
+	s->cwnd_cut_skipped = qp->cnt[ROCE_QPC_cwnd_cut_skipped];
+	s->cwnd = qp->req.cwnd;
+	s->srtt_us = (double)qp->comp.srtt * 1e6 / hz;
+	s->rto_us = (double)qp->comp.rto * 1e6 / hz;
 }

@@ -310,6 +310,22 @@ enum roce_qp_state { ROCE_QPS_LIST(ROCE_QPS_ENUM_) ROCE_QPS_NUM_STATES };
 
 const char *roce_qp_state_str(enum roce_qp_state s);
 
+/** A QP's transport counters and its loss-recovery state (telemetry /droce/roce shows them too). */
+struct roce_qp_stats {
+	uint64_t tx_pkts;	   /**< packets sent, first sends and resends */
+	uint64_t retransmits;	   /**< go-backs: NAK, RTO, timeout, READ gap */
+	uint64_t timeouts;	   /**< configured IBA timeout expiries (spend retry_cnt) */
+	uint64_t rto_early;	   /**< adaptive RTO expiries before the configured timeout */
+	uint64_t nak_seq_rx;	   /**< NAK-sequence-errors received */
+	uint64_t nak_seq_tx;	   /**< and sent by our responder */
+	uint64_t cwnd_cut_skipped; /**< losses inside a window already cut */
+	uint32_t cwnd;		   /**< in-flight window now, PSNs */
+	double srtt_us, rto_us;	   /**< smoothed RTT and the adaptive RTO now (0: no sample) */
+};
+
+/** Fill @p s for @p qp (read on the lcore that owns the QP, or when it is quiet). */
+void roce_qp_query_stats(const struct roce_qp *qp, struct roce_qp_stats *s);
+
 /** Path MTU codes of ibv_mtu: 1=256 ... 5=4096. */
 enum roce_mtu { ROCE_MTU_256 = 1, ROCE_MTU_512, ROCE_MTU_1024, ROCE_MTU_2048, ROCE_MTU_4096 };
 
