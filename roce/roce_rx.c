@@ -216,6 +216,10 @@ void roce_dev_poll(struct roce_dev *dev, struct stk_lcore *lc)
 	if (dev->owner == RTE_MAX_LCORE)
 		dev->owner = lc->lcore_id;
 	n = rte_ring_sc_dequeue_burst(dev->rx_ring, (void **)in, RTE_DIM(in), NULL);
+	/* the responder's receive backlog (frames other lcores handed over, not yet processed)
+	 * drives PFC XOFF/XON generation on a software-PFC port, with the RX queue's fill */
+	if (unlikely(stk_iface_get(dev->iface)->pfc_mode == STK_PFC_MODE_SW))
+		stk_pfc_report_backlog(lc, dev->iface, n + rte_ring_count(dev->rx_ring));
 	for (unsigned i = 0; i < n; i++) {
 		struct stk_pkt p;
 

@@ -224,6 +224,73 @@ static int stack_entry(struct ctx *c, const char *sec, const char *k, const char
 	return bad(c, sec, k, v, "unknown key; known: exception_ring");
 }
 
+/* "26:3,48:6": DSCP:priority entries on top of the DSCP >> 3 default */
+static int get_dscp_prio(struct ctx *c, const char *sec, const char *key, const char *v,
+			 uint8_t map[64])
+{
+	const char *s = v;
+
+	if (*s == '\0')
+		return bad(c, sec, key, v, "expected DSCP:priority pairs, e.g. 26:3,48:6");
+	while (*s) {
+		char *end;
+		unsigned long d, p;
+
+		errno = 0;
+		d = strtoul(s, &end, 10);
+		if (end == s || *s == '-' || *end != ':' || d > 63)
+			return bad(c, sec, key, v,
+				   "expected DSCP:priority pairs separated by commas, DSCP 0..63 "
+				   "(e.g. 26:3,48:6)");
+		s = end + 1;
+		p = strtoul(s, &end, 10);
+		if (end == s || *s == '-' || (*end != ',' && *end != '\0') || p > 7)
+			return bad(
+				c, sec, key, v,
+				"expected DSCP:priority pairs separated by commas, priority 0..7 "
+				"(e.g. 26:3,48:6)");
+		map[d] = (uint8_t)p;
+		s = *end == ',' ? end + 1 : end;
+		if (*end == ',' && *s == '\0')
+			return bad(c, sec, key, v, "a trailing comma");
+	}
+	return 0;
+}
+
+/* "3" or "3,4": priorities 0..7 as a bitmask */
+static int get_prios(struct ctx *c, const char *sec, const char *key, const char *v, uint8_t *mask)
+{
+	const char *s = v;
+	uint8_t m = 0;
+
+	while (1) {
+		char *end;
+		unsigned long p;
+
+		p = strtoul(s, &end, 10);
+		if (end == s || *s == '-' || p > 7 || (*end != ',' && *end != '\0'))
+			return bad(c, sec, key, v,
+				   "expected priorities 0..7 separated by commas, e.g. 3 or 3,4");
+		m |= (uint8_t)(1u << p);
+		if (*end == '\0')
+			break;
+		s = end + 1;
+	}
+	*mask = m;
+	return 0;
+}
+
+static int get_u8(struct ctx *c, const char *sec, const char *k, const char *v, unsigned max,
+		  uint8_t *out)
+{
+	unsigned x;
+	int rc = get_uint(c, sec, k, v, 0, max, &x);
+
+	if (rc == 0)
+		*out = (uint8_t)x;
+	return rc;
+}
+
 static int port_entry(struct ctx *c, const char *sec, const char *k, const char *v, void *obj)
 {
 	struct stk_port_conf *pc = obj;
@@ -283,6 +350,44 @@ static int port_entry(struct ctx *c, const char *sec, const char *k, const char 
 			return bad(c, sec, k, v, "%s. Accepted: %s", why, STK_IMPAIR_SYNTAX);
 		return 0;
 	}
+	if (!strcmp(k, "roce_dscp"))
+		return get_u8(c, sec, k, v, 63, &pc->qos.roce_dscp);
+	if (!strcmp(k, "roce_prio"))
+		return get_u8(c, sec, k, v, 7, &pc->qos.roce_prio);
+	if (!strcmp(k, "cnp_dscp"))
+		return get_u8(c, sec, k, v, 63, &pc->qos.cnp_dscp);
+	if (!strcmp(k, "cnp_prio"))
+		return get_u8(c, sec, k, v, 7, &pc->qos.cnp_prio);
+	if (!strcmp(k, "dscp_prio"))
+		return get_dscp_prio(c, sec, k, v, pc->qos.dscp_prio);
+	if (!strcmp(k, "pfc")) {
+		if (!strcasecmp(v, "off"))
+			pc->pfc = STK_PFC_MODE_OFF;
+		else if (!strcasecmp(v, "auto"))
+			pc->pfc = STK_PFC_MODE_AUTO;
+		else if (!strcasecmp(v, "sw"))
+			pc->pfc = STK_PFC_MODE_SW;
+		else if (!strcasecmp(v, "hw"))
+			pc->pfc = STK_PFC_MODE_HW;
+		else
+			return bad(c, sec, k, v,
+				   "expected off, auto (the NIC when it can, else the stack), sw "
+				   "or hw");
+		return 0;
+	}
+	if (!strcmp(k, "pfc_prios"))
+		return get_prios(c, sec, k, v, &pc->pfc_prios);
+	if (!strcmp(k, "pfc_xoff"))
+		return get_uint(c, sec, k, v, 2, 1u << 20, &pc->pfc_xoff);
+	if (!strcmp(k, "pfc_xon"))
+		return get_uint(c, sec, k, v, 0, (1u << 20) - 1, &pc->pfc_xon);
+	if (!strcmp(k, "pfc_quanta")) {
+		rc = get_uint(c, sec, k, v, 1, UINT16_MAX, &x);
+		pc->pfc_quanta = (uint16_t)x;
+		return rc;
+	}
+	if (!strcmp(k, "link_speed"))
+		return get_uint(c, sec, k, v, 1, 1000000, &pc->link_speed);
 	if (!strcmp(k, "exception_tap")) {
 		if (v[0] == '\0' || strlen(v) >= sizeof(pc->exc_ifname) || strchr(v, ',') ||
 		    strchr(v, '/') || strchr(v, ' '))
@@ -292,7 +397,33 @@ static int port_entry(struct ctx *c, const char *sec, const char *k, const char 
 	}
 	return bad(c, sec, k, v,
 		   "unknown key; known: dev vdev ipv4 gateway4 ipv6 gateway6 vlan pcp dscp mtu "
-		   "rx_desc tx_desc promisc exception_tap impair_rx impair_tx");
+		   "rx_desc tx_desc promisc exception_tap impair_rx impair_tx roce_dscp roce_prio "
+		   "cnp_dscp cnp_prio dscp_prio pfc pfc_prios pfc_xoff pfc_xon pfc_quanta "
+		   "link_speed");
+}
+
+/* The PFC defaults that depend on other keys, and the checks across keys. */
+static int port_resolve(struct ctx *c, struct stk_port_conf *pc)
+{
+	bool xoff_set = pc->pfc_xoff != 0, xon_set = pc->pfc_xon != UINT32_MAX;
+
+	if (!pc->pfc_prios)
+		pc->pfc_prios = (uint8_t)(1u << pc->qos.roce_prio);
+	if (!xoff_set)
+		pc->pfc_xoff = pc->rx_desc * 3u / 4;
+	if (!xon_set)
+		pc->pfc_xon = pc->rx_desc / 4u;
+	if (pc->pfc_xon >= pc->pfc_xoff) {
+		snprintf(c->err, c->errlen,
+			 "%s: [%s]: pfc_xon (%u%s) must be below pfc_xoff (%u%s): XON is sent once "
+			 "the backlog falls to pfc_xon, XOFF when it reaches pfc_xoff",
+			 c->path, pc->name, pc->pfc_xon, xon_set ? "" : ", 1/4 of rx_desc",
+			 pc->pfc_xoff, xoff_set ? "" : ", 3/4 of rx_desc");
+		return -EINVAL;
+	}
+	if (!pc->pfc_quanta)
+		pc->pfc_quanta = UINT16_MAX;
+	return 0;
 }
 
 int stk_config_load(const char *path, struct stk_config *cfg, char *err, size_t errlen)
@@ -346,7 +477,12 @@ int stk_config_load(const char *path, struct stk_config *cfg, char *err, size_t 
 			pc->rx_desc = 1024;
 			pc->tx_desc = 1024;
 			pc->promisc = true;
+			/* single QoS keys override the defaults, not a zeroed table */
+			stk_qos_default(&pc->qos);
+			pc->pfc_xon = UINT32_MAX; /* unset: 0 is a valid threshold */
 			rc = for_entries(&c, f, s, port_entry, pc);
+			if (rc == 0)
+				rc = port_resolve(&c, pc);
 			if (rc == 0 && pc->dev[0] == '\0' && pc->vdev[0] == '\0') {
 				snprintf(err, errlen,
 					 "%s: [%s]: needs dev = <DPDK device name or PCI address> "
@@ -361,9 +497,12 @@ int stk_config_load(const char *path, struct stk_config *cfg, char *err, size_t 
 					 path, s);
 				rc = -EINVAL;
 			}
+		} else if (!strcmp(s, "dcqcn")) {
+			/* the transport's (roce_dcqcn_config_load() reads it) */
 		} else {
 			snprintf(err, errlen,
-				 "%s: [%s]: unknown section; known: eal mempool neigh stack portN",
+				 "%s: [%s]: unknown section; known: eal mempool neigh stack portN "
+				 "dcqcn",
 				 path, s);
 			rc = -EINVAL;
 		}

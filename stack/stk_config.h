@@ -31,13 +31,21 @@ struct stk_port_conf {
 	bool vlan;
 	uint16_t vlan_id;
 	uint8_t pcp, dscp;
-	struct stk_qos qos; /**< set by the roce_dscp/roce_prio/cnp_dscp/cnp_prio/dscp_prio keys */
+	struct stk_qos qos; /**< defaults, then the roce_dscp/roce_prio/cnp_dscp/cnp_prio/dscp_prio
+			     * keys */
 	uint16_t mtu;
 	uint16_t rx_desc, tx_desc;
 	bool promisc;
 	char exc_ifname[16];		  /**< exception TAP name; empty = no exception path */
 	struct stk_impair_conf impair_rx; /**< fault injection on received frames; zero = off */
 	struct stk_impair_conf impair_tx; /**< and on sent ones (stk_impair.h) */
+	/* PFC (docs/config.md); resolved when the section ends, so none of these is 0 */
+	enum stk_pfc_mode pfc; /**< off (default), auto, sw or hw */
+	uint8_t pfc_prios;     /**< lossless priorities, bitmask (default 1 << qos.roce_prio) */
+	uint32_t pfc_xoff;     /**< RX backlog for XOFF, frames (default 3/4 of rx_desc) */
+	uint32_t pfc_xon;      /**< RX backlog for XON, frames (default 1/4 of rx_desc) */
+	uint16_t pfc_quanta;   /**< pause time XOFF asks for (default 65535) */
+	uint32_t link_speed;   /**< Mbit/s for pause times; 0 = ask the PMD (none: 100000) */
 };
 
 struct stk_config {

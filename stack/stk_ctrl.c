@@ -8,6 +8,7 @@
 
 #include "stk_arp.h"
 #include "stk_ctrl.h"
+#include "stk_pfc_port.h"
 #include "stk_stack.h"
 
 static struct rte_mempool *ctrl_pool;
@@ -63,6 +64,35 @@ unsigned stk_ctrl_publish_neigh(const struct stk_lcore *self, uint16_t iface,
 	return told;
 }
 
+unsigned stk_ctrl_publish_pfc(const struct stk_lcore *self, uint16_t iface,
+			      const struct stk_pfc *pfc, uint64_t tsc)
+{
+	unsigned told = 0, id;
+
+	if (!ctrl_pool)
+		return 0;
+	RTE_LCORE_FOREACH (id) {
+		struct stk_lcore *lc = stk_lcore_get(id);
+		struct stk_ctrl_msg *msg;
+
+		/* only lcores that honour PFC on this interface need it */
+		if (!lc || lc == self || !lc->pfc[iface])
+			continue;
+		if (rte_mempool_get(ctrl_pool, (void **)&msg) != 0)
+			break;
+		msg->type = STK_CTRL_PFC;
+		msg->iface = iface;
+		msg->pfc = *pfc;
+		msg->tsc = tsc;
+		if (rte_ring_mp_enqueue(lc->ctrl, msg) != 0) {
+			rte_mempool_put(ctrl_pool, msg);
+			continue;
+		}
+		told++;
+	}
+	return told;
+}
+
 unsigned stk_ctrl_poll(struct stk_lcore *lc)
 {
 	void *msgs[16];
@@ -79,6 +109,9 @@ unsigned stk_ctrl_poll(struct stk_lcore *lc)
 			 * waiting on it gets its queued frames out */
 			stk_neigh_update(lc->neigh, msg->iface, &msg->ip, &msg->mac,
 					 rte_get_tsc_cycles(), false, stk_neigh_flush_cb, lc);
+		} else if (msg->type == STK_CTRL_PFC && msg->iface < stk_iface_count()) {
+			lc->stats[msg->iface].c[STK_CNT_ctrl_msgs]++;
+			stk_pfc_rx_apply(lc, stk_iface_get(msg->iface), &msg->pfc, msg->tsc);
 		}
 		rte_mempool_put(ctrl_pool, msg);
 	}

@@ -16,6 +16,7 @@
 #include <rte_ether.h>
 #include <rte_ring.h>
 
+#include "stk_pfc.h"
 #include "stk_pkt.h"
 
 #define STK_MAX_PORTS 8
@@ -68,6 +69,13 @@ struct stk_iface {
 	uint16_t nb_rxq;
 	uint16_t nb_txq;
 	struct rte_ring *exc_ring; /**< frames for the kernel, from any lcore to the TAP owner */
+	/* PFC (802.1Qbb), resolved at port start; interfaces built by hand set them directly */
+	enum stk_pfc_mode pfc_mode; /**< OFF, SW or HW (never AUTO here) */
+	uint8_t pfc_prios;	    /**< lossless priorities (bitmask); 0 in SW = qos.roce_prio */
+	uint32_t pfc_xoff;	    /**< backlog (frames) at which we send XOFF; 0 = never */
+	uint32_t pfc_xon;	    /**< backlog at or below which we send XON (< pfc_xoff) */
+	uint16_t pfc_quanta;	    /**< pause time our XOFF asks for; 0 = 65535 */
+	uint64_t link_bps;	    /**< link speed for pause times; 0 = 100 Gbit/s */
 };
 
 /** @return true when @p a is one of @p ifc's own addresses. */

@@ -8,7 +8,9 @@
  *   RX burst -> prefetch -> [RX impairment] -> parse/classify -> dispatch (RoCE handler, bound
  *   UDP port, ARP, ND, exception path) -> delayed/held impaired frames -> exception path ->
  *   control ring -> application poll hooks -> flush TX -> timers.
- * Frames sent go through the TX impairment in stk_tx_frame() (stk_impair.h).
+ * Frames sent go through the TX impairment in stk_tx_frame() (stk_impair.h), then, on an
+ * interface in software PFC mode, the PFC holds (stk_pfc_port.h). The loop also releases held
+ * frames and sends PFC frames when the receive backlog asks for it.
  * Nothing in it blocks or takes a lock. Work reaches another lcore only through its rte_ring.
  *
  * The exception path: one lcore (the main one) owns every interface's TAP. Other lcores hand
@@ -36,6 +38,7 @@
 #define STK_MAX_POLL 8
 
 struct stk_lcore;
+struct stk_pfc_port;
 
 /**
  * Receive hook for a bound UDP port (and for RoCE on 4791).
@@ -66,6 +69,9 @@ struct stk_lcore {
 	/** impairment per interface and direction; NULL = off (stk_impair_set()) */
 	struct stk_impair *impair[STK_MAX_PORTS][STK_IMPAIR_NUM_DIRS];
 	unsigned nb_impair; /**< non-NULL entries of impair[]: the loop looks when non-zero */
+	/** software PFC per interface (stk_pfc_port.h); NULL = the interface is not in SW mode */
+	struct stk_pfc_port *pfc[STK_MAX_PORTS];
+	unsigned nb_pfc; /**< non-NULL entries of pfc[]: the loop looks when non-zero */
 	struct stk_neigh_table *neigh;
 	struct rte_ring *ctrl;	  /**< messages from other lcores */
 	struct rte_mempool *pool; /**< mbufs for frames this lcore originates */
@@ -112,6 +118,20 @@ void stk_input(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbu
 void stk_tx_frame(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m);
 
 /**
+ * Put @p m in this lcore's TX buffer for @p ifc, counted: no impairment, no PFC hold.
+ * For the layers below stk_tx_frame() (impairment release, PFC release). Takes @p m.
+ */
+static inline void stk_tx_enqueue(struct stk_lcore *lc, const struct stk_iface *ifc,
+				  struct rte_mbuf *m)
+{
+	struct stk_port_stats *st = &lc->stats[ifc->idx];
+
+	st->c[STK_CNT_tx_pkts]++;
+	st->c[STK_CNT_tx_bytes] += rte_pktmbuf_pkt_len(m);
+	rte_eth_tx_buffer(ifc->port_id, (uint16_t)lc->index, lc->txb[ifc->idx], m);
+}
+
+/**
  * Frame the UDP payload in @p m per @p f and send it, resolving the next hop first (the frame
  * waits in the neighbour table while ARP/ND runs).
  * @return 0 when sent or queued (the stack owns @p m); -errno otherwise, and the caller
@@ -136,6 +156,39 @@ int stk_ip_send(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mb
  * Send one frame to the kernel through the exception path. Takes @p m.
  */
 void stk_to_kernel(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m);
+
+/*
+ * Software PFC on this lcore (stk_pfc_port.c), for interfaces with pfc_mode STK_PFC_MODE_SW.
+ * Each lcore honours pauses for its own TX queue and generates them for its own RX queue.
+ */
+
+/**
+ * Send the frames held for priorities that are no longer paused at @p now, in order (up to
+ * STK_PFC_RELEASE_BURST per interface and priority per call). The loop calls it with the TSC.
+ * @return the number of frames released.
+ */
+unsigned stk_pfc_tx_release(struct stk_lcore *lc, uint64_t now);
+
+/**
+ * @return true when priority @p prio of interface @p iface may not send from this lcore at
+ *         @p now: the peer paused it, or frames for it are still held (a new one would wait
+ *         behind them). Always false for an interface not in software PFC mode.
+ */
+bool stk_pfc_tx_paused(const struct stk_lcore *lc, uint16_t iface, unsigned prio, uint64_t now);
+
+/**
+ * Report this lcore's receive backlog on @p iface in frames (the latest value counts; the
+ * RoCE responder reports its receive queue). Generation uses the larger of it and the RX
+ * queue's fill. No effect on an interface not in software PFC mode.
+ */
+void stk_pfc_report_backlog(struct stk_lcore *lc, uint16_t iface, uint32_t frames);
+
+/**
+ * Run PFC generation at @p now: per interface, feed the backlog to the XOFF/XON hysteresis
+ * and send the PFC frame it asks for straight to the port. The loop calls it with the TSC.
+ * @return the number of PFC frames sent.
+ */
+unsigned stk_pfc_generate(struct stk_lcore *lc, uint64_t now);
 
 /** Count a drop of reason @p d on @p ifc. */
 static inline void stk_count_drop(struct stk_lcore *lc, uint16_t iface, enum stk_drop d)

@@ -22,6 +22,15 @@
 #define STK_PFC_OPCODE 0x0101	 /**< priority-based flow control (802.1Qbb 36.1.3) */
 #define STK_PFC_FRAME_LEN 60	 /**< minimum Ethernet frame without FCS */
 #define STK_PFC_PRIOS 8
+#define STK_PAUSE_OPCODE 0x0001 /**< 802.3x PAUSE (802.3 Annex 31B), not honoured */
+
+/** How an interface does PFC. */
+enum stk_pfc_mode {
+	STK_PFC_MODE_OFF,  /**< neither honoured nor generated; PFC frames are dropped */
+	STK_PFC_MODE_SW,   /**< the stack honours and generates them (stk_pfc_port.c) */
+	STK_PFC_MODE_HW,   /**< the NIC does (rte_eth_dev_priority_flow_ctrl_set) */
+	STK_PFC_MODE_AUTO, /**< configuration only: HW when the PMD can, else SW */
+};
 
 /** The MAC Control PFC body after the Ethernet header (802.1Qbb Figure 36-3). */
 struct stk_pfc_body {

@@ -15,6 +15,7 @@
 #include <rte_udp.h>
 
 #include "stk_iface.h"
+#include "stk_pfc.h"
 #include "stk_pkt.h"
 #include "stk_wire.h"
 
@@ -272,6 +273,8 @@ int stk_parse(const struct rte_mbuf *m, struct stk_pkt *p)
 		return parse_ipv4(m, d + p->l3_off, len - p->l3_off, total - p->l3_off, p);
 	case RTE_ETHER_TYPE_IPV6:
 		return parse_ipv6(m, d + p->l3_off, len - p->l3_off, total - p->l3_off, p);
+	case STK_PFC_ETHERTYPE:
+		return 0; /* MAC Control: its body is stk_pfc_decode()'s to check */
 	default:
 		return fail(p, STK_DROP_ETHERTYPE);
 	}
@@ -296,6 +299,10 @@ enum stk_class stk_classify(const struct stk_iface *ifc, const struct rte_mbuf *
 		p->drop = STK_DROP_NOT_FOR_US;
 		return STK_CLS_DROP;
 	}
+	/* MAC Control is link-level, below any VLAN: PFC frames are untagged even on a VLAN
+	 * interface (802.1Q 36.1.3), and none of them is the kernel's. */
+	if (p->ether_type == STK_PFC_ETHERTYPE)
+		return STK_CLS_MAC_CTRL;
 	/* A priority-tagged frame (VID 0) is accepted on an untagged interface. */
 	if ((ifc->vlan && vid != ifc->vlan_id) || (!ifc->vlan && vid != 0)) {
 		p->drop = STK_DROP_VLAN_MISMATCH;

@@ -6,7 +6,8 @@
  * stk_parse() validates the wire format (Ethernet, 802.1Q, ARP, IPv4, IPv6, UDP, ICMPv6) and
  * records offsets; stk_classify() then decides where the frame goes: the RoCE handler
  * (UDP 4791), another bound UDP port, the stack's own ARP / neighbour-discovery code, or the
- * exception path to the kernel. Every way a frame can be refused is one enum stk_drop value,
+ * exception path to the kernel; MAC Control frames (PFC, 802.3x PAUSE) go to the PFC code and
+ * never to the kernel. Every way a frame can be refused is one enum stk_drop value,
  * counted per port and exported to telemetry.
  *
  * Specs: IEEE 802.1Q, RFC 826 (ARP), RFC 791/1071 (IPv4, checksum), RFC 8200 (IPv6),
@@ -64,7 +65,10 @@
 	X(NEIGH_FAILED, "neigh_unresolved")                                                        \
 	X(NEIGH_QUEUE_FULL, "neigh_queue_full")                                                    \
 	X(NO_ROUTE, "no_route")                                                                    \
-	X(NO_MBUF, "no_mbuf")
+	X(NO_MBUF, "no_mbuf")                                                                      \
+	X(PFC_BAD, "pfc_malformed")                                                                \
+	X(PFC_OFF, "pfc_not_honoured")                                                             \
+	X(PFC_HOLD_FULL, "pfc_hold_full")
 
 #define STK_DROP_ENUM_(name, str) STK_DROP_##name,
 /** Why a frame was dropped. */
@@ -76,12 +80,13 @@ const char *stk_drop_name(enum stk_drop d);
 
 /** Where a parsed frame goes. */
 enum stk_class {
-	STK_CLS_DROP,	/**< refused: see stk_pkt.drop */
-	STK_CLS_ROCE,	/**< UDP/4791 to one of our addresses */
-	STK_CLS_UDP,	/**< another UDP port to our address: a bound handler or the kernel */
-	STK_CLS_ARP,	/**< ARP, handled by stk_arp_input() */
-	STK_CLS_ND,	/**< ICMPv6 neighbour solicitation/advertisement, stk_nd_input() */
-	STK_CLS_KERNEL, /**< everything else: the exception path */
+	STK_CLS_DROP,	  /**< refused: see stk_pkt.drop */
+	STK_CLS_ROCE,	  /**< UDP/4791 to one of our addresses */
+	STK_CLS_UDP,	  /**< another UDP port to our address: a bound handler or the kernel */
+	STK_CLS_ARP,	  /**< ARP, handled by stk_arp_input() */
+	STK_CLS_ND,	  /**< ICMPv6 neighbour solicitation/advertisement, stk_nd_input() */
+	STK_CLS_KERNEL,	  /**< everything else: the exception path */
+	STK_CLS_MAC_CTRL, /**< MAC Control (EtherType 0x8808: PFC, PAUSE): never the kernel's */
 };
 
 /** IP address of either family, in network byte order. */
@@ -124,7 +129,9 @@ struct stk_pkt {
  * inside the frame; extension headers other than a fragment header leave l4_proto as the
  * extension's number. UDP: 8 <= length <= the IP payload, checksum verified over the whole
  * datagram when non-zero; zero is accepted for IPv4 and, for IPv6, only on RoCEv2's port
- * (RFC 6935). Ethernet padding after the IP datagram is ignored.
+ * (RFC 6935). Ethernet padding after the IP datagram is ignored. MAC Control frames
+ * (EtherType 0x8808) pass with only the Ethernet header checked: stk_classify() sends them to
+ * the PFC code, whose stk_pfc_decode() checks the body.
  *
  * @param m  frame; not modified, ownership unchanged
  * @param p  result

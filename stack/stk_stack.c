@@ -5,6 +5,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -253,6 +254,111 @@ static int port_start(uint16_t port, uint16_t nb_q, uint16_t rx_desc, uint16_t t
 	return rte_eth_dev_start(port);
 }
 
+/* "3" or "3,4" */
+static const char *prio_list(uint8_t mask, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned p = 0; p < STK_PFC_PRIOS && n < len; p++)
+		if (mask & (1u << p))
+			n += (size_t)snprintf(buf + n, len - n, "%s%u", n ? "," : "", p);
+	return buf;
+}
+
+/* Turn the NIC's PFC on for every priority of @mask. @return 0 or the PMD's -errno, with the
+ * priorities already set turned off again. */
+static int pfc_hw_set(uint16_t port, uint8_t mask, uint16_t quanta)
+{
+	int rc = 0;
+	unsigned p;
+
+	for (p = 0; p < STK_PFC_PRIOS && rc == 0; p++) {
+		struct rte_eth_pfc_conf pc;
+
+		if (!(mask & (1u << p)))
+			continue;
+		memset(&pc, 0, sizeof(pc));
+		/* keep the PMD's watermarks; only mode, pause time and priority are ours */
+		(void)rte_eth_dev_flow_ctrl_get(port, &pc.fc);
+		pc.fc.mode = RTE_ETH_FC_FULL;
+		pc.fc.pause_time = quanta;
+		pc.fc.send_xon = 1;
+		pc.priority = (uint8_t)p;
+		rc = rte_eth_dev_priority_flow_ctrl_set(port, &pc);
+	}
+	if (rc != 0) {
+		for (unsigned q = 0; q + 1 < p; q++) {
+			struct rte_eth_pfc_conf pc;
+
+			if (!(mask & (1u << q)))
+				continue;
+			memset(&pc, 0, sizeof(pc));
+			pc.fc.mode = RTE_ETH_FC_NONE;
+			pc.priority = (uint8_t)q;
+			(void)rte_eth_dev_priority_flow_ctrl_set(port, &pc);
+		}
+	}
+	return rc;
+}
+
+/* PFC of a started port: link speed, then the NIC (auto, hw) or the stack (sw, auto when the
+ * NIC cannot). One log line says which is active. */
+static int pfc_setup(struct stk_iface *ifc, const struct stk_port_conf *pc)
+{
+	struct rte_eth_dev_info info;
+	struct rte_eth_link link;
+	const char *drv = "the PMD";
+	char prios[24], why[160];
+	int rc;
+
+	ifc->pfc_mode = STK_PFC_MODE_OFF;
+	ifc->pfc_prios = pc->pfc_prios;
+	ifc->pfc_xoff = pc->pfc_xoff;
+	ifc->pfc_xon = pc->pfc_xon;
+	ifc->pfc_quanta = pc->pfc_quanta;
+	memset(&link, 0, sizeof(link));
+	if (pc->link_speed)
+		ifc->link_bps = (uint64_t)pc->link_speed * 1000000;
+	else if (rte_eth_link_get(ifc->port_id, &link) == 0 &&
+		 link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
+		 link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
+		ifc->link_bps = (uint64_t)link.link_speed * 1000000;
+	else
+		ifc->link_bps = 100000ull * 1000000; /* virtual PMDs report no speed */
+	if (pc->pfc == STK_PFC_MODE_OFF)
+		return 0;
+	if (rte_eth_dev_info_get(ifc->port_id, &info) == 0 && info.driver_name)
+		drv = info.driver_name;
+	prio_list(ifc->pfc_prios, prios, sizeof(prios));
+	if (pc->pfc == STK_PFC_MODE_SW) {
+		snprintf(why, sizeof(why), "pfc = sw");
+	} else {
+		rc = pfc_hw_set(ifc->port_id, ifc->pfc_prios, ifc->pfc_quanta);
+		if (rc == 0) {
+			ifc->pfc_mode = STK_PFC_MODE_HW;
+			STK_LOG(INFO, "[%s] PFC on priority %s: hardware (%s)", pc->name, prios,
+				drv);
+			return 0;
+		}
+		if (rc == -ENOTSUP)
+			snprintf(why, sizeof(why), "%s has no PFC offload", drv);
+		else
+			snprintf(why, sizeof(why), "%s refused PFC: %s", drv, rte_strerror(-rc));
+		if (pc->pfc == STK_PFC_MODE_HW) {
+			STK_LOG(ERR,
+				"[%s]: pfc = hw, but the PMD cannot do PFC (%s); use pfc = sw (the "
+				"stack honours and sends PFC itself) or pfc = auto",
+				pc->name, why);
+			return rc;
+		}
+	}
+	ifc->pfc_mode = STK_PFC_MODE_SW;
+	STK_LOG(INFO, "[%s] PFC on priority %s: software (%s), link %" PRIu64 " Mbit/s", pc->name,
+		prios, why, ifc->link_bps / 1000000);
+	return 0;
+}
+
 static int iface_setup(const struct stk_port_conf *pc, uint16_t nb_q)
 {
 	struct stk_iface *ifc = &stk.ifaces[stk.nb_ifaces];
@@ -293,6 +399,9 @@ static int iface_setup(const struct stk_port_conf *pc, uint16_t nb_q)
 	rte_eth_allmulticast_enable(ifc->port_id);
 	rte_eth_macaddr_get(ifc->port_id, &ifc->mac);
 	stk_ipv6_link_local(&ifc->mac, &ifc->ip6_ll);
+	rc = pfc_setup(ifc, pc);
+	if (rc != 0)
+		return rc;
 
 	if (pc->exc_ifname[0]) {
 		char tname[64];

@@ -13,7 +13,10 @@
 #include "stk_pkt.h"
 
 /* X(name): every counter, in telemetry order. The impair_* ones count what the impairment
- * layer did (stk_impair.h); its drops are not stack drops and do not move "drops". */
+ * layer did (stk_impair.h); its drops are not stack drops and do not move "drops".
+ * PFC (stk_pfc_port.c): pfc_rx PFC frames honoured; pfc_rx_xoff / pfc_rx_xon those of them
+ * that paused / resumed at least one priority; pfc_held frames that waited in a hold FIFO;
+ * pfc_tx_xoff / pfc_tx_xon PFC frames we sent; pause_ignored 802.3x PAUSE frames dropped. */
 #define STK_COUNTER_LIST(X)                                                                        \
 	X(rx_pkts)                                                                                 \
 	X(rx_bytes)                                                                                \
@@ -42,6 +45,13 @@
 	X(impair_delayed)                                                                          \
 	X(impair_delay_full)                                                                       \
 	X(impair_ce_marked)                                                                        \
+	X(pfc_rx)                                                                                  \
+	X(pfc_rx_xoff)                                                                             \
+	X(pfc_rx_xon)                                                                              \
+	X(pfc_held)                                                                                \
+	X(pfc_tx_xoff)                                                                             \
+	X(pfc_tx_xon)                                                                              \
+	X(pause_ignored)                                                                           \
 	X(drops)
 
 #define STK_CNT_ENUM_(n) STK_CNT_##n,

@@ -175,17 +175,15 @@ struct ccl *ccl_create(unsigned max_senders)
 		ifc.ip4_prefix = 24;
 		ifc.mtu = 9000;
 		ifc.nb_rxq = ifc.nb_txq = 1;
-#ifdef CCL_HAVE_STK_PFC
-		/* the stack's software PFC (merged separately): hold paused TX frames of the
-		 * lossless priority and honour the switch's PFC frames; quanta are timed at the
-		 * nominal link speed the switch also uses */
+		/* the stack's software PFC: hold paused TX frames of the lossless priority and
+		 * honour the switch's PFC frames; quanta are timed at the nominal link speed the
+		 * switch also uses */
 		ifc.pfc_mode = STK_PFC_MODE_SW;
 		ifc.pfc_prios = 1u << LOSSLESS_PRIO;
 		ifc.link_bps = LINK_BPS;
 		ifc.pfc_quanta = 0xffff;
-		ifc.pfc_xoff = 0; /* the endpoint never asks the switch to pause: 0 = its default */
+		ifc.pfc_xoff = 0; /* 0: the endpoint never asks the switch to pause */
 		ifc.pfc_xon = 0;
-#endif
 		idx = stk_iface_add(&ifc);
 		if (idx < 0) {
 			err = -idx;
@@ -698,9 +696,7 @@ int ccl_run(struct ccl *l, const struct ccl_scenario *s, struct ccl_result *r)
 		r->cnp_tx += ci.cnp_tx;
 		stk_stats_sum(l->ep[f + 1].iface, &st);
 		fr->tx_pkts = st.c[STK_CNT_tx_pkts] - fl->tx0;
-#ifdef CCL_HAVE_STK_PFC
 		fr->pfc_rx = st.c[STK_CNT_pfc_rx];
-#endif
 		r->f[f] = *fr;
 		if (fl->outstanding)
 			fail(r, "messages still outstanding after the drain");

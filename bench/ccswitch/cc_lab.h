@@ -10,9 +10,8 @@
  * The ports, interfaces and devices live as long as the lab; each ccl_run() makes a fresh
  * switch and fresh QPs with the scenario's settings.
  *
- * Stack PFC: when the stack has software PFC (struct stk_iface has pfc_mode, detected by
- * Meson as CCL_HAVE_STK_PFC), every endpoint interface is added in STK_PFC_MODE_SW for the
- * lossless priority, so it holds paused TX frames and honours the switch's PFC frames.
+ * Stack PFC: every endpoint interface is added in STK_PFC_MODE_SW for the lossless priority,
+ * so it holds paused TX frames and honours the switch's PFC frames.
  */
 #ifndef CC_LAB_H
 #define CC_LAB_H

@@ -84,16 +84,8 @@ static void pfc_lossless(void **st)
 	assert_true(r.sw.pauses > 0);
 	for (unsigned f = 0; f < s.nsenders; f++)
 		pfc_rx += r.f[f].pfc_rx;
-#ifdef CCL_HAVE_STK_PFC
 	assert_int_equal(r.sw.drops, 0);
 	assert_true(pfc_rx > 0);
-#else
-	printf("# the stack has no software PFC in this tree (struct stk_iface.pfc_mode): the "
-	       "senders ignore the switch's %lu XOFFs, so 'no drops' and 'senders' pfc_rx > 0' "
-	       "are not checked (drops %lu, pfc_rx %lu)\n",
-	       (unsigned long)r.sw.pauses, (unsigned long)r.sw.drops, (unsigned long)pfc_rx);
-	skip();
-#endif
 }
 
 static void dcqcn_fair(void **st)
@@ -119,7 +111,9 @@ static void dcqcn_fair(void **st)
 	printf("# fair share %.3f Gbit/s: flow 0 at %.1f %%, flow 1 at %.1f %%; queue below Kmax "
 	       "in %.1f %% of samples\n",
 	       fair, 100 * r.f[0].gbps / fair, 100 * r.f[1].gbps / fair, 100 * r.q_below_kmax);
-	assert_true(r.gbps > 0.5 * 2.0); /* the bottleneck is used */
+	/* the bottleneck, not the CPU, limited the flows: a standing queue formed (a rate
+	 * figure would depend on how much CPU this shared machine gives us) */
+	assert_true(r.q_mean > 5 * 1024);
 	for (unsigned f = 0; f < 2; f++) {
 		assert_true(r.f[f].gbps >= 0.8 * fair && r.f[f].gbps <= 1.2 * fair);
 		assert_true(r.f[f].cnp_rx > 0);

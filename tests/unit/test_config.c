@@ -265,6 +265,26 @@ static const struct {
 	{"port0", "impair_rx", "drop=2"},
 	{"port0", "impair_tx", "delay=1%"},
 	{"port0", "impair_rx", "jitter=1ms"},
+	{"port0", "roce_dscp", "64"},
+	{"port0", "roce_prio", "8"},
+	{"port0", "cnp_dscp", "-1"},
+	{"port0", "cnp_prio", "eight"},
+	{"port0", "dscp_prio", "26"},
+	{"port0", "dscp_prio", "64:3"},
+	{"port0", "dscp_prio", "26:8"},
+	{"port0", "dscp_prio", "26:3,"},
+	{"port0", "dscp_prio", "26:3 48:6"},
+	{"port0", "dscp_prio", "-1:3"},
+	{"port0", "pfc", "on"},
+	{"port0", "pfc_prios", "8"},
+	{"port0", "pfc_prios", "3,"},
+	{"port0", "pfc_prios", "3 4"},
+	{"port0", "pfc_xoff", "1"},
+	{"port0", "pfc_xon", "-1"},
+	{"port0", "pfc_quanta", "0"},
+	{"port0", "pfc_quanta", "65536"},
+	{"port0", "link_speed", "0"},
+	{"port0", "link_speed", "10G"},
 };
 
 static void test_bad_values(void **state)
@@ -277,6 +297,13 @@ static void test_bad_values(void **state)
 		expect_load_error(conf_with(bad_values[i].sec, line), -EINVAL, sec,
 				  bad_values[i].key, bad_values[i].value);
 	}
+	/* the QoS/PFC lists say what they accept */
+	expect_load_error(conf_with("port0", "dscp_prio = 26:8"), -EINVAL, "[port0]", "dscp_prio",
+			  "priority 0..7 (e.g. 26:3,48:6)");
+	expect_load_error(conf_with("port0", "pfc = on"), -EINVAL, "[port0]", "pfc = on",
+			  "expected off, auto");
+	expect_load_error(conf_with("port0", "pfc_prios = 9"), -EINVAL, "[port0]", "pfc_prios",
+			  "priorities 0..7 separated by commas");
 	/* a bad impairment value also says what the syntax is */
 	expect_load_error(conf_with("port0", "impair_tx = dup=1"), -EINVAL, "[port0]", "impair_tx",
 			  "Accepted: comma-separated drop=R");
@@ -326,6 +353,84 @@ static void test_boundary_values_accepted(void **state)
 	stk_config_default(&c);
 	assert_int_equal(stk_config_load(conf_with("port0", "vlan = 0"), &c, err, sizeof(err)), 0);
 	assert_false(c.ports[0].vlan);
+}
+
+static void test_qos_pfc_keys(void **state)
+{
+	struct stk_config c;
+	char err[512] = "";
+	const struct stk_port_conf *p;
+
+	/* no key: the lossless defaults, PFC off, thresholds from rx_desc */
+	stk_config_default(&c);
+	assert_int_equal(stk_config_load(conf_with("port0", "rx_desc = 512"), &c, err, sizeof(err)),
+			 0);
+	p = &c.ports[0];
+	assert_true(p->qos.set);
+	assert_int_equal(p->qos.roce_dscp, 26);
+	assert_int_equal(p->qos.roce_prio, 3);
+	assert_int_equal(p->qos.cnp_dscp, 48);
+	assert_int_equal(p->qos.cnp_prio, 6);
+	for (unsigned d = 0; d < 64; d++)
+		assert_int_equal(p->qos.dscp_prio[d], d >> 3);
+	assert_int_equal(p->pfc, STK_PFC_MODE_OFF);
+	assert_int_equal(p->pfc_prios, 1 << 3);
+	assert_int_equal(p->pfc_xoff, 384);
+	assert_int_equal(p->pfc_xon, 128);
+	assert_int_equal(p->pfc_quanta, 65535);
+	assert_int_equal(p->link_speed, 0);
+
+	/* single keys override single defaults; pfc_prios follows roce_prio */
+	stk_config_default(&c);
+	assert_int_equal(stk_config_load(conf_with("port0", "roce_prio = 4\n"
+							    "dscp_prio = 26:4,48:7,0:1\n"
+							    "pfc = auto"),
+					 &c, err, sizeof(err)),
+			 0);
+	p = &c.ports[0];
+	assert_int_equal(p->qos.roce_prio, 4);
+	assert_int_equal(p->qos.roce_dscp, 26);
+	assert_int_equal(p->qos.cnp_prio, 6);
+	assert_int_equal(p->qos.dscp_prio[26], 4);
+	assert_int_equal(p->qos.dscp_prio[48], 7);
+	assert_int_equal(p->qos.dscp_prio[0], 1);
+	assert_int_equal(p->qos.dscp_prio[27], 3); /* untouched: 27 >> 3 */
+	assert_int_equal(p->pfc, STK_PFC_MODE_AUTO);
+	assert_int_equal(p->pfc_prios, 1 << 4);
+
+	/* every key */
+	stk_config_default(&c);
+	assert_int_equal(stk_config_load(conf_with("port0", "roce_dscp = 24\ncnp_dscp = 46\n"
+							    "cnp_prio = 7\npfc = HW\n"
+							    "pfc_prios = 3,4\npfc_xoff = 100\n"
+							    "pfc_xon = 0\npfc_quanta = 1000\n"
+							    "link_speed = 25000"),
+					 &c, err, sizeof(err)),
+			 0);
+	p = &c.ports[0];
+	assert_int_equal(p->qos.roce_dscp, 24);
+	assert_int_equal(p->qos.cnp_dscp, 46);
+	assert_int_equal(p->qos.cnp_prio, 7);
+	assert_int_equal(p->pfc, STK_PFC_MODE_HW);
+	assert_int_equal(p->pfc_prios, 1 << 3 | 1 << 4);
+	assert_int_equal(p->pfc_xoff, 100);
+	assert_int_equal(p->pfc_xon, 0);
+	assert_int_equal(p->pfc_quanta, 1000);
+	assert_int_equal(p->link_speed, 25000);
+	stk_config_default(&c);
+	assert_int_equal(stk_config_load(conf_with("port0", "pfc = sw"), &c, err, sizeof(err)), 0);
+	assert_int_equal(c.ports[0].pfc, STK_PFC_MODE_SW);
+	stk_config_default(&c);
+	assert_int_equal(stk_config_load(conf_with("port0", "pfc = off"), &c, err, sizeof(err)), 0);
+	assert_int_equal(c.ports[0].pfc, STK_PFC_MODE_OFF);
+
+	/* xon must be below xoff, whichever key order and whether defaulted or not */
+	expect_load_error(conf_with("port0", "pfc_xoff = 10\npfc_xon = 10"), -EINVAL, "[port0]",
+			  "pfc_xon (10) must be below pfc_xoff (10)", NULL);
+	expect_load_error(conf_with("port0", "pfc_xon = 800"), -EINVAL, "[port0]",
+			  "pfc_xon (800) must be below pfc_xoff (768, 3/4 of rx_desc)", NULL);
+	expect_load_error(conf_with("port0", "pfc_xoff = 200\nrx_desc = 2048"), -EINVAL, "[port0]",
+			  "pfc_xon (512, 1/4 of rx_desc)", "pfc_xoff (200)");
 }
 
 static void test_unknown_keys(void **state)
@@ -579,6 +684,7 @@ int main(void)
 		cmocka_unit_test(test_load_full),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_boundary_values_accepted),
+		cmocka_unit_test(test_qos_pfc_keys),
 		cmocka_unit_test(test_unknown_keys),
 		cmocka_unit_test(test_unknown_section),
 		cmocka_unit_test(test_missing_requirements),

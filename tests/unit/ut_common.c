@@ -5,6 +5,7 @@
  * the RFCs' header diagrams, not DPDK's structs.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -390,4 +391,49 @@ void ut_iface_default(struct stk_iface *ifc)
 	memcpy(ifc->ip6_ll.v6, ut_ll_us, 16);
 	ifc->mtu = 1500;
 	ifc->nb_rxq = ifc->nb_txq = 1;
+}
+
+int ut_tshark_fields(const uint8_t *const *frames, const uint16_t *lens, unsigned n,
+		     const char *fields, char *out, size_t cap)
+{
+	/* pcap (libpcap file format): global header for Ethernet, then one record per frame */
+	const uint32_t gh[6] = {0xa1b2c3d4, 0x00040002, 0, 0, 65535, 1};
+	char dir[] = "/tmp/ut_tsharkXXXXXX", path[64], cmd[512];
+	size_t got = 0;
+	FILE *f;
+	int rc = 0;
+
+	if (system("command -v tshark >/dev/null 2>&1") != 0)
+		return 1;
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/f.pcap", dir);
+	f = fopen(path, "wb");
+	if (!f) {
+		rmdir(dir);
+		return -1;
+	}
+	fwrite(gh, sizeof(gh), 1, f);
+	for (unsigned i = 0; i < n; i++) {
+		const uint32_t rh[4] = {i, 0, lens[i], lens[i]};
+
+		fwrite(rh, sizeof(rh), 1, f);
+		fwrite(frames[i], lens[i], 1, f);
+	}
+	if (fclose(f) != 0)
+		rc = -1;
+	snprintf(cmd, sizeof(cmd), "tshark -r %s -T fields -E separator=, %s 2>/dev/null", path,
+		 fields);
+	f = rc == 0 ? popen(cmd, "r") : NULL;
+	if (f) {
+		got = fread(out, 1, cap - 1, f);
+		if (pclose(f) != 0)
+			rc = -1;
+	} else {
+		rc = -1;
+	}
+	out[got] = '\0';
+	unlink(path);
+	rmdir(dir);
+	return rc;
 }

@@ -158,4 +158,13 @@ uint16_t ut_mbuf_bytes(const struct rte_mbuf *m, uint8_t *out, size_t cap);
  */
 void ut_iface_default(struct stk_iface *ifc);
 
+/**
+ * Let tshark read @p n Ethernet frames: they are written to a temporary pcap, and
+ * `tshark -r <pcap> -T fields -E separator=, <fields>` runs over it (e.g. fields
+ * "-e macc.opcode -e macc.cbfc.enbv"). One output line per frame, in @p out.
+ * @return 0; 1 when tshark is not installed (the caller skips); -1 on an I/O error.
+ */
+int ut_tshark_fields(const uint8_t *const *frames, const uint16_t *lens, unsigned n,
+		     const char *fields, char *out, size_t cap);
+
 #endif /* UT_COMMON_H */

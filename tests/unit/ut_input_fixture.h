@@ -4,7 +4,8 @@
  * (send side): two net_ring ports made once (the wire and a fake exception TAP), a per-test
  * interface and lcore context (fx_up() and the setup_* variants), a teardown that checks the
  * mbuf pool is back to its starting in-use count, frame helpers, an ARP layout check and a
- * recording UDP handler. Included by exactly those two files; everything is static to each.
+ * recording UDP handler. Included by those two files and test_pfc_port.c (which brings its
+ * interface up in PFC mode itself); everything is static to each.
  *
  *   wire_rx --> [ring port "wire"] --> stk_lcore_poll / stk_input --> handler, neighbour table
  *   wire_tx <-- [ring port "wire"] <-- replies, resolved datagrams
