@@ -36,8 +36,11 @@ void stk_ctrl_msg_free(void *msg)
 	rte_mempool_put(ctrl_pool, msg);
 }
 
-unsigned stk_ctrl_publish_neigh(const struct stk_lcore *self, uint16_t iface,
-				const struct stk_ipaddr *ip, const struct rte_ether_addr *mac)
+/* A copy of @tmpl to every other lcore (only those with PFC state on its interface when
+ * @pfc_only); @return how many were told. A lcore whose ring is full misses it; an empty pool
+ * ends the round: the next event (ARP/NA, PFC frame or its refresh) tells them again. */
+static unsigned publish(const struct stk_lcore *self, const struct stk_ctrl_msg *tmpl,
+			bool pfc_only)
 {
 	unsigned told = 0, id;
 
@@ -47,14 +50,11 @@ unsigned stk_ctrl_publish_neigh(const struct stk_lcore *self, uint16_t iface,
 		struct stk_lcore *lc = stk_lcore_get(id);
 		struct stk_ctrl_msg *msg;
 
-		if (!lc || lc == self)
+		if (!lc || lc == self || (pfc_only && !lc->pfc[tmpl->iface]))
 			continue;
 		if (rte_mempool_get(ctrl_pool, (void **)&msg) != 0)
-			break; /* the next ARP/NA refreshes them; nothing is lost for good */
-		msg->type = STK_CTRL_NEIGH;
-		msg->iface = iface;
-		msg->ip = *ip;
-		msg->mac = *mac;
+			break;
+		*msg = *tmpl;
 		if (rte_ring_mp_enqueue(lc->ctrl, msg) != 0) {
 			rte_mempool_put(ctrl_pool, msg);
 			continue;
@@ -64,33 +64,20 @@ unsigned stk_ctrl_publish_neigh(const struct stk_lcore *self, uint16_t iface,
 	return told;
 }
 
+unsigned stk_ctrl_publish_neigh(const struct stk_lcore *self, uint16_t iface,
+				const struct stk_ipaddr *ip, const struct rte_ether_addr *mac)
+{
+	struct stk_ctrl_msg m = {.type = STK_CTRL_NEIGH, .iface = iface, .ip = *ip, .mac = *mac};
+
+	return publish(self, &m, false);
+}
+
 unsigned stk_ctrl_publish_pfc(const struct stk_lcore *self, uint16_t iface,
 			      const struct stk_pfc *pfc, uint64_t tsc)
 {
-	unsigned told = 0, id;
+	struct stk_ctrl_msg m = {.type = STK_CTRL_PFC, .iface = iface, .pfc = *pfc, .tsc = tsc};
 
-	if (!ctrl_pool)
-		return 0;
-	RTE_LCORE_FOREACH (id) {
-		struct stk_lcore *lc = stk_lcore_get(id);
-		struct stk_ctrl_msg *msg;
-
-		/* only lcores that honour PFC on this interface need it */
-		if (!lc || lc == self || !lc->pfc[iface])
-			continue;
-		if (rte_mempool_get(ctrl_pool, (void **)&msg) != 0)
-			break;
-		msg->type = STK_CTRL_PFC;
-		msg->iface = iface;
-		msg->pfc = *pfc;
-		msg->tsc = tsc;
-		if (rte_ring_mp_enqueue(lc->ctrl, msg) != 0) {
-			rte_mempool_put(ctrl_pool, msg);
-			continue;
-		}
-		told++;
-	}
-	return told;
+	return publish(self, &m, true);
 }
 
 unsigned stk_ctrl_poll(struct stk_lcore *lc)

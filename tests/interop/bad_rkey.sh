@@ -55,17 +55,7 @@ if ! gcc -std=c11 -O2 -Wall -Wextra -Werror -o "$LABI_DIR/bad_rkey" "$HERE/bad_r
 fi
 strip "$LABI_DIR/bad_rkey"
 
-if ! lab_up 1; then
-	if [ "${LABI_IMAGE_STATUS:-0}" = 3 ]; then
-		echo "SKIP: the VM image cannot be built: Debian packages cannot be downloaded here"
-		exit 77
-	fi
-	echo "FAIL - the lab did not come up"
-	exit 1
-fi
-echo "# lab up after $((SECONDS - T0)) s"
-VMIP=$(vm_ip vm1)
-lab_droce_config "$LABI_DIR/droce.ini"
+lab_up_or_exit 1
 check "bad_rkey built on the host and copied into the VM ($(stat -c %s "$LABI_DIR/bad_rkey") bytes, md5 agrees)" \
 	vm_put vm1 "$LABI_DIR/bad_rkey" /tmp/bad_rkey || exit 1
 lab_capture_start bad_rkey || exit 1

@@ -22,6 +22,8 @@
 #   lab_up [N]             build/reuse the image, create both namespaces, boot N VMs (1 or 2),
 #                          wait until each has rxe0 ACTIVE (LABI_IMAGE_STATUS=3: the Debian
 #                          packages could not be downloaded)
+#   lab_up_or_exit N       lab_up for a test script: exit 77/1 when it cannot; sets VMIP and
+#                          writes $LABI_DIR/droce.ini
 #   vm_run VM CMD [SEC]    run CMD in VM (a shell command line); prints its output, returns its
 #                          exit status (124: no answer, the VM is then killed)
 #   vm_ip VM               the VM's address
@@ -173,6 +175,23 @@ lab_up() {
 	for ((i = 1; i <= nvms; i++)); do labi_boot "vm$i"; done
 	for vm in "${LABI_VMS[@]}"; do labi_wait_ready "$vm" || return 1; done
 	labi_log "${#LABI_VMS[@]} VM(s) up in $((SECONDS - t0)) s"
+}
+
+# lab_up_or_exit N: for a test script: lab_up N, or exit 77 (SKIP: no Debian packages) or 1
+# (FAIL); then VMIP is vm1's address and $LABI_DIR/droce.ini droce's config. T0: the script's
+# start ($SECONDS).
+lab_up_or_exit() {
+	if ! lab_up "$1"; then
+		if [ "${LABI_IMAGE_STATUS:-0}" = 3 ]; then
+			echo "SKIP: the VM image cannot be built: Debian packages cannot be downloaded here"
+			exit 77
+		fi
+		echo "FAIL - the lab did not come up"
+		exit 1
+	fi
+	echo "# lab up after $((SECONDS - ${T0:-0})) s"
+	VMIP=$(vm_ip vm1)
+	lab_droce_config "$LABI_DIR/droce.ini"
 }
 
 # vm_run VM CMD [TIMEOUT]: output on stdout, the command's exit status as ours

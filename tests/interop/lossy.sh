@@ -44,17 +44,7 @@ declare -A VM_QDISC=([loss]="netem loss 1%" [reorder]="netem delay 1ms reorder 2
 	[loss2]="netem loss 1%")
 declare -A DROCE_IMPAIR=([loss]="" [reorder]="" [loss2]="drop=1%,seed=$LS_SEED,roce_only")
 
-if ! lab_up 1; then
-	if [ "${LABI_IMAGE_STATUS:-0}" = 3 ]; then
-		echo "SKIP: the VM image cannot be built: Debian packages cannot be downloaded here"
-		exit 77
-	fi
-	echo "FAIL - the lab did not come up"
-	exit 1
-fi
-echo "# lab up after $((SECONDS - T0)) s"
-VMIP=$(vm_ip vm1)
-lab_droce_config "$LABI_DIR/droce.ini"
+lab_up_or_exit 1
 rping_expected "server ping data: " "$LS_SIZE" "$LS_COUNT" > "$LABI_DIR/want_s"
 results=()
 

@@ -77,17 +77,7 @@ declare -A ROW RES WIN0 WIN1 DROPS LNOTE STALLED
 check() { if "${@:2}"; then echo "ok   - $1"; else echo "FAIL - $1"; fails=$((fails + 1)); fi; }
 now() { date +%s.%N; }
 
-if ! lab_up 1; then
-	if [ "${LABI_IMAGE_STATUS:-0}" = 3 ]; then
-		echo "SKIP: the VM image cannot be built: Debian packages cannot be downloaded here"
-		exit 77
-	fi
-	echo "FAIL - the lab did not come up"
-	exit 1
-fi
-echo "# lab up after $((SECONDS - T0)) s"
-VMIP=$(vm_ip vm1)
-lab_droce_config "$LABI_DIR/droce.ini"
+lab_up_or_exit 1
 lab_capture_start perftest || exit 1
 vm_run vm1 "ib_write_bw --version; ibv_devinfo -d rxe0 | grep -E 'state|active_mtu'" 30 | sed 's/^/# vm1: /'
 

@@ -34,17 +34,7 @@ check() { if "${@:2}"; then echo "ok   - $1"; else echo "FAIL - $1"; fails=$((fa
 # result LOG: "usec/iter" of rc_pingpong's iteration line, or "-"
 result() { sed -nE 's/^[0-9]+ iters in [0-9.]+ seconds = ([0-9.]+) usec\/iter$/\1/p' "$1" | head -1; }
 
-if ! lab_up 1; then
-	if [ "${LABI_IMAGE_STATUS:-0}" = 3 ]; then
-		echo "SKIP: the VM image cannot be built: Debian packages cannot be downloaded here"
-		exit 77
-	fi
-	echo "FAIL - the lab did not come up"
-	exit 1
-fi
-echo "# lab up after $((SECONDS - T0)) s"
-VMIP=$(vm_ip vm1)
-lab_droce_config "$LABI_DIR/droce.ini"
+lab_up_or_exit 1
 lab_capture_start pingpong || exit 1
 vm_run vm1 "ibv_devinfo -d rxe0 | grep -E 'state|active_mtu'; cat /sys/class/infiniband/rxe0/ports/1/gids/1" 30 |
 	sed 's/^/# vm1: /'

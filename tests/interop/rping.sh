@@ -37,17 +37,7 @@ command -v tshark >/dev/null || { echo "SKIP: needs tshark for the wire check"; 
 [ -n "$LABI_ARTIFACTS" ] && rm -f "$LABI_ARTIFACTS"/rping* "$LABI_ARTIFACTS"/*_server-* \
 	"$LABI_ARTIFACTS"/droce.ini
 
-if ! lab_up 1; then
-	if [ "${LABI_IMAGE_STATUS:-0}" = 3 ]; then
-		echo "SKIP: the VM image cannot be built: Debian packages cannot be downloaded here"
-		exit 77
-	fi
-	echo "FAIL - the lab did not come up"
-	exit 1
-fi
-echo "# lab up after $((SECONDS - T0)) s"
-VMIP=$(vm_ip vm1)
-lab_droce_config "$LABI_DIR/droce.ini"
+lab_up_or_exit 1
 lab_capture_start rping || exit 1
 vm_run vm1 "rping -h 2>&1 | head -1; ibv_devinfo -d rxe0 | grep -E 'state|active_mtu'" 30 |
 	sed 's/^/# vm1: /'

@@ -28,9 +28,7 @@ static const uint8_t pfc_dst[6] = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x01};
  * context, ctrl pool. */
 static int pfc_up(enum stk_pfc_mode mode)
 {
-	struct stk_neigh_params np;
 	struct stk_iface ifc;
-	int idx;
 
 	memset(&fx, 0, sizeof(fx));
 	fx.in_use = ut_in_use();
@@ -44,21 +42,9 @@ static int pfc_up(enum stk_pfc_mode mode)
 	ifc.pfc_xoff = XOFF_AT;
 	ifc.pfc_xon = XON_AT;
 	ifc.pfc_quanta = QUANTA;
-	idx = stk_iface_add(&ifc);
-	if (idx < 0 || stk_ctrl_init(64) != 0)
+	if (stk_ctrl_init(64) != 0)
 		return -1;
-	fx.ifc = stk_iface_get((uint16_t)idx);
-	stk_neigh_params_default(&np);
-	np.retrans_ms = 600000;
-	np.reachable_ms = 3600000;
-	fx.lc = stk_lcore_create(rte_lcore_id(), 0, true, ut_pool(), &np);
-	if (!fx.lc)
-		return -1;
-	fx.lc->rxq[0].iface = (uint16_t)idx;
-	fx.lc->rxq[0].port_id = wire_port;
-	fx.lc->rxq[0].queue = 0;
-	fx.lc->nb_rxq = 1;
-	return 0;
+	return fx_start(&ifc, true, NULL);
 }
 
 static int setup_sw(void **state)

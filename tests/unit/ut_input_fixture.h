@@ -125,12 +125,39 @@ static struct {
 
 enum { EXC_PORT, EXC_NONE, EXC_RING, EXC_RING_TINY };
 
+/* Register @ifc and make the lcore context polling its port (queue 0); neighbour timers from
+ * @np_in, or far away. */
+static inline int fx_start(const struct stk_iface *ifc, bool exc_owner,
+			   const struct stk_neigh_params *np_in)
+{
+	struct stk_neigh_params np;
+	int idx = stk_iface_add(ifc);
+
+	if (idx < 0)
+		return -1;
+	fx.ifc = stk_iface_get((uint16_t)idx);
+	if (np_in) {
+		np = *np_in;
+	} else {
+		/* neighbour timers far away: no test sees a retry it did not ask for */
+		stk_neigh_params_default(&np);
+		np.retrans_ms = 600000;
+		np.reachable_ms = 3600000;
+	}
+	fx.lc = stk_lcore_create(rte_lcore_id(), 0, exc_owner, ut_pool(), &np);
+	if (!fx.lc)
+		return -1;
+	fx.lc->rxq[0].iface = (uint16_t)idx;
+	fx.lc->rxq[0].port_id = ifc->port_id;
+	fx.lc->rxq[0].queue = 0;
+	fx.lc->nb_rxq = 1;
+	return 0;
+}
+
 /* Bring up one interface and the lcore context. */
 static inline int fx_up(int vlan, int exc, const struct stk_neigh_params *np_in, uint16_t port)
 {
-	struct stk_neigh_params np;
 	struct stk_iface ifc;
-	int idx;
 
 	memset(&fx, 0, sizeof(fx));
 	fx.in_use = ut_in_use();
@@ -145,27 +172,7 @@ static inline int fx_up(int vlan, int exc, const struct stk_neigh_params *np_in,
 		ifc.exc_port_id = exc_port;
 		ifc.exc_ring = exc == EXC_RING_TINY ? exc_ring_tiny : exc_ring;
 	}
-	idx = stk_iface_add(&ifc);
-	if (idx < 0)
-		return -1;
-	fx.ifc = stk_iface_get((uint16_t)idx);
-	if (np_in) {
-		np = *np_in;
-	} else {
-		/* neighbour timers far away: no test sees a retry it did not ask for */
-		stk_neigh_params_default(&np);
-		np.retrans_ms = 600000;
-		np.reachable_ms = 3600000;
-	}
-	fx.lc = stk_lcore_create(rte_lcore_id(), 0, exc == EXC_PORT || exc == EXC_NONE, ut_pool(),
-				 &np);
-	if (!fx.lc)
-		return -1;
-	fx.lc->rxq[0].iface = (uint16_t)idx;
-	fx.lc->rxq[0].port_id = port;
-	fx.lc->rxq[0].queue = 0;
-	fx.lc->nb_rxq = 1;
-	return 0;
+	return fx_start(&ifc, exc == EXC_PORT || exc == EXC_NONE, np_in);
 }
 
 static inline int setup(void **state)
