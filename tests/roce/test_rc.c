@@ -35,6 +35,7 @@
 #include "stk_impair.h"
 #include "stk_lcore.h"
 #include "stk_stack.h"
+#include "ut_common.h"
 
 #define BUF (34u << 20) /* a 16 MiB source, and a 16 MiB target from 17 MiB */
 
@@ -1013,14 +1014,9 @@ static void ghost_ack_completes_nothing(void **st)
 
 static uint16_t ring_port(const char *name, struct rte_ring *rx, struct rte_ring *tx)
 {
-	struct rte_eth_conf conf;
-	int p = rte_eth_from_rings(name, &rx, 1, &tx, 1, 0);
+	int p = ut_ring_port(name, rx, tx, pool);
 
-	memset(&conf, 0, sizeof(conf));
-	if (p < 0 || rte_eth_dev_configure((uint16_t)p, 1, 1, &conf) != 0 ||
-	    rte_eth_rx_queue_setup((uint16_t)p, 0, 1024, 0, NULL, pool) != 0 ||
-	    rte_eth_tx_queue_setup((uint16_t)p, 0, 1024, 0, NULL) != 0 ||
-	    rte_eth_dev_start((uint16_t)p) != 0)
+	if (p < 0)
 		abort();
 	return (uint16_t)p;
 }

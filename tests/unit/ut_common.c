@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
 #include <rte_lcore.h>
 
 #include "ut_common.h"
@@ -436,4 +438,18 @@ int ut_tshark_fields(const uint8_t *const *frames, const uint16_t *lens, unsigne
 	unlink(path);
 	rmdir(dir);
 	return rc;
+}
+
+int ut_ring_port(const char *name, struct rte_ring *rx, struct rte_ring *tx, struct rte_mempool *mp)
+{
+	struct rte_eth_conf conf;
+	int p = rte_eth_from_rings(name, &rx, 1, &tx, 1, 0);
+
+	memset(&conf, 0, sizeof(conf));
+	if (p < 0 || rte_eth_dev_configure((uint16_t)p, 1, 1, &conf) != 0 ||
+	    rte_eth_rx_queue_setup((uint16_t)p, 0, 1024, 0, NULL, mp) != 0 ||
+	    rte_eth_tx_queue_setup((uint16_t)p, 0, 1024, 0, NULL) != 0 ||
+	    rte_eth_dev_start((uint16_t)p) != 0)
+		return -1;
+	return p;
 }

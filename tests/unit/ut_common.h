@@ -48,6 +48,14 @@ void ut_eal_fini(void);
 /** @return the test mbuf pool. */
 struct rte_mempool *ut_pool(void);
 
+/**
+ * A started net_ring port with one RX queue on @p rx and one TX queue on @p tx (1024
+ * descriptors each, mbufs from @p mp): cross two of them for a wire between two endpoints.
+ * @return the port id, or -1.
+ */
+int ut_ring_port(const char *name, struct rte_ring *rx, struct rte_ring *tx,
+		 struct rte_mempool *mp);
+
 /** @return mbufs of the test pool currently allocated. */
 unsigned ut_in_use(void);
 
