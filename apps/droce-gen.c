@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -64,7 +65,7 @@ static struct {
 	int linger_s;
 	uint8_t dscp, ecn;
 	uint16_t iface;
-	bool json, quiet;
+	bool json, quiet, hold;
 	/* sender state (main lcore only) */
 	enum gen_state state;
 	uint32_t next_seq;
@@ -84,10 +85,27 @@ static struct {
 	.linger_s = -2, /* unset */
 };
 
+static volatile sig_atomic_t g_signals; /* SIGINT/SIGTERM seen */
+
 static void on_signal(int sig)
 {
 	(void)sig;
+	g_signals++;
 	stk_stop();
+}
+
+/* --hold: the lcores have stopped; keep the ports open, touching none of them, until the next
+ * SIGINT/SIGTERM (any thread may take it, so this sleeps and looks rather than sigsuspend()). A
+ * memif peer can then disconnect safely: DPDK 22.11's net_memif unmaps the shared regions from
+ * its interrupt thread when the peer goes, under an RX burst that may be running (docs/stack.md). */
+static void hold_until_signal(sig_atomic_t seen)
+{
+	if (!g.quiet) {
+		printf("droce-gen: holding the ports open, not polling, until SIGINT/SIGTERM\n");
+		fflush(stdout);
+	}
+	while (g_signals == seen)
+		usleep(10000);
 }
 
 static uint8_t pattern(uint32_t seq, uint32_t i)
@@ -330,6 +348,8 @@ static void usage(FILE *f, const char *prog)
 		"      --dscp N          DSCP 0..63 of what we send (default 0)\n"
 		"      --ecn N           ECN codepoint 0..3 of what we send (default 0)\n"
 		"      --iface N         interface index (default 0)\n"
+		"      --hold            when done, stop polling but keep the ports open until\n"
+		"                        SIGINT/SIGTERM (a memif peer may then leave safely)\n"
 		"  -j, --json            print the result as one JSON line\n"
 		"  -q, --quiet           only the result\n"
 		"  -h, --help            this text\n"
@@ -404,6 +424,7 @@ static int parse_args(int argc, char **argv)
 		{"dscp", required_argument, NULL, 2},
 		{"ecn", required_argument, NULL, 3},
 		{"iface", required_argument, NULL, 4},
+		{"hold", no_argument, NULL, 5},
 		{"json", no_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -475,6 +496,9 @@ static int parse_args(int argc, char **argv)
 			if (parse_u32("--iface", optarg, 0, STK_MAX_PORTS - 1, &x))
 				return -1;
 			g.iface = (uint16_t)x;
+			break;
+		case 5:
+			g.hold = true;
 			break;
 		case 'j':
 			g.json = true;
@@ -613,6 +637,8 @@ int main(int argc, char **argv)
 		printf("droce-gen: stopped in state %s\n", gen_state_names[g.state]);
 	report();
 	fflush(stdout); /* before teardown: what was done is on record whatever happens next */
+	if (g.hold)
+		hold_until_signal(g_signals);
 	verified = verified_total();
 	status = 0;
 	if (g.has_peer && (verified != g.count || g.sent != g.count))
