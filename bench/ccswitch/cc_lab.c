@@ -46,7 +46,8 @@ struct flow {
 	uint8_t *src, *dst, *gold;
 	uint32_t stride;
 	uint64_t next_msg, recvd, outstanding;
-	uint64_t tx0; /**< the sender interface's tx_pkts at the start of the run */
+	uint64_t tx0;  /**< the sender interface's tx_pkts at the start of the run */
+	uint64_t pfc0; /**< and its pfc_rx (the lab's endpoints outlive a run) */
 	uint64_t slot_msg[MAX_DEPTH];
 	uint64_t post_tsc[MAX_DEPTH];
 	float *lat;
@@ -643,6 +644,7 @@ int ccl_run(struct ccl *l, const struct ccl_scenario *s, struct ccl_result *r)
 
 		stk_stats_sum(l->ep[f + 1].iface, &st);
 		l->fl[f].tx0 = st.c[STK_CNT_tx_pkts];
+		l->fl[f].pfc0 = st.c[STK_CNT_pfc_rx];
 	}
 	t0 = rte_rdtsc();
 	l->win0 = t0 + (uint64_t)(s->warmup * (double)l->hz);
@@ -696,7 +698,7 @@ int ccl_run(struct ccl *l, const struct ccl_scenario *s, struct ccl_result *r)
 		r->cnp_tx += ci.cnp_tx;
 		stk_stats_sum(l->ep[f + 1].iface, &st);
 		fr->tx_pkts = st.c[STK_CNT_tx_pkts] - fl->tx0;
-		fr->pfc_rx = st.c[STK_CNT_pfc_rx];
+		fr->pfc_rx = st.c[STK_CNT_pfc_rx] - fl->pfc0;
 		r->f[f] = *fr;
 		if (fl->outstanding)
 			fail(r, "messages still outstanding after the drain");
