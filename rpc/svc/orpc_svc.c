@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * orpc_svc.c - ONC RPC dispatch (RFC 5531 §9, §10). See orpc_svc.h for the order of checks.
+ * Every outcome is a row of the outcome table below: what the reply says and which counter
+ * goes up. A reader sees every error the server can answer in that table.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "orpc_svc.h"
+
+/* The reply of each outcome (RFC 5531 §9: accept_stat, reject_stat, auth_stat). */
+static const struct {
+	const char *name;
+	bool send;   /* anything to answer at all */
+	bool denied; /* MSG_DENIED, else MSG_ACCEPTED */
+	uint32_t stat;
+	uint32_t why;
+} outcomes[ORPC_OUT_NUM] = {
+	[ORPC_OUT_SUCCESS] = {"SUCCESS", true, false, SUCCESS, 0},
+	[ORPC_OUT_DROP] = {"DROP", false, false, 0, 0},
+	[ORPC_OUT_RPC_MISMATCH] = {"RPC_MISMATCH", true, true, RPC_MISMATCH, 0},
+	[ORPC_OUT_AUTH_BADCRED] = {"AUTH_BADCRED", true, true, AUTH_ERROR, AUTH_BADCRED},
+	[ORPC_OUT_AUTH_BADVERF] = {"AUTH_BADVERF", true, true, AUTH_ERROR, AUTH_BADVERF},
+	[ORPC_OUT_AUTH_TOOWEAK] = {"AUTH_TOOWEAK", true, true, AUTH_ERROR, AUTH_TOOWEAK},
+	[ORPC_OUT_AUTH_REJECTEDCRED] = {"AUTH_REJECTEDCRED", true, true, AUTH_ERROR,
+					AUTH_REJECTEDCRED},
+	[ORPC_OUT_AUTH_OTHER] = {"AUTH_OTHER", true, true, AUTH_ERROR, 0 /* the check's */},
+	[ORPC_OUT_PROG_UNAVAIL] = {"PROG_UNAVAIL", true, false, PROG_UNAVAIL, 0},
+	[ORPC_OUT_PROG_MISMATCH] = {"PROG_MISMATCH", true, false, PROG_MISMATCH, 0},
+	[ORPC_OUT_PROC_UNAVAIL] = {"PROC_UNAVAIL", true, false, PROC_UNAVAIL, 0},
+	[ORPC_OUT_GARBAGE_ARGS] = {"GARBAGE_ARGS", true, false, GARBAGE_ARGS, 0},
+	[ORPC_OUT_SYSTEM_ERR] = {"SYSTEM_ERR", true, false, SYSTEM_ERR, 0},
+};
+
+const char *orpc_outcome_name(enum orpc_outcome o)
+{
+	return o < ORPC_OUT_NUM ? outcomes[o].name : "unknown";
+}
+
+int orpc_svc_add(struct orpc_svc *s, const struct orpc_program *p)
+{
+	for (uint32_t i = 0; i < s->nprogs; i++)
+		if (s->progs[i]->prog == p->prog)
+			return -EEXIST;
+	if (s->nprogs == ORPC_MAX_PROGRAMS)
+		return -ENOSPC;
+	s->progs[s->nprogs++] = p;
+	return 0;
+}
+
+static const struct orpc_program *find_prog(const struct orpc_svc *s, uint32_t prog)
+{
+	for (uint32_t i = 0; i < s->nprogs; i++)
+		if (s->progs[i]->prog == prog)
+			return s->progs[i];
+	return NULL;
+}
+
+/* The credential's flavor and body: AUTH_NONE and AUTH_SYS are served. RPCSEC_GSS and every
+ * other flavor get AUTH_BADCRED, which is what Linux's svc_authenticate answers for a flavor
+ * it has no handler for. */
+static enum orpc_outcome check_cred(struct orpc_req *r)
+{
+	struct orpc_call *c = &r->call;
+
+	switch (c->cred_flavor) {
+	case AUTH_NONE:
+		return ORPC_OUT_SUCCESS;
+	case AUTH_SYS:
+		if (orpc_authsys_decode(c) != AUTH_OK)
+			return ORPC_OUT_AUTH_BADCRED;
+		/* RFC 5531 App. A: the verifier of an AUTH_SYS call is AUTH_NONE */
+		if (c->verf_flavor != AUTH_NONE || c->verf_len != 0)
+			return ORPC_OUT_AUTH_BADVERF;
+		return ORPC_OUT_SUCCESS;
+	default:
+		return ORPC_OUT_AUTH_BADCRED;
+	}
+}
+
+/* program, version, procedure and the program's policy; sets r->prog and r->proc */
+static enum orpc_outcome route(struct orpc_svc *s, struct orpc_req *r, uint32_t *low,
+			       uint32_t *high, enum auth_stat *why)
+{
+	const struct orpc_version *v = NULL;
+	const struct orpc_program *p;
+	uint32_t flavors;
+
+	p = find_prog(s, r->call.prog);
+	if (!p)
+		return ORPC_OUT_PROG_UNAVAIL;
+	r->prog = p;
+	*low = UINT32_MAX;
+	*high = 0;
+	for (uint32_t i = 0; i < p->nvers; i++) {
+		if (p->vers[i].vers == r->call.vers)
+			v = &p->vers[i];
+		*low = p->vers[i].vers < *low ? p->vers[i].vers : *low;
+		*high = p->vers[i].vers > *high ? p->vers[i].vers : *high;
+	}
+	if (!v)
+		return ORPC_OUT_PROG_MISMATCH;
+	if (r->call.proc >= v->nprocs || !v->procs[r->call.proc].fn)
+		return ORPC_OUT_PROC_UNAVAIL;
+	r->proc = &v->procs[r->call.proc];
+	/* procedure 0 (NULL) answers any flavor: clients probe with it (RFC 5531 §12.1) */
+	if (r->call.proc == 0)
+		return ORPC_OUT_SUCCESS;
+	flavors = p->flavors ? p->flavors : ORPC_FLAVOR_BIT(AUTH_NONE) | ORPC_FLAVOR_BIT(AUTH_SYS);
+	if (r->call.cred_flavor >= 32 || !(flavors & ORPC_FLAVOR_BIT(r->call.cred_flavor)))
+		return ORPC_OUT_AUTH_TOOWEAK;
+	if (p->auth_check) {
+		*why = p->auth_check(r);
+		if (*why == AUTH_REJECTEDCRED)
+			return ORPC_OUT_AUTH_REJECTEDCRED;
+		if (*why == AUTH_TOOWEAK)
+			return ORPC_OUT_AUTH_TOOWEAK;
+		if (*why != AUTH_OK)
+			return ORPC_OUT_AUTH_OTHER;
+	}
+	return ORPC_OUT_SUCCESS;
+}
+
+static uint32_t encode_reply(struct orpc_req *r, enum orpc_outcome o, uint32_t low, uint32_t high,
+			     enum auth_stat why, uint8_t *out, uint32_t cap)
+{
+	struct orpc_reply_hdr h = {
+		.xid = r->call.xid,
+		.denied = outcomes[o].denied,
+		.stat = outcomes[o].stat,
+		.low = low,
+		.high = high,
+		.why = o == ORPC_OUT_AUTH_OTHER ? (uint32_t)why : outcomes[o].why,
+	};
+	uint32_t n;
+	XDR x;
+
+	xdrmem_create(&x, (char *)out, cap, XDR_ENCODE);
+	n = orpc_reply_encode(&x, &h) ? xdr_getpos(&x) : 0;
+	xdr_destroy(&x);
+	return n;
+}
+
+uint32_t orpc_svc_dispatch(struct orpc_svc *s, const uint8_t *msg, uint32_t len, void *conn,
+			   uint8_t *out, uint32_t cap, enum orpc_outcome *outcome)
+{
+	struct orpc_req *r = &s->req;
+	_Alignas(16) uint8_t args[ORPC_MAX_ARGS], res[ORPC_MAX_RES];
+	enum auth_stat why = AUTH_OK;
+	uint32_t low = 0, high = 0, n = 0;
+	enum orpc_outcome o;
+	bool args_live = false;
+	XDR x;
+
+	memset(r, 0, offsetof(struct orpc_req, call));
+	r->svc = s;
+	r->conn = conn;
+	s->stats.calls++;
+	switch (orpc_call_decode(msg, len, &r->call)) {
+	case ORPC_CALL_OK:
+		o = check_cred(r);
+		if (o == ORPC_OUT_SUCCESS)
+			o = route(s, r, &low, &high, &why);
+		break;
+	case ORPC_CALL_RPC_MISMATCH:
+		o = ORPC_OUT_RPC_MISMATCH;
+		low = high = ORPC_RPCVERS;
+		break;
+	case ORPC_CALL_BADCRED:
+		o = ORPC_OUT_AUTH_BADCRED;
+		break;
+	case ORPC_CALL_BADVERF:
+		o = ORPC_OUT_AUTH_BADVERF;
+		break;
+	default:
+		o = ORPC_OUT_DROP;
+		break;
+	}
+	if (o == ORPC_OUT_SUCCESS &&
+	    (r->proc->args_size > sizeof(args) || r->proc->res_size > sizeof(res)))
+		o = ORPC_OUT_SYSTEM_ERR;
+	if (o == ORPC_OUT_SUCCESS) {
+		memset(args, 0, r->proc->args_size);
+		memset(res, 0, r->proc->res_size);
+		xdrmem_create(&x, (char *)(uintptr_t)msg + r->call.args_off, len - r->call.args_off,
+			      XDR_DECODE);
+		args_live = true;
+		if (!r->proc->xdr_args(&x, args, 0))
+			o = ORPC_OUT_GARBAGE_ARGS;
+		xdr_destroy(&x);
+	}
+	if (o == ORPC_OUT_SUCCESS) {
+		enum accept_stat st = r->proc->fn(r, args, res);
+
+		if (st == GARBAGE_ARGS)
+			o = ORPC_OUT_GARBAGE_ARGS;
+		else if (st != SUCCESS)
+			o = ORPC_OUT_SYSTEM_ERR;
+	}
+	if (o == ORPC_OUT_SUCCESS) {
+		struct orpc_reply_hdr h = {.xid = r->call.xid, .stat = SUCCESS};
+
+		xdrmem_create(&x, (char *)out, cap, XDR_ENCODE);
+		if (orpc_reply_encode(&x, &h) && r->proc->xdr_res(&x, res, 0))
+			n = xdr_getpos(&x);
+		else
+			o = ORPC_OUT_SYSTEM_ERR; /* the results do not fit the reply buffer */
+		xdr_destroy(&x);
+	}
+	if (args_live)
+		xdr_free(r->proc->xdr_args, (char *)args);
+	if (o != ORPC_OUT_SUCCESS && outcomes[o].send)
+		n = encode_reply(r, o, low, high, why, out, cap);
+	r->outcome = o;
+	s->stats.outcome[o]++;
+	if (outcome)
+		*outcome = o;
+	return n;
+}

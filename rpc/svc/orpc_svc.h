@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * orpc_svc.h - the ONC RPC server core: a program/version/procedure table written as data,
+ * and one dispatch function that every transport (TCP, UDP, RPC-over-RDMA) calls with a whole
+ * call message and a buffer for the reply.
+ *
+ * Dispatch order, as RFC 5531 §9 and Linux's svc_process do it:
+ *   rpcvers (RPC_MISMATCH) -> credential flavor and body (AUTH_BADCRED / AUTH_BADVERF)
+ *   -> program (PROG_UNAVAIL) -> version (PROG_MISMATCH low..high) -> procedure (PROC_UNAVAIL)
+ *   -> the program's auth policy (AUTH_TOOWEAK, or its check's AUTH_REJECTEDCRED ...)
+ *   -> arguments (GARBAGE_ARGS) -> the handler (SUCCESS or SYSTEM_ERR).
+ * Each outcome is a row of one table, with its reply and its counter (orpc_svc_stats).
+ *
+ * Threading: a struct orpc_svc is read-only after set-up except its counters, which belong to
+ * the lcore that calls dispatch; give each lcore its own orpc_svc over the same tables.
+ */
+#ifndef ORPC_SVC_H
+#define ORPC_SVC_H
+
+#include <stdint.h>
+
+#include "orpc_msg.h"
+
+struct orpc_req;
+
+/** A procedure handler: fill res from args. Returns SUCCESS, or SYSTEM_ERR / GARBAGE_ARGS
+ * to answer that instead of results. Pointers in res must stay valid until dispatch returns
+ * (into args, static data, or the connection); results are not freed by dispatch, arguments
+ * are (xdr_free). */
+typedef enum accept_stat (*orpc_handler_t)(struct orpc_req *r, void *args, void *res);
+
+/** A program's extra credential check, after the flavor passed its policy (e.g. an export's
+ * rules). Returns AUTH_OK or the auth_stat to deny with. */
+typedef enum auth_stat (*orpc_auth_check_t)(struct orpc_req *r);
+
+/** One procedure: its argument and result XDR routines and sizes, and its handler. A NULL
+ * handler means "not served": PROC_UNAVAIL. */
+struct orpc_proc {
+	const char *name;
+	xdrproc_t xdr_args;
+	uint32_t args_size; /**< ≤ ORPC_MAX_ARGS */
+	xdrproc_t xdr_res;
+	uint32_t res_size; /**< ≤ ORPC_MAX_RES */
+	orpc_handler_t fn;
+};
+
+struct orpc_version {
+	uint32_t vers;
+	uint32_t nprocs;
+	const struct orpc_proc *procs; /**< indexed by procedure number */
+};
+
+/** Bit for a flavor in orpc_program.flavors. */
+#define ORPC_FLAVOR_BIT(f) (1u << (f))
+
+struct orpc_program {
+	uint32_t prog;
+	const char *name;
+	uint32_t nvers;
+	const struct orpc_version *vers;
+	uint32_t flavors;	      /**< accepted for procedures other than 0: AUTH_NONE, AUTH_SYS
+					  bits; 0 = both */
+	orpc_auth_check_t auth_check; /**< optional */
+};
+
+#define ORPC_MAX_ARGS 1024u
+#define ORPC_MAX_RES 1024u
+#define ORPC_MAX_PROGRAMS 16u
+
+#define ORPC_OUTCOME_LIST(X)                                                                       \
+	X(SUCCESS)	     /**< the handler ran; results follow */                               \
+	X(DROP)		     /**< not a call, or truncated: nothing to answer (RFC 5531 §9) */    \
+	X(RPC_MISMATCH)	     /**< rpcvers != 2: MSG_DENIED RPC_MISMATCH 2..2 */                    \
+	X(AUTH_BADCRED)	     /**< unknown flavor, or a malformed or too long credential */         \
+	X(AUTH_BADVERF)	     /**< a verifier too long, or not AUTH_NONE with AUTH_SYS */           \
+	X(AUTH_TOOWEAK)	     /**< the program does not accept this flavor */                       \
+	X(AUTH_REJECTEDCRED) /**< the program's check refused the credential */                    \
+	X(AUTH_OTHER)	     /**< the program's check refused with another auth_stat */            \
+	X(PROG_UNAVAIL)	     /**< program not served */                                            \
+	X(PROG_MISMATCH)     /**< version not served: low..high of the program's */                \
+	X(PROC_UNAVAIL)	     /**< procedure not served */                                          \
+	X(GARBAGE_ARGS)	     /**< arguments do not decode */                                       \
+	X(SYSTEM_ERR)	     /**< the handler failed, or the results do not fit */
+
+#define ORPC_OUTCOME_ENUM_(n) ORPC_OUT_##n,
+enum orpc_outcome { ORPC_OUTCOME_LIST(ORPC_OUTCOME_ENUM_) ORPC_OUT_NUM };
+const char *orpc_outcome_name(enum orpc_outcome o);
+
+struct orpc_svc_stats {
+	uint64_t calls;
+	uint64_t outcome[ORPC_OUT_NUM];
+};
+
+/** The request a handler sees. */
+struct orpc_req {
+	struct orpc_svc *svc;
+	void *conn; /**< the transport's connection context */
+	const struct orpc_program *prog;
+	const struct orpc_proc *proc;
+	enum orpc_outcome outcome;
+	struct orpc_call call;
+};
+
+/** A server: its programs and counters, and the request being dispatched. One per lcore. */
+struct orpc_svc {
+	const struct orpc_program *progs[ORPC_MAX_PROGRAMS];
+	uint32_t nprogs;
+	struct orpc_svc_stats stats;
+	struct orpc_req req; /**< the call in dispatch (its credential copy is 800 bytes) */
+};
+
+/** Add a program. @return 0, -ENOSPC when full, -EEXIST when prog is already there */
+int orpc_svc_add(struct orpc_svc *s, const struct orpc_program *p);
+
+/**
+ * Handle one call message and write the reply (record marks and transport headers are the
+ * transport's).
+ * @param s     the server
+ * @param msg   the whole RPC call message
+ * @param len   its length
+ * @param conn  the transport's context, for handlers (req->conn)
+ * @param out   reply buffer
+ * @param cap   its size
+ * @param outcome  if not NULL, what happened
+ * @return the reply's length, 0 when nothing is to be sent (DROP)
+ */
+uint32_t orpc_svc_dispatch(struct orpc_svc *s, const uint8_t *msg, uint32_t len, void *conn,
+			   uint8_t *out, uint32_t cap, enum orpc_outcome *outcome);
+
+#endif /* ORPC_SVC_H */

@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * orpc_tcp.c - the ONC RPC server on kernel TCP/UDP sockets (orpc_tcp.h): accept, read,
+ * reassemble records (RFC 5531 §11), dispatch, write back; all non-blocking, from one epoll set
+ * polled with a zero timeout.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "orpc_tcp.h"
+
+#define TAG_LISTEN (1ull << 32)
+#define READ_CHUNK 65536u
+
+struct orpc_tcp_conn {
+	int fd;
+	uint32_t slot;
+	struct orpc_rm rm;
+	uint8_t *out; /* reply bytes the socket did not take yet */
+	uint32_t out_len, out_off;
+};
+
+int orpc_tcp_srv_init(struct orpc_tcp_srv *s, struct orpc_svc *svc, uint32_t max_record)
+{
+	memset(s, 0, sizeof(*s));
+	s->svc = svc;
+	s->max_record = max_record ? max_record : ORPC_RM_DEFAULT_MAX;
+	/* a reply can be as large as the largest record, plus its mark */
+	s->reply_cap = s->max_record + 4;
+	s->reply = malloc(s->reply_cap);
+	if (!s->reply)
+		return -ENOMEM;
+	s->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (s->ep < 0) {
+		free(s->reply);
+		return -errno;
+	}
+	return 0;
+}
+
+static int parse_addr(const char *ip, uint16_t port, struct sockaddr_storage *ss, socklen_t *sl)
+{
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, ip, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+		*sl = sizeof(*s4);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, ip, &s6->sin6_addr) == 1) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+		*sl = sizeof(*s6);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int orpc_tcp_srv_listen(struct orpc_tcp_srv *s, const char *ip, uint16_t port, int udp,
+			uint16_t *port_out)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int fd, one = 1, rc;
+
+	if (s->nfds == ORPC_TCP_MAX_LISTEN)
+		return -ENOSPC;
+	rc = parse_addr(ip, port, &ss, &sl);
+	if (rc)
+		return rc;
+	fd = socket(ss.ss_family, (udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    0);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (ss.ss_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, sl) != 0 || (!udp && listen(fd, 128) != 0))
+		goto fail;
+	if (port_out) {
+		sl = sizeof(ss);
+		if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0)
+			goto fail;
+		*port_out =
+			ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
+						      : ((struct sockaddr_in6 *)&ss)->sin6_port);
+	}
+	ev.data.u64 = TAG_LISTEN | s->nfds;
+	if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) != 0)
+		goto fail;
+	s->fd_udp[s->nfds] = (uint8_t)(udp != 0);
+	s->fds[s->nfds++] = fd;
+	return 0;
+fail:
+	rc = -errno;
+	close(fd);
+	return rc;
+}
+
+static void conn_close(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c, uint64_t *why)
+{
+	(*why)++;
+	s->stats.closed++;
+	epoll_ctl(s->ep, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	orpc_rm_fini(&c->rm);
+	free(c->out);
+	s->conns[c->slot] = NULL;
+	free(c);
+}
+
+static void do_accept(struct orpc_tcp_srv *s, int lfd)
+{
+	for (;;) {
+		struct epoll_event ev = {.events = EPOLLIN};
+		struct orpc_tcp_conn *c;
+		uint32_t slot;
+		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0)
+			return;
+		for (slot = 0; slot < ORPC_TCP_MAX_CONNS && s->conns[slot]; slot++)
+			;
+		c = slot < ORPC_TCP_MAX_CONNS ? calloc(1, sizeof(*c)) : NULL;
+		if (!c || orpc_rm_init(&c->rm, s->max_record) != 0) {
+			free(c);
+			close(fd);
+			s->stats.refused_full++;
+			continue;
+		}
+		c->fd = fd;
+		c->slot = slot;
+		ev.data.u64 = slot;
+		if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
+			orpc_rm_fini(&c->rm);
+			free(c);
+			close(fd);
+			s->stats.refused_full++;
+			continue;
+		}
+		s->conns[slot] = c;
+		s->stats.accepted++;
+	}
+}
+
+/* Write what is queued; 0 when all is out, 1 when the socket is full, -1 on error. */
+static int flush_out(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c)
+{
+	struct epoll_event ev = {.data.u64 = c->slot};
+
+	while (c->out_off < c->out_len) {
+		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
+
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			ev.events = EPOLLOUT; /* stop reading until the reply is out */
+			epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev);
+			return 1;
+		}
+		if (n <= 0)
+			return -1;
+		c->out_off += (uint32_t)n;
+	}
+	free(c->out);
+	c->out = NULL;
+	c->out_len = c->out_off = 0;
+	ev.events = EPOLLIN;
+	epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev);
+	return 0;
+}
+
+/* Queue bytes behind what is already waiting (replies leave in call order). */
+static int queue_out(struct orpc_tcp_conn *c, const uint8_t *p, uint32_t n)
+{
+	uint8_t *q = realloc(c->out, c->out_len + n);
+
+	if (!q)
+		return -1;
+	memcpy(q + c->out_len, p, n);
+	c->out = q;
+	c->out_len += n;
+	return 0;
+}
+
+/* Send a reply of n bytes at s->reply + 4; what the socket does not take is queued. */
+static int send_reply(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c, uint32_t n)
+{
+	ssize_t w = 0;
+
+	orpc_rm_mark(s->reply, n, true);
+	n += 4;
+	s->stats.replies++;
+	if (!c->out) {
+		w = send(c->fd, s->reply, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+			return -1;
+		if (w < 0)
+			w = 0;
+		if ((uint32_t)w == n)
+			return 0;
+	}
+	s->stats.out_queued++;
+	if (queue_out(c, s->reply + w, n - (uint32_t)w) != 0)
+		return -1;
+	return flush_out(s, c) < 0 ? -1 : 0;
+}
+
+/* A record is complete: dispatch it. -1 closes the connection. */
+static int handle_record(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c)
+{
+	enum orpc_outcome o;
+	uint32_t n;
+
+	s->stats.records++;
+	n = orpc_svc_dispatch(s->svc, c->rm.rec, c->rm.rec_len, c, s->reply + 4, s->reply_cap - 4,
+			      &o);
+	orpc_rm_consume(&c->rm);
+	if (o == ORPC_OUT_DROP) {
+		conn_close(s, c, &s->stats.closed_garbage);
+		return -1;
+	}
+	if (n && send_reply(s, c, n) != 0) {
+		conn_close(s, c, &s->stats.closed_error);
+		return -1;
+	}
+	return 0;
+}
+
+static void do_read(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c)
+{
+	uint8_t buf[READ_CHUNK];
+
+	for (int rounds = 0; rounds < 16 && !c->out; rounds++) {
+		ssize_t n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+		uint32_t off = 0;
+
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0) {
+			conn_close(s, c, n == 0 ? &s->stats.closed_peer : &s->stats.closed_error);
+			return;
+		}
+		while (off < (uint32_t)n) {
+			off += orpc_rm_feed(&c->rm, buf + off, (uint32_t)n - off);
+			switch (c->rm.state) {
+			case ORPC_RM_RECORD:
+				if (handle_record(s, c) != 0)
+					return;
+				break;
+			case ORPC_RM_TOO_BIG:
+				conn_close(s, c, &s->stats.closed_too_big);
+				return;
+			case ORPC_RM_EMPTY:
+				conn_close(s, c, &s->stats.closed_empty);
+				return;
+			default:
+				break;
+			}
+		}
+	}
+}
+
+static void do_udp(struct orpc_tcp_srv *s, int fd)
+{
+	static uint8_t in[65536];
+
+	for (int rounds = 0; rounds < 32; rounds++) {
+		struct sockaddr_storage peer;
+		socklen_t pl = sizeof(peer);
+		uint32_t cap = s->reply_cap - 4 < 65507 ? s->reply_cap - 4 : 65507;
+		ssize_t n =
+			recvfrom(fd, in, sizeof(in), MSG_DONTWAIT, (struct sockaddr *)&peer, &pl);
+		uint32_t r;
+
+		if (n <= 0)
+			return;
+		s->stats.udp_calls++;
+		r = orpc_svc_dispatch(s->svc, in, (uint32_t)n, NULL, s->reply, cap, NULL);
+		if (r && sendto(fd, s->reply, r, MSG_DONTWAIT, (struct sockaddr *)&peer, pl) ==
+				 (ssize_t)r)
+			s->stats.udp_replies++;
+	}
+}
+
+int orpc_tcp_srv_poll(struct orpc_tcp_srv *s)
+{
+	struct epoll_event evs[32];
+	int n = epoll_wait(s->ep, evs, 32, 0);
+
+	for (int i = 0; i < n; i++) {
+		uint64_t tag = evs[i].data.u64;
+		struct orpc_tcp_conn *c;
+
+		if (tag & TAG_LISTEN) {
+			uint32_t k = (uint32_t)tag;
+
+			if (s->fd_udp[k])
+				do_udp(s, s->fds[k]);
+			else
+				do_accept(s, s->fds[k]);
+			continue;
+		}
+		c = s->conns[tag];
+		if (!c)
+			continue;
+		if (c->out) {
+			if (flush_out(s, c) < 0) {
+				conn_close(s, c, &s->stats.closed_error);
+				continue;
+			}
+			if (c->out)
+				continue;
+		}
+		do_read(s, c);
+	}
+	return n > 0 ? n : 0;
+}
+
+uint32_t orpc_tcp_srv_nconns(const struct orpc_tcp_srv *s)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < ORPC_TCP_MAX_CONNS; i++)
+		n += s->conns[i] != NULL;
+	return n;
+}
+
+void orpc_tcp_srv_fini(struct orpc_tcp_srv *s)
+{
+	uint64_t dummy = 0;
+
+	for (uint32_t i = 0; i < ORPC_TCP_MAX_CONNS; i++)
+		if (s->conns[i])
+			conn_close(s, s->conns[i], &dummy);
+	for (uint32_t i = 0; i < s->nfds; i++)
+		close(s->fds[i]);
+	if (s->ep >= 0)
+		close(s->ep);
+	free(s->reply);
+	s->reply = NULL;
+	s->nfds = 0;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * orpc_tcp.h - ONC RPC server over the kernel's TCP and UDP sockets, polled without blocking:
+ * one epoll set, waited on with a zero timeout from the owner's loop (an lcore, or a plain
+ * thread). TCP records are reassembled with orpc_rm and dispatched through orpc_svc, the same
+ * dispatch as RPC-over-RDMA calls; replies go back in one record (the "DDP" of a stream
+ * transport is inline). UDP datagrams are one call each (RFC 5531 §11 does not apply).
+ *
+ * Bad input closes only the connection it came on: a record over the size bound, an empty
+ * record, or a record that is not an RPC call (counted in orpc_tcp_stats).
+ *
+ * Threading: a server belongs to the thread that polls it.
+ */
+#ifndef ORPC_TCP_H
+#define ORPC_TCP_H
+
+#include <netinet/in.h>
+#include <stdint.h>
+
+#include "orpc_rm.h"
+#include "orpc_svc.h"
+
+#define ORPC_TCP_MAX_CONNS 256u
+#define ORPC_TCP_MAX_LISTEN 8u
+
+struct orpc_tcp_conn;
+
+struct orpc_tcp_stats {
+	uint64_t accepted, closed, refused_full;
+	uint64_t records, replies, udp_calls, udp_replies;
+	uint64_t closed_too_big, closed_empty, closed_garbage, closed_peer, closed_error;
+	uint64_t out_queued; /**< replies that did not fit the socket at once */
+};
+
+struct orpc_tcp_srv {
+	struct orpc_svc *svc;
+	int ep;
+	int fds[ORPC_TCP_MAX_LISTEN]; /**< listening TCP and bound UDP sockets */
+	uint8_t fd_udp[ORPC_TCP_MAX_LISTEN];
+	uint32_t nfds;
+	uint32_t max_record;
+	struct orpc_tcp_conn *conns[ORPC_TCP_MAX_CONNS];
+	uint8_t *reply; /**< one reply buffer: a mark then the message */
+	uint32_t reply_cap;
+	struct orpc_tcp_stats stats;
+};
+
+/** Set up an empty server over svc. max_record 0 = ORPC_RM_DEFAULT_MAX. @return 0 or -errno */
+int orpc_tcp_srv_init(struct orpc_tcp_srv *s, struct orpc_svc *svc, uint32_t max_record);
+
+/**
+ * Listen on ip:port (IPv4 or IPv6 literal; port 0 picks one).
+ * @param udp  bind a UDP socket instead of listening on TCP
+ * @param port_out  if not NULL, the port bound
+ * @return 0 or -errno (-EADDRINUSE, -EINVAL for a bad address, -ENOSPC when 8 are open)
+ */
+int orpc_tcp_srv_listen(struct orpc_tcp_srv *s, const char *ip, uint16_t port, int udp,
+			uint16_t *port_out);
+
+/** Handle whatever is ready, without blocking. @return events handled */
+int orpc_tcp_srv_poll(struct orpc_tcp_srv *s);
+
+/** Close every socket and free everything. */
+void orpc_tcp_srv_fini(struct orpc_tcp_srv *s);
+
+/** Live connections. */
+uint32_t orpc_tcp_srv_nconns(const struct orpc_tcp_srv *s);
+
+#endif /* ORPC_TCP_H */
