@@ -163,8 +163,12 @@ static void test_reply_write_chunk_lengths(void **st)
 {
 	struct rpcrdma_seg segs[2] = {{0x11, 4096, 0x1000}, {0x12, 300, 0x3000}};
 	struct rpcrdma_chunk ch = {2, segs};
-	struct rpcrdma_hdr_out o = {.xid = 0x01020304, .vers = 1, .credits = 64,
-				    .proc = RPCRDMA_MSG, .nr_wchunks = 1, .wchunks = &ch};
+	struct rpcrdma_hdr_out o = {.xid = 0x01020304,
+				    .vers = 1,
+				    .credits = 64,
+				    .proc = RPCRDMA_MSG,
+				    .nr_wchunks = 1,
+				    .wchunks = &ch};
 	struct rpcrdma_hdr h;
 	struct rpcrdma_seg s;
 	uint8_t out[256];
@@ -304,9 +308,13 @@ static void test_every_truncation(void **st)
 
 static void test_rdma_error(void **st)
 {
-	struct rpcrdma_hdr_out o = {.xid = 0x23acbfa6, .vers = 1, .credits = 0,
-				    .proc = RPCRDMA_ERROR, .err = RPCRDMA_ERR_VERS,
-				    .vers_low = 1, .vers_high = 1};
+	struct rpcrdma_hdr_out o = {.xid = 0x23acbfa6,
+				    .vers = 1,
+				    .credits = 0,
+				    .proc = RPCRDMA_ERROR,
+				    .err = RPCRDMA_ERR_VERS,
+				    .vers_low = 1,
+				    .vers_high = 1};
 	struct rpcrdma_hdr h;
 	uint8_t out[64];
 	struct wb x;

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* orpc_testprog.c - the test programs of orpc_testprog.h, written as data. */
+#include "orpc_testprog.h"
+
+bool_t orpc_test_xdr_blob(XDR *x, struct orpc_test_blob *b)
+{
+	return xdr_bytes(x, &b->data, &b->len, ORPC_TEST_ECHO_MAX);
+}
+
+bool_t orpc_test_xdr_who(XDR *x, struct orpc_test_who *w)
+{
+	return xdr_u_int(x, &w->flavor) && xdr_u_int(x, &w->uid) && xdr_u_int(x, &w->gid) &&
+	       xdr_u_int(x, &w->ngids);
+}
+
+static enum accept_stat t_null(struct orpc_req *r, void *a, void *res)
+{
+	(void)r, (void)a, (void)res;
+	return SUCCESS;
+}
+
+/* the results point into the arguments, which live until the reply is encoded */
+static enum accept_stat t_echo(struct orpc_req *r, void *a, void *res)
+{
+	(void)r;
+	*(struct orpc_test_blob *)res = *(struct orpc_test_blob *)a;
+	return SUCCESS;
+}
+
+static enum accept_stat t_whoami(struct orpc_req *r, void *a, void *res)
+{
+	struct orpc_test_who *w = res;
+
+	(void)a;
+	w->flavor = r->call.cred_flavor;
+	if (r->call.cred_flavor == AUTH_SYS) {
+		w->uid = r->call.sys.uid;
+		w->gid = r->call.sys.gid;
+		w->ngids = r->call.sys.ngids;
+	}
+	return SUCCESS;
+}
+
+static enum accept_stat t_fail(struct orpc_req *r, void *a, void *res)
+{
+	(void)r, (void)a, (void)res;
+	return SYSTEM_ERR;
+}
+
+static enum auth_stat sys_check(struct orpc_req *r)
+{
+	return r->call.sys.uid == 666 ? AUTH_REJECTEDCRED : AUTH_OK;
+}
+
+#define BLOB sizeof(struct orpc_test_blob)
+#define WHO sizeof(struct orpc_test_who)
+static const struct orpc_proc test_procs[] = {
+	{"NULL", (xdrproc_t)xdr_void, 0, (xdrproc_t)xdr_void, 0, t_null},
+	{"ECHO", (xdrproc_t)orpc_test_xdr_blob, BLOB, (xdrproc_t)orpc_test_xdr_blob, BLOB, t_echo},
+	{"WHOAMI", (xdrproc_t)xdr_void, 0, (xdrproc_t)orpc_test_xdr_who, WHO, t_whoami},
+	{"FAIL", (xdrproc_t)xdr_void, 0, (xdrproc_t)xdr_void, 0, t_fail},
+	{"UNSERVED", NULL, 0, NULL, 0, NULL},
+};
+
+static const struct orpc_version test_versions[] = {
+	{1, sizeof(test_procs) / sizeof(test_procs[0]), test_procs},
+	{2, sizeof(test_procs) / sizeof(test_procs[0]), test_procs},
+};
+
+const struct orpc_program orpc_test_program = {
+	.prog = ORPC_TEST_PROG,
+	.name = "droce-test",
+	.nvers = 2,
+	.vers = test_versions,
+};
+
+static const struct orpc_proc sys_procs[] = {
+	{"NULL", (xdrproc_t)xdr_void, 0, (xdrproc_t)xdr_void, 0, t_null},
+	{"WHOAMI", (xdrproc_t)xdr_void, 0, (xdrproc_t)orpc_test_xdr_who, WHO, t_whoami},
+};
+
+static const struct orpc_version sys_versions[] = {{1, 2, sys_procs}};
+
+const struct orpc_program orpc_test_sys_program = {
+	.prog = ORPC_TEST_SYS_PROG,
+	.name = "droce-test-sys",
+	.nvers = 1,
+	.vers = sys_versions,
+	.flavors = ORPC_FLAVOR_BIT(AUTH_SYS),
+	.auth_check = sys_check,
+};

@@ -1,0 +1,631 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_orpc.c - ONC RPC in rpc/: the dispatch table's every outcome against reply words
+ * written by hand from RFC 5531 §9 (and call words from its §8-9 and Appendix A), record
+ * marking (RFC 5531 §11) in any split, and the TCP/UDP server with the client over the
+ * kernel's loopback: large arguments and results, 32 calls in flight, AUTH_SYS, garbage that
+ * closes only its own connection, timeouts, retransmission and reconnection.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "orpc_clnt.h"
+#include "orpc_pmap.h"
+#include "orpc_rm.h"
+#include "orpc_tcp.h"
+#include "orpc_testprog.h"
+
+/* ---- words ---- */
+struct wb {
+	uint8_t b[4096];
+	uint32_t n;
+};
+
+static void w(struct wb *x, uint32_t v)
+{
+	x->b[x->n++] = (uint8_t)(v >> 24);
+	x->b[x->n++] = (uint8_t)(v >> 16);
+	x->b[x->n++] = (uint8_t)(v >> 8);
+	x->b[x->n++] = (uint8_t)v;
+}
+
+#define XID 0x65f7a710u
+
+/* xid CALL rpcvers prog vers proc, then a credential and a verifier */
+static void call(struct wb *x, uint32_t rpcvers, uint32_t prog, uint32_t vers, uint32_t proc)
+{
+	x->n = 0;
+	w(x, XID), w(x, 0), w(x, rpcvers), w(x, prog), w(x, vers), w(x, proc);
+}
+
+static void auth_none(struct wb *x)
+{
+	w(x, 0), w(x, 0);
+}
+
+/* AUTH_SYS body (RFC 5531 App. A): stamp, machinename<255>, uid, gid, gids<16> */
+static void auth_sys(struct wb *x, uint32_t uid, uint32_t ngids, uint32_t namelen)
+{
+	uint32_t body = 4 + 4 + ((namelen + 3) & ~3u) + 4 + 4 + 4 + 4 * ngids;
+
+	w(x, 1), w(x, body);
+	w(x, 0x12345678), w(x, namelen);
+	for (uint32_t i = 0; i < (namelen + 3) / 4; i++)
+		w(x, 0x61616161);
+	w(x, uid), w(x, 100), w(x, ngids);
+	for (uint32_t i = 0; i < ngids; i++)
+		w(x, 1000 + i);
+}
+
+static struct orpc_svc svc;
+static uint8_t out[1 << 16];
+
+static uint32_t dispatch(const struct wb *x, enum orpc_outcome *o)
+{
+	return orpc_svc_dispatch(&svc, x->b, x->n, NULL, out, sizeof(out), o);
+}
+
+/* the reply must be exactly these words */
+static void expect_words(uint32_t n, const uint32_t *want, uint32_t nw, int line)
+{
+	if (n != nw * 4)
+		fail_msg("line %d: reply of %u bytes, want %u", line, n, nw * 4);
+	for (uint32_t i = 0; i < nw; i++) {
+		uint32_t v = (uint32_t)out[4 * i] << 24 | (uint32_t)out[4 * i + 1] << 16 |
+			     (uint32_t)out[4 * i + 2] << 8 | out[4 * i + 3];
+
+		if (v != want[i])
+			fail_msg("line %d: reply word %u is %#x, want %#x", line, i, v, want[i]);
+	}
+}
+
+#define EXPECT(n, ...)                                                                             \
+	do {                                                                                       \
+		const uint32_t want_[] = {__VA_ARGS__};                                            \
+		expect_words(n, want_, sizeof(want_) / sizeof(want_[0]), __LINE__);                \
+	} while (0)
+
+/* accepted: xid REPLY MSG_ACCEPTED verf(AUTH_NONE, 0) stat; denied: xid REPLY MSG_DENIED ... */
+#define ACC(stat) XID, 1, 0, 0, 0, stat
+#define DEN_AUTH(why) XID, 1, 1, 1, why
+
+static int setup(void **st)
+{
+	(void)st;
+	memset(&svc, 0, sizeof(svc));
+	assert_int_equal(orpc_svc_add(&svc, &orpc_test_program), 0);
+	assert_int_equal(orpc_svc_add(&svc, &orpc_test_sys_program), 0);
+	assert_int_equal(orpc_svc_add(&svc, &orpc_test_program), -EEXIST);
+	return 0;
+}
+
+static void test_success_and_mismatches(void **st)
+{
+	enum orpc_outcome o;
+	struct wb x;
+
+	(void)st;
+	call(&x, 2, ORPC_TEST_PROG, 1, 0), auth_none(&x), auth_none(&x);
+	EXPECT(dispatch(&x, &o), ACC(SUCCESS));
+	assert_int_equal(o, ORPC_OUT_SUCCESS);
+	/* RPC_MISMATCH: xid REPLY MSG_DENIED RPC_MISMATCH low high */
+	call(&x, 3, ORPC_TEST_PROG, 1, 0), auth_none(&x), auth_none(&x);
+	EXPECT(dispatch(&x, &o), XID, 1, 1, 0, 2, 2);
+	assert_int_equal(o, ORPC_OUT_RPC_MISMATCH);
+	call(&x, 2, 0x20000001, 1, 0), auth_none(&x), auth_none(&x);
+	EXPECT(dispatch(&x, &o), ACC(PROG_UNAVAIL));
+	/* PROG_MISMATCH with the program's lowest and highest version */
+	call(&x, 2, ORPC_TEST_PROG, 7, 0), auth_none(&x), auth_none(&x);
+	EXPECT(dispatch(&x, &o), ACC(PROG_MISMATCH), 1, 2);
+	call(&x, 2, ORPC_TEST_PROG, 2, ORPC_TEST_UNSERVED), auth_none(&x), auth_none(&x);
+	EXPECT(dispatch(&x, &o), ACC(PROC_UNAVAIL));
+	call(&x, 2, ORPC_TEST_PROG, 2, 99), auth_none(&x), auth_none(&x);
+	EXPECT(dispatch(&x, &o), ACC(PROC_UNAVAIL));
+	call(&x, 2, ORPC_TEST_PROG, 1, ORPC_TEST_FAIL), auth_none(&x), auth_none(&x);
+	EXPECT(dispatch(&x, &o), ACC(SYSTEM_ERR));
+	assert_int_equal(svc.stats.outcome[ORPC_OUT_PROC_UNAVAIL], 2);
+}
+
+static void test_echo_and_garbage_args(void **st)
+{
+	enum orpc_outcome o;
+	struct wb x;
+	uint32_t n;
+
+	(void)st;
+	/* ECHO of 5 bytes: length 5, data, 3 bytes of XDR padding */
+	call(&x, 2, ORPC_TEST_PROG, 1, ORPC_TEST_ECHO), auth_none(&x), auth_none(&x);
+	w(&x, 5), w(&x, 0x68656c6c), w(&x, 0x6f000000);
+	n = dispatch(&x, &o);
+	EXPECT(n, ACC(SUCCESS), 5, 0x68656c6c, 0x6f000000);
+	/* its length says 9 but 8 bytes follow */
+	call(&x, 2, ORPC_TEST_PROG, 1, ORPC_TEST_ECHO), auth_none(&x), auth_none(&x);
+	w(&x, 9), w(&x, 1), w(&x, 2);
+	EXPECT(dispatch(&x, &o), ACC(GARBAGE_ARGS));
+	assert_int_equal(o, ORPC_OUT_GARBAGE_ARGS);
+	/* over the procedure's limit */
+	call(&x, 2, ORPC_TEST_PROG, 1, ORPC_TEST_ECHO), auth_none(&x), auth_none(&x);
+	w(&x, ORPC_TEST_ECHO_MAX + 1);
+	EXPECT(dispatch(&x, &o), ACC(GARBAGE_ARGS));
+	/* results that do not fit the reply buffer: SYSTEM_ERR, not a cut reply */
+	call(&x, 2, ORPC_TEST_PROG, 1, ORPC_TEST_ECHO), auth_none(&x), auth_none(&x);
+	w(&x, 64);
+	for (int i = 0; i < 16; i++)
+		w(&x, (uint32_t)i);
+	n = orpc_svc_dispatch(&svc, x.b, x.n, NULL, out, 60, &o);
+	assert_int_equal(o, ORPC_OUT_SYSTEM_ERR);
+	EXPECT(n, ACC(SYSTEM_ERR));
+}
+
+static void test_auth(void **st)
+{
+	enum orpc_outcome o;
+	struct wb x;
+
+	(void)st;
+	/* RPCSEC_GSS (6) and an unknown flavor: AUTH_BADCRED */
+	call(&x, 2, ORPC_TEST_PROG, 1, 0), w(&x, 6), w(&x, 4), w(&x, 0), auth_none(&x);
+	EXPECT(dispatch(&x, &o), DEN_AUTH(AUTH_BADCRED));
+	call(&x, 2, ORPC_TEST_PROG, 1, 0), w(&x, 99), w(&x, 0), auth_none(&x);
+	EXPECT(dispatch(&x, &o), DEN_AUTH(AUTH_BADCRED));
+	/* a credential of 401 bytes, a verifier of 401 bytes */
+	call(&x, 2, ORPC_TEST_PROG, 1, 0), w(&x, 1), w(&x, 401);
+	EXPECT(dispatch(&x, &o), DEN_AUTH(AUTH_BADCRED));
+	call(&x, 2, ORPC_TEST_PROG, 1, 0), auth_none(&x), w(&x, 0), w(&x, 401);
+	EXPECT(dispatch(&x, &o), DEN_AUTH(AUTH_BADVERF));
+	/* AUTH_SYS: 16 groups pass, 17 do not; a 255-byte name passes, 256 does not */
+	call(&x, 2, ORPC_TEST_PROG, 1, ORPC_TEST_WHOAMI), auth_sys(&x, 1000, 16, 255),
+		auth_none(&x);
+	EXPECT(dispatch(&x, &o), ACC(SUCCESS), AUTH_SYS, 1000, 100, 16);
+	call(&x, 2, ORPC_TEST_PROG, 1, ORPC_TEST_WHOAMI), auth_sys(&x, 1000, 17, 8), auth_none(&x);
+	EXPECT(dispatch(&x, &o), DEN_AUTH(AUTH_BADCRED));
+	call(&x, 2, ORPC_TEST_PROG, 1, ORPC_TEST_WHOAMI), auth_sys(&x, 1000, 1, 256), auth_none(&x);
+	EXPECT(dispatch(&x, &o), DEN_AUTH(AUTH_BADCRED));
+	/* a body that says it is longer than what it holds: 4 bytes left over */
+	call(&x, 2, ORPC_TEST_PROG, 1, ORPC_TEST_WHOAMI), w(&x, 1), w(&x, 24);
+	w(&x, 1), w(&x, 0), w(&x, 5), w(&x, 6), w(&x, 0), w(&x, 0xdead), auth_none(&x);
+	EXPECT(dispatch(&x, &o), DEN_AUTH(AUTH_BADCRED));
+	/* AUTH_SYS with an AUTH_SYS verifier: AUTH_BADVERF */
+	call(&x, 2, ORPC_TEST_PROG, 1, ORPC_TEST_WHOAMI), auth_sys(&x, 1000, 0, 4);
+	w(&x, 1), w(&x, 0);
+	EXPECT(dispatch(&x, &o), DEN_AUTH(AUTH_BADVERF));
+	/* the AUTH_SYS-only program: AUTH_NONE is too weak, except for NULL */
+	call(&x, 2, ORPC_TEST_SYS_PROG, 1, 1), auth_none(&x), auth_none(&x);
+	EXPECT(dispatch(&x, &o), DEN_AUTH(AUTH_TOOWEAK));
+	call(&x, 2, ORPC_TEST_SYS_PROG, 1, 0), auth_none(&x), auth_none(&x);
+	EXPECT(dispatch(&x, &o), ACC(SUCCESS));
+	/* its check refuses uid 666 */
+	call(&x, 2, ORPC_TEST_SYS_PROG, 1, 1), auth_sys(&x, 666, 0, 4), auth_none(&x);
+	EXPECT(dispatch(&x, &o), DEN_AUTH(AUTH_REJECTEDCRED));
+	call(&x, 2, ORPC_TEST_SYS_PROG, 1, 1), auth_sys(&x, 0, 2, 4), auth_none(&x);
+	EXPECT(dispatch(&x, &o), ACC(SUCCESS), AUTH_SYS, 0, 100, 2);
+}
+
+static void test_drops(void **st)
+{
+	enum orpc_outcome o;
+	struct wb x;
+	uint64_t before = svc.stats.outcome[ORPC_OUT_DROP];
+
+	(void)st;
+	/* a REPLY is not a call */
+	x.n = 0;
+	w(&x, XID), w(&x, 1), w(&x, 0), w(&x, 0), w(&x, 0), w(&x, 0);
+	assert_int_equal(dispatch(&x, &o), 0);
+	assert_int_equal(o, ORPC_OUT_DROP);
+	/* every prefix of a good call shorter than its verifier's end: nothing to answer */
+	call(&x, 2, ORPC_TEST_PROG, 1, 0), auth_sys(&x, 1, 1, 4), auth_none(&x);
+	for (uint32_t n = 0; n < x.n; n++) {
+		struct wb y = x;
+
+		y.n = n;
+		assert_int_equal(dispatch(&y, &o), 0);
+		assert_int_equal(o, ORPC_OUT_DROP);
+	}
+	assert_int_equal(svc.stats.outcome[ORPC_OUT_DROP], before + 1 + x.n);
+}
+
+/* ---- record marking ---- */
+static void feed_all(struct orpc_rm *rm, const uint8_t *b, uint32_t n, uint32_t step)
+{
+	for (uint32_t off = 0; off < n;) {
+		uint32_t k = n - off < step ? n - off : step;
+		uint32_t took = orpc_rm_feed(rm, b + off, k);
+
+		assert_true(took <= k);
+		off += took;
+		if (rm->state == ORPC_RM_RECORD)
+			return;
+		assert_int_equal(took, k);
+	}
+}
+
+static void test_record_marking(void **st)
+{
+	struct orpc_rm rm;
+	uint8_t b[64];
+	uint32_t n = 0, took;
+
+	(void)st;
+	/* three fragments: "ab" "" "cdefg", fed 1, 3 and 100 bytes at a time */
+	orpc_rm_mark(b, 2, false), memcpy(b + 4, "ab", 2), n = 6;
+	orpc_rm_mark(b + n, 0, false), n += 4;
+	orpc_rm_mark(b + n, 5, true), memcpy(b + n + 4, "cdefg", 5), n += 9;
+	for (int k = 0; k < 3; k++) {
+		static const uint32_t steps[] = {1, 3, 100};
+		uint32_t step = steps[k];
+
+		assert_int_equal(orpc_rm_init(&rm, 0), 0);
+		feed_all(&rm, b, n, step);
+		assert_int_equal(rm.state, ORPC_RM_RECORD);
+		assert_int_equal(rm.rec_len, 7);
+		assert_memory_equal(rm.rec, "abcdefg", 7);
+		assert_int_equal(rm.frags, 3);
+		orpc_rm_fini(&rm);
+	}
+	/* two records in one read: the feed stops after the first */
+	assert_int_equal(orpc_rm_init(&rm, 0), 0);
+	orpc_rm_mark(b, 1, true), b[4] = 'x';
+	orpc_rm_mark(b + 5, 1, true), b[9] = 'y';
+	took = orpc_rm_feed(&rm, b, 10);
+	assert_int_equal(took, 5);
+	assert_int_equal(rm.state, ORPC_RM_RECORD);
+	orpc_rm_consume(&rm);
+	assert_int_equal(orpc_rm_feed(&rm, b + 5, 5), 5);
+	assert_int_equal(rm.state, ORPC_RM_RECORD);
+	assert_int_equal(rm.rec[0], 'y');
+	orpc_rm_fini(&rm);
+	/* the bound: 1000 bytes pass, 1001 do not, also across fragments; told at the mark */
+	assert_int_equal(orpc_rm_init(&rm, 1000), 0);
+	orpc_rm_mark(b, 1001, true);
+	assert_int_equal(orpc_rm_feed(&rm, b, 4), 4);
+	assert_int_equal(rm.state, ORPC_RM_TOO_BIG);
+	orpc_rm_fini(&rm);
+	assert_int_equal(orpc_rm_init(&rm, 1000), 0);
+	orpc_rm_mark(b, 0x7fffffff, false); /* a hostile length: refused, nothing allocated */
+	orpc_rm_feed(&rm, b, 4);
+	assert_int_equal(rm.state, ORPC_RM_TOO_BIG);
+	assert_true(rm.rec_cap <= 1000);
+	orpc_rm_fini(&rm);
+	assert_int_equal(orpc_rm_init(&rm, 1000), 0);
+	{
+		static uint8_t big[1100];
+
+		orpc_rm_mark(big, 600, false);
+		orpc_rm_mark(big + 604, 401, true);
+		orpc_rm_feed(&rm, big, sizeof(big));
+		assert_int_equal(rm.state, ORPC_RM_TOO_BIG);
+	}
+	orpc_rm_fini(&rm);
+	/* an empty record */
+	assert_int_equal(orpc_rm_init(&rm, 0), 0);
+	orpc_rm_mark(b, 0, true);
+	orpc_rm_feed(&rm, b, 4);
+	assert_int_equal(rm.state, ORPC_RM_EMPTY);
+	assert_int_equal(rm.state_cnt[ORPC_RM_EMPTY], 1);
+	orpc_rm_fini(&rm);
+}
+
+/* ---- TCP and UDP over loopback ---- */
+static struct orpc_tcp_srv srv;
+static struct orpc_pmap pmap;
+static uint16_t port, uport;
+
+struct waiter {
+	int done, err;
+	struct orpc_reply_hdr h;
+	uint8_t *res;
+	uint32_t res_len;
+};
+
+static void on_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *res,
+		    uint32_t res_len)
+{
+	struct waiter *wt = ctx;
+
+	wt->done++;
+	wt->err = err;
+	if (h)
+		wt->h = *h;
+	if (res_len) {
+		wt->res = malloc(res_len);
+		memcpy(wt->res, res, res_len);
+		wt->res_len = res_len;
+	}
+}
+
+/* poll client and server until every waiter is done, at most 10 s */
+static void run(struct orpc_clnt *c, struct waiter *wt, int n, int poll_server)
+{
+	time_t end = time(NULL) + 10;
+
+	for (;;) {
+		int all = 1;
+
+		for (int i = 0; i < n; i++)
+			all &= wt[i].done > 0;
+		if (all)
+			return;
+		assert_true(time(NULL) < end);
+		if (poll_server)
+			orpc_tcp_srv_poll(&srv);
+		orpc_clnt_poll(c);
+	}
+}
+
+static int tcp_setup(void **st)
+{
+	(void)st;
+	setup(NULL);
+	assert_int_equal(orpc_svc_add(&svc, &orpc_pmap_program), 0);
+	orpc_pmap_attach(&pmap);
+	assert_int_equal(orpc_tcp_srv_init(&srv, &svc, 0), 0);
+	assert_int_equal(orpc_tcp_srv_listen(&srv, "127.0.0.1", 0, 0, &port), 0);
+	assert_int_equal(orpc_tcp_srv_listen(&srv, "127.0.0.1", 0, 1, &uport), 0);
+	assert_int_equal(orpc_tcp_srv_listen(&srv, "not-an-ip", 0, 0, NULL), -EINVAL);
+	return 0;
+}
+
+static int tcp_teardown(void **st)
+{
+	(void)st;
+	orpc_tcp_srv_fini(&srv);
+	return 0;
+}
+
+static void test_tcp_echo_large(void **st)
+{
+	static const uint32_t sizes[] = {0, 1, 3, 4, 4093, 65536, ORPC_TEST_ECHO_MAX};
+	struct orpc_clnt c;
+
+	(void)st;
+	assert_int_equal(orpc_clnt_init(&c, "127.0.0.1", port, 5000, 0), 0);
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		struct orpc_test_blob a = {sizes[k], malloc(sizes[k] + 1)}, r = {0, NULL};
+		struct waiter wt = {0};
+		XDR x;
+
+		for (uint32_t i = 0; i < a.len; i++)
+			a.data[i] = (char)(i * 7 + k);
+		assert_int_equal(orpc_clnt_call(&c, ORPC_TEST_PROG, 1, ORPC_TEST_ECHO, NULL,
+						(xdrproc_t)orpc_test_xdr_blob, &a, on_done, &wt),
+				 0);
+		run(&c, &wt, 1, 1);
+		assert_int_equal(wt.err, 0);
+		assert_false(wt.h.denied);
+		assert_int_equal(wt.h.stat, SUCCESS);
+		xdrmem_create(&x, (char *)wt.res, wt.res_len, XDR_DECODE);
+		assert_true(orpc_test_xdr_blob(&x, &r));
+		assert_int_equal(r.len, a.len);
+		if (a.len)
+			assert_memory_equal(r.data, a.data, a.len);
+		xdr_free((xdrproc_t)orpc_test_xdr_blob, (char *)&r);
+		free(wt.res);
+		free(a.data);
+	}
+	assert_int_equal(c.stats.replies, sizeof(sizes) / sizeof(sizes[0]));
+	orpc_clnt_fini(&c);
+}
+
+static void test_tcp_many_in_flight_and_auth(void **st)
+{
+	struct orpc_authsys sys = {.stamp = 1,
+				   .machname = "droce",
+				   .uid = 1000,
+				   .gid = 1000,
+				   .ngids = 3,
+				   .gids = {1, 2, 3}};
+	struct waiter wt[32] = {{0}};
+	struct orpc_test_who who;
+	struct orpc_clnt c;
+	XDR x;
+
+	(void)st;
+	assert_int_equal(orpc_clnt_init(&c, "127.0.0.1", port, 5000, 0), 0);
+	for (int i = 0; i < 32; i++)
+		assert_int_equal(orpc_clnt_call(&c, ORPC_TEST_PROG, 2,
+						i % 2 ? ORPC_TEST_WHOAMI : ORPC_TEST_FAIL,
+						i % 4 == 1 ? &sys : NULL, NULL, NULL, on_done,
+						&wt[i]),
+				 0);
+	run(&c, wt, 32, 1);
+	for (int i = 0; i < 32; i++) {
+		assert_int_equal(wt[i].err, 0);
+		assert_int_equal(wt[i].h.stat, i % 2 ? SUCCESS : SYSTEM_ERR);
+		if (i % 2) {
+			xdrmem_create(&x, (char *)wt[i].res, wt[i].res_len, XDR_DECODE);
+			assert_true(orpc_test_xdr_who(&x, &who));
+			assert_int_equal(who.flavor, i % 4 == 1 ? AUTH_SYS : AUTH_NONE);
+			if (i % 4 == 1)
+				assert_int_equal(who.ngids, 3);
+		}
+		free(wt[i].res);
+	}
+	/* the client's error paths: PROG_MISMATCH through the client, AUTH_TOOWEAK */
+	memset(wt, 0, sizeof(wt));
+	orpc_clnt_call(&c, ORPC_TEST_PROG, 9, 0, NULL, NULL, NULL, on_done, &wt[0]);
+	orpc_clnt_call(&c, ORPC_TEST_SYS_PROG, 1, 1, NULL, NULL, NULL, on_done, &wt[1]);
+	run(&c, wt, 2, 1);
+	assert_int_equal(wt[0].h.stat, PROG_MISMATCH);
+	assert_int_equal(wt[0].h.low, 1);
+	assert_int_equal(wt[0].h.high, 2);
+	assert_true(wt[1].h.denied);
+	assert_int_equal(wt[1].h.why, AUTH_TOOWEAK);
+	orpc_clnt_fini(&c);
+}
+
+static int raw_connect(void)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	return fd;
+}
+
+/* let the server see what was sent, up to 2 s */
+static void settle(uint64_t *counter, uint64_t want)
+{
+	time_t end = time(NULL) + 2;
+
+	while (*counter < want && time(NULL) < end)
+		orpc_tcp_srv_poll(&srv);
+}
+
+static void test_tcp_garbage_closes_one_connection(void **st)
+{
+	struct orpc_clnt c;
+	struct waiter wt = {0};
+	uint8_t b[64];
+	struct wb x;
+	int g;
+
+	(void)st;
+	assert_int_equal(orpc_clnt_init(&c, "127.0.0.1", port, 5000, 0), 0);
+	orpc_clnt_call(&c, ORPC_TEST_PROG, 1, 0, NULL, NULL, NULL, on_done, &wt);
+	run(&c, &wt, 1, 1);
+	/* a record that is no RPC call */
+	g = raw_connect();
+	orpc_rm_mark(b, 8, true), memset(b + 4, 0xff, 8);
+	assert_int_equal(send(g, b, 12, 0), 12);
+	settle(&srv.stats.closed_garbage, 1);
+	assert_int_equal(srv.stats.closed_garbage, 1);
+	assert_int_equal(recv(g, b, sizeof(b), 0), 0); /* closed by the server */
+	close(g);
+	/* a record over the bound */
+	g = raw_connect();
+	orpc_rm_mark(b, ORPC_RM_DEFAULT_MAX + 1, true);
+	assert_int_equal(send(g, b, 4, 0), 4);
+	settle(&srv.stats.closed_too_big, 1);
+	assert_int_equal(srv.stats.closed_too_big, 1);
+	close(g);
+	/* an empty record */
+	g = raw_connect();
+	orpc_rm_mark(b, 0, true);
+	assert_int_equal(send(g, b, 4, 0), 4);
+	settle(&srv.stats.closed_empty, 1);
+	assert_int_equal(srv.stats.closed_empty, 1);
+	close(g);
+	/* a good call in three fragments on a raw connection is answered */
+	g = raw_connect();
+	call(&x, 2, ORPC_TEST_PROG, 1, 0), auth_none(&x), auth_none(&x);
+	orpc_rm_mark(b, 10, false), memcpy(b + 4, x.b, 10);
+	orpc_rm_mark(b + 14, 10, false), memcpy(b + 18, x.b + 10, 10);
+	orpc_rm_mark(b + 28, x.n - 20, true), memcpy(b + 32, x.b + 20, x.n - 20);
+	assert_int_equal(send(g, b, 32 + x.n - 20, 0), (ssize_t)(32 + x.n - 20));
+	settle(&srv.stats.replies, srv.stats.replies + 1);
+	assert_int_equal(recv(g, b, sizeof(b), 0), 28);
+	assert_int_equal(b[0], 0x80);
+	assert_int_equal(b[3], 24);
+	close(g);
+	/* the first client's connection was not disturbed */
+	wt.done = 0;
+	orpc_clnt_call(&c, ORPC_TEST_PROG, 1, 0, NULL, NULL, NULL, on_done, &wt);
+	run(&c, &wt, 1, 1);
+	assert_int_equal(wt.err, 0);
+	assert_int_equal(c.stats.reconnects, 0);
+	orpc_clnt_fini(&c);
+}
+
+static void test_udp_null(void **st)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(uport)};
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	uint64_t before = srv.stats.udp_replies;
+	struct wb x;
+	uint8_t b[64];
+
+	(void)st;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	call(&x, 2, ORPC_TEST_PROG, 1, 0), auth_none(&x), auth_none(&x);
+	assert_int_equal(sendto(fd, x.b, x.n, 0, (struct sockaddr *)&a, sizeof(a)), (ssize_t)x.n);
+	settle(&srv.stats.udp_replies, before + 1);
+	assert_int_equal(recv(fd, b, sizeof(b), 0), 24);
+	assert_int_equal(b[3], XID & 0xff);
+	close(fd);
+}
+
+static void test_client_timeout_retransmit(void **st)
+{
+	struct orpc_clnt c;
+	struct waiter wt = {0};
+
+	(void)st;
+	/* the server is not polled: the call and its one retransmission go unanswered */
+	assert_int_equal(orpc_clnt_init(&c, "127.0.0.1", port, 100, 1), 0);
+	orpc_clnt_call(&c, ORPC_TEST_PROG, 1, 0, NULL, NULL, NULL, on_done, &wt);
+	run(&c, &wt, 1, 0);
+	assert_int_equal(wt.err, -ETIMEDOUT);
+	assert_int_equal(c.stats.retransmits, 1);
+	assert_int_equal(c.stats.timeouts, 1);
+	/* now the server answers both copies: late answers are counted, not delivered */
+	{
+		time_t end = time(NULL) + 2;
+
+		while (c.stats.stray_replies < 2 && time(NULL) < end) {
+			orpc_tcp_srv_poll(&srv);
+			orpc_clnt_poll(&c);
+		}
+	}
+	assert_int_equal(c.stats.stray_replies, 2);
+	assert_int_equal(wt.done, 1);
+	orpc_clnt_fini(&c);
+}
+
+static void test_client_reconnects(void **st)
+{
+	struct orpc_clnt c;
+	struct waiter wt = {0};
+
+	(void)st;
+	assert_int_equal(orpc_clnt_init(&c, "127.0.0.1", port, 300, 5), 0);
+	orpc_clnt_call(&c, ORPC_TEST_PROG, 1, 0, NULL, NULL, NULL, on_done, &wt);
+	run(&c, &wt, 1, 1);
+	/* the server goes away and comes back on the same port */
+	orpc_tcp_srv_fini(&srv);
+	assert_int_equal(orpc_tcp_srv_init(&srv, &svc, 0), 0);
+	assert_int_equal(orpc_tcp_srv_listen(&srv, "127.0.0.1", port, 0, NULL), 0);
+	assert_int_equal(orpc_tcp_srv_listen(&srv, "127.0.0.1", uport, 1, NULL), 0);
+	wt.done = 0;
+	orpc_clnt_call(&c, ORPC_TEST_PROG, 1, 0, NULL, NULL, NULL, on_done, &wt);
+	run(&c, &wt, 1, 1);
+	assert_int_equal(wt.err, 0);
+	assert_int_equal(wt.h.stat, SUCCESS);
+	assert_true(c.stats.reconnects >= 1);
+	orpc_clnt_fini(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest dispatch_tests[] = {
+		cmocka_unit_test(test_success_and_mismatches),
+		cmocka_unit_test(test_echo_and_garbage_args),
+		cmocka_unit_test(test_auth),
+		cmocka_unit_test(test_drops),
+		cmocka_unit_test(test_record_marking),
+	};
+	const struct CMUnitTest tcp_tests[] = {
+		cmocka_unit_test(test_tcp_echo_large),
+		cmocka_unit_test(test_tcp_many_in_flight_and_auth),
+		cmocka_unit_test(test_tcp_garbage_closes_one_connection),
+		cmocka_unit_test(test_udp_null),
+		cmocka_unit_test(test_client_timeout_retransmit),
+		cmocka_unit_test(test_client_reconnects),
+	};
+	int rc = cmocka_run_group_tests(dispatch_tests, setup, NULL);
+
+	return rc | cmocka_run_group_tests(tcp_tests, tcp_setup, tcp_teardown);
+}
