@@ -93,6 +93,14 @@ static void answer(struct roce_qp *qp, struct stk_lcore *lc, const struct roce_p
 	}
 }
 
+/* A receive WQE is there to take (on the QP's receive queue or its SRQ). */
+static bool rwqe_ready(const struct roce_qp *qp)
+{
+	const struct roce_wq *rq = qp->init.srq ? &qp->init.srq->rq : &qp->rq;
+
+	return rq->tail != rq->head;
+}
+
 static bool take_rwqe(struct roce_qp *qp, struct roce_rwqe *out)
 {
 	struct roce_wq *rq = qp->init.srq ? &qp->init.srq->rq : &qp->rq;
@@ -283,6 +291,18 @@ static enum roce_resp_outcome do_write(struct roce_qp *qp, struct rte_mbuf *m,
 	struct roce_resp *r = &qp->resp;
 	uint32_t flags = rp->op->flags;
 
+	/*
+	 * WRITE with immediate consumes a receive WQE. Without one the answer is an RNR NAK,
+	 * given before any responder state changes: the NAKed PSN is not consumed and the
+	 * requester resends that very packet after the RNR timer (IBA 9.7.5.2.8), so a
+	 * WRITE_ONLY_WITH_IMMEDIATE must not leave a WRITE open behind it (its retry would then
+	 * look like a second FIRST, an opcode-sequence error that kills the QP: issue 11
+	 * item 6). Linux rxe checks the receive queue before it places anything too
+	 * (check_resource()).
+	 */
+	if ((flags & ROCE_OPF_END) && (flags & ROCE_OPF_RWQE) && !rwqe_ready(qp) &&
+	    ((flags & ROCE_OPF_START) ? !r->recv_active && !r->write_active : r->write_active))
+		return ROCE_RESP_ERR_RNR;
 	if (flags & ROCE_OPF_START) {
 		const struct roce_reth *reth = roce_pkt_ext(rp, ROCE_EXT_RETH);
 		uint32_t dmalen = roce_reth_len(reth);
@@ -304,11 +324,8 @@ static enum roce_resp_outcome do_write(struct roce_qp *qp, struct rte_mbuf *m,
 		r->write_active = false;
 		return ROCE_RESP_ERR_LENGTH; /* more or less data than the RETH said */
 	}
-	if ((flags & ROCE_OPF_END) && (flags & ROCE_OPF_RWQE)) {
-		/* WRITE with immediate consumes a receive WQE: RNR before placing anything */
-		if (!take_rwqe(qp, &r->rwqe))
-			return ROCE_RESP_ERR_RNR;
-	}
+	if ((flags & ROCE_OPF_END) && (flags & ROCE_OPF_RWQE) && !take_rwqe(qp, &r->rwqe))
+		return ROCE_RESP_ERR_RNR; /* not reached: rwqe_ready() was checked above */
 	if (rp->payload_len) {
 		roce_mbuf_copy_out(m, rp->payload_off, rp->payload_len, r->write_dst);
 		r->write_dst += rp->payload_len;

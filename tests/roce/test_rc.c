@@ -376,6 +376,47 @@ static void rnr(void **st)
 }
 
 /*
+ * Issue 11 item 6: an RNR NAK on a WRITE with immediate (IBA 9.7.5.2.8: the RNR NAK consumes
+ * no PSN and changes no responder state, so the requester's retry of the same PSN must be
+ * taken as new). One packet (WRITE_ONLY_WITH_IMMEDIATE, where the RETH opens the WRITE) and
+ * several (the LAST_WITH_IMMEDIATE packet is the one NAKed): no receive is posted at first,
+ * rnr_retry 7 keeps retrying, and once a receive shows up the WRITE completes successfully on
+ * both sides, byte-exact, with both QPs still in RTS.
+ */
+static void rnr_write_with_imm(void **st)
+{
+	const uint32_t sz[] = {0, 100, 5000};
+	(void)st;
+
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	for (unsigned i = 0; i < RTE_DIM(sz); i++) {
+		struct roce_wc wc[2];
+		uint32_t n = sz[i];
+
+		fill(s[0].buf, n, 90 + i);
+		memset(s[1].buf + 65536, 0, n + 16);
+		post(0, ROCE_WR_RDMA_WRITE_WITH_IMM, 50 + i, 0, n, (uintptr_t)(s[1].buf + 65536),
+		     s[1].mr->rkey);
+		drive(2000); /* RNR NAKs and retries, nothing completes */
+		assert_int_equal(roce_poll_cq(s[0].cq, 2, wc), 0);
+		assert_int_equal(roce_poll_cq(s[1].cq, 2, wc), 0);
+		post_recv(1, 60 + i, 0, 16);
+		assert_int_equal(wait_wc(0, wc, 1), 1);
+		assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+		assert_true(wc[0].wr_id == 50 + i);
+		assert_int_equal(wait_wc(1, wc, 1), 1);
+		assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+		assert_int_equal(wc[0].opcode, ROCE_WC_RECV_RDMA_WITH_IMM);
+		assert_true(wc[0].wr_id == 60 + i);
+		assert_int_equal(rte_be_to_cpu_32(wc[0].imm_data), 0xc0ffee00u + 50 + i);
+		assert_memory_equal(s[1].buf + 65536, s[0].buf, n);
+		assert_int_equal(roce_qp_state(s[0].qp), ROCE_QPS_RTS);
+		assert_int_equal(roce_qp_state(s[1].qp), ROCE_QPS_RTS);
+	}
+	disconnect_pair();
+}
+
+/*
  * Bounded soak: 1 % loss, 1 % duplication and 1 % reordering on both directions. A mix of
  * SEND (64 KiB), RDMA WRITE (96 KiB) and RDMA READ (48 KiB), each stamped with its sequence
  * number, two in flight. Every message must complete successfully, in posting order, and
@@ -1110,6 +1151,7 @@ int main(void)
 		cmocka_unit_test(access_errors),
 		cmocka_unit_test(missing_right),
 		cmocka_unit_test(rnr),
+		cmocka_unit_test(rnr_write_with_imm),
 		cmocka_unit_test(lossy_soak),
 		cmocka_unit_test(every_mtu_to_16mib),
 		cmocka_unit_test(uc_pair),
@@ -1124,6 +1166,8 @@ int main(void)
 
 	if (rte_eal_init(10, eal) < 0)
 		return 1;
+	if (getenv("DROCE_TEST_FILTER")) /* run only the tests matching this pattern */
+		cmocka_set_test_filter(getenv("DROCE_TEST_FILTER"));
 	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
 	rte_eal_cleanup();
 	return rc;
