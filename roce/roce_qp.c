@@ -365,7 +365,13 @@ static int check_values(const struct roce_qp *qp, const struct roce_qp_attr *a, 
 	return 0;
 }
 
-/* Complete every queued WR with WR_FLUSH_ERR (IBA 10.3.1.7: entering the error state). */
+/*
+ * Complete every outstanding WR with WR_FLUSH_ERR (IBA 10.3.1.7: entering the error state).
+ * That includes the receive WQE a multi-packet SEND took with its FIRST packet and never
+ * finished (issue 11 item 7), also when it came from an SRQ: it belongs to this QP now and
+ * is completed on its receive CQ, oldest first, so the application gets the buffer back.
+ * The WQEs still on an SRQ are not this QP's and stay there for the others.
+ */
 static void flush_queues(struct roce_qp *qp)
 {
 	struct roce_wc wc;
@@ -380,13 +386,19 @@ static void flush_queues(struct roce_qp *qp)
 		wc.opcode = ROCE_WC_SEND;
 		roce_cq_push(qp->init.send_cq, &wc);
 	}
+	wc.opcode = ROCE_WC_RECV;
+	if (qp->resp.recv_active) {
+		qp->resp.recv_active = false;
+		wc.wr_id = qp->resp.rwqe.wr_id;
+		if (qp->init.recv_cq)
+			roce_cq_push(qp->init.recv_cq, &wc);
+	}
 	if (qp->init.srq)
 		return;
 	while (qp->rq.tail != qp->rq.head) {
 		const struct roce_rwqe *e = roce_rq_at(&qp->rq, qp->rq.tail++);
 
 		wc.wr_id = e->wr_id;
-		wc.opcode = ROCE_WC_RECV;
 		roce_cq_push(qp->init.recv_cq, &wc);
 	}
 }

@@ -78,6 +78,7 @@ static int wait_wc(int k, struct roce_wc *wc, int n)
  * dead peer seven times over */
 static uint8_t qp_timeout = 10;
 static uint8_t responder_resources = 4; /* B's max_dest_rd_atomic; A always issues up to 4 */
+static struct roce_srq *b_srq;		/* set: B's QP takes its receives from this SRQ */
 
 static void connect_pair(enum roce_mtu mtu, uint8_t rnr_retry, uint8_t min_rnr)
 {
@@ -89,6 +90,8 @@ static void connect_pair(enum roce_mtu mtu, uint8_t rnr_retry, uint8_t min_rnr)
 		ia.cap.max_recv_wr = 256;
 		ia.cap.max_send_sge = 4;
 		ia.cap.max_recv_sge = 4;
+		if (k == 1 && b_srq)
+			ia.srq = b_srq;
 		s[k].qp = roce_create_qp(s[k].pd, &ia);
 		assert_non_null(s[k].qp);
 	}
@@ -414,6 +417,114 @@ static void rnr_write_with_imm(void **st)
 		assert_int_equal(roce_qp_state(s[1].qp), ROCE_QPS_RTS);
 	}
 	disconnect_pair();
+}
+
+/* Send a request to B's QP from A's interface, as A's QP would (the tests' forged frames). */
+static void inject_to_b(struct roce_tx *t, const void *payload, uint32_t len)
+{
+	struct roce_path to_b;
+	struct rte_mbuf *m;
+
+	memset(&to_b, 0, sizeof(to_b));
+	stk_ipaddr_parse("10.77.0.2", &to_b.dgid_ip);
+	t->path = &to_b;
+	t->lqpn = roce_qp_num(s[0].qp);
+	t->dqpn = roce_qp_num(s[1].qp);
+	m = roce_tx_build(pool, stk_iface_get(0), t, payload, len, NULL);
+	assert_non_null(m);
+	assert_int_equal(stk_ip_send(lc, stk_iface_get(0), m, &to_b.dgid_ip), 0);
+	drive(20);
+}
+
+static void post_srq_recv(uint64_t id, uint32_t off, uint32_t len)
+{
+	struct roce_sge sg = {
+		.addr = (uintptr_t)(s[1].buf + off), .length = len, .lkey = s[1].mr->lkey};
+	struct roce_recv_wr r = {.wr_id = id, .sg_list = &sg, .num_sge = 1}, *bad;
+
+	assert_int_equal(roce_post_srq_recv(b_srq, &r, &bad), 0);
+}
+
+/*
+ * Issue 11 item 7: a multi-packet SEND took a receive WQE with its FIRST packet, then B's QP
+ * entered ERR before the LAST: the WQE must complete with WR_FLUSH_ERR like every other
+ * outstanding WR (IBA 10.3.1.7), so the application gets its buffer back. On B's own receive
+ * queue the QP fails on the wire (a second SEND_FIRST: opcode-sequence error, fatal) and the
+ * WQE behind it is flushed too, in order. With an SRQ the application moves the QP to ERR;
+ * the WQE the QP took comes back flushed, and the one still on the SRQ stays there for the
+ * next QP (a fresh pair receives into it).
+ */
+static void err_mid_send_flushes_rwqe(void **st)
+{
+	struct roce_srq_init_attr si = {.max_wr = 16, .max_sge = 1};
+	(void)st;
+
+	for (int with_srq = 0; with_srq < 2; with_srq++) {
+		struct roce_qp_attr qb;
+		struct roce_wc wc[4];
+		struct roce_tx t;
+
+		if (with_srq) {
+			b_srq = roce_create_srq(s[1].pd, &si);
+			assert_non_null(b_srq);
+		}
+		connect_pair(ROCE_MTU_1024, 7, 1);
+		if (with_srq) {
+			post_srq_recv(70, 0, 8192);
+			post_srq_recv(71, 8192, 8192);
+		} else {
+			post_recv(1, 70, 0, 8192);
+			post_recv(1, 71, 8192, 8192);
+		}
+		assert_int_equal(roce_query_qp(s[1].qp, &qb, NULL), 0);
+		fill(s[0].buf, 1024, 7);
+		memset(&t, 0, sizeof(t));
+		t.opcode = ROCE_OP_RC_SEND_FIRST;
+		t.psn = qb.rq_psn;
+		inject_to_b(&t, s[0].buf, 1024);
+		assert_int_equal(roce_poll_cq(s[1].cq, 4, wc), 0); /* the message is open */
+		if (with_srq) {
+			struct roce_qp_attr e = {.qp_state = ROCE_QPS_ERR};
+
+			assert_int_equal(roce_modify_qp(s[1].qp, &e, ROCE_QP_STATE), 0);
+		} else {
+			t.psn = (qb.rq_psn + 1) & 0xffffff; /* FIRST again: fatal */
+			inject_to_b(&t, s[0].buf, 1024);
+		}
+		assert_int_equal(roce_qp_state(s[1].qp), ROCE_QPS_ERR);
+		assert_int_equal(roce_poll_cq(s[1].cq, 4, wc), with_srq ? 1 : 2);
+		assert_true(wc[0].wr_id == 70);
+		assert_int_equal(wc[0].status, ROCE_WC_WR_FLUSH_ERR);
+		assert_int_equal(wc[0].opcode, ROCE_WC_RECV);
+		assert_int_equal(wc[0].qp_num, roce_qp_num(s[1].qp));
+		if (!with_srq) {
+			assert_true(wc[1].wr_id == 71);
+			assert_int_equal(wc[1].status, ROCE_WC_WR_FLUSH_ERR);
+		}
+		/* ERR again flushes nothing twice */
+		{
+			struct roce_qp_attr e = {.qp_state = ROCE_QPS_ERR};
+
+			assert_int_equal(roce_modify_qp(s[1].qp, &e, ROCE_QP_STATE), 0);
+			assert_int_equal(roce_poll_cq(s[1].cq, 4, wc), 0);
+		}
+		disconnect_pair();
+		if (with_srq) {
+			/* 71 is still on the SRQ: a new QP receives into it */
+			connect_pair(ROCE_MTU_1024, 7, 1);
+			fill(s[0].buf, 3000, 8);
+			post(0, ROCE_WR_SEND, 72, 0, 3000, 0, 0);
+			assert_int_equal(wait_wc(0, wc, 1), 1);
+			assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+			assert_int_equal(wait_wc(1, wc, 1), 1);
+			assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+			assert_true(wc[0].wr_id == 71 && wc[0].byte_len == 3000);
+			assert_memory_equal(s[1].buf + 8192, s[0].buf, 3000);
+			disconnect_pair();
+			assert_int_equal(roce_destroy_srq(b_srq), 0);
+			b_srq = NULL;
+		}
+	}
 }
 
 /*
@@ -1152,6 +1263,7 @@ int main(void)
 		cmocka_unit_test(missing_right),
 		cmocka_unit_test(rnr),
 		cmocka_unit_test(rnr_write_with_imm),
+		cmocka_unit_test(err_mid_send_flushes_rwqe),
 		cmocka_unit_test(lossy_soak),
 		cmocka_unit_test(every_mtu_to_16mib),
 		cmocka_unit_test(uc_pair),
