@@ -265,6 +265,12 @@ int roce_rwqe_fill(struct roce_dev *dev, const struct roce_pd *pd, uint32_t max_
 struct roce_cm;
 /** Run the CM of a device: its QP1 completions and timers (from roce_dev_poll). */
 void roce_cm_tick(struct roce_cm *cm, uint64_t now);
+/**
+ * A QP is being destroyed: detach it from every CM identifier that holds it, as
+ * rdma_destroy_qp() does, so the CM never touches it (or a QP later created in its memory)
+ * again.
+ */
+void roce_cm_qp_destroyed(const struct roce_qp *qp);
 struct rte_tel_data;
 /** Fill @p d with the CM's counters (for /droce/roce). */
 void roce_cm_telemetry(const struct roce_cm *cm, struct rte_tel_data *d);

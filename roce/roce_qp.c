@@ -183,6 +183,8 @@ int roce_destroy_qp(struct roce_qp *qp)
 	if (!qp)
 		return -EINVAL;
 	dev = qp->pd->dev;
+	/* issue 11 item 2: a connection's later DREP, DREQ or timer must not reach this memory */
+	roce_cm_qp_destroyed(qp);
 	roce_qp_engine_stop(qp);
 	if (qp->qpn == ROCE_GSI_QPN)
 		dev->gsi = NULL;
