@@ -148,7 +148,9 @@ struct roce_comp {
 	X(ERR_RESOURCES)     /* beyond max_dest_rd_atomic: invalid request, fatal */               \
 	X(ERR_INVALIDATE)    /* SEND with invalidate of a key that cannot be: invalid request */   \
 	X(ERR_ALIGNMENT)     /* misaligned atomic: invalid request, fatal */                       \
-	X(ERR_OPCODE)	     /* an opcode the QP does not take: invalid request, fatal */
+	X(ERR_OPCODE)	     /* an opcode the QP does not take: invalid request, fatal */          \
+	X(DROP_UC_BEHIND)    /* UC: PSN behind the expected one (a replay): dropped */             \
+	X(DROP_UC_RESYNC)    /* UC: PSN ahead, not a FIRST/ONLY: the message is lost, dropped */
 
 #define ROCE_RESP_ENUM_(n) ROCE_RESP_##n,
 enum roce_resp_outcome { ROCE_RESP_OUTCOMES(ROCE_RESP_ENUM_) ROCE_RESP_NUM };
@@ -167,6 +169,7 @@ struct roce_resp {
 	bool nak_sent;	       /**< one NAK per sequence gap (IBA 9.7.5.2.2) */
 	bool recv_active;      /**< a multi-packet SEND is being placed */
 	struct roce_rwqe rwqe; /**< its receive WQE */
+	bool rwqe_kept;	       /**< UC: rwqe is a lost message's, for the next SEND */
 	uint32_t recv_off;
 	bool write_active; /**< a multi-packet WRITE is being placed */
 	uint8_t *write_dst;

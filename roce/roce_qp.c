@@ -370,7 +370,8 @@ static int check_values(const struct roce_qp *qp, const struct roce_qp_attr *a, 
 /*
  * Complete every outstanding WR with WR_FLUSH_ERR (IBA 10.3.1.7: entering the error state).
  * That includes the receive WQE a multi-packet SEND took with its FIRST packet and never
- * finished (issue 11 item 7), also when it came from an SRQ: it belongs to this QP now and
+ * finished (issue 11 item 7), or a UC QP kept from a message lost on the way (see
+ * roce_responder.c uc_abandon()), also when it came from an SRQ: it belongs to this QP now and
  * is completed on its receive CQ, oldest first, so the application gets the buffer back.
  * The WQEs still on an SRQ are not this QP's and stay there for the others.
  */
@@ -389,8 +390,8 @@ static void flush_queues(struct roce_qp *qp)
 		roce_cq_push(qp->init.send_cq, &wc);
 	}
 	wc.opcode = ROCE_WC_RECV;
-	if (qp->resp.recv_active) {
-		qp->resp.recv_active = false;
+	if (qp->resp.recv_active || qp->resp.rwqe_kept) {
+		qp->resp.recv_active = qp->resp.rwqe_kept = false;
 		wc.wr_id = qp->resp.rwqe.wr_id;
 		if (qp->init.recv_cq)
 			roce_cq_push(qp->init.recv_cq, &wc);

@@ -57,6 +57,8 @@ static const struct {
 	[ROCE_RESP_ERR_INVALIDATE] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true},
 	[ROCE_RESP_ERR_ALIGNMENT] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true},
 	[ROCE_RESP_ERR_OPCODE] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true},
+	[ROCE_RESP_DROP_UC_BEHIND] = {0, false},
+	[ROCE_RESP_DROP_UC_RESYNC] = {0, false},
 };
 
 static void answer(struct roce_qp *qp, struct stk_lcore *lc, const struct roce_pkt *rp,
@@ -252,7 +254,9 @@ static enum roce_resp_outcome do_send(struct roce_qp *qp, struct rte_mbuf *m,
 	if (flags & ROCE_OPF_START) {
 		if (r->recv_active || r->write_active)
 			return ROCE_RESP_ERR_OPCODE_SEQ;
-		if (!take_rwqe(qp, &r->rwqe))
+		if (r->rwqe_kept)
+			r->rwqe_kept = false; /* UC: the WQE of a message lost on the way */
+		else if (!take_rwqe(qp, &r->rwqe))
 			return ROCE_RESP_ERR_RNR;
 		r->recv_active = true;
 		r->recv_off = 0;
@@ -463,6 +467,18 @@ static void ud_recv(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pk
 static void responder_rc(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
 			 const struct roce_pkt *rp);
 
+/*
+ * UC: give up the message being received after a lost packet. A SEND's receive WQE is kept
+ * for the next message rather than completed or lost, as rxe does (it only consumes the WQE
+ * when a message completes); entering ERR flushes it (roce_qp.c flush_queues()).
+ */
+static void uc_abandon(struct roce_qp *qp)
+{
+	if (qp->resp.recv_active)
+		qp->resp.rwqe_kept = true;
+	qp->resp.recv_active = qp->resp.write_active = false;
+}
+
 void roce_responder_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
 		       const struct roce_pkt *rp)
 {
@@ -491,10 +507,26 @@ static void responder_rc(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mb
 		/* one NAK per gap until the expected PSN arrives (C9-111) */
 		o = qp->resp.nak_sent ? ROCE_RESP_ERR_PSN_SEQ_QUIET : ROCE_RESP_ERR_PSN_SEQ;
 		qp->resp.nak_sent = true;
+	} else if (d < 0) {
+		/*
+		 * UC, PSN behind the expected one: a replay or a duplicate from the network, never
+		 * something the requester sent anew (a UC requester never goes back). IBA's UC
+		 * rules let a FIRST or ONLY after a PSN error restart the receive at its own PSN,
+		 * and rxe (check_psn) does so for any PSN, which delivers a replayed SEND_ONLY
+		 * twice (issue 11 item 11). We take a restart only from PSNs ahead (packets were
+		 * lost) and treat the half of the PSN space behind as RC's duplicate region
+		 * (IBA 9.7.5.1.1): dropped, counted, and the open message, if any, goes on.
+		 */
+		o = ROCE_RESP_DROP_UC_BEHIND;
+	} else if (d > 0 && !(flags & ROCE_OPF_START)) {
+		/* UC, packets lost: the message they belonged to is lost too; drop until the
+		 * next FIRST or ONLY (IBA's UC resynchronisation; rxe's drop_msg) */
+		uc_abandon(qp);
+		o = ROCE_RESP_DROP_UC_RESYNC;
 	} else {
 		if (d > 0) {
-			/* UC: a lost packet spoils the message; start over at the next FIRST */
-			qp->resp.recv_active = qp->resp.write_active = false;
+			/* UC, packets lost, then a FIRST or ONLY: start over at its PSN */
+			uc_abandon(qp);
 			qp->resp.psn = rp->psn;
 		}
 		qp->resp.nak_sent = false;

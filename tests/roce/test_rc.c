@@ -29,6 +29,7 @@
 
 #include "roce_dcqcn.h"
 #include "roce_hdr.h"
+#include "roce_int.h" /* the responder's outcome counters */
 #include "roce_opcode.h"
 #include "roce_tx.h"
 #include "roce_verbs.h"
@@ -629,12 +630,9 @@ static void lossy_soak(void **st)
 	disconnect_pair();
 }
 
-/* UC: SEND, SEND with immediate and WRITE (with immediate), no acknowledgements. */
-static void uc_pair(void **st)
+/* Two UC QPs in RTS, both sending from PSN 500. */
+static void connect_uc(void)
 {
-	const uint32_t sz[] = {0, 1, 1023, 1024, 1025, 100000};
-	(void)st;
-
 	for (int k = 0; k < 2; k++) {
 		struct roce_qp_init_attr ia = {
 			.send_cq = s[k].cq, .recv_cq = s[k].cq, .qp_type = ROCE_QPT_UC};
@@ -671,6 +669,15 @@ static void uc_pair(void **st)
 		a.sq_psn = 500;
 		assert_int_equal(roce_modify_qp(s[k].qp, &a, ROCE_QP_STATE | ROCE_QP_SQ_PSN), 0);
 	}
+}
+
+/* UC: SEND, SEND with immediate and WRITE (with immediate), no acknowledgements. */
+static void uc_pair(void **st)
+{
+	const uint32_t sz[] = {0, 1, 1023, 1024, 1025, 100000};
+	(void)st;
+
+	connect_uc();
 	for (unsigned i = 0; i < RTE_DIM(sz); i++) {
 		struct roce_wc wc[2];
 		uint32_t n = sz[i];
@@ -700,6 +707,76 @@ static void uc_pair(void **st)
 		}
 		assert_memory_equal(s[1].buf + (3u << 20), s[0].buf, n);
 	}
+	disconnect_pair();
+}
+
+static void inject_uc(uint8_t opcode, uint32_t psn, const void *payload, uint32_t len)
+{
+	struct roce_tx t;
+
+	memset(&t, 0, sizeof(t));
+	t.opcode = opcode;
+	t.psn = psn;
+	inject_to_b(&t, payload, len);
+}
+
+/*
+ * Issue 11 item 11: a UC responder must not take a packet whose PSN is behind the expected
+ * one for a new message. A replayed SEND_ONLY (the PSN of a message already delivered) and a
+ * stale MIDDLE inside an open message are dropped and counted (resp_DROP_UC_BEHIND); the open
+ * message goes on. A packet ahead of the expected PSN means packets were lost: a LAST or
+ * MIDDLE is dropped with the message it belonged to (resp_DROP_UC_RESYNC), and the next FIRST
+ * or ONLY starts over at its own PSN, into the receive WQE the lost message had taken.
+ */
+static void uc_replay_dropped(void **st)
+{
+	const struct roce_resp *r;
+	struct roce_wc wc[4];
+	(void)st;
+
+	connect_uc();
+	r = &s[1].qp->resp;
+	fill(s[0].buf, 4096, 21);
+	post_recv(1, 1, 1u << 20, 8192);
+	post(0, ROCE_WR_SEND, 2, 0, 100, 0, 0); /* the real message, PSN 500 */
+	assert_int_equal(wait_wc(0, wc, 1), 1);
+	assert_int_equal(wait_wc(1, wc, 1), 1);
+	assert_true(wc[0].wr_id == 1 && wc[0].status == ROCE_WC_SUCCESS && wc[0].byte_len == 100);
+
+	/* a) its replay: not a new message */
+	post_recv(1, 3, 2u << 20, 8192);
+	inject_uc(ROCE_OP_UC_SEND_ONLY, 500, s[0].buf + 1000, 100);
+	assert_int_equal(roce_poll_cq(s[1].cq, 4, wc), 0);
+	assert_int_equal(r->outcome[ROCE_RESP_DROP_UC_BEHIND], 1);
+
+	/* b) a stale MIDDLE inside an open message is dropped; the message completes */
+	inject_uc(ROCE_OP_UC_SEND_FIRST, 501, s[0].buf, 1024);
+	inject_uc(ROCE_OP_UC_SEND_MIDDLE, 500, s[0].buf + 2048, 1024);
+	inject_uc(ROCE_OP_UC_SEND_LAST, 502, s[0].buf + 1024, 10);
+	assert_int_equal(roce_poll_cq(s[1].cq, 4, wc), 1);
+	assert_true(wc[0].wr_id == 3 && wc[0].status == ROCE_WC_SUCCESS);
+	assert_int_equal(wc[0].byte_len, 1034);
+	assert_memory_equal(s[1].buf + (2u << 20), s[0].buf, 1034);
+	assert_int_equal(r->outcome[ROCE_RESP_DROP_UC_BEHIND], 2);
+
+	/* c) the MIDDLE at 504 is lost: the LAST is dropped with its message, nothing completes;
+	 * the next ONLY (ahead) starts over in the same receive WQE */
+	post_recv(1, 4, 3u << 20, 8192);
+	inject_uc(ROCE_OP_UC_SEND_FIRST, 503, s[0].buf + 3000, 1024);
+	inject_uc(ROCE_OP_UC_SEND_LAST, 505, s[0].buf, 10);
+	assert_int_equal(roce_poll_cq(s[1].cq, 4, wc), 0);
+	assert_int_equal(r->outcome[ROCE_RESP_DROP_UC_RESYNC], 1);
+	inject_uc(ROCE_OP_UC_SEND_ONLY, 506, s[0].buf + 200, 50);
+	assert_int_equal(roce_poll_cq(s[1].cq, 4, wc), 1);
+	assert_true(wc[0].wr_id == 4 && wc[0].status == ROCE_WC_SUCCESS);
+	assert_int_equal(wc[0].byte_len, 50);
+	assert_memory_equal(s[1].buf + (3u << 20), s[0].buf + 200, 50);
+	/* and it is not delivered twice either */
+	post_recv(1, 5, 3u << 20, 8192);
+	inject_uc(ROCE_OP_UC_SEND_ONLY, 506, s[0].buf + 200, 50);
+	assert_int_equal(roce_poll_cq(s[1].cq, 4, wc), 0);
+	assert_int_equal(r->outcome[ROCE_RESP_DROP_UC_BEHIND], 3);
+	assert_int_equal(roce_qp_state(s[1].qp), ROCE_QPS_RTS);
 	disconnect_pair();
 }
 
@@ -1267,6 +1344,7 @@ int main(void)
 		cmocka_unit_test(lossy_soak),
 		cmocka_unit_test(every_mtu_to_16mib),
 		cmocka_unit_test(uc_pair),
+		cmocka_unit_test(uc_replay_dropped),
 		cmocka_unit_test(ud_pair),
 		cmocka_unit_test(frwr_and_invalidate),
 		cmocka_unit_test(too_many_reads),
