@@ -186,6 +186,7 @@ struct roce_resp {
 		bool valid;
 	} read[ROCE_READ_REPLAY];
 	uint8_t atomic_next, read_next;
+	uint8_t atomic_live; /**< valid entries of atomic[] */
 	/* READ responses still to send, oldest first: sent at most RESP_READ_BURST per poll so a
 	 * 16 MiB READ never floods the TX ring or the mbuf pool */
 	struct roce_read_job rq[ROCE_MAX_RD_ATOMIC + 1];

@@ -206,6 +206,31 @@ void roce_responder_run(struct roce_qp *qp, struct stk_lcore *lc)
 	}
 }
 
+/*
+ * The expected PSN moves on by @n. Replay history (the atomic results) only answers
+ * duplicates, and a duplicate is at most 2^23 PSNs behind the expected PSN (IBA 9.7.5.1.1:
+ * the other half of the PSN space is "invalid", i.e. ahead). An entry whose PSN falls out of
+ * that window leaves the history at once; kept any longer, it would answer a request of a
+ * later lap that reuses the PSN after the 2^24 wrap (issue 11 item 5). Entries are in PSN
+ * order from the slot written next, so the scan stops at the first one still inside. A step
+ * of 2^23 or more takes every entry out; smaller steps cannot carry an entry past a whole
+ * lap between two scans.
+ */
+static void advance_psn(struct roce_resp *r, uint32_t n)
+{
+	r->psn = roce_psn_add(r->psn, n);
+	for (unsigned k = 0; r->atomic_live && k < ROCE_ATOMIC_CACHE; k++) {
+		unsigned i = (r->atomic_next + k) % ROCE_ATOMIC_CACHE;
+
+		if (!r->atomic[i].valid)
+			continue;
+		if (n < (1u << 23) && roce_psn_cmp(r->atomic[i].psn, r->psn) < 0)
+			break;
+		r->atomic[i].valid = false;
+		r->atomic_live--;
+	}
+}
+
 static void duplicate(struct roce_qp *qp, struct stk_lcore *lc, const struct roce_pkt *rp)
 {
 	if (rp->opcode == ROCE_OP_RC_RDMA_READ_REQUEST) {
@@ -222,7 +247,8 @@ static void duplicate(struct roce_qp *qp, struct stk_lcore *lc, const struct roc
 		return;
 	}
 	if (rp->op->flags & ROCE_OPF_ATOMIC) {
-		/* IBA 9.7.5.1.5.3: never execute twice; answer from the cache */
+		/* IBA 9.7.5.1.5.3: never execute twice; answer from the cache, whose entries are
+		 * all inside the duplicate window, so at most one has this PSN */
 		for (int i = 0; i < ROCE_ATOMIC_CACHE; i++) {
 			if (qp->resp.atomic[i].valid && qp->resp.atomic[i].psn == rp->psn) {
 				struct roce_tx t;
@@ -272,7 +298,7 @@ static enum roce_resp_outcome do_send(struct roce_qp *qp, struct rte_mbuf *m,
 	roce_sge_scatter(r->rwqe.sge, r->rwqe.num_sge, m, rp->payload_off, rp->payload_len,
 			 r->recv_off);
 	r->recv_off += rp->payload_len;
-	r->psn = roce_psn_add(r->psn, 1);
+	advance_psn(r, 1);
 	if (flags & ROCE_OPF_END) {
 		const struct roce_ieth *ieth = roce_pkt_ext(rp, ROCE_EXT_IETH);
 
@@ -335,7 +361,7 @@ static enum roce_resp_outcome do_write(struct roce_qp *qp, struct rte_mbuf *m,
 		r->write_dst += rp->payload_len;
 		r->write_left -= rp->payload_len;
 	}
-	r->psn = roce_psn_add(r->psn, 1);
+	advance_psn(r, 1);
 	if (flags & ROCE_OPF_END) {
 		if (flags & ROCE_OPF_RWQE)
 			complete_recv(qp, &r->rwqe, ROCE_WC_SUCCESS, ROCE_WC_RECV_RDMA_WITH_IMM, 0,
@@ -371,7 +397,7 @@ static enum roce_resp_outcome do_read(struct roce_qp *qp, struct stk_lcore *lc,
 	r->read[r->read_next].valid = true;
 	r->read_next = (uint8_t)((r->read_next + 1) % ROCE_READ_REPLAY);
 	r->msn = roce_psn_add(r->msn, 1);
-	r->psn = roce_psn_add(r->psn, npsn);
+	advance_psn(r, npsn);
 	read_reply(qp, lc, src, len, rp->psn);
 	return ROCE_RESP_ANSWERED;
 }
@@ -395,12 +421,14 @@ static enum roce_resp_outcome do_atomic(struct roce_qp *qp, struct stk_lcore *lc
 		*p = orig + roce_atomiceth_swap_add(a);
 	else if (orig == roce_atomiceth_cmp(a))
 		*p = roce_atomiceth_swap_add(a);
+	if (!r->atomic[r->atomic_next].valid)
+		r->atomic_live++;
 	r->atomic[r->atomic_next].psn = rp->psn;
 	r->atomic[r->atomic_next].orig = orig;
 	r->atomic[r->atomic_next].valid = true;
 	r->atomic_next = (uint8_t)((r->atomic_next + 1) % ROCE_ATOMIC_CACHE);
 	r->msn = roce_psn_add(r->msn, 1);
-	r->psn = roce_psn_add(r->psn, 1);
+	advance_psn(r, 1);
 	memset(&t, 0, sizeof(t));
 	t.opcode = ROCE_OP_RC_ATOMIC_ACKNOWLEDGE;
 	t.dqpn = qp->attr.dest_qp_num;

@@ -420,6 +420,98 @@ static void rnr_write_with_imm(void **st)
 	disconnect_pair();
 }
 
+static void post_atomic(uint64_t id, enum roce_wr_opcode op, uint32_t result_off, uint64_t *target,
+			uint64_t add)
+{
+	struct roce_sge sg = {
+		.addr = (uintptr_t)(s[0].buf + result_off), .length = 8, .lkey = s[0].mr->lkey};
+	struct roce_send_wr w, *bad;
+
+	memset(&w, 0, sizeof(w));
+	w.wr_id = id;
+	w.opcode = op;
+	w.sg_list = &sg;
+	w.num_sge = 1;
+	w.send_flags = ROCE_SEND_SIGNALED;
+	w.wr.atomic.remote_addr = (uintptr_t)target;
+	w.wr.atomic.rkey = s[1].mr->rkey;
+	w.wr.atomic.compare_add = add;
+	assert_int_equal(roce_post_send(s[0].qp, &w, &bad), 0);
+}
+
+/* B holds a cached atomic result for PSN @psn */
+static bool atomic_cached(uint32_t psn)
+{
+	const struct roce_resp *r = &s[1].qp->resp;
+
+	for (int i = 0; i < ROCE_ATOMIC_CACHE; i++)
+		if (r->atomic[i].valid && r->atomic[i].psn == psn)
+			return true;
+	return false;
+}
+
+/*
+ * Issue 11 item 5: the atomic replay cache across a 2^24 PSN wrap. A FETCH_ADD at PSN P, then
+ * 2^24 - 1 PSNs of READ responses (256 READs at MTU 256), so the next FETCH_ADD has PSN P
+ * again. The first result must have left the cache once its PSN left the duplicate window
+ * (IBA 9.7.5.1.1: a duplicate is at most 2^23 PSNs behind; older PSNs are new ones of a later
+ * lap). The second FETCH_ADD's answer is lost, so A resends it: B must answer that duplicate
+ * from the cache with the result of the atomic at this PSN in this lap (1005), not the one
+ * from the previous lap (1000), and must not execute it again (IBA 9.7.5.1.5.3).
+ */
+static void atomic_cache_psn_wrap(void **st)
+{
+	struct stk_impair_conf deaf = {.drop_ppm = 1000000, .roce_only = true, .seed = 6};
+	uint64_t *target = (uint64_t *)(s[1].buf + (33u << 20)), got;
+	const uint32_t chunk = 16u << 20, dst = 17u << 20;
+	struct roce_qp_attr qa;
+	struct roce_wc wc;
+	uint64_t answered;
+	uint32_t p0;
+	(void)st;
+
+	qp_timeout = 14;
+	connect_pair(ROCE_MTU_256, 7, 1);
+	assert_int_equal(roce_query_qp(s[0].qp, &qa, NULL), 0);
+	p0 = qa.sq_psn;
+	*target = 1000;
+	post_atomic(1, ROCE_WR_ATOMIC_FETCH_AND_ADD, 0, target, 5);
+	assert_int_equal(wait_wc(0, &wc, 1), 1);
+	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+	assert_true(atomic_cached(p0));
+	/* 2^24 - 1 PSNs: 255 READs of 65536 responses and one of 65535 */
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t len = i < 255 ? chunk : chunk - 256;
+
+		post(0, ROCE_WR_RDMA_READ, 100 + i, dst, len, (uintptr_t)s[1].buf, s[1].mr->rkey);
+		assert_int_equal(wait_wc(0, &wc, 1), 1);
+		assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+		if (i == 128) /* 2^23 + 1 PSNs on: P left the window */
+			assert_false(atomic_cached(p0));
+	}
+	assert_false(atomic_cached(p0));
+	assert_int_equal(s[1].qp->resp.psn, p0); /* the next request has PSN P again */
+
+	/* the second FETCH_ADD at P: executed, its answer lost, A resends it */
+	answered = s[1].qp->resp.outcome[ROCE_RESP_ANSWERED];
+	assert_int_equal(stk_impair_set(1, STK_IMPAIR_TX, &deaf), 0);
+	post_atomic(2, ROCE_WR_ATOMIC_FETCH_AND_ADD, 8, target, 5);
+	for (int i = 0; i < 100000 && s[1].qp->resp.outcome[ROCE_RESP_ANSWERED] == answered; i++)
+		drive(1);
+	assert_int_equal(s[1].qp->resp.outcome[ROCE_RESP_ANSWERED], answered + 1);
+	assert_true(*target == 1010);
+	assert_int_equal(stk_impair_set(1, STK_IMPAIR_TX, NULL), 0);
+	assert_int_equal(wait_wc(0, &wc, 1), 1);
+	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+	assert_true(wc.wr_id == 2);
+	assert_true(s[1].qp->resp.outcome[ROCE_RESP_DUPLICATE] > 0); /* answered as a replay */
+	memcpy(&got, s[0].buf + 8, 8);
+	assert_true(got == 1005);     /* this lap's result */
+	assert_true(*target == 1010); /* executed once */
+	disconnect_pair();
+	qp_timeout = 10;
+}
+
 /* Send a request to B's QP from A's interface, as A's QP would (the tests' forged frames). */
 static void inject_to_b(struct roce_tx *t, const void *payload, uint32_t len)
 {
@@ -1345,6 +1437,7 @@ int main(void)
 		cmocka_unit_test(every_mtu_to_16mib),
 		cmocka_unit_test(uc_pair),
 		cmocka_unit_test(uc_replay_dropped),
+		cmocka_unit_test(atomic_cache_psn_wrap),
 		cmocka_unit_test(ud_pair),
 		cmocka_unit_test(frwr_and_invalidate),
 		cmocka_unit_test(too_many_reads),
