@@ -150,7 +150,9 @@ struct roce_comp {
 	X(ERR_ALIGNMENT)     /* misaligned atomic: invalid request, fatal */                       \
 	X(ERR_OPCODE)	     /* an opcode the QP does not take: invalid request, fatal */          \
 	X(DROP_UC_BEHIND)    /* UC: PSN behind the expected one (a replay): dropped */             \
-	X(DROP_UC_RESYNC)    /* UC: PSN ahead, not a FIRST/ONLY: the message is lost, dropped */
+	X(DROP_UC_RESYNC)    /* UC: PSN ahead, not a FIRST/ONLY: the message is lost, dropped */   \
+	X(DROP_DUP_READ_UNKNOWN)  /* duplicate READ at a PSN no READ we received holds */          \
+	X(DROP_DUP_READ_MISMATCH) /* duplicate READ not the rest of that READ from its PSN */
 
 #define ROCE_RESP_ENUM_(n) ROCE_RESP_##n,
 enum roce_resp_outcome { ROCE_RESP_OUTCOMES(ROCE_RESP_ENUM_) ROCE_RESP_NUM };
@@ -186,7 +188,7 @@ struct roce_resp {
 		bool valid;
 	} read[ROCE_READ_REPLAY];
 	uint8_t atomic_next, read_next;
-	uint8_t atomic_live; /**< valid entries of atomic[] */
+	uint8_t atomic_live, read_live; /**< valid entries of atomic[] and read[] */
 	/* READ responses still to send, oldest first: sent at most RESP_READ_BURST per poll so a
 	 * 16 MiB READ never floods the TX ring or the mbuf pool */
 	struct roce_read_job rq[ROCE_MAX_RD_ATOMIC + 1];

@@ -59,6 +59,8 @@ static const struct {
 	[ROCE_RESP_ERR_OPCODE] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true},
 	[ROCE_RESP_DROP_UC_BEHIND] = {0, false},
 	[ROCE_RESP_DROP_UC_RESYNC] = {0, false},
+	[ROCE_RESP_DROP_DUP_READ_UNKNOWN] = {0, false},
+	[ROCE_RESP_DROP_DUP_READ_MISMATCH] = {0, false},
 };
 
 static void answer(struct roce_qp *qp, struct stk_lcore *lc, const struct roce_pkt *rp,
@@ -229,23 +231,65 @@ static void advance_psn(struct roce_resp *r, uint32_t n)
 		r->atomic[i].valid = false;
 		r->atomic_live--;
 	}
+	/* a READ stays while its last PSN is inside (a duplicate may ask for its tail) */
+	for (unsigned k = 0; r->read_live && k < ROCE_READ_REPLAY; k++) {
+		unsigned i = (r->read_next + k) % ROCE_READ_REPLAY;
+
+		if (!r->read[i].valid)
+			continue;
+		if (n < (1u << 23) &&
+		    roce_psn_cmp(roce_psn_add(r->read[i].psn, r->read[i].npsn - 1), r->psn) < 0)
+			break;
+		r->read[i].valid = false;
+		r->read_live--;
+	}
 }
 
-static void duplicate(struct roce_qp *qp, struct stk_lcore *lc, const struct roce_pkt *rp)
+/*
+ * A duplicate READ request (IBA 9.7.5.1): the requester lost responses and asks again from
+ * the PSN of the first one it misses, with the RETH moved to that PSN's offset in the
+ * original READ. Only a PSN inside a READ we received replays, and only when the RETH names
+ * a part of that READ from its PSN's offset on under the same rkey (rxe's duplicate_request()
+ * checks the rkey and that the range is a subset; we also pin the start to the PSN, so the
+ * responses carry the bytes their PSNs stand for). Anything else is dropped silently and
+ * counted (rxe: a class D error, dropped), and the READ responses still queued stay queued:
+ * only a real replay supersedes them, because the requester asks again for every later READ.
+ */
+static enum roce_resp_outcome duplicate_read(struct roce_qp *qp, struct stk_lcore *lc,
+					     const struct roce_pkt *rp)
 {
-	if (rp->opcode == ROCE_OP_RC_RDMA_READ_REQUEST) {
-		/* The requester lost responses and asks again for its oldest READ from this PSN;
-		 * it re-asks for every later READ too, so whatever is still queued is superseded */
-		qp->resp.rq_count = 0;
-		/* IBA 9.7.5.1.5.2: re-execute for the range the duplicate asks */
-		const struct roce_reth *r = roce_pkt_ext(rp, ROCE_EXT_RETH);
-		uint8_t *src = remote_ptr(qp, roce_reth_rkey(r), roce_reth_va(r), roce_reth_len(r),
-					  ROCE_ACCESS_REMOTE_READ);
+	const struct roce_reth *reth = roce_pkt_ext(rp, ROCE_EXT_RETH);
+	uint32_t len = roce_reth_len(reth), mtu = roce_qp_mtu(qp);
+	struct roce_resp *r = &qp->resp;
 
-		if (src)
-			read_reply(qp, lc, src, roce_reth_len(r), rp->psn);
-		return;
+	for (unsigned i = 0; i < ROCE_READ_REPLAY; i++) {
+		uint32_t at = roce_psn_diff(rp->psn, r->read[i].psn);
+		uint64_t off = (uint64_t)at * mtu;
+		uint8_t *src;
+
+		if (!r->read[i].valid || at >= r->read[i].npsn)
+			continue;
+		if (roce_reth_rkey(reth) != r->read[i].rkey ||
+		    roce_reth_va(reth) != r->read[i].va + off || len > r->read[i].len - off)
+			return ROCE_RESP_DROP_DUP_READ_MISMATCH;
+		/* IBA 9.7.5.1.5.2: re-executed, so the access is checked again */
+		src = len ? remote_ptr(qp, r->read[i].rkey, roce_reth_va(reth), len,
+				       ROCE_ACCESS_REMOTE_READ)
+			  : (uint8_t *)&qp->resp;
+		if (!src)
+			return ROCE_RESP_DROP_DUP_READ_MISMATCH;
+		r->rq_count = 0;
+		read_reply(qp, lc, src, len, rp->psn);
+		return ROCE_RESP_DUPLICATE;
 	}
+	return ROCE_RESP_DROP_DUP_READ_UNKNOWN;
+}
+
+static enum roce_resp_outcome duplicate(struct roce_qp *qp, struct stk_lcore *lc,
+					const struct roce_pkt *rp)
+{
+	if (rp->opcode == ROCE_OP_RC_RDMA_READ_REQUEST)
+		return duplicate_read(qp, lc, rp);
 	if (rp->op->flags & ROCE_OPF_ATOMIC) {
 		/* IBA 9.7.5.1.5.3: never execute twice; answer from the cache, whose entries are
 		 * all inside the duplicate window, so at most one has this PSN */
@@ -261,14 +305,16 @@ static void duplicate(struct roce_qp *qp, struct stk_lcore *lc, const struct roc
 				t.msn = qp->resp.msn;
 				t.orig = qp->resp.atomic[i].orig;
 				roce_qp_xmit(qp, lc, &t, NULL, 0, false);
-				return;
+				return ROCE_RESP_DUPLICATE;
 			}
 		}
-		return; /* older than the cache: the requester has its answer already */
+		/* older than the cache: the requester has its answer already */
+		return ROCE_RESP_DUPLICATE;
 	}
 	/* SEND / WRITE: coalesced ACK of everything up to the last PSN we processed */
 	send_ack(qp, lc, ROCE_AETH_ACK | ROCE_AETH_CREDITS_INVALID,
 		 roce_psn_add(qp->resp.psn, ROCE_PSN_MASK));
+	return ROCE_RESP_DUPLICATE;
 }
 
 static enum roce_resp_outcome do_send(struct roce_qp *qp, struct rte_mbuf *m,
@@ -392,8 +438,13 @@ static enum roce_resp_outcome do_read(struct roce_qp *qp, struct stk_lcore *lc,
 		 * a protocol violation, answered, not ignored (IBA 9.7.5.2.4 invalid request) */
 		return ROCE_RESP_ERR_RESOURCES;
 	}
+	if (!r->read[r->read_next].valid)
+		r->read_live++;
 	r->read[r->read_next].psn = rp->psn;
 	r->read[r->read_next].npsn = npsn;
+	r->read[r->read_next].rkey = roce_reth_rkey(reth);
+	r->read[r->read_next].va = roce_reth_va(reth);
+	r->read[r->read_next].len = len;
 	r->read[r->read_next].valid = true;
 	r->read_next = (uint8_t)((r->read_next + 1) % ROCE_READ_REPLAY);
 	r->msn = roce_psn_add(r->msn, 1);
@@ -529,8 +580,7 @@ static void responder_rc(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mb
 
 	if (qp->type == ROCE_QPT_RC && d < 0) {
 		qp->cnt[ROCE_QPC_duplicates_rx]++;
-		duplicate(qp, lc, rp);
-		o = ROCE_RESP_DUPLICATE;
+		o = duplicate(qp, lc, rp);
 	} else if (d > 0 && qp->type == ROCE_QPT_RC) {
 		/* one NAK per gap until the expected PSN arrives (C9-111) */
 		o = qp->resp.nak_sent ? ROCE_RESP_ERR_PSN_SEQ_QUIET : ROCE_RESP_ERR_PSN_SEQ;

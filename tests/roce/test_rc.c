@@ -512,8 +512,9 @@ static void atomic_cache_psn_wrap(void **st)
 	qp_timeout = 10;
 }
 
-/* Send a request to B's QP from A's interface, as A's QP would (the tests' forged frames). */
-static void inject_to_b(struct roce_tx *t, const void *payload, uint32_t len)
+/* Send a request to B's QP from A's interface, as A's QP would (the tests' forged frames),
+ * then poll @polls times. */
+static void inject_to_b_polls(struct roce_tx *t, const void *payload, uint32_t len, unsigned polls)
 {
 	struct roce_path to_b;
 	struct rte_mbuf *m;
@@ -526,7 +527,12 @@ static void inject_to_b(struct roce_tx *t, const void *payload, uint32_t len)
 	m = roce_tx_build(pool, stk_iface_get(0), t, payload, len, NULL);
 	assert_non_null(m);
 	assert_int_equal(stk_ip_send(lc, stk_iface_get(0), m, &to_b.dgid_ip), 0);
-	drive(20);
+	drive(polls);
+}
+
+static void inject_to_b(struct roce_tx *t, const void *payload, uint32_t len)
+{
+	inject_to_b_polls(t, payload, len, 20);
 }
 
 static void post_srq_recv(uint64_t id, uint32_t off, uint32_t len)
@@ -799,6 +805,84 @@ static void uc_pair(void **st)
 		}
 		assert_memory_equal(s[1].buf + (3u << 20), s[0].buf, n);
 	}
+	disconnect_pair();
+}
+
+static void inject_read(uint32_t psn, uint64_t va, uint32_t len, uint32_t rkey, unsigned polls)
+{
+	struct roce_tx t;
+
+	memset(&t, 0, sizeof(t));
+	t.opcode = ROCE_OP_RC_RDMA_READ_REQUEST;
+	t.psn = psn & 0xffffff;
+	t.va = va;
+	t.rkey = rkey;
+	t.dmalen = len;
+	inject_to_b_polls(&t, NULL, 0, polls);
+}
+
+/* READ responses B has sent since @since (its tx_pkts counter; B sends nothing else here) */
+static uint64_t b_sent(uint64_t since)
+{
+	return s[1].qp->cnt[ROCE_QPC_tx_pkts] - since;
+}
+
+/*
+ * Issue 11 item 4: a duplicate READ request is matched against the READs B received
+ * (IBA 9.7.5.1: a duplicate READ is re-executed from its PSN, which must lie inside an
+ * earlier READ; the requester adjusts the VA and length to that PSN). Only such a duplicate
+ * replays, from that PSN's offset; a "duplicate" at a PSN that held no READ, or whose RETH
+ * is not the part of the original READ from that PSN on (another rkey, another offset, past
+ * its end), is dropped silently and counted (resp_DROP_DUP_READ_UNKNOWN / _MISMATCH), and
+ * it leaves the READ responses still queued alone.
+ */
+static void duplicate_read_history(void **st)
+{
+	const uint64_t va = (uintptr_t)s[1].buf;
+	const struct roce_resp *r;
+	struct roce_qp_attr qb;
+	uint32_t e0, rkey = s[1].mr->rkey;
+	uint64_t t0;
+	(void)st;
+
+	connect_pair(ROCE_MTU_256, 7, 1);
+	r = &s[1].qp->resp;
+	assert_int_equal(roce_query_qp(s[1].qp, &qb, NULL), 0);
+	e0 = qb.rq_psn; /* 0xfffff0: the READs straddle the PSN wrap */
+	t0 = s[1].qp->cnt[ROCE_QPC_tx_pkts];
+	inject_read(e0, va, 1024, rkey, 20); /* PSNs e0 .. e0+3 */
+	assert_int_equal(b_sent(t0), 4);
+	inject_read(e0 + 4, va + 4096, 8 * 256, rkey, 20); /* PSNs e0+4 .. e0+11, across 2^24 */
+	assert_int_equal(b_sent(t0), 12);
+
+	/* a real duplicate from the middle of each: replayed from that PSN */
+	inject_read(e0 + 2, va + 512, 512, rkey, 20);
+	assert_int_equal(b_sent(t0), 14);
+	inject_read(e0 + 10, va + 4096 + 6 * 256, 2 * 256, rkey, 20);
+	assert_int_equal(b_sent(t0), 16);
+	assert_int_equal(r->outcome[ROCE_RESP_DUPLICATE], 2);
+
+	/* not the part from its PSN on: the whole READ again, past its end, another rkey */
+	inject_read(e0 + 2, va, 1024, rkey, 20);
+	inject_read(e0 + 2, va + 512, 1024, rkey, 20);
+	inject_read(e0 + 2, va + 512, 512, rkey ^ 0x100, 20);
+	assert_int_equal(b_sent(t0), 16);
+	assert_int_equal(r->outcome[ROCE_RESP_DROP_DUP_READ_MISMATCH], 3);
+	/* a PSN that held no READ: before the first one */
+	inject_read(e0 - 1, va, 256, rkey, 20);
+	assert_int_equal(b_sent(t0), 16);
+	assert_int_equal(r->outcome[ROCE_RESP_DROP_DUP_READ_UNKNOWN], 1);
+
+	/* a 1 MiB READ (4096 responses, 64 per poll) is being answered when a bogus duplicate
+	 * arrives: every response still goes out */
+	inject_read(e0 + 12, va, 1u << 20, rkey, 2);
+	assert_true(r->rq_count > 0);
+	inject_read(e0 + 3, va + 4096, 256, rkey, 2); /* PSN of the first READ, wrong VA */
+	assert_int_equal(r->outcome[ROCE_RESP_DROP_DUP_READ_MISMATCH], 4);
+	assert_true(r->rq_count > 0);
+	drive(2000);
+	assert_int_equal(b_sent(t0), 16 + 4096);
+	assert_int_equal(roce_qp_state(s[1].qp), ROCE_QPS_RTS);
 	disconnect_pair();
 }
 
@@ -1438,6 +1522,7 @@ int main(void)
 		cmocka_unit_test(uc_pair),
 		cmocka_unit_test(uc_replay_dropped),
 		cmocka_unit_test(atomic_cache_psn_wrap),
+		cmocka_unit_test(duplicate_read_history),
 		cmocka_unit_test(ud_pair),
 		cmocka_unit_test(frwr_and_invalidate),
 		cmocka_unit_test(too_many_reads),
