@@ -66,8 +66,10 @@ struct roce_swqe {
 	struct roce_sge sge[ROCE_MAX_SGE];
 	uint32_t length; /**< total bytes of the message */
 	bool signaled;
-	uint32_t first_psn; /**< set when the requester starts the WQE */
-	uint32_t npsn;	    /**< PSNs it consumes (READ: one per response packet) */
+	uint32_t first_psn;   /**< set when the requester starts the WQE */
+	uint32_t npsn;	      /**< PSNs it consumes (READ: one per response packet) */
+	bool local_done;      /**< local operation: executed (once, not again after go-back-N) */
+	uint8_t local_status; /**< its outcome: ROCE_WC_SUCCESS or the error to complete with */
 	uint8_t inline_data[ROCE_MAX_INLINE];
 };
 
@@ -110,6 +112,7 @@ struct roce_req {
 	uint32_t high_psn; /**< one past the highest PSN sent so far (new vs. resent) */
 	uint32_t cwnd;	   /**< PSNs we may have unacknowledged (AIMD, see roce_completer.c) */
 	uint32_t ssthresh; /**< below it cwnd doubles per round trip, above it grows by one */
+	bool halted;	   /**< a local operation failed: nothing more is sent (the QP fails) */
 };
 
 /** Completer: acknowledgement and retry state (one deadline per QP). */

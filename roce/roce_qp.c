@@ -586,6 +586,8 @@ static int fill_swqe(struct roce_qp *qp, const struct roce_send_wr *wr, struct r
 		memcpy(e->sge, wr->sg_list, (size_t)wr->num_sge * sizeof(e->sge[0]));
 	e->length = total;
 	e->signaled = qp->init.sq_sig_all || (wr->send_flags & ROCE_SEND_SIGNALED);
+	e->local_done = false;
+	e->local_status = ROCE_WC_SUCCESS;
 	return 0;
 }
 

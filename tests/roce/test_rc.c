@@ -1151,6 +1151,39 @@ static void frwr_and_invalidate(void **st)
 }
 
 /*
+ * Issue 11, "confirm": a LOCAL_INV that cannot be done (here of a key that names a region
+ * registered with reg_mr, which only fast-registered regions may be invalidated in, IBA
+ * 10.6.3.5) used to complete with SUCCESS while nothing was invalidated. IBA gives no
+ * completion status for it; like rxe (rxe_do_local_ops(): IB_WC_LOC_QP_OP_ERR, and the QP
+ * goes to the error state), the WR completes LOC_QP_OP_ERR after the WRs before it, the QP
+ * enters ERR and the WRs behind it are flushed. The key stays valid.
+ */
+static void local_inv_failure(void **st)
+{
+	struct roce_wc wc[4];
+	(void)st;
+
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	fill(s[1].buf, 64, 3);
+	post(1, ROCE_WR_RDMA_WRITE, 1, 0, 64, (uintptr_t)(s[0].buf + 4096), s[0].mr->rkey);
+	post_local(1, ROCE_WR_LOCAL_INV, 2, NULL, s[1].mr->rkey);
+	post(1, ROCE_WR_RDMA_WRITE, 3, 0, 64, (uintptr_t)(s[0].buf + 8192), s[0].mr->rkey);
+	assert_int_equal(wait_wc(1, wc, 3), 3);
+	assert_true(wc[0].wr_id == 1 && wc[0].status == ROCE_WC_SUCCESS);
+	assert_true(wc[1].wr_id == 2);
+	assert_int_equal(wc[1].status, ROCE_WC_LOC_QP_OP_ERR);
+	assert_true(wc[2].wr_id == 3 && wc[2].status == ROCE_WC_WR_FLUSH_ERR);
+	assert_int_equal(roce_qp_state(s[1].qp), ROCE_QPS_ERR);
+	disconnect_pair();
+	/* the region was not invalidated: A still reads through its key */
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	post(0, ROCE_WR_RDMA_READ, 4, BUF / 2, 64, (uintptr_t)s[1].buf, s[1].mr->rkey);
+	assert_int_equal(wait_wc(0, wc, 1), 1);
+	assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+	disconnect_pair();
+}
+
+/*
  * A requester that issues more READs than the responder resources it was given (4 against 1):
  * the responder answers with invalid-request instead of ignoring them (which would leave the
  * requester retrying), and the requester completes with REM_INV_REQ_ERR.
@@ -1525,6 +1558,7 @@ int main(void)
 		cmocka_unit_test(duplicate_read_history),
 		cmocka_unit_test(ud_pair),
 		cmocka_unit_test(frwr_and_invalidate),
+		cmocka_unit_test(local_inv_failure),
 		cmocka_unit_test(too_many_reads),
 		cmocka_unit_test(second_lcore_hands_off),
 		cmocka_unit_test(dcqcn_reacts_to_ce),
