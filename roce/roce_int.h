@@ -11,6 +11,7 @@
 
 #include "roce_cm_wire.h" /* ROCE_GSI_QPN, ROCE_GSI_QKEY */
 #include "roce_dcqcn.h"
+#include "roce_pkt.h" /* ROCE_DROP_NUM */
 #include "roce_verbs.h"
 
 #define ROCE_FIRST_QPN 0x11 /* like rxe: 0 and 1 are the special QPs, then a small gap */
@@ -21,6 +22,7 @@ struct roce_dev {
 	struct rte_ring *rx_ring; /**< frames that reached another lcore, for the owner */
 	struct roce_qp *polled;	  /**< QPs in RTS/SQD/ERR the engine runs (one lcore per dev) */
 	uint64_t drops[8];	  /**< receive-side refusals, see roce_rx.c */
+	uint64_t decode_drops[ROCE_DROP_NUM]; /**< drops[decode] by decoder reason */
 	/** Zero-copy payloads (requests and READ responses) point into registered memory as
 	 * external buffers sharing this; it lives as long as the device, so a QP may go away
 	 * while its frames are still queued. */

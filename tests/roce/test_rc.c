@@ -29,6 +29,7 @@
 
 #include "roce_dcqcn.h"
 #include "roce_hdr.h"
+#include "roce_icrc.h"
 #include "roce_int.h" /* the responder's outcome counters */
 #include "roce_opcode.h"
 #include "roce_tx.h"
@@ -1531,6 +1532,103 @@ static void reserved_nak_codes(void **st)
 	}
 }
 
+/*
+ * Send from side @from to the other side's QP a packet built as opcode @built (which carries
+ * payload) and relabelled as @as (which carries none), so that the bytes after @as's headers
+ * are trailing payload; the ICRC is computed again for the new opcode.
+ */
+static void inject_relabelled(int from, uint8_t built, uint8_t as, uint32_t psn, uint64_t va,
+			      uint32_t rkey, const void *payload, uint32_t len)
+{
+	struct roce_path to;
+	struct roce_tx t;
+	struct rte_mbuf *m;
+	uint8_t *f;
+
+	memset(&to, 0, sizeof(to));
+	stk_ipaddr_parse(from ? "10.77.0.1" : "10.77.0.2", &to.dgid_ip);
+	memset(&t, 0, sizeof(t));
+	t.path = &to;
+	t.lqpn = roce_qp_num(s[from].qp);
+	t.dqpn = roce_qp_num(s[!from].qp);
+	t.opcode = built;
+	t.psn = psn & 0xffffff;
+	t.va = va;
+	t.rkey = rkey;
+	m = roce_tx_build(pool, stk_iface_get((uint16_t)from), &t, payload, len, NULL);
+	assert_non_null(m);
+	f = rte_pktmbuf_mtod(m, uint8_t *);
+	assert_true(f[12] == 0x08 && f[13] == 0x00 &&
+		    f[14] == 0x45); /* Ethernet, IPv4, no options */
+	f[14 + 20 + 8] = as;
+	roce_icrc_fill(m, 14, 14 + 20 + 8, rte_pktmbuf_pkt_len(m) - ROCE_ICRC_LEN);
+	assert_int_equal(stk_ip_send(lc, stk_iface_get((uint16_t)from), m, &to.dgid_ip), 0);
+	drive(20);
+}
+
+/*
+ * Issue 11, "confirm": READ requests, atomics and ACKs that carry bytes after their headers
+ * were accepted (the decoder refused pad on them, not payload). Now they are malformed and
+ * dropped by the decoder (IBA 9.2.3), counted as drop_decode_payload_on_header_only. Each
+ * packet below would act if it were taken: the READ would be answered, the FETCH_ADD would
+ * add, the remote-access NAK would end A's QP.
+ */
+static void trailing_payload_dropped(void **st)
+{
+	struct stk_impair_conf deaf = {.drop_ppm = 1000000, .roce_only = true, .seed = 4};
+	uint64_t *target = (uint64_t *)(s[1].buf + 256), t0, d0;
+	uint8_t body[64];
+	struct roce_qp_attr qa, qb;
+	struct roce_wc wc;
+	(void)st;
+
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	assert_int_equal(roce_query_qp(s[0].qp, &qa, NULL), 0);
+	assert_int_equal(roce_query_qp(s[1].qp, &qb, NULL), 0);
+	t0 = s[1].qp->cnt[ROCE_QPC_tx_pkts];
+	d0 = s[1].dev->decode_drops[ROCE_DROP_TRAILING];
+	/* a READ request (RETH from a WRITE_ONLY) with 8 bytes after the RETH */
+	memset(body, 0xab, sizeof(body));
+	inject_relabelled(0, ROCE_OP_RC_RDMA_WRITE_ONLY, ROCE_OP_RC_RDMA_READ_REQUEST, qb.rq_psn,
+			  (uintptr_t)s[1].buf, s[1].mr->rkey, body, 8);
+	assert_int_equal(s[1].qp->cnt[ROCE_QPC_tx_pkts], t0); /* not answered */
+	assert_int_equal(s[1].dev->decode_drops[ROCE_DROP_TRAILING], d0 + 1);
+	/* a FETCH_ADD (its AtomicETH as a SEND_ONLY's payload) with 8 more bytes */
+	*target = 7;
+	{
+		uint64_t va = rte_cpu_to_be_64((uintptr_t)target), add = rte_cpu_to_be_64(1);
+		uint32_t rkey = rte_cpu_to_be_32(s[1].mr->rkey);
+
+		memset(body, 0, sizeof(body));
+		memcpy(body, &va, 8);
+		memcpy(body + 8, &rkey, 4);
+		memcpy(body + 12, &add, 8);
+	}
+	inject_relabelled(0, ROCE_OP_RC_SEND_ONLY, ROCE_OP_RC_FETCH_ADD, qb.rq_psn, 0, 0, body,
+			  28 + 8);
+	assert_true(*target == 7); /* not executed */
+	assert_int_equal(s[1].qp->cnt[ROCE_QPC_tx_pkts], t0);
+	assert_int_equal(s[1].dev->decode_drops[ROCE_DROP_TRAILING], d0 + 2);
+	/* a remote-access-error NAK (its AETH as payload) with 8 more bytes, for A's SEND */
+	assert_int_equal(stk_impair_set(1, STK_IMPAIR_RX, &deaf), 0);
+	fill(s[0].buf, 100, 1);
+	post(0, ROCE_WR_SEND, 9, 0, 100, 0, 0);
+	drive(20);
+	memset(body, 0, sizeof(body));
+	body[0] = 0x62; /* NAK, remote access error; MSN 0 */
+	inject_relabelled(1, ROCE_OP_RC_SEND_ONLY, ROCE_OP_RC_ACKNOWLEDGE, qa.sq_psn, 0, 0, body,
+			  4 + 8);
+	assert_int_equal(s[0].dev->decode_drops[ROCE_DROP_TRAILING], 1);
+	assert_int_equal(roce_qp_state(s[0].qp), ROCE_QPS_RTS);
+	assert_int_equal(stk_impair_set(1, STK_IMPAIR_RX, NULL), 0);
+	post_recv(1, 10, 65536, 4096);
+	assert_int_equal(wait_wc(0, &wc, 1), 1);
+	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+	assert_int_equal(wait_wc(1, &wc, 1), 1);
+	assert_int_equal(wc.byte_len, 100);
+	disconnect_pair();
+}
+
 static uint16_t ring_port(const char *name, struct rte_ring *rx, struct rte_ring *tx)
 {
 	int p = ut_ring_port(name, rx, tx, pool);
@@ -1645,6 +1743,7 @@ int main(void)
 		cmocka_unit_test(dcqcn_reacts_to_ce),
 		cmocka_unit_test(ghost_ack_completes_nothing),
 		cmocka_unit_test(reserved_nak_codes),
+		cmocka_unit_test(trailing_payload_dropped),
 	};
 	int rc;
 
