@@ -342,6 +342,18 @@ struct roce_cm_id *roce_cm_create_id(struct roce_cm *cm, enum roce_cm_ps ps, voi
 	return c ? &c->id : NULL;
 }
 
+void roce_cm_qp_destroyed(const struct roce_qp *qp)
+{
+	/* any device's CM: nothing stops an application handing a QP to another device's CM */
+	for (unsigned d = 0; d < STK_MAX_PORTS; d++) {
+		struct roce_cm *cm = roce_devs[d] ? roce_devs[d]->cm : NULL;
+
+		for (uint32_t i = 0; cm && i < CM_MAX_IDS; i++)
+			if (cm->tab[i] && cm->tab[i]->id.qp == qp)
+				cm->tab[i]->id.qp = NULL;
+	}
+}
+
 void roce_cmi_qp_to_err(struct cm_conn *c)
 {
 	struct roce_qp_attr a;

@@ -90,6 +90,8 @@ static bool ack_until(struct roce_qp *qp, uint32_t psn)
 		if (!fully_sent && qp->req.off == 0)
 			break;	    /* not started */
 		if (e->npsn == 0) { /* local operation, already executed */
+			if (e->local_status != ROCE_WC_SUCCESS)
+				break; /* failed: roce_completer_tick() fails the QP with it */
 			complete_head(qp);
 			continue;
 		}
@@ -132,6 +134,7 @@ static void go_back(struct roce_qp *qp, uint32_t psn)
 			if (is_rd_atomic(roce_sq_at(&qp->sq, k)) && qp->req.rd_out)
 				qp->req.rd_out--;
 		qp->req.cur = i;
+		qp->req.halted = false; /* a failed local operation ahead halts it again */
 		qp->req.off = e->wr.opcode == ROCE_WR_RDMA_READ
 				      ? (i == qp->sq.tail ? qp->comp.read_off : 0)
 				      : roce_psn_diff(psn, e->first_psn) * mtu;
@@ -441,9 +444,17 @@ void roce_completer_tick(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 	(void)lc;
 	if (qp->type != ROCE_QPT_RC)
 		return;
-	/* local operations at the head complete without a response */
-	if (qp->sq.tail != qp->req.cur && roce_sq_at(&qp->sq, qp->sq.tail)->npsn == 0)
+	/* local operations at the head complete without a response; a failed one, once
+	 * everything before it has completed, fails the QP (see roce_requester.c run_local()) */
+	if (qp->sq.tail != qp->req.cur && roce_sq_at(&qp->sq, qp->sq.tail)->npsn == 0) {
+		const struct roce_swqe *e = roce_sq_at(&qp->sq, qp->sq.tail);
+
+		if (e->local_status != ROCE_WC_SUCCESS) {
+			roce_qp_fatal(qp, (enum roce_wc_status)e->local_status);
+			return;
+		}
 		ack_until(qp, qp->comp.psn);
+	}
 	if (qp->comp.deadline && now >= qp->comp.deadline && outstanding(qp)) {
 		uint64_t cfg = roce_timeout_tsc(qp->attr.timeout);
 

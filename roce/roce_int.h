@@ -11,6 +11,7 @@
 
 #include "roce_cm_wire.h" /* ROCE_GSI_QPN, ROCE_GSI_QKEY */
 #include "roce_dcqcn.h"
+#include "roce_pkt.h" /* ROCE_DROP_NUM */
 #include "roce_verbs.h"
 
 #define ROCE_FIRST_QPN 0x11 /* like rxe: 0 and 1 are the special QPs, then a small gap */
@@ -21,6 +22,7 @@ struct roce_dev {
 	struct rte_ring *rx_ring; /**< frames that reached another lcore, for the owner */
 	struct roce_qp *polled;	  /**< QPs in RTS/SQD/ERR the engine runs (one lcore per dev) */
 	uint64_t drops[8];	  /**< receive-side refusals, see roce_rx.c */
+	uint64_t decode_drops[ROCE_DROP_NUM]; /**< drops[decode] by decoder reason */
 	/** Zero-copy payloads (requests and READ responses) point into registered memory as
 	 * external buffers sharing this; it lives as long as the device, so a QP may go away
 	 * while its frames are still queued. */
@@ -66,8 +68,10 @@ struct roce_swqe {
 	struct roce_sge sge[ROCE_MAX_SGE];
 	uint32_t length; /**< total bytes of the message */
 	bool signaled;
-	uint32_t first_psn; /**< set when the requester starts the WQE */
-	uint32_t npsn;	    /**< PSNs it consumes (READ: one per response packet) */
+	uint32_t first_psn;   /**< set when the requester starts the WQE */
+	uint32_t npsn;	      /**< PSNs it consumes (READ: one per response packet) */
+	bool local_done;      /**< local operation: executed (once, not again after go-back-N) */
+	uint8_t local_status; /**< its outcome: ROCE_WC_SUCCESS or the error to complete with */
 	uint8_t inline_data[ROCE_MAX_INLINE];
 };
 
@@ -110,6 +114,7 @@ struct roce_req {
 	uint32_t high_psn; /**< one past the highest PSN sent so far (new vs. resent) */
 	uint32_t cwnd;	   /**< PSNs we may have unacknowledged (AIMD, see roce_completer.c) */
 	uint32_t ssthresh; /**< below it cwnd doubles per round trip, above it grows by one */
+	bool halted;	   /**< a local operation failed: nothing more is sent (the QP fails) */
 };
 
 /** Completer: acknowledgement and retry state (one deadline per QP). */
@@ -148,7 +153,11 @@ struct roce_comp {
 	X(ERR_RESOURCES)     /* beyond max_dest_rd_atomic: invalid request, fatal */               \
 	X(ERR_INVALIDATE)    /* SEND with invalidate of a key that cannot be: invalid request */   \
 	X(ERR_ALIGNMENT)     /* misaligned atomic: invalid request, fatal */                       \
-	X(ERR_OPCODE)	     /* an opcode the QP does not take: invalid request, fatal */
+	X(ERR_OPCODE)	     /* an opcode the QP does not take: invalid request, fatal */          \
+	X(DROP_UC_BEHIND)    /* UC: PSN behind the expected one (a replay): dropped */             \
+	X(DROP_UC_RESYNC)    /* UC: PSN ahead, not a FIRST/ONLY: the message is lost, dropped */   \
+	X(DROP_DUP_READ_UNKNOWN)  /* duplicate READ at a PSN no READ we received holds */          \
+	X(DROP_DUP_READ_MISMATCH) /* duplicate READ not the rest of that READ from its PSN */
 
 #define ROCE_RESP_ENUM_(n) ROCE_RESP_##n,
 enum roce_resp_outcome { ROCE_RESP_OUTCOMES(ROCE_RESP_ENUM_) ROCE_RESP_NUM };
@@ -167,6 +176,7 @@ struct roce_resp {
 	bool nak_sent;	       /**< one NAK per sequence gap (IBA 9.7.5.2.2) */
 	bool recv_active;      /**< a multi-packet SEND is being placed */
 	struct roce_rwqe rwqe; /**< its receive WQE */
+	bool rwqe_kept;	       /**< UC: rwqe is a lost message's, for the next SEND */
 	uint32_t recv_off;
 	bool write_active; /**< a multi-packet WRITE is being placed */
 	uint8_t *write_dst;
@@ -183,6 +193,7 @@ struct roce_resp {
 		bool valid;
 	} read[ROCE_READ_REPLAY];
 	uint8_t atomic_next, read_next;
+	uint8_t atomic_live, read_live; /**< valid entries of atomic[] and read[] */
 	/* READ responses still to send, oldest first: sent at most RESP_READ_BURST per poll so a
 	 * 16 MiB READ never floods the TX ring or the mbuf pool */
 	struct roce_read_job rq[ROCE_MAX_RD_ATOMIC + 1];
@@ -265,6 +276,12 @@ int roce_rwqe_fill(struct roce_dev *dev, const struct roce_pd *pd, uint32_t max_
 struct roce_cm;
 /** Run the CM of a device: its QP1 completions and timers (from roce_dev_poll). */
 void roce_cm_tick(struct roce_cm *cm, uint64_t now);
+/**
+ * A QP is being destroyed: detach it from every CM identifier that holds it, as
+ * rdma_destroy_qp() does, so the CM never touches it (or a QP later created in its memory)
+ * again.
+ */
+void roce_cm_qp_destroyed(const struct roce_qp *qp);
 struct rte_tel_data;
 /** Fill @p d with the CM's counters (for /droce/roce). */
 void roce_cm_telemetry(const struct roce_cm *cm, struct rte_tel_data *d);

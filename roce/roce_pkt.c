@@ -43,6 +43,11 @@ int roce_pkt_parse(const struct rte_mbuf *m, const struct stk_pkt *p, struct roc
 	fixed = rp->op->hdr_len + rp->pad + ROCE_ICRC_LEN;
 	if (len < fixed)
 		return fail(rp, ROCE_DROP_HDR_TRUNC);
+	/* the same rule for bytes: a header-only opcode is its headers and the ICRC, nothing
+	 * more (IBA 9.2.3); extra bytes after a READ request, an atomic or an ACK are not
+	 * ignored but make the packet malformed (issue 11, confirm list) */
+	if (!(rp->op->flags & ROCE_OPF_PAYLOAD) && len != fixed)
+		return fail(rp, ROCE_DROP_TRAILING);
 	if ((uint32_t)p->payload_off + rp->op->hdr_len > rte_pktmbuf_data_len(m))
 		return fail(rp, ROCE_DROP_SEGMENTED);
 	rp->bth = bth;

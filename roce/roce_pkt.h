@@ -23,7 +23,8 @@
 	X(HDR_TRUNC, "headers_truncated")                                                          \
 	X(PAD, "bad_pad_count")                                                                    \
 	X(SEGMENTED, "headers_not_contiguous")                                                     \
-	X(ICRC, "bad_icrc")
+	X(ICRC, "bad_icrc")                                                                        \
+	X(TRAILING, "payload_on_header_only")
 
 #define ROCE_DROP_ENUM_(n, s) ROCE_DROP_##n,
 enum roce_drop { ROCE_DROP_LIST(ROCE_DROP_ENUM_) ROCE_DROP_NUM };
@@ -51,7 +52,8 @@ struct roce_pkt {
  * Decode the RoCE packet that starts at UDP payload offset @p p->payload_off of @p m.
  *
  * Checks: BTH present, opcode in the table, TVer 0, BTH and extension headers in the first
- * segment, headers + pad + ICRC within the UDP payload. The ICRC is not checked here
+ * segment, headers + pad + ICRC within the UDP payload, and no payload bytes on an opcode
+ * that carries none (READ request, atomics, ACK, atomic ACK, CNP). The ICRC is not checked here
  * (roce_icrc_check()), so fuzzers can reach the rest.
  *
  * @return 0, or -1 with rp->drop set.

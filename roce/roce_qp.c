@@ -183,6 +183,8 @@ int roce_destroy_qp(struct roce_qp *qp)
 	if (!qp)
 		return -EINVAL;
 	dev = qp->pd->dev;
+	/* issue 11 item 2: a connection's later DREP, DREQ or timer must not reach this memory */
+	roce_cm_qp_destroyed(qp);
 	roce_qp_engine_stop(qp);
 	if (qp->qpn == ROCE_GSI_QPN)
 		dev->gsi = NULL;
@@ -365,7 +367,14 @@ static int check_values(const struct roce_qp *qp, const struct roce_qp_attr *a, 
 	return 0;
 }
 
-/* Complete every queued WR with WR_FLUSH_ERR (IBA 10.3.1.7: entering the error state). */
+/*
+ * Complete every outstanding WR with WR_FLUSH_ERR (IBA 10.3.1.7: entering the error state).
+ * That includes the receive WQE a multi-packet SEND took with its FIRST packet and never
+ * finished (issue 11 item 7), or a UC QP kept from a message lost on the way (see
+ * roce_responder.c uc_abandon()), also when it came from an SRQ: it belongs to this QP now and
+ * is completed on its receive CQ, oldest first, so the application gets the buffer back.
+ * The WQEs still on an SRQ are not this QP's and stay there for the others.
+ */
 static void flush_queues(struct roce_qp *qp)
 {
 	struct roce_wc wc;
@@ -380,13 +389,19 @@ static void flush_queues(struct roce_qp *qp)
 		wc.opcode = ROCE_WC_SEND;
 		roce_cq_push(qp->init.send_cq, &wc);
 	}
+	wc.opcode = ROCE_WC_RECV;
+	if (qp->resp.recv_active || qp->resp.rwqe_kept) {
+		qp->resp.recv_active = qp->resp.rwqe_kept = false;
+		wc.wr_id = qp->resp.rwqe.wr_id;
+		if (qp->init.recv_cq)
+			roce_cq_push(qp->init.recv_cq, &wc);
+	}
 	if (qp->init.srq)
 		return;
 	while (qp->rq.tail != qp->rq.head) {
 		const struct roce_rwqe *e = roce_rq_at(&qp->rq, qp->rq.tail++);
 
 		wc.wr_id = e->wr_id;
-		wc.opcode = ROCE_WC_RECV;
 		roce_cq_push(qp->init.recv_cq, &wc);
 	}
 }
@@ -571,6 +586,8 @@ static int fill_swqe(struct roce_qp *qp, const struct roce_send_wr *wr, struct r
 		memcpy(e->sge, wr->sg_list, (size_t)wr->num_sge * sizeof(e->sge[0]));
 	e->length = total;
 	e->signaled = qp->init.sq_sig_all || (wr->send_flags & ROCE_SEND_SIGNALED);
+	e->local_done = false;
+	e->local_status = ROCE_WC_SUCCESS;
 	return 0;
 }
 

@@ -97,13 +97,26 @@ static bool is_rd_atomic(enum roce_wr_opcode op)
 	       op == ROCE_WR_ATOMIC_FETCH_AND_ADD;
 }
 
-/* Local operations run when the requester reaches them; the completer completes them. */
+/*
+ * Local operations run when the requester reaches them, once (go-back-N walks over them again
+ * without running them again); the completer completes them in order. A LOCAL_INV that
+ * cannot be done completes with LOC_QP_OP_ERR and takes the QP to ERR, as rxe's
+ * rxe_do_local_ops() does (IBA names no status for it): nothing after it is sent.
+ */
 static void run_local(struct roce_qp *qp, struct roce_swqe *e)
 {
 	struct roce_dev *dev = qp->pd->dev;
 
+	if (e->local_done) {
+		qp->req.halted = e->local_status != ROCE_WC_SUCCESS;
+		return;
+	}
+	e->local_done = true;
 	if (e->wr.opcode == ROCE_WR_LOCAL_INV) {
-		roce_mr_invalidate(dev, e->wr.invalidate_rkey, qp->pd);
+		if (roce_mr_invalidate(dev, e->wr.invalidate_rkey, qp->pd) != 0) {
+			e->local_status = ROCE_WC_LOC_QP_OP_ERR;
+			qp->req.halted = true;
+		}
 	} else if (e->wr.opcode == ROCE_WR_REG_MR) {
 		struct roce_mr *mr = e->wr.wr.reg.mr;
 
@@ -187,7 +200,8 @@ void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 	}
 	if (now < qp->comp.rnr_until)
 		return;
-	while (qp->req.cur != qp->sq.head && sent < REQ_BURST && qp->state == ROCE_QPS_RTS) {
+	while (qp->req.cur != qp->sq.head && sent < REQ_BURST && qp->state == ROCE_QPS_RTS &&
+	       !qp->req.halted) {
 		struct roce_swqe *e = roce_sq_at(&qp->sq, qp->req.cur);
 		struct roce_tx t;
 		uint32_t len = 0;

@@ -57,6 +57,10 @@ static const struct {
 	[ROCE_RESP_ERR_INVALIDATE] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true},
 	[ROCE_RESP_ERR_ALIGNMENT] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true},
 	[ROCE_RESP_ERR_OPCODE] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true},
+	[ROCE_RESP_DROP_UC_BEHIND] = {0, false},
+	[ROCE_RESP_DROP_UC_RESYNC] = {0, false},
+	[ROCE_RESP_DROP_DUP_READ_UNKNOWN] = {0, false},
+	[ROCE_RESP_DROP_DUP_READ_MISMATCH] = {0, false},
 };
 
 static void answer(struct roce_qp *qp, struct stk_lcore *lc, const struct roce_pkt *rp,
@@ -91,6 +95,14 @@ static void answer(struct roce_qp *qp, struct stk_lcore *lc, const struct roce_p
 
 		roce_modify_qp(qp, &a, ROCE_QP_STATE);
 	}
+}
+
+/* A receive WQE is there to take (on the QP's receive queue or its SRQ). */
+static bool rwqe_ready(const struct roce_qp *qp)
+{
+	const struct roce_wq *rq = qp->init.srq ? &qp->init.srq->rq : &qp->rq;
+
+	return rq->tail != rq->head;
 }
 
 static bool take_rwqe(struct roce_qp *qp, struct roce_rwqe *out)
@@ -196,23 +208,91 @@ void roce_responder_run(struct roce_qp *qp, struct stk_lcore *lc)
 	}
 }
 
-static void duplicate(struct roce_qp *qp, struct stk_lcore *lc, const struct roce_pkt *rp)
+/*
+ * The expected PSN moves on by @n. Replay history (the atomic results) only answers
+ * duplicates, and a duplicate is at most 2^23 PSNs behind the expected PSN (IBA 9.7.5.1.1:
+ * the other half of the PSN space is "invalid", i.e. ahead). An entry whose PSN falls out of
+ * that window leaves the history at once; kept any longer, it would answer a request of a
+ * later lap that reuses the PSN after the 2^24 wrap (issue 11 item 5). Entries are in PSN
+ * order from the slot written next, so the scan stops at the first one still inside. A step
+ * of 2^23 or more takes every entry out; smaller steps cannot carry an entry past a whole
+ * lap between two scans.
+ */
+static void advance_psn(struct roce_resp *r, uint32_t n)
 {
-	if (rp->opcode == ROCE_OP_RC_RDMA_READ_REQUEST) {
-		/* The requester lost responses and asks again for its oldest READ from this PSN;
-		 * it re-asks for every later READ too, so whatever is still queued is superseded */
-		qp->resp.rq_count = 0;
-		/* IBA 9.7.5.1.5.2: re-execute for the range the duplicate asks */
-		const struct roce_reth *r = roce_pkt_ext(rp, ROCE_EXT_RETH);
-		uint8_t *src = remote_ptr(qp, roce_reth_rkey(r), roce_reth_va(r), roce_reth_len(r),
-					  ROCE_ACCESS_REMOTE_READ);
+	r->psn = roce_psn_add(r->psn, n);
+	for (unsigned k = 0; r->atomic_live && k < ROCE_ATOMIC_CACHE; k++) {
+		unsigned i = (r->atomic_next + k) % ROCE_ATOMIC_CACHE;
 
-		if (src)
-			read_reply(qp, lc, src, roce_reth_len(r), rp->psn);
-		return;
+		if (!r->atomic[i].valid)
+			continue;
+		if (n < (1u << 23) && roce_psn_cmp(r->atomic[i].psn, r->psn) < 0)
+			break;
+		r->atomic[i].valid = false;
+		r->atomic_live--;
 	}
+	/* a READ stays while its last PSN is inside (a duplicate may ask for its tail) */
+	for (unsigned k = 0; r->read_live && k < ROCE_READ_REPLAY; k++) {
+		unsigned i = (r->read_next + k) % ROCE_READ_REPLAY;
+
+		if (!r->read[i].valid)
+			continue;
+		if (n < (1u << 23) &&
+		    roce_psn_cmp(roce_psn_add(r->read[i].psn, r->read[i].npsn - 1), r->psn) < 0)
+			break;
+		r->read[i].valid = false;
+		r->read_live--;
+	}
+}
+
+/*
+ * A duplicate READ request (IBA 9.7.5.1): the requester lost responses and asks again from
+ * the PSN of the first one it misses, with the RETH moved to that PSN's offset in the
+ * original READ. Only a PSN inside a READ we received replays, and only when the RETH names
+ * a part of that READ from its PSN's offset on under the same rkey (rxe's duplicate_request()
+ * checks the rkey and that the range is a subset; we also pin the start to the PSN, so the
+ * responses carry the bytes their PSNs stand for). Anything else is dropped silently and
+ * counted (rxe: a class D error, dropped), and the READ responses still queued stay queued:
+ * only a real replay supersedes them, because the requester asks again for every later READ.
+ */
+static enum roce_resp_outcome duplicate_read(struct roce_qp *qp, struct stk_lcore *lc,
+					     const struct roce_pkt *rp)
+{
+	const struct roce_reth *reth = roce_pkt_ext(rp, ROCE_EXT_RETH);
+	uint32_t len = roce_reth_len(reth), mtu = roce_qp_mtu(qp);
+	struct roce_resp *r = &qp->resp;
+
+	for (unsigned i = 0; i < ROCE_READ_REPLAY; i++) {
+		uint32_t at = roce_psn_diff(rp->psn, r->read[i].psn);
+		uint64_t off = (uint64_t)at * mtu;
+		uint8_t *src;
+
+		if (!r->read[i].valid || at >= r->read[i].npsn)
+			continue;
+		if (roce_reth_rkey(reth) != r->read[i].rkey ||
+		    roce_reth_va(reth) != r->read[i].va + off || len > r->read[i].len - off)
+			return ROCE_RESP_DROP_DUP_READ_MISMATCH;
+		/* IBA 9.7.5.1.5.2: re-executed, so the access is checked again */
+		src = len ? remote_ptr(qp, r->read[i].rkey, roce_reth_va(reth), len,
+				       ROCE_ACCESS_REMOTE_READ)
+			  : (uint8_t *)&qp->resp;
+		if (!src)
+			return ROCE_RESP_DROP_DUP_READ_MISMATCH;
+		r->rq_count = 0;
+		read_reply(qp, lc, src, len, rp->psn);
+		return ROCE_RESP_DUPLICATE;
+	}
+	return ROCE_RESP_DROP_DUP_READ_UNKNOWN;
+}
+
+static enum roce_resp_outcome duplicate(struct roce_qp *qp, struct stk_lcore *lc,
+					const struct roce_pkt *rp)
+{
+	if (rp->opcode == ROCE_OP_RC_RDMA_READ_REQUEST)
+		return duplicate_read(qp, lc, rp);
 	if (rp->op->flags & ROCE_OPF_ATOMIC) {
-		/* IBA 9.7.5.1.5.3: never execute twice; answer from the cache */
+		/* IBA 9.7.5.1.5.3: never execute twice; answer from the cache, whose entries are
+		 * all inside the duplicate window, so at most one has this PSN */
 		for (int i = 0; i < ROCE_ATOMIC_CACHE; i++) {
 			if (qp->resp.atomic[i].valid && qp->resp.atomic[i].psn == rp->psn) {
 				struct roce_tx t;
@@ -225,14 +305,16 @@ static void duplicate(struct roce_qp *qp, struct stk_lcore *lc, const struct roc
 				t.msn = qp->resp.msn;
 				t.orig = qp->resp.atomic[i].orig;
 				roce_qp_xmit(qp, lc, &t, NULL, 0, false);
-				return;
+				return ROCE_RESP_DUPLICATE;
 			}
 		}
-		return; /* older than the cache: the requester has its answer already */
+		/* older than the cache: the requester has its answer already */
+		return ROCE_RESP_DUPLICATE;
 	}
 	/* SEND / WRITE: coalesced ACK of everything up to the last PSN we processed */
 	send_ack(qp, lc, ROCE_AETH_ACK | ROCE_AETH_CREDITS_INVALID,
 		 roce_psn_add(qp->resp.psn, ROCE_PSN_MASK));
+	return ROCE_RESP_DUPLICATE;
 }
 
 static enum roce_resp_outcome do_send(struct roce_qp *qp, struct rte_mbuf *m,
@@ -244,7 +326,9 @@ static enum roce_resp_outcome do_send(struct roce_qp *qp, struct rte_mbuf *m,
 	if (flags & ROCE_OPF_START) {
 		if (r->recv_active || r->write_active)
 			return ROCE_RESP_ERR_OPCODE_SEQ;
-		if (!take_rwqe(qp, &r->rwqe))
+		if (r->rwqe_kept)
+			r->rwqe_kept = false; /* UC: the WQE of a message lost on the way */
+		else if (!take_rwqe(qp, &r->rwqe))
 			return ROCE_RESP_ERR_RNR;
 		r->recv_active = true;
 		r->recv_off = 0;
@@ -260,7 +344,7 @@ static enum roce_resp_outcome do_send(struct roce_qp *qp, struct rte_mbuf *m,
 	roce_sge_scatter(r->rwqe.sge, r->rwqe.num_sge, m, rp->payload_off, rp->payload_len,
 			 r->recv_off);
 	r->recv_off += rp->payload_len;
-	r->psn = roce_psn_add(r->psn, 1);
+	advance_psn(r, 1);
 	if (flags & ROCE_OPF_END) {
 		const struct roce_ieth *ieth = roce_pkt_ext(rp, ROCE_EXT_IETH);
 
@@ -283,6 +367,18 @@ static enum roce_resp_outcome do_write(struct roce_qp *qp, struct rte_mbuf *m,
 	struct roce_resp *r = &qp->resp;
 	uint32_t flags = rp->op->flags;
 
+	/*
+	 * WRITE with immediate consumes a receive WQE. Without one the answer is an RNR NAK,
+	 * given before any responder state changes: the NAKed PSN is not consumed and the
+	 * requester resends that very packet after the RNR timer (IBA 9.7.5.2.8), so a
+	 * WRITE_ONLY_WITH_IMMEDIATE must not leave a WRITE open behind it (its retry would then
+	 * look like a second FIRST, an opcode-sequence error that kills the QP: issue 11
+	 * item 6). Linux rxe checks the receive queue before it places anything too
+	 * (check_resource()).
+	 */
+	if ((flags & ROCE_OPF_END) && (flags & ROCE_OPF_RWQE) && !rwqe_ready(qp) &&
+	    ((flags & ROCE_OPF_START) ? !r->recv_active && !r->write_active : r->write_active))
+		return ROCE_RESP_ERR_RNR;
 	if (flags & ROCE_OPF_START) {
 		const struct roce_reth *reth = roce_pkt_ext(rp, ROCE_EXT_RETH);
 		uint32_t dmalen = roce_reth_len(reth);
@@ -304,17 +400,14 @@ static enum roce_resp_outcome do_write(struct roce_qp *qp, struct rte_mbuf *m,
 		r->write_active = false;
 		return ROCE_RESP_ERR_LENGTH; /* more or less data than the RETH said */
 	}
-	if ((flags & ROCE_OPF_END) && (flags & ROCE_OPF_RWQE)) {
-		/* WRITE with immediate consumes a receive WQE: RNR before placing anything */
-		if (!take_rwqe(qp, &r->rwqe))
-			return ROCE_RESP_ERR_RNR;
-	}
+	if ((flags & ROCE_OPF_END) && (flags & ROCE_OPF_RWQE) && !take_rwqe(qp, &r->rwqe))
+		return ROCE_RESP_ERR_RNR; /* not reached: rwqe_ready() was checked above */
 	if (rp->payload_len) {
 		roce_mbuf_copy_out(m, rp->payload_off, rp->payload_len, r->write_dst);
 		r->write_dst += rp->payload_len;
 		r->write_left -= rp->payload_len;
 	}
-	r->psn = roce_psn_add(r->psn, 1);
+	advance_psn(r, 1);
 	if (flags & ROCE_OPF_END) {
 		if (flags & ROCE_OPF_RWQE)
 			complete_recv(qp, &r->rwqe, ROCE_WC_SUCCESS, ROCE_WC_RECV_RDMA_WITH_IMM, 0,
@@ -345,12 +438,17 @@ static enum roce_resp_outcome do_read(struct roce_qp *qp, struct stk_lcore *lc,
 		 * a protocol violation, answered, not ignored (IBA 9.7.5.2.4 invalid request) */
 		return ROCE_RESP_ERR_RESOURCES;
 	}
+	if (!r->read[r->read_next].valid)
+		r->read_live++;
 	r->read[r->read_next].psn = rp->psn;
 	r->read[r->read_next].npsn = npsn;
+	r->read[r->read_next].rkey = roce_reth_rkey(reth);
+	r->read[r->read_next].va = roce_reth_va(reth);
+	r->read[r->read_next].len = len;
 	r->read[r->read_next].valid = true;
 	r->read_next = (uint8_t)((r->read_next + 1) % ROCE_READ_REPLAY);
 	r->msn = roce_psn_add(r->msn, 1);
-	r->psn = roce_psn_add(r->psn, npsn);
+	advance_psn(r, npsn);
 	read_reply(qp, lc, src, len, rp->psn);
 	return ROCE_RESP_ANSWERED;
 }
@@ -374,12 +472,14 @@ static enum roce_resp_outcome do_atomic(struct roce_qp *qp, struct stk_lcore *lc
 		*p = orig + roce_atomiceth_swap_add(a);
 	else if (orig == roce_atomiceth_cmp(a))
 		*p = roce_atomiceth_swap_add(a);
+	if (!r->atomic[r->atomic_next].valid)
+		r->atomic_live++;
 	r->atomic[r->atomic_next].psn = rp->psn;
 	r->atomic[r->atomic_next].orig = orig;
 	r->atomic[r->atomic_next].valid = true;
 	r->atomic_next = (uint8_t)((r->atomic_next + 1) % ROCE_ATOMIC_CACHE);
 	r->msn = roce_psn_add(r->msn, 1);
-	r->psn = roce_psn_add(r->psn, 1);
+	advance_psn(r, 1);
 	memset(&t, 0, sizeof(t));
 	t.opcode = ROCE_OP_RC_ATOMIC_ACKNOWLEDGE;
 	t.dqpn = qp->attr.dest_qp_num;
@@ -446,6 +546,18 @@ static void ud_recv(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pk
 static void responder_rc(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
 			 const struct roce_pkt *rp);
 
+/*
+ * UC: give up the message being received after a lost packet. A SEND's receive WQE is kept
+ * for the next message rather than completed or lost, as rxe does (it only consumes the WQE
+ * when a message completes); entering ERR flushes it (roce_qp.c flush_queues()).
+ */
+static void uc_abandon(struct roce_qp *qp)
+{
+	if (qp->resp.recv_active)
+		qp->resp.rwqe_kept = true;
+	qp->resp.recv_active = qp->resp.write_active = false;
+}
+
 void roce_responder_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
 		       const struct roce_pkt *rp)
 {
@@ -468,16 +580,31 @@ static void responder_rc(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mb
 
 	if (qp->type == ROCE_QPT_RC && d < 0) {
 		qp->cnt[ROCE_QPC_duplicates_rx]++;
-		duplicate(qp, lc, rp);
-		o = ROCE_RESP_DUPLICATE;
+		o = duplicate(qp, lc, rp);
 	} else if (d > 0 && qp->type == ROCE_QPT_RC) {
 		/* one NAK per gap until the expected PSN arrives (C9-111) */
 		o = qp->resp.nak_sent ? ROCE_RESP_ERR_PSN_SEQ_QUIET : ROCE_RESP_ERR_PSN_SEQ;
 		qp->resp.nak_sent = true;
+	} else if (d < 0) {
+		/*
+		 * UC, PSN behind the expected one: a replay or a duplicate from the network, never
+		 * something the requester sent anew (a UC requester never goes back). IBA's UC
+		 * rules let a FIRST or ONLY after a PSN error restart the receive at its own PSN,
+		 * and rxe (check_psn) does so for any PSN, which delivers a replayed SEND_ONLY
+		 * twice (issue 11 item 11). We take a restart only from PSNs ahead (packets were
+		 * lost) and treat the half of the PSN space behind as RC's duplicate region
+		 * (IBA 9.7.5.1.1): dropped, counted, and the open message, if any, goes on.
+		 */
+		o = ROCE_RESP_DROP_UC_BEHIND;
+	} else if (d > 0 && !(flags & ROCE_OPF_START)) {
+		/* UC, packets lost: the message they belonged to is lost too; drop until the
+		 * next FIRST or ONLY (IBA's UC resynchronisation; rxe's drop_msg) */
+		uc_abandon(qp);
+		o = ROCE_RESP_DROP_UC_RESYNC;
 	} else {
 		if (d > 0) {
-			/* UC: a lost packet spoils the message; start over at the next FIRST */
-			qp->resp.recv_active = qp->resp.write_active = false;
+			/* UC, packets lost, then a FIRST or ONLY: start over at its PSN */
+			uc_abandon(qp);
 			qp->resp.psn = rp->psn;
 		}
 		qp->resp.nak_sent = false;

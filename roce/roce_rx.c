@@ -304,6 +304,7 @@ static void rx_local(struct roce_dev *dev, struct stk_lcore *lc, struct rte_mbuf
 
 	if (roce_pkt_parse(m, p, &rp) != 0) {
 		dev->drops[RX_DROP_DECODE]++;
+		dev->decode_drops[rp.drop]++;
 		goto drop;
 	}
 	if (roce_icrc_enforce &&

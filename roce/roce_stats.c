@@ -43,6 +43,13 @@ static int tel_roce(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_start_dict(x);
 		for (unsigned k = 0; k < RTE_DIM(rx_drop_names); k++)
 			rte_tel_data_add_dict_u64(x, rx_drop_names[k], dev->drops[k]);
+		/* drop_decode by the decoder's reason (roce_pkt.h ROCE_DROP_LIST) */
+		for (unsigned k = ROCE_DROP_NONE + 1; k < ROCE_DROP_NUM; k++) {
+			char dk[64];
+
+			snprintf(dk, sizeof(dk), "drop_decode_%s", roce_drop_name(k));
+			rte_tel_data_add_dict_u64(x, dk, dev->decode_drops[k]);
+		}
 		rte_tel_data_add_dict_u64(x, "qps", dev->n.qps);
 		rte_tel_data_add_dict_u64(x, "mrs", dev->n.mrs);
 		for (const struct roce_qp *qp = dev->polled; qp; qp = qp->next_polled) {

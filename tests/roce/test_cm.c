@@ -760,6 +760,90 @@ static void peer_vanishes(void **st)
 	teardown_conn(&c);
 }
 
+/* A QP in INIT on side @k: the state a new QP has before the application connects it. */
+static struct roce_qp *make_init_qp(int k)
+{
+	struct roce_qp *qp = make_qp(k, ROCE_QPT_RC);
+	struct roce_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = ROCE_QPS_INIT;
+	a.port_num = 1;
+	assert_int_equal(roce_modify_qp(qp, &a,
+					ROCE_QP_STATE | ROCE_QP_PKEY_INDEX | ROCE_QP_PORT |
+						ROCE_QP_ACCESS_FLAGS),
+			 0);
+	return qp;
+}
+
+/*
+ * Issue 11 item 2: destroying a QP detaches it from its CM identifier, as rdma_destroy_qp
+ * does, so nothing the CM does later for the old connection (leaving for TimeWait on a DREP,
+ * on a DREQ from the peer, or when its own DREQ's retries run out) touches the QP: not the
+ * freed one, and not a new QP the allocator hands out in the same memory. Each case destroys
+ * the connection's QP, creates a new one (INIT) in its place, then lets the CM finish the
+ * disconnection; the new QP must still be in INIT and the id's qp NULL.
+ */
+static void destroyed_qp_is_detached(void **st)
+{
+	struct stk_impair_conf deaf = {.drop_ppm = 1000000, .roce_only = true, .seed = 3};
+	struct roce_cm_event ev;
+	struct roce_wc wc[16];
+	struct roce_qp *old, *nq;
+	struct conn c;
+	(void)st;
+
+	/* 1. the peer's DREP arrives after our QP was destroyed */
+	establish(&c, NULL);
+	assert_int_equal(roce_cm_disconnect(c.a), 0); /* DREQ out, answered on the next poll */
+	while (roce_poll_cq(s[0].cq, 16, wc) > 0)
+		;
+	old = c.qa;
+	assert_int_equal(roce_destroy_qp(c.qa), 0);
+	assert_null(c.a->qp);
+	c.qa = nq = make_init_qp(0);
+	print_message("DREP case: the new QP %s the old one's memory\n",
+		      nq == old ? "reuses" : "does not reuse");
+	expect_event(0, ROCE_CM_EVENT_DISCONNECTED, &ev);
+	assert_int_equal(ev.status, 0); /* by DREP */
+	expect_event(1, ROCE_CM_EVENT_DISCONNECTED, &ev);
+	assert_int_equal(roce_qp_state(nq), ROCE_QPS_INIT);
+	expect_event(0, ROCE_CM_EVENT_TIMEWAIT_EXIT, &ev);
+	assert_int_equal(roce_qp_state(nq), ROCE_QPS_INIT);
+	teardown_conn(&c);
+
+	/* 2. the passive side destroyed its QP while connected; then the peer's DREQ comes */
+	establish(&c, NULL);
+	old = c.qb;
+	assert_int_equal(roce_destroy_qp(c.qb), 0);
+	assert_null(c.b->qp);
+	c.qb = nq = make_init_qp(1);
+	print_message("DREQ case: the new QP %s the old one's memory\n",
+		      nq == old ? "reuses" : "does not reuse");
+	assert_int_equal(roce_cm_disconnect(c.a), 0);
+	expect_event(1, ROCE_CM_EVENT_DISCONNECTED, &ev);
+	expect_event(0, ROCE_CM_EVENT_DISCONNECTED, &ev);
+	assert_int_equal(roce_qp_state(nq), ROCE_QPS_INIT);
+	teardown_conn(&c);
+
+	/* 3. our DREQ goes unanswered and its retries run out after the QP was destroyed */
+	establish(&c, NULL);
+	assert_int_equal(stk_impair_set(1, STK_IMPAIR_RX, &deaf), 0);
+	assert_int_equal(roce_cm_disconnect(c.a), 0);
+	drain_cq(0);
+	old = c.qa;
+	assert_int_equal(roce_destroy_qp(c.qa), 0);
+	assert_null(c.a->qp);
+	c.qa = nq = make_init_qp(0);
+	print_message("DREQ timeout case: the new QP %s the old one's memory\n",
+		      nq == old ? "reuses" : "does not reuse");
+	expect_event(0, ROCE_CM_EVENT_DISCONNECTED, &ev);
+	assert_int_equal(ev.status, -ETIMEDOUT);
+	assert_int_equal(roce_qp_state(nq), ROCE_QPS_INIT);
+	assert_int_equal(stk_impair_set(1, STK_IMPAIR_RX, NULL), 0);
+	teardown_conn(&c);
+}
+
 static void req_flood_is_bounded(void **st)
 {
 	enum { N = 200, BACKLOG = 16 };
@@ -1035,6 +1119,7 @@ int main(void)
 		cmocka_unit_test_setup(stray_and_unknown_mads, next_port),
 		cmocka_unit_test_setup(starting_psn_convention, next_port),
 		cmocka_unit_test_setup(peer_vanishes, next_port),
+		cmocka_unit_test_setup(destroyed_qp_is_detached, next_port),
 		cmocka_unit_test_setup(req_flood_is_bounded, next_port),
 		cmocka_unit_test_setup(sidr_ud_service, next_port),
 		cmocka_unit_test_setup(churn, next_port),
@@ -1043,6 +1128,8 @@ int main(void)
 
 	if (rte_eal_init(10, eal) < 0)
 		return 1;
+	if (getenv("DROCE_TEST_FILTER")) /* run only the tests matching this pattern */
+		cmocka_set_test_filter(getenv("DROCE_TEST_FILTER"));
 	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
 	rte_eal_cleanup();
 	return rc;

@@ -29,6 +29,8 @@
 
 #include "roce_dcqcn.h"
 #include "roce_hdr.h"
+#include "roce_icrc.h"
+#include "roce_int.h" /* the responder's outcome counters */
 #include "roce_opcode.h"
 #include "roce_tx.h"
 #include "roce_verbs.h"
@@ -78,6 +80,7 @@ static int wait_wc(int k, struct roce_wc *wc, int n)
  * dead peer seven times over */
 static uint8_t qp_timeout = 10;
 static uint8_t responder_resources = 4; /* B's max_dest_rd_atomic; A always issues up to 4 */
+static struct roce_srq *b_srq;		/* set: B's QP takes its receives from this SRQ */
 
 static void connect_pair(enum roce_mtu mtu, uint8_t rnr_retry, uint8_t min_rnr)
 {
@@ -89,6 +92,8 @@ static void connect_pair(enum roce_mtu mtu, uint8_t rnr_retry, uint8_t min_rnr)
 		ia.cap.max_recv_wr = 256;
 		ia.cap.max_send_sge = 4;
 		ia.cap.max_recv_sge = 4;
+		if (k == 1 && b_srq)
+			ia.srq = b_srq;
 		s[k].qp = roce_create_qp(s[k].pd, &ia);
 		assert_non_null(s[k].qp);
 	}
@@ -376,6 +381,253 @@ static void rnr(void **st)
 }
 
 /*
+ * Issue 11 item 6: an RNR NAK on a WRITE with immediate (IBA 9.7.5.2.8: the RNR NAK consumes
+ * no PSN and changes no responder state, so the requester's retry of the same PSN must be
+ * taken as new). One packet (WRITE_ONLY_WITH_IMMEDIATE, where the RETH opens the WRITE) and
+ * several (the LAST_WITH_IMMEDIATE packet is the one NAKed): no receive is posted at first,
+ * rnr_retry 7 keeps retrying, and once a receive shows up the WRITE completes successfully on
+ * both sides, byte-exact, with both QPs still in RTS.
+ */
+static void rnr_write_with_imm(void **st)
+{
+	const uint32_t sz[] = {0, 100, 5000};
+	(void)st;
+
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	for (unsigned i = 0; i < RTE_DIM(sz); i++) {
+		struct roce_wc wc[2];
+		uint32_t n = sz[i];
+
+		fill(s[0].buf, n, 90 + i);
+		memset(s[1].buf + 65536, 0, n + 16);
+		post(0, ROCE_WR_RDMA_WRITE_WITH_IMM, 50 + i, 0, n, (uintptr_t)(s[1].buf + 65536),
+		     s[1].mr->rkey);
+		drive(2000); /* RNR NAKs and retries, nothing completes */
+		assert_int_equal(roce_poll_cq(s[0].cq, 2, wc), 0);
+		assert_int_equal(roce_poll_cq(s[1].cq, 2, wc), 0);
+		post_recv(1, 60 + i, 0, 16);
+		assert_int_equal(wait_wc(0, wc, 1), 1);
+		assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+		assert_true(wc[0].wr_id == 50 + i);
+		assert_int_equal(wait_wc(1, wc, 1), 1);
+		assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+		assert_int_equal(wc[0].opcode, ROCE_WC_RECV_RDMA_WITH_IMM);
+		assert_true(wc[0].wr_id == 60 + i);
+		assert_int_equal(rte_be_to_cpu_32(wc[0].imm_data), 0xc0ffee00u + 50 + i);
+		assert_memory_equal(s[1].buf + 65536, s[0].buf, n);
+		assert_int_equal(roce_qp_state(s[0].qp), ROCE_QPS_RTS);
+		assert_int_equal(roce_qp_state(s[1].qp), ROCE_QPS_RTS);
+	}
+	disconnect_pair();
+}
+
+static void post_atomic(uint64_t id, enum roce_wr_opcode op, uint32_t result_off, uint64_t *target,
+			uint64_t add)
+{
+	struct roce_sge sg = {
+		.addr = (uintptr_t)(s[0].buf + result_off), .length = 8, .lkey = s[0].mr->lkey};
+	struct roce_send_wr w, *bad;
+
+	memset(&w, 0, sizeof(w));
+	w.wr_id = id;
+	w.opcode = op;
+	w.sg_list = &sg;
+	w.num_sge = 1;
+	w.send_flags = ROCE_SEND_SIGNALED;
+	w.wr.atomic.remote_addr = (uintptr_t)target;
+	w.wr.atomic.rkey = s[1].mr->rkey;
+	w.wr.atomic.compare_add = add;
+	assert_int_equal(roce_post_send(s[0].qp, &w, &bad), 0);
+}
+
+/* B holds a cached atomic result for PSN @psn */
+static bool atomic_cached(uint32_t psn)
+{
+	const struct roce_resp *r = &s[1].qp->resp;
+
+	for (int i = 0; i < ROCE_ATOMIC_CACHE; i++)
+		if (r->atomic[i].valid && r->atomic[i].psn == psn)
+			return true;
+	return false;
+}
+
+/*
+ * Issue 11 item 5: the atomic replay cache across a 2^24 PSN wrap. A FETCH_ADD at PSN P, then
+ * 2^24 - 1 PSNs of READ responses (256 READs at MTU 256), so the next FETCH_ADD has PSN P
+ * again. The first result must have left the cache once its PSN left the duplicate window
+ * (IBA 9.7.5.1.1: a duplicate is at most 2^23 PSNs behind; older PSNs are new ones of a later
+ * lap). The second FETCH_ADD's answer is lost, so A resends it: B must answer that duplicate
+ * from the cache with the result of the atomic at this PSN in this lap (1005), not the one
+ * from the previous lap (1000), and must not execute it again (IBA 9.7.5.1.5.3).
+ */
+static void atomic_cache_psn_wrap(void **st)
+{
+	struct stk_impair_conf deaf = {.drop_ppm = 1000000, .roce_only = true, .seed = 6};
+	uint64_t *target = (uint64_t *)(s[1].buf + (33u << 20)), got;
+	const uint32_t chunk = 16u << 20, dst = 17u << 20;
+	struct roce_qp_attr qa;
+	struct roce_wc wc;
+	uint64_t answered;
+	uint32_t p0;
+	(void)st;
+
+	qp_timeout = 14;
+	connect_pair(ROCE_MTU_256, 7, 1);
+	assert_int_equal(roce_query_qp(s[0].qp, &qa, NULL), 0);
+	p0 = qa.sq_psn;
+	*target = 1000;
+	post_atomic(1, ROCE_WR_ATOMIC_FETCH_AND_ADD, 0, target, 5);
+	assert_int_equal(wait_wc(0, &wc, 1), 1);
+	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+	assert_true(atomic_cached(p0));
+	/* 2^24 - 1 PSNs: 255 READs of 65536 responses and one of 65535 */
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t len = i < 255 ? chunk : chunk - 256;
+
+		post(0, ROCE_WR_RDMA_READ, 100 + i, dst, len, (uintptr_t)s[1].buf, s[1].mr->rkey);
+		assert_int_equal(wait_wc(0, &wc, 1), 1);
+		assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+		if (i == 128) /* 2^23 + 1 PSNs on: P left the window */
+			assert_false(atomic_cached(p0));
+	}
+	assert_false(atomic_cached(p0));
+	assert_int_equal(s[1].qp->resp.psn, p0); /* the next request has PSN P again */
+
+	/* the second FETCH_ADD at P: executed, its answer lost, A resends it */
+	answered = s[1].qp->resp.outcome[ROCE_RESP_ANSWERED];
+	assert_int_equal(stk_impair_set(1, STK_IMPAIR_TX, &deaf), 0);
+	post_atomic(2, ROCE_WR_ATOMIC_FETCH_AND_ADD, 8, target, 5);
+	for (int i = 0; i < 100000 && s[1].qp->resp.outcome[ROCE_RESP_ANSWERED] == answered; i++)
+		drive(1);
+	assert_int_equal(s[1].qp->resp.outcome[ROCE_RESP_ANSWERED], answered + 1);
+	assert_true(*target == 1010);
+	assert_int_equal(stk_impair_set(1, STK_IMPAIR_TX, NULL), 0);
+	assert_int_equal(wait_wc(0, &wc, 1), 1);
+	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+	assert_true(wc.wr_id == 2);
+	assert_true(s[1].qp->resp.outcome[ROCE_RESP_DUPLICATE] > 0); /* answered as a replay */
+	memcpy(&got, s[0].buf + 8, 8);
+	assert_true(got == 1005);     /* this lap's result */
+	assert_true(*target == 1010); /* executed once */
+	disconnect_pair();
+	qp_timeout = 10;
+}
+
+/* Send a request to B's QP from A's interface, as A's QP would (the tests' forged frames),
+ * then poll @polls times. */
+static void inject_to_b_polls(struct roce_tx *t, const void *payload, uint32_t len, unsigned polls)
+{
+	struct roce_path to_b;
+	struct rte_mbuf *m;
+
+	memset(&to_b, 0, sizeof(to_b));
+	stk_ipaddr_parse("10.77.0.2", &to_b.dgid_ip);
+	t->path = &to_b;
+	t->lqpn = roce_qp_num(s[0].qp);
+	t->dqpn = roce_qp_num(s[1].qp);
+	m = roce_tx_build(pool, stk_iface_get(0), t, payload, len, NULL);
+	assert_non_null(m);
+	assert_int_equal(stk_ip_send(lc, stk_iface_get(0), m, &to_b.dgid_ip), 0);
+	drive(polls);
+}
+
+static void inject_to_b(struct roce_tx *t, const void *payload, uint32_t len)
+{
+	inject_to_b_polls(t, payload, len, 20);
+}
+
+static void post_srq_recv(uint64_t id, uint32_t off, uint32_t len)
+{
+	struct roce_sge sg = {
+		.addr = (uintptr_t)(s[1].buf + off), .length = len, .lkey = s[1].mr->lkey};
+	struct roce_recv_wr r = {.wr_id = id, .sg_list = &sg, .num_sge = 1}, *bad;
+
+	assert_int_equal(roce_post_srq_recv(b_srq, &r, &bad), 0);
+}
+
+/*
+ * Issue 11 item 7: a multi-packet SEND took a receive WQE with its FIRST packet, then B's QP
+ * entered ERR before the LAST: the WQE must complete with WR_FLUSH_ERR like every other
+ * outstanding WR (IBA 10.3.1.7), so the application gets its buffer back. On B's own receive
+ * queue the QP fails on the wire (a second SEND_FIRST: opcode-sequence error, fatal) and the
+ * WQE behind it is flushed too, in order. With an SRQ the application moves the QP to ERR;
+ * the WQE the QP took comes back flushed, and the one still on the SRQ stays there for the
+ * next QP (a fresh pair receives into it).
+ */
+static void err_mid_send_flushes_rwqe(void **st)
+{
+	struct roce_srq_init_attr si = {.max_wr = 16, .max_sge = 1};
+	(void)st;
+
+	for (int with_srq = 0; with_srq < 2; with_srq++) {
+		struct roce_qp_attr qb;
+		struct roce_wc wc[4];
+		struct roce_tx t;
+
+		if (with_srq) {
+			b_srq = roce_create_srq(s[1].pd, &si);
+			assert_non_null(b_srq);
+		}
+		connect_pair(ROCE_MTU_1024, 7, 1);
+		if (with_srq) {
+			post_srq_recv(70, 0, 8192);
+			post_srq_recv(71, 8192, 8192);
+		} else {
+			post_recv(1, 70, 0, 8192);
+			post_recv(1, 71, 8192, 8192);
+		}
+		assert_int_equal(roce_query_qp(s[1].qp, &qb, NULL), 0);
+		fill(s[0].buf, 1024, 7);
+		memset(&t, 0, sizeof(t));
+		t.opcode = ROCE_OP_RC_SEND_FIRST;
+		t.psn = qb.rq_psn;
+		inject_to_b(&t, s[0].buf, 1024);
+		assert_int_equal(roce_poll_cq(s[1].cq, 4, wc), 0); /* the message is open */
+		if (with_srq) {
+			struct roce_qp_attr e = {.qp_state = ROCE_QPS_ERR};
+
+			assert_int_equal(roce_modify_qp(s[1].qp, &e, ROCE_QP_STATE), 0);
+		} else {
+			t.psn = (qb.rq_psn + 1) & 0xffffff; /* FIRST again: fatal */
+			inject_to_b(&t, s[0].buf, 1024);
+		}
+		assert_int_equal(roce_qp_state(s[1].qp), ROCE_QPS_ERR);
+		assert_int_equal(roce_poll_cq(s[1].cq, 4, wc), with_srq ? 1 : 2);
+		assert_true(wc[0].wr_id == 70);
+		assert_int_equal(wc[0].status, ROCE_WC_WR_FLUSH_ERR);
+		assert_int_equal(wc[0].opcode, ROCE_WC_RECV);
+		assert_int_equal(wc[0].qp_num, roce_qp_num(s[1].qp));
+		if (!with_srq) {
+			assert_true(wc[1].wr_id == 71);
+			assert_int_equal(wc[1].status, ROCE_WC_WR_FLUSH_ERR);
+		}
+		/* ERR again flushes nothing twice */
+		{
+			struct roce_qp_attr e = {.qp_state = ROCE_QPS_ERR};
+
+			assert_int_equal(roce_modify_qp(s[1].qp, &e, ROCE_QP_STATE), 0);
+			assert_int_equal(roce_poll_cq(s[1].cq, 4, wc), 0);
+		}
+		disconnect_pair();
+		if (with_srq) {
+			/* 71 is still on the SRQ: a new QP receives into it */
+			connect_pair(ROCE_MTU_1024, 7, 1);
+			fill(s[0].buf, 3000, 8);
+			post(0, ROCE_WR_SEND, 72, 0, 3000, 0, 0);
+			assert_int_equal(wait_wc(0, wc, 1), 1);
+			assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+			assert_int_equal(wait_wc(1, wc, 1), 1);
+			assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+			assert_true(wc[0].wr_id == 71 && wc[0].byte_len == 3000);
+			assert_memory_equal(s[1].buf + 8192, s[0].buf, 3000);
+			disconnect_pair();
+			assert_int_equal(roce_destroy_srq(b_srq), 0);
+			b_srq = NULL;
+		}
+	}
+}
+
+/*
  * Bounded soak: 1 % loss, 1 % duplication and 1 % reordering on both directions. A mix of
  * SEND (64 KiB), RDMA WRITE (96 KiB) and RDMA READ (48 KiB), each stamped with its sequence
  * number, two in flight. Every message must complete successfully, in posting order, and
@@ -477,12 +729,9 @@ static void lossy_soak(void **st)
 	disconnect_pair();
 }
 
-/* UC: SEND, SEND with immediate and WRITE (with immediate), no acknowledgements. */
-static void uc_pair(void **st)
+/* Two UC QPs in RTS, both sending from PSN 500. */
+static void connect_uc(void)
 {
-	const uint32_t sz[] = {0, 1, 1023, 1024, 1025, 100000};
-	(void)st;
-
 	for (int k = 0; k < 2; k++) {
 		struct roce_qp_init_attr ia = {
 			.send_cq = s[k].cq, .recv_cq = s[k].cq, .qp_type = ROCE_QPT_UC};
@@ -519,6 +768,15 @@ static void uc_pair(void **st)
 		a.sq_psn = 500;
 		assert_int_equal(roce_modify_qp(s[k].qp, &a, ROCE_QP_STATE | ROCE_QP_SQ_PSN), 0);
 	}
+}
+
+/* UC: SEND, SEND with immediate and WRITE (with immediate), no acknowledgements. */
+static void uc_pair(void **st)
+{
+	const uint32_t sz[] = {0, 1, 1023, 1024, 1025, 100000};
+	(void)st;
+
+	connect_uc();
 	for (unsigned i = 0; i < RTE_DIM(sz); i++) {
 		struct roce_wc wc[2];
 		uint32_t n = sz[i];
@@ -548,6 +806,154 @@ static void uc_pair(void **st)
 		}
 		assert_memory_equal(s[1].buf + (3u << 20), s[0].buf, n);
 	}
+	disconnect_pair();
+}
+
+static void inject_read(uint32_t psn, uint64_t va, uint32_t len, uint32_t rkey, unsigned polls)
+{
+	struct roce_tx t;
+
+	memset(&t, 0, sizeof(t));
+	t.opcode = ROCE_OP_RC_RDMA_READ_REQUEST;
+	t.psn = psn & 0xffffff;
+	t.va = va;
+	t.rkey = rkey;
+	t.dmalen = len;
+	inject_to_b_polls(&t, NULL, 0, polls);
+}
+
+/* READ responses B has sent since @since (its tx_pkts counter; B sends nothing else here) */
+static uint64_t b_sent(uint64_t since)
+{
+	return s[1].qp->cnt[ROCE_QPC_tx_pkts] - since;
+}
+
+/*
+ * Issue 11 item 4: a duplicate READ request is matched against the READs B received
+ * (IBA 9.7.5.1: a duplicate READ is re-executed from its PSN, which must lie inside an
+ * earlier READ; the requester adjusts the VA and length to that PSN). Only such a duplicate
+ * replays, from that PSN's offset; a "duplicate" at a PSN that held no READ, or whose RETH
+ * is not the part of the original READ from that PSN on (another rkey, another offset, past
+ * its end), is dropped silently and counted (resp_DROP_DUP_READ_UNKNOWN / _MISMATCH), and
+ * it leaves the READ responses still queued alone.
+ */
+static void duplicate_read_history(void **st)
+{
+	const uint64_t va = (uintptr_t)s[1].buf;
+	const struct roce_resp *r;
+	struct roce_qp_attr qb;
+	uint32_t e0, rkey = s[1].mr->rkey;
+	uint64_t t0;
+	(void)st;
+
+	connect_pair(ROCE_MTU_256, 7, 1);
+	r = &s[1].qp->resp;
+	assert_int_equal(roce_query_qp(s[1].qp, &qb, NULL), 0);
+	e0 = qb.rq_psn; /* 0xfffff0: the READs straddle the PSN wrap */
+	t0 = s[1].qp->cnt[ROCE_QPC_tx_pkts];
+	inject_read(e0, va, 1024, rkey, 20); /* PSNs e0 .. e0+3 */
+	assert_int_equal(b_sent(t0), 4);
+	inject_read(e0 + 4, va + 4096, 8 * 256, rkey, 20); /* PSNs e0+4 .. e0+11, across 2^24 */
+	assert_int_equal(b_sent(t0), 12);
+
+	/* a real duplicate from the middle of each: replayed from that PSN */
+	inject_read(e0 + 2, va + 512, 512, rkey, 20);
+	assert_int_equal(b_sent(t0), 14);
+	inject_read(e0 + 10, va + 4096 + 6 * 256, 2 * 256, rkey, 20);
+	assert_int_equal(b_sent(t0), 16);
+	assert_int_equal(r->outcome[ROCE_RESP_DUPLICATE], 2);
+
+	/* not the part from its PSN on: the whole READ again, past its end, another rkey */
+	inject_read(e0 + 2, va, 1024, rkey, 20);
+	inject_read(e0 + 2, va + 512, 1024, rkey, 20);
+	inject_read(e0 + 2, va + 512, 512, rkey ^ 0x100, 20);
+	assert_int_equal(b_sent(t0), 16);
+	assert_int_equal(r->outcome[ROCE_RESP_DROP_DUP_READ_MISMATCH], 3);
+	/* a PSN that held no READ: before the first one */
+	inject_read(e0 - 1, va, 256, rkey, 20);
+	assert_int_equal(b_sent(t0), 16);
+	assert_int_equal(r->outcome[ROCE_RESP_DROP_DUP_READ_UNKNOWN], 1);
+
+	/* a 1 MiB READ (4096 responses, 64 per poll) is being answered when a bogus duplicate
+	 * arrives: every response still goes out */
+	inject_read(e0 + 12, va, 1u << 20, rkey, 2);
+	assert_true(r->rq_count > 0);
+	inject_read(e0 + 3, va + 4096, 256, rkey, 2); /* PSN of the first READ, wrong VA */
+	assert_int_equal(r->outcome[ROCE_RESP_DROP_DUP_READ_MISMATCH], 4);
+	assert_true(r->rq_count > 0);
+	drive(2000);
+	assert_int_equal(b_sent(t0), 16 + 4096);
+	assert_int_equal(roce_qp_state(s[1].qp), ROCE_QPS_RTS);
+	disconnect_pair();
+}
+
+static void inject_uc(uint8_t opcode, uint32_t psn, const void *payload, uint32_t len)
+{
+	struct roce_tx t;
+
+	memset(&t, 0, sizeof(t));
+	t.opcode = opcode;
+	t.psn = psn;
+	inject_to_b(&t, payload, len);
+}
+
+/*
+ * Issue 11 item 11: a UC responder must not take a packet whose PSN is behind the expected
+ * one for a new message. A replayed SEND_ONLY (the PSN of a message already delivered) and a
+ * stale MIDDLE inside an open message are dropped and counted (resp_DROP_UC_BEHIND); the open
+ * message goes on. A packet ahead of the expected PSN means packets were lost: a LAST or
+ * MIDDLE is dropped with the message it belonged to (resp_DROP_UC_RESYNC), and the next FIRST
+ * or ONLY starts over at its own PSN, into the receive WQE the lost message had taken.
+ */
+static void uc_replay_dropped(void **st)
+{
+	const struct roce_resp *r;
+	struct roce_wc wc[4];
+	(void)st;
+
+	connect_uc();
+	r = &s[1].qp->resp;
+	fill(s[0].buf, 4096, 21);
+	post_recv(1, 1, 1u << 20, 8192);
+	post(0, ROCE_WR_SEND, 2, 0, 100, 0, 0); /* the real message, PSN 500 */
+	assert_int_equal(wait_wc(0, wc, 1), 1);
+	assert_int_equal(wait_wc(1, wc, 1), 1);
+	assert_true(wc[0].wr_id == 1 && wc[0].status == ROCE_WC_SUCCESS && wc[0].byte_len == 100);
+
+	/* a) its replay: not a new message */
+	post_recv(1, 3, 2u << 20, 8192);
+	inject_uc(ROCE_OP_UC_SEND_ONLY, 500, s[0].buf + 1000, 100);
+	assert_int_equal(roce_poll_cq(s[1].cq, 4, wc), 0);
+	assert_int_equal(r->outcome[ROCE_RESP_DROP_UC_BEHIND], 1);
+
+	/* b) a stale MIDDLE inside an open message is dropped; the message completes */
+	inject_uc(ROCE_OP_UC_SEND_FIRST, 501, s[0].buf, 1024);
+	inject_uc(ROCE_OP_UC_SEND_MIDDLE, 500, s[0].buf + 2048, 1024);
+	inject_uc(ROCE_OP_UC_SEND_LAST, 502, s[0].buf + 1024, 10);
+	assert_int_equal(roce_poll_cq(s[1].cq, 4, wc), 1);
+	assert_true(wc[0].wr_id == 3 && wc[0].status == ROCE_WC_SUCCESS);
+	assert_int_equal(wc[0].byte_len, 1034);
+	assert_memory_equal(s[1].buf + (2u << 20), s[0].buf, 1034);
+	assert_int_equal(r->outcome[ROCE_RESP_DROP_UC_BEHIND], 2);
+
+	/* c) the MIDDLE at 504 is lost: the LAST is dropped with its message, nothing completes;
+	 * the next ONLY (ahead) starts over in the same receive WQE */
+	post_recv(1, 4, 3u << 20, 8192);
+	inject_uc(ROCE_OP_UC_SEND_FIRST, 503, s[0].buf + 3000, 1024);
+	inject_uc(ROCE_OP_UC_SEND_LAST, 505, s[0].buf, 10);
+	assert_int_equal(roce_poll_cq(s[1].cq, 4, wc), 0);
+	assert_int_equal(r->outcome[ROCE_RESP_DROP_UC_RESYNC], 1);
+	inject_uc(ROCE_OP_UC_SEND_ONLY, 506, s[0].buf + 200, 50);
+	assert_int_equal(roce_poll_cq(s[1].cq, 4, wc), 1);
+	assert_true(wc[0].wr_id == 4 && wc[0].status == ROCE_WC_SUCCESS);
+	assert_int_equal(wc[0].byte_len, 50);
+	assert_memory_equal(s[1].buf + (3u << 20), s[0].buf + 200, 50);
+	/* and it is not delivered twice either */
+	post_recv(1, 5, 3u << 20, 8192);
+	inject_uc(ROCE_OP_UC_SEND_ONLY, 506, s[0].buf + 200, 50);
+	assert_int_equal(roce_poll_cq(s[1].cq, 4, wc), 0);
+	assert_int_equal(r->outcome[ROCE_RESP_DROP_UC_BEHIND], 3);
+	assert_int_equal(roce_qp_state(s[1].qp), ROCE_QPS_RTS);
 	disconnect_pair();
 }
 
@@ -743,6 +1149,39 @@ static void frwr_and_invalidate(void **st)
 	assert_int_equal(wc[0].status, ROCE_WC_REM_ACCESS_ERR);
 	disconnect_pair();
 	assert_int_equal(roce_dereg_mr(fr), 0);
+}
+
+/*
+ * Issue 11, "confirm": a LOCAL_INV that cannot be done (here of a key that names a region
+ * registered with reg_mr, which only fast-registered regions may be invalidated in, IBA
+ * 10.6.3.5) used to complete with SUCCESS while nothing was invalidated. IBA gives no
+ * completion status for it; like rxe (rxe_do_local_ops(): IB_WC_LOC_QP_OP_ERR, and the QP
+ * goes to the error state), the WR completes LOC_QP_OP_ERR after the WRs before it, the QP
+ * enters ERR and the WRs behind it are flushed. The key stays valid.
+ */
+static void local_inv_failure(void **st)
+{
+	struct roce_wc wc[4];
+	(void)st;
+
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	fill(s[1].buf, 64, 3);
+	post(1, ROCE_WR_RDMA_WRITE, 1, 0, 64, (uintptr_t)(s[0].buf + 4096), s[0].mr->rkey);
+	post_local(1, ROCE_WR_LOCAL_INV, 2, NULL, s[1].mr->rkey);
+	post(1, ROCE_WR_RDMA_WRITE, 3, 0, 64, (uintptr_t)(s[0].buf + 8192), s[0].mr->rkey);
+	assert_int_equal(wait_wc(1, wc, 3), 3);
+	assert_true(wc[0].wr_id == 1 && wc[0].status == ROCE_WC_SUCCESS);
+	assert_true(wc[1].wr_id == 2);
+	assert_int_equal(wc[1].status, ROCE_WC_LOC_QP_OP_ERR);
+	assert_true(wc[2].wr_id == 3 && wc[2].status == ROCE_WC_WR_FLUSH_ERR);
+	assert_int_equal(roce_qp_state(s[1].qp), ROCE_QPS_ERR);
+	disconnect_pair();
+	/* the region was not invalidated: A still reads through its key */
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	post(0, ROCE_WR_RDMA_READ, 4, BUF / 2, 64, (uintptr_t)s[1].buf, s[1].mr->rkey);
+	assert_int_equal(wait_wc(0, wc, 1), 1);
+	assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+	disconnect_pair();
 }
 
 /*
@@ -1012,6 +1451,184 @@ static void ghost_ack_completes_nothing(void **st)
 	disconnect_pair();
 }
 
+/* A forged ACK/NAK to A's QP from B's interface, AETH syndrome @syn at @psn. */
+static void forge_ack_to_a(uint32_t psn, uint8_t syn)
+{
+	struct roce_path to_a;
+	struct roce_tx t;
+	struct rte_mbuf *m;
+
+	memset(&to_a, 0, sizeof(to_a));
+	stk_ipaddr_parse("10.77.0.1", &to_a.dgid_ip);
+	memset(&t, 0, sizeof(t));
+	t.path = &to_a;
+	t.lqpn = roce_qp_num(s[1].qp);
+	t.dqpn = roce_qp_num(s[0].qp);
+	t.opcode = ROCE_OP_RC_ACKNOWLEDGE;
+	t.psn = psn & 0xffffff;
+	t.syndrome = syn;
+	m = roce_tx_build(pool, stk_iface_get(1), &t, NULL, 0, NULL);
+	assert_non_null(m);
+	assert_int_equal(stk_ip_send(lc, stk_iface_get(1), m, &to_a.dgid_ip), 0);
+	drive(20);
+}
+
+/*
+ * Issue 11, "confirm": reserved NAK codes (5..31 of IBA Table 44's NAK codes; 4, invalid RD
+ * request, belongs to RD, which droce has not) end the WQE they name with an error and move
+ * the QP to ERR, as Linux rxe does (rxe_comp.c check_ack(): an unexpected NAK code completes
+ * the WQE with an error). Checked, and kept: such a NAK can only come from the peer (or a
+ * forger, which issue 11 item 3's address checks are for). What does not end the QP: a
+ * reserved NAK for a PSN already acknowledged (stale, like every NAK behind comp.psn), and a
+ * reserved AETH type (syndrome bits 6:5 = 10), which is ignored.
+ */
+static void reserved_nak_codes(void **st)
+{
+	struct stk_impair_conf deaf = {.drop_ppm = 1000000, .roce_only = true, .seed = 4};
+	struct roce_qp_attr qa;
+	struct roce_wc wc;
+	uint64_t end;
+	(void)st;
+
+	/* a reserved AETH type and a stale reserved NAK change nothing */
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	assert_int_equal(roce_query_qp(s[0].qp, &qa, NULL), 0);
+	assert_int_equal(stk_impair_set(1, STK_IMPAIR_RX, &deaf), 0);
+	fill(s[0].buf, 3000, 5);
+	post(0, ROCE_WR_SEND, 42, 0, 3000, 0, 0);
+	drive(20);
+	forge_ack_to_a(qa.sq_psn, 0x40 | 5);		     /* type 10: reserved */
+	forge_ack_to_a(qa.sq_psn - 1, 0x60 | 5);	     /* behind comp.psn: stale */
+	end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 100; /* 10 ms */
+	while (rte_get_tsc_cycles() < end) {
+		stk_lcore_poll(lc);
+		assert_int_equal(roce_poll_cq(s[0].cq, 1, &wc), 0);
+	}
+	assert_int_equal(roce_qp_state(s[0].qp), ROCE_QPS_RTS);
+	assert_int_equal(stk_impair_set(1, STK_IMPAIR_RX, NULL), 0);
+	post_recv(1, 7, 65536, 4096);
+	assert_int_equal(wait_wc(0, &wc, 1), 1);
+	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+	assert_int_equal(wait_wc(1, &wc, 1), 1);
+	disconnect_pair();
+
+	/* a reserved NAK code for an outstanding PSN: the WQE fails and the QP with it */
+	for (uint8_t code = 4; code <= 31; code += 27) {
+		connect_pair(ROCE_MTU_1024, 7, 1);
+		assert_int_equal(roce_query_qp(s[0].qp, &qa, NULL), 0);
+		assert_int_equal(stk_impair_set(1, STK_IMPAIR_RX, &deaf), 0);
+		post(0, ROCE_WR_SEND, 43, 0, 3000, 0, 0);
+		post(0, ROCE_WR_SEND, 44, 0, 3000, 0, 0);
+		drive(20);
+		forge_ack_to_a(qa.sq_psn, (uint8_t)(0x60 | code));
+		assert_int_equal(wait_wc(0, &wc, 1), 1);
+		assert_true(wc.wr_id == 43);
+		assert_int_equal(wc.status, ROCE_WC_REM_INV_REQ_ERR);
+		assert_int_equal(wait_wc(0, &wc, 1), 1);
+		assert_true(wc.wr_id == 44 && wc.status == ROCE_WC_WR_FLUSH_ERR);
+		assert_int_equal(roce_qp_state(s[0].qp), ROCE_QPS_ERR);
+		assert_int_equal(stk_impair_set(1, STK_IMPAIR_RX, NULL), 0);
+		disconnect_pair();
+	}
+}
+
+/*
+ * Send from side @from to the other side's QP a packet built as opcode @built (which carries
+ * payload) and relabelled as @as (which carries none), so that the bytes after @as's headers
+ * are trailing payload; the ICRC is computed again for the new opcode.
+ */
+static void inject_relabelled(int from, uint8_t built, uint8_t as, uint32_t psn, uint64_t va,
+			      uint32_t rkey, const void *payload, uint32_t len)
+{
+	struct roce_path to;
+	struct roce_tx t;
+	struct rte_mbuf *m;
+	uint8_t *f;
+
+	memset(&to, 0, sizeof(to));
+	stk_ipaddr_parse(from ? "10.77.0.1" : "10.77.0.2", &to.dgid_ip);
+	memset(&t, 0, sizeof(t));
+	t.path = &to;
+	t.lqpn = roce_qp_num(s[from].qp);
+	t.dqpn = roce_qp_num(s[!from].qp);
+	t.opcode = built;
+	t.psn = psn & 0xffffff;
+	t.va = va;
+	t.rkey = rkey;
+	m = roce_tx_build(pool, stk_iface_get((uint16_t)from), &t, payload, len, NULL);
+	assert_non_null(m);
+	f = rte_pktmbuf_mtod(m, uint8_t *);
+	assert_true(f[12] == 0x08 && f[13] == 0x00 &&
+		    f[14] == 0x45); /* Ethernet, IPv4, no options */
+	f[14 + 20 + 8] = as;
+	roce_icrc_fill(m, 14, 14 + 20 + 8, rte_pktmbuf_pkt_len(m) - ROCE_ICRC_LEN);
+	assert_int_equal(stk_ip_send(lc, stk_iface_get((uint16_t)from), m, &to.dgid_ip), 0);
+	drive(20);
+}
+
+/*
+ * Issue 11, "confirm": READ requests, atomics and ACKs that carry bytes after their headers
+ * were accepted (the decoder refused pad on them, not payload). Now they are malformed and
+ * dropped by the decoder (IBA 9.2.3), counted as drop_decode_payload_on_header_only. Each
+ * packet below would act if it were taken: the READ would be answered, the FETCH_ADD would
+ * add, the remote-access NAK would end A's QP.
+ */
+static void trailing_payload_dropped(void **st)
+{
+	struct stk_impair_conf deaf = {.drop_ppm = 1000000, .roce_only = true, .seed = 4};
+	uint64_t *target = (uint64_t *)(s[1].buf + 256), t0, d0;
+	uint8_t body[64];
+	struct roce_qp_attr qa, qb;
+	struct roce_wc wc;
+	(void)st;
+
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	assert_int_equal(roce_query_qp(s[0].qp, &qa, NULL), 0);
+	assert_int_equal(roce_query_qp(s[1].qp, &qb, NULL), 0);
+	t0 = s[1].qp->cnt[ROCE_QPC_tx_pkts];
+	d0 = s[1].dev->decode_drops[ROCE_DROP_TRAILING];
+	/* a READ request (RETH from a WRITE_ONLY) with 8 bytes after the RETH */
+	memset(body, 0xab, sizeof(body));
+	inject_relabelled(0, ROCE_OP_RC_RDMA_WRITE_ONLY, ROCE_OP_RC_RDMA_READ_REQUEST, qb.rq_psn,
+			  (uintptr_t)s[1].buf, s[1].mr->rkey, body, 8);
+	assert_int_equal(s[1].qp->cnt[ROCE_QPC_tx_pkts], t0); /* not answered */
+	assert_int_equal(s[1].dev->decode_drops[ROCE_DROP_TRAILING], d0 + 1);
+	/* a FETCH_ADD (its AtomicETH as a SEND_ONLY's payload) with 8 more bytes */
+	*target = 7;
+	{
+		uint64_t va = rte_cpu_to_be_64((uintptr_t)target), add = rte_cpu_to_be_64(1);
+		uint32_t rkey = rte_cpu_to_be_32(s[1].mr->rkey);
+
+		memset(body, 0, sizeof(body));
+		memcpy(body, &va, 8);
+		memcpy(body + 8, &rkey, 4);
+		memcpy(body + 12, &add, 8);
+	}
+	inject_relabelled(0, ROCE_OP_RC_SEND_ONLY, ROCE_OP_RC_FETCH_ADD, qb.rq_psn, 0, 0, body,
+			  28 + 8);
+	assert_true(*target == 7); /* not executed */
+	assert_int_equal(s[1].qp->cnt[ROCE_QPC_tx_pkts], t0);
+	assert_int_equal(s[1].dev->decode_drops[ROCE_DROP_TRAILING], d0 + 2);
+	/* a remote-access-error NAK (its AETH as payload) with 8 more bytes, for A's SEND */
+	assert_int_equal(stk_impair_set(1, STK_IMPAIR_RX, &deaf), 0);
+	fill(s[0].buf, 100, 1);
+	post(0, ROCE_WR_SEND, 9, 0, 100, 0, 0);
+	drive(20);
+	memset(body, 0, sizeof(body));
+	body[0] = 0x62; /* NAK, remote access error; MSN 0 */
+	inject_relabelled(1, ROCE_OP_RC_SEND_ONLY, ROCE_OP_RC_ACKNOWLEDGE, qa.sq_psn, 0, 0, body,
+			  4 + 8);
+	assert_int_equal(s[0].dev->decode_drops[ROCE_DROP_TRAILING], 1);
+	assert_int_equal(roce_qp_state(s[0].qp), ROCE_QPS_RTS);
+	assert_int_equal(stk_impair_set(1, STK_IMPAIR_RX, NULL), 0);
+	post_recv(1, 10, 65536, 4096);
+	assert_int_equal(wait_wc(0, &wc, 1), 1);
+	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+	assert_int_equal(wait_wc(1, &wc, 1), 1);
+	assert_int_equal(wc.byte_len, 100);
+	disconnect_pair();
+}
+
 static uint16_t ring_port(const char *name, struct rte_ring *rx, struct rte_ring *tx)
 {
 	int p = ut_ring_port(name, rx, tx, pool);
@@ -1110,20 +1727,30 @@ int main(void)
 		cmocka_unit_test(access_errors),
 		cmocka_unit_test(missing_right),
 		cmocka_unit_test(rnr),
+		cmocka_unit_test(rnr_write_with_imm),
+		cmocka_unit_test(err_mid_send_flushes_rwqe),
 		cmocka_unit_test(lossy_soak),
 		cmocka_unit_test(every_mtu_to_16mib),
 		cmocka_unit_test(uc_pair),
+		cmocka_unit_test(uc_replay_dropped),
+		cmocka_unit_test(atomic_cache_psn_wrap),
+		cmocka_unit_test(duplicate_read_history),
 		cmocka_unit_test(ud_pair),
 		cmocka_unit_test(frwr_and_invalidate),
+		cmocka_unit_test(local_inv_failure),
 		cmocka_unit_test(too_many_reads),
 		cmocka_unit_test(second_lcore_hands_off),
 		cmocka_unit_test(dcqcn_reacts_to_ce),
 		cmocka_unit_test(ghost_ack_completes_nothing),
+		cmocka_unit_test(reserved_nak_codes),
+		cmocka_unit_test(trailing_payload_dropped),
 	};
 	int rc;
 
 	if (rte_eal_init(10, eal) < 0)
 		return 1;
+	if (getenv("DROCE_TEST_FILTER")) /* run only the tests matching this pattern */
+		cmocka_set_test_filter(getenv("DROCE_TEST_FILTER"));
 	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
 	rte_eal_cleanup();
 	return rc;

@@ -597,6 +597,15 @@ static void parse_refusals(void **s)
 	bth[1] |= 0x10; /* PadCnt 1 on a header-only opcode */
 	assert_int_equal(roce_pkt_parse(m, &p, &rp), -1);
 	assert_int_equal(rp.drop, ROCE_DROP_PAD);
+	bth[1] &= (uint8_t)~0x30;
+	p.payload_len += 4; /* four bytes after the RETH of a READ request (issue 11) */
+	assert_int_equal(roce_pkt_parse(m, &p, &rp), -1);
+	assert_int_equal(rp.drop, ROCE_DROP_TRAILING);
+	bth[0] = ROCE_OP_RC_ACKNOWLEDGE; /* BTH + AETH + 12 bytes: trailing too */
+	assert_int_equal(roce_pkt_parse(m, &p, &rp), -1);
+	assert_int_equal(rp.drop, ROCE_DROP_TRAILING);
+	bth[0] = ROCE_OP_RC_RDMA_READ_REQUEST;
+	p.payload_len -= 4;
 	bth[1] = 0x01; /* TVer 1 */
 	assert_int_equal(roce_pkt_parse(m, &p, &rp), -1);
 	assert_int_equal(rp.drop, ROCE_DROP_TVER);
