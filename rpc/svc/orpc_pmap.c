@@ -212,7 +212,7 @@ static bool_t xdr_pmaplist_res(XDR *x, struct pmaplist **l)
 
 #define PROC(n, xa, sa, xr, sr, f)                                                                 \
 	{                                                                                          \
-		n, (xdrproc_t)(xa), sa, (xdrproc_t)(xr), sr, f                                     \
+		n, (xdrproc_t)(xa), sa, (xdrproc_t)(xr), sr, f, false                              \
 	}
 
 static const struct orpc_proc pmap2_procs[] = {
@@ -221,7 +221,7 @@ static const struct orpc_proc pmap2_procs[] = {
 	PROC("UNSET", xdr_pmap, sizeof(struct pmap), xdr_bool, sizeof(bool_t), p_refuse),
 	PROC("GETPORT", xdr_pmap, sizeof(struct pmap), xdr_u_long, sizeof(u_long), p2_getport),
 	PROC("DUMP", xdr_void, 0, xdr_pmaplist_res, sizeof(struct pmaplist *), p2_dump),
-	{"CALLIT", NULL, 0, NULL, 0, NULL}, /* not served: PROC_UNAVAIL */
+	{"CALLIT", NULL, 0, NULL, 0, NULL, false}, /* not served: PROC_UNAVAIL */
 };
 
 static const struct orpc_proc rpcb_procs[] = {
@@ -230,10 +230,10 @@ static const struct orpc_proc rpcb_procs[] = {
 	PROC("UNSET", xdr_rpcb, sizeof(rpcb), xdr_bool, sizeof(bool_t), p_refuse),
 	PROC("GETADDR", xdr_rpcb, sizeof(rpcb), xdr_string_res, sizeof(char *), p3_getaddr),
 	PROC("DUMP", xdr_void, 0, xdr_rpcblist_ptr, sizeof(rpcblist_ptr), p3_dump),
-	{"CALLIT", NULL, 0, NULL, 0, NULL},
+	{"CALLIT", NULL, 0, NULL, 0, NULL, false},
 	PROC("GETTIME", xdr_void, 0, xdr_u_int, sizeof(u_int), p3_gettime),
-	{"UADDR2TADDR", NULL, 0, NULL, 0, NULL},
-	{"TADDR2UADDR", NULL, 0, NULL, 0, NULL},
+	{"UADDR2TADDR", NULL, 0, NULL, 0, NULL, false},
+	{"TADDR2UADDR", NULL, 0, NULL, 0, NULL, false},
 	PROC("GETVERSADDR", xdr_rpcb, sizeof(rpcb), xdr_string_res, sizeof(char *), p4_getversaddr),
 };
 

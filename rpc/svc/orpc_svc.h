@@ -17,6 +17,7 @@
 #ifndef ORPC_SVC_H
 #define ORPC_SVC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "orpc_msg.h"
@@ -42,6 +43,8 @@ struct orpc_proc {
 	xdrproc_t xdr_res;
 	uint32_t res_size; /**< ≤ ORPC_MAX_RES */
 	orpc_handler_t fn;
+	bool ddp_res; /**< the results end with an opaque whose content is DDP-eligible (RFC 8166
+			 §3.4): the handler says how long it is in req->ddp_len */
 };
 
 struct orpc_version {
@@ -98,6 +101,7 @@ struct orpc_req {
 	const struct orpc_program *prog;
 	const struct orpc_proc *proc;
 	enum orpc_outcome outcome;
+	uint32_t ddp_len; /**< set by a ddp_res handler: bytes of the trailing opaque's content */
 	struct orpc_call call;
 };
 

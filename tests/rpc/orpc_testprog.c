@@ -22,8 +22,8 @@ static enum accept_stat t_null(struct orpc_req *r, void *a, void *res)
 /* the results point into the arguments, which live until the reply is encoded */
 static enum accept_stat t_echo(struct orpc_req *r, void *a, void *res)
 {
-	(void)r;
 	*(struct orpc_test_blob *)res = *(struct orpc_test_blob *)a;
+	r->ddp_len = ((struct orpc_test_blob *)a)->len; /* the echoed bytes may go by write chunk */
 	return SUCCESS;
 }
 
@@ -55,11 +55,12 @@ static enum auth_stat sys_check(struct orpc_req *r)
 #define BLOB sizeof(struct orpc_test_blob)
 #define WHO sizeof(struct orpc_test_who)
 static const struct orpc_proc test_procs[] = {
-	{"NULL", (xdrproc_t)xdr_void, 0, (xdrproc_t)xdr_void, 0, t_null},
-	{"ECHO", (xdrproc_t)orpc_test_xdr_blob, BLOB, (xdrproc_t)orpc_test_xdr_blob, BLOB, t_echo},
-	{"WHOAMI", (xdrproc_t)xdr_void, 0, (xdrproc_t)orpc_test_xdr_who, WHO, t_whoami},
-	{"FAIL", (xdrproc_t)xdr_void, 0, (xdrproc_t)xdr_void, 0, t_fail},
-	{"UNSERVED", NULL, 0, NULL, 0, NULL},
+	{"NULL", (xdrproc_t)xdr_void, 0, (xdrproc_t)xdr_void, 0, t_null, false},
+	{"ECHO", (xdrproc_t)orpc_test_xdr_blob, BLOB, (xdrproc_t)orpc_test_xdr_blob, BLOB, t_echo,
+	 true},
+	{"WHOAMI", (xdrproc_t)xdr_void, 0, (xdrproc_t)orpc_test_xdr_who, WHO, t_whoami, false},
+	{"FAIL", (xdrproc_t)xdr_void, 0, (xdrproc_t)xdr_void, 0, t_fail, false},
+	{"UNSERVED", NULL, 0, NULL, 0, NULL, false},
 };
 
 static const struct orpc_version test_versions[] = {
@@ -75,8 +76,8 @@ const struct orpc_program orpc_test_program = {
 };
 
 static const struct orpc_proc sys_procs[] = {
-	{"NULL", (xdrproc_t)xdr_void, 0, (xdrproc_t)xdr_void, 0, t_null},
-	{"WHOAMI", (xdrproc_t)xdr_void, 0, (xdrproc_t)orpc_test_xdr_who, WHO, t_whoami},
+	{"NULL", (xdrproc_t)xdr_void, 0, (xdrproc_t)xdr_void, 0, t_null, false},
+	{"WHOAMI", (xdrproc_t)xdr_void, 0, (xdrproc_t)orpc_test_xdr_who, WHO, t_whoami, false},
 };
 
 static const struct orpc_version sys_versions[] = {{1, 2, sys_procs}};

@@ -1,0 +1,960 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rpcrdma_ep.c - the RPC-over-RDMA v1 endpoint (rpcrdma_ep.h): buffers and credits, the four
+ * primitives on the QP, the server's request state machine and the client's call slots.
+ *
+ * Operation (server): a receive completion queues its buffer. Requests are taken in arrival
+ * order: the header is decoded (a refusal answers RDMA_ERROR); read chunks are fetched with
+ * RDMA READ into staging and spliced into the call at their XDR positions (RFC 8166 §3.5.3);
+ * the call is dispatched; the DDP-eligible tail of the results is written into the client's
+ * write chunk, the rest goes inline or, when too long, into the reply chunk; then the reply's
+ * SEND. The receive buffer is posted again once its call has been dispatched, so the credits
+ * granted are always receives posted. While WRITEs from staging are in flight (until the
+ * reply's SEND completes, RC ordering covers the WRITEs before it), the next request waits.
+ *
+ * Operation (client): a call takes a slot with its own staging (long call, write chunk, reply
+ * chunk); the reply is matched by xid, rebuilt (reply chunk, write-chunk data appended at the
+ * end of the results) and handed to the caller's done function.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "rpcrdma_ep.h"
+
+#define WR_RECV 1ull
+#define WR_SEND 2ull
+#define WR_READ 3ull
+#define WR_WRITE 4ull
+#define WR_ID(type, idx) ((type) << 32 | (uint32_t)(idx))
+#define WR_TYPE(id) ((id) >> 32)
+#define WR_IDX(id) ((uint32_t)(id))
+#define NO_SLOT UINT32_MAX
+#define PAD4(n) ((4u - ((n)&3u)) & 3u)
+
+struct sreq { /* the server request being worked on */
+	enum rpcrdma_req_state state;
+	uint32_t rbuf, len; /* receive buffer and bytes in it */
+	struct rpcrdma_hdr h;
+	enum rpcrdma_dec dec;
+	uint32_t reads_pending;
+	uint32_t chunk_off[RPCRDMA_MAX_READ_SEGS]; /* where each read segment lands in stage_in */
+};
+
+struct cslot { /* a client call in flight */
+	bool used;
+	uint32_t xid;		       /* network order */
+	uint8_t *call, *reply, *wdata; /* staging: long call / DDP args, reply chunk, write chunk */
+	bool has_reply_chunk, has_wchunk;
+	rpcrdma_done_t done;
+	void *ctx;
+};
+
+struct rpcrdma_ep {
+	enum rpcrdma_role role;
+	struct rpcrdma_ep_conf conf;
+	struct roce_pd *pd;
+	struct roce_cq *cq;
+	struct roce_qp *qp;
+	struct roce_mr *mr;
+	struct orpc_svc *svc;
+	uint8_t *region;
+	uint64_t region_len;
+	uint32_t nrecv, nsend;
+	uint8_t *recv_bufs, *send_bufs;
+	uint32_t *send_free, nsend_free;
+	/* server */
+	uint8_t *stage_in, *stage_call, *stage_out;
+	bool stage_busy;
+	uint32_t *fifo, fifo_head, fifo_n; /* received buffers in arrival order */
+	uint32_t *fifo_len;
+	struct sreq req;
+	uint32_t inflight;
+	struct rpcrdma_seg wsegs[RPCRDMA_MAX_WRITE_CHUNKS]
+				[RPCRDMA_MAX_CHUNK_SEGS]; /* the reply's */
+	struct rpcrdma_seg rsegs[RPCRDMA_MAX_CHUNK_SEGS];
+	/* client */
+	struct cslot slots[RPCRDMA_CLNT_SLOTS];
+	uint32_t outstanding;
+	uint8_t *scratch; /* a reply rebuilt with its write-chunk data */
+	/* negotiated */
+	struct rpcrdma_cm_priv peer;
+	uint32_t inline_send, credits;
+	bool started, failed;
+	struct rpcrdma_ep_stats st;
+};
+
+#define NAME_(n) #n,
+static const char *const req_names[] = {RPCRDMA_REQ_STATE_LIST(NAME_)};
+
+const char *rpcrdma_req_state_name(enum rpcrdma_req_state s)
+{
+	return s < RPCRDMA_REQ_NUM_STATES ? req_names[s] : "unknown";
+}
+
+static void set_state(struct rpcrdma_ep *ep, enum rpcrdma_req_state s)
+{
+	ep->req.state = s;
+	ep->st.req_state[s]++;
+}
+
+static uint8_t *recv_buf(struct rpcrdma_ep *ep, uint32_t i)
+{
+	return ep->recv_bufs + (size_t)i * ep->conf.inline_max;
+}
+
+static uint8_t *send_buf(struct rpcrdma_ep *ep, uint32_t i)
+{
+	return ep->send_bufs + (size_t)i * ep->conf.inline_max;
+}
+
+static uint64_t iova(const struct rpcrdma_ep *ep, const void *p)
+{
+	return ep->mr->iova + (uint64_t)((const uint8_t *)p - ep->region);
+}
+
+static int conf_check(struct rpcrdma_ep_conf *c)
+{
+	if (!c->credits)
+		c->credits = RPCRDMA_DEFAULT_CREDITS;
+	if (!c->inline_max)
+		c->inline_max = 4096;
+	if (!c->max_chunk)
+		c->max_chunk = RPCRDMA_DEFAULT_MAX_CHUNK;
+	if (c->credits > 1024 || c->inline_max < RPCRDMA_INLINE_MIN || c->inline_max > 65536 ||
+	    c->inline_max % 1024 || c->max_chunk < c->inline_max || c->max_chunk > (64u << 20))
+		return -EINVAL;
+	return 0;
+}
+
+struct rpcrdma_ep *rpcrdma_ep_create(struct roce_dev *dev, struct roce_pd *pd,
+				     enum rpcrdma_role role, const struct rpcrdma_ep_conf *conf,
+				     struct orpc_svc *svc)
+{
+	struct roce_qp_init_attr qa;
+	struct rpcrdma_ep *ep;
+	uint8_t *p;
+	uint32_t access;
+
+	ep = rte_zmalloc("rpcrdma_ep", sizeof(*ep), 0);
+	if (!ep) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	ep->conf = conf ? *conf : (struct rpcrdma_ep_conf){0};
+	if (conf_check(&ep->conf) != 0 || (role == RPCRDMA_SERVER && !svc)) {
+		rte_free(ep);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	ep->role = role;
+	ep->pd = pd;
+	ep->svc = svc;
+	/* the server posts one receive per credit; the client one per possible reply, plus the
+	 * server's extra grants it may see */
+	ep->nrecv = role == RPCRDMA_SERVER ? ep->conf.credits : RPCRDMA_CLNT_SLOTS + 4;
+	ep->nsend = role == RPCRDMA_SERVER ? ep->conf.credits + 8 : RPCRDMA_CLNT_SLOTS + 4;
+	ep->region_len = (uint64_t)(ep->nrecv + ep->nsend) * ep->conf.inline_max +
+			 (uint64_t)(role == RPCRDMA_SERVER ? 3 : 3 * RPCRDMA_CLNT_SLOTS + 2) *
+				 ep->conf.max_chunk;
+	ep->region = rte_zmalloc("rpcrdma_region", ep->region_len, 4096);
+	ep->send_free = rte_zmalloc("rpcrdma_sfree", ep->nsend * sizeof(uint32_t), 0);
+	ep->fifo = rte_zmalloc("rpcrdma_fifo", ep->nrecv * sizeof(uint32_t) * 2, 0);
+	ep->cq = roce_create_cq(dev, 4 * (ep->nrecv + ep->nsend) + 256);
+	if (!ep->region || !ep->send_free || !ep->fifo || !ep->cq)
+		goto fail;
+	ep->fifo_len = ep->fifo + ep->nrecv;
+	/* the server exposes nothing to the peer; the client exposes its staging for chunks
+	 * (a persistent registration: one key for every call) */
+	access = ROCE_ACCESS_LOCAL_WRITE;
+	if (role == RPCRDMA_CLIENT)
+		access |= ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ;
+	ep->mr = roce_reg_mr(pd, ep->region, ep->region_len, (uintptr_t)ep->region, access);
+	if (!ep->mr)
+		goto fail;
+	p = ep->region;
+	ep->recv_bufs = p;
+	p += (size_t)ep->nrecv * ep->conf.inline_max;
+	ep->send_bufs = p;
+	p += (size_t)ep->nsend * ep->conf.inline_max;
+	if (role == RPCRDMA_SERVER) {
+		ep->stage_in = p;
+		ep->stage_call = p + ep->conf.max_chunk;
+		ep->stage_out = p + 2 * (size_t)ep->conf.max_chunk;
+	} else {
+		for (uint32_t i = 0; i < RPCRDMA_CLNT_SLOTS;
+		     i++, p += 3 * (size_t)ep->conf.max_chunk) {
+			ep->slots[i].call = p;
+			ep->slots[i].reply = p + ep->conf.max_chunk;
+			ep->slots[i].wdata = p + 2 * (size_t)ep->conf.max_chunk;
+		}
+		ep->scratch = p;
+	}
+	for (uint32_t i = 0; i < ep->nsend; i++)
+		ep->send_free[i] = ep->nsend - 1 - i;
+	ep->nsend_free = ep->nsend;
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = qa.recv_cq = ep->cq;
+	qa.qp_type = ROCE_QPT_RC;
+	qa.cap.max_send_wr = 2 * ep->nsend + 2 * RPCRDMA_MAX_CHUNK_SEGS * 2 + 64;
+	qa.cap.max_recv_wr = ep->nrecv;
+	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
+	ep->qp = roce_create_qp(pd, &qa);
+	if (!ep->qp)
+		goto fail;
+	ep->credits = role == RPCRDMA_SERVER ? ep->conf.credits : 1; /* RFC 8166 §3.3.1 */
+	ep->inline_send = RPCRDMA_INLINE_DEFAULT;
+	ep->req.state = RPCRDMA_REQ_FREE;
+	return ep;
+fail:
+	if (ep->mr)
+		roce_dereg_mr(ep->mr);
+	if (ep->cq)
+		roce_destroy_cq(ep->cq);
+	rte_free(ep->region);
+	rte_free(ep->send_free);
+	rte_free(ep->fifo);
+	rte_free(ep);
+	rte_errno = ENOMEM;
+	return NULL;
+}
+
+struct roce_qp *rpcrdma_ep_qp(const struct rpcrdma_ep *ep)
+{
+	return ep->qp;
+}
+
+uint8_t rpcrdma_ep_private_data(const struct rpcrdma_ep *ep, uint8_t out[RPCRDMA_CM_PRIV_LEN])
+{
+	/* we never ask for Send With Invalidate: the client's registration is persistent, so a
+	 * remote invalidation would revoke the key of every later call */
+	struct rpcrdma_cm_priv p = {.present = true,
+				    .remote_inv_ok = false,
+				    .max_send = ep->conf.inline_max,
+				    .max_recv = ep->conf.inline_max};
+
+	if (ep->conf.no_private_data)
+		return 0;
+	rpcrdma_cm_priv_encode(&p, out);
+	return RPCRDMA_CM_PRIV_LEN;
+}
+
+static int post_recv(struct rpcrdma_ep *ep, uint32_t i)
+{
+	struct roce_sge sge = {(uintptr_t)recv_buf(ep, i), ep->conf.inline_max, ep->mr->lkey};
+	struct roce_recv_wr wr = {.wr_id = WR_ID(WR_RECV, i), .sg_list = &sge, .num_sge = 1};
+	struct roce_recv_wr *bad;
+
+	return roce_post_recv(ep->qp, &wr, &bad);
+}
+
+int rpcrdma_ep_start(struct rpcrdma_ep *ep, const uint8_t *peer_priv, uint32_t len)
+{
+	int rc;
+
+	rpcrdma_cm_priv_decode(peer_priv, len, &ep->peer);
+	/* RFC 8797 §7: we send at most what the peer receives, and what we said we send */
+	ep->inline_send =
+		ep->peer.max_recv < ep->conf.inline_max ? ep->peer.max_recv : ep->conf.inline_max;
+	for (uint32_t i = 0; i < ep->nrecv; i++) {
+		rc = post_recv(ep, i);
+		if (rc)
+			return rc;
+	}
+	ep->started = true;
+	return 0;
+}
+
+/* ---- the primitives ---- */
+
+/* send: a header and a body from a send buffer; inv_rkey != 0 asks the peer to invalidate */
+static int prim_send(struct rpcrdma_ep *ep, const struct rpcrdma_hdr_out *o, const uint8_t *body,
+		     uint32_t blen, uint32_t inv_rkey)
+{
+	struct roce_send_wr wr, *bad;
+	struct roce_sge sge;
+	uint32_t i;
+	uint8_t *b;
+	int n, rc;
+
+	if (!ep->nsend_free)
+		return -EBUSY;
+	i = ep->send_free[--ep->nsend_free];
+	b = send_buf(ep, i);
+	n = rpcrdma_hdr_encode(o, b, ep->inline_send);
+	if (n < 0 || (uint32_t)n + blen > ep->inline_send) {
+		ep->send_free[ep->nsend_free++] = i;
+		return -E2BIG;
+	}
+	if (blen)
+		memcpy(b + n, body, blen);
+	sge = (struct roce_sge){(uintptr_t)b, (uint32_t)n + blen, ep->mr->lkey};
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = WR_ID(WR_SEND, i);
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = inv_rkey ? ROCE_WR_SEND_WITH_INV : ROCE_WR_SEND;
+	wr.invalidate_rkey = inv_rkey;
+	wr.send_flags = ROCE_SEND_SIGNALED;
+	rc = roce_post_send(ep->qp, &wr, &bad);
+	if (rc) {
+		ep->send_free[ep->nsend_free++] = i;
+		return rc;
+	}
+	ep->st.tx_msgs++;
+	ep->st.send_inv += inv_rkey != 0;
+	return 0;
+}
+
+/* ddp-write: len bytes from local (in the region) across a chunk's segments, unsignaled; the
+ * reply's SEND that follows completes after them (RC ordering). lens[] gets what each segment
+ * received. @return 0, or -ENOSPC when the chunk is too small */
+static int prim_ddp_write(struct rpcrdma_ep *ep, const struct rpcrdma_seg *segs, uint32_t nsegs,
+			  const uint8_t *local, uint32_t len, uint32_t *lens)
+{
+	uint32_t cap = 0, done = 0;
+
+	for (uint32_t s = 0; s < nsegs; s++)
+		cap += segs[s].length;
+	if (cap < len)
+		return -ENOSPC;
+	for (uint32_t s = 0; s < nsegs; s++) {
+		uint32_t n = len - done < segs[s].length ? len - done : segs[s].length;
+		struct roce_sge sge = {(uintptr_t)(local + done), n, ep->mr->lkey};
+		struct roce_send_wr wr, *bad;
+		int rc;
+
+		lens[s] = n;
+		if (!n)
+			continue;
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = WR_ID(WR_WRITE, s);
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = ROCE_WR_RDMA_WRITE;
+		wr.wr.rdma.remote_addr = segs[s].offset;
+		wr.wr.rdma.rkey = segs[s].handle;
+		rc = roce_post_send(ep->qp, &wr, &bad);
+		if (rc)
+			return rc;
+		done += n;
+		ep->st.ddp_writes++;
+		ep->st.ddp_write_bytes += n;
+	}
+	return 0;
+}
+
+/* ddp-read: one RDMA READ of a segment into local, signaled (the request waits for all) */
+static int prim_ddp_read(struct rpcrdma_ep *ep, const struct rpcrdma_seg *seg, uint8_t *local)
+{
+	struct roce_sge sge = {(uintptr_t)local, seg->length, ep->mr->lkey};
+	struct roce_send_wr wr, *bad;
+	int rc;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = WR_ID(WR_READ, 0);
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = ROCE_WR_RDMA_READ;
+	wr.send_flags = ROCE_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = seg->offset;
+	wr.wr.rdma.rkey = seg->handle;
+	rc = roce_post_send(ep->qp, &wr, &bad);
+	if (!rc) {
+		ep->st.ddp_reads++;
+		ep->st.ddp_read_bytes += seg->length;
+	}
+	return rc;
+}
+
+/* ---- server ---- */
+
+static void send_error(struct rpcrdma_ep *ep, const struct rpcrdma_hdr *h, enum rpcrdma_dec d)
+{
+	struct rpcrdma_hdr_out o = {.xid = h->xid,
+				    .vers = RPCRDMA_VERSION,
+				    .credits = ep->credits,
+				    .proc = RPCRDMA_ERROR};
+
+	if (d == RPCRDMA_DEC_ERR_VERS) {
+		o.err = RPCRDMA_ERR_VERS;
+		o.vers_low = o.vers_high = RPCRDMA_VERSION;
+		ep->st.err_vers_sent++;
+	} else {
+		o.err = RPCRDMA_ERR_CHUNK;
+		ep->st.err_chunk_sent++;
+	}
+	prim_send(ep, &o, NULL, 0, 0);
+}
+
+/* Post the READs of every read segment into stage_in, each chunk at its own offset. */
+static enum rpcrdma_req_state step_received(struct rpcrdma_ep *ep)
+{
+	struct sreq *r = &ep->req;
+	uint32_t off = 0;
+
+	r->dec = rpcrdma_hdr_decode(recv_buf(ep, r->rbuf), r->len, &r->h);
+	if (r->dec == RPCRDMA_DEC_OK && r->h.proc == RPCRDMA_ERROR) {
+		ep->st.rx_drop++; /* a client does not send RDMA_ERROR to a server's call */
+		return RPCRDMA_REQ_DONE;
+	}
+	if (r->dec == RPCRDMA_DEC_DROP) {
+		ep->st.rx_drop++;
+		return RPCRDMA_REQ_DONE;
+	}
+	if (r->dec != RPCRDMA_DEC_OK)
+		return RPCRDMA_REQ_ERR_HDR;
+	if (r->h.proc == RPCRDMA_NOMSG && r->h.nr_rsegs == 0)
+		return RPCRDMA_REQ_ERR_HDR; /* a call with no message anywhere */
+	if (r->h.nr_rsegs == 0)
+		return RPCRDMA_REQ_DISPATCH;
+	r->reads_pending = 0;
+	for (uint32_t i = 0; i < r->h.nr_rsegs; i++) {
+		struct rpcrdma_rseg s;
+
+		rpcrdma_read_seg(&r->h, i, &s);
+		if (s.seg.length > ep->conf.max_chunk - off)
+			return RPCRDMA_REQ_ERR_HDR; /* more than we can take: ERR_CHUNK */
+		r->chunk_off[i] = off;
+		off += s.seg.length;
+	}
+	for (uint32_t i = 0; i < r->h.nr_rsegs; i++) {
+		struct rpcrdma_rseg s;
+
+		rpcrdma_read_seg(&r->h, i, &s);
+		if (!s.seg.length)
+			continue;
+		if (prim_ddp_read(ep, &s.seg, ep->stage_in + r->chunk_off[i]) != 0)
+			return RPCRDMA_REQ_ERR_RDMA;
+		r->reads_pending++;
+	}
+	return r->reads_pending ? RPCRDMA_REQ_READING : RPCRDMA_REQ_DISPATCH;
+}
+
+/* Rebuild the call in stage_call: the inline body (or the position-zero chunk) with every other
+ * read chunk spliced in at its XDR position, each padded to 4 bytes whether or not the peer
+ * sent the round-up (RFC 8166 §3.4.5). @return its length, 0 when positions do not fit */
+static uint32_t assemble_call(struct rpcrdma_ep *ep)
+{
+	struct sreq *r = &ep->req;
+	const uint8_t *base = recv_buf(ep, r->rbuf) + r->h.hdr_len;
+	uint32_t blen = r->len - r->h.hdr_len, bpos = 0, out = 0, i = 0;
+	uint8_t *dst = ep->stage_call;
+	uint32_t cap = ep->conf.max_chunk;
+
+	if (r->h.proc == RPCRDMA_NOMSG) { /* the call is the position-zero chunk */
+		struct rpcrdma_rseg s;
+
+		base = ep->stage_in;
+		blen = 0;
+		for (; i < r->h.nr_rsegs; i++) {
+			rpcrdma_read_seg(&r->h, i, &s);
+			if (s.position != 0)
+				break;
+			blen += s.seg.length;
+		}
+		if (blen == 0)
+			return 0;
+	}
+	while (i < r->h.nr_rsegs) {
+		struct rpcrdma_rseg s;
+		uint32_t pos, clen = 0, first = i;
+
+		rpcrdma_read_seg(&r->h, i, &s);
+		pos = s.position;
+		for (; i < r->h.nr_rsegs; i++) {
+			rpcrdma_read_seg(&r->h, i, &s);
+			if (s.position != pos)
+				break;
+			clen += s.seg.length;
+		}
+		/* the inline stream up to this chunk's position */
+		if (pos < out || pos - out > blen - bpos || pos > cap)
+			return 0;
+		memcpy(dst + out, base + bpos, pos - out);
+		bpos += pos - out;
+		out = pos;
+		if (clen > cap - out - 3)
+			return 0;
+		memcpy(dst + out, ep->stage_in + r->chunk_off[first], clen);
+		out += clen;
+		while (out & 3)
+			dst[out++] = 0;
+	}
+	if (blen - bpos > cap - out)
+		return 0;
+	memcpy(dst + out, base + bpos, blen - bpos);
+	return out + (blen - bpos);
+}
+
+/* the one rkey of the call's chunks, or 0 when there are none or several (RFC 8797 §4.3: Send
+ * With Invalidate only when exactly one key is involved) */
+static uint32_t single_rkey(const struct rpcrdma_hdr *h)
+{
+	uint32_t key = 0;
+	struct rpcrdma_seg s;
+	struct rpcrdma_rseg rs;
+
+#define ONE(k)                                                                                     \
+	do {                                                                                       \
+		if (key && (k) != key)                                                             \
+			return 0;                                                                  \
+		key = (k);                                                                         \
+	} while (0)
+	for (uint32_t i = 0; i < h->nr_rsegs; i++) {
+		rpcrdma_read_seg(h, i, &rs);
+		ONE(rs.seg.handle);
+	}
+	for (uint32_t c = 0; c < h->nr_wchunks; c++)
+		for (uint32_t i = 0; i < h->wchunk_nsegs[c]; i++) {
+			rpcrdma_write_seg(h, c, i, &s);
+			ONE(s.handle);
+		}
+	for (uint32_t i = 0; h->has_reply && i < h->reply_nsegs; i++) {
+		rpcrdma_reply_seg(h, i, &s);
+		ONE(s.handle);
+	}
+#undef ONE
+	return key;
+}
+
+static enum rpcrdma_req_state step_dispatch(struct rpcrdma_ep *ep)
+{
+	struct rpcrdma_seg(*wsegs)[RPCRDMA_MAX_CHUNK_SEGS] = ep->wsegs;
+	struct rpcrdma_seg *rsegs = ep->rsegs;
+	struct rpcrdma_chunk wch[RPCRDMA_MAX_WRITE_CHUNKS], rch;
+	struct sreq *r = &ep->req;
+	struct rpcrdma_hdr_out o = {.xid = r->h.xid,
+				    .vers = RPCRDMA_VERSION,
+				    .credits = ep->credits,
+				    .proc = RPCRDMA_MSG};
+	const uint8_t *call;
+	uint32_t clen, n, body, lens[RPCRDMA_MAX_CHUNK_SEGS];
+	enum orpc_outcome oc;
+	int hlen;
+
+	if (r->h.nr_rsegs) {
+		clen = assemble_call(ep);
+		if (!clen)
+			return RPCRDMA_REQ_ERR_HDR;
+		call = ep->stage_call;
+		if (r->h.proc == RPCRDMA_NOMSG)
+			ep->st.long_calls++;
+	} else {
+		call = recv_buf(ep, r->rbuf) + r->h.hdr_len;
+		clen = r->len - r->h.hdr_len;
+	}
+	n = orpc_svc_dispatch(ep->svc, call, clen, ep, ep->stage_out, ep->conf.max_chunk, &oc);
+	if (!n)
+		return RPCRDMA_REQ_DONE;
+	body = n;
+	/* the write list goes back with the bytes written in each segment */
+	for (uint32_t c = 0; c < r->h.nr_wchunks; c++) {
+		for (uint32_t s = 0; s < r->h.wchunk_nsegs[c]; s++) {
+			rpcrdma_write_seg(&r->h, c, s, &wsegs[c][s]);
+			wsegs[c][s].length = 0;
+		}
+		wch[c] = (struct rpcrdma_chunk){r->h.wchunk_nsegs[c], wsegs[c]};
+	}
+	o.nr_wchunks = r->h.nr_wchunks;
+	o.wchunks = wch;
+	if (oc == ORPC_OUT_SUCCESS && ep->svc->req.proc && ep->svc->req.proc->ddp_res &&
+	    r->h.nr_wchunks && ep->svc->req.ddp_len) {
+		uint32_t dlen = ep->svc->req.ddp_len, start;
+		struct rpcrdma_seg segs[RPCRDMA_MAX_CHUNK_SEGS];
+
+		if (dlen + PAD4(dlen) > n)
+			return RPCRDMA_REQ_ERR_HDR;
+		start = n - PAD4(dlen) - dlen;
+		for (uint32_t s = 0; s < r->h.wchunk_nsegs[0]; s++)
+			rpcrdma_write_seg(&r->h, 0, s, &segs[s]);
+		if (prim_ddp_write(ep, segs, r->h.wchunk_nsegs[0], ep->stage_out + start, dlen,
+				   lens) == 0) {
+			for (uint32_t s = 0; s < r->h.wchunk_nsegs[0]; s++)
+				wsegs[0][s].length = lens[s];
+			body = start; /* the data and its round-up leave the inline stream */
+			ep->stage_busy = true;
+		}
+	}
+	hlen = (int)rpcrdma_hdr_size(&o);
+	if ((uint32_t)hlen + body > ep->inline_send) {
+		/* a long reply: the body goes into the reply chunk (RFC 8166 §3.5.5) */
+		if (!r->h.has_reply) {
+			ep->st.err_chunk_sent++;
+			o.proc = RPCRDMA_ERROR;
+			o.err = RPCRDMA_ERR_CHUNK;
+			prim_send(ep, &o, NULL, 0, 0);
+			return RPCRDMA_REQ_REPLYING;
+		}
+		for (uint32_t s = 0; s < r->h.reply_nsegs; s++)
+			rpcrdma_reply_seg(&r->h, s, &rsegs[s]);
+		if (prim_ddp_write(ep, rsegs, r->h.reply_nsegs, ep->stage_out, body, lens) != 0) {
+			ep->st.err_chunk_sent++;
+			o.proc = RPCRDMA_ERROR;
+			o.err = RPCRDMA_ERR_CHUNK;
+			prim_send(ep, &o, NULL, 0, 0);
+			return RPCRDMA_REQ_REPLYING;
+		}
+		for (uint32_t s = 0; s < r->h.reply_nsegs; s++)
+			rsegs[s].length = lens[s];
+		rch = (struct rpcrdma_chunk){r->h.reply_nsegs, rsegs};
+		o.reply = &rch;
+		o.proc = RPCRDMA_NOMSG;
+		ep->stage_busy = true;
+		ep->st.long_replies++;
+		body = 0;
+	}
+	if (prim_send(ep, &o, ep->stage_out, body,
+		      ep->peer.remote_inv_ok ? single_rkey(&r->h) : 0) != 0)
+		return RPCRDMA_REQ_ERR_RDMA;
+	return RPCRDMA_REQ_REPLYING;
+}
+
+/* Run the current request as far as it goes. */
+static void run_req(struct rpcrdma_ep *ep)
+{
+	enum rpcrdma_req_state prev, next;
+
+	do {
+		prev = ep->req.state;
+		switch (ep->req.state) {
+		case RPCRDMA_REQ_RECEIVED:
+			next = step_received(ep);
+			break;
+		case RPCRDMA_REQ_READING:
+			next = ep->req.reads_pending ? RPCRDMA_REQ_READING : RPCRDMA_REQ_DISPATCH;
+			break;
+		case RPCRDMA_REQ_DISPATCH:
+			next = step_dispatch(ep);
+			break;
+		case RPCRDMA_REQ_ERR_HDR:
+			send_error(ep, &ep->req.h,
+				   ep->req.dec == RPCRDMA_DEC_ERR_VERS ? RPCRDMA_DEC_ERR_VERS
+								       : RPCRDMA_DEC_ERR_CHUNK);
+			next = RPCRDMA_REQ_DONE;
+			break;
+		case RPCRDMA_REQ_REPLYING:
+			next = RPCRDMA_REQ_DONE;
+			break;
+		case RPCRDMA_REQ_ERR_RDMA:
+			ep->failed = true;
+			next = RPCRDMA_REQ_DONE;
+			break;
+		case RPCRDMA_REQ_DONE:
+			/* the call is consumed: its receive goes back, keeping credits = receives */
+			if (!ep->failed && post_recv(ep, ep->req.rbuf) != 0)
+				ep->failed = true;
+			ep->inflight--;
+			next = RPCRDMA_REQ_FREE;
+			break;
+		default:
+			next = ep->req.state;
+			break;
+		}
+		if (next != prev)
+			set_state(ep, next);
+	} while (ep->req.state != prev);
+}
+
+static void server_progress(struct rpcrdma_ep *ep)
+{
+	while (ep->req.state == RPCRDMA_REQ_FREE && ep->fifo_n && !ep->stage_busy &&
+	       ep->nsend_free) {
+		ep->req.rbuf = ep->fifo[ep->fifo_head];
+		ep->req.len = ep->fifo_len[ep->fifo_head];
+		ep->fifo_head = (ep->fifo_head + 1) % ep->nrecv;
+		ep->fifo_n--;
+		set_state(ep, RPCRDMA_REQ_RECEIVED);
+		run_req(ep);
+	}
+	if (ep->req.state == RPCRDMA_REQ_READING && !ep->req.reads_pending)
+		run_req(ep);
+}
+
+/* ---- client ---- */
+
+uint32_t rpcrdma_clnt_room(const struct rpcrdma_ep *ep)
+{
+	uint32_t room = ep->credits > ep->outstanding ? ep->credits - ep->outstanding : 0;
+	uint32_t slots = RPCRDMA_CLNT_SLOTS - ep->outstanding;
+
+	if (!ep->started || ep->failed)
+		return 0;
+	return room < slots ? room : slots;
+}
+
+int rpcrdma_clnt_call(struct rpcrdma_ep *ep, const struct rpcrdma_call *c, rpcrdma_done_t done,
+		      void *ctx)
+{
+	struct rpcrdma_hdr_out o = {
+		.vers = RPCRDMA_VERSION, .credits = RPCRDMA_CLNT_SLOTS, .proc = RPCRDMA_MSG};
+	struct rpcrdma_seg wseg, rseg;
+	struct rpcrdma_rseg rd;
+	struct rpcrdma_chunk wch, rch;
+	struct cslot *k = NULL;
+	uint32_t tail, pad, ilen;
+	const uint8_t *inl = c->msg;
+	int rc;
+
+	if (!ep->started || ep->failed)
+		return -ENOTCONN;
+	if (!rpcrdma_clnt_room(ep))
+		return -EBUSY;
+	if (c->len < 4 || c->len > ep->conf.max_chunk || c->reply_max > ep->conf.max_chunk)
+		return -E2BIG;
+	if (c->ddp_len &&
+	    (c->ddp_off > c->len || c->ddp_len > c->len - c->ddp_off || c->ddp_off & 3))
+		return -EINVAL;
+	for (uint32_t i = 0; i < RPCRDMA_CLNT_SLOTS && !k; i++)
+		if (!ep->slots[i].used)
+			k = &ep->slots[i];
+	memcpy(&o.xid, c->msg, 4);
+	ilen = c->len;
+	if (c->ddp_len) {
+		/* the opaque's content goes by read chunk at its position; the inline stream keeps
+		 * everything else (RFC 8166 §3.5.3), without the content's round-up */
+		pad = PAD4(c->ddp_len);
+		tail = c->len - c->ddp_off - c->ddp_len;
+		tail = tail >= pad ? tail - pad : 0;
+		memcpy(k->call, c->msg, c->ddp_off);
+		memcpy(k->call + c->ddp_off, c->msg + c->len - tail, tail);
+		memcpy(k->wdata, c->msg + c->ddp_off, c->ddp_len); /* the content, to be read */
+		rd = (struct rpcrdma_rseg){c->ddp_off,
+					   {ep->mr->rkey, c->ddp_len, iova(ep, k->wdata)}};
+		o.nr_rsegs = 1;
+		o.rsegs = &rd;
+		inl = k->call;
+		ilen = c->ddp_off + tail;
+	}
+	if (c->ddp_reply) {
+		if (c->ddp_len)
+			return -EINVAL; /* one staging area for DDP in either direction */
+		wseg = (struct rpcrdma_seg){ep->mr->rkey, ep->conf.max_chunk, iova(ep, k->wdata)};
+		wch = (struct rpcrdma_chunk){1, &wseg};
+		o.nr_wchunks = 1;
+		o.wchunks = &wch;
+	}
+	if (c->reply_max + 64 > ep->conf.inline_max) {
+		rseg = (struct rpcrdma_seg){ep->mr->rkey, c->reply_max, iova(ep, k->reply)};
+		rch = (struct rpcrdma_chunk){1, &rseg};
+		o.reply = &rch;
+		k->has_reply_chunk = true;
+	}
+	if (rpcrdma_hdr_size(&o) + ilen > ep->inline_send) {
+		/* a long call: all of it by a position-zero read chunk (RFC 8166 §3.5.4) */
+		if (c->ddp_len)
+			return -E2BIG;
+		memcpy(k->call, c->msg, c->len);
+		rd = (struct rpcrdma_rseg){0, {ep->mr->rkey, c->len, iova(ep, k->call)}};
+		o.nr_rsegs = 1;
+		o.rsegs = &rd;
+		o.proc = RPCRDMA_NOMSG;
+		ilen = 0;
+		ep->st.long_calls++;
+	}
+	rc = prim_send(ep, &o, inl, ilen, 0);
+	if (rc)
+		return rc;
+	k->used = true;
+	k->xid = o.xid;
+	k->has_wchunk = c->ddp_reply;
+	k->done = done;
+	k->ctx = ctx;
+	ep->outstanding++;
+	return 0;
+}
+
+static void slot_finish(struct rpcrdma_ep *ep, struct cslot *k, int err, const uint8_t *reply,
+			uint32_t len)
+{
+	rpcrdma_done_t done = k->done;
+	void *ctx = k->ctx;
+
+	k->used = false;
+	k->has_reply_chunk = k->has_wchunk = false;
+	ep->outstanding--;
+	if (done)
+		done(ctx, err, reply, len);
+}
+
+static void client_recv(struct rpcrdma_ep *ep, uint32_t i, uint32_t len)
+{
+	const uint8_t *b = recv_buf(ep, i);
+	struct cslot *k = NULL;
+	struct rpcrdma_hdr h;
+	enum rpcrdma_dec d = rpcrdma_hdr_decode(b, len, &h);
+	const uint8_t *reply;
+	uint32_t rlen, wlen = 0;
+
+	if (d != RPCRDMA_DEC_OK) {
+		ep->st.rx_drop++;
+		goto repost;
+	}
+	for (uint32_t s = 0; s < RPCRDMA_CLNT_SLOTS && !k; s++)
+		if (ep->slots[s].used && ep->slots[s].xid == h.xid)
+			k = &ep->slots[s];
+	if (!k) {
+		ep->st.stray_replies++;
+		goto repost;
+	}
+	if (h.credits) /* a grant of 0 is never honoured: it would stop us for good */
+		ep->credits = h.credits < RPCRDMA_CLNT_SLOTS ? h.credits : RPCRDMA_CLNT_SLOTS;
+	if (h.proc == RPCRDMA_ERROR) {
+		if (h.err == RPCRDMA_ERR_VERS)
+			ep->st.err_vers_rx++;
+		else
+			ep->st.err_chunk_rx++;
+		slot_finish(ep, k, -EPROTO, NULL, 0);
+		goto repost;
+	}
+	if (h.proc == RPCRDMA_NOMSG) {
+		struct rpcrdma_seg s;
+
+		if (!k->has_reply_chunk || !h.has_reply) {
+			slot_finish(ep, k, -EPROTO, NULL, 0);
+			goto repost;
+		}
+		rlen = 0;
+		for (uint32_t j = 0; j < h.reply_nsegs; j++) {
+			rpcrdma_reply_seg(&h, j, &s);
+			rlen += s.length;
+		}
+		reply = k->reply;
+		if (rlen > ep->conf.max_chunk)
+			rlen = ep->conf.max_chunk;
+	} else {
+		reply = b + h.hdr_len;
+		rlen = len - h.hdr_len;
+	}
+	if (k->has_wchunk && h.nr_wchunks) {
+		struct rpcrdma_seg s;
+
+		for (uint32_t j = 0; j < h.wchunk_nsegs[0]; j++) {
+			rpcrdma_write_seg(&h, 0, j, &s);
+			wlen += s.length;
+		}
+	}
+	if (wlen) {
+		/* the results' trailing opaque came by write chunk: append it and its round-up */
+		if (wlen > ep->conf.max_chunk || rlen > ep->conf.max_chunk) {
+			slot_finish(ep, k, -EPROTO, NULL, 0);
+			goto repost;
+		}
+		memmove(ep->scratch, reply, rlen);
+		memcpy(ep->scratch + rlen, k->wdata, wlen);
+		memset(ep->scratch + rlen + wlen, 0, PAD4(wlen));
+		reply = ep->scratch;
+		rlen += wlen + PAD4(wlen);
+	}
+	ep->st.long_replies += h.proc == RPCRDMA_NOMSG;
+	slot_finish(ep, k, 0, reply, rlen);
+repost:
+	if (post_recv(ep, i) != 0)
+		ep->failed = true;
+}
+
+static void fail_all(struct rpcrdma_ep *ep, int err)
+{
+	for (uint32_t i = 0; i < RPCRDMA_CLNT_SLOTS; i++)
+		if (ep->slots[i].used)
+			slot_finish(ep, &ep->slots[i], err, NULL, 0);
+}
+
+/* ---- completions ---- */
+
+int rpcrdma_ep_poll(struct rpcrdma_ep *ep)
+{
+	struct roce_wc wc[32];
+	int n = roce_poll_cq(ep->cq, 32, wc);
+
+	for (int j = 0; j < n; j++) {
+		uint64_t type = WR_TYPE(wc[j].wr_id);
+		uint32_t idx = WR_IDX(wc[j].wr_id);
+
+		if (wc[j].status != ROCE_WC_SUCCESS) {
+			if (!ep->failed)
+				ep->st.rdma_errors++;
+			ep->failed = true;
+			if (type == WR_SEND)
+				ep->send_free[ep->nsend_free++] = idx;
+			if (type == WR_READ && ep->req.reads_pending)
+				ep->req.reads_pending--;
+			continue;
+		}
+		switch (type) {
+		case WR_RECV:
+			ep->st.rx_msgs++;
+			if (wc[j].wc_flags & ROCE_WC_WITH_INV)
+				ep->st.remote_inv++;
+			if (ep->role == RPCRDMA_CLIENT) {
+				client_recv(ep, idx, wc[j].byte_len);
+				break;
+			}
+			if (ep->inflight >= ep->credits)
+				ep->st.credit_overrun++;
+			ep->inflight++;
+			ep->fifo[(ep->fifo_head + ep->fifo_n) % ep->nrecv] = idx;
+			ep->fifo_len[(ep->fifo_head + ep->fifo_n) % ep->nrecv] = wc[j].byte_len;
+			ep->fifo_n++;
+			break;
+		case WR_SEND:
+			ep->send_free[ep->nsend_free++] = idx;
+			/* RC completes in order: the WRITEs posted before this SEND are done */
+			ep->stage_busy = false;
+			break;
+		case WR_READ:
+			if (ep->req.reads_pending)
+				ep->req.reads_pending--;
+			break;
+		default:
+			break;
+		}
+	}
+	if (ep->failed) {
+		if (ep->role == RPCRDMA_CLIENT)
+			fail_all(ep, -EIO);
+		else if (ep->req.state == RPCRDMA_REQ_READING) {
+			set_state(ep, RPCRDMA_REQ_ERR_RDMA);
+			run_req(ep);
+		}
+		return n;
+	}
+	if (ep->role == RPCRDMA_SERVER)
+		server_progress(ep);
+	return n;
+}
+
+void rpcrdma_ep_info(const struct rpcrdma_ep *ep, struct rpcrdma_ep_info *i)
+{
+	i->peer_priv = ep->peer.present;
+	i->peer_remote_inv = ep->peer.remote_inv_ok;
+	i->inline_send = ep->inline_send;
+	i->inline_recv = ep->conf.inline_max;
+	i->credits = ep->credits;
+	i->failed = ep->failed;
+}
+
+const struct rpcrdma_ep_stats *rpcrdma_ep_stats(const struct rpcrdma_ep *ep)
+{
+	return &ep->st;
+}
+
+void rpcrdma_ep_destroy(struct rpcrdma_ep *ep)
+{
+	struct roce_wc wc[32];
+
+	if (!ep)
+		return;
+	fail_all(ep, -ECANCELED);
+	roce_destroy_qp(ep->qp);
+	while (roce_poll_cq(ep->cq, 32, wc) > 0)
+		;
+	roce_dereg_mr(ep->mr);
+	roce_destroy_cq(ep->cq);
+	rte_free(ep->region);
+	rte_free(ep->send_free);
+	rte_free(ep->fifo);
+	rte_free(ep);
+}

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rpcrdma_ep.h - an RPC-over-RDMA version 1 endpoint (RFC 8166, RFC 8797) on one connected
+ * RC QP of roce/: the server side (calls in, dispatched through orpc_svc, replies out) and the
+ * client side (calls out, replies matched by xid), on the transport's four primitives:
+ *
+ *   send       a SEND (or SEND WITH INVALIDATE) of a transport header and an inline message
+ *   recv       a receive completion: a header and what follows it
+ *   ddp-write  RDMA WRITEs into the peer's write chunk or reply chunk
+ *   ddp-read   RDMA READs of the peer's read chunks
+ *
+ * What the endpoint does with them (RFC 8166 §3):
+ * - inline messages up to the peer's receive size (RFC 8797 private data, 1024 bytes when the
+ *   peer sends none); longer calls go as RDMA_NOMSG with a position-zero read chunk, longer
+ *   replies as RDMA_NOMSG through the reply chunk (or ERR_CHUNK when the client gave none);
+ * - DDP-eligible data: an opaque at the end of a call's arguments or a reply's results (an NFS
+ *   WRITE's or READ's data) travels in a read chunk at its XDR position, or a write chunk; the
+ *   receiving side splices it back, accepting the XDR round-up whether or not it was sent;
+ * - the reply's write chunk carries the bytes actually written (RFC 8166 §4.4.1.1);
+ * - credits: the server grants what it has receives posted for (never 0, default 128), the
+ *   client never has more calls outstanding than the last grant (1 before the first reply);
+ * - errors: a bad header gets RDMA_ERROR ERR_VERS or ERR_CHUNK (RFC 8166 §4.5) and is counted;
+ *   an RDMA READ or WRITE that fails fails the call (no partial reply) and the connection.
+ *
+ * Memory: one region, registered once at creation, holds the receive and send buffers and the
+ * staging areas chunks are read into and written from. A DDP payload is copied once into or out
+ * of staging; bench/ says what that costs. Zero copy into mbufs needs roce/'s mbuf receive
+ * (the transport-API issue).
+ *
+ * Threading: an endpoint belongs to the lcore that polls its device.
+ */
+#ifndef RPCRDMA_EP_H
+#define RPCRDMA_EP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "orpc_svc.h"
+#include "roce_verbs.h"
+#include "rpcrdma_hdr.h"
+
+#define RPCRDMA_NFS_PORT 20049u
+#define RPCRDMA_DEFAULT_CREDITS 128u
+#define RPCRDMA_DEFAULT_MAX_CHUNK ((1u << 20) + 8192u)
+#define RPCRDMA_CLNT_SLOTS 4u
+
+enum rpcrdma_role { RPCRDMA_SERVER, RPCRDMA_CLIENT };
+
+struct rpcrdma_ep_conf {
+	uint32_t credits;     /**< server: receives posted and granted (1..1024; 0 = 128) */
+	uint32_t inline_max;  /**< largest message we receive inline (1024..65536; 0 = 4096) */
+	uint32_t max_chunk;   /**< largest chunk we read or write (0 = 1 MiB + 8 KiB) */
+	bool no_private_data; /**< announce nothing (as a peer without RFC 8797 would) */
+};
+
+/** The request state machine of the server side (STYLE §4). */
+#define RPCRDMA_REQ_STATE_LIST(X)                                                                  \
+	X(FREE)	    /**< not in use */                                                             \
+	X(RECEIVED) /**< a call arrived; its header is decoded */                                  \
+	X(READING)  /**< RDMA READs of its read chunks are in flight */                            \
+	X(DISPATCH) /**< the call is whole: run it */                                              \
+	X(REPLYING) /**< chunk WRITEs and the reply SEND are posted */                             \
+	X(ERR_HDR)  /**< the header was refused: RDMA_ERROR goes back */                           \
+	X(ERR_RDMA) /**< a READ or WRITE failed: no reply, the connection ends */                  \
+	X(DONE)	    /**< the receive buffer goes back to the QP */
+
+#define RPCRDMA_REQ_ENUM_(n) RPCRDMA_REQ_##n,
+enum rpcrdma_req_state { RPCRDMA_REQ_STATE_LIST(RPCRDMA_REQ_ENUM_) RPCRDMA_REQ_NUM_STATES };
+const char *rpcrdma_req_state_name(enum rpcrdma_req_state s);
+
+struct rpcrdma_ep_stats {
+	uint64_t rx_msgs, tx_msgs;
+	uint64_t rx_drop; /**< too short to answer, RDMA_DONE, or a stray RDMA_ERROR */
+	uint64_t err_vers_sent, err_chunk_sent;
+	uint64_t err_vers_rx, err_chunk_rx; /**< client: RDMA_ERRORs received */
+	uint64_t credit_overrun;	    /**< a call arrived beyond the credits granted */
+	uint64_t long_calls, long_replies;  /**< position-zero read chunk / reply chunk used */
+	uint64_t ddp_reads, ddp_writes;	    /**< RDMA READ / WRITE work requests */
+	uint64_t ddp_read_bytes, ddp_write_bytes;
+	uint64_t send_inv;	/**< replies sent with Send With Invalidate */
+	uint64_t remote_inv;	/**< receives that invalidated one of our keys */
+	uint64_t rdma_errors;	/**< failed completions: the connection is over */
+	uint64_t stray_replies; /**< client: a reply for no outstanding xid */
+	uint64_t req_state[RPCRDMA_REQ_NUM_STATES];
+};
+
+struct rpcrdma_ep;
+
+/** Client completion: err 0 with the whole RPC reply (write-chunk data spliced back at its
+ * end), or -EIO (the connection failed), -EPROTO (RDMA_ERROR from the server),
+ * -ECANCELED (endpoint destroyed). */
+typedef void (*rpcrdma_done_t)(void *ctx, int err, const uint8_t *reply, uint32_t len);
+
+/** A call to send. */
+struct rpcrdma_call {
+	const uint8_t *msg; /**< the whole RPC call (XDR) */
+	uint32_t len;
+	uint32_t ddp_off; /**< DDP-eligible data: msg[ddp_off, ddp_off + ddp_len) is the content
+			       of the opaque that ends the call (ddp_len 0: none) */
+	uint32_t ddp_len;
+	bool ddp_reply;	    /**< offer a write chunk for the opaque that ends the results */
+	uint32_t reply_max; /**< results may be this long: offer a reply chunk if it is more
+			       than fits inline (0: inline only) */
+};
+
+/**
+ * Create an endpoint: its CQ, its RC QP (RESET, for roce_cm_connect/accept), and its
+ * registered buffers.
+ * @return the endpoint, or NULL with rte_errno EINVAL (a conf value out of range), ENOMEM
+ */
+struct rpcrdma_ep *rpcrdma_ep_create(struct roce_dev *dev, struct roce_pd *pd,
+				     enum rpcrdma_role role, const struct rpcrdma_ep_conf *conf,
+				     struct orpc_svc *svc);
+
+/** The QP to hand to the CM. */
+struct roce_qp *rpcrdma_ep_qp(const struct rpcrdma_ep *ep);
+
+/** RFC 8797 private data for the CM's REQ (client) or REP (server): 0 or 8 bytes. */
+uint8_t rpcrdma_ep_private_data(const struct rpcrdma_ep *ep, uint8_t out[RPCRDMA_CM_PRIV_LEN]);
+
+/**
+ * The connection is up: take the peer's private data (NULL/0: none, so 1024-byte inline) and
+ * post the receives.
+ * @return 0, or -errno from posting
+ */
+int rpcrdma_ep_start(struct rpcrdma_ep *ep, const uint8_t *peer_priv, uint32_t len);
+
+/** Poll completions and move requests on. Never blocks. @return work done */
+int rpcrdma_ep_poll(struct rpcrdma_ep *ep);
+
+/**
+ * Client: start a call.
+ * @return 0, -EBUSY (credits or slots exhausted: poll and try again), -E2BIG (longer than
+ *         max_chunk), -ENOTCONN (not started, or failed), -EINVAL (ddp range outside the call)
+ */
+int rpcrdma_clnt_call(struct rpcrdma_ep *ep, const struct rpcrdma_call *c, rpcrdma_done_t done,
+		      void *ctx);
+
+/** Calls the client may start now (credits and slots). */
+uint32_t rpcrdma_clnt_room(const struct rpcrdma_ep *ep);
+
+/** The peer's parameters as negotiated. */
+struct rpcrdma_ep_info {
+	bool peer_priv;	      /**< the peer sent RFC 8797 private data */
+	bool peer_remote_inv; /**< it accepts Send With Invalidate */
+	uint32_t inline_send; /**< our inline sends are at most this long */
+	uint32_t inline_recv;
+	uint32_t credits; /**< server: granted; client: last grant received */
+	bool failed;
+};
+void rpcrdma_ep_info(const struct rpcrdma_ep *ep, struct rpcrdma_ep_info *i);
+const struct rpcrdma_ep_stats *rpcrdma_ep_stats(const struct rpcrdma_ep *ep);
+
+/**
+ * Destroy: outstanding client calls complete with -ECANCELED. The QP must be out of the CM
+ * (disconnected or never connected).
+ */
+void rpcrdma_ep_destroy(struct rpcrdma_ep *ep);
+
+#endif /* RPCRDMA_EP_H */
