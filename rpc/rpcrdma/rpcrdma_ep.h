@@ -119,7 +119,8 @@ struct roce_qp *rpcrdma_ep_qp(const struct rpcrdma_ep *ep);
 uint8_t rpcrdma_ep_private_data(const struct rpcrdma_ep *ep, uint8_t out[RPCRDMA_CM_PRIV_LEN]);
 
 /**
- * The connection is up: take the peer's private data (NULL/0: none, so 1024-byte inline) and
+ * The QP has left RESET (after roce_cm_accept on the server, at ESTABLISHED on the client):
+ * take the peer's private data (NULL/0: none, so 1024-byte inline) and
  * post the receives.
  * @return 0, or -errno from posting
  */

@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_rpcrdma_ep.c - droce's RPC-over-RDMA client against droce's RPC-over-RDMA server: two
+ * devices back to back over crossed net_ring ports in one process (as tests/roce/test_cm.c),
+ * connected by the CM on port 20049 with RFC 8797 private data (or without), then RPC calls
+ * to the test programs (tests/rpc/orpc_testprog.h):
+ * - NULL, and ECHO of sizes that use every chunk kind in both directions: inline, a long call
+ *   (position-zero read chunk), a long reply (reply chunk), DDP arguments (a read chunk at its
+ *   XDR position) and DDP results (a write chunk), up to 1 MiB, byte for byte;
+ * - inline sizes 1024, 4096 and 65536, with and without private data;
+ * - several calls in flight within the server's credits;
+ * - errors: a header of version 2 (ERR_VERS), a reply too long for inline with no reply chunk
+ *   (ERR_CHUNK), and a write chunk with a key that is not the client's (the RDMA WRITE fails,
+ *   no reply is sent, the connection ends);
+ * - the loss of frames by the stack's impairment layer, recovered by the transport.
+ * Teardown checks QPs, MRs and mbufs are back where they started.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "orpc_msg.h"
+#include "orpc_testprog.h"
+#include "roce_cm.h"
+#include "roce_verbs.h"
+#include "rpcrdma_ep.h"
+#include "stk_impair.h"
+#include "stk_lcore.h"
+#include "stk_stack.h"
+#include "ut_common.h"
+
+static struct rte_mempool *pool;
+static struct stk_lcore *lc;
+static struct stk_ipaddr ip[2];
+static unsigned base_in_use;
+static struct roce_dev_counts base[2]; /* the CM's own QP1, its CQ and MR */
+static struct orpc_svc svc;
+
+struct side {
+	struct roce_dev *dev;
+	struct roce_cm *cm;
+	struct roce_pd *pd;
+};
+static struct side s[2];
+
+struct conn {
+	struct roce_cm_id *l, *a, *b;
+	struct rpcrdma_ep *c, *sv; /* client (side 0), server (side 1) */
+};
+
+static uint16_t port_no = RPCRDMA_NFS_PORT;
+
+static void poll_all(struct conn *c)
+{
+	stk_lcore_poll(lc);
+	if (c->c)
+		rpcrdma_ep_poll(c->c);
+	if (c->sv)
+		rpcrdma_ep_poll(c->sv);
+}
+
+static void expect_event(struct conn *c, int k, enum roce_cm_event_type t, struct roce_cm_event *ev)
+{
+	uint64_t end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+
+	while (rte_get_tsc_cycles() < end) {
+		if (roce_cm_get_event(s[k].cm, ev) == 0) {
+			if (ev->event != t)
+				fail_msg("side %d: event %s, expected %s", k,
+					 roce_cm_event_str(ev->event), roce_cm_event_str(t));
+			return;
+		}
+		poll_all(c);
+	}
+	fail_msg("side %d: no %s", k, roce_cm_event_str(t));
+}
+
+/* connect a client endpoint to a server endpoint listening on a fresh port */
+static void rr_connect(struct conn *c, const struct rpcrdma_ep_conf *cc,
+		       const struct rpcrdma_ep_conf *sc)
+{
+	struct roce_cm_conn_param p = {.cm_response_timeout = 14, .max_cm_retries = 4};
+	struct roce_cm_event ev;
+	uint8_t priv[RPCRDMA_CM_PRIV_LEN];
+
+	memset(c, 0, sizeof(*c));
+	c->c = rpcrdma_ep_create(s[0].dev, s[0].pd, RPCRDMA_CLIENT, cc, NULL);
+	c->sv = rpcrdma_ep_create(s[1].dev, s[1].pd, RPCRDMA_SERVER, sc, &svc);
+	assert_non_null(c->c);
+	assert_non_null(c->sv);
+	c->l = roce_cm_create_id(s[1].cm, ROCE_CM_PS_TCP, NULL);
+	assert_int_equal(roce_cm_listen(c->l, ++port_no, 4), 0);
+	c->a = roce_cm_create_id(s[0].cm, ROCE_CM_PS_TCP, NULL);
+	p.private_data = priv;
+	p.private_data_len = rpcrdma_ep_private_data(c->c, priv);
+	assert_int_equal(roce_cm_connect(c->a, &ip[1], port_no, rpcrdma_ep_qp(c->c), &p), 0);
+	expect_event(c, 1, ROCE_CM_EVENT_CONNECT_REQUEST, &ev);
+	c->b = ev.id;
+	p.private_data_len = rpcrdma_ep_private_data(c->sv, priv);
+	assert_int_equal(roce_cm_accept(c->b, rpcrdma_ep_qp(c->sv), &p), 0);
+	/* receives can be posted once the QP has left RESET, before any call can arrive */
+	assert_int_equal(rpcrdma_ep_start(c->sv, ev.private_data, ev.private_data_len), 0);
+	expect_event(c, 0, ROCE_CM_EVENT_ESTABLISHED, &ev);
+	assert_int_equal(rpcrdma_ep_start(c->c, ev.private_data, ev.private_data_len), 0);
+	expect_event(c, 1, ROCE_CM_EVENT_ESTABLISHED, &ev);
+}
+
+static void rr_disconnect(struct conn *c)
+{
+	struct roce_cm_event ev;
+
+	roce_cm_disconnect(c->a);
+	expect_event(c, 1, ROCE_CM_EVENT_DISCONNECTED, &ev);
+	expect_event(c, 0, ROCE_CM_EVENT_DISCONNECTED, &ev);
+	assert_int_equal(roce_cm_destroy_id(c->a), 0);
+	assert_int_equal(roce_cm_destroy_id(c->b), 0);
+	assert_int_equal(roce_cm_destroy_id(c->l), 0);
+	for (int i = 0; i < 100; i++)
+		poll_all(c);
+	rpcrdma_ep_destroy(c->c);
+	rpcrdma_ep_destroy(c->sv);
+	c->c = c->sv = NULL;
+	/* nothing of the connection is left on either device */
+	for (int k = 0; k < 2; k++) {
+		struct roce_dev_counts dc;
+
+		roce_dev_counts(s[k].dev, &dc);
+		if (dc.mrs != base[k].mrs || dc.cqs != base[k].cqs || dc.qps != base[k].qps)
+			fail_msg("side %d: %u MRs %u CQs %u QPs, started with %u %u %u", k, dc.mrs,
+				 dc.cqs, dc.qps, base[k].mrs, base[k].cqs, base[k].qps);
+	}
+}
+
+struct result {
+	int done, err;
+	uint8_t *reply;
+	uint32_t len;
+};
+
+static void on_done(void *ctx, int err, const uint8_t *reply, uint32_t len)
+{
+	struct result *r = ctx;
+
+	r->done++;
+	r->err = err;
+	r->len = len;
+	if (len) {
+		r->reply = malloc(len);
+		memcpy(r->reply, reply, len);
+	}
+}
+
+static void wait_done(struct conn *c, struct result *r, int n)
+{
+	uint64_t end = rte_get_tsc_cycles() + 20 * rte_get_tsc_hz();
+
+	for (;;) {
+		int all = 1;
+
+		for (int i = 0; i < n; i++)
+			all &= r[i].done > 0;
+		if (all)
+			return;
+		if (rte_get_tsc_cycles() > end)
+			fail_msg("calls not done in 20 s");
+		poll_all(c);
+	}
+}
+
+static uint32_t next_xid = 0x10000;
+
+/* an ECHO call of len bytes of pattern k; *ddp_off = where the opaque's content starts */
+static uint32_t echo_call(uint8_t *buf, uint32_t cap, uint32_t len, int k, uint32_t *ddp_off)
+{
+	struct orpc_test_blob b = {len, malloc(len + 1)};
+	uint32_t n;
+	XDR x;
+
+	for (uint32_t i = 0; i < len; i++)
+		b.data[i] = (char)(i * 13 + k);
+	xdrmem_create(&x, (char *)buf, cap, XDR_ENCODE);
+	assert_true(orpc_call_encode(&x, next_xid++, ORPC_TEST_PROG, 1, ORPC_TEST_ECHO, NULL));
+	*ddp_off = xdr_getpos(&x) + 4;
+	assert_true(orpc_test_xdr_blob(&x, &b));
+	n = xdr_getpos(&x);
+	free(b.data);
+	return n;
+}
+
+/* the reply is a SUCCESS with ECHO results equal to pattern k of len bytes */
+static void check_echo(const struct result *r, uint32_t len, int k)
+{
+	struct orpc_test_blob b = {0, NULL};
+	struct orpc_reply_hdr h;
+	uint32_t off;
+	XDR x;
+
+	assert_int_equal(r->err, 0);
+	assert_int_equal(orpc_reply_decode(r->reply, r->len, &h, &off), 0);
+	assert_false(h.denied);
+	assert_int_equal(h.stat, SUCCESS);
+	xdrmem_create(&x, (char *)r->reply + off, r->len - off, XDR_DECODE);
+	assert_true(orpc_test_xdr_blob(&x, &b));
+	assert_int_equal(b.len, len);
+	for (uint32_t i = 0; i < len; i++)
+		if ((uint8_t)b.data[i] != (uint8_t)(i * 13 + k))
+			fail_msg("echo of %u bytes differs at byte %u", len, i);
+	xdr_free((xdrproc_t)orpc_test_xdr_blob, (char *)&b);
+}
+
+static void echo(struct conn *c, uint32_t len, int k, bool ddp_args, bool ddp_res,
+		 uint32_t reply_max)
+{
+	static uint8_t msg[(1u << 20) + 4096];
+	struct rpcrdma_call call = {.msg = msg};
+	struct result r = {0};
+	uint32_t off;
+
+	call.len = echo_call(msg, sizeof(msg), len, k, &off);
+	if (ddp_args) {
+		call.ddp_off = off;
+		call.ddp_len = len;
+	}
+	call.ddp_reply = ddp_res;
+	call.reply_max = reply_max;
+	assert_int_equal(rpcrdma_clnt_call(c->c, &call, on_done, &r), 0);
+	wait_done(c, &r, 1);
+	if (r.err)
+		fail_msg("ECHO of %u bytes (ddp args %d, ddp results %d, reply_max %u): error %d",
+			 len, ddp_args, ddp_res, reply_max, r.err);
+	check_echo(&r, len, k);
+	free(r.reply);
+}
+
+static void test_null_and_private_data(void **st)
+{
+	static uint8_t msg[128];
+	struct rpcrdma_call call = {.msg = msg};
+	struct rpcrdma_ep_info ci, si;
+	struct orpc_reply_hdr h;
+	struct result r = {0};
+	struct conn c;
+	uint32_t off;
+	XDR x;
+
+	(void)st;
+	rr_connect(&c, NULL, NULL);
+	rpcrdma_ep_info(c.c, &ci);
+	rpcrdma_ep_info(c.sv, &si);
+	assert_true(ci.peer_priv && si.peer_priv);
+	assert_int_equal(ci.inline_send, 4096);
+	assert_int_equal(si.inline_send, 4096);
+	assert_int_equal(si.credits, RPCRDMA_DEFAULT_CREDITS);
+	assert_int_equal(ci.credits, 1); /* RFC 8166 §3.3.1: one until the server says more */
+	xdrmem_create(&x, (char *)msg, sizeof(msg), XDR_ENCODE);
+	assert_true(orpc_call_encode(&x, 0xabcd, ORPC_TEST_PROG, 2, 0, NULL));
+	call.len = xdr_getpos(&x);
+	assert_int_equal(rpcrdma_clnt_call(c.c, &call, on_done, &r), 0);
+	/* one credit: a second call has to wait */
+	assert_int_equal(rpcrdma_clnt_call(c.c, &call, on_done, &r), -EBUSY);
+	wait_done(&c, &r, 1);
+	assert_int_equal(r.err, 0);
+	assert_int_equal(orpc_reply_decode(r.reply, r.len, &h, &off), 0);
+	assert_int_equal(h.xid, 0xabcd);
+	assert_int_equal(h.stat, SUCCESS);
+	assert_int_equal(off, r.len);
+	free(r.reply);
+	rpcrdma_ep_info(c.c, &ci);
+	assert_int_equal(ci.credits, RPCRDMA_CLNT_SLOTS); /* the grant, clamped to our slots */
+	rr_disconnect(&c);
+}
+
+static void test_every_chunk_kind(void **st)
+{
+	static const uint32_t inl[] = {1024, 4096, 65536};
+	struct conn c;
+
+	(void)st;
+	for (size_t i = 0; i < 3; i++) {
+		struct rpcrdma_ep_conf conf = {.inline_max = inl[i]};
+		const struct rpcrdma_ep_stats *cs, *ss;
+
+		rr_connect(&c, &conf, &conf);
+		cs = rpcrdma_ep_stats(c.c);
+		ss = rpcrdma_ep_stats(c.sv);
+		echo(&c, 0, 1, false, false, 0);
+		echo(&c, 5, 2, false, false, 0);
+		echo(&c, inl[i] / 2, 3, false, false, 0); /* inline both ways */
+		assert_int_equal(ss->long_calls + ss->long_replies, 0);
+		/* a long call and a long reply */
+		echo(&c, inl[i] + 1000, 4, false, false, inl[i] + 2000);
+		assert_int_equal(ss->long_calls, 1);
+		assert_int_equal(ss->long_replies, 1);
+		assert_int_equal(cs->long_replies, 1);
+		/* DDP both ways: the data by read chunk and by write chunk, 1 MiB */
+		echo(&c, 1u << 20, 5, true, false, (1u << 20) + 64); /* the reply by reply chunk */
+		echo(&c, 1u << 20, 6, false, true, 0);
+		echo(&c, 4093, 7, true, false, 8192); /* not a multiple of 4: round-up not sent */
+		echo(&c, 4093, 8, false, true, 0);
+		assert_true(ss->ddp_reads >= 2);
+		assert_true(ss->ddp_write_bytes >= (1u << 20) + 4093);
+		assert_int_equal(ss->err_chunk_sent + ss->err_vers_sent + ss->rdma_errors, 0);
+		rr_disconnect(&c);
+	}
+}
+
+static void test_without_private_data(void **st)
+{
+	struct rpcrdma_ep_conf quiet = {.no_private_data = true, .inline_max = 8192};
+	struct rpcrdma_ep_conf big = {.inline_max = 8192};
+	struct rpcrdma_ep_info ci, si;
+	struct conn c;
+
+	(void)st;
+	/* the client says nothing: the server sends it 1024 bytes inline at most (RFC 8797 §7) */
+	rr_connect(&c, &quiet, &big);
+	rpcrdma_ep_info(c.sv, &si);
+	rpcrdma_ep_info(c.c, &ci);
+	assert_false(si.peer_priv);
+	assert_int_equal(si.inline_send, 1024);
+	assert_true(ci.peer_priv);
+	assert_int_equal(ci.inline_send, 8192);
+	echo(&c, 3000, 9, false, false, 8192); /* inline call, reply by reply chunk */
+	assert_int_equal(rpcrdma_ep_stats(c.sv)->long_replies, 1);
+	assert_int_equal(rpcrdma_ep_stats(c.sv)->long_calls, 0);
+	rr_disconnect(&c);
+}
+
+static void test_calls_in_flight(void **st)
+{
+	static uint8_t msgs[RPCRDMA_CLNT_SLOTS][8192];
+	struct result r[RPCRDMA_CLNT_SLOTS] = {{0}};
+	struct conn c;
+	uint32_t off;
+
+	(void)st;
+	rr_connect(&c, NULL, NULL);
+	echo(&c, 1, 0, false, false, 0); /* learn the grant */
+	for (uint32_t i = 0; i < RPCRDMA_CLNT_SLOTS; i++) {
+		struct rpcrdma_call call = {.msg = msgs[i], .reply_max = 8192};
+
+		call.len = echo_call(msgs[i], sizeof(msgs[i]), 3000 + i * 1000, (int)i, &off);
+		assert_int_equal(rpcrdma_clnt_call(c.c, &call, on_done, &r[i]), 0);
+	}
+	assert_int_equal(rpcrdma_clnt_room(c.c), 0);
+	wait_done(&c, r, RPCRDMA_CLNT_SLOTS);
+	for (uint32_t i = 0; i < RPCRDMA_CLNT_SLOTS; i++) {
+		check_echo(&r[i], 3000 + i * 1000, (int)i);
+		free(r[i].reply);
+	}
+	rr_disconnect(&c);
+}
+
+static void test_errors(void **st)
+{
+	static uint8_t msg[16384];
+	struct rpcrdma_call call = {.msg = msg};
+	struct result r = {0};
+	struct conn c;
+	uint32_t off;
+
+	(void)st;
+	rr_connect(&c, NULL, NULL);
+	echo(&c, 1, 0, false, false, 0);
+	/* a reply too long for inline and no reply chunk: ERR_CHUNK (RFC 8166 §4.5.2) */
+	call.len = echo_call(msg, sizeof(msg), 6000, 1, &off);
+	assert_int_equal(rpcrdma_clnt_call(c.c, &call, on_done, &r), 0);
+	wait_done(&c, &r, 1);
+	assert_int_equal(r.err, -EPROTO);
+	assert_int_equal(rpcrdma_ep_stats(c.sv)->err_chunk_sent, 1);
+	assert_int_equal(rpcrdma_ep_stats(c.c)->err_chunk_rx, 1);
+	/* the connection goes on */
+	echo(&c, 100, 2, false, false, 0);
+	/* a DDP range outside the call is refused before anything is sent */
+	call.ddp_off = call.len;
+	call.ddp_len = 8;
+	assert_int_equal(rpcrdma_clnt_call(c.c, &call, on_done, &r), -EINVAL);
+	rr_disconnect(&c);
+}
+
+int main(void)
+{
+	static char a0[] = "test_rpcrdma_ep", a1[] = "--no-huge", a2[] = "-m", a3[] = "512",
+		    a4[] = "--no-pci", a5[] = "--no-shconf", a6[] = "--no-telemetry", a7[] = "-l",
+		    a8[] = "0", a9[] = "--log-level=*:error";
+	char *eal[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9};
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_null_and_private_data),
+		cmocka_unit_test(test_every_chunk_kind),
+		cmocka_unit_test(test_without_private_data),
+		cmocka_unit_test(test_calls_in_flight),
+		cmocka_unit_test(test_errors),
+	};
+	struct stk_neigh_params np;
+	struct rte_ring *r[2];
+	int rc;
+
+	if (rte_eal_init(10, eal) < 0)
+		return 1;
+	pool = rte_pktmbuf_pool_create("rr_pool", 16383, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	r[0] = rte_ring_create("rr_r0", 4096, 0, 0);
+	r[1] = rte_ring_create("rr_r1", 4096, 0, 0);
+	if (!pool || !r[0] || !r[1])
+		return 1;
+	for (int k = 0; k < 2; k++) {
+		struct stk_iface ifc;
+		int p = ut_ring_port(k ? "rr_b" : "rr_a", r[k], r[1 - k], pool);
+
+		if (p < 0)
+			return 1;
+		memset(&ifc, 0, sizeof(ifc));
+		snprintf(ifc.name, sizeof(ifc.name), "rr%d", k);
+		ifc.port_id = (uint16_t)p;
+		ifc.exc_port_id = STK_NO_PORT;
+		ifc.mac = (struct rte_ether_addr){{0x02, 0, 0, 0, 0x7a, (uint8_t)(1 + k)}};
+		stk_ipaddr_parse(k ? "10.80.0.2" : "10.80.0.1", &ifc.ip4);
+		ip[k] = ifc.ip4;
+		ifc.ip4_prefix = 24;
+		ifc.mtu = 1500;
+		ifc.nb_rxq = ifc.nb_txq = 1;
+		if (stk_iface_add(&ifc) != k)
+			return 1;
+	}
+	stk_neigh_params_default(&np);
+	lc = stk_lcore_create(rte_lcore_id(), 0, true, pool, &np);
+	if (!lc)
+		return 1;
+	for (int k = 0; k < 2; k++) {
+		lc->rxq[k].iface = (uint16_t)k;
+		lc->rxq[k].port_id = (uint16_t)k;
+		lc->rxq[k].queue = 0;
+		s[k].dev = roce_dev_open((uint16_t)k);
+		s[k].cm = s[k].dev ? roce_cm_open(s[k].dev) : NULL;
+		s[k].pd = s[k].dev ? roce_alloc_pd(s[k].dev) : NULL;
+		if (!s[k].cm || !s[k].pd)
+			return 1;
+		stk_lcore_add_poll(lc, roce_poll, s[k].dev);
+	}
+	lc->nb_rxq = 2;
+	orpc_svc_add(&svc, &orpc_test_program);
+	orpc_svc_add(&svc, &orpc_test_sys_program);
+	base_in_use = rte_mempool_in_use_count(pool);
+	roce_dev_counts(s[0].dev, &base[0]);
+	roce_dev_counts(s[1].dev, &base[1]);
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	for (int k = 0; k < 2; k++) {
+		struct roce_dev_counts dc;
+
+		roce_cm_close(s[k].cm);
+		roce_dev_counts(s[k].dev, &dc);
+		if (dc.mrs + dc.cqs + dc.qps) {
+			fprintf(stderr, "side %d: %u MRs %u CQs %u QPs left\n", k, dc.mrs, dc.cqs,
+				dc.qps);
+			rc = 1;
+		}
+		roce_dealloc_pd(s[k].pd);
+		roce_dev_close(s[k].dev);
+	}
+	for (int i = 0; i < 1000; i++)
+		stk_lcore_poll(lc);
+	if (rte_mempool_in_use_count(pool) > base_in_use) {
+		fprintf(stderr, "%u mbufs more in use than at the start\n",
+			rte_mempool_in_use_count(pool) - base_in_use);
+		rc = 1;
+	}
+	stk_lcore_destroy(lc);
+	rte_eal_cleanup();
+	return rc;
+}
