@@ -392,6 +392,136 @@ static void test_errors(void **st)
 	rr_disconnect(&c);
 }
 
+/* 2 % of RoCE frames lost and 2 % reordered both ways: the transport recovers, every call
+ * completes and every byte is right */
+static void test_loss(void **st)
+{
+	struct stk_impair_conf ic = {
+		.drop_ppm = 20000, .reorder_ppm = 20000, .roce_only = true, .seed = 7};
+	struct conn c;
+
+	(void)st;
+	rr_connect(&c, NULL, NULL);
+	echo(&c, 1, 0, false, false, 0);
+	assert_int_equal(stk_impair_set(0, STK_IMPAIR_TX, &ic), 0);
+	ic.seed = 8;
+	assert_int_equal(stk_impair_set(1, STK_IMPAIR_TX, &ic), 0);
+	for (int i = 0; i < 4; i++) {
+		echo(&c, 200000 + 1000 * (uint32_t)i, 10 + i, true, false, (1u << 20));
+		echo(&c, 300000 + 1000 * (uint32_t)i, 20 + i, false, true, 0);
+		echo(&c, 9000, 30 + i, false, false, 16384);
+	}
+	assert_int_equal(stk_impair_set(0, STK_IMPAIR_TX, NULL), 0);
+	assert_int_equal(stk_impair_set(1, STK_IMPAIR_TX, NULL), 0);
+	assert_int_equal(rpcrdma_ep_stats(c.sv)->rdma_errors, 0);
+	{ /* the loss was real: both sides had to resend */
+		struct roce_qp_stats qa, qb;
+
+		roce_qp_query_stats(rpcrdma_ep_qp(c.c), &qa);
+		roce_qp_query_stats(rpcrdma_ep_qp(c.sv), &qb);
+		assert_true(qa.retransmits > 0);
+		assert_true(qb.retransmits > 0);
+	}
+	rr_disconnect(&c);
+}
+
+/* Raw messages on the client's QP, past the client's own checks. */
+struct raw {
+	struct roce_mr *mr;
+	uint8_t *buf;
+};
+
+static void raw_send(struct raw *r, struct rpcrdma_ep *ep, const uint8_t *msg, uint32_t len)
+{
+	struct roce_sge sge = {(uintptr_t)r->buf, len, r->mr->lkey};
+	struct roce_send_wr wr, *bad;
+
+	memcpy(r->buf, msg, len);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 0; /* an id the endpoint does not know: its completion is ignored */
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = ROCE_WR_SEND;
+	assert_int_equal(roce_post_send(rpcrdma_ep_qp(ep), &wr, &bad), 0);
+}
+
+static void spin(struct conn *c, unsigned ms)
+{
+	uint64_t end = rte_get_tsc_cycles() + ms * rte_get_tsc_hz() / 1000;
+
+	while (rte_get_tsc_cycles() < end)
+		poll_all(c);
+}
+
+static void test_bad_headers_and_keys(void **st)
+{
+	struct rpcrdma_seg bogus = {0xdead0001, 4096, 0x1000};
+	struct rpcrdma_chunk wch = {1, &bogus};
+	struct rpcrdma_hdr_out o = {
+		.xid = 0x01020304, .vers = 2, .credits = 1, .proc = RPCRDMA_MSG};
+	uint8_t msg[1024];
+	uint32_t off, n;
+	struct raw r;
+	struct conn c;
+	int h;
+
+	(void)st;
+	r.buf = rte_zmalloc("raw", 4096, 64);
+	r.mr = roce_reg_mr(s[0].pd, r.buf, 4096, (uintptr_t)r.buf, ROCE_ACCESS_LOCAL_WRITE);
+	assert_non_null(r.mr);
+	rr_connect(&c, NULL, NULL);
+	echo(&c, 1, 0, false, false, 0);
+	/* version 2: RDMA_ERROR ERR_VERS, with our xid, which the client does not know */
+	h = rpcrdma_hdr_encode(&o, msg, sizeof(msg));
+	o.vers = 1;
+	raw_send(&r, c.c, msg, (uint32_t)h);
+	spin(&c, 100);
+	assert_int_equal(rpcrdma_ep_stats(c.sv)->err_vers_sent, 1);
+	assert_int_equal(rpcrdma_ep_stats(c.c)->stray_replies, 1);
+	/* a read position that is not a multiple of 4: ERR_CHUNK */
+	{
+		struct rpcrdma_rseg rs = {6, {0x1234, 8, 0x1000}};
+		struct rpcrdma_hdr_out bad = {.xid = 0x01020305,
+					      .vers = 1,
+					      .credits = 1,
+					      .proc = RPCRDMA_MSG,
+					      .nr_rsegs = 1,
+					      .rsegs = &rs};
+
+		h = rpcrdma_hdr_encode(&bad, msg, sizeof(msg));
+		assert_int_equal(h, 52);
+		raw_send(&r, c.c, msg, (uint32_t)h);
+	}
+	spin(&c, 100);
+	assert_int_equal(rpcrdma_ep_stats(c.sv)->err_chunk_sent, 1);
+	assert_int_equal(rpcrdma_ep_stats(c.c)->stray_replies, 2);
+	/* too short to answer: dropped and counted */
+	raw_send(&r, c.c, msg, 12);
+	spin(&c, 100);
+	assert_int_equal(rpcrdma_ep_stats(c.sv)->rx_drop, 1);
+	echo(&c, 2, 1, false, false, 0); /* the connection is still good */
+	/* an ECHO whose write chunk names a key the client never gave: the server's RDMA WRITE
+	 * fails, no reply is sent (no partial one either) and the connection ends */
+	o.nr_wchunks = 1;
+	o.wchunks = &wch;
+	h = rpcrdma_hdr_encode(&o, msg, sizeof(msg));
+	n = echo_call(msg + h, sizeof(msg) - (uint32_t)h, 100, 3, &off);
+	raw_send(&r, c.c, msg, (uint32_t)h + n);
+	spin(&c, 300);
+	assert_true(rpcrdma_ep_stats(c.sv)->rdma_errors >= 1);
+	assert_int_equal(rpcrdma_ep_stats(c.c)->stray_replies, 2); /* only the two errors */
+	/* what reached the client: 2 echo replies, ERR_VERS, ERR_CHUNK; the failed call's reply
+	 * was posted behind its WRITE and flushed with it */
+	assert_int_equal(rpcrdma_ep_stats(c.c)->rx_msgs, 4);
+	assert_int_equal(roce_dereg_mr(r.mr), 0);
+	rte_free(r.buf);
+	rr_disconnect(&c);
+	/* a new connection is not disturbed */
+	rr_connect(&c, NULL, NULL);
+	echo(&c, 5000, 4, false, false, 8192);
+	rr_disconnect(&c);
+}
+
 int main(void)
 {
 	static char a0[] = "test_rpcrdma_ep", a1[] = "--no-huge", a2[] = "-m", a3[] = "512",
@@ -404,6 +534,8 @@ int main(void)
 		cmocka_unit_test(test_without_private_data),
 		cmocka_unit_test(test_calls_in_flight),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_loss),
+		cmocka_unit_test(test_bad_headers_and_keys),
 	};
 	struct stk_neigh_params np;
 	struct rte_ring *r[2];
@@ -457,6 +589,13 @@ int main(void)
 	roce_dev_counts(s[0].dev, &base[0]);
 	roce_dev_counts(s[1].dev, &base[1]);
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	for (int i = 0; i < 1000; i++)
+		stk_lcore_poll(lc);
+	if (rte_mempool_in_use_count(pool) > base_in_use) {
+		fprintf(stderr, "%u mbufs more in use than at the start\n",
+			rte_mempool_in_use_count(pool) - base_in_use);
+		rc = 1;
+	}
 	for (int k = 0; k < 2; k++) {
 		struct roce_dev_counts dc;
 
@@ -469,13 +608,6 @@ int main(void)
 		}
 		roce_dealloc_pd(s[k].pd);
 		roce_dev_close(s[k].dev);
-	}
-	for (int i = 0; i < 1000; i++)
-		stk_lcore_poll(lc);
-	if (rte_mempool_in_use_count(pool) > base_in_use) {
-		fprintf(stderr, "%u mbufs more in use than at the start\n",
-			rte_mempool_in_use_count(pool) - base_in_use);
-		rc = 1;
 	}
 	stk_lcore_destroy(lc);
 	rte_eal_cleanup();
