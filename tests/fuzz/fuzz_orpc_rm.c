@@ -47,7 +47,8 @@ static int ref_next(const uint8_t *s, size_t n, size_t *off, uint8_t *rec, uint3
 
 		if (n - o < 4)
 			return 0;
-		m = (uint32_t)s[o] << 24 | (uint32_t)s[o + 1] << 16 | (uint32_t)s[o + 2] << 8 | s[o + 3];
+		m = (uint32_t)s[o] << 24 | (uint32_t)s[o + 1] << 16 | (uint32_t)s[o + 2] << 8 |
+		    s[o + 3];
 		o += 4;
 		fl = m & 0x7fffffffu;
 		(*frags)++;

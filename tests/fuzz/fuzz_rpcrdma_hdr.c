@@ -57,7 +57,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(h.why != NULL);
 	} else {
 		CHECK(h.hdr_len >= RPCRDMA_HDR_MIN && h.hdr_len <= size);
-		CHECK(h.nr_rsegs <= RPCRDMA_MAX_READ_SEGS && h.nr_wchunks <= RPCRDMA_MAX_WRITE_CHUNKS);
+		CHECK(h.nr_rsegs <= RPCRDMA_MAX_READ_SEGS &&
+		      h.nr_wchunks <= RPCRDMA_MAX_WRITE_CHUNKS);
 		CHECK(h.nr_read_chunks <= h.nr_rsegs);
 		rpcrdma_hdr_to_out(&h, &o, rsegs, wchunks, wsegs, &reply, reply_segs);
 		for (uint32_t i = 0; i < h.nr_rsegs; i++)
