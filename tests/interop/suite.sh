@@ -6,12 +6,13 @@
 #   bad_rkey  a raw verbs program in the VM vs droce's responder (bad_rkey.sh)
 #   lossy     rping <-> droce-ping over netem loss/reorder  (lossy.sh)
 #   perftest  perftest 6.06 <-> droce-perf, and ib_write_bw/ib_send_bw over netem (perftest.sh)
+#   knfsd     droce's MOUNT (TCP) and NFSv3-over-RPC-over-RDMA clients vs Linux knfsd (knfsd.sh)
 # Each test joins the suite's lab through LABI_SHARED (lab_up checks the VM answers, lab_down
 # ends only what the test started and resets the VM: tools killed, netem removed). A VM that a
 # test had to kill (it stopped answering) is booted again before the next test, and the
 # suite says so. Each test's output is shown as TAP comments; its artifacts (capture, tool
 # logs, console log) are in ARTIFACT_ROOT/<test>/, the suite's own in ARTIFACT_ROOT/suite/.
-# Usage: suite.sh DROCE_PINGPONG DROCE_PING DROCE_PERF ARTIFACT_ROOT [TEST...]
+# Usage: suite.sh DROCE_PINGPONG DROCE_PING DROCE_PERF NFS3_RDMA_PROBE ARTIFACT_ROOT [TEST...]
 #   (TEST: some of the names above, in that order; default all)
 # The whole suite is skipped ("1..0 # SKIP why") when this machine cannot host the lab or the
 # Debian packages for the VM image cannot be downloaded.
@@ -20,13 +21,15 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 PINGPONG=$(readlink -f "$1")
 PING=$(readlink -f "$2")
 PERF=$(readlink -f "$3")
-ROOT=$4
-shift 4
+PROBE=$(readlink -f "$4")
+ROOT=$5
+shift 5
 TESTS=("$@")
-[ ${#TESTS[@]} -gt 0 ] || TESTS=(pingpong rping bad_rkey lossy perftest)
+[ ${#TESTS[@]} -gt 0 ] || TESTS=(pingpong rping bad_rkey lossy perftest knfsd)
 # the bound of each test (its own bounds are tighter; this one catches a hung script)
-declare -A BOUND=([pingpong]=600 [rping]=600 [bad_rkey]=600 [lossy]=900 [perftest]=1500)
-declare -A BIN=([pingpong]=$PINGPONG [rping]=$PING [bad_rkey]=$PING [lossy]=$PING [perftest]=$PERF)
+declare -A BOUND=([pingpong]=600 [rping]=600 [bad_rkey]=600 [lossy]=900 [perftest]=1500 [knfsd]=600)
+declare -A BIN=([pingpong]=$PINGPONG [rping]=$PING [bad_rkey]=$PING [lossy]=$PING [perftest]=$PERF
+	[knfsd]=$PROBE)
 
 LABI_ARTIFACTS=$ROOT/suite
 mkdir -p "$LABI_ARTIFACTS"
