@@ -76,7 +76,8 @@ struct rpcrdma_ep {
 				[RPCRDMA_MAX_CHUNK_SEGS]; /* the reply's */
 	struct rpcrdma_seg rsegs[RPCRDMA_MAX_CHUNK_SEGS];
 	/* client */
-	struct cslot slots[RPCRDMA_CLNT_SLOTS];
+	struct cslot slots[RPCRDMA_CLNT_MAX_SLOTS];
+	uint32_t nslots;
 	uint32_t outstanding;
 	uint8_t *scratch; /* a reply rebuilt with its write-chunk data */
 	/* negotiated */
@@ -123,6 +124,10 @@ static int conf_check(struct rpcrdma_ep_conf *c)
 		c->inline_max = 4096;
 	if (!c->max_chunk)
 		c->max_chunk = RPCRDMA_DEFAULT_MAX_CHUNK;
+	if (!c->slots)
+		c->slots = RPCRDMA_CLNT_SLOTS;
+	if (c->slots > RPCRDMA_CLNT_MAX_SLOTS)
+		return -EINVAL;
 	if (c->credits > 1024 || c->inline_max < RPCRDMA_INLINE_MIN || c->inline_max > 65536 ||
 	    c->inline_max % 1024 || c->max_chunk < c->inline_max || c->max_chunk > (64u << 20))
 		return -EINVAL;
@@ -154,11 +159,12 @@ struct rpcrdma_ep *rpcrdma_ep_create(struct roce_dev *dev, struct roce_pd *pd,
 	ep->svc = svc;
 	/* the server posts one receive per credit; the client one per possible reply, plus the
 	 * server's extra grants it may see */
-	ep->nrecv = role == RPCRDMA_SERVER ? ep->conf.credits : RPCRDMA_CLNT_SLOTS + 4;
-	ep->nsend = role == RPCRDMA_SERVER ? ep->conf.credits + 8 : RPCRDMA_CLNT_SLOTS + 4;
-	ep->region_len = (uint64_t)(ep->nrecv + ep->nsend) * ep->conf.inline_max +
-			 (uint64_t)(role == RPCRDMA_SERVER ? 3 : 3 * RPCRDMA_CLNT_SLOTS + 2) *
-				 ep->conf.max_chunk;
+	ep->nslots = ep->conf.slots;
+	ep->nrecv = role == RPCRDMA_SERVER ? ep->conf.credits : ep->nslots + 4;
+	ep->nsend = role == RPCRDMA_SERVER ? ep->conf.credits + 8 : ep->nslots + 4;
+	ep->region_len =
+		(uint64_t)(ep->nrecv + ep->nsend) * ep->conf.inline_max +
+		(uint64_t)(role == RPCRDMA_SERVER ? 3 : 3 * ep->nslots + 2) * ep->conf.max_chunk;
 	ep->region = rte_zmalloc("rpcrdma_region", ep->region_len, 4096);
 	ep->send_free = rte_zmalloc("rpcrdma_sfree", ep->nsend * sizeof(uint32_t), 0);
 	ep->fifo = rte_zmalloc("rpcrdma_fifo", ep->nrecv * sizeof(uint32_t) * 2, 0);
@@ -184,8 +190,7 @@ struct rpcrdma_ep *rpcrdma_ep_create(struct roce_dev *dev, struct roce_pd *pd,
 		ep->stage_call = p + ep->conf.max_chunk;
 		ep->stage_out = p + 2 * (size_t)ep->conf.max_chunk;
 	} else {
-		for (uint32_t i = 0; i < RPCRDMA_CLNT_SLOTS;
-		     i++, p += 3 * (size_t)ep->conf.max_chunk) {
+		for (uint32_t i = 0; i < ep->nslots; i++, p += 3 * (size_t)ep->conf.max_chunk) {
 			ep->slots[i].call = p;
 			ep->slots[i].reply = p + ep->conf.max_chunk;
 			ep->slots[i].wdata = p + 2 * (size_t)ep->conf.max_chunk;
@@ -678,7 +683,7 @@ static void server_progress(struct rpcrdma_ep *ep)
 uint32_t rpcrdma_clnt_room(const struct rpcrdma_ep *ep)
 {
 	uint32_t room = ep->credits > ep->outstanding ? ep->credits - ep->outstanding : 0;
-	uint32_t slots = RPCRDMA_CLNT_SLOTS - ep->outstanding;
+	uint32_t slots = ep->nslots - ep->outstanding;
 
 	if (!ep->started || ep->failed)
 		return 0;
@@ -689,7 +694,7 @@ int rpcrdma_clnt_call(struct rpcrdma_ep *ep, const struct rpcrdma_call *c, rpcrd
 		      void *ctx)
 {
 	struct rpcrdma_hdr_out o = {
-		.vers = RPCRDMA_VERSION, .credits = RPCRDMA_CLNT_SLOTS, .proc = RPCRDMA_MSG};
+		.vers = RPCRDMA_VERSION, .credits = ep->nslots, .proc = RPCRDMA_MSG};
 	struct rpcrdma_seg wseg, rseg;
 	struct rpcrdma_rseg rd;
 	struct rpcrdma_chunk wch, rch;
@@ -707,7 +712,7 @@ int rpcrdma_clnt_call(struct rpcrdma_ep *ep, const struct rpcrdma_call *c, rpcrd
 	if (c->ddp_len &&
 	    (c->ddp_off > c->len || c->ddp_len > c->len - c->ddp_off || c->ddp_off & 3))
 		return -EINVAL;
-	for (uint32_t i = 0; i < RPCRDMA_CLNT_SLOTS && !k; i++)
+	for (uint32_t i = 0; i < ep->nslots && !k; i++)
 		if (!ep->slots[i].used)
 			k = &ep->slots[i];
 	memcpy(&o.xid, c->msg, 4);
@@ -792,7 +797,7 @@ static void client_recv(struct rpcrdma_ep *ep, uint32_t i, uint32_t len)
 		ep->st.rx_drop++;
 		goto repost;
 	}
-	for (uint32_t s = 0; s < RPCRDMA_CLNT_SLOTS && !k; s++)
+	for (uint32_t s = 0; s < ep->nslots && !k; s++)
 		if (ep->slots[s].used && ep->slots[s].xid == h.xid)
 			k = &ep->slots[s];
 	if (!k) {
@@ -800,7 +805,7 @@ static void client_recv(struct rpcrdma_ep *ep, uint32_t i, uint32_t len)
 		goto repost;
 	}
 	if (h.credits) /* a grant of 0 is never honoured: it would stop us for good */
-		ep->credits = h.credits < RPCRDMA_CLNT_SLOTS ? h.credits : RPCRDMA_CLNT_SLOTS;
+		ep->credits = h.credits < ep->nslots ? h.credits : ep->nslots;
 	if (h.proc == RPCRDMA_ERROR) {
 		if (h.err == RPCRDMA_ERR_VERS)
 			ep->st.err_vers_rx++;
@@ -857,7 +862,7 @@ repost:
 
 static void fail_all(struct rpcrdma_ep *ep, int err)
 {
-	for (uint32_t i = 0; i < RPCRDMA_CLNT_SLOTS; i++)
+	for (uint32_t i = 0; i < ep->nslots; i++)
 		if (ep->slots[i].used)
 			slot_finish(ep, &ep->slots[i], err, NULL, 0);
 }

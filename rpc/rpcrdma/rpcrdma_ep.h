@@ -42,7 +42,8 @@
 #define RPCRDMA_NFS_PORT 20049u
 #define RPCRDMA_DEFAULT_CREDITS 128u
 #define RPCRDMA_DEFAULT_MAX_CHUNK ((1u << 20) + 8192u)
-#define RPCRDMA_CLNT_SLOTS 4u
+#define RPCRDMA_CLNT_SLOTS 4u /**< client calls in flight by default */
+#define RPCRDMA_CLNT_MAX_SLOTS 64u
 
 enum rpcrdma_role { RPCRDMA_SERVER, RPCRDMA_CLIENT };
 
@@ -51,6 +52,8 @@ struct rpcrdma_ep_conf {
 	uint32_t inline_max;  /**< largest message we receive inline (1024..65536; 0 = 4096) */
 	uint32_t max_chunk;   /**< largest chunk we read or write (0 = 1 MiB + 8 KiB) */
 	bool no_private_data; /**< announce nothing (as a peer without RFC 8797 would) */
+	uint32_t slots;	      /**< client: calls in flight (1..64; 0 = 4), each with 3 x max_chunk
+				 of staging */
 };
 
 /** The request state machine of the server side (STYLE §4). */

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* orpc_testprog.c - the test programs of orpc_testprog.h, written as data. */
+#include <stdlib.h>
+
 #include "orpc_testprog.h"
 
 bool_t orpc_test_xdr_blob(XDR *x, struct orpc_test_blob *b)
@@ -47,6 +49,28 @@ static enum accept_stat t_fail(struct orpc_req *r, void *a, void *res)
 	return SYSTEM_ERR;
 }
 
+/* FILL: len bytes of (i * 7 + 3) mod 251, from a buffer made once */
+static enum accept_stat t_fill(struct orpc_req *r, void *a, void *res)
+{
+	static char *pattern;
+	struct orpc_test_blob *b = res;
+	u_int len = *(u_int *)a;
+
+	if (len > ORPC_TEST_ECHO_MAX)
+		return GARBAGE_ARGS;
+	if (!pattern) {
+		pattern = malloc(ORPC_TEST_ECHO_MAX);
+		if (!pattern)
+			return SYSTEM_ERR;
+		for (u_int i = 0; i < ORPC_TEST_ECHO_MAX; i++)
+			pattern[i] = (char)((i * 7u + 3u) % 251u);
+	}
+	b->len = len;
+	b->data = pattern;
+	r->ddp_len = len;
+	return SUCCESS;
+}
+
 static enum auth_stat sys_check(struct orpc_req *r)
 {
 	return r->call.sys.uid == 666 ? AUTH_REJECTEDCRED : AUTH_OK;
@@ -61,6 +85,8 @@ static const struct orpc_proc test_procs[] = {
 	{"WHOAMI", (xdrproc_t)xdr_void, 0, (xdrproc_t)orpc_test_xdr_who, WHO, t_whoami, false},
 	{"FAIL", (xdrproc_t)xdr_void, 0, (xdrproc_t)xdr_void, 0, t_fail, false},
 	{"UNSERVED", NULL, 0, NULL, 0, NULL, false},
+	{"FILL", (xdrproc_t)xdr_u_int, sizeof(u_int), (xdrproc_t)orpc_test_xdr_blob, BLOB, t_fill,
+	 true},
 };
 
 static const struct orpc_version test_versions[] = {

@@ -4,7 +4,8 @@
  *
  * ORPC_TEST_PROG (versions 1 and 2, any flavor):
  *   0 NULL; 1 ECHO(opaque<>) -> opaque<> (large arguments and results);
- *   2 WHOAMI -> {flavor, uid, gid, ngids}; 3 FAIL -> SYSTEM_ERR; 4 not served (PROC_UNAVAIL)
+ *   2 WHOAMI -> {flavor, uid, gid, ngids}; 3 FAIL -> SYSTEM_ERR; 4 not served (PROC_UNAVAIL);
+ *   5 FILL(len) -> opaque<> of len bytes of a fixed pattern (a READ: DDP-eligible results)
  * ORPC_TEST_SYS_PROG (version 1, AUTH_SYS only; uid 666 is refused with AUTH_REJECTEDCRED):
  *   0 NULL; 1 WHOAMI
  */
@@ -19,6 +20,7 @@
 #define ORPC_TEST_WHOAMI 2u
 #define ORPC_TEST_FAIL 3u
 #define ORPC_TEST_UNSERVED 4u
+#define ORPC_TEST_FILL 5u
 #define ORPC_TEST_ECHO_MAX (1u << 20) /**< 1 MiB */
 
 struct orpc_test_blob {
