@@ -879,7 +879,11 @@ int rpcrdma_ep_poll(struct rpcrdma_ep *ep)
 		uint32_t idx = WR_IDX(wc[j].wr_id);
 
 		if (wc[j].status != ROCE_WC_SUCCESS) {
-			if (!ep->failed)
+			/* a flush is the QP going to ERR (a disconnect, or the error that
+			 * caused it, counted then): not an error of its own */
+			if (wc[j].status == ROCE_WC_WR_FLUSH_ERR)
+				ep->st.flushed++;
+			else
 				ep->st.rdma_errors++;
 			ep->failed = true;
 			if (type == WR_SEND)

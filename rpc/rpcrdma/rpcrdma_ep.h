@@ -83,6 +83,7 @@ struct rpcrdma_ep_stats {
 	uint64_t send_inv;	/**< replies sent with Send With Invalidate */
 	uint64_t remote_inv;	/**< receives that invalidated one of our keys */
 	uint64_t rdma_errors;	/**< failed completions: the connection is over */
+	uint64_t flushed;	/**< completions flushed by the QP's move to ERR (disconnect) */
 	uint64_t stray_replies; /**< client: a reply for no outstanding xid */
 	uint64_t req_state[RPCRDMA_REQ_NUM_STATES];
 };

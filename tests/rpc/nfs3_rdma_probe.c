@@ -662,10 +662,12 @@ int main(int argc, char **argv)
 		const struct rpcrdma_ep_stats *st = rpcrdma_ep_stats(g.ep);
 
 		printf("# endpoint: %llu calls sent, %llu replies, long calls %llu, long replies "
-		       "%llu, RDMA errors %llu\n",
+		       "%llu, RDMA errors %llu, flushed at disconnect %llu\n",
 		       (unsigned long long)st->tx_msgs, (unsigned long long)st->rx_msgs,
 		       (unsigned long long)st->long_calls, (unsigned long long)st->long_replies,
-		       (unsigned long long)st->rdma_errors);
+		       (unsigned long long)st->rdma_errors, (unsigned long long)st->flushed);
+		if (st->rdma_errors)
+			report(false, "no RDMA operation failed");
 	}
 	rc = g.failures || g.step != NSTEPS ? 1 : 0;
 	printf("%s: %d of %d steps passed\n", rc ? "FAIL" : "PASS", g.step - g.failures, NSTEPS);
