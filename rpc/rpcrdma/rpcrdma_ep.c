@@ -78,6 +78,13 @@ struct rpcrdma_ep {
 	/* client */
 	struct cslot slots[RPCRDMA_CLNT_MAX_SLOTS];
 	uint32_t nslots;
+	/* server: backchannel calls in flight (RFC 8167) */
+	struct {
+		bool used;
+		uint32_t xid;
+		rpcrdma_done_t done;
+		void *ctx;
+	} bc[RPCRDMA_BC_SLOTS];
 	uint32_t outstanding;
 	uint8_t *scratch; /* a reply rebuilt with its write-chunk data */
 	/* negotiated */
@@ -148,6 +155,7 @@ struct rpcrdma_ep *rpcrdma_ep_create(struct roce_dev *dev, struct roce_pd *pd,
 		rte_errno = ENOMEM;
 		return NULL;
 	}
+	/* the client keeps its backchannel programs in svc */
 	ep->conf = conf ? *conf : (struct rpcrdma_ep_conf){0};
 	if (conf_check(&ep->conf) != 0 || (role == RPCRDMA_SERVER && !svc)) {
 		rte_free(ep);
@@ -376,6 +384,69 @@ static int prim_ddp_read(struct rpcrdma_ep *ep, const struct rpcrdma_seg *seg, u
 
 /* ---- server ---- */
 
+/* The RPC direction of an inline message: 0 CALL, 1 REPLY, or -1 when too short (RFC 8167 §4:
+ * a receiver tells backchannel traffic from forward traffic by this word). */
+static int msg_direction(const uint8_t *m, uint32_t len)
+{
+	if (len < 8)
+		return -1;
+	return m[4] == 0 && m[5] == 0 && m[6] == 0 && m[7] <= 1 ? m[7] : -1;
+}
+
+/* A reply to one of our backchannel calls: hand it over. */
+static void bc_reply(struct rpcrdma_ep *ep, const struct rpcrdma_hdr *h, const uint8_t *m,
+		     uint32_t len)
+{
+	uint32_t xid;
+
+	memcpy(&xid, m, 4);
+	for (uint32_t i = 0; i < RPCRDMA_BC_SLOTS; i++) {
+		if (ep->bc[i].used && ep->bc[i].xid == xid) {
+			rpcrdma_done_t done = ep->bc[i].done;
+			void *ctx = ep->bc[i].ctx;
+
+			ep->bc[i].used = false;
+			ep->st.bc_replies_rx++;
+			if (done)
+				done(ctx, 0, m, len);
+			return;
+		}
+	}
+	(void)h;
+	ep->st.stray_replies++;
+}
+
+int rpcrdma_ep_bc_call(struct rpcrdma_ep *ep, const uint8_t *msg, uint32_t len, rpcrdma_done_t done,
+		       void *ctx)
+{
+	struct rpcrdma_hdr_out o = {
+		.vers = RPCRDMA_VERSION, .credits = ep->credits, .proc = RPCRDMA_MSG};
+	uint32_t i;
+	int rc;
+
+	if (ep->role != RPCRDMA_SERVER)
+		return -EINVAL;
+	if (!ep->started || ep->failed)
+		return -ENOTCONN;
+	if (msg_direction(msg, len) != 0)
+		return -EINVAL;
+	for (i = 0; i < RPCRDMA_BC_SLOTS && ep->bc[i].used; i++)
+		;
+	if (i == RPCRDMA_BC_SLOTS)
+		return -EBUSY;
+	memcpy(&o.xid, msg, 4);
+	/* RFC 8167 §4: backchannel messages are inline only, no chunks */
+	rc = prim_send(ep, &o, msg, len, 0);
+	if (rc)
+		return rc;
+	ep->bc[i].used = true;
+	memcpy(&ep->bc[i].xid, msg, 4);
+	ep->bc[i].done = done;
+	ep->bc[i].ctx = ctx;
+	ep->st.bc_calls_sent++;
+	return 0;
+}
+
 static void send_error(struct rpcrdma_ep *ep, const struct rpcrdma_hdr *h, enum rpcrdma_dec d)
 {
 	struct rpcrdma_hdr_out o = {.xid = h->xid,
@@ -413,6 +484,13 @@ static enum rpcrdma_req_state step_received(struct rpcrdma_ep *ep)
 		return RPCRDMA_REQ_ERR_HDR;
 	if (r->h.proc == RPCRDMA_NOMSG && r->h.nr_rsegs == 0)
 		return RPCRDMA_REQ_ERR_HDR; /* a call with no message anywhere */
+	if (r->h.proc == RPCRDMA_MSG && r->h.nr_rsegs == 0 && r->h.nr_wchunks == 0 &&
+	    !r->h.has_reply &&
+	    msg_direction(recv_buf(ep, r->rbuf) + r->h.hdr_len, r->len - r->h.hdr_len) == 1) {
+		/* a reply on the backchannel (RFC 8167), not a call */
+		bc_reply(ep, &r->h, recv_buf(ep, r->rbuf) + r->h.hdr_len, r->len - r->h.hdr_len);
+		return RPCRDMA_REQ_DONE;
+	}
 	if (r->h.nr_rsegs == 0)
 		return RPCRDMA_REQ_DISPATCH;
 	r->reads_pending = 0;
@@ -784,6 +862,29 @@ static void slot_finish(struct rpcrdma_ep *ep, struct cslot *k, int err, const u
 		done(ctx, err, reply, len);
 }
 
+/* A call from the server on the backchannel (RFC 8167): dispatched through the client's
+ * backchannel programs, answered inline. Without programs, or when the reply does not fit
+ * inline, it is dropped and counted (the server's RPC layer times it out). */
+static void client_bc_call(struct rpcrdma_ep *ep, const struct rpcrdma_hdr *h, const uint8_t *m,
+			   uint32_t len)
+{
+	struct rpcrdma_hdr_out o = {
+		.xid = h->xid, .vers = RPCRDMA_VERSION, .credits = ep->nslots, .proc = RPCRDMA_MSG};
+	uint32_t n;
+
+	ep->st.bc_calls_rx++;
+	if (!ep->svc || h->nr_rsegs || h->nr_wchunks || h->has_reply) {
+		ep->st.bc_dropped++;
+		return;
+	}
+	n = orpc_svc_dispatch(ep->svc, m, len, ep, ep->scratch, ep->conf.inline_max, NULL);
+	if (!n || prim_send(ep, &o, ep->scratch, n, 0) != 0) {
+		ep->st.bc_dropped++;
+		return;
+	}
+	ep->st.bc_replies_sent++;
+}
+
 static void client_recv(struct rpcrdma_ep *ep, uint32_t i, uint32_t len)
 {
 	const uint8_t *b = recv_buf(ep, i);
@@ -795,6 +896,10 @@ static void client_recv(struct rpcrdma_ep *ep, uint32_t i, uint32_t len)
 
 	if (d != RPCRDMA_DEC_OK) {
 		ep->st.rx_drop++;
+		goto repost;
+	}
+	if (h.proc == RPCRDMA_MSG && msg_direction(b + h.hdr_len, len - h.hdr_len) == 0) {
+		client_bc_call(ep, &h, b + h.hdr_len, len - h.hdr_len);
 		goto repost;
 	}
 	for (uint32_t s = 0; s < ep->nslots && !k; s++)

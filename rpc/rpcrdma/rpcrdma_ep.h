@@ -44,6 +44,7 @@
 #define RPCRDMA_DEFAULT_MAX_CHUNK ((1u << 20) + 8192u)
 #define RPCRDMA_CLNT_SLOTS 4u /**< client calls in flight by default */
 #define RPCRDMA_CLNT_MAX_SLOTS 64u
+#define RPCRDMA_BC_SLOTS 4u /**< server: backchannel calls in flight (RFC 8167) */
 
 enum rpcrdma_role { RPCRDMA_SERVER, RPCRDMA_CLIENT };
 
@@ -84,7 +85,11 @@ struct rpcrdma_ep_stats {
 	uint64_t remote_inv;	/**< receives that invalidated one of our keys */
 	uint64_t rdma_errors;	/**< failed completions: the connection is over */
 	uint64_t flushed;	/**< completions flushed by the QP's move to ERR (disconnect) */
-	uint64_t stray_replies; /**< client: a reply for no outstanding xid */
+	uint64_t stray_replies; /**< a reply for no outstanding xid */
+	uint64_t bc_calls_sent, bc_replies_rx; /**< server: backchannel calls (RFC 8167) */
+	uint64_t bc_calls_rx, bc_replies_sent; /**< client: backchannel calls served */
+	uint64_t bc_dropped; /**< client: backchannel calls with no programs or chunks, or a
+				reply that does not fit inline */
 	uint64_t req_state[RPCRDMA_REQ_NUM_STATES];
 };
 
@@ -109,7 +114,8 @@ struct rpcrdma_call {
 
 /**
  * Create an endpoint: its CQ, its RC QP (RESET, for roce_cm_connect/accept), and its
- * registered buffers.
+ * registered buffers. svc: the server's programs; for a client, the programs it serves on the
+ * backchannel (RFC 8167; NULL: none).
  * @return the endpoint, or NULL with rte_errno EINVAL (a conf value out of range), ENOMEM
  */
 struct rpcrdma_ep *rpcrdma_ep_create(struct roce_dev *dev, struct roce_pd *pd,
@@ -140,6 +146,15 @@ int rpcrdma_ep_poll(struct rpcrdma_ep *ep);
  */
 int rpcrdma_clnt_call(struct rpcrdma_ep *ep, const struct rpcrdma_call *c, rpcrdma_done_t done,
 		      void *ctx);
+
+/**
+ * Server: send a call to the client on the backchannel (RFC 8167: the same connection, inline
+ * only, told from forward traffic by the RPC direction word); its reply comes to done.
+ * @return 0, -EINVAL (not a server, not a call), -ENOTCONN, -EBUSY (RPCRDMA_BC_SLOTS in
+ *         flight, or no send buffer), -E2BIG (longer than the client's inline receive)
+ */
+int rpcrdma_ep_bc_call(struct rpcrdma_ep *ep, const uint8_t *msg, uint32_t len, rpcrdma_done_t done,
+		       void *ctx);
 
 /** Calls the client may start now (credits and slots). */
 uint32_t rpcrdma_clnt_room(const struct rpcrdma_ep *ep);

@@ -63,6 +63,7 @@ struct conn {
 };
 
 static uint16_t port_no = RPCRDMA_NFS_PORT;
+static struct orpc_svc *client_bc; /* the client's backchannel programs, when a test sets it */
 
 static void poll_all(struct conn *c)
 {
@@ -98,7 +99,7 @@ static void rr_connect(struct conn *c, const struct rpcrdma_ep_conf *cc,
 	uint8_t priv[RPCRDMA_CM_PRIV_LEN];
 
 	memset(c, 0, sizeof(*c));
-	c->c = rpcrdma_ep_create(s[0].dev, s[0].pd, RPCRDMA_CLIENT, cc, NULL);
+	c->c = rpcrdma_ep_create(s[0].dev, s[0].pd, RPCRDMA_CLIENT, cc, client_bc);
 	c->sv = rpcrdma_ep_create(s[1].dev, s[1].pd, RPCRDMA_SERVER, sc, &svc);
 	assert_non_null(c->c);
 	assert_non_null(c->sv);
@@ -428,6 +429,75 @@ static void test_loss(void **st)
 	rr_disconnect(&c);
 }
 
+/* RFC 8167: the server calls the client on the same connection; the client serves the call
+ * through its backchannel programs and the reply is matched by xid, with forward calls going
+ * on at the same time. A client without backchannel programs drops the call and counts it. */
+static void test_backchannel(void **st)
+{
+	static struct orpc_svc bc_svc;
+	uint8_t msg[8192];
+	struct result r[3] = {{0}};
+	struct orpc_reply_hdr h;
+	struct conn c;
+	uint32_t off, n;
+	XDR x;
+
+	(void)st;
+	memset(&bc_svc, 0, sizeof(bc_svc));
+	orpc_svc_add(&bc_svc, &orpc_test_program);
+	client_bc = &bc_svc;
+	rr_connect(&c, NULL, NULL);
+	client_bc = NULL;
+	echo(&c, 10, 1, false, false, 0);
+	/* a reverse NULL, a reverse ECHO of 100 bytes, and a forward ECHO, all in flight */
+	xdrmem_create(&x, (char *)msg, sizeof(msg), XDR_ENCODE);
+	assert_true(orpc_call_encode(&x, 0xbc000001, ORPC_TEST_PROG, 1, 0, NULL));
+	assert_int_equal(rpcrdma_ep_bc_call(c.sv, msg, xdr_getpos(&x), on_done, &r[0]), 0);
+	n = echo_call(msg, sizeof(msg), 100, 5, &off);
+	assert_int_equal(rpcrdma_ep_bc_call(c.sv, msg, n, on_done, &r[1]), 0);
+	{
+		struct rpcrdma_call call = {.msg = msg};
+
+		call.len = echo_call(msg, sizeof(msg), 200, 6, &off);
+		assert_int_equal(rpcrdma_clnt_call(c.c, &call, on_done, &r[2]), 0);
+	}
+	wait_done(&c, r, 3);
+	assert_int_equal(r[0].err, 0);
+	assert_int_equal(orpc_reply_decode(r[0].reply, r[0].len, &h, &off), 0);
+	assert_int_equal(h.xid, 0xbc000001);
+	assert_int_equal(h.stat, SUCCESS);
+	check_echo(&r[1], 100, 5);
+	check_echo(&r[2], 200, 6);
+	for (int i = 0; i < 3; i++)
+		free(r[i].reply);
+	assert_int_equal(rpcrdma_ep_stats(c.sv)->bc_calls_sent, 2);
+	assert_int_equal(rpcrdma_ep_stats(c.sv)->bc_replies_rx, 2);
+	assert_int_equal(rpcrdma_ep_stats(c.c)->bc_replies_sent, 2);
+	/* a backchannel call longer than the client's inline receive is refused at once */
+	n = echo_call(msg, sizeof(msg), 5000, 7, &off);
+	assert_int_equal(rpcrdma_ep_bc_call(c.sv, msg, n, on_done, &r[0]), -E2BIG);
+	/* a reply is not a call; the client side cannot call backwards */
+	{
+		static const uint8_t reply[24] = {0xbc, 0, 0, 3, 0, 0, 0, 1};
+
+		assert_int_equal(rpcrdma_ep_bc_call(c.sv, reply, sizeof(reply), on_done, NULL),
+				 -EINVAL);
+	}
+	assert_int_equal(rpcrdma_ep_bc_call(c.c, msg, n, on_done, NULL), -EINVAL);
+	rr_disconnect(&c);
+
+	/* no backchannel programs: the call is dropped and counted, forward calls go on */
+	rr_connect(&c, NULL, NULL);
+	echo(&c, 10, 1, false, false, 0);
+	xdrmem_create(&x, (char *)msg, sizeof(msg), XDR_ENCODE);
+	assert_true(orpc_call_encode(&x, 0xbc000002, ORPC_TEST_PROG, 1, 0, NULL));
+	assert_int_equal(rpcrdma_ep_bc_call(c.sv, msg, xdr_getpos(&x), NULL, NULL), 0);
+	echo(&c, 20, 2, false, false, 0);
+	assert_int_equal(rpcrdma_ep_stats(c.c)->bc_calls_rx, 1);
+	assert_int_equal(rpcrdma_ep_stats(c.c)->bc_dropped, 1);
+	rr_disconnect(&c);
+}
+
 /* Raw messages on the client's QP, past the client's own checks. */
 struct raw {
 	struct roce_mr *mr;
@@ -538,6 +608,7 @@ int main(void)
 		cmocka_unit_test(test_calls_in_flight),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_loss),
+		cmocka_unit_test(test_backchannel),
 		cmocka_unit_test(test_bad_headers_and_keys),
 	};
 	struct stk_neigh_params np;
