@@ -124,6 +124,7 @@ struct result {
 };
 
 static struct result results[16];
+
 static int nresults;
 
 static void add_result(const char *name, double rate, const char *unit, uint64_t *lat, uint64_t n)
@@ -317,9 +318,11 @@ static void start_server(void *arg)
 	(void)p;
 }
 
+static bool use_frwr;
+
 static int rpc_setup(struct rpc_pair *p, uint32_t slots, uint32_t max_chunk)
 {
-	struct rpcrdma_ep_conf cc = {.slots = slots, .max_chunk = max_chunk};
+	struct rpcrdma_ep_conf cc = {.slots = slots, .max_chunk = max_chunk, .frwr = use_frwr};
 	struct rpcrdma_ep_conf sc = {.max_chunk = max_chunk};
 	uint8_t pc[RPCRDMA_CM_PRIV_LEN], ps[RPCRDMA_CM_PRIV_LEN];
 	struct roce_cm_event ea, eb;
@@ -378,7 +381,8 @@ static void bench_rpc(uint32_t qd, uint32_t proc, uint32_t arg, const char *name
 	uint64_t t0, end;
 	struct rpcrdma_call c = {.msg = msg};
 
-	if (rpc_setup(&p, qd, proc == ORPC_TEST_FILL ? (1u << 20) + 8192 : 16384) != 0) {
+	if (rpc_setup(&p, qd, proc == ORPC_TEST_FILL && arg > 16384 ? (1u << 20) + 8192 : 16384) !=
+	    0) {
 		fprintf(stderr, "rpc-bench: RPC setup failed\n");
 		return;
 	}
@@ -516,6 +520,11 @@ int main(int argc, char **argv)
 	bench_rpc(16, 0, 0, "RPC NULL, 16 in flight", lat);
 	bench_raw_write(1u << 20, "raw RDMA WRITE 1 MiB");
 	bench_rpc(1, ORPC_TEST_FILL, 1u << 20, "RPC FILL 1 MiB (write chunk)", NULL);
+	use_frwr = true;
+	bench_rpc(1, ORPC_TEST_FILL, 1u << 20, "RPC FILL 1 MiB, FRWR per call", NULL);
+	bench_rpc(16, ORPC_TEST_FILL, 4096, "RPC FILL 4 KiB x16, FRWR", NULL);
+	use_frwr = false;
+	bench_rpc(16, ORPC_TEST_FILL, 4096, "RPC FILL 4 KiB x16, persistent", NULL);
 
 	printf("\nrpc-bench: client and server on one lcore, net_ring, MTU 4200 (RoCE 4096)\n");
 	printf("%-34s %14s %10s %10s\n", "case", "rate", "p50 us", "p99 us");
@@ -524,9 +533,11 @@ int main(int argc, char **argv)
 		       results[i].unit[0] == 'G' ? results[i].rate : results[i].rate / 1e6,
 		       results[i].unit[0] == 'G' ? "Gb/s" : "M/s", results[i].p50_us,
 		       results[i].p99_us);
-	printf("ratios (same run): NULL/raw at 1 in flight %.2f, at 16 %.2f; FILL/raw WRITE %.2f\n",
+	printf("ratios (same run): NULL/raw at 1 in flight %.2f, at 16 %.2f; FILL/raw WRITE %.2f; "
+	       "FRWR/persistent 1 MiB %.2f, 4 KiB x16 %.2f\n",
 	       results[1].rate / results[0].rate, results[3].rate / results[2].rate,
-	       results[5].rate / results[4].rate);
+	       results[5].rate / results[4].rate, results[6].rate / results[5].rate,
+	       results[7].rate / results[8].rate);
 	printf("per server core: client and server share one core here, so the server's own "
 	       "rate is at least this\n");
 	if (json) {

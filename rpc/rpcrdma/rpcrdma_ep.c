@@ -28,6 +28,8 @@
 #define WR_SEND 2ull
 #define WR_READ 3ull
 #define WR_WRITE 4ull
+#define WR_REG 5ull
+#define WR_LINV 6ull
 #define WR_ID(type, idx) ((type) << 32 | (uint32_t)(idx))
 #define WR_TYPE(id) ((id) >> 32)
 #define WR_IDX(id) ((uint32_t)(id))
@@ -50,6 +52,13 @@ struct cslot { /* a client call in flight */
 	bool has_reply_chunk, has_wchunk;
 	rpcrdma_done_t done;
 	void *ctx;
+	/* FRWR: this slot's fast-registration region over its staging */
+	struct roce_mr *frmr;
+	uint32_t key;	  /* the key of the current registration */
+	uint8_t gen;	  /* its low byte, new for every registration */
+	bool registered;  /* the key is valid: invalidate before the reply is used */
+	bool inv_pending; /* a LOCAL_INV is on its way; the reply waits in held_rbuf */
+	uint32_t held_rbuf, held_len;
 };
 
 struct rpcrdma_ep {
@@ -91,6 +100,8 @@ struct rpcrdma_ep {
 	struct rpcrdma_cm_priv peer;
 	uint32_t inline_send, credits;
 	bool started, failed;
+	uint32_t last_key;
+	uint64_t last_iova;
 	struct rpcrdma_ep_stats st;
 };
 
@@ -183,7 +194,7 @@ struct rpcrdma_ep *rpcrdma_ep_create(struct roce_dev *dev, struct roce_pd *pd,
 	/* the server exposes nothing to the peer; the client exposes its staging for chunks
 	 * (a persistent registration: one key for every call) */
 	access = ROCE_ACCESS_LOCAL_WRITE;
-	if (role == RPCRDMA_CLIENT)
+	if (role == RPCRDMA_CLIENT && !ep->conf.frwr)
 		access |= ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ;
 	ep->mr = roce_reg_mr(pd, ep->region, ep->region_len, (uintptr_t)ep->region, access);
 	if (!ep->mr)
@@ -202,6 +213,12 @@ struct rpcrdma_ep *rpcrdma_ep_create(struct roce_dev *dev, struct roce_pd *pd,
 			ep->slots[i].call = p;
 			ep->slots[i].reply = p + ep->conf.max_chunk;
 			ep->slots[i].wdata = p + 2 * (size_t)ep->conf.max_chunk;
+			if (ep->conf.frwr) {
+				ep->slots[i].frmr =
+					roce_alloc_mr(pd, 3 * (uint64_t)ep->conf.max_chunk);
+				if (!ep->slots[i].frmr)
+					goto fail;
+			}
 		}
 		ep->scratch = p;
 	}
@@ -222,6 +239,9 @@ struct rpcrdma_ep *rpcrdma_ep_create(struct roce_dev *dev, struct roce_pd *pd,
 	ep->req.state = RPCRDMA_REQ_FREE;
 	return ep;
 fail:
+	for (uint32_t i = 0; i < RPCRDMA_CLNT_MAX_SLOTS; i++)
+		if (ep->slots[i].frmr)
+			roce_dereg_mr(ep->slots[i].frmr);
 	if (ep->mr)
 		roce_dereg_mr(ep->mr);
 	if (ep->cq)
@@ -241,10 +261,11 @@ struct roce_qp *rpcrdma_ep_qp(const struct rpcrdma_ep *ep)
 
 uint8_t rpcrdma_ep_private_data(const struct rpcrdma_ep *ep, uint8_t out[RPCRDMA_CM_PRIV_LEN])
 {
-	/* we never ask for Send With Invalidate: the client's registration is persistent, so a
-	 * remote invalidation would revoke the key of every later call */
+	/* Send With Invalidate only with FRWR: with one persistent registration, a remote
+	 * invalidation would revoke the key of every later call */
 	struct rpcrdma_cm_priv p = {.present = true,
-				    .remote_inv_ok = false,
+				    .remote_inv_ok = ep->role == RPCRDMA_CLIENT && ep->conf.frwr &&
+						     !ep->conf.no_remote_inv,
 				    .max_send = ep->conf.inline_max,
 				    .max_recv = ep->conf.inline_max};
 
@@ -758,6 +779,63 @@ static void server_progress(struct rpcrdma_ep *ep)
 
 /* ---- client ---- */
 
+static int post_local(struct rpcrdma_ep *ep, struct roce_send_wr *wr)
+{
+	struct roce_send_wr *bad;
+
+	return roce_post_send(ep->qp, wr, &bad);
+}
+
+static int frwr_register(struct rpcrdma_ep *ep, struct cslot *k, uint32_t key)
+{
+	struct roce_send_wr wr;
+	int rc;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = WR_ID(WR_REG, k - ep->slots);
+	wr.opcode = ROCE_WR_REG_MR;
+	wr.wr.reg.mr = k->frmr;
+	wr.wr.reg.key = key;
+	wr.wr.reg.access =
+		ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_READ | ROCE_ACCESS_REMOTE_WRITE;
+	wr.wr.reg.addr = k->call;
+	wr.wr.reg.iova = (uintptr_t)k->call;
+	wr.wr.reg.length = 3 * (uint64_t)ep->conf.max_chunk;
+	rc = post_local(ep, &wr);
+	if (rc)
+		return rc;
+	k->gen++;
+	k->key = key;
+	k->registered = true;
+	ep->last_key = key;
+	ep->last_iova = (uintptr_t)k->call;
+	ep->st.frwr_regs++;
+	return 0;
+}
+
+/* The reply came without invalidating the call's key: invalidate it ourselves, and hand the
+ * reply over only once that is done (RFC 8166 §3.4.? : the server must not reach the
+ * staging once the upper layer has the data). */
+static int frwr_local_inv(struct rpcrdma_ep *ep, struct cslot *k, uint32_t rbuf, uint32_t len)
+{
+	struct roce_send_wr wr;
+	int rc;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = WR_ID(WR_LINV, k - ep->slots);
+	wr.opcode = ROCE_WR_LOCAL_INV;
+	wr.invalidate_rkey = k->key;
+	wr.send_flags = ROCE_SEND_SIGNALED;
+	rc = post_local(ep, &wr);
+	if (rc)
+		return rc;
+	k->inv_pending = true;
+	k->held_rbuf = rbuf;
+	k->held_len = len;
+	ep->st.local_invs++;
+	return 0;
+}
+
 uint32_t rpcrdma_clnt_room(const struct rpcrdma_ep *ep)
 {
 	uint32_t room = ep->credits > ep->outstanding ? ep->credits - ep->outstanding : 0;
@@ -777,7 +855,7 @@ int rpcrdma_clnt_call(struct rpcrdma_ep *ep, const struct rpcrdma_call *c, rpcrd
 	struct rpcrdma_rseg rd;
 	struct rpcrdma_chunk wch, rch;
 	struct cslot *k = NULL;
-	uint32_t tail, pad, ilen;
+	uint32_t tail, pad, ilen, key;
 	const uint8_t *inl = c->msg;
 	int rc;
 
@@ -793,6 +871,8 @@ int rpcrdma_clnt_call(struct rpcrdma_ep *ep, const struct rpcrdma_call *c, rpcrd
 	for (uint32_t i = 0; i < ep->nslots && !k; i++)
 		if (!ep->slots[i].used)
 			k = &ep->slots[i];
+	/* the key the chunks name: the slot's next fast-registration key, or the persistent one */
+	key = ep->conf.frwr ? (k->frmr->index << 8) | (uint8_t)(k->gen + 1) : ep->mr->rkey;
 	memcpy(&o.xid, c->msg, 4);
 	ilen = c->len;
 	if (c->ddp_len) {
@@ -804,8 +884,7 @@ int rpcrdma_clnt_call(struct rpcrdma_ep *ep, const struct rpcrdma_call *c, rpcrd
 		memcpy(k->call, c->msg, c->ddp_off);
 		memcpy(k->call + c->ddp_off, c->msg + c->len - tail, tail);
 		memcpy(k->wdata, c->msg + c->ddp_off, c->ddp_len); /* the content, to be read */
-		rd = (struct rpcrdma_rseg){c->ddp_off,
-					   {ep->mr->rkey, c->ddp_len, iova(ep, k->wdata)}};
+		rd = (struct rpcrdma_rseg){c->ddp_off, {key, c->ddp_len, iova(ep, k->wdata)}};
 		o.nr_rsegs = 1;
 		o.rsegs = &rd;
 		inl = k->call;
@@ -814,13 +893,13 @@ int rpcrdma_clnt_call(struct rpcrdma_ep *ep, const struct rpcrdma_call *c, rpcrd
 	if (c->ddp_reply) {
 		if (c->ddp_len)
 			return -EINVAL; /* one staging area for DDP in either direction */
-		wseg = (struct rpcrdma_seg){ep->mr->rkey, ep->conf.max_chunk, iova(ep, k->wdata)};
+		wseg = (struct rpcrdma_seg){key, ep->conf.max_chunk, iova(ep, k->wdata)};
 		wch = (struct rpcrdma_chunk){1, &wseg};
 		o.nr_wchunks = 1;
 		o.wchunks = &wch;
 	}
 	if (c->reply_max + 64 > ep->conf.inline_max) {
-		rseg = (struct rpcrdma_seg){ep->mr->rkey, c->reply_max, iova(ep, k->reply)};
+		rseg = (struct rpcrdma_seg){key, c->reply_max, iova(ep, k->reply)};
 		rch = (struct rpcrdma_chunk){1, &rseg};
 		o.reply = &rch;
 		k->has_reply_chunk = true;
@@ -830,12 +909,19 @@ int rpcrdma_clnt_call(struct rpcrdma_ep *ep, const struct rpcrdma_call *c, rpcrd
 		if (c->ddp_len)
 			return -E2BIG;
 		memcpy(k->call, c->msg, c->len);
-		rd = (struct rpcrdma_rseg){0, {ep->mr->rkey, c->len, iova(ep, k->call)}};
+		rd = (struct rpcrdma_rseg){0, {key, c->len, iova(ep, k->call)}};
 		o.nr_rsegs = 1;
 		o.rsegs = &rd;
 		o.proc = RPCRDMA_NOMSG;
 		ilen = 0;
 		ep->st.long_calls++;
+	}
+	if (ep->conf.frwr && (o.nr_rsegs || o.nr_wchunks || o.reply)) {
+		/* FRWR: the staging this call exposes gets a key of its own, registered ahead of
+		 * the SEND on the same queue (the server's READs and WRITEs follow the SEND) */
+		rc = frwr_register(ep, k, key);
+		if (rc)
+			return rc;
 	}
 	rc = prim_send(ep, &o, inl, ilen, 0);
 	if (rc)
@@ -857,6 +943,7 @@ static void slot_finish(struct rpcrdma_ep *ep, struct cslot *k, int err, const u
 
 	k->used = false;
 	k->has_reply_chunk = k->has_wchunk = false;
+	k->inv_pending = false;
 	ep->outstanding--;
 	if (done)
 		done(ctx, err, reply, len);
@@ -885,7 +972,7 @@ static void client_bc_call(struct rpcrdma_ep *ep, const struct rpcrdma_hdr *h, c
 	ep->st.bc_replies_sent++;
 }
 
-static void client_recv(struct rpcrdma_ep *ep, uint32_t i, uint32_t len)
+static void client_recv(struct rpcrdma_ep *ep, uint32_t i, uint32_t len, uint32_t inv_key)
 {
 	const uint8_t *b = recv_buf(ep, i);
 	struct cslot *k = NULL;
@@ -908,6 +995,17 @@ static void client_recv(struct rpcrdma_ep *ep, uint32_t i, uint32_t len)
 	if (!k) {
 		ep->st.stray_replies++;
 		goto repost;
+	}
+	if (k->registered) {
+		if (inv_key == k->key) {
+			k->registered = false; /* the server's Send With Invalidate did it */
+		} else {
+			if (frwr_local_inv(ep, k, i, len) != 0) {
+				ep->failed = true;
+				goto repost;
+			}
+			return; /* the buffer is held until the LOCAL_INV completes */
+		}
 	}
 	if (h.credits) /* a grant of 0 is never honoured: it would stop us for good */
 		ep->credits = h.credits < ep->nslots ? h.credits : ep->nslots;
@@ -1003,7 +1101,10 @@ int rpcrdma_ep_poll(struct rpcrdma_ep *ep)
 			if (wc[j].wc_flags & ROCE_WC_WITH_INV)
 				ep->st.remote_inv++;
 			if (ep->role == RPCRDMA_CLIENT) {
-				client_recv(ep, idx, wc[j].byte_len);
+				client_recv(ep, idx, wc[j].byte_len,
+					    wc[j].wc_flags & ROCE_WC_WITH_INV
+						    ? wc[j].invalidated_rkey
+						    : 0);
 				break;
 			}
 			if (ep->inflight >= ep->credits)
@@ -1021,6 +1122,16 @@ int rpcrdma_ep_poll(struct rpcrdma_ep *ep)
 		case WR_READ:
 			if (ep->req.reads_pending)
 				ep->req.reads_pending--;
+			break;
+		case WR_LINV:
+			/* the call's key is gone: now its reply may be used */
+			if (idx < ep->nslots && ep->slots[idx].inv_pending) {
+				struct cslot *k = &ep->slots[idx];
+
+				k->inv_pending = false;
+				k->registered = false;
+				client_recv(ep, k->held_rbuf, k->held_len, 0);
+			}
 			break;
 		default:
 			break;
@@ -1048,6 +1159,8 @@ void rpcrdma_ep_info(const struct rpcrdma_ep *ep, struct rpcrdma_ep_info *i)
 	i->inline_recv = ep->conf.inline_max;
 	i->credits = ep->credits;
 	i->failed = ep->failed;
+	i->last_frwr_key = ep->last_key;
+	i->last_frwr_iova = ep->last_iova;
 }
 
 const struct rpcrdma_ep_stats *rpcrdma_ep_stats(const struct rpcrdma_ep *ep)
@@ -1065,6 +1178,9 @@ void rpcrdma_ep_destroy(struct rpcrdma_ep *ep)
 	roce_destroy_qp(ep->qp);
 	while (roce_poll_cq(ep->cq, 32, wc) > 0)
 		;
+	for (uint32_t i = 0; i < RPCRDMA_CLNT_MAX_SLOTS; i++)
+		if (ep->slots[i].frmr)
+			roce_dereg_mr(ep->slots[i].frmr);
 	roce_dereg_mr(ep->mr);
 	roce_destroy_cq(ep->cq);
 	rte_free(ep->region);

@@ -53,6 +53,11 @@ struct rpcrdma_ep_conf {
 	uint32_t inline_max;  /**< largest message we receive inline (1024..65536; 0 = 4096) */
 	uint32_t max_chunk;   /**< largest chunk we read or write (0 = 1 MiB + 8 KiB) */
 	bool no_private_data; /**< announce nothing (as a peer without RFC 8797 would) */
+	bool frwr;	      /**< client: register each call's chunks with a fast-registration key
+				 of its own (REG_MR), invalidated by the server's Send With
+				 Invalidate or by a LOCAL_INV before the reply is handed over;
+				 else one persistent registration serves every call */
+	bool no_remote_inv;   /**< client with frwr: do not offer Send With Invalidate */
 	uint32_t slots;	      /**< client: calls in flight (1..64; 0 = 4), each with 3 x max_chunk
 				 of staging */
 };
@@ -81,9 +86,10 @@ struct rpcrdma_ep_stats {
 	uint64_t long_calls, long_replies;  /**< position-zero read chunk / reply chunk used */
 	uint64_t ddp_reads, ddp_writes;	    /**< RDMA READ / WRITE work requests */
 	uint64_t ddp_read_bytes, ddp_write_bytes;
-	uint64_t send_inv;	/**< replies sent with Send With Invalidate */
-	uint64_t remote_inv;	/**< receives that invalidated one of our keys */
-	uint64_t rdma_errors;	/**< failed completions: the connection is over */
+	uint64_t send_inv;		/**< replies sent with Send With Invalidate */
+	uint64_t remote_inv;		/**< receives that invalidated one of our keys */
+	uint64_t frwr_regs, local_invs; /**< client: REG_MRs and LOCAL_INVs posted */
+	uint64_t rdma_errors;		/**< failed completions: the connection is over */
 	uint64_t flushed;	/**< completions flushed by the QP's move to ERR (disconnect) */
 	uint64_t stray_replies; /**< a reply for no outstanding xid */
 	uint64_t bc_calls_sent, bc_replies_rx; /**< server: backchannel calls (RFC 8167) */
@@ -165,7 +171,9 @@ struct rpcrdma_ep_info {
 	bool peer_remote_inv; /**< it accepts Send With Invalidate */
 	uint32_t inline_send; /**< our inline sends are at most this long */
 	uint32_t inline_recv;
-	uint32_t credits; /**< server: granted; client: last grant received */
+	uint32_t credits;	 /**< server: granted; client: last grant received */
+	uint32_t last_frwr_key;	 /**< client with frwr: the key of the last registration */
+	uint64_t last_frwr_iova; /**< and the address it starts at */
 	bool failed;
 };
 void rpcrdma_ep_info(const struct rpcrdma_ep *ep, struct rpcrdma_ep_info *i);

@@ -429,6 +429,83 @@ static void test_loss(void **st)
 	rr_disconnect(&c);
 }
 
+static void spin(struct conn *c, unsigned ms)
+{
+	uint64_t end = rte_get_tsc_cycles() + ms * rte_get_tsc_hz() / 1000;
+
+	while (rte_get_tsc_cycles() < end)
+		poll_all(c);
+}
+
+/* FRWR: every call with chunks registers its staging under a key of its own; the server
+ * invalidates it with Send With Invalidate when the client offers that (RFC 8797), else the
+ * client does a LOCAL_INV before it hands the reply over. Afterwards the key is dead: the
+ * server's RDMA WRITE with it fails. */
+static void frwr_round(struct conn *c)
+{
+	echo(c, 5, 1, false, false, 0);			    /* no chunks: nothing registered */
+	echo(c, 9000, 2, false, false, 16384);		    /* long call and long reply */
+	echo(c, 1u << 20, 3, true, false, (1u << 20) + 64); /* read chunk, reply chunk */
+	echo(c, 4093, 4, false, true, 0);		    /* write chunk */
+}
+
+static void test_frwr(void **st)
+{
+	struct rpcrdma_ep_conf frwr = {.frwr = true}, local = {.frwr = true, .no_remote_inv = true};
+	const struct rpcrdma_ep_stats *cs, *ss;
+	struct rpcrdma_ep_info si;
+	struct conn c;
+
+	(void)st;
+	rr_connect(&c, &frwr, NULL);
+	rpcrdma_ep_info(c.sv, &si);
+	assert_true(si.peer_remote_inv);
+	frwr_round(&c);
+	cs = rpcrdma_ep_stats(c.c);
+	ss = rpcrdma_ep_stats(c.sv);
+	assert_int_equal(cs->frwr_regs, 3);
+	assert_int_equal(ss->send_inv, 3);
+	assert_int_equal(cs->remote_inv, 3);
+	assert_int_equal(cs->local_invs, 0);
+	{
+		/* the last call's key, now invalidated: a WRITE with it must fail */
+		static uint8_t junk[64];
+		struct roce_mr *mr = roce_reg_mr(s[1].pd, junk, sizeof(junk), (uintptr_t)junk,
+						 ROCE_ACCESS_LOCAL_WRITE);
+		struct roce_sge sge = {(uintptr_t)junk, sizeof(junk), mr->lkey};
+		struct roce_send_wr wr, *bad;
+		struct rpcrdma_ep_info ci;
+
+		rpcrdma_ep_info(c.c, &ci);
+		memset(&wr, 0, sizeof(wr));
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = ROCE_WR_RDMA_WRITE;
+		wr.send_flags = ROCE_SEND_SIGNALED;
+		wr.wr.rdma.remote_addr = ci.last_frwr_iova;
+		wr.wr.rdma.rkey = ci.last_frwr_key;
+		assert_int_not_equal(ci.last_frwr_key, 0);
+		assert_int_equal(roce_post_send(rpcrdma_ep_qp(c.sv), &wr, &bad), 0);
+		spin(&c, 200);
+		assert_true(rpcrdma_ep_stats(c.sv)->rdma_errors >= 1);
+		rpcrdma_ep_info(c.sv, &ci);
+		assert_true(ci.failed);
+		assert_int_equal(roce_dereg_mr(mr), 0);
+		rr_disconnect(&c);
+	}
+	/* without Send With Invalidate: the client invalidates before the reply is used */
+	rr_connect(&c, &local, NULL);
+	rpcrdma_ep_info(c.sv, &si);
+	assert_false(si.peer_remote_inv);
+	frwr_round(&c);
+	cs = rpcrdma_ep_stats(c.c);
+	ss = rpcrdma_ep_stats(c.sv);
+	assert_int_equal(cs->frwr_regs, 3);
+	assert_int_equal(cs->local_invs, 3);
+	assert_int_equal(ss->send_inv, 0);
+	rr_disconnect(&c);
+}
+
 /* RFC 8167: the server calls the client on the same connection; the client serves the call
  * through its backchannel programs and the reply is matched by xid, with forward calls going
  * on at the same time. A client without backchannel programs drops the call and counts it. */
@@ -518,14 +595,6 @@ static void raw_send(struct raw *r, struct rpcrdma_ep *ep, const uint8_t *msg, u
 	assert_int_equal(roce_post_send(rpcrdma_ep_qp(ep), &wr, &bad), 0);
 }
 
-static void spin(struct conn *c, unsigned ms)
-{
-	uint64_t end = rte_get_tsc_cycles() + ms * rte_get_tsc_hz() / 1000;
-
-	while (rte_get_tsc_cycles() < end)
-		poll_all(c);
-}
-
 static void test_bad_headers_and_keys(void **st)
 {
 	struct rpcrdma_seg bogus = {0xdead0001, 4096, 0x1000};
@@ -609,6 +678,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_loss),
 		cmocka_unit_test(test_backchannel),
+		cmocka_unit_test(test_frwr),
 		cmocka_unit_test(test_bad_headers_and_keys),
 	};
 	struct stk_neigh_params np;
