@@ -33,6 +33,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -274,9 +275,28 @@ static void send_rej(struct cm_conn *c, uint8_t msg_rejected, uint16_t reason, c
 
 /* ------------------------------------------------------------------ identifiers */
 
+/*
+ * 32 random bits from the kernel's generator (getrandom(2), which never blocks once the
+ * system is up), taken in batches so a REQ flood costs one system call per 64 identifiers;
+ * rte_rand() only if the kernel has none to give.
+ */
+static uint32_t cm_random(struct roce_cm *cm)
+{
+	if (cm->rnd_left == 0) {
+		ssize_t n = getrandom(cm->rnd, sizeof(cm->rnd), GRND_NONBLOCK);
+
+		if (n != (ssize_t)sizeof(cm->rnd))
+			for (unsigned i = 0; i < RTE_DIM(cm->rnd); i++)
+				cm->rnd[i] = (uint32_t)rte_rand();
+		cm->rnd_left = RTE_DIM(cm->rnd);
+	}
+	return cm->rnd[--cm->rnd_left];
+}
+
 struct cm_conn *roce_cmi_conn_alloc(struct roce_cm *cm, enum roce_cm_ps ps, void *context)
 {
 	struct cm_conn *c;
+	uint32_t gen;
 
 	for (uint32_t k = 0; k < CM_MAX_IDS; k++) {
 		uint32_t i = (cm->hint + k) % CM_MAX_IDS;
@@ -291,10 +311,14 @@ struct cm_conn *roce_cmi_conn_alloc(struct roce_cm *cm, enum roce_cm_ps ps, void
 		cm->tab[i] = c;
 		cm->hint = (i + 1) % CM_MAX_IDS;
 		c->idx = i;
-		cm->gen = (cm->gen + 1) & ((1u << (32 - CM_IDX_BITS)) - 1);
-		if (cm->gen == 0)
-			cm->gen = 1;
-		c->local_comm_id = cm->gen << CM_IDX_BITS | i;
+		/* random generation bits above the index, never 0 and never the last one, so a
+		 * comm ID cannot be guessed from another (Linux XORs its IDs with a random
+		 * operand for the same reason) */
+		do {
+			gen = cm_random(cm) & ((1u << (32 - CM_IDX_BITS)) - 1);
+		} while (gen == 0 || gen == cm->gen);
+		cm->gen = gen;
+		c->local_comm_id = gen << CM_IDX_BITS | i;
 		c->id.cm = cm;
 		c->id.context = context;
 		c->id.ps = ps;
@@ -321,6 +345,22 @@ static void conn_free(struct cm_conn *c)
 	cm->tab[c->idx] = NULL;
 	cm->st.ids--;
 	rte_free(c);
+}
+
+/*
+ * Is a message that names @c (by our comm ID) from @c's peer? The CM answers messages on the
+ * path they came from, so a peer's REP, MRA, REJ, RTU, DREQ, DREP and SIDR_REP come from the
+ * address we know it by (Linux's ib_cm answers from the address the message it answers came
+ * to: cm_create_response_msg_ah() builds the reply's address handle from the work
+ * completion). From any other address the message is another host's, dropped and counted,
+ * whatever comm IDs it names (issue 11 item 8; IBA is silent on checking it).
+ */
+bool roce_cmi_from_peer(struct cm_conn *c, const struct stk_ipaddr *src)
+{
+	if (stk_ipaddr_eq(&c->id.remote_ip, src))
+		return true;
+	c->id.cm->st.rx_drop_peer_addr++;
+	return false;
 }
 
 struct cm_conn *roce_cmi_conn_by_comm_id(struct roce_cm *cm, uint32_t local_comm_id)
@@ -706,6 +746,8 @@ static void on_rep(struct roce_cm *cm, const struct roce_cm_msg *m, const struct
 			    ROCE_CM_REJ_MSG_REP, ROCE_CM_REJ_INVALID_COMM_ID);
 		return;
 	}
+	if (!roce_cmi_from_peer(c, src))
+		return; /* not a REP for this connection: no REJ to whoever sent it */
 	switch (c->state) {
 	case CM_REQ_SENT:
 	case CM_MRA_RCVD:
@@ -743,7 +785,7 @@ static void on_rep(struct roce_cm *cm, const struct roce_cm_msg *m, const struct
 	}
 }
 
-static void on_mra(struct roce_cm *cm, const struct roce_cm_msg *m)
+static void on_mra(struct roce_cm *cm, const struct roce_cm_msg *m, const struct stk_ipaddr *src)
 {
 	const struct roce_cm_mra *r = &m->u.mra;
 	struct cm_conn *c = roce_cmi_conn_by_comm_id(cm, r->remote_comm_id);
@@ -752,6 +794,8 @@ static void on_mra(struct roce_cm *cm, const struct roce_cm_msg *m)
 		cm->st.rx_drop_nomatch++;
 		return;
 	}
+	if (!roce_cmi_from_peer(c, src))
+		return;
 	/* IBA 12.6.6: the peer needs service_timeout more before it answers our REQ */
 	if (c->state == CM_REQ_SENT && r->msg_mraed == ROCE_CM_MRA_MSG_REQ) {
 		roce_cmi_set_state(c, CM_MRA_RCVD);
@@ -962,7 +1006,7 @@ static int accept_rc(struct cm_conn *c, struct roce_qp *qp, const struct roce_cm
 	return 0;
 }
 
-static void on_rtu(struct roce_cm *cm, const struct roce_cm_msg *m)
+static void on_rtu(struct roce_cm *cm, const struct roce_cm_msg *m, const struct stk_ipaddr *src)
 {
 	struct cm_conn *c = roce_cmi_conn_by_comm_id(cm, m->u.rtu.remote_comm_id);
 
@@ -970,6 +1014,8 @@ static void on_rtu(struct roce_cm *cm, const struct roce_cm_msg *m)
 		cm->st.rx_drop_nomatch++;
 		return;
 	}
+	if (!roce_cmi_from_peer(c, src))
+		return;
 	if (c->state != CM_REP_SENT || m->u.rtu.local_comm_id != c->remote_comm_id) {
 		cm->st.rx_dup++;
 		return;
@@ -984,13 +1030,26 @@ static void on_rtu(struct roce_cm *cm, const struct roce_cm_msg *m)
 			      c->id.remote_qpn);
 }
 
-static void on_rej(struct roce_cm *cm, const struct roce_cm_msg *m)
+/*
+ * A REJ names the connection by both comm IDs, as Linux's cm_acquire_rejected_id() matches
+ * it: one that rejects our REQ (REQ_SENT, MRA_RCVD) by ours alone, since we do not know the
+ * peer's yet (the rejecter may not even have one); every other by ours and the peer's. And
+ * it must come from the peer's address (roce_cmi_from_peer()).
+ */
+static void on_rej(struct roce_cm *cm, const struct roce_cm_msg *m, const struct stk_ipaddr *src)
 {
 	const struct roce_cm_rej *r = &m->u.rej;
 	struct cm_conn *c = roce_cmi_conn_by_comm_id(cm, r->remote_comm_id);
 
 	if (!c) {
 		cm->st.rx_drop_nomatch++;
+		return;
+	}
+	if (!roce_cmi_from_peer(c, src))
+		return;
+	if (c->state != CM_REQ_SENT && c->state != CM_MRA_RCVD &&
+	    (r->local_comm_id != c->remote_comm_id || r->msg_rejected == ROCE_CM_REJ_MSG_REQ)) {
+		cm->st.rx_drop_comm_id++;
 		return;
 	}
 	switch (c->state) {
@@ -1211,28 +1270,28 @@ static void mad_in(struct roce_cm *cm, const uint8_t *slot, uint32_t len)
 		on_req(cm, &m, &src, &dst);
 		break;
 	case ROCE_CM_ATTR_MRA:
-		on_mra(cm, &m);
+		on_mra(cm, &m, &src);
 		break;
 	case ROCE_CM_ATTR_REJ:
-		on_rej(cm, &m);
+		on_rej(cm, &m, &src);
 		break;
 	case ROCE_CM_ATTR_REP:
 		on_rep(cm, &m, &src);
 		break;
 	case ROCE_CM_ATTR_RTU:
-		on_rtu(cm, &m);
+		on_rtu(cm, &m, &src);
 		break;
 	case ROCE_CM_ATTR_DREQ:
 		roce_cmi_on_dreq(cm, &m, &src);
 		break;
 	case ROCE_CM_ATTR_DREP:
-		roce_cmi_on_drep(cm, &m);
+		roce_cmi_on_drep(cm, &m, &src);
 		break;
 	case ROCE_CM_ATTR_SIDR_REQ:
 		roce_cmi_on_sidr_req(cm, &m, &src, &dst);
 		break;
 	case ROCE_CM_ATTR_SIDR_REP:
-		roce_cmi_on_sidr_rep(cm, &m);
+		roce_cmi_on_sidr_rep(cm, &m, &src);
 		break;
 	default:
 		cm->st.rx_drop_bad++;
@@ -1382,11 +1441,21 @@ void roce_cm_stats(const struct roce_cm *cm, struct roce_cm_stats *s)
 
 void roce_cm_telemetry(const struct roce_cm *cm, struct rte_tel_data *d)
 {
-	static const char *const names[] = {"ids",	     "rx_mads",	    "tx_mads",
-					    "retransmits",   "rx_drop_bad", "rx_drop_nomatch",
-					    "rx_dup",	     "rej_sent",    "rej_no_listener",
-					    "rej_backlog",   "rej_stale",   "events",
-					    "events_dropped"};
+	static const char *const names[] = {"ids",
+					    "rx_mads",
+					    "tx_mads",
+					    "retransmits",
+					    "rx_drop_bad",
+					    "rx_drop_nomatch",
+					    "rx_dup",
+					    "rej_sent",
+					    "rej_no_listener",
+					    "rej_backlog",
+					    "rej_stale",
+					    "events",
+					    "events_dropped",
+					    "rx_drop_peer_addr",
+					    "rx_drop_comm_id"};
 	const uint64_t *v = (const uint64_t *)&cm->st;
 	char key[40];
 

@@ -138,19 +138,21 @@ int roce_cm_get_event(struct roce_cm *cm, struct roce_cm_event *ev);
 
 /** Counters (also in telemetry /droce/cm). */
 struct roce_cm_stats {
-	uint64_t ids;		  /**< live identifiers */
-	uint64_t rx_mads;	  /**< MADs received on QP1 */
-	uint64_t tx_mads;	  /**< MADs sent */
-	uint64_t retransmits;	  /**< REQ/REP/DREQ/SIDR_REQ resent on timeout */
-	uint64_t rx_drop_bad;	  /**< undecodable, wrong class/version: dropped */
-	uint64_t rx_drop_nomatch; /**< no identifier for the comm ID: dropped */
-	uint64_t rx_dup;	  /**< duplicates (answered as IBA 12.9 says) */
-	uint64_t rej_sent;	  /**< REJs sent (any reason) */
-	uint64_t rej_no_listener; /**< ... of which: invalid service ID */
-	uint64_t rej_backlog;	  /**< ... of which: listener backlog full / id table full */
-	uint64_t rej_stale;	  /**< ... of which: stale connection */
-	uint64_t events;	  /**< events queued */
-	uint64_t events_dropped;  /**< events lost because the queue was full */
+	uint64_t ids;		    /**< live identifiers */
+	uint64_t rx_mads;	    /**< MADs received on QP1 */
+	uint64_t tx_mads;	    /**< MADs sent */
+	uint64_t retransmits;	    /**< REQ/REP/DREQ/SIDR_REQ resent on timeout */
+	uint64_t rx_drop_bad;	    /**< undecodable, wrong class/version: dropped */
+	uint64_t rx_drop_nomatch;   /**< no identifier for the comm ID: dropped */
+	uint64_t rx_dup;	    /**< duplicates (answered as IBA 12.9 says) */
+	uint64_t rej_sent;	    /**< REJs sent (any reason) */
+	uint64_t rej_no_listener;   /**< ... of which: invalid service ID */
+	uint64_t rej_backlog;	    /**< ... of which: listener backlog full / id table full */
+	uint64_t rej_stale;	    /**< ... of which: stale connection */
+	uint64_t events;	    /**< events queued */
+	uint64_t events_dropped;    /**< events lost because the queue was full */
+	uint64_t rx_drop_peer_addr; /**< naming a connection, from another address: dropped */
+	uint64_t rx_drop_comm_id;   /**< our comm ID right, the peer's wrong: dropped */
 };
 void roce_cm_stats(const struct roce_cm *cm, struct roce_cm_stats *s);
 

@@ -15,7 +15,7 @@
 #include "roce_int.h"
 
 #define CM_MAX_IDS 4096u   /* identifiers per device */
-#define CM_IDX_BITS 12	   /* local comm ID = generation << 12 | index + 1 */
+#define CM_IDX_BITS 12	   /* local comm ID = random generation << 12 | index */
 #define CM_RECV_SLOTS 128u /* QP1 receive buffers */
 #define CM_SEND_DEPTH 256u /* QP1 send queue */
 #define CM_EVENTS 512u	   /* event queue */
@@ -77,7 +77,9 @@ struct roce_cm {
 	uint64_t guid;
 	struct cm_conn *tab[CM_MAX_IDS];
 	uint32_t hint;
-	uint32_t gen;
+	uint32_t gen;	  /* the last comm ID's generation bits */
+	uint32_t rnd[64]; /* random words for comm IDs, used from the end */
+	unsigned rnd_left;
 	uint64_t next_deadline;
 	uint64_t hz;
 	struct roce_cm_event ev[CM_EVENTS];
@@ -104,6 +106,7 @@ int roce_cmi_send_msg(struct cm_conn *c, struct roce_cm_msg *m, bool keep);
 void roce_cmi_msg_init(struct roce_cm_msg *m, uint16_t attr, uint64_t tid);
 struct cm_conn *roce_cmi_conn_alloc(struct roce_cm *cm, enum roce_cm_ps ps, void *context);
 struct cm_conn *roce_cmi_conn_by_comm_id(struct roce_cm *cm, uint32_t local_comm_id);
+bool roce_cmi_from_peer(struct cm_conn *c, const struct stk_ipaddr *src);
 struct cm_conn *roce_cmi_listener_for(struct roce_cm *cm, uint64_t sid);
 void roce_cmi_qp_to_err(struct cm_conn *c);
 void roce_cmi_fill_defaults(struct roce_cm_conn_param *d, const struct roce_cm_conn_param *p);
@@ -119,12 +122,14 @@ int roce_cmi_sidr_accept(struct cm_conn *c, struct roce_qp *qp, const struct roc
 void roce_cmi_sidr_reject(struct cm_conn *c, const void *private_data, uint8_t len);
 void roce_cmi_on_sidr_req(struct roce_cm *cm, const struct roce_cm_msg *m,
 			  const struct stk_ipaddr *src, const struct stk_ipaddr *dst);
-void roce_cmi_on_sidr_rep(struct roce_cm *cm, const struct roce_cm_msg *m);
+void roce_cmi_on_sidr_rep(struct roce_cm *cm, const struct roce_cm_msg *m,
+			  const struct stk_ipaddr *src);
 
 /* disconnection (roce_cm_disconnect.c) */
 void roce_cmi_enter_timewait(struct cm_conn *c);
 void roce_cmi_on_dreq(struct roce_cm *cm, const struct roce_cm_msg *m,
 		      const struct stk_ipaddr *src);
-void roce_cmi_on_drep(struct roce_cm *cm, const struct roce_cm_msg *m);
+void roce_cmi_on_drep(struct roce_cm *cm, const struct roce_cm_msg *m,
+		      const struct stk_ipaddr *src);
 
 #endif /* ROCE_CM_INT_H */

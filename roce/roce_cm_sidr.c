@@ -133,10 +133,14 @@ void roce_cmi_on_sidr_req(struct roce_cm *cm, const struct roce_cm_msg *m,
 			    sizeof(r->private_data) - ROCE_CMA_HDR_LEN);
 }
 
-void roce_cmi_on_sidr_rep(struct roce_cm *cm, const struct roce_cm_msg *m)
+void roce_cmi_on_sidr_rep(struct roce_cm *cm, const struct roce_cm_msg *m,
+			  const struct stk_ipaddr *src)
 {
 	const struct roce_cm_sidr_rep *r = &m->u.sidr_rep;
 	struct cm_conn *c = roce_cmi_conn_by_comm_id(cm, r->request_id);
+
+	if (c && !roce_cmi_from_peer(c, src))
+		return; /* another host's answer to our request */
 
 	if (!c || c->state != CM_SIDR_REQ_SENT) {
 		if (c)
