@@ -153,8 +153,22 @@ struct roce_cm_stats {
 	uint64_t events_dropped;    /**< events lost because the queue was full */
 	uint64_t rx_drop_peer_addr; /**< naming a connection, from another address: dropped */
 	uint64_t rx_drop_comm_id;   /**< our comm ID right, the peer's wrong: dropped */
+	uint64_t rej_events_full;   /**< REQ/SIDR_REQ refused: the application is behind */
+	uint64_t half_open_expired; /**< REQ_RCVD ended by the half-open timer */
+	uint64_t events_deferred;   /**< events that waited beyond the 512-entry ring */
 };
 void roce_cm_stats(const struct roce_cm *cm, struct roce_cm_stats *s);
+
+/** A listener's counters. */
+struct roce_cm_listen_stats {
+	uint64_t pending;	    /**< requests delivered, not yet accepted or rejected */
+	uint64_t requests;	    /**< CONNECT_REQUESTs delivered */
+	uint64_t rej_backlog;	    /**< REQs refused (REJ no resources): backlog or ids full */
+	uint64_t rej_events_full;   /**< ... refused because the event queue was full */
+	uint64_t half_open_expired; /**< requests never answered, ended by the half-open timer */
+};
+/** @return 0, or -EINVAL if @p id is not listening. */
+int roce_cm_listen_stats(const struct roce_cm_id *id, struct roce_cm_listen_stats *s);
 
 /** The CM of @p dev, or NULL. */
 struct roce_cm *roce_cm_of(struct roce_dev *dev);

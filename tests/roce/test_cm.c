@@ -1059,6 +1059,155 @@ static void cm_messages_matched_to_peer(void **st)
 	assert_int_equal(roce_destroy_qp(udb), 0);
 }
 
+/* A REQ as Linux's rdma_cm sends it, from the raw QP @ud to B's listener on PORT: comm ID
+ * @comm, QPN @qpn, and the timeouts that bound how long the active side waits for us. */
+static void raw_req(struct roce_qp *ud, struct roce_ah *ah, uint32_t comm, uint32_t qpn,
+		    uint8_t resp_timeout, uint8_t retries)
+{
+	struct roce_cma_hdr h;
+	struct roce_cm_msg m;
+	uint8_t mad[ROCE_MAD_LEN];
+
+	memset(&m, 0, sizeof(m));
+	m.method = ROCE_MAD_METHOD_SEND;
+	m.tid = 0x0000000300000000ull | comm;
+	m.attr_id = ROCE_CM_ATTR_REQ;
+	m.u.req.local_comm_id = comm;
+	m.u.req.service_id = roce_cma_service_id(ROCE_RDMA_PS_TCP, PORT);
+	m.u.req.local_qpn = qpn;
+	m.u.req.responder_resources = 1;
+	m.u.req.initiator_depth = 1;
+	m.u.req.remote_cm_resp_timeout = resp_timeout;
+	m.u.req.starting_psn = 1;
+	m.u.req.local_cm_resp_timeout = resp_timeout;
+	m.u.req.retry_count = 7;
+	m.u.req.pkey = 0xffff;
+	m.u.req.path_mtu = ROCE_MTU_1024;
+	m.u.req.rnr_retry_count = 7;
+	m.u.req.max_cm_retries = retries;
+	m.u.req.prim.local_lid = m.u.req.prim.remote_lid = 0xffff;
+	roce_gid_from_ip(&ip[0], m.u.req.prim.local_gid);
+	roce_gid_from_ip(&ip[1], m.u.req.prim.remote_gid);
+	m.u.req.prim.hop_limit = 64;
+	m.u.req.prim.local_ack_timeout = 14;
+	memset(&h, 0, sizeof(h));
+	h.src_port = (uint16_t)(40000 + (comm & 0x3fff));
+	h.src = ip[0];
+	h.dst = ip[1];
+	assert_int_equal(
+		roce_cma_hdr_encode(&h, m.u.req.private_data, sizeof(m.u.req.private_data)),
+		ROCE_CMA_HDR_LEN);
+	assert_int_equal(roce_cm_encode(&m, mad, sizeof(mad)), ROCE_MAD_LEN);
+	raw_send(ud, ah, mad);
+}
+
+/*
+ * Issue 11 item 9: a passive connection in REQ_RCVD had no timer, so a REQ the application
+ * never answered held its identifier and a backlog slot forever; and the event queue (512)
+ * dropped events when full, after which roce_cmi_last_event() handed the caller another
+ * identifier's event to write the parameters into. Now:
+ * - REQ_RCVD ends when the active side has given up on us (its REQ's max_cm_retries + 1
+ *   waits of its remote CM response timeout plus a round trip): REJ "timeout" to the peer,
+ *   UNREACHABLE (-ETIMEDOUT) to the application, the backlog slot back;
+ * - no event is lost: while the application is behind, new REQs get REJ "no resources"
+ *   (counted on the listener), and events of the connections that exist wait their turn.
+ * X is a REQ whose sender waits 2 x (16.8 ms + 134 ms); 519 more wait far longer. The
+ * application reads nothing until X's timer has run out, then reads everything.
+ */
+static void half_open_and_event_overflow(void **st)
+{
+	enum { N = 520, QPN0 = 0x1000 };
+	struct roce_cm_stats a0, a1, b0, b1;
+	struct roce_cm_event ev;
+	static struct roce_cm_id *got[N];
+	struct roce_cm_id *l, *x = NULL;
+	struct roce_ah *ah;
+	struct roce_qp *ud;
+	unsigned requests = 0, x_gone = 0, x_req = 0;
+	uint64_t end;
+	(void)st;
+
+	raw_sender_open(&ud, &ah);
+	l = roce_cm_create_id(s[1].cm, ROCE_CM_PS_TCP, NULL);
+	assert_int_equal(roce_cm_listen(l, PORT, 1000), 0);
+	stats(0, &a0);
+	stats(1, &b0);
+	raw_req(ud, ah, 0x5000, QPN0, 12, 1); /* X */
+	for (unsigned i = 1; i < N; i++)
+		raw_req(ud, ah, 0x5000 + i, QPN0 + i, 20, 15);
+	/* X's sender has given up long since */
+	end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 2;
+	while (rte_get_tsc_cycles() < end)
+		stk_lcore_poll(lc);
+	stats(0, &a1);
+	stats(1, &b1);
+	assert_int_equal(b1.events_dropped, b0.events_dropped); /* nothing lost */
+	/* the application reads everything: every CONNECT_REQUEST has its own REQ's QPN, and
+	 * X's ends in UNREACHABLE after its CONNECT_REQUEST */
+	while (roce_cm_get_event(s[1].cm, &ev) == 0) {
+		if (ev.event == ROCE_CM_EVENT_CONNECT_REQUEST) {
+			assert_int_equal(ev.qp_num, ev.id->remote_qpn);
+			assert_true(ev.qp_num >= QPN0 && ev.qp_num < QPN0 + N);
+			assert_null(got[ev.qp_num - QPN0]); /* once each */
+			got[ev.qp_num - QPN0] = ev.id;
+			requests++;
+			if (ev.qp_num == QPN0) {
+				x = ev.id;
+				x_req = requests;
+			}
+		} else {
+			assert_int_equal(ev.event, ROCE_CM_EVENT_UNREACHABLE);
+			assert_ptr_equal(ev.id, x);
+			assert_int_equal(ev.status, -ETIMEDOUT);
+			assert_true(x_req > 0);
+			x_gone++;
+		}
+	}
+	print_message("half-open: %u of %u REQs delivered, X timed out %u time(s)\n", requests, N,
+		      x_gone);
+	assert_int_equal(x_gone, 1);
+	assert_true(requests < N && requests >= 500); /* the rest were refused */
+	assert_int_equal(b1.ids, b0.ids + requests);  /* no identifier without its event */
+	/* X's UNREACHABLE waited beyond the ring if the ring was full by then (512 requests
+	 * delivered), or took the last slot (511) */
+	assert_int_equal(requests - (b1.events_deferred - b0.events_deferred), 511);
+	assert_int_equal(b1.rej_events_full - b0.rej_events_full, N - requests);
+	assert_int_equal(b1.half_open_expired - b0.half_open_expired, 1);
+	{
+		struct roce_cm_listen_stats ls;
+
+		assert_int_equal(roce_cm_listen_stats(l, &ls), 0);
+		assert_int_equal(ls.requests, requests);
+		assert_int_equal(ls.rej_events_full, N - requests);
+		assert_int_equal(ls.rej_backlog, 0);
+		assert_int_equal(ls.half_open_expired, 1);
+		assert_int_equal(ls.pending, requests - 1);
+		assert_int_equal(roce_cm_listen_stats(x, &ls), -EINVAL);
+	}
+	/* A heard a REJ "no resources" for each refused REQ and REJ "timeout" for X (for comm
+	 * IDs its CM never gave out: the raw QP sent them) */
+	assert_int_equal(a1.rx_drop_nomatch - a0.rx_drop_nomatch, N - requests + 1);
+	{
+		struct roce_qp *qx = make_qp(1, ROCE_QPT_RC);
+
+		assert_int_equal(roce_cm_accept(x, qx, &fast), -EINVAL); /* too late */
+		assert_int_equal(roce_destroy_qp(qx), 0);
+	}
+	for (unsigned i = 0; i < N; i++)
+		if (got[i]) {
+			if (got[i] != x)
+				assert_int_equal(roce_cm_reject(got[i], NULL, 0), 0);
+			assert_int_equal(roce_cm_destroy_id(got[i]), 0);
+			got[i] = NULL;
+		}
+	assert_int_equal(roce_cm_destroy_id(l), 0);
+	drive(50);
+	drain_cq(0);
+	drain_cq(1);
+	assert_int_equal(roce_destroy_ah(ah), 0);
+	assert_int_equal(roce_destroy_qp(ud), 0);
+}
+
 static void req_flood_is_bounded(void **st)
 {
 	enum { N = 200, BACKLOG = 16 };
@@ -1338,6 +1487,7 @@ int main(void)
 		cmocka_unit_test_setup(req_flood_is_bounded, next_port),
 		cmocka_unit_test_setup(sidr_ud_service, next_port),
 		cmocka_unit_test_setup(cm_messages_matched_to_peer, next_port),
+		cmocka_unit_test_setup(half_open_and_event_overflow, next_port),
 		cmocka_unit_test_setup(churn, next_port),
 	};
 	int rc;
