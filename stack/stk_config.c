@@ -206,8 +206,11 @@ static int neigh_entry(struct ctx *c, const char *sec, const char *k, const char
 		np->max_pending = (uint8_t)x;
 		return rc;
 	}
+	if (!strcmp(k, "pending_total"))
+		return get_uint(c, sec, k, v, 1, 1u << 20, &np->max_pending_total);
 	return bad(c, sec, k, v,
-		   "unknown key; known: entries reachable_ms retrans_ms max_probes pending");
+		   "unknown key; known: entries reachable_ms retrans_ms max_probes pending "
+		   "pending_total");
 }
 
 static int stack_entry(struct ctx *c, const char *sec, const char *k, const char *v, void *obj)

@@ -83,6 +83,8 @@ bool stk_iface_is_local(const struct stk_iface *ifc, const struct stk_ipaddr *a)
 
 /** @return true when @p a is on one of @p ifc's connected prefixes. */
 bool stk_iface_on_link(const struct stk_iface *ifc, const struct stk_ipaddr *a);
+/** @return whether IPv4 @p a is the directed broadcast address of @p ifc's subnet. */
+bool stk_iface_subnet_bcast(const struct stk_iface *ifc, rte_be32_t a);
 
 /**
  * Pick our source address for talking to @p dst: the global address of its family, or the

@@ -90,6 +90,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.neigh.retrans_ms, 1000);
 	assert_int_equal(c.neigh.max_probes, 3);
 	assert_int_equal(c.neigh.max_pending, 4);
+	assert_int_equal(c.neigh.max_pending_total, 256);
 	assert_int_equal(c.nb_ports, 0);
 }
 
@@ -233,6 +234,7 @@ static const struct {
 	{"neigh", "max_probes", "21"},
 	{"neigh", "pending", "0"},
 	{"neigh", "pending", "17"},
+	{"neigh", "pending_total", "0"},
 	{"stack", "exception_ring", "100"},
 	{"stack", "exception_ring", "32"},
 	{"stack", "exception_ring", "131072"},

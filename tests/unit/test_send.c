@@ -292,6 +292,42 @@ static void test_neigh_shared_between_lcores(void **state)
 	stk_ctrl_fini();
 }
 
+/*
+ * Issue 11 item 10: every ARP packet seen (requests for other hosts, repeats) was copied to
+ * every other lcore's control ring. Now only what changed this lcore's table, or answers a
+ * probe (perhaps the other lcore's, as in test_neigh_shared_between_lcores), is told.
+ */
+static void test_ctrl_only_on_change(void **state)
+{
+	static const uint8_t other_ip[4] = {192, 0, 2, 77};
+	struct stk_neigh_params np;
+	struct stk_lcore *other;
+	uint8_t b[UT_FRAME_MAX];
+	struct ut_off o;
+	uint16_t len;
+
+	assert_int_equal(stk_ctrl_init(64), 0);
+	stk_neigh_params_default(&np);
+	other = stk_lcore_create(OTHER_LCORE, 0, false, ut_pool(), &np);
+	assert_non_null(other);
+	/* requests for another host, ten times: nothing to tell */
+	len = ut_frame_arp(b, bcast, ut_mac_peer, -1, 1, ut_mac_peer, ut_ip4_peer, zero6, other_ip,
+			   &o);
+	for (unsigned i = 0; i < 10; i++)
+		input(b, len);
+	assert_int_equal(rte_ring_count(other->ctrl), 0);
+	/* a request for us: the peer is learnt here, and the others hear of it once */
+	len = ut_frame_arp(b, bcast, ut_mac_peer, -1, 1, ut_mac_peer, ut_ip4_peer, zero6, ut_ip4_us,
+			   &o);
+	input(b, len);
+	input(b, len);
+	assert_int_equal(rte_ring_count(other->ctrl), 1);
+	take(wire_tx, NULL, NULL); /* our two replies */
+	stk_lcore_poll(other);
+	stk_lcore_destroy(other);
+	stk_ctrl_fini();
+}
+
 /* ---------------- VLAN interface ---------------- */
 
 static void test_vlan_interface(void **state)
@@ -421,6 +457,7 @@ int main(void)
 		T(test_neigh_probe),
 		TS(test_unresolved_dropped_by_timer, setup_fast_neigh),
 		T(test_neigh_shared_between_lcores),
+		T(test_ctrl_only_on_change),
 		TS(test_vlan_interface, setup_vlan),
 		TS(test_tx_full, setup_small_port),
 		T(test_stats_sum_and_names),
