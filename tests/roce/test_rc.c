@@ -1217,6 +1217,43 @@ static void too_many_reads(void **st)
 }
 
 /*
+ * Issue 11, "confirm": atomics did not count against max_dest_rd_atomic. Confirmed: B took an
+ * atomic while queued READ responses already used every responder resource it granted (1).
+ * The responder resources (max_dest_rd_atomic) bound the RDMA READ and atomic requests
+ * outstanding at the responder together, so such an atomic is as much a violation as a
+ * second READ (too_many_reads). It is now refused the same way (invalid request, fatal),
+ * and it does not execute. A conforming requester never sees this: it counts a READ until
+ * its last response arrives, the responder only until it sends it.
+ */
+static void atomic_counts_as_responder_resource(void **st)
+{
+	uint64_t *target = (uint64_t *)(s[1].buf + 256);
+	struct roce_wc wc[4];
+	int got = 0, inv = 0;
+	(void)st;
+
+	responder_resources = 1;
+	connect_pair(ROCE_MTU_256, 7, 1);
+	responder_resources = 4;
+	*target = 500;
+	/* a 64 KiB READ at MTU 256: 256 paced responses keep it queued at B */
+	post(0, ROCE_WR_RDMA_READ, 1, BUF / 2, 65536, (uintptr_t)s[1].buf, s[1].mr->rkey);
+	post_atomic(2, ROCE_WR_ATOMIC_FETCH_AND_ADD, 64, target, 1);
+	while (got < 2) {
+		if (wait_wc(0, wc + got, 1) == 0)
+			break;
+		inv += wc[got].status == ROCE_WC_REM_INV_REQ_ERR;
+		got++;
+	}
+	assert_int_equal(got, 2);    /* nothing hangs */
+	assert_true(*target == 500); /* not executed */
+	assert_int_equal(inv, 1);
+	assert_int_equal(s[1].qp->resp.outcome[ROCE_RESP_ERR_RESOURCES], 1);
+	assert_int_equal(roce_qp_state(s[1].qp), ROCE_QPS_ERR);
+	disconnect_pair();
+}
+
+/*
  * Two lcores: lcore 0 polls A's port and runs both devices (it polled them first, so it owns
  * them); lcore 1 polls B's port. Every frame for B's QP arrives on lcore 1, which must hand it
  * to lcore 0 through the device's ring instead of touching the QP itself.
@@ -1854,6 +1891,7 @@ int main(void)
 		cmocka_unit_test(frwr_and_invalidate),
 		cmocka_unit_test(local_inv_failure),
 		cmocka_unit_test(too_many_reads),
+		cmocka_unit_test(atomic_counts_as_responder_resource),
 		cmocka_unit_test(second_lcore_hands_off),
 		cmocka_unit_test(dcqcn_reacts_to_ce),
 		cmocka_unit_test(ghost_ack_completes_nothing),
