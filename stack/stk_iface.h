@@ -75,6 +75,10 @@ struct stk_iface {
 	uint32_t pfc_xoff;	    /**< backlog (frames) at which we send XOFF; 0 = never */
 	uint32_t pfc_xon;	    /**< backlog at or below which we send XON (< pfc_xoff) */
 	uint16_t pfc_quanta;	    /**< pause time our XOFF asks for; 0 = 65535 */
+	/** PFC storm watchdog (SW mode): a priority paused without a break this long stops
+	 * honouring pauses; 0 = STK_PFC_WD_DEFAULT_MS, STK_PFC_WD_OFF = no watchdog */
+	uint32_t pfc_wd_ms;
+	uint32_t pfc_wd_restore_ms; /**< ... until no XOFF came for this long; 0 = pfc_wd_ms */
 	uint64_t link_bps;	    /**< link speed for pause times; 0 = 100 Gbit/s */
 };
 

@@ -19,7 +19,9 @@
  * layer did (stk_impair.h); its drops are not stack drops and do not move "drops".
  * PFC (stk_pfc_port.c): pfc_rx PFC frames honoured; pfc_rx_xoff / pfc_rx_xon those of them
  * that paused / resumed at least one priority; pfc_held frames that waited in a hold FIFO;
- * pfc_tx_xoff / pfc_tx_xon PFC frames we sent; pause_ignored 802.3x PAUSE frames dropped. */
+ * pfc_tx_xoff / pfc_tx_xon PFC frames we sent; pause_ignored 802.3x PAUSE frames dropped;
+ * pfc_storms storm episodes the PFC watchdog declared (per TX queue, so per lcore);
+ * pfc_storm_ignored pauses not honoured during one. */
 #define STK_COUNTER_LIST(X)                                                                        \
 	X(rx_pkts)                                                                                 \
 	X(rx_bytes)                                                                                \
@@ -58,6 +60,8 @@
 	X(pfc_tx_xoff)                                                                             \
 	X(pfc_tx_xon)                                                                              \
 	X(pause_ignored)                                                                           \
+	X(pfc_storms)                                                                              \
+	X(pfc_storm_ignored)                                                                       \
 	X(drops)
 
 #define STK_CNT_ENUM_(n) STK_CNT_##n,
