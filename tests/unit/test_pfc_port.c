@@ -42,7 +42,8 @@ static int pfc_up(enum stk_pfc_mode mode, uint32_t wd_ms)
 	ifc.pfc_xoff = XOFF_AT;
 	ifc.pfc_xon = XON_AT;
 	ifc.pfc_quanta = QUANTA;
-	ifc.pfc_wd_ms = wd_ms; /* pauses here last seconds on purpose: no watchdog but in its test */
+	ifc.pfc_wd_ms =
+		wd_ms; /* pauses here last seconds on purpose: no watchdog but in its test */
 	ifc.pfc_wd_restore_ms = wd_ms;
 	if (stk_ctrl_init(64) != 0)
 		return -1;
