@@ -33,6 +33,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -122,16 +123,40 @@ static uint64_t service_id(enum roce_cm_ps ps, uint16_t port)
 
 /* ------------------------------------------------------------------ events */
 
-void roce_cmi_post_event(struct roce_cm *cm, struct cm_conn *c, enum roce_cm_event_type t,
-			 int status, const void *pdata, size_t plen)
+/*
+ * Queue an event for the application. Events are never dropped: the ring holds CM_EVENTS;
+ * beyond that they wait, in order, on an overflow list that roce_cm_get_event() moves into the
+ * ring as it empties. What bounds the list is that new REQs and SIDR_REQs are refused while
+ * roce_cmi_events_full() (issue 11 item 9), so only connections that already exist add
+ * events, a few each. @return the event, for the caller to add the peer's parameters to;
+ * NULL only if no memory is left for the overflow (counted as events_dropped).
+ */
+struct roce_cm_event *roce_cmi_post_event(struct roce_cm *cm, struct cm_conn *c,
+					  enum roce_cm_event_type t, int status, const void *pdata,
+					  size_t plen)
 {
 	struct roce_cm_event *e;
 
-	if (cm->ev_head - cm->ev_tail >= CM_EVENTS) {
-		cm->st.events_dropped++;
-		return;
+	if (cm->ev_head - cm->ev_tail < CM_EVENTS && !cm->ovf_head) {
+		e = &cm->ev[cm->ev_head % CM_EVENTS];
+		cm->ev_head++;
+	} else {
+		struct cm_ev_node *n = rte_malloc("roce_cm_ev", sizeof(*n), 0);
+
+		if (!n) {
+			cm->st.events_dropped++;
+			return NULL;
+		}
+		n->next = NULL;
+		if (cm->ovf_tail)
+			cm->ovf_tail->next = n;
+		else
+			cm->ovf_head = n;
+		cm->ovf_tail = n;
+		cm->ovf_count++;
+		cm->st.events_deferred++;
+		e = &n->ev;
 	}
-	e = &cm->ev[cm->ev_head % CM_EVENTS];
 	memset(e, 0, offsetof(struct roce_cm_event, private_data));
 	e->event = t;
 	e->status = status;
@@ -142,8 +167,29 @@ void roce_cmi_post_event(struct roce_cm *cm, struct cm_conn *c, enum roce_cm_eve
 	if (pdata && plen)
 		memcpy(e->private_data, pdata, plen);
 	e->private_data_len = (uint8_t)plen;
-	cm->ev_head++;
 	cm->st.events++;
+	return e;
+}
+
+bool roce_cmi_events_full(const struct roce_cm *cm)
+{
+	return cm->ev_head - cm->ev_tail + cm->ovf_count >= CM_EVENTS;
+}
+
+/* the ring has room: the oldest waiting events move up */
+static void refill_events(struct roce_cm *cm)
+{
+	while (cm->ovf_head && cm->ev_head - cm->ev_tail < CM_EVENTS) {
+		struct cm_ev_node *n = cm->ovf_head;
+
+		cm->ev[cm->ev_head % CM_EVENTS] = n->ev;
+		cm->ev_head++;
+		cm->ovf_head = n->next;
+		cm->ovf_count--;
+		rte_free(n);
+	}
+	if (!cm->ovf_head)
+		cm->ovf_tail = NULL;
 }
 
 int roce_cm_get_event(struct roce_cm *cm, struct roce_cm_event *ev)
@@ -154,12 +200,14 @@ int roce_cm_get_event(struct roce_cm *cm, struct roce_cm_event *ev)
 		return -EAGAIN;
 	*ev = cm->ev[cm->ev_tail % CM_EVENTS];
 	cm->ev_tail++;
+	refill_events(cm);
 	return 0;
 }
 
 /* drop the queued events of an identifier that goes away */
 static void purge_events(struct roce_cm *cm, struct roce_cm_id *id)
 {
+	struct cm_ev_node **pp = &cm->ovf_head, *last = NULL;
 	uint32_t w = cm->ev_tail;
 
 	for (uint32_t r = cm->ev_tail; r != cm->ev_head; r++) {
@@ -174,6 +222,22 @@ static void purge_events(struct roce_cm *cm, struct roce_cm_id *id)
 		w++;
 	}
 	cm->ev_head = w;
+	while (*pp) {
+		struct cm_ev_node *n = *pp;
+
+		if (n->ev.id == id) {
+			*pp = n->next;
+			cm->ovf_count--;
+			rte_free(n);
+			continue;
+		}
+		if (n->ev.listen_id == id)
+			n->ev.listen_id = NULL;
+		last = n;
+		pp = &n->next;
+	}
+	cm->ovf_tail = last;
+	refill_events(cm);
 }
 
 /* ------------------------------------------------------------------ sending */
@@ -274,9 +338,28 @@ static void send_rej(struct cm_conn *c, uint8_t msg_rejected, uint16_t reason, c
 
 /* ------------------------------------------------------------------ identifiers */
 
+/*
+ * 32 random bits from the kernel's generator (getrandom(2), which never blocks once the
+ * system is up), taken in batches so a REQ flood costs one system call per 64 identifiers;
+ * rte_rand() only if the kernel has none to give.
+ */
+static uint32_t cm_random(struct roce_cm *cm)
+{
+	if (cm->rnd_left == 0) {
+		ssize_t n = getrandom(cm->rnd, sizeof(cm->rnd), GRND_NONBLOCK);
+
+		if (n != (ssize_t)sizeof(cm->rnd))
+			for (unsigned i = 0; i < RTE_DIM(cm->rnd); i++)
+				cm->rnd[i] = (uint32_t)rte_rand();
+		cm->rnd_left = RTE_DIM(cm->rnd);
+	}
+	return cm->rnd[--cm->rnd_left];
+}
+
 struct cm_conn *roce_cmi_conn_alloc(struct roce_cm *cm, enum roce_cm_ps ps, void *context)
 {
 	struct cm_conn *c;
+	uint32_t gen;
 
 	for (uint32_t k = 0; k < CM_MAX_IDS; k++) {
 		uint32_t i = (cm->hint + k) % CM_MAX_IDS;
@@ -291,10 +374,14 @@ struct cm_conn *roce_cmi_conn_alloc(struct roce_cm *cm, enum roce_cm_ps ps, void
 		cm->tab[i] = c;
 		cm->hint = (i + 1) % CM_MAX_IDS;
 		c->idx = i;
-		cm->gen = (cm->gen + 1) & ((1u << (32 - CM_IDX_BITS)) - 1);
-		if (cm->gen == 0)
-			cm->gen = 1;
-		c->local_comm_id = cm->gen << CM_IDX_BITS | i;
+		/* random generation bits above the index, never 0 and never the last one, so a
+		 * comm ID cannot be guessed from another (Linux XORs its IDs with a random
+		 * operand for the same reason) */
+		do {
+			gen = cm_random(cm) & ((1u << (32 - CM_IDX_BITS)) - 1);
+		} while (gen == 0 || gen == cm->gen);
+		cm->gen = gen;
+		c->local_comm_id = gen << CM_IDX_BITS | i;
 		c->id.cm = cm;
 		c->id.context = context;
 		c->id.ps = ps;
@@ -321,6 +408,22 @@ static void conn_free(struct cm_conn *c)
 	cm->tab[c->idx] = NULL;
 	cm->st.ids--;
 	rte_free(c);
+}
+
+/*
+ * Is a message that names @c (by our comm ID) from @c's peer? The CM answers messages on the
+ * path they came from, so a peer's REP, MRA, REJ, RTU, DREQ, DREP and SIDR_REP come from the
+ * address we know it by (Linux's ib_cm answers from the address the message it answers came
+ * to: cm_create_response_msg_ah() builds the reply's address handle from the work
+ * completion). From any other address the message is another host's, dropped and counted,
+ * whatever comm IDs it names (issue 11 item 8; IBA is silent on checking it).
+ */
+bool roce_cmi_from_peer(struct cm_conn *c, const struct stk_ipaddr *src)
+{
+	if (stk_ipaddr_eq(&c->id.remote_ip, src))
+		return true;
+	c->id.cm->st.rx_drop_peer_addr++;
+	return false;
 }
 
 struct cm_conn *roce_cmi_conn_by_comm_id(struct roce_cm *cm, uint32_t local_comm_id)
@@ -658,6 +761,8 @@ static void send_rtu(struct cm_conn *c)
 void roce_cmi_event_params(struct roce_cm_event *e, uint8_t rr, uint8_t id, uint8_t retry,
 			   uint8_t rnr, uint32_t qpn)
 {
+	if (!e)
+		return;
 	e->responder_resources = rr;
 	e->initiator_depth = id;
 	e->retry_count = retry;
@@ -665,15 +770,11 @@ void roce_cmi_event_params(struct roce_cm_event *e, uint8_t rr, uint8_t id, uint
 	e->qp_num = qpn;
 }
 
-struct roce_cm_event *roce_cmi_last_event(struct roce_cm *cm)
-{
-	return &cm->ev[(cm->ev_head - 1) % CM_EVENTS];
-}
-
 /* Active side: REP accepted, bring the QP to RTS from it and send RTU. */
 static int active_finish(struct cm_conn *c)
 {
 	const struct roce_cm_rep *r = &c->rep;
+	struct roce_cm_event *e;
 	int rc;
 
 	rc = qp_connect(c, r->starting_psn, r->local_qpn, c->req.path_mtu,
@@ -687,10 +788,10 @@ static int active_finish(struct cm_conn *c)
 	}
 	send_rtu(c);
 	roce_cmi_set_state(c, CM_ESTABLISHED);
-	roce_cmi_post_event(c->id.cm, c, ROCE_CM_EVENT_ESTABLISHED, 0, r->private_data,
-			    sizeof(r->private_data));
-	roce_cmi_event_params(roce_cmi_last_event(c->id.cm), r->responder_resources,
-			      r->initiator_depth, 0, r->rnr_retry_count, r->local_qpn);
+	e = roce_cmi_post_event(c->id.cm, c, ROCE_CM_EVENT_ESTABLISHED, 0, r->private_data,
+				sizeof(r->private_data));
+	roce_cmi_event_params(e, r->responder_resources, r->initiator_depth, 0, r->rnr_retry_count,
+			      r->local_qpn);
 	return 0;
 }
 
@@ -706,6 +807,8 @@ static void on_rep(struct roce_cm *cm, const struct roce_cm_msg *m, const struct
 			    ROCE_CM_REJ_MSG_REP, ROCE_CM_REJ_INVALID_COMM_ID);
 		return;
 	}
+	if (!roce_cmi_from_peer(c, src))
+		return; /* not a REP for this connection: no REJ to whoever sent it */
 	switch (c->state) {
 	case CM_REQ_SENT:
 	case CM_MRA_RCVD:
@@ -729,10 +832,10 @@ static void on_rep(struct roce_cm *cm, const struct roce_cm_msg *m, const struct
 	c->id.remote_qpn = r->local_qpn;
 	if (!c->id.qp) {
 		roce_cmi_set_state(c, CM_REP_RCVD);
-		roce_cmi_post_event(cm, c, ROCE_CM_EVENT_CONNECT_RESPONSE, 0, r->private_data,
-				    sizeof(r->private_data));
-		roce_cmi_event_params(roce_cmi_last_event(cm), r->responder_resources,
-				      r->initiator_depth, 0, r->rnr_retry_count, r->local_qpn);
+		roce_cmi_event_params(roce_cmi_post_event(cm, c, ROCE_CM_EVENT_CONNECT_RESPONSE, 0,
+							  r->private_data, sizeof(r->private_data)),
+				      r->responder_resources, r->initiator_depth, 0,
+				      r->rnr_retry_count, r->local_qpn);
 		return;
 	}
 	if (active_finish(c) != 0) {
@@ -743,7 +846,7 @@ static void on_rep(struct roce_cm *cm, const struct roce_cm_msg *m, const struct
 	}
 }
 
-static void on_mra(struct roce_cm *cm, const struct roce_cm_msg *m)
+static void on_mra(struct roce_cm *cm, const struct roce_cm_msg *m, const struct stk_ipaddr *src)
 {
 	const struct roce_cm_mra *r = &m->u.mra;
 	struct cm_conn *c = roce_cmi_conn_by_comm_id(cm, r->remote_comm_id);
@@ -752,6 +855,8 @@ static void on_mra(struct roce_cm *cm, const struct roce_cm_msg *m)
 		cm->st.rx_drop_nomatch++;
 		return;
 	}
+	if (!roce_cmi_from_peer(c, src))
+		return;
 	/* IBA 12.6.6: the peer needs service_timeout more before it answers our REQ */
 	if (c->state == CM_REQ_SENT && r->msg_mraed == ROCE_CM_MRA_MSG_REQ) {
 		roce_cmi_set_state(c, CM_MRA_RCVD);
@@ -803,6 +908,38 @@ static struct cm_conn *conn_timewait_qpn(struct roce_cm *cm, uint32_t qpn,
 	return NULL;
 }
 
+void roce_cmi_count_refusal(struct roce_cm *cm, struct cm_conn *l)
+{
+	if (roce_cmi_events_full(cm)) {
+		cm->st.rej_events_full++;
+		l->lst.rej_events_full++;
+	} else {
+		cm->st.rej_backlog++;
+		l->lst.rej_backlog++;
+	}
+}
+
+/*
+ * A passive connection waits in REQ_RCVD only as long as its active side waits for our REP:
+ * its REQ timer, max_cm_retries + 1 tries of @resp_timeout (the REQ's remote CM response
+ * timeout, or our MRA's service timeout once we sent one) plus a round trip of packet life
+ * (IBA 12.4, 12.6.6), never past half_open_end. After that the connection cannot complete,
+ * and expire() ends it. IBA gives the passive side no such timer; Linux's ib_cm has none
+ * either and relies on the active side's REJ "timeout", which a spoofed or vanished peer
+ * never sends (issue 11 item 9).
+ */
+static void half_open_arm(struct cm_conn *c, uint8_t resp_timeout)
+{
+	uint64_t now = rte_get_tsc_cycles(), t;
+
+	t = (roce_exp_tsc(resp_timeout) + 2 * roce_exp_tsc(CM_PLT_EXP)) *
+	    ((uint64_t)c->req.max_cm_retries + 1);
+	if (now + t > c->half_open_end)
+		t = c->half_open_end > now ? c->half_open_end - now : 0;
+	if (!c->deadline || now + t > c->deadline)
+		roce_cmi_arm(c, t, 0);
+}
+
 static void send_mra(struct cm_conn *c)
 {
 	struct roce_cm_msg m;
@@ -816,6 +953,9 @@ static void send_mra(struct cm_conn *c)
 		if (roce_cm_encode(&m, c->mra, sizeof(c->mra)) != ROCE_MAD_LEN)
 			return;
 		c->mra_sent = true;
+		/* the active side now waits the MRA's service timeout per try */
+		if (c->state == CM_REQ_RCVD)
+			half_open_arm(c, m.u.mra.service_timeout);
 	}
 	roce_cmi_send_mad(c->id.cm, &c->id.remote_ip, &c->id.local_ip, c->mra);
 }
@@ -824,6 +964,7 @@ static void on_req(struct roce_cm *cm, const struct roce_cm_msg *m, const struct
 		   const struct stk_ipaddr *dst)
 {
 	const struct roce_cm_req *r = &m->u.req;
+	struct roce_cm_event *e;
 	struct roce_cma_hdr h;
 	struct cm_conn *l, *c;
 
@@ -872,15 +1013,11 @@ static void on_req(struct roce_cm *cm, const struct roce_cm_msg *m, const struct
 		cm->st.rx_drop_bad++;
 		return;
 	}
-	if (l->pending >= l->backlog) {
-		cm->st.rej_backlog++;
-		send_rej_to(cm, src, m->tid, r->local_comm_id, 0, ROCE_CM_REJ_MSG_REQ,
-			    ROCE_CM_REJ_NO_RESOURCES);
-		return;
-	}
-	c = roce_cmi_conn_alloc(cm, ROCE_CM_PS_TCP, l->id.context);
-	if (!c) {
-		cm->st.rej_backlog++;
+	if (l->pending >= l->backlog || roce_cmi_events_full(cm) ||
+	    !(c = roce_cmi_conn_alloc(cm, ROCE_CM_PS_TCP, l->id.context))) {
+		/* REJ reason 4, no resources: the backlog, the identifier table, or the
+		 * application is behind on its events (their queue is full) */
+		roce_cmi_count_refusal(cm, l);
 		send_rej_to(cm, src, m->tid, r->local_comm_id, 0, ROCE_CM_REJ_MSG_REQ,
 			    ROCE_CM_REJ_NO_RESOURCES);
 		return;
@@ -898,11 +1035,14 @@ static void on_req(struct roce_cm *cm, const struct roce_cm_msg *m, const struct
 	c->id.local_port = l->id.local_port;
 	c->id.remote_qpn = r->local_qpn;
 	roce_cmi_set_state(c, CM_REQ_RCVD);
-	roce_cmi_post_event(cm, c, ROCE_CM_EVENT_CONNECT_REQUEST, 0,
-			    r->private_data + ROCE_CMA_HDR_LEN,
-			    sizeof(r->private_data) - ROCE_CMA_HDR_LEN);
-	roce_cmi_event_params(roce_cmi_last_event(cm), r->responder_resources, r->initiator_depth,
-			      r->retry_count, r->rnr_retry_count, r->local_qpn);
+	c->half_open_end = rte_get_tsc_cycles() + CM_HALF_OPEN_MAX_S * cm->hz;
+	half_open_arm(c, r->remote_cm_resp_timeout);
+	l->lst.requests++;
+	e = roce_cmi_post_event(cm, c, ROCE_CM_EVENT_CONNECT_REQUEST, 0,
+				r->private_data + ROCE_CMA_HDR_LEN,
+				sizeof(r->private_data) - ROCE_CMA_HDR_LEN);
+	roce_cmi_event_params(e, r->responder_resources, r->initiator_depth, r->retry_count,
+			      r->rnr_retry_count, r->local_qpn);
 }
 
 static int accept_rc(struct cm_conn *c, struct roce_qp *qp, const struct roce_cm_conn_param *p)
@@ -962,7 +1102,7 @@ static int accept_rc(struct cm_conn *c, struct roce_qp *qp, const struct roce_cm
 	return 0;
 }
 
-static void on_rtu(struct roce_cm *cm, const struct roce_cm_msg *m)
+static void on_rtu(struct roce_cm *cm, const struct roce_cm_msg *m, const struct stk_ipaddr *src)
 {
 	struct cm_conn *c = roce_cmi_conn_by_comm_id(cm, m->u.rtu.remote_comm_id);
 
@@ -970,6 +1110,8 @@ static void on_rtu(struct roce_cm *cm, const struct roce_cm_msg *m)
 		cm->st.rx_drop_nomatch++;
 		return;
 	}
+	if (!roce_cmi_from_peer(c, src))
+		return;
 	if (c->state != CM_REP_SENT || m->u.rtu.local_comm_id != c->remote_comm_id) {
 		cm->st.rx_dup++;
 		return;
@@ -977,20 +1119,33 @@ static void on_rtu(struct roce_cm *cm, const struct roce_cm_msg *m)
 	roce_cmi_disarm(c);
 	c->have_mad = false;
 	roce_cmi_set_state(c, CM_ESTABLISHED);
-	roce_cmi_post_event(cm, c, ROCE_CM_EVENT_ESTABLISHED, 0, m->u.rtu.private_data,
-			    sizeof(m->u.rtu.private_data));
-	roce_cmi_event_params(roce_cmi_last_event(cm), c->rep.responder_resources,
-			      c->rep.initiator_depth, c->req.retry_count, c->req.rnr_retry_count,
-			      c->id.remote_qpn);
+	roce_cmi_event_params(roce_cmi_post_event(cm, c, ROCE_CM_EVENT_ESTABLISHED, 0,
+						  m->u.rtu.private_data,
+						  sizeof(m->u.rtu.private_data)),
+			      c->rep.responder_resources, c->rep.initiator_depth,
+			      c->req.retry_count, c->req.rnr_retry_count, c->id.remote_qpn);
 }
 
-static void on_rej(struct roce_cm *cm, const struct roce_cm_msg *m)
+/*
+ * A REJ names the connection by both comm IDs, as Linux's cm_acquire_rejected_id() matches
+ * it: one that rejects our REQ (REQ_SENT, MRA_RCVD) by ours alone, since we do not know the
+ * peer's yet (the rejecter may not even have one); every other by ours and the peer's. And
+ * it must come from the peer's address (roce_cmi_from_peer()).
+ */
+static void on_rej(struct roce_cm *cm, const struct roce_cm_msg *m, const struct stk_ipaddr *src)
 {
 	const struct roce_cm_rej *r = &m->u.rej;
 	struct cm_conn *c = roce_cmi_conn_by_comm_id(cm, r->remote_comm_id);
 
 	if (!c) {
 		cm->st.rx_drop_nomatch++;
+		return;
+	}
+	if (!roce_cmi_from_peer(c, src))
+		return;
+	if (c->state != CM_REQ_SENT && c->state != CM_MRA_RCVD &&
+	    (r->local_comm_id != c->remote_comm_id || r->msg_rejected == ROCE_CM_REJ_MSG_REQ)) {
+		cm->st.rx_drop_comm_id++;
 		return;
 	}
 	switch (c->state) {
@@ -1063,6 +1218,7 @@ int roce_cm_reject(struct roce_cm_id *id, const void *private_data, uint8_t len)
 	if (c->listener)
 		c->listener->pending--;
 	c->listener = NULL;
+	roce_cmi_disarm(c);
 	roce_cmi_qp_to_err(c);
 	roce_cmi_set_state(c, CM_IDLE);
 	return 0;
@@ -1103,6 +1259,19 @@ static void expire(struct cm_conn *c)
 	case CM_REP_SENT:
 		send_rej(c, ROCE_CM_REJ_MSG_REP, ROCE_CM_REJ_TIMEOUT, NULL, 0);
 		roce_cmi_qp_to_err(c);
+		roce_cmi_set_state(c, CM_IDLE);
+		roce_cmi_post_event(cm, c, ROCE_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL, 0);
+		break;
+	case CM_REQ_RCVD:
+		/* the half-open bound (half_open_arm()): the active side has given up on us;
+		 * tell it, in case it has not (REJ reason 1, timeout), and the application */
+		send_rej(c, ROCE_CM_REJ_MSG_REQ, ROCE_CM_REJ_TIMEOUT, NULL, 0);
+		cm->st.half_open_expired++;
+		if (c->listener) {
+			c->listener->lst.half_open_expired++;
+			c->listener->pending--;
+		}
+		c->listener = NULL;
 		roce_cmi_set_state(c, CM_IDLE);
 		roce_cmi_post_event(cm, c, ROCE_CM_EVENT_UNREACHABLE, -ETIMEDOUT, NULL, 0);
 		break;
@@ -1211,28 +1380,28 @@ static void mad_in(struct roce_cm *cm, const uint8_t *slot, uint32_t len)
 		on_req(cm, &m, &src, &dst);
 		break;
 	case ROCE_CM_ATTR_MRA:
-		on_mra(cm, &m);
+		on_mra(cm, &m, &src);
 		break;
 	case ROCE_CM_ATTR_REJ:
-		on_rej(cm, &m);
+		on_rej(cm, &m, &src);
 		break;
 	case ROCE_CM_ATTR_REP:
 		on_rep(cm, &m, &src);
 		break;
 	case ROCE_CM_ATTR_RTU:
-		on_rtu(cm, &m);
+		on_rtu(cm, &m, &src);
 		break;
 	case ROCE_CM_ATTR_DREQ:
 		roce_cmi_on_dreq(cm, &m, &src);
 		break;
 	case ROCE_CM_ATTR_DREP:
-		roce_cmi_on_drep(cm, &m);
+		roce_cmi_on_drep(cm, &m, &src);
 		break;
 	case ROCE_CM_ATTR_SIDR_REQ:
 		roce_cmi_on_sidr_req(cm, &m, &src, &dst);
 		break;
 	case ROCE_CM_ATTR_SIDR_REP:
-		roce_cmi_on_sidr_rep(cm, &m);
+		roce_cmi_on_sidr_rep(cm, &m, &src);
 		break;
 	default:
 		cm->st.rx_drop_bad++;
@@ -1350,6 +1519,12 @@ int roce_cm_close(struct roce_cm *cm)
 		return -EINVAL;
 	if (cm->st.ids)
 		return -EBUSY;
+	while (cm->ovf_head) { /* none: they went with their identifiers */
+		struct cm_ev_node *n = cm->ovf_head;
+
+		cm->ovf_head = n->next;
+		rte_free(n);
+	}
 	cm->dev->cm = NULL;
 	/* ERR flushes the sends that never went out: their address handles come back */
 	{
@@ -1380,13 +1555,37 @@ void roce_cm_stats(const struct roce_cm *cm, struct roce_cm_stats *s)
 	*s = cm->st;
 }
 
+int roce_cm_listen_stats(const struct roce_cm_id *id, struct roce_cm_listen_stats *s)
+{
+	const struct cm_conn *c = (const struct cm_conn *)id;
+
+	if (!id || !s || c->state != CM_LISTEN)
+		return -EINVAL;
+	*s = c->lst;
+	s->pending = (uint64_t)c->pending;
+	return 0;
+}
+
 void roce_cm_telemetry(const struct roce_cm *cm, struct rte_tel_data *d)
 {
-	static const char *const names[] = {"ids",	     "rx_mads",	    "tx_mads",
-					    "retransmits",   "rx_drop_bad", "rx_drop_nomatch",
-					    "rx_dup",	     "rej_sent",    "rej_no_listener",
-					    "rej_backlog",   "rej_stale",   "events",
-					    "events_dropped"};
+	static const char *const names[] = {"ids",
+					    "rx_mads",
+					    "tx_mads",
+					    "retransmits",
+					    "rx_drop_bad",
+					    "rx_drop_nomatch",
+					    "rx_dup",
+					    "rej_sent",
+					    "rej_no_listener",
+					    "rej_backlog",
+					    "rej_stale",
+					    "events",
+					    "events_dropped",
+					    "rx_drop_peer_addr",
+					    "rx_drop_comm_id",
+					    "rej_events_full",
+					    "half_open_expired",
+					    "events_deferred"};
 	const uint64_t *v = (const uint64_t *)&cm->st;
 	char key[40];
 
@@ -1395,6 +1594,31 @@ void roce_cm_telemetry(const struct roce_cm *cm, struct rte_tel_data *d)
 	rte_tel_data_start_dict(d);
 	for (unsigned i = 0; i < RTE_DIM(names); i++)
 		rte_tel_data_add_dict_u64(d, names[i], v[i]);
+	rte_tel_data_add_dict_u64(d, "events_queued",
+				  cm->ev_head - cm->ev_tail + (uint64_t)cm->ovf_count);
+	/* each listener's requests and refusals (issue 11 item 9); the first 64 listeners, so
+	 * the dictionary stays within RTE_TEL_MAX_DICT_ENTRIES */
+	for (unsigned i = 0, shown = 0; i < CM_MAX_IDS && shown < 64; i++) {
+		const struct cm_conn *l = cm->tab[i];
+		struct roce_cm_listen_stats ls;
+		struct rte_tel_data *x;
+
+		if (!l || roce_cm_listen_stats(&l->id, &ls) != 0)
+			continue;
+		x = rte_tel_data_alloc();
+		if (!x)
+			break;
+		rte_tel_data_start_dict(x);
+		rte_tel_data_add_dict_u64(x, "pending", ls.pending);
+		rte_tel_data_add_dict_u64(x, "requests", ls.requests);
+		rte_tel_data_add_dict_u64(x, "rej_backlog", ls.rej_backlog);
+		rte_tel_data_add_dict_u64(x, "rej_events_full", ls.rej_events_full);
+		rte_tel_data_add_dict_u64(x, "half_open_expired", ls.half_open_expired);
+		snprintf(key, sizeof(key), "listen_%s_%u",
+			 l->id.ps == ROCE_CM_PS_TCP ? "tcp" : "udp", l->id.local_port);
+		rte_tel_data_add_dict_container(d, key, x, 0);
+		shown++;
+	}
 	/* how often each state was entered (STYLE 4: the setter counts) */
 	for (unsigned i = 0; i < CM_NUM_STATES; i++) {
 		snprintf(key, sizeof(key), "entered_%s", cm_state_names[i]);

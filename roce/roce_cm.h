@@ -138,21 +138,37 @@ int roce_cm_get_event(struct roce_cm *cm, struct roce_cm_event *ev);
 
 /** Counters (also in telemetry /droce/cm). */
 struct roce_cm_stats {
-	uint64_t ids;		  /**< live identifiers */
-	uint64_t rx_mads;	  /**< MADs received on QP1 */
-	uint64_t tx_mads;	  /**< MADs sent */
-	uint64_t retransmits;	  /**< REQ/REP/DREQ/SIDR_REQ resent on timeout */
-	uint64_t rx_drop_bad;	  /**< undecodable, wrong class/version: dropped */
-	uint64_t rx_drop_nomatch; /**< no identifier for the comm ID: dropped */
-	uint64_t rx_dup;	  /**< duplicates (answered as IBA 12.9 says) */
-	uint64_t rej_sent;	  /**< REJs sent (any reason) */
-	uint64_t rej_no_listener; /**< ... of which: invalid service ID */
-	uint64_t rej_backlog;	  /**< ... of which: listener backlog full / id table full */
-	uint64_t rej_stale;	  /**< ... of which: stale connection */
-	uint64_t events;	  /**< events queued */
-	uint64_t events_dropped;  /**< events lost because the queue was full */
+	uint64_t ids;		    /**< live identifiers */
+	uint64_t rx_mads;	    /**< MADs received on QP1 */
+	uint64_t tx_mads;	    /**< MADs sent */
+	uint64_t retransmits;	    /**< REQ/REP/DREQ/SIDR_REQ resent on timeout */
+	uint64_t rx_drop_bad;	    /**< undecodable, wrong class/version: dropped */
+	uint64_t rx_drop_nomatch;   /**< no identifier for the comm ID: dropped */
+	uint64_t rx_dup;	    /**< duplicates (answered as IBA 12.9 says) */
+	uint64_t rej_sent;	    /**< REJs sent (any reason) */
+	uint64_t rej_no_listener;   /**< ... of which: invalid service ID */
+	uint64_t rej_backlog;	    /**< ... of which: listener backlog full / id table full */
+	uint64_t rej_stale;	    /**< ... of which: stale connection */
+	uint64_t events;	    /**< events queued */
+	uint64_t events_dropped;    /**< events lost because the queue was full */
+	uint64_t rx_drop_peer_addr; /**< naming a connection, from another address: dropped */
+	uint64_t rx_drop_comm_id;   /**< our comm ID right, the peer's wrong: dropped */
+	uint64_t rej_events_full;   /**< REQ/SIDR_REQ refused: the application is behind */
+	uint64_t half_open_expired; /**< REQ_RCVD ended by the half-open timer */
+	uint64_t events_deferred;   /**< events that waited beyond the 512-entry ring */
 };
 void roce_cm_stats(const struct roce_cm *cm, struct roce_cm_stats *s);
+
+/** A listener's counters. */
+struct roce_cm_listen_stats {
+	uint64_t pending;	    /**< requests delivered, not yet accepted or rejected */
+	uint64_t requests;	    /**< CONNECT_REQUESTs delivered */
+	uint64_t rej_backlog;	    /**< REQs refused (REJ no resources): backlog or ids full */
+	uint64_t rej_events_full;   /**< ... refused because the event queue was full */
+	uint64_t half_open_expired; /**< requests never answered, ended by the half-open timer */
+};
+/** @return 0, or -EINVAL if @p id is not listening. */
+int roce_cm_listen_stats(const struct roce_cm_id *id, struct roce_cm_listen_stats *s);
 
 /** The CM of @p dev, or NULL. */
 struct roce_cm *roce_cm_of(struct roce_dev *dev);

@@ -66,9 +66,11 @@ void roce_cmi_on_dreq(struct roce_cm *cm, const struct roce_cm_msg *m, const str
 	const struct roce_cm_dreq *r = &m->u.dreq;
 	struct cm_conn *c = roce_cmi_conn_by_comm_id(cm, r->remote_comm_id);
 
-	if (!c || c->remote_comm_id != r->local_comm_id) {
-		/* IBA C12-24: DREP even when we know nothing of the connection */
-		cm->st.rx_drop_nomatch++;
+	if (!c || c->remote_comm_id != r->local_comm_id || !roce_cmi_from_peer(c, src)) {
+		/* IBA C12-24: DREP even when we know nothing of the connection; a DREQ from
+		 * another address than the peer's is not for our connection either */
+		if (!c || c->remote_comm_id != r->local_comm_id)
+			cm->st.rx_drop_nomatch++;
 		send_drep(cm, src, NULL, m->tid, r->remote_comm_id, r->local_comm_id);
 		return;
 	}
@@ -88,7 +90,7 @@ void roce_cmi_on_dreq(struct roce_cm *cm, const struct roce_cm_msg *m, const str
 	}
 }
 
-void roce_cmi_on_drep(struct roce_cm *cm, const struct roce_cm_msg *m)
+void roce_cmi_on_drep(struct roce_cm *cm, const struct roce_cm_msg *m, const struct stk_ipaddr *src)
 {
 	struct cm_conn *c = roce_cmi_conn_by_comm_id(cm, m->u.drep.remote_comm_id);
 
@@ -96,6 +98,8 @@ void roce_cmi_on_drep(struct roce_cm *cm, const struct roce_cm_msg *m)
 		cm->st.rx_drop_nomatch++;
 		return;
 	}
+	if (!roce_cmi_from_peer(c, src))
+		return;
 	if (c->state != CM_DREQ_SENT) {
 		cm->st.rx_dup++;
 		return;

@@ -14,11 +14,12 @@
 #include "roce_cm_wire.h"
 #include "roce_int.h"
 
-#define CM_MAX_IDS 4096u   /* identifiers per device */
-#define CM_IDX_BITS 12	   /* local comm ID = generation << 12 | index + 1 */
-#define CM_RECV_SLOTS 128u /* QP1 receive buffers */
-#define CM_SEND_DEPTH 256u /* QP1 send queue */
-#define CM_EVENTS 512u	   /* event queue */
+#define CM_MAX_IDS 4096u       /* identifiers per device */
+#define CM_IDX_BITS 12	       /* local comm ID = random generation << 12 | index */
+#define CM_RECV_SLOTS 128u     /* QP1 receive buffers */
+#define CM_SEND_DEPTH 256u     /* QP1 send queue */
+#define CM_EVENTS 512u	       /* event ring; beyond it events wait on an overflow list */
+#define CM_HALF_OPEN_MAX_S 90u /* REQ_RCVD never lasts longer (the half-open bound) */
 #define CM_SLOT (ROCE_GRH_LEN + ROCE_MAD_LEN)
 #define CM_PLT_EXP 14		     /* packet life time: 67 ms (Linux assumes 16 for RoCE paths) */
 #define CM_RDMA_UDP_QKEY 0x01234567u /* librdmacm's default Q_Key for UDP port space ids */
@@ -40,6 +41,11 @@
 #define CM_ST_ENUM_(n) CM_##n,
 enum cm_state { CM_STATE_LIST(CM_ST_ENUM_) CM_NUM_STATES };
 
+struct cm_ev_node {
+	struct cm_ev_node *next;
+	struct roce_cm_event ev;
+};
+
 struct cm_conn {
 	struct roce_cm_id id; /* the public part; first, so the id pointer is the conn */
 	enum cm_state state;
@@ -48,9 +54,11 @@ struct cm_conn {
 	uint64_t remote_guid;
 	uint64_t tid;
 	uint64_t service_id;
-	struct cm_conn *listener; /* passive: the listener it came through */
-	int backlog;		  /* listener: how many un-accepted requests it may hold */
-	int pending;		  /* listener: un-accepted requests now */
+	struct cm_conn *listener;	 /* passive: the listener it came through */
+	int backlog;			 /* listener: how many un-accepted requests it may hold */
+	int pending;			 /* listener: un-accepted requests now */
+	struct roce_cm_listen_stats lst; /* listener: its requests and refusals */
+	uint64_t half_open_end;		 /* REQ_RCVD: TSC past which it never waits */
 	/* what to repeat on timeout (or to answer a duplicate with) */
 	uint8_t mad[ROCE_MAD_LEN];
 	bool have_mad;
@@ -77,11 +85,15 @@ struct roce_cm {
 	uint64_t guid;
 	struct cm_conn *tab[CM_MAX_IDS];
 	uint32_t hint;
-	uint32_t gen;
+	uint32_t gen;	  /* the last comm ID's generation bits */
+	uint32_t rnd[64]; /* random words for comm IDs, used from the end */
+	unsigned rnd_left;
 	uint64_t next_deadline;
 	uint64_t hz;
 	struct roce_cm_event ev[CM_EVENTS];
 	uint32_t ev_head, ev_tail;
+	struct cm_ev_node *ovf_head, *ovf_tail; /* events beyond the ring, oldest first */
+	uint32_t ovf_count;
 	struct roce_cm_stats st;
 	uint64_t state_cnt[CM_NUM_STATES];
 };
@@ -95,15 +107,18 @@ static inline struct cm_conn *roce_cmi_conn_of(struct roce_cm_id *id)
 void roce_cmi_set_state(struct cm_conn *c, enum cm_state s);
 void roce_cmi_arm(struct cm_conn *c, uint64_t cycles, uint8_t retries);
 void roce_cmi_disarm(struct cm_conn *c);
-void roce_cmi_post_event(struct roce_cm *cm, struct cm_conn *c, enum roce_cm_event_type t,
-			 int status, const void *pdata, size_t plen);
-struct roce_cm_event *roce_cmi_last_event(struct roce_cm *cm);
+struct roce_cm_event *roce_cmi_post_event(struct roce_cm *cm, struct cm_conn *c,
+					  enum roce_cm_event_type t, int status, const void *pdata,
+					  size_t plen);
+bool roce_cmi_events_full(const struct roce_cm *cm);
+void roce_cmi_count_refusal(struct roce_cm *cm, struct cm_conn *l);
 int roce_cmi_send_mad(struct roce_cm *cm, const struct stk_ipaddr *dst,
 		      const struct stk_ipaddr *src, const uint8_t *mad);
 int roce_cmi_send_msg(struct cm_conn *c, struct roce_cm_msg *m, bool keep);
 void roce_cmi_msg_init(struct roce_cm_msg *m, uint16_t attr, uint64_t tid);
 struct cm_conn *roce_cmi_conn_alloc(struct roce_cm *cm, enum roce_cm_ps ps, void *context);
 struct cm_conn *roce_cmi_conn_by_comm_id(struct roce_cm *cm, uint32_t local_comm_id);
+bool roce_cmi_from_peer(struct cm_conn *c, const struct stk_ipaddr *src);
 struct cm_conn *roce_cmi_listener_for(struct roce_cm *cm, uint64_t sid);
 void roce_cmi_qp_to_err(struct cm_conn *c);
 void roce_cmi_fill_defaults(struct roce_cm_conn_param *d, const struct roce_cm_conn_param *p);
@@ -119,12 +134,14 @@ int roce_cmi_sidr_accept(struct cm_conn *c, struct roce_qp *qp, const struct roc
 void roce_cmi_sidr_reject(struct cm_conn *c, const void *private_data, uint8_t len);
 void roce_cmi_on_sidr_req(struct roce_cm *cm, const struct roce_cm_msg *m,
 			  const struct stk_ipaddr *src, const struct stk_ipaddr *dst);
-void roce_cmi_on_sidr_rep(struct roce_cm *cm, const struct roce_cm_msg *m);
+void roce_cmi_on_sidr_rep(struct roce_cm *cm, const struct roce_cm_msg *m,
+			  const struct stk_ipaddr *src);
 
 /* disconnection (roce_cm_disconnect.c) */
 void roce_cmi_enter_timewait(struct cm_conn *c);
 void roce_cmi_on_dreq(struct roce_cm *cm, const struct roce_cm_msg *m,
 		      const struct stk_ipaddr *src);
-void roce_cmi_on_drep(struct roce_cm *cm, const struct roce_cm_msg *m);
+void roce_cmi_on_drep(struct roce_cm *cm, const struct roce_cm_msg *m,
+		      const struct stk_ipaddr *src);
 
 #endif /* ROCE_CM_INT_H */

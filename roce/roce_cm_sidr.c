@@ -101,7 +101,7 @@ void roce_cmi_on_sidr_req(struct roce_cm *cm, const struct roce_cm_msg *m,
 	l = roce_cmi_listener_for(cm, r->service_id);
 	if (!l || l->id.ps != ROCE_CM_PS_UDP ||
 	    roce_cma_hdr_decode(r->private_data, sizeof(r->private_data), &h) != 0 ||
-	    l->pending >= l->backlog ||
+	    l->pending >= l->backlog || roce_cmi_events_full(cm) ||
 	    !(c = roce_cmi_conn_alloc(cm, ROCE_CM_PS_UDP, l->id.context))) {
 		struct roce_cm_msg rep;
 		uint8_t mad[ROCE_MAD_LEN];
@@ -111,7 +111,7 @@ void roce_cmi_on_sidr_req(struct roce_cm *cm, const struct roce_cm_msg *m,
 		rep.u.sidr_rep.status = l ? ROCE_CM_SIDR_NO_QP : ROCE_CM_SIDR_UNSUPPORTED;
 		rep.u.sidr_rep.service_id = r->service_id;
 		if (l)
-			cm->st.rej_backlog++;
+			roce_cmi_count_refusal(cm, l);
 		else
 			cm->st.rej_no_listener++;
 		if (roce_cm_encode(&rep, mad, sizeof(mad)) == ROCE_MAD_LEN)
@@ -128,15 +128,21 @@ void roce_cmi_on_sidr_req(struct roce_cm *cm, const struct roce_cm_msg *m,
 	c->id.remote_port = h.src_port;
 	c->id.local_port = l->id.local_port;
 	roce_cmi_set_state(c, CM_SIDR_REQ_RCVD);
+	l->lst.requests++;
 	roce_cmi_post_event(cm, c, ROCE_CM_EVENT_CONNECT_REQUEST, 0,
 			    r->private_data + ROCE_CMA_HDR_LEN,
 			    sizeof(r->private_data) - ROCE_CMA_HDR_LEN);
 }
 
-void roce_cmi_on_sidr_rep(struct roce_cm *cm, const struct roce_cm_msg *m)
+void roce_cmi_on_sidr_rep(struct roce_cm *cm, const struct roce_cm_msg *m,
+			  const struct stk_ipaddr *src)
 {
 	const struct roce_cm_sidr_rep *r = &m->u.sidr_rep;
 	struct cm_conn *c = roce_cmi_conn_by_comm_id(cm, r->request_id);
+	struct roce_cm_event *e;
+
+	if (c && !roce_cmi_from_peer(c, src))
+		return; /* another host's answer to our request */
 
 	if (!c || c->state != CM_SIDR_REQ_SENT) {
 		if (c)
@@ -155,8 +161,10 @@ void roce_cmi_on_sidr_rep(struct roce_cm *cm, const struct roce_cm_msg *m)
 	}
 	c->id.remote_qpn = r->qpn;
 	c->id.remote_qkey = r->qkey;
-	roce_cmi_post_event(cm, c, ROCE_CM_EVENT_ESTABLISHED, 0, r->private_data,
-			    sizeof(r->private_data));
-	roce_cmi_last_event(cm)->qp_num = r->qpn;
-	roce_cmi_last_event(cm)->qkey = r->qkey;
+	e = roce_cmi_post_event(cm, c, ROCE_CM_EVENT_ESTABLISHED, 0, r->private_data,
+				sizeof(r->private_data));
+	if (e) {
+		e->qp_num = r->qpn;
+		e->qkey = r->qkey;
+	}
 }

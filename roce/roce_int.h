@@ -16,12 +16,28 @@
 
 #define ROCE_FIRST_QPN 0x11 /* like rxe: 0 and 1 are the special QPs, then a small gap */
 
+/* X(enum suffix, telemetry name): what roce_rx.c refuses after decoding, and the handoffs. */
+#define ROCE_RX_COUNTERS(X)                                                                        \
+	X(DROP_DECODE, "drop_decode")                                                              \
+	X(DROP_ICRC, "drop_bad_icrc")                                                              \
+	X(DROP_NO_QP, "drop_no_qp")                                                                \
+	X(DROP_QP_TYPE, "drop_qp_type")                                                            \
+	X(DROP_QP_STATE, "drop_qp_state")                                                          \
+	X(DROP_HANDOFF_FULL, "drop_handoff_full")                                                  \
+	X(HANDOFF, "rx_handoff_to_owner")                                                          \
+	X(DROP_PEER_ADDR, "drop_peer_addr") /* RC/UC: not from the QP's peer (IBTA 9.6.1) */       \
+	X(DROP_PKEY, "drop_pkey")	    /* RC/UC: P_Key does not match (IBTA 10.9.3) */
+
+#define ROCE_RX_ENUM_(n, s) ROCE_RX_##n,
+enum roce_rx_counter { ROCE_RX_COUNTERS(ROCE_RX_ENUM_) ROCE_RX_NUM };
+#undef ROCE_RX_ENUM_
+
 struct roce_dev {
 	uint16_t iface;
 	unsigned owner;		  /**< lcore that runs this device's QPs; RTE_MAX_LCORE: not yet */
 	struct rte_ring *rx_ring; /**< frames that reached another lcore, for the owner */
 	struct roce_qp *polled;	  /**< QPs in RTS/SQD/ERR the engine runs (one lcore per dev) */
-	uint64_t drops[8];	  /**< receive-side refusals, see roce_rx.c */
+	uint64_t drops[ROCE_RX_NUM];	      /**< receive-side refusals (enum roce_rx_counter) */
 	uint64_t decode_drops[ROCE_DROP_NUM]; /**< drops[decode] by decoder reason */
 	/** Zero-copy payloads (requests and READ responses) point into registered memory as
 	 * external buffers sharing this; it lives as long as the device, so a QP may go away

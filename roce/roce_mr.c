@@ -114,7 +114,7 @@ int roce_dev_close(struct roce_dev *dev)
 void roce_dev_counts(const struct roce_dev *dev, struct roce_dev_counts *c)
 {
 	*c = dev->n;
-	c->rx_handoff = dev->drops[6]; /* RX_HANDOFF in roce_rx.c */
+	c->rx_handoff = dev->drops[ROCE_RX_HANDOFF];
 }
 
 struct roce_pd *roce_alloc_pd(struct roce_dev *dev)

@@ -467,6 +467,12 @@ static enum roce_resp_outcome do_atomic(struct roce_qp *qp, struct stk_lcore *lc
 	p = (uint64_t *)remote_ptr(qp, roce_atomiceth_rkey(a), va, 8, ROCE_ACCESS_REMOTE_ATOMIC);
 	if (!p)
 		return ROCE_RESP_ERR_RKEY;
+	/* the responder resources (max_dest_rd_atomic) bound READs and atomics outstanding
+	 * together: an atomic while queued READ responses hold them all is one too many, as a
+	 * READ would be in do_read() (issue 11, confirm list). Answered at once, an atomic holds
+	 * none itself. The same floor of 1 as do_read(); rxe refuses both at 0. */
+	if (r->rq_count >= RTE_MAX(qp->attr.max_dest_rd_atomic, 1u))
+		return ROCE_RESP_ERR_RESOURCES;
 	orig = *p;
 	if (rp->opcode == ROCE_OP_RC_FETCH_ADD)
 		*p = orig + roce_atomiceth_swap_add(a);

@@ -17,16 +17,6 @@
 #include "roce_psn.h"
 #include "stk_stack.h"
 
-enum {
-	RX_DROP_DECODE,
-	RX_DROP_ICRC,
-	RX_DROP_NO_QP,
-	RX_DROP_QP_TYPE,
-	RX_DROP_QP_STATE,
-	RX_DROP_HANDOFF_FULL,
-	RX_HANDOFF
-};
-
 /** One device per stack interface; the UDP 4791 hook finds it by interface index. */
 struct roce_dev *roce_devs[STK_MAX_PORTS];
 unsigned roce_nb_devs;
@@ -268,10 +258,10 @@ int roce_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *
 	if (dev->owner != RTE_MAX_LCORE && dev->owner != lc->lcore_id) {
 		/* RSS put it on another lcore: hand it to the owner, the only one touching QPs */
 		if (rte_ring_mp_enqueue(dev->rx_ring, m) != 0) {
-			dev->drops[RX_DROP_HANDOFF_FULL]++;
+			dev->drops[ROCE_RX_DROP_HANDOFF_FULL]++;
 			rte_pktmbuf_free(m);
 		} else {
-			dev->drops[RX_HANDOFF]++;
+			dev->drops[ROCE_RX_HANDOFF]++;
 		}
 		return 0;
 	}
@@ -295,6 +285,42 @@ static void send_cnp(struct roce_dev *dev, struct roce_qp *qp, struct stk_lcore 
 		qp->cnt[ROCE_QPC_cnp_tx]++;
 }
 
+/*
+ * P_Key matching (IBTA 10.9.3): the low 15 bits (the partition) are equal and at least one of
+ * the two keys is a full member (bit 15); the invalid keys 0x0000 and 0x8000 never match.
+ */
+static bool pkey_match(uint16_t a, uint16_t b)
+{
+	if ((a & 0x7fff) == 0 || (a & 0x7fff) != (b & 0x7fff))
+		return false;
+	return ((a | b) & 0x8000) != 0;
+}
+
+/*
+ * Is @rp for connected QP @qp from its peer? IBTA 9.6.1 (transport header validation): a
+ * packet for an RC or UC QP whose source does not match the QP's destination address, or
+ * whose P_Key does not match the QP's (droce's P_Key table holds only the default key, index
+ * 0), is dropped silently. RoCEv2 puts the source GID in the IP source address (Annex A17.4), so that is what
+ * is compared, as rxe's check_addr() does for IPv4 and IPv6 alike; rxe's check_keys() does the
+ * P_Key. A QP before RTR has no peer yet, and UD and QP1 take any source (their Q_Key rule is
+ * in the responder). Counts the drop by reason.
+ */
+static bool from_peer(const struct roce_qp *qp, const struct stk_pkt *p, const struct roce_pkt *rp,
+		      struct roce_dev *dev)
+{
+	if ((qp->type != ROCE_QPT_RC && qp->type != ROCE_QPT_UC) || qp->state < ROCE_QPS_RTR)
+		return true;
+	if (!stk_ipaddr_eq(&p->src, &qp->attr.ah_attr.dgid_ip)) {
+		dev->drops[ROCE_RX_DROP_PEER_ADDR]++;
+		return false;
+	}
+	if (!pkey_match(roce_bth_pkey(rp->bth), ROCE_DEFAULT_PKEY)) {
+		dev->drops[ROCE_RX_DROP_PKEY]++;
+		return false;
+	}
+	return true;
+}
+
 /* A RoCE frame on the lcore that owns @dev: decode, ICRC, QP, dispatch. Takes @m. */
 static void rx_local(struct roce_dev *dev, struct stk_lcore *lc, struct rte_mbuf *m,
 		     const struct stk_pkt *p)
@@ -303,20 +329,22 @@ static void rx_local(struct roce_dev *dev, struct stk_lcore *lc, struct rte_mbuf
 	struct roce_qp *qp;
 
 	if (roce_pkt_parse(m, p, &rp) != 0) {
-		dev->drops[RX_DROP_DECODE]++;
+		dev->drops[ROCE_RX_DROP_DECODE]++;
 		dev->decode_drops[rp.drop]++;
 		goto drop;
 	}
 	if (roce_icrc_enforce &&
 	    !roce_icrc_check(m, p->l3_off, rp.bth_off, rp.payload_off + rp.payload_len + rp.pad)) {
-		dev->drops[RX_DROP_ICRC]++;
+		dev->drops[ROCE_RX_DROP_ICRC]++;
 		goto drop;
 	}
 	qp = find_qp(dev, rp.dqpn);
 	if (!qp) {
-		dev->drops[RX_DROP_NO_QP]++;
+		dev->drops[ROCE_RX_DROP_NO_QP]++;
 		goto drop;
 	}
+	if (!from_peer(qp, p, &rp, dev))
+		goto drop; /* before a CNP, a CE mark or a PSN can act on the QP */
 	if (rp.opcode == ROCE_OP_CNP) {
 		/* DCQCN reaction point: a notification point saw our packets marked */
 		qp->cnt[ROCE_QPC_cnp_rx]++;
@@ -327,12 +355,12 @@ static void rx_local(struct roce_dev *dev, struct stk_lcore *lc, struct rte_mbuf
 	if ((qp->type == ROCE_QPT_RC && !(rp.op->flags & ROCE_OPF_RC)) ||
 	    (qp->type == ROCE_QPT_UC && !(rp.op->flags & ROCE_OPF_UC)) ||
 	    (qp->type == ROCE_QPT_UD && !(rp.op->flags & ROCE_OPF_UD))) {
-		dev->drops[RX_DROP_QP_TYPE]++;
+		dev->drops[ROCE_RX_DROP_QP_TYPE]++;
 		goto drop;
 	}
 	/* IBA 10.3.1: RTR and later receive; RESET and INIT drop silently */
 	if (qp->state < ROCE_QPS_RTR || qp->state == ROCE_QPS_ERR) {
-		dev->drops[RX_DROP_QP_STATE]++;
+		dev->drops[ROCE_RX_DROP_QP_STATE]++;
 		goto drop;
 	}
 	qp->cnt[ROCE_QPC_rx_pkts]++;

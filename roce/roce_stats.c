@@ -21,9 +21,9 @@ static const char *const qpc_names[ROCE_QPC_NUM] = {ROCE_QP_COUNTERS(ROCE_QPC_NA
 static const char *const resp_names[ROCE_RESP_NUM] = {ROCE_RESP_OUTCOMES(ROCE_RESP_NAME_)};
 #undef ROCE_RESP_NAME_
 
-static const char *const rx_drop_names[] = {
-	"drop_decode",	 "drop_bad_icrc",     "drop_no_qp",	    "drop_qp_type",
-	"drop_qp_state", "drop_handoff_full", "rx_handoff_to_owner"};
+#define ROCE_RX_NAME_(n, s) s,
+static const char *const rx_drop_names[ROCE_RX_NUM] = {ROCE_RX_COUNTERS(ROCE_RX_NAME_)};
+#undef ROCE_RX_NAME_
 
 static int tel_roce(const char *cmd, const char *params, struct rte_tel_data *d)
 {

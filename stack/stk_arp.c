@@ -26,12 +26,24 @@ void stk_neigh_flush_cb(void *ctx, uint16_t iface, struct rte_mbuf *m,
 	stk_tx_frame(lc, stk_iface_get(iface), m);
 }
 
+/*
+ * @create: the frame may add an entry (RFC 826's merge for a request aimed at us, RFC 4861
+ * §7.2.3 for an NS); only for an address on the interface's subnet (issue 11 item 10: the
+ * table is for on-link neighbours; an off-link sender is reached through the gateway).
+ * @answer: the frame answers a probe (an ARP reply or a solicited NA aimed at us), which may
+ * be another lcore's: the others hear of it even when this lcore has no entry. Otherwise
+ * they hear only of what changed here, not of every ARP seen on the link.
+ */
 void stk_neigh_learn(struct stk_lcore *lc, const struct stk_iface *ifc, const struct stk_ipaddr *ip,
-		     const struct rte_ether_addr *mac, bool create)
+		     const struct rte_ether_addr *mac, bool create, bool answer)
 {
 	char buf[64];
 	int rc;
 
+	if (create && !stk_iface_on_link(ifc, ip)) {
+		lc->stats[ifc->idx].c[STK_CNT_neigh_offlink]++;
+		create = false;
+	}
 	rc = stk_neigh_update(lc->neigh, ifc->idx, ip, mac, rte_get_tsc_cycles(), create,
 			      stk_neigh_flush_cb, lc);
 	if (rc > 0) {
@@ -39,9 +51,18 @@ void stk_neigh_learn(struct stk_lcore *lc, const struct stk_iface *ifc, const st
 		STK_LOG(INFO, "%s: neighbour %s is at " RTE_ETHER_ADDR_PRT_FMT, ifc->name,
 			stk_ipaddr_str(ip, buf, sizeof(buf)), RTE_ETHER_ADDR_BYTES(mac));
 	}
-	/* Tell the others whatever happened here: the answer to another lcore's probe may
-	 * arrive on this one, where the entry was already known (or never wanted). */
-	stk_ctrl_publish_neigh(lc, ifc->idx, ip, mac);
+	if (rc > 0 || answer)
+		stk_ctrl_publish_neigh(lc, ifc->idx, ip, mac);
+}
+
+/* An ARP sender address no neighbour can have: multicast, limited or subnet-directed
+ * broadcast, loopback (0.0.0.0 is an RFC 5227 probe and handled apart). */
+static bool arp_bad_sender(const struct stk_iface *ifc, rte_be32_t sip)
+{
+	uint32_t a = rte_be_to_cpu_32(sip);
+
+	return (a >> 28) == 0xe || a == 0xffffffff || (a >> 24) == 127 ||
+	       stk_iface_subnet_bcast(ifc, sip);
 }
 
 /* Pass a frame the stack has used (an ARP reply, an NA) on to the kernel, which keeps its
@@ -107,10 +128,21 @@ void stk_arp_input(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte
 		rte_pktmbuf_free(m);
 		return;
 	}
-	/* RFC 826 "merge": refresh a known sender; add it when the packet is aimed at us.
-	 * A sender address of 0.0.0.0 is an RFC 5227 probe and teaches nothing. */
+	if (arp_bad_sender(ifc, sip.v4)) {
+		/* no neighbour has such an address: never learnt, never answered (we never send
+		 * to a multicast or broadcast source; Linux's arp_process() drops these too) */
+		stk_count_drop(lc, ifc->idx, STK_DROP_ARP_SRC);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	/* RFC 826 "merge": refresh a known sender; add it when a request is aimed at us. A
+	 * reply adds nothing we did not ask for (an entry exists while we resolve), as Linux
+	 * with its default arp_accept=0. A sender address of 0.0.0.0 is an RFC 5227 probe and
+	 * teaches nothing. */
 	if (sip.v4 != 0 && sip.v4 != ifc->ip4.v4)
-		stk_neigh_learn(lc, ifc, &sip, &a->arp_data.arp_sha, for_us);
+		stk_neigh_learn(lc, ifc, &sip, &a->arp_data.arp_sha,
+				for_us && op == RTE_ARP_OP_REQUEST,
+				for_us && op == RTE_ARP_OP_REPLY);
 
 	if (for_us && op == RTE_ARP_OP_REQUEST) {
 		reply = stk_arp_build(lc->pool, ifc, RTE_ARP_OP_REPLY, &a->arp_data.arp_sha,
@@ -202,7 +234,7 @@ void stk_nd_input(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_
 		}
 		memcpy(src.v6, ip->src_addr, 16);
 		if (!dad && has_ll)
-			stk_neigh_learn(lc, ifc, &src, &mac, true);
+			stk_neigh_learn(lc, ifc, &src, &mac, true, false);
 		/* §7.2.4: answer to the soliciting node, or to all-nodes for DAD */
 		if (dad) {
 			static const uint8_t all_nodes[16] = {0xff, 0x02, [15] = 1};
@@ -232,9 +264,14 @@ void stk_nd_input(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_
 		return;
 	}
 
-	/* Neighbour advertisement: refresh/complete an entry; unsolicited ones never create. */
+	/* Neighbour advertisement: refresh or complete an entry, never create one (RFC 4861
+	 * §7.2.5: "If no entry exists, the advertisement SHOULD be silently discarded"; S=1
+	 * proves nothing about whether we asked). A solicited one aimed at us answers a probe,
+	 * perhaps another lcore's. */
 	if (has_ll && !is_ours6(ifc, nd->target))
-		stk_neigh_learn(lc, ifc, &target, &mac, (nd->flags & STK_ND_NA_SOLICITED) != 0);
+		stk_neigh_learn(lc, ifc, &target, &mac, false,
+				(nd->flags & STK_ND_NA_SOLICITED) != 0 &&
+					is_ours6(ifc, ip->dst_addr));
 	pass_up(lc, ifc, m);
 	return;
 bad:

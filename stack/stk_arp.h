@@ -36,6 +36,6 @@ void stk_neigh_probe_cb(void *ctx, const struct stk_neigh *n);
  * and tell the other lcores.
  */
 void stk_neigh_learn(struct stk_lcore *lc, const struct stk_iface *ifc, const struct stk_ipaddr *ip,
-		     const struct rte_ether_addr *mac, bool create);
+		     const struct rte_ether_addr *mac, bool create, bool answer);
 
 #endif /* STK_ARP_H */

@@ -206,8 +206,11 @@ static int neigh_entry(struct ctx *c, const char *sec, const char *k, const char
 		np->max_pending = (uint8_t)x;
 		return rc;
 	}
+	if (!strcmp(k, "pending_total"))
+		return get_uint(c, sec, k, v, 1, 1u << 20, &np->max_pending_total);
 	return bad(c, sec, k, v,
-		   "unknown key; known: entries reachable_ms retrans_ms max_probes pending");
+		   "unknown key; known: entries reachable_ms retrans_ms max_probes pending "
+		   "pending_total");
 }
 
 static int stack_entry(struct ctx *c, const char *sec, const char *k, const char *v, void *obj)
@@ -386,6 +389,15 @@ static int port_entry(struct ctx *c, const char *sec, const char *k, const char 
 		pc->pfc_quanta = (uint16_t)x;
 		return rc;
 	}
+	if (!strcmp(k, "pfc_watchdog_ms")) {
+		if (!strcasecmp(v, "off")) {
+			pc->pfc_wd_ms = UINT32_MAX;
+			return 0;
+		}
+		return get_uint(c, sec, k, v, 1, 600000, &pc->pfc_wd_ms);
+	}
+	if (!strcmp(k, "pfc_watchdog_restore_ms"))
+		return get_uint(c, sec, k, v, 1, 600000, &pc->pfc_wd_restore_ms);
 	if (!strcmp(k, "link_speed"))
 		return get_uint(c, sec, k, v, 1, 1000000, &pc->link_speed);
 	if (!strcmp(k, "exception_tap")) {
@@ -399,7 +411,7 @@ static int port_entry(struct ctx *c, const char *sec, const char *k, const char 
 		   "unknown key; known: dev vdev ipv4 gateway4 ipv6 gateway6 vlan pcp dscp mtu "
 		   "rx_desc tx_desc promisc exception_tap impair_rx impair_tx roce_dscp roce_prio "
 		   "cnp_dscp cnp_prio dscp_prio pfc pfc_prios pfc_xoff pfc_xon pfc_quanta "
-		   "link_speed");
+		   "pfc_watchdog_ms pfc_watchdog_restore_ms link_speed");
 }
 
 /* The PFC defaults that depend on other keys, and the checks across keys. */

@@ -45,7 +45,9 @@ struct stk_port_conf {
 	uint32_t pfc_xoff;     /**< RX backlog for XOFF, frames (default 3/4 of rx_desc) */
 	uint32_t pfc_xon;      /**< RX backlog for XON, frames (default 1/4 of rx_desc) */
 	uint16_t pfc_quanta;   /**< pause time XOFF asks for (default 65535) */
-	uint32_t link_speed;   /**< Mbit/s for pause times; 0 = ask the PMD (none: 100000) */
+	uint32_t pfc_wd_ms;    /**< storm watchdog, ms; 0 = default 200, UINT32_MAX = off */
+	uint32_t pfc_wd_restore_ms; /**< quiet time that ends a storm, ms; 0 = pfc_wd_ms */
+	uint32_t link_speed;	    /**< Mbit/s for pause times; 0 = ask the PMD (none: 100000) */
 };
 
 struct stk_config {

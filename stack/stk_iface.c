@@ -36,6 +36,17 @@ bool stk_iface_on_link(const struct stk_iface *ifc, const struct stk_ipaddr *a)
 	return false;
 }
 
+bool stk_iface_subnet_bcast(const struct stk_iface *ifc, rte_be32_t a)
+{
+	struct stk_ipaddr x = {.family = 4, .v4 = a};
+	uint32_t host;
+
+	if (ifc->ip4.family != 4 || ifc->ip4_prefix == 0 || ifc->ip4_prefix >= 31)
+		return false; /* /31 and /32 have no broadcast address (RFC 3021) */
+	host = ~0u >> ifc->ip4_prefix;
+	return (rte_be_to_cpu_32(a) & host) == host && stk_iface_on_link(ifc, &x);
+}
+
 int stk_iface_src_for(const struct stk_iface *ifc, const struct stk_ipaddr *dst,
 		      struct stk_ipaddr *src)
 {

@@ -75,6 +75,10 @@ struct stk_iface {
 	uint32_t pfc_xoff;	    /**< backlog (frames) at which we send XOFF; 0 = never */
 	uint32_t pfc_xon;	    /**< backlog at or below which we send XON (< pfc_xoff) */
 	uint16_t pfc_quanta;	    /**< pause time our XOFF asks for; 0 = 65535 */
+	/** PFC storm watchdog (SW mode): a priority paused without a break this long stops
+	 * honouring pauses; 0 = STK_PFC_WD_DEFAULT_MS, STK_PFC_WD_OFF = no watchdog */
+	uint32_t pfc_wd_ms;
+	uint32_t pfc_wd_restore_ms; /**< ... until no XOFF came for this long; 0 = pfc_wd_ms */
 	uint64_t link_bps;	    /**< link speed for pause times; 0 = 100 Gbit/s */
 };
 
@@ -83,6 +87,8 @@ bool stk_iface_is_local(const struct stk_iface *ifc, const struct stk_ipaddr *a)
 
 /** @return true when @p a is on one of @p ifc's connected prefixes. */
 bool stk_iface_on_link(const struct stk_iface *ifc, const struct stk_ipaddr *a);
+/** @return whether IPv4 @p a is the directed broadcast address of @p ifc's subnet. */
+bool stk_iface_subnet_bcast(const struct stk_iface *ifc, rte_be32_t a);
 
 /**
  * Pick our source address for talking to @p dst: the global address of its family, or the

@@ -290,6 +290,12 @@ static void input_frame(struct stk_lcore *lc, const struct stk_iface *ifc, struc
 	st->c[STK_CNT_rx_bytes] += rte_pktmbuf_pkt_len(m);
 	if (stk_parse(m, &p) != 0)
 		goto drop;
+	/* RFC 1122 3.2.1.3: nor is our subnet's broadcast address a valid source (stk_parse()
+	 * refuses the others; it does not know the subnet) */
+	if (p.src.family == 4 && stk_iface_subnet_bcast(ifc, p.src.v4)) {
+		p.drop = STK_DROP_IP4_SRC;
+		goto drop;
+	}
 	if (p.ether_type == RTE_ETHER_TYPE_IPV4)
 		st->c[STK_CNT_rx_ipv4]++;
 	else if (p.ether_type == RTE_ETHER_TYPE_IPV6)
@@ -505,12 +511,23 @@ void stk_lcore_flush(struct stk_lcore *lc)
 static void run_timers(struct stk_lcore *lc, uint64_t now)
 {
 	unsigned dropped = stk_neigh_tick(lc->neigh, now, stk_neigh_probe_cb, lc);
+	struct stk_neigh_stats ns;
 
-	if (dropped && stk_iface_count()) {
-		/* attribute to the first interface: the entry is gone, its iface with it */
+	if (!stk_iface_count())
+		return;
+	/* attribute to the first interface: the entry is gone, its iface with it */
+	if (dropped) {
 		lc->stats[0].drop[STK_DROP_NEIGH_FAILED] += dropped;
 		lc->stats[0].c[STK_CNT_drops] += dropped;
 	}
+	/* what the table did to stay in its bounds since the last tick */
+	stk_neigh_stats(lc->neigh, &ns);
+	lc->stats[0].c[STK_CNT_neigh_evicted] += ns.evicted - lc->neigh_seen.evicted;
+	lc->stats[0].c[STK_CNT_neigh_pending_cap] += ns.pending_cap - lc->neigh_seen.pending_cap;
+	lc->stats[0].drop[STK_DROP_NEIGH_EVICTED] +=
+		ns.evicted_pending - lc->neigh_seen.evicted_pending;
+	lc->stats[0].c[STK_CNT_drops] += ns.evicted_pending - lc->neigh_seen.evicted_pending;
+	lc->neigh_seen = ns;
 }
 
 /* Pass on the delayed and held frames of every impairment that are due. */

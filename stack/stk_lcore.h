@@ -73,9 +73,10 @@ struct stk_lcore {
 	struct stk_pfc_port *pfc[STK_MAX_PORTS];
 	unsigned nb_pfc; /**< non-NULL entries of pfc[]: the loop looks when non-zero */
 	struct stk_neigh_table *neigh;
-	struct rte_ring *ctrl;	  /**< messages from other lcores */
-	struct rte_mempool *pool; /**< mbufs for frames this lcore originates */
-	uint64_t next_tick;	  /**< TSC of the next timer run */
+	struct stk_neigh_stats neigh_seen; /**< its stats at the last tick (for the counters) */
+	struct rte_ring *ctrl;		   /**< messages from other lcores */
+	struct rte_mempool *pool;	   /**< mbufs for frames this lcore originates */
+	uint64_t next_tick;		   /**< TSC of the next timer run */
 	uint64_t tick_period;
 	unsigned nb_poll;
 	struct {

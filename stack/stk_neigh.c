@@ -21,6 +21,9 @@ struct stk_neigh_table {
 	uint64_t retrans;
 	uint8_t max_probes;
 	uint8_t max_pending;
+	uint32_t max_pending_total; /**< packets waiting in the whole table, at most */
+	uint32_t pending_total;
+	struct stk_neigh_stats st;
 	struct stk_neigh e[];
 };
 
@@ -42,6 +45,7 @@ void stk_neigh_params_default(struct stk_neigh_params *p)
 	p->retrans_ms = 1000;
 	p->max_probes = 3;
 	p->max_pending = 4;
+	p->max_pending_total = 256;
 }
 
 struct stk_neigh_table *stk_neigh_create(const struct stk_neigh_params *p, int socket)
@@ -51,7 +55,7 @@ struct stk_neigh_table *stk_neigh_create(const struct stk_neigh_params *p, int s
 
 	if (p->entries == 0 || p->entries > (1u << 20) || p->max_probes == 0 ||
 	    p->max_pending == 0 || p->max_pending > STK_NEIGH_MAX_PENDING || p->retrans_ms == 0 ||
-	    p->reachable_ms == 0) {
+	    p->reachable_ms == 0 || p->max_pending_total == 0) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
@@ -68,13 +72,15 @@ struct stk_neigh_table *stk_neigh_create(const struct stk_neigh_params *p, int s
 	t->retrans = (uint64_t)p->retrans_ms * rte_get_tsc_hz() / 1000;
 	t->max_probes = p->max_probes;
 	t->max_pending = p->max_pending;
+	t->max_pending_total = p->max_pending_total;
 	return t;
 }
 
-static void drop_pending(struct stk_neigh *n)
+static void drop_pending(struct stk_neigh_table *t, struct stk_neigh *n)
 {
 	for (unsigned i = 0; i < n->nb_pending; i++)
 		rte_pktmbuf_free(n->pending[i]);
+	t->pending_total -= n->nb_pending;
 	n->nb_pending = 0;
 }
 
@@ -83,7 +89,8 @@ void stk_neigh_free(struct stk_neigh_table *t)
 	if (!t)
 		return;
 	for (uint32_t i = 0; i <= t->mask; i++)
-		drop_pending(&t->e[i]);
+		if (t->e[i].state != STK_NEIGH_FREE)
+			drop_pending(t, &t->e[i]);
 	rte_free(t);
 }
 
@@ -122,7 +129,7 @@ static void remove_at(struct stk_neigh_table *t, uint32_t i)
 {
 	uint32_t j = i;
 
-	drop_pending(&t->e[i]);
+	drop_pending(t, &t->e[i]);
 	t->e[i].state = STK_NEIGH_FREE;
 	t->count--;
 	for (;;) {
@@ -142,16 +149,53 @@ static void remove_at(struct stk_neigh_table *t, uint32_t i)
 	}
 }
 
-static struct stk_neigh *insert(struct stk_neigh_table *t, uint32_t i, uint16_t iface,
-				const struct stk_ipaddr *ip)
+/*
+ * Make room for one more entry: forget the least recently used STALE or INCOMPLETE one
+ * (issue 11 item 10). Entries the network fills the table with (addresses that never answer,
+ * neighbours nobody sends to any more) go first; REACHABLE and PROBE entries are in use and
+ * stay. RFC 4861 §7.3.2 leaves the policy to the implementation; Linux's neighbour GC also
+ * drops unused entries first. An INCOMPLETE entry's waiting packets are freed and counted.
+ * One pass over the table, and only when it is full. @return false if nothing can go.
+ */
+static bool evict_lru(struct stk_neigh_table *t)
 {
-	struct stk_neigh *n = &t->e[i];
+	uint32_t victim = UINT32_MAX;
+	uint64_t oldest = UINT64_MAX;
 
-	if (t->count >= t->limit)
-		return NULL;
+	for (uint32_t i = 0; i <= t->mask; i++) {
+		const struct stk_neigh *n = &t->e[i];
+
+		if ((n->state == STK_NEIGH_STALE || n->state == STK_NEIGH_INCOMPLETE) &&
+		    n->used < oldest) {
+			oldest = n->used;
+			victim = i;
+		}
+	}
+	if (victim == UINT32_MAX)
+		return false;
+	t->st.evicted++;
+	t->st.evicted_pending += t->e[victim].nb_pending;
+	remove_at(t, victim);
+	return true;
+}
+
+/* A new entry for (iface, ip), whose free slot was @i; evicts one if the table is full, which
+ * may move the slot. @return the entry, or NULL when the table is full of entries in use. */
+static struct stk_neigh *insert(struct stk_neigh_table *t, uint32_t i, uint16_t iface,
+				const struct stk_ipaddr *ip, uint64_t now)
+{
+	struct stk_neigh *n;
+
+	if (t->count >= t->limit) {
+		if (!evict_lru(t))
+			return NULL;
+		i = slot(t, iface, ip); /* the backward shift may have moved the chain */
+	}
+	n = &t->e[i];
 	memset(n, 0, sizeof(*n));
 	n->ip = *ip;
 	n->iface = iface;
+	n->used = now;
 	t->count++;
 	return n;
 }
@@ -164,6 +208,8 @@ enum stk_neigh_res stk_neigh_resolve(struct stk_neigh_table *t, uint16_t iface,
 	struct stk_neigh *n = &t->e[i];
 	bool fresh = false;
 
+	if (n->state != STK_NEIGH_FREE)
+		n->used = now;
 	switch (n->state) {
 	case STK_NEIGH_REACHABLE:
 	case STK_NEIGH_PROBE:
@@ -176,7 +222,7 @@ enum stk_neigh_res stk_neigh_resolve(struct stk_neigh_table *t, uint16_t iface,
 		n->deadline = now + t->retrans;
 		return STK_NEIGH_RES_OK_PROBE;
 	case STK_NEIGH_FREE:
-		n = insert(t, i, iface, ip);
+		n = insert(t, i, iface, ip, now);
 		if (!n)
 			return STK_NEIGH_RES_NOSPACE;
 		n->state = STK_NEIGH_INCOMPLETE;
@@ -190,7 +236,14 @@ enum stk_neigh_res stk_neigh_resolve(struct stk_neigh_table *t, uint16_t iface,
 	if (m) {
 		if (n->nb_pending >= t->max_pending)
 			return STK_NEIGH_RES_FULL;
+		if (t->pending_total >= t->max_pending_total) {
+			/* the cap on parked packets in the whole table (issue 11 item 10): many
+			 * unresolved addresses must not hold the mbuf pool either */
+			t->st.pending_cap++;
+			return STK_NEIGH_RES_FULL;
+		}
 		n->pending[n->nb_pending++] = m;
+		t->pending_total++;
 	}
 	return fresh ? STK_NEIGH_RES_QUEUED_PROBE : STK_NEIGH_RES_QUEUED;
 }
@@ -206,7 +259,7 @@ int stk_neigh_update(struct stk_neigh_table *t, uint16_t iface, const struct stk
 	if (n->state == STK_NEIGH_FREE) {
 		if (!create)
 			return 0;
-		n = insert(t, i, iface, ip);
+		n = insert(t, i, iface, ip, now);
 		if (!n)
 			return -ENOSPC;
 		changed = 1;
@@ -223,6 +276,7 @@ int stk_neigh_update(struct stk_neigh_table *t, uint16_t iface, const struct stk
 		else
 			rte_pktmbuf_free(n->pending[k]);
 	}
+	t->pending_total -= n->nb_pending;
 	n->nb_pending = 0;
 	return changed;
 }
@@ -279,4 +333,10 @@ void stk_neigh_walk(struct stk_neigh_table *t, void (*fn)(void *ctx, const struc
 uint32_t stk_neigh_count(const struct stk_neigh_table *t)
 {
 	return t->count;
+}
+
+void stk_neigh_stats(const struct stk_neigh_table *t, struct stk_neigh_stats *s)
+{
+	*s = t->st;
+	s->pending = t->pending_total;
 }

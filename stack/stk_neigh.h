@@ -13,6 +13,10 @@
  *   STALE -> PROBE       used while stale: sent at once, and a probe goes out
  *   PROBE -> REACHABLE   confirmed; PROBE -> FREE after max_probes unanswered
  *   STALE -> FREE        not used for another reachable_ms (garbage collection)
+ *   STALE/INCOMPLETE -> FREE  the table is full and a new address needs a slot: the least
+ *                        recently used one goes (REACHABLE and PROBE entries never do)
+ *
+ * Bounds: entries; max_pending packets per address and max_pending_total in the table.
  */
 #ifndef STK_NEIGH_H
 #define STK_NEIGH_H
@@ -40,11 +44,12 @@ enum stk_neigh_state {
 const char *stk_neigh_state_name(enum stk_neigh_state s);
 
 struct stk_neigh_params {
-	uint32_t entries;      /**< capacity, rounded up to a power of two (default 1024) */
-	uint32_t reachable_ms; /**< default 30000 */
-	uint32_t retrans_ms;   /**< time between probes, default 1000 */
-	uint8_t max_probes;    /**< default 3 */
-	uint8_t max_pending;   /**< packets held per unresolved address, <= 16, default 4 */
+	uint32_t entries;	    /**< capacity, rounded up to a power of two (default 1024) */
+	uint32_t reachable_ms;	    /**< default 30000 */
+	uint32_t retrans_ms;	    /**< time between probes, default 1000 */
+	uint8_t max_probes;	    /**< default 3 */
+	uint8_t max_pending;	    /**< packets held per unresolved address, <= 16, default 4 */
+	uint32_t max_pending_total; /**< packets held in the whole table, default 256 */
 };
 
 struct stk_neigh {
@@ -55,6 +60,7 @@ struct stk_neigh {
 	uint8_t nb_pending;
 	struct rte_ether_addr mac;
 	uint64_t deadline; /**< TSC: next state change or probe */
+	uint64_t used;	   /**< TSC: created or last resolved for sending (LRU eviction) */
 	struct rte_mbuf *pending[STK_NEIGH_MAX_PENDING];
 };
 
@@ -123,5 +129,14 @@ void stk_neigh_walk(struct stk_neigh_table *t, void (*fn)(void *ctx, const struc
 
 /** @return the number of used entries. */
 uint32_t stk_neigh_count(const struct stk_neigh_table *t);
+
+/** What the table did to stay within its bounds (issue 11 item 10). */
+struct stk_neigh_stats {
+	uint64_t evicted;	  /**< STALE/INCOMPLETE entries forgotten for a new one */
+	uint64_t evicted_pending; /**< packets that waited in evicted entries, freed */
+	uint64_t pending_cap;	  /**< packets refused: max_pending_total reached */
+	uint64_t pending;	  /**< packets waiting now */
+};
+void stk_neigh_stats(const struct stk_neigh_table *t, struct stk_neigh_stats *s);
 
 #endif /* STK_NEIGH_H */

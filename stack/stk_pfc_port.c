@@ -53,6 +53,13 @@ int stk_pfc_attach(struct stk_lcore *lc)
 					 : (ifc->pfc_xoff ? ifc->pfc_xoff - 1 : 0);
 		pp->gen.quanta = quanta;
 		pp->gen.refresh = stk_pfc_refresh_tsc(quanta, pp->hz, pp->link_bps);
+		if (ifc->pfc_wd_ms != STK_PFC_WD_OFF) {
+			uint32_t d = ifc->pfc_wd_ms ? ifc->pfc_wd_ms : STK_PFC_WD_DEFAULT_MS;
+			uint32_t r = ifc->pfc_wd_restore_ms ? ifc->pfc_wd_restore_ms : d;
+
+			pp->wd_detect = (uint64_t)d * pp->hz / 1000;
+			pp->wd_restore = (uint64_t)r * pp->hz / 1000;
+		}
 		lc->pfc[i] = pp;
 		lc->nb_pfc++;
 	}
@@ -136,6 +143,53 @@ bool stk_pfc_tx_hold(struct stk_lcore *lc, const struct stk_iface *ifc, struct r
 	return true;
 }
 
+/* bit p of [iface]: a storm on priority p has been logged and not yet ended (one log line per
+ * episode, though every lcore's TX queue sees the storm) */
+static uint8_t storm_logged[STK_MAX_PORTS];
+
+/*
+ * The PFC storm watchdog, as NICs have it (mlx5's PFC stall prevention, SONiC's pfcwd; IEEE
+ * 802.1Qbb defines none): a peer that keeps a priority paused without a break for wd_detect
+ * (XOFF refreshed before it runs out, forever) would stop it forever. Then the priority is in
+ * a storm: its pause ends now, so held frames go out, and pauses on it are ignored
+ * (stk_pfc_rx_apply()) until the peer has sent no XOFF for wd_restore. One counter and one
+ * log line per episode.
+ */
+static void watchdog(struct stk_lcore *lc, uint16_t iface, struct stk_pfc_port *pp, uint64_t now)
+{
+	for (unsigned p = 0; p < STK_PFC_PRIOS; p++) {
+		uint8_t bit = (uint8_t)(1u << p);
+
+		if (pp->storm & bit) {
+			if (now - pp->last_xoff[p] >= pp->wd_restore) {
+				pp->storm &= (uint8_t)~bit;
+				pp->paused_since[p] = 0;
+				__atomic_fetch_and(&storm_logged[iface], (uint8_t)~bit,
+						   __ATOMIC_RELAXED);
+			}
+			continue;
+		}
+		if (!pp->paused_since[p])
+			continue;
+		if (!stk_pfc_paused(&pp->rx, p, now)) {
+			pp->paused_since[p] = 0; /* the pause ended: no storm */
+			continue;
+		}
+		if (now - pp->paused_since[p] < pp->wd_detect)
+			continue;
+		pp->storm |= bit;
+		pp->rx.paused_until[p] = 0;
+		lc->stats[iface].c[STK_CNT_pfc_storms]++;
+		if (!(__atomic_fetch_or(&storm_logged[iface], bit, __ATOMIC_RELAXED) & bit))
+			STK_LOG(WARNING,
+				"%s: PFC storm on priority %u: paused for %lu ms without a break; "
+				"pauses on it are ignored until the peer stops for %lu ms",
+				stk_iface_get(iface)->name, p,
+				(unsigned long)((now - pp->paused_since[p]) * 1000 / pp->hz),
+				(unsigned long)(pp->wd_restore * 1000 / pp->hz));
+	}
+}
+
 unsigned stk_pfc_tx_release(struct stk_lcore *lc, uint64_t now)
 {
 	unsigned released = 0;
@@ -146,6 +200,8 @@ unsigned stk_pfc_tx_release(struct stk_lcore *lc, uint64_t now)
 
 		if (!pp)
 			continue;
+		if (pp->wd_detect)
+			watchdog(lc, i, pp, now);
 		/* an expired pause is forgotten, so that stk_pfc_tx_hold() skips the clock */
 		for (unsigned p = 0; p < STK_PFC_PRIOS; p++)
 			if (pp->rx.paused_until[p] && now >= pp->rx.paused_until[p])
@@ -195,8 +251,26 @@ void stk_pfc_rx_apply(struct stk_lcore *lc, const struct stk_iface *ifc, const s
 {
 	struct stk_pfc_port *pp = lc->pfc[ifc->idx];
 
-	if (pp)
-		stk_pfc_apply(&pp->rx, pfc, tsc, pp->hz, pp->link_bps);
+	if (!pp)
+		return;
+	stk_pfc_apply(&pp->rx, pfc, tsc, pp->hz, pp->link_bps);
+	if (!pp->wd_detect)
+		return;
+	for (unsigned p = 0; p < STK_PFC_PRIOS; p++) {
+		if (!(pfc->class_enable & (1u << p)))
+			continue;
+		if (!pfc->quanta[p]) {
+			pp->paused_since[p] = 0; /* XON: the pause has a break */
+			continue;
+		}
+		pp->last_xoff[p] = tsc;
+		if (pp->storm & (1u << p)) {
+			pp->rx.paused_until[p] = 0; /* the watchdog's storm: not honoured */
+			lc->stats[ifc->idx].c[STK_CNT_pfc_storm_ignored]++;
+		} else if (!pp->paused_since[p]) {
+			pp->paused_since[p] = tsc;
+		}
+	}
 }
 
 void stk_pfc_input(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m)

@@ -10,6 +10,9 @@
  *        the loop's stk_pfc_tx_release() sends them once the pause ends
  *   Gen: the loop's stk_pfc_generate(): backlog = max(RX queue fill, reported backlog), the
  *        XOFF/XON hysteresis, and a PFC frame straight onto the lcore's TX queue
+ *   WD:  stk_pfc_tx_release() also runs the storm watchdog: a priority paused without a
+ *        break for pfc_wd_ms stops honouring pauses until the peer has sent none for
+ *        pfc_wd_restore_ms (counters pfc_storms, pfc_storm_ignored; one log per episode)
  *
  * Everything here is per lcore and per interface, written only by the owning lcore.
  * The public entry points (release, paused, report, generate) are declared in stk_lcore.h.
@@ -26,8 +29,10 @@
 #include "stk_lcore.h"
 #include "stk_pfc.h"
 
-#define STK_PFC_HOLD_MAX 4096	 /**< frames one priority's hold FIFO keeps (power of two) */
-#define STK_PFC_RELEASE_BURST 32 /**< frames per priority one release call sends (one burst) */
+#define STK_PFC_HOLD_MAX 4096	  /**< frames one priority's hold FIFO keeps (power of two) */
+#define STK_PFC_RELEASE_BURST 32  /**< frames per priority one release call sends (one burst) */
+#define STK_PFC_WD_DEFAULT_MS 200 /**< storm watchdog: continuous pause that makes a storm */
+#define STK_PFC_WD_OFF UINT32_MAX /**< stk_iface.pfc_wd_ms: no watchdog */
 
 /** Frames of one priority waiting for the peer's pause to end, oldest at head. */
 struct stk_pfc_hold {
@@ -46,6 +51,11 @@ struct stk_pfc_port {
 	int8_t rxq_count;	    /**< rte_eth_rx_queue_count(): 0 not probed, 1 used, -1 not */
 	uint8_t prios;		    /**< priorities our PFC frames enable */
 	uint8_t held;		    /**< bit p: hold[p] is not empty */
+	uint8_t storm;		    /**< bit p: priority p is in a PFC storm, pauses ignored */
+	uint64_t wd_detect;	    /**< TSC a pause may last without a break; 0 = no watchdog */
+	uint64_t wd_restore;	    /**< TSC without XOFF that ends a storm */
+	uint64_t paused_since[STK_PFC_PRIOS]; /**< TSC the current unbroken pause began; 0 */
+	uint64_t last_xoff[STK_PFC_PRIOS];    /**< TSC of the last XOFF for the priority */
 	struct stk_pfc_hold hold[STK_PFC_PRIOS];
 };
 

@@ -211,6 +211,10 @@ static int parse_ipv6(const struct rte_mbuf *m, const uint8_t *l3, uint16_t hdr_
 	p->src.family = p->dst.family = 6;
 	memcpy(p->src.v6, ip->src_addr, 16);
 	memcpy(p->dst.v6, ip->dst_addr, 16);
+	/* RFC 4291 §2.7: multicast addresses must not be used as source addresses (Linux's
+	 * ip6_rcv_core() drops them too); nothing may answer or learn from one */
+	if (ip->src_addr[0] == 0xff)
+		return fail(p, STK_DROP_IP6_SRC);
 	nh = ip->proto;
 	/* One fragment header is recognised so fragments go to the kernel; other extension
 	 * headers are left to the kernel too (l4_proto stays the extension's number). */

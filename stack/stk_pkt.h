@@ -40,12 +40,14 @@
 	X(OVERSIZE, "oversize")                                                                    \
 	X(SEGMENTED, "headers_not_contiguous")                                                     \
 	X(ARP_BAD, "arp_malformed")                                                                \
+	X(ARP_SRC, "arp_bad_sender")                                                               \
 	X(IP4_TRUNC, "ipv4_truncated")                                                             \
 	X(IP4_VERSION, "ipv4_bad_version")                                                         \
 	X(IP4_IHL, "ipv4_bad_ihl")                                                                 \
 	X(IP4_LEN, "ipv4_bad_length")                                                              \
 	X(IP4_CSUM, "ipv4_bad_checksum")                                                           \
 	X(IP4_SRC, "ipv4_bad_source")                                                              \
+	X(IP6_SRC, "ipv6_bad_source")                                                              \
 	X(IP6_TRUNC, "ipv6_truncated")                                                             \
 	X(IP6_VERSION, "ipv6_bad_version")                                                         \
 	X(IP6_LEN, "ipv6_bad_length")                                                              \
@@ -64,6 +66,7 @@
 	X(TX_FULL, "tx_full")                                                                      \
 	X(NEIGH_FAILED, "neigh_unresolved")                                                        \
 	X(NEIGH_QUEUE_FULL, "neigh_queue_full")                                                    \
+	X(NEIGH_EVICTED, "neigh_evicted_pending")                                                  \
 	X(NO_ROUTE, "no_route")                                                                    \
 	X(NO_MBUF, "no_mbuf")                                                                      \
 	X(PFC_BAD, "pfc_malformed")                                                                \

@@ -317,6 +317,8 @@ static int pfc_setup(struct stk_iface *ifc, const struct stk_port_conf *pc)
 	ifc->pfc_xoff = pc->pfc_xoff;
 	ifc->pfc_xon = pc->pfc_xon;
 	ifc->pfc_quanta = pc->pfc_quanta;
+	ifc->pfc_wd_ms = pc->pfc_wd_ms;
+	ifc->pfc_wd_restore_ms = pc->pfc_wd_restore_ms;
 	memset(&link, 0, sizeof(link));
 	if (pc->link_speed)
 		ifc->link_bps = (uint64_t)pc->link_speed * 1000000;

@@ -12,11 +12,16 @@
 
 #include "stk_pkt.h"
 
-/* X(name): every counter, in telemetry order. The impair_* ones count what the impairment
+/* X(name): every counter, in telemetry order. neigh_offlink: entries not created because the
+ * address is not on the interface's subnet; neigh_evicted: STALE/INCOMPLETE entries forgotten
+ * for a new one (their parked packets are drops, neigh_evicted_pending); neigh_pending_cap:
+ * packets refused by the table-wide cap on parked packets. The impair_* ones count what the impairment
  * layer did (stk_impair.h); its drops are not stack drops and do not move "drops".
  * PFC (stk_pfc_port.c): pfc_rx PFC frames honoured; pfc_rx_xoff / pfc_rx_xon those of them
  * that paused / resumed at least one priority; pfc_held frames that waited in a hold FIFO;
- * pfc_tx_xoff / pfc_tx_xon PFC frames we sent; pause_ignored 802.3x PAUSE frames dropped. */
+ * pfc_tx_xoff / pfc_tx_xon PFC frames we sent; pause_ignored 802.3x PAUSE frames dropped;
+ * pfc_storms storm episodes the PFC watchdog declared (per TX queue, so per lcore);
+ * pfc_storm_ignored pauses not honoured during one. */
 #define STK_COUNTER_LIST(X)                                                                        \
 	X(rx_pkts)                                                                                 \
 	X(rx_bytes)                                                                                \
@@ -37,6 +42,9 @@
 	X(nd_advert_tx)                                                                            \
 	X(neigh_learned)                                                                           \
 	X(neigh_queued)                                                                            \
+	X(neigh_offlink)                                                                           \
+	X(neigh_evicted)                                                                           \
+	X(neigh_pending_cap)                                                                       \
 	X(ctrl_msgs)                                                                               \
 	X(impair_dropped)                                                                          \
 	X(impair_duplicated)                                                                       \
@@ -52,6 +60,8 @@
 	X(pfc_tx_xoff)                                                                             \
 	X(pfc_tx_xon)                                                                              \
 	X(pause_ignored)                                                                           \
+	X(pfc_storms)                                                                              \
+	X(pfc_storm_ignored)                                                                       \
 	X(drops)
 
 #define STK_CNT_ENUM_(n) STK_CNT_##n,

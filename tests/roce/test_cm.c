@@ -30,6 +30,7 @@
 #include <rte_ring.h>
 
 #include "roce_cm.h"
+#include "roce_cm_int.h" /* comm IDs and states, to forge what a third host would guess */
 #include "roce_cm_wire.h"
 #include "roce_verbs.h"
 #include "stk_impair.h"
@@ -529,19 +530,28 @@ static void every_mad_duplicated(void **st)
 	teardown_conn(&c);
 }
 
+static void raw_open_from(int k, const char *src, struct roce_qp **ud, struct roce_ah **ah);
+
 /* A raw UD QP on side A that sends MADs to B's QP1, as another host's CM would. */
 static void raw_sender_open(struct roce_qp **ud, struct roce_ah **ah)
+{
+	raw_open_from(0, NULL, ud, ah);
+}
+
+/* A raw UD QP on side @k that sends MADs to the other side's QP1 with IP source @src (NULL:
+ * side @k's own address), as another host's CM would. */
+static void raw_open_from(int k, const char *src, struct roce_qp **ud, struct roce_ah **ah)
 {
 	struct roce_qp_init_attr ia;
 	struct roce_qp_attr qa;
 	struct roce_path path;
 
 	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = ia.recv_cq = s[0].cq;
+	ia.send_cq = ia.recv_cq = s[k].cq;
 	ia.qp_type = ROCE_QPT_UD;
 	ia.cap.max_send_wr = ia.cap.max_recv_wr = 16;
 	ia.cap.max_inline_data = ROCE_MAD_LEN;
-	*ud = roce_create_qp(s[0].pd, &ia);
+	*ud = roce_create_qp(s[k].pd, &ia);
 	assert_non_null(*ud);
 	memset(&qa, 0, sizeof(qa));
 	qa.qp_state = ROCE_QPS_INIT;
@@ -556,13 +566,23 @@ static void raw_sender_open(struct roce_qp **ud, struct roce_ah **ah)
 	qa.qp_state = ROCE_QPS_RTS;
 	assert_int_equal(roce_modify_qp(*ud, &qa, ROCE_QP_STATE | ROCE_QP_SQ_PSN), 0);
 	memset(&path, 0, sizeof(path));
-	path.dgid_ip = ip[1];
-	*ah = roce_create_ah(s[0].pd, &path);
+	path.dgid_ip = ip[!k];
+	if (src)
+		stk_ipaddr_parse(src, &path.sgid_ip);
+	*ah = roce_create_ah(s[k].pd, &path);
 	assert_non_null(*ah);
 }
 
+static void raw_send_from(int k, struct roce_qp *ud, struct roce_ah *ah, const uint8_t *mad);
+
 /* Send one MAD from the raw QP to B's QP1 and let both sides process it. */
 static void raw_send(struct roce_qp *ud, struct roce_ah *ah, const uint8_t *mad)
+{
+	raw_send_from(0, ud, ah, mad);
+}
+
+/* Send one MAD from side @k's raw QP and let both sides process it. */
+static void raw_send_from(int k, struct roce_qp *ud, struct roce_ah *ah, const uint8_t *mad)
 {
 	struct roce_sge g = {.addr = (uintptr_t)mad, .length = ROCE_MAD_LEN};
 	struct roce_send_wr w, *bad;
@@ -577,7 +597,7 @@ static void raw_send(struct roce_qp *ud, struct roce_ah *ah, const uint8_t *mad)
 	w.wr.ud.remote_qpn = ROCE_GSI_QPN;
 	w.wr.ud.remote_qkey = ROCE_GSI_QKEY;
 	assert_int_equal(roce_post_send(ud, &w, &bad), 0);
-	assert_int_equal(wait_wc(0, &wc), 1);
+	assert_int_equal(wait_wc(k, &wc), 1);
 	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
 	drive(20);
 }
@@ -842,6 +862,350 @@ static void destroyed_qp_is_detached(void **st)
 	assert_int_equal(roce_qp_state(nq), ROCE_QPS_INIT);
 	assert_int_equal(stk_impair_set(1, STK_IMPAIR_RX, NULL), 0);
 	teardown_conn(&c);
+}
+
+/* A CM MAD of type @attr with the message @u, encoded into @mad. */
+static void cm_mad(uint8_t *mad, uint16_t attr, const void *u, size_t len)
+{
+	struct roce_cm_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.method = ROCE_MAD_METHOD_SEND;
+	m.tid = 0x4242;
+	m.attr_id = attr;
+	memcpy(&m.u, u, len);
+	assert_int_equal(roce_cm_encode(&m, mad, ROCE_MAD_LEN), ROCE_MAD_LEN);
+}
+
+/*
+ * Issue 11 item 8: REJ was matched by our comm ID alone and tore down ESTABLISHED
+ * connections; REP, MRA and SIDR_REP were not checked against their source either, and comm
+ * IDs counted up (generation << 12 | index), so they were easy to guess. Here a third host
+ * (10.79.0.3) knows both comm IDs, as an on-link guesser of today's IDs would, and sends each
+ * message; the real peer's address with a wrong comm ID is refused too. Nothing it sends may
+ * move a connection: no event, no state change, the QPs as they were. The controls: the same
+ * REJ from the peer with both comm IDs right is taken (as Linux's cm_rej_handler takes it in
+ * ESTABLISHED), and a genuine REP/SIDR_REP still connects with the peer's QP.
+ */
+static void cm_messages_matched_to_peer(void **st)
+{
+	struct roce_cm_stats a0, a1, b0, b1;
+	struct roce_cm_event ev;
+	struct roce_ah *ah3, *ahb, *aha;
+	struct roce_qp *ud3, *udb, *uda;
+	struct cm_conn *ca, *cb;
+	uint8_t mad[ROCE_MAD_LEN];
+	struct conn c;
+	(void)st;
+
+	raw_open_from(1, "10.79.0.3", &udb, &ahb); /* "from 10.79.0.3" to A */
+	raw_open_from(0, "10.79.0.3", &ud3, &ah3); /* "from 10.79.0.3" to B */
+	raw_open_from(0, NULL, &uda, &aha);	   /* from A's address to B */
+	stats(0, &a0);
+	stats(1, &b0);
+
+	/* 1. A's REQ is out, B has not answered: a third host's MRA and REP change nothing */
+	memset(&c, 0, sizeof(c));
+	c.l = roce_cm_create_id(s[1].cm, ROCE_CM_PS_TCP, NULL);
+	assert_int_equal(roce_cm_listen(c.l, PORT, 8), 0);
+	c.a = roce_cm_create_id(s[0].cm, ROCE_CM_PS_TCP, NULL);
+	c.qa = make_qp(0, ROCE_QPT_RC);
+	c.qb = make_qp(1, ROCE_QPT_RC);
+	assert_int_equal(roce_cm_connect(c.a, &ip[1], PORT, c.qa, &fast), 0);
+	expect_event(1, ROCE_CM_EVENT_CONNECT_REQUEST, &ev);
+	c.b = ev.id;
+	ca = roce_cmi_conn_of(c.a);
+	cb = roce_cmi_conn_of(c.b);
+	{
+		struct roce_cm_mra mra = {.local_comm_id = cb->local_comm_id,
+					  .remote_comm_id = ca->local_comm_id,
+					  .msg_mraed = ROCE_CM_MRA_MSG_REQ,
+					  .service_timeout = 31};
+		struct roce_cm_rep rep = {.local_comm_id = cb->local_comm_id,
+					  .remote_comm_id = ca->local_comm_id,
+					  .local_qpn = 0x99,
+					  .starting_psn = 0x123,
+					  .responder_resources = 1,
+					  .initiator_depth = 1,
+					  .rnr_retry_count = 7};
+
+		cm_mad(mad, ROCE_CM_ATTR_MRA, &mra, sizeof(mra));
+		raw_send_from(1, udb, ahb, mad);
+		assert_int_equal(ca->state, CM_REQ_SENT);
+		cm_mad(mad, ROCE_CM_ATTR_REP, &rep, sizeof(rep));
+		raw_send_from(1, udb, ahb, mad);
+		expect_quiet(0, 20);
+		assert_int_equal(ca->state, CM_REQ_SENT);
+		assert_int_equal(roce_qp_state(c.qa), ROCE_QPS_INIT);
+	}
+	/* B's real REP connects A with B's QP */
+	assert_int_equal(roce_cm_accept(c.b, c.qb, &fast), 0);
+	expect_event(0, ROCE_CM_EVENT_ESTABLISHED, &ev);
+	assert_int_equal(ev.qp_num, roce_qp_num(c.qb));
+	expect_event(1, ROCE_CM_EVENT_ESTABLISHED, &ev);
+
+	/* 2. ESTABLISHED: a REJ from the third host with both comm IDs right, from A's address
+	 * with a wrong comm ID of A's, and one "rejecting a REQ" B never sent */
+	{
+		struct roce_cm_rej rej = {.local_comm_id = ca->local_comm_id,
+					  .remote_comm_id = cb->local_comm_id,
+					  .msg_rejected = ROCE_CM_REJ_MSG_OTHER,
+					  .reason = ROCE_CM_REJ_STALE_CONN};
+
+		cm_mad(mad, ROCE_CM_ATTR_REJ, &rej, sizeof(rej));
+		raw_send_from(0, ud3, ah3, mad);
+		rej.local_comm_id = ca->local_comm_id ^ 0x5000;
+		cm_mad(mad, ROCE_CM_ATTR_REJ, &rej, sizeof(rej));
+		raw_send_from(0, uda, aha, mad);
+		rej.local_comm_id = 0;
+		rej.msg_rejected = ROCE_CM_REJ_MSG_REQ;
+		cm_mad(mad, ROCE_CM_ATTR_REJ, &rej, sizeof(rej));
+		raw_send_from(0, uda, aha, mad);
+		/* a DREQ from the third host with both comm IDs right */
+		{
+			struct roce_cm_dreq dreq = {.local_comm_id = ca->local_comm_id,
+						    .remote_comm_id = cb->local_comm_id,
+						    .remote_qpn = roce_qp_num(c.qb)};
+
+			cm_mad(mad, ROCE_CM_ATTR_DREQ, &dreq, sizeof(dreq));
+			raw_send_from(0, ud3, ah3, mad);
+		}
+		expect_quiet(1, 20);
+		assert_int_equal(cb->state, CM_ESTABLISHED);
+		assert_int_equal(roce_qp_state(c.qb), ROCE_QPS_RTS);
+		move_data(&c);
+		/* the control: from A's address, both comm IDs right, it is taken */
+		rej.local_comm_id = ca->local_comm_id;
+		rej.msg_rejected = ROCE_CM_REJ_MSG_OTHER;
+		cm_mad(mad, ROCE_CM_ATTR_REJ, &rej, sizeof(rej));
+		raw_send_from(0, uda, aha, mad);
+		expect_event(1, ROCE_CM_EVENT_REJECTED, &ev);
+		assert_int_equal(ev.status, ROCE_CM_REJ_STALE_CONN);
+		assert_int_equal(roce_qp_state(c.qb), ROCE_QPS_ERR);
+	}
+	teardown_conn(&c);
+
+	/* 3. SIDR: a third host's SIDR_REP for A's request changes nothing */
+	{
+		struct roce_cm_id *l, *a, *b;
+		struct roce_qp *qa, *qb;
+		struct roce_cm_sidr_rep rep;
+
+		l = roce_cm_create_id(s[1].cm, ROCE_CM_PS_UDP, NULL);
+		assert_int_equal(roce_cm_listen(l, PORT, 4), 0);
+		a = roce_cm_create_id(s[0].cm, ROCE_CM_PS_UDP, NULL);
+		qa = make_qp(0, ROCE_QPT_UD);
+		qb = make_qp(1, ROCE_QPT_UD);
+		assert_int_equal(roce_cm_connect(a, &ip[1], PORT, qa, &fast), 0);
+		expect_event(1, ROCE_CM_EVENT_CONNECT_REQUEST, &ev);
+		b = ev.id;
+		memset(&rep, 0, sizeof(rep));
+		rep.request_id = roce_cmi_conn_of(a)->local_comm_id;
+		rep.status = ROCE_CM_SIDR_SUCCESS;
+		rep.qpn = 0x99;
+		rep.qkey = 0x1111;
+		cm_mad(mad, ROCE_CM_ATTR_SIDR_REP, &rep, sizeof(rep));
+		raw_send_from(1, udb, ahb, mad);
+		expect_quiet(0, 20);
+		assert_int_equal(roce_cmi_conn_of(a)->state, CM_SIDR_REQ_SENT);
+		assert_int_equal(roce_cm_accept(b, qb, &fast), 0);
+		expect_event(0, ROCE_CM_EVENT_ESTABLISHED, &ev);
+		assert_int_equal(ev.qp_num, roce_qp_num(qb));
+		assert_int_equal(roce_cm_destroy_id(a), 0);
+		assert_int_equal(roce_cm_destroy_id(b), 0);
+		assert_int_equal(roce_cm_destroy_id(l), 0);
+		drive(20);
+		drain_cq(0);
+		drain_cq(1);
+		assert_int_equal(roce_destroy_qp(qa), 0);
+		assert_int_equal(roce_destroy_qp(qb), 0);
+	}
+
+	/* 4. comm IDs carry random generation bits: 64 in a row do not count up */
+	{
+		struct roce_cm_id *ids[64];
+		unsigned steps = 0;
+
+		for (unsigned i = 0; i < 64; i++) {
+			ids[i] = roce_cm_create_id(s[0].cm, ROCE_CM_PS_TCP, NULL);
+			assert_non_null(ids[i]);
+			assert_true(roce_cmi_conn_of(ids[i])->local_comm_id >> CM_IDX_BITS != 0);
+		}
+		for (unsigned i = 1; i < 64; i++) {
+			uint32_t g0 = roce_cmi_conn_of(ids[i - 1])->local_comm_id >> CM_IDX_BITS;
+			uint32_t g1 = roce_cmi_conn_of(ids[i])->local_comm_id >> CM_IDX_BITS;
+
+			steps += g1 == g0 + 1;
+		}
+		assert_true(steps < 4);
+		for (unsigned i = 0; i < 64; i++)
+			assert_int_equal(roce_cm_destroy_id(ids[i]), 0);
+	}
+
+	/* A refused the third host's MRA, REP and SIDR_REP; B its REJ and DREQ, and A's
+	 * address's two REJs with a wrong comm ID */
+	stats(0, &a1);
+	stats(1, &b1);
+	assert_int_equal(a1.rx_drop_peer_addr - a0.rx_drop_peer_addr, 3);
+	assert_int_equal(b1.rx_drop_peer_addr - b0.rx_drop_peer_addr, 2);
+	assert_int_equal(b1.rx_drop_comm_id - b0.rx_drop_comm_id, 2);
+	drain_cq(0);
+	drain_cq(1);
+	assert_int_equal(roce_destroy_ah(ah3), 0);
+	assert_int_equal(roce_destroy_ah(aha), 0);
+	assert_int_equal(roce_destroy_ah(ahb), 0);
+	assert_int_equal(roce_destroy_qp(ud3), 0);
+	assert_int_equal(roce_destroy_qp(uda), 0);
+	assert_int_equal(roce_destroy_qp(udb), 0);
+}
+
+/* A REQ as Linux's rdma_cm sends it, from the raw QP @ud to B's listener on PORT: comm ID
+ * @comm, QPN @qpn, and the timeouts that bound how long the active side waits for us. */
+static void raw_req(struct roce_qp *ud, struct roce_ah *ah, uint32_t comm, uint32_t qpn,
+		    uint8_t resp_timeout, uint8_t retries)
+{
+	struct roce_cma_hdr h;
+	struct roce_cm_msg m;
+	uint8_t mad[ROCE_MAD_LEN];
+
+	memset(&m, 0, sizeof(m));
+	m.method = ROCE_MAD_METHOD_SEND;
+	m.tid = 0x0000000300000000ull | comm;
+	m.attr_id = ROCE_CM_ATTR_REQ;
+	m.u.req.local_comm_id = comm;
+	m.u.req.service_id = roce_cma_service_id(ROCE_RDMA_PS_TCP, PORT);
+	m.u.req.local_qpn = qpn;
+	m.u.req.responder_resources = 1;
+	m.u.req.initiator_depth = 1;
+	m.u.req.remote_cm_resp_timeout = resp_timeout;
+	m.u.req.starting_psn = 1;
+	m.u.req.local_cm_resp_timeout = resp_timeout;
+	m.u.req.retry_count = 7;
+	m.u.req.pkey = 0xffff;
+	m.u.req.path_mtu = ROCE_MTU_1024;
+	m.u.req.rnr_retry_count = 7;
+	m.u.req.max_cm_retries = retries;
+	m.u.req.prim.local_lid = m.u.req.prim.remote_lid = 0xffff;
+	roce_gid_from_ip(&ip[0], m.u.req.prim.local_gid);
+	roce_gid_from_ip(&ip[1], m.u.req.prim.remote_gid);
+	m.u.req.prim.hop_limit = 64;
+	m.u.req.prim.local_ack_timeout = 14;
+	memset(&h, 0, sizeof(h));
+	h.src_port = (uint16_t)(40000 + (comm & 0x3fff));
+	h.src = ip[0];
+	h.dst = ip[1];
+	assert_int_equal(
+		roce_cma_hdr_encode(&h, m.u.req.private_data, sizeof(m.u.req.private_data)),
+		ROCE_CMA_HDR_LEN);
+	assert_int_equal(roce_cm_encode(&m, mad, sizeof(mad)), ROCE_MAD_LEN);
+	raw_send(ud, ah, mad);
+}
+
+/*
+ * Issue 11 item 9: a passive connection in REQ_RCVD had no timer, so a REQ the application
+ * never answered held its identifier and a backlog slot forever; and the event queue (512)
+ * dropped events when full, after which roce_cmi_last_event() handed the caller another
+ * identifier's event to write the parameters into. Now:
+ * - REQ_RCVD ends when the active side has given up on us (its REQ's max_cm_retries + 1
+ *   waits of its remote CM response timeout plus a round trip): REJ "timeout" to the peer,
+ *   UNREACHABLE (-ETIMEDOUT) to the application, the backlog slot back;
+ * - no event is lost: while the application is behind, new REQs get REJ "no resources"
+ *   (counted on the listener), and events of the connections that exist wait their turn.
+ * X is a REQ whose sender waits 2 x (16.8 ms + 134 ms); 519 more wait far longer. The
+ * application reads nothing until X's timer has run out, then reads everything.
+ */
+static void half_open_and_event_overflow(void **st)
+{
+	enum { N = 520, QPN0 = 0x1000 };
+	struct roce_cm_stats a0, a1, b0, b1;
+	struct roce_cm_event ev;
+	static struct roce_cm_id *got[N];
+	struct roce_cm_id *l, *x = NULL;
+	struct roce_ah *ah;
+	struct roce_qp *ud;
+	unsigned requests = 0, x_gone = 0, x_req = 0;
+	uint64_t end;
+	(void)st;
+
+	raw_sender_open(&ud, &ah);
+	l = roce_cm_create_id(s[1].cm, ROCE_CM_PS_TCP, NULL);
+	assert_int_equal(roce_cm_listen(l, PORT, 1000), 0);
+	stats(0, &a0);
+	stats(1, &b0);
+	raw_req(ud, ah, 0x5000, QPN0, 12, 1); /* X */
+	for (unsigned i = 1; i < N; i++)
+		raw_req(ud, ah, 0x5000 + i, QPN0 + i, 20, 15);
+	/* X's sender has given up long since */
+	end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 2;
+	while (rte_get_tsc_cycles() < end)
+		stk_lcore_poll(lc);
+	stats(0, &a1);
+	stats(1, &b1);
+	assert_int_equal(b1.events_dropped, b0.events_dropped); /* nothing lost */
+	/* the application reads everything: every CONNECT_REQUEST has its own REQ's QPN, and
+	 * X's ends in UNREACHABLE after its CONNECT_REQUEST */
+	while (roce_cm_get_event(s[1].cm, &ev) == 0) {
+		if (ev.event == ROCE_CM_EVENT_CONNECT_REQUEST) {
+			assert_int_equal(ev.qp_num, ev.id->remote_qpn);
+			assert_true(ev.qp_num >= QPN0 && ev.qp_num < QPN0 + N);
+			assert_null(got[ev.qp_num - QPN0]); /* once each */
+			got[ev.qp_num - QPN0] = ev.id;
+			requests++;
+			if (ev.qp_num == QPN0) {
+				x = ev.id;
+				x_req = requests;
+			}
+		} else {
+			assert_int_equal(ev.event, ROCE_CM_EVENT_UNREACHABLE);
+			assert_ptr_equal(ev.id, x);
+			assert_int_equal(ev.status, -ETIMEDOUT);
+			assert_true(x_req > 0);
+			x_gone++;
+		}
+	}
+	print_message("half-open: %u of %u REQs delivered, X timed out %u time(s)\n", requests, N,
+		      x_gone);
+	assert_int_equal(x_gone, 1);
+	assert_true(requests < N && requests >= 500); /* the rest were refused */
+	assert_int_equal(b1.ids, b0.ids + requests);  /* no identifier without its event */
+	/* X's UNREACHABLE waited beyond the ring if the ring was full by then (512 requests
+	 * delivered), or took the last slot (511) */
+	assert_int_equal(requests - (b1.events_deferred - b0.events_deferred), 511);
+	assert_int_equal(b1.rej_events_full - b0.rej_events_full, N - requests);
+	assert_int_equal(b1.half_open_expired - b0.half_open_expired, 1);
+	{
+		struct roce_cm_listen_stats ls;
+
+		assert_int_equal(roce_cm_listen_stats(l, &ls), 0);
+		assert_int_equal(ls.requests, requests);
+		assert_int_equal(ls.rej_events_full, N - requests);
+		assert_int_equal(ls.rej_backlog, 0);
+		assert_int_equal(ls.half_open_expired, 1);
+		assert_int_equal(ls.pending, requests - 1);
+		assert_int_equal(roce_cm_listen_stats(x, &ls), -EINVAL);
+	}
+	/* A heard a REJ "no resources" for each refused REQ and REJ "timeout" for X (for comm
+	 * IDs its CM never gave out: the raw QP sent them) */
+	assert_int_equal(a1.rx_drop_nomatch - a0.rx_drop_nomatch, N - requests + 1);
+	{
+		struct roce_qp *qx = make_qp(1, ROCE_QPT_RC);
+
+		assert_int_equal(roce_cm_accept(x, qx, &fast), -EINVAL); /* too late */
+		assert_int_equal(roce_destroy_qp(qx), 0);
+	}
+	for (unsigned i = 0; i < N; i++)
+		if (got[i]) {
+			if (got[i] != x)
+				assert_int_equal(roce_cm_reject(got[i], NULL, 0), 0);
+			assert_int_equal(roce_cm_destroy_id(got[i]), 0);
+			got[i] = NULL;
+		}
+	assert_int_equal(roce_cm_destroy_id(l), 0);
+	drive(50);
+	drain_cq(0);
+	drain_cq(1);
+	assert_int_equal(roce_destroy_ah(ah), 0);
+	assert_int_equal(roce_destroy_qp(ud), 0);
 }
 
 static void req_flood_is_bounded(void **st)
@@ -1122,6 +1486,8 @@ int main(void)
 		cmocka_unit_test_setup(destroyed_qp_is_detached, next_port),
 		cmocka_unit_test_setup(req_flood_is_bounded, next_port),
 		cmocka_unit_test_setup(sidr_ud_service, next_port),
+		cmocka_unit_test_setup(cm_messages_matched_to_peer, next_port),
+		cmocka_unit_test_setup(half_open_and_event_overflow, next_port),
 		cmocka_unit_test_setup(churn, next_port),
 	};
 	int rc;

@@ -1217,6 +1217,43 @@ static void too_many_reads(void **st)
 }
 
 /*
+ * Issue 11, "confirm": atomics did not count against max_dest_rd_atomic. Confirmed: B took an
+ * atomic while queued READ responses already used every responder resource it granted (1).
+ * The responder resources (max_dest_rd_atomic) bound the RDMA READ and atomic requests
+ * outstanding at the responder together, so such an atomic is as much a violation as a
+ * second READ (too_many_reads). It is now refused the same way (invalid request, fatal),
+ * and it does not execute. A conforming requester never sees this: it counts a READ until
+ * its last response arrives, the responder only until it sends it.
+ */
+static void atomic_counts_as_responder_resource(void **st)
+{
+	uint64_t *target = (uint64_t *)(s[1].buf + 256);
+	struct roce_wc wc[4];
+	int got = 0, inv = 0;
+	(void)st;
+
+	responder_resources = 1;
+	connect_pair(ROCE_MTU_256, 7, 1);
+	responder_resources = 4;
+	*target = 500;
+	/* a 64 KiB READ at MTU 256: 256 paced responses keep it queued at B */
+	post(0, ROCE_WR_RDMA_READ, 1, BUF / 2, 65536, (uintptr_t)s[1].buf, s[1].mr->rkey);
+	post_atomic(2, ROCE_WR_ATOMIC_FETCH_AND_ADD, 64, target, 1);
+	while (got < 2) {
+		if (wait_wc(0, wc + got, 1) == 0)
+			break;
+		inv += wc[got].status == ROCE_WC_REM_INV_REQ_ERR;
+		got++;
+	}
+	assert_int_equal(got, 2);    /* nothing hangs */
+	assert_true(*target == 500); /* not executed */
+	assert_int_equal(inv, 1);
+	assert_int_equal(s[1].qp->resp.outcome[ROCE_RESP_ERR_RESOURCES], 1);
+	assert_int_equal(roce_qp_state(s[1].qp), ROCE_QPS_ERR);
+	disconnect_pair();
+}
+
+/*
  * Two lcores: lcore 0 polls A's port and runs both devices (it polled them first, so it owns
  * them); lcore 1 polls B's port. Every frame for B's QP arrives on lcore 1, which must hand it
  * to lcore 0 through the device's ring instead of touching the QP itself.
@@ -1629,6 +1666,121 @@ static void trailing_payload_dropped(void **st)
 	disconnect_pair();
 }
 
+/*
+ * A frame to side @to's QP, sent from the other side's interface as if from its QP, but with
+ * IP source @src (NULL: the sender's interface address), BTH P_Key @pkey (0: the default
+ * 0xffff) and ECN @ecn; then 20 polls.
+ */
+static void forge_to(int to, const char *src, uint8_t opcode, uint32_t psn, uint16_t pkey,
+		     uint8_t ecn, const void *payload, uint32_t len)
+{
+	struct roce_path path;
+	struct roce_tx t;
+	struct rte_mbuf *m;
+
+	memset(&path, 0, sizeof(path));
+	stk_ipaddr_parse(to ? "10.77.0.2" : "10.77.0.1", &path.dgid_ip);
+	if (src)
+		stk_ipaddr_parse(src, &path.sgid_ip);
+	path.ecn = ecn;
+	memset(&t, 0, sizeof(t));
+	t.path = &path;
+	t.lqpn = roce_qp_num(s[!to].qp);
+	t.dqpn = roce_qp_num(s[to].qp);
+	t.opcode = opcode;
+	t.psn = psn & 0xffffff;
+	t.pkey = pkey;
+	t.becn = opcode == ROCE_OP_CNP;
+	m = roce_tx_build(pool, stk_iface_get((uint16_t)!to), &t, payload, len, NULL);
+	assert_non_null(m);
+	assert_int_equal(stk_ip_send(lc, stk_iface_get((uint16_t)!to), m, &path.dgid_ip), 0);
+	drive(20);
+}
+
+/*
+ * Issue 11 item 3: RC/UC packets were matched by destination QPN alone. A third host
+ * (10.77.0.3, on the link) that guesses the QPN could cut A's DCQCN rate with a CNP, make B
+ * send CNPs with a CE-marked request, and make B NAK the real peer with a PSN from the
+ * future. Now every packet for a connected QP must come from its peer's address (IBTA 9.6.1
+ * checks the source GID, rxe's check_addr the source IP) and carry a P_Key that matches the
+ * QP's partition (IBTA 9.6.1.1, rxe's check_keys); the others are dropped and counted by
+ * reason. The same frames from the real peer's address do act (the controls).
+ */
+static void foreign_source_dropped(void **st)
+{
+	struct roce_dcqcn_params p;
+	struct roce_qp_cc_info ia, ib, ia2, ib2;
+	struct roce_qp_attr qb;
+	struct roce_wc wc;
+	uint64_t b_tx, b_nak, cuts, a_addr, a_pkey, b_addr, b_pkey;
+	uint8_t body[64];
+	(void)st;
+
+	roce_dcqcn_params_default(&p, 100.0);
+	assert_int_equal(roce_dev_set_cc(s[0].dev, &p), 0);
+	assert_int_equal(roce_dev_set_cc(s[1].dev, &p), 0);
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	assert_int_equal(roce_query_qp(s[1].qp, &qb, NULL), 0);
+	roce_qp_cc_info(s[0].qp, &ia);
+	roce_qp_cc_info(s[1].qp, &ib);
+	b_tx = s[1].qp->cnt[ROCE_QPC_tx_pkts];
+	b_nak = s[1].qp->cnt[ROCE_QPC_nak_seq_tx];
+	cuts = s[0].qp->rp.stage_cnt[ROCE_DCQCN_FAST_RECOVERY];
+	a_addr = s[0].dev->drops[ROCE_RX_DROP_PEER_ADDR];
+	a_pkey = s[0].dev->drops[ROCE_RX_DROP_PKEY];
+	b_addr = s[1].dev->drops[ROCE_RX_DROP_PEER_ADDR];
+	b_pkey = s[1].dev->drops[ROCE_RX_DROP_PKEY];
+	memset(body, 0x5a, sizeof(body));
+
+	/* a CNP to A from the third host, and one from B's address with a foreign P_Key */
+	forge_to(0, "10.77.0.3", ROCE_OP_CNP, 0, 0, 0, NULL, 0);
+	forge_to(0, NULL, ROCE_OP_CNP, 0, 0x1234, 0, NULL, 0);
+	roce_qp_cc_info(s[0].qp, &ia2);
+	assert_int_equal(ia2.cnp_rx, ia.cnp_rx);
+	assert_true(ia2.rate_gbps == ia.rate_gbps); /* no rate cut */
+	assert_int_equal(s[0].qp->rp.stage_cnt[ROCE_DCQCN_FAST_RECOVERY], cuts);
+	assert_int_equal(s[0].dev->drops[ROCE_RX_DROP_PEER_ADDR], a_addr + 1);
+	assert_int_equal(s[0].dev->drops[ROCE_RX_DROP_PKEY], a_pkey + 1);
+	/* a CE-marked SEND from the third host, with a PSN from B's future */
+	forge_to(1, "10.77.0.3", ROCE_OP_RC_SEND_ONLY, qb.rq_psn + 100, 0, 3, body, 64);
+	/* the same at B's expected PSN, and from B's peer's address with a foreign P_Key */
+	post_recv(1, 77, 65536, 4096);
+	forge_to(1, "10.77.0.3", ROCE_OP_RC_SEND_ONLY, qb.rq_psn, 0, 3, body, 64);
+	forge_to(1, NULL, ROCE_OP_RC_SEND_ONLY, qb.rq_psn, 0x1234, 3, body, 64);
+	forge_to(1, NULL, ROCE_OP_RC_SEND_ONLY, qb.rq_psn + 100, 0x0001, 3, body, 64);
+	roce_qp_cc_info(s[1].qp, &ib2);
+	assert_int_equal(ib2.cnp_tx, ib.cnp_tx);		    /* no CNP */
+	assert_int_equal(s[1].qp->cnt[ROCE_QPC_nak_seq_tx], b_nak); /* no NAK */
+	assert_int_equal(s[1].qp->cnt[ROCE_QPC_tx_pkts], b_tx);	    /* nothing sent */
+	assert_int_equal(roce_poll_cq(s[1].cq, 1, &wc), 0);	    /* nothing delivered */
+	assert_int_equal(s[1].qp->resp.psn, qb.rq_psn);		    /* PSN unmoved */
+	assert_int_equal(s[1].dev->drops[ROCE_RX_DROP_PEER_ADDR], b_addr + 2);
+	assert_int_equal(s[1].dev->drops[ROCE_RX_DROP_PKEY], b_pkey + 2);
+
+	/* the connection is untouched: A's SEND lands in the receive posted above */
+	fill(s[0].buf, 100, 3);
+	post(0, ROCE_WR_SEND, 78, 0, 100, 0, 0);
+	assert_int_equal(wait_wc(0, &wc, 1), 1);
+	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+	assert_int_equal(wait_wc(1, &wc, 1), 1);
+	assert_true(wc.wr_id == 77 && wc.byte_len == 100);
+	assert_memory_equal(s[1].buf + 65536, s[0].buf, 100);
+
+	/* the controls: a CNP from B's address with the default P_Key, or with the limited
+	 * member form of it (IBTA 10.9.3: the low 15 bits match and one side is a full member),
+	 * cuts A's rate */
+	roce_qp_cc_info(s[0].qp, &ia);
+	cuts = s[0].qp->rp.stage_cnt[ROCE_DCQCN_FAST_RECOVERY];
+	forge_to(0, NULL, ROCE_OP_CNP, 0, 0, 0, NULL, 0);
+	forge_to(0, NULL, ROCE_OP_CNP, 0, 0x7fff, 0, NULL, 0);
+	roce_qp_cc_info(s[0].qp, &ia2);
+	assert_int_equal(ia2.cnp_rx, ia.cnp_rx + 2);
+	assert_true(s[0].qp->rp.stage_cnt[ROCE_DCQCN_FAST_RECOVERY] > cuts);
+	disconnect_pair();
+	assert_int_equal(roce_dev_set_cc(s[0].dev, NULL), 0);
+	assert_int_equal(roce_dev_set_cc(s[1].dev, NULL), 0);
+}
+
 static uint16_t ring_port(const char *name, struct rte_ring *rx, struct rte_ring *tx)
 {
 	int p = ut_ring_port(name, rx, tx, pool);
@@ -1739,11 +1891,13 @@ int main(void)
 		cmocka_unit_test(frwr_and_invalidate),
 		cmocka_unit_test(local_inv_failure),
 		cmocka_unit_test(too_many_reads),
+		cmocka_unit_test(atomic_counts_as_responder_resource),
 		cmocka_unit_test(second_lcore_hands_off),
 		cmocka_unit_test(dcqcn_reacts_to_ce),
 		cmocka_unit_test(ghost_ack_completes_nothing),
 		cmocka_unit_test(reserved_nak_codes),
 		cmocka_unit_test(trailing_payload_dropped),
+		cmocka_unit_test(foreign_source_dropped),
 	};
 	int rc;
 

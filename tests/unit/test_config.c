@@ -90,6 +90,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.neigh.retrans_ms, 1000);
 	assert_int_equal(c.neigh.max_probes, 3);
 	assert_int_equal(c.neigh.max_pending, 4);
+	assert_int_equal(c.neigh.max_pending_total, 256);
 	assert_int_equal(c.nb_ports, 0);
 }
 
@@ -233,6 +234,7 @@ static const struct {
 	{"neigh", "max_probes", "21"},
 	{"neigh", "pending", "0"},
 	{"neigh", "pending", "17"},
+	{"neigh", "pending_total", "0"},
 	{"stack", "exception_ring", "100"},
 	{"stack", "exception_ring", "32"},
 	{"stack", "exception_ring", "131072"},
@@ -283,6 +285,8 @@ static const struct {
 	{"port0", "pfc_xon", "-1"},
 	{"port0", "pfc_quanta", "0"},
 	{"port0", "pfc_quanta", "65536"},
+	{"port0", "pfc_watchdog_ms", "0"},
+	{"port0", "pfc_watchdog_restore_ms", "600001"},
 	{"port0", "link_speed", "0"},
 	{"port0", "link_speed", "10G"},
 };
@@ -404,6 +408,8 @@ static void test_qos_pfc_keys(void **state)
 							    "cnp_prio = 7\npfc = HW\n"
 							    "pfc_prios = 3,4\npfc_xoff = 100\n"
 							    "pfc_xon = 0\npfc_quanta = 1000\n"
+							    "pfc_watchdog_ms = 50\n"
+							    "pfc_watchdog_restore_ms = 70\n"
 							    "link_speed = 25000"),
 					 &c, err, sizeof(err)),
 			 0);
@@ -416,7 +422,14 @@ static void test_qos_pfc_keys(void **state)
 	assert_int_equal(p->pfc_xoff, 100);
 	assert_int_equal(p->pfc_xon, 0);
 	assert_int_equal(p->pfc_quanta, 1000);
+	assert_int_equal(p->pfc_wd_ms, 50);
+	assert_int_equal(p->pfc_wd_restore_ms, 70);
 	assert_int_equal(p->link_speed, 25000);
+	stk_config_default(&c);
+	assert_int_equal(
+		stk_config_load(conf_with("port0", "pfc_watchdog_ms = off"), &c, err, sizeof(err)),
+		0);
+	assert_int_equal(c.ports[0].pfc_wd_ms, UINT32_MAX);
 	stk_config_default(&c);
 	assert_int_equal(stk_config_load(conf_with("port0", "pfc = sw"), &c, err, sizeof(err)), 0);
 	assert_int_equal(c.ports[0].pfc, STK_PFC_MODE_SW);

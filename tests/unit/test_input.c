@@ -76,6 +76,11 @@ static void test_arp_request_for_other(void **state)
 	assert_int_equal(cnt(STK_CNT_to_kernel), 1);
 }
 
+/*
+ * Issue 11 item 10: an ARP reply completes the entry our request made, and is passed to the
+ * kernel; one nobody asked for (unsolicited) creates no entry, as Linux with its default
+ * arp_accept=0 (RFC 826 leaves it open; RFC 4861 §7.2.5 says the same for NAs).
+ */
 static void test_arp_reply_learnt_and_to_kernel(void **state)
 {
 	struct stk_ipaddr peer = addr4(ut_ip4_peer);
@@ -86,9 +91,57 @@ static void test_arp_reply_learnt_and_to_kernel(void **state)
 	len = ut_frame_arp(b, ut_mac_us, ut_mac_peer, -1, 2, ut_mac_peer, ut_ip4_peer, ut_mac_us,
 			   ut_ip4_us, &o);
 	input(b, len);
-	assert_non_null(neigh(&peer));
+	assert_null(neigh(&peer)); /* unsolicited */
 	assert_int_equal(take(wire_tx, NULL, NULL), 0);
 	assert_int_equal(take(exc_tx, NULL, NULL), 1);
+	/* we ask, the reply answers */
+	assert_int_equal(stk_neigh_probe(fx.lc, fx.ifc, &peer), 0);
+	assert_int_equal(take(wire_tx, NULL, NULL), 1);
+	assert_int_equal(neigh(&peer)->state, STK_NEIGH_INCOMPLETE);
+	input(b, len);
+	assert_non_null(neigh(&peer));
+	assert_int_equal(neigh(&peer)->state, STK_NEIGH_REACHABLE);
+	assert_memory_equal(neigh(&peer)->mac.addr_bytes, ut_mac_peer, 6);
+	assert_int_equal(take(exc_tx, NULL, NULL), 1);
+}
+
+/*
+ * Issue 11 item 10: ARP from senders that are not on our subnet, or that are no unicast
+ * address at all. A request aimed at us from off the subnet is answered (straight to its
+ * MAC, as Linux answers it) but teaches nothing: entries are for on-link neighbours only.
+ * A multicast, limited-broadcast, subnet-broadcast or loopback sender is refused outright
+ * (no entry and no answer: we never send to a multicast or broadcast source; Linux's
+ * arp_process() drops multicast and loopback ones too), counted as arp_bad_sender.
+ */
+static void test_arp_offlink_and_bad_senders(void **state)
+{
+	static const uint8_t offlink[4] = {198, 51, 100, 7};
+	static const uint8_t bad[][4] = {{224, 0, 0, 5},
+					 {239, 1, 2, 3},
+					 {255, 255, 255, 255},
+					 {192, 0, 2, 255},
+					 {127, 0, 0, 1}};
+	struct stk_ipaddr ip = addr4(offlink);
+	uint8_t b[UT_FRAME_MAX], out[UT_FRAME_MAX];
+	struct ut_off o;
+	uint16_t len, olen = 0;
+
+	len = ut_frame_arp(b, bcast, ut_mac_peer, -1, 1, ut_mac_peer, offlink, zero6, ut_ip4_us,
+			   &o);
+	input(b, len);
+	assert_int_equal(take(wire_tx, out, &olen), 1);
+	check_arp(out + 14, 2, ut_mac_us, ut_ip4_us, ut_mac_peer, offlink);
+	assert_null(neigh(&ip));
+	for (unsigned i = 0; i < RTE_DIM(bad); i++) {
+		ip = addr4(bad[i]);
+		len = ut_frame_arp(b, bcast, ut_mac_peer, -1, 1, ut_mac_peer, bad[i], zero6,
+				   ut_ip4_us, &o);
+		input(b, len);
+		assert_int_equal(take(wire_tx, NULL, NULL), 0); /* not answered */
+		assert_null(neigh(&ip));
+	}
+	assert_int_equal(stk_neigh_count(fx.lc->neigh), 0);
+	assert_int_equal(drops(STK_DROP_ARP_BAD), 0);
 }
 
 static void test_arp_probe_teaches_nothing(void **state)
@@ -268,14 +321,49 @@ static void test_na_learnt_and_to_kernel(void **state)
 	input(b, len);
 	assert_null(neigh(&peer));
 	assert_int_equal(take(exc_tx, NULL, NULL), 1);
-	/* solicited: creates it */
+	/* S=1 without our solicitation: RFC 4861 §7.2.5, no entry, nothing is created (issue
+	 * 11 item 10) */
 	len = ut_frame_nd(b, ut_mac_us, ut_mac_peer, -1, ut_ip6_peer, ut_ip6_us, 255, 136, 0x60,
 			  ut_ip6_peer, 2, ut_mac_peer, &o);
 	input(b, len);
+	assert_null(neigh(&peer));
+	assert_int_equal(take(exc_tx, NULL, NULL), 1);
+	/* we solicit; the answer completes the entry */
+	assert_int_equal(stk_neigh_probe(fx.lc, fx.ifc, &peer), 0);
+	assert_int_equal(take(wire_tx, NULL, NULL), 1);
+	input(b, len);
 	assert_non_null(neigh(&peer));
+	assert_int_equal(neigh(&peer)->state, STK_NEIGH_REACHABLE);
 	assert_memory_equal(neigh(&peer)->mac.addr_bytes, ut_mac_peer, 6);
 	assert_int_equal(take(exc_tx, NULL, NULL), 1);
 	assert_int_equal(take(wire_tx, NULL, NULL), 0);
+}
+
+/*
+ * Issue 11 item 10: IPv6 packets from a multicast source are dropped as RFC 4291 §2.7 asks
+ * (Linux's ip6_rcv_core() does the same); nothing answers them or learns from them: an NS
+ * "from" the all-nodes group gets no NA, a UDP datagram never reaches a handler.
+ */
+static void test_ipv6_multicast_source_dropped(void **state)
+{
+	struct stk_ipaddr grp = addr6(all_nodes);
+	uint8_t b[UT_FRAME_MAX];
+	struct ut_ip ip;
+	struct ut_off o;
+	uint16_t len;
+
+	len = ut_frame_nd(b, sn_us_mac, ut_mac_peer, -1, all_nodes, sn_us, 255, 135, 0, ut_ip6_us,
+			  1, ut_mac_peer, &o);
+	input(b, len);
+	assert_int_equal(take(wire_tx, NULL, NULL), 0);
+	assert_null(neigh(&grp));
+	bind_port(5000);
+	ut_ip_default(&ip, 6, 17);
+	memcpy(ip.src, all_nodes, 16);
+	len = ut_frame_udp(b, &ip, 1, 5000, "mcast", 5, false, &o);
+	input(b, len);
+	assert_int_equal(rx.calls, 0);
+	assert_int_equal(cnt(STK_CNT_drops), 2);
 }
 
 static void test_nd_malformed(void **state)
@@ -381,7 +469,7 @@ static void test_no_exception_path_consumes(void **state)
 	len = ut_frame_arp(b, ut_mac_us, ut_mac_peer, -1, 2, ut_mac_peer, ut_ip4_peer, ut_mac_us,
 			   ut_ip4_us, &o);
 	input(b, len);
-	assert_non_null(neigh(&peer));
+	assert_null(neigh(&peer)); /* unsolicited: teaches nothing (issue 11 item 10) */
 	len = ut_frame_nd(b, ut_mac_us, ut_mac_peer, -1, ut_ip6_peer, ut_ip6_us, 255, 136, 0x60,
 			  ut_ip6_peer, 2, ut_mac_peer, &o);
 	input(b, len);
@@ -390,7 +478,7 @@ static void test_no_exception_path_consumes(void **state)
 	input(b, len);
 	assert_int_equal(cnt(STK_CNT_drops), 0);
 	assert_int_equal(drops(STK_DROP_NO_EXCEPTION), 0);
-	assert_int_equal(stk_neigh_count(fx.lc->neigh), 2);
+	assert_int_equal(stk_neigh_count(fx.lc->neigh), 0); /* neither was asked for */
 	assert_int_equal(take(wire_tx, NULL, NULL), 0);
 }
 
@@ -698,6 +786,7 @@ int main(void)
 		T(test_arp_request_answered),
 		T(test_arp_request_for_other),
 		T(test_arp_reply_learnt_and_to_kernel),
+		T(test_arp_offlink_and_bad_senders),
 		T(test_arp_probe_teaches_nothing),
 		T(test_arp_malformed),
 		T(test_ns_answered),
@@ -706,6 +795,7 @@ int main(void)
 		T(test_ns_without_option),
 		T(test_ns_for_other_to_kernel),
 		T(test_na_learnt_and_to_kernel),
+		T(test_ipv6_multicast_source_dropped),
 		T(test_nd_malformed),
 		T(test_icmp_to_kernel),
 		TS(test_no_exception_path, setup_no_exc),

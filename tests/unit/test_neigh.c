@@ -36,6 +36,8 @@ static uint64_t t0; /* an arbitrary start time */
 #define MAX_PROBES 3
 #define MAX_PENDING 4
 #define ENTRIES 16
+#define MAX_PENDING_TOTAL 64
+#define CAP 6 /* test_pending_total_cap's table */
 
 static void params(struct stk_neigh_params *p)
 {
@@ -44,6 +46,7 @@ static void params(struct stk_neigh_params *p)
 	p->retrans_ms = RETRANS_MS;
 	p->max_probes = MAX_PROBES;
 	p->max_pending = MAX_PENDING;
+	p->max_pending_total = MAX_PENDING_TOTAL;
 }
 
 static int setup(void **state)
@@ -169,6 +172,7 @@ static void test_create_rejects_bad_params(void **state)
 	BAD(retrans_ms, 0);
 	BAD(max_probes, 0);
 	BAD(max_pending, 0);
+	BAD(max_pending_total, 0);
 	BAD(max_pending, STK_NEIGH_MAX_PENDING + 1);
 #undef BAD
 
@@ -427,6 +431,10 @@ static void test_probe_state_gives_up(void **state)
 
 /* ---------------- capacity ---------------- */
 
+/*
+ * A table full of confirmed (REACHABLE) neighbours refuses a new address: those are never
+ * evicted. Once they age to STALE, a new address takes the place of the least recently used.
+ */
 static void test_table_full(void **state)
 {
 	struct stk_ipaddr ip;
@@ -435,8 +443,7 @@ static void test_table_full(void **state)
 
 	for (uint8_t i = 0; i < ENTRIES; i++) {
 		ip = v4(10, 0, 0, i);
-		assert_int_equal(stk_neigh_resolve(tbl, 0, &ip, t0, NULL, &mac),
-				 STK_NEIGH_RES_QUEUED_PROBE);
+		assert_int_equal(stk_neigh_update(tbl, 0, &ip, &mac, t0, true, NULL, NULL), 1);
 	}
 	assert_int_equal(stk_neigh_count(tbl), ENTRIES);
 	ip = v4(10, 0, 1, 0);
@@ -448,13 +455,111 @@ static void test_table_full(void **state)
 	assert_int_equal(stk_neigh_count(tbl), ENTRIES);
 	/* existing entries still resolve */
 	ip = v4(10, 0, 0, 3);
-	assert_int_equal(stk_neigh_update(tbl, 0, &ip, &mac, t0, true, NULL, NULL), 1);
-	/* once the unanswered ones are gone there is room again */
-	for (unsigned k = 1; k <= MAX_PROBES; k++)
-		stk_neigh_tick(tbl, t0 + k * (RETRANS_MS + 1) * ms, NULL, NULL);
-	assert_int_equal(stk_neigh_count(tbl), 1);
+	assert_int_equal(stk_neigh_update(tbl, 0, &ip, &mac, t0, false, NULL, NULL), 0);
+	/* all of them go STALE; 10.0.0.3 is used then (and probed), the rest are not */
+	stk_neigh_tick(tbl, t0 + (REACHABLE_MS + 1) * ms, NULL, NULL);
+	assert_int_equal(stk_neigh_resolve(tbl, 0, &ip, t0 + (REACHABLE_MS + 2) * ms, NULL, &mac),
+			 STK_NEIGH_RES_OK_PROBE);
 	ip = v4(10, 0, 1, 0);
-	assert_int_equal(stk_neigh_update(tbl, 0, &ip, &mac, t0, true, NULL, NULL), 1);
+	assert_int_equal(
+		stk_neigh_update(tbl, 0, &ip, &mac, t0 + (REACHABLE_MS + 3) * ms, true, NULL, NULL),
+		1);
+	assert_int_equal(stk_neigh_count(tbl), ENTRIES);
+	ip = v4(10, 0, 0, 3);
+	assert_non_null(stk_neigh_lookup(tbl, 0, &ip)); /* in use: kept */
+}
+
+/*
+ * Issue 11 item 10: the table filled from the network and never evicted, so addresses that
+ * never answer (INCOMPLETE) or that nobody uses (STALE) locked everyone else out. A new
+ * address now takes the slot of the least recently used STALE or INCOMPLETE entry (RFC 4861
+ * §7.3.2 leaves the policy open; Linux's neighbour GC also forgets unused entries first);
+ * REACHABLE and PROBE entries stay. An evicted INCOMPLETE entry's waiting packets are freed
+ * (the teardown checks the pool).
+ */
+static void test_lru_eviction(void **state)
+{
+	struct rte_ether_addr mac = mac_n(1);
+	struct stk_ipaddr ip;
+
+	/* 8 confirmed, 8 unresolved with a packet each, used at t0 + 1..8 ms */
+	for (uint8_t i = 0; i < ENTRIES / 2; i++) {
+		ip = v4(10, 0, 0, i);
+		assert_int_equal(stk_neigh_update(tbl, 0, &ip, &mac, t0, true, NULL, NULL), 1);
+	}
+	for (uint8_t i = 0; i < ENTRIES / 2; i++) {
+		ip = v4(10, 0, 2, i);
+		assert_int_equal(
+			stk_neigh_resolve(tbl, 0, &ip, t0 + (1u + i) * ms, new_mbuf(i), &mac),
+			STK_NEIGH_RES_QUEUED_PROBE);
+	}
+	/* 10.0.2.0 is used again (another packet): 10.0.2.1 is now the least recently used */
+	ip = v4(10, 0, 2, 0);
+	assert_int_equal(stk_neigh_resolve(tbl, 0, &ip, t0 + 20 * ms, new_mbuf(50), &mac),
+			 STK_NEIGH_RES_QUEUED);
+	ip = v4(10, 0, 3, 0);
+	assert_int_equal(stk_neigh_resolve(tbl, 0, &ip, t0 + 21 * ms, NULL, &mac),
+			 STK_NEIGH_RES_QUEUED_PROBE);
+	assert_int_equal(stk_neigh_count(tbl), ENTRIES);
+	ip = v4(10, 0, 2, 1);
+	assert_null(stk_neigh_lookup(tbl, 0, &ip));
+	ip = v4(10, 0, 2, 0);
+	assert_non_null(stk_neigh_lookup(tbl, 0, &ip));
+	assert_int_equal(stk_neigh_lookup(tbl, 0, &ip)->nb_pending, 2);
+	/* learning from the wire evicts the same way: 10.0.2.2 goes next */
+	ip = v4(10, 0, 3, 1);
+	assert_int_equal(stk_neigh_update(tbl, 0, &ip, &mac, t0 + 22 * ms, true, NULL, NULL), 1);
+	ip = v4(10, 0, 2, 2);
+	assert_null(stk_neigh_lookup(tbl, 0, &ip));
+	{
+		struct stk_neigh_stats st;
+
+		stk_neigh_stats(tbl, &st);
+		assert_int_equal(st.evicted, 2);
+		assert_int_equal(st.evicted_pending, 2);
+	}
+	/* the confirmed ones were never candidates */
+	for (uint8_t i = 0; i < ENTRIES / 2; i++) {
+		ip = v4(10, 0, 0, i);
+		assert_non_null(stk_neigh_lookup(tbl, 0, &ip));
+	}
+}
+
+/*
+ * Issue 11 item 10: packets parked for unresolved addresses are capped in the whole table,
+ * not only per address (4 each x 1024 addresses was 4096 mbufs). With 6 in total: A takes
+ * 4, B 2, then B is refused though it holds only 2; once A resolves, B may park again.
+ */
+static void test_pending_total_cap(void **state)
+{
+	struct stk_ipaddr a = v4(10, 0, 0, 1), b = v4(10, 0, 0, 2);
+	struct rte_ether_addr mac, am = mac_n(1);
+	struct stk_neigh_stats st;
+	struct stk_neigh_params p;
+	struct rte_mbuf *m;
+
+	params(&p);
+	p.max_pending_total = CAP;
+	stk_neigh_free(tbl);
+	tbl = stk_neigh_create(&p, SOCKET_ID_ANY); /* the teardown frees it */
+	assert_non_null(tbl);
+	for (unsigned i = 0; i < MAX_PENDING; i++)
+		assert_int_not_equal(stk_neigh_resolve(tbl, 0, &a, t0, new_mbuf((uint8_t)i), &mac),
+				     STK_NEIGH_RES_FULL);
+	for (unsigned i = 0; i < CAP - MAX_PENDING; i++)
+		assert_int_not_equal(stk_neigh_resolve(tbl, 0, &b, t0, new_mbuf((uint8_t)i), &mac),
+				     STK_NEIGH_RES_FULL);
+	m = new_mbuf(99);
+	assert_int_equal(stk_neigh_resolve(tbl, 0, &b, t0, m, &mac), STK_NEIGH_RES_FULL);
+	stk_neigh_stats(tbl, &st);
+	assert_int_equal(st.pending_cap, 1);
+	assert_int_equal(st.pending, CAP);
+	assert_int_equal(stk_neigh_update(tbl, 0, &a, &am, t0, false, NULL, NULL), 1);
+	assert_int_equal(stk_neigh_resolve(tbl, 0, &b, t0, m, &mac), STK_NEIGH_RES_QUEUED);
+	stk_neigh_stats(tbl, &st);
+	assert_int_equal(st.pending, CAP - MAX_PENDING + 1);
+	/* eviction counts what it freed (test_lru_eviction's set-up, shortened) */
+	assert_int_equal(st.evicted, 0);
 }
 
 /* ---------------- the hash table ---------------- */
@@ -658,6 +763,8 @@ int main(int argc, char **argv)
 		T(test_probe_retries_then_gives_up),
 		T(test_probe_state_gives_up),
 		T(test_table_full),
+		T(test_lru_eviction),
+		T(test_pending_total_cap),
 		T(test_delete_keeps_chain),
 		T(test_delete_moves_pending),
 		T(test_families_and_ifaces_distinct),

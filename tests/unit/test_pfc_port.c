@@ -26,7 +26,7 @@ static const uint8_t pfc_dst[6] = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x01};
 
 /* One interface in software PFC mode (as a bench or the congestion tests build it), lcore
  * context, ctrl pool. */
-static int pfc_up(enum stk_pfc_mode mode)
+static int pfc_up(enum stk_pfc_mode mode, uint32_t wd_ms)
 {
 	struct stk_iface ifc;
 
@@ -42,6 +42,9 @@ static int pfc_up(enum stk_pfc_mode mode)
 	ifc.pfc_xoff = XOFF_AT;
 	ifc.pfc_xon = XON_AT;
 	ifc.pfc_quanta = QUANTA;
+	ifc.pfc_wd_ms =
+		wd_ms; /* pauses here last seconds on purpose: no watchdog but in its test */
+	ifc.pfc_wd_restore_ms = wd_ms;
 	if (stk_ctrl_init(64) != 0)
 		return -1;
 	return fx_start(&ifc, true, NULL);
@@ -49,12 +52,17 @@ static int pfc_up(enum stk_pfc_mode mode)
 
 static int setup_sw(void **state)
 {
-	return pfc_up(STK_PFC_MODE_SW);
+	return pfc_up(STK_PFC_MODE_SW, STK_PFC_WD_OFF);
+}
+
+static int setup_sw_wd(void **state)
+{
+	return pfc_up(STK_PFC_MODE_SW, 100);
 }
 
 static int setup_off(void **state)
 {
-	return pfc_up(STK_PFC_MODE_OFF);
+	return pfc_up(STK_PFC_MODE_OFF, STK_PFC_WD_OFF);
 }
 
 /* A PFC frame from the peer, by hand (802.1Qbb Figure 36-3): pauses @prio for @quanta. */
@@ -156,6 +164,67 @@ static void test_pause_holds_only_that_priority(void **state)
 	assert_int_equal(tags[1], 2);
 	assert_false(stk_pfc_tx_paused(fx.lc, 0, 3, end));
 	assert_int_equal(cnt(STK_CNT_tx_pkts), 4);
+	assert_int_equal(cnt(STK_CNT_drops), 0);
+}
+
+/* A decoded XOFF (or XON when @quanta is 0) for priority 3, applied at @tsc as the ctrl
+ * ring would: the controlled clock the watchdog test runs on. */
+static void apply_at(uint64_t tsc, uint16_t quanta)
+{
+	struct stk_pfc pfc = {.class_enable = 1 << 3};
+
+	pfc.quanta[3] = quanta;
+	stk_pfc_rx_apply(fx.lc, fx.ifc, &pfc, tsc);
+}
+
+/*
+ * Issue 11, "confirm": software PFC had no pause watchdog; a peer that sent XOFF forever
+ * stopped a priority forever. Confirmed, and now a storm watchdog as NICs have it (mlx5's
+ * PFC stall prevention, SONiC's pfcwd; 802.1Qbb has none): a priority paused without a break
+ * for pfc_wd_ms (default 200 ms) is in a storm: its held frames go out and the peer's pauses
+ * on it are ignored (counted) until it has sent none for pfc_wd_restore_ms; one storm counter
+ * and one log line per episode. The clock is controlled: tx_release() and rx_apply() take it.
+ */
+static void test_pfc_storm_watchdog(void **state)
+{
+	uint64_t ms = rte_get_tsc_hz() / 1000, t0 = rte_get_tsc_cycles();
+	uint16_t tags[8];
+
+	/* the interface's watchdog: 100 ms to detect, 100 ms quiet to restore */
+	assert_int_equal(fx.lc->pfc[0]->wd_detect, 100 * ms);
+	apply_at(t0, 0xffff); /* 3.4 s at 10 Mbit/s, and refreshed below */
+	send_tagged(fx.lc, ut_pool(), DSCP_PRIO3, 1);
+	send_tagged(fx.lc, ut_pool(), DSCP_PRIO3, 2);
+	assert_int_equal(stk_pfc_tx_release(fx.lc, t0 + 50 * ms), 0);
+	apply_at(t0 + 60 * ms, 0xffff); /* a refresh: the pause goes on without a break */
+	assert_int_equal(stk_pfc_tx_release(fx.lc, t0 + 99 * ms), 0);
+	assert_int_equal(wire_tags(fx.lc, tags, 8), 0);
+	assert_int_equal(cnt(STK_CNT_pfc_storms), 0);
+	/* 100 ms paused: a storm. What waited goes out, in order */
+	assert_int_equal(stk_pfc_tx_release(fx.lc, t0 + 101 * ms), 2);
+	assert_int_equal(wire_tags(fx.lc, tags, 8), 2);
+	assert_int_equal(tags[0], 1);
+	assert_int_equal(tags[1], 2);
+	assert_int_equal(cnt(STK_CNT_pfc_storms), 1);
+	/* while it lasts, XOFF on that priority is ignored */
+	apply_at(t0 + 120 * ms, 0xffff);
+	assert_int_equal(cnt(STK_CNT_pfc_storm_ignored), 1);
+	send_tagged(fx.lc, ut_pool(), DSCP_PRIO3, 3);
+	assert_int_equal(wire_tags(fx.lc, tags, 8), 1);
+	assert_int_equal(tags[0], 3);
+	/* 80 ms quiet is not enough; 101 ms is: PFC is honoured again */
+	stk_pfc_tx_release(fx.lc, t0 + 200 * ms);
+	assert_true(fx.lc->pfc[0]->storm & (1u << 3));
+	stk_pfc_tx_release(fx.lc, t0 + 221 * ms);
+	assert_false(fx.lc->pfc[0]->storm & (1u << 3));
+	apply_at(t0 + 230 * ms, 0xffff);
+	send_tagged(fx.lc, ut_pool(), DSCP_PRIO3, 4);
+	assert_int_equal(wire_tags(fx.lc, tags, 8), 0); /* held again */
+	assert_int_equal(cnt(STK_CNT_pfc_storms), 1);	/* one episode */
+	/* a second storm is a second episode */
+	assert_int_equal(stk_pfc_tx_release(fx.lc, t0 + 331 * ms), 1);
+	assert_int_equal(cnt(STK_CNT_pfc_storms), 2);
+	assert_int_equal(wire_tags(fx.lc, tags, 8), 1);
 	assert_int_equal(cnt(STK_CNT_drops), 0);
 }
 
@@ -561,6 +630,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		TS(test_pause_holds_only_that_priority, setup_sw),
 		TS(test_xon_releases_at_once, setup_sw),
+		TS(test_pfc_storm_watchdog, setup_sw_wd),
 		TS(test_pause_reaches_other_lcore, setup_sw),
 		TS(test_backlog_sends_xoff_refresh_xon, setup_sw),
 		TS(test_loop_generates_from_hook, setup_sw),

@@ -236,6 +236,59 @@ static void test_neigh_probe(void **state)
 	assert_memory_equal(out, sn_peer_mac, 6);
 }
 
+/* A small table: 16 entries, 16 parked datagrams in all. */
+static int setup_small_neigh(void **state)
+{
+	struct stk_neigh_params np;
+
+	stk_neigh_params_default(&np);
+	np.entries = 16;
+	np.max_pending_total = 16;
+	np.retrans_ms = 600000;
+	return fx_up(0, EXC_PORT, &np, wire_port);
+}
+
+/*
+ * Issue 11 item 10, through the lcore: 16 unresolved addresses with a datagram each fill
+ * the table and the cap; a 17th address evicts the least recently used one (its datagram is
+ * a counted drop) and its own datagram then fits; a second one to it finds the table-wide cap
+ * (16) and is given back. The lcore's timer exports what the table did as counters.
+ */
+static void test_neigh_bounds_counted(void **state)
+{
+	struct stk_ipaddr ip = addr4(ut_ip4_peer);
+	struct stk_flow f;
+	struct rte_mbuf *m;
+
+	for (uint8_t i = 0; i < 16; i++) {
+		((uint8_t *)&ip.v4)[3] = (uint8_t)(10 + i);
+		flow(&f, &ip);
+		assert_int_equal(stk_udp_send(fx.lc, fx.ifc, payload("wait"), &f), 0);
+	}
+	((uint8_t *)&ip.v4)[3] = 100;
+	flow(&f, &ip);
+	assert_int_equal(stk_udp_send(fx.lc, fx.ifc, payload("new"), &f), 0);
+	assert_int_equal(stk_neigh_count(fx.lc->neigh), 16);
+	((uint8_t *)&ip.v4)[3] = 10;
+	assert_null(neigh(&ip)); /* the oldest went */
+	((uint8_t *)&ip.v4)[3] = 100;
+	m = payload("capped");
+	assert_int_equal(stk_udp_send(fx.lc, fx.ifc, m, &f), -ENOBUFS);
+	rte_pktmbuf_free(m);
+	take(wire_tx, NULL, NULL); /* the probes */
+	fx.lc->next_tick = 0;	   /* run the timers on this iteration */
+	stk_lcore_poll(fx.lc);
+	assert_int_equal(cnt(STK_CNT_neigh_evicted), 1);
+	assert_int_equal(cnt(STK_CNT_neigh_pending_cap), 1);
+	assert_int_equal(drops(STK_DROP_NEIGH_EVICTED), 1);
+	assert_int_equal(cnt(STK_CNT_drops), 1);
+	/* counted once, not again on the next tick */
+	fx.lc->next_tick = 0;
+	stk_lcore_poll(fx.lc);
+	assert_int_equal(cnt(STK_CNT_neigh_evicted), 1);
+	assert_int_equal(drops(STK_DROP_NEIGH_EVICTED), 1);
+}
+
 static void test_unresolved_dropped_by_timer(void **state)
 {
 	struct stk_ipaddr peer = addr4(ut_ip4_peer);
@@ -288,6 +341,42 @@ static void test_neigh_shared_between_lcores(void **state)
 	assert_int_equal(take(wire_tx, out, &olen), 1);
 	check_udp_out(out, olen, ut_mac_peer, 4, ut_ip4_us, ut_ip4_peer, "other lcore");
 	assert_non_null(stk_neigh_lookup(other->neigh, fx.ifc->idx, &peer));
+	stk_lcore_destroy(other);
+	stk_ctrl_fini();
+}
+
+/*
+ * Issue 11 item 10: every ARP packet seen (requests for other hosts, repeats) was copied to
+ * every other lcore's control ring. Now only what changed this lcore's table, or answers a
+ * probe (perhaps the other lcore's, as in test_neigh_shared_between_lcores), is told.
+ */
+static void test_ctrl_only_on_change(void **state)
+{
+	static const uint8_t other_ip[4] = {192, 0, 2, 77};
+	struct stk_neigh_params np;
+	struct stk_lcore *other;
+	uint8_t b[UT_FRAME_MAX];
+	struct ut_off o;
+	uint16_t len;
+
+	assert_int_equal(stk_ctrl_init(64), 0);
+	stk_neigh_params_default(&np);
+	other = stk_lcore_create(OTHER_LCORE, 0, false, ut_pool(), &np);
+	assert_non_null(other);
+	/* requests for another host, ten times: nothing to tell */
+	len = ut_frame_arp(b, bcast, ut_mac_peer, -1, 1, ut_mac_peer, ut_ip4_peer, zero6, other_ip,
+			   &o);
+	for (unsigned i = 0; i < 10; i++)
+		input(b, len);
+	assert_int_equal(rte_ring_count(other->ctrl), 0);
+	/* a request for us: the peer is learnt here, and the others hear of it once */
+	len = ut_frame_arp(b, bcast, ut_mac_peer, -1, 1, ut_mac_peer, ut_ip4_peer, zero6, ut_ip4_us,
+			   &o);
+	input(b, len);
+	input(b, len);
+	assert_int_equal(rte_ring_count(other->ctrl), 1);
+	take(wire_tx, NULL, NULL); /* our two replies */
+	stk_lcore_poll(other);
 	stk_lcore_destroy(other);
 	stk_ctrl_fini();
 }
@@ -421,6 +510,8 @@ int main(void)
 		T(test_neigh_probe),
 		TS(test_unresolved_dropped_by_timer, setup_fast_neigh),
 		T(test_neigh_shared_between_lcores),
+		T(test_ctrl_only_on_change),
+		TS(test_neigh_bounds_counted, setup_small_neigh),
 		TS(test_vlan_interface, setup_vlan),
 		TS(test_tx_full, setup_small_port),
 		T(test_stats_sum_and_names),
