@@ -29,6 +29,7 @@
 
 #include "orpc_msg.h"
 #include "orpc_testprog.h"
+#include "ring_pair.h"
 #include "roce_cm.h"
 #include "roce_verbs.h"
 #include "rpcrdma_ep.h"
@@ -47,20 +48,6 @@ static struct orpc_svc svc;
 static uint64_t hz;
 static double seconds = 2.0;
 static uint16_t next_port = 30000;
-
-static int ring_port(const char *name, struct rte_ring *rx, struct rte_ring *tx)
-{
-	struct rte_eth_conf conf;
-	int p = rte_eth_from_rings(name, &rx, 1, &tx, 1, 0);
-
-	memset(&conf, 0, sizeof(conf));
-	if (p < 0 || rte_eth_dev_configure((uint16_t)p, 1, 1, &conf) != 0 ||
-	    rte_eth_rx_queue_setup((uint16_t)p, 0, 1024, 0, NULL, pool) != 0 ||
-	    rte_eth_tx_queue_setup((uint16_t)p, 0, 1024, 0, NULL) != 0 ||
-	    rte_eth_dev_start((uint16_t)p) != 0)
-		return -1;
-	return p;
-}
 
 static int wait_event(int k, enum roce_cm_event_type t, struct roce_cm_event *ev)
 {
@@ -176,6 +163,20 @@ static int raw_setup(struct raw *r, uint32_t len)
 	return cm_pair(r->qp[0], r->qp[1], NULL, 0, NULL, 0, &eb, &ea, NULL, NULL);
 }
 
+static void raw_teardown(struct raw *r)
+{
+	struct roce_wc wc[32];
+
+	for (int k = 0; k < 2; k++) {
+		roce_destroy_qp(r->qp[k]);
+		while (roce_poll_cq(r->cq[k], 32, wc) > 0)
+			;
+		roce_dereg_mr(r->mr[k]);
+		roce_destroy_cq(r->cq[k]);
+		rte_free(r->buf[k]);
+	}
+}
+
 static void raw_recv(struct raw *r, int k, uint32_t slot, uint32_t len)
 {
 	struct roce_sge sge = {(uintptr_t)(r->buf[k] + slot * len), len, r->mr[k]->lkey};
@@ -251,14 +252,7 @@ static void bench_raw_pingpong(uint32_t qd, uint32_t len, const char *name, uint
 		   n < MAX_LAT ? n : MAX_LAT);
 	for (int i = 0; i < 2000; i++)
 		stk_lcore_poll(lc);
-	for (int k = 0; k < 2; k++) {
-		roce_destroy_qp(r.qp[k]);
-		while (roce_poll_cq(r.cq[k], 32, wc) > 0)
-			;
-		roce_dereg_mr(r.mr[k]);
-		roce_destroy_cq(r.cq[k]);
-		rte_free(r.buf[k]);
-	}
+	raw_teardown(&r);
 }
 
 /* raw RDMA WRITEs of len bytes from side 1 into side 0, one at a time */
@@ -295,14 +289,7 @@ static void bench_raw_write(uint32_t len, const char *name)
 	add_result(name,
 		   (double)n * len * 8 * (double)hz / (double)(rte_get_tsc_cycles() - t0) / 1e9,
 		   "Gbit/s", NULL, 0);
-	for (int k = 0; k < 2; k++) {
-		roce_destroy_qp(r.qp[k]);
-		while (roce_poll_cq(r.cq[k], 32, wc) > 0)
-			;
-		roce_dereg_mr(r.mr[k]);
-		roce_destroy_cq(r.cq[k]);
-		rte_free(r.buf[k]);
-	}
+	raw_teardown(&r);
 }
 
 /* ---- RPC-over-RDMA ---- */
@@ -437,51 +424,20 @@ static void bench_rpc(uint32_t qd, uint32_t proc, uint32_t arg, const char *name
 		stk_lcore_poll(lc);
 }
 
+static struct ring_pair rp;
+
 static int setup(void)
 {
-	struct stk_neigh_params np;
-	struct rte_ring *r[2];
-
-	pool = rte_pktmbuf_pool_create("rb_pool", 32767, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
-	r[0] = rte_ring_create("rb_r0", 8192, 0, 0);
-	r[1] = rte_ring_create("rb_r1", 8192, 0, 0);
-	if (!pool || !r[0] || !r[1])
+	if (ring_pair_up(&rp, "rb", 81, 4200) != 0)
 		return -1;
+	pool = rp.pool;
+	lc = rp.lc;
 	for (int k = 0; k < 2; k++) {
-		struct stk_iface ifc;
-		int p = ring_port(k ? "rb_b" : "rb_a", r[k], r[1 - k]);
-
-		if (p < 0)
-			return -1;
-		memset(&ifc, 0, sizeof(ifc));
-		snprintf(ifc.name, sizeof(ifc.name), "rb%d", k);
-		ifc.port_id = (uint16_t)p;
-		ifc.exc_port_id = STK_NO_PORT;
-		ifc.mac = (struct rte_ether_addr){{0x02, 0, 0, 0, 0x7b, (uint8_t)(1 + k)}};
-		stk_ipaddr_parse(k ? "10.81.0.2" : "10.81.0.1", &ifc.ip4);
-		ip[k] = ifc.ip4;
-		ifc.ip4_prefix = 24;
-		ifc.mtu = 4200;
-		ifc.nb_rxq = ifc.nb_txq = 1;
-		if (stk_iface_add(&ifc) != k)
-			return -1;
+		ip[k] = rp.ip[k];
+		dev[k] = rp.dev[k];
+		cm[k] = rp.cm[k];
+		pd[k] = rp.pd[k];
 	}
-	stk_neigh_params_default(&np);
-	lc = stk_lcore_create(rte_lcore_id(), 0, true, pool, &np);
-	if (!lc)
-		return -1;
-	for (int k = 0; k < 2; k++) {
-		lc->rxq[k].iface = (uint16_t)k;
-		lc->rxq[k].port_id = (uint16_t)k;
-		lc->rxq[k].queue = 0;
-		dev[k] = roce_dev_open((uint16_t)k);
-		cm[k] = dev[k] ? roce_cm_open(dev[k]) : NULL;
-		pd[k] = dev[k] ? roce_alloc_pd(dev[k]) : NULL;
-		if (!cm[k] || !pd[k])
-			return -1;
-		stk_lcore_add_poll(lc, roce_poll, dev[k]);
-	}
-	lc->nb_rxq = 2;
 	orpc_svc_add(&svc, &orpc_test_program);
 	return 0;
 }

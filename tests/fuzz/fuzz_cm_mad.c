@@ -20,20 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
+
 #include "roce_cm_wire.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 static volatile uint64_t sink;
-
-#define CHECK(c)                                                                                   \
-	do {                                                                                       \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c);                    \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

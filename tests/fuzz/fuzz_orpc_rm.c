@@ -12,24 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "orpc_rm.h"
+#include "fuzz_check.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "orpc_rm.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc, (void)argv;
 	return 0;
 }
-
-#define CHECK(c)                                                                                   \
-	do {                                                                                       \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c);                    \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
 
 #define MAX_RECORD 4096u
 

@@ -15,26 +15,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
+
 #include "orpc_pmap.h"
 #include "orpc_svc.h"
 #include "orpc_testprog.h"
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc, (void)argv;
 	return 0;
 }
-
-#define CHECK(c)                                                                                   \
-	do {                                                                                       \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c);                    \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
 
 static struct orpc_svc svc;
 static struct orpc_pmap pm;

@@ -14,24 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rpcrdma_hdr.h"
+#include "fuzz_check.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "rpcrdma_hdr.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc, (void)argv;
 	return 0;
 }
-
-#define CHECK(c)                                                                                   \
-	do {                                                                                       \
-		if (!(c)) {                                                                        \
-			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c);                    \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -26,20 +26,7 @@
 #include "orpc_rm.h"
 #include "orpc_tcp.h"
 #include "orpc_testprog.h"
-
-/* ---- words ---- */
-struct wb {
-	uint8_t b[4096];
-	uint32_t n;
-};
-
-static void w(struct wb *x, uint32_t v)
-{
-	x->b[x->n++] = (uint8_t)(v >> 24);
-	x->b[x->n++] = (uint8_t)(v >> 16);
-	x->b[x->n++] = (uint8_t)(v >> 8);
-	x->b[x->n++] = (uint8_t)v;
-}
+#include "xdr_words.h"
 
 #define XID 0x65f7a710u
 

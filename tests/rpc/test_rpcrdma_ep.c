@@ -35,13 +35,13 @@
 
 #include "orpc_msg.h"
 #include "orpc_testprog.h"
+#include "ring_pair.h"
 #include "roce_cm.h"
 #include "roce_verbs.h"
 #include "rpcrdma_ep.h"
 #include "stk_impair.h"
 #include "stk_lcore.h"
 #include "stk_stack.h"
-#include "ut_common.h"
 
 static struct rte_mempool *pool;
 static struct stk_lcore *lc;
@@ -681,52 +681,19 @@ int main(void)
 		cmocka_unit_test(test_frwr),
 		cmocka_unit_test(test_bad_headers_and_keys),
 	};
-	struct stk_neigh_params np;
-	struct rte_ring *r[2];
+	static struct ring_pair rp;
 	int rc;
 
-	if (rte_eal_init(10, eal) < 0)
+	if (rte_eal_init(10, eal) < 0 || ring_pair_up(&rp, "rr", 80, 1500) != 0)
 		return 1;
-	pool = rte_pktmbuf_pool_create("rr_pool", 16383, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
-	r[0] = rte_ring_create("rr_r0", 4096, 0, 0);
-	r[1] = rte_ring_create("rr_r1", 4096, 0, 0);
-	if (!pool || !r[0] || !r[1])
-		return 1;
+	pool = rp.pool;
+	lc = rp.lc;
 	for (int k = 0; k < 2; k++) {
-		struct stk_iface ifc;
-		int p = ut_ring_port(k ? "rr_b" : "rr_a", r[k], r[1 - k], pool);
-
-		if (p < 0)
-			return 1;
-		memset(&ifc, 0, sizeof(ifc));
-		snprintf(ifc.name, sizeof(ifc.name), "rr%d", k);
-		ifc.port_id = (uint16_t)p;
-		ifc.exc_port_id = STK_NO_PORT;
-		ifc.mac = (struct rte_ether_addr){{0x02, 0, 0, 0, 0x7a, (uint8_t)(1 + k)}};
-		stk_ipaddr_parse(k ? "10.80.0.2" : "10.80.0.1", &ifc.ip4);
-		ip[k] = ifc.ip4;
-		ifc.ip4_prefix = 24;
-		ifc.mtu = 1500;
-		ifc.nb_rxq = ifc.nb_txq = 1;
-		if (stk_iface_add(&ifc) != k)
-			return 1;
+		ip[k] = rp.ip[k];
+		s[k].dev = rp.dev[k];
+		s[k].cm = rp.cm[k];
+		s[k].pd = rp.pd[k];
 	}
-	stk_neigh_params_default(&np);
-	lc = stk_lcore_create(rte_lcore_id(), 0, true, pool, &np);
-	if (!lc)
-		return 1;
-	for (int k = 0; k < 2; k++) {
-		lc->rxq[k].iface = (uint16_t)k;
-		lc->rxq[k].port_id = (uint16_t)k;
-		lc->rxq[k].queue = 0;
-		s[k].dev = roce_dev_open((uint16_t)k);
-		s[k].cm = s[k].dev ? roce_cm_open(s[k].dev) : NULL;
-		s[k].pd = s[k].dev ? roce_alloc_pd(s[k].dev) : NULL;
-		if (!s[k].cm || !s[k].pd)
-			return 1;
-		stk_lcore_add_poll(lc, roce_poll, s[k].dev);
-	}
-	lc->nb_rxq = 2;
 	orpc_svc_add(&svc, &orpc_test_program);
 	orpc_svc_add(&svc, &orpc_test_sys_program);
 	base_in_use = rte_mempool_in_use_count(pool);
@@ -744,16 +711,15 @@ int main(void)
 		struct roce_dev_counts dc;
 
 		roce_cm_close(s[k].cm);
+		rp.cm[k] = NULL;
 		roce_dev_counts(s[k].dev, &dc);
 		if (dc.mrs + dc.cqs + dc.qps) {
 			fprintf(stderr, "side %d: %u MRs %u CQs %u QPs left\n", k, dc.mrs, dc.cqs,
 				dc.qps);
 			rc = 1;
 		}
-		roce_dealloc_pd(s[k].pd);
-		roce_dev_close(s[k].dev);
 	}
-	stk_lcore_destroy(lc);
+	ring_pair_down(&rp);
 	rte_eal_cleanup();
 	return rc;
 }

@@ -17,24 +17,11 @@
 #include <cmocka.h>
 
 #include "rpcrdma_hdr.h"
+#include "xdr_words.h"
 
 #ifndef DATA_DIR
 #error "DATA_DIR must point at tests/data"
 #endif
-
-/* a header under construction, one XDR word at a time */
-struct wb {
-	uint8_t b[16384];
-	uint32_t n;
-};
-
-static void w(struct wb *x, uint32_t v)
-{
-	x->b[x->n++] = (uint8_t)(v >> 24);
-	x->b[x->n++] = (uint8_t)(v >> 16);
-	x->b[x->n++] = (uint8_t)(v >> 8);
-	x->b[x->n++] = (uint8_t)v;
-}
 
 static void seg(struct wb *x, uint32_t handle, uint32_t len, uint64_t off)
 {
