@@ -871,6 +871,7 @@ int rpcrdma_clnt_call(struct rpcrdma_ep *ep, const struct rpcrdma_call *c, rpcrd
 	for (uint32_t i = 0; i < ep->nslots && !k; i++)
 		if (!ep->slots[i].used)
 			k = &ep->slots[i];
+	k->has_reply_chunk = false; /* a refused call before may have left it set */
 	/* the key the chunks name: the slot's next fast-registration key, or the persistent one */
 	key = ep->conf.frwr ? (k->frmr->index << 8) | (uint8_t)(k->gen + 1) : ep->mr->rkey;
 	memcpy(&o.xid, c->msg, 4);
