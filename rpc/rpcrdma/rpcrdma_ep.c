@@ -99,6 +99,7 @@ struct rpcrdma_ep {
 	/* negotiated */
 	struct rpcrdma_cm_priv peer;
 	uint32_t inline_send, credits;
+	uint32_t inline_recv; /* what the peer may send us inline: RFC 8797 §7, both sides' words */
 	bool started, failed;
 	uint32_t last_key;
 	uint64_t last_iova;
@@ -235,7 +236,7 @@ struct rpcrdma_ep *rpcrdma_ep_create(struct roce_dev *dev, struct roce_pd *pd,
 	if (!ep->qp)
 		goto fail;
 	ep->credits = role == RPCRDMA_SERVER ? ep->conf.credits : 1; /* RFC 8166 §3.3.1 */
-	ep->inline_send = RPCRDMA_INLINE_DEFAULT;
+	ep->inline_send = ep->inline_recv = RPCRDMA_INLINE_DEFAULT;
 	ep->req.state = RPCRDMA_REQ_FREE;
 	return ep;
 fail:
@@ -292,6 +293,11 @@ int rpcrdma_ep_start(struct rpcrdma_ep *ep, const uint8_t *peer_priv, uint32_t l
 	/* RFC 8797 §7: we send at most what the peer receives, and what we said we send */
 	ep->inline_send =
 		ep->peer.max_recv < ep->conf.inline_max ? ep->peer.max_recv : ep->conf.inline_max;
+	/* the peer sends us at most what it said it sends, and at most what we said we receive:
+	 * 1024 when we said nothing (RFC 8797 §7, RFC 8166 §3.3.2) */
+	ep->inline_recv = ep->conf.no_private_data ? RPCRDMA_INLINE_DEFAULT : ep->conf.inline_max;
+	if (ep->peer.max_send < ep->inline_recv)
+		ep->inline_recv = ep->peer.max_send;
 	for (uint32_t i = 0; i < ep->nrecv; i++) {
 		rc = post_recv(ep, i);
 		if (rc)
@@ -899,7 +905,7 @@ int rpcrdma_clnt_call(struct rpcrdma_ep *ep, const struct rpcrdma_call *c, rpcrd
 		o.nr_wchunks = 1;
 		o.wchunks = &wch;
 	}
-	if (c->reply_max + 64 > ep->conf.inline_max) {
+	if (c->reply_max + 64 > ep->inline_recv) {
 		rseg = (struct rpcrdma_seg){key, c->reply_max, iova(ep, k->reply)};
 		rch = (struct rpcrdma_chunk){1, &rseg};
 		o.reply = &rch;
@@ -1157,7 +1163,7 @@ void rpcrdma_ep_info(const struct rpcrdma_ep *ep, struct rpcrdma_ep_info *i)
 	i->peer_priv = ep->peer.present;
 	i->peer_remote_inv = ep->peer.remote_inv_ok;
 	i->inline_send = ep->inline_send;
-	i->inline_recv = ep->conf.inline_max;
+	i->inline_recv = ep->inline_recv;
 	i->credits = ep->credits;
 	i->failed = ep->failed;
 	i->last_frwr_key = ep->last_key;

@@ -337,6 +337,11 @@ static void test_without_private_data(void **st)
 	assert_int_equal(ci.inline_send, 8192);
 	echo(&c, 3000, 9, false, false, 8192); /* inline call, reply by reply chunk */
 	assert_int_equal(rpcrdma_ep_stats(c.sv)->long_replies, 1);
+	/* results of 3000 bytes fit the client's 8 KiB receive, but the server may send it only
+	 * 1024: the client must offer a reply chunk for them */
+	assert_int_equal(ci.inline_recv, 1024);
+	echo(&c, 3000, 10, false, false, 3100);
+	assert_int_equal(rpcrdma_ep_stats(c.sv)->long_replies, 2);
 	assert_int_equal(rpcrdma_ep_stats(c.sv)->long_calls, 0);
 	rr_disconnect(&c);
 }
