@@ -483,7 +483,10 @@ static bool check_reply(const struct step *s, const struct result *r, char *why,
 	uint32_t off, n;
 
 	if (r->err) {
-		snprintf(why, wn, "error %d", r->err);
+		snprintf(why, wn, "error %d%s", r->err,
+			 r->err == -EPROTO ? ": RDMA_ERROR from the server"
+			 : r->err == -EIO  ? ": the connection failed"
+					   : "");
 		return false;
 	}
 	if (orpc_reply_decode(r->reply, r->len, &h, &off) != 0) {
