@@ -335,12 +335,13 @@ static void srv_poll(struct stk_lcore *lc, void *arg)
 
 static int serve(void)
 {
-	static const char *const names[] = {
-		"calls",	  "replies",	     "rx_drop",	     "err_vers_sent",
-		"err_chunk_sent", "err_vers_rx",     "err_chunk_rx", "credit_overrun",
-		"long_calls",	  "long_replies",    "ddp_reads",    "ddp_writes",
-		"ddp_read_bytes", "ddp_write_bytes", "send_inv",     "remote_inv",
-		"rdma_errors",	  "flushed",	     "stray_replies"};
+	static const char *const names[] = {"calls",	      "replies",	 "rx_drop",
+					    "err_vers_sent",  "err_chunk_sent",	 "err_vers_rx",
+					    "err_chunk_rx",   "credit_overrun",	 "long_calls",
+					    "long_replies",   "ddp_reads",	 "ddp_writes",
+					    "ddp_read_bytes", "ddp_write_bytes", "send_inv",
+					    "remote_inv",     "frwr_regs",	 "local_invs",
+					    "rdma_errors",    "flushed",	 "stray_replies"};
 	int rc;
 
 	orpc_svc_add(&g.svc, &orpc_test_program);
@@ -369,7 +370,7 @@ static int serve(void)
 	return 0;
 }
 /* the names above follow struct rpcrdma_ep_stats up to stray_replies */
-_Static_assert(offsetof(struct rpcrdma_ep_stats, stray_replies) == 18 * sizeof(uint64_t),
+_Static_assert(offsetof(struct rpcrdma_ep_stats, stray_replies) == 20 * sizeof(uint64_t),
 	       "the counter names follow struct rpcrdma_ep_stats");
 
 /* ======================================================================== the client */
