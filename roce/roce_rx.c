@@ -94,13 +94,14 @@ uint64_t roce_rnr_tsc(uint8_t code)
 }
 
 int roce_qp_xmit(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t, const void *payload,
-		 uint32_t len, bool zero_copy)
+		 uint32_t len, struct roce_mr *zc)
 {
-	return roce_qp_xmit_to(qp, lc, t, payload, len, zero_copy, &qp->attr.ah_attr);
+	return roce_qp_xmit_to(qp, lc, t, payload, len, zc, &qp->attr.ah_attr);
 }
 
 int roce_qp_xmit_to(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t,
-		    const void *payload, uint32_t len, bool zero_copy, const struct roce_path *path)
+		    const void *payload, uint32_t len, struct roce_mr *zc,
+		    const struct roce_path *path)
 {
 	const struct stk_iface *ifc = stk_iface_get(qp->pd->dev->iface);
 	struct rte_mbuf *m;
@@ -108,7 +109,7 @@ int roce_qp_xmit_to(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t,
 
 	t->path = path;
 	t->lqpn = qp->qpn;
-	m = roce_tx_build(lc->pool, ifc, t, payload, len, zero_copy ? &qp->pd->dev->zc : NULL);
+	m = roce_tx_build(lc->pool, ifc, t, payload, len, zc ? &zc->zc : NULL);
 	if (!m) {
 		qp->cnt[ROCE_QPC_tx_failed]++; /* no mbuf: go-back-N or a timeout resends it */
 		return -ENOMEM;
@@ -281,7 +282,7 @@ static void send_cnp(struct roce_dev *dev, struct roce_qp *qp, struct stk_lcore 
 	t.opcode = ROCE_OP_CNP;
 	t.dqpn = qp->attr.dest_qp_num;
 	t.becn = true;
-	if (roce_qp_xmit(qp, lc, &t, NULL, 0, false) == 0)
+	if (roce_qp_xmit(qp, lc, &t, NULL, 0, NULL) == 0)
 		qp->cnt[ROCE_QPC_cnp_tx]++;
 }
 

@@ -1151,6 +1151,160 @@ static void frwr_and_invalidate(void **st)
 	assert_int_equal(roce_dereg_mr(fr), 0);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define RC_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RC_ASAN 1
+#endif
+#endif
+#ifndef RC_ASAN
+#define RC_ASAN 0
+#endif
+
+/*
+ * Issue 11 item 1: a region deregistered (or invalidated) while a WRITE into it is half
+ * placed. A WRITEs 1 MiB (MTU 1024) into a malloc'ed region of B's; once B has placed the
+ * FIRST and is inside the message, B deregisters the region, poisons the buffer and (under
+ * ASan) frees it. No byte of it may be written again: the rest of the WRITE gets a
+ * remote-access NAK, A's WR completes REM_ACCESS_ERR, B's QP fails (resp_ERR_MR_GONE), and
+ * without ASan the poison is intact. Then the same with a fast-registered region
+ * invalidated mid-WRITE (what LOCAL_INV and SEND_WITH_INV do) at MTU 256.
+ */
+static void dereg_mid_write(void **st)
+{
+	const uint32_t len = 1u << 20;
+	const uint64_t iova = 0x700000000000ull;
+	(void)st;
+
+	qp_timeout = 14;
+	for (int inval = 0; inval < 2; inval++) {
+		uint32_t n = inval ? 65536 : len;
+		uint8_t *mem = malloc(n);
+		struct roce_mr *mr;
+		struct roce_wc wc;
+		uint32_t key;
+
+		assert_non_null(mem);
+		memset(mem, 0, n);
+		connect_pair(inval ? ROCE_MTU_256 : ROCE_MTU_1024, 7, 1);
+		if (inval) {
+			struct roce_send_wr w, *bad;
+
+			mr = roce_alloc_mr(s[1].pd, n);
+			assert_non_null(mr);
+			key = (mr->rkey & ~0xffu) | 0x42;
+			memset(&w, 0, sizeof(w));
+			w.opcode = ROCE_WR_REG_MR;
+			w.send_flags = ROCE_SEND_SIGNALED;
+			w.wr.reg.mr = mr;
+			w.wr.reg.key = key;
+			w.wr.reg.access = ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE;
+			w.wr.reg.iova = iova;
+			w.wr.reg.length = n;
+			w.wr.reg.addr = mem;
+			assert_int_equal(roce_post_send(s[1].qp, &w, &bad), 0);
+			assert_int_equal(wait_wc(1, &wc, 1), 1);
+			assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+		} else {
+			mr = roce_reg_mr(s[1].pd, mem, n, iova,
+					 ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE);
+			assert_non_null(mr);
+			key = mr->rkey;
+		}
+		fill(s[0].buf, n, 91);
+		post(0, ROCE_WR_RDMA_WRITE, 1, 0, n, iova, key);
+		for (int i = 0; i < 100000 && !s[1].qp->resp.write_active; i++)
+			drive(1);
+		assert_true(s[1].qp->resp.write_active); /* FIRST placed, LAST not yet */
+		if (inval) {
+			assert_int_equal(roce_mr_invalidate(s[1].dev, key, s[1].pd), 0);
+		} else {
+			/* a WRITE is inbound: no frame points into the region, done at once */
+			assert_int_equal(roce_dereg_mr(mr), 0);
+			mr = NULL;
+		}
+		memset(mem, 0x5a, n);
+		if (RC_ASAN && !inval) {
+			free(mem); /* any later write is a heap-use-after-free */
+			mem = NULL;
+		}
+		assert_int_equal(wait_wc(0, &wc, 1), 1);
+		assert_true(wc.wr_id == 1);
+		assert_int_equal(wc.status, ROCE_WC_REM_ACCESS_ERR);
+		assert_int_equal(s[1].qp->resp.outcome[ROCE_RESP_ERR_MR_GONE], 1);
+		assert_int_equal(roce_qp_state(s[1].qp), ROCE_QPS_ERR);
+		drive(200);
+		if (mem) {
+			for (uint32_t i = 0; i < n; i++)
+				if (mem[i] != 0x5a)
+					fail_msg("byte %u of the dead region written", i);
+		}
+		disconnect_pair();
+		if (mr)
+			assert_int_equal(roce_dereg_mr(mr), 0);
+		free(mem);
+	}
+	qp_timeout = 10;
+}
+
+/*
+ * Issue 11 item 1: a 16 MiB READ (16384 responses at MTU 1024) whose region B deregisters
+ * half-way. From the first roce_dereg_mr() call on B sends no response from the region, only
+ * the remote-access NAK at the next response's PSN (A's READ completes REM_ACCESS_ERR). The
+ * responses already built point into the region (zero copy) and wait in the ring: while they
+ * do, roce_dereg_mr() answers -EBUSY (counted, mr_dereg_busy) and the region stays; once A
+ * has taken them it returns 0. B's buffer is poisoned then, and no poison byte reaches A.
+ */
+static void dereg_mid_read(void **st)
+{
+	const uint32_t len = 16u << 20, dst = 17u << 20;
+	const uint64_t iova = 0x600000000000ull;
+	struct roce_dev_counts c0, c1;
+	struct roce_mr *mr;
+	struct roce_wc wc;
+	uint64_t t0;
+	int rc, busy = 0;
+	(void)st;
+
+	qp_timeout = 14;
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	fill(s[1].buf, len, 93);
+	memset(s[0].buf + dst, 0, len);
+	mr = roce_reg_mr(s[1].pd, s[1].buf, len, iova, ROCE_ACCESS_REMOTE_READ);
+	assert_non_null(mr);
+	post(0, ROCE_WR_RDMA_READ, 1, dst, len, iova, mr->rkey);
+	for (int i = 0; i < 1000000 && s[0].qp->comp.read_off < len / 2; i++)
+		drive(1);
+	assert_true(s[0].qp->comp.read_off >= len / 2 && s[0].qp->comp.read_off < len);
+	roce_dev_counts(s[1].dev, &c0);
+	t0 = s[1].qp->cnt[ROCE_QPC_tx_pkts];
+	while ((rc = roce_dereg_mr(mr)) == -EBUSY && busy < 1000) {
+		busy++;
+		drive(1);
+	}
+	assert_int_equal(rc, 0);
+	assert_true(busy > 0); /* B's last burst was still in the ring */
+	roce_dev_counts(s[1].dev, &c1);
+	assert_int_equal(c1.mr_dereg_busy - c0.mr_dereg_busy, busy);
+	memset(s[1].buf, 0xa5, len);
+	assert_int_equal(wait_wc(0, &wc, 1), 1);
+	assert_int_equal(wc.status, ROCE_WC_REM_ACCESS_ERR);
+	assert_int_equal(s[1].qp->cnt[ROCE_QPC_tx_pkts] - t0, 1); /* the NAK, nothing else */
+	assert_int_equal(s[1].qp->resp.outcome[ROCE_RESP_ERR_MR_GONE], 1);
+	assert_int_equal(roce_qp_state(s[1].qp), ROCE_QPS_ERR);
+	fill(s[1].buf, len, 93); /* what A may have: the pattern, or nothing (0) */
+	for (uint32_t i = 0; i < len; i++) {
+		uint8_t got = s[0].buf[dst + i];
+
+		if (got != s[1].buf[i] && got != 0)
+			fail_msg("byte %u of the READ is 0x%02x", i, got);
+	}
+	assert_memory_equal(s[0].buf + dst, s[1].buf, len / 2);
+	disconnect_pair();
+	qp_timeout = 10;
+}
+
 /*
  * Issue 11, "confirm": a LOCAL_INV that cannot be done (here of a key that names a region
  * registered with reg_mr, which only fast-registered regions may be invalidated in, IBA
@@ -1889,6 +2043,8 @@ int main(void)
 		cmocka_unit_test(duplicate_read_history),
 		cmocka_unit_test(ud_pair),
 		cmocka_unit_test(frwr_and_invalidate),
+		cmocka_unit_test(dereg_mid_write),
+		cmocka_unit_test(dereg_mid_read),
 		cmocka_unit_test(local_inv_failure),
 		cmocka_unit_test(too_many_reads),
 		cmocka_unit_test(atomic_counts_as_responder_resource),
