@@ -233,6 +233,7 @@ struct roce_resp {
 	X(nak_fatal_tx)                                                                            \
 	X(duplicates_rx)                                                                           \
 	X(ghost_acks)                                                                              \
+	X(bad_read_resp) /* READ response out of FIRST/MIDDLE/LAST order or size: BAD_RESP */      \
 	X(cnp_tx)                                                                                  \
 	X(cnp_rx)
 

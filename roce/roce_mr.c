@@ -284,14 +284,21 @@ struct roce_mr *roce_mr_lookup(struct roce_dev *dev, uint32_t key, bool remote,
 	return mr;
 }
 
-int roce_mr_invalidate(struct roce_dev *dev, uint32_t key, const struct roce_pd *pd)
+int roce_mr_invalidate(struct roce_dev *dev, uint32_t key, const struct roce_pd *pd, bool remote)
 {
 	uint32_t idx = key >> 8;
 	struct roce_mr *mr = idx && idx <= ROCE_MAX_MR ? dev->mrs[idx] : NULL;
+	const uint32_t rights =
+		ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ | ROCE_ACCESS_REMOTE_ATOMIC;
 
 	/* IBA 10.6.3.5: only fast-registered regions may be invalidated, with their own key */
 	if (!mr || mr->rkey != key || (pd && mr->pd != pd) || !mr->fast_reg ||
 	    mr->state == ROCE_MR_DEAD)
+		return -EINVAL;
+	/* a SEND_WITH_INV names an R_Key, and a region granted no remote right has none to
+	 * name: the peer could never use its key, so it may not retire it either (issue 11,
+	 * confirm list); its local invalidation stays the owner's */
+	if (remote && !(mr->access & rights))
 		return -EINVAL;
 	mr->state = ROCE_MR_INVALID;
 	return 0;

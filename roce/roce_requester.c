@@ -121,7 +121,7 @@ static void run_local(struct roce_qp *qp, struct roce_swqe *e)
 	}
 	e->local_done = true;
 	if (e->wr.opcode == ROCE_WR_LOCAL_INV) {
-		if (roce_mr_invalidate(dev, e->wr.invalidate_rkey, qp->pd) != 0) {
+		if (roce_mr_invalidate(dev, e->wr.invalidate_rkey, qp->pd, false) != 0) {
 			e->local_status = ROCE_WC_LOC_QP_OP_ERR;
 			qp->req.halted = true;
 		}

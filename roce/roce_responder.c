@@ -377,7 +377,8 @@ static enum roce_resp_outcome do_send(struct roce_qp *qp, struct rte_mbuf *m,
 	if (flags & ROCE_OPF_END) {
 		const struct roce_ieth *ieth = roce_pkt_ext(rp, ROCE_EXT_IETH);
 
-		if (ieth && roce_mr_invalidate(qp->pd->dev, roce_ieth_rkey(ieth), qp->pd) != 0) {
+		if (ieth &&
+		    roce_mr_invalidate(qp->pd->dev, roce_ieth_rkey(ieth), qp->pd, true) != 0) {
 			complete_recv(qp, &r->rwqe, ROCE_WC_REM_INV_REQ_ERR, ROCE_WC_RECV,
 				      r->recv_off, rp);
 			r->recv_active = false;
@@ -463,7 +464,8 @@ static enum roce_resp_outcome do_read(struct roce_qp *qp, struct stk_lcore *lc,
 {
 	const struct roce_reth *reth = roce_pkt_ext(rp, ROCE_EXT_RETH);
 	uint32_t len = roce_reth_len(reth), mtu = roce_qp_mtu(qp);
-	uint32_t npsn = RTE_MAX(1u, (len + mtu - 1) / mtu);
+	/* one PSN per response packet, as roce_responder_run() sends them (64-bit: no wrap) */
+	uint32_t npsn = (uint32_t)RTE_MAX(1ull, ((uint64_t)len + mtu - 1) / mtu);
 	struct roce_resp *r = &qp->resp;
 
 	if (r->recv_active || r->write_active)
@@ -615,6 +617,20 @@ void roce_responder_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf
 	responder_rc(qp, lc, m, rp);
 }
 
+/*
+ * A message is at most 2^31 bytes (ROCE_MAX_MSG, the IBA message size limit), so a RETH may ask
+ * for no more: the rest of the 32-bit field is invalid, answered as a length error (rxe's
+ * check_length() does the same, RESPST_ERR_LENGTH). Left unchecked, a READ near 2^32 made the
+ * PSN count of do_read() wrap to 1 while its responses went on for 4 GiB (issue 11, confirm
+ * list).
+ */
+static bool reth_too_long(const struct roce_pkt *rp)
+{
+	const struct roce_reth *reth = roce_pkt_ext(rp, ROCE_EXT_RETH);
+
+	return reth && roce_reth_len(reth) > ROCE_MAX_MSG;
+}
+
 /* RC and UC requests. Takes @m. */
 static void responder_rc(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
 			 const struct roce_pkt *rp)
@@ -658,6 +674,8 @@ static void responder_rc(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mb
 		if (rp->payload_len > mtu ||
 		    ((flags & ROCE_OPF_MIDDLE) && rp->payload_len != mtu) ||
 		    ((flags & ROCE_OPF_START) && !(flags & ROCE_OPF_END) && rp->payload_len != mtu))
+			o = ROCE_RESP_ERR_LENGTH;
+		else if (reth_too_long(rp))
 			o = ROCE_RESP_ERR_LENGTH;
 		else if (flags & ROCE_OPF_SEND)
 			o = do_send(qp, m, rp);

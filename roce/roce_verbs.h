@@ -132,10 +132,12 @@ struct roce_mr *roce_mr_lookup(struct roce_dev *dev, uint32_t key, bool remote,
 			       uint32_t access, enum roce_key_err *why);
 
 /**
- * Invalidate the region named by @p key (local invalidate or SEND_WITH_INV): its keys die at
- * once, as in roce_dereg_mr(). @return 0 or -EINVAL.
+ * Invalidate the region named by @p key (local invalidate, or with @p remote a
+ * SEND_WITH_INV): its keys die at once, as in roce_dereg_mr(). Only fast-registered regions
+ * may be invalidated, and remotely only one granted a remote right.
+ * @return 0 or -EINVAL.
  */
-int roce_mr_invalidate(struct roce_dev *dev, uint32_t key, const struct roce_pd *pd);
+int roce_mr_invalidate(struct roce_dev *dev, uint32_t key, const struct roce_pd *pd, bool remote);
 
 /* ------------------------------------------------------------------ completions */
 
@@ -486,7 +488,9 @@ struct stk_lcore;
 /**
  * The engine's poll hook: run every QP of device @p dev (a struct roce_dev *) on this lcore -
  * send what the send queues allow, fire retransmission and RNR timers. Register it with
- * stk_lcore_add_poll(lc, roce_poll, dev) on the lcore that owns the device's QPs.
+ * stk_lcore_add_poll(lc, roce_poll, dev) on the lcore that owns the device's QPs. The first
+ * lcore that polls a device owns it; frames any lcore receives for it before that wait in the
+ * device's ring for the owner, and another lcore polling the same device does nothing.
  */
 void roce_poll(struct stk_lcore *lc, void *dev);
 
