@@ -1519,6 +1519,9 @@ int roce_cm_close(struct roce_cm *cm)
 		return -EINVAL;
 	if (cm->st.ids)
 		return -EBUSY;
+	/* MADs still queued point into cm->buf (zero copy): wait for them, nothing torn down */
+	if (rte_mbuf_ext_refcnt_read(&cm->mr->zc) != 1)
+		return -EBUSY;
 	while (cm->ovf_head) { /* none: they went with their identifiers */
 		struct cm_ev_node *n = cm->ovf_head;
 

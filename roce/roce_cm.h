@@ -95,7 +95,8 @@ struct roce_cm_event {
  * has one), ENOMEM.
  */
 struct roce_cm *roce_cm_open(struct roce_dev *dev);
-/** Stop it. @return 0, or -EBUSY while identifiers remain. */
+/** Stop it. @return 0, or -EBUSY while identifiers remain or MADs it sent still wait in a
+ * queue (they point into its buffers: poll and call again). */
 int roce_cm_close(struct roce_cm *cm);
 
 /** @return a new identifier, or NULL with rte_errno = EINVAL / ENOSPC (table full). */

@@ -257,6 +257,31 @@ static void progress(struct roce_qp *qp, uint64_t now)
 	qp->comp.deadline = outstanding(qp) ? now + timer_len(qp) : 0;
 }
 
+/*
+ * The response at comp.psn against the READ at the head: its opcode and size must be those
+ * the responder sends for the part still missing (IBA 9.7.4.1.3: FIRST and MIDDLE carry
+ * exactly the path MTU, LAST and ONLY at most MTU bytes; a READ is answered FIRST, MIDDLE...,
+ * LAST, or ONLY). A MIDDLE or LAST cannot start a READ; a FIRST or MIDDLE cannot reach its
+ * end, a LAST or ONLY must end it exactly. A FIRST or ONLY further on is the answer to a READ
+ * re-issued for the rest (IBA 9.7.4.1.5), and fits when its size does. Otherwise the WR fails
+ * BAD_RESP_ERR (IBA's Bad Response Error: an unexpected opcode from the responder), as rxe's
+ * check_ack() fails an out-of-sequence read response.
+ */
+static bool read_response_fits(const struct roce_qp *qp, const struct roce_swqe *e,
+			       const struct roce_pkt *rp)
+{
+	uint32_t flags = rp->op->flags, mtu = roce_qp_mtu(qp);
+	uint64_t end = (uint64_t)qp->comp.read_off + rp->payload_len;
+
+	if (rp->payload_len > mtu)
+		return false;
+	if (!(flags & ROCE_OPF_START) && qp->comp.read_off == 0)
+		return false;
+	if (flags & ROCE_OPF_END)
+		return end == e->length;
+	return rp->payload_len == mtu && end < e->length;
+}
+
 static void read_response(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pkt *rp,
 			  uint64_t now)
 {
@@ -283,7 +308,8 @@ static void read_response(struct roce_qp *qp, struct rte_mbuf *m, const struct r
 		}
 		return;
 	}
-	if (qp->comp.read_off + rp->payload_len > e->length) {
+	if (!read_response_fits(qp, e, rp)) {
+		qp->cnt[ROCE_QPC_bad_read_resp]++;
 		roce_qp_fatal(qp, ROCE_WC_BAD_RESP_ERR);
 		return;
 	}
@@ -292,13 +318,8 @@ static void read_response(struct roce_qp *qp, struct rte_mbuf *m, const struct r
 	qp->comp.read_off += rp->payload_len;
 	qp->comp.psn = roce_psn_add(qp->comp.psn, 1);
 	cwnd_acked(qp, 1);
-	if (rp->op->flags & ROCE_OPF_END) {
-		if (qp->comp.read_off != e->length) {
-			roce_qp_fatal(qp, ROCE_WC_BAD_RESP_ERR);
-			return;
-		}
+	if (rp->op->flags & ROCE_OPF_END)
 		complete_head(qp);
-	}
 	progress(qp, now);
 }
 

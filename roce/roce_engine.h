@@ -22,7 +22,7 @@ extern unsigned roce_nb_devs;
 /** false: skip the ICRC check so fuzzers reach the engines (never in production). */
 extern bool roce_icrc_enforce;
 
-/** Free callback of the device's zero-copy shared info: the memory is the application's. */
+/** Free callback of a region's zero-copy shared info: the memory is the application's. */
 void roce_zc_free(void *addr, void *opaque);
 
 /** Register /droce/roce (once). @return 0 or a telemetry error. */
@@ -49,13 +49,17 @@ void roce_completer_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf
 /** Timers: retransmission and RNR. */
 void roce_completer_tick(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now);
 
-/** Frame and transmit one packet of @p qp. @return 0 or -errno (the packet is dropped). */
+/**
+ * Frame and transmit one packet of @p qp. @p zc: the region @p payload lies in, attached
+ * zero-copy under the region's reference (roce_dereg_mr() waits for it); NULL: copied.
+ * @return 0 or -errno (the packet is dropped).
+ */
 int roce_qp_xmit(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t, const void *payload,
-		 uint32_t len, bool zero_copy);
+		 uint32_t len, struct roce_mr *zc);
 
 /** The same to an explicit destination (UD address handles). */
 int roce_qp_xmit_to(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t,
-		    const void *payload, uint32_t len, bool zero_copy,
+		    const void *payload, uint32_t len, struct roce_mr *zc,
 		    const struct roce_path *path);
 
 /** Move @p qp to ERR after a fatal error: complete the WQE at the head with @p status, flush

@@ -39,10 +39,6 @@ struct roce_dev {
 	struct roce_qp *polled;	  /**< QPs in RTS/SQD/ERR the engine runs (one lcore per dev) */
 	uint64_t drops[ROCE_RX_NUM];	      /**< receive-side refusals (enum roce_rx_counter) */
 	uint64_t decode_drops[ROCE_DROP_NUM]; /**< drops[decode] by decoder reason */
-	/** Zero-copy payloads (requests and READ responses) point into registered memory as
-	 * external buffers sharing this; it lives as long as the device, so a QP may go away
-	 * while its frames are still queued. */
-	struct rte_mbuf_ext_shared_info zc;
 	uint32_t max_path_mtu; /**< largest IB MTU (bytes) that fits the interface MTU */
 	struct roce_mr **mrs;  /**< key table: index = key >> 8; slot 0 unused */
 	uint32_t mr_hint;      /**< where to look for a free slot next */
@@ -164,6 +160,7 @@ struct roce_comp {
 	X(ERR_PSN_SEQ_QUIET) /* the same gap again: already NAKed, dropped */                      \
 	X(ERR_RNR)	     /* no receive WQE: RNR NAK, PSN not consumed */                       \
 	X(ERR_RKEY)	     /* rkey, bounds or rights: remote access error, fatal */              \
+	X(ERR_MR_GONE)	     /* region gone mid-WRITE/READ: remote access error, fatal */          \
 	X(ERR_OPCODE_SEQ)    /* out-of-sequence opcode: invalid request, fatal */                  \
 	X(ERR_LENGTH)	     /* packet or message length: invalid request, fatal */                \
 	X(ERR_RESOURCES)     /* beyond max_dest_rd_atomic: invalid request, fatal */               \
@@ -179,9 +176,11 @@ struct roce_comp {
 enum roce_resp_outcome { ROCE_RESP_OUTCOMES(ROCE_RESP_ENUM_) ROCE_RESP_NUM };
 #undef ROCE_RESP_ENUM_
 
-/** A READ being answered: responses for [src + off, src + len) from PSN psn on. */
+/** A READ being answered: responses for [va + off, va + len) under rkey from PSN psn on.
+ * No pointer is kept: each response looks the rkey up again (issue 11 item 1). */
 struct roce_read_job {
-	const uint8_t *src;
+	uint64_t va;
+	uint32_t rkey;
 	uint32_t len, off, psn;
 };
 
@@ -194,8 +193,9 @@ struct roce_resp {
 	struct roce_rwqe rwqe; /**< its receive WQE */
 	bool rwqe_kept;	       /**< UC: rwqe is a lost message's, for the next SEND */
 	uint32_t recv_off;
-	bool write_active; /**< a multi-packet WRITE is being placed */
-	uint8_t *write_dst;
+	bool write_active;   /**< a multi-packet WRITE is being placed */
+	uint32_t write_rkey; /**< its rkey, looked up again for every packet (issue 11 item 1) */
+	uint64_t write_va;   /**< where its next payload byte goes (iova) */
 	uint32_t write_left;
 	bool write_imm_pending; /**< WRITE_LAST_WITH_IMM needs a receive WQE */
 	struct {
@@ -233,6 +233,7 @@ struct roce_resp {
 	X(nak_fatal_tx)                                                                            \
 	X(duplicates_rx)                                                                           \
 	X(ghost_acks)                                                                              \
+	X(bad_read_resp) /* READ response out of FIRST/MIDDLE/LAST order or size: BAD_RESP */      \
 	X(cnp_tx)                                                                                  \
 	X(cnp_rx)
 

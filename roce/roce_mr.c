@@ -55,8 +55,6 @@ struct roce_dev *roce_dev_open(uint16_t iface)
 		if (!dev->rx_ring)
 			goto nomem;
 	}
-	dev->zc.free_cb = roce_zc_free;
-	rte_mbuf_ext_refcnt_set(&dev->zc, 1); /* our own reference */
 	if (roce_devs[iface]) {
 		rte_free(dev->mrs);
 		rte_free(dev->qps);
@@ -93,8 +91,6 @@ int roce_dev_close(struct roce_dev *dev)
 		return -EINVAL;
 	if (dev->n.pds || dev->n.cqs || dev->n.qps || dev->n.mrs || dev->n.srqs)
 		return -EBUSY;
-	if (rte_mbuf_ext_refcnt_read(&dev->zc) != 1)
-		return -EBUSY; /* frames still point into registered memory */
 	{
 		void *m;
 
@@ -166,6 +162,8 @@ static struct roce_mr *mr_new(struct roce_pd *pd)
 		return NULL;
 	}
 	mr->pd = pd;
+	mr->zc.free_cb = roce_zc_free;
+	rte_mbuf_ext_refcnt_set(&mr->zc, 1); /* the region's own reference */
 	if (slot_alloc(pd->dev, mr) != 0) {
 		rte_free(mr);
 		rte_errno = ENOSPC;
@@ -225,6 +223,12 @@ struct roce_mr *roce_alloc_mr(struct roce_pd *pd, uint64_t max_length)
 	return mr;
 }
 
+/*
+ * Deregistration kills the keys first and frees last (see roce_verbs.h): the state makes
+ * every later lookup fail, so the responder's per-packet re-checks stop a WRITE being placed
+ * and READ responses being sent from the region; the slot stays taken (its index cannot name
+ * a new region) until no zero-copy frame references the memory any more.
+ */
 int roce_dereg_mr(struct roce_mr *mr)
 {
 	struct roce_dev *dev;
@@ -234,6 +238,11 @@ int roce_dereg_mr(struct roce_mr *mr)
 	dev = mr->pd->dev;
 	if (dev->mrs[mr->index] != mr)
 		return -EINVAL;
+	mr->state = ROCE_MR_DEAD;
+	if (rte_mbuf_ext_refcnt_read(&mr->zc) != 1) {
+		dev->n.mr_dereg_busy++;
+		return -EBUSY;
+	}
 	dev->mrs[mr->index] = NULL;
 	mr->pd->users--;
 	dev->n.mrs--;
@@ -275,13 +284,21 @@ struct roce_mr *roce_mr_lookup(struct roce_dev *dev, uint32_t key, bool remote,
 	return mr;
 }
 
-int roce_mr_invalidate(struct roce_dev *dev, uint32_t key, const struct roce_pd *pd)
+int roce_mr_invalidate(struct roce_dev *dev, uint32_t key, const struct roce_pd *pd, bool remote)
 {
 	uint32_t idx = key >> 8;
 	struct roce_mr *mr = idx && idx <= ROCE_MAX_MR ? dev->mrs[idx] : NULL;
+	const uint32_t rights =
+		ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ | ROCE_ACCESS_REMOTE_ATOMIC;
 
 	/* IBA 10.6.3.5: only fast-registered regions may be invalidated, with their own key */
-	if (!mr || mr->rkey != key || (pd && mr->pd != pd) || !mr->fast_reg)
+	if (!mr || mr->rkey != key || (pd && mr->pd != pd) || !mr->fast_reg ||
+	    mr->state == ROCE_MR_DEAD)
+		return -EINVAL;
+	/* a SEND_WITH_INV names an R_Key, and a region granted no remote right has none to
+	 * name: the peer could never use its key, so it may not retire it either (issue 11,
+	 * confirm list); its local invalidation stays the owner's */
+	if (remote && !(mr->access & rights))
 		return -EINVAL;
 	mr->state = ROCE_MR_INVALID;
 	return 0;

@@ -551,6 +551,7 @@ static int fill_swqe(struct roce_qp *qp, const struct roce_send_wr *wr, struct r
 			return -EINVAL;
 		if (wr->opcode == ROCE_WR_REG_MR &&
 		    (!wr->wr.reg.mr || !wr->wr.reg.mr->fast_reg || wr->wr.reg.mr->pd != qp->pd ||
+		     wr->wr.reg.mr->state == ROCE_MR_DEAD ||
 		     (wr->wr.reg.key >> 8) != wr->wr.reg.mr->index || !wr->wr.reg.addr ||
 		     wr->wr.reg.length == 0 || wr->wr.reg.length > wr->wr.reg.mr->length ||
 		     !roce_access_ok(wr->wr.reg.access)))

@@ -61,18 +61,23 @@ static uint8_t data_opcode(enum roce_qp_type t, enum roce_wr_opcode op, enum pos
 
 /*
  * Find the bytes [off, off+len) of a WQE's payload: a pointer when they lie in one SGE (or in
- * the inline copy), else gathered into @tmp. *zc tells whether the pointer may be attached.
+ * the inline copy), else gathered into @tmp. *zc is set to the region a pointer into one SGE
+ * lies in, which the frame may attach (zero copy). Every SGE's lkey is looked up again on
+ * each use, as rxe's copy_data() does: a region deregistered or invalidated since the post is
+ * never read (issue 11 item 1). @return the bytes, or NULL: an SGE's region is gone.
  */
-static const void *payload_at(const struct roce_swqe *e, uint32_t off, uint32_t len, uint8_t *tmp,
-			      bool *zc)
+static const void *payload_at(struct roce_qp *qp, const struct roce_swqe *e, uint32_t off,
+			      uint32_t len, uint8_t *tmp, struct roce_mr **zc)
 {
 	uint32_t done = 0;
 
-	*zc = false;
+	*zc = NULL;
 	if (e->wr.send_flags & ROCE_SEND_INLINE)
 		return e->inline_data + off;
 	for (int i = 0; i < e->wr.num_sge && done < len; i++) {
 		const struct roce_sge *s = &e->sge[i];
+		enum roce_key_err why;
+		struct roce_mr *mr;
 		uint32_t n;
 
 		if (off >= s->length) {
@@ -80,8 +85,11 @@ static const void *payload_at(const struct roce_swqe *e, uint32_t off, uint32_t 
 			continue;
 		}
 		n = RTE_MIN(len - done, s->length - off);
+		mr = roce_mr_lookup(qp->pd->dev, s->lkey, false, qp->pd, s->addr + off, n, 0, &why);
+		if (!mr)
+			return NULL;
 		if (done == 0 && n == len) {
-			*zc = true;
+			*zc = mr;
 			return (const void *)(uintptr_t)(s->addr + off);
 		}
 		memcpy(tmp + done, (const void *)(uintptr_t)(s->addr + off), n);
@@ -113,13 +121,19 @@ static void run_local(struct roce_qp *qp, struct roce_swqe *e)
 	}
 	e->local_done = true;
 	if (e->wr.opcode == ROCE_WR_LOCAL_INV) {
-		if (roce_mr_invalidate(dev, e->wr.invalidate_rkey, qp->pd) != 0) {
+		if (roce_mr_invalidate(dev, e->wr.invalidate_rkey, qp->pd, false) != 0) {
 			e->local_status = ROCE_WC_LOC_QP_OP_ERR;
 			qp->req.halted = true;
 		}
 	} else if (e->wr.opcode == ROCE_WR_REG_MR) {
 		struct roce_mr *mr = e->wr.wr.reg.mr;
 
+		if (mr->state == ROCE_MR_DEAD) {
+			/* deregistered since the post: never brought back to life */
+			e->local_status = ROCE_WC_LOC_QP_OP_ERR;
+			qp->req.halted = true;
+			return;
+		}
 		mr->addr = e->wr.wr.reg.addr;
 		mr->iova = e->wr.wr.reg.iova;
 		mr->length = e->wr.wr.reg.length;
@@ -143,7 +157,7 @@ static void ud_run(struct roce_qp *qp, struct stk_lcore *lc)
 		const struct roce_ah *ah = e->wr.wr.ud.ah;
 		struct roce_tx t;
 		const void *pl = NULL;
-		bool zc = false;
+		struct roce_mr *zc = NULL;
 
 		memset(&t, 0, sizeof(t));
 		t.opcode = e->wr.opcode == ROCE_WR_SEND_WITH_IMM
@@ -156,8 +170,13 @@ static void ud_run(struct roce_qp *qp, struct stk_lcore *lc)
 								 : e->wr.wr.ud.remote_qkey;
 		t.sqpn = qp->qpn;
 		t.imm = rte_be_to_cpu_32(e->wr.imm_data);
-		if (e->length)
-			pl = payload_at(e, 0, e->length, tmp, &zc);
+		if (e->length) {
+			pl = payload_at(qp, e, 0, e->length, tmp, &zc);
+			if (!pl) {
+				roce_qp_fatal(qp, ROCE_WC_LOC_PROT_ERR);
+				return;
+			}
+		}
 		roce_qp_xmit_to(qp, lc, &t, pl, e->length, zc, &ah->path);
 		qp->req.psn = roce_psn_add(qp->req.psn, 1);
 		qp->req.cur++;
@@ -206,7 +225,7 @@ void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 		struct roce_tx t;
 		uint32_t len = 0;
 		const void *pl = NULL;
-		bool zc = false;
+		struct roce_mr *zc = NULL;
 
 		if (roce_psn_cmp(qp->req.psn, qp->comp.psn) > 0 &&
 		    roce_psn_diff(qp->req.psn, qp->comp.psn) >= qp->req.cwnd)
@@ -245,7 +264,7 @@ void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 			t.dmalen = e->length - qp->req.off;
 			if (qp->req.off == 0)
 				qp->req.rd_out++;
-			roce_qp_xmit(qp, lc, &t, NULL, 0, false);
+			roce_qp_xmit(qp, lc, &t, NULL, 0, NULL);
 			sample_start(qp, true, RTE_MAX(1u, (t.dmalen + mtu - 1) / mtu), now);
 			qp->req.psn =
 				roce_psn_add(qp->req.psn, RTE_MAX(1u, (t.dmalen + mtu - 1) / mtu));
@@ -267,7 +286,7 @@ void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 					     : e->wr.wr.atomic.compare_add;
 			t.cmp = e->wr.wr.atomic.compare_add;
 			qp->req.rd_out++;
-			roce_qp_xmit(qp, lc, &t, NULL, 0, false);
+			roce_qp_xmit(qp, lc, &t, NULL, 0, NULL);
 			sample_start(qp, true, 1, now);
 			qp->req.psn = roce_psn_add(qp->req.psn, 1);
 			qp->req.cur++;
@@ -304,8 +323,15 @@ void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 					   (last || ((qp->req.psn + 1) % REQ_ACKREQ_EVERY) == 0 ||
 					    out == qp->req.cwnd / 2 || out >= qp->req.cwnd);
 			}
-			if (len)
-				pl = payload_at(e, qp->req.off, len, tmp, &zc);
+			if (len) {
+				pl = payload_at(qp, e, qp->req.off, len, tmp, &zc);
+				if (!pl) {
+					/* its region is gone (rxe: LOC_PROT_ERR, QP to ERR);
+					 * the oldest WQE completes with it, the rest flush */
+					roce_qp_fatal(qp, ROCE_WC_LOC_PROT_ERR);
+					return;
+				}
+			}
 			roce_qp_xmit(qp, lc, &t, pl, len, zc);
 			if (qp->cc)
 				roce_dcqcn_rp_sent(&qp->rp, len + REQ_WIRE_OVERHEAD, now);

@@ -32,7 +32,7 @@ static void send_ack(struct roce_qp *qp, struct stk_lcore *lc, uint8_t syndrome,
 	t.psn = psn;
 	t.syndrome = syndrome;
 	t.msn = qp->resp.msn;
-	roce_qp_xmit(qp, lc, &t, NULL, 0, false);
+	roce_qp_xmit(qp, lc, &t, NULL, 0, NULL);
 }
 
 /*
@@ -51,6 +51,7 @@ static const struct {
 	[ROCE_RESP_ERR_PSN_SEQ_QUIET] = {0, false},
 	[ROCE_RESP_ERR_RNR] = {ROCE_AETH_RNR_NAK, false},
 	[ROCE_RESP_ERR_RKEY] = {ROCE_AETH_NAK | ROCE_NAK_REM_ACCESS_ERR, true},
+	[ROCE_RESP_ERR_MR_GONE] = {ROCE_AETH_NAK | ROCE_NAK_REM_ACCESS_ERR, true},
 	[ROCE_RESP_ERR_OPCODE_SEQ] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true},
 	[ROCE_RESP_ERR_LENGTH] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true},
 	[ROCE_RESP_ERR_RESOURCES] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true},
@@ -140,27 +141,31 @@ static void complete_recv(struct roce_qp *qp, const struct roce_rwqe *w, enum ro
 	roce_cq_push(qp->init.recv_cq, &wc);
 }
 
-/* Bytes at a remote (iova) address, after the rkey checks. NULL: access error. */
-static uint8_t *remote_ptr(struct roce_qp *qp, uint32_t rkey, uint64_t va, uint64_t len,
-			   uint32_t right)
+/* The region an rkey names for [va, va+len) with @right, after every check. NULL: access
+ * error. Looked up for every packet that touches memory, never kept across packets: a region
+ * deregistered or invalidated in the middle of a message is not touched again (issue 11
+ * item 1; rxe re-checks its rkey per packet too, rxe_recheck_mr()). */
+static struct roce_mr *remote_mr(struct roce_qp *qp, uint32_t rkey, uint64_t va, uint64_t len,
+				 uint32_t right)
 {
 	enum roce_key_err why;
-	struct roce_mr *mr;
 
 	/* the QP must grant the right too (qp_access_flags, IBA 10.2.3) */
 	if (!(qp->attr.qp_access_flags & right))
 		return NULL;
-	mr = roce_mr_lookup(qp->pd->dev, rkey, true, qp->pd, va, len, right, &why);
-	if (!mr)
-		return NULL;
+	return roce_mr_lookup(qp->pd->dev, rkey, true, qp->pd, va, len, right, &why);
+}
+
+static uint8_t *mr_ptr(const struct roce_mr *mr, uint64_t va)
+{
 	return (uint8_t *)mr->addr + (va - mr->iova);
 }
 
 #define RESP_READ_BURST 32 /* no more than the peer drains per RX burst */
 
-/* Queue the READ responses for [src, src+len) starting at @psn (also for replays). */
-static void read_reply(struct roce_qp *qp, struct stk_lcore *lc, const uint8_t *src, uint32_t len,
-		       uint32_t psn)
+/* Queue the READ responses for [va, va+len) under @rkey starting at @psn (also for replays). */
+static void read_reply(struct roce_qp *qp, struct stk_lcore *lc, uint32_t rkey, uint64_t va,
+		       uint32_t len, uint32_t psn)
 {
 	struct roce_resp *r = &qp->resp;
 	unsigned slot;
@@ -168,12 +173,31 @@ static void read_reply(struct roce_qp *qp, struct stk_lcore *lc, const uint8_t *
 	if (r->rq_count == RTE_DIM(r->rq))
 		return; /* cannot happen: do_read() refuses beyond max_dest_rd_atomic */
 	slot = (r->rq_head + r->rq_count) % RTE_DIM(r->rq);
-	r->rq[slot].src = src;
+	r->rq[slot].rkey = rkey;
+	r->rq[slot].va = va;
 	r->rq[slot].len = len;
 	r->rq[slot].off = 0;
 	r->rq[slot].psn = psn;
 	r->rq_count++;
 	roce_responder_run(qp, lc);
+}
+
+/*
+ * The region a queued READ reads from was deregistered or invalidated: its remaining
+ * responses are never sent. In their place goes a remote-access NAK with the PSN of the next
+ * response (IBA 9.7.5.2.3: the responder may end a READ with a NAK at any response; rxe
+ * answers a failed re-check the same way, RESPST_ERR_RKEY), which completes the READ with
+ * REM_ACCESS_ERR at the requester; the QP fails, so the READs queued behind it are dropped.
+ */
+static void read_gone(struct roce_qp *qp, struct stk_lcore *lc, uint32_t psn)
+{
+	struct roce_qp_attr a = {.qp_state = ROCE_QPS_ERR};
+
+	qp->resp.rq_count = 0;
+	qp->resp.outcome[ROCE_RESP_ERR_MR_GONE]++;
+	send_ack(qp, lc, outcome_tab[ROCE_RESP_ERR_MR_GONE].syndrome, psn);
+	qp->cnt[ROCE_QPC_nak_fatal_tx]++;
+	roce_modify_qp(qp, &a, ROCE_QP_STATE);
 }
 
 void roce_responder_run(struct roce_qp *qp, struct stk_lcore *lc)
@@ -186,8 +210,16 @@ void roce_responder_run(struct roce_qp *qp, struct stk_lcore *lc)
 		struct roce_read_job *q = &r->rq[r->rq_head];
 		uint32_t n = RTE_MIN(mtu, q->len - q->off);
 		bool first = q->off == 0, last = q->off + n == q->len;
+		struct roce_mr *mr = NULL;
 		struct roce_tx t;
 
+		if (n) {
+			mr = remote_mr(qp, q->rkey, q->va + q->off, n, ROCE_ACCESS_REMOTE_READ);
+			if (!mr) {
+				read_gone(qp, lc, q->psn);
+				return;
+			}
+		}
 		memset(&t, 0, sizeof(t));
 		t.opcode = first && last ? ROCE_OP_RC_RDMA_READ_RESPONSE_ONLY
 			   : first	 ? ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST
@@ -197,7 +229,7 @@ void roce_responder_run(struct roce_qp *qp, struct stk_lcore *lc)
 		t.psn = q->psn;
 		t.syndrome = ROCE_AETH_ACK | ROCE_AETH_CREDITS_INVALID;
 		t.msn = r->msn;
-		roce_qp_xmit(qp, lc, &t, n ? q->src + q->off : NULL, n, n != 0);
+		roce_qp_xmit(qp, lc, &t, n ? mr_ptr(mr, q->va + q->off) : NULL, n, mr);
 		q->psn = roce_psn_add(q->psn, 1);
 		q->off += n;
 		sent++;
@@ -265,7 +297,6 @@ static enum roce_resp_outcome duplicate_read(struct roce_qp *qp, struct stk_lcor
 	for (unsigned i = 0; i < ROCE_READ_REPLAY; i++) {
 		uint32_t at = roce_psn_diff(rp->psn, r->read[i].psn);
 		uint64_t off = (uint64_t)at * mtu;
-		uint8_t *src;
 
 		if (!r->read[i].valid || at >= r->read[i].npsn)
 			continue;
@@ -273,13 +304,11 @@ static enum roce_resp_outcome duplicate_read(struct roce_qp *qp, struct stk_lcor
 		    roce_reth_va(reth) != r->read[i].va + off || len > r->read[i].len - off)
 			return ROCE_RESP_DROP_DUP_READ_MISMATCH;
 		/* IBA 9.7.5.1.5.2: re-executed, so the access is checked again */
-		src = len ? remote_ptr(qp, r->read[i].rkey, roce_reth_va(reth), len,
-				       ROCE_ACCESS_REMOTE_READ)
-			  : (uint8_t *)&qp->resp;
-		if (!src)
+		if (len && !remote_mr(qp, r->read[i].rkey, roce_reth_va(reth), len,
+				      ROCE_ACCESS_REMOTE_READ))
 			return ROCE_RESP_DROP_DUP_READ_MISMATCH;
 		r->rq_count = 0;
-		read_reply(qp, lc, src, len, rp->psn);
+		read_reply(qp, lc, r->read[i].rkey, roce_reth_va(reth), len, rp->psn);
 		return ROCE_RESP_DUPLICATE;
 	}
 	return ROCE_RESP_DROP_DUP_READ_UNKNOWN;
@@ -304,7 +333,7 @@ static enum roce_resp_outcome duplicate(struct roce_qp *qp, struct stk_lcore *lc
 				t.syndrome = ROCE_AETH_ACK | ROCE_AETH_CREDITS_INVALID;
 				t.msn = qp->resp.msn;
 				t.orig = qp->resp.atomic[i].orig;
-				roce_qp_xmit(qp, lc, &t, NULL, 0, false);
+				roce_qp_xmit(qp, lc, &t, NULL, 0, NULL);
 				return ROCE_RESP_DUPLICATE;
 			}
 		}
@@ -348,7 +377,8 @@ static enum roce_resp_outcome do_send(struct roce_qp *qp, struct rte_mbuf *m,
 	if (flags & ROCE_OPF_END) {
 		const struct roce_ieth *ieth = roce_pkt_ext(rp, ROCE_EXT_IETH);
 
-		if (ieth && roce_mr_invalidate(qp->pd->dev, roce_ieth_rkey(ieth), qp->pd) != 0) {
+		if (ieth &&
+		    roce_mr_invalidate(qp->pd->dev, roce_ieth_rkey(ieth), qp->pd, true) != 0) {
 			complete_recv(qp, &r->rwqe, ROCE_WC_REM_INV_REQ_ERR, ROCE_WC_RECV,
 				      r->recv_off, rp);
 			r->recv_active = false;
@@ -366,6 +396,7 @@ static enum roce_resp_outcome do_write(struct roce_qp *qp, struct rte_mbuf *m,
 {
 	struct roce_resp *r = &qp->resp;
 	uint32_t flags = rp->op->flags;
+	struct roce_mr *mr = NULL;
 
 	/*
 	 * WRITE with immediate consumes a receive WQE. Without one the answer is an RNR NAK,
@@ -385,11 +416,12 @@ static enum roce_resp_outcome do_write(struct roce_qp *qp, struct rte_mbuf *m,
 
 		if (r->recv_active || r->write_active)
 			return ROCE_RESP_ERR_OPCODE_SEQ;
-		r->write_dst = dmalen ? remote_ptr(qp, roce_reth_rkey(reth), roce_reth_va(reth),
-						   dmalen, ROCE_ACCESS_REMOTE_WRITE)
-				      : (uint8_t *)&r->write_left; /* nothing to place */
-		if (!r->write_dst)
+		/* the whole range is checked once here; each packet checks its part again */
+		if (dmalen && !remote_mr(qp, roce_reth_rkey(reth), roce_reth_va(reth), dmalen,
+					 ROCE_ACCESS_REMOTE_WRITE))
 			return ROCE_RESP_ERR_RKEY;
+		r->write_rkey = roce_reth_rkey(reth);
+		r->write_va = roce_reth_va(reth);
 		r->write_left = dmalen;
 		r->write_active = true;
 	} else if (!r->write_active) {
@@ -400,11 +432,20 @@ static enum roce_resp_outcome do_write(struct roce_qp *qp, struct rte_mbuf *m,
 		r->write_active = false;
 		return ROCE_RESP_ERR_LENGTH; /* more or less data than the RETH said */
 	}
+	if (rp->payload_len) {
+		mr = remote_mr(qp, r->write_rkey, r->write_va, rp->payload_len,
+			       ROCE_ACCESS_REMOTE_WRITE);
+		if (!mr) {
+			/* deregistered or invalidated since the FIRST: nothing more is placed */
+			r->write_active = false;
+			return ROCE_RESP_ERR_MR_GONE;
+		}
+	}
 	if ((flags & ROCE_OPF_END) && (flags & ROCE_OPF_RWQE) && !take_rwqe(qp, &r->rwqe))
 		return ROCE_RESP_ERR_RNR; /* not reached: rwqe_ready() was checked above */
 	if (rp->payload_len) {
-		roce_mbuf_copy_out(m, rp->payload_off, rp->payload_len, r->write_dst);
-		r->write_dst += rp->payload_len;
+		roce_mbuf_copy_out(m, rp->payload_off, rp->payload_len, mr_ptr(mr, r->write_va));
+		r->write_va += rp->payload_len;
 		r->write_left -= rp->payload_len;
 	}
 	advance_psn(r, 1);
@@ -423,15 +464,14 @@ static enum roce_resp_outcome do_read(struct roce_qp *qp, struct stk_lcore *lc,
 {
 	const struct roce_reth *reth = roce_pkt_ext(rp, ROCE_EXT_RETH);
 	uint32_t len = roce_reth_len(reth), mtu = roce_qp_mtu(qp);
-	uint32_t npsn = RTE_MAX(1u, (len + mtu - 1) / mtu);
-	uint8_t *src = len ? remote_ptr(qp, roce_reth_rkey(reth), roce_reth_va(reth), len,
-					ROCE_ACCESS_REMOTE_READ)
-			   : (uint8_t *)&qp->resp;
+	/* one PSN per response packet, as roce_responder_run() sends them (64-bit: no wrap) */
+	uint32_t npsn = (uint32_t)RTE_MAX(1ull, ((uint64_t)len + mtu - 1) / mtu);
 	struct roce_resp *r = &qp->resp;
 
 	if (r->recv_active || r->write_active)
 		return ROCE_RESP_ERR_OPCODE_SEQ;
-	if (!src)
+	if (len &&
+	    !remote_mr(qp, roce_reth_rkey(reth), roce_reth_va(reth), len, ROCE_ACCESS_REMOTE_READ))
 		return ROCE_RESP_ERR_RKEY; /* never silent: rxe once dropped these, forever */
 	if (r->rq_count >= RTE_MAX(qp->attr.max_dest_rd_atomic, 1u)) {
 		/* more READs in flight than the responder resources agreed at connection time:
@@ -449,7 +489,7 @@ static enum roce_resp_outcome do_read(struct roce_qp *qp, struct stk_lcore *lc,
 	r->read_next = (uint8_t)((r->read_next + 1) % ROCE_READ_REPLAY);
 	r->msn = roce_psn_add(r->msn, 1);
 	advance_psn(r, npsn);
-	read_reply(qp, lc, src, len, rp->psn);
+	read_reply(qp, lc, roce_reth_rkey(reth), roce_reth_va(reth), len, rp->psn);
 	return ROCE_RESP_ANSWERED;
 }
 
@@ -459,14 +499,16 @@ static enum roce_resp_outcome do_atomic(struct roce_qp *qp, struct stk_lcore *lc
 	const struct roce_atomiceth *a = roce_pkt_ext(rp, ROCE_EXT_ATOMICETH);
 	uint64_t va = roce_atomiceth_va(a), orig;
 	uint64_t *p;
+	struct roce_mr *mr;
 	struct roce_tx t;
 	struct roce_resp *r = &qp->resp;
 
 	if (va & 7)
 		return ROCE_RESP_ERR_ALIGNMENT; /* IBA 9.4.5: 8-byte aligned targets only */
-	p = (uint64_t *)remote_ptr(qp, roce_atomiceth_rkey(a), va, 8, ROCE_ACCESS_REMOTE_ATOMIC);
-	if (!p)
+	mr = remote_mr(qp, roce_atomiceth_rkey(a), va, 8, ROCE_ACCESS_REMOTE_ATOMIC);
+	if (!mr)
 		return ROCE_RESP_ERR_RKEY;
+	p = (uint64_t *)mr_ptr(mr, va);
 	/* the responder resources (max_dest_rd_atomic) bound READs and atomics outstanding
 	 * together: an atomic while queued READ responses hold them all is one too many, as a
 	 * READ would be in do_read() (issue 11, confirm list). Answered at once, an atomic holds
@@ -493,7 +535,7 @@ static enum roce_resp_outcome do_atomic(struct roce_qp *qp, struct stk_lcore *lc
 	t.syndrome = ROCE_AETH_ACK | ROCE_AETH_CREDITS_INVALID;
 	t.msn = r->msn;
 	t.orig = orig;
-	roce_qp_xmit(qp, lc, &t, NULL, 0, false);
+	roce_qp_xmit(qp, lc, &t, NULL, 0, NULL);
 	return ROCE_RESP_ANSWERED;
 }
 
@@ -575,6 +617,20 @@ void roce_responder_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf
 	responder_rc(qp, lc, m, rp);
 }
 
+/*
+ * A message is at most 2^31 bytes (ROCE_MAX_MSG, the IBA message size limit), so a RETH may ask
+ * for no more: the rest of the 32-bit field is invalid, answered as a length error (rxe's
+ * check_length() does the same, RESPST_ERR_LENGTH). Left unchecked, a READ near 2^32 made the
+ * PSN count of do_read() wrap to 1 while its responses went on for 4 GiB (issue 11, confirm
+ * list).
+ */
+static bool reth_too_long(const struct roce_pkt *rp)
+{
+	const struct roce_reth *reth = roce_pkt_ext(rp, ROCE_EXT_RETH);
+
+	return reth && roce_reth_len(reth) > ROCE_MAX_MSG;
+}
+
 /* RC and UC requests. Takes @m. */
 static void responder_rc(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
 			 const struct roce_pkt *rp)
@@ -618,6 +674,8 @@ static void responder_rc(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mb
 		if (rp->payload_len > mtu ||
 		    ((flags & ROCE_OPF_MIDDLE) && rp->payload_len != mtu) ||
 		    ((flags & ROCE_OPF_START) && !(flags & ROCE_OPF_END) && rp->payload_len != mtu))
+			o = ROCE_RESP_ERR_LENGTH;
+		else if (reth_too_long(rp))
 			o = ROCE_RESP_ERR_LENGTH;
 		else if (flags & ROCE_OPF_SEND)
 			o = do_send(qp, m, rp);

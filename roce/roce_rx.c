@@ -94,13 +94,14 @@ uint64_t roce_rnr_tsc(uint8_t code)
 }
 
 int roce_qp_xmit(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t, const void *payload,
-		 uint32_t len, bool zero_copy)
+		 uint32_t len, struct roce_mr *zc)
 {
-	return roce_qp_xmit_to(qp, lc, t, payload, len, zero_copy, &qp->attr.ah_attr);
+	return roce_qp_xmit_to(qp, lc, t, payload, len, zc, &qp->attr.ah_attr);
 }
 
 int roce_qp_xmit_to(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t,
-		    const void *payload, uint32_t len, bool zero_copy, const struct roce_path *path)
+		    const void *payload, uint32_t len, struct roce_mr *zc,
+		    const struct roce_path *path)
 {
 	const struct stk_iface *ifc = stk_iface_get(qp->pd->dev->iface);
 	struct rte_mbuf *m;
@@ -108,7 +109,7 @@ int roce_qp_xmit_to(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t,
 
 	t->path = path;
 	t->lqpn = qp->qpn;
-	m = roce_tx_build(lc->pool, ifc, t, payload, len, zero_copy ? &qp->pd->dev->zc : NULL);
+	m = roce_tx_build(lc->pool, ifc, t, payload, len, zc ? &zc->zc : NULL);
 	if (!m) {
 		qp->cnt[ROCE_QPC_tx_failed]++; /* no mbuf: go-back-N or a timeout resends it */
 		return -ENOMEM;
@@ -202,9 +203,16 @@ void roce_dev_poll(struct roce_dev *dev, struct stk_lcore *lc)
 	struct rte_mbuf *in[32];
 	unsigned n;
 
-	/* the lcore that polls a device owns its QPs; frames other lcores received come here */
-	if (dev->owner == RTE_MAX_LCORE)
-		dev->owner = lc->lcore_id;
+	/* the lcore that polls a device first owns its QPs; frames other lcores received come
+	 * here. Claimed atomically: roce_rx() on other lcores reads it. A second lcore polling
+	 * the same device touches nothing. */
+	if (__atomic_load_n(&dev->owner, __ATOMIC_ACQUIRE) != lc->lcore_id) {
+		unsigned none = RTE_MAX_LCORE;
+
+		if (!__atomic_compare_exchange_n(&dev->owner, &none, lc->lcore_id, false,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return;
+	}
 	n = rte_ring_sc_dequeue_burst(dev->rx_ring, (void **)in, RTE_DIM(in), NULL);
 	/* the responder's receive backlog (frames other lcores handed over, not yet processed)
 	 * drives PFC XOFF/XON generation on a software-PFC port, with the RX queue's fill */
@@ -255,8 +263,11 @@ int roce_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *
 
 	if (!dev)
 		return -1; /* the stack counts it */
-	if (dev->owner != RTE_MAX_LCORE && dev->owner != lc->lcore_id) {
-		/* RSS put it on another lcore: hand it to the owner, the only one touching QPs */
+	if (__atomic_load_n(&dev->owner, __ATOMIC_ACQUIRE) != lc->lcore_id) {
+		/* RSS put it on another lcore: hand it to the owner, the only one touching QPs.
+		 * Before the owner's first poll no lcore owns the device yet, and none may run
+		 * rx_local() alongside the others: the frame waits in the ring for the first
+		 * lcore that polls the device (issue 11, confirm list). */
 		if (rte_ring_mp_enqueue(dev->rx_ring, m) != 0) {
 			dev->drops[ROCE_RX_DROP_HANDOFF_FULL]++;
 			rte_pktmbuf_free(m);
@@ -281,7 +292,7 @@ static void send_cnp(struct roce_dev *dev, struct roce_qp *qp, struct stk_lcore 
 	t.opcode = ROCE_OP_CNP;
 	t.dqpn = qp->attr.dest_qp_num;
 	t.becn = true;
-	if (roce_qp_xmit(qp, lc, &t, NULL, 0, false) == 0)
+	if (roce_qp_xmit(qp, lc, &t, NULL, 0, NULL) == 0)
 		qp->cnt[ROCE_QPC_cnp_tx]++;
 }
 

@@ -52,6 +52,7 @@ static int tel_roce(const char *cmd, const char *params, struct rte_tel_data *d)
 		}
 		rte_tel_data_add_dict_u64(x, "qps", dev->n.qps);
 		rte_tel_data_add_dict_u64(x, "mrs", dev->n.mrs);
+		rte_tel_data_add_dict_u64(x, "mr_dereg_busy", dev->n.mr_dereg_busy);
 		for (const struct roce_qp *qp = dev->polled; qp; qp = qp->next_polled) {
 			struct rte_tel_data *q = rte_tel_data_alloc();
 

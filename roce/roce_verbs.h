@@ -59,6 +59,7 @@ enum roce_mr_state {
 	ROCE_MR_FREE,	 /**< allocated for fast registration, not mapped */
 	ROCE_MR_VALID,	 /**< keys usable */
 	ROCE_MR_INVALID, /**< invalidated (local or remote); re-register to use */
+	ROCE_MR_DEAD,	 /**< being deregistered: keys dead, frames still point into it */
 };
 
 /** A memory region: what the peer addresses by (rkey, iova) and we by (lkey, addr). */
@@ -73,12 +74,16 @@ struct roce_mr {
 	uint8_t state;	 /**< enum roce_mr_state */
 	bool fast_reg;	 /**< made by roce_alloc_mr() */
 	uint32_t index;	 /**< slot in the key table (key >> 8) */
+	/** Internal: zero-copy frames (request payloads, READ responses) attach the region's
+	 * bytes as external buffers sharing this; its count is 1 + the frames that point into
+	 * the region, wherever they wait (TX buffer, PFC hold queue, neighbour queue). */
+	struct rte_mbuf_ext_shared_info zc;
 };
 
 /** Open the RoCE device on stack interface @p iface. @return the device or NULL (rte_errno). */
 struct roce_dev *roce_dev_open(uint16_t iface);
-/** Close a device. @return 0, or -EBUSY while PDs, CQs or QPs remain, or while frames that
- * point into registered memory (zero-copy) are still queued somewhere. */
+/** Close a device. @return 0, or -EBUSY while PDs, CQs, QPs or MRs remain (a region stays
+ * until no queued zero-copy frame points into it, see roce_dereg_mr()). */
 int roce_dev_close(struct roce_dev *dev);
 
 struct roce_pd *roce_alloc_pd(struct roce_dev *dev);
@@ -94,7 +99,18 @@ struct roce_mr *roce_reg_mr(struct roce_pd *pd, void *addr, uint64_t length, uin
 			    uint32_t access);
 /** Allocate a region for fast registration (IB_MR_TYPE_MEM_REG): FREE until a REG_MR WR. */
 struct roce_mr *roce_alloc_mr(struct roce_pd *pd, uint64_t max_length);
-/** @return 0 or -EINVAL. */
+/**
+ * Deregister a region. Its keys die at once (state ROCE_MR_DEAD): no packet reads or writes
+ * a byte of it from this call on. The rest of a WRITE being placed into it is answered with a
+ * remote-access NAK, READ responses still to send from it stop with one (IBA 9.7.5.2.3, as
+ * rxe's per-packet rkey re-check does), and a send WQE whose payload lies in it fails with
+ * LOC_PROT_ERR. Frames already built point into the memory (zero copy) and may still wait in
+ * a TX buffer, the PFC hold queue or a neighbour's pending queue: while any does, the call
+ * returns -EBUSY and the region stays allocated. Keep polling the lcore that runs the device
+ * and call again; 0 means no frame points into the memory any more, and it may be freed.
+ * @return 0; -EBUSY (keys dead, frames still point into it: call again); -EINVAL (NULL, or
+ * not a registered region).
+ */
 int roce_dereg_mr(struct roce_mr *mr);
 
 /**
@@ -115,8 +131,13 @@ struct roce_mr *roce_mr_lookup(struct roce_dev *dev, uint32_t key, bool remote,
 			       const struct roce_pd *pd, uint64_t addr, uint64_t len,
 			       uint32_t access, enum roce_key_err *why);
 
-/** Invalidate the region named by @p key (local invalidate or SEND_WITH_INV). */
-int roce_mr_invalidate(struct roce_dev *dev, uint32_t key, const struct roce_pd *pd);
+/**
+ * Invalidate the region named by @p key (local invalidate, or with @p remote a
+ * SEND_WITH_INV): its keys die at once, as in roce_dereg_mr(). Only fast-registered regions
+ * may be invalidated, and remotely only one granted a remote right.
+ * @return 0 or -EINVAL.
+ */
+int roce_mr_invalidate(struct roce_dev *dev, uint32_t key, const struct roce_pd *pd, bool remote);
 
 /* ------------------------------------------------------------------ completions */
 
@@ -467,14 +488,17 @@ struct stk_lcore;
 /**
  * The engine's poll hook: run every QP of device @p dev (a struct roce_dev *) on this lcore -
  * send what the send queues allow, fire retransmission and RNR timers. Register it with
- * stk_lcore_add_poll(lc, roce_poll, dev) on the lcore that owns the device's QPs.
+ * stk_lcore_add_poll(lc, roce_poll, dev) on the lcore that owns the device's QPs. The first
+ * lcore that polls a device owns it; frames any lcore receives for it before that wait in the
+ * device's ring for the owner, and another lcore polling the same device does nothing.
  */
 void roce_poll(struct stk_lcore *lc, void *dev);
 
 /** Counts of live objects (tests check everything is back to zero). */
 struct roce_dev_counts {
 	uint32_t pds, mrs, cqs, srqs, qps;
-	uint64_t rx_handoff; /**< frames another lcore received and passed to the owner */
+	uint64_t rx_handoff;	/**< frames another lcore received and passed to the owner */
+	uint64_t mr_dereg_busy; /**< roce_dereg_mr() answered -EBUSY (frames pointed into it) */
 };
 void roce_dev_counts(const struct roce_dev *dev, struct roce_dev_counts *c);
 

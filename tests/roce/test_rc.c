@@ -1151,6 +1151,160 @@ static void frwr_and_invalidate(void **st)
 	assert_int_equal(roce_dereg_mr(fr), 0);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define RC_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RC_ASAN 1
+#endif
+#endif
+#ifndef RC_ASAN
+#define RC_ASAN 0
+#endif
+
+/*
+ * Issue 11 item 1: a region deregistered (or invalidated) while a WRITE into it is half
+ * placed. A WRITEs 1 MiB (MTU 1024) into a malloc'ed region of B's; once B has placed the
+ * FIRST and is inside the message, B deregisters the region, poisons the buffer and (under
+ * ASan) frees it. No byte of it may be written again: the rest of the WRITE gets a
+ * remote-access NAK, A's WR completes REM_ACCESS_ERR, B's QP fails (resp_ERR_MR_GONE), and
+ * without ASan the poison is intact. Then the same with a fast-registered region
+ * invalidated mid-WRITE (what LOCAL_INV and SEND_WITH_INV do) at MTU 256.
+ */
+static void dereg_mid_write(void **st)
+{
+	const uint32_t len = 1u << 20;
+	const uint64_t iova = 0x700000000000ull;
+	(void)st;
+
+	qp_timeout = 14;
+	for (int inval = 0; inval < 2; inval++) {
+		uint32_t n = inval ? 65536 : len;
+		uint8_t *mem = malloc(n);
+		struct roce_mr *mr;
+		struct roce_wc wc;
+		uint32_t key;
+
+		assert_non_null(mem);
+		memset(mem, 0, n);
+		connect_pair(inval ? ROCE_MTU_256 : ROCE_MTU_1024, 7, 1);
+		if (inval) {
+			struct roce_send_wr w, *bad;
+
+			mr = roce_alloc_mr(s[1].pd, n);
+			assert_non_null(mr);
+			key = (mr->rkey & ~0xffu) | 0x42;
+			memset(&w, 0, sizeof(w));
+			w.opcode = ROCE_WR_REG_MR;
+			w.send_flags = ROCE_SEND_SIGNALED;
+			w.wr.reg.mr = mr;
+			w.wr.reg.key = key;
+			w.wr.reg.access = ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE;
+			w.wr.reg.iova = iova;
+			w.wr.reg.length = n;
+			w.wr.reg.addr = mem;
+			assert_int_equal(roce_post_send(s[1].qp, &w, &bad), 0);
+			assert_int_equal(wait_wc(1, &wc, 1), 1);
+			assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+		} else {
+			mr = roce_reg_mr(s[1].pd, mem, n, iova,
+					 ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE);
+			assert_non_null(mr);
+			key = mr->rkey;
+		}
+		fill(s[0].buf, n, 91);
+		post(0, ROCE_WR_RDMA_WRITE, 1, 0, n, iova, key);
+		for (int i = 0; i < 100000 && !s[1].qp->resp.write_active; i++)
+			drive(1);
+		assert_true(s[1].qp->resp.write_active); /* FIRST placed, LAST not yet */
+		if (inval) {
+			assert_int_equal(roce_mr_invalidate(s[1].dev, key, s[1].pd, false), 0);
+		} else {
+			/* a WRITE is inbound: no frame points into the region, done at once */
+			assert_int_equal(roce_dereg_mr(mr), 0);
+			mr = NULL;
+		}
+		memset(mem, 0x5a, n);
+		if (RC_ASAN && !inval) {
+			free(mem); /* any later write is a heap-use-after-free */
+			mem = NULL;
+		}
+		assert_int_equal(wait_wc(0, &wc, 1), 1);
+		assert_true(wc.wr_id == 1);
+		assert_int_equal(wc.status, ROCE_WC_REM_ACCESS_ERR);
+		assert_int_equal(s[1].qp->resp.outcome[ROCE_RESP_ERR_MR_GONE], 1);
+		assert_int_equal(roce_qp_state(s[1].qp), ROCE_QPS_ERR);
+		drive(200);
+		if (mem) {
+			for (uint32_t i = 0; i < n; i++)
+				if (mem[i] != 0x5a)
+					fail_msg("byte %u of the dead region written", i);
+		}
+		disconnect_pair();
+		if (mr)
+			assert_int_equal(roce_dereg_mr(mr), 0);
+		free(mem);
+	}
+	qp_timeout = 10;
+}
+
+/*
+ * Issue 11 item 1: a 16 MiB READ (16384 responses at MTU 1024) whose region B deregisters
+ * half-way. From the first roce_dereg_mr() call on B sends no response from the region, only
+ * the remote-access NAK at the next response's PSN (A's READ completes REM_ACCESS_ERR). The
+ * responses already built point into the region (zero copy) and wait in the ring: while they
+ * do, roce_dereg_mr() answers -EBUSY (counted, mr_dereg_busy) and the region stays; once A
+ * has taken them it returns 0. B's buffer is poisoned then, and no poison byte reaches A.
+ */
+static void dereg_mid_read(void **st)
+{
+	const uint32_t len = 16u << 20, dst = 17u << 20;
+	const uint64_t iova = 0x600000000000ull;
+	struct roce_dev_counts c0, c1;
+	struct roce_mr *mr;
+	struct roce_wc wc;
+	uint64_t t0;
+	int rc, busy = 0;
+	(void)st;
+
+	qp_timeout = 14;
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	fill(s[1].buf, len, 93);
+	memset(s[0].buf + dst, 0, len);
+	mr = roce_reg_mr(s[1].pd, s[1].buf, len, iova, ROCE_ACCESS_REMOTE_READ);
+	assert_non_null(mr);
+	post(0, ROCE_WR_RDMA_READ, 1, dst, len, iova, mr->rkey);
+	for (int i = 0; i < 1000000 && s[0].qp->comp.read_off < len / 2; i++)
+		drive(1);
+	assert_true(s[0].qp->comp.read_off >= len / 2 && s[0].qp->comp.read_off < len);
+	roce_dev_counts(s[1].dev, &c0);
+	t0 = s[1].qp->cnt[ROCE_QPC_tx_pkts];
+	while ((rc = roce_dereg_mr(mr)) == -EBUSY && busy < 1000) {
+		busy++;
+		drive(1);
+	}
+	assert_int_equal(rc, 0);
+	assert_true(busy > 0); /* B's last burst was still in the ring */
+	roce_dev_counts(s[1].dev, &c1);
+	assert_int_equal(c1.mr_dereg_busy - c0.mr_dereg_busy, busy);
+	memset(s[1].buf, 0xa5, len);
+	assert_int_equal(wait_wc(0, &wc, 1), 1);
+	assert_int_equal(wc.status, ROCE_WC_REM_ACCESS_ERR);
+	assert_int_equal(s[1].qp->cnt[ROCE_QPC_tx_pkts] - t0, 1); /* the NAK, nothing else */
+	assert_int_equal(s[1].qp->resp.outcome[ROCE_RESP_ERR_MR_GONE], 1);
+	assert_int_equal(roce_qp_state(s[1].qp), ROCE_QPS_ERR);
+	fill(s[1].buf, len, 93); /* what A may have: the pattern, or nothing (0) */
+	for (uint32_t i = 0; i < len; i++) {
+		uint8_t got = s[0].buf[dst + i];
+
+		if (got != s[1].buf[i] && got != 0)
+			fail_msg("byte %u of the READ is 0x%02x", i, got);
+	}
+	assert_memory_equal(s[0].buf + dst, s[1].buf, len / 2);
+	disconnect_pair();
+	qp_timeout = 10;
+}
+
 /*
  * Issue 11, "confirm": a LOCAL_INV that cannot be done (here of a key that names a region
  * registered with reg_mr, which only fast-registered regions may be invalidated in, IBA
@@ -1251,6 +1405,285 @@ static void atomic_counts_as_responder_resource(void **st)
 	assert_int_equal(s[1].qp->resp.outcome[ROCE_RESP_ERR_RESOURCES], 1);
 	assert_int_equal(roce_qp_state(s[1].qp), ROCE_QPS_ERR);
 	disconnect_pair();
+}
+
+/*
+ * Issue 11, "confirm": a READ length near 2^32. Confirmed: a RETH length beyond 2^31 (the
+ * message size limit) was taken, and at 0xfffffc01 or more the PSN count of the READ wrapped
+ * to 1 while its responses went on for 4 GiB. B has a region whose bounds let such lengths
+ * through (its 8 GiB are never read), so only the length rule stops them: each READ, and a
+ * WRITE_FIRST with such a length, gets one invalid-request NAK (resp_ERR_LENGTH), no response
+ * and no placement, and B's QP fails, as rxe's check_length() does.
+ */
+static void read_len_beyond_2_31(void **st)
+{
+	const uint32_t lens[] = {0x80000001u, 0xfffffc01u, 0xffffffffu};
+	const uint64_t iova = 0x500000000000ull;
+	(void)st;
+
+	for (unsigned k = 0; k < 2 * RTE_DIM(lens); k++) {
+		bool write = k >= RTE_DIM(lens);
+		struct roce_mr *big;
+		struct roce_qp_attr qb;
+		struct roce_tx t;
+		uint64_t t0;
+
+		connect_pair(ROCE_MTU_1024, 7, 1);
+		big = roce_reg_mr(s[1].pd, s[1].buf, 1ull << 33, iova,
+				  ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_READ |
+					  ROCE_ACCESS_REMOTE_WRITE);
+		assert_non_null(big);
+		assert_int_equal(roce_query_qp(s[1].qp, &qb, NULL), 0);
+		t0 = s[1].qp->cnt[ROCE_QPC_tx_pkts];
+		memset(&t, 0, sizeof(t));
+		t.opcode = write ? ROCE_OP_RC_RDMA_WRITE_FIRST : ROCE_OP_RC_RDMA_READ_REQUEST;
+		t.psn = qb.rq_psn;
+		t.va = iova;
+		t.rkey = big->rkey;
+		t.dmalen = lens[k % RTE_DIM(lens)];
+		inject_to_b_polls(&t, s[0].buf, write ? 1024 : 0, 5);
+		assert_int_equal(s[1].qp->resp.outcome[ROCE_RESP_ERR_LENGTH], 1);
+		assert_int_equal(s[1].qp->cnt[ROCE_QPC_tx_pkts] - t0, 1); /* the NAK only */
+		assert_int_equal(s[1].qp->resp.rq_count, 0);
+		assert_false(s[1].qp->resp.write_active);
+		assert_int_equal(roce_qp_state(s[1].qp), ROCE_QPS_ERR);
+		disconnect_pair();
+		assert_int_equal(roce_dereg_mr(big), 0);
+	}
+}
+
+static void forge_zc_free(void *addr, void *opaque)
+{
+	(void)addr;
+	(void)opaque;
+}
+
+static struct rte_mbuf_ext_shared_info forge_zc = {.free_cb = forge_zc_free, .refcnt = 1};
+
+/* A forged READ response to A's QP from B's interface. */
+static void forge_read_resp_to_a(uint8_t opcode, uint32_t psn, const void *payload, uint32_t len)
+{
+	struct roce_path to_a;
+	struct roce_tx t;
+	struct rte_mbuf *m;
+
+	memset(&to_a, 0, sizeof(to_a));
+	stk_ipaddr_parse("10.77.0.1", &to_a.dgid_ip);
+	memset(&t, 0, sizeof(t));
+	t.path = &to_a;
+	t.lqpn = roce_qp_num(s[1].qp);
+	t.dqpn = roce_qp_num(s[0].qp);
+	t.opcode = opcode;
+	t.psn = psn & 0xffffff;
+	t.syndrome = ROCE_AETH_ACK | ROCE_AETH_CREDITS_INVALID;
+	/* zero copy: a response longer than one mbuf's room (the out-of-size cases) fits too */
+	m = roce_tx_build(pool, stk_iface_get(1), &t, payload, len, len ? &forge_zc : NULL);
+	assert_non_null(m);
+	assert_int_equal(stk_ip_send(lc, stk_iface_get(1), m, &to_a.dgid_ip), 0);
+	drive(5);
+}
+
+/*
+ * Issue 11, "confirm": READ responses were checked for their total length only. Confirmed: a
+ * MIDDLE could start a READ, a FIRST or MIDDLE be short, a LAST or ONLY be longer than the
+ * path MTU, and the READ completed. B is deaf and the responses to A's 3000-byte READ (MTU
+ * 1024: PSNs p, p+1, p+2) are forged. Out of order or out of size, the READ fails
+ * BAD_RESP_ERR (bad_read_resp counts it); the real shape passes byte for byte, and so does a
+ * FIRST further on (the answer to a READ re-issued for the rest, IBA 9.7.4.1.5).
+ */
+static void read_response_order(void **st)
+{
+	static const struct {
+		uint8_t op[3];
+		uint16_t len[3];
+		unsigned n;
+		bool ok;
+	} c[] = {
+		{{ROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE}, {1024}, 1, false},
+		{{ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST}, {500}, 1, false},
+		{{ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST, ROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE,
+		  ROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE},
+		 {1024, 1024, 952},
+		 3,
+		 false},
+		{{ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST, ROCE_OP_RC_RDMA_READ_RESPONSE_LAST},
+		 {1024, 1976},
+		 2,
+		 false},
+		{{ROCE_OP_RC_RDMA_READ_RESPONSE_ONLY}, {3000}, 1, false},
+		{{ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST, ROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE,
+		  ROCE_OP_RC_RDMA_READ_RESPONSE_LAST},
+		 {1024, 1024, 952},
+		 3,
+		 true},
+		{{ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST, ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST,
+		  ROCE_OP_RC_RDMA_READ_RESPONSE_LAST},
+		 {1024, 1024, 952},
+		 3,
+		 true},
+	};
+	struct stk_impair_conf deaf = {.drop_ppm = 1000000, .roce_only = true, .seed = 5};
+	(void)st;
+
+	qp_timeout = 14; /* the forged responses come long before A's timer */
+	fill(s[1].buf, 4096, 55);
+	for (unsigned i = 0; i < RTE_DIM(c); i++) {
+		struct roce_qp_attr qa;
+		struct roce_wc wc;
+		uint32_t at = 0;
+		uint64_t bad0;
+
+		connect_pair(ROCE_MTU_1024, 7, 1);
+		assert_int_equal(roce_query_qp(s[0].qp, &qa, NULL), 0);
+		assert_int_equal(stk_impair_set(1, STK_IMPAIR_RX, &deaf), 0);
+		bad0 = s[0].qp->cnt[ROCE_QPC_bad_read_resp];
+		memset(s[0].buf + 8192, 0, 4096);
+		post(0, ROCE_WR_RDMA_READ, 60 + i, 8192, 3000, 0x1000, 0x1234);
+		drive(5);
+		for (unsigned k = 0; k < c[i].n; k++) {
+			forge_read_resp_to_a(c[i].op[k], qa.sq_psn + k, s[1].buf + at, c[i].len[k]);
+			at += c[i].len[k];
+		}
+		assert_int_equal(wait_wc(0, &wc, 1), 1);
+		assert_true(wc.wr_id == 60 + i);
+		if (c[i].ok) {
+			assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+			assert_memory_equal(s[0].buf + 8192, s[1].buf, 3000);
+			assert_int_equal(roce_qp_state(s[0].qp), ROCE_QPS_RTS);
+		} else {
+			assert_int_equal(wc.status, ROCE_WC_BAD_RESP_ERR);
+			assert_int_equal(s[0].qp->cnt[ROCE_QPC_bad_read_resp] - bad0, 1);
+			assert_int_equal(roce_qp_state(s[0].qp), ROCE_QPS_ERR);
+		}
+		assert_int_equal(stk_impair_set(1, STK_IMPAIR_RX, NULL), 0);
+		disconnect_pair();
+	}
+	qp_timeout = 10;
+}
+
+/* Fast-register @fr on side @k's QP under @key over @len bytes at @addr with @access. */
+static void post_reg(int k, struct roce_mr *fr, uint32_t key, uint32_t access, void *addr,
+		     uint64_t iova, uint32_t len)
+{
+	struct roce_send_wr w, *bad;
+	struct roce_wc wc;
+
+	memset(&w, 0, sizeof(w));
+	w.opcode = ROCE_WR_REG_MR;
+	w.send_flags = ROCE_SEND_SIGNALED;
+	w.wr.reg.mr = fr;
+	w.wr.reg.key = key;
+	w.wr.reg.access = access;
+	w.wr.reg.iova = iova;
+	w.wr.reg.length = len;
+	w.wr.reg.addr = addr;
+	assert_int_equal(roce_post_send(s[k].qp, &w, &bad), 0);
+	assert_int_equal(wait_wc(k, &wc, 1), 1);
+	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+}
+
+/*
+ * Issue 11, "confirm": SEND_WITH_INV could invalidate a fast-registered region that was
+ * never granted remote access. Confirmed: B maps a region for local writes only, and A's SEND
+ * with invalidate naming its key retired it. Now such a key is refused like any key that
+ * cannot be invalidated (resp_ERR_INVALIDATE: invalid request; A's WR completes
+ * REM_INV_REQ_ERR) and the region stays valid; a region with a remote right still can be.
+ */
+static void send_inv_needs_remote_right(void **st)
+{
+	struct roce_mr *fr = roce_alloc_mr(s[1].pd, 65536);
+	(void)st;
+
+	assert_non_null(fr);
+	for (int remote = 0; remote < 2; remote++) {
+		uint32_t key = (fr->rkey & ~0xffu) | (uint32_t)(0x50 + remote);
+		struct roce_sge sg = {
+			.addr = (uintptr_t)s[0].buf, .length = 16, .lkey = s[0].mr->lkey};
+		struct roce_send_wr w, *bad;
+		struct roce_wc wc;
+
+		connect_pair(ROCE_MTU_1024, 7, 1);
+		post_reg(1, fr, key,
+			 ROCE_ACCESS_LOCAL_WRITE | (remote ? ROCE_ACCESS_REMOTE_READ : 0),
+			 s[1].buf + (6u << 20), 0xbeef0000, 65536);
+		memset(&w, 0, sizeof(w));
+		w.opcode = ROCE_WR_SEND_WITH_INV;
+		w.sg_list = &sg;
+		w.num_sge = 1;
+		w.send_flags = ROCE_SEND_SIGNALED;
+		w.invalidate_rkey = key;
+		post_recv(1, 3, 0, 64);
+		assert_int_equal(roce_post_send(s[0].qp, &w, &bad), 0);
+		assert_int_equal(wait_wc(0, &wc, 1), 1);
+		assert_int_equal(wc.status, remote ? ROCE_WC_SUCCESS : ROCE_WC_REM_INV_REQ_ERR);
+		assert_int_equal(fr->state, remote ? ROCE_MR_INVALID : ROCE_MR_VALID);
+		assert_int_equal(s[1].qp->resp.outcome[ROCE_RESP_ERR_INVALIDATE], remote ? 0 : 1);
+		disconnect_pair();
+	}
+	assert_int_equal(roce_dereg_mr(fr), 0);
+}
+
+/*
+ * Issue 11, "confirm": before the owner lcore's first poll any lcore ran rx_local(), so two
+ * lcores could work on the same QPs at once. Confirmed: B's device is set back to "never
+ * polled", and a SEND for it arrives on lcore 1, which does not poll the device; lcore 1
+ * placed it itself. Now a device no lcore has polled yet takes nothing in place: the frame
+ * waits in the device's ring (rx_handoff_to_owner) and is received by the first lcore that
+ * polls the device, which then owns it.
+ */
+static void owner_claimed_by_first_poll(void **st)
+{
+	struct stk_neigh_params np;
+	struct stk_lcore *lc2;
+	struct roce_dev_counts before, after;
+	uint32_t psn;
+	struct roce_wc wc;
+	struct roce_tx t;
+	(void)st;
+
+	stk_neigh_params_default(&np);
+	lc2 = stk_lcore_create(1, 0, false, pool, &np);
+	assert_non_null(lc2);
+	lc2->rxq[0] = lc->rxq[1]; /* B's port on lcore 1, which never polls B's device */
+	lc2->nb_rxq = 1;
+	connect_pair(ROCE_MTU_1024, 7, 1);
+	/* one SEND first, so that both sides have resolved each other's address */
+	post_recv(1, 4, 0, 4096);
+	post(0, ROCE_WR_SEND, 4, 0, 10, 0, 0);
+	assert_int_equal(wait_wc(0, &wc, 1), 1);
+	assert_int_equal(wait_wc(1, &wc, 1), 1);
+	post_recv(1, 5, 0, 4096);
+	psn = s[1].qp->resp.psn;
+	lc->nb_rxq = 1; /* lcore 0 polls A's port only */
+	memset(&t, 0, sizeof(t));
+	t.opcode = ROCE_OP_RC_SEND_ONLY;
+	t.psn = psn;
+	fill(s[0].buf, 100, 9);
+	inject_to_b_polls(&t, s[0].buf, 100, 0);
+	{ /* out of A's port (drained on its TSC deadline), into B's RX ring */
+		uint64_t end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 200;
+
+		while (rte_get_tsc_cycles() < end)
+			stk_lcore_poll(lc);
+	}
+	s[1].dev->owner = RTE_MAX_LCORE; /* as if no lcore had polled B's device yet */
+	roce_dev_counts(s[1].dev, &before);
+	for (int i = 0; i < 5; i++)
+		stk_lcore_poll(lc2);
+	roce_dev_counts(s[1].dev, &after);
+	assert_int_equal(after.rx_handoff - before.rx_handoff, 1);
+	assert_int_equal(s[1].qp->resp.psn, psn); /* untouched by lcore 1 */
+	assert_int_equal(roce_poll_cq(s[1].cq, 1, &wc), 0);
+	assert_int_equal(s[1].dev->owner, RTE_MAX_LCORE);
+	drive(2); /* lcore 0 polls B's device first: it owns it and receives the SEND */
+	assert_int_equal(s[1].dev->owner, rte_lcore_id());
+	assert_int_equal(roce_poll_cq(s[1].cq, 1, &wc), 1);
+	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+	assert_int_equal(wc.byte_len, 100);
+	assert_memory_equal(s[1].buf, s[0].buf, 100);
+	lc->nb_rxq = 2;
+	disconnect_pair();
+	stk_lcore_destroy(lc2);
 }
 
 /*
@@ -1889,10 +2322,16 @@ int main(void)
 		cmocka_unit_test(duplicate_read_history),
 		cmocka_unit_test(ud_pair),
 		cmocka_unit_test(frwr_and_invalidate),
+		cmocka_unit_test(dereg_mid_write),
+		cmocka_unit_test(dereg_mid_read),
 		cmocka_unit_test(local_inv_failure),
 		cmocka_unit_test(too_many_reads),
 		cmocka_unit_test(atomic_counts_as_responder_resource),
 		cmocka_unit_test(second_lcore_hands_off),
+		cmocka_unit_test(read_len_beyond_2_31),
+		cmocka_unit_test(read_response_order),
+		cmocka_unit_test(send_inv_needs_remote_right),
+		cmocka_unit_test(owner_claimed_by_first_poll),
 		cmocka_unit_test(dcqcn_reacts_to_ce),
 		cmocka_unit_test(ghost_ack_completes_nothing),
 		cmocka_unit_test(reserved_nak_codes),

@@ -386,6 +386,10 @@ int main(void)
 	if (!lc || !pd || !cq || !mem)
 		return 1;
 	mr = roce_reg_mr(pd, mem, MEMSZ, 0x1000, ROCE_ACCESS_ALL);
+	/* this lcore owns the device from its first poll on; before it, frames would wait for
+	 * that poll in the device's ring (frames are fed by stk_input(), the device is never
+	 * polled otherwise) */
+	roce_poll(lc, dev);
 	/* VM B's MAC is known: no ARP to a host that is not there */
 	stk_ipaddr_parse("10.99.0.3", &peer);
 	stk_neigh_update(lc->neigh, 0, &peer, &peer_mac, rte_get_tsc_cycles(), true, NULL, NULL);

@@ -152,9 +152,9 @@ static void mr_fast_reg(void **s)
 	assert_null(roce_mr_lookup(dev, fr->rkey, true, pd, 0, 8, 0, &why));
 	assert_int_equal(why, ROCE_KEY_STATE);
 	/* only fast-registered regions may be invalidated (IBA 10.6.3.5) */
-	assert_int_equal(roce_mr_invalidate(dev, plain->rkey, pd), -EINVAL);
-	assert_int_equal(roce_mr_invalidate(dev, fr->rkey ^ 0x1, pd), -EINVAL);
-	assert_int_equal(roce_mr_invalidate(dev, fr->rkey, pd), 0);
+	assert_int_equal(roce_mr_invalidate(dev, plain->rkey, pd, false), -EINVAL);
+	assert_int_equal(roce_mr_invalidate(dev, fr->rkey ^ 0x1, pd, false), -EINVAL);
+	assert_int_equal(roce_mr_invalidate(dev, fr->rkey, pd, false), 0);
 	assert_int_equal(fr->state, ROCE_MR_INVALID);
 	assert_int_equal(roce_dereg_mr(fr), 0);
 	assert_int_equal(roce_dereg_mr(plain), 0);
