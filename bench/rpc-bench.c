@@ -418,8 +418,10 @@ static void bench_rpc(uint32_t qd, uint32_t proc, uint32_t arg, const char *name
 		rpcrdma_ep_poll(p.c);
 	}
 	lat_buf = NULL;
-	rpcrdma_ep_destroy(p.c);
-	rpcrdma_ep_destroy(p.s);
+	while (rpcrdma_ep_destroy(p.c) == -EBUSY)
+		stk_lcore_poll(lc);
+	while (rpcrdma_ep_destroy(p.s) == -EBUSY)
+		stk_lcore_poll(lc);
 	for (int i = 0; i < 2000; i++)
 		stk_lcore_poll(lc);
 }

@@ -100,7 +100,7 @@ struct rpcrdma_ep {
 	struct rpcrdma_cm_priv peer;
 	uint32_t inline_send, credits;
 	uint32_t inline_recv; /* what the peer may send us inline: RFC 8797 §7, both sides' words */
-	bool started, failed;
+	bool started, failed, closing;
 	uint32_t last_key;
 	uint64_t last_iova;
 	struct rpcrdma_ep_stats st;
@@ -1175,23 +1175,38 @@ const struct rpcrdma_ep_stats *rpcrdma_ep_stats(const struct rpcrdma_ep *ep)
 	return &ep->st;
 }
 
-void rpcrdma_ep_destroy(struct rpcrdma_ep *ep)
+int rpcrdma_ep_destroy(struct rpcrdma_ep *ep)
 {
 	struct roce_wc wc[32];
+	bool busy = false;
 
 	if (!ep)
-		return;
-	fail_all(ep, -ECANCELED);
-	roce_destroy_qp(ep->qp);
-	while (roce_poll_cq(ep->cq, 32, wc) > 0)
-		;
-	for (uint32_t i = 0; i < RPCRDMA_CLNT_MAX_SLOTS; i++)
-		if (ep->slots[i].frmr)
-			roce_dereg_mr(ep->slots[i].frmr);
-	roce_dereg_mr(ep->mr);
+		return 0;
+	if (!ep->closing) {
+		ep->closing = true;
+		fail_all(ep, -ECANCELED);
+		roce_destroy_qp(ep->qp);
+		while (roce_poll_cq(ep->cq, 32, wc) > 0)
+			;
+	}
+	/* a region that queued frames still point into cannot go yet (roce_dereg_mr: -EBUSY);
+	 * its memory stays until it can */
+	for (uint32_t i = 0; i < RPCRDMA_CLNT_MAX_SLOTS; i++) {
+		if (ep->slots[i].frmr && roce_dereg_mr(ep->slots[i].frmr) == -EBUSY)
+			busy = true;
+		else
+			ep->slots[i].frmr = NULL;
+	}
+	if (ep->mr && roce_dereg_mr(ep->mr) == -EBUSY)
+		busy = true;
+	else
+		ep->mr = NULL;
+	if (busy)
+		return -EBUSY;
 	roce_destroy_cq(ep->cq);
 	rte_free(ep->region);
 	rte_free(ep->send_free);
 	rte_free(ep->fifo);
 	rte_free(ep);
+	return 0;
 }

@@ -180,9 +180,13 @@ void rpcrdma_ep_info(const struct rpcrdma_ep *ep, struct rpcrdma_ep_info *i);
 const struct rpcrdma_ep_stats *rpcrdma_ep_stats(const struct rpcrdma_ep *ep);
 
 /**
- * Destroy: outstanding client calls complete with -ECANCELED. The QP must be out of the CM
- * (disconnected or never connected).
+ * Destroy: outstanding client calls complete with -ECANCELED, the QP is destroyed (it must be
+ * out of the CM: disconnected, or never connected), the regions are deregistered and the memory
+ * freed. A region that frames still queued in the stack point into cannot be deregistered yet
+ * (roce_dereg_mr's -EBUSY): then the endpoint stays closed but allocated, and this is called
+ * again after the lcore has polled (from outside the poll hooks, or on a later poll).
+ * @return 0 when it is gone, -EBUSY when it must be called again
  */
-void rpcrdma_ep_destroy(struct rpcrdma_ep *ep);
+int rpcrdma_ep_destroy(struct rpcrdma_ep *ep);
 
 #endif /* RPCRDMA_EP_H */

@@ -676,8 +676,8 @@ out:
 		orpc_clnt_fini(&g.mnt);
 	if (g.id)
 		roce_cm_destroy_id(g.id);
-	if (g.ep)
-		rpcrdma_ep_destroy(g.ep);
+	for (int i = 0; g.ep && rpcrdma_ep_destroy(g.ep) == -EBUSY && i < 1000000; i++)
+		stk_lcore_poll(stk_lcore_get(rte_get_main_lcore()));
 	if (g.cm)
 		roce_cm_close(g.cm);
 	if (g.pd)

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,7 @@ static struct {
 	struct {
 		struct roce_cm_id *id;
 		struct rpcrdma_ep *ep;
+		bool closing; /* destroyed once the stack has let go of its regions */
 	} conns[MAX_CONNS];
 	uint64_t accepted, rejected, closed;
 } g;
@@ -90,9 +92,7 @@ static void on_cm_event(const struct roce_cm_event *ev)
 		if (roce_cm_accept(ev->id, rpcrdma_ep_qp(g.conns[k].ep), &p) != 0 ||
 		    rpcrdma_ep_start(g.conns[k].ep, ev->private_data, ev->private_data_len) != 0) {
 			roce_cm_destroy_id(ev->id);
-			rpcrdma_ep_destroy(g.conns[k].ep);
-			g.conns[k].id = NULL;
-			g.conns[k].ep = NULL;
+			g.conns[k].closing = true;
 			g.rejected++;
 			return;
 		}
@@ -104,9 +104,7 @@ static void on_cm_event(const struct roce_cm_event *ev)
 			if (g.conns[k].id != ev->id)
 				continue;
 			roce_cm_destroy_id(g.conns[k].id);
-			rpcrdma_ep_destroy(g.conns[k].ep);
-			g.conns[k].id = NULL;
-			g.conns[k].ep = NULL;
+			g.conns[k].closing = true;
 			g.closed++;
 			printf("rdma: connection %d closed\n", k);
 		}
@@ -123,9 +121,12 @@ static void serve_poll(struct stk_lcore *lc, void *arg)
 	(void)lc, (void)arg;
 	while (roce_cm_get_event(g.cm, &ev) == 0)
 		on_cm_event(&ev);
-	for (int k = 0; k < MAX_CONNS; k++)
-		if (g.conns[k].ep)
+	for (int k = 0; k < MAX_CONNS; k++) {
+		if (g.conns[k].closing && rpcrdma_ep_destroy(g.conns[k].ep) == 0)
+			memset(&g.conns[k], 0, sizeof(g.conns[k]));
+		else if (g.conns[k].ep && !g.conns[k].closing)
 			rpcrdma_ep_poll(g.conns[k].ep);
+	}
 	orpc_tcp_srv_poll(&g.tcp);
 	if (stop || (g.end && rte_get_tsc_cycles() > g.end))
 		stk_stop();
@@ -230,10 +231,12 @@ int main(int argc, char **argv)
 out:
 	orpc_tcp_srv_fini(&g.tcp);
 	for (int k = 0; k < MAX_CONNS; k++) {
-		if (g.conns[k].id)
+		if (g.conns[k].id && !g.conns[k].closing)
 			roce_cm_destroy_id(g.conns[k].id);
-		if (g.conns[k].ep)
-			rpcrdma_ep_destroy(g.conns[k].ep);
+		for (int i = 0;
+		     g.conns[k].ep && rpcrdma_ep_destroy(g.conns[k].ep) == -EBUSY && i < 1000000;
+		     i++)
+			stk_lcore_poll(stk_lcore_get(rte_get_main_lcore()));
 	}
 	if (g.listen)
 		roce_cm_destroy_id(g.listen);

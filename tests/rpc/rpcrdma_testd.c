@@ -63,6 +63,7 @@ struct srv_conn {
 	struct rpcrdma_ep *ep;
 	uint64_t close_at; /**< TSC: destroy the endpoint then (its flushes drained) */
 	bool dreq_sent;
+	bool summed; /**< its counters are counted; the endpoint waits for its regions to be free */
 	unsigned no;
 };
 
@@ -269,21 +270,29 @@ static void srv_sum(const struct srv_conn *c)
 	g.retransmits += qs.retransmits;
 }
 
-static void srv_close(struct srv_conn *c)
+/* @return true once the connection is gone; false while its regions are still busy */
+static bool srv_close(struct srv_conn *c)
 {
 	const struct rpcrdma_ep_stats *st = rpcrdma_ep_stats(c->ep);
 
-	printf("# connection %u closed: %" PRIu64 " calls, %" PRIu64 " replies, long calls %" PRIu64
-	       ", long replies %" PRIu64 ", RDMA READs %" PRIu64 ", WRITEs %" PRIu64
-	       ", ERR_CHUNK sent %" PRIu64 ", RDMA errors %" PRIu64 "\n",
-	       c->no, st->rx_msgs, st->tx_msgs, st->long_calls, st->long_replies, st->ddp_reads,
-	       st->ddp_writes, st->err_chunk_sent, st->rdma_errors);
-	srv_sum(c);
-	if (c->id)
-		roce_cm_destroy_id(c->id);
-	rpcrdma_ep_destroy(c->ep);
+	if (!c->summed) {
+		printf("# connection %u closed: %" PRIu64 " calls, %" PRIu64
+		       " replies, long calls %" PRIu64 ", long replies %" PRIu64
+		       ", RDMA READs %" PRIu64 ", WRITEs %" PRIu64 ", ERR_CHUNK sent %" PRIu64
+		       ", RDMA errors %" PRIu64 "\n",
+		       c->no, st->rx_msgs, st->tx_msgs, st->long_calls, st->long_replies,
+		       st->ddp_reads, st->ddp_writes, st->err_chunk_sent, st->rdma_errors);
+		srv_sum(c);
+		if (c->id)
+			roce_cm_destroy_id(c->id);
+		c->id = NULL;
+		c->summed = true;
+		g.closed++;
+	}
+	if (rpcrdma_ep_destroy(c->ep) == -EBUSY)
+		return false;
 	memset(c, 0, sizeof(*c));
-	g.closed++;
+	return true;
 }
 
 static void srv_poll(struct stk_lcore *lc, void *arg)
@@ -318,6 +327,10 @@ static void srv_poll(struct stk_lcore *lc, void *arg)
 
 		if (!c->ep)
 			continue;
+		if (c->summed) { /* closed, waiting for its regions */
+			srv_close(c);
+			continue;
+		}
 		rpcrdma_ep_poll(c->ep);
 		if (!c->id && now >= c->close_at) {
 			srv_close(c);
@@ -358,8 +371,8 @@ static int serve(void)
 	stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), srv_poll, NULL);
 	stk_run();
 	for (unsigned i = 0; i < TESTD_MAX_CONNS; i++)
-		if (g.conns[i].ep)
-			srv_close(&g.conns[i]);
+		for (int n = 0; g.conns[i].ep && !srv_close(&g.conns[i]) && n < 1000000; n++)
+			stk_lcore_poll(stk_lcore_get(rte_get_main_lcore()));
 	printf("# stopped by signal %d: %u connections accepted, %u rejected, %u closed\n",
 	       (int)g.signo, g.accepted, g.rejected, g.closed);
 	printf("counters: connections=%u", g.accepted);
@@ -841,8 +854,8 @@ static int call(void)
 	}
 	if (g.id)
 		roce_cm_destroy_id(g.id);
-	if (g.ep)
-		rpcrdma_ep_destroy(g.ep);
+	for (int n = 0; g.ep && rpcrdma_ep_destroy(g.ep) == -EBUSY && n < 1000000; n++)
+		stk_lcore_poll(stk_lcore_get(rte_get_main_lcore()));
 out:
 	for (int k = 0; k < NSTEPS; k++)
 		free(g.calls[k].msg);

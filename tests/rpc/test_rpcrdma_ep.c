@@ -120,6 +120,18 @@ static void rr_connect(struct conn *c, const struct rpcrdma_ep_conf *cc,
 	expect_event(c, 1, ROCE_CM_EVENT_ESTABLISHED, &ev);
 }
 
+/* an endpoint whose regions queued frames still use is destroyed once they have left */
+static void destroy_ep(struct rpcrdma_ep *ep)
+{
+	uint64_t end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+
+	while (rpcrdma_ep_destroy(ep) == -EBUSY) {
+		if (rte_get_tsc_cycles() > end)
+			fail_msg("an endpoint's regions stay busy for 10 s");
+		stk_lcore_poll(lc);
+	}
+}
+
 static void rr_disconnect(struct conn *c)
 {
 	struct roce_cm_event ev;
@@ -132,8 +144,8 @@ static void rr_disconnect(struct conn *c)
 	assert_int_equal(roce_cm_destroy_id(c->l), 0);
 	for (int i = 0; i < 100; i++)
 		poll_all(c);
-	rpcrdma_ep_destroy(c->c);
-	rpcrdma_ep_destroy(c->sv);
+	destroy_ep(c->c);
+	destroy_ep(c->sv);
 	c->c = c->sv = NULL;
 	/* nothing of the connection is left on either device */
 	for (int k = 0; k < 2; k++) {
