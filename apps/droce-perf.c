@@ -848,10 +848,11 @@ static void teardown_verbs(void)
 		roce_destroy_cq(perf.recv_cq);
 	if (perf.comm_cq)
 		roce_destroy_cq(perf.comm_cq);
+	/* after stk_run(): frames still queued are sent by polling the main lcore */
 	if (perf.mr)
-		roce_dereg_mr(perf.mr);
+		roce_dereg_mr_drain(perf.mr, stk_lcore_get(rte_get_main_lcore()), 100000);
 	if (perf.comm_mr)
-		roce_dereg_mr(perf.comm_mr);
+		roce_dereg_mr_drain(perf.comm_mr, stk_lcore_get(rte_get_main_lcore()), 100000);
 	if (perf.pd)
 		roce_dealloc_pd(perf.pd);
 }

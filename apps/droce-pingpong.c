@@ -974,8 +974,8 @@ static void teardown_verbs(void)
 		roce_destroy_qp(g.qp);
 	if (g.cq)
 		roce_destroy_cq(g.cq);
-	if (g.mr)
-		roce_dereg_mr(g.mr);
+	if (g.mr) /* after stk_run(): what is still queued leaves as the main lcore polls */
+		roce_dereg_mr_drain(g.mr, stk_lcore_get(rte_get_main_lcore()), 100000);
 	if (g.pd)
 		roce_dealloc_pd(g.pd);
 }

@@ -171,7 +171,7 @@ static void raw_teardown(struct raw *r)
 		roce_destroy_qp(r->qp[k]);
 		while (roce_poll_cq(r->cq[k], 32, wc) > 0)
 			;
-		roce_dereg_mr(r->mr[k]);
+		roce_dereg_mr_drain(r->mr[k], lc, 100000);
 		roce_destroy_cq(r->cq[k]);
 		rte_free(r->buf[k]);
 	}

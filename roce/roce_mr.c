@@ -17,6 +17,7 @@
 
 #include "roce_engine.h"
 #include "roce_int.h"
+#include "stk_lcore.h"
 #include "stk_stack.h"
 
 struct roce_dev *roce_dev_open(uint16_t iface)
@@ -331,4 +332,15 @@ int roce_destroy_ah(struct roce_ah *ah)
 	ah->pd->users--;
 	rte_free(ah);
 	return 0;
+}
+
+int roce_dereg_mr_drain(struct roce_mr *mr, struct stk_lcore *lc, unsigned max_polls)
+{
+	int rc = roce_dereg_mr(mr);
+
+	for (unsigned i = 0; rc == -EBUSY && lc && i < max_polls; i++) {
+		stk_lcore_poll(lc);
+		rc = roce_dereg_mr(mr);
+	}
+	return rc;
 }

@@ -114,6 +114,16 @@ struct roce_mr *roce_alloc_mr(struct roce_pd *pd, uint64_t max_length);
 int roce_dereg_mr(struct roce_mr *mr);
 
 /**
+ * roce_dereg_mr() for teardown paths outside the poll loop (after stk_run() returned, or in a
+ * test's teardown): while it answers -EBUSY, poll @p lc (the lcore that runs the device) and
+ * try again, at most @p max_polls times. Never call it from a poll hook (it would poll the
+ * loop that runs the hook).
+ * @return 0, -EBUSY when frames still point into the region after max_polls, -EINVAL
+ */
+struct stk_lcore;
+int roce_dereg_mr_drain(struct roce_mr *mr, struct stk_lcore *lc, unsigned max_polls);
+
+/**
  * Find the region an lkey (@p remote false) or rkey (@p remote true) names and check that
  * [addr, addr+len) lies inside it, byte-exact, with the rights in @p access, on @p pd.
  * For rkeys @p addr is an iova; for lkeys a local address.

@@ -506,14 +506,14 @@ static void flows_destroy(struct ccl *l, unsigned n)
 		struct flow *fl = &l->fl[f];
 
 		if (fl->smr)
-			roce_dereg_mr(fl->smr);
+			roce_dereg_mr_drain(fl->smr, l->lc, 100000);
 		fl->smr = NULL;
 		rte_free(fl->src);
 		free(fl->gold);
 		fl->src = fl->gold = NULL;
 	}
 	if (l->rmr)
-		roce_dereg_mr(l->rmr);
+		roce_dereg_mr_drain(l->rmr, l->lc, 100000);
 	l->rmr = NULL;
 	rte_free(l->rbuf);
 	l->rbuf = NULL;
