@@ -12,6 +12,7 @@
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 
 #include "fuzz_pair.h"
 #include "stk_neigh.h"
@@ -98,7 +99,7 @@ void fuzz_pair_init(struct fuzz_pair *fp, const char *tag, uint8_t net)
 	fp->lc->nb_rxq = 2;
 	fuzz_pair_pin_neigh(fp);
 	fuzz_pair_settle(fp);
-	fp->base_in_use = rte_mempool_in_use_count(fp->pool);
+	fuzz_pair_mark(fp);
 }
 
 void fuzz_pair_pin_neigh(struct fuzz_pair *fp)
@@ -178,12 +179,34 @@ void fuzz_pair_settle(struct fuzz_pair *fp)
 	}
 }
 
-void fuzz_pair_check_mbufs(struct fuzz_pair *fp, const char *who)
+static unsigned heap_allocs(void)
 {
-	unsigned n = rte_mempool_in_use_count(fp->pool);
+	struct rte_malloc_socket_stats st;
+	unsigned n = 0;
+
+	for (int sock = 0; sock < RTE_MAX_NUMA_NODES; sock++)
+		if (rte_malloc_get_socket_stats(sock, &st) == 0)
+			n += st.alloc_count;
+	return n;
+}
+
+void fuzz_pair_mark(struct fuzz_pair *fp)
+{
+	fp->base_in_use = rte_mempool_in_use_count(fp->pool);
+	fp->base_allocs = heap_allocs();
+}
+
+void fuzz_pair_check_leaks(struct fuzz_pair *fp, const char *who)
+{
+	unsigned n = rte_mempool_in_use_count(fp->pool), a = heap_allocs();
 
 	if (n != fp->base_in_use) {
 		fprintf(stderr, "%s: mbuf leak: %u in use, %u at start\n", who, n, fp->base_in_use);
+		abort();
+	}
+	if (a != fp->base_allocs) {
+		fprintf(stderr, "%s: rte_malloc leak: %u elements, %u at start\n", who, a,
+			fp->base_allocs);
 		abort();
 	}
 }

@@ -29,6 +29,7 @@ struct fuzz_pair {
 	struct rte_ether_addr third_mac;
 	struct roce_dev *dev[2];
 	unsigned base_in_use; /**< mbufs in use once the lab is up */
+	unsigned base_allocs; /**< rte_malloc elements then (fuzz_pair_mark()) */
 };
 
 /** The input as a bounded cursor: reads past the end give zeros, never overrun. */
@@ -81,7 +82,13 @@ void fuzz_pair_wire(struct fuzz_pair *fp, int k, uint8_t how);
 /** Poll until the wire is empty and nothing moves (bounded). */
 void fuzz_pair_settle(struct fuzz_pair *fp);
 
-/** Abort unless the pool's in-use count is back to fp->base_in_use. */
-void fuzz_pair_check_mbufs(struct fuzz_pair *fp, const char *who);
+/** Record the mbufs in use and the rte_malloc elements allocated, as the start counts. */
+void fuzz_pair_mark(struct fuzz_pair *fp);
+
+/**
+ * Abort unless the pool's in-use count and the number of rte_malloc elements (CM ids, event
+ * nodes, QPs, MRs: what LeakSanitizer does not see) are back to the marked counts.
+ */
+void fuzz_pair_check_leaks(struct fuzz_pair *fp, const char *who);
 
 #endif /* FUZZ_PAIR_H */

@@ -526,6 +526,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		CHECK(s[k].cq != NULL && s[k].mem != NULL);
 		roce_dev_counts(fp.dev[k], &s[k].base);
 	}
+	fuzz_pair_mark(&fp);
 	return 0;
 }
 
@@ -554,7 +555,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		roce_dev_counts(fp.dev[k], &c);
 		CHECK(c.qps == s[k].base.qps && c.mrs == s[k].base.mrs);
 	}
-	fuzz_pair_check_mbufs(&fp, "fuzz_rc_engine");
+	fuzz_pair_check_leaks(&fp, "fuzz_rc_engine");
 	return 0;
 }
 
