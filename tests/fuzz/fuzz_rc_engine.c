@@ -21,7 +21,8 @@
  *   within the first messages.
  *
  * Checks: each side's completions come in posting order (send and receive queues each), carry
- * a wr_id that was posted and a known status. After each input both QPs are destroyed, the
+ * a wr_id that was posted and a known status; after every operation, a QP in RTS keeps the
+ * engine's own invariants (check_qp()). After each input both QPs are destroyed, the
  * wire settles, and MRs, QPs and mbufs must be back at their start counts: a leak aborts.
  *
  * Input: a header of 2 to 10 bytes (PSN modes, MTU, retry counts, READ/atomic depths, ACK
@@ -447,6 +448,22 @@ static void wait_us(uint8_t b)
 	while (rte_get_tsc_cycles() < end);
 }
 
+/* What roce_int.h promises of a QP the engine runs: the requester's WQE cursor within the
+ * send queue, nothing acknowledged that was not sent, READ/atomics within the negotiated
+ * depth, the responder's READ queue within its ring. */
+static void check_qp(int k)
+{
+	const struct roce_qp *q = s[k].qp;
+
+	if (!q || q->state != ROCE_QPS_RTS)
+		return;
+	CHECK(q->sq.tail <= q->req.cur && q->req.cur <= q->sq.head);
+	CHECK(roce_psn_cmp(q->comp.psn, q->req.psn) <= 0);
+	CHECK(roce_psn_cmp(q->req.psn, q->req.high_psn) <= 0);
+	CHECK(q->req.rd_out <= q->attr.max_rd_atomic);
+	CHECK(q->resp.rq_count <= ROCE_MAX_RD_ATOMIC + 1);
+}
+
 static void step(struct fuzz_in *in)
 {
 	uint8_t op = fuzz_u8(in);
@@ -540,8 +557,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		s[k].stale_rkey = s[k].mr->rkey ^ 0x100;
 	}
 	connect_pair(&in);
-	for (unsigned n = 0; in.n && n < MAX_OPS; n++)
+	for (unsigned n = 0; in.n && n < MAX_OPS; n++) {
 		step(&in);
+		check_qp(0);
+		check_qp(1);
+	}
 	destroy_qp(0);
 	destroy_qp(1);
 	fuzz_pair_settle(&fp);
