@@ -100,6 +100,12 @@ void roce_cmi_on_drep(struct roce_cm *cm, const struct roce_cm_msg *m, const str
 	}
 	if (!roce_cmi_from_peer(c, src))
 		return;
+	/* both comm IDs, as Linux's cm_drep_handler() matches a DREP, and as REJ, RTU and DREQ
+	 * are matched here: ours right and the peer's wrong is not the peer's answer */
+	if (m->u.drep.local_comm_id != c->remote_comm_id) {
+		cm->st.rx_drop_comm_id++;
+		return;
+	}
 	if (c->state != CM_DREQ_SENT) {
 		cm->st.rx_dup++;
 		return;

@@ -1059,6 +1059,63 @@ static void cm_messages_matched_to_peer(void **st)
 	assert_int_equal(roce_destroy_qp(udb), 0);
 }
 
+/*
+ * A DREP names the connection by both comm IDs, as Linux's cm_drep_handler() matches it
+ * (cm_acquire_id() with the DREP's remote and local comm IDs), and as the REJ, RTU and DREQ
+ * handlers here do: one from the peer's address with our comm ID right and the peer's wrong
+ * is not the answer to our DREQ. It was taken (roce_cmi_on_drep() checked ours alone), ending
+ * DREQ_SENT early; found by review while writing fuzz_cm_sm. Here B's DREP is lost, a DREP
+ * with B's comm ID wrong comes from B's address (nothing happens, rx_drop_comm_id counts
+ * it), then the right one (DISCONNECTED).
+ */
+static void drep_matched_to_peer(void **st)
+{
+	struct roce_cm_stats a0, a1;
+	struct roce_cm_event ev;
+	struct roce_cm_drep drep;
+	struct cm_conn *ca, *cb;
+	uint8_t mad[ROCE_MAD_LEN];
+	struct roce_qp *udb;
+	struct roce_ah *ahb;
+	struct conn c;
+	(void)st;
+
+	raw_open_from(1, NULL, &udb, &ahb); /* from B's address to A */
+	establish(&c, NULL);
+	ca = roce_cmi_conn_of(c.a);
+	cb = roce_cmi_conn_of(c.b);
+	set_drop(1, true); /* B's DREP is lost */
+	assert_int_equal(roce_cm_disconnect(c.a), 0);
+	expect_event(1, ROCE_CM_EVENT_DISCONNECTED, &ev);
+	drive(20); /* the DREP leaves B's TX buffer while the drop is on */
+	set_drop(1, false);
+	assert_int_equal(ca->state, CM_DREQ_SENT);
+	stats(0, &a0);
+
+	memset(&drep, 0, sizeof(drep));
+	drep.local_comm_id = cb->local_comm_id ^ 0x5000;
+	drep.remote_comm_id = ca->local_comm_id;
+	cm_mad(mad, ROCE_CM_ATTR_DREP, &drep, sizeof(drep));
+	raw_send_from(1, udb, ahb, mad);
+	expect_quiet(0, 20);
+	assert_int_equal(ca->state, CM_DREQ_SENT);
+	stats(0, &a1);
+	assert_int_equal(a1.rx_drop_comm_id - a0.rx_drop_comm_id, 1);
+
+	/* the control: both comm IDs right */
+	drep.local_comm_id = cb->local_comm_id;
+	cm_mad(mad, ROCE_CM_ATTR_DREP, &drep, sizeof(drep));
+	raw_send_from(1, udb, ahb, mad);
+	expect_event(0, ROCE_CM_EVENT_DISCONNECTED, &ev);
+	assert_ptr_equal(ev.id, c.a);
+	assert_int_equal(ev.status, 0);
+	assert_int_equal(ca->state, CM_TIMEWAIT);
+	teardown_conn(&c);
+	drain_cq(1);
+	assert_int_equal(roce_destroy_ah(ahb), 0);
+	assert_int_equal(roce_destroy_qp(udb), 0);
+}
+
 /* A REQ as Linux's rdma_cm sends it, from the raw QP @ud to B's listener on PORT: comm ID
  * @comm, QPN @qpn, and the timeouts that bound how long the active side waits for us. */
 static void raw_req(struct roce_qp *ud, struct roce_ah *ah, uint32_t comm, uint32_t qpn,
@@ -1504,6 +1561,7 @@ int main(void)
 		cmocka_unit_test_setup(req_flood_is_bounded, next_port),
 		cmocka_unit_test_setup(sidr_ud_service, next_port),
 		cmocka_unit_test_setup(cm_messages_matched_to_peer, next_port),
+		cmocka_unit_test_setup(drep_matched_to_peer, next_port),
 		cmocka_unit_test_setup(half_open_and_event_overflow, next_port),
 		cmocka_unit_test_setup(churn, next_port),
 	};
