@@ -144,4 +144,9 @@ void roce_cmi_on_dreq(struct roce_cm *cm, const struct roce_cm_msg *m,
 void roce_cmi_on_drep(struct roce_cm *cm, const struct roce_cm_msg *m,
 		      const struct stk_ipaddr *src);
 
+/* roce_cm_event.c: drop the queued events of an identifier that goes away */
+void roce_cmi_purge_events(struct roce_cm *cm, struct roce_cm_id *id);
+/* roce_cm.c: a state's name */
+const char *roce_cmi_state_name(enum cm_state s);
+
 #endif /* ROCE_CM_INT_H */
