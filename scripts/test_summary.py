@@ -36,8 +36,15 @@ for path in sys.argv[1:]:
             bad.append((build, t.get("name", "?"), r, t.get("duration") or 0.0,
                         (t.get("stdout") or "") + (t.get("stderr") or "")))
 for build, name, r, dur, out in bad:
-    print(f"--- {build}: {name}: {r} after {dur:.1f} s; last lines of its output:")
-    for ln in out.rstrip("\n").splitlines()[-TAIL:]:
+    print(f"--- {build}: {name}: {r} after {dur:.1f} s")
+    lines = out.rstrip("\n").splitlines()
+    notok = [ln for ln in lines[:-TAIL] if "not ok" in ln][-20:]
+    if notok:
+        print("    its test points that did not pass:")
+        for ln in notok:
+            print(f"    {ln}")
+    print("    last lines of its output:")
+    for ln in lines[-TAIL:]:
         print(f"    {ln}")
 if bad:
     print("not passed: " + ", ".join(f"{b}:{n} ({r})" for b, n, r, _, _ in bad))

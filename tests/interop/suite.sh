@@ -83,6 +83,14 @@ vm_fresh() {
 echo "1..${#TESTS[@]}"
 n=0
 failed=0
+failed_report=() # printed last, so a log cut to its tail still says what failed and why
+note_failure() { # TEST LINE
+	failed=$((failed + 1))
+	failed_report+=("$2")
+	if [ -f "$LABI_DIR/suite-$1.out" ]; then
+		while IFS= read -r l; do failed_report+=("#   $1: $l"); done < <(grep -iE 'not ok|fail|error|timed out|mismatch' "$LABI_DIR/suite-$1.out" | tail -n 12)
+	fi
+}
 for t in "${TESTS[@]}"; do
 	n=$((n + 1))
 	if [ -z "${BIN[$t]:-}" ]; then echo "not ok $n - $t # no such interop test"; failed=$((failed + 1)); continue; fi
@@ -100,9 +108,17 @@ for t in "${TESTS[@]}"; do
 	case $rc in
 	0) echo "ok $n - $t ($((SECONDS - t1)) s)" ;;
 	77) echo "ok $n - $t # SKIP $(grep -m1 '^SKIP' "$LABI_DIR/suite-$t.out")" ;;
-	124 | 137) echo "not ok $n - $t (no end within ${BOUND[$t]} s)"; failed=$((failed + 1)) ;;
-	*) echo "not ok $n - $t (exit $rc, $((SECONDS - t1)) s)"; failed=$((failed + 1)) ;;
+	124 | 137)
+		echo "not ok $n - $t (no end within ${BOUND[$t]} s)"
+		note_failure "$t" "# not ok $n - $t (no end within ${BOUND[$t]} s)" ;;
+	*)
+		echo "not ok $n - $t (exit $rc, $((SECONDS - t1)) s)"
+		note_failure "$t" "# not ok $n - $t (exit $rc)" ;;
 	esac
 done
+if [ $failed -gt 0 ]; then
+	echo "# what failed (each test's lines that say so; its whole output is above):"
+	printf '%s\n' "${failed_report[@]}"
+fi
 echo "# suite: ${#TESTS[@]} tests, $failed failed, $((SECONDS - T0)) s with one lab"
 [ $failed = 0 ]
