@@ -224,9 +224,8 @@ enum nfs_stat nfs_fs_lookup(struct nfs_ctx *ctx, const struct nfs_fh *dir, const
 enum nfs_stat nfs_fs_access(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint32_t want,
 			    uint32_t *granted, bool *attr_valid, struct nfs_attr *attr);
 
-enum nfs_stat nfs_fs_readlink(struct nfs_ctx *ctx, const struct nfs_fh *fh, char *buf,
-			      uint32_t cap, uint32_t *len, bool *attr_valid,
-			      struct nfs_attr *attr);
+enum nfs_stat nfs_fs_readlink(struct nfs_ctx *ctx, const struct nfs_fh *fh, char *buf, uint32_t cap,
+			      uint32_t *len, bool *attr_valid, struct nfs_attr *attr);
 
 enum nfs_stat nfs_fs_read(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint64_t off,
 			  uint32_t count, void *buf, uint32_t *got, bool *eof, bool *attr_valid,
@@ -316,7 +315,8 @@ struct nfs_fsinfo {
 	uint32_t rtmax, rtpref, rtmult, wtmax, wtpref, wtmult, dtpref;
 	uint64_t maxfilesize;
 	struct nfs_time time_delta;
-	uint32_t properties; /**< FSF3_LINK 1, FSF3_SYMLINK 2, FSF3_HOMOGENEOUS 8, FSF3_CANSETTIME 16 */
+	uint32_t
+		properties; /**< FSF3_LINK 1, FSF3_SYMLINK 2, FSF3_HOMOGENEOUS 8, FSF3_CANSETTIME 16 */
 };
 /** rtmax/wtmax come from the caller (the transport's limit); the rest from the file system. */
 enum nfs_stat nfs_fs_fsinfo(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint32_t max_io,
@@ -326,8 +326,8 @@ struct nfs_pathconf {
 	uint32_t linkmax, name_max;
 	bool no_trunc, chown_restricted, case_insensitive, case_preserving;
 };
-enum nfs_stat nfs_fs_pathconf(struct nfs_ctx *ctx, const struct nfs_fh *fh,
-			      struct nfs_pathconf *pc, bool *attr_valid, struct nfs_attr *attr);
+enum nfs_stat nfs_fs_pathconf(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct nfs_pathconf *pc,
+			      bool *attr_valid, struct nfs_attr *attr);
 
 /** Counters, for telemetry. */
 struct nfs_fs_stats {
