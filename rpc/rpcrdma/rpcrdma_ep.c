@@ -16,7 +16,9 @@
  * chunk); the reply is matched by xid, rebuilt (reply chunk, write-chunk data appended at the
  * end of the results) and handed to the caller's done function.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <string.h>
 
 #include <rte_errno.h>
@@ -69,6 +71,7 @@ struct rpcrdma_ep {
 	struct roce_qp *qp;
 	struct roce_mr *mr;
 	struct orpc_svc *svc;
+	struct orpc_peer peer_addr; /* who is at the other end, for the upper layer */
 	uint8_t *region;
 	uint64_t region_len;
 	uint32_t nrecv, nsend;
@@ -177,6 +180,7 @@ struct rpcrdma_ep *rpcrdma_ep_create(struct roce_dev *dev, struct roce_pd *pd,
 	ep->role = role;
 	ep->pd = pd;
 	ep->svc = svc;
+	ep->peer_addr.xprt = ORPC_XPRT_RDMA; /* the address itself: rpcrdma_ep_set_peer */
 	/* the server posts one receive per credit; the client one per possible reply, plus the
 	 * server's extra grants it may see */
 	ep->nslots = ep->conf.slots;
@@ -656,7 +660,8 @@ static enum rpcrdma_req_state step_dispatch(struct rpcrdma_ep *ep)
 		call = recv_buf(ep, r->rbuf) + r->h.hdr_len;
 		clen = r->len - r->h.hdr_len;
 	}
-	n = orpc_svc_dispatch(ep->svc, call, clen, ep, ep->stage_out, ep->conf.max_chunk, &oc);
+	n = orpc_svc_dispatch_peer(ep->svc, call, clen, ep, &ep->peer_addr, ep->stage_out,
+				   ep->conf.max_chunk, &oc);
 	if (!n)
 		return RPCRDMA_REQ_DONE;
 	body = n;
@@ -971,7 +976,8 @@ static void client_bc_call(struct rpcrdma_ep *ep, const struct rpcrdma_hdr *h, c
 		ep->st.bc_dropped++;
 		return;
 	}
-	n = orpc_svc_dispatch(ep->svc, m, len, ep, ep->scratch, ep->conf.inline_max, NULL);
+	n = orpc_svc_dispatch_peer(ep->svc, m, len, ep, &ep->peer_addr, ep->scratch,
+				   ep->conf.inline_max, NULL);
 	if (!n || prim_send(ep, &o, ep->scratch, n, 0) != 0) {
 		ep->st.bc_dropped++;
 		return;
@@ -1209,4 +1215,23 @@ int rpcrdma_ep_destroy(struct rpcrdma_ep *ep)
 	rte_free(ep->fifo);
 	rte_free(ep);
 	return 0;
+}
+
+void rpcrdma_ep_set_peer(struct rpcrdma_ep *ep, const struct stk_ipaddr *ip, uint16_t port)
+{
+	memset(&ep->peer_addr, 0, sizeof(ep->peer_addr));
+	ep->peer_addr.xprt = ORPC_XPRT_RDMA;
+	if (ip->family == 4) {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ep->peer_addr.addr;
+
+		a->sin_family = AF_INET;
+		a->sin_addr.s_addr = ip->v4;
+		a->sin_port = htons(port);
+	} else if (ip->family == 6) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ep->peer_addr.addr;
+
+		a->sin6_family = AF_INET6;
+		memcpy(&a->sin6_addr, ip->v6, 16);
+		a->sin6_port = htons(port);
+	}
 }

@@ -38,6 +38,7 @@
 #include "orpc_svc.h"
 #include "roce_verbs.h"
 #include "rpcrdma_hdr.h"
+#include "stk_pkt.h"
 
 #define RPCRDMA_NFS_PORT 20049u
 #define RPCRDMA_DEFAULT_CREDITS 128u
@@ -188,5 +189,9 @@ const struct rpcrdma_ep_stats *rpcrdma_ep_stats(const struct rpcrdma_ep *ep);
  * @return 0 when it is gone, -EBUSY when it must be called again
  */
 int rpcrdma_ep_destroy(struct rpcrdma_ep *ep);
+
+/** Tell the endpoint who the peer is (the CM id's remote address and port), so the upper
+ * layer sees it in orpc_req.peer (exports match clients by address). RDMA_XPRT either way. */
+void rpcrdma_ep_set_peer(struct rpcrdma_ep *ep, const struct stk_ipaddr *ip, uint16_t port);
 
 #endif /* RPCRDMA_EP_H */

@@ -146,6 +146,14 @@ static uint32_t encode_reply(struct orpc_req *r, enum orpc_outcome o, uint32_t l
 uint32_t orpc_svc_dispatch(struct orpc_svc *s, const uint8_t *msg, uint32_t len, void *conn,
 			   uint8_t *out, uint32_t cap, enum orpc_outcome *outcome)
 {
+	return orpc_svc_dispatch_peer(s, msg, len, conn, NULL, out, cap, outcome);
+}
+
+uint32_t orpc_svc_dispatch_peer(struct orpc_svc *s, const uint8_t *msg, uint32_t len, void *conn,
+				const struct orpc_peer *peer, uint8_t *out, uint32_t cap,
+				enum orpc_outcome *outcome)
+{
+	static const struct orpc_peer no_peer = {.xprt = ORPC_XPRT_NONE};
 	struct orpc_req *r = &s->req;
 	_Alignas(16) uint8_t args[ORPC_MAX_ARGS], res[ORPC_MAX_RES];
 	enum auth_stat why = AUTH_OK;
@@ -157,6 +165,7 @@ uint32_t orpc_svc_dispatch(struct orpc_svc *s, const uint8_t *msg, uint32_t len,
 	memset(r, 0, offsetof(struct orpc_req, call));
 	r->svc = s;
 	r->conn = conn;
+	r->peer = peer ? peer : &no_peer;
 	s->stats.calls++;
 	switch (orpc_call_decode(msg, len, &r->call)) {
 	case ORPC_CALL_OK:

@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "orpc_msg.h"
 
@@ -94,10 +95,20 @@ struct orpc_svc_stats {
 	uint64_t outcome[ORPC_OUT_NUM];
 };
 
+/** The transport a call came over. */
+enum orpc_xprt { ORPC_XPRT_NONE = 0, ORPC_XPRT_TCP, ORPC_XPRT_UDP, ORPC_XPRT_RDMA };
+
+/** Who sent a call, as its transport knows it (for exports' client lists and "secure"). */
+struct orpc_peer {
+	enum orpc_xprt xprt;
+	struct sockaddr_storage addr; /**< AF_UNSPEC when the transport did not say */
+};
+
 /** The request a handler sees. */
 struct orpc_req {
 	struct orpc_svc *svc;
-	void *conn; /**< the transport's connection context */
+	void *conn;		      /**< the transport's connection context */
+	const struct orpc_peer *peer; /**< never NULL: the transport's, or an empty one */
 	const struct orpc_program *prog;
 	const struct orpc_proc *proc;
 	enum orpc_outcome outcome;
@@ -130,5 +141,10 @@ int orpc_svc_add(struct orpc_svc *s, const struct orpc_program *p);
  */
 uint32_t orpc_svc_dispatch(struct orpc_svc *s, const uint8_t *msg, uint32_t len, void *conn,
 			   uint8_t *out, uint32_t cap, enum orpc_outcome *outcome);
+
+/** orpc_svc_dispatch with the caller's address: what transports call. peer may be NULL. */
+uint32_t orpc_svc_dispatch_peer(struct orpc_svc *s, const uint8_t *msg, uint32_t len, void *conn,
+				const struct orpc_peer *peer, uint8_t *out, uint32_t cap,
+				enum orpc_outcome *outcome);
 
 #endif /* ORPC_SVC_H */

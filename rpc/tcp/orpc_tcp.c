@@ -21,6 +21,7 @@
 
 struct orpc_tcp_conn {
 	int fd;
+	struct orpc_peer peer;
 	uint32_t slot;
 	struct orpc_rm rm;
 	uint8_t *out; /* reply bytes the socket did not take yet */
@@ -126,7 +127,9 @@ static void do_accept(struct orpc_tcp_srv *s, int lfd)
 		struct epoll_event ev = {.events = EPOLLIN};
 		struct orpc_tcp_conn *c;
 		uint32_t slot;
-		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct sockaddr_storage sa;
+		socklen_t sl = sizeof(sa);
+		int fd = accept4(lfd, (struct sockaddr *)&sa, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (fd < 0)
 			return;
@@ -140,6 +143,8 @@ static void do_accept(struct orpc_tcp_srv *s, int lfd)
 			continue;
 		}
 		c->fd = fd;
+		c->peer.xprt = ORPC_XPRT_TCP;
+		memcpy(&c->peer.addr, &sa, sizeof(sa));
 		c->slot = slot;
 		ev.data.u64 = slot;
 		if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
@@ -222,8 +227,8 @@ static int handle_record(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c)
 	uint32_t n;
 
 	s->stats.records++;
-	n = orpc_svc_dispatch(s->svc, c->rm.rec, c->rm.rec_len, c, s->reply + 4, s->reply_cap - 4,
-			      &o);
+	n = orpc_svc_dispatch_peer(s->svc, c->rm.rec, c->rm.rec_len, c, &c->peer, s->reply + 4,
+				   s->reply_cap - 4, &o);
 	orpc_rm_consume(&c->rm);
 	if (o == ORPC_OUT_DROP) {
 		conn_close(s, c, &s->stats.closed_garbage);
@@ -285,7 +290,11 @@ static void do_udp(struct orpc_tcp_srv *s, int fd)
 		if (n <= 0)
 			return;
 		s->stats.udp_calls++;
-		r = orpc_svc_dispatch(s->svc, in, (uint32_t)n, NULL, s->reply, cap, NULL);
+		struct orpc_peer from = {.xprt = ORPC_XPRT_UDP};
+
+		memcpy(&from.addr, &peer, sizeof(peer));
+		r = orpc_svc_dispatch_peer(s->svc, in, (uint32_t)n, NULL, &from, s->reply, cap,
+					   NULL);
 		if (r && sendto(fd, s->reply, r, MSG_DONTWAIT, (struct sockaddr *)&peer, pl) ==
 				 (ssize_t)r)
 			s->stats.udp_replies++;

@@ -91,6 +91,11 @@ note_failure() { # TEST LINE
 		while IFS= read -r l; do failed_report+=("#   $1: $l"); done < <(grep -iE 'not ok|fail|error|timed out|mismatch' "$LABI_DIR/suite-$1.out" | tail -n 12)
 	fi
 }
+retry_report=()
+note_retry() { # TEST LINE: what a first attempt that failed said
+	retry_report+=("$2")
+	while IFS= read -r l; do retry_report+=("#   $1: $l"); done < <(grep -iE 'not ok|fail|error|timed out|mismatch' "$LABI_DIR/suite-$1.out" | tail -n 12)
+}
 for t in "${TESTS[@]}"; do
 	n=$((n + 1))
 	if [ -z "${BIN[$t]:-}" ]; then echo "not ok $n - $t # no such interop test"; failed=$((failed + 1)); continue; fi
@@ -105,8 +110,27 @@ for t in "${TESTS[@]}"; do
 	rc=$?
 	comment < "$LABI_DIR/suite-$t.out"
 	cp "$LABI_DIR/suite-$t.out" "$ROOT/$t/output.txt" 2>/dev/null
+	# One second attempt for a test that failed: the peer is an emulated (TCG) VM on a shared
+	# 2-core machine, where a stall of several seconds happens. The first attempt's failure
+	# stays in the output and is repeated in the suite's last lines, and the test point says
+	# it passed only on the second attempt; a test that fails twice fails.
+	again=""
+	if [ $rc != 0 ] && [ $rc != 77 ] && vm_fresh vm1; then
+		first_rc=$rc
+		note_retry "$t" "# $t failed its first attempt (exit $rc); its lines that say so:"
+		rm -rf "$ROOT/$t.attempt1"
+		mv "$ROOT/$t" "$ROOT/$t.attempt1" 2>/dev/null
+		echo "# $t: a second attempt after exit $rc"
+		t1=$SECONDS
+		LABI_SHARED=$STATE timeout -k 10 "${BOUND[$t]}" bash "$HERE/$t.sh" "${BIN[$t]}" "$ROOT/$t" \
+			> "$LABI_DIR/suite-$t.out" 2>&1
+		rc=$?
+		comment < "$LABI_DIR/suite-$t.out"
+		cp "$LABI_DIR/suite-$t.out" "$ROOT/$t/output.txt" 2>/dev/null
+		again=", on the second attempt: the first ended with exit $first_rc"
+	fi
 	case $rc in
-	0) echo "ok $n - $t ($((SECONDS - t1)) s)" ;;
+	0) echo "ok $n - $t ($((SECONDS - t1)) s$again)" ;;
 	77) echo "ok $n - $t # SKIP $(grep -m1 '^SKIP' "$LABI_DIR/suite-$t.out")" ;;
 	124 | 137)
 		echo "not ok $n - $t (no end within ${BOUND[$t]} s)"
@@ -116,6 +140,10 @@ for t in "${TESTS[@]}"; do
 		note_failure "$t" "# not ok $n - $t (exit $rc)" ;;
 	esac
 done
+if [ ${#retry_report[@]} -gt 0 ]; then
+	echo "# first attempts that failed:"
+	printf '%s\n' "${retry_report[@]}"
+fi
 if [ $failed -gt 0 ]; then
 	echo "# what failed (each test's lines that say so; its whole output is above):"
 	printf '%s\n' "${failed_report[@]}"
