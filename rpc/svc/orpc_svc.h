@@ -121,6 +121,7 @@ struct orpc_svc {
 	const struct orpc_program *progs[ORPC_MAX_PROGRAMS];
 	uint32_t nprogs;
 	struct orpc_svc_stats stats;
+	void *ctx;	     /**< the upper layer's, for its handlers (req->svc->ctx) */
 	struct orpc_req req; /**< the call in dispatch (its credential copy is 800 bytes) */
 };
 
