@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * droce-nfsd - the NFS server: NFSv3 over RPC-over-RDMA (port 20049, droce's RoCE stack and
+ * CM) and over TCP (2049), MOUNT v1/v3 over TCP and UDP (20048), and droce's portmapper on
+ * 111 listing them. TCP and UDP use the kernel's sockets bound to droce's address: they reach
+ * the wire through droce's exception TAP, so every service speaks from one address.
+ *
+ * Usage: droce-nfsd [EAL args --] --config FILE --exports FILE [--state DIR] [--seconds N]
+ *   --config   the stack's INI (docs/config.md)
+ *   --exports  exports(5) text (nfs/fs/nfs_fs.h says what is accepted)
+ *   --state    the state directory (handle key, export ids); default /var/lib/droce-nfsd
+ * Prints "serving ..." when ready, and its counters when it stops (SIGINT/SIGTERM, or N s).
+ * Everything is polled from the main lcore's loop.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+
+#include "nfs3_svc.h"
+#include "nfs_fs.h"
+#include "orpc_pmap.h"
+#include "orpc_tcp.h"
+#include "roce_cm.h"
+#include "roce_verbs.h"
+#include "rpcrdma_ep.h"
+#include "stk_config.h"
+#include "stk_iface.h"
+#include "stk_lcore.h"
+#include "stk_stack.h"
+
+#define MAX_CONNS 16
+#define MAX_IO (1u << 20)
+
+static struct {
+	const char *config, *exports, *state;
+	uint64_t end;
+	struct roce_dev *dev;
+	struct roce_cm *cm;
+	struct roce_pd *pd;
+	struct roce_cm_id *listen;
+	struct nfs_fs *fs;
+	struct nfs3_server tcp_nfs, rdma_nfs;
+	struct orpc_svc svc, rdma_svc;
+	struct orpc_pmap pm;
+	struct orpc_tcp_srv tcp;
+	struct {
+		struct roce_cm_id *id;
+		struct rpcrdma_ep *ep;
+		bool closing; /* destroyed once the stack has let go of its regions */
+	} conns[MAX_CONNS];
+	uint64_t accepted, rejected, closed;
+} g;
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void on_connect_request(const struct roce_cm_event *ev)
+{
+	uint8_t priv[RPCRDMA_CM_PRIV_LEN];
+	struct roce_cm_conn_param p = {0};
+	struct rpcrdma_ep_conf conf = {.max_chunk = MAX_IO + 8192};
+	int k;
+
+	for (k = 0; k < MAX_CONNS && (g.conns[k].id || g.conns[k].ep); k++)
+		;
+	if (k == MAX_CONNS ||
+	    !(g.conns[k].ep = rpcrdma_ep_create(g.dev, g.pd, RPCRDMA_SERVER, &conf, &g.rdma_svc))) {
+		roce_cm_reject(ev->id, NULL, 0);
+		roce_cm_destroy_id(ev->id);
+		g.rejected++;
+		return;
+	}
+	g.conns[k].id = ev->id;
+	rpcrdma_ep_set_peer(g.conns[k].ep, &ev->id->remote_ip, ev->id->remote_port);
+	p.private_data = priv;
+	p.private_data_len = rpcrdma_ep_private_data(g.conns[k].ep, priv);
+	if (roce_cm_accept(ev->id, rpcrdma_ep_qp(g.conns[k].ep), &p) != 0 ||
+	    rpcrdma_ep_start(g.conns[k].ep, ev->private_data, ev->private_data_len) != 0) {
+		roce_cm_destroy_id(ev->id);
+		g.conns[k].id = NULL;
+		g.conns[k].closing = true;
+		g.rejected++;
+		return;
+	}
+	g.accepted++;
+	printf("rdma: connection %d accepted\n", k);
+}
+
+static void on_cm_event(const struct roce_cm_event *ev)
+{
+	switch (ev->event) {
+	case ROCE_CM_EVENT_CONNECT_REQUEST:
+		on_connect_request(ev);
+		break;
+	case ROCE_CM_EVENT_DISCONNECTED:
+		for (int k = 0; k < MAX_CONNS; k++) {
+			if (!g.conns[k].id || g.conns[k].id != ev->id)
+				continue;
+			roce_cm_destroy_id(g.conns[k].id);
+			g.conns[k].id = NULL;
+			g.conns[k].closing = true;
+			g.closed++;
+			printf("rdma: connection %d closed\n", k);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static void serve_poll(struct stk_lcore *lc, void *arg)
+{
+	struct roce_cm_event ev;
+
+	(void)lc, (void)arg;
+	while (roce_cm_get_event(g.cm, &ev) == 0)
+		on_cm_event(&ev);
+	for (int k = 0; k < MAX_CONNS; k++) {
+		if (g.conns[k].closing && rpcrdma_ep_destroy(g.conns[k].ep) == 0)
+			memset(&g.conns[k], 0, sizeof(g.conns[k]));
+		else if (g.conns[k].ep && !g.conns[k].closing)
+			rpcrdma_ep_poll(g.conns[k].ep);
+	}
+	orpc_tcp_srv_poll(&g.tcp);
+	if (stop || (g.end && rte_get_tsc_cycles() > g.end))
+		stk_stop();
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && n < (1 << 20) &&
+	    fseek(f, 0, SEEK_SET) == 0 && (buf = calloc(1, (size_t)n + 1)) &&
+	    fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+static int listen_all(const char *ip)
+{
+	static const struct {
+		uint16_t port;
+		int udp;
+	} socks[] = {{ORPC_PMAP_PORT, 0},
+		     {ORPC_PMAP_PORT, 1},
+		     {NFS3_PORT, 0},
+		     {MOUNT_PORT, 0},
+		     {MOUNT_PORT, 1}};
+	int rc = orpc_tcp_srv_init(&g.tcp, &g.svc, 0);
+
+	for (size_t i = 0; !rc && i < sizeof(socks) / sizeof(socks[0]); i++) {
+		rc = orpc_tcp_srv_listen(&g.tcp, ip, socks[i].port, socks[i].udp, NULL);
+		if (rc)
+			fprintf(stderr, "droce-nfsd: cannot bind %s %s port %u: %s\n", ip,
+				socks[i].udp ? "udp" : "tcp", socks[i].port, strerror(-rc));
+	}
+	return rc;
+}
+
+static void register_all(const char *ip)
+{
+	orpc_pmap_attach(&g.pm);
+	for (uint32_t v = 2; v <= 4; v++) {
+		orpc_pmap_register(&g.pm, ORPC_PMAP_PROG, v, "tcp", ip, ORPC_PMAP_PORT);
+		orpc_pmap_register(&g.pm, ORPC_PMAP_PROG, v, "udp", ip, ORPC_PMAP_PORT);
+	}
+	orpc_pmap_register(&g.pm, NFS3_PROG, 3, "tcp", ip, NFS3_PORT);
+	orpc_pmap_register(&g.pm, NFS3_PROG, 3, "rdma", ip, NFS3_RDMA_PORT);
+	for (uint32_t v = 1; v <= 3; v += 2) {
+		orpc_pmap_register(&g.pm, MOUNT_PROG, v, "tcp", ip, MOUNT_PORT);
+		orpc_pmap_register(&g.pm, MOUNT_PROG, v, "udp", ip, MOUNT_PORT);
+	}
+}
+
+static void print_stats(void)
+{
+	static const char *const names[NFS3_NPROCS] = {
+		"NULL",	  "GETATTR", "SETATTR",	 "LOOKUP", "ACCESS",  "READLINK",
+		"READ",	  "WRITE",   "CREATE",	 "MKDIR",  "SYMLINK", "MKNOD",
+		"REMOVE", "RMDIR",   "RENAME",	 "LINK",   "READDIR", "READDIRPLUS",
+		"FSSTAT", "FSINFO",  "PATHCONF", "COMMIT"};
+	struct nfs_fs_stats fst;
+
+	printf("tcp: accepted %llu, records %llu, udp calls %llu, closed %llu (garbage %llu)\n",
+	       (unsigned long long)g.tcp.stats.accepted, (unsigned long long)g.tcp.stats.records,
+	       (unsigned long long)g.tcp.stats.udp_calls, (unsigned long long)g.tcp.stats.closed,
+	       (unsigned long long)g.tcp.stats.closed_garbage);
+	printf("rdma: accepted %llu, rejected %llu, closed %llu, calls %llu\n",
+	       (unsigned long long)g.accepted, (unsigned long long)g.rejected,
+	       (unsigned long long)g.closed, (unsigned long long)g.rdma_svc.stats.calls);
+	for (int k = 0; k < ORPC_OUT_NUM; k++)
+		if (g.svc.stats.outcome[k] + g.rdma_svc.stats.outcome[k])
+			printf("rpc: %s tcp %llu rdma %llu\n",
+			       orpc_outcome_name((enum orpc_outcome)k),
+			       (unsigned long long)g.svc.stats.outcome[k],
+			       (unsigned long long)g.rdma_svc.stats.outcome[k]);
+	for (uint32_t p = 0; p < NFS3_NPROCS; p++)
+		if (g.tcp_nfs.st.proc[p] + g.rdma_nfs.st.proc[p])
+			printf("nfs3: %s tcp %llu rdma %llu\n", names[p],
+			       (unsigned long long)g.tcp_nfs.st.proc[p],
+			       (unsigned long long)g.rdma_nfs.st.proc[p]);
+	printf("nfs3: status ok %llu, errors %llu; read %llu bytes, written %llu bytes\n",
+	       (unsigned long long)(g.tcp_nfs.st.status_ok + g.rdma_nfs.st.status_ok),
+	       (unsigned long long)(g.tcp_nfs.st.status_err + g.rdma_nfs.st.status_err),
+	       (unsigned long long)(g.tcp_nfs.st.read_bytes + g.rdma_nfs.st.read_bytes),
+	       (unsigned long long)(g.tcp_nfs.st.write_bytes + g.rdma_nfs.st.write_bytes));
+	nfs_fs_stats(g.fs, &fst);
+	printf("fs: badhandle %llu, stale %llu, client refused %llu, rofs %llu, squashed %llu\n",
+	       (unsigned long long)fst.badhandle, (unsigned long long)fst.stale,
+	       (unsigned long long)fst.acces_client, (unsigned long long)fst.rofs,
+	       (unsigned long long)fst.squashed);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {{"config", 1, NULL, 'c'},
+					     {"exports", 1, NULL, 'e'},
+					     {"state", 1, NULL, 'S'},
+					     {"seconds", 1, NULL, 's'},
+					     {NULL, 0, NULL, 0}};
+	int eal_argc, app_argc, o, rc = 1;
+	char **eal_argv, **app_argv, *text;
+	struct stk_config cfg;
+	const struct stk_iface *ifc;
+	char err[512], ip[64];
+	long secs = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	g.state = "/var/lib/droce-nfsd";
+	stk_split_args(argc, argv, &eal_argc, &eal_argv, &app_argc, &app_argv);
+	while ((o = getopt_long(app_argc, app_argv, "", opts, NULL)) != -1) {
+		if (o == 'c')
+			g.config = optarg;
+		else if (o == 'e')
+			g.exports = optarg;
+		else if (o == 'S')
+			g.state = optarg;
+		else if (o == 's')
+			secs = strtol(optarg, NULL, 0);
+		else
+			return 2;
+	}
+	if (!g.config || !g.exports) {
+		fprintf(stderr, "usage: droce-nfsd [EAL --] --config FILE --exports FILE "
+				"[--state DIR] [--seconds N]\n");
+		return 2;
+	}
+	text = read_file(g.exports);
+	if (!text) {
+		fprintf(stderr, "droce-nfsd: cannot read the exports file %s: %s\n", g.exports,
+			strerror(errno));
+		return 2;
+	}
+	rc = nfs_fs_open(&g.fs, text, g.state, err, sizeof(err));
+	free(text);
+	if (rc) {
+		fprintf(stderr, "droce-nfsd: %s: %s\n", g.exports, err);
+		return 2;
+	}
+	stk_config_default(&cfg);
+	if (stk_config_load(g.config, &cfg, err, sizeof(err)) != 0) {
+		fprintf(stderr, "droce-nfsd: %s\n", err);
+		return 2;
+	}
+	if (stk_eal_init(&cfg, argv[0], eal_argc, eal_argv) != 0 || stk_setup(&cfg) != 0) {
+		fprintf(stderr, "droce-nfsd: the stack did not start\n");
+		return 1;
+	}
+	rc = 1;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	ifc = stk_iface_get(0);
+	stk_ipaddr_str(&ifc->ip4, ip, sizeof(ip));
+	g.dev = roce_dev_open(0);
+	g.cm = g.dev ? roce_cm_open(g.dev) : NULL;
+	g.pd = g.dev ? roce_alloc_pd(g.dev) : NULL;
+	g.listen = g.cm ? roce_cm_create_id(g.cm, ROCE_CM_PS_TCP, NULL) : NULL;
+	if (!g.listen || !g.pd || roce_cm_listen(g.listen, NFS3_RDMA_PORT, 16) != 0) {
+		fprintf(stderr, "droce-nfsd: no RoCE device, CM or listener: %s\n",
+			rte_strerror(rte_errno));
+		goto out;
+	}
+	if (nfs3_server_init(&g.tcp_nfs, g.fs, MAX_IO) != 0 ||
+	    nfs3_server_init(&g.rdma_nfs, g.fs, MAX_IO) != 0) {
+		fprintf(stderr, "droce-nfsd: out of memory\n");
+		goto out;
+	}
+	g.svc.ctx = &g.tcp_nfs;
+	g.rdma_svc.ctx = &g.rdma_nfs;
+	orpc_svc_add(&g.svc, &orpc_pmap_program);
+	orpc_svc_add(&g.svc, &nfs3_program);
+	orpc_svc_add(&g.svc, &mount_program);
+	orpc_svc_add(&g.rdma_svc, &nfs3_program);
+	register_all(ip);
+	if (listen_all(ip) != 0)
+		goto out;
+	g.end = secs > 0 ? rte_get_tsc_cycles() + (uint64_t)secs * rte_get_tsc_hz() : 0;
+	stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), roce_poll, g.dev);
+	stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), serve_poll, NULL);
+	printf("serving at %s: NFSv3 on rdma %u and tcp %u, MOUNT v1/v3 on tcp/udp %u, "
+	       "portmapper on tcp/udp %u\n",
+	       ip, NFS3_RDMA_PORT, NFS3_PORT, MOUNT_PORT, ORPC_PMAP_PORT);
+	stk_run();
+	print_stats();
+	rc = 0;
+out:
+	orpc_tcp_srv_fini(&g.tcp);
+	for (int k = 0; k < MAX_CONNS; k++) {
+		if (g.conns[k].id)
+			roce_cm_destroy_id(g.conns[k].id);
+		for (int i = 0;
+		     g.conns[k].ep && rpcrdma_ep_destroy(g.conns[k].ep) == -EBUSY && i < 1000000;
+		     i++)
+			stk_lcore_poll(stk_lcore_get(rte_get_main_lcore()));
+	}
+	if (g.listen)
+		roce_cm_destroy_id(g.listen);
+	if (g.cm)
+		roce_cm_close(g.cm);
+	if (g.pd)
+		roce_dealloc_pd(g.pd);
+	stk_teardown();
+	if (g.dev)
+		roce_dev_close(g.dev);
+	nfs3_server_fini(&g.tcp_nfs);
+	nfs3_server_fini(&g.rdma_nfs);
+	nfs_fs_close(g.fs);
+	rte_eal_cleanup();
+	return rc;
+}

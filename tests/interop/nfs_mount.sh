@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Interop test: the Linux NFS client (kernel 6.1, nfs-common 2.6.2) in the lab VM mounts
+# droce-nfsd and runs cthon04 on it. droce-nfsd runs in droce's namespace and serves an
+# export directory on this machine's file system (ext4 here, as `stat -f` reports below).
+#   - mounts: -o rdma,port=20049,vers=3 and -o tcp,vers=3, each with rsize/wsize 1 MiB and
+#     4 KiB; and a plain `-o rdma,port=20049` without vers= (v4 is refused with PROG_MISMATCH
+#     3..3, so the client falls back to v3);
+#   - on each: cthon04's basic tests (built here as static binaries and run from the export
+#     itself, so loading them is the mount's own READs); a 16 MiB file written in the VM
+#     and read back, md5 equal in the VM (after dropping its caches) and on droce's disk;
+#   - a root_squash export: a file root creates there is owned by 65534 on droce's disk;
+#   - the wire: tshark decodes every RPC-over-RDMA frame and flags none droce sent, and the
+#     RoCE frames are well formed with ICRCs that verify.
+# Locks: NLM is not served yet, so the mounts use nolock and cthon04's lock tests are not run.
+# Usage: nfs_mount.sh PATH/TO/nfs3_rdma_probe [ARTIFACT_DIR]  (droce-nfsd is found in the build
+# tree next to it: BUILD/apps/droce-nfsd)      Exit 77 = skipped (with the reason).
+set -u
+PROBE_DIR=$(dirname "$(readlink -f "$1")")
+NFSD=$(readlink -f "$PROBE_DIR/../../apps/droce-nfsd")
+HERE=$(cd "$(dirname "$0")" && pwd)
+CTHON_SRC=$(readlink -f "$HERE/../../../shared/testsuites/cthon04" 2>/dev/null)
+LABI_ARTIFACTS=${2:-}
+T0=$SECONDS
+. "$HERE/lab.sh"
+trap 'lab_down' EXIT
+trap 'exit 143' TERM INT
+if ! why=$(lab_can_run); then echo "SKIP: $why"; exit 77; fi
+command -v tshark >/dev/null || { echo "SKIP: needs tshark for the wire check"; exit 77; }
+[ -x "$NFSD" ] || { echo "FAIL - no droce-nfsd at $NFSD"; exit 1; }
+[ -d "$CTHON_SRC/basic" ] || { echo "FAIL - cthon04 is not at ../shared/testsuites/cthon04"; exit 1; }
+command -v gcc >/dev/null || { echo "FAIL - needs gcc to build cthon04"; exit 1; }
+
+fails=0
+check() { # DESCRIPTION COMMAND...
+	if "${@:2}"; then echo "ok   - $1"; else echo "FAIL - $1"; fails=$((fails + 1)); fi
+}
+
+lab_up_or_exit 1
+D=$LABI_DROCE_IP
+EXP=$LABI_DIR/export
+SQ=$LABI_DIR/squash
+mkdir -p "$EXP" "$SQ" "$LABI_DIR/state"
+chmod 0777 "$SQ"
+echo "# export file system: $(stat -f -c %T "$EXP") ($EXP)"
+
+# cthon04, built as static binaries in a scratch copy (the suite is never modified) and put
+# into the export, from where the VM runs it
+cp -r "$CTHON_SRC" "$LABI_DIR/cthon04.src"
+if ! make -C "$LABI_DIR/cthon04.src/basic" CC="gcc -static" > "$LABI_DIR/cthon04.build.log" 2>&1; then
+	echo "FAIL - cthon04 basic did not build:"; tail -n 20 "$LABI_DIR/cthon04.build.log"; exit 1
+fi
+mkdir -p "$EXP/cthon04/basic"
+cp "$LABI_DIR/cthon04.src/tests.init" "$EXP/cthon04/"
+(cd "$LABI_DIR/cthon04.src/basic" && cp runtests test1 test2 test3 test4 test4a test5 test5a test5b \
+	test6 test7 test7a test7b test8 test9 "$EXP/cthon04/basic/")
+
+cat > "$LABI_DIR/exports" <<EOF
+# droce-nfsd's exports for the lab (exports(5))
+$EXP $LABI_NET.0/24(rw,no_root_squash,insecure)
+$SQ *(rw,root_squash)
+EOF
+ip netns exec "$LABI_DNS" timeout 1500 "$NFSD" --config "$LABI_DIR/droce.ini" \
+	--exports "$LABI_DIR/exports" --state "$LABI_DIR/state" \
+	> "$LABI_DIR/nfsd.out" 2> "$LABI_DIR/nfsd.err" &
+NPID=$!
+LABI_PIDS+=("$NPID")
+for _ in $(seq 100); do grep -q "^serving" "$LABI_DIR/nfsd.out" && break; sleep 0.1; done
+if ! check "droce-nfsd serves at droce's address $D" grep -q "^serving" "$LABI_DIR/nfsd.out"; then
+	cat "$LABI_DIR/nfsd.err"; exit 1
+fi
+
+# mount_run NAME OPTIONS: mount, run cthon04 basic, write and read 16 MiB, unmount
+mount_run() {
+	local name=$1 opts=$2 out="$LABI_DIR/vm.$1"
+	vm_run vm1 "mkdir -p /mnt/d && mount -t nfs -o $opts $D:$EXP /mnt/d && grep ' /mnt/d ' /proc/mounts" 120 \
+		> "$out.mount" 2>&1
+	sed "s/^/# vm1 $name: /" "$out.mount"
+	check "$name: the VM mounts droce ($opts)" grep -q " /mnt/d nfs " "$out.mount" || return 1
+	vm_run vm1 "cd /mnt/d/cthon04/basic && NFSTESTDIR=/mnt/d/cb.$name sh ./runtests -t; echo cthon-exit=\$?" 600 \
+		> "$out.cthon" 2>&1
+	grep -E "^(\./test|Starting|.*(ok|failed|FAIL|error).*$|All tests|cthon-exit)" "$out.cthon" | head -40 | sed "s/^/# vm1 $name: /"
+	check "$name: cthon04 basic passes" grep -q "cthon-exit=0" "$out.cthon"
+	vm_run vm1 "rm -rf /mnt/d/cb.$name; dd if=/dev/urandom of=/tmp/big bs=1M count=16 2>/dev/null &&
+		cp /tmp/big /mnt/d/big.$name && sync && echo 3 > /proc/sys/vm/drop_caches &&
+		md5sum < /tmp/big | cut -d' ' -f1 && md5sum < /mnt/d/big.$name | cut -d' ' -f1" 300 > "$out.big" 2>&1
+	local a b c
+	a=$(sed -n 1p "$out.big"); b=$(sed -n 2p "$out.big"); c=$(md5sum < "$EXP/big.$name" | cut -d' ' -f1)
+	echo "# $name: 16 MiB md5 in the VM $a, read back through the mount $b, on droce's disk $c"
+	check "$name: 16 MiB written and read back, equal in the VM and on droce's disk" \
+		[ -n "$a" -a "$a" = "$b" -a "$a" = "$c" ]
+	vm_run vm1 "rm -f /mnt/d/big.$name; umount /mnt/d && echo unmounted" 60 > "$out.umount" 2>&1
+	check "$name: unmounts" grep -q unmounted "$out.umount"
+}
+
+# the wire is captured for the first mount only (the others would make it hundreds of MiB)
+lab_capture_start nfs_mount || exit 1
+mount_run rdma1m "vers=3,proto=rdma,port=20049,nolock,rsize=1048576,wsize=1048576"
+lab_capture_stop
+mount_run tcp1m "vers=3,proto=tcp,nolock,rsize=1048576,wsize=1048576"
+mount_run rdma4k "vers=3,proto=rdma,port=20049,nolock,rsize=4096,wsize=4096"
+mount_run tcp4k "vers=3,proto=tcp,nolock,rsize=4096,wsize=4096"
+
+# no vers=: the client tries v4 first; droce answers PROG_MISMATCH 3..3 and it falls back
+vm_run vm1 "mount -t nfs -o rdma,port=20049,nolock $D:$EXP /mnt/d && grep ' /mnt/d ' /proc/mounts && ls /mnt/d/cthon04 && umount /mnt/d" 120 \
+	> "$LABI_DIR/vm.novers" 2>&1
+sed 's/^/# vm1 novers: /' "$LABI_DIR/vm.novers"
+check "a mount without vers= falls back to v3 (vers=3 in /proc/mounts)" grep -q "vers=3" "$LABI_DIR/vm.novers"
+
+# root_squash: what root creates belongs to the anonymous user on droce's disk
+vm_run vm1 "mount -t nfs -o vers=3,proto=rdma,port=20049,nolock $D:$SQ /mnt/d && touch /mnt/d/byroot && ls -ln /mnt/d; umount /mnt/d" 120 \
+	> "$LABI_DIR/vm.squash" 2>&1
+sed 's/^/# vm1 squash: /' "$LABI_DIR/vm.squash"
+check "root_squash: a file root creates is owned by 65534:65534 on droce's disk" \
+	[ "$(stat -c %u:%g "$SQ/byroot" 2>/dev/null)" = 65534:65534 ]
+
+kill -TERM "$NPID"; wait "$NPID"
+sed 's/^/# droce-nfsd: /' "$LABI_DIR/nfsd.out"
+sed 's/^/# droce-nfsd stderr: /' "$LABI_DIR/nfsd.err" | tail -n 20
+check "droce-nfsd dropped nothing and closed nothing as garbage" \
+	bash -c "! grep -q 'DROP\|GARBAGE\|SYSTEM_ERR\|garbage [1-9]' '$LABI_DIR/nfsd.out'"
+
+cap=$LABI_DIR/nfs_mount.pcap
+tshark -r "$cap" -Y '_ws.malformed || _ws.expert.severity == error' -T fields -e frame.number \
+	-e ip.src -e rpc.msgtyp -e rpcordma.msg_type -e rpcordma.writes_count -e nfs.procedure_v3 \
+	2>/dev/null > "$LABI_DIR/malformed"
+# tshark 4.0 rebuilds data placed by RDMA WRITE short (knfsd.sh says more): a reply of droce's
+# whose data went by write chunk or reply chunk is the only kind it may flag
+odd=$(awk -F'\t' -v d="$D" '$2 == d { split($3, t, ","); split($4, m, ",");
+	split($5, w, ","); if (!(t[1] == 1 && (m[1] == 1 || w[1] > 0))) print }' "$LABI_DIR/malformed" | wc -l)
+echo "# frames tshark flags: $(wc -l < "$LABI_DIR/malformed"); sent by droce and not a reply placed by RDMA WRITE: $odd"
+check "tshark flags no frame droce sent (but replies placed by RDMA WRITE)" [ "$odd" = 0 ]
+check "the RoCE frames are well formed and their ICRCs verify" \
+	python3 "$HERE/wire_check.py" "$cap" "$(sed -nE 's/.*port 0 ([0-9A-Fa-f:]{17}) .*/\1/p' "$LABI_DIR/nfsd.err" "$LABI_DIR/nfsd.out" | head -1)"
+[ -n "$LABI_ARTIFACTS" ] && cp "$LABI_DIR"/nfsd.* "$LABI_DIR"/vm.* "$LABI_DIR/exports" "$LABI_ARTIFACTS"/ 2>/dev/null
+echo "# nfs_mount: $fails failed, $((SECONDS - T0)) s"
+[ "$fails" = 0 ]
