@@ -39,7 +39,8 @@ static inline bool_t x_u64(XDR *x, uint64_t *v)
  * decodes re-encodes to the same bytes */
 static inline bool_t x_bool(XDR *x, bool *b)
 {
-	uint32_t v = *b ? 1u : 0u;
+	/* *b is read only to encode: to decode it may hold anything, even not a bool */
+	uint32_t v = x->x_op == XDR_ENCODE && *b ? 1u : 0u;
 
 	if (!x_u32(x, &v) || v > 1)
 		return FALSE;
