@@ -39,7 +39,8 @@ static inline bool_t x_u64(XDR *x, uint64_t *v)
  * decodes re-encodes to the same bytes */
 static inline bool_t x_bool(XDR *x, bool *b)
 {
-	uint32_t v = *b ? 1u : 0u;
+	/* *b is read only to encode: to decode it may hold anything, even not a bool */
+	uint32_t v = x->x_op == XDR_ENCODE && *b ? 1u : 0u;
 
 	if (!x_u32(x, &v) || v > 1)
 		return FALSE;
@@ -68,6 +69,7 @@ static const uint8_t empty_ref[4];
  * A variable-length opaque or string by reference: encode writes length, bytes and zero
  * padding from *p; decode points *p into the message (xdr_inline over the bytes and their
  * padding) and fails when the length exceeds max or the bytes are not all in the buffer.
+ * Decoding needs an xdrmem stream (x_base and x_handy are read as xdrmem keeps them).
  */
 static inline bool_t x_ref(XDR *x, const void **p, uint32_t *len, uint32_t max)
 {
@@ -85,8 +87,16 @@ static inline bool_t x_ref(XDR *x, const void **p, uint32_t *len, uint32_t max)
 		return TRUE;
 	}
 	in = xdr_inline(x, (u_int)RNDUP4(*len));
-	if (!in)
-		return FALSE;
+	if (!in) {
+		/* libtirpc's xdrmem answers NULL to every xdr_inline when the buffer is not
+		 * 4-byte aligned (a message right after a 54-byte RoCEv2 header is not): the
+		 * bytes are still there, at x_base + position, if x_handy says they are */
+		u_int pos = xdr_getpos(x);
+
+		if (x->x_handy < RNDUP4(*len) || !xdr_setpos(x, pos + RNDUP4(*len)))
+			return FALSE;
+		in = (char *)x->x_base + pos;
+	}
 	*p = in;
 	return TRUE;
 }
