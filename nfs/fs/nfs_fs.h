@@ -143,6 +143,7 @@ struct nfs_ctx {
 
 #define NFS_EXPORT_MAX 64u
 #define NFS_EXPORT_CLIENTS_MAX 32u
+#define NFS_CLIENT_ADDRS_MAX 8u
 
 /** Options of one client entry (exports(5)); defaults: ro, root_squash, secure, sync,
  * no_subtree_check, anonuid/anongid 65534, sec=sys. */
@@ -160,6 +161,9 @@ struct nfs_export_client {
 	uint8_t addr[16]; /**< network address (CIDR4: first 4 bytes) */
 	uint8_t prefix;
 	char host[256]; /**< NFS_CLIENT_HOST: a name, resolved at load time into addrs */
+	uint32_t naddrs;
+	uint8_t addrs[NFS_CLIENT_ADDRS_MAX]
+		     [16]; /**< NFS_CLIENT_HOST: IPv6, IPv4 as ::ffff:a.b.c.d */
 	struct nfs_export_opts opts;
 };
 

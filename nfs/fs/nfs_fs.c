@@ -1,0 +1,975 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nfs_fs.c - the backend object and the steps every operation shares, then the operations on
+ * one object (RFC 1813 §3.3: GETATTR, SETATTR, LOOKUP, ACCESS, READLINK, FSSTAT, FSINFO,
+ * PATHCONF) and MOUNT's MNT. Data (READ, WRITE, COMMIT) is in nfs_fs_io.c, directory changes
+ * and READDIR in nfs_fs_dir.c.
+ *
+ * Every operation: nfs_obj_get() unseals the handle (BADHANDLE when the MAC does not verify),
+ * finds its export (STALE when gone), matches the caller's address (ACCES when not listed;
+ * PERM from a port >= 1024 on a "secure" export, as knfsd), squashes the credential, opens the
+ * object with open_by_handle_at() as root (STALE when the inode is gone) and checks that it
+ * lies in the export: its device is the export's (or a submount's, for crossmnt), and for a
+ * directory, walking ".." reaches the export's root. A non-directory cannot be walked up; for
+ * those the MAC is the guard: the server only seals handles of objects it reached from an
+ * export's root by LOOKUP, READDIRPLUS or a create, never by a path a client chose. Then the
+ * system calls run as the squashed caller (nfs_cred.c) and root is restored before return.
+ *
+ * Mounts: each export's root is opened twice. Callers without crossmnt/nohide use a private,
+ * non-recursive clone of the export's mount (open_tree(OPEN_TREE_CLONE)), which holds no
+ * submounts, so a LOOKUP of a mount point answers the directory under it, as knfsd does.
+ * crossmnt/nohide callers use the mount tree itself, and their handles carry the device of
+ * the file system, so an object under a submount is opened through that submount.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/openat2.h>
+
+#include "nfs_fs_int.h"
+
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
+#endif
+
+#define DOTDOT_WALK_MAX 4096
+#define SECURE_PORT_MAX 1023
+
+/* ---- opening ---- */
+
+static int open_root(struct nfs_export *e, struct nfs_export_rt *rt, char *err, size_t errlen)
+{
+	struct stat st;
+	int tree = -1;
+
+	rt->mnt_fd = rt->xmnt_fd = -1;
+	rt->xmnt_fd = open(e->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rt->xmnt_fd < 0) {
+		snprintf(err, errlen, "export %s: %s", e->path, strerror(errno));
+		return -errno;
+	}
+#ifdef SYS_open_tree
+	tree = (int)syscall(SYS_open_tree, AT_FDCWD, e->path, OPEN_TREE_CLONE | O_CLOEXEC);
+#endif
+	if (tree >= 0) {
+		rt->cloned = true;
+		e->root_fd = tree;
+	} else {
+		/* no private clone (no CAP_SYS_ADMIN): LOOKUP refuses to cross mount points */
+		e->root_fd = open(e->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (e->root_fd >= 0)
+		rt->mnt_fd = openat(e->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (e->root_fd < 0 || rt->mnt_fd < 0 || fstat(e->root_fd, &st) != 0) {
+		snprintf(err, errlen, "export %s: %s", e->path, strerror(errno));
+		return -errno;
+	}
+	rt->dev = st.st_dev;
+	rt->ino = st.st_ino;
+	if (!e->clients[0].opts.fsid_set) {
+		bool set = false;
+
+		for (uint32_t i = 0; i < e->nclients; i++)
+			set |= e->clients[i].opts.fsid_set;
+		if (!set)
+			e->fsid = (uint64_t)st.st_dev;
+	}
+	return 0;
+}
+
+static int check_handles(const struct nfs_export *e, char *err, size_t errlen)
+{
+	struct {
+		struct file_handle h;
+		uint8_t b[MAX_HANDLE_SZ];
+	} k;
+	int mnt;
+
+	k.h.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(e->root_fd, "", &k.h, &mnt, AT_EMPTY_PATH) != 0) {
+		snprintf(err, errlen, "export %s: the file system gives no file handles (%s)",
+			 e->path, strerror(errno));
+		return -EOPNOTSUPP;
+	}
+	if (k.h.handle_bytes > NFS_KFH_MAX) {
+		snprintf(err, errlen, "export %s: the file system's handles (%u bytes) do not fit",
+			 e->path, k.h.handle_bytes);
+		return -EOVERFLOW;
+	}
+	return 0;
+}
+
+int nfs_fs_open(struct nfs_fs **out, const char *exports_text, const char *statedir, char *err,
+		size_t errlen)
+{
+	struct nfs_fs *fs = calloc(1, sizeof(*fs));
+	struct timespec now;
+	int rc;
+
+	*out = NULL;
+	if (errlen)
+		err[0] = 0;
+	if (!fs)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < NFS_EXPORT_MAX; i++) {
+		fs->exports[i].root_fd = -1;
+		fs->rt[i].mnt_fd = fs->rt[i].xmnt_fd = -1;
+	}
+	rc = nfs_exports_parse(exports_text, fs->exports, NFS_EXPORT_MAX, err, errlen);
+	if (rc < 0)
+		goto fail;
+	fs->nexports = (uint32_t)rc;
+	for (uint32_t i = fs->nexports; i < NFS_EXPORT_MAX; i++)
+		fs->exports[i].root_fd = -1;
+	rc = nfs_exports_resolve(fs->exports, fs->nexports, err, errlen);
+	if (rc)
+		goto fail;
+	rc = nfs_state_open(&fs->state, statedir, err, errlen);
+	if (rc)
+		goto fail;
+	rc = nfs_state_export_ids(&fs->state, fs->exports, fs->nexports, err, errlen);
+	if (rc)
+		goto fail;
+	for (uint32_t i = 0; i < fs->nexports; i++) {
+		rc = open_root(&fs->exports[i], &fs->rt[i], err, errlen);
+		if (!rc)
+			rc = check_handles(&fs->exports[i], err, errlen);
+		if (rc)
+			goto fail;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	fs->boot_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+	*out = fs;
+	return 0;
+fail:
+	nfs_fs_close(fs);
+	return rc;
+}
+
+void nfs_fs_close(struct nfs_fs *fs)
+{
+	if (!fs)
+		return;
+	for (uint32_t i = 0; i < NFS_EXPORT_MAX; i++) {
+		if (fs->exports[i].root_fd >= 0)
+			close(fs->exports[i].root_fd);
+		if (fs->rt[i].mnt_fd >= 0)
+			close(fs->rt[i].mnt_fd);
+		if (fs->rt[i].xmnt_fd >= 0)
+			close(fs->rt[i].xmnt_fd);
+	}
+	for (uint32_t i = 0; i < fs->nsub && i < NFS_SUBMOUNTS_MAX; i++)
+		close(fs->sub[i].fd);
+	free(fs);
+}
+
+void nfs_fs_write_verf(const struct nfs_fs *fs, uint8_t verf[8])
+{
+	uint64_t gen = atomic_load(&((struct nfs_fs *)fs)->verf_gen);
+	uint32_t lo = (uint32_t)(fs->boot_ns / 1000u) + (uint32_t)gen * 0x9e3779b9u;
+
+	/* the boot counter makes each open's verifier new even with a clock stepped back */
+	verf[0] = (uint8_t)(fs->state.boot >> 24);
+	verf[1] = (uint8_t)(fs->state.boot >> 16);
+	verf[2] = (uint8_t)(fs->state.boot >> 8);
+	verf[3] = (uint8_t)fs->state.boot;
+	verf[4] = (uint8_t)(lo >> 24);
+	verf[5] = (uint8_t)(lo >> 16);
+	verf[6] = (uint8_t)(lo >> 8);
+	verf[7] = (uint8_t)lo;
+}
+
+const struct nfs_export *nfs_fs_export(const struct nfs_fs *fs, uint32_t i)
+{
+	return i < fs->nexports ? &fs->exports[i] : NULL;
+}
+
+void nfs_fs_stats(const struct nfs_fs *fs, struct nfs_fs_stats *st)
+{
+	struct nfs_fs *w = (struct nfs_fs *)fs;
+
+	st->badhandle = atomic_load(&w->n_badhandle);
+	st->stale = atomic_load(&w->n_stale);
+	st->acces_client = atomic_load(&w->n_acces_client);
+	st->rofs = atomic_load(&w->n_rofs);
+	st->squashed = atomic_load(&w->n_squashed);
+}
+
+/* ---- submounts of crossmnt exports ---- */
+
+/* mountinfo escapes ' ', '\t', '\n' and '\' as \ooo */
+static void unescape(char *s)
+{
+	char *d = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*d++ = *s;
+		}
+	}
+	*d = 0;
+}
+
+static int submount_find(struct nfs_fs *fs, const struct nfs_export *e, uint32_t dev)
+{
+	char line[2 * NFS_PATH_MAX + 512];
+	uint32_t n = atomic_load(&fs->nsub);
+	size_t plen = strlen(e->path);
+	int fd = -1;
+	FILE *f;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (fs->sub[i].dev == dev && fs->sub[i].export_id == e->id)
+			return fs->sub[i].fd;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return -1;
+	while (fd < 0 && fgets(line, sizeof(line), f)) {
+		unsigned ma, mi;
+		char mp[NFS_PATH_MAX + 8];
+		struct stat st;
+
+		/* id parent major:minor root mount-point ... */
+		if (sscanf(line, "%*u %*u %u:%u %*s %1030s", &ma, &mi, mp) != 3)
+			continue;
+		unescape(mp);
+		if (nfs_fh_dev_encode(makedev(ma, mi)) != dev)
+			continue;
+		if (strncmp(mp, e->path, plen) != 0 || (mp[plen] != '/' && plen > 1))
+			continue;
+		fd = open(mp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0 && (fstat(fd, &st) != 0 || nfs_fh_dev_encode(st.st_dev) != dev)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	fclose(f);
+	if (fd < 0)
+		return -1;
+	while (__atomic_exchange_n(&fs->sub_lock, 1, __ATOMIC_ACQUIRE))
+		;
+	n = atomic_load(&fs->nsub);
+	if (n < NFS_SUBMOUNTS_MAX) {
+		fs->sub[n] = (struct nfs_submount){.dev = dev, .export_id = e->id, .fd = fd};
+		atomic_store(&fs->nsub, n + 1);
+	} else {
+		close(fd);
+		fd = -1;
+	}
+	__atomic_store_n(&fs->sub_lock, 0, __ATOMIC_RELEASE);
+	return fd;
+}
+
+/* ---- the steps every operation shares ---- */
+
+static bool same_obj(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+bool nfs_obj_is_root(const struct nfs_obj *o, const struct stat *st)
+{
+	return st->st_dev == o->rt->dev && st->st_ino == o->rt->ino;
+}
+
+/* The caller's client entry, port check and credential, for export index i. */
+static enum nfs_stat admit(struct nfs_ctx *ctx, uint32_t i, struct nfs_obj *o)
+{
+	struct nfs_fs *fs = ctx->fs;
+	const struct nfs_export_client *c;
+	uint16_t port = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	o->fs = fs;
+	o->exp = &fs->exports[i];
+	o->rt = &fs->rt[i];
+	c = nfs_export_match(o->exp, &ctx->peer);
+	if (!c) {
+		atomic_fetch_add(&fs->n_acces_client, 1);
+		return NFS_ERR_ACCES;
+	}
+	if (ctx->peer.ss_family == AF_INET)
+		port = ntohs(((const struct sockaddr_in *)&ctx->peer)->sin_port);
+	else if (ctx->peer.ss_family == AF_INET6)
+		port = ntohs(((const struct sockaddr_in6 *)&ctx->peer)->sin6_port);
+	if (!c->opts.insecure && !ctx->rdma && port > SECURE_PORT_MAX) {
+		atomic_fetch_add(&fs->n_acces_client, 1);
+		return NFS_ERR_PERM; /* knfsd: "request from insecure port" */
+	}
+	o->client = c;
+	o->xview = c->opts.crossmnt || c->opts.nohide;
+	if (nfs_export_squash(&c->opts, &ctx->cred, &o->cred))
+		atomic_fetch_add(&fs->n_squashed, 1);
+	return NFS_OK;
+}
+
+/* A directory is inside the export when walking ".." reaches the export's root. */
+static bool dir_inside(const struct nfs_obj *o)
+{
+	struct stat cur = o->st, up;
+	int fd = -1;
+	bool in = false;
+
+	for (int i = 0; i < DOTDOT_WALK_MAX; i++) {
+		int nfd;
+
+		if (nfs_obj_is_root(o, &cur)) {
+			in = true;
+			break;
+		}
+		nfd = openat(fd >= 0 ? fd : o->fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (nfd < 0)
+			break;
+		if (fstat(nfd, &up) != 0 || same_obj(&up, &cur)) {
+			close(nfd);
+			break; /* the top of the file system, or of a detached clone */
+		}
+		if (fd >= 0)
+			close(fd);
+		fd = nfd;
+		cur = up;
+	}
+	if (fd >= 0)
+		close(fd);
+	return in;
+}
+
+enum nfs_stat nfs_obj_get(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct nfs_obj *o)
+{
+	struct nfs_fs *fs = ctx->fs;
+	struct nfs_fh_parts p;
+	struct {
+		struct file_handle h;
+		uint8_t b[NFS_KFH_MAX];
+	} k;
+	enum nfs_stat s;
+	uint32_t i;
+	int mfd;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	o->fs = fs;
+	if (!fh || nfs_fh_unseal(fs->state.key, fh, &p) != 0) {
+		atomic_fetch_add(&fs->n_badhandle, 1);
+		return NFS_ERR_BADHANDLE;
+	}
+	for (i = 0; i < fs->nexports; i++)
+		if (fs->exports[i].id == p.export_id)
+			break;
+	if (i == fs->nexports)
+		goto stale;
+	s = admit(ctx, i, o);
+	if (s != NFS_OK)
+		return s;
+	if (p.dev == nfs_fh_dev_encode(o->rt->dev))
+		mfd = o->xview ? o->rt->xmnt_fd : o->rt->mnt_fd;
+	else if (o->xview)
+		mfd = submount_find(fs, o->exp, p.dev);
+	else
+		goto stale;
+	if (mfd < 0)
+		goto stale;
+	k.h.handle_bytes = p.klen;
+	k.h.handle_type = p.handle_type;
+	memcpy(k.h.f_handle, p.kfh, p.klen);
+	o->fd = open_by_handle_at(mfd, &k.h, O_PATH | O_CLOEXEC);
+	if (o->fd < 0) {
+		if (errno == ESTALE || errno == ENOENT)
+			goto stale;
+		return nfs_stat_from_errno(errno);
+	}
+	if (fstat(o->fd, &o->st) != 0) {
+		s = nfs_stat_from_errno(errno);
+		nfs_obj_put(o);
+		return s;
+	}
+	if (nfs_fh_dev_encode(o->st.st_dev) != p.dev || (S_ISDIR(o->st.st_mode) && !dir_inside(o)))
+		goto stale;
+	return NFS_OK;
+stale:
+	nfs_obj_put(o);
+	atomic_fetch_add(&fs->n_stale, 1);
+	return NFS_ERR_STALE;
+}
+
+void nfs_obj_put(struct nfs_obj *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
+}
+
+enum nfs_stat nfs_obj_root(const struct nfs_obj *o, struct nfs_obj *root)
+{
+	*root = *o;
+	root->fd = openat(o->xview ? o->rt->xmnt_fd : o->rt->mnt_fd, ".",
+			  O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root->fd < 0 || fstat(root->fd, &root->st) != 0) {
+		nfs_obj_put(root);
+		return nfs_stat_from_errno(errno);
+	}
+	return NFS_OK;
+}
+
+enum nfs_stat nfs_obj_fh(const struct nfs_obj *o, int fd, const struct stat *st, struct nfs_fh *fh)
+{
+	struct {
+		struct file_handle h;
+		uint8_t b[MAX_HANDLE_SZ];
+	} k;
+	struct nfs_fh_parts p;
+	int mnt;
+
+	k.h.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(fd, "", &k.h, &mnt, AT_EMPTY_PATH) != 0)
+		return nfs_stat_from_errno(errno);
+	if (k.h.handle_bytes > NFS_KFH_MAX)
+		return NFS_ERR_SERVERFAULT;
+	p.export_id = o->exp->id;
+	p.dev = nfs_fh_dev_encode(st->st_dev);
+	p.handle_type = k.h.handle_type;
+	p.klen = k.h.handle_bytes;
+	memcpy(p.kfh, k.h.f_handle, p.klen);
+	return nfs_fh_seal(o->fs->state.key, &p, fh) ? NFS_ERR_SERVERFAULT : NFS_OK;
+}
+
+/* ---- attributes, names, wcc ---- */
+
+static enum nfs_ftype ftype_of(mode_t m)
+{
+	switch (m & S_IFMT) {
+	case S_IFDIR:
+		return NFS_DIR;
+	case S_IFBLK:
+		return NFS_BLK;
+	case S_IFCHR:
+		return NFS_CHR;
+	case S_IFLNK:
+		return NFS_LNK;
+	case S_IFSOCK:
+		return NFS_SOCK;
+	case S_IFIFO:
+		return NFS_FIFO;
+	default:
+		return NFS_REG;
+	}
+}
+
+static struct nfs_time ntime(const struct timespec *t)
+{
+	return (struct nfs_time){.sec = (uint32_t)t->tv_sec, .nsec = (uint32_t)t->tv_nsec};
+}
+
+void nfs_attr_from_stat(const struct nfs_obj *o, const struct stat *st, struct nfs_attr *a)
+{
+	a->type = ftype_of(st->st_mode);
+	a->mode = st->st_mode & 07777;
+	a->nlink = (uint32_t)st->st_nlink;
+	a->uid = st->st_uid;
+	a->gid = st->st_gid;
+	a->size = (uint64_t)st->st_size;
+	a->used = (uint64_t)st->st_blocks * 512u;
+	a->rdev_major = major(st->st_rdev);
+	a->rdev_minor = minor(st->st_rdev);
+	/* a submount (crossmnt) is another file system to the client */
+	a->fsid = st->st_dev == o->rt->dev ? o->exp->fsid : (uint64_t)st->st_dev;
+	a->fileid = st->st_ino;
+	a->atime = ntime(&st->st_atim);
+	a->mtime = ntime(&st->st_mtim);
+	a->ctime = ntime(&st->st_ctim);
+}
+
+enum nfs_stat nfs_obj_check_name(const char *name, uint32_t namelen, char *out)
+{
+	if (namelen > NFS_NAME_MAX)
+		return NFS_ERR_NAMETOOLONG;
+	/* as the kernel's lookup_one_len(): empty, '/' or NUL in a name is EACCES */
+	if (!name || namelen == 0 || memchr(name, '/', namelen) || memchr(name, 0, namelen))
+		return NFS_ERR_ACCES;
+	memcpy(out, name, namelen);
+	out[namelen] = 0;
+	return NFS_OK;
+}
+
+enum nfs_stat nfs_obj_writable(struct nfs_ctx *ctx, const struct nfs_obj *o)
+{
+	if (o->client->opts.rw)
+		return NFS_OK;
+	atomic_fetch_add(&ctx->fs->n_rofs, 1);
+	return NFS_ERR_ROFS;
+}
+
+void nfs_wcc_pre(const struct nfs_obj *o, struct nfs_wcc *w)
+{
+	if (!w)
+		return;
+	memset(w, 0, sizeof(*w));
+	w->pre_valid = true;
+	w->pre_size = (uint64_t)o->st.st_size;
+	w->pre_mtime = ntime(&o->st.st_mtim);
+	w->pre_ctime = ntime(&o->st.st_ctim);
+}
+
+void nfs_wcc_post(const struct nfs_obj *o, struct nfs_wcc *w)
+{
+	struct stat st;
+
+	if (!w)
+		return;
+	w->post_valid = fstat(o->fd, &st) == 0;
+	if (w->post_valid)
+		nfs_attr_from_stat(o, &st, &w->post);
+}
+
+/* post-operation attributes of o */
+static void post_attr(const struct nfs_obj *o, bool *valid, struct nfs_attr *a)
+{
+	struct stat st;
+	bool ok = o->fd >= 0 && fstat(o->fd, &st) == 0;
+
+	if (ok && a)
+		nfs_attr_from_stat(o, &st, a);
+	if (valid)
+		*valid = ok && a;
+}
+
+void nfs_fd_path(int fd, char buf[32])
+{
+	snprintf(buf, 32, "/proc/self/fd/%d", fd);
+}
+
+int nfs_obj_reopen(const struct nfs_obj *o, int fd, const struct stat *st, int flags)
+{
+	char p[32];
+	int r;
+
+	nfs_fd_path(fd, p);
+	/* the kernel checks the caller's permission on the inode when the magic link opens */
+	r = open(p, flags | O_CLOEXEC | O_NOCTTY);
+	if (r >= 0 || errno != EACCES || !S_ISREG(st->st_mode) || st->st_uid != o->cred.uid)
+		return r >= 0 ? r : -errno;
+	/* knfsd's owner override (NFSD_MAY_OWNER_OVERRIDE): the owner may read and write its own
+	 * file whatever its mode, as a local process that opened it before a chmod could */
+	nfs_cred_leave();
+	r = open(p, flags | O_CLOEXEC | O_NOCTTY);
+	if (r < 0)
+		r = -errno;
+	if (nfs_cred_enter(&o->cred) != 0) {
+		if (r >= 0)
+			close(r);
+		return -EPERM;
+	}
+	return r;
+}
+
+static struct timespec set_time(enum nfs_time_how how, const struct nfs_time *t)
+{
+	if (how == NFS_TIME_SERVER)
+		return (struct timespec){.tv_nsec = UTIME_NOW};
+	if (how == NFS_TIME_CLIENT)
+		return (struct timespec){.tv_sec = t->sec, .tv_nsec = t->nsec % 1000000000u};
+	return (struct timespec){.tv_nsec = UTIME_OMIT};
+}
+
+enum nfs_stat nfs_sattr_apply(const struct nfs_obj *o, int fd, const struct stat *st,
+			      const struct nfs_sattr *sa)
+{
+	char p[32];
+
+	nfs_fd_path(fd, p);
+	if (sa->set_size) {
+		int w;
+
+		if (S_ISDIR(st->st_mode))
+			return NFS_ERR_ISDIR;
+		if (!S_ISREG(st->st_mode))
+			return NFS_ERR_INVAL;
+		w = nfs_obj_reopen(o, fd, st, O_WRONLY);
+		if (w < 0)
+			return nfs_stat_from_errno(w);
+		if (ftruncate(w, (off_t)sa->size) != 0) {
+			int e = errno;
+
+			close(w);
+			return nfs_stat_from_errno(e == EINVAL ? EFBIG : e);
+		}
+		close(w);
+	}
+	if ((sa->set_uid && sa->uid != st->st_uid) || (sa->set_gid && sa->gid != st->st_gid)) {
+		if (fchownat(fd, "", sa->set_uid ? sa->uid : (uid_t)-1,
+			     sa->set_gid ? sa->gid : (gid_t)-1, AT_EMPTY_PATH) != 0)
+			return nfs_stat_from_errno(errno);
+	}
+	/* Linux has no modes on symlinks: ignored there, as knfsd does */
+	if (sa->set_mode && !S_ISLNK(st->st_mode) && chmod(p, sa->mode & 07777) != 0)
+		return nfs_stat_from_errno(errno);
+	if (sa->atime_how != NFS_TIME_DONT || sa->mtime_how != NFS_TIME_DONT) {
+		struct timespec ts[2] = {set_time(sa->atime_how, &sa->atime),
+					 set_time(sa->mtime_how, &sa->mtime)};
+
+		if (utimensat(fd, "", ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0)
+			return nfs_stat_from_errno(errno);
+	}
+	return NFS_OK;
+}
+
+/* ---- MOUNT ---- */
+
+enum nfs_stat nfs_fs_mount(struct nfs_ctx *ctx, const char *path, struct nfs_fh *fh)
+{
+	struct nfs_fs *fs = ctx->fs;
+	const char *rest = NULL;
+	struct nfs_obj o;
+	enum nfs_stat s;
+	size_t best = 0;
+	uint32_t bi = 0;
+
+	for (uint32_t i = 0; i < fs->nexports; i++) {
+		const char *ep = fs->exports[i].path;
+		size_t n = strlen(ep);
+
+		if (n == 1 && path[0] == '/')
+			n = 0; /* "/" is a prefix of everything */
+		if (strncmp(path, ep, n) != 0 || (path[n] != 0 && path[n] != '/'))
+			continue;
+		if (!rest || n > best) {
+			best = n;
+			bi = i;
+			rest = path + n;
+		}
+	}
+	if (!rest)
+		return NFS_ERR_NOENT;
+	s = admit(ctx, bi, &o);
+	if (s != NFS_OK)
+		return s == NFS_ERR_PERM ? NFS_ERR_ACCES : s;
+	while (*rest == '/')
+		rest++;
+	if (!*rest) {
+		s = nfs_obj_root(&o, &o);
+	} else {
+		/* a directory below the export's root: no "..", no symlink, no other mount */
+		struct open_how how = {
+			.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+				   (o.xview ? 0 : RESOLVE_NO_XDEV),
+		};
+		o.fd = (int)syscall(SYS_openat2, o.xview ? o.rt->xmnt_fd : o.rt->mnt_fd, rest, &how,
+				    sizeof(how));
+		if (o.fd < 0)
+			return errno == ELOOP || errno == EXDEV ? NFS_ERR_ACCES
+								: nfs_stat_from_errno(errno);
+		s = fstat(o.fd, &o.st) == 0 ? NFS_OK : nfs_stat_from_errno(errno);
+	}
+	if (s == NFS_OK)
+		s = nfs_obj_fh(&o, o.fd, &o.st, fh);
+	nfs_obj_put(&o);
+	return s;
+}
+
+/* ---- one object ---- */
+
+enum nfs_stat nfs_fs_getattr(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct nfs_attr *attr)
+{
+	struct nfs_obj o;
+	enum nfs_stat s = nfs_obj_get(ctx, fh, &o);
+
+	if (s != NFS_OK)
+		return s;
+	nfs_attr_from_stat(&o, &o.st, attr);
+	nfs_obj_put(&o);
+	return NFS_OK;
+}
+
+static bool time_eq(const struct timespec *t, const struct nfs_time *n)
+{
+	return (uint32_t)t->tv_sec == n->sec && (uint32_t)t->tv_nsec == n->nsec;
+}
+
+enum nfs_stat nfs_fs_setattr(struct nfs_ctx *ctx, const struct nfs_fh *fh,
+			     const struct nfs_sattr *sa, const struct nfs_time *guard_ctime,
+			     struct nfs_wcc *wcc)
+{
+	struct nfs_obj o;
+	enum nfs_stat s = nfs_obj_get(ctx, fh, &o);
+
+	if (wcc)
+		memset(wcc, 0, sizeof(*wcc));
+	if (s != NFS_OK)
+		return s;
+	nfs_wcc_pre(&o, wcc);
+	s = nfs_obj_writable(ctx, &o);
+	if (s == NFS_OK && guard_ctime && !time_eq(&o.st.st_ctim, guard_ctime))
+		s = NFS_ERR_NOT_SYNC;
+	if (s == NFS_OK) {
+		if (nfs_cred_enter(&o.cred) != 0) {
+			s = NFS_ERR_SERVERFAULT;
+		} else {
+			s = nfs_sattr_apply(&o, o.fd, &o.st, sa);
+			nfs_cred_leave();
+		}
+	}
+	nfs_wcc_post(&o, wcc);
+	nfs_obj_put(&o);
+	return s;
+}
+
+enum nfs_stat nfs_fs_lookup(struct nfs_ctx *ctx, const struct nfs_fh *dir, const char *name,
+			    uint32_t namelen, struct nfs_fh *fh, struct nfs_attr *obj_attr,
+			    bool *dir_valid, struct nfs_attr *dir_attr)
+{
+	char n[NFS_NAME_MAX + 1];
+	struct nfs_obj o;
+	struct stat st;
+	enum nfs_stat s;
+	int fd = -1;
+
+	if (dir_valid)
+		*dir_valid = false;
+	s = nfs_obj_get(ctx, dir, &o);
+	if (s != NFS_OK)
+		return s;
+	if (dir_attr) {
+		nfs_attr_from_stat(&o, &o.st, dir_attr);
+		if (dir_valid)
+			*dir_valid = true;
+	}
+	if (!S_ISDIR(o.st.st_mode)) {
+		s = NFS_ERR_NOTDIR;
+		goto out;
+	}
+	s = nfs_obj_check_name(name, namelen, n);
+	if (s != NFS_OK)
+		goto out;
+	if (nfs_cred_enter(&o.cred) != 0) {
+		s = NFS_ERR_SERVERFAULT;
+		goto out;
+	}
+	if (strcmp(n, "..") == 0 && nfs_obj_is_root(&o, &o.st))
+		fd = openat(o.fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC); /* the root's ".." */
+	else
+		fd = openat(o.fd, n, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		s = nfs_stat_from_errno(errno);
+	else if (faccessat(o.fd, "", X_OK, AT_EACCESS | AT_EMPTY_PATH) != 0)
+		s = nfs_stat_from_errno(errno); /* "." and ".." need search permission too */
+	nfs_cred_leave();
+	if (s != NFS_OK)
+		goto out;
+	if (fstat(fd, &st) != 0) {
+		s = nfs_stat_from_errno(errno);
+		goto out;
+	}
+	if (st.st_dev != o.st.st_dev && !o.xview && !o.rt->cloned) {
+		/* a mount point seen without a private clone: do not step into it */
+		s = NFS_ERR_ACCES;
+		goto out;
+	}
+	s = nfs_obj_fh(&o, fd, &st, fh);
+	if (s == NFS_OK && obj_attr)
+		nfs_attr_from_stat(&o, &st, obj_attr);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (dir_valid && dir_attr)
+		post_attr(&o, dir_valid, dir_attr);
+	nfs_obj_put(&o);
+	return s;
+}
+
+/* ACCESS3 bits (RFC 1813 §3.3.4) */
+#define ACCESS3_READ 0x01u
+#define ACCESS3_LOOKUP 0x02u
+#define ACCESS3_MODIFY 0x04u
+#define ACCESS3_EXTEND 0x08u
+#define ACCESS3_DELETE 0x10u
+#define ACCESS3_EXECUTE 0x20u
+#define ACCESS3_CHANGES (ACCESS3_MODIFY | ACCESS3_EXTEND | ACCESS3_DELETE)
+
+/* What each ACCESS3 bit needs from the kernel, as knfsd's nfs3_diraccess/nfs3_regaccess. */
+struct access_row {
+	uint32_t bit;
+	int dir_mode;	 /**< access(2) bits on a directory, 0: not asked of directories */
+	int other_mode;	 /**< on anything else */
+	bool owner_over; /**< the owner of a regular file always has it (owner override) */
+};
+
+static const struct access_row access_table[] = {
+	{ACCESS3_READ, R_OK, R_OK, true},	   {ACCESS3_LOOKUP, X_OK, 0, false},
+	{ACCESS3_MODIFY, W_OK | X_OK, W_OK, true}, {ACCESS3_EXTEND, W_OK | X_OK, W_OK, true},
+	{ACCESS3_DELETE, W_OK | X_OK, 0, false},   {ACCESS3_EXECUTE, 0, X_OK, false},
+};
+
+enum nfs_stat nfs_fs_access(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint32_t want,
+			    uint32_t *granted, bool *attr_valid, struct nfs_attr *attr)
+{
+	struct nfs_obj o;
+	enum nfs_stat s;
+	bool dir, owner;
+
+	*granted = 0;
+	if (attr_valid)
+		*attr_valid = false;
+	s = nfs_obj_get(ctx, fh, &o);
+	if (s != NFS_OK)
+		return s;
+	dir = S_ISDIR(o.st.st_mode);
+	owner = S_ISREG(o.st.st_mode) && o.st.st_uid == o.cred.uid;
+	if (nfs_cred_enter(&o.cred) != 0) {
+		nfs_obj_put(&o);
+		return NFS_ERR_SERVERFAULT;
+	}
+	for (size_t i = 0; i < sizeof(access_table) / sizeof(access_table[0]); i++) {
+		const struct access_row *r = &access_table[i];
+		int m = dir ? r->dir_mode : r->other_mode;
+
+		if (!(want & r->bit) || m == 0)
+			continue;
+		if ((r->owner_over && owner) ||
+		    faccessat(o.fd, "", m, AT_EACCESS | AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) == 0)
+			*granted |= r->bit;
+	}
+	nfs_cred_leave();
+	if (!o.client->opts.rw)
+		*granted &= ~ACCESS3_CHANGES;
+	post_attr(&o, attr_valid, attr);
+	nfs_obj_put(&o);
+	return NFS_OK;
+}
+
+enum nfs_stat nfs_fs_readlink(struct nfs_ctx *ctx, const struct nfs_fh *fh, char *buf, uint32_t cap,
+			      uint32_t *len, bool *attr_valid, struct nfs_attr *attr)
+{
+	struct nfs_obj o;
+	enum nfs_stat s;
+	ssize_t n;
+
+	*len = 0;
+	if (attr_valid)
+		*attr_valid = false;
+	s = nfs_obj_get(ctx, fh, &o);
+	if (s != NFS_OK)
+		return s;
+	if (!S_ISLNK(o.st.st_mode)) {
+		s = NFS_ERR_INVAL;
+	} else {
+		n = readlinkat(o.fd, "", buf, cap);
+		if (n < 0)
+			s = nfs_stat_from_errno(errno);
+		else if ((size_t)n >= cap && (uint64_t)o.st.st_size >= cap)
+			s = NFS_ERR_NAMETOOLONG; /* the target does not fit the caller's buffer */
+		else
+			*len = (uint32_t)n;
+	}
+	post_attr(&o, attr_valid, attr);
+	nfs_obj_put(&o);
+	return s;
+}
+
+/* ---- the file system ---- */
+
+enum nfs_stat nfs_fs_fsstat(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct nfs_fsstat *st,
+			    bool *attr_valid, struct nfs_attr *attr)
+{
+	struct statvfs v;
+	struct nfs_obj o;
+	enum nfs_stat s;
+
+	if (attr_valid)
+		*attr_valid = false;
+	s = nfs_obj_get(ctx, fh, &o);
+	if (s != NFS_OK)
+		return s;
+	if (fstatvfs(o.fd, &v) != 0) {
+		s = nfs_stat_from_errno(errno);
+	} else {
+		st->tbytes = (uint64_t)v.f_blocks * v.f_frsize;
+		st->fbytes = (uint64_t)v.f_bfree * v.f_frsize;
+		st->abytes = (uint64_t)v.f_bavail * v.f_frsize;
+		st->tfiles = v.f_files;
+		st->ffiles = v.f_ffree;
+		st->afiles = v.f_favail;
+		st->invarsec = 0; /* the file system may change at any time */
+	}
+	post_attr(&o, attr_valid, attr);
+	nfs_obj_put(&o);
+	return s;
+}
+
+#define FSF3_LINK 0x1u
+#define FSF3_SYMLINK 0x2u
+#define FSF3_HOMOGENEOUS 0x8u
+#define FSF3_CANSETTIME 0x10u
+#define DTPREF 65536u
+
+enum nfs_stat nfs_fs_fsinfo(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint32_t max_io,
+			    struct nfs_fsinfo *fi, bool *attr_valid, struct nfs_attr *attr)
+{
+	struct nfs_obj o;
+	enum nfs_stat s;
+	long bits;
+
+	if (attr_valid)
+		*attr_valid = false;
+	s = nfs_obj_get(ctx, fh, &o);
+	if (s != NFS_OK)
+		return s;
+	memset(fi, 0, sizeof(*fi));
+	fi->rtmax = fi->rtpref = fi->wtmax = fi->wtpref = max_io;
+	fi->rtmult = fi->wtmult = 4096;
+	fi->dtpref = max_io && max_io < DTPREF ? max_io : DTPREF;
+	bits = fpathconf(o.fd, _PC_FILESIZEBITS);
+	fi->maxfilesize = bits > 0 && bits < 64 ? (1ull << bits) - 1 : (uint64_t)INT64_MAX;
+	fi->time_delta = (struct nfs_time){.sec = 0, .nsec = 1};
+	fi->properties = FSF3_LINK | FSF3_SYMLINK | FSF3_HOMOGENEOUS | FSF3_CANSETTIME;
+	post_attr(&o, attr_valid, attr);
+	nfs_obj_put(&o);
+	return NFS_OK;
+}
+
+enum nfs_stat nfs_fs_pathconf(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct nfs_pathconf *pc,
+			      bool *attr_valid, struct nfs_attr *attr)
+{
+	struct nfs_obj o;
+	struct statfs sf;
+	enum nfs_stat s;
+	long lm;
+
+	if (attr_valid)
+		*attr_valid = false;
+	s = nfs_obj_get(ctx, fh, &o);
+	if (s != NFS_OK)
+		return s;
+	memset(pc, 0, sizeof(*pc));
+	lm = fpathconf(o.fd, _PC_LINK_MAX);
+	pc->linkmax = lm > 0 && lm < (long)UINT32_MAX ? (uint32_t)lm : UINT32_MAX;
+	pc->name_max =
+		fstatfs(o.fd, &sf) == 0 && sf.f_namelen > 0 ? (uint32_t)sf.f_namelen : NFS_NAME_MAX;
+	if (pc->name_max > NFS_NAME_MAX)
+		pc->name_max = NFS_NAME_MAX;
+	pc->no_trunc = true;
+	pc->chown_restricted = true;
+	pc->case_insensitive = false;
+	pc->case_preserving = true;
+	post_attr(&o, attr_valid, attr);
+	nfs_obj_put(&o);
+	return NFS_OK;
+}
