@@ -6,7 +6,10 @@
  * the wire through droce's exception TAP, so every service speaks from one address.
  *
  * Usage: droce-nfsd [EAL args --] --config FILE --exports FILE [--state DIR] [--seconds N]
+ *        droce-nfsd --listen IP --exports FILE [--state DIR] [--seconds N]
  *   --config   the stack's INI (docs/config.md)
+ *   --listen   no RoCE stack: serve NFSv3, MOUNT and the portmapper over the kernel's TCP and
+ *              UDP at IP only (for tests in a namespace and user-space clients)
  *   --exports  exports(5) text (nfs/fs/nfs_fs.h says what is accepted)
  *   --state    the state directory (handle key, export ids); default /var/lib/droce-nfsd
  * Prints "serving ..." when ready, and its counters when it stops (SIGINT/SIGTERM, or N s).
@@ -19,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -41,7 +46,7 @@
 #define MAX_IO (1u << 20)
 
 static struct {
-	const char *config, *exports, *state;
+	const char *config, *exports, *state, *listen_ip;
 	uint64_t end;
 	struct roce_dev *dev;
 	struct roce_cm *cm;
@@ -233,13 +238,45 @@ static void print_stats(void)
 	       (unsigned long long)fst.squashed);
 }
 
+/* --listen: the kernel's sockets only, waiting in epoll (nothing else to poll) */
+static int serve_tcp_only(long secs)
+{
+	time_t end = secs > 0 ? time(NULL) + secs : 0;
+	struct epoll_event ev;
+	int rc = 1;
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (nfs3_server_init(&g.tcp_nfs, g.fs, MAX_IO) != 0)
+		goto out;
+	g.svc.ctx = &g.tcp_nfs;
+	orpc_svc_add(&g.svc, &orpc_pmap_program);
+	orpc_svc_add(&g.svc, &nfs3_program);
+	orpc_svc_add(&g.svc, &mount_program);
+	register_all(g.listen_ip);
+	if (listen_all(g.listen_ip) != 0)
+		goto out;
+	printf("serving at %s: NFSv3 on tcp %u, MOUNT v1/v3 on tcp/udp %u, portmapper on tcp/udp "
+	       "%u\n",
+	       g.listen_ip, NFS3_PORT, MOUNT_PORT, ORPC_PMAP_PORT);
+	while (!stop && (!end || time(NULL) < end)) {
+		epoll_wait(g.tcp.ep, &ev, 1, 100);
+		orpc_tcp_srv_poll(&g.tcp);
+	}
+	print_stats();
+	rc = 0;
+out:
+	orpc_tcp_srv_fini(&g.tcp);
+	nfs3_server_fini(&g.tcp_nfs);
+	nfs_fs_close(g.fs);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {{"config", 1, NULL, 'c'},
-					     {"exports", 1, NULL, 'e'},
-					     {"state", 1, NULL, 'S'},
-					     {"seconds", 1, NULL, 's'},
-					     {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"config", 1, NULL, 'c'}, {"exports", 1, NULL, 'e'},
+					     {"state", 1, NULL, 'S'},  {"seconds", 1, NULL, 's'},
+					     {"listen", 1, NULL, 'l'}, {NULL, 0, NULL, 0}};
 	int eal_argc, app_argc, o, rc = 1;
 	char **eal_argv, **app_argv, *text;
 	struct stk_config cfg;
@@ -259,12 +296,16 @@ int main(int argc, char **argv)
 			g.state = optarg;
 		else if (o == 's')
 			secs = strtol(optarg, NULL, 0);
+		else if (o == 'l')
+			g.listen_ip = optarg;
 		else
 			return 2;
 	}
-	if (!g.config || !g.exports) {
+	if ((!g.config && !g.listen_ip) || !g.exports) {
 		fprintf(stderr, "usage: droce-nfsd [EAL --] --config FILE --exports FILE "
-				"[--state DIR] [--seconds N]\n");
+				"[--state DIR] [--seconds N]\n"
+				"       droce-nfsd --listen IP --exports FILE [--state DIR] "
+				"[--seconds N]\n");
 		return 2;
 	}
 	text = read_file(g.exports);
@@ -279,6 +320,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "droce-nfsd: %s: %s\n", g.exports, err);
 		return 2;
 	}
+	if (g.listen_ip)
+		return serve_tcp_only(secs);
 	stk_config_default(&cfg);
 	if (stk_config_load(g.config, &cfg, err, sizeof(err)) != 0) {
 		fprintf(stderr, "droce-nfsd: %s\n", err);

@@ -11,6 +11,7 @@ PKGS=(
 	dpdk dpdk-dev libdpdk-dev          # DPDK 22.11: PMDs, headers, testpmd, dumpcap, telemetry
 	libtirpc-dev liburing-dev          # XDR (rpc/), io_uring (nfs/)
 	rpcbind                            # rpcinfo: a real RPC client for the portmapper test
+	libnfs-utils                       # nfs-ls/nfs-cp: a user-space NFSv3 client over TCP (tests/nfs)
 	libcmocka-dev                      # unit tests
 	libisal-dev                        # ISA-L CRC-32 for the RoCE ICRC
 	clang libclang-rt-14-dev llvm      # libFuzzer targets and the ASan/UBSan runtime

@@ -21,7 +21,7 @@
 /* Who mounted what: a small table, per process (the DUMP list is advisory, RFC 1813 §5.2.2) */
 static struct {
 	char host[INET6_ADDRSTRLEN];
-	char dir[NFS_PATH_MAX];
+	char dir[NFS_MNT_PATH_MAX + 1];
 } mounted[MOUNT_MAX_LIST];
 static uint32_t nmounted;
 
@@ -84,8 +84,8 @@ static void remember(struct orpc_req *r, const char *dir)
 			return;
 	if (nmounted == MOUNT_MAX_LIST)
 		return; /* the list is a hint; a full one only stops growing */
-	snprintf(mounted[nmounted].host, sizeof(mounted[0].host), "%s", host);
-	snprintf(mounted[nmounted].dir, sizeof(mounted[0].dir), "%s", dir);
+	memcpy(mounted[nmounted].host, host, sizeof(host));
+	memcpy(mounted[nmounted].dir, dir, strnlen(dir, NFS_MNT_PATH_MAX) + 1);
 	nmounted++;
 }
 
