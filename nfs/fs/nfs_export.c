@@ -36,7 +36,7 @@
 
 #include "nfs_fs_int.h"
 
-#define LINE_MAX_CHARS 16384u
+#define LINE_MAX_CHARS 8192u
 #define ANON_ID 65534u
 
 /* ---- options, as data ---- */
@@ -548,14 +548,11 @@ int nfs_exports_parse(const char *text, struct nfs_export *out, uint32_t cap, ch
 {
 	struct parser ps = {.p = text, .line = 1, .at = 1, .err = err, .errlen = errlen};
 	uint32_t n = 0;
-	char *line;
+	char line[LINE_MAX_CHARS];
 	int rc;
 
 	if (errlen)
 		err[0] = 0;
-	line = malloc(LINE_MAX_CHARS);
-	if (!line)
-		return -ENOMEM;
 	while ((rc = next_line(&ps, line, LINE_MAX_CHARS)) == 1) {
 		const char *s = line;
 
@@ -584,7 +581,6 @@ int nfs_exports_parse(const char *text, struct nfs_export *out, uint32_t cap, ch
 			break;
 		n++;
 	}
-	free(line);
 	return rc < 0 ? rc : (int)n;
 }
 
