@@ -57,6 +57,7 @@ static struct {
 	struct orpc_svc svc, rdma_svc;
 	struct orpc_pmap pm;
 	struct orpc_tcp_srv tcp;
+	bool tcp_up; /* orpc_tcp_srv_init succeeded */
 	struct {
 		struct roce_cm_id *id;
 		struct rpcrdma_ep *ep;
@@ -105,6 +106,17 @@ static void on_connect_request(const struct roce_cm_event *ev)
 	printf("rdma: connection %d accepted\n", k);
 }
 
+/* A connection is over: its CM id goes now, its endpoint once the stack has let go of its
+ * regions (serve_poll). */
+static void conn_end(int k, const char *why)
+{
+	roce_cm_destroy_id(g.conns[k].id);
+	g.conns[k].id = NULL;
+	g.conns[k].closing = true;
+	g.closed++;
+	printf("rdma: connection %d closed (%s)\n", k, why);
+}
+
 static void on_cm_event(const struct roce_cm_event *ev)
 {
 	switch (ev->event) {
@@ -112,14 +124,12 @@ static void on_cm_event(const struct roce_cm_event *ev)
 		on_connect_request(ev);
 		break;
 	case ROCE_CM_EVENT_DISCONNECTED:
+	case ROCE_CM_EVENT_REJECTED:	/* the peer gave up on an accepted connection (REJ) */
+	case ROCE_CM_EVENT_UNREACHABLE: /* our REP went unanswered */
 		for (int k = 0; k < MAX_CONNS; k++) {
 			if (!g.conns[k].id || g.conns[k].id != ev->id)
 				continue;
-			roce_cm_destroy_id(g.conns[k].id);
-			g.conns[k].id = NULL;
-			g.conns[k].closing = true;
-			g.closed++;
-			printf("rdma: connection %d closed\n", k);
+			conn_end(k, roce_cm_event_str(ev->event));
 		}
 		break;
 	default:
@@ -135,12 +145,24 @@ static void serve_poll(struct stk_lcore *lc, void *arg)
 	while (roce_cm_get_event(g.cm, &ev) == 0)
 		on_cm_event(&ev);
 	for (int k = 0; k < MAX_CONNS; k++) {
-		if (g.conns[k].closing && rpcrdma_ep_destroy(g.conns[k].ep) == 0)
+		struct rpcrdma_ep_info info;
+
+		if (g.conns[k].closing && rpcrdma_ep_destroy(g.conns[k].ep) == 0) {
 			memset(&g.conns[k], 0, sizeof(g.conns[k]));
-		else if (g.conns[k].ep && !g.conns[k].closing)
-			rpcrdma_ep_poll(g.conns[k].ep);
+			continue;
+		}
+		if (!g.conns[k].ep || g.conns[k].closing)
+			continue;
+		rpcrdma_ep_poll(g.conns[k].ep);
+		/* an RDMA error or a flush ends the connection: the client reconnects */
+		rpcrdma_ep_info(g.conns[k].ep, &info);
+		if (info.failed && g.conns[k].id) {
+			roce_cm_disconnect(g.conns[k].id);
+			conn_end(k, "endpoint failed");
+		}
 	}
-	orpc_tcp_srv_poll(&g.tcp);
+	if (g.tcp_up)
+		orpc_tcp_srv_poll(&g.tcp);
 	if (stop || (g.end && rte_get_tsc_cycles() > g.end))
 		stk_stop();
 }
@@ -175,6 +197,8 @@ static int listen_all(const char *ip)
 		     {MOUNT_PORT, 1}};
 	int rc = orpc_tcp_srv_init(&g.tcp, &g.svc, 0);
 
+	g.tcp_up = rc == 0;
+
 	for (size_t i = 0; !rc && i < sizeof(socks) / sizeof(socks[0]); i++) {
 		rc = orpc_tcp_srv_listen(&g.tcp, ip, socks[i].port, socks[i].udp, NULL);
 		if (rc)
@@ -184,7 +208,7 @@ static int listen_all(const char *ip)
 	return rc;
 }
 
-static void register_all(const char *ip)
+static void register_all(const char *ip, bool rdma)
 {
 	orpc_pmap_attach(&g.pm);
 	for (uint32_t v = 2; v <= 4; v++) {
@@ -192,7 +216,8 @@ static void register_all(const char *ip)
 		orpc_pmap_register(&g.pm, ORPC_PMAP_PROG, v, "udp", ip, ORPC_PMAP_PORT);
 	}
 	orpc_pmap_register(&g.pm, NFS3_PROG, 3, "tcp", ip, NFS3_PORT);
-	orpc_pmap_register(&g.pm, NFS3_PROG, 3, "rdma", ip, NFS3_RDMA_PORT);
+	if (rdma)
+		orpc_pmap_register(&g.pm, NFS3_PROG, 3, "rdma", ip, NFS3_RDMA_PORT);
 	for (uint32_t v = 1; v <= 3; v += 2) {
 		orpc_pmap_register(&g.pm, MOUNT_PROG, v, "tcp", ip, MOUNT_PORT);
 		orpc_pmap_register(&g.pm, MOUNT_PROG, v, "udp", ip, MOUNT_PORT);
@@ -253,7 +278,7 @@ static int serve_tcp_only(long secs)
 	orpc_svc_add(&g.svc, &orpc_pmap_program);
 	orpc_svc_add(&g.svc, &nfs3_program);
 	orpc_svc_add(&g.svc, &mount_program);
-	register_all(g.listen_ip);
+	register_all(g.listen_ip, false);
 	if (listen_all(g.listen_ip) != 0)
 		goto out;
 	printf("serving at %s: NFSv3 on tcp %u, MOUNT v1/v3 on tcp/udp %u, portmapper on tcp/udp "
@@ -266,7 +291,8 @@ static int serve_tcp_only(long secs)
 	print_stats();
 	rc = 0;
 out:
-	orpc_tcp_srv_fini(&g.tcp);
+	if (g.tcp_up)
+		orpc_tcp_srv_fini(&g.tcp);
 	nfs3_server_fini(&g.tcp_nfs);
 	nfs_fs_close(g.fs);
 	return rc;
@@ -356,7 +382,7 @@ int main(int argc, char **argv)
 	orpc_svc_add(&g.svc, &nfs3_program);
 	orpc_svc_add(&g.svc, &mount_program);
 	orpc_svc_add(&g.rdma_svc, &nfs3_program);
-	register_all(ip);
+	register_all(ip, true);
 	if (listen_all(ip) != 0)
 		goto out;
 	g.end = secs > 0 ? rte_get_tsc_cycles() + (uint64_t)secs * rte_get_tsc_hz() : 0;
@@ -369,17 +395,26 @@ int main(int argc, char **argv)
 	print_stats();
 	rc = 0;
 out:
-	orpc_tcp_srv_fini(&g.tcp);
-	for (int k = 0; k < MAX_CONNS; k++) {
-		if (g.conns[k].id)
-			roce_cm_destroy_id(g.conns[k].id);
-		for (int i = 0;
-		     g.conns[k].ep && rpcrdma_ep_destroy(g.conns[k].ep) == -EBUSY && i < 1000000;
-		     i++)
-			stk_lcore_poll(stk_lcore_get(rte_get_main_lcore()));
-	}
+	/* no new connections, then every connection ends and its endpoint is destroyed once the
+	 * stack has let go of its regions (serve_poll does that while we poll) */
 	if (g.listen)
 		roce_cm_destroy_id(g.listen);
+	g.listen = NULL;
+	for (int k = 0; k < MAX_CONNS; k++)
+		if (g.conns[k].id)
+			conn_end(k, "server stopping");
+	for (int i = 0; i < 1000000 && g.dev; i++) {
+		int busy = 0;
+
+		for (int k = 0; k < MAX_CONNS; k++)
+			busy += g.conns[k].ep != NULL;
+		if (!busy)
+			break;
+		stk_lcore_poll(stk_lcore_get(rte_get_main_lcore()));
+	}
+	if (g.tcp_up)
+		orpc_tcp_srv_fini(&g.tcp);
+	g.tcp_up = false;
 	if (g.cm)
 		roce_cm_close(g.cm);
 	if (g.pd)

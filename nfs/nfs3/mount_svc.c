@@ -16,7 +16,7 @@
 #include "nfs3_svc.h"
 
 #define MOUNT_MAX_LIST 64u
-#define MOUNT_MAX_GROUPS (NFS_EXPORT_MAX * 4u)
+#define MOUNT_MAX_GROUPS (NFS_EXPORT_MAX * NFS_EXPORT_CLIENTS_MAX)
 
 /* Who mounted what: a small table, per process (the DUMP list is advisory, RFC 1813 §5.2.2) */
 static struct {
@@ -29,7 +29,7 @@ static uint32_t nmounted;
 static struct nfs_mnt_mount dump_rows[MOUNT_MAX_LIST];
 static struct nfs_mnt_export export_rows[NFS_EXPORT_MAX];
 static struct nfs_mnt_str export_groups[MOUNT_MAX_GROUPS];
-static char group_names[MOUNT_MAX_GROUPS][64];
+static char group_names[MOUNT_MAX_GROUPS][NFS_MNT_NAME_MAX + 1];
 
 static struct nfs3_server *server_of(struct orpc_req *r)
 {
@@ -91,12 +91,13 @@ static void remember(struct orpc_req *r, const char *dir)
 
 /* MNT: the path as a C string, then the backend's answer in MOUNT's status numbers (which
  * are errno values in both versions). */
-static enum nfs_stat do_mnt(struct orpc_req *r, const struct nfs_mnt_dirpath *a, struct nfs_fh *fh)
+static enum nfs_stat do_mnt(struct orpc_req *r, const struct nfs_mnt_dirpath *a, struct nfs_fh *fh,
+			    char path[NFS_MNT_PATH_MAX + 1])
 {
-	char path[NFS_MNT_PATH_MAX + 1];
 	struct nfs_ctx c;
 	enum nfs_stat st;
 
+	path[0] = '\0';
 	if (a->path.len > NFS_MNT_PATH_MAX)
 		return NFS_ERR_NAMETOOLONG;
 	memcpy(path, a->path.s, a->path.len);
@@ -105,8 +106,6 @@ static enum nfs_stat do_mnt(struct orpc_req *r, const struct nfs_mnt_dirpath *a,
 		return NFS_ERR_NOENT;
 	make_ctx(r, &c);
 	st = nfs_fs_mount(&c, path, fh);
-	if (st == NFS_OK)
-		remember(r, path);
 	return st;
 }
 
@@ -140,11 +139,13 @@ static uint32_t mnt_status(enum nfs_stat st)
 static enum accept_stat m_mnt3(struct orpc_req *r, void *a, void *res)
 {
 	struct nfs_mnt_res3 *o = res;
+	char path[NFS_MNT_PATH_MAX + 1];
 
-	o->status = mnt_status(do_mnt(r, a, &o->fh));
+	o->status = mnt_status(do_mnt(r, a, &o->fh, path));
 	if (o->status == NFS_MNT3_OK) {
 		o->nflavors = 1;
 		o->flavors[0] = AUTH_SYS;
+		remember(r, path);
 	}
 	return counted(r);
 }
@@ -152,10 +153,15 @@ static enum accept_stat m_mnt3(struct orpc_req *r, void *a, void *res)
 static enum accept_stat m_mnt1(struct orpc_req *r, void *a, void *res)
 {
 	struct nfs_mnt_res1 *o = res;
+	char path[NFS_MNT_PATH_MAX + 1];
 
-	o->status = mnt_status(do_mnt(r, a, &o->fh));
+	o->status = mnt_status(do_mnt(r, a, &o->fh, path));
 	if (o->status == NFS_MNT3_OK && o->fh.len > NFS_MNT_V1_FHSIZE)
 		o->status = NFS_MNT3_ERR_IO; /* a handle v1 cannot carry */
+	else if (o->status > NFS_MNT3_ERR_NAMETOOLONG)
+		o->status = NFS_MNT3_ERR_IO; /* v1's status is a Unix errno: no v3-only codes */
+	if (o->status == NFS_MNT3_OK)
+		remember(r, path);
 	return counted(r);
 }
 

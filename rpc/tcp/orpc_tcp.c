@@ -355,6 +355,7 @@ void orpc_tcp_srv_fini(struct orpc_tcp_srv *s)
 		close(s->fds[i]);
 	if (s->ep >= 0)
 		close(s->ep);
+	s->ep = -1;
 	free(s->reply);
 	s->reply = NULL;
 	s->nfds = 0;
