@@ -12,6 +12,8 @@
  *              UDP at IP only (for tests in a namespace and user-space clients)
  *   --exports  exports(5) text (nfs/fs/nfs_fs.h says what is accepted)
  *   --state    the state directory (handle key, export ids); default /var/lib/droce-nfsd
+ *   --threads  helper threads that make the file-system calls (default 4; 0: the lcore makes
+ *              them itself, blocking)
  * Prints "serving ..." when ready, and its counters when it stops (SIGINT/SIGTERM, or N s).
  * Everything is polled from the main lcore's loop.
  */
@@ -32,6 +34,7 @@
 
 #include "nfs3_svc.h"
 #include "nfs_fs.h"
+#include "nfs_pool.h"
 #include "orpc_pmap.h"
 #include "orpc_tcp.h"
 #include "roce_cm.h"
@@ -53,6 +56,8 @@ static struct {
 	struct roce_pd *pd;
 	struct roce_cm_id *listen;
 	struct nfs_fs *fs;
+	struct nfs_pool *pool;
+	long threads;
 	struct nfs3_server tcp_nfs, rdma_nfs;
 	struct orpc_svc svc, rdma_svc;
 	struct orpc_pmap pm;
@@ -142,6 +147,8 @@ static void serve_poll(struct stk_lcore *lc, void *arg)
 	struct roce_cm_event ev;
 
 	(void)lc, (void)arg;
+	if (g.pool)
+		nfs_pool_poll(g.pool, nfs3_pool_done, 64);
 	while (roce_cm_get_event(g.cm, &ev) == 0)
 		on_cm_event(&ev);
 	for (int k = 0; k < MAX_CONNS; k++) {
@@ -251,6 +258,9 @@ static void print_stats(void)
 			printf("nfs3: %s tcp %llu rdma %llu\n", names[p],
 			       (unsigned long long)g.tcp_nfs.st.proc[p],
 			       (unsigned long long)g.rdma_nfs.st.proc[p]);
+	printf("nfs3: calls on helper threads %llu, run inline for want of scratch %llu\n",
+	       (unsigned long long)(g.tcp_nfs.st.deferred + g.rdma_nfs.st.deferred),
+	       (unsigned long long)(g.tcp_nfs.st.sync_fallback + g.rdma_nfs.st.sync_fallback));
 	printf("nfs3: status ok %llu, errors %llu; read %llu bytes, written %llu bytes\n",
 	       (unsigned long long)(g.tcp_nfs.st.status_ok + g.rdma_nfs.st.status_ok),
 	       (unsigned long long)(g.tcp_nfs.st.status_err + g.rdma_nfs.st.status_err),
@@ -263,16 +273,32 @@ static void print_stats(void)
 	       (unsigned long long)fst.squashed);
 }
 
+/* The helper threads, shared by the servers of every transport. */
+static int start_pool(void)
+{
+	if (!g.threads)
+		return 0;
+	g.pool = nfs_pool_create("nfsd", (uint32_t)g.threads, nfs3_pool_work);
+	if (!g.pool) {
+		fprintf(stderr, "droce-nfsd: cannot start %ld helper threads: %s\n", g.threads,
+			strerror(errno));
+		return -1;
+	}
+	g.tcp_nfs.pool = g.pool;
+	g.rdma_nfs.pool = g.pool;
+	return 0;
+}
+
 /* --listen: the kernel's sockets only, waiting in epoll (nothing else to poll) */
 static int serve_tcp_only(long secs)
 {
 	time_t end = secs > 0 ? time(NULL) + secs : 0;
 	struct epoll_event ev;
-	int rc = 1;
+	int rc = 1, wait_fd = -1;
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	if (nfs3_server_init(&g.tcp_nfs, g.fs, MAX_IO) != 0)
+	if (nfs3_server_init(&g.tcp_nfs, g.fs, MAX_IO) != 0 || start_pool() != 0)
 		goto out;
 	g.svc.ctx = &g.tcp_nfs;
 	orpc_svc_add(&g.svc, &orpc_pmap_program);
@@ -284,13 +310,26 @@ static int serve_tcp_only(long secs)
 	printf("serving at %s: NFSv3 on tcp %u, MOUNT v1/v3 on tcp/udp %u, portmapper on tcp/udp "
 	       "%u\n",
 	       g.listen_ip, NFS3_PORT, MOUNT_PORT, ORPC_PMAP_PORT);
+	/* sleep until a socket or a helper thread has something */
+	wait_fd = epoll_create1(EPOLL_CLOEXEC);
+	ev.events = EPOLLIN;
+	epoll_ctl(wait_fd, EPOLL_CTL_ADD, g.tcp.ep, &ev);
+	if (g.pool)
+		epoll_ctl(wait_fd, EPOLL_CTL_ADD, nfs_pool_event_fd(g.pool), &ev);
 	while (!stop && (!end || time(NULL) < end)) {
-		epoll_wait(g.tcp.ep, &ev, 1, 100);
+		epoll_wait(wait_fd, &ev, 1, 100);
+		if (g.pool)
+			nfs_pool_poll(g.pool, nfs3_pool_done, 64);
 		orpc_tcp_srv_poll(&g.tcp);
 	}
 	print_stats();
 	rc = 0;
 out:
+	if (wait_fd >= 0)
+		close(wait_fd);
+	/* the calls still with the helpers end first: their connections wait for them */
+	nfs_pool_destroy(g.pool, nfs3_pool_done);
+	g.pool = NULL;
 	if (g.tcp_up)
 		orpc_tcp_srv_fini(&g.tcp);
 	nfs3_server_fini(&g.tcp_nfs);
@@ -302,7 +341,8 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {{"config", 1, NULL, 'c'}, {"exports", 1, NULL, 'e'},
 					     {"state", 1, NULL, 'S'},  {"seconds", 1, NULL, 's'},
-					     {"listen", 1, NULL, 'l'}, {NULL, 0, NULL, 0}};
+					     {"listen", 1, NULL, 'l'}, {"threads", 1, NULL, 't'},
+					     {NULL, 0, NULL, 0}};
 	int eal_argc, app_argc, o, rc = 1;
 	char **eal_argv, **app_argv, *text;
 	struct stk_config cfg;
@@ -312,6 +352,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	g.state = "/var/lib/droce-nfsd";
+	g.threads = 4;
 	stk_split_args(argc, argv, &eal_argc, &eal_argv, &app_argc, &app_argv);
 	while ((o = getopt_long(app_argc, app_argv, "", opts, NULL)) != -1) {
 		if (o == 'c')
@@ -324,6 +365,8 @@ int main(int argc, char **argv)
 			secs = strtol(optarg, NULL, 0);
 		else if (o == 'l')
 			g.listen_ip = optarg;
+		else if (o == 't')
+			g.threads = strtol(optarg, NULL, 0);
 		else
 			return 2;
 	}
@@ -332,6 +375,11 @@ int main(int argc, char **argv)
 				"[--state DIR] [--seconds N]\n"
 				"       droce-nfsd --listen IP --exports FILE [--state DIR] "
 				"[--seconds N]\n");
+		return 2;
+	}
+	if (g.threads < 0 || g.threads > (long)NFS_POOL_MAX_THREADS) {
+		fprintf(stderr, "droce-nfsd: --threads %ld: give 0 (no helper threads) to %u\n",
+			g.threads, NFS_POOL_MAX_THREADS);
 		return 2;
 	}
 	text = read_file(g.exports);
@@ -372,7 +420,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (nfs3_server_init(&g.tcp_nfs, g.fs, MAX_IO) != 0 ||
-	    nfs3_server_init(&g.rdma_nfs, g.fs, MAX_IO) != 0) {
+	    nfs3_server_init(&g.rdma_nfs, g.fs, MAX_IO) != 0 || start_pool() != 0) {
 		fprintf(stderr, "droce-nfsd: out of memory\n");
 		goto out;
 	}
@@ -412,6 +460,8 @@ out:
 			break;
 		stk_lcore_poll(stk_lcore_get(rte_get_main_lcore()));
 	}
+	nfs_pool_destroy(g.pool, nfs3_pool_done);
+	g.pool = NULL;
 	if (g.tcp_up)
 		orpc_tcp_srv_fini(&g.tcp);
 	g.tcp_up = false;

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "orpc_svc.h"
@@ -32,7 +33,21 @@ static const struct {
 	[ORPC_OUT_PROC_UNAVAIL] = {"PROC_UNAVAIL", true, false, PROC_UNAVAIL, 0},
 	[ORPC_OUT_GARBAGE_ARGS] = {"GARBAGE_ARGS", true, false, GARBAGE_ARGS, 0},
 	[ORPC_OUT_SYSTEM_ERR] = {"SYSTEM_ERR", true, false, SYSTEM_ERR, 0},
+	[ORPC_OUT_DEFERRED] = {"DEFERRED", false, false, 0, 0},
 };
+
+/* A call taken out of dispatch (orpc_svc_defer): its request, arguments and results. */
+struct orpc_pending {
+	struct orpc_req req;
+	struct orpc_peer peer; /* a copy: the transport's may go with its connection */
+	orpc_resume_t resume;
+	void *resume_arg;
+	enum accept_stat stat;
+	_Alignas(16) uint8_t args[ORPC_MAX_ARGS];
+	_Alignas(16) uint8_t res[ORPC_MAX_RES];
+};
+
+static const struct orpc_peer no_peer = {.xprt = ORPC_XPRT_NONE};
 
 const char *orpc_outcome_name(enum orpc_outcome o)
 {
@@ -153,7 +168,6 @@ uint32_t orpc_svc_dispatch_peer(struct orpc_svc *s, const uint8_t *msg, uint32_t
 				const struct orpc_peer *peer, uint8_t *out, uint32_t cap,
 				enum orpc_outcome *outcome)
 {
-	static const struct orpc_peer no_peer = {.xprt = ORPC_XPRT_NONE};
 	struct orpc_req *r = &s->req;
 	_Alignas(16) uint8_t args[ORPC_MAX_ARGS], res[ORPC_MAX_RES];
 	enum auth_stat why = AUTH_OK;
@@ -201,8 +215,19 @@ uint32_t orpc_svc_dispatch_peer(struct orpc_svc *s, const uint8_t *msg, uint32_t
 		xdr_destroy(&x);
 	}
 	if (o == ORPC_OUT_SUCCESS) {
-		enum accept_stat st = r->proc->fn(r, args, res);
+		enum accept_stat st;
 
+		s->deferred = NULL;
+		r->user = NULL;
+		st = r->proc->fn(r, args, res);
+		if (st == ORPC_DEFER && s->deferred) {
+			/* the pending call owns the arguments now: they are freed when it finishes */
+			r->outcome = ORPC_OUT_DEFERRED;
+			s->stats.outcome[ORPC_OUT_DEFERRED]++;
+			if (outcome)
+				*outcome = ORPC_OUT_DEFERRED;
+			return 0;
+		}
 		if (st == GARBAGE_ARGS)
 			o = ORPC_OUT_GARBAGE_ARGS;
 		else if (st != SUCCESS)
@@ -224,6 +249,92 @@ uint32_t orpc_svc_dispatch_peer(struct orpc_svc *s, const uint8_t *msg, uint32_t
 		n = encode_reply(r, o, low, high, why, out, cap);
 	r->outcome = o;
 	s->stats.outcome[o]++;
+	if (outcome)
+		*outcome = o;
+	return n;
+}
+
+struct orpc_pending *orpc_svc_defer(struct orpc_req *r, void *args, void *res)
+{
+	struct orpc_pending *p;
+
+	if (r->peer->xprt != ORPC_XPRT_TCP && r->peer->xprt != ORPC_XPRT_RDMA)
+		return NULL; /* UDP holds no connection, and a test harness may hold none */
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->req = *r;
+	p->peer = *r->peer;
+	p->req.peer = &p->peer;
+	memcpy(p->args, args, r->proc->args_size);
+	memcpy(p->res, res, r->proc->res_size);
+	r->svc->deferred = p;
+	return p;
+}
+
+struct orpc_req *orpc_pending_req(struct orpc_pending *p)
+{
+	return &p->req;
+}
+
+void *orpc_pending_args(struct orpc_pending *p)
+{
+	return p->args;
+}
+
+void *orpc_pending_res(struct orpc_pending *p)
+{
+	return p->res;
+}
+
+struct orpc_pending *orpc_svc_take_deferred(struct orpc_svc *s, orpc_resume_t resume, void *arg)
+{
+	struct orpc_pending *p = s->deferred;
+
+	s->deferred = NULL;
+	if (p) {
+		p->resume = resume;
+		p->resume_arg = arg;
+	}
+	return p;
+}
+
+void orpc_pending_done(struct orpc_pending *p, enum accept_stat stat)
+{
+	p->stat = stat;
+	p->resume(p, p->resume_arg);
+}
+
+uint32_t orpc_svc_finish(struct orpc_svc *s, struct orpc_pending *p, uint8_t *out, uint32_t cap,
+			 enum orpc_outcome *outcome)
+{
+	enum orpc_outcome o = ORPC_OUT_SUCCESS;
+	uint32_t n = 0;
+	XDR x;
+
+	if (p->stat == GARBAGE_ARGS)
+		o = ORPC_OUT_GARBAGE_ARGS;
+	else if (p->stat != SUCCESS)
+		o = ORPC_OUT_SYSTEM_ERR;
+	if (out && o == ORPC_OUT_SUCCESS) {
+		struct orpc_reply_hdr h = {.xid = p->req.call.xid, .stat = SUCCESS};
+
+		xdrmem_create(&x, (char *)out, cap, XDR_ENCODE);
+		if (orpc_reply_encode(&x, &h) && p->req.proc->xdr_res(&x, p->res, 0))
+			n = xdr_getpos(&x);
+		else
+			o = ORPC_OUT_SYSTEM_ERR;
+		xdr_destroy(&x);
+	}
+	xdr_free(p->req.proc->xdr_args, (char *)p->args);
+	if (out && o != ORPC_OUT_SUCCESS)
+		n = encode_reply(&p->req, o, 0, 0, AUTH_OK, out, cap);
+	p->req.outcome = o;
+	s->stats.outcome[o]++;
+	/* what a transport reads after dispatch (proc, ddp_len) is where it would be */
+	memcpy(&s->req, &p->req, sizeof(s->req));
+	s->req.peer = &no_peer; /* the pending's copy goes with it */
+	free(p);
 	if (outcome)
 		*outcome = o;
 	return n;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* orpc_testprog.c - the test programs of orpc_testprog.h, written as data. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "orpc_testprog.h"
 
@@ -71,6 +72,44 @@ static enum accept_stat t_fill(struct orpc_req *r, void *a, void *res)
 	return SUCCESS;
 }
 
+/* LATER: ECHO, deferred: the call waits in a queue until orpc_test_later_run() ends it, as
+ * a file-system call would wait for a helper thread. Over UDP (no deferral) it echoes now. */
+#define LATER_MAX 64
+static struct orpc_pending *later[LATER_MAX];
+static uint32_t nlater;
+
+static enum accept_stat t_later(struct orpc_req *r, void *a, void *res)
+{
+	struct orpc_pending *p = nlater < LATER_MAX ? orpc_svc_defer(r, a, res) : NULL;
+
+	if (!p)
+		return t_echo(r, a, res);
+	later[nlater++] = p;
+	return ORPC_DEFER;
+}
+
+uint32_t orpc_test_later_waiting(void)
+{
+	return nlater;
+}
+
+uint32_t orpc_test_later_run(void)
+{
+	uint32_t n = nlater;
+
+	/* in arrival order; each done may dispatch more (a transport's stash), which queues more */
+	for (uint32_t i = 0; i < n; i++) {
+		struct orpc_pending *p = later[i];
+
+		t_echo(orpc_pending_req(p), orpc_pending_args(p), orpc_pending_res(p));
+		later[i] = NULL;
+		orpc_pending_done(p, SUCCESS);
+	}
+	memmove(later, later + n, (nlater - n) * sizeof(later[0]));
+	nlater -= n;
+	return n;
+}
+
 static enum auth_stat sys_check(struct orpc_req *r)
 {
 	return r->call.sys.uid == 666 ? AUTH_REJECTEDCRED : AUTH_OK;
@@ -86,6 +125,8 @@ static const struct orpc_proc test_procs[] = {
 	{"FAIL", (xdrproc_t)xdr_void, 0, (xdrproc_t)xdr_void, 0, t_fail, false},
 	{"UNSERVED", NULL, 0, NULL, 0, NULL, false},
 	{"FILL", (xdrproc_t)xdr_u_int, sizeof(u_int), (xdrproc_t)orpc_test_xdr_blob, BLOB, t_fill,
+	 true},
+	{"LATER", (xdrproc_t)orpc_test_xdr_blob, BLOB, (xdrproc_t)orpc_test_xdr_blob, BLOB, t_later,
 	 true},
 };
 

@@ -453,6 +453,96 @@ static void test_tcp_many_in_flight_and_auth(void **st)
 	orpc_clnt_fini(&c);
 }
 
+/* A deferred call (LATER) holds its connection's later calls until it ends, in order; another
+ * connection is served meanwhile; a connection closed while its call is deferred is freed when
+ * the call ends. */
+static void test_tcp_deferred_calls(void **st)
+{
+	static const char a_data[] = "first, deferred", b_data[] = "second, behind it";
+	struct orpc_test_blob a = {.data = (char *)a_data, .len = sizeof(a_data)};
+	struct orpc_test_blob b = {.data = (char *)b_data, .len = sizeof(b_data)};
+	struct waiter wt[3] = {{0}}, other = {0};
+	struct orpc_test_blob got = {0};
+	struct orpc_clnt c, c2;
+	uint64_t deferred0 = srv.stats.deferred;
+	time_t end;
+	XDR x;
+
+	(void)st;
+	assert_int_equal(orpc_clnt_init(&c, "127.0.0.1", port, 5000, 0), 0);
+	assert_int_equal(orpc_clnt_init(&c2, "127.0.0.1", port, 5000, 0), 0);
+	assert_int_equal(orpc_clnt_call(&c, ORPC_TEST_PROG, 1, ORPC_TEST_LATER, NULL,
+					(xdrproc_t)orpc_test_xdr_blob, &a, on_done, &wt[0]),
+			 0);
+	assert_int_equal(orpc_clnt_call(&c, ORPC_TEST_PROG, 1, ORPC_TEST_ECHO, NULL,
+					(xdrproc_t)orpc_test_xdr_blob, &b, on_done, &wt[1]),
+			 0);
+	assert_int_equal(orpc_clnt_call(&c, ORPC_TEST_PROG, 1, ORPC_TEST_LATER, NULL,
+					(xdrproc_t)orpc_test_xdr_blob, &b, on_done, &wt[2]),
+			 0);
+	/* the first call is deferred; nothing comes back on its connection, but the other
+	 * connection is answered */
+	end = time(NULL) + 5;
+	while (orpc_test_later_waiting() < 1 && time(NULL) < end) {
+		orpc_tcp_srv_poll(&srv);
+		orpc_clnt_poll(&c);
+	}
+	assert_int_equal(orpc_test_later_waiting(), 1);
+	assert_int_equal(
+		orpc_clnt_call(&c2, ORPC_TEST_PROG, 1, 0, NULL, NULL, NULL, on_done, &other), 0);
+	run(&c2, &other, 1, 1);
+	assert_int_equal(other.h.stat, SUCCESS);
+	for (int i = 0; i < 200; i++) {
+		orpc_tcp_srv_poll(&srv);
+		orpc_clnt_poll(&c);
+	}
+	assert_int_equal(wt[0].done + wt[1].done + wt[2].done, 0);
+	assert_int_equal(orpc_test_later_waiting(), 1);
+	/* it ends: its reply, then the ECHO behind it, then the second LATER is deferred */
+	assert_int_equal(orpc_test_later_run(), 1);
+	end = time(NULL) + 5;
+	while (orpc_test_later_waiting() < 1 && time(NULL) < end) {
+		orpc_tcp_srv_poll(&srv);
+		orpc_clnt_poll(&c);
+	}
+	orpc_test_later_run();
+	run(&c, wt, 3, 1);
+	for (int i = 0; i < 3; i++) {
+		const struct orpc_test_blob *want = i ? &b : &a;
+
+		assert_int_equal(wt[i].err, 0);
+		assert_int_equal(wt[i].h.stat, SUCCESS);
+		xdrmem_create(&x, (char *)wt[i].res, wt[i].res_len, XDR_DECODE);
+		assert_true(orpc_test_xdr_blob(&x, &got));
+		assert_int_equal(got.len, want->len);
+		assert_memory_equal(got.data, want->data, want->len);
+		xdr_free((xdrproc_t)orpc_test_xdr_blob, (char *)&got);
+		got.data = NULL;
+		free(wt[i].res);
+	}
+	assert_int_equal(srv.stats.deferred, deferred0 + 2);
+	/* closed while deferred: the connection goes when the call ends (ASan sees any misuse) */
+	memset(wt, 0, sizeof(wt));
+	assert_int_equal(orpc_clnt_call(&c, ORPC_TEST_PROG, 1, ORPC_TEST_LATER, NULL,
+					(xdrproc_t)orpc_test_xdr_blob, &a, on_done, &wt[0]),
+			 0);
+	end = time(NULL) + 5;
+	while (orpc_test_later_waiting() < 1 && time(NULL) < end) {
+		orpc_tcp_srv_poll(&srv);
+		orpc_clnt_poll(&c);
+	}
+	assert_int_equal(orpc_test_later_waiting(), 1);
+	orpc_clnt_fini(&c);
+	free(other.res);
+	orpc_clnt_fini(&c2);
+	/* the server notices the close only once the call ends and it reads again */
+	assert_int_equal(orpc_test_later_run(), 1);
+	end = time(NULL) + 2;
+	while (orpc_tcp_srv_nconns(&srv) > 0 && time(NULL) < end)
+		orpc_tcp_srv_poll(&srv);
+	assert_int_equal(orpc_tcp_srv_nconns(&srv), 0);
+}
+
 static int raw_connect(void)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
@@ -607,6 +697,7 @@ int main(void)
 	const struct CMUnitTest tcp_tests[] = {
 		cmocka_unit_test(test_tcp_echo_large),
 		cmocka_unit_test(test_tcp_many_in_flight_and_auth),
+		cmocka_unit_test(test_tcp_deferred_calls),
 		cmocka_unit_test(test_tcp_garbage_closes_one_connection),
 		cmocka_unit_test(test_udp_null),
 		cmocka_unit_test(test_client_timeout_retransmit),
