@@ -118,6 +118,8 @@ sed 's/^/# droce-nfsd: /' "$LABI_DIR/nfsd.out"
 sed 's/^/# droce-nfsd stderr: /' "$LABI_DIR/nfsd.err" | tail -n 20
 check "droce-nfsd dropped nothing and closed nothing as garbage" \
 	bash -c "! grep -q 'DROP\|GARBAGE\|SYSTEM_ERR\|garbage [1-9]' '$LABI_DIR/nfsd.out'"
+check "the file-system calls ran on droce-nfsd's helper threads (over RDMA and TCP), none inline" \
+	grep -q "calls on helper threads [1-9][0-9]*, run inline for want of scratch 0" "$LABI_DIR/nfsd.out"
 
 cap=$LABI_DIR/nfs_mount.pcap
 tshark -r "$cap" -Y '_ws.malformed || _ws.expert.severity == error' -T fields -e frame.number \
