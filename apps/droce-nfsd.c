@@ -239,6 +239,7 @@ static void print_stats(void)
 		"REMOVE", "RMDIR",   "RENAME",	 "LINK",   "READDIR", "READDIRPLUS",
 		"FSSTAT", "FSINFO",  "PATHCONF", "COMMIT"};
 	struct nfs_fs_stats fst;
+	struct orpc_drc_stats drc[2];
 
 	printf("tcp: accepted %llu, records %llu, udp calls %llu, closed %llu (garbage %llu)\n",
 	       (unsigned long long)g.tcp.stats.accepted, (unsigned long long)g.tcp.stats.records,
@@ -266,6 +267,15 @@ static void print_stats(void)
 	       (unsigned long long)(g.tcp_nfs.st.status_err + g.rdma_nfs.st.status_err),
 	       (unsigned long long)(g.tcp_nfs.st.read_bytes + g.rdma_nfs.st.read_bytes),
 	       (unsigned long long)(g.tcp_nfs.st.write_bytes + g.rdma_nfs.st.write_bytes));
+	orpc_svc_drc_stats(&g.svc, &drc[0]);
+	orpc_svc_drc_stats(&g.rdma_svc, &drc[1]);
+	printf("drc: kept %llu, replayed %llu, dropped in progress %llu, evicted %llu, too big "
+	       "%llu\n",
+	       (unsigned long long)(drc[0].inserted + drc[1].inserted),
+	       (unsigned long long)(drc[0].replayed + drc[1].replayed),
+	       (unsigned long long)(drc[0].in_progress_drops + drc[1].in_progress_drops),
+	       (unsigned long long)(drc[0].evicted + drc[1].evicted),
+	       (unsigned long long)(drc[0].too_big + drc[1].too_big));
 	nfs_fs_stats(g.fs, &fst);
 	printf("fs: badhandle %llu, stale %llu, client refused %llu, rofs %llu, squashed %llu\n",
 	       (unsigned long long)fst.badhandle, (unsigned long long)fst.stale,
@@ -301,6 +311,8 @@ static int serve_tcp_only(long secs)
 	if (nfs3_server_init(&g.tcp_nfs, g.fs, MAX_IO) != 0 || start_pool() != 0)
 		goto out;
 	g.svc.ctx = &g.tcp_nfs;
+	if (orpc_svc_drc_enable(&g.svc) != 0)
+		goto out;
 	orpc_svc_add(&g.svc, &orpc_pmap_program);
 	orpc_svc_add(&g.svc, &nfs3_program);
 	orpc_svc_add(&g.svc, &mount_program);
@@ -333,6 +345,8 @@ out:
 	if (g.tcp_up)
 		orpc_tcp_srv_fini(&g.tcp);
 	nfs3_server_fini(&g.tcp_nfs);
+	orpc_svc_drc_disable(&g.svc);
+	orpc_svc_drc_disable(&g.rdma_svc);
 	nfs_fs_close(g.fs);
 	return rc;
 }
@@ -426,6 +440,10 @@ int main(int argc, char **argv)
 	}
 	g.svc.ctx = &g.tcp_nfs;
 	g.rdma_svc.ctx = &g.rdma_nfs;
+	if (orpc_svc_drc_enable(&g.svc) != 0 || orpc_svc_drc_enable(&g.rdma_svc) != 0) {
+		fprintf(stderr, "droce-nfsd: out of memory\n");
+		goto out;
+	}
 	orpc_svc_add(&g.svc, &orpc_pmap_program);
 	orpc_svc_add(&g.svc, &nfs3_program);
 	orpc_svc_add(&g.svc, &mount_program);
@@ -473,6 +491,8 @@ out:
 	if (g.dev)
 		roce_dev_close(g.dev);
 	nfs3_server_fini(&g.tcp_nfs);
+	orpc_svc_drc_disable(&g.svc);
+	orpc_svc_drc_disable(&g.rdma_svc);
 	nfs3_server_fini(&g.rdma_nfs);
 	nfs_fs_close(g.fs);
 	rte_eal_cleanup();

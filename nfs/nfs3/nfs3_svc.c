@@ -528,6 +528,13 @@ const struct orpc_program nfs3_program = {
 	.nvers = 1,
 	.vers = nfs3_versions,
 	.flavors = ORPC_FLAVOR_BIT(AUTH_NONE) | ORPC_FLAVOR_BIT(AUTH_SYS),
+	/* not idempotent (RFC 1813 §4.1, knfsd's cache types): replays come from the duplicate
+	 * request cache (orpc_svc.h) */
+	.drc_procs = 1ull << NFS3_PROC_SETATTR | 1ull << NFS3_PROC_WRITE |
+		     1ull << NFS3_PROC_CREATE | 1ull << NFS3_PROC_MKDIR |
+		     1ull << NFS3_PROC_SYMLINK | 1ull << NFS3_PROC_MKNOD |
+		     1ull << NFS3_PROC_REMOVE | 1ull << NFS3_PROC_RMDIR | 1ull << NFS3_PROC_RENAME |
+		     1ull << NFS3_PROC_LINK,
 };
 
 static void scratch_free(struct nfs3_scratch *sc)

@@ -65,6 +65,8 @@ struct orpc_program {
 	uint32_t flavors;	      /**< accepted for procedures other than 0: AUTH_NONE, AUTH_SYS
 					  bits; 0 = both */
 	orpc_auth_check_t auth_check; /**< optional */
+	uint64_t drc_procs; /**< bit p: procedure p (in every version) is not idempotent, and its
+			       replies go into the duplicate request cache */
 };
 
 #define ORPC_MAX_ARGS 1024u
@@ -85,8 +87,10 @@ struct orpc_program {
 	X(PROC_UNAVAIL)	     /**< procedure not served */                                          \
 	X(GARBAGE_ARGS)	     /**< arguments do not decode */                                       \
 	X(SYSTEM_ERR)	     /**< the handler failed, or the results do not fit */                 \
-	X(DEFERRED)	     /**< the handler took the call to finish later (orpc_svc_defer): no  \
-				reply yet; its final outcome is counted when it finishes */
+	X(DEFERRED)	   /**< the handler took the call to finish later (orpc_svc_defer): no  \
+				reply yet; its final outcome is counted when it finishes */  \
+	X(DRC_REPLAY)	   /**< a retransmission of a call that ran: its cached reply again */     \
+	X(DRC_IN_PROGRESS) /**< a retransmission of a call still running: dropped */
 
 #define ORPC_OUTCOME_ENUM_(n) ORPC_OUT_##n,
 enum orpc_outcome { ORPC_OUTCOME_LIST(ORPC_OUTCOME_ENUM_) ORPC_OUT_NUM };
@@ -95,6 +99,25 @@ const char *orpc_outcome_name(enum orpc_outcome o);
 struct orpc_svc_stats {
 	uint64_t calls;
 	uint64_t outcome[ORPC_OUT_NUM];
+};
+
+/*
+ * The duplicate request cache (orpc_svc_drc_enable): for procedures in drc_procs (not
+ * idempotent: CREATE, REMOVE, RENAME, WRITE ...), the reply of each call is kept, keyed by xid,
+ * the client's address without its port (Linux's RDMA client reconnects from a new port), the
+ * program, version and procedure, and a checksum of the first 256 bytes of the arguments and
+ * their length. A retransmission of a call that ran gets the same reply without running again;
+ * one that arrives while the call still runs (deferred) is dropped. Replies are kept as RPC
+ * messages, without any transport framing, so a retransmission over a new connection (or the
+ * other transport's framing) is answered correctly. Bounded: ORPC_DRC_ENTRIES, LRU within a
+ * set of ORPC_DRC_WAYS; replies longer than ORPC_DRC_MAX_REPLY are not kept.
+ */
+#define ORPC_DRC_ENTRIES 4096u
+#define ORPC_DRC_WAYS 8u
+#define ORPC_DRC_MAX_REPLY 1024u
+
+struct orpc_drc_stats {
+	uint64_t inserted, replayed, in_progress_drops, evicted, too_big;
 };
 
 /** The transport a call came over. */
@@ -116,6 +139,7 @@ struct orpc_req {
 	enum orpc_outcome outcome;
 	uint32_t ddp_len; /**< set by a ddp_res handler: bytes of the trailing opaque's content */
 	void *user;	  /**< the upper layer's, per call (NULL at dispatch) */
+	struct orpc_drc_entry *drc; /**< its cache entry while it runs */
 	struct orpc_call call;
 };
 
@@ -126,8 +150,14 @@ struct orpc_svc {
 	struct orpc_svc_stats stats;
 	void *ctx;		       /**< the upper layer's, for its handlers (req->svc->ctx) */
 	struct orpc_pending *deferred; /**< what the last dispatch deferred, until taken */
+	struct orpc_drc *drc;	       /**< the duplicate request cache, or NULL */
 	struct orpc_req req; /**< the call in dispatch (its credential copy is 800 bytes) */
 };
+
+/** Give s a duplicate request cache. @return 0 or -ENOMEM */
+int orpc_svc_drc_enable(struct orpc_svc *s);
+void orpc_svc_drc_disable(struct orpc_svc *s);
+void orpc_svc_drc_stats(const struct orpc_svc *s, struct orpc_drc_stats *st);
 
 /** Add a program. @return 0, -ENOSPC when full, -EEXIST when prog is already there */
 int orpc_svc_add(struct orpc_svc *s, const struct orpc_program *p);

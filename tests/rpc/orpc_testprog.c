@@ -93,6 +93,11 @@ uint32_t orpc_test_later_waiting(void)
 	return nlater;
 }
 
+void orpc_test_later_forget(void)
+{
+	nlater = 0;
+}
+
 uint32_t orpc_test_later_run(void)
 {
 	uint32_t n = nlater;
@@ -108,6 +113,23 @@ uint32_t orpc_test_later_run(void)
 	memmove(later, later + n, (nlater - n) * sizeof(later[0]));
 	nlater -= n;
 	return n;
+}
+
+/* BUMP: adds its argument to a counter and answers the new value: not idempotent, so it is
+ * in the duplicate request cache (drc_procs), and a replay must not run it again. */
+static u_int bump_counter;
+
+static enum accept_stat t_bump(struct orpc_req *r, void *a, void *res)
+{
+	(void)r;
+	bump_counter += *(u_int *)a;
+	*(u_int *)res = bump_counter;
+	return SUCCESS;
+}
+
+u_int orpc_test_bump_value(void)
+{
+	return bump_counter;
 }
 
 static enum auth_stat sys_check(struct orpc_req *r)
@@ -128,6 +150,8 @@ static const struct orpc_proc test_procs[] = {
 	 true},
 	{"LATER", (xdrproc_t)orpc_test_xdr_blob, BLOB, (xdrproc_t)orpc_test_xdr_blob, BLOB, t_later,
 	 true},
+	{"BUMP", (xdrproc_t)xdr_u_int, sizeof(u_int), (xdrproc_t)xdr_u_int, sizeof(u_int), t_bump,
+	 false},
 };
 
 static const struct orpc_version test_versions[] = {
@@ -140,6 +164,7 @@ const struct orpc_program orpc_test_program = {
 	.name = "droce-test",
 	.nvers = 2,
 	.vers = test_versions,
+	.drc_procs = 1u << ORPC_TEST_LATER | 1u << ORPC_TEST_BUMP,
 };
 
 static const struct orpc_proc sys_procs[] = {
