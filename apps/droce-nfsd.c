@@ -31,6 +31,7 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
+#include <rte_telemetry.h>
 
 #include "nfs3_svc.h"
 #include "nfs_fs.h"
@@ -283,6 +284,61 @@ static void print_stats(void)
 	       (unsigned long long)fst.squashed);
 }
 
+/* /droce/nfs: the NFS server's counters for rte_telemetry (dpdk-telemetry.py). Read from the
+ * telemetry thread while the lcore counts: each value is one aligned 64-bit load. */
+static int tel_nfs(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	static const char *const procs[NFS3_NPROCS] = {
+		"NULL",	  "GETATTR", "SETATTR",	 "LOOKUP", "ACCESS",  "READLINK",
+		"READ",	  "WRITE",   "CREATE",	 "MKDIR",  "SYMLINK", "MKNOD",
+		"REMOVE", "RMDIR",   "RENAME",	 "LINK",   "READDIR", "READDIRPLUS",
+		"FSSTAT", "FSINFO",  "PATHCONF", "COMMIT"};
+	const struct nfs3_server *sv[2] = {&g.tcp_nfs, &g.rdma_nfs};
+	struct orpc_drc_stats drc[2];
+	struct nfs_fs_stats fst;
+	struct rte_tel_data *p = rte_tel_data_alloc(), *o = rte_tel_data_alloc();
+
+	(void)cmd, (void)params;
+	if (!p || !o) {
+		rte_tel_data_free(p);
+		rte_tel_data_free(o);
+		return -ENOMEM;
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_start_dict(p);
+	for (uint32_t i = 0; i < NFS3_NPROCS; i++)
+		rte_tel_data_add_dict_u64(p, procs[i], sv[0]->st.proc[i] + sv[1]->st.proc[i]);
+	rte_tel_data_add_dict_container(d, "nfs3_calls", p, 0);
+	rte_tel_data_start_dict(o);
+	for (int k = 0; k < ORPC_OUT_NUM; k++)
+		rte_tel_data_add_dict_u64(o, orpc_outcome_name((enum orpc_outcome)k),
+					  g.svc.stats.outcome[k] + g.rdma_svc.stats.outcome[k]);
+	rte_tel_data_add_dict_container(d, "rpc_outcomes", o, 0);
+	for (uint32_t i = 0; i < 32; i++)
+		if (sv[0]->st.status[i] + sv[1]->st.status[i] && i)
+			rte_tel_data_add_dict_u64(d, nfs_stat_name(nfs3_stat_of_slot(i)),
+						  sv[0]->st.status[i] + sv[1]->st.status[i]);
+	rte_tel_data_add_dict_u64(d, "status_ok", sv[0]->st.status_ok + sv[1]->st.status_ok);
+	rte_tel_data_add_dict_u64(d, "status_err", sv[0]->st.status_err + sv[1]->st.status_err);
+	rte_tel_data_add_dict_u64(d, "read_bytes", sv[0]->st.read_bytes + sv[1]->st.read_bytes);
+	rte_tel_data_add_dict_u64(d, "write_bytes", sv[0]->st.write_bytes + sv[1]->st.write_bytes);
+	rte_tel_data_add_dict_u64(d, "on_helper_threads", sv[0]->st.deferred + sv[1]->st.deferred);
+	rte_tel_data_add_dict_u64(d, "helper_queue", g.pool ? nfs_pool_inflight(g.pool) : 0);
+	orpc_svc_drc_stats(&g.svc, &drc[0]);
+	orpc_svc_drc_stats(&g.rdma_svc, &drc[1]);
+	rte_tel_data_add_dict_u64(d, "drc_replayed", drc[0].replayed + drc[1].replayed);
+	rte_tel_data_add_dict_u64(d, "drc_in_progress_drops",
+				  drc[0].in_progress_drops + drc[1].in_progress_drops);
+	nfs_fs_stats(g.fs, &fst);
+	rte_tel_data_add_dict_u64(d, "badhandle", fst.badhandle);
+	rte_tel_data_add_dict_u64(d, "stale", fst.stale);
+	rte_tel_data_add_dict_u64(d, "client_refused", fst.acces_client);
+	rte_tel_data_add_dict_u64(d, "rofs", fst.rofs);
+	rte_tel_data_add_dict_u64(d, "rdma_connections", g.accepted - g.closed);
+	rte_tel_data_add_dict_u64(d, "tcp_connections", orpc_tcp_srv_nconns(&g.tcp));
+	return 0;
+}
+
 /* The helper threads, shared by the servers of every transport. */
 static int start_pool(void)
 {
@@ -449,6 +505,11 @@ int main(int argc, char **argv)
 	orpc_svc_add(&g.svc, &mount_program);
 	orpc_svc_add(&g.rdma_svc, &nfs3_program);
 	register_all(ip, true);
+	/* the help text must stay under RTE_TEL_MAX_STRING_LEN (128), or registration fails */
+	if (rte_telemetry_register_cmd("/droce/nfs", tel_nfs,
+				       "NFS server counters: calls, outcomes, errors, bytes, DRC. "
+				       "No params") != 0)
+		fprintf(stderr, "droce-nfsd: /droce/nfs not registered with telemetry\n");
 	if (listen_all(ip) != 0)
 		goto out;
 	g.end = secs > 0 ? rte_get_tsc_cycles() + (uint64_t)secs * rte_get_tsc_hz() : 0;

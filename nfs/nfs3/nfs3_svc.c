@@ -40,42 +40,48 @@ static void make_ctx(struct orpc_req *r, struct nfs_ctx *c)
 	}
 }
 
+static const enum nfs_stat stat_slots[] = {NFS_OK,
+					   NFS_ERR_PERM,
+					   NFS_ERR_NOENT,
+					   NFS_ERR_IO,
+					   NFS_ERR_NXIO,
+					   NFS_ERR_ACCES,
+					   NFS_ERR_EXIST,
+					   NFS_ERR_XDEV,
+					   NFS_ERR_NODEV,
+					   NFS_ERR_NOTDIR,
+					   NFS_ERR_ISDIR,
+					   NFS_ERR_INVAL,
+					   NFS_ERR_FBIG,
+					   NFS_ERR_NOSPC,
+					   NFS_ERR_ROFS,
+					   NFS_ERR_MLINK,
+					   NFS_ERR_NAMETOOLONG,
+					   NFS_ERR_NOTEMPTY,
+					   NFS_ERR_DQUOT,
+					   NFS_ERR_STALE,
+					   NFS_ERR_REMOTE,
+					   NFS_ERR_BADHANDLE,
+					   NFS_ERR_NOT_SYNC,
+					   NFS_ERR_BAD_COOKIE,
+					   NFS_ERR_NOTSUPP,
+					   NFS_ERR_TOOSMALL,
+					   NFS_ERR_SERVERFAULT,
+					   NFS_ERR_BADTYPE,
+					   NFS_ERR_JUKEBOX};
+#define NSTAT_SLOTS (sizeof(stat_slots) / sizeof(stat_slots[0]))
+
 uint32_t nfs3_stat_slot(enum nfs_stat st)
 {
-	static const enum nfs_stat slots[] = {NFS_OK,
-					      NFS_ERR_PERM,
-					      NFS_ERR_NOENT,
-					      NFS_ERR_IO,
-					      NFS_ERR_NXIO,
-					      NFS_ERR_ACCES,
-					      NFS_ERR_EXIST,
-					      NFS_ERR_XDEV,
-					      NFS_ERR_NODEV,
-					      NFS_ERR_NOTDIR,
-					      NFS_ERR_ISDIR,
-					      NFS_ERR_INVAL,
-					      NFS_ERR_FBIG,
-					      NFS_ERR_NOSPC,
-					      NFS_ERR_ROFS,
-					      NFS_ERR_MLINK,
-					      NFS_ERR_NAMETOOLONG,
-					      NFS_ERR_NOTEMPTY,
-					      NFS_ERR_DQUOT,
-					      NFS_ERR_STALE,
-					      NFS_ERR_REMOTE,
-					      NFS_ERR_BADHANDLE,
-					      NFS_ERR_NOT_SYNC,
-					      NFS_ERR_BAD_COOKIE,
-					      NFS_ERR_NOTSUPP,
-					      NFS_ERR_TOOSMALL,
-					      NFS_ERR_SERVERFAULT,
-					      NFS_ERR_BADTYPE,
-					      NFS_ERR_JUKEBOX};
-
-	for (uint32_t i = 0; i < sizeof(slots) / sizeof(slots[0]); i++)
-		if (slots[i] == st)
+	for (uint32_t i = 0; i < NSTAT_SLOTS; i++)
+		if (stat_slots[i] == st)
 			return i;
 	return 31;
+}
+
+enum nfs_stat nfs3_stat_of_slot(uint32_t slot)
+{
+	return slot < NSTAT_SLOTS ? stat_slots[slot] : NFS_ERR_SERVERFAULT;
 }
 
 static struct nfs3_scratch *scratch_get(struct nfs3_server *s);

@@ -77,5 +77,7 @@ void nfs3_server_fini(struct nfs3_server *s);
 
 /** Index of an NFS status in nfs3_stats.status (0 = NFS3_OK). */
 uint32_t nfs3_stat_slot(enum nfs_stat st);
+/** The status counted in a slot (slot 31: any other). */
+enum nfs_stat nfs3_stat_of_slot(uint32_t slot);
 
 #endif /* NFS3_SVC_H */

@@ -113,6 +113,22 @@ sed 's/^/# vm1 squash: /' "$LABI_DIR/vm.squash"
 check "root_squash: a file root creates is owned by 65534:65534 on droce's disk" \
 	[ "$(stat -c %u:%g "$SQ/byroot" 2>/dev/null)" = 65534:65534 ]
 
+# the counters, as an operator reads them (rte_telemetry)
+echo /droce/nfs | timeout 10 dpdk-telemetry.py -f "droce_il_$LABI_ID" 2>/dev/null | tail -n 1 > "$LABI_DIR/telemetry.json"
+python3 - "$LABI_DIR/telemetry.json" > "$LABI_DIR/telemetry.txt" 2>&1 <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["/droce/nfs"]
+c = t["nfs3_calls"]
+print(f"READ {c['READ']} WRITE {c['WRITE']} CREATE {c['CREATE']} on_helper_threads "
+      f"{t['on_helper_threads']} read_bytes {t['read_bytes']} write_bytes {t['write_bytes']} "
+      f"NFS3ERR_NOENT {t.get('NFS3ERR_NOENT', 0)}")
+ok = c["READ"] > 0 and c["WRITE"] > 0 and t["write_bytes"] >= 4 * 16 * 1048576 and \
+    t["on_helper_threads"] > 0 and t["rpc_outcomes"]["GARBAGE_ARGS"] == 0
+sys.exit(0 if ok else 1)
+PY
+tel=$?
+sed 's/^/# telemetry: /' "$LABI_DIR/telemetry.txt"
+check "telemetry /droce/nfs counts the READs and WRITEs, the 4 x 16 MiB written and the helper threads' calls" [ $tel = 0 ]
 kill -TERM "$NPID"; wait "$NPID"
 sed 's/^/# droce-nfsd: /' "$LABI_DIR/nfsd.out"
 sed 's/^/# droce-nfsd stderr: /' "$LABI_DIR/nfsd.err" | tail -n 20
