@@ -4,16 +4,19 @@
  * wire: a small MOUNT v3 + NFSv3 client over TCP (rpc/clnt's orpc_clnt, nfs/xdr's codecs)
  * against `droce-nfsd --listen`, run by tests/nfs/nfs3_confine.sh, which made the exports:
  *
- *     DIR/A       rw,no_root_squash,insecure   (mode 0777; A/etc is a symlink to /etc)
- *     DIR/B       rw,root_squash,insecure      (mode 0777)
+ *     DIR/A       rw,no_root_squash,insecure   (mode 0777; A/etc is a symlink to /etc, A/sub
+ *                                              a directory, A/g0 a 0:0 file of mode 0040)
+ *     DIR/B       rw,root_squash,insecure      (mode 0777; B/g0 as A/g0)
  *     DIR/ro      ro,insecure                  (holds "file", "original\n")
  *     DIR/closed  10.9.9.9 only
  *     DIR/secret  a file outside every export, DIR/outside a directory outside every export
  *     DIR/state   droce-nfsd's state directory (fh.key: the handle MAC key)
  *
  * What it asserts (RFC 1813 status numbers; one "ok - " or "FAIL - " line each):
- *   - MNT of A, B and ro succeeds; MNT of closed is MNT3ERR_ACCES;
- *   - LOOKUP ".." at A's root answers A's root: the same handle and fileid;
+ *   - MNT of A, B and ro succeeds; MNT of closed is MNT3ERR_ACCES; A/sub mounts, A/etc (the
+ *     symlink) and A/../outside are MNT3ERR_ACCES, DIR/outside MNT3ERR_NOENT;
+ *   - LOOKUP ".." at A's root answers A's root: the same handle and fileid; READDIRPLUS of
+ *     A's root gives ".." the root's own handle; names with '/' or NUL are ACCES;
  *   - LOOKUP of the symlink answers NF3LNK, LOOKUP "passwd" through it NOTDIR, READLINK "/etc";
  *   - every one-byte change of A's root handle, a truncated and an empty one: BADHANDLE;
  *   - the kernel's handle of /etc/passwd and of DIR/secret under A's header with a copied
@@ -24,10 +27,13 @@
  *     made in A;
  *   - a 256-byte name: NAMETOOLONG for CREATE and LOOKUP; 255 bytes work;
  *   - WRITE and CREATE on ro: ROFS, the file unchanged (READ);
- *   - GETATTR with a 65-byte handle, a WRITE cut short: RPC GARBAGE_ARGS (accept_stat 4), on
- *     the same connection that then answers NULL and a hand-encoded GETATTR;
+ *   - GETATTR with a 65-byte handle, a WRITE cut short, CREATE with createmode 3, MNT with a
+ *     1025-byte path: RPC GARBAGE_ARGS (accept_stat 4), on connections that then answer NULL
+ *     and a hand-encoded GETATTR (no reconnection, no retransmission);
  *   - root's CREATE on B (root_squash) is 65534:65534, uid 1000's is 1000:1000, root's on A
- *     (no_root_squash) 0:0, and an AUTH_NONE CREATE on A is 65534:65534 (GETATTR);
+ *     (no_root_squash) 0:0, and an AUTH_NONE CREATE on A is 65534:65534 (GETATTR); on B root
+ *     cannot SETATTR a file's uid to 0 (PERM), and group 0 in uid 1000's list does not open a
+ *     0:0 file of mode 0040 (ACCES), which it does on A;
  * It prints "disk PATH UID:GID" for the script to check with stat, and "expect COUNTER N" for
  * the server's counters: the statuses it received, which the server must have counted.
  *
@@ -236,8 +242,6 @@ static int mnt(const char *path, struct nfs_fh *fh)
 	}
 	if (res.status == NFS_MNT3_OK && fh)
 		*fh = res.fh;
-	if (res.status == NFS_MNT3_ERR_ACCES)
-		g.refused++;
 	return (int)res.status;
 }
 
@@ -261,8 +265,23 @@ static void t_mount(void)
 	check(mnt(p, &g.ro) == NFS_MNT3_OK, "MNT of ro");
 	pathf(p, sizeof(p), "closed");
 	s = mnt(p, NULL);
+	if (s == NFS_MNT3_ERR_ACCES)
+		g.refused++;
 	check(s == NFS_MNT3_ERR_ACCES, "MNT of an export listing only 10.9.9.9: MNT3ERR_ACCES (%d)",
 	      s);
+	/* a directory below an export mounts; nothing reached through ".." or a symlink does */
+	pathf(p, sizeof(p), "A/sub");
+	s = mnt(p, NULL);
+	check(s == NFS_MNT3_OK, "MNT of A/sub (a directory below A): %d", s);
+	pathf(p, sizeof(p), "A/etc");
+	s = mnt(p, NULL);
+	check(s == NFS_MNT3_ERR_ACCES, "MNT of A/etc (a symlink to /etc): MNT3ERR_ACCES (%d)", s);
+	pathf(p, sizeof(p), "A/../outside");
+	s = mnt(p, NULL);
+	check(s == NFS_MNT3_ERR_ACCES, "MNT of A/../outside: MNT3ERR_ACCES (%d)", s);
+	pathf(p, sizeof(p), "outside");
+	s = mnt(p, NULL);
+	check(s == NFS_MNT3_ERR_NOENT, "MNT of DIR/outside (not exported): MNT3ERR_NOENT (%d)", s);
 }
 
 static void t_dotdot(void)
@@ -281,6 +300,38 @@ static void t_dotdot(void)
 	      (unsigned long long)up.fileid, (unsigned long long)root.fileid, st_name(s));
 	check(s == NFS_OK && fh.len == g.a.len && memcmp(fh.data, g.a.data, fh.len) == 0,
 	      "LOOKUP \"..\" at A's root answers the root's own handle (%u bytes)", fh.len);
+}
+
+static void t_slash(void)
+{
+	int s;
+
+	s = lookup(&g.a, "etc/passwd", 10, NULL, NULL);
+	check(s == NFS_ERR_ACCES, "LOOKUP \"etc/passwd\" in A (a name with '/'): %s", st_name(s));
+	s = lookup(&g.a, "../B", 4, NULL, NULL);
+	check(s == NFS_ERR_ACCES, "LOOKUP \"../B\" in A: %s", st_name(s));
+	s = lookup(&g.a, "sub\0x", 5, NULL, NULL);
+	check(s == NFS_ERR_ACCES, "LOOKUP of a name with a NUL byte: %s", st_name(s));
+}
+
+/* READDIRPLUS of A's root: ".." carries the root's own handle and fileid */
+static void t_readdirplus(void)
+{
+	static struct nfs_dirent ents[64];
+	struct nfs3_readdirplus_args args = {.dir = g.a, .dircount = 8192, .maxcount = 32768};
+	struct nfs3_readdir_res res = {.entries = ents, .cap = 64};
+	const struct nfs_dirent *dd = NULL;
+	int s;
+
+	s = nfs(NFS3_PROC_READDIRPLUS, &g.root, &args, &res) ? -1 : (int)res.status;
+	for (uint32_t i = 0; s == NFS_OK && i < res.count; i++)
+		if (ents[i].namelen == 2 && memcmp(ents[i].name, "..", 2) == 0)
+			dd = &ents[i];
+	check(dd && dd->fh_valid && dd->fh.len == g.a.len &&
+		      memcmp(dd->fh.data, g.a.data, g.a.len) == 0 && dd->attr_valid &&
+		      dd->attr.type == NFS_DIR,
+	      "READDIRPLUS of A's root: \"..\" carries the root's own handle (%s, %u entries)",
+	      st_name(s), s == NFS_OK ? res.count : 0);
 }
 
 static void t_symlink(void)
@@ -544,7 +595,7 @@ static int raw_call(uint32_t proc, const uint8_t *args, uint32_t len, xdrproc_t 
 static void t_garbage(void)
 {
 	uint8_t buf[512], junk[68];
-	uint64_t reconnects = g.nfs.stats.reconnects;
+	uint64_t reconnects = g.nfs.stats.reconnects + g.mnt.stats.reconnects;
 	struct nfs3_getattr_res res = {0};
 	uint32_t n;
 	int rc;
@@ -571,9 +622,38 @@ static void t_garbage(void)
 	check(rc == GARBAGE_ARGS, "WRITE whose data stops 900 bytes short: RPC %s",
 	      rc >= 0 ? orpc_accept_stat_name((uint32_t)rc) : strerror(-rc));
 
+	/* CREATE3args with createmode3 3 (the union has no default arm, RFC 1813 §3.3.8) */
+	n = put_words(buf, g.a.data, g.a.len);
+	n += put_words(buf + n, (const uint8_t *)"c3", 2);
+	put_be32(buf + n, 3);
+	memset(buf + n + 4, 0, 24);
+	rc = raw_call(NFS3_PROC_CREATE, buf, n + 28, NULL, NULL);
+	if (rc == GARBAGE_ARGS)
+		g.garbage++;
+	check(rc == GARBAGE_ARGS, "CREATE with createmode 3: RPC %s",
+	      rc >= 0 ? orpc_accept_stat_name((uint32_t)rc) : strerror(-rc));
+	/* MNT with a dirpath of 1025 bytes (MNTPATHLEN is 1024) */
+	{
+		static uint8_t path[1025], big[1032];
+		struct raw r = {big, 0};
+
+		memset(path, 'p', sizeof(path));
+		r.len = put_words(big, path, sizeof(path));
+		rc = call(&g.mnt, NFS_MNT_PROGRAM, NFS_MNT_V3, NFS_MNT_PROC_MNT, &g.root,
+			  (xdrproc_t)xdr_raw, &r, NULL, NULL);
+	}
+	if (rc == GARBAGE_ARGS)
+		g.garbage++;
+	check(rc == GARBAGE_ARGS, "MOUNT MNT with a 1025-byte path: RPC %s",
+	      rc >= 0 ? orpc_accept_stat_name((uint32_t)rc) : strerror(-rc));
+
 	rc = call(&g.nfs, NFS3_PROGRAM, NFS3_VERSION, NFS3_PROC_NULL, &g.root, NULL, NULL, NULL,
 		  NULL);
-	check(rc == SUCCESS, "NULL afterwards: RPC %s",
+	check(rc == SUCCESS, "NFS NULL afterwards: RPC %s",
+	      rc >= 0 ? orpc_accept_stat_name((uint32_t)rc) : strerror(-rc));
+	rc = call(&g.mnt, NFS_MNT_PROGRAM, NFS_MNT_V3, NFS_MNT_PROC_NULL, &g.root, NULL, NULL, NULL,
+		  NULL);
+	check(rc == SUCCESS, "MOUNT NULL afterwards: RPC %s",
 	      rc >= 0 ? orpc_accept_stat_name((uint32_t)rc) : strerror(-rc));
 	/* the control: the same hand encoding with a good handle decodes */
 	n = put_words(buf, g.a.data, g.a.len);
@@ -581,10 +661,12 @@ static void t_garbage(void)
 	check(rc == SUCCESS && res.status == NFS_OK && res.attr.type == NFS_DIR,
 	      "a hand-encoded GETATTR of A's root afterwards: %s",
 	      rc == SUCCESS ? st_name(res.status) : "RPC error");
-	check(g.nfs.stats.reconnects == reconnects && g.nfs.stats.retransmits == 0,
-	      "all on one connection: %llu reconnects, %llu retransmissions",
-	      (unsigned long long)(g.nfs.stats.reconnects - reconnects),
-	      (unsigned long long)g.nfs.stats.retransmits);
+	check(g.nfs.stats.reconnects + g.mnt.stats.reconnects == reconnects &&
+		      g.nfs.stats.retransmits + g.mnt.stats.retransmits == 0,
+	      "NFS and MOUNT each on one connection throughout: %llu reconnects, %llu "
+	      "retransmissions",
+	      (unsigned long long)(g.nfs.stats.reconnects + g.mnt.stats.reconnects - reconnects),
+	      (unsigned long long)(g.nfs.stats.retransmits + g.mnt.stats.retransmits));
 }
 
 static void t_squash(void)
@@ -617,6 +699,45 @@ static void t_squash(void)
 		printf("disk %s/%s/%s %u:%u\n", g.dir, rows[i].rel, rows[i].name, rows[i].uid,
 		       rows[i].gid);
 	}
+}
+
+/* root_squash holds for every operation: a squashed root cannot give a file to root, and
+ * group 0 in anyone's list is squashed too (knfsd's nfsd_setuser) */
+static void t_squash_ops(void)
+{
+	struct orpc_authsys g0 = g.user;
+	struct nfs_fh f = {0}, fa = {0};
+	struct nfs3_setattr_args sa;
+	struct nfs3_wcc_res sr = {0};
+	struct nfs3_read_args ra;
+	struct nfs3_read_res rr = {0};
+	struct nfs_attr a = {0};
+	int s;
+
+	s = lookup(&g.b, "by_root", 7, &f, NULL);
+	sa = (struct nfs3_setattr_args){.fh = f, .sattr = {.set_uid = true, .uid = 0}};
+	if (s == NFS_OK)
+		s = nfs(NFS3_PROC_SETATTR, &g.root, &sa, &sr) ? -1 : (int)sr.status;
+	check(s == NFS_ERR_PERM, "SETATTR uid 0 of B/by_root by root on B (root_squash): %s",
+	      st_name(s));
+	s = getattr(&g.root, &f, &a);
+	check(s == NFS_OK && a.uid == 65534, "B/by_root still belongs to %u", a.uid);
+
+	g0.ngids = 1;
+	g0.gids[0] = 0;
+	s = lookup(&g.b, "g0", 2, &f, NULL);
+	ra = (struct nfs3_read_args){.fh = f, .count = 16};
+	if (s == NFS_OK)
+		s = nfs(NFS3_PROC_READ, &g0, &ra, &rr) ? -1 : (int)rr.status;
+	check(s == NFS_ERR_ACCES,
+	      "READ of B/g0 (0:0, mode 0040) by uid 1000 with group 0 on B (root_squash): %s",
+	      st_name(s));
+	s = lookup(&g.a, "g0", 2, &fa, NULL);
+	ra.fh = fa;
+	if (s == NFS_OK)
+		s = nfs(NFS3_PROC_READ, &g0, &ra, &rr) ? -1 : (int)rr.status;
+	check(s == NFS_OK && rr.data_len == 3,
+	      "READ of A/g0 (the same, on A: no_root_squash) by the same caller: %s", st_name(s));
 }
 
 int main(int argc, char **argv)
@@ -652,6 +773,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	t_dotdot();
+	t_slash();
+	t_readdirplus();
 	t_symlink();
 	t_badhandle();
 	t_forged();
@@ -660,6 +783,7 @@ int main(int argc, char **argv)
 	t_rofs();
 	t_garbage();
 	t_squash();
+	t_squash_ops();
 	printf("expect badhandle %u\nexpect stale %u\nexpect rofs %u\nexpect refused %u\n"
 	       "expect garbage %u\n",
 	       g.badhandle, g.stale, g.rofs, g.refused, g.garbage);

@@ -34,6 +34,8 @@ check() { # DESCRIPTION COMMAND...
 mkdir -p "$out/A" "$out/B" "$out/ro" "$out/closed" "$out/outside" "$out/state"
 chmod 0777 "$out/A" "$out/B"
 ln -s /etc "$out/A/etc"
+mkdir "$out/A/sub"
+for d in A B; do printf 'g0\n' > "$out/$d/g0"; chmod 0040 "$out/$d/g0"; done
 printf 'original\n' > "$out/ro/file"
 printf 'not exported\n' > "$out/secret"
 echo "# export file system: $(stat -f -c %T "$out/A")"
