@@ -26,7 +26,8 @@
  * NFS call fails or a sampled READ returns the wrong bytes; 77 (skipped) when not root (the
  * backend needs open_by_handle_at).
  * Usage: nfs-bench [EAL args --] [--json FILE] [--seconds S] [--threads N] [--conns N]
- *        [--depth N] [--big-conns N] [--big-depth N] [--dir DIR]
+ *        [--depth N] [--big-conns N] [--big-depth N] [--dir DIR] [--only TEXT]
+ *   --only  run only the cases whose name contains TEXT (e.g. "READ 4 KiB, inline")
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -112,13 +113,14 @@ static struct {
 	uint64_t hz;
 	double seconds, warmup;
 	uint32_t threads, nconn, depth, big_conns, big_depth;
-	const char *json, *basedir;
+	const char *json, *basedir, *only;
 	char dir[256], export[300], file[320], state[300];
 	struct nfs_fs *fs;
 	struct nfs3_server srv;
 	struct orpc_svc svc;
 	struct nfs_pool *pool;
 	struct nfs_fh fh;
+	struct nfs_ctx ctx; /* the client as the backend sees it (local baselines) */
 	struct orpc_authsys sys;
 	uint8_t *msg, *chunk; /* call encoding; one 1 MiB stretch of the file's pattern */
 	uint32_t wr_hdr_len;  /* a WRITE call's bytes before its data */
@@ -133,6 +135,7 @@ static struct {
 	uint64_t ops, bytes, checked, nlat, *lat;
 	uint64_t tsc[SEC_NUM], busy_tsc;
 	int failures;
+	char load[2][64]; /* /proc/loadavg at the start and the end */
 	struct result res[16];
 	int nres;
 } g = {.seconds = 2.0,
@@ -622,12 +625,15 @@ static int cmp_u64(const void *x, const void *y)
 /* Keep every connection at its depth for the warm-up and then the measured seconds; drain. */
 static void run(const char *name, enum workload wl, struct conn *cs, uint32_t nc, uint32_t dp)
 {
-	struct result *r = &g.res[g.nres++];
+	struct result *r = &g.res[g.nres];
 	bool raw = wl >= WL_RAW_READ4K;
 	double cpu0[3] = {0}, cpu1[3];
 	uint64_t t0 = 0, t1, end, busy0 = 0, tsc0[SEC_NUM] = {0};
 	uint64_t sec[SEC_NUM], total = 0;
 
+	if (g.only && !strstr(name, g.only))
+		return;
+	g.nres++;
 	g.wl = wl;
 	g.conns = cs;
 	g.nc = nc;
@@ -710,6 +716,71 @@ static void run(const char *name, enum workload wl, struct conn *cs, uint32_t nc
 	}
 }
 
+/* ---- local baselines: the file-system work of a READ on the lcore, without RPC ---- */
+
+/* READs of len bytes (random 4 KiB blocks, or sequential) for half the seconds: through the
+ * backend (nfs_fs_read: handle, credentials, reopen, pread, attributes), or pread alone on an
+ * open descriptor. Server CPU per op = the thread's CPU time per READ. */
+static void run_local(const char *name, bool backend, uint32_t len)
+{
+	struct result *r = &g.res[g.nres];
+	uint64_t ops = 0, off = 0, t0, end;
+	double c0, c1;
+	uint8_t *buf;
+	int fd;
+
+	if (g.only && !strstr(name, g.only))
+		return;
+	buf = aligned_alloc(4096, len);
+	fd = open(g.file, O_RDONLY | O_CLOEXEC);
+	if (!buf || fd < 0) {
+		fail("the local baseline's file or buffer", -errno);
+		goto out;
+	}
+	g.nres++;
+	c0 = now_s(CLOCK_THREAD_CPUTIME_ID);
+	t0 = rte_get_tsc_cycles();
+	end = t0 + (uint64_t)(g.seconds / 2 * (double)g.hz);
+	while (rte_get_tsc_cycles() < end) {
+		uint32_t got = 0;
+
+		off = len == BLOCK ? (next_rnd() % (FILE_SIZE / BLOCK)) * BLOCK
+				   : (off + len) % FILE_SIZE;
+		if (backend) {
+			struct nfs_attr a;
+			bool eof, av;
+
+			if (nfs_fs_read(&g.ctx, &g.fh, off, len, buf, &got, &eof, &av, &a) !=
+			    NFS_OK)
+				got = 0;
+		} else {
+			got = (uint32_t)pread(fd, buf, len, (off_t)off);
+		}
+		if (got != len) {
+			fail("a local READ came back short", (int)got);
+			break;
+		}
+		ops++;
+	}
+	c1 = now_s(CLOCK_THREAD_CPUTIME_ID);
+	memset(r, 0, sizeof(*r));
+	r->name = name;
+	r->wall_s = (double)(rte_get_tsc_cycles() - t0) / (double)g.hz;
+	r->iops = (double)ops / r->wall_s;
+	r->unit = len == BLOCK ? "IOPS" : "Gbit/s";
+	r->rate = len == BLOCK ? r->iops : r->iops * len * 8 / 1e9;
+	r->main_cpu_s = r->proc_cpu_s = c1 - c0;
+	r->server_share = r->server_busy_share = 1;
+	if (ops)
+		r->server_ns = r->server_busy_ns = r->main_cpu_s * 1e9 / (double)ops;
+	if (!pat_check(buf, len, off))
+		fail("a local READ returned bytes that are not the file's", (int)off);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+}
+
 /* ---- the server, the file handle ---- */
 
 static int server_up(void)
@@ -753,6 +824,7 @@ static int server_up(void)
 		return -EACCES;
 	}
 	g.fh = root;
+	g.ctx = ctx;
 	return 0;
 }
 
@@ -835,6 +907,9 @@ static const char *const C_RAW4K = "raw RDMA READ 4 KiB";
 static const char *const C_NULL = "NFS NULL (RPC floor)";
 static const char *const C_READ4K = "NFS READ 4 KiB, helpers";
 static const char *const C_READ4K_IN = "NFS READ 4 KiB, inline";
+static const char *const C_FS4K = "nfs_fs_read 4 KiB, local";
+static const char *const C_PREAD4K = "pread 4 KiB, local";
+static const char *const C_FS1M = "nfs_fs_read 1 MiB, local";
 static const char *const C_RAW1M = "raw RDMA WRITE 1 MiB";
 static const char *const C_READ1M = "NFS READ 1 MiB, helpers";
 static const char *const C_WRITE1M = "NFS WRITE 1 MiB, helpers";
@@ -850,16 +925,20 @@ static void print_results(void)
 	       "4 KiB cases %u connections x %u in flight, 1 MiB cases %u x %u; %u helper "
 	       "threads\n",
 	       g.nconn, g.depth, g.big_conns, g.big_depth, g.threads);
-	printf("%-26s %13s %8s %8s %9s %9s %9s %7s %7s\n", "case", "rate", "p50 us", "p99 us",
-	       "srv ns/op", "busy ns", "srv share", "lcore", "helpers");
+	printf("%-26s %13s %8s %8s %9s %9s %9s %7s %7s %5s\n", "case", "rate", "p50 us", "p99 us",
+	       "srv ns/op", "busy ns", "srv share", "lcore", "helpers", "cpu");
 	for (int i = 0; i < g.nres; i++) {
 		const struct result *r = &g.res[i];
 
-		printf("%-26s %10.3f %-2s %8.2f %8.2f %9.0f %9.0f %9.2f %6.2fs %6.2fs\n", r->name,
-		       r->unit[0] == 'G' ? r->rate : r->rate / 1e6, r->unit[0] == 'G' ? "Gb" : "M",
-		       r->p50_us, r->p99_us, r->server_ns, r->server_busy_ns, r->server_share,
-		       r->main_cpu_s, r->helper_cpu_s);
+		printf("%-26s %10.3f %-2s %8.2f %8.2f %9.0f %9.0f %9.2f %6.2fs %6.2fs %5.2f\n",
+		       r->name, r->unit[0] == 'G' ? r->rate : r->rate / 1e6,
+		       r->unit[0] == 'G' ? "Gb" : "M", r->p50_us, r->p99_us, r->server_ns,
+		       r->server_busy_ns, r->server_share, r->main_cpu_s, r->helper_cpu_s,
+		       r->proc_cpu_s / r->wall_s);
 	}
+	printf("cpu: the CPU time the process got per second of the case (1.0: one core all the "
+	       "time); load average %s at the start, %s at the end\n",
+	       g.load[0], g.load[1]);
 	printf("srv ns/op: the server's share of the lcore thread's CPU time (its sections plus half "
 	       "the shared rest) plus the helper threads' CPU time, per operation; busy ns: the "
 	       "same counting only server passes that did work\n");
@@ -884,7 +963,11 @@ static void print_results(void)
 	       r1, r1i, ratio(C_WRITE1M, C_RAW1M), ratio(C_WRITE1M_IN, C_RAW1M));
 	printf("target READ 1 MiB >= 0.8 of raw WRITE: %s (%.2f)\n", r1 >= 0.8 ? "met" : "not met",
 	       r1);
-	printf("sampled READs checked byte for byte: %llu; failures: %d\n",
+	printf("server: %llu READs and %llu WRITEs answered, %llu on helper threads, %llu run inline "
+	       "for want of scratch; sampled READs checked byte for byte: %llu; failures: %d\n",
+	       (unsigned long long)g.srv.st.proc[NFS3_PROC_READ],
+	       (unsigned long long)g.srv.st.proc[NFS3_PROC_WRITE],
+	       (unsigned long long)g.srv.st.deferred, (unsigned long long)g.srv.st.sync_fallback,
 	       (unsigned long long)g.checked, g.failures);
 }
 
@@ -900,9 +983,10 @@ static void write_json(void)
 	fprintf(f,
 		"{\"bench\": \"nfs\", \"params\": {\"seconds\": %.2f, \"warmup\": %.2f, "
 		"\"threads\": %u, \"conns\": %u, \"depth\": %u, \"big_conns\": %u, \"big_depth\": "
-		"%u, \"file_bytes\": %u, \"cpus_online\": %ld}, \"cases\": [",
+		"%u, \"file_bytes\": %u, \"cpus_online\": %ld, \"loadavg_start\": \"%s\", "
+		"\"loadavg_end\": \"%s\"}, \"cases\": [",
 		g.seconds, g.warmup, g.threads, g.nconn, g.depth, g.big_conns, g.big_depth,
-		FILE_SIZE, sysconf(_SC_NPROCESSORS_ONLN));
+		FILE_SIZE, sysconf(_SC_NPROCESSORS_ONLN), g.load[0], g.load[1]);
 	for (int i = 0; i < g.nres; i++) {
 		const struct result *r = &g.res[i];
 
@@ -935,6 +1019,18 @@ static void write_json(void)
 	fclose(f);
 }
 
+static void read_load(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+
+	snprintf(buf, len, "?");
+	if (f) {
+		if (fgets(buf, (int)len, f))
+			buf[strcspn(buf, "\n")] = 0;
+		fclose(f);
+	}
+}
+
 /* ---- main ---- */
 
 static int parse(int argc, char **argv)
@@ -942,7 +1038,8 @@ static int parse(int argc, char **argv)
 	static const struct option opts[] = {
 		{"json", 1, NULL, 'j'},	     {"seconds", 1, NULL, 's'}, {"threads", 1, NULL, 't'},
 		{"conns", 1, NULL, 'c'},     {"depth", 1, NULL, 'd'},	{"big-conns", 1, NULL, 'C'},
-		{"big-depth", 1, NULL, 'D'}, {"dir", 1, NULL, 'r'},	{NULL, 0, NULL, 0}};
+		{"big-depth", 1, NULL, 'D'}, {"dir", 1, NULL, 'r'},	{"only", 1, NULL, 'o'},
+		{NULL, 0, NULL, 0}};
 	int o;
 
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -970,6 +1067,9 @@ static int parse(int argc, char **argv)
 			break;
 		case 'r':
 			g.basedir = optarg;
+			break;
+		case 'o':
+			g.only = optarg;
 			break;
 		default:
 			return -1;
@@ -1016,6 +1116,9 @@ static void run_all(struct conn *cs)
 	run(C_READ4K, WL_READ4K, cs, g.nconn, g.depth);
 	s->pool = NULL;
 	run(C_READ4K_IN, WL_READ4K, cs, g.nconn, g.depth);
+	run_local(C_FS4K, true, BLOCK);
+	run_local(C_PREAD4K, false, BLOCK);
+	run_local(C_FS1M, true, BIG);
 	for (uint32_t i = 0; i < g.nconn; i++)
 		rpc_close(&cs[i]);
 
@@ -1089,7 +1192,9 @@ int main(int argc, char **argv)
 	g.ifc[1] = stk_iface_get(1);
 	if (server_up() != 0)
 		goto out;
+	read_load(g.load[0], sizeof(g.load[0]));
 	run_all(conns);
+	read_load(g.load[1], sizeof(g.load[1]));
 	print_results();
 	if (g.json)
 		write_json();
