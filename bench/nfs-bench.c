@@ -23,8 +23,8 @@
  * CPU time, per operation, is "server CPU per op"; 1 s divided by it is "IOPS per server core".
  *
  * It prints a table and writes JSON; it asserts nothing about speed. It exits 1 only when an
- * NFS call fails or a sampled READ returns the wrong bytes; 77 (skipped) when not root (the
- * backend needs open_by_handle_at).
+ * NFS call fails, a sampled READ returns the wrong bytes or the file does not hold its pattern
+ * after the WRITEs; 77 (skipped) when not root (the backend needs open_by_handle_at).
  * Usage: nfs-bench [EAL args --] [--json FILE] [--seconds S] [--threads N] [--conns N]
  *        [--depth N] [--big-conns N] [--big-depth N] [--dir DIR] [--only TEXT]
  *   --only  run only the cases whose name contains TEXT (e.g. "READ 4 KiB, inline")
@@ -235,6 +235,24 @@ static int make_file(void)
 	}
 	close(fd);
 	return 0;
+}
+
+/* After the WRITEs: the whole file still holds its pattern (what the WRITEs carried by read
+ * chunk landed where they were sent). */
+static int check_file(void)
+{
+	uint8_t *buf = aligned_alloc(4096, BIG);
+	int fd = open(g.file, O_RDONLY | O_CLOEXEC), rc = 0;
+
+	for (uint64_t off = 0; buf && fd >= 0 && !rc && off < FILE_SIZE; off += BIG)
+		if (pread(fd, buf, BIG, (off_t)off) != (ssize_t)BIG || !pat_check(buf, BIG, off))
+			rc = -EIO;
+	if (!buf || fd < 0)
+		rc = -ENOMEM;
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return rc;
 }
 
 /* ---- polling, each side timed on its own ---- */
@@ -630,6 +648,7 @@ static void run(const char *name, enum workload wl, struct conn *cs, uint32_t nc
 	double cpu0[3] = {0}, cpu1[3];
 	uint64_t t0 = 0, t1, end, busy0 = 0, tsc0[SEC_NUM] = {0};
 	uint64_t sec[SEC_NUM], total = 0;
+	int rc;
 
 	if (g.only && !strstr(name, g.only))
 		return;
@@ -654,9 +673,14 @@ static void run(const char *name, enum workload wl, struct conn *cs, uint32_t nc
 						continue;
 					if (!raw && !rpcrdma_clnt_room(cn->c))
 						break;
-					if ((raw ? raw_start(cn, &cn->calls[j])
-						 : start_call(cn, &cn->calls[j])) != 0)
+					rc = raw ? raw_start(cn, &cn->calls[j])
+						 : start_call(cn, &cn->calls[j]);
+					if (rc == -EBUSY)
 						break;
+					if (rc != 0) {
+						fail("a call could not be started", rc);
+						break;
+					}
 				}
 			}
 			g.tsc[SEC_CLIENT] += rte_rdtsc() - a;
@@ -1221,6 +1245,8 @@ int main(int argc, char **argv)
 	read_load(g.load[0], sizeof(g.load[0]));
 	run_all(conns);
 	read_load(g.load[1], sizeof(g.load[1]));
+	if (check_file() != 0)
+		fail("the file does not hold its pattern after the WRITEs", -EIO);
 	print_results();
 	if (g.json)
 		write_json();
