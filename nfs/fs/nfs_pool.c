@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_ring.h>
@@ -134,6 +135,20 @@ uint32_t nfs_pool_poll(struct nfs_pool *p, nfs_pool_done_t done, uint32_t max)
 uint32_t nfs_pool_inflight(const struct nfs_pool *p)
 {
 	return p->inflight;
+}
+
+uint64_t nfs_pool_cpu_ns(const struct nfs_pool *p)
+{
+	uint64_t ns = 0;
+
+	for (uint32_t i = 0; i < p->nthreads; i++) {
+		struct timespec ts;
+		clockid_t clk;
+
+		if (pthread_getcpuclockid(p->threads[i], &clk) == 0 && clock_gettime(clk, &ts) == 0)
+			ns += (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	}
+	return ns;
 }
 
 int nfs_pool_event_fd(const struct nfs_pool *p)

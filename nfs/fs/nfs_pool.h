@@ -39,6 +39,11 @@ uint32_t nfs_pool_poll(struct nfs_pool *p, nfs_pool_done_t done, uint32_t max);
 /** Jobs submitted and not yet handed back by nfs_pool_poll. */
 uint32_t nfs_pool_inflight(const struct nfs_pool *p);
 
+/** CPU time the workers have used so far, user and system (each thread's
+ * CLOCK_THREAD_CPUTIME_ID through pthread_getcpuclockid), in nanoseconds: what a benchmark
+ * charges the helper hop. A clock that cannot be read counts 0. */
+uint64_t nfs_pool_cpu_ns(const struct nfs_pool *p);
+
 /** An fd that becomes readable when a job has finished (for a caller that sleeps in epoll). */
 int nfs_pool_event_fd(const struct nfs_pool *p);
 
