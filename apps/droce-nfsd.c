@@ -293,11 +293,13 @@ static void print_stats(void)
 	       (unsigned long long)g.accepted, (unsigned long long)g.rejected,
 	       (unsigned long long)g.closed, (unsigned long long)g.rdma_svc.stats.calls);
 	for (int k = 0; k < ORPC_OUT_NUM; k++)
-		if (g.svc.stats.outcome[k] + g.rdma_svc.stats.outcome[k])
-			printf("rpc: %s tcp %llu rdma %llu\n",
+		if (g.svc.stats.outcome[k] + g.rdma_svc.stats.outcome[k] +
+		    g.lock_svc.stats.outcome[k])
+			printf("rpc: %s tcp %llu rdma %llu nlm/nsm %llu\n",
 			       orpc_outcome_name((enum orpc_outcome)k),
 			       (unsigned long long)g.svc.stats.outcome[k],
-			       (unsigned long long)g.rdma_svc.stats.outcome[k]);
+			       (unsigned long long)g.rdma_svc.stats.outcome[k],
+			       (unsigned long long)g.lock_svc.stats.outcome[k]);
 	for (uint32_t p = 0; p < NFS3_NPROCS; p++)
 		if (g.tcp_nfs.st.proc[p] + g.rdma_nfs.st.proc[p])
 			printf("nfs3: %s tcp %llu rdma %llu\n", names[p],

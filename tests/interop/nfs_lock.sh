@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Interop test: file locks on a v3 mount of droce-nfsd without `nolock`. The Linux client
+# (kernel 6.1, nfs-common 2.6.2) in the lab VM runs rpcbind and rpc.statd, mounts droce over
+# RDMA, and its lockd talks NLM v4 to droce-nfsd over TCP (Linux picks TCP for an RDMA mount).
+#   - cthon04's lock tests (tlocklfs, tlock64; built here statically, run from the export);
+#   - flock(1): a second process is refused while the first holds the lock (-n), and one that
+#     waits gets it within seconds of the release: droce's GRANTED callback reached the VM's
+#     lockd (without it Linux retries its blocked LOCK only every 30 s);
+#   - droce-nfsd restarts while a VM process holds a lock: the new droce sends SM_NOTIFY to
+#     the VM's statd, the VM's lockd reclaims within the grace period, and after it the lock
+#     still refuses another process;
+#   - the VM "reboots" (sm-notify -f): droce drops the VM's locks, so a lock still held by a
+#     VM process no longer refuses another.
+# Usage: nfs_lock.sh PATH/TO/nfs3_rdma_probe [ARTIFACT_DIR]  (droce-nfsd is found in the build
+# tree next to it: BUILD/apps/droce-nfsd)      Exit 77 = skipped (with the reason).
+set -u
+PROBE_DIR=$(dirname "$(readlink -f "$1")")
+NFSD=$(readlink -f "$PROBE_DIR/../../apps/droce-nfsd")
+HERE=$(cd "$(dirname "$0")" && pwd)
+CTHON_SRC=$(readlink -f "$HERE/../../../shared/testsuites/cthon04" 2>/dev/null)
+LABI_ARTIFACTS=${2:-}
+GRACE=15
+T0=$SECONDS
+. "$HERE/lab.sh"
+trap 'lab_down' EXIT
+trap 'exit 143' TERM INT
+if ! why=$(lab_can_run); then echo "SKIP: $why"; exit 77; fi
+[ -x "$NFSD" ] || { echo "FAIL - no droce-nfsd at $NFSD"; exit 1; }
+[ -d "$CTHON_SRC/lock" ] || { echo "FAIL - cthon04 is not at ../shared/testsuites/cthon04"; exit 1; }
+command -v gcc >/dev/null || { echo "FAIL - needs gcc to build cthon04"; exit 1; }
+
+fails=0
+check() { # DESCRIPTION COMMAND...
+	if "${@:2}"; then echo "ok   - $1"; else echo "FAIL - $1"; fails=$((fails + 1)); fi
+}
+
+lab_up_or_exit 1
+D=$LABI_DROCE_IP
+EXP=$LABI_DIR/lexport
+mkdir -p "$EXP" "$LABI_DIR/lstate"
+chmod 0777 "$EXP"
+
+cp -r "$CTHON_SRC" "$LABI_DIR/cthon04.lsrc"
+if ! make -C "$LABI_DIR/cthon04.lsrc/lock" CC="gcc -static" > "$LABI_DIR/cthon04.lock.build.log" 2>&1; then
+	echo "FAIL - cthon04 lock did not build:"; tail -n 20 "$LABI_DIR/cthon04.lock.build.log"; exit 1
+fi
+mkdir -p "$EXP/cthon04/lock"
+cp "$LABI_DIR/cthon04.lsrc/tests.init" "$EXP/cthon04/"
+(cd "$LABI_DIR/cthon04.lsrc/lock" && cp runtests tlocklfs tlock64 "$EXP/cthon04/lock/")
+
+cat > "$LABI_DIR/lexports" <<EOX
+$EXP $LABI_NET.0/24(rw,no_root_squash,insecure)
+EOX
+
+# the VM's lock client needs rpcbind (its lockd registers there, droce asks it for lockd's
+# and statd's ports) and rpc.statd (mount.nfs refuses a locking mount without it)
+vm_run vm1 "mkdir -p /var/lib/nfs/sm /var/lib/nfs/sm.bak /run/rpcbind
+pidof rpcbind > /dev/null || rpcbind -w 2>&1 || rpcbind 2>&1
+pidof rpc.statd > /dev/null || rpc.statd 2>&1
+sleep 1; echo hostname \$(uname -n); pidof rpcbind rpc.statd; command -v flock sm-notify" 60 \
+	> "$LABI_DIR/vm.ldaemons" 2>&1
+sed 's/^/# vm1: /' "$LABI_DIR/vm.ldaemons"
+
+start_nfsd() { # N
+	ip netns exec "$LABI_DNS" timeout 1200 "$NFSD" --config "$LABI_DIR/droce.ini" \
+		--exports "$LABI_DIR/lexports" --state "$LABI_DIR/lstate" --grace "$GRACE" \
+		> "$LABI_DIR/nfsd$1.out" 2> "$LABI_DIR/nfsd$1.err" &
+	NPID=$!
+	LABI_PIDS+=("$NPID")
+	for _ in $(seq 150); do grep -q "^serving" "$LABI_DIR/nfsd$1.out" && break; sleep 0.1; done
+	NSTART=$SECONDS
+	check "droce-nfsd ($1) serves at droce's address $D" grep -q "^serving" "$LABI_DIR/nfsd$1.out"
+}
+stop_nfsd() { # N
+	kill -TERM "$NPID"; wait "$NPID"
+	sed "s/^/# droce-nfsd $1: /" "$LABI_DIR/nfsd$1.out"
+	grep -v "^EAL\|^$" "$LABI_DIR/nfsd$1.err" | tail -n 10 | sed "s/^/# droce-nfsd $1 stderr: /"
+}
+grace_wait() { local left=$((NSTART + GRACE + 1 - SECONDS)); [ $left -gt 0 ] && sleep $left; }
+
+start_nfsd 1 || exit 1
+vm_run vm1 "mkdir -p /mnt/d && mount -t nfs -o vers=3,proto=rdma,port=20049 $D:$EXP /mnt/d && grep ' /mnt/d ' /proc/mounts" 120 \
+	> "$LABI_DIR/vm.lmount" 2>&1
+sed 's/^/# vm1 mount: /' "$LABI_DIR/vm.lmount"
+check "the VM mounts droce over RDMA without nolock" \
+	bash -c "grep -q ' /mnt/d nfs .*proto=rdma' '$LABI_DIR/vm.lmount' && ! grep -q nolock '$LABI_DIR/vm.lmount'"
+grace_wait
+
+# cthon04 lock: tlocklfs and tlock64, parent and child processes locking against each other
+vm_run vm1 "cd /mnt/d/cthon04/lock && PATH=.:\$PATH NFSTESTDIR=/mnt/d/cl sh ./runtests; echo cthon-exit=\$?" 900 \
+	> "$LABI_DIR/vm.lcthon" 2>&1
+grep -E "^(Starting|Testing|Congratulations|.*(PASSED|FAILED|failed|error).*$|cthon-exit)" "$LABI_DIR/vm.lcthon" | head -60 | sed 's/^/# vm1 cthon04 lock: /'
+echo "# cthon04 lock: $(grep -c PASSED "$LABI_DIR/vm.lcthon") PASSED lines, $(grep -c FAILED "$LABI_DIR/vm.lcthon") FAILED"
+check "cthon04 lock tests pass (tlocklfs, tlock64)" grep -q "cthon-exit=0" "$LABI_DIR/vm.lcthon"
+
+# flock: refused while held; a waiter gets it soon after the release (GRANTED callback)
+vm_run vm1 "cd /mnt/d && : > lk && (setsid flock lk -c 'sleep 12' < /dev/null > /dev/null 2>&1 &)
+sleep 3; flock -n lk true; echo nb-exit=\$?; t0=\$(date +%s); flock -w 50 lk true; echo w-exit=\$? waited=\$((\$(date +%s) - t0))" 150 \
+	> "$LABI_DIR/vm.lflock" 2>&1
+sed 's/^/# vm1 flock: /' "$LABI_DIR/vm.lflock"
+check "flock -n is refused while another VM process holds the lock" grep -q "nb-exit=1" "$LABI_DIR/vm.lflock"
+waited=$(sed -nE 's/.*w-exit=0 waited=([0-9]+).*/\1/p' "$LABI_DIR/vm.lflock")
+check "a waiting flock gets the lock soon after the holder's release: GRANTED reached the VM (${waited:-?} s waited, the holder had ~9 s left; a 30 s retry would be >= 20)" \
+	bash -c "[ -n '$waited' ] && [ '$waited' -lt 20 ]"
+
+# restart with a lock held: SM_NOTIFY -> the VM's lockd reclaims -> the lock still holds
+vm_run vm1 "cd /mnt/d && : > held && (setsid flock held -c 'sleep 600' < /dev/null > /dev/null 2>&1 &)
+sleep 3; flock -n held true; echo held1-exit=\$?" 60 > "$LABI_DIR/vm.lheld1" 2>&1
+sed 's/^/# vm1 held: /' "$LABI_DIR/vm.lheld1"
+check "a lock is held before the restart" grep -q "held1-exit=1" "$LABI_DIR/vm.lheld1"
+echo "# monitor list before the restart: $(tr '\t\n' ' ;' < "$LABI_DIR/lstate/nsm.hosts" 2>/dev/null)"
+stop_nfsd 1
+start_nfsd 2 || exit 1
+sed -n 's/^locks: /# droce-nfsd 2 at start: /p' "$LABI_DIR/nfsd2.out"
+sleep 5
+grace_wait
+vm_run vm1 "flock -n /mnt/d/held true; echo held2-exit=\$?; tail -n 5 /var/log/messages 2>/dev/null; dmesg | grep -i 'lockd\|statd' | tail -n 5" 180 \
+	> "$LABI_DIR/vm.lheld2" 2>&1
+sed 's/^/# vm1 after restart: /' "$LABI_DIR/vm.lheld2"
+check "after droce's restart and its grace period the VM's lock still holds (reclaimed)" \
+	grep -q "held2-exit=1" "$LABI_DIR/vm.lheld2"
+
+# the VM says it rebooted: droce drops its locks, so the old holder no longer refuses others
+vm_run vm1 "sm-notify -f 2>&1; sleep 3; flock -n /mnt/d/held true; echo held3-exit=\$?" 120 \
+	> "$LABI_DIR/vm.lnotify" 2>&1
+sed 's/^/# vm1 sm-notify: /' "$LABI_DIR/vm.lnotify"
+check "after the VM's SM_NOTIFY droce no longer holds the VM's old lock" grep -q "held3-exit=0" "$LABI_DIR/vm.lnotify"
+
+vm_run vm1 "pkill -f 'sleep 600'; sleep 1; umount /mnt/d && echo unmounted" 60 > "$LABI_DIR/vm.lumount" 2>&1
+check "unmounts" grep -q unmounted "$LABI_DIR/vm.lumount"
+stop_nfsd 2
+check "droce-nfsd (1) answered GRANTED callbacks were delivered (callbacks: DONE)" grep -q "^callbacks: DONE" "$LABI_DIR/nfsd1.out"
+check "droce-nfsd (2) saw the VM's reclaim (reclaims >= 1)" grep -qE "reclaims [1-9]" "$LABI_DIR/nfsd2.out"
+check "droce-nfsd (2) got the VM's SM_NOTIFY" grep -q "^nsm: SM_NOTIFY" "$LABI_DIR/nfsd2.out"
+check "droce-nfsd dropped nothing and closed nothing as garbage" \
+	bash -c "! grep -q 'DROP\|GARBAGE\|SYSTEM_ERR\|garbage [1-9]' '$LABI_DIR'/nfsd[12].out"
+[ -n "$LABI_ARTIFACTS" ] && mkdir -p "$LABI_ARTIFACTS" && cp "$LABI_DIR"/nfsd[12].* "$LABI_DIR"/vm.l* "$LABI_DIR/lexports" "$LABI_DIR/lstate"/nsm.* "$LABI_ARTIFACTS"/ 2>/dev/null
+echo "# nfs_lock: $fails failed, $((SECONDS - T0)) s"
+[ "$fails" = 0 ]
