@@ -3,13 +3,15 @@
 # (kernel 6.1, nfs-common 2.6.2) in the lab VM runs rpcbind and rpc.statd, mounts droce over
 # RDMA, and its lockd talks NLM v4 to droce-nfsd over TCP (Linux picks TCP for an RDMA mount).
 #   - cthon04's lock tests (tlocklfs, tlock64; built here statically, run from the export);
-#   - flock(1): a second process is refused while the first holds the lock (-n), and one that
+#   - fcntl and flock (tests/interop/lock_tool.c, built here statically: the image has no
+#     flock(1)): a second process is refused while the first holds the lock, and one that
 #     waits gets it within seconds of the release: droce's GRANTED callback reached the VM's
 #     lockd (without it Linux retries its blocked LOCK only every 30 s);
 #   - droce-nfsd restarts while a VM process holds a lock: the new droce sends SM_NOTIFY to
 #     the VM's statd, the VM's lockd reclaims within the grace period, and after it the lock
 #     still refuses another process;
-#   - the VM "reboots" (sm-notify -f): droce drops the VM's locks, so a lock still held by a
+#   - the VM "reboots" (SM_NOTIFY naming it: sm-notify -f, or the same datagram sent by hand
+#     when the image has no sm-notify): droce drops the VM's locks, so a lock still held by a
 #     VM process no longer refuses another.
 # Usage: nfs_lock.sh PATH/TO/nfs3_rdma_probe [ARTIFACT_DIR]  (droce-nfsd is found in the build
 # tree next to it: BUILD/apps/droce-nfsd)      Exit 77 = skipped (with the reason).
@@ -47,6 +49,9 @@ fi
 mkdir -p "$EXP/cthon04/lock"
 cp "$LABI_DIR/cthon04.lsrc/tests.init" "$EXP/cthon04/"
 (cd "$LABI_DIR/cthon04.lsrc/lock" && cp runtests tlocklfs tlock64 "$EXP/cthon04/lock/")
+if ! gcc -static -O2 -o "$EXP/lock_tool" "$HERE/lock_tool.c" > "$LABI_DIR/lock_tool.build.log" 2>&1; then
+	echo "FAIL - lock_tool did not build:"; cat "$LABI_DIR/lock_tool.build.log"; exit 1
+fi
 
 cat > "$LABI_DIR/lexports" <<EOX
 $EXP $LABI_NET.0/24(rw,no_root_squash,insecure)
@@ -57,7 +62,7 @@ EOX
 vm_run vm1 "mkdir -p /var/lib/nfs/sm /var/lib/nfs/sm.bak /run/rpcbind
 pidof rpcbind > /dev/null || rpcbind -w 2>&1 || rpcbind 2>&1
 pidof rpc.statd > /dev/null || rpc.statd 2>&1
-sleep 1; echo hostname \$(uname -n); pidof rpcbind rpc.statd; command -v flock sm-notify" 60 \
+sleep 1; echo hostname \$(uname -n); echo daemons \$(pidof rpcbind rpc.statd)" 60 \
 	> "$LABI_DIR/vm.ldaemons" 2>&1
 sed 's/^/# vm1: /' "$LABI_DIR/vm.ldaemons"
 
@@ -93,43 +98,59 @@ grep -E "^(Starting|Testing|Congratulations|.*(PASSED|FAILED|failed|error).*$|ct
 echo "# cthon04 lock: $(grep -c PASSED "$LABI_DIR/vm.lcthon") PASSED lines, $(grep -c FAILED "$LABI_DIR/vm.lcthon") FAILED"
 check "cthon04 lock tests pass (tlocklfs, tlock64)" grep -q "cthon-exit=0" "$LABI_DIR/vm.lcthon"
 
-# flock: refused while held; a waiter gets it soon after the release (GRANTED callback)
-vm_run vm1 "cd /mnt/d && : > lk && (setsid flock lk -c 'sleep 12' < /dev/null > /dev/null 2>&1 &)
-sleep 3; flock -n lk true; echo nb-exit=\$?; t0=\$(date +%s); flock -w 50 lk true; echo w-exit=\$? waited=\$((\$(date +%s) - t0))" 150 \
+# fcntl: refused while held; a waiter gets it soon after the release (GRANTED callback)
+vm_run vm1 "cd /mnt/d && (./lock_tool hold lk 12 < /dev/null > /dev/null 2>&1 &)
+sleep 3; ./lock_tool try lk; echo nb-exit=\$?; ./lock_tool wait lk; echo w-exit=\$?
+(./lock_tool fhold lf 8 < /dev/null > /dev/null 2>&1 &); sleep 3; ./lock_tool ftry lf; echo f-exit=\$?" 150 \
 	> "$LABI_DIR/vm.lflock" 2>&1
-sed 's/^/# vm1 flock: /' "$LABI_DIR/vm.lflock"
-check "flock -n is refused while another VM process holds the lock" grep -q "nb-exit=1" "$LABI_DIR/vm.lflock"
-waited=$(sed -nE 's/.*w-exit=0 waited=([0-9]+).*/\1/p' "$LABI_DIR/vm.lflock")
-check "a waiting flock gets the lock soon after the holder's release: GRANTED reached the VM (${waited:-?} s waited, the holder had ~9 s left; a 30 s retry would be >= 20)" \
-	bash -c "[ -n '$waited' ] && [ '$waited' -lt 20 ]"
+sed 's/^/# vm1 fcntl\/flock: /' "$LABI_DIR/vm.lflock"
+check "fcntl F_SETLK is refused while another VM process holds the lock" grep -q "^nb-exit=1$" "$LABI_DIR/vm.lflock"
+waited=$(sed -nE 's/^waited ([0-9]+) ms/\1/p' "$LABI_DIR/vm.lflock")
+check "a waiting F_SETLKW gets the lock soon after the holder's release: GRANTED reached the VM's lockd (${waited:-?} ms waited, the holder had ~9 s left; Linux's own retry comes after 30 s)" \
+	bash -c "grep -q '^w-exit=0$' '$LABI_DIR/vm.lflock' && [ -n '$waited' ] && [ '$waited' -lt 20000 ]"
+check "flock(2) (emulated by NLM) is refused while another VM process holds it" grep -q "^f-exit=1$" "$LABI_DIR/vm.lflock"
 
 # restart with a lock held: SM_NOTIFY -> the VM's lockd reclaims -> the lock still holds
-vm_run vm1 "cd /mnt/d && : > held && (setsid flock held -c 'sleep 600' < /dev/null > /dev/null 2>&1 &)
-sleep 3; flock -n held true; echo held1-exit=\$?" 60 > "$LABI_DIR/vm.lheld1" 2>&1
+vm_run vm1 "cd /mnt/d && (./lock_tool hold held 900 < /dev/null > /dev/null 2>&1 & echo \$! > /tmp/holder.pid)
+sleep 3; ./lock_tool try held; echo held1-exit=\$?" 60 > "$LABI_DIR/vm.lheld1" 2>&1
 sed 's/^/# vm1 held: /' "$LABI_DIR/vm.lheld1"
-check "a lock is held before the restart" grep -q "held1-exit=1" "$LABI_DIR/vm.lheld1"
+check "a lock is held before the restart" grep -q "^held1-exit=1$" "$LABI_DIR/vm.lheld1"
 echo "# monitor list before the restart: $(tr '\t\n' ' ;' < "$LABI_DIR/lstate/nsm.hosts" 2>/dev/null)"
 stop_nfsd 1
 start_nfsd 2 || exit 1
 sed -n 's/^locks: /# droce-nfsd 2 at start: /p' "$LABI_DIR/nfsd2.out"
 sleep 5
 grace_wait
-vm_run vm1 "flock -n /mnt/d/held true; echo held2-exit=\$?; tail -n 5 /var/log/messages 2>/dev/null; dmesg | grep -i 'lockd\|statd' | tail -n 5" 180 \
+vm_run vm1 "cd /mnt/d && ./lock_tool try held; echo held2-exit=\$?; dmesg | grep -i 'lockd\|statd' | tail -n 5" 180 \
 	> "$LABI_DIR/vm.lheld2" 2>&1
 sed 's/^/# vm1 after restart: /' "$LABI_DIR/vm.lheld2"
 check "after droce's restart and its grace period the VM's lock still holds (reclaimed)" \
-	grep -q "held2-exit=1" "$LABI_DIR/vm.lheld2"
+	grep -q "^held2-exit=1$" "$LABI_DIR/vm.lheld2"
 
-# the VM says it rebooted: droce drops its locks, so the old holder no longer refuses others
-vm_run vm1 "sm-notify -f 2>&1; sleep 3; flock -n /mnt/d/held true; echo held3-exit=\$?" 120 \
-	> "$LABI_DIR/vm.lnotify" 2>&1
-sed 's/^/# vm1 sm-notify: /' "$LABI_DIR/vm.lnotify"
-check "after the VM's SM_NOTIFY droce no longer holds the VM's old lock" grep -q "held3-exit=0" "$LABI_DIR/vm.lnotify"
+# the VM says it rebooted (SM_NOTIFY, as sm-notify sends at boot, over UDP to droce's statd
+# port from the portmapper): droce drops its locks, so the old holder no longer refuses others
+VMNAME=$(sed -n 's/^hostname //p' "$LABI_DIR/vm.ldaemons")
+if vm_run vm1 "test -x /usr/sbin/sm-notify" 20; then
+	# it forks and retries in the background; the datagram goes out at once
+	vm_run vm1 "sm-notify -f < /dev/null > /dev/null 2>&1; sleep 5; echo sm-notify ran" 60 > "$LABI_DIR/vm.lnotify" 2>&1
+else
+	# the image has no sm-notify: the same datagram, sent by hand from droce's namespace
+	ip netns exec "$LABI_DNS" python3 -c "
+import socket, struct, sys
+n = sys.argv[1].encode(); n += b'\0' * (-len(n) % 4)
+m = struct.pack('!10I', 77, 0, 2, 100024, 1, 6, 0, 0, 0, 0) + struct.pack('!I', len(sys.argv[1])) + n + struct.pack('!I', 99)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(5); s.sendto(m, (sys.argv[2], 4046)); s.recv(100); print('SM_NOTIFY', sys.argv[1], 'answered')
+" "${VMNAME:-vm1}" "$D" > "$LABI_DIR/vm.lnotify" 2>&1
+fi
+sed 's/^/# sm-notify: /' "$LABI_DIR/vm.lnotify"
+vm_run vm1 "cd /mnt/d && ./lock_tool try held; echo held3-exit=\$?" 120 >> "$LABI_DIR/vm.lnotify" 2>&1
+tail -n 2 "$LABI_DIR/vm.lnotify" | sed 's/^/# vm1 after SM_NOTIFY: /'
+check "after the VM's SM_NOTIFY droce no longer holds the VM's old lock" grep -q "^held3-exit=0$" "$LABI_DIR/vm.lnotify"
 
-vm_run vm1 "pkill -f 'sleep 600'; sleep 1; umount /mnt/d && echo unmounted" 60 > "$LABI_DIR/vm.lumount" 2>&1
+vm_run vm1 "kill \$(cat /tmp/holder.pid); sleep 1; umount /mnt/d && echo unmounted" 60 > "$LABI_DIR/vm.lumount" 2>&1
 check "unmounts" grep -q unmounted "$LABI_DIR/vm.lumount"
 stop_nfsd 2
-check "droce-nfsd (1) answered GRANTED callbacks were delivered (callbacks: DONE)" grep -q "^callbacks: DONE" "$LABI_DIR/nfsd1.out"
+check "droce-nfsd (1) delivered its GRANTED callbacks (callbacks: DONE)" grep -q "^callbacks: DONE" "$LABI_DIR/nfsd1.out"
 check "droce-nfsd (2) saw the VM's reclaim (reclaims >= 1)" grep -qE "reclaims [1-9]" "$LABI_DIR/nfsd2.out"
 check "droce-nfsd (2) got the VM's SM_NOTIFY" grep -q "^nsm: SM_NOTIFY" "$LABI_DIR/nfsd2.out"
 check "droce-nfsd dropped nothing and closed nothing as garbage" \
