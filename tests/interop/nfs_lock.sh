@@ -3,16 +3,18 @@
 # (kernel 6.1, nfs-common 2.6.2) in the lab VM runs rpcbind and rpc.statd, mounts droce over
 # RDMA, and its lockd talks NLM v4 to droce-nfsd over TCP (Linux picks TCP for an RDMA mount).
 #   - cthon04's lock tests (tlocklfs, tlock64; built here statically, run from the export);
-#   - fcntl and flock (tests/interop/lock_tool.c, built here statically: the image has no
-#     flock(1)): a second process is refused while the first holds the lock, and one that
-#     waits gets it within seconds of the release: droce's GRANTED callback reached the VM's
-#     lockd (without it Linux retries its blocked LOCK only every 30 s);
+#   - fcntl and flock between two VM processes (tests/interop/lock_tool.c, built here
+#     statically: the image has no flock(1)); Linux settles these in its own kernel;
+#   - against a second client host that droce arbitrates (nlm_peer.py in droce's namespace):
+#     the VM is refused while peer holds a file, and a VM process blocked in F_SETLKW gets the
+#     lock within seconds of peer's UNLOCK: droce's GRANTED callback reached the VM's lockd
+#     (without it Linux retries its blocked LOCK only every 30 s); peer's TEST names the VM's
+#     process as the holder;
 #   - droce-nfsd restarts while a VM process holds a lock: the new droce sends SM_NOTIFY to
-#     the VM's statd, the VM's lockd reclaims within the grace period, and after it the lock
-#     still refuses another process;
+#     the VM's statd, the VM's lockd reclaims within the grace period, and after it droce
+#     still refuses peer;
 #   - the VM "reboots" (SM_NOTIFY naming it: sm-notify -f, or the same datagram sent by hand
-#     when the image has no sm-notify): droce drops the VM's locks, so a lock still held by a
-#     VM process no longer refuses another.
+#     when the image has no sm-notify): droce drops the VM's locks, and peer gets the file.
 # Usage: nfs_lock.sh PATH/TO/nfs3_rdma_probe [ARTIFACT_DIR]  (droce-nfsd is found in the build
 # tree next to it: BUILD/apps/droce-nfsd)      Exit 77 = skipped (with the reason).
 set -u
@@ -83,6 +85,7 @@ stop_nfsd() { # N
 }
 grace_wait() { local left=$((NSTART + GRACE + 1 - SECONDS)); [ $left -gt 0 ] && sleep $left; }
 
+VMNAME=$(sed -n 's/^hostname //p' "$LABI_DIR/vm.ldaemons")
 start_nfsd 1 || exit 1
 vm_run vm1 "mkdir -p /mnt/d && mount -t nfs -o vers=3,proto=rdma,port=20049 $D:$EXP /mnt/d && grep ' /mnt/d ' /proc/mounts" 120 \
 	> "$LABI_DIR/vm.lmount" 2>&1
@@ -98,38 +101,64 @@ grep -E "^(Starting|Testing|Congratulations|.*(PASSED|FAILED|failed|error).*$|ct
 echo "# cthon04 lock: $(grep -c PASSED "$LABI_DIR/vm.lcthon") PASSED lines, $(grep -c FAILED "$LABI_DIR/vm.lcthon") FAILED"
 check "cthon04 lock tests pass (tlocklfs, tlock64)" grep -q "cthon-exit=0" "$LABI_DIR/vm.lcthon"
 
-# fcntl: refused while held; a waiter gets it soon after the release (GRANTED callback)
-vm_run vm1 "cd /mnt/d && (./lock_tool hold lk 12 < /dev/null > /dev/null 2>&1 &)
+# Between two processes of the VM, Linux settles fcntl and flock conflicts in its own kernel
+# (nlmclnt_lock tests the local lock list first); droce still takes every lock and unlock
+vm_run vm1 "cd /mnt/d && (./lock_tool hold lk 8 < /dev/null > /dev/null 2>&1 &)
 sleep 3; ./lock_tool try lk; echo nb-exit=\$?; ./lock_tool wait lk; echo w-exit=\$?
 (./lock_tool fhold lf 8 < /dev/null > /dev/null 2>&1 &); sleep 3; ./lock_tool ftry lf; echo f-exit=\$?" 150 \
 	> "$LABI_DIR/vm.lflock" 2>&1
 sed 's/^/# vm1 fcntl\/flock: /' "$LABI_DIR/vm.lflock"
-check "fcntl F_SETLK is refused while another VM process holds the lock" grep -q "^nb-exit=1$" "$LABI_DIR/vm.lflock"
-waited=$(sed -nE 's/^waited ([0-9]+) ms/\1/p' "$LABI_DIR/vm.lflock")
-check "a waiting F_SETLKW gets the lock soon after the holder's release: GRANTED reached the VM's lockd (${waited:-?} ms waited, the holder had ~9 s left; Linux's own retry comes after 30 s)" \
-	bash -c "grep -q '^w-exit=0$' '$LABI_DIR/vm.lflock' && [ -n '$waited' ] && [ '$waited' -lt 20000 ]"
-check "flock(2) (emulated by NLM) is refused while another VM process holds it" grep -q "^f-exit=1$" "$LABI_DIR/vm.lflock"
+check "two VM processes: fcntl F_SETLK is refused while the other holds the lock, F_SETLKW waits for it" \
+	bash -c "grep -q '^nb-exit=1$' '$LABI_DIR/vm.lflock' && grep -q '^w-exit=0$' '$LABI_DIR/vm.lflock'"
+check "two VM processes: flock(2) (emulated with NLM) is refused while the other holds it" \
+	grep -q "^f-exit=1$" "$LABI_DIR/vm.lflock"
 
-# restart with a lock held: SM_NOTIFY -> the VM's lockd reclaims -> the lock still holds
+# conflicts droce decides: a second client host ("peer", nlm_peer.py in droce's namespace)
+peer() { ip netns exec "$LABI_DNS" timeout 90 python3 "$HERE/nlm_peer.py" "$D" "$EXP" "$@" 2>&1; }
+: > "$EXP/x"
+: > "$EXP/held"
+chmod 0666 "$EXP/x" "$EXP/held"
+peer x lock > "$LABI_DIR/peer.x1"
+sed 's/^/# peer: /' "$LABI_DIR/peer.x1"
+vm_run vm1 "cd /mnt/d && ./lock_tool try x; echo px-exit=\$?
+(./lock_tool wait x; echo w-exit=\$?) < /dev/null > /tmp/w.out 2>&1 &
+sleep 1; echo started" 60 > "$LABI_DIR/vm.lpeer1" 2>&1
+sleep 5
+peer x unlock >> "$LABI_DIR/peer.x1"
+sleep 4
+vm_run vm1 "cat /tmp/w.out" 30 >> "$LABI_DIR/vm.lpeer1" 2>&1
+sed 's/^/# vm1 vs peer: /' "$LABI_DIR/vm.lpeer1"
+check "peer's lock (NM_LOCK) is granted" grep -q "^lock GRANTED" "$LABI_DIR/peer.x1"
+check "the VM's F_SETLK is refused by droce while peer holds the file" grep -q "^px-exit=1$" "$LABI_DIR/vm.lpeer1"
+waited=$(sed -nE 's/^waited ([0-9]+) ms/\1/p' "$LABI_DIR/vm.lpeer1")
+check "the VM's F_SETLKW, blocked at droce, gets the lock within seconds of peer's UNLOCK: droce's GRANTED reached the VM's lockd (${waited:-?} ms waited, peer unlocked after ~5 s; Linux's own retry comes after 30 s)" \
+	bash -c "grep -q '^w-exit=0$' '$LABI_DIR/vm.lpeer1' && [ -n '$waited' ] && [ '$waited' -lt 20000 ]"
+
+# a VM process holds "held"; droce answers peer's TEST with the VM's process as the holder
 vm_run vm1 "cd /mnt/d && (./lock_tool hold held 900 < /dev/null > /dev/null 2>&1 & echo \$! > /tmp/holder.pid)
-sleep 3; ./lock_tool try held; echo held1-exit=\$?" 60 > "$LABI_DIR/vm.lheld1" 2>&1
+sleep 3; cat /tmp/holder.pid" 60 > "$LABI_DIR/vm.lheld1" 2>&1
 sed 's/^/# vm1 held: /' "$LABI_DIR/vm.lheld1"
-check "a lock is held before the restart" grep -q "^held1-exit=1$" "$LABI_DIR/vm.lheld1"
+peer held test > "$LABI_DIR/peer.held"
+peer held lock >> "$LABI_DIR/peer.held"
+sed 's/^/# peer: /' "$LABI_DIR/peer.held"
+# (Linux's svid is its lock owner's number, not the pid; its oh is "svid@nodename")
+check "peer's TEST names the VM's lock owner as the holder (exclusive, whole file), and peer's LOCK is denied" \
+	bash -c "grep -Eq \"^test DENIED holder svid [0-9]+ oh '[0-9]+@${VMNAME:-vm1}' offset 0 len 0\" '$LABI_DIR/peer.held' && grep -q '^lock DENIED' '$LABI_DIR/peer.held'"
+
+# restart with the VM's lock held: SM_NOTIFY -> the VM's lockd reclaims in the grace period
+# -> after the grace period droce still refuses peer
 echo "# monitor list before the restart: $(tr '\t\n' ' ;' < "$LABI_DIR/lstate/nsm.hosts" 2>/dev/null)"
 stop_nfsd 1
 start_nfsd 2 || exit 1
 sed -n 's/^locks: /# droce-nfsd 2 at start: /p' "$LABI_DIR/nfsd2.out"
-sleep 5
-grace_wait
-vm_run vm1 "cd /mnt/d && ./lock_tool try held; echo held2-exit=\$?; dmesg | grep -i 'lockd\|statd' | tail -n 5" 180 \
-	> "$LABI_DIR/vm.lheld2" 2>&1
-sed 's/^/# vm1 after restart: /' "$LABI_DIR/vm.lheld2"
-check "after droce's restart and its grace period the VM's lock still holds (reclaimed)" \
-	grep -q "^held2-exit=1$" "$LABI_DIR/vm.lheld2"
+peer held lock > "$LABI_DIR/peer.held2"
+sed 's/^/# peer after the restart: /' "$LABI_DIR/peer.held2"
+echo "# peer's lock answered $((SECONDS - NSTART)) s after droce 2 started (grace ${GRACE} s)"
+check "after droce's restart and its grace period the VM's lock holds at droce (reclaimed): peer is denied" \
+	grep -q "^lock DENIED" "$LABI_DIR/peer.held2"
 
 # the VM says it rebooted (SM_NOTIFY, as sm-notify sends at boot, over UDP to droce's statd
-# port from the portmapper): droce drops its locks, so the old holder no longer refuses others
-VMNAME=$(sed -n 's/^hostname //p' "$LABI_DIR/vm.ldaemons")
+# port from the portmapper): droce drops its locks, so peer gets the file
 if vm_run vm1 "test -x /usr/sbin/sm-notify" 20; then
 	# it forks and retries in the background; the datagram goes out at once
 	vm_run vm1 "sm-notify -f < /dev/null > /dev/null 2>&1; sleep 5; echo sm-notify ran" 60 > "$LABI_DIR/vm.lnotify" 2>&1
@@ -143,9 +172,10 @@ s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(5); s.sendto(
 " "${VMNAME:-vm1}" "$D" > "$LABI_DIR/vm.lnotify" 2>&1
 fi
 sed 's/^/# sm-notify: /' "$LABI_DIR/vm.lnotify"
-vm_run vm1 "cd /mnt/d && ./lock_tool try held; echo held3-exit=\$?" 120 >> "$LABI_DIR/vm.lnotify" 2>&1
-tail -n 2 "$LABI_DIR/vm.lnotify" | sed 's/^/# vm1 after SM_NOTIFY: /'
-check "after the VM's SM_NOTIFY droce no longer holds the VM's old lock" grep -q "^held3-exit=0$" "$LABI_DIR/vm.lnotify"
+peer held lock > "$LABI_DIR/peer.held3"
+peer held unlock >> "$LABI_DIR/peer.held3"
+sed 's/^/# peer after SM_NOTIFY: /' "$LABI_DIR/peer.held3"
+check "after the VM's SM_NOTIFY droce dropped the VM's locks: peer gets the file" grep -q "^lock GRANTED" "$LABI_DIR/peer.held3"
 
 vm_run vm1 "kill \$(cat /tmp/holder.pid); sleep 1; umount /mnt/d && echo unmounted" 60 > "$LABI_DIR/vm.lumount" 2>&1
 check "unmounts" grep -q unmounted "$LABI_DIR/vm.lumount"
