@@ -191,12 +191,18 @@ def pmap(prog, vers, proc, r):
     return W(4999 if (p, v, proto) == (NLM, 4, 6) else 0)
 
 
+res_calls = []
+
+
 def lockd(prog, vers, proc, r):
+    if proc != 5:  # a *_RES: nlm4_res {cookie, stat}
+        res_calls.append((proc, r.s(), r.u()))
+        return b""
     cookie = r.s()
     excl = r.u()
     caller, fh, oh, svid, off, ln = r.s(), r.s(), r.s(), r.u(), r.h(), r.h()
     grants.append((proc, cookie, excl, caller, fh, oh, svid, off, ln, time.time()))
-    return S(cookie) + W(0)
+    return S(cookie) + W(1 if cookie == b"deny" else 0)  # "deny": the waiting process gave up
 
 
 serve(111, pmap)
@@ -248,6 +254,28 @@ st, h = TEST("a", fa, 1, 0, 0)
 check("after FREE_ALL(b) nothing of B's holds (%d)" % st, st == GRANTED)
 st, _ = LOCK("b", fa, 7, 0, 0, src="127.0.0.2")
 check("B locks the whole file again (%d)" % st, st == GRANTED)
+# a client that answers GRANTED with NLM4_DENIED gets the lock taken back
+st, _ = LOCK("a", fb, 3, 0, 1)
+st2, _ = LOCK("b", fb, 10, 0, 1, block=True, src="127.0.0.2", cookie=b"deny")
+check("B waits behind A on fb (%d, %d)" % (st, st2), st == GRANTED and st2 == BLOCKED)
+n = len(grants)
+UNLOCK("a", fb, 3, 0, 1)
+for _ in range(50):
+    if len(grants) > n:
+        break
+    time.sleep(0.1)
+time.sleep(0.3)
+st, h = TEST("a", fb, 3, 0, 1)
+check("B's lockd answered GRANTED with DENIED: droce took the lock back (%d %s)" % (st, h),
+      len(grants) == n + 1 and st == GRANTED)
+# LOCK_MSG: answered by a LOCK_RES call to B's lockd (found through B's portmapper)
+r = nlm(7, S(b"msg1") + W(0, 1) + lock_obj("b", fb, 9, 0, 1) + W(0, 3), src="127.0.0.2", caller="b")
+for _ in range(50):
+    if res_calls:
+        break
+    time.sleep(0.1)
+check("LOCK_MSG is answered by a LOCK_RES call carrying its cookie and NLM4_GRANTED (%s)" % res_calls,
+      res_calls == [(12, b"msg1", GRANTED)])
 # SM_NOTIFY naming B's address: B rebooted
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 u.bind(("127.0.0.2", 0))

@@ -2,7 +2,7 @@
 # Integration test: NLM v4 and NSM of droce-nfsd (--listen, no RoCE stack) in a network
 # namespace, driven by tests/nfs/nlm_client.py (a client written from XNFS §14/§11): grace
 # period (reclaim only), TEST's holder, DENIED, BLOCKED and the GRANTED callback through the
-# client's own portmapper, CANCEL, FREE_ALL, SM_NOTIFY over UDP, SM_STAT, PROG_MISMATCH for
+# client's own portmapper, a grant the client refuses taken back, CANCEL, FREE_ALL, LOCK_MSG answered by LOCK_RES, SM_NOTIFY over UDP, SM_STAT, PROG_MISMATCH for
 # NLM v1, STALE_FH, SHARE; then droce's counters (no GARBAGE_ARGS, SYSTEM_ERR or drop), and a
 # restart that bumps the NSM state in the state directory.
 # Usage: nlm_tcp.sh PATH/TO/droce-nfsd      Exit 77 = skipped (with the reason).
@@ -44,8 +44,8 @@ kill -TERM "$pid"; wait "$pid"; pid=
 sed 's/^/# droce-nfsd: /' "$out/nfsd1"
 check "droce-nfsd answered every call (no GARBAGE_ARGS, SYSTEM_ERR, drop)" \
 	bash -c "! grep -q 'DROP\|GARBAGE\|SYSTEM_ERR\|garbage [1-9]' '$out/nfsd1'"
-check "the GRANTED callback went through GETPORT and the call (callbacks: DONE 1)" \
-	grep -q "^callbacks: DONE 1" "$out/nfsd1"
+check "two GRANTED and one LOCK_RES callbacks went through GETPORT and the call (callbacks: DONE 3), one grant refused" \
+	bash -c "grep -q '^callbacks: DONE 3' '$out/nfsd1' && grep -q 'refused grants 1' '$out/nfsd1'"
 check "the client's host is on the monitor list (statedir/nsm.hosts)" grep -q "127.0.0.1" "$out/state/nsm.hosts"
 start 2
 kill -TERM "$pid"; wait "$pid"; pid=
