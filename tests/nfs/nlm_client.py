@@ -13,7 +13,7 @@ import threading
 import time
 
 SRV = "127.0.0.1"
-EXPORT = sys.argv[1]
+EXPORT = sys.argv[1]  # argv[2]: the state directory
 NLM, NSM, MNT, PMAP = 100021, 100024, 100005, 100000
 fails = 0
 
@@ -287,6 +287,27 @@ rep = u.recv(1000)
 check("SM_NOTIFY over UDP is answered", struct.unpack_from("!I", rep, 0)[0] == xid[0])
 st, _ = TEST("a", fa, 1, 0, 0)
 check("after SM_NOTIFY(127.0.0.2) B's lock is gone (%d)" % st, st == GRANTED)
+# SM_MON / SM_UNMON / SM_UNMON_ALL edit the monitor list (statedir/nsm.hosts), from loopback
+STATE = sys.argv[2]
+myid = S("127.0.0.1") + W(NLM, 4, 16)
+
+
+def hosts():
+    return open(STATE + "/nsm.hosts").read()
+
+
+r = call(NSM, 1, 2, S("mon-one") + myid + bytes(16), port=4046)
+ok1 = r.u() == 0
+r = call(NSM, 1, 2, S("mon-two") + myid + bytes(16), port=4046)
+ok2 = r.u() == 0
+h1 = hosts()
+call(NSM, 1, 3, S("mon-one") + myid, port=4046)
+h2 = hosts()
+call(NSM, 1, 4, myid, port=4046)
+h3 = hosts()
+check("SM_MON adds hosts, SM_UNMON takes one off, SM_UNMON_ALL the rest (%r)" % h3,
+      ok1 and ok2 and "+mon-one" in h1 and "+mon-two" in h1 and "mon-one" not in h2 and
+      "+mon-two" in h2 and "mon-" not in h3)
 r = call(NSM, 1, 1, S("x"), port=4046)
 res, state = r.u(), r.u()
 check("SM_STAT: STAT_SUCC and an odd state (%d)" % state, res == 0 and state % 2 == 1)

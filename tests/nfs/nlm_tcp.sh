@@ -2,7 +2,8 @@
 # Integration test: NLM v4 and NSM of droce-nfsd (--listen, no RoCE stack) in a network
 # namespace, driven by tests/nfs/nlm_client.py (a client written from XNFS §14/§11): grace
 # period (reclaim only), TEST's holder, DENIED, BLOCKED and the GRANTED callback through the
-# client's own portmapper, a grant the client refuses taken back, CANCEL, FREE_ALL, LOCK_MSG answered by LOCK_RES, SM_NOTIFY over UDP, SM_STAT, PROG_MISMATCH for
+# client's own portmapper, a grant the client refuses taken back, CANCEL, FREE_ALL, SM_MON,
+# SM_UNMON, SM_UNMON_ALL, LOCK_MSG answered by LOCK_RES, SM_NOTIFY over UDP, SM_STAT, PROG_MISMATCH for
 # NLM v1, STALE_FH, SHARE; then droce's counters (no GARBAGE_ARGS, SYSTEM_ERR or drop), and a
 # restart that bumps the NSM state in the state directory.
 # Usage: nlm_tcp.sh PATH/TO/droce-nfsd      Exit 77 = skipped (with the reason).
@@ -39,7 +40,7 @@ start() {
 }
 start 1 || { cat "$out/nfsd1"; exit 1; }
 s1=$(cat "$out/state/nsm.state")
-timeout 60 ip netns exec "$NS" python3 "$HERE/nlm_client.py" "$out/exp" || fails=$((fails + 1))
+timeout 60 ip netns exec "$NS" python3 "$HERE/nlm_client.py" "$out/exp" "$out/state" || fails=$((fails + 1))
 kill -TERM "$pid"; wait "$pid"; pid=
 sed 's/^/# droce-nfsd: /' "$out/nfsd1"
 check "droce-nfsd answered every call (no GARBAGE_ARGS, SYSTEM_ERR, drop)" \
