@@ -2,8 +2,9 @@
 /*
  * droce-nfsd - the NFS server: NFSv3 over RPC-over-RDMA (port 20049, droce's RoCE stack and
  * CM) and over TCP (2049), MOUNT v1/v3 over TCP and UDP (20048), NLM v4 (locks, 4045) and NSM
- * (status, 4046) over TCP and UDP, and droce's portmapper on 111 listing them. TCP and UDP use the kernel's sockets bound to droce's address: they reach
- * the wire through droce's exception TAP, so every service speaks from one address.
+ * (status, 4046) over TCP and UDP, and droce's portmapper on 111 listing them. TCP and UDP
+ * use the kernel's sockets bound to droce's address: they reach the wire through droce's
+ * exception TAP, so every service speaks from one address.
  *
  * Usage: droce-nfsd [EAL args --] --config FILE --exports FILE [--state DIR] [--grace S]
  *                   [--seconds N]
@@ -15,6 +16,8 @@
  *   --state    the state directory (handle key, export ids, NSM state and monitored hosts);
  *              default /var/lib/droce-nfsd
  *   --grace    the lock grace period after start, in seconds (default 90): only reclaims
+ *   --threads  helper threads that make the file-system calls (default 4; 0: the lcore makes
+ *              them itself, blocking)
  * Prints "serving ..." when ready, and its counters when it stops (SIGINT/SIGTERM, or N s).
  * Everything is polled from the main lcore's loop.
  */
@@ -32,9 +35,11 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
+#include <rte_telemetry.h>
 
 #include "nfs3_svc.h"
 #include "nfs_fs.h"
+#include "nfs_pool.h"
 #include "nlm_svc.h"
 #include "orpc_pmap.h"
 #include "orpc_tcp.h"
@@ -57,6 +62,8 @@ static struct {
 	struct roce_pd *pd;
 	struct roce_cm_id *listen;
 	struct nfs_fs *fs;
+	struct nfs_pool *pool;
+	long threads;
 	struct nfs3_server tcp_nfs, rdma_nfs;
 	struct orpc_svc svc, rdma_svc;
 	struct orpc_pmap pm;
@@ -153,6 +160,8 @@ static void serve_poll(struct stk_lcore *lc, void *arg)
 	struct roce_cm_event ev;
 
 	(void)lc, (void)arg;
+	if (g.pool)
+		nfs_pool_poll(g.pool, nfs3_pool_done, 64);
 	while (roce_cm_get_event(g.cm, &ev) == 0)
 		on_cm_event(&ev);
 	for (int k = 0; k < MAX_CONNS; k++) {
@@ -284,6 +293,7 @@ static void print_stats(void)
 		"REMOVE", "RMDIR",   "RENAME",	 "LINK",   "READDIR", "READDIRPLUS",
 		"FSSTAT", "FSINFO",  "PATHCONF", "COMMIT"};
 	struct nfs_fs_stats fst;
+	struct orpc_drc_stats drc[2];
 
 	printf("tcp: accepted %llu, records %llu, udp calls %llu, closed %llu (garbage %llu)\n",
 	       (unsigned long long)g.tcp.stats.accepted, (unsigned long long)g.tcp.stats.records,
@@ -305,6 +315,9 @@ static void print_stats(void)
 			printf("nfs3: %s tcp %llu rdma %llu\n", names[p],
 			       (unsigned long long)g.tcp_nfs.st.proc[p],
 			       (unsigned long long)g.rdma_nfs.st.proc[p]);
+	printf("nfs3: calls on helper threads %llu, run inline for want of scratch %llu\n",
+	       (unsigned long long)(g.tcp_nfs.st.deferred + g.rdma_nfs.st.deferred),
+	       (unsigned long long)(g.tcp_nfs.st.sync_fallback + g.rdma_nfs.st.sync_fallback));
 	printf("nfs3: status ok %llu, errors %llu; read %llu bytes, written %llu bytes\n",
 	       (unsigned long long)(g.tcp_nfs.st.status_ok + g.rdma_nfs.st.status_ok),
 	       (unsigned long long)(g.tcp_nfs.st.status_err + g.rdma_nfs.st.status_err),
@@ -340,6 +353,15 @@ static void print_stats(void)
 		       (unsigned long long)g.nlm.st.notify_dropped,
 		       (unsigned long long)g.nlm.st.cb_dropped);
 	}
+	orpc_svc_drc_stats(&g.svc, &drc[0]);
+	orpc_svc_drc_stats(&g.rdma_svc, &drc[1]);
+	printf("drc: kept %llu, replayed %llu, dropped in progress %llu, evicted %llu, too big "
+	       "%llu\n",
+	       (unsigned long long)(drc[0].inserted + drc[1].inserted),
+	       (unsigned long long)(drc[0].replayed + drc[1].replayed),
+	       (unsigned long long)(drc[0].in_progress_drops + drc[1].in_progress_drops),
+	       (unsigned long long)(drc[0].evicted + drc[1].evicted),
+	       (unsigned long long)(drc[0].too_big + drc[1].too_big));
 	nfs_fs_stats(g.fs, &fst);
 	printf("fs: badhandle %llu, stale %llu, client refused %llu, rofs %llu, squashed %llu\n",
 	       (unsigned long long)fst.badhandle, (unsigned long long)fst.stale,
@@ -347,18 +369,92 @@ static void print_stats(void)
 	       (unsigned long long)fst.squashed);
 }
 
+/* /droce/nfs: the NFS server's counters for rte_telemetry (dpdk-telemetry.py). Read from the
+ * telemetry thread while the lcore counts: each value is one aligned 64-bit load. */
+static int tel_nfs(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	static const char *const procs[NFS3_NPROCS] = {
+		"NULL",	  "GETATTR", "SETATTR",	 "LOOKUP", "ACCESS",  "READLINK",
+		"READ",	  "WRITE",   "CREATE",	 "MKDIR",  "SYMLINK", "MKNOD",
+		"REMOVE", "RMDIR",   "RENAME",	 "LINK",   "READDIR", "READDIRPLUS",
+		"FSSTAT", "FSINFO",  "PATHCONF", "COMMIT"};
+	const struct nfs3_server *sv[2] = {&g.tcp_nfs, &g.rdma_nfs};
+	struct orpc_drc_stats drc[2];
+	struct nfs_fs_stats fst;
+	struct rte_tel_data *p = rte_tel_data_alloc(), *o = rte_tel_data_alloc();
+
+	(void)cmd, (void)params;
+	if (!p || !o) {
+		rte_tel_data_free(p);
+		rte_tel_data_free(o);
+		return -ENOMEM;
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_start_dict(p);
+	for (uint32_t i = 0; i < NFS3_NPROCS; i++)
+		rte_tel_data_add_dict_u64(p, procs[i], sv[0]->st.proc[i] + sv[1]->st.proc[i]);
+	rte_tel_data_add_dict_container(d, "nfs3_calls", p, 0);
+	rte_tel_data_start_dict(o);
+	for (int k = 0; k < ORPC_OUT_NUM; k++)
+		rte_tel_data_add_dict_u64(o, orpc_outcome_name((enum orpc_outcome)k),
+					  g.svc.stats.outcome[k] + g.rdma_svc.stats.outcome[k]);
+	rte_tel_data_add_dict_container(d, "rpc_outcomes", o, 0);
+	for (uint32_t i = 0; i < 32; i++)
+		if (sv[0]->st.status[i] + sv[1]->st.status[i] && i)
+			rte_tel_data_add_dict_u64(d, nfs_stat_name(nfs3_stat_of_slot(i)),
+						  sv[0]->st.status[i] + sv[1]->st.status[i]);
+	rte_tel_data_add_dict_u64(d, "status_ok", sv[0]->st.status_ok + sv[1]->st.status_ok);
+	rte_tel_data_add_dict_u64(d, "status_err", sv[0]->st.status_err + sv[1]->st.status_err);
+	rte_tel_data_add_dict_u64(d, "read_bytes", sv[0]->st.read_bytes + sv[1]->st.read_bytes);
+	rte_tel_data_add_dict_u64(d, "write_bytes", sv[0]->st.write_bytes + sv[1]->st.write_bytes);
+	rte_tel_data_add_dict_u64(d, "on_helper_threads", sv[0]->st.deferred + sv[1]->st.deferred);
+	rte_tel_data_add_dict_u64(d, "helper_queue", g.pool ? nfs_pool_inflight(g.pool) : 0);
+	orpc_svc_drc_stats(&g.svc, &drc[0]);
+	orpc_svc_drc_stats(&g.rdma_svc, &drc[1]);
+	rte_tel_data_add_dict_u64(d, "drc_replayed", drc[0].replayed + drc[1].replayed);
+	rte_tel_data_add_dict_u64(d, "drc_in_progress_drops",
+				  drc[0].in_progress_drops + drc[1].in_progress_drops);
+	nfs_fs_stats(g.fs, &fst);
+	rte_tel_data_add_dict_u64(d, "badhandle", fst.badhandle);
+	rte_tel_data_add_dict_u64(d, "stale", fst.stale);
+	rte_tel_data_add_dict_u64(d, "client_refused", fst.acces_client);
+	rte_tel_data_add_dict_u64(d, "rofs", fst.rofs);
+	rte_tel_data_add_dict_u64(d, "rdma_connections", g.accepted - g.closed);
+	rte_tel_data_add_dict_u64(d, "tcp_connections", orpc_tcp_srv_nconns(&g.tcp));
+	return 0;
+}
+
+/* The helper threads, shared by the servers of every transport. */
+static int start_pool(void)
+{
+	if (!g.threads)
+		return 0;
+	g.pool = nfs_pool_create("nfsd", (uint32_t)g.threads, nfs3_pool_work);
+	if (!g.pool) {
+		fprintf(stderr, "droce-nfsd: cannot start %ld helper threads: %s\n", g.threads,
+			strerror(errno));
+		return -1;
+	}
+	g.tcp_nfs.pool = g.pool;
+	g.rdma_nfs.pool = g.pool;
+	return 0;
+}
+
 /* --listen: the kernel's sockets only, waiting in epoll (nothing else to poll) */
 static int serve_tcp_only(long secs)
 {
 	time_t end = secs > 0 ? time(NULL) + secs : 0;
 	struct epoll_event ev;
-	int rc = 1;
+	int rc = 1, wait_fd = -1;
+	uint32_t cb_active = 0;
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	if (nfs3_server_init(&g.tcp_nfs, g.fs, MAX_IO) != 0)
+	if (nfs3_server_init(&g.tcp_nfs, g.fs, MAX_IO) != 0 || start_pool() != 0)
 		goto out;
 	g.svc.ctx = &g.tcp_nfs;
+	if (orpc_svc_drc_enable(&g.svc) != 0)
+		goto out;
 	orpc_svc_add(&g.svc, &orpc_pmap_program);
 	orpc_svc_add(&g.svc, &nfs3_program);
 	orpc_svc_add(&g.svc, &mount_program);
@@ -368,16 +464,30 @@ static int serve_tcp_only(long secs)
 	printf("serving at %s: NFSv3 on tcp %u, MOUNT v1/v3 on tcp/udp %u, NLM v4 on tcp/udp %u, "
 	       "NSM on tcp/udp %u, portmapper on tcp/udp %u\n",
 	       g.listen_ip, NFS3_PORT, MOUNT_PORT, NLM_PORT, NSM_PORT, ORPC_PMAP_PORT);
+	/* sleep until a socket or a helper thread has something */
+	wait_fd = epoll_create1(EPOLL_CLOEXEC);
+	ev.events = EPOLLIN;
+	epoll_ctl(wait_fd, EPOLL_CTL_ADD, g.tcp.ep, &ev);
+	epoll_ctl(wait_fd, EPOLL_CTL_ADD, g.lock_tcp.ep, &ev);
+	if (g.pool)
+		epoll_ctl(wait_fd, EPOLL_CTL_ADD, nfs_pool_event_fd(g.pool), &ev);
 	while (!stop && (!end || time(NULL) < end)) {
-		/* the lock sockets and callbacks have no wakeup here: a short wait */
-		epoll_wait(g.tcp.ep, &ev, 1, 10);
+		/* callbacks in flight have sockets of their own, outside the epoll set */
+		epoll_wait(wait_fd, &ev, 1, cb_active ? 10 : 100);
+		if (g.pool)
+			nfs_pool_poll(g.pool, nfs3_pool_done, 64);
 		orpc_tcp_srv_poll(&g.tcp);
 		orpc_tcp_srv_poll(&g.lock_tcp);
-		nlm_server_poll(&g.nlm);
+		cb_active = nlm_server_poll(&g.nlm);
 	}
 	print_stats();
 	rc = 0;
 out:
+	if (wait_fd >= 0)
+		close(wait_fd);
+	/* the calls still with the helpers end first: their connections wait for them */
+	nfs_pool_destroy(g.pool, nfs3_pool_done);
+	g.pool = NULL;
 	if (g.tcp_up)
 		orpc_tcp_srv_fini(&g.tcp);
 	if (g.lock_tcp_up)
@@ -385,16 +495,18 @@ out:
 	if (g.nlm_up)
 		nlm_server_fini(&g.nlm);
 	nfs3_server_fini(&g.tcp_nfs);
+	orpc_svc_drc_disable(&g.svc);
+	orpc_svc_drc_disable(&g.rdma_svc);
 	nfs_fs_close(g.fs);
 	return rc;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {{"config", 1, NULL, 'c'}, {"exports", 1, NULL, 'e'},
-					     {"state", 1, NULL, 'S'},  {"seconds", 1, NULL, 's'},
-					     {"listen", 1, NULL, 'l'}, {"grace", 1, NULL, 'g'},
-					     {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"config", 1, NULL, 'c'},	{"exports", 1, NULL, 'e'},
+					     {"state", 1, NULL, 'S'},	{"seconds", 1, NULL, 's'},
+					     {"listen", 1, NULL, 'l'},	{"grace", 1, NULL, 'g'},
+					     {"threads", 1, NULL, 't'}, {NULL, 0, NULL, 0}};
 	int eal_argc, app_argc, o, rc = 1;
 	char **eal_argv, **app_argv, *text;
 	struct stk_config cfg;
@@ -405,6 +517,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	g.state = "/var/lib/droce-nfsd";
 	g.grace_s = NLM_GRACE_DEFAULT_S;
+	g.threads = 4;
 	stk_split_args(argc, argv, &eal_argc, &eal_argv, &app_argc, &app_argv);
 	while ((o = getopt_long(app_argc, app_argv, "", opts, NULL)) != -1) {
 		if (o == 'c')
@@ -419,14 +532,21 @@ int main(int argc, char **argv)
 			g.listen_ip = optarg;
 		else if (o == 'g')
 			g.grace_s = (uint32_t)strtoul(optarg, NULL, 0);
+		else if (o == 't')
+			g.threads = strtol(optarg, NULL, 0);
 		else
 			return 2;
 	}
 	if ((!g.config && !g.listen_ip) || !g.exports) {
 		fprintf(stderr, "usage: droce-nfsd [EAL --] --config FILE --exports FILE "
-				"[--state DIR] [--grace S] [--seconds N]\n"
+				"[--state DIR] [--grace S] [--threads N] [--seconds N]\n"
 				"       droce-nfsd --listen IP --exports FILE [--state DIR] "
-				"[--grace S] [--seconds N]\n");
+				"[--grace S] [--threads N] [--seconds N]\n");
+		return 2;
+	}
+	if (g.threads < 0 || g.threads > (long)NFS_POOL_MAX_THREADS) {
+		fprintf(stderr, "droce-nfsd: --threads %ld: give 0 (no helper threads) to %u\n",
+			g.threads, NFS_POOL_MAX_THREADS);
 		return 2;
 	}
 	text = read_file(g.exports);
@@ -467,17 +587,26 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (nfs3_server_init(&g.tcp_nfs, g.fs, MAX_IO) != 0 ||
-	    nfs3_server_init(&g.rdma_nfs, g.fs, MAX_IO) != 0) {
+	    nfs3_server_init(&g.rdma_nfs, g.fs, MAX_IO) != 0 || start_pool() != 0) {
 		fprintf(stderr, "droce-nfsd: out of memory\n");
 		goto out;
 	}
 	g.svc.ctx = &g.tcp_nfs;
 	g.rdma_svc.ctx = &g.rdma_nfs;
+	if (orpc_svc_drc_enable(&g.svc) != 0 || orpc_svc_drc_enable(&g.rdma_svc) != 0) {
+		fprintf(stderr, "droce-nfsd: out of memory\n");
+		goto out;
+	}
 	orpc_svc_add(&g.svc, &orpc_pmap_program);
 	orpc_svc_add(&g.svc, &nfs3_program);
 	orpc_svc_add(&g.svc, &mount_program);
 	orpc_svc_add(&g.rdma_svc, &nfs3_program);
 	register_all(ip, true);
+	/* the help text must stay under RTE_TEL_MAX_STRING_LEN (128), or registration fails */
+	if (rte_telemetry_register_cmd("/droce/nfs", tel_nfs,
+				       "NFS server counters: calls, outcomes, errors, bytes, DRC. "
+				       "No params") != 0)
+		fprintf(stderr, "droce-nfsd: /droce/nfs not registered with telemetry\n");
 	if (lock_init(ip) != 0 || listen_all(ip) != 0)
 		goto out;
 	g.end = secs > 0 ? rte_get_tsc_cycles() + (uint64_t)secs * rte_get_tsc_hz() : 0;
@@ -507,6 +636,8 @@ out:
 			break;
 		stk_lcore_poll(stk_lcore_get(rte_get_main_lcore()));
 	}
+	nfs_pool_destroy(g.pool, nfs3_pool_done);
+	g.pool = NULL;
 	if (g.tcp_up)
 		orpc_tcp_srv_fini(&g.tcp);
 	g.tcp_up = false;
@@ -524,6 +655,8 @@ out:
 	if (g.dev)
 		roce_dev_close(g.dev);
 	nfs3_server_fini(&g.tcp_nfs);
+	orpc_svc_drc_disable(&g.svc);
+	orpc_svc_drc_disable(&g.rdma_svc);
 	nfs3_server_fini(&g.rdma_nfs);
 	nfs_fs_close(g.fs);
 	rte_eal_cleanup();

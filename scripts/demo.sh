@@ -56,6 +56,9 @@ vm_run vm1 "cat /mnt/droce/README; dd if=/dev/urandom of=/tmp/f bs=1M count=8 2>
 	ls -l /mnt/droce; df -h /mnt/droce" 300
 echo "md5 on droce's disk:   $(md5sum < "$EXP/from-linux" | cut -d' ' -f1)"
 
+say "the VM's kernel says the transport is RDMA (/proc/self/mountstats)"
+vm_run vm1 "awk '/^device/ { p = /mnt.droce/ } p' /proc/self/mountstats | grep -E '^device|xprt:|^ +(READ|WRITE):'" 60
+
 say "unmounting, and droce-nfsd's counters"
 vm_run vm1 "umount /mnt/droce" 60
 kill -TERM "$NPID"

@@ -12,6 +12,7 @@
 
 #include "nfs3_svc.h"
 #include "nfs3_xdr.h"
+#include "nfs_pool.h"
 
 #define NFS3_MAX_DIRENTS 16384u
 #define NFS3_NAMES_CAP (NFS3_MAX_DIRENTS * 64u)
@@ -39,56 +40,68 @@ static void make_ctx(struct orpc_req *r, struct nfs_ctx *c)
 	}
 }
 
+static const enum nfs_stat stat_slots[] = {NFS_OK,
+					   NFS_ERR_PERM,
+					   NFS_ERR_NOENT,
+					   NFS_ERR_IO,
+					   NFS_ERR_NXIO,
+					   NFS_ERR_ACCES,
+					   NFS_ERR_EXIST,
+					   NFS_ERR_XDEV,
+					   NFS_ERR_NODEV,
+					   NFS_ERR_NOTDIR,
+					   NFS_ERR_ISDIR,
+					   NFS_ERR_INVAL,
+					   NFS_ERR_FBIG,
+					   NFS_ERR_NOSPC,
+					   NFS_ERR_ROFS,
+					   NFS_ERR_MLINK,
+					   NFS_ERR_NAMETOOLONG,
+					   NFS_ERR_NOTEMPTY,
+					   NFS_ERR_DQUOT,
+					   NFS_ERR_STALE,
+					   NFS_ERR_REMOTE,
+					   NFS_ERR_BADHANDLE,
+					   NFS_ERR_NOT_SYNC,
+					   NFS_ERR_BAD_COOKIE,
+					   NFS_ERR_NOTSUPP,
+					   NFS_ERR_TOOSMALL,
+					   NFS_ERR_SERVERFAULT,
+					   NFS_ERR_BADTYPE,
+					   NFS_ERR_JUKEBOX};
+#define NSTAT_SLOTS (sizeof(stat_slots) / sizeof(stat_slots[0]))
+
 uint32_t nfs3_stat_slot(enum nfs_stat st)
 {
-	static const enum nfs_stat slots[] = {NFS_OK,
-					      NFS_ERR_PERM,
-					      NFS_ERR_NOENT,
-					      NFS_ERR_IO,
-					      NFS_ERR_NXIO,
-					      NFS_ERR_ACCES,
-					      NFS_ERR_EXIST,
-					      NFS_ERR_XDEV,
-					      NFS_ERR_NODEV,
-					      NFS_ERR_NOTDIR,
-					      NFS_ERR_ISDIR,
-					      NFS_ERR_INVAL,
-					      NFS_ERR_FBIG,
-					      NFS_ERR_NOSPC,
-					      NFS_ERR_ROFS,
-					      NFS_ERR_MLINK,
-					      NFS_ERR_NAMETOOLONG,
-					      NFS_ERR_NOTEMPTY,
-					      NFS_ERR_DQUOT,
-					      NFS_ERR_STALE,
-					      NFS_ERR_REMOTE,
-					      NFS_ERR_BADHANDLE,
-					      NFS_ERR_NOT_SYNC,
-					      NFS_ERR_BAD_COOKIE,
-					      NFS_ERR_NOTSUPP,
-					      NFS_ERR_TOOSMALL,
-					      NFS_ERR_SERVERFAULT,
-					      NFS_ERR_BADTYPE,
-					      NFS_ERR_JUKEBOX};
-
-	for (uint32_t i = 0; i < sizeof(slots) / sizeof(slots[0]); i++)
-		if (slots[i] == st)
+	for (uint32_t i = 0; i < NSTAT_SLOTS; i++)
+		if (stat_slots[i] == st)
 			return i;
 	return 31;
 }
 
-/* Every handler ends here: count the procedure and the status it answers. */
+enum nfs_stat nfs3_stat_of_slot(uint32_t slot)
+{
+	return slot < NSTAT_SLOTS ? stat_slots[slot] : NFS_ERR_SERVERFAULT;
+}
+
+static struct nfs3_scratch *scratch_get(struct nfs3_server *s);
+static void scratch_put(struct nfs3_server *s, struct nfs3_scratch *sc);
+static void nfs3_count(struct nfs3_server *s, uint32_t proc, const void *res);
+
+/* Every handler ends here. Handlers run on a helper thread when the server has a pool, so
+ * they touch nothing shared but the backend: counting happens where the call ends
+ * (nfs3_count, on the lcore). */
 static enum accept_stat answered(struct orpc_req *r, enum nfs_stat st)
 {
-	struct nfs3_server *s = server_of(r);
-
-	s->st.proc[r->call.proc < NFS3_NPROCS ? r->call.proc : 0]++;
-	s->st.status[nfs3_stat_slot(st)]++;
-	if (st == NFS_OK)
-		s->st.status_ok++;
-	else
-		s->st.status_err++;
+	(void)r, (void)st;
 	return SUCCESS;
+}
+
+/* Scratch space for READ data, READLINK paths and directory entries: the call's own when it
+ * was deferred (orpc_req.user), else the server's. */
+static struct nfs3_scratch *scratch_of(struct orpc_req *r)
+{
+	return r->user ? r->user : &server_of(r)->sync_scratch;
 }
 
 static enum accept_stat p_null(struct orpc_req *r, void *a, void *res)
@@ -149,13 +162,13 @@ static enum accept_stat p_readlink(struct orpc_req *r, void *a, void *res)
 {
 	struct nfs3_fh_args *args = a;
 	struct nfs3_readlink_res *o = res;
-	struct nfs3_server *s = server_of(r);
+	struct nfs3_scratch *sc = scratch_of(r);
 	struct nfs_ctx c;
 
 	make_ctx(r, &c);
-	o->status = nfs_fs_readlink(&c, &args->fh, (char *)s->read_buf, NFS_PATH_MAX, &o->pathlen,
+	o->status = nfs_fs_readlink(&c, &args->fh, (char *)sc->read_buf, NFS_PATH_MAX, &o->pathlen,
 				    &o->attr.valid, &o->attr.attr);
-	o->path = (const char *)s->read_buf;
+	o->path = (const char *)sc->read_buf;
 	return answered(r, o->status);
 }
 
@@ -164,17 +177,17 @@ static enum accept_stat p_read(struct orpc_req *r, void *a, void *res)
 	struct nfs3_read_args *args = a;
 	struct nfs3_read_res *o = res;
 	struct nfs3_server *s = server_of(r);
+	struct nfs3_scratch *sc = scratch_of(r);
 	uint32_t count = args->count < s->max_io ? args->count : s->max_io;
 	struct nfs_ctx c;
 
 	make_ctx(r, &c);
-	o->status = nfs_fs_read(&c, &args->fh, args->offset, count, s->read_buf, &o->count, &o->eof,
-				&o->attr.valid, &o->attr.attr);
+	o->status = nfs_fs_read(&c, &args->fh, args->offset, count, sc->read_buf, &o->count,
+				&o->eof, &o->attr.valid, &o->attr.attr);
 	if (o->status == NFS_OK) {
-		o->data = s->read_buf;
+		o->data = sc->read_buf;
 		o->data_len = o->count;
 		r->ddp_len = o->count;
-		s->st.read_bytes += o->count;
 	}
 	return answered(r, o->status);
 }
@@ -196,8 +209,6 @@ static enum accept_stat p_write(struct orpc_req *r, void *a, void *res)
 	o->status = nfs_fs_write(&c, &args->fh, args->offset, args->data, args->count, args->stable,
 				 &o->count, &o->committed, &o->wcc);
 	nfs_fs_write_verf(s->fs, o->verf);
-	if (o->status == NFS_OK)
-		s->st.write_bytes += o->count;
 	return answered(r, o->status);
 }
 
@@ -311,7 +322,7 @@ static enum accept_stat p_link(struct orpc_req *r, void *a, void *res)
 /* READDIR(PLUS): entries are gathered into the server's scratch until the next one would
  * make the reply larger than the client asked for (count, or maxcount for PLUS). */
 struct dir_fill {
-	struct nfs3_server *s;
+	struct nfs3_scratch *s;
 	struct nfs3_readdir_res *o;
 	bool plus;
 	uint32_t room; /* bytes left for entries */
@@ -321,7 +332,7 @@ struct dir_fill {
 static bool dir_take(void *arg, const struct nfs_dirent *e)
 {
 	struct dir_fill *f = arg;
-	struct nfs3_server *s = f->s;
+	struct nfs3_scratch *s = f->s;
 	uint32_t sz = f->plus ? nfs3_readdirplus_entry_xdr_size(e->namelen, e->fh_valid, e->fh.len,
 								e->attr_valid)
 			      : nfs3_readdir_entry_xdr_size(e->namelen);
@@ -344,7 +355,7 @@ static enum accept_stat readdir_common(struct orpc_req *r, const struct nfs_fh *
 				       bool plus, struct nfs3_readdir_res *o)
 {
 	struct nfs3_server *s = server_of(r);
-	struct dir_fill f = {.s = s, .o = o, .plus = plus};
+	struct dir_fill f = {.s = scratch_of(r), .o = o, .plus = plus};
 	uint32_t overhead = nfs3_readdir_resok_overhead(true);
 	struct nfs_ctx c;
 
@@ -352,7 +363,7 @@ static enum accept_stat readdir_common(struct orpc_req *r, const struct nfs_fh *
 	if (count > s->max_io)
 		count = s->max_io;
 	memcpy(o->cookieverf, verf, NFS3_VERF_SIZE);
-	o->entries = s->dirents;
+	o->entries = f.s->dirents;
 	o->count = 0;
 	f.room = count > overhead ? count - overhead : 0;
 	o->status = nfs_fs_readdir(&c, dir, cookie, o->cookieverf, plus, dir_take, &f, &o->eof,
@@ -426,6 +437,42 @@ static enum accept_stat p_commit(struct orpc_req *r, void *a, void *res)
 	return answered(r, o->status);
 }
 
+/* The work of each procedure, indexed by procedure number. */
+typedef enum accept_stat (*nfs3_work_t)(struct orpc_req *r, void *args, void *res);
+static const nfs3_work_t nfs3_work[NFS3_NPROCS] = {
+	p_null,	   p_getattr,	  p_setattr, p_lookup, p_access,   p_readlink, p_read,	 p_write,
+	p_create,  p_mkdir,	  p_symlink, p_mknod,  p_remove,   p_rmdir,    p_rename, p_link,
+	p_readdir, p_readdirplus, p_fsstat,  p_fsinfo, p_pathconf, p_commit,
+};
+
+/* Every procedure enters here: with a pool, the call is deferred and its work runs on a
+ * helper thread (the lcore goes on with other connections); without one, or over UDP, or
+ * when every scratch set is taken, it runs at once. */
+static enum accept_stat nfs3_entry(struct orpc_req *r, void *args, void *res)
+{
+	struct nfs3_server *s = server_of(r);
+	uint32_t proc = r->call.proc;
+	enum accept_stat st;
+
+	if (s->pool && proc != NFS3_PROC_NULL && nfs_pool_inflight(s->pool) < NFS_POOL_RING) {
+		struct nfs3_scratch *sc = scratch_get(s);
+		struct orpc_pending *p = sc ? orpc_svc_defer(r, args, res) : NULL;
+
+		if (p) {
+			orpc_pending_req(p)->user = sc;
+			nfs_pool_submit(s->pool, p); /* cannot fail: the ring has room */
+			s->st.deferred++;
+			return ORPC_DEFER;
+		}
+		if (sc)
+			scratch_put(s, sc);
+		s->st.sync_fallback++;
+	}
+	st = nfs3_work[proc](r, args, res);
+	nfs3_count(s, proc, res);
+	return st;
+}
+
 /* One row per procedure: name, arguments, results, handler, DDP-eligible results. */
 #define ROW(name, args_t, xargs, res_t, xres, fn, ddp)                                             \
 	{                                                                                          \
@@ -434,49 +481,49 @@ static enum accept_stat p_commit(struct orpc_req *r, void *a, void *res)
 	}
 
 static const struct orpc_proc nfs3_procs[NFS3_NPROCS] = {
-	{"NULL", (xdrproc_t)xdr_void, 0, (xdrproc_t)xdr_void, 0, p_null, false},
+	{"NULL", (xdrproc_t)xdr_void, 0, (xdrproc_t)xdr_void, 0, nfs3_entry, false},
 	ROW("GETATTR", struct nfs3_fh_args, xdr_nfs3_fh_args, struct nfs3_getattr_res,
-	    xdr_nfs3_getattr_res, p_getattr, false),
+	    xdr_nfs3_getattr_res, nfs3_entry, false),
 	ROW("SETATTR", struct nfs3_setattr_args, xdr_nfs3_setattr_args, struct nfs3_wcc_res,
-	    xdr_nfs3_wcc_res, p_setattr, false),
+	    xdr_nfs3_wcc_res, nfs3_entry, false),
 	ROW("LOOKUP", struct nfs3_diropargs, xdr_nfs3_diropargs, struct nfs3_lookup_res,
-	    xdr_nfs3_lookup_res, p_lookup, false),
+	    xdr_nfs3_lookup_res, nfs3_entry, false),
 	ROW("ACCESS", struct nfs3_access_args, xdr_nfs3_access_args, struct nfs3_access_res,
-	    xdr_nfs3_access_res, p_access, false),
+	    xdr_nfs3_access_res, nfs3_entry, false),
 	ROW("READLINK", struct nfs3_fh_args, xdr_nfs3_fh_args, struct nfs3_readlink_res,
-	    xdr_nfs3_readlink_res, p_readlink, false),
+	    xdr_nfs3_readlink_res, nfs3_entry, false),
 	ROW("READ", struct nfs3_read_args, xdr_nfs3_read_args, struct nfs3_read_res,
-	    xdr_nfs3_read_res, p_read, true),
+	    xdr_nfs3_read_res, nfs3_entry, true),
 	ROW("WRITE", struct nfs3_write_args, xdr_nfs3_write_args, struct nfs3_write_res,
-	    xdr_nfs3_write_res, p_write, false),
+	    xdr_nfs3_write_res, nfs3_entry, false),
 	ROW("CREATE", struct nfs3_create_args, xdr_nfs3_create_args, struct nfs3_create_res,
-	    xdr_nfs3_create_res, p_create, false),
+	    xdr_nfs3_create_res, nfs3_entry, false),
 	ROW("MKDIR", struct nfs3_mkdir_args, xdr_nfs3_mkdir_args, struct nfs3_create_res,
-	    xdr_nfs3_create_res, p_mkdir, false),
+	    xdr_nfs3_create_res, nfs3_entry, false),
 	ROW("SYMLINK", struct nfs3_symlink_args, xdr_nfs3_symlink_args, struct nfs3_create_res,
-	    xdr_nfs3_create_res, p_symlink, false),
+	    xdr_nfs3_create_res, nfs3_entry, false),
 	ROW("MKNOD", struct nfs3_mknod_args, xdr_nfs3_mknod_args, struct nfs3_create_res,
-	    xdr_nfs3_create_res, p_mknod, false),
+	    xdr_nfs3_create_res, nfs3_entry, false),
 	ROW("REMOVE", struct nfs3_diropargs, xdr_nfs3_diropargs, struct nfs3_wcc_res,
-	    xdr_nfs3_wcc_res, p_remove, false),
+	    xdr_nfs3_wcc_res, nfs3_entry, false),
 	ROW("RMDIR", struct nfs3_diropargs, xdr_nfs3_diropargs, struct nfs3_wcc_res,
-	    xdr_nfs3_wcc_res, p_rmdir, false),
+	    xdr_nfs3_wcc_res, nfs3_entry, false),
 	ROW("RENAME", struct nfs3_rename_args, xdr_nfs3_rename_args, struct nfs3_rename_res,
-	    xdr_nfs3_rename_res, p_rename, false),
+	    xdr_nfs3_rename_res, nfs3_entry, false),
 	ROW("LINK", struct nfs3_link_args, xdr_nfs3_link_args, struct nfs3_link_res,
-	    xdr_nfs3_link_res, p_link, false),
+	    xdr_nfs3_link_res, nfs3_entry, false),
 	ROW("READDIR", struct nfs3_readdir_args, xdr_nfs3_readdir_args, struct nfs3_readdir_res,
-	    xdr_nfs3_readdir_res, p_readdir, false),
+	    xdr_nfs3_readdir_res, nfs3_entry, false),
 	ROW("READDIRPLUS", struct nfs3_readdirplus_args, xdr_nfs3_readdirplus_args,
-	    struct nfs3_readdir_res, xdr_nfs3_readdirplus_res, p_readdirplus, false),
+	    struct nfs3_readdir_res, xdr_nfs3_readdirplus_res, nfs3_entry, false),
 	ROW("FSSTAT", struct nfs3_fh_args, xdr_nfs3_fh_args, struct nfs3_fsstat_res,
-	    xdr_nfs3_fsstat_res, p_fsstat, false),
+	    xdr_nfs3_fsstat_res, nfs3_entry, false),
 	ROW("FSINFO", struct nfs3_fh_args, xdr_nfs3_fh_args, struct nfs3_fsinfo_res,
-	    xdr_nfs3_fsinfo_res, p_fsinfo, false),
+	    xdr_nfs3_fsinfo_res, nfs3_entry, false),
 	ROW("PATHCONF", struct nfs3_fh_args, xdr_nfs3_fh_args, struct nfs3_pathconf_res,
-	    xdr_nfs3_pathconf_res, p_pathconf, false),
+	    xdr_nfs3_pathconf_res, nfs3_entry, false),
 	ROW("COMMIT", struct nfs3_commit_args, xdr_nfs3_commit_args, struct nfs3_commit_res,
-	    xdr_nfs3_commit_res, p_commit, false),
+	    xdr_nfs3_commit_res, nfs3_entry, false),
 };
 
 static const struct orpc_version nfs3_versions[] = {{NFS3_VERS, NFS3_NPROCS, nfs3_procs}};
@@ -487,31 +534,119 @@ const struct orpc_program nfs3_program = {
 	.nvers = 1,
 	.vers = nfs3_versions,
 	.flavors = ORPC_FLAVOR_BIT(AUTH_NONE) | ORPC_FLAVOR_BIT(AUTH_SYS),
+	/* not idempotent (RFC 1813 §4.1, knfsd's cache types): replays come from the duplicate
+	 * request cache (orpc_svc.h) */
+	.drc_procs = 1ull << NFS3_PROC_SETATTR | 1ull << NFS3_PROC_WRITE |
+		     1ull << NFS3_PROC_CREATE | 1ull << NFS3_PROC_MKDIR |
+		     1ull << NFS3_PROC_SYMLINK | 1ull << NFS3_PROC_MKNOD |
+		     1ull << NFS3_PROC_REMOVE | 1ull << NFS3_PROC_RMDIR | 1ull << NFS3_PROC_RENAME |
+		     1ull << NFS3_PROC_LINK,
 };
+
+static void scratch_free(struct nfs3_scratch *sc)
+{
+	free(sc->read_buf);
+	free(sc->dirents);
+	free(sc->names);
+	memset(sc, 0, sizeof(*sc));
+}
+
+static int scratch_init(struct nfs3_scratch *sc, uint32_t max_io)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->max_dirents = NFS3_MAX_DIRENTS;
+	sc->names_cap = NFS3_NAMES_CAP;
+	sc->read_buf = malloc(max_io > NFS_PATH_MAX ? max_io : NFS_PATH_MAX);
+	sc->dirents = calloc(sc->max_dirents, sizeof(*sc->dirents));
+	sc->names = malloc(sc->names_cap);
+	if (!sc->read_buf || !sc->dirents || !sc->names) {
+		scratch_free(sc);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A scratch set for a deferred call: from the free list, or a new one up to the bound. */
+static struct nfs3_scratch *scratch_get(struct nfs3_server *s)
+{
+	struct nfs3_scratch *sc = s->free_scratch;
+
+	if (sc) {
+		s->free_scratch = sc->next;
+		return sc;
+	}
+	if (s->nscratch == NFS3_MAX_SCRATCH)
+		return NULL;
+	sc = malloc(sizeof(*sc));
+	if (!sc || scratch_init(sc, s->max_io) != 0) {
+		free(sc);
+		return NULL;
+	}
+	s->nscratch++;
+	return sc;
+}
+
+static void scratch_put(struct nfs3_server *s, struct nfs3_scratch *sc)
+{
+	sc->next = s->free_scratch;
+	s->free_scratch = sc;
+}
+
+/* The counters of a call that ended (on the lcore). */
+static void nfs3_count(struct nfs3_server *s, uint32_t proc, const void *res)
+{
+	enum nfs_stat st = proc == NFS3_PROC_NULL ? NFS_OK : *(const enum nfs_stat *)res;
+
+	s->st.proc[proc]++;
+	s->st.status[nfs3_stat_slot(st)]++;
+	if (st == NFS_OK)
+		s->st.status_ok++;
+	else
+		s->st.status_err++;
+	if (st == NFS_OK && proc == NFS3_PROC_READ)
+		s->st.read_bytes += ((const struct nfs3_read_res *)res)->count;
+	if (st == NFS_OK && proc == NFS3_PROC_WRITE)
+		s->st.write_bytes += ((const struct nfs3_write_res *)res)->count;
+}
 
 int nfs3_server_init(struct nfs3_server *s, struct nfs_fs *fs, uint32_t max_io)
 {
 	memset(s, 0, sizeof(*s));
 	s->fs = fs;
 	s->max_io = max_io;
-	s->max_dirents = NFS3_MAX_DIRENTS;
-	s->names_cap = NFS3_NAMES_CAP;
-	s->read_buf = malloc(max_io > NFS_PATH_MAX ? max_io : NFS_PATH_MAX);
-	s->dirents = calloc(s->max_dirents, sizeof(*s->dirents));
-	s->names = malloc(s->names_cap);
-	if (!s->read_buf || !s->dirents || !s->names) {
-		nfs3_server_fini(s);
-		return -ENOMEM;
-	}
-	return 0;
+	return scratch_init(&s->sync_scratch, max_io);
 }
 
 void nfs3_server_fini(struct nfs3_server *s)
 {
-	free(s->read_buf);
-	free(s->dirents);
-	free(s->names);
-	s->read_buf = NULL;
-	s->dirents = NULL;
-	s->names = NULL;
+	struct nfs3_scratch *sc;
+
+	scratch_free(&s->sync_scratch);
+	while ((sc = s->free_scratch)) {
+		s->free_scratch = sc->next;
+		scratch_free(sc);
+		free(sc);
+	}
+}
+
+void nfs3_pool_work(void *job)
+{
+	struct orpc_pending *p = job;
+	struct orpc_req *r = orpc_pending_req(p);
+	struct nfs3_scratch *sc = r->user;
+
+	sc->stat = nfs3_work[r->call.proc](r, orpc_pending_args(p), orpc_pending_res(p));
+}
+
+void nfs3_pool_done(void *job)
+{
+	struct orpc_pending *p = job;
+	struct orpc_req *r = orpc_pending_req(p);
+	struct nfs3_server *s = r->svc->ctx;
+	struct nfs3_scratch *sc = r->user;
+
+	nfs3_count(s, r->call.proc, orpc_pending_res(p));
+	/* the transport encodes the reply now (results point into sc), or drops it */
+	orpc_pending_done(p, sc->stat);
+	scratch_put(s, sc);
 }

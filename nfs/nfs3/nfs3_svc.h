@@ -39,18 +39,37 @@ struct nfs3_stats {
 	uint64_t status_ok, status_err;
 	uint64_t status[32]; /**< by nfs3_stat_slot() */
 	uint64_t read_bytes, write_bytes;
+	uint64_t deferred;	/**< calls whose work ran on a helper thread */
+	uint64_t sync_fallback; /**< calls run inline although a pool was there (no scratch) */
 };
+
+/** Scratch space of one call: READ data, READLINK path, READDIR entries and their names. */
+struct nfs3_scratch {
+	uint8_t *read_buf; /**< max_io bytes */
+	struct nfs_dirent *dirents;
+	uint32_t max_dirents;
+	char *names;
+	uint32_t names_cap;
+	enum accept_stat stat; /**< what the work answered (deferred calls) */
+	struct nfs3_scratch *next;
+};
+
+#define NFS3_MAX_SCRATCH 64u /**< deferred calls at once, per server (each ~3 MiB) */
 
 struct nfs3_server {
 	struct nfs_fs *fs;
-	uint32_t max_io;	    /**< rtmax/wtmax announced by FSINFO (the transport's limit) */
-	uint8_t *read_buf;	    /**< max_io bytes: READ's data */
-	struct nfs_dirent *dirents; /**< READDIR(PLUS) entries */
-	uint32_t max_dirents;
-	char *names; /**< their names */
-	uint32_t names_cap;
+	uint32_t max_io;       /**< rtmax/wtmax announced by FSINFO (the transport's limit) */
+	struct nfs_pool *pool; /**< helper threads for the file-system work; NULL: run inline */
+	struct nfs3_scratch sync_scratch; /**< for calls run inline */
+	struct nfs3_scratch *free_scratch;
+	uint32_t nscratch;
 	struct nfs3_stats st;
 };
+
+/** The pool's work and done functions (nfs_pool_create(..., nfs3_pool_work), and
+ * nfs_pool_poll(pool, nfs3_pool_done, n) in the lcore's loop). */
+void nfs3_pool_work(void *job);
+void nfs3_pool_done(void *job);
 
 /** Set up a server's scratch space. @return 0 or -ENOMEM */
 int nfs3_server_init(struct nfs3_server *s, struct nfs_fs *fs, uint32_t max_io);
@@ -58,5 +77,7 @@ void nfs3_server_fini(struct nfs3_server *s);
 
 /** Index of an NFS status in nfs3_stats.status (0 = NFS3_OK). */
 uint32_t nfs3_stat_slot(enum nfs_stat st);
+/** The status counted in a slot (slot 31: any other). */
+enum nfs_stat nfs3_stat_of_slot(uint32_t slot);
 
 #endif /* NFS3_SVC_H */

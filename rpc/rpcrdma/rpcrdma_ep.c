@@ -45,6 +45,8 @@ struct sreq { /* the server request being worked on */
 	enum rpcrdma_dec dec;
 	uint32_t reads_pending;
 	uint32_t chunk_off[RPCRDMA_MAX_READ_SEGS]; /* where each read segment lands in stage_in */
+	struct orpc_pending *pending;		   /* HANDLING: the deferred call */
+	bool resumed;				   /* HANDLING: it has ended */
 };
 
 struct cslot { /* a client call in flight */
@@ -634,20 +636,15 @@ static uint32_t single_rkey(const struct rpcrdma_hdr *h)
 	return key;
 }
 
+static enum rpcrdma_req_state reply_out(struct rpcrdma_ep *ep, uint32_t n, enum orpc_outcome oc);
+static void ep_resume(struct orpc_pending *p, void *arg);
+
 static enum rpcrdma_req_state step_dispatch(struct rpcrdma_ep *ep)
 {
-	struct rpcrdma_seg(*wsegs)[RPCRDMA_MAX_CHUNK_SEGS] = ep->wsegs;
-	struct rpcrdma_seg *rsegs = ep->rsegs;
-	struct rpcrdma_chunk wch[RPCRDMA_MAX_WRITE_CHUNKS], rch;
 	struct sreq *r = &ep->req;
-	struct rpcrdma_hdr_out o = {.xid = r->h.xid,
-				    .vers = RPCRDMA_VERSION,
-				    .credits = ep->credits,
-				    .proc = RPCRDMA_MSG};
 	const uint8_t *call;
-	uint32_t clen, n, body, lens[RPCRDMA_MAX_CHUNK_SEGS];
+	uint32_t clen, n;
 	enum orpc_outcome oc;
-	int hlen;
 
 	if (r->h.nr_rsegs) {
 		clen = assemble_call(ep);
@@ -662,6 +659,44 @@ static enum rpcrdma_req_state step_dispatch(struct rpcrdma_ep *ep)
 	}
 	n = orpc_svc_dispatch_peer(ep->svc, call, clen, ep, &ep->peer_addr, ep->stage_out,
 				   ep->conf.max_chunk, &oc);
+	if (oc == ORPC_OUT_DEFERRED) {
+		/* the call (in its receive buffer or stage_call) stays until the upper layer is done */
+		r->pending = orpc_svc_take_deferred(ep->svc, ep_resume, ep);
+		r->resumed = false;
+		ep->st.deferred++;
+		return RPCRDMA_REQ_HANDLING;
+	}
+	return reply_out(ep, n, oc);
+}
+
+/* HANDLING: once the deferred call has ended, its reply goes out as dispatch's would. */
+static enum rpcrdma_req_state step_handling(struct rpcrdma_ep *ep)
+{
+	enum orpc_outcome oc;
+	uint32_t n;
+
+	if (!ep->req.resumed)
+		return RPCRDMA_REQ_HANDLING;
+	n = orpc_svc_finish(ep->svc, ep->req.pending, ep->stage_out, ep->conf.max_chunk, &oc);
+	ep->req.pending = NULL;
+	return reply_out(ep, n, oc);
+}
+
+/* The reply of n bytes in stage_out (outcome oc): DDP data into write chunk 0, a long reply
+ * into the reply chunk, then the SEND. */
+static enum rpcrdma_req_state reply_out(struct rpcrdma_ep *ep, uint32_t n, enum orpc_outcome oc)
+{
+	struct rpcrdma_seg(*wsegs)[RPCRDMA_MAX_CHUNK_SEGS] = ep->wsegs;
+	struct rpcrdma_seg *rsegs = ep->rsegs;
+	struct rpcrdma_chunk wch[RPCRDMA_MAX_WRITE_CHUNKS], rch;
+	struct sreq *r = &ep->req;
+	struct rpcrdma_hdr_out o = {.xid = r->h.xid,
+				    .vers = RPCRDMA_VERSION,
+				    .credits = ep->credits,
+				    .proc = RPCRDMA_MSG};
+	uint32_t body, lens[RPCRDMA_MAX_CHUNK_SEGS];
+	int hlen;
+
 	if (!n)
 		return RPCRDMA_REQ_DONE;
 	body = n;
@@ -744,6 +779,9 @@ static void run_req(struct rpcrdma_ep *ep)
 		case RPCRDMA_REQ_DISPATCH:
 			next = step_dispatch(ep);
 			break;
+		case RPCRDMA_REQ_HANDLING:
+			next = step_handling(ep);
+			break;
 		case RPCRDMA_REQ_ERR_HDR:
 			send_error(ep, &ep->req.h,
 				   ep->req.dec == RPCRDMA_DEC_ERR_VERS ? RPCRDMA_DEC_ERR_VERS
@@ -786,6 +824,23 @@ static void server_progress(struct rpcrdma_ep *ep)
 	}
 	if (ep->req.state == RPCRDMA_REQ_READING && !ep->req.reads_pending)
 		run_req(ep);
+}
+
+/* The upper layer ended the deferred call (on this endpoint's lcore). */
+static void ep_resume(struct orpc_pending *p, void *arg)
+{
+	struct rpcrdma_ep *ep = arg;
+
+	if (ep->closing) {
+		/* the QP is gone: nothing to answer; rpcrdma_ep_destroy can finish now */
+		orpc_svc_finish(ep->svc, p, NULL, 0, NULL);
+		ep->req.pending = NULL;
+		ep->req.state = RPCRDMA_REQ_FREE;
+		return;
+	}
+	ep->req.resumed = true;
+	run_req(ep);
+	server_progress(ep);
 }
 
 /* ---- client ---- */
@@ -1195,6 +1250,9 @@ int rpcrdma_ep_destroy(struct rpcrdma_ep *ep)
 		while (roce_poll_cq(ep->cq, 32, wc) > 0)
 			;
 	}
+	/* a deferred call still reads its arguments from our buffers: wait for it to end */
+	if (ep->req.pending)
+		busy = true;
 	/* a region that queued frames still point into cannot go yet (roce_dereg_mr: -EBUSY);
 	 * its memory stays until it can */
 	for (uint32_t i = 0; i < RPCRDMA_CLNT_MAX_SLOTS; i++) {

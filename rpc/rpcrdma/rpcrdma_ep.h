@@ -69,6 +69,7 @@ struct rpcrdma_ep_conf {
 	X(RECEIVED) /**< a call arrived; its header is decoded */                                  \
 	X(READING)  /**< RDMA READs of its read chunks are in flight */                            \
 	X(DISPATCH) /**< the call is whole: run it */                                              \
+	X(HANDLING) /**< the upper layer finishes it elsewhere (orpc_svc_defer): wait for it */    \
 	X(REPLYING) /**< chunk WRITEs and the reply SEND are posted */                             \
 	X(ERR_HDR)  /**< the header was refused: RDMA_ERROR goes back */                           \
 	X(ERR_RDMA) /**< a READ or WRITE failed: no reply, the connection ends */                  \
@@ -98,6 +99,7 @@ struct rpcrdma_ep_stats {
 	uint64_t bc_dropped; /**< client: backchannel calls with no programs or chunks, or a
 				reply that does not fit inline */
 	uint64_t req_state[RPCRDMA_REQ_NUM_STATES];
+	uint64_t deferred; /**< calls the upper layer finished later (orpc_svc_defer) */
 };
 
 struct rpcrdma_ep;

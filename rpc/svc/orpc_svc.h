@@ -65,6 +65,8 @@ struct orpc_program {
 	uint32_t flavors;	      /**< accepted for procedures other than 0: AUTH_NONE, AUTH_SYS
 					  bits; 0 = both */
 	orpc_auth_check_t auth_check; /**< optional */
+	uint64_t drc_procs; /**< bit p: procedure p (in every version) is not idempotent, and its
+			       replies go into the duplicate request cache */
 };
 
 #define ORPC_MAX_ARGS 1024u
@@ -84,7 +86,11 @@ struct orpc_program {
 	X(PROG_MISMATCH)     /**< version not served: low..high of the program's */                \
 	X(PROC_UNAVAIL)	     /**< procedure not served */                                          \
 	X(GARBAGE_ARGS)	     /**< arguments do not decode */                                       \
-	X(SYSTEM_ERR)	     /**< the handler failed, or the results do not fit */
+	X(SYSTEM_ERR)	     /**< the handler failed, or the results do not fit */                 \
+	X(DEFERRED)	   /**< the handler took the call to finish later (orpc_svc_defer): no  \
+				reply yet; its final outcome is counted when it finishes */  \
+	X(DRC_REPLAY)	   /**< a retransmission of a call that ran: its cached reply again */     \
+	X(DRC_IN_PROGRESS) /**< a retransmission of a call still running: dropped */
 
 #define ORPC_OUTCOME_ENUM_(n) ORPC_OUT_##n,
 enum orpc_outcome { ORPC_OUTCOME_LIST(ORPC_OUTCOME_ENUM_) ORPC_OUT_NUM };
@@ -93,6 +99,25 @@ const char *orpc_outcome_name(enum orpc_outcome o);
 struct orpc_svc_stats {
 	uint64_t calls;
 	uint64_t outcome[ORPC_OUT_NUM];
+};
+
+/*
+ * The duplicate request cache (orpc_svc_drc_enable): for procedures in drc_procs (not
+ * idempotent: CREATE, REMOVE, RENAME, WRITE ...), the reply of each call is kept, keyed by xid,
+ * the client's address without its port (Linux's RDMA client reconnects from a new port), the
+ * program, version and procedure, and a checksum of the first 256 bytes of the arguments and
+ * their length. A retransmission of a call that ran gets the same reply without running again;
+ * one that arrives while the call still runs (deferred) is dropped. Replies are kept as RPC
+ * messages, without any transport framing, so a retransmission over a new connection (or the
+ * other transport's framing) is answered correctly. Bounded: ORPC_DRC_ENTRIES, LRU within a
+ * set of ORPC_DRC_WAYS; replies longer than ORPC_DRC_MAX_REPLY are not kept.
+ */
+#define ORPC_DRC_ENTRIES 4096u
+#define ORPC_DRC_WAYS 8u
+#define ORPC_DRC_MAX_REPLY 1024u
+
+struct orpc_drc_stats {
+	uint64_t inserted, replayed, in_progress_drops, evicted, too_big;
 };
 
 /** The transport a call came over. */
@@ -113,6 +138,8 @@ struct orpc_req {
 	const struct orpc_proc *proc;
 	enum orpc_outcome outcome;
 	uint32_t ddp_len; /**< set by a ddp_res handler: bytes of the trailing opaque's content */
+	void *user;	  /**< the upper layer's, per call (NULL at dispatch) */
+	struct orpc_drc_entry *drc; /**< its cache entry while it runs */
 	struct orpc_call call;
 };
 
@@ -121,9 +148,16 @@ struct orpc_svc {
 	const struct orpc_program *progs[ORPC_MAX_PROGRAMS];
 	uint32_t nprogs;
 	struct orpc_svc_stats stats;
-	void *ctx;	     /**< the upper layer's, for its handlers (req->svc->ctx) */
+	void *ctx;		       /**< the upper layer's, for its handlers (req->svc->ctx) */
+	struct orpc_pending *deferred; /**< what the last dispatch deferred, until taken */
+	struct orpc_drc *drc;	       /**< the duplicate request cache, or NULL */
 	struct orpc_req req; /**< the call in dispatch (its credential copy is 800 bytes) */
 };
+
+/** Give s a duplicate request cache. @return 0 or -ENOMEM */
+int orpc_svc_drc_enable(struct orpc_svc *s);
+void orpc_svc_drc_disable(struct orpc_svc *s);
+void orpc_svc_drc_stats(const struct orpc_svc *s, struct orpc_drc_stats *st);
 
 /** Add a program. @return 0, -ENOSPC when full, -EEXIST when prog is already there */
 int orpc_svc_add(struct orpc_svc *s, const struct orpc_program *p);
@@ -142,6 +176,44 @@ int orpc_svc_add(struct orpc_svc *s, const struct orpc_program *p);
  */
 uint32_t orpc_svc_dispatch(struct orpc_svc *s, const uint8_t *msg, uint32_t len, void *conn,
 			   uint8_t *out, uint32_t cap, enum orpc_outcome *outcome);
+
+/*
+ * Deferred calls. A handler that must not block its lcore (file I/O) takes the call out of
+ * dispatch with orpc_svc_defer(), hands the pending call to whoever does the work, and answers
+ * ORPC_DEFER. Dispatch then returns 0 with outcome DEFERRED and the transport takes the pending
+ * call with orpc_svc_take_deferred(), saying how to resume it. The transport keeps the call
+ * message (arguments point into it) and its connection until then, and answers nothing else on
+ * that connection meanwhile (replies stay in call order). When the work is done, the upper
+ * layer calls orpc_pending_done() on the transport's lcore, which calls the transport's resume;
+ * the transport encodes the reply with orpc_svc_finish() and sends it.
+ * Over UDP (no connection to hold) orpc_svc_defer() answers NULL: the handler runs the call
+ * at once.
+ */
+#define ORPC_DEFER ((enum accept_stat)0x7f) /**< a handler's answer: see orpc_svc_defer */
+
+struct orpc_pending;
+typedef void (*orpc_resume_t)(struct orpc_pending *p, void *arg);
+
+/** In a handler: take the call out of dispatch. args and res (the handler's) are copied into
+ * the pending call; work on orpc_pending_args/res from then on. @return NULL when the transport
+ * cannot defer or memory is short: then answer at once. */
+struct orpc_pending *orpc_svc_defer(struct orpc_req *r, void *args, void *res);
+struct orpc_req *orpc_pending_req(struct orpc_pending *p); /**< its copy of the request */
+void *orpc_pending_args(struct orpc_pending *p);
+void *orpc_pending_res(struct orpc_pending *p);
+
+/** The upper layer, on the transport's lcore: the work is done; stat is what the handler
+ * would have answered (SUCCESS, SYSTEM_ERR, GARBAGE_ARGS). Calls the transport's resume. */
+void orpc_pending_done(struct orpc_pending *p, enum accept_stat stat);
+
+/** The transport, when dispatch said DEFERRED: the pending call, and how to resume it. */
+struct orpc_pending *orpc_svc_take_deferred(struct orpc_svc *s, orpc_resume_t resume, void *arg);
+
+/** The transport, in its resume: encode the reply into out (as dispatch would have), count
+ * its outcome, leave the request in s->req (proc, ddp_len) and free p. out NULL: only free p
+ * (the connection is gone). @return the reply's length */
+uint32_t orpc_svc_finish(struct orpc_svc *s, struct orpc_pending *p, uint8_t *out, uint32_t cap,
+			 enum orpc_outcome *outcome);
 
 /** orpc_svc_dispatch with the caller's address: what transports call. peer may be NULL. */
 uint32_t orpc_svc_dispatch_peer(struct orpc_svc *s, const uint8_t *msg, uint32_t len, void *conn,

@@ -22,6 +22,11 @@
 struct orpc_tcp_conn {
 	int fd;
 	struct orpc_peer peer;
+	struct orpc_tcp_srv *srv;
+	struct orpc_pending *pending; /* a deferred call: nothing else is read until it ends */
+	uint8_t *stash;		      /* bytes read after the deferred call's record */
+	uint32_t stash_len;
+	bool dead; /* closed while its call was deferred: freed when the call ends */
 	uint32_t slot;
 	struct orpc_rm rm;
 	uint8_t *out; /* reply bytes the socket did not take yet */
@@ -109,16 +114,26 @@ fail:
 	return rc;
 }
 
+static void conn_free(struct orpc_tcp_conn *c)
+{
+	orpc_rm_fini(&c->rm);
+	free(c->out);
+	free(c->stash);
+	free(c);
+}
+
 static void conn_close(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c, uint64_t *why)
 {
 	(*why)++;
 	s->stats.closed++;
 	epoll_ctl(s->ep, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
-	orpc_rm_fini(&c->rm);
-	free(c->out);
+	c->fd = -1;
 	s->conns[c->slot] = NULL;
-	free(c);
+	if (c->pending)
+		c->dead = true; /* the deferred call still reads its record: free it at its end */
+	else
+		conn_free(c);
 }
 
 static void do_accept(struct orpc_tcp_srv *s, int lfd)
@@ -143,6 +158,7 @@ static void do_accept(struct orpc_tcp_srv *s, int lfd)
 			continue;
 		}
 		c->fd = fd;
+		c->srv = s;
 		c->peer.xprt = ORPC_XPRT_TCP;
 		memcpy(&c->peer.addr, &sa, sizeof(sa));
 		c->slot = slot;
@@ -220,7 +236,10 @@ static int send_reply(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c, uint32_t 
 	return flush_out(s, c) < 0 ? -1 : 0;
 }
 
-/* A record is complete: dispatch it. -1 closes the connection. */
+static void tcp_resume(struct orpc_pending *p, void *arg);
+
+/* A record is complete: dispatch it. -1: the connection was closed; 1: the call was deferred
+ * (the record stays until it ends); 0: go on. */
 static int handle_record(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c)
 {
 	enum orpc_outcome o;
@@ -229,6 +248,14 @@ static int handle_record(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c)
 	s->stats.records++;
 	n = orpc_svc_dispatch_peer(s->svc, c->rm.rec, c->rm.rec_len, c, &c->peer, s->reply + 4,
 				   s->reply_cap - 4, &o);
+	if (o == ORPC_OUT_DEFERRED) {
+		struct epoll_event ev = {.events = 0, .data.u64 = c->slot};
+
+		c->pending = orpc_svc_take_deferred(s->svc, tcp_resume, c);
+		s->stats.deferred++;
+		epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev); /* nothing is read meanwhile */
+		return 1;
+	}
 	orpc_rm_consume(&c->rm);
 	if (o == ORPC_OUT_DROP) {
 		conn_close(s, c, &s->stats.closed_garbage);
@@ -241,13 +268,86 @@ static int handle_record(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c)
 	return 0;
 }
 
+/* Feed bytes into the record marking, dispatching each record. -1: closed; 1: a call was
+ * deferred (the bytes after its record wait in the stash); 0: all taken. */
+static int feed(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c, const uint8_t *buf, uint32_t n)
+{
+	uint32_t off = 0;
+	int rc;
+
+	while (off < n) {
+		off += orpc_rm_feed(&c->rm, buf + off, n - off);
+		switch (c->rm.state) {
+		case ORPC_RM_RECORD:
+			rc = handle_record(s, c);
+			if (rc < 0)
+				return -1;
+			if (rc > 0) {
+				uint8_t *q = off < n ? malloc(n - off) : NULL;
+
+				if (off < n && !q) {
+					/* the deferred call keeps the connection until it ends */
+					conn_close(s, c, &s->stats.closed_error);
+					return -1;
+				}
+				if (q)
+					memcpy(q, buf + off, n - off);
+				c->stash = q;
+				c->stash_len = n - off;
+				return 1;
+			}
+			break;
+		case ORPC_RM_TOO_BIG:
+			conn_close(s, c, &s->stats.closed_too_big);
+			return -1;
+		case ORPC_RM_EMPTY:
+			conn_close(s, c, &s->stats.closed_empty);
+			return -1;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+/* A deferred call ended: send its reply, then go on with what was read after it. */
+static void tcp_resume(struct orpc_pending *p, void *arg)
+{
+	struct orpc_tcp_conn *c = arg;
+	struct orpc_tcp_srv *s = c->srv;
+	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = c->slot};
+	uint8_t *stash = c->stash;
+	uint32_t n, len = c->stash_len;
+
+	c->pending = NULL;
+	if (c->dead) {
+		orpc_svc_finish(s->svc, p, NULL, 0, NULL);
+		conn_free(c);
+		return;
+	}
+	n = orpc_svc_finish(s->svc, p, s->reply + 4, s->reply_cap - 4, NULL);
+	orpc_rm_consume(&c->rm);
+	if (n && send_reply(s, c, n) != 0) {
+		conn_close(s, c, &s->stats.closed_error);
+		return;
+	}
+	c->stash = NULL;
+	c->stash_len = 0;
+	if (!c->out)
+		epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev);
+	if (stash && feed(s, c, stash, len) < 0) {
+		free(stash);
+		return;
+	}
+	free(stash);
+}
+
 static void do_read(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c)
 {
 	uint8_t buf[READ_CHUNK];
 
-	for (int rounds = 0; rounds < 16 && !c->out; rounds++) {
+	for (int rounds = 0; rounds < 16 && !c->out && !c->pending; rounds++) {
 		ssize_t n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
-		uint32_t off = 0;
 
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return;
@@ -255,23 +355,8 @@ static void do_read(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c)
 			conn_close(s, c, n == 0 ? &s->stats.closed_peer : &s->stats.closed_error);
 			return;
 		}
-		while (off < (uint32_t)n) {
-			off += orpc_rm_feed(&c->rm, buf + off, (uint32_t)n - off);
-			switch (c->rm.state) {
-			case ORPC_RM_RECORD:
-				if (handle_record(s, c) != 0)
-					return;
-				break;
-			case ORPC_RM_TOO_BIG:
-				conn_close(s, c, &s->stats.closed_too_big);
-				return;
-			case ORPC_RM_EMPTY:
-				conn_close(s, c, &s->stats.closed_empty);
-				return;
-			default:
-				break;
-			}
-		}
+		if (feed(s, c, buf, (uint32_t)n) != 0)
+			return;
 	}
 }
 
@@ -320,7 +405,7 @@ int orpc_tcp_srv_poll(struct orpc_tcp_srv *s)
 			continue;
 		}
 		c = s->conns[tag];
-		if (!c)
+		if (!c || c->pending)
 			continue;
 		if (c->out) {
 			if (flush_out(s, c) < 0) {
@@ -350,7 +435,8 @@ void orpc_tcp_srv_fini(struct orpc_tcp_srv *s)
 
 	for (uint32_t i = 0; i < ORPC_TCP_MAX_CONNS; i++)
 		if (s->conns[i])
-			conn_close(s, s->conns[i], &dummy);
+			conn_close(s, s->conns[i],
+				   &dummy); /* one with a deferred call goes at its end */
 	for (uint32_t i = 0; i < s->nfds; i++)
 		close(s->fds[i]);
 	if (s->ep >= 0)

@@ -30,6 +30,7 @@ struct orpc_tcp_stats {
 	uint64_t records, replies, udp_calls, udp_replies;
 	uint64_t closed_too_big, closed_empty, closed_garbage, closed_peer, closed_error;
 	uint64_t out_queued; /**< replies that did not fit the socket at once */
+	uint64_t deferred;   /**< calls their handler finished later (orpc_svc_defer) */
 };
 
 struct orpc_tcp_srv {

@@ -10,6 +10,8 @@
  * Memory: libtirpc allocates while decoding arguments; dispatch frees them, which LeakSanitizer
  * checks at exit.
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +41,7 @@ static void init(void)
 	orpc_pmap_register(&pm, ORPC_TEST_PROG, 1, "tcp", "10.0.0.1", 2049);
 	orpc_pmap_register(&pm, ORPC_TEST_PROG, 1, "rdma", "10.0.0.1", 20049);
 	orpc_pmap_register(&pm, ORPC_TEST_PROG, 2, "udp6", "fe80::1", 2049);
+	orpc_svc_drc_enable(&svc); /* BUMP and LATER are cached: replays come from it */
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -61,7 +64,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(buf, data, size);
 	/* a small reply buffer now and then, so "results do not fit" is reached too */
 	cap = size && data[size - 1] == 0x5a ? 64 : sizeof(out);
-	n = orpc_svc_dispatch(&svc, buf, (uint32_t)size, NULL, out, cap, &o);
+	/* over UDP from one of two hosts (the first byte picks): a peer the cache keys on, and
+	 * a transport that cannot defer */
+	{
+		struct orpc_peer peer = {.xprt = ORPC_XPRT_UDP};
+		struct sockaddr_in *a = (struct sockaddr_in *)&peer.addr;
+
+		a->sin_family = AF_INET;
+		a->sin_addr.s_addr = htonl(size && (data[0] & 1) ? 0x0a000001u : 0x0a000002u);
+		n = orpc_svc_dispatch_peer(&svc, buf, (uint32_t)size, NULL, &peer, out, cap, &o);
+	}
 	CHECK(n <= cap);
 	CHECK(o < ORPC_OUT_NUM);
 	CHECK((o == ORPC_OUT_DROP) == (n == 0));

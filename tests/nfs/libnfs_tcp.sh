@@ -8,7 +8,8 @@
 #      equal on droce's disk;
 #   4. 300 files made on disk are all listed, each exactly once;
 #   5. an export whose client list does not hold 127.0.0.1 refuses the mount;
-#   6. droce-nfsd's counters: no GARBAGE_ARGS, SYSTEM_ERR or drop.
+#   6. droce-nfsd's counters: no GARBAGE_ARGS, SYSTEM_ERR or drop, and every NFS call's
+#      file-system work ran on a helper thread (deferred), none inline.
 # Usage: libnfs_tcp.sh PATH/TO/droce-nfsd      Exit 77 = skipped (with the reason).
 set -u
 NFSD=$(readlink -f "$1")
@@ -78,5 +79,7 @@ sed 's/^/# droce-nfsd: /' "$out/nfsd"
 check "droce-nfsd answered every call (no GARBAGE_ARGS, SYSTEM_ERR, drop or garbage close)" \
 	bash -c "! grep -q 'GARBAGE\|SYSTEM_ERR\|DROP\|garbage [1-9]' '$out/nfsd'"
 check "droce-nfsd counted the refused client" grep -q "client refused [1-9]" "$out/nfsd"
+check "the file-system calls ran on droce-nfsd's helper threads, not on its loop" \
+	grep -q "calls on helper threads [1-9][0-9]*, run inline for want of scratch 0" "$out/nfsd"
 echo "# libnfs_tcp: $fails failed"
 [ "$fails" = 0 ]

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* orpc_testprog.c - the test programs of orpc_testprog.h, written as data. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "orpc_testprog.h"
 
@@ -71,6 +72,66 @@ static enum accept_stat t_fill(struct orpc_req *r, void *a, void *res)
 	return SUCCESS;
 }
 
+/* LATER: ECHO, deferred: the call waits in a queue until orpc_test_later_run() ends it, as
+ * a file-system call would wait for a helper thread. Over UDP (no deferral) it echoes now. */
+#define LATER_MAX 64
+static struct orpc_pending *later[LATER_MAX];
+static uint32_t nlater;
+
+static enum accept_stat t_later(struct orpc_req *r, void *a, void *res)
+{
+	struct orpc_pending *p = nlater < LATER_MAX ? orpc_svc_defer(r, a, res) : NULL;
+
+	if (!p)
+		return t_echo(r, a, res);
+	later[nlater++] = p;
+	return ORPC_DEFER;
+}
+
+uint32_t orpc_test_later_waiting(void)
+{
+	return nlater;
+}
+
+void orpc_test_later_forget(void)
+{
+	nlater = 0;
+}
+
+uint32_t orpc_test_later_run(void)
+{
+	uint32_t n = nlater;
+
+	/* in arrival order; each done may dispatch more (a transport's stash), which queues more */
+	for (uint32_t i = 0; i < n; i++) {
+		struct orpc_pending *p = later[i];
+
+		t_echo(orpc_pending_req(p), orpc_pending_args(p), orpc_pending_res(p));
+		later[i] = NULL;
+		orpc_pending_done(p, SUCCESS);
+	}
+	memmove(later, later + n, (nlater - n) * sizeof(later[0]));
+	nlater -= n;
+	return n;
+}
+
+/* BUMP: adds its argument to a counter and answers the new value: not idempotent, so it is
+ * in the duplicate request cache (drc_procs), and a replay must not run it again. */
+static u_int bump_counter;
+
+static enum accept_stat t_bump(struct orpc_req *r, void *a, void *res)
+{
+	(void)r;
+	bump_counter += *(u_int *)a;
+	*(u_int *)res = bump_counter;
+	return SUCCESS;
+}
+
+u_int orpc_test_bump_value(void)
+{
+	return bump_counter;
+}
+
 static enum auth_stat sys_check(struct orpc_req *r)
 {
 	return r->call.sys.uid == 666 ? AUTH_REJECTEDCRED : AUTH_OK;
@@ -87,6 +148,10 @@ static const struct orpc_proc test_procs[] = {
 	{"UNSERVED", NULL, 0, NULL, 0, NULL, false},
 	{"FILL", (xdrproc_t)xdr_u_int, sizeof(u_int), (xdrproc_t)orpc_test_xdr_blob, BLOB, t_fill,
 	 true},
+	{"LATER", (xdrproc_t)orpc_test_xdr_blob, BLOB, (xdrproc_t)orpc_test_xdr_blob, BLOB, t_later,
+	 true},
+	{"BUMP", (xdrproc_t)xdr_u_int, sizeof(u_int), (xdrproc_t)xdr_u_int, sizeof(u_int), t_bump,
+	 false},
 };
 
 static const struct orpc_version test_versions[] = {
@@ -99,6 +164,7 @@ const struct orpc_program orpc_test_program = {
 	.name = "droce-test",
 	.nvers = 2,
 	.vers = test_versions,
+	.drc_procs = 1u << ORPC_TEST_LATER | 1u << ORPC_TEST_BUMP,
 };
 
 static const struct orpc_proc sys_procs[] = {

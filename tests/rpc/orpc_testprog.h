@@ -21,6 +21,8 @@
 #define ORPC_TEST_FAIL 3u
 #define ORPC_TEST_UNSERVED 4u
 #define ORPC_TEST_FILL 5u
+#define ORPC_TEST_LATER 6u /**< ECHO, deferred until orpc_test_later_run() */
+#define ORPC_TEST_BUMP 7u  /**< counter += arg, answers it: in the duplicate request cache */
 #define ORPC_TEST_ECHO_MAX (1u << 20) /**< 1 MiB */
 
 struct orpc_test_blob {
@@ -36,6 +38,14 @@ bool_t orpc_test_xdr_blob(XDR *x, struct orpc_test_blob *b);
 bool_t orpc_test_xdr_who(XDR *x, struct orpc_test_who *w);
 
 extern const struct orpc_program orpc_test_program;
+
+/** LATER calls waiting; end them all (echoing), in arrival order. @return how many ended */
+uint32_t orpc_test_later_waiting(void);
+uint32_t orpc_test_later_run(void);
+/** Forget the LATER calls waiting (a test that ends them itself) */
+void orpc_test_later_forget(void);
+/** BUMP's counter */
+u_int orpc_test_bump_value(void);
 extern const struct orpc_program orpc_test_sys_program;
 
 #endif /* ORPC_TESTPROG_H */

@@ -453,6 +453,216 @@ static void test_tcp_many_in_flight_and_auth(void **st)
 	orpc_clnt_fini(&c);
 }
 
+/* A deferred call (LATER) holds its connection's later calls until it ends, in order; another
+ * connection is served meanwhile; a connection closed while its call is deferred is freed when
+ * the call ends. */
+static void test_tcp_deferred_calls(void **st)
+{
+	static const char a_data[] = "first, deferred", b_data[] = "second, behind it";
+	struct orpc_test_blob a = {.data = (char *)a_data, .len = sizeof(a_data)};
+	struct orpc_test_blob b = {.data = (char *)b_data, .len = sizeof(b_data)};
+	struct waiter wt[3] = {{0}}, other = {0};
+	struct orpc_test_blob got = {0};
+	struct orpc_clnt c, c2;
+	uint64_t deferred0 = srv.stats.deferred;
+	time_t end;
+	XDR x;
+
+	(void)st;
+	assert_int_equal(orpc_clnt_init(&c, "127.0.0.1", port, 5000, 0), 0);
+	assert_int_equal(orpc_clnt_init(&c2, "127.0.0.1", port, 5000, 0), 0);
+	assert_int_equal(orpc_clnt_call(&c, ORPC_TEST_PROG, 1, ORPC_TEST_LATER, NULL,
+					(xdrproc_t)orpc_test_xdr_blob, &a, on_done, &wt[0]),
+			 0);
+	assert_int_equal(orpc_clnt_call(&c, ORPC_TEST_PROG, 1, ORPC_TEST_ECHO, NULL,
+					(xdrproc_t)orpc_test_xdr_blob, &b, on_done, &wt[1]),
+			 0);
+	assert_int_equal(orpc_clnt_call(&c, ORPC_TEST_PROG, 1, ORPC_TEST_LATER, NULL,
+					(xdrproc_t)orpc_test_xdr_blob, &b, on_done, &wt[2]),
+			 0);
+	/* the first call is deferred; nothing comes back on its connection, but the other
+	 * connection is answered */
+	end = time(NULL) + 5;
+	while (orpc_test_later_waiting() < 1 && time(NULL) < end) {
+		orpc_tcp_srv_poll(&srv);
+		orpc_clnt_poll(&c);
+	}
+	assert_int_equal(orpc_test_later_waiting(), 1);
+	assert_int_equal(
+		orpc_clnt_call(&c2, ORPC_TEST_PROG, 1, 0, NULL, NULL, NULL, on_done, &other), 0);
+	run(&c2, &other, 1, 1);
+	assert_int_equal(other.h.stat, SUCCESS);
+	for (int i = 0; i < 200; i++) {
+		orpc_tcp_srv_poll(&srv);
+		orpc_clnt_poll(&c);
+	}
+	assert_int_equal(wt[0].done + wt[1].done + wt[2].done, 0);
+	assert_int_equal(orpc_test_later_waiting(), 1);
+	/* it ends: its reply, then the ECHO behind it, then the second LATER is deferred */
+	assert_int_equal(orpc_test_later_run(), 1);
+	end = time(NULL) + 5;
+	while (orpc_test_later_waiting() < 1 && time(NULL) < end) {
+		orpc_tcp_srv_poll(&srv);
+		orpc_clnt_poll(&c);
+	}
+	orpc_test_later_run();
+	run(&c, wt, 3, 1);
+	for (int i = 0; i < 3; i++) {
+		const struct orpc_test_blob *want = i ? &b : &a;
+
+		assert_int_equal(wt[i].err, 0);
+		assert_int_equal(wt[i].h.stat, SUCCESS);
+		xdrmem_create(&x, (char *)wt[i].res, wt[i].res_len, XDR_DECODE);
+		assert_true(orpc_test_xdr_blob(&x, &got));
+		assert_int_equal(got.len, want->len);
+		assert_memory_equal(got.data, want->data, want->len);
+		xdr_free((xdrproc_t)orpc_test_xdr_blob, (char *)&got);
+		got.data = NULL;
+		free(wt[i].res);
+	}
+	assert_int_equal(srv.stats.deferred, deferred0 + 2);
+	/* closed while deferred: the connection goes when the call ends (ASan sees any misuse) */
+	memset(wt, 0, sizeof(wt));
+	assert_int_equal(orpc_clnt_call(&c, ORPC_TEST_PROG, 1, ORPC_TEST_LATER, NULL,
+					(xdrproc_t)orpc_test_xdr_blob, &a, on_done, &wt[0]),
+			 0);
+	end = time(NULL) + 5;
+	while (orpc_test_later_waiting() < 1 && time(NULL) < end) {
+		orpc_tcp_srv_poll(&srv);
+		orpc_clnt_poll(&c);
+	}
+	assert_int_equal(orpc_test_later_waiting(), 1);
+	orpc_clnt_fini(&c);
+	free(other.res);
+	orpc_clnt_fini(&c2);
+	/* the server notices the close only once the call ends and it reads again */
+	assert_int_equal(orpc_test_later_run(), 1);
+	end = time(NULL) + 2;
+	while (orpc_tcp_srv_nconns(&srv) > 0 && time(NULL) < end)
+		orpc_tcp_srv_poll(&srv);
+	assert_int_equal(orpc_tcp_srv_nconns(&srv), 0);
+}
+
+static struct orpc_peer peer_at(const char *ip, uint16_t pport, enum orpc_xprt xprt)
+{
+	struct orpc_peer p = {.xprt = xprt};
+	struct sockaddr_in *a = (struct sockaddr_in *)&p.addr;
+
+	a->sin_family = AF_INET;
+	a->sin_port = htons(pport);
+	inet_pton(AF_INET, ip, &a->sin_addr);
+	return p;
+}
+
+/* BUMP call with xid and delta */
+static void bump_call(struct wb *x, uint32_t xid, uint32_t delta)
+{
+	x->n = 0;
+	w(x, xid), w(x, 0), w(x, 2), w(x, ORPC_TEST_PROG), w(x, 1), w(x, ORPC_TEST_BUMP);
+	auth_none(x), auth_none(x);
+	w(x, delta);
+}
+
+/* The duplicate request cache: a retransmission of a non-idempotent call (BUMP) from the same
+ * address, even from another port (a reconnect), gets the first reply and does not run again;
+ * another address, other arguments or another xid run it; a retransmission while the call is
+ * deferred is dropped, and after it ends gets its reply; idempotent calls are not cached. */
+static void test_duplicate_request_cache(void **st)
+{
+	static struct orpc_svc d;
+	static uint8_t first[256], again[256];
+	struct orpc_peer a1 = peer_at("10.0.0.1", 801, ORPC_XPRT_TCP);
+	struct orpc_peer a2 = peer_at("10.0.0.1", 40000, ORPC_XPRT_TCP);
+	struct orpc_peer b = peer_at("10.0.0.2", 801, ORPC_XPRT_TCP);
+	struct orpc_drc_stats ds;
+	enum orpc_outcome o;
+	uint32_t n1, n2, v0;
+	struct wb x;
+
+	(void)st;
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(orpc_svc_add(&d, &orpc_test_program), 0);
+	assert_int_equal(orpc_svc_drc_enable(&d), 0);
+	v0 = orpc_test_bump_value();
+	bump_call(&x, 0x1001, 5);
+	n1 = orpc_svc_dispatch_peer(&d, x.b, x.n, NULL, &a1, first, sizeof(first), &o);
+	assert_int_equal(o, ORPC_OUT_SUCCESS);
+	assert_int_equal(orpc_test_bump_value(), v0 + 5);
+	/* the same call from the same host, a new port: the same reply, not run again */
+	n2 = orpc_svc_dispatch_peer(&d, x.b, x.n, NULL, &a2, again, sizeof(again), &o);
+	assert_int_equal(o, ORPC_OUT_DRC_REPLAY);
+	assert_int_equal(n2, n1);
+	assert_memory_equal(again, first, n1);
+	assert_int_equal(orpc_test_bump_value(), v0 + 5);
+	/* another host, other arguments, another xid: each runs */
+	orpc_svc_dispatch_peer(&d, x.b, x.n, NULL, &b, again, sizeof(again), &o);
+	assert_int_equal(o, ORPC_OUT_SUCCESS);
+	bump_call(&x, 0x1001, 7);
+	orpc_svc_dispatch_peer(&d, x.b, x.n, NULL, &a1, again, sizeof(again), &o);
+	assert_int_equal(o, ORPC_OUT_SUCCESS);
+	bump_call(&x, 0x1002, 5);
+	orpc_svc_dispatch_peer(&d, x.b, x.n, NULL, &a1, again, sizeof(again), &o);
+	assert_int_equal(o, ORPC_OUT_SUCCESS);
+	assert_int_equal(orpc_test_bump_value(), v0 + 5 + 5 + 7 + 5);
+	/* idempotent calls are never cached: NULL twice runs twice */
+	call(&x, 2, ORPC_TEST_PROG, 1, 0), auth_none(&x), auth_none(&x);
+	orpc_svc_dispatch_peer(&d, x.b, x.n, NULL, &a1, again, sizeof(again), &o);
+	orpc_svc_dispatch_peer(&d, x.b, x.n, NULL, &a1, again, sizeof(again), &o);
+	assert_int_equal(o, ORPC_OUT_SUCCESS);
+	/* a deferred call (LATER): its retransmission is dropped while it runs */
+	{
+		static const char data[] = "deferred and cached";
+		struct orpc_test_blob blob = {.data = (char *)data, .len = sizeof(data)};
+		static uint8_t msg[256];
+		struct orpc_pending *p;
+		XDR xe;
+		uint32_t len;
+
+		xdrmem_create(&xe, (char *)msg, sizeof(msg), XDR_ENCODE);
+		assert_true(
+			orpc_call_encode(&xe, 0x2001, ORPC_TEST_PROG, 1, ORPC_TEST_LATER, NULL));
+		assert_true(orpc_test_xdr_blob(&xe, &blob));
+		len = xdr_getpos(&xe);
+		n1 = orpc_svc_dispatch_peer(&d, msg, len, NULL, &a1, first, sizeof(first), &o);
+		assert_int_equal(o, ORPC_OUT_DEFERRED);
+		assert_int_equal(n1, 0);
+		p = orpc_svc_take_deferred(&d, NULL, NULL);
+		assert_non_null(p);
+		n2 = orpc_svc_dispatch_peer(&d, msg, len, NULL, &a2, again, sizeof(again), &o);
+		assert_int_equal(o, ORPC_OUT_DRC_IN_PROGRESS);
+		assert_int_equal(n2, 0);
+		/* it ends (the test program's queue holds it; end it by hand) */
+		assert_int_equal(orpc_test_later_waiting(), 1);
+		{
+			struct orpc_test_blob *in = orpc_pending_args(p);
+
+			*(struct orpc_test_blob *)orpc_pending_res(p) = *in;
+		}
+		orpc_test_later_forget();
+		n1 = orpc_svc_finish(&d, p, first, sizeof(first), &o);
+		assert_int_equal(o, ORPC_OUT_SUCCESS);
+		n2 = orpc_svc_dispatch_peer(&d, msg, len, NULL, &b, again, sizeof(again), &o);
+		assert_int_equal(o, ORPC_OUT_DEFERRED); /* another host: a call of its own */
+		orpc_svc_finish(&d, orpc_svc_take_deferred(&d, NULL, NULL), NULL, 0, NULL);
+		orpc_test_later_forget();
+		n2 = orpc_svc_dispatch_peer(&d, msg, len, NULL, &a2, again, sizeof(again), &o);
+		assert_int_equal(o, ORPC_OUT_DRC_REPLAY);
+		assert_int_equal(n2, n1);
+		assert_memory_equal(again, first, n1);
+	}
+	orpc_svc_drc_stats(&d, &ds);
+	assert_int_equal(ds.replayed, 2);
+	assert_int_equal(ds.in_progress_drops, 1);
+	assert_int_equal(d.stats.outcome[ORPC_OUT_DRC_REPLAY], 2);
+	/* without the cache, the retransmission runs again */
+	orpc_svc_drc_disable(&d);
+	v0 = orpc_test_bump_value();
+	bump_call(&x, 0x1001, 5);
+	orpc_svc_dispatch_peer(&d, x.b, x.n, NULL, &a1, again, sizeof(again), &o);
+	orpc_svc_dispatch_peer(&d, x.b, x.n, NULL, &a1, again, sizeof(again), &o);
+	assert_int_equal(orpc_test_bump_value(), v0 + 10);
+}
+
 static int raw_connect(void)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
@@ -603,10 +813,12 @@ int main(void)
 		cmocka_unit_test(test_auth),
 		cmocka_unit_test(test_drops),
 		cmocka_unit_test(test_record_marking),
+		cmocka_unit_test(test_duplicate_request_cache),
 	};
 	const struct CMUnitTest tcp_tests[] = {
 		cmocka_unit_test(test_tcp_echo_large),
 		cmocka_unit_test(test_tcp_many_in_flight_and_auth),
+		cmocka_unit_test(test_tcp_deferred_calls),
 		cmocka_unit_test(test_tcp_garbage_closes_one_connection),
 		cmocka_unit_test(test_udp_null),
 		cmocka_unit_test(test_client_timeout_retransmit),

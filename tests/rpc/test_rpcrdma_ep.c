@@ -383,6 +383,86 @@ static void test_calls_in_flight(void **st)
 	rr_disconnect(&c);
 }
 
+/* A call the server's upper layer finishes later (orpc_svc_defer): the endpoint waits in
+ * HANDLING, answers nothing else meanwhile, then replies in order; 1 MiB by read chunk in and
+ * reply chunk out.
+ * An endpoint destroyed while a call is deferred answers -EBUSY until the call ends. */
+static void test_deferred(void **st)
+{
+	static uint8_t msg[2][(1u << 20) + 4096];
+	struct rpcrdma_call call[2] = {{.msg = msg[0]}, {.msg = msg[1]}};
+	struct result r[2] = {{0}};
+	const struct rpcrdma_ep_stats *ss;
+	struct orpc_test_blob b = {1u << 20, malloc((1u << 20) + 1)};
+	struct conn c;
+	uint32_t off;
+	XDR x;
+
+	(void)st;
+	rr_connect(&c, NULL, NULL);
+	ss = rpcrdma_ep_stats(c.sv);
+	echo(&c, 1, 0, false, false, 0); /* learn the grant */
+	for (uint32_t i = 0; i < b.len; i++)
+		b.data[i] = (char)(i * 13 + 21);
+	xdrmem_create(&x, (char *)msg[0], sizeof(msg[0]), XDR_ENCODE);
+	assert_true(orpc_call_encode(&x, next_xid++, ORPC_TEST_PROG, 1, ORPC_TEST_LATER, NULL));
+	off = xdr_getpos(&x) + 4;
+	assert_true(orpc_test_xdr_blob(&x, &b));
+	call[0].len = xdr_getpos(&x);
+	call[0].ddp_off = off;
+	call[0].ddp_len = b.len;
+	call[0].reply_max = (1u << 20) + 64; /* the results by reply chunk */
+	free(b.data);
+	call[1].len = echo_call(msg[1], sizeof(msg[1]), 3000, 22, &off);
+	call[1].reply_max = 8192;
+	assert_int_equal(rpcrdma_clnt_call(c.c, &call[0], on_done, &r[0]), 0);
+	assert_int_equal(rpcrdma_clnt_call(c.c, &call[1], on_done, &r[1]), 0);
+	for (int i = 0; i < 20000 && !orpc_test_later_waiting(); i++)
+		poll_all(&c);
+	assert_int_equal(orpc_test_later_waiting(), 1);
+	for (int i = 0; i < 2000; i++)
+		poll_all(&c);
+	assert_int_equal(r[0].done + r[1].done, 0); /* the ECHO waits behind the deferred call */
+	assert_int_equal(ss->deferred, 1);
+	assert_int_equal(orpc_test_later_run(), 1);
+	wait_done(&c, r, 2);
+	check_echo(&r[0], 1u << 20, 21);
+	check_echo(&r[1], 3000, 22);
+	free(r[0].reply);
+	free(r[1].reply);
+	assert_true(ss->ddp_reads >= 1);
+	assert_true(ss->ddp_write_bytes >= (1u << 20));
+	assert_int_equal(ss->req_state[RPCRDMA_REQ_HANDLING], 1);
+	/* the server's endpoint goes while a call is deferred: -EBUSY until the call ends */
+	memset(r, 0, sizeof(r));
+	call[1].len = echo_call(msg[1], sizeof(msg[1]), 100, 23, &off);
+	msg[1][23] = ORPC_TEST_LATER; /* the procedure word's low byte: ECHO -> LATER */
+	assert_int_equal(rpcrdma_clnt_call(c.c, &call[1], on_done, &r[1]), 0);
+	for (int i = 0; i < 20000 && !orpc_test_later_waiting(); i++)
+		poll_all(&c);
+	assert_int_equal(orpc_test_later_waiting(), 1);
+	{
+		struct roce_cm_event ev;
+
+		roce_cm_disconnect(c.a);
+		expect_event(&c, 1, ROCE_CM_EVENT_DISCONNECTED, &ev);
+		expect_event(&c, 0, ROCE_CM_EVENT_DISCONNECTED, &ev);
+		assert_int_equal(roce_cm_destroy_id(c.a), 0);
+		assert_int_equal(roce_cm_destroy_id(c.b), 0);
+		assert_int_equal(roce_cm_destroy_id(c.l), 0);
+	}
+	for (int i = 0; i < 100; i++)
+		poll_all(&c);
+	assert_int_equal(rpcrdma_ep_destroy(c.sv), -EBUSY);
+	assert_int_equal(rpcrdma_ep_destroy(c.sv), -EBUSY);
+	assert_int_equal(orpc_test_later_run(), 1); /* nothing is sent: the QP is gone */
+	destroy_ep(c.sv);
+	destroy_ep(c.c);
+	assert_int_equal(r[1].done, 1);
+	assert_int_not_equal(r[1].err, 0);
+	free(r[1].reply);
+}
+
 static void test_errors(void **st)
 {
 	static uint8_t msg[16384];
@@ -692,6 +772,7 @@ int main(void)
 		cmocka_unit_test(test_every_chunk_kind),
 		cmocka_unit_test(test_without_private_data),
 		cmocka_unit_test(test_calls_in_flight),
+		cmocka_unit_test(test_deferred),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_loss),
 		cmocka_unit_test(test_backchannel),
