@@ -371,6 +371,44 @@ static void print_stats(void)
 
 /* /droce/nfs: the NFS server's counters for rte_telemetry (dpdk-telemetry.py). Read from the
  * telemetry thread while the lcore counts: each value is one aligned 64-bit load. */
+/* /droce/nlm: the lock manager's and NLM/NSM's counters (read on the telemetry thread: plain
+ * counters of the lcore, as /droce/nfs reads them) */
+static int tel_nlm(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rte_tel_data *p = rte_tel_data_alloc();
+	uint32_t locks = 0, waiters = 0;
+
+	(void)cmd, (void)params;
+	if (!p)
+		return -ENOMEM;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_start_dict(p);
+	for (uint32_t i = 0; i < NLM4_NPROCS; i++)
+		if (g.nlm.st.nlm_proc[i])
+			rte_tel_data_add_dict_u64(p, nlm4_proc_name(i), g.nlm.st.nlm_proc[i]);
+	rte_tel_data_add_dict_container(d, "nlm_calls", p, 0);
+	for (uint32_t k = 0; k < NLM4_NSTATS; k++)
+		rte_tel_data_add_dict_u64(d, nlm4_stat_name(k), g.nlm.st.nlm_stat[k]);
+	if (g.nlm_up)
+		nfs_lock_count(&g.nlm.mgr, &locks, &waiters);
+	rte_tel_data_add_dict_u64(d, "locks_held", locks);
+	rte_tel_data_add_dict_u64(d, "waiters", waiters);
+	rte_tel_data_add_dict_u64(d, "in_grace", g.nlm_up && nfs_lock_in_grace(&g.nlm.mgr));
+	rte_tel_data_add_dict_u64(d, "reclaims", g.nlm.mgr.st.reclaims);
+	rte_tel_data_add_dict_u64(d, "waiters_granted", g.nlm.mgr.st.granted_waiters);
+	rte_tel_data_add_dict_u64(d, "grants_refused", g.nlm.st.granted_refused);
+	rte_tel_data_add_dict_u64(d, "callbacks_done", g.nlm.st.cb_state[NLM_CB_DONE]);
+	rte_tel_data_add_dict_u64(d, "callbacks_failed",
+				  g.nlm.st.cb_state[NLM_CB_ERR_NOPORT] +
+					  g.nlm.st.cb_state[NLM_CB_ERR_CALL]);
+	rte_tel_data_add_dict_u64(d, "callbacks_dropped", g.nlm.st.cb_dropped);
+	rte_tel_data_add_dict_u64(d, "dropped_by_notify", g.nlm.st.notify_dropped);
+	rte_tel_data_add_dict_u64(d, "sm_notify_received", g.nlm.st.nsm_proc[NSM_PROC_NOTIFY]);
+	rte_tel_data_add_dict_u64(d, "nsm_state", (uint64_t)g.nlm.nsm_state);
+	rte_tel_data_add_dict_u64(d, "monitored_hosts", g.nlm.nhosts);
+	return 0;
+}
+
 static int tel_nfs(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	static const char *const procs[NFS3_NPROCS] = {
@@ -607,6 +645,11 @@ int main(int argc, char **argv)
 				       "NFS server counters: calls, outcomes, errors, bytes, DRC. "
 				       "No params") != 0)
 		fprintf(stderr, "droce-nfsd: /droce/nfs not registered with telemetry\n");
+	if (rte_telemetry_register_cmd(
+		    "/droce/nlm", tel_nlm,
+		    "Lock counters: NLM calls and answers, locks, waiters, grace, "
+		    "callbacks, NSM. No params") != 0)
+		fprintf(stderr, "droce-nfsd: /droce/nlm not registered with telemetry\n");
 	if (lock_init(ip) != 0 || listen_all(ip) != 0)
 		goto out;
 	g.end = secs > 0 ? rte_get_tsc_cycles() + (uint64_t)secs * rte_get_tsc_hz() : 0;
