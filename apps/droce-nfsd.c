@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * droce-nfsd - the NFS server: NFSv3 over RPC-over-RDMA (port 20049, droce's RoCE stack and
- * CM) and over TCP (2049), MOUNT v1/v3 over TCP and UDP (20048), and droce's portmapper on
- * 111 listing them. TCP and UDP use the kernel's sockets bound to droce's address: they reach
- * the wire through droce's exception TAP, so every service speaks from one address.
+ * CM) and over TCP (2049), MOUNT v1/v3 over TCP and UDP (20048), NLM v4 (locks, 4045) and NSM
+ * (status, 4046) over TCP and UDP, and droce's portmapper on 111 listing them. TCP and UDP
+ * use the kernel's sockets bound to droce's address: they reach the wire through droce's
+ * exception TAP, so every service speaks from one address.
  *
- * Usage: droce-nfsd [EAL args --] --config FILE --exports FILE [--state DIR] [--seconds N]
- *        droce-nfsd --listen IP --exports FILE [--state DIR] [--seconds N]
+ * Usage: droce-nfsd [EAL args --] --config FILE --exports FILE [--state DIR] [--grace S]
+ *                   [--seconds N]
+ *        droce-nfsd --listen IP --exports FILE [--state DIR] [--grace S] [--seconds N]
  *   --config   the stack's INI (docs/config.md)
  *   --listen   no RoCE stack: serve NFSv3, MOUNT and the portmapper over the kernel's TCP and
  *              UDP at IP only (for tests in a namespace and user-space clients)
  *   --exports  exports(5) text (nfs/fs/nfs_fs.h says what is accepted)
- *   --state    the state directory (handle key, export ids); default /var/lib/droce-nfsd
+ *   --state    the state directory (handle key, export ids, NSM state and monitored hosts);
+ *              default /var/lib/droce-nfsd
+ *   --grace    the lock grace period after start, in seconds (default 90): only reclaims
  *   --threads  helper threads that make the file-system calls (default 4; 0: the lcore makes
  *              them itself, blocking)
  * Prints "serving ..." when ready, and its counters when it stops (SIGINT/SIGTERM, or N s).
@@ -36,6 +40,7 @@
 #include "nfs3_svc.h"
 #include "nfs_fs.h"
 #include "nfs_pool.h"
+#include "nlm_svc.h"
 #include "orpc_pmap.h"
 #include "orpc_tcp.h"
 #include "roce_cm.h"
@@ -64,6 +69,13 @@ static struct {
 	struct orpc_pmap pm;
 	struct orpc_tcp_srv tcp;
 	bool tcp_up; /* orpc_tcp_srv_init succeeded */
+	/* NLM and NSM: their own svc (its ctx is the lock server) on their own ports */
+	struct nlm_server nlm;
+	bool nlm_up;
+	struct orpc_svc lock_svc;
+	struct orpc_tcp_srv lock_tcp;
+	bool lock_tcp_up;
+	uint32_t grace_s;
 	struct {
 		struct roce_cm_id *id;
 		struct rpcrdma_ep *ep;
@@ -171,6 +183,10 @@ static void serve_poll(struct stk_lcore *lc, void *arg)
 	}
 	if (g.tcp_up)
 		orpc_tcp_srv_poll(&g.tcp);
+	if (g.lock_tcp_up)
+		orpc_tcp_srv_poll(&g.lock_tcp);
+	if (g.nlm_up)
+		nlm_server_poll(&g.nlm);
 	if (stop || (g.end && rte_get_tsc_cycles() > g.end))
 		stk_stop();
 }
@@ -213,7 +229,40 @@ static int listen_all(const char *ip)
 			fprintf(stderr, "droce-nfsd: cannot bind %s %s port %u: %s\n", ip,
 				socks[i].udp ? "udp" : "tcp", socks[i].port, strerror(-rc));
 	}
+	if (rc)
+		return rc;
+	/* NLM and NSM on their fixed ports, served by the lock server's own svc */
+	rc = orpc_tcp_srv_init(&g.lock_tcp, &g.lock_svc, 0);
+	g.lock_tcp_up = rc == 0;
+	for (int i = 0; !rc && i < 4; i++) {
+		uint16_t port = i < 2 ? NLM_PORT : NSM_PORT;
+
+		rc = orpc_tcp_srv_listen(&g.lock_tcp, ip, port, i & 1, NULL);
+		if (rc)
+			fprintf(stderr, "droce-nfsd: cannot bind %s %s port %u: %s\n", ip,
+				i & 1 ? "udp" : "tcp", port, strerror(-rc));
+	}
 	return rc;
+}
+
+/* the lock server: grace period, NSM state, SM_NOTIFY to the hosts that held locks */
+static int lock_init(const char *ip)
+{
+	struct nlm_conf c = {.grace_s = g.grace_s, .my_name = ip, .cb_timeout_ms = 3000};
+	char err[256];
+	int rc = nlm_server_init(&g.nlm, g.fs, &c, err, sizeof(err));
+
+	if (rc) {
+		fprintf(stderr, "droce-nfsd: the lock manager did not start: %s\n", err);
+		return rc;
+	}
+	g.nlm_up = true;
+	g.lock_svc.ctx = &g.nlm;
+	orpc_svc_add(&g.lock_svc, &nlm_program);
+	orpc_svc_add(&g.lock_svc, &nsm_program);
+	printf("locks: NSM state %d, %u monitored host(s) notified, grace %u s\n", g.nlm.nsm_state,
+	       g.nlm.nhosts, g.grace_s);
+	return 0;
 }
 
 static void register_all(const char *ip, bool rdma)
@@ -230,6 +279,10 @@ static void register_all(const char *ip, bool rdma)
 		orpc_pmap_register(&g.pm, MOUNT_PROG, v, "tcp", ip, MOUNT_PORT);
 		orpc_pmap_register(&g.pm, MOUNT_PROG, v, "udp", ip, MOUNT_PORT);
 	}
+	orpc_pmap_register(&g.pm, NLM_PROG, NLM_VERS4, "tcp", ip, NLM_PORT);
+	orpc_pmap_register(&g.pm, NLM_PROG, NLM_VERS4, "udp", ip, NLM_PORT);
+	orpc_pmap_register(&g.pm, NSM_PROG, NSM_VERS, "tcp", ip, NSM_PORT);
+	orpc_pmap_register(&g.pm, NSM_PROG, NSM_VERS, "udp", ip, NSM_PORT);
 }
 
 static void print_stats(void)
@@ -250,11 +303,13 @@ static void print_stats(void)
 	       (unsigned long long)g.accepted, (unsigned long long)g.rejected,
 	       (unsigned long long)g.closed, (unsigned long long)g.rdma_svc.stats.calls);
 	for (int k = 0; k < ORPC_OUT_NUM; k++)
-		if (g.svc.stats.outcome[k] + g.rdma_svc.stats.outcome[k])
-			printf("rpc: %s tcp %llu rdma %llu\n",
+		if (g.svc.stats.outcome[k] + g.rdma_svc.stats.outcome[k] +
+		    g.lock_svc.stats.outcome[k])
+			printf("rpc: %s tcp %llu rdma %llu nlm/nsm %llu\n",
 			       orpc_outcome_name((enum orpc_outcome)k),
 			       (unsigned long long)g.svc.stats.outcome[k],
-			       (unsigned long long)g.rdma_svc.stats.outcome[k]);
+			       (unsigned long long)g.rdma_svc.stats.outcome[k],
+			       (unsigned long long)g.lock_svc.stats.outcome[k]);
 	for (uint32_t p = 0; p < NFS3_NPROCS; p++)
 		if (g.tcp_nfs.st.proc[p] + g.rdma_nfs.st.proc[p])
 			printf("nfs3: %s tcp %llu rdma %llu\n", names[p],
@@ -268,6 +323,36 @@ static void print_stats(void)
 	       (unsigned long long)(g.tcp_nfs.st.status_err + g.rdma_nfs.st.status_err),
 	       (unsigned long long)(g.tcp_nfs.st.read_bytes + g.rdma_nfs.st.read_bytes),
 	       (unsigned long long)(g.tcp_nfs.st.write_bytes + g.rdma_nfs.st.write_bytes));
+	if (g.nlm_up) {
+		uint32_t locks, waiters;
+
+		for (uint32_t p = 0; p < NLM4_NPROCS; p++)
+			if (g.nlm.st.nlm_proc[p])
+				printf("nlm: %s %llu\n", nlm4_proc_name(p),
+				       (unsigned long long)g.nlm.st.nlm_proc[p]);
+		for (uint32_t k = 0; k < NLM4_NSTATS; k++)
+			if (g.nlm.st.nlm_stat[k])
+				printf("nlm: answered %s %llu\n", nlm4_stat_name(k),
+				       (unsigned long long)g.nlm.st.nlm_stat[k]);
+		for (uint32_t p = 0; p < NSM_NPROCS; p++)
+			if (g.nlm.st.nsm_proc[p])
+				printf("nsm: %s %llu\n", nsm_proc_name(p),
+				       (unsigned long long)g.nlm.st.nsm_proc[p]);
+		for (uint32_t k = 1; k < NLM_CB_NUM_STATES; k++)
+			if (g.nlm.st.cb_state[k])
+				printf("callbacks: %s %llu\n",
+				       nlm_cb_state_name((enum nlm_cb_state)k),
+				       (unsigned long long)g.nlm.st.cb_state[k]);
+		nfs_lock_count(&g.nlm.mgr, &locks, &waiters);
+		printf("locks: held %u, waiting %u, reclaims %llu, waiters granted %llu, "
+		       "refused grants %llu, dropped by notify/free_all %llu, callbacks dropped "
+		       "%llu\n",
+		       locks, waiters, (unsigned long long)g.nlm.mgr.st.reclaims,
+		       (unsigned long long)g.nlm.mgr.st.granted_waiters,
+		       (unsigned long long)g.nlm.st.granted_refused,
+		       (unsigned long long)g.nlm.st.notify_dropped,
+		       (unsigned long long)g.nlm.st.cb_dropped);
+	}
 	orpc_svc_drc_stats(&g.svc, &drc[0]);
 	orpc_svc_drc_stats(&g.rdma_svc, &drc[1]);
 	printf("drc: kept %llu, replayed %llu, dropped in progress %llu, evicted %llu, too big "
@@ -286,6 +371,44 @@ static void print_stats(void)
 
 /* /droce/nfs: the NFS server's counters for rte_telemetry (dpdk-telemetry.py). Read from the
  * telemetry thread while the lcore counts: each value is one aligned 64-bit load. */
+/* /droce/nlm: the lock manager's and NLM/NSM's counters (read on the telemetry thread: plain
+ * counters of the lcore, as /droce/nfs reads them) */
+static int tel_nlm(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rte_tel_data *p = rte_tel_data_alloc();
+	uint32_t locks = 0, waiters = 0;
+
+	(void)cmd, (void)params;
+	if (!p)
+		return -ENOMEM;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_start_dict(p);
+	for (uint32_t i = 0; i < NLM4_NPROCS; i++)
+		if (g.nlm.st.nlm_proc[i])
+			rte_tel_data_add_dict_u64(p, nlm4_proc_name(i), g.nlm.st.nlm_proc[i]);
+	rte_tel_data_add_dict_container(d, "nlm_calls", p, 0);
+	for (uint32_t k = 0; k < NLM4_NSTATS; k++)
+		rte_tel_data_add_dict_u64(d, nlm4_stat_name(k), g.nlm.st.nlm_stat[k]);
+	if (g.nlm_up)
+		nfs_lock_count(&g.nlm.mgr, &locks, &waiters);
+	rte_tel_data_add_dict_u64(d, "locks_held", locks);
+	rte_tel_data_add_dict_u64(d, "waiters", waiters);
+	rte_tel_data_add_dict_u64(d, "in_grace", g.nlm_up && nfs_lock_in_grace(&g.nlm.mgr));
+	rte_tel_data_add_dict_u64(d, "reclaims", g.nlm.mgr.st.reclaims);
+	rte_tel_data_add_dict_u64(d, "waiters_granted", g.nlm.mgr.st.granted_waiters);
+	rte_tel_data_add_dict_u64(d, "grants_refused", g.nlm.st.granted_refused);
+	rte_tel_data_add_dict_u64(d, "callbacks_done", g.nlm.st.cb_state[NLM_CB_DONE]);
+	rte_tel_data_add_dict_u64(d, "callbacks_failed",
+				  g.nlm.st.cb_state[NLM_CB_ERR_NOPORT] +
+					  g.nlm.st.cb_state[NLM_CB_ERR_CALL]);
+	rte_tel_data_add_dict_u64(d, "callbacks_dropped", g.nlm.st.cb_dropped);
+	rte_tel_data_add_dict_u64(d, "dropped_by_notify", g.nlm.st.notify_dropped);
+	rte_tel_data_add_dict_u64(d, "sm_notify_received", g.nlm.st.nsm_proc[NSM_PROC_NOTIFY]);
+	rte_tel_data_add_dict_u64(d, "nsm_state", (uint64_t)g.nlm.nsm_state);
+	rte_tel_data_add_dict_u64(d, "monitored_hosts", g.nlm.nhosts);
+	return 0;
+}
+
 static int tel_nfs(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	static const char *const procs[NFS3_NPROCS] = {
@@ -361,6 +484,7 @@ static int serve_tcp_only(long secs)
 	time_t end = secs > 0 ? time(NULL) + secs : 0;
 	struct epoll_event ev;
 	int rc = 1, wait_fd = -1;
+	uint32_t cb_active = 0;
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -373,22 +497,26 @@ static int serve_tcp_only(long secs)
 	orpc_svc_add(&g.svc, &nfs3_program);
 	orpc_svc_add(&g.svc, &mount_program);
 	register_all(g.listen_ip, false);
-	if (listen_all(g.listen_ip) != 0)
+	if (lock_init(g.listen_ip) != 0 || listen_all(g.listen_ip) != 0)
 		goto out;
-	printf("serving at %s: NFSv3 on tcp %u, MOUNT v1/v3 on tcp/udp %u, portmapper on tcp/udp "
-	       "%u\n",
-	       g.listen_ip, NFS3_PORT, MOUNT_PORT, ORPC_PMAP_PORT);
+	printf("serving at %s: NFSv3 on tcp %u, MOUNT v1/v3 on tcp/udp %u, NLM v4 on tcp/udp %u, "
+	       "NSM on tcp/udp %u, portmapper on tcp/udp %u\n",
+	       g.listen_ip, NFS3_PORT, MOUNT_PORT, NLM_PORT, NSM_PORT, ORPC_PMAP_PORT);
 	/* sleep until a socket or a helper thread has something */
 	wait_fd = epoll_create1(EPOLL_CLOEXEC);
 	ev.events = EPOLLIN;
 	epoll_ctl(wait_fd, EPOLL_CTL_ADD, g.tcp.ep, &ev);
+	epoll_ctl(wait_fd, EPOLL_CTL_ADD, g.lock_tcp.ep, &ev);
 	if (g.pool)
 		epoll_ctl(wait_fd, EPOLL_CTL_ADD, nfs_pool_event_fd(g.pool), &ev);
 	while (!stop && (!end || time(NULL) < end)) {
-		epoll_wait(wait_fd, &ev, 1, 100);
+		/* callbacks in flight have sockets of their own, outside the epoll set */
+		epoll_wait(wait_fd, &ev, 1, cb_active ? 10 : 100);
 		if (g.pool)
 			nfs_pool_poll(g.pool, nfs3_pool_done, 64);
 		orpc_tcp_srv_poll(&g.tcp);
+		orpc_tcp_srv_poll(&g.lock_tcp);
+		cb_active = nlm_server_poll(&g.nlm);
 	}
 	print_stats();
 	rc = 0;
@@ -400,6 +528,10 @@ out:
 	g.pool = NULL;
 	if (g.tcp_up)
 		orpc_tcp_srv_fini(&g.tcp);
+	if (g.lock_tcp_up)
+		orpc_tcp_srv_fini(&g.lock_tcp);
+	if (g.nlm_up)
+		nlm_server_fini(&g.nlm);
 	nfs3_server_fini(&g.tcp_nfs);
 	orpc_svc_drc_disable(&g.svc);
 	orpc_svc_drc_disable(&g.rdma_svc);
@@ -409,10 +541,10 @@ out:
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {{"config", 1, NULL, 'c'}, {"exports", 1, NULL, 'e'},
-					     {"state", 1, NULL, 'S'},  {"seconds", 1, NULL, 's'},
-					     {"listen", 1, NULL, 'l'}, {"threads", 1, NULL, 't'},
-					     {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"config", 1, NULL, 'c'},	{"exports", 1, NULL, 'e'},
+					     {"state", 1, NULL, 'S'},	{"seconds", 1, NULL, 's'},
+					     {"listen", 1, NULL, 'l'},	{"grace", 1, NULL, 'g'},
+					     {"threads", 1, NULL, 't'}, {NULL, 0, NULL, 0}};
 	int eal_argc, app_argc, o, rc = 1;
 	char **eal_argv, **app_argv, *text;
 	struct stk_config cfg;
@@ -422,6 +554,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	g.state = "/var/lib/droce-nfsd";
+	g.grace_s = NLM_GRACE_DEFAULT_S;
 	g.threads = 4;
 	stk_split_args(argc, argv, &eal_argc, &eal_argv, &app_argc, &app_argv);
 	while ((o = getopt_long(app_argc, app_argv, "", opts, NULL)) != -1) {
@@ -435,6 +568,8 @@ int main(int argc, char **argv)
 			secs = strtol(optarg, NULL, 0);
 		else if (o == 'l')
 			g.listen_ip = optarg;
+		else if (o == 'g')
+			g.grace_s = (uint32_t)strtoul(optarg, NULL, 0);
 		else if (o == 't')
 			g.threads = strtol(optarg, NULL, 0);
 		else
@@ -442,9 +577,9 @@ int main(int argc, char **argv)
 	}
 	if ((!g.config && !g.listen_ip) || !g.exports) {
 		fprintf(stderr, "usage: droce-nfsd [EAL --] --config FILE --exports FILE "
-				"[--state DIR] [--seconds N]\n"
+				"[--state DIR] [--grace S] [--threads N] [--seconds N]\n"
 				"       droce-nfsd --listen IP --exports FILE [--state DIR] "
-				"[--seconds N]\n");
+				"[--grace S] [--threads N] [--seconds N]\n");
 		return 2;
 	}
 	if (g.threads < 0 || g.threads > (long)NFS_POOL_MAX_THREADS) {
@@ -510,14 +645,19 @@ int main(int argc, char **argv)
 				       "NFS server counters: calls, outcomes, errors, bytes, DRC. "
 				       "No params") != 0)
 		fprintf(stderr, "droce-nfsd: /droce/nfs not registered with telemetry\n");
-	if (listen_all(ip) != 0)
+	if (rte_telemetry_register_cmd(
+		    "/droce/nlm", tel_nlm,
+		    "Lock counters: NLM calls and answers, locks, waiters, grace, "
+		    "callbacks, NSM. No params") != 0)
+		fprintf(stderr, "droce-nfsd: /droce/nlm not registered with telemetry\n");
+	if (lock_init(ip) != 0 || listen_all(ip) != 0)
 		goto out;
 	g.end = secs > 0 ? rte_get_tsc_cycles() + (uint64_t)secs * rte_get_tsc_hz() : 0;
 	stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), roce_poll, g.dev);
 	stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), serve_poll, NULL);
-	printf("serving at %s: NFSv3 on rdma %u and tcp %u, MOUNT v1/v3 on tcp/udp %u, "
-	       "portmapper on tcp/udp %u\n",
-	       ip, NFS3_RDMA_PORT, NFS3_PORT, MOUNT_PORT, ORPC_PMAP_PORT);
+	printf("serving at %s: NFSv3 on rdma %u and tcp %u, MOUNT v1/v3 on tcp/udp %u, NLM v4 on "
+	       "tcp/udp %u, NSM on tcp/udp %u, portmapper on tcp/udp %u\n",
+	       ip, NFS3_RDMA_PORT, NFS3_PORT, MOUNT_PORT, NLM_PORT, NSM_PORT, ORPC_PMAP_PORT);
 	stk_run();
 	print_stats();
 	rc = 0;
@@ -544,6 +684,12 @@ out:
 	if (g.tcp_up)
 		orpc_tcp_srv_fini(&g.tcp);
 	g.tcp_up = false;
+	if (g.lock_tcp_up)
+		orpc_tcp_srv_fini(&g.lock_tcp);
+	g.lock_tcp_up = false;
+	if (g.nlm_up)
+		nlm_server_fini(&g.nlm);
+	g.nlm_up = false;
 	if (g.cm)
 		roce_cm_close(g.cm);
 	if (g.pd)

@@ -699,6 +699,27 @@ enum nfs_stat nfs_fs_getattr(struct nfs_ctx *ctx, const struct nfs_fh *fh, struc
 	return NFS_OK;
 }
 
+enum nfs_stat nfs_fs_file_key(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint8_t key[16])
+{
+	struct nfs_obj o;
+	enum nfs_stat s = nfs_obj_get(ctx, fh, &o);
+	uint64_t dev, ino;
+
+	if (s != NFS_OK)
+		return s;
+	dev = (uint64_t)o.st.st_dev;
+	ino = (uint64_t)o.st.st_ino;
+	memcpy(key, &dev, 8);
+	memcpy(key + 8, &ino, 8);
+	nfs_obj_put(&o);
+	return NFS_OK;
+}
+
+const char *nfs_fs_state_dir(const struct nfs_fs *fs)
+{
+	return fs->state.dir;
+}
+
 static bool time_eq(const struct timespec *t, const struct nfs_time *n)
 {
 	return (uint32_t)t->tv_sec == n->sec && (uint32_t)t->tv_nsec == n->nsec;

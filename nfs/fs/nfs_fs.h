@@ -211,6 +211,21 @@ const struct nfs_export *nfs_fs_export(const struct nfs_fs *fs, uint32_t i);
  * if ctx's address is listed. NFS_ERR_ACCES when not listed, NFS_ERR_NOENT when no export. */
 enum nfs_stat nfs_fs_mount(struct nfs_ctx *ctx, const char *path, struct nfs_fh *fh);
 
+/** A file's identity for the lock manager (nfs/lock): its (st_dev, st_ino), the same whatever
+ * export or handle reached it. The handle is checked as for GETATTR (MAC, export, the caller
+ * listed): BADHANDLE, STALE, ACCES. */
+enum nfs_stat nfs_fs_file_key(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint8_t key[16]);
+
+/** The state directory (what survives restarts; nfs/nlm keeps NSM's state there too). */
+const char *nfs_fs_state_dir(const struct nfs_fs *fs);
+
+/** statedir/name into buf, NUL-terminated. @return bytes read, -ENOENT, -EFBIG, -errno */
+long nfs_state_read(const char *statedir, const char *name, char *buf, size_t cap);
+
+/** Replace statedir/name with data atomically (temporary file, fsync, rename), mode 0600.
+ * @return 0 or -errno */
+int nfs_state_write(const char *statedir, const char *name, const void *data, size_t len);
+
 enum nfs_stat nfs_fs_getattr(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct nfs_attr *attr);
 
 /** guard_ctime: if not NULL, NFS_ERR_NOT_SYNC unless the object's ctime equals it. */

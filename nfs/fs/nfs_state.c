@@ -6,7 +6,9 @@
  *   exports.ids  "id<TAB>path" lines: each export path's id, the id a handle carries. Lines are
  *                never removed, so an export that comes back gets its old id, and a new path
  *                gets the largest id ever given + 1: an id is never reused for another path;
- *   boot.count   a decimal counter bumped on every open, part of the write verifier.
+ *   boot.count   a decimal counter bumped on every open, part of the write verifier;
+ *   nsm.state, nsm.hosts  the status monitor's (nfs/nlm/nsm_svc.c), through nfs_state_read
+ *                and nfs_state_write.
  * Files are replaced atomically (write to a temporary name, fsync, rename).
  */
 #include <errno.h>
@@ -243,4 +245,24 @@ int nfs_state_export_ids(struct nfs_state *st, struct nfs_export *exp, uint32_t 
 	}
 	free(text);
 	return rc;
+}
+
+long nfs_state_read(const char *statedir, const char *name, char *buf, size_t cap)
+{
+	struct nfs_state st;
+
+	if (strlen(statedir) >= sizeof(st.dir))
+		return -ENAMETOOLONG;
+	strcpy(st.dir, statedir);
+	return (long)get_file(&st, name, buf, cap);
+}
+
+int nfs_state_write(const char *statedir, const char *name, const void *data, size_t len)
+{
+	struct nfs_state st;
+
+	if (strlen(statedir) >= sizeof(st.dir))
+		return -ENAMETOOLONG;
+	strcpy(st.dir, statedir);
+	return put_file(&st, name, data, len, 0600);
 }

@@ -7,7 +7,10 @@
   with 8 bytes of inline data, and a READDIR reply, built from RFC 1813 §3.3.7, §3.3.6, §3.3.16
   (the capture's carry their data in chunks, which are not in the SEND);
 - mount_xdr: MOUNT messages built from RFC 1813 Appendix I and RFC 1094 Appendix A, led by
-  tests/fuzz/fuzz_mount_xdr.c's selector byte."""
+  tests/fuzz/fuzz_mount_xdr.c's selector byte;
+- nlm_xdr: NLM v4 and NSM arguments and results built from XNFS §14 and §11 (the shapes
+  Linux 6.1's lockd and statd send: 4-byte cookies, "pid@host" owners, 32-byte handles), led
+  by tests/fuzz/fuzz_nlm_xdr.c's selector byte."""
 import os
 import struct
 
@@ -116,5 +119,34 @@ def mount():
           S("*.example.org") + W(0) + W(1) + S("/pub") + W(0) + W(0))
 
 
+def nlm():
+    d = "tests/fuzz/corpus/nlm_xdr"
+    fh = S(bytes(range(1, 33)))
+    lock = S("vm1") + fh + S("1234@vm1") + W(1234) + W(0, 0) + W(0, 0)
+    write(d, "testargs", bytes([0]) + S(b"\0\0\0\1") + W(1) + lock)
+    write(d, "lockargs", bytes([1]) + S(b"\0\0\0\2") + W(1, 1) + lock + W(0) + W(3))
+    write(d, "lockargs_reclaim", bytes([1]) + S(b"\0\0\0\3") + W(0, 0) + S("vm1") + fh +
+          S("77@vm1") + W(77) + W(0, 4096) + W(0xFFFFFFFF, 0xFFFFFFFF) + W(1) + W(5))
+    write(d, "cancargs", bytes([2]) + S(b"\0\0\0\4") + W(1, 1) + lock)
+    write(d, "unlockargs", bytes([3]) + S(b"\0\0\0\5") + lock)
+    write(d, "testres_denied", bytes([4]) + S(b"\0\0\0\1") + W(1) + W(1) + W(99) +
+          S("99@other") + W(0, 100) + W(0, 0))
+    write(d, "testres_granted", bytes([4]) + S(b"\0\0\0\1") + W(0))
+    write(d, "res_blocked", bytes([5]) + S(b"\0\0\0\2") + W(3))
+    write(d, "shareargs", bytes([6]) + S(b"\0\0\0\6") + S("vm1") + fh + S("o") + W(1, 3) +
+          W(0))
+    write(d, "shareres", bytes([7]) + S(b"\0\0\0\6") + W(1) + W(0))
+    write(d, "notify", bytes([8]) + S("vm1") + W(7))
+    write(d, "sm_name", bytes([9]) + S("10.79.0.11"))
+    myid = S("127.0.0.1") + W(100021, 4, 16)
+    write(d, "sm_mon", bytes([10]) + S("10.79.0.1") + myid + bytes(range(16)))
+    write(d, "sm_mon_id", bytes([11]) + S("10.79.0.1") + myid)
+    write(d, "sm_my_id", bytes([12]) + myid)
+    write(d, "sm_stat_res", bytes([13]) + W(0, 3))
+    write(d, "sm_stat", bytes([14]) + W(5))
+    write(d, "sm_notify", bytes([15]) + S("vm1") + W(9))
+
+
 nfs3()
 mount()
+nlm()

@@ -17,7 +17,8 @@
 #   - a root_squash export: a file root creates there is owned by 65534 on droce's disk;
 #   - the wire (rdma1m's mount and basic tests): tshark decodes every RPC-over-RDMA frame and
 #     flags none droce sent, and the RoCE frames are well formed with ICRCs that verify.
-# Locks: NLM is not served yet, so the mounts use nolock and cthon04's lock tests are not run.
+# Locks: these mounts keep nolock (this test starts no rpc.statd in the VM); locking mounts,
+# cthon04's lock tests, reclaim and SM_NOTIFY are nfs_lock.sh's.
 # Usage: nfs_mount.sh PATH/TO/nfs3_rdma_probe [ARTIFACT_DIR]  (droce-nfsd is found in the build
 # tree next to it: BUILD/apps/droce-nfsd)      Exit 77 = skipped (with the reason).
 set -u
