@@ -9,6 +9,8 @@
  * Usage: droce-nfsd [EAL args --] --config FILE --exports FILE [--state DIR] [--grace S]
  *                   [--seconds N]
  *        droce-nfsd --listen IP --exports FILE [--state DIR] [--grace S] [--seconds N]
+ *   --check    read and judge --exports (and --config) and exit: 0 when both are right,
+ *              2 with a message naming what is wrong; nothing is started or written
  *   --config   the stack's INI (docs/config.md)
  *   --listen   no RoCE stack: serve NFSv3, MOUNT and the portmapper over the kernel's TCP and
  *              UDP at IP only (for tests in a namespace and user-space clients)
@@ -29,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <rte_cycles.h>
@@ -539,18 +542,72 @@ out:
 	return rc;
 }
 
+/* --check: the exports (and the stack's config, when given) are read and judged, nothing is
+ * started and nothing is written (not even the state directory). */
+static int check_files(void)
+{
+	static struct nfs_export ex[NFS_EXPORT_MAX];
+	struct stk_config cfg;
+	char err[512], *text;
+	int n;
+
+	if (!g.exports) {
+		fprintf(stderr, "droce-nfsd: --check needs --exports FILE (and --config FILE to "
+				"check the stack's too)\n");
+		return 2;
+	}
+	text = read_file(g.exports);
+	if (!text) {
+		fprintf(stderr, "droce-nfsd: cannot read the exports file %s: %s\n", g.exports,
+			strerror(errno));
+		return 2;
+	}
+	n = nfs_exports_parse(text, ex, NFS_EXPORT_MAX, err, sizeof(err));
+	free(text);
+	if (n < 0) {
+		fprintf(stderr, "droce-nfsd: %s: %s\n", g.exports,
+			n == -ENOSPC ? "more exports than droce serves (64)" : err);
+		return 2;
+	}
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+
+		if (stat(ex[i].path, &st) != 0) {
+			fprintf(stderr, "droce-nfsd: %s: export %s: %s\n", g.exports, ex[i].path,
+				strerror(errno));
+			return 2;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "droce-nfsd: %s: export %s: not a directory\n", g.exports,
+				ex[i].path);
+			return 2;
+		}
+	}
+	if (g.config) {
+		stk_config_default(&cfg);
+		if (stk_config_load(g.config, &cfg, err, sizeof(err)) != 0) {
+			fprintf(stderr, "droce-nfsd: %s\n", err);
+			return 2;
+		}
+	}
+	printf("droce-nfsd: %s: %d export(s) ok%s%s\n", g.exports, n, g.config ? "; " : "",
+	       g.config ? g.config : "");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {{"config", 1, NULL, 'c'},	{"exports", 1, NULL, 'e'},
-					     {"state", 1, NULL, 'S'},	{"seconds", 1, NULL, 's'},
-					     {"listen", 1, NULL, 'l'},	{"grace", 1, NULL, 'g'},
-					     {"threads", 1, NULL, 't'}, {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {
+		{"config", 1, NULL, 'c'},  {"exports", 1, NULL, 'e'}, {"state", 1, NULL, 'S'},
+		{"seconds", 1, NULL, 's'}, {"listen", 1, NULL, 'l'},  {"grace", 1, NULL, 'g'},
+		{"threads", 1, NULL, 't'}, {"check", 0, NULL, 'k'},   {NULL, 0, NULL, 0}};
 	int eal_argc, app_argc, o, rc = 1;
 	char **eal_argv, **app_argv, *text;
 	struct stk_config cfg;
 	const struct stk_iface *ifc;
 	char err[512], ip[64];
 	long secs = 0;
+	bool check_only = false;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	g.state = "/var/lib/droce-nfsd";
@@ -572,9 +629,13 @@ int main(int argc, char **argv)
 			g.grace_s = (uint32_t)strtoul(optarg, NULL, 0);
 		else if (o == 't')
 			g.threads = strtol(optarg, NULL, 0);
+		else if (o == 'k')
+			check_only = true;
 		else
 			return 2;
 	}
+	if (check_only)
+		return check_files();
 	if ((!g.config && !g.listen_ip) || !g.exports) {
 		fprintf(stderr, "usage: droce-nfsd [EAL --] --config FILE --exports FILE "
 				"[--state DIR] [--grace S] [--threads N] [--seconds N]\n"
