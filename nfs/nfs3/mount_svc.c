@@ -50,15 +50,7 @@ static void peer_str(const struct orpc_req *r, char *buf, size_t len)
 
 static void make_ctx(struct orpc_req *r, struct nfs_ctx *c)
 {
-	memset(c, 0, sizeof(*c));
-	c->fs = server_of(r)->fs;
-	memcpy(&c->peer, &r->peer->addr, sizeof(c->peer));
-	c->rdma = r->peer->xprt == ORPC_XPRT_RDMA;
-	c->cred.flavor = r->call.cred_flavor;
-	if (r->call.cred_flavor == AUTH_SYS) {
-		c->cred.uid = r->call.sys.uid;
-		c->cred.gid = r->call.sys.gid;
-	}
+	nfs3_make_ctx(r, server_of(r)->fs, c);
 }
 
 static enum accept_stat counted(struct orpc_req *r)

@@ -22,13 +22,12 @@ static struct nfs3_server *server_of(struct orpc_req *r)
 	return r->svc->ctx;
 }
 
-/* The backend's view of the caller: address, transport, AUTH_SYS credential. */
-static void make_ctx(struct orpc_req *r, struct nfs_ctx *c)
+void nfs3_make_ctx(const struct orpc_req *r, struct nfs_fs *fs, struct nfs_ctx *c)
 {
 	const struct orpc_authsys *sys = &r->call.sys;
 
 	memset(c, 0, sizeof(*c));
-	c->fs = server_of(r)->fs;
+	c->fs = fs;
 	memcpy(&c->peer, &r->peer->addr, sizeof(c->peer));
 	c->rdma = r->peer->xprt == ORPC_XPRT_RDMA;
 	c->cred.flavor = r->call.cred_flavor;
@@ -38,6 +37,11 @@ static void make_ctx(struct orpc_req *r, struct nfs_ctx *c)
 		c->cred.ngroups = sys->ngids < NFS_MAX_GROUPS ? sys->ngids : NFS_MAX_GROUPS;
 		memcpy(c->cred.groups, sys->gids, c->cred.ngroups * sizeof(c->cred.groups[0]));
 	}
+}
+
+static void make_ctx(struct orpc_req *r, struct nfs_ctx *c)
+{
+	nfs3_make_ctx(r, server_of(r)->fs, c);
 }
 
 static const enum nfs_stat stat_slots[] = {NFS_OK,

@@ -75,6 +75,11 @@ void nfs3_pool_done(void *job);
 int nfs3_server_init(struct nfs3_server *s, struct nfs_fs *fs, uint32_t max_io);
 void nfs3_server_fini(struct nfs3_server *s);
 
+/** The backend's view of a call's caller: fs, address, transport, AUTH_SYS credential (uid,
+ * gid, up to NFS_MAX_GROUPS groups); AUTH_NONE leaves the credential for the backend to
+ * squash. Shared by the NFSv3, MOUNT and NLM programs. */
+void nfs3_make_ctx(const struct orpc_req *r, struct nfs_fs *fs, struct nfs_ctx *c);
+
 /** Index of an NFS status in nfs3_stats.status (0 = NFS3_OK). */
 uint32_t nfs3_stat_slot(enum nfs_stat st);
 /** The status counted in a slot (slot 31: any other). */

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "nfs3_svc.h"
 #include "nlm_svc.h"
 
 #define NLM_COOKIE_KEEP 64u /**< a blocked request's cookie kept for GRANTED */
@@ -51,19 +52,7 @@ void nlm_peer_str(const struct orpc_req *r, char *buf, size_t len)
 
 static void make_ctx(struct orpc_req *r, struct nfs_ctx *c)
 {
-	const struct orpc_authsys *sys = &r->call.sys;
-
-	memset(c, 0, sizeof(*c));
-	c->fs = server_of(r)->fs;
-	memcpy(&c->peer, &r->peer->addr, sizeof(c->peer));
-	c->rdma = r->peer->xprt == ORPC_XPRT_RDMA;
-	c->cred.flavor = r->call.cred_flavor;
-	if (r->call.cred_flavor == AUTH_SYS) {
-		c->cred.uid = sys->uid;
-		c->cred.gid = sys->gid;
-		c->cred.ngroups = sys->ngids < NFS_MAX_GROUPS ? sys->ngids : NFS_MAX_GROUPS;
-		memcpy(c->cred.groups, sys->gids, c->cred.ngroups * sizeof(c->cred.groups[0]));
-	}
+	nfs3_make_ctx(r, server_of(r)->fs, c);
 }
 
 /* the lock manager's answer in NLM's words */
