@@ -167,6 +167,28 @@ out:
 	return s;
 }
 
+/* The end of MKDIR, SYMLINK and MKNOD: rc is the create call's result (errno holds its error);
+ * the new object is opened without following it (extra: O_DIRECTORY for MKDIR), given the
+ * rest of its attributes, and answered; the directory's wcc closes it all. */
+static enum nfs_stat new_done(struct nfs_obj *o, const char *n, int rc, int extra,
+			      const struct nfs_sattr *rest, struct nfs_fh *fh,
+			      struct nfs_attr *attr, struct nfs_wcc *dir_wcc)
+{
+	enum nfs_stat s;
+	int fd = -1;
+
+	if (rc != 0) {
+		s = nfs_stat_from_errno(errno);
+	} else {
+		fd = openat(o->fd, n, O_PATH | O_NOFOLLOW | O_CLOEXEC | extra);
+		s = fd < 0 ? nfs_stat_from_errno(errno) : made(o, fd, rest, fh, attr);
+	}
+	if (fd >= 0)
+		close(fd);
+	dir_end(o, dir_wcc);
+	return s;
+}
+
 enum nfs_stat nfs_fs_mkdir(struct nfs_ctx *ctx, const struct nfs_fh *dir, const char *name,
 			   uint32_t namelen, const struct nfs_sattr *sa, struct nfs_fh *fh,
 			   struct nfs_attr *attr, struct nfs_wcc *dir_wcc)
@@ -175,22 +197,12 @@ enum nfs_stat nfs_fs_mkdir(struct nfs_ctx *ctx, const struct nfs_fh *dir, const 
 	struct nfs_sattr rest = rest_of(sa, false);
 	struct nfs_obj o;
 	enum nfs_stat s;
-	int fd = -1;
 
 	s = dir_begin(ctx, dir, name, namelen, n, &o, dir_wcc);
 	if (s != NFS_OK)
 		return s;
-	if (mkdirat(o.fd, n, rest.set_mode ? rest.mode & 07777 : 0) != 0) {
-		s = nfs_stat_from_errno(errno);
-		goto out;
-	}
-	fd = openat(o.fd, n, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
-	s = fd < 0 ? nfs_stat_from_errno(errno) : made(&o, fd, &rest, fh, attr);
-out:
-	if (fd >= 0)
-		close(fd);
-	dir_end(&o, dir_wcc);
-	return s;
+	return new_done(&o, n, mkdirat(o.fd, n, rest.set_mode ? rest.mode & 07777 : 0), O_DIRECTORY,
+			&rest, fh, attr, dir_wcc);
 }
 
 enum nfs_stat nfs_fs_symlink(struct nfs_ctx *ctx, const struct nfs_fh *dir, const char *name,
@@ -202,7 +214,6 @@ enum nfs_stat nfs_fs_symlink(struct nfs_ctx *ctx, const struct nfs_fh *dir, cons
 	struct nfs_sattr rest = rest_of(sa, false);
 	struct nfs_obj o;
 	enum nfs_stat s;
-	int fd = -1;
 
 	if (targetlen > NFS_PATH_MAX)
 		return NFS_ERR_NAMETOOLONG;
@@ -214,17 +225,7 @@ enum nfs_stat nfs_fs_symlink(struct nfs_ctx *ctx, const struct nfs_fh *dir, cons
 	s = dir_begin(ctx, dir, name, namelen, n, &o, dir_wcc);
 	if (s != NFS_OK)
 		return s;
-	if (symlinkat(t, o.fd, n) != 0) {
-		s = nfs_stat_from_errno(errno);
-		goto out;
-	}
-	fd = openat(o.fd, n, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	s = fd < 0 ? nfs_stat_from_errno(errno) : made(&o, fd, &rest, fh, attr);
-out:
-	if (fd >= 0)
-		close(fd);
-	dir_end(&o, dir_wcc);
-	return s;
+	return new_done(&o, n, symlinkat(t, o.fd, n), 0, &rest, fh, attr, dir_wcc);
 }
 
 enum nfs_stat nfs_fs_mknod(struct nfs_ctx *ctx, const struct nfs_fh *dir, const char *name,
@@ -238,7 +239,6 @@ enum nfs_stat nfs_fs_mknod(struct nfs_ctx *ctx, const struct nfs_fh *dir, const 
 	dev_t rdev = 0;
 	struct nfs_obj o;
 	enum nfs_stat s;
-	int fd = -1;
 
 	switch (type) {
 	case NFS_CHR:
@@ -261,17 +261,7 @@ enum nfs_stat nfs_fs_mknod(struct nfs_ctx *ctx, const struct nfs_fh *dir, const 
 	s = dir_begin(ctx, dir, name, namelen, n, &o, dir_wcc);
 	if (s != NFS_OK)
 		return s;
-	if (mknodat(o.fd, n, mode, rdev) != 0) {
-		s = nfs_stat_from_errno(errno);
-		goto out;
-	}
-	fd = openat(o.fd, n, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	s = fd < 0 ? nfs_stat_from_errno(errno) : made(&o, fd, &rest, fh, attr);
-out:
-	if (fd >= 0)
-		close(fd);
-	dir_end(&o, dir_wcc);
-	return s;
+	return new_done(&o, n, mknodat(o.fd, n, mode, rdev), 0, &rest, fh, attr, dir_wcc);
 }
 
 static enum nfs_stat unlink_name(struct nfs_ctx *ctx, const struct nfs_fh *dir, const char *name,
