@@ -268,6 +268,29 @@ uint32_t nfs_fs_reclaim(struct nfs_fs *fs)
 	return n;
 }
 
+int nfs_fs_sync(struct nfs_fs *fs, uint32_t *synced)
+{
+	struct nfs_export_tab *t = tab_now(fs);
+	int rc = 0;
+
+	*synced = 0;
+	for (uint32_t i = 0; i < t->n; i++) {
+		bool seen = false;
+
+		/* one syncfs per file system */
+		for (uint32_t j = 0; j < i; j++)
+			seen |= t->rt[j].dev == t->rt[i].dev;
+		if (seen)
+			continue;
+		if (syncfs(t->rt[i].xmnt_fd) != 0) {
+			rc = -errno;
+			continue;
+		}
+		(*synced)++;
+	}
+	return rc;
+}
+
 void nfs_fs_close(struct nfs_fs *fs)
 {
 	if (!fs)

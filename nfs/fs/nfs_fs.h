@@ -234,6 +234,13 @@ void nfs_fs_reload_abort(struct nfs_export_tab *next);
  */
 uint32_t nfs_fs_reclaim(struct nfs_fs *fs);
 
+/**
+ * Flush every exported file system to stable storage (syncfs, once per file system): what
+ * clients wrote UNSTABLE and did not COMMIT yet is on disk after it. Blocking; droce-nfsd
+ * calls it when a drain has ended. @return 0, or the last -errno (*synced counts the rest)
+ */
+int nfs_fs_sync(struct nfs_fs *fs, uint32_t *synced);
+
 /** The write verifier: new on every nfs_fs_open and after a write-back error. */
 void nfs_fs_write_verf(const struct nfs_fs *fs, uint8_t verf[8]);
 
