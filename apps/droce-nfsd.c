@@ -295,11 +295,17 @@ static void *reload_main(void *arg)
 	return NULL;
 }
 
-/* No call that began before the last swap can still hold the old table: none on the helper
- * threads (the lcore's own calls end within its poll). */
+/* Calls still running: jobs with the helper threads, or RDMA calls not yet answered to the
+ * end (their reply SEND not completed). The lcore's own calls end within its poll. No call
+ * that began before a reload's swap can hold the old table once this is false. */
 static bool calls_in_flight(void)
 {
-	return g.pool && nfs_pool_inflight(g.pool) > 0;
+	if (g.pool && nfs_pool_inflight(g.pool) > 0)
+		return true;
+	for (uint32_t k = 0; k < NFSD_CONNS_MAX; k++)
+		if (g.conns[k].ep && !g.conns[k].closing && rpcrdma_ep_busy(g.conns[k].ep))
+			return true;
+	return false;
 }
 
 /* SIGHUP: build the new table off the lcore, swap it in here, free the old one once no call
@@ -353,7 +359,7 @@ static void reload_fini(void)
 
 /* ---- SIGTERM: the drain ---- */
 
-static void stop_listening(void)
+static void quiesce_all(void)
 {
 	if (g.listen)
 		roce_cm_destroy_id(g.listen);
@@ -362,6 +368,9 @@ static void stop_listening(void)
 		orpc_tcp_srv_quiesce(&g.tcp);
 	if (g.lock_tcp_up)
 		orpc_tcp_srv_quiesce(&g.lock_tcp);
+	for (uint32_t k = 0; k < NFSD_CONNS_MAX; k++)
+		if (g.conns[k].ep && !g.conns[k].closing)
+			rpcrdma_ep_quiesce(g.conns[k].ep);
 }
 
 /* One step of the server's life (STYLE §4); the loops call it every round. @return true when
@@ -376,7 +385,10 @@ static bool life_step(bool time_up)
 	case NFSD_SERVING:
 		if (!stop && !time_up)
 			return false;
-		stop_listening();
+		quiesce_all();
+		/* one signal so far: a copy of the first (timeout(1) sends its TERM to the child
+		 * and again to its process group) must not read as a second one */
+		stop = 1;
 		g.drain_end_ns = now + (uint64_t)g.conf.drain_s * 1000000000ull;
 		printf("draining: no new connections; %u call(s) with the helper threads, at most "
 		       "%u s\n",
