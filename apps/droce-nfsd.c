@@ -48,6 +48,7 @@
 #include "nfs_fs.h"
 #include "nfs_pool.h"
 #include "nfsd_conf.h"
+#include "nfsd_log.h"
 #include "nlm_svc.h"
 #include "orpc_pmap.h"
 #include "orpc_tcp.h"
@@ -104,6 +105,7 @@ static struct {
 		bool closing; /* destroyed once the stack has let go of its regions */
 	} conns[NFSD_CONNS_MAX];
 	uint64_t accepted, rejected, closed;
+	struct nfsd_ratelimit conn_rl; /* connection messages: a client can cause them */
 	/* lifecycle */
 	enum nfsd_state state;
 	uint64_t state_cnt[NFSD_NUM_STATES];
@@ -161,6 +163,10 @@ static void on_connect_request(const struct roce_cm_event *ev)
 		roce_cm_reject(ev->id, NULL, 0);
 		roce_cm_destroy_id(ev->id);
 		g.rejected++;
+		nfsd_log_rl(&g.conn_rl, NFSD_LOG_WARN, "rdma: connection refused (%s)",
+			    g.state != NFSD_SERVING   ? "draining"
+			    : k == g.conf.connections ? "[nfs] connections are all in use"
+						      : "no memory for its endpoint");
 		return;
 	}
 	g.conns[k].id = ev->id;
@@ -176,7 +182,7 @@ static void on_connect_request(const struct roce_cm_event *ev)
 		return;
 	}
 	g.accepted++;
-	printf("rdma: connection %u accepted\n", k);
+	nfsd_log_rl(&g.conn_rl, NFSD_LOG_INFO, "rdma: connection %u accepted", k);
 }
 
 /* A connection is over: its CM id goes now, its endpoint once the stack has let go of its
@@ -187,7 +193,7 @@ static void conn_end(uint32_t k, const char *why)
 	g.conns[k].id = NULL;
 	g.conns[k].closing = true;
 	g.closed++;
-	printf("rdma: connection %u closed (%s)\n", k, why);
+	nfsd_log_rl(&g.conn_rl, NFSD_LOG_INFO, "rdma: connection %u closed (%s)", k, why);
 }
 
 static void on_cm_event(const struct roce_cm_event *ev)
@@ -320,10 +326,10 @@ static void reload_poll(void)
 		if (pthread_create(&g.reload_thread, NULL, reload_main, NULL) != 0) {
 			atomic_store(&g.reload_phase, RELOAD_IDLE);
 			g.reload_failures++;
-			fprintf(stderr,
-				"droce-nfsd: exports not reloaded: no thread to read them "
-				"(%s); the running exports stay\n",
-				strerror(errno));
+			nfsd_log(NFSD_LOG_ERR,
+				 "exports not reloaded: no thread to read them (%s); the running "
+				 "exports stay",
+				 strerror(errno));
 		}
 	}
 	if (atomic_load(&g.reload_phase) == RELOAD_READY) {
@@ -332,13 +338,13 @@ static void reload_poll(void)
 		if (g.reload_rc == 0) {
 			nfs_fs_reload_commit(g.fs, g.reload_next, &rs);
 			g.reloads++;
-			printf("exports reloaded: %u export(s): %u added, %u removed, %u kept\n",
-			       rs.exports, rs.added, rs.removed, rs.kept);
+			nfsd_log(NFSD_LOG_INFO,
+				 "exports reloaded: %u export(s): %u added, %u removed, %u kept",
+				 rs.exports, rs.added, rs.removed, rs.kept);
 		} else {
 			g.reload_failures++;
-			fprintf(stderr,
-				"droce-nfsd: exports not reloaded: %s; the running exports stay\n",
-				g.reload_err);
+			nfsd_log(NFSD_LOG_ERR, "exports not reloaded: %s; the running exports stay",
+				 g.reload_err);
 		}
 		g.reload_next = NULL;
 	}
@@ -863,6 +869,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	nfsd_conf_default(&g.conf);
+	g.conn_rl = (struct nfsd_ratelimit){.burst = 20, .interval_s = 10};
 	stk_split_args(argc, argv, &eal_argc, &eal_argv, &app_argc, &app_argv);
 	while ((o = getopt_long(app_argc, app_argv, "", opts, NULL)) != -1) {
 		if (o == 'c')
