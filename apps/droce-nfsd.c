@@ -436,12 +436,15 @@ static bool life_step(bool time_up)
 static void serve_poll(struct stk_lcore *lc, void *arg)
 {
 	struct roce_cm_event ev;
+	unsigned work = 0;
 
-	(void)lc, (void)arg;
+	(void)arg;
 	if (g.pool)
-		nfs_pool_poll(g.pool, nfs3_pool_done, 64);
-	while (roce_cm_get_event(g.cm, &ev) == 0)
+		work += nfs_pool_poll(g.pool, nfs3_pool_done, 64);
+	while (roce_cm_get_event(g.cm, &ev) == 0) {
 		on_cm_event(&ev);
+		work++;
+	}
 	for (uint32_t k = 0; k < NFSD_CONNS_MAX; k++) {
 		struct rpcrdma_ep_info info;
 
@@ -451,7 +454,7 @@ static void serve_poll(struct stk_lcore *lc, void *arg)
 		}
 		if (!g.conns[k].ep || g.conns[k].closing)
 			continue;
-		rpcrdma_ep_poll(g.conns[k].ep);
+		work += (unsigned)rpcrdma_ep_poll(g.conns[k].ep);
 		/* an RDMA error or a flush ends the connection: the client reconnects */
 		rpcrdma_ep_info(g.conns[k].ep, &info);
 		if (info.failed && g.conns[k].id) {
@@ -460,11 +463,14 @@ static void serve_poll(struct stk_lcore *lc, void *arg)
 		}
 	}
 	if (g.tcp_up)
-		orpc_tcp_srv_poll(&g.tcp);
+		work += (unsigned)orpc_tcp_srv_poll(&g.tcp);
 	if (g.lock_tcp_up)
-		orpc_tcp_srv_poll(&g.lock_tcp);
+		work += (unsigned)orpc_tcp_srv_poll(&g.lock_tcp);
 	if (g.nlm_up)
-		nlm_server_poll(&g.nlm);
+		work += nlm_server_poll(&g.nlm); /* callbacks in flight, on sockets of their own */
+	/* a call with the helpers: stay awake for its end (the idle back-off, [stack]) */
+	work += calls_in_flight() || atomic_load(&g.reload_phase) != RELOAD_IDLE;
+	stk_lcore_work(lc, work);
 	reload_poll();
 	if (life_step(g.end && rte_get_tsc_cycles() > g.end))
 		stk_stop();

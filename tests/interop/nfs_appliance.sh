@@ -45,6 +45,9 @@ config() {
 		cat "$LABI_DIR/droce.ini"
 		cat <<EOC
 
+[stack]
+idle_sleep_us = 50      ; the appliance backs off when idle (the VM gets the CPU)
+
 [nfs]
 state = $LABI_DIR/astate
 threads = 2
