@@ -18,7 +18,12 @@ data, so a kill alone proves nothing about COMMIT; these two prove what it must:
           file on droce's disk is right. nfsd_durable.sh checks the second droce-nfsd
           counted exactly 10 WRITEs.
 
-Usage: nfsd_durable.py calls BASE OUT | trace TRACE OUT | before BASE OUT | after BASE OUT"""
+  full    (an export on a 16 MiB ext4 image, a 2 MiB "ballast" file in it): FILE_SYNC WRITEs
+          of 64 KiB until NFS3ERR_NOSPC; every block answered OK is intact on disk; REMOVE of
+          the ballast works, and then the refused WRITE succeeds.
+
+Usage: nfsd_durable.py calls BASE OUT | trace TRACE OUT | before BASE OUT | after BASE OUT |
+       full BASE"""
 import json
 import os
 import re
@@ -207,6 +212,50 @@ def t_after(base, state):
     c.close()
 
 
+BIG = 65536
+
+
+def big(i):
+    head = f"fill {i:06d} ".encode()
+    return (head * (BIG // len(head) + 1))[:BIG]
+
+
+def t_full(base):
+    """A full file system: WRITEs until NFS3ERR_NOSPC; what was answered OK is intact; after a
+    file is removed, writing works again."""
+    m = L.Conn(20048)
+    st, root = L.mnt(m, f"{base}/small")
+    m.close()
+    c = L.Conn(2049)
+    st2, fh = L.create(c, root, "fill")
+    L.check("full: MNT of the small ext4 export and CREATE work", st == 0 and st2 == 0)
+    ok, status, i = 0, 0, 0
+    while i < 1000:
+        xid = c.send(NFS, 3, 7, L.S(fh) + L.W(0, i * BIG) + L.W(BIG, 2) + L.S(big(i)))
+        got = c.recv()
+        status = got[1].u()
+        if status != 0:
+            break
+        ok += 1
+        i += 1
+    print(f"# full: {ok} WRITEs of 64 KiB answered NFS3_OK, then status {status}")
+    L.check("full: the disk filling up answers NFS3ERR_NOSPC (28)", status == 28 and ok > 10)
+    with open(f"{base}/small/fill", "rb") as f:
+        data = f.read()
+    intact = all(data[k * BIG:(k + 1) * BIG] == big(k) for k in range(ok))
+    L.check(f"full: all {ok} blocks answered OK are intact on disk", len(data) >= ok * BIG and intact)
+    # free space: REMOVE the ballast file, then the refused block goes in
+    r = c.call(NFS, 3, 12, L.S(root) + L.S("ballast"))
+    L.check("full: REMOVE of the ballast file works on the full file system", r.u() == 0)
+    xid = c.send(NFS, 3, 7, L.S(fh) + L.W(0, ok * BIG) + L.W(BIG, 2) + L.S(big(ok)))
+    got = c.recv()
+    L.check("full: with space again, the refused WRITE succeeds", got[1].u() == 0)
+    with open(f"{base}/small/fill", "rb") as f:
+        f.seek(ok * BIG)
+        L.check("full: and its block is on disk", f.read(BIG) == big(ok))
+    c.close()
+
+
 def main():
     what = sys.argv[1]
     if what == "calls":
@@ -217,6 +266,8 @@ def main():
         t_before(sys.argv[2], sys.argv[3])
     elif what == "after":
         t_after(sys.argv[2], sys.argv[3])
+    elif what == "full":
+        t_full(sys.argv[2])
     sys.exit(1 if L.fails else 0)
 
 

@@ -6,7 +6,9 @@
 #      fsync/fdatasync (and no UNSTABLE reply does: the control);
 #   2. UNSTABLE writes, kill -9, restart on the same state directory: the verifier changed, the
 #      client resent exactly the 10 uncommitted WRITEs, the restarted server counted exactly
-#      10 WRITEs, and the file on disk is right.
+#      10 WRITEs, and the file on disk is right;
+#   3. a full disk (an export on a 16 MiB ext4 image on a loop device): NFS3ERR_NOSPC, what was
+#      answered OK is intact, and writing works again once space is freed.
 # The export is on the file system of the test's temporary directory (its type is printed).
 # Usage: nfsd_durable.sh PATH/TO/droce-nfsd PATH/TO/nfsd_durable.py    Exit 77 = skipped.
 set -u
@@ -20,6 +22,7 @@ if ! ip netns add "$NS" 2>/dev/null; then echo "SKIP: cannot create a network na
 out=$(mktemp -d)
 cleanup() {
 	[ -n "${pid:-}" ] && kill -KILL "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	mountpoint -q "$out/small" 2>/dev/null && umount "$out/small"
 	ip netns del "$NS" 2>/dev/null
 	rm -rf "$out"
 }
@@ -67,5 +70,24 @@ kill -TERM "$pid"; wait "$pid"; pid=
 sed 's/^/# droce-nfsd (after the restart): /' "$out/log3" | grep -E "WRITE|COMMIT|drained"
 check "the restarted droce-nfsd counted exactly the 10 resent WRITEs" \
 	grep -q "^nfs3: WRITE tcp 10 rdma 0$" "$out/log3"
+# 3. a full disk: an export on a 16 MiB ext4 image (a loop mount, undone at the end)
+truncate -s 16M "$out/small.img" && mkfs.ext4 -q "$out/small.img" && mkdir -p "$out/small" &&
+	mount -o loop "$out/small.img" "$out/small"
+if mountpoint -q "$out/small"; then
+	chmod 0777 "$out/small"
+	dd if=/dev/zero of="$out/small/ballast" bs=1M count=2 status=none
+	echo "# full: export on $(stat -f -c %T "$out/small") ($(df -h --output=size "$out/small" | tail -n 1 | tr -d ' '))"
+	printf '%s\n' "$out/small 127.0.0.0/8(rw,no_root_squash,insecure,sync)" >> "$out/exports"
+	start "$out/log4"
+	timeout 120 ip netns exec "$NS" python3 "$CLIENT" full "$out"
+	check "full: the client's checks passed" [ $? = 0 ]
+	kill -TERM "$pid"; wait "$pid"; pid=
+	grep -E "^nfs3: status" "$out/log4" | sed 's/^/# droce-nfsd (full): /'
+	check "full: droce-nfsd counted the error" grep -qE "^nfs3: status ok [0-9]+, errors [1-9]" "$out/log4"
+	umount "$out/small"
+else
+	echo "FAIL - full: cannot mount an ext4 image on a loop device here"
+	fails=$((fails + 1))
+fi
 echo "# nfsd_durable: $fails failed"
 [ "$fails" = 0 ]
