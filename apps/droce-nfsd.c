@@ -582,6 +582,15 @@ static void print_stats(void)
 			printf("nfs3: %s tcp %llu rdma %llu\n", names[p],
 			       (unsigned long long)g.tcp_nfs.st.proc[p],
 			       (unsigned long long)g.rdma_nfs.st.proc[p]);
+	{
+		static const char *const mnames[MOUNT_NPROCS] = {"NULL", "MNT",	    "DUMP",
+								 "UMNT", "UMNTALL", "EXPORT"};
+
+		for (uint32_t p = 0; p < MOUNT_NPROCS; p++)
+			if (g.tcp_nfs.st.mount_proc[p])
+				printf("mount: %s %llu\n", mnames[p],
+				       (unsigned long long)g.tcp_nfs.st.mount_proc[p]);
+	}
 	printf("nfs3: calls on helper threads %llu, run inline for want of scratch %llu\n",
 	       (unsigned long long)(g.tcp_nfs.st.deferred + g.rdma_nfs.st.deferred),
 	       (unsigned long long)(g.tcp_nfs.st.sync_fallback + g.rdma_nfs.st.sync_fallback));
