@@ -311,7 +311,8 @@ static void clients_snapshot(void)
 	atomic_fetch_add_explicit(&snap.seq, 1, memory_order_release);
 }
 
-/* /droce/nfs/clients: one entry per connection, "rdma ADDR:PORT" or "tcp ADDR:PORT" */
+/* /droce/nfs/clients: one entry per connection ("connN": transport, peer ADDR:PORT, and the
+ * RDMA ones' counters) */
 static int tel_clients(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	static struct client_row rows[CLIENT_ROWS];
@@ -336,6 +337,8 @@ static int tel_clients(const char *cmd, const char *params, struct rte_tel_data 
 		if (!c)
 			return -ENOMEM;
 		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_string(c, "transport", rows[i].rdma ? "rdma" : "tcp");
+		rte_tel_data_add_dict_string(c, "peer", rows[i].addr);
 		if (rows[i].rdma) {
 			rte_tel_data_add_dict_u64(c, "calls", rows[i].calls);
 			rte_tel_data_add_dict_u64(c, "credits", rows[i].credits);
@@ -343,8 +346,10 @@ static int tel_clients(const char *cmd, const char *params, struct rte_tel_data 
 			rte_tel_data_add_dict_u64(c, "ddp_read_bytes", rows[i].ddp_read_bytes);
 			rte_tel_data_add_dict_u64(c, "ddp_write_bytes", rows[i].ddp_write_bytes);
 		}
-		snprintf(key, sizeof(key), "%s %s", rows[i].rdma ? "rdma" : "tcp", rows[i].addr);
-		rte_tel_data_add_dict_container(d, key, c, 0);
+		/* telemetry's names take letters, digits, '_' and '/' only: the address is a value */
+		snprintf(key, sizeof(key), "conn%u", i);
+		if (rte_tel_data_add_dict_container(d, key, c, 0) != 0)
+			rte_tel_data_free(c);
 	}
 	return 0;
 }
@@ -1109,7 +1114,7 @@ int main(int argc, char **argv)
 				       "No params") != 0)
 		fprintf(stderr, "droce-nfsd: /droce/nfs not registered with telemetry\n");
 	if (rte_telemetry_register_cmd("/droce/nfs/clients", tel_clients,
-				       "Connections: rdma/tcp ADDR:PORT, calls, credits granted, "
+				       "Connections: transport, peer, calls, credits granted, "
 				       "overruns, DDP bytes. No params") != 0)
 		fprintf(stderr, "droce-nfsd: /droce/nfs/clients not registered with telemetry\n");
 	if (rte_telemetry_register_cmd(

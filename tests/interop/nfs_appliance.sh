@@ -132,7 +132,7 @@ check "telemetry /droce/nfs/clients lists the VM's RDMA connection with 128 cred
 	python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))["/droce/nfs/clients"]
-rows = [v for k, v in d.items() if k.startswith("rdma " + sys.argv[2] + ":")]
+rows = [v for v in d.values() if v["transport"] == "rdma" and v["peer"].startswith(sys.argv[2] + ":")]
 sys.exit(0 if len(rows) == 1 and rows[0]["credits"] == 128 and rows[0]["calls"] > 0
          and rows[0]["ddp_read_bytes"] > 0 else 1)' "$LABI_DIR/aclients.json" "$VMIP"
 
