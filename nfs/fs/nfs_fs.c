@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
@@ -112,6 +113,18 @@ static int check_handles(const struct nfs_export *e, char *err, size_t errlen)
 	return 0;
 }
 
+/* Up to 3 descriptors per entry, and room left for everything else the process opens. */
+static uint32_t fdcache_size(void)
+{
+	struct rlimit rl;
+	uint64_t n = NFS_FDCACHE_MAX;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur / 8 < n)
+		n = rl.rlim_cur / 8;
+	return n < 16 ? 16 : (uint32_t)n;
+}
+
 int nfs_fs_open(struct nfs_fs **out, const char *exports_text, const char *statedir, char *err,
 		size_t errlen)
 {
@@ -150,6 +163,11 @@ int nfs_fs_open(struct nfs_fs **out, const char *exports_text, const char *state
 		if (rc)
 			goto fail;
 	}
+	fs->fdc = nfs_fdcache_create(fdcache_size());
+	if (!fs->fdc) {
+		rc = -ENOMEM;
+		goto fail;
+	}
 	clock_gettime(CLOCK_REALTIME, &now);
 	fs->boot_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 	*out = fs;
@@ -173,6 +191,7 @@ void nfs_fs_close(struct nfs_fs *fs)
 	}
 	for (uint32_t i = 0; i < fs->nsub && i < NFS_SUBMOUNTS_MAX; i++)
 		close(fs->sub[i].fd);
+	nfs_fdcache_destroy(fs->fdc);
 	free(fs);
 }
 
@@ -336,6 +355,10 @@ static bool dir_inside(const struct nfs_obj *o)
 			break;
 		}
 		nfd = openat(fd >= 0 ? fd : o->fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		/* the walk may run as the thread's last caller (nfs_cred_lazy): the same
+		 * answer as root's whenever that caller may search, else ask as root */
+		if (nfd < 0 && errno == EACCES && !nfs_cred_is_root() && nfs_cred_root() == 0)
+			nfd = openat(fd >= 0 ? fd : o->fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (nfd < 0)
 			break;
 		if (fstat(nfd, &up) != 0 || same_obj(&up, &cur)) {
@@ -352,6 +375,14 @@ static bool dir_inside(const struct nfs_obj *o)
 	return in;
 }
 
+/* The checks after a descriptor is had, cached or not: a removed inode (no link left: a cached
+ * descriptor, or one another process holds open, keeps it alive) and, for a directory, the
+ * walk to the export's root, every time (a directory can be moved out on the server). */
+static bool still_valid(const struct nfs_obj *o)
+{
+	return o->st.st_nlink > 0 && (!S_ISDIR(o->st.st_mode) || dir_inside(o));
+}
+
 enum nfs_stat nfs_obj_get(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct nfs_obj *o)
 {
 	struct nfs_fs *fs = ctx->fs;
@@ -360,9 +391,11 @@ enum nfs_stat nfs_obj_get(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct n
 		struct file_handle h;
 		uint8_t b[NFS_KFH_MAX];
 	} k;
+	uint8_t key[NFS_FDC_KEY_MAX];
+	struct nfs_fdc_ent *e;
 	enum nfs_stat s;
-	uint32_t i;
-	int mfd;
+	uint32_t i, klen;
+	int mfd, fd;
 
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
@@ -379,6 +412,27 @@ enum nfs_stat nfs_obj_get(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct n
 	s = admit(ctx, i, o);
 	if (s != NFS_OK)
 		return s;
+	/* only now, with the handle verified, its export live and the caller admitted */
+	key[0] = o->xview;
+	memcpy(key + 1, fh->data, fh->len);
+	klen = 1 + fh->len;
+	e = nfs_fdcache_get(fs->fdc, key, klen);
+	if (e) {
+		o->ent = e;
+		o->fd = e->pfd;
+		if (fstat(o->fd, &o->st) != 0) {
+			s = nfs_stat_from_errno(errno);
+			nfs_obj_put(o);
+			return s;
+		}
+		if (!still_valid(o)) {
+			nfs_fdcache_evict(fs->fdc, e);
+			goto stale;
+		}
+		return NFS_OK;
+	}
+	if (nfs_cred_root() != 0)
+		return NFS_ERR_SERVERFAULT;
 	if (p.dev == nfs_fh_dev_encode(o->rt->dev))
 		mfd = o->xview ? o->rt->xmnt_fd : o->rt->mnt_fd;
 	else if (o->xview)
@@ -401,8 +455,15 @@ enum nfs_stat nfs_obj_get(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct n
 		nfs_obj_put(o);
 		return s;
 	}
-	if (nfs_fh_dev_encode(o->st.st_dev) != p.dev || (S_ISDIR(o->st.st_mode) && !dir_inside(o)))
+	if (nfs_fh_dev_encode(o->st.st_dev) != p.dev || !still_valid(o))
 		goto stale;
+	/* when every slot is held, the object keeps its own descriptor */
+	fd = o->fd;
+	e = nfs_fdcache_add(fs->fdc, key, klen, o->exp->id, fd, &o->st);
+	if (e) {
+		o->ent = e;
+		o->fd = e->pfd;
+	}
 	return NFS_OK;
 stale:
 	nfs_obj_put(o);
@@ -412,14 +473,20 @@ stale:
 
 void nfs_obj_put(struct nfs_obj *o)
 {
-	if (o->fd >= 0)
+	if (o->ent)
+		nfs_fdcache_put(o->fs->fdc, o->ent);
+	else if (o->fd >= 0)
 		close(o->fd);
+	o->ent = NULL;
 	o->fd = -1;
 }
 
 enum nfs_stat nfs_obj_root(const struct nfs_obj *o, struct nfs_obj *root)
 {
 	*root = *o;
+	root->ent = NULL;
+	if (nfs_cred_root() != 0)
+		return NFS_ERR_SERVERFAULT;
 	root->fd = openat(o->xview ? o->rt->xmnt_fd : o->rt->mnt_fd, ".",
 			  O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root->fd < 0 || fstat(root->fd, &root->st) != 0) {
@@ -568,8 +635,7 @@ int nfs_obj_reopen(const struct nfs_obj *o, int fd, const struct stat *st, int f
 		return r >= 0 ? r : -errno;
 	/* knfsd's owner override (NFSD_MAY_OWNER_OVERRIDE): the owner may read and write its own
 	 * file whatever its mode, as a local process that opened it before a chmod could */
-	nfs_cred_leave();
-	r = open(p, flags | O_CLOEXEC | O_NOCTTY);
+	r = nfs_cred_root() == 0 ? open(p, flags | O_CLOEXEC | O_NOCTTY) : -1;
 	if (r < 0)
 		r = -errno;
 	if (nfs_cred_enter(&o->cred) != 0) {
@@ -663,6 +729,8 @@ enum nfs_stat nfs_fs_mount(struct nfs_ctx *ctx, const char *path, struct nfs_fh 
 		return s == NFS_ERR_PERM ? NFS_ERR_ACCES : s;
 	while (*rest == '/')
 		rest++;
+	if (nfs_cred_root() != 0)
+		return NFS_ERR_SERVERFAULT;
 	if (!*rest) {
 		s = nfs_obj_root(&o, &o);
 	} else {
@@ -753,6 +821,23 @@ enum nfs_stat nfs_fs_setattr(struct nfs_ctx *ctx, const struct nfs_fh *fh,
 	return s;
 }
 
+/* Give fd (O_PATH, of st, reached from o's directory in the same mount view) to the cache
+ * under its handle fh. @return true when the cache took it (fd is no longer the caller's) */
+static bool cache_fd(const struct nfs_obj *o, const struct nfs_fh *fh, int fd,
+		     const struct stat *st)
+{
+	uint8_t key[NFS_FDC_KEY_MAX];
+	struct nfs_fdc_ent *e;
+
+	key[0] = o->xview;
+	memcpy(key + 1, fh->data, fh->len);
+	e = nfs_fdcache_add(o->fs->fdc, key, 1 + fh->len, o->exp->id, fd, st);
+	if (!e)
+		return false;
+	nfs_fdcache_put(o->fs->fdc, e);
+	return true;
+}
+
 enum nfs_stat nfs_fs_lookup(struct nfs_ctx *ctx, const struct nfs_fh *dir, const char *name,
 			    uint32_t namelen, struct nfs_fh *fh, struct nfs_attr *obj_attr,
 			    bool *dir_valid, struct nfs_attr *dir_attr)
@@ -807,11 +892,14 @@ enum nfs_stat nfs_fs_lookup(struct nfs_ctx *ctx, const struct nfs_fh *dir, const
 	s = nfs_obj_fh(&o, fd, &st, fh);
 	if (s == NFS_OK && obj_attr)
 		nfs_attr_from_stat(&o, &st, obj_attr);
+	/* the client's next call is most often on what it looked up: keep the descriptor */
+	if (s == NFS_OK && st.st_dev == o.st.st_dev && cache_fd(&o, fh, fd, &st))
+		fd = -1;
 out:
 	if (fd >= 0)
 		close(fd);
-	if (dir_valid && dir_attr)
-		post_attr(&o, dir_valid, dir_attr);
+	/* a lookup changes nothing in the directory: the attributes from this call's fstat are
+	 * its post-operation attributes (filled above) */
 	nfs_obj_put(&o);
 	return s;
 }
@@ -871,7 +959,12 @@ enum nfs_stat nfs_fs_access(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint32
 	nfs_cred_leave();
 	if (!o.client->opts.rw)
 		*granted &= ~ACCESS3_CHANGES;
-	post_attr(&o, attr_valid, attr);
+	/* access checks change nothing: this call's fstat gives the post-operation attributes */
+	if (attr) {
+		nfs_attr_from_stat(&o, &o.st, attr);
+		if (attr_valid)
+			*attr_valid = true;
+	}
 	nfs_obj_put(&o);
 	return NFS_OK;
 }
