@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -595,6 +596,24 @@ static int check_files(void)
 	return 0;
 }
 
+/* The backend's descriptor cache sizes itself from RLIMIT_NOFILE (up to three descriptors per
+ * entry, docs/nfs.md): take the hard limit, at most 65536, when the soft one is lower. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+	rlim_t want;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return;
+	want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 65536 ? 65536 : rl.rlim_max;
+	if (rl.rlim_cur < want) {
+		rl.rlim_cur = want;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+			/* the cache is then smaller, nothing more */
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -654,6 +673,7 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 2;
 	}
+	raise_nofile();
 	rc = nfs_fs_open(&g.fs, text, g.state, err, sizeof(err));
 	free(text);
 	if (rc) {

@@ -7,13 +7,16 @@
  *
  * Every operation: nfs_obj_get() unseals the handle (BADHANDLE when the MAC does not verify),
  * finds its export (STALE when gone), matches the caller's address (ACCES when not listed;
- * PERM from a port >= 1024 on a "secure" export, as knfsd), squashes the credential, opens the
+ * PERM from a port >= 1024 on a "secure" export, as knfsd), squashes the credential, and only
+ * then looks the handle up in the descriptor cache (nfs_fdcache.c). On a miss it opens the
  * object with open_by_handle_at() as root (STALE when the inode is gone) and checks that it
- * lies in the export: its device is the export's (or a submount's, for crossmnt), and for a
- * directory, walking ".." reaches the export's root. A non-directory cannot be walked up; for
- * those the MAC is the guard: the server only seals handles of objects it reached from an
- * export's root by LOOKUP, READDIRPLUS or a create, never by a path a client chose. Then the
- * system calls run as the squashed caller (nfs_cred.c) and root is restored before return.
+ * lies in the export: its device is the export's (or a submount's, for crossmnt). On a hit
+ * and a miss alike, an object with no link left is STALE (a cached descriptor keeps a removed
+ * inode alive), and a directory must reach the export's root walking "..". A non-directory
+ * cannot be walked up; for those the MAC is the guard: the server only seals handles of
+ * objects it reached from an export's root by LOOKUP, READDIRPLUS or a create, never by a path
+ * a client chose. Then the system calls run as the squashed caller (nfs_cred.c); on the
+ * helper threads the caller's identity may stay until something privileged needs root.
  *
  * Mounts: each export's root is opened twice. Callers without crossmnt/nohide use a private,
  * non-recursive clone of the export's mount (open_tree(OPEN_TREE_CLONE)), which holds no

@@ -279,7 +279,6 @@ static enum nfs_stat unlink_name(struct nfs_ctx *ctx, const struct nfs_fh *dir, 
 	char n[NFS_NAME_MAX + 1];
 	struct nfs_obj o;
 	enum nfs_stat s;
-
 	struct stat st;
 	bool known;
 
