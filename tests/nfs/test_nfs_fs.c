@@ -8,7 +8,7 @@
  * bit, the owner override), the descriptor cache (a hit reads what a miss reads, each
  * caller's permission checked on every hit, also on a thread that keeps the last caller's
  * identity, removed and renamed-over inodes STALE, the cache and the open descriptors
- * bounded), CREATE's three modes, READDIR(PLUS) in pieces, and the data and directory
+ * bounded, four threads reading, writing, removing and flushing on a 4-entry cache), CREATE's three modes, READDIR(PLUS) in pieces, and the data and directory
  * operations with their weak cache consistency data.
  *
  * Needs root (credential switching, open_by_handle_at): exits 77 (skipped) otherwise. The
@@ -987,6 +987,104 @@ static void test_fdcache_bounded(void **state)
 	nfs_fs_close(fs);
 }
 
+/* Helper-like threads on a small cache: READs, WRITEs, REMOVEs and re-creates of the same few
+ * names at once, so entries are evicted, flushed and removed while others hold them. Each
+ * answer must be OK, or STALE/NOENT for a name just removed, and READ data one of the file's
+ * two contents. */
+#define RACE_THREADS 4
+#define RACE_FILES 6
+#define RACE_ROUNDS 300
+
+struct race {
+	struct nfs_fs *fs;
+	struct nfs_fh dir;
+	unsigned id;
+	_Atomic unsigned *bad;
+};
+
+static void race_bad(struct race *r, const char *what, unsigned i, enum nfs_stat s)
+{
+	fprintf(stderr, "# thread %u round %u: %s answered %s\n", r->id, i, what, nfs_stat_name(s));
+	(*r->bad)++;
+}
+
+static void *race_thread(void *arg)
+{
+	struct race *r = arg;
+	struct nfs_ctx c = ctx_of(r->fs, "127.0.0.1", r->id % 2 ? 1000 : 0, r->id % 2 ? 1000 : 0);
+	char name[16], buf[64];
+	struct nfs_attr at;
+	struct nfs_wcc w;
+	struct nfs_fh fh;
+	enum nfs_stat s;
+
+	nfs_cred_lazy(true);
+	for (unsigned i = 0; i < RACE_ROUNDS; i++) {
+		unsigned k = (i * 7 + r->id) % RACE_FILES;
+
+		snprintf(name, sizeof(name), "r%u", k);
+		s = lookup(&c, &r->dir, name, &fh, &at);
+		if (s == NFS_ERR_NOENT) {
+			s = create(&c, &r->dir, name, NFS_CREATE_UNCHECKED, 0666, NULL, &fh, &at);
+			if (s != NFS_OK)
+				race_bad(r, "CREATE", i, s);
+			continue;
+		}
+		if (s != NFS_OK) {
+			race_bad(r, "LOOKUP", i, s);
+			continue;
+		}
+		if (i % 5 == 0)
+			s = write_at(&c, &fh, 0, "abc");
+		else if (i % 11 == 0)
+			s = nfs_fs_remove(&c, &r->dir, name, (uint32_t)strlen(name), &w);
+		else if (i % 13 == 0)
+			nfs_fdcache_flush_export(r->fs, nfs_fs_export(r->fs, 0)->id);
+		else
+			s = read_str(&c, &fh, buf, sizeof(buf));
+		if (s != NFS_OK && s != NFS_ERR_STALE && s != NFS_ERR_NOENT)
+			race_bad(r, i % 5 == 0 ? "WRITE" : i % 11 == 0 ? "REMOVE" : "READ", i, s);
+		else if (s == NFS_OK && i % 5 && i % 11 && i % 13 && buf[0] && strcmp(buf, "abc"))
+			race_bad(r, "READ's data", i, s);
+	}
+	nfs_cred_lazy(false);
+	return NULL;
+}
+
+static void test_fdcache_threads(void **state)
+{
+	struct nfs_fs *fs = open_fs(exports);
+	struct nfs_ctx c = ctx_of(fs, "127.0.0.1", 0, 0);
+	struct nfs_fh a = mount_of(&c, "a");
+	struct race r[RACE_THREADS];
+	pthread_t t[RACE_THREADS];
+	_Atomic unsigned bad = 0;
+	struct nfs_attr at;
+	unsigned fds0;
+	mode_t old_mask;
+
+	(void)state;
+	nfs_fdcache_destroy(fs->fdc);
+	fs->fdc = nfs_fdcache_create(4);
+	fds0 = open_fds();
+	mkdir_rel("a/race", 0777); /* not sticky: anyone removes anyone's */
+	/* CREATE makes the file under the umask, then sets the mode asked: with the test's umask,
+	 * a WRITE by uid 1000 between the two would be refused */
+	old_mask = umask(0);
+	for (unsigned i = 0; i < RACE_THREADS; i++) {
+		r[i] = (struct race){.fs = fs, .id = i, .bad = &bad};
+		assert_int_equal(lookup(&c, &a, "race", &r[i].dir, &at), NFS_OK);
+		assert_int_equal(pthread_create(&t[i], NULL, race_thread, &r[i]), 0);
+	}
+	for (unsigned i = 0; i < RACE_THREADS; i++)
+		assert_int_equal(pthread_join(t[i], NULL), 0);
+	umask(old_mask);
+	assert_int_equal(bad, 0);
+	assert_true(nfs_fdcache_count(fs->fdc) <= 4);
+	assert_true(open_fds() <= fds0 + 3 * 4);
+	nfs_fs_close(fs);
+}
+
 /* ---- CREATE ---- */
 
 static void test_create_modes(void **state)
@@ -1428,6 +1526,7 @@ int main(void)
 		cmocka_unit_test(test_fdcache_permissions),
 		cmocka_unit_test(test_fdcache_stale),
 		cmocka_unit_test(test_fdcache_bounded),
+		cmocka_unit_test(test_fdcache_threads),
 		cmocka_unit_test(test_create_modes),
 		cmocka_unit_test(test_readdir),
 		cmocka_unit_test(test_data_and_dirs),
