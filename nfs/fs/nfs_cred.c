@@ -26,8 +26,8 @@
  * Failure detection: setfsuid() and setfsgid() return the previous id and no error; an id the
  * kernel refuses (no CAP_SETUID, (uid_t)-1, an id unmapped in the user namespace) leaves the
  * old one silently. So a switch to a caller's id is read back with an invalid id (-1), which
- * returns the current one. A switch back to the thread's own ids needs no read-back: the fs
- * ids may always be set to the effective ids. Each call's return value (the previous id) is
+ * returns the current one. A switch back to the thread's own ids needs no read-back when they
+ * are the effective ids (checked once per thread): the fs ids may always be set to those. Each call's return value (the previous id) is
  * also compared with what the thread believes it holds; a mismatch (someone else changed the
  * ids) forces the read-back too.
  */
@@ -43,6 +43,7 @@
 /* this thread's fs ids and groups before its first switch: "root" */
 static _Thread_local bool inited, lazy;
 static _Thread_local uint32_t root_uid, root_gid;
+static _Thread_local bool root_uid_eff, root_gid_eff; /* equal to the effective ids */
 static _Thread_local uint32_t root_n;
 static _Thread_local gid_t root_groups[ROOT_GROUPS_MAX];
 /* what the thread holds now; cur_n == UINT32_MAX: the groups are unknown */
@@ -56,6 +57,8 @@ static void init_thread(void)
 	root_n = r < 0 ? 0 : (uint32_t)r;
 	root_uid = (uint32_t)syscall(SYS_setfsuid, (uid_t)-1);
 	root_gid = (uint32_t)syscall(SYS_setfsgid, (gid_t)-1);
+	root_uid_eff = root_uid == (uint32_t)geteuid();
+	root_gid_eff = root_gid == (uint32_t)getegid();
 	cur_uid = root_uid;
 	cur_gid = root_gid;
 	cur_n = root_n;
@@ -76,15 +79,16 @@ static int set_groups(uint32_t n, const gid_t *g)
 	return 0;
 }
 
-/* sys is SYS_setfsuid or SYS_setfsgid; *cur is what the thread holds, own the thread's own id */
-static int set_fsid(long sys, uint32_t id, uint32_t *cur, uint32_t own)
+/* sys is SYS_setfsuid or SYS_setfsgid; *cur is what the thread holds; sure: the kernel always
+ * takes id (it is the effective id) */
+static int set_fsid(long sys, uint32_t id, uint32_t *cur, bool sure)
 {
 	uint32_t prev;
 
 	if (id == *cur)
 		return 0;
 	prev = (uint32_t)syscall(sys, id);
-	if (id != own || prev != *cur) {
+	if (!sure || prev != *cur) {
 		*cur = (uint32_t)syscall(sys, -1); /* what the kernel kept */
 		if (*cur != id)
 			return -EPERM;
@@ -100,9 +104,9 @@ static int become(uint32_t uid, uint32_t gid, uint32_t n, const gid_t *g)
 		init_thread();
 	if (set_groups(n, g) != 0)
 		return -EPERM;
-	if (set_fsid(SYS_setfsgid, gid, &cur_gid, root_gid) != 0)
+	if (set_fsid(SYS_setfsgid, gid, &cur_gid, gid == root_gid && root_gid_eff) != 0)
 		return -EPERM;
-	return set_fsid(SYS_setfsuid, uid, &cur_uid, root_uid);
+	return set_fsid(SYS_setfsuid, uid, &cur_uid, uid == root_uid && root_uid_eff);
 }
 
 int nfs_cred_root(void)
@@ -110,8 +114,8 @@ int nfs_cred_root(void)
 	if (!inited)
 		init_thread();
 	/* the uid first: back at fs uid 0 the capabilities return before gid and groups change */
-	if (set_fsid(SYS_setfsuid, root_uid, &cur_uid, root_uid) != 0 ||
-	    set_fsid(SYS_setfsgid, root_gid, &cur_gid, root_gid) != 0 ||
+	if (set_fsid(SYS_setfsuid, root_uid, &cur_uid, root_uid_eff) != 0 ||
+	    set_fsid(SYS_setfsgid, root_gid, &cur_gid, root_gid_eff) != 0 ||
 	    set_groups(root_n, root_groups) != 0)
 		return -EPERM;
 	return 0;

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -726,6 +727,76 @@ static void test_kernel_permissions(void **state)
 	/* ... but not someone else */
 	assert_int_equal(write_at(&u1001, &own, 0, "other"), NFS_ERR_ACCES);
 	nfs_fs_close(fs);
+}
+
+/* ---- credentials ---- */
+
+static uint32_t fsuid_now(void)
+{
+	return (uint32_t)syscall(SYS_setfsuid, -1);
+}
+
+static uint32_t fsgid_now(void)
+{
+	return (uint32_t)syscall(SYS_setfsgid, -1);
+}
+
+/* The ids and groups the kernel holds for this thread after each switch. */
+static void cred_switches(bool lazy)
+{
+	struct nfs_cred u = {.flavor = 1, .uid = 1000, .gid = 1001, .ngroups = 2, .groups = {5, 6}};
+	struct nfs_cred v = {.flavor = 1, .uid = 1002, .gid = 1001};
+	struct nfs_cred bad = {.flavor = 1, .uid = UINT32_MAX, .gid = 1001};
+	gid_t g0[64], g[64];
+	int n0 = getgroups(64, g0);
+
+	assert_true(n0 >= 0);
+	nfs_cred_lazy(lazy);
+	assert_int_equal(nfs_cred_enter(&u), 0);
+	assert_int_equal(fsuid_now(), 1000);
+	assert_int_equal(fsgid_now(), 1001);
+	assert_int_equal(syscall(SYS_getgroups, 64, g), 2);
+	assert_true(g[0] == 5 && g[1] == 6);
+	nfs_cred_leave();
+	/* a lazy thread keeps the caller; another thread is root again */
+	assert_int_equal(fsuid_now(), lazy ? 1000 : 0);
+	assert_int_equal(nfs_cred_is_root(), !lazy);
+	/* only the uid and the groups change from u to v */
+	assert_int_equal(nfs_cred_enter(&v), 0);
+	assert_int_equal(fsuid_now(), 1002);
+	assert_int_equal(fsgid_now(), 1001);
+	assert_int_equal(syscall(SYS_getgroups, 64, g), 0);
+	/* an id the kernel will not take ((uid_t)-1 is invalid): EPERM, and back to root */
+	assert_int_equal(nfs_cred_enter(&bad), -EPERM);
+	assert_int_equal(fsuid_now(), 0);
+	assert_int_equal(fsgid_now(), 0);
+	assert_true(nfs_cred_is_root());
+	assert_int_equal(nfs_cred_enter(&u), 0);
+	assert_int_equal(nfs_cred_root(), 0);
+	assert_int_equal(fsuid_now(), 0);
+	assert_int_equal(fsgid_now(), 0);
+	assert_int_equal(syscall(SYS_getgroups, 64, g), n0);
+	assert_memory_equal(g, g0, (size_t)n0 * sizeof(gid_t));
+	nfs_cred_lazy(false);
+}
+
+static void *cred_thread(void *arg)
+{
+	(void)arg;
+	cred_switches(true);
+	return NULL;
+}
+
+static void test_cred_switches(void **state)
+{
+	pthread_t t;
+
+	(void)state;
+	cred_switches(false);
+	assert_int_equal(pthread_create(&t, NULL, cred_thread, NULL), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	/* the other thread's switches were its own */
+	assert_int_equal(fsuid_now(), 0);
 }
 
 /* ---- the descriptor cache and per-thread credentials ---- */
@@ -1522,6 +1593,7 @@ int main(void)
 		cmocka_unit_test(test_clients_and_ro),
 		cmocka_unit_test(test_squash_create),
 		cmocka_unit_test(test_kernel_permissions),
+		cmocka_unit_test(test_cred_switches),
 		cmocka_unit_test(test_fdcache_hits),
 		cmocka_unit_test(test_fdcache_permissions),
 		cmocka_unit_test(test_fdcache_stale),
