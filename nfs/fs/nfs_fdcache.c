@@ -18,30 +18,47 @@
  * held entries, and an entry taken out of the table while held ("dead": STALE, a removed
  * inode, a flushed export) closes at its last release.
  *
- * One mutex covers the table; it is held for a hash probe or a clock step, and for the
- * close() of evicted descriptors (which defers the file's release to the task's return to
- * user space, so it is short).
+ * Idle entries close: an entry nobody used for NFS_FDCACHE_IDLE_NS (5 s) is closed by the
+ * next lookup after it (lookups look for them once a second), so a cached write descriptor
+ * does not keep an `execve` of its file on the server failing with ETXTBSY, nor a file deleted
+ * on the server itself its space, for longer than that while the server is in use. A server
+ * that gets no call at all closes nothing until its next call.
+ *
+ * One mutex covers the table; it is held for a hash probe, a clock step or the once-a-second
+ * look for idle entries (a pass over cap slots), and for the close() of evicted descriptors
+ * (which defers the file's release to the task's return to user space, so it is short).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nfs_fs_int.h"
 
 #define BUCKETS_PER_ENTRY 2u
+#define SWEEP_EVERY_NS 1000000000ull
 
 struct nfs_fdcache {
 	pthread_mutex_t lock;
 	uint32_t cap, nbuckets; /**< nbuckets: a power of two */
 	uint32_t hand;		/**< the clock's hand */
 	uint32_t count;		/**< entries in the table */
+	uint64_t next_sweep_ns; /**< when get looks for idle entries next */
 	int32_t free_head;	/**< unused slots, chained by next */
 	int32_t *buckets;
 	struct nfs_fdc_ent ent[];
 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &t); /* the vDSO: no system call */
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
 
 /* FNV-1a: the key ends in a keyed MAC, so it cannot be steered into one chain */
 static uint32_t key_hash(const uint8_t *k, uint32_t n)
@@ -153,12 +170,43 @@ static struct nfs_fdc_ent *find(struct nfs_fdcache *c, const uint8_t *key, uint3
 	return NULL;
 }
 
+/* Close the unheld entries nobody used for idle_ns (locked). */
+static uint32_t sweep(struct nfs_fdcache *c, uint64_t now, uint64_t idle_ns)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < c->cap; i++) {
+		struct nfs_fdc_ent *e = &c->ent[i];
+
+		if (e->used && !e->dead && e->refs == 0 && now - e->last_ns >= idle_ns) {
+			kill_ent(c, e);
+			n++;
+		}
+	}
+	return n;
+}
+
+uint32_t nfs_fdcache_sweep(struct nfs_fdcache *c, uint64_t idle_ns)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&c->lock);
+	n = sweep(c, now_ns(), idle_ns);
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
 struct nfs_fdc_ent *nfs_fdcache_get(struct nfs_fdcache *c, const uint8_t *key, uint32_t klen)
 {
 	uint32_t h = key_hash(key, klen);
 	struct nfs_fdc_ent *e;
+	uint64_t now = now_ns();
 
 	pthread_mutex_lock(&c->lock);
+	if (now >= c->next_sweep_ns) {
+		c->next_sweep_ns = now + SWEEP_EVERY_NS;
+		sweep(c, now, NFS_FDCACHE_IDLE_NS);
+	}
 	e = find(c, key, klen, h);
 	if (e) {
 		e->refs++;
@@ -240,7 +288,10 @@ struct nfs_fdc_ent *nfs_fdcache_add(struct nfs_fdcache *c, const uint8_t *key, u
 
 void nfs_fdcache_put(struct nfs_fdcache *c, struct nfs_fdc_ent *e)
 {
+	uint64_t now = now_ns();
+
 	pthread_mutex_lock(&c->lock);
+	e->last_ns = now;
 	if (--e->refs == 0 && e->dead)
 		close_ent(c, e);
 	pthread_mutex_unlock(&c->lock);

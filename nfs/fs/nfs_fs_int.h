@@ -102,6 +102,7 @@ bool nfs_cred_is_root(void);
 
 #define NFS_FDCACHE_MAX 4096u /**< entries, at most; fewer when RLIMIT_NOFILE is low */
 #define NFS_FDC_KEY_MAX (1u + NFS_FH_MAX)
+#define NFS_FDCACHE_IDLE_NS 5000000000ull /**< an entry unused this long is closed */
 
 /** One cached object: its O_PATH descriptor from open_by_handle_at and the descriptors its
  * reads and writes use, opened on first need. Held (refs) by each nfs_obj using it. */
@@ -115,6 +116,7 @@ struct nfs_fdc_ent {
 	int pfd;		 /**< O_PATH, from open_by_handle_at */
 	_Atomic int rfd, wfd;	 /**< O_RDONLY, O_WRONLY; -1 until a READ or WRITE needs them */
 	uint32_t refs;		 /**< nfs_obj holding it; closed only at 0 */
+	uint64_t last_ns;	 /**< CLOCK_MONOTONIC_COARSE at its last release */
 	int32_t next;		 /**< hash chain, -1: end; the free list when not used */
 	bool used, dead, recent; /**< in a slot; out of the table, closed at refs 0; clock bit */
 };
@@ -145,6 +147,9 @@ int nfs_fdcache_set_io(struct nfs_fdc_ent *e, int flags, int fd);
 void nfs_fdcache_forget_inode(struct nfs_fdcache *c, dev_t dev, ino_t ino);
 /** Evict every entry of the export: call when an export is removed or changed (reload). */
 void nfs_fdcache_flush_export(struct nfs_fs *fs, uint32_t export_id);
+/** Close the entries no operation holds that were not used for idle_ns (lookups do this by
+ * themselves once a second with NFS_FDCACHE_IDLE_NS). @return how many */
+uint32_t nfs_fdcache_sweep(struct nfs_fdcache *c, uint64_t idle_ns);
 /** Entries in the table now (for tests). */
 uint32_t nfs_fdcache_count(struct nfs_fdcache *c);
 

@@ -849,6 +849,16 @@ static void test_fdcache_hits(void **state)
 	assert_int_equal(read_str(&c, &f, hit, sizeof(hit)), NFS_OK);
 	assert_string_equal(hit, "CACHED data\n");
 
+	/* idle entries close, but not one in use */
+	assert_int_equal(nfs_obj_get(&c, &f, &o), NFS_OK);
+	assert_non_null(o.ent);
+	nfs_fdcache_sweep(fs->fdc, 0);
+	assert_int_equal(nfs_fdcache_count(fs->fdc), 1);
+	nfs_obj_put(&o);
+	assert_int_equal(nfs_fdcache_sweep(fs->fdc, NFS_FDCACHE_IDLE_NS), 0); /* just used */
+	assert_int_equal(nfs_fdcache_sweep(fs->fdc, 0), 1);
+	assert_int_equal(nfs_fdcache_count(fs->fdc), 0);
+
 	/* an entry in use outlives a flush of its export, and closes at its release */
 	assert_int_equal(nfs_obj_get(&c, &f, &o), NFS_OK);
 	assert_non_null(o.ent);
