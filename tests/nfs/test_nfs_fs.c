@@ -5,7 +5,8 @@
  * matching and squashing, SipHash-2-4 against the paper's vectors, sealed handles (forged,
  * flipped, of a removed export, across restarts), confinement (".." at a root, symlinks,
  * mount points), the kernel's own permission checks as the squashed caller (modes, the sticky
- * bit, the owner override), the descriptor cache (a hit reads what a miss reads, each
+ * bit, the owner override), the per-thread credential switches (what the kernel holds after
+ * each, an id it refuses), the descriptor cache (a hit reads what a miss reads, each
  * caller's permission checked on every hit, also on a thread that keeps the last caller's
  * identity, removed and renamed-over inodes STALE, the cache and the open descriptors
  * bounded, four threads reading, writing, removing and flushing on a 4-entry cache), CREATE's three modes, READDIR(PLUS) in pieces, and the data and directory
