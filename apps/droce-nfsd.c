@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -262,7 +263,8 @@ static void peer_addr(const struct sockaddr_storage *a, char *buf, size_t len)
 		snprintf(buf, len, "%s:%u", ip, ntohs(((const struct sockaddr_in *)a)->sin_port));
 	} else if (a->ss_family == AF_INET6) {
 		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)a)->sin6_addr, ip, sizeof(ip));
-		snprintf(buf, len, "[%s]:%u", ip, ntohs(((const struct sockaddr_in6 *)a)->sin6_port));
+		snprintf(buf, len, "[%s]:%u", ip,
+			 ntohs(((const struct sockaddr_in6 *)a)->sin6_port));
 	} else {
 		snprintf(buf, len, "?");
 	}
@@ -300,11 +302,13 @@ static void clients_snapshot(void)
 	}
 	for (int srv = 0; srv < 2; srv++) {
 		const struct orpc_tcp_srv *t = srv ? &g.lock_tcp : &g.tcp;
-		uint32_t np = (srv ? g.lock_tcp_up : g.tcp_up) ? orpc_tcp_srv_peers(t, peers, 64) : 0;
+		uint32_t np =
+			(srv ? g.lock_tcp_up : g.tcp_up) ? orpc_tcp_srv_peers(t, peers, 64) : 0;
 
 		for (uint32_t i = 0; i < np && n < CLIENT_ROWS; i++, n++) {
 			snap.rows[w][n] = (struct client_row){.rdma = false};
-			peer_addr(&peers[i].addr, snap.rows[w][n].addr, sizeof(snap.rows[w][n].addr));
+			peer_addr(&peers[i].addr, snap.rows[w][n].addr,
+				  sizeof(snap.rows[w][n].addr));
 		}
 	}
 	snap.n[w] = n;
@@ -987,6 +991,24 @@ static int check_files(void)
 	return 0;
 }
 
+/* The backend's descriptor cache sizes itself from RLIMIT_NOFILE (up to three descriptors per
+ * entry, docs/nfs.md): take the hard limit, at most 65536, when the soft one is lower. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+	rlim_t want;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return;
+	want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 65536 ? 65536 : rl.rlim_max;
+	if (rl.rlim_cur < want) {
+		rl.rlim_cur = want;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+			/* the cache is then smaller, nothing more */
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1056,6 +1078,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "droce-nfsd: %s\n", err);
 		return 2;
 	}
+	raise_nofile();
 	rc = nfs_fs_open(&g.fs, text, g.conf.state, err, sizeof(err));
 	free(text);
 	if (rc) {

@@ -26,8 +26,10 @@
  * NFS call fails, a sampled READ returns the wrong bytes or the file does not hold its pattern
  * after the WRITEs; 77 (skipped) when not root (the backend needs open_by_handle_at).
  * Usage: nfs-bench [EAL args --] [--json FILE] [--seconds S] [--threads N] [--conns N]
- *        [--depth N] [--big-conns N] [--big-depth N] [--dir DIR] [--only TEXT]
+ *        [--depth N] [--big-conns N] [--big-depth N] [--dir DIR] [--only TEXT] [--uid N]
  *   --only  run only the cases whose name contains TEXT (e.g. "READ 4 KiB, inline")
+ *   --uid   the callers' AUTH_SYS uid and gid (default 0, the file's owner); another uid makes
+ *           the file 0666, so its READs and WRITEs are a non-owner's, checked by the kernel
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -112,7 +114,7 @@ static struct {
 	const struct stk_iface *ifc[2];
 	uint64_t hz;
 	double seconds, warmup;
-	uint32_t threads, nconn, depth, big_conns, big_depth;
+	uint32_t threads, nconn, depth, big_conns, big_depth, uid;
 	const char *json, *basedir, *only;
 	char dir[256], export[300], file[320], state[300];
 	struct nfs_fs *fs;
@@ -226,6 +228,10 @@ static int make_file(void)
 	fd = open(g.file, O_CREAT | O_WRONLY | O_TRUNC, 0644);
 	if (fd < 0)
 		return -errno;
+	if (g.uid != 0 && fchmod(fd, 0666) != 0) {
+		close(fd);
+		return -errno;
+	}
 	for (uint64_t off = 0; off < FILE_SIZE; off += BIG) {
 		pat_fill(g.chunk, BIG, off);
 		if (pwrite(fd, g.chunk, BIG, (off_t)off) != (ssize_t)BIG) {
@@ -840,6 +846,7 @@ static int server_up(void)
 	ctx.fs = g.fs;
 	ctx.rdma = true;
 	ctx.cred.flavor = 1;
+	ctx.cred.uid = ctx.cred.gid = g.uid;
 	sin->sin_family = AF_INET;
 	sin->sin_addr.s_addr = g.rp.ip[0].v4;
 	st = nfs_fs_mount(&ctx, g.export, &root);
@@ -1089,7 +1096,7 @@ static int parse(int argc, char **argv)
 		{"json", 1, NULL, 'j'},	     {"seconds", 1, NULL, 's'}, {"threads", 1, NULL, 't'},
 		{"conns", 1, NULL, 'c'},     {"depth", 1, NULL, 'd'},	{"big-conns", 1, NULL, 'C'},
 		{"big-depth", 1, NULL, 'D'}, {"dir", 1, NULL, 'r'},	{"only", 1, NULL, 'o'},
-		{NULL, 0, NULL, 0}};
+		{"uid", 1, NULL, 'u'},	     {NULL, 0, NULL, 0}};
 	int o;
 
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -1120,6 +1127,9 @@ static int parse(int argc, char **argv)
 			break;
 		case 'o':
 			g.only = optarg;
+			break;
+		case 'u':
+			g.uid = (uint32_t)strtoul(optarg, NULL, 0);
 			break;
 		default:
 			return -1;
@@ -1225,6 +1235,7 @@ int main(int argc, char **argv)
 	}
 	memcpy(g.msg + DATA_OFF, g.chunk, BIG);
 	snprintf(g.sys.machname, sizeof(g.sys.machname), "nfs-bench");
+	g.sys.uid = g.sys.gid = g.uid;
 	if ((rc = make_file()) != 0) {
 		fprintf(stderr, "nfs-bench: cannot write the file under %s: %s\n", g.basedir,
 			strerror(-rc));

@@ -7,13 +7,16 @@
  *
  * Every operation: nfs_obj_get() unseals the handle (BADHANDLE when the MAC does not verify),
  * finds its export (STALE when gone), matches the caller's address (ACCES when not listed;
- * PERM from a port >= 1024 on a "secure" export, as knfsd), squashes the credential, opens the
+ * PERM from a port >= 1024 on a "secure" export, as knfsd), squashes the credential, and only
+ * then looks the handle up in the descriptor cache (nfs_fdcache.c). On a miss it opens the
  * object with open_by_handle_at() as root (STALE when the inode is gone) and checks that it
- * lies in the export: its device is the export's (or a submount's, for crossmnt), and for a
- * directory, walking ".." reaches the export's root. A non-directory cannot be walked up; for
- * those the MAC is the guard: the server only seals handles of objects it reached from an
- * export's root by LOOKUP, READDIRPLUS or a create, never by a path a client chose. Then the
- * system calls run as the squashed caller (nfs_cred.c) and root is restored before return.
+ * lies in the export: its device is the export's (or a submount's, for crossmnt). On a hit
+ * and a miss alike, an object with no link left is STALE (a cached descriptor keeps a removed
+ * inode alive), and a directory must reach the export's root walking "..". A non-directory
+ * cannot be walked up; for those the MAC is the guard: the server only seals handles of
+ * objects it reached from an export's root by LOOKUP, READDIRPLUS or a create, never by a path
+ * a client chose. Then the system calls run as the squashed caller (nfs_cred.c); on the
+ * helper threads the caller's identity may stay until something privileged needs root.
  *
  * Mounts: each export's root is opened twice. Callers without crossmnt/nohide use a private,
  * non-recursive clone of the export's mount (open_tree(OPEN_TREE_CLONE)), which holds no
@@ -29,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
@@ -170,6 +174,18 @@ static struct nfs_export_tab *tab_now(const struct nfs_fs *fs)
 	return atomic_load_explicit(&((struct nfs_fs *)fs)->tab, memory_order_acquire);
 }
 
+/* Up to 3 descriptors per entry, and room left for everything else the process opens. */
+static uint32_t fdcache_size(void)
+{
+	struct rlimit rl;
+	uint64_t n = NFS_FDCACHE_MAX;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur / 8 < n)
+		n = rl.rlim_cur / 8;
+	return n < 16 ? 16 : (uint32_t)n;
+}
+
 int nfs_fs_open(struct nfs_fs **out, const char *exports_text, const char *statedir, char *err,
 		size_t errlen)
 {
@@ -189,6 +205,12 @@ int nfs_fs_open(struct nfs_fs **out, const char *exports_text, const char *state
 	if (rc) {
 		free(fs);
 		return rc;
+	}
+	fs->fdc = nfs_fdcache_create(fdcache_size());
+	if (!fs->fdc) {
+		tab_free(t);
+		free(fs);
+		return -ENOMEM;
 	}
 	atomic_store(&fs->tab, t);
 	clock_gettime(CLOCK_REALTIME, &now);
@@ -233,7 +255,11 @@ void nfs_fs_reload_commit(struct nfs_fs *fs, struct nfs_export_tab *next,
 
 		if (tab_has(next, id) || id_in(next->gone, next->ngone, id))
 			continue;
-		st->removed += i < old->n;
+		if (i < old->n) {
+			st->removed++;
+			/* its handles answer ACCES before the cache: let its descriptors go */
+			nfs_fdcache_flush_export(fs, id);
+		}
 		if (next->ngone < NFS_GONE_MAX)
 			next->gone[next->ngone++] = id;
 	}
@@ -299,6 +325,7 @@ void nfs_fs_close(struct nfs_fs *fs)
 	tab_free(atomic_load(&fs->tab));
 	for (uint32_t i = 0; i < fs->nsub && i < NFS_SUBMOUNTS_MAX; i++)
 		close(fs->sub[i].fd);
+	nfs_fdcache_destroy(fs->fdc);
 	free(fs);
 }
 
@@ -465,6 +492,10 @@ static bool dir_inside(const struct nfs_obj *o)
 			break;
 		}
 		nfd = openat(fd >= 0 ? fd : o->fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		/* the walk may run as the thread's last caller (nfs_cred_lazy): the same
+		 * answer as root's whenever that caller may search, else ask as root */
+		if (nfd < 0 && errno == EACCES && !nfs_cred_is_root() && nfs_cred_root() == 0)
+			nfd = openat(fd >= 0 ? fd : o->fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (nfd < 0)
 			break;
 		if (fstat(nfd, &up) != 0 || same_obj(&up, &cur)) {
@@ -481,6 +512,14 @@ static bool dir_inside(const struct nfs_obj *o)
 	return in;
 }
 
+/* The checks after a descriptor is had, cached or not: a removed inode (no link left: a cached
+ * descriptor, or one another process holds open, keeps it alive) and, for a directory, the
+ * walk to the export's root, every time (a directory can be moved out on the server). */
+static bool still_valid(const struct nfs_obj *o)
+{
+	return o->st.st_nlink > 0 && (!S_ISDIR(o->st.st_mode) || dir_inside(o));
+}
+
 enum nfs_stat nfs_obj_get(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct nfs_obj *o)
 {
 	struct nfs_fs *fs = ctx->fs;
@@ -490,9 +529,11 @@ enum nfs_stat nfs_obj_get(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct n
 		struct file_handle h;
 		uint8_t b[NFS_KFH_MAX];
 	} k;
+	uint8_t key[NFS_FDC_KEY_MAX];
+	struct nfs_fdc_ent *e;
 	enum nfs_stat s;
-	uint32_t i;
-	int mfd;
+	uint32_t i, klen;
+	int mfd, fd;
 
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
@@ -514,6 +555,27 @@ enum nfs_stat nfs_obj_get(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct n
 	s = admit(ctx, t, i, o);
 	if (s != NFS_OK)
 		return s;
+	/* only now, with the handle verified, its export live and the caller admitted */
+	key[0] = o->xview;
+	memcpy(key + 1, fh->data, fh->len);
+	klen = 1 + fh->len;
+	e = nfs_fdcache_get(fs->fdc, key, klen);
+	if (e) {
+		o->ent = e;
+		o->fd = e->pfd;
+		if (fstat(o->fd, &o->st) != 0) {
+			s = nfs_stat_from_errno(errno);
+			nfs_obj_put(o);
+			return s;
+		}
+		if (!still_valid(o)) {
+			nfs_fdcache_evict(fs->fdc, e);
+			goto stale;
+		}
+		return NFS_OK;
+	}
+	if (nfs_cred_root() != 0)
+		return NFS_ERR_SERVERFAULT;
 	if (p.dev == nfs_fh_dev_encode(o->rt->dev))
 		mfd = o->xview ? o->rt->xmnt_fd : o->rt->mnt_fd;
 	else if (o->xview)
@@ -536,8 +598,15 @@ enum nfs_stat nfs_obj_get(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct n
 		nfs_obj_put(o);
 		return s;
 	}
-	if (nfs_fh_dev_encode(o->st.st_dev) != p.dev || (S_ISDIR(o->st.st_mode) && !dir_inside(o)))
+	if (nfs_fh_dev_encode(o->st.st_dev) != p.dev || !still_valid(o))
 		goto stale;
+	/* when every slot is held, the object keeps its own descriptor */
+	fd = o->fd;
+	e = nfs_fdcache_add(fs->fdc, key, klen, o->exp->id, fd, &o->st);
+	if (e) {
+		o->ent = e;
+		o->fd = e->pfd;
+	}
 	return NFS_OK;
 stale:
 	nfs_obj_put(o);
@@ -547,14 +616,20 @@ stale:
 
 void nfs_obj_put(struct nfs_obj *o)
 {
-	if (o->fd >= 0)
+	if (o->ent)
+		nfs_fdcache_put(o->fs->fdc, o->ent);
+	else if (o->fd >= 0)
 		close(o->fd);
+	o->ent = NULL;
 	o->fd = -1;
 }
 
 enum nfs_stat nfs_obj_root(const struct nfs_obj *o, struct nfs_obj *root)
 {
 	*root = *o;
+	root->ent = NULL;
+	if (nfs_cred_root() != 0)
+		return NFS_ERR_SERVERFAULT;
 	root->fd = openat(o->xview ? o->rt->xmnt_fd : o->rt->mnt_fd, ".",
 			  O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root->fd < 0 || fstat(root->fd, &root->st) != 0) {
@@ -703,8 +778,7 @@ int nfs_obj_reopen(const struct nfs_obj *o, int fd, const struct stat *st, int f
 		return r >= 0 ? r : -errno;
 	/* knfsd's owner override (NFSD_MAY_OWNER_OVERRIDE): the owner may read and write its own
 	 * file whatever its mode, as a local process that opened it before a chmod could */
-	nfs_cred_leave();
-	r = open(p, flags | O_CLOEXEC | O_NOCTTY);
+	r = nfs_cred_root() == 0 ? open(p, flags | O_CLOEXEC | O_NOCTTY) : -1;
 	if (r < 0)
 		r = -errno;
 	if (nfs_cred_enter(&o->cred) != 0) {
@@ -798,6 +872,8 @@ enum nfs_stat nfs_fs_mount(struct nfs_ctx *ctx, const char *path, struct nfs_fh 
 		return s == NFS_ERR_PERM ? NFS_ERR_ACCES : s;
 	while (*rest == '/')
 		rest++;
+	if (nfs_cred_root() != 0)
+		return NFS_ERR_SERVERFAULT;
 	if (!*rest) {
 		s = nfs_obj_root(&o, &o);
 	} else {
@@ -888,6 +964,23 @@ enum nfs_stat nfs_fs_setattr(struct nfs_ctx *ctx, const struct nfs_fh *fh,
 	return s;
 }
 
+/* Give fd (O_PATH, of st, reached from o's directory in the same mount view) to the cache
+ * under its handle fh. @return true when the cache took it (fd is no longer the caller's) */
+static bool cache_fd(const struct nfs_obj *o, const struct nfs_fh *fh, int fd,
+		     const struct stat *st)
+{
+	uint8_t key[NFS_FDC_KEY_MAX];
+	struct nfs_fdc_ent *e;
+
+	key[0] = o->xview;
+	memcpy(key + 1, fh->data, fh->len);
+	e = nfs_fdcache_add(o->fs->fdc, key, 1 + fh->len, o->exp->id, fd, st);
+	if (!e)
+		return false;
+	nfs_fdcache_put(o->fs->fdc, e);
+	return true;
+}
+
 enum nfs_stat nfs_fs_lookup(struct nfs_ctx *ctx, const struct nfs_fh *dir, const char *name,
 			    uint32_t namelen, struct nfs_fh *fh, struct nfs_attr *obj_attr,
 			    bool *dir_valid, struct nfs_attr *dir_attr)
@@ -942,11 +1035,14 @@ enum nfs_stat nfs_fs_lookup(struct nfs_ctx *ctx, const struct nfs_fh *dir, const
 	s = nfs_obj_fh(&o, fd, &st, fh);
 	if (s == NFS_OK && obj_attr)
 		nfs_attr_from_stat(&o, &st, obj_attr);
+	/* the client's next call is most often on what it looked up: keep the descriptor */
+	if (s == NFS_OK && st.st_dev == o.st.st_dev && cache_fd(&o, fh, fd, &st))
+		fd = -1;
 out:
 	if (fd >= 0)
 		close(fd);
-	if (dir_valid && dir_attr)
-		post_attr(&o, dir_valid, dir_attr);
+	/* a lookup changes nothing in the directory: the attributes from this call's fstat are
+	 * its post-operation attributes (filled above) */
 	nfs_obj_put(&o);
 	return s;
 }
@@ -1006,7 +1102,12 @@ enum nfs_stat nfs_fs_access(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint32
 	nfs_cred_leave();
 	if (!o.client->opts.rw)
 		*granted &= ~ACCESS3_CHANGES;
-	post_attr(&o, attr_valid, attr);
+	/* access checks change nothing: this call's fstat gives the post-operation attributes */
+	if (attr) {
+		nfs_attr_from_stat(&o, &o.st, attr);
+		if (attr_valid)
+			*attr_valid = true;
+	}
 	nfs_obj_put(&o);
 	return NFS_OK;
 }

@@ -264,18 +264,32 @@ enum nfs_stat nfs_fs_mknod(struct nfs_ctx *ctx, const struct nfs_fh *dir, const 
 	return new_done(&o, n, mknodat(o.fd, n, mode, rdev), 0, &rest, fh, attr, dir_wcc);
 }
 
+/* The server removed a name of st: with its last link gone, close the inode's cached
+ * descriptors now rather than keep its space until the cache evicts them (a use in between
+ * would see no link and answer STALE anyway). */
+static void forget_removed(const struct nfs_obj *o, const struct stat *st)
+{
+	if (st->st_nlink <= 1 || S_ISDIR(st->st_mode))
+		nfs_fdcache_forget_inode(o->fs->fdc, st->st_dev, st->st_ino);
+}
+
 static enum nfs_stat unlink_name(struct nfs_ctx *ctx, const struct nfs_fh *dir, const char *name,
 				 uint32_t namelen, int flags, struct nfs_wcc *dir_wcc)
 {
 	char n[NFS_NAME_MAX + 1];
 	struct nfs_obj o;
 	enum nfs_stat s;
+	struct stat st;
+	bool known;
 
 	s = dir_begin(ctx, dir, name, namelen, n, &o, dir_wcc);
 	if (s != NFS_OK)
 		return s;
+	known = fstatat(o.fd, n, &st, AT_SYMLINK_NOFOLLOW) == 0;
 	if (unlinkat(o.fd, n, flags) != 0)
 		s = errno == EEXIST ? NFS_ERR_NOTEMPTY : nfs_stat_from_errno(errno);
+	else if (known)
+		forget_removed(&o, &st);
 	dir_end(&o, dir_wcc);
 	return s;
 }
@@ -300,7 +314,9 @@ enum nfs_stat nfs_fs_rename(struct nfs_ctx *ctx, const struct nfs_fh *from_dir,
 	char tn[NFS_NAME_MAX + 1];
 	char fn[NFS_NAME_MAX + 1];
 	struct nfs_obj f, t;
+	struct stat over, from;
 	enum nfs_stat s;
+	bool known;
 
 	if (to_wcc)
 		memset(to_wcc, 0, sizeof(*to_wcc));
@@ -321,8 +337,14 @@ enum nfs_stat nfs_fs_rename(struct nfs_ctx *ctx, const struct nfs_fh *from_dir,
 	if (s == NFS_OK && nfs_cred_enter(&f.cred) != 0)
 		s = NFS_ERR_SERVERFAULT;
 	if (s == NFS_OK) {
+		/* a name renamed over loses its inode's link, as a REMOVE */
+		known = fstatat(t.fd, tn, &over, AT_SYMLINK_NOFOLLOW) == 0 &&
+			fstatat(f.fd, fn, &from, AT_SYMLINK_NOFOLLOW) == 0 &&
+			(over.st_dev != from.st_dev || over.st_ino != from.st_ino);
 		if (renameat(f.fd, fn, t.fd, tn) != 0)
 			s = errno == EEXIST ? NFS_ERR_NOTEMPTY : nfs_stat_from_errno(errno);
+		else if (known)
+			forget_removed(&t, &over);
 		nfs_cred_leave();
 	}
 	nfs_wcc_post(&t, to_wcc);
@@ -436,6 +458,8 @@ enum nfs_stat nfs_fs_readdir(struct nfs_ctx *ctx, const struct nfs_fh *dir, uint
 	/* READDIRPLUS looks entries up as root below: only when the caller may search */
 	search = plus && faccessat(o.fd, "", X_OK, AT_EACCESS | AT_EMPTY_PATH) == 0;
 	nfs_cred_leave();
+	if (search && nfs_cred_root() != 0)
+		search = false;
 	if (dfd < 0) {
 		s = nfs_stat_from_errno(dfd);
 		goto out;

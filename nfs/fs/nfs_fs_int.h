@@ -83,10 +83,75 @@ uint32_t nfs_fh_dev_encode(dev_t d);
 /* ---- credentials (nfs_cred.c) ---- */
 
 /** Switch the calling thread's fs uid, fs gid and groups to c (raw syscalls: this thread
- * only). @return 0 or -EPERM (then the thread is back to root) */
+ * only), making only the calls whose id differs from what the thread holds.
+ * @return 0 or -EPERM (then the thread is back to root) */
 int nfs_cred_enter(const struct nfs_cred *c);
-/** Back to root (fs uid 0, fs gid 0, the thread's groups from before the first enter). */
+/** The end of a caller's part: back to root now, or, on a thread that called
+ * nfs_cred_lazy(true), keep the caller's identity until something needs root. */
 void nfs_cred_leave(void);
+/** Back to root now (fs uid, fs gid, the groups from before the thread's first switch): call
+ * before anything privileged (open_by_handle_at, opening as root). @return 0 or -EPERM */
+int nfs_cred_root(void);
+/** Let this thread keep the last caller's identity between operations (the helper threads,
+ * which do nothing else). false: back to root now and at every leave. */
+void nfs_cred_lazy(bool on);
+/** Whether the thread holds its own (root) identity now. */
+bool nfs_cred_is_root(void);
+
+/* ---- the descriptor cache (nfs_fdcache.c) ---- */
+
+#define NFS_FDCACHE_MAX 4096u /**< entries, at most; fewer when RLIMIT_NOFILE is low */
+#define NFS_FDC_KEY_MAX (1u + NFS_FH_MAX)
+#define NFS_FDCACHE_IDLE_NS 5000000000ull /**< an entry unused this long is closed */
+
+/** One cached object: its O_PATH descriptor from open_by_handle_at and the descriptors its
+ * reads and writes use, opened on first need. Held (refs) by each nfs_obj using it. */
+struct nfs_fdc_ent {
+	uint8_t key[NFS_FDC_KEY_MAX]; /**< the mount view (xview), then the handle's bytes */
+	uint32_t klen;
+	uint32_t hash;
+	uint32_t export_id;
+	dev_t dev;
+	ino_t ino;
+	int pfd;		 /**< O_PATH, from open_by_handle_at */
+	_Atomic int rfd, wfd;	 /**< O_RDONLY, O_WRONLY; -1 until a READ or WRITE needs them */
+	uint32_t refs;		 /**< nfs_obj holding it; closed only at 0 */
+	uint64_t last_ns;	 /**< CLOCK_MONOTONIC_COARSE at its last release */
+	int32_t next;		 /**< hash chain, -1: end; the free list when not used */
+	bool used, dead, recent; /**< in a slot; out of the table, closed at refs 0; clock bit */
+};
+
+struct nfs_fdcache;
+
+/** A cache of at most cap entries. @return it, or NULL (ENOMEM) */
+struct nfs_fdcache *nfs_fdcache_create(uint32_t cap);
+/** Close every descriptor and free it (no entry may be held). */
+void nfs_fdcache_destroy(struct nfs_fdcache *c);
+/** The entry of key, held, or NULL. */
+struct nfs_fdc_ent *nfs_fdcache_get(struct nfs_fdcache *c, const uint8_t *key, uint32_t klen);
+/**
+ * Add key's O_PATH descriptor pfd (of st, in export export_id). On success the cache owns pfd
+ * and the entry comes back held; when another thread added key first, pfd is closed and that
+ * entry comes back held. NULL when every slot is held: the caller still owns pfd.
+ */
+struct nfs_fdc_ent *nfs_fdcache_add(struct nfs_fdcache *c, const uint8_t *key, uint32_t klen,
+				    uint32_t export_id, int pfd, const struct stat *st);
+/** Release a hold; a dead entry's descriptors close with its last hold. */
+void nfs_fdcache_put(struct nfs_fdcache *c, struct nfs_fdc_ent *e);
+/** Take e out of the table (a STALE object): no new hits, closed at its last hold. */
+void nfs_fdcache_evict(struct nfs_fdcache *c, struct nfs_fdc_ent *e);
+/** Set e's O_RDONLY (flags O_RDONLY) or O_WRONLY descriptor to fd unless another thread did
+ * first (then fd is closed). @return the descriptor e now has */
+int nfs_fdcache_set_io(struct nfs_fdc_ent *e, int flags, int fd);
+/** Evict every entry of inode (dev, ino): after the server removed its last name. */
+void nfs_fdcache_forget_inode(struct nfs_fdcache *c, dev_t dev, ino_t ino);
+/** Evict every entry of the export: call when an export is removed or changed (reload). */
+void nfs_fdcache_flush_export(struct nfs_fs *fs, uint32_t export_id);
+/** Close the entries no operation holds that were not used for idle_ns (lookups do this by
+ * themselves once a second with NFS_FDCACHE_IDLE_NS). @return how many */
+uint32_t nfs_fdcache_sweep(struct nfs_fdcache *c, uint64_t idle_ns);
+/** Entries in the table now (for tests). */
+uint32_t nfs_fdcache_count(struct nfs_fdcache *c);
 
 /* ---- the backend object ---- */
 
@@ -135,7 +200,8 @@ struct nfs_fs {
 	/* submounts below crossmnt exports, found on demand (/proc/self/mountinfo) */
 	_Atomic uint32_t nsub;
 	struct nfs_submount sub[NFS_SUBMOUNTS_MAX];
-	int sub_lock; /**< a spinning flag: submounts are rare */
+	int sub_lock;		 /**< a spinning flag: submounts are rare */
+	struct nfs_fdcache *fdc; /**< open descriptors by handle, shared by the helper threads */
 };
 
 /** A handle resolved for one request: open (O_PATH), inside its export, caller matched. */
@@ -144,8 +210,9 @@ struct nfs_obj {
 	const struct nfs_export *exp;
 	struct nfs_export_rt *rt;
 	const struct nfs_export_client *client;
-	struct nfs_cred cred; /**< squashed */
-	bool xview;	      /**< the caller crosses mounts (crossmnt/nohide) */
+	struct nfs_cred cred;	 /**< squashed */
+	bool xview;		 /**< the caller crosses mounts (crossmnt/nohide) */
+	struct nfs_fdc_ent *ent; /**< the cache entry held, or NULL: then fd is the object's own */
 	int fd;
 	struct stat st;
 };

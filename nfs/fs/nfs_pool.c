@@ -16,6 +16,7 @@
 
 #include <rte_ring.h>
 
+#include "nfs_fs_int.h"
 #include "nfs_pool.h"
 
 struct nfs_pool {
@@ -51,6 +52,9 @@ static void *worker(void *arg)
 	uint64_t one = 1;
 	void *job;
 
+	/* a helper thread runs nothing but backend operations: it may keep the last caller's
+	 * identity between them (nfs_cred.c) */
+	nfs_cred_lazy(true);
 	for (;;) {
 		while (sem_wait(&p->ready) != 0 && errno == EINTR)
 			;
