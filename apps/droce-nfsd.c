@@ -9,6 +9,7 @@
  * Usage: droce-nfsd [EAL args --] --config FILE --exports FILE [--state DIR] [--grace S]
  *                   [--seconds N]
  *        droce-nfsd --listen IP --exports FILE [--state DIR] [--grace S] [--seconds N]
+ *   (either form also takes [--threads N] [--metrics IP:PORT])
  *   --check    read and judge --exports (and --config) and exit: 0 when both are right,
  *              2 with a message naming what is wrong; nothing is started or written
  *   --config   the stack's INI (docs/config.md)
@@ -20,6 +21,8 @@
  *   --grace    the lock grace period after start, in seconds (default 90): only reclaims
  *   --threads  helper threads that make the file-system calls (default 4; 0: the lcore makes
  *              them itself, blocking)
+ *   --metrics  serve Prometheus metrics at http://IP:PORT/metrics (kernel TCP; off by
+ *              default; droce-nfsstat reads them; docs/observability.md lists them)
  * Prints "serving ..." when ready, and its counters when it stops (SIGINT/SIGTERM, or N s).
  * Everything is polled from the main lcore's loop.
  */
@@ -40,9 +43,11 @@
 #include <rte_lcore.h>
 #include <rte_telemetry.h>
 
+#include "app_metrics.h"
 #include "nfs3_svc.h"
 #include "nfs_fs.h"
 #include "nfs_pool.h"
+#include "nfsd_metrics.h"
 #include "nlm_svc.h"
 #include "orpc_pmap.h"
 #include "orpc_tcp.h"
@@ -85,6 +90,8 @@ static struct {
 		bool closing; /* destroyed once the stack has let go of its regions */
 	} conns[MAX_CONNS];
 	uint64_t accepted, rejected, closed;
+	const char *metrics_at; /* --metrics IP:PORT */
+	struct app_metrics *metrics;
 } g;
 
 static volatile sig_atomic_t stop;
@@ -190,6 +197,8 @@ static void serve_poll(struct stk_lcore *lc, void *arg)
 		orpc_tcp_srv_poll(&g.lock_tcp);
 	if (g.nlm_up)
 		nlm_server_poll(&g.nlm);
+	if (g.metrics)
+		app_metrics_poll(g.metrics);
 	if (stop || (g.end && rte_get_tsc_cycles() > g.end))
 		stk_stop();
 }
@@ -465,6 +474,48 @@ static int tel_nfs(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* GET /metrics (--metrics): the counters above for Prometheus, written on this lcore */
+static void write_metrics(struct app_buf *b, void *arg)
+{
+	bool rdma = !g.listen_ip;
+	struct nfsd_metrics_src s = {
+		.nfs = {&g.tcp_nfs, rdma ? &g.rdma_nfs : NULL},
+		.svc = {&g.svc, rdma ? &g.rdma_svc : NULL},
+		.svc_name = {"tcp", "rdma"},
+		.lock_svc = g.nlm_up ? &g.lock_svc : NULL,
+		.tcp = g.tcp_up ? &g.tcp : NULL,
+		.lock_tcp = g.lock_tcp_up ? &g.lock_tcp : NULL,
+		.nlm = g.nlm_up ? &g.nlm : NULL,
+		.pool = g.pool,
+		.threads = (uint32_t)g.threads,
+		.fs = g.fs,
+		.rdma = rdma,
+		.rdma_accepted = g.accepted,
+		.rdma_rejected = g.rejected,
+		.rdma_closed = g.closed,
+		.start_time = nfsd_metrics_start_time(),
+	};
+
+	(void)arg;
+	nfsd_metrics_write(b, &s);
+}
+
+/* --metrics: the listener, once droce's address exists. @return 0 or -1 (said why) */
+static int metrics_start(void)
+{
+	char err[256];
+
+	if (!g.metrics_at)
+		return 0;
+	g.metrics = app_metrics_open(g.metrics_at, write_metrics, NULL, err, sizeof(err));
+	if (!g.metrics) {
+		fprintf(stderr, "droce-nfsd: %s\n", err);
+		return -1;
+	}
+	printf("metrics at http://%s/metrics\n", g.metrics_at);
+	return 0;
+}
+
 /* The helper threads, shared by the servers of every transport. */
 static int start_pool(void)
 {
@@ -500,7 +551,7 @@ static int serve_tcp_only(long secs)
 	orpc_svc_add(&g.svc, &nfs3_program);
 	orpc_svc_add(&g.svc, &mount_program);
 	register_all(g.listen_ip, false);
-	if (lock_init(g.listen_ip) != 0 || listen_all(g.listen_ip) != 0)
+	if (lock_init(g.listen_ip) != 0 || listen_all(g.listen_ip) != 0 || metrics_start() != 0)
 		goto out;
 	printf("serving at %s: NFSv3 on tcp %u, MOUNT v1/v3 on tcp/udp %u, NLM v4 on tcp/udp %u, "
 	       "NSM on tcp/udp %u, portmapper on tcp/udp %u\n",
@@ -512,6 +563,8 @@ static int serve_tcp_only(long secs)
 	epoll_ctl(wait_fd, EPOLL_CTL_ADD, g.lock_tcp.ep, &ev);
 	if (g.pool)
 		epoll_ctl(wait_fd, EPOLL_CTL_ADD, nfs_pool_event_fd(g.pool), &ev);
+	if (g.metrics)
+		epoll_ctl(wait_fd, EPOLL_CTL_ADD, app_metrics_fd(g.metrics), &ev);
 	while (!stop && (!end || time(NULL) < end)) {
 		/* callbacks in flight have sockets of their own, outside the epoll set */
 		epoll_wait(wait_fd, &ev, 1, cb_active ? 10 : 100);
@@ -520,12 +573,15 @@ static int serve_tcp_only(long secs)
 		orpc_tcp_srv_poll(&g.tcp);
 		orpc_tcp_srv_poll(&g.lock_tcp);
 		cb_active = nlm_server_poll(&g.nlm);
+		if (g.metrics)
+			app_metrics_poll(g.metrics);
 	}
 	print_stats();
 	rc = 0;
 out:
 	if (wait_fd >= 0)
 		close(wait_fd);
+	app_metrics_close(g.metrics);
 	/* the calls still with the helpers end first: their connections wait for them */
 	nfs_pool_destroy(g.pool, nfs3_pool_done);
 	g.pool = NULL;
@@ -597,10 +653,11 @@ static int check_files(void)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"config", 1, NULL, 'c'},  {"exports", 1, NULL, 'e'}, {"state", 1, NULL, 'S'},
-		{"seconds", 1, NULL, 's'}, {"listen", 1, NULL, 'l'},  {"grace", 1, NULL, 'g'},
-		{"threads", 1, NULL, 't'}, {"check", 0, NULL, 'k'},   {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"config", 1, NULL, 'c'},	{"exports", 1, NULL, 'e'},
+					     {"state", 1, NULL, 'S'},	{"seconds", 1, NULL, 's'},
+					     {"listen", 1, NULL, 'l'},	{"grace", 1, NULL, 'g'},
+					     {"threads", 1, NULL, 't'}, {"check", 0, NULL, 'k'},
+					     {"metrics", 1, NULL, 'm'}, {NULL, 0, NULL, 0}};
 	int eal_argc, app_argc, o, rc = 1;
 	char **eal_argv, **app_argv, *text;
 	struct stk_config cfg;
@@ -631,6 +688,8 @@ int main(int argc, char **argv)
 			g.threads = strtol(optarg, NULL, 0);
 		else if (o == 'k')
 			check_only = true;
+		else if (o == 'm')
+			g.metrics_at = optarg;
 		else
 			return 2;
 	}
@@ -638,9 +697,10 @@ int main(int argc, char **argv)
 		return check_files();
 	if ((!g.config && !g.listen_ip) || !g.exports) {
 		fprintf(stderr, "usage: droce-nfsd [EAL --] --config FILE --exports FILE "
-				"[--state DIR] [--grace S] [--threads N] [--seconds N]\n"
+				"[--state DIR] [--grace S] [--threads N] [--seconds N] "
+				"[--metrics IP:PORT]\n"
 				"       droce-nfsd --listen IP --exports FILE [--state DIR] "
-				"[--grace S] [--threads N] [--seconds N]\n");
+				"[--grace S] [--threads N] [--seconds N] [--metrics IP:PORT]\n");
 		return 2;
 	}
 	if (g.threads < 0 || g.threads > (long)NFS_POOL_MAX_THREADS) {
@@ -711,7 +771,7 @@ int main(int argc, char **argv)
 		    "Lock counters: NLM calls and answers, locks, waiters, grace, "
 		    "callbacks, NSM. No params") != 0)
 		fprintf(stderr, "droce-nfsd: /droce/nlm not registered with telemetry\n");
-	if (lock_init(ip) != 0 || listen_all(ip) != 0)
+	if (lock_init(ip) != 0 || listen_all(ip) != 0 || metrics_start() != 0)
 		goto out;
 	g.end = secs > 0 ? rte_get_tsc_cycles() + (uint64_t)secs * rte_get_tsc_hz() : 0;
 	stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), roce_poll, g.dev);
@@ -748,6 +808,8 @@ out:
 	if (g.lock_tcp_up)
 		orpc_tcp_srv_fini(&g.lock_tcp);
 	g.lock_tcp_up = false;
+	app_metrics_close(g.metrics);
+	g.metrics = NULL;
 	if (g.nlm_up)
 		nlm_server_fini(&g.nlm);
 	g.nlm_up = false;
