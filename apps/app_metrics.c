@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,16 +52,18 @@ int app_metrics_parse_addr(const char *ipport, void *sa, size_t *salen)
 {
 	const char *colon = strrchr(ipport, ':');
 	char host[64], *end;
+	bool bracketed;
 	size_t hl;
 	long port;
 
 	if (!colon || colon == ipport)
 		return -EINVAL;
 	port = strtol(colon + 1, &end, 10);
-	if (!colon[1] || *end || port < 1 || port > 65535)
+	if (!colon[1] || *end || port < 0 || port > 65535)
 		return -EINVAL;
 	hl = (size_t)(colon - ipport);
-	if (ipport[0] == '[') {
+	bracketed = ipport[0] == '[';
+	if (bracketed) {
 		if (hl < 3 || ipport[hl - 1] != ']')
 			return -EINVAL;
 		ipport++;
@@ -70,7 +73,9 @@ int app_metrics_parse_addr(const char *ipport, void *sa, size_t *salen)
 		return -EINVAL;
 	memcpy(host, ipport, hl);
 	host[hl] = 0;
-	if (!strchr(host, ':')) {
+	if (!bracketed != !strchr(host, ':'))
+		return -EINVAL; /* IPv6 only in brackets, and only IPv6 */
+	if (!bracketed) {
 		struct sockaddr_in *in = sa;
 
 		memset(in, 0, sizeof(*in));
@@ -130,6 +135,17 @@ fail:
 	free(m);
 	errno = e;
 	return NULL;
+}
+
+uint16_t app_metrics_port(const struct app_metrics *m)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+
+	if (getsockname(m->lfd, (struct sockaddr *)&ss, &sl) != 0)
+		return 0;
+	return ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
+					     : ((struct sockaddr_in6 *)&ss)->sin6_port);
 }
 
 int app_metrics_fd(const struct app_metrics *m)

@@ -40,7 +40,7 @@ struct app_metrics_stats {
 struct app_metrics;
 
 /**
- * Parse "IP:PORT" (IPv4, or "[IPv6]:PORT") into a socket address.
+ * Parse "IP:PORT" (IPv4, or "[IPv6]:PORT"; port 0 lets the kernel pick) into a socket address.
  * @return 0, or -EINVAL
  */
 int app_metrics_parse_addr(const char *ipport, void *sa, size_t *salen);
@@ -52,6 +52,9 @@ int app_metrics_parse_addr(const char *ipport, void *sa, size_t *salen);
  */
 struct app_metrics *app_metrics_open(const char *ipport, app_metrics_write_t fn, void *arg,
 				     char *err, size_t errlen);
+
+/** The port listened on (the kernel's pick for port 0). */
+uint16_t app_metrics_port(const struct app_metrics *m);
 
 /** The server's epoll descriptor: readable when app_metrics_poll has something to do. */
 int app_metrics_fd(const struct app_metrics *m);

@@ -512,7 +512,7 @@ static int metrics_start(void)
 		fprintf(stderr, "droce-nfsd: %s\n", err);
 		return -1;
 	}
-	printf("metrics at http://%s/metrics\n", g.metrics_at);
+	printf("metrics at %s port %u: GET /metrics\n", g.metrics_at, app_metrics_port(g.metrics));
 	return 0;
 }
 
