@@ -160,6 +160,12 @@ const struct app_metrics_stats *app_metrics_stats(const struct app_metrics *m)
 
 static void conn_close(struct app_metrics *m, struct mconn *c)
 {
+	char sink[4096];
+
+	/* what the peer sent past its head (an over-long one) would make close() send a reset,
+	 * which may cost the peer our answer: read it away first, a bounded amount */
+	for (int i = 0; i < 16 && recv(c->fd, sink, sizeof(sink), MSG_DONTWAIT) > 0; i++)
+		;
 	close(c->fd); /* leaves the epoll set with it */
 	c->fd = -1;
 	app_buf_free(&c->out);
@@ -239,7 +245,8 @@ static void judge(struct app_metrics *m, struct mconn *c, bool too_long)
 	char method[16], target[256], version[16];
 
 	c->req[c->rlen] = 0;
-	if (too_long || sscanf(c->req, "%15s %255s %15s", method, target, version) != 3 ||
+	if (too_long || memchr(c->req, 0, c->rlen) ||
+	    sscanf(c->req, "%15s %255s %15s", method, target, version) != 3 ||
 	    strncmp(version, "HTTP/1.", 7) != 0) {
 		m->st.bad_request++;
 		answer(m, c, 400, "Bad Request", NULL);
@@ -258,6 +265,7 @@ static void judge(struct app_metrics *m, struct mconn *c, bool too_long)
 static void do_conn(struct app_metrics *m, struct mconn *c)
 {
 	struct epoll_event ev = {.events = EPOLLOUT, .data.u64 = (uint64_t)(c - m->conns)};
+	bool complete;
 	int rc;
 
 	if (!c->out.len) {
@@ -272,11 +280,12 @@ static void do_conn(struct app_metrics *m, struct mconn *c)
 		}
 		c->rlen += (size_t)n;
 		c->last_ms = now_ms();
-		c->req[c->rlen] = 0;
-		if (!strstr(c->req, "\r\n\r\n") && !strstr(c->req, "\n\n") &&
-		    c->rlen < sizeof(c->req) - 1)
+		/* the head ends at a blank line; a NUL in it is never HTTP, judge it at once */
+		complete = memmem(c->req, c->rlen, "\r\n\r\n", 4) ||
+			   memmem(c->req, c->rlen, "\n\n", 2);
+		if (!complete && !memchr(c->req, 0, c->rlen) && c->rlen < sizeof(c->req) - 1)
 			return;
-		judge(m, c, !strstr(c->req, "\r\n\r\n") && !strstr(c->req, "\n\n"));
+		judge(m, c, !complete);
 		if (c->out.failed) {
 			conn_close(m, c);
 			return;
