@@ -13,8 +13,9 @@ network namespace, droce-nfsd --listen 127.0.0.1 --metrics 127.0.0.1:PORT alread
      statuses, the helper-thread calls, the TCP connections accepted;
   4. droce-nfsstat: its table's rows and its -j JSON carry the same counts; against a closed
      port it exits non-zero and says how to start droce-nfsd;
-  5. a real Prometheus (argv[4], "" when absent) scraping it every second: the target is up,
-     and its query API returns the counts above.
+  5. promtool check metrics on the text (when promtool is next to prometheus), then a real
+     Prometheus (argv[4], "" when absent) scraping it every second: the target is up, and its
+     query API returns the counts above.
 
 Usage: metrics_check.py EXPORT_DIR METRICS_IP:PORT DROCE_NFSSTAT PROMETHEUS|"" WORKDIR
 Prints one "ok"/"FAIL" line per check; exit 1 on any FAIL, 0 otherwise."""
@@ -302,6 +303,14 @@ if not PROM:
     print("# 5. Prometheus: not installed here, left out", flush=True)
     sys.exit(1 if fails else 0)
 print("# 5. Prometheus", flush=True)
+promtool = os.path.join(os.path.dirname(PROM), "promtool")
+if os.access(promtool, os.X_OK):
+    body = http_raw(b"GET /metrics HTTP/1.1\r\n\r\n").partition(b"\r\n\r\n")[2]
+    p = subprocess.run([promtool, "check", "metrics"], input=body, capture_output=True,
+                       timeout=30)
+    out = (p.stdout + p.stderr).decode(errors="replace").strip()
+    check("promtool check metrics: the text is valid and follows the naming conventions%s" %
+          (" (%s)" % out[:300] if out else ""), p.returncode == 0 and not out)
 os.makedirs(WORK + "/tsdb", exist_ok=True)
 with open(WORK + "/prometheus.yml", "w") as f:
     f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
