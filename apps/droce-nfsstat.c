@@ -277,6 +277,14 @@ static double get(const struct scrape *sc, const char *name, const char *labels)
 	return 0;
 }
 
+static bool has(const struct scrape *sc, const char *name)
+{
+	for (size_t i = 0; i < sc->n; i++)
+		if (strcmp(sc->s[i].name, name) == 0)
+			return true;
+	return false;
+}
+
 /* The sum over every series of a name whose labels contain want ("" for all). */
 static double sum(const struct scrape *sc, const char *name, const char *want)
 {
@@ -388,13 +396,15 @@ static void print_table(const char *at, const struct scrape *sc)
 	       get(sc, "droce_nfsd_drc_in_progress_drops_total", ""),
 	       get(sc, "droce_nfsd_drc_evicted_total", ""),
 	       get(sc, "droce_nfsd_drc_too_big_total", ""));
-	printf("connections: rdma %.0f open (accepted %.0f, rejected %.0f, closed %.0f); tcp %.0f "
-	       "open (accepted %.0f)\n",
-	       get(sc, "droce_nfsd_rdma_connections", ""),
-	       get(sc, "droce_nfsd_rdma_accepted_total", ""),
-	       get(sc, "droce_nfsd_rdma_rejected_total", ""),
-	       get(sc, "droce_nfsd_rdma_closed_total", ""),
-	       sum(sc, "droce_nfsd_tcp_connections", ""),
+	if (has(sc, "droce_nfsd_rdma_connections"))
+		printf("connections: rdma %.0f open (accepted %.0f, rejected %.0f, closed %.0f); ",
+		       get(sc, "droce_nfsd_rdma_connections", ""),
+		       get(sc, "droce_nfsd_rdma_accepted_total", ""),
+		       get(sc, "droce_nfsd_rdma_rejected_total", ""),
+		       get(sc, "droce_nfsd_rdma_closed_total", ""));
+	else
+		printf("connections: rdma not served (--listen); ");
+	printf("tcp %.0f open (accepted %.0f)\n", sum(sc, "droce_nfsd_tcp_connections", ""),
 	       sum(sc, "droce_nfsd_tcp_accepted_total", ""));
 	printf("helper threads: %.0f, calls %.0f, inline %.0f, queued now %.0f\n",
 	       get(sc, "droce_nfsd_helper_threads", ""),

@@ -5,7 +5,6 @@
  * ...); this runs on that lcore, from the /metrics poll, so it reads them without a race.
  * The two NFSv3 servers (TCP/UDP and RDMA) are summed: a procedure is one series.
  */
-#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -64,29 +63,44 @@ static void gauge(struct app_buf *b, const char *name, const char *help, uint64_
 	app_prom_sample(b, name, NULL, v);
 }
 
-/* the sum over the NFSv3 servers of one nfs3_stats field, at byte offset off */
-static uint64_t nfs_sum(const struct nfsd_metrics_src *s, size_t off)
+/* The NFSv3 servers' counters summed into t. */
+static void nfs_total(const struct nfsd_metrics_src *s, struct nfs3_stats *t)
 {
-	uint64_t v = 0;
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < NFSD_METRICS_NSERVERS; i++) {
+		const struct nfs3_stats *st = s->nfs[i] ? &s->nfs[i]->st : NULL;
 
-	for (int i = 0; i < NFSD_METRICS_NSERVERS; i++)
-		if (s->nfs[i])
-			v += *(const uint64_t *)((const char *)&s->nfs[i]->st + off);
-	return v;
+		if (!st)
+			continue;
+		for (uint32_t p = 0; p < NFS3_NPROCS; p++) {
+			t->proc[p] += st->proc[p];
+			t->lat_ns[p] += st->lat_ns[p];
+			for (uint32_t k = 0; k < NFS3_LAT_BUCKETS; k++)
+				t->lat[p][k] += st->lat[p][k];
+		}
+		for (uint32_t k = 0; k < 32; k++)
+			t->status[k] += st->status[k];
+		t->status_ok += st->status_ok;
+		t->status_err += st->status_err;
+		t->read_bytes += st->read_bytes;
+		t->write_bytes += st->write_bytes;
+		t->deferred += st->deferred;
+		t->sync_fallback += st->sync_fallback;
+	}
 }
-
-#define NFS_SUM(s, field) nfs_sum(s, offsetof(struct nfs3_stats, field))
 
 static void write_nfs3(struct app_buf *b, const struct nfsd_metrics_src *s)
 {
 	double le[NFS3_LAT_BUCKETS - 1];
+	struct nfs3_stats t;
 	char lab[64];
 
+	nfs_total(s, &t);
 	app_prom_family(b, P "nfs3_calls_total", "counter",
 			"NFSv3 calls answered, by procedure (TCP, UDP and RDMA)");
 	for (uint32_t p = 0; p < NFS3_NPROCS; p++) {
 		snprintf(lab, sizeof(lab), "proc=\"%s\"", nfs3_proc_name(p));
-		app_prom_sample(b, P "nfs3_calls_total", lab, NFS_SUM(s, proc[p]));
+		app_prom_sample(b, P "nfs3_calls_total", lab, t.proc[p]);
 	}
 	for (uint32_t i = 0; i + 1 < NFS3_LAT_BUCKETS; i++)
 		le[i] = (double)(1u << i) * 1e-6;
@@ -94,13 +108,9 @@ static void write_nfs3(struct app_buf *b, const struct nfsd_metrics_src *s)
 			"NFSv3 call latency, from the dispatcher to the reply handed to the "
 			"transport (helper-thread time included), by procedure");
 	for (uint32_t p = 0; p < NFS3_NPROCS; p++) {
-		uint64_t counts[NFS3_LAT_BUCKETS];
-
-		for (uint32_t i = 0; i < NFS3_LAT_BUCKETS; i++)
-			counts[i] = NFS_SUM(s, lat[p][i]);
 		snprintf(lab, sizeof(lab), "proc=\"%s\"", nfs3_proc_name(p));
-		app_prom_histogram(b, P "nfs3_call_duration_seconds", lab, le, counts,
-				   NFS3_LAT_BUCKETS, (double)NFS_SUM(s, lat_ns[p]) * 1e-9);
+		app_prom_histogram(b, P "nfs3_call_duration_seconds", lab, le, t.lat[p],
+				   NFS3_LAT_BUCKETS, (double)t.lat_ns[p] * 1e-9);
 	}
 	app_prom_family(b, P "nfs3_replies_total", "counter",
 			"NFSv3 replies by NFS status (NFS3_OK and errors; other: not listed)");
@@ -113,21 +123,21 @@ static void write_nfs3(struct app_buf *b, const struct nfsd_metrics_src *s)
 			snprintf(lab, sizeof(lab), "status=\"%s\"", nfs_stat_name(st));
 		else
 			continue; /* an unused slot */
-		app_prom_sample(b, P "nfs3_replies_total", lab, NFS_SUM(s, status[k]));
+		app_prom_sample(b, P "nfs3_replies_total", lab, t.status[k]);
 	}
 	counter(b, P "nfs3_errors_total", "NFSv3 replies with a status other than NFS3_OK",
-		NFS_SUM(s, status_err));
+		t.status_err);
 	counter(b, P "nfs3_read_bytes_total", "bytes returned by successful NFSv3 READs",
-		NFS_SUM(s, read_bytes));
+		t.read_bytes);
 	counter(b, P "nfs3_written_bytes_total", "bytes written by successful NFSv3 WRITEs",
-		NFS_SUM(s, write_bytes));
+		t.write_bytes);
 	counter(b, P "helper_calls_total",
 		"NFSv3 calls whose file-system work ran on a helper "
 		"thread",
-		NFS_SUM(s, deferred));
+		t.deferred);
 	counter(b, P "helper_inline_total",
 		"NFSv3 calls run on the loop although helper threads exist (no scratch space)",
-		NFS_SUM(s, sync_fallback));
+		t.sync_fallback);
 	gauge(b, P "helper_queue_depth", "NFSv3 calls with the helper threads now",
 	      s->pool ? nfs_pool_inflight(s->pool) : 0);
 	gauge(b, P "helper_threads", "helper threads for the file-system work", s->threads);
