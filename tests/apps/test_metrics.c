@@ -311,6 +311,115 @@ static void test_conn_bound(void **state)
 	app_metrics_close(m);
 }
 
+/* 6.25 MiB of text: 262144 lines of 25 bytes */
+static void write_big(struct app_buf *b, void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 4 * 65536; i++)
+		app_buf_printf(b, "big_total{i=\"%07d\"} 1\n", i);
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A client that asks for a long answer and does not read it: each poll still returns at once
+ * (the rest waits for EPOLLOUT), another client is served meanwhile, and once the slow one
+ * reads, it gets every byte */
+static void test_slow_reader(void **state)
+{
+	char err[128], out[256], head[512];
+	struct app_metrics *m = app_metrics_open("127.0.0.1:0", write_big, NULL, err, sizeof(err));
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	int slow = socket(AF_INET, SOCK_STREAM, 0), small = 4096, fast;
+	const char *req = "GET /metrics HTTP/1.1\r\n\r\n";
+	double worst = 0;
+	size_t got = 0, want = 0;
+	char *buf = malloc(1 << 16);
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(buf);
+	sa.sin_port = htons(app_metrics_port(m));
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	setsockopt(slow, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	assert_int_equal(connect(slow, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(send(slow, req, strlen(req), 0), (ssize_t)strlen(req));
+	for (int i = 0; i < 200; i++) {
+		uint64_t before = app_metrics_stats(m)->scrapes;
+		double t = mono();
+
+		app_metrics_poll(m);
+		t = mono() - t;
+		/* the poll that formats the text does work; the others only try to write */
+		if (app_metrics_stats(m)->scrapes == before && t > worst)
+			worst = t;
+		usleep(500);
+	}
+	assert_int_equal(app_metrics_stats(m)->scrapes, 1);
+	assert_true(worst < 0.05);
+	assert_int_equal(app_metrics_poll(m), 1); /* still writing to the slow one */
+	/* the bound of 8 is not reached: a second client is answered meanwhile */
+	fast = connect_to(app_metrics_port(m));
+	assert_int_equal(send(fast, req, strlen(req), 0), (ssize_t)strlen(req));
+	/* poll while reading the start of fast's answer into a 256-byte buffer */
+	memset(out, 0, sizeof(out));
+	{
+		size_t n = 0;
+
+		for (int i = 0; i < 20000 && n < sizeof(out) - 1; i++) {
+			ssize_t r;
+
+			app_metrics_poll(m);
+			r = recv(fast, out + n, sizeof(out) - 1 - n, 0);
+			if (r > 0)
+				n += (size_t)r;
+			else
+				usleep(100);
+		}
+	}
+	assert_true(strncmp(out, "HTTP/1.1 200 OK\r\n", 17) == 0);
+	close(fast);
+	/* now the slow one reads: the head, then exactly Content-Length bytes, then the close */
+	fcntl(slow, F_SETFL, O_NONBLOCK);
+	for (int i = 0; i < 200000; i++) {
+		ssize_t r;
+
+		app_metrics_poll(m);
+		r = recv(slow, buf, 1 << 16, 0);
+		if (r == 0)
+			break;
+		if (r < 0) {
+			assert_int_equal(errno, EAGAIN);
+			usleep(100);
+			continue;
+		}
+		if (!want) {
+			char *end;
+
+			memcpy(head, buf, sizeof(head) - 1);
+			head[sizeof(head) - 1] = 0;
+			end = strstr(head, "\r\n\r\n");
+			assert_non_null(end);
+			assert_non_null(strstr(head, "Content-Length: "));
+			want = strtoul(strstr(head, "Content-Length: ") + 16, NULL, 10) +
+			       (size_t)(end + 4 - head);
+		}
+		got += (size_t)r;
+	}
+	/* the head: status line, Content-Type, "Content-Length: 6553600", Connection: 119 bytes */
+	assert_int_equal(want, 4 * 65536 * 25 + 119);
+	assert_int_equal(got, want);
+	close(slow);
+	free(buf);
+	assert_int_equal(app_metrics_stats(m)->scrapes, 2);
+	app_metrics_close(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_parse_addr),
 		cmocka_unit_test(test_http),
 		cmocka_unit_test(test_conn_bound),
+		cmocka_unit_test(test_slow_reader),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
