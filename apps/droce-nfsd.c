@@ -653,11 +653,12 @@ static int check_files(void)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {{"config", 1, NULL, 'c'},	{"exports", 1, NULL, 'e'},
-					     {"state", 1, NULL, 'S'},	{"seconds", 1, NULL, 's'},
-					     {"listen", 1, NULL, 'l'},	{"grace", 1, NULL, 'g'},
-					     {"threads", 1, NULL, 't'}, {"check", 0, NULL, 'k'},
-					     {"metrics", 1, NULL, 'm'}, {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {
+		{"config", 1, NULL, 'c'},  {"exports", 1, NULL, 'e'}, {"state", 1, NULL, 'S'},
+		{"seconds", 1, NULL, 's'}, {"listen", 1, NULL, 'l'},  {"grace", 1, NULL, 'g'},
+		{"threads", 1, NULL, 't'}, {"check", 0, NULL, 'k'},   {"metrics", 1, NULL, 'm'},
+		{NULL, 0, NULL, 0},
+	};
 	int eal_argc, app_argc, o, rc = 1;
 	char **eal_argv, **app_argv, *text;
 	struct stk_config cfg;
