@@ -6,29 +6,34 @@
  * use the kernel's sockets bound to droce's address: they reach the wire through droce's
  * exception TAP, so every service speaks from one address.
  *
- * Usage: droce-nfsd [EAL args --] --config FILE --exports FILE [--state DIR] [--grace S]
- *                   [--seconds N]
- *        droce-nfsd --listen IP --exports FILE [--state DIR] [--grace S] [--seconds N]
- *   (either form also takes [--threads N] [--metrics IP:PORT])
- *   --check    read and judge --exports (and --config) and exit: 0 when both are right,
- *              2 with a message naming what is wrong; nothing is started or written
- *   --config   the stack's INI (docs/config.md)
+ * Usage: droce-nfsd [EAL args --] --config FILE [--exports FILE] [--state DIR] [--grace S]
+ *                   [--threads N] [--seconds N] [--metrics IP:PORT]
+ *        droce-nfsd --listen IP [--config FILE] [--exports FILE] [...]
+ *        droce-nfsd --check [--config FILE] [--exports FILE] [--listen IP]
+ *   --config   the INI file (docs/config.md): the stack's sections, [nfs], and the exports as
+ *              [export NAME] sections or "exports = FILE"
+ *   --check    read and judge the configuration and the exports, and exit: 0 when right, 2
+ *              with a message naming what is wrong; nothing is started or written
  *   --listen   no RoCE stack: serve NFSv3, MOUNT and the portmapper over the kernel's TCP and
- *              UDP at IP only (for tests in a namespace and user-space clients)
- *   --exports  exports(5) text (nfs/fs/nfs_fs.h says what is accepted)
- *   --state    the state directory (handle key, export ids, NSM state and monitored hosts);
- *              default /var/lib/droce-nfsd
- *   --grace    the lock grace period after start, in seconds (default 90): only reclaims
- *   --threads  helper threads that make the file-system calls (default 4; 0: the lcore makes
- *              them itself, blocking)
- *   --metrics  serve Prometheus metrics at http://IP:PORT/metrics (kernel TCP; off by
- *              default; droce-nfsstat reads them; docs/observability.md lists them)
- * Prints "serving ..." when ready, and its counters when it stops (SIGINT/SIGTERM, or N s).
- * Everything is polled from the main lcore's loop.
+ *              UDP at IP only (for tests in a namespace and user-space clients); only [nfs]
+ *              and [export NAME] are read from --config
+ *   --exports  exports(5) text (nfs/fs/nfs_fs.h says what is accepted); wins over the config
+ *   --state, --grace, --threads, --metrics   as [nfs] state, grace, threads and metrics,
+ *              and win over them
+ *   --metrics  IP:PORT: serve Prometheus metrics at http://IP:PORT/metrics (a kernel TCP
+ *              socket polled from the loop; off by default; droce-nfsstat reads them;
+ *              docs/observability.md lists them)
+ * Prints "serving ..." when ready, and its counters when it stops.
+ * Signals: SIGHUP reloads the exports (from the same place) without dropping anyone;
+ * SIGTERM/SIGINT drain: no new connections, the calls in flight are answered (for at most
+ * [nfs] drain seconds), the exported file systems are synced, then it exits; a second
+ * SIGTERM/SIGINT cuts the drain short. Everything is polled from the main lcore's loop.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +52,8 @@
 #include "nfs3_svc.h"
 #include "nfs_fs.h"
 #include "nfs_pool.h"
+#include "nfsd_conf.h"
+#include "nfsd_log.h"
 #include "nfsd_metrics.h"
 #include "nlm_svc.h"
 #include "orpc_pmap.h"
@@ -59,11 +66,27 @@
 #include "stk_lcore.h"
 #include "stk_stack.h"
 
-#define MAX_CONNS 16
-#define MAX_IO (1u << 20)
+/* the server's life after start (STYLE §4): a SIGTERM moves it down the list */
+#define NFSD_STATE_LIST(X)                                                                         \
+	X(SERVING)  /* accepting connections and calls */                                          \
+	X(DRAINING) /* no new connections; the calls in flight end and are answered */             \
+	X(SETTLING) /* none in flight: the last replies leave */                                   \
+	X(SYNCING)  /* the exported file systems go to disk */                                     \
+	X(STOPPED)  /* the loop ends; teardown follows */
+#define NFSD_ST_ENUM_(n) NFSD_##n,
+enum nfsd_state { NFSD_STATE_LIST(NFSD_ST_ENUM_) NFSD_NUM_STATES };
+#define NFSD_ST_NAME_(n) #n,
+static const char *const nfsd_state_names[] = {NFSD_STATE_LIST(NFSD_ST_NAME_)};
+
+#define SETTLE_NS 200000000ull /* after the last call: time for its reply to leave */
+
+/* an export reload (SIGHUP): the new table is built on a thread of its own, then swapped in by
+ * the loop */
+enum reload_phase { RELOAD_IDLE, RELOAD_BUILDING, RELOAD_READY };
 
 static struct {
-	const char *config, *exports, *state, *listen_ip;
+	const char *config, *exports, *listen_ip;
+	struct nfsd_conf conf;
 	uint64_t end;
 	struct roce_dev *dev;
 	struct roce_cm *cm;
@@ -71,7 +94,6 @@ static struct {
 	struct roce_cm_id *listen;
 	struct nfs_fs *fs;
 	struct nfs_pool *pool;
-	long threads;
 	struct nfs3_server tcp_nfs, rdma_nfs;
 	struct orpc_svc svc, rdma_svc;
 	struct orpc_pmap pm;
@@ -83,39 +105,75 @@ static struct {
 	struct orpc_svc lock_svc;
 	struct orpc_tcp_srv lock_tcp;
 	bool lock_tcp_up;
-	uint32_t grace_s;
 	struct {
 		struct roce_cm_id *id;
 		struct rpcrdma_ep *ep;
 		bool closing; /* destroyed once the stack has let go of its regions */
-	} conns[MAX_CONNS];
+	} conns[NFSD_CONNS_MAX];
 	uint64_t accepted, rejected, closed;
-	const char *metrics_at; /* --metrics IP:PORT */
-	struct app_metrics *metrics;
+	struct nfsd_ratelimit conn_rl; /* connection messages: a client can cause them */
+	/* lifecycle */
+	enum nfsd_state state;
+	uint64_t state_cnt[NFSD_NUM_STATES];
+	uint64_t drain_end_ns, settle_end_ns;
+	bool drain_cut; /* the bound passed, or a second signal */
+	/* reload */
+	_Atomic int reload_phase;
+	pthread_t reload_thread;
+	int reload_rc;
+	struct nfs_export_tab *reload_next;
+	char reload_err[1024];
+	uint64_t reloads, reload_failures;
+	struct app_metrics *metrics; /* [nfs] metrics, --metrics */
 } g;
 
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t stop, hup;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	stop = 1;
+	if (sig == SIGHUP)
+		hup = 1;
+	else
+		stop++;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static void set_state(enum nfsd_state s)
+{
+	if (g.state != s) {
+		g.state_cnt[s]++;
+		printf("state: %s -> %s\n", nfsd_state_names[g.state], nfsd_state_names[s]);
+	}
+	g.state = s;
 }
 
 static void on_connect_request(const struct roce_cm_event *ev)
 {
 	uint8_t priv[RPCRDMA_CM_PRIV_LEN];
 	struct roce_cm_conn_param p = {0};
-	struct rpcrdma_ep_conf conf = {.max_chunk = MAX_IO + 8192};
-	int k;
+	struct rpcrdma_ep_conf conf = {.credits = g.conf.credits,
+				       .inline_max = g.conf.inline_max,
+				       .max_chunk = g.conf.max_io + 8192};
+	uint32_t k;
 
-	for (k = 0; k < MAX_CONNS && (g.conns[k].id || g.conns[k].ep); k++)
+	for (k = 0; k < g.conf.connections && (g.conns[k].id || g.conns[k].ep); k++)
 		;
-	if (k == MAX_CONNS ||
+	if (k == g.conf.connections || g.state != NFSD_SERVING ||
 	    !(g.conns[k].ep = rpcrdma_ep_create(g.dev, g.pd, RPCRDMA_SERVER, &conf, &g.rdma_svc))) {
 		roce_cm_reject(ev->id, NULL, 0);
 		roce_cm_destroy_id(ev->id);
 		g.rejected++;
+		nfsd_log_rl(&g.conn_rl, NFSD_LOG_WARN, "rdma: connection refused (%s)",
+			    g.state != NFSD_SERVING   ? "draining"
+			    : k == g.conf.connections ? "[nfs] connections are all in use"
+						      : "no memory for its endpoint");
 		return;
 	}
 	g.conns[k].id = ev->id;
@@ -131,18 +189,18 @@ static void on_connect_request(const struct roce_cm_event *ev)
 		return;
 	}
 	g.accepted++;
-	printf("rdma: connection %d accepted\n", k);
+	nfsd_log_rl(&g.conn_rl, NFSD_LOG_INFO, "rdma: connection %u accepted", k);
 }
 
 /* A connection is over: its CM id goes now, its endpoint once the stack has let go of its
  * regions (serve_poll). */
-static void conn_end(int k, const char *why)
+static void conn_end(uint32_t k, const char *why)
 {
 	roce_cm_destroy_id(g.conns[k].id);
 	g.conns[k].id = NULL;
 	g.conns[k].closing = true;
 	g.closed++;
-	printf("rdma: connection %d closed (%s)\n", k, why);
+	nfsd_log_rl(&g.conn_rl, NFSD_LOG_INFO, "rdma: connection %u closed (%s)", k, why);
 }
 
 static void on_cm_event(const struct roce_cm_event *ev)
@@ -154,7 +212,7 @@ static void on_cm_event(const struct roce_cm_event *ev)
 	case ROCE_CM_EVENT_DISCONNECTED:
 	case ROCE_CM_EVENT_REJECTED:	/* the peer gave up on an accepted connection (REJ) */
 	case ROCE_CM_EVENT_UNREACHABLE: /* our REP went unanswered */
-		for (int k = 0; k < MAX_CONNS; k++) {
+		for (uint32_t k = 0; k < NFSD_CONNS_MAX; k++) {
 			if (!g.conns[k].id || g.conns[k].id != ev->id)
 				continue;
 			conn_end(k, roce_cm_event_str(ev->event));
@@ -163,6 +221,223 @@ static void on_cm_event(const struct roce_cm_event *ev)
 	default:
 		break;
 	}
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && n < (1 << 20) &&
+	    fseek(f, 0, SEEK_SET) == 0 && (buf = calloc(1, (size_t)n + 1)) &&
+	    fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+/* ---- the exports: where they come from, and SIGHUP ---- */
+
+/* The exports text in force: --exports FILE, else [nfs] exports = FILE, else the config's
+ * [export NAME] sections. reread: read the config file again (a reload picks up edits to it).
+ * @return malloc'd text, or NULL with err */
+static char *exports_text(bool reread, char *err, size_t errlen)
+{
+	struct nfsd_conf fresh, *c = &g.conf;
+	const char *file = g.exports;
+	char *text = NULL;
+
+	if (!file && reread && g.config) {
+		nfsd_conf_default(&fresh);
+		if (nfsd_conf_load(g.config, &fresh, err, errlen) != 0) {
+			nfsd_conf_free(&fresh);
+			return NULL;
+		}
+		c = &fresh;
+	}
+	if (!file && c->exports_file[0])
+		file = c->exports_file;
+	if (file) {
+		text = read_file(file);
+		if (!text)
+			snprintf(err, errlen, "cannot read the exports file %s: %s", file,
+				 strerror(errno ? errno : EIO));
+	} else if (c->exports_text) {
+		text = strdup(c->exports_text);
+		if (!text)
+			snprintf(err, errlen, "out of memory");
+	} else {
+		snprintf(err, errlen,
+			 "no exports: give --exports FILE, or in --config [nfs] exports = FILE or "
+			 "[export NAME] sections (docs/config.md)");
+	}
+	if (c == &fresh)
+		nfsd_conf_free(&fresh);
+	return text;
+}
+
+/* where the exports come from, for messages */
+static const char *exports_from(void)
+{
+	static char what[600];
+
+	if (g.exports)
+		return g.exports;
+	if (g.conf.exports_file[0])
+		return g.conf.exports_file;
+	snprintf(what, sizeof(what), "%s [export] sections", g.config ? g.config : "?");
+	return what;
+}
+
+static void *reload_main(void *arg)
+{
+	char *text = exports_text(true, g.reload_err, sizeof(g.reload_err));
+
+	(void)arg;
+	g.reload_next = NULL;
+	g.reload_rc = text ? nfs_fs_reload_prepare(g.fs, text, &g.reload_next, g.reload_err,
+						   sizeof(g.reload_err))
+			   : -EINVAL;
+	free(text);
+	atomic_store(&g.reload_phase, RELOAD_READY);
+	return NULL;
+}
+
+/* Calls still running: jobs with the helper threads, or RDMA calls not yet answered to the
+ * end (their reply SEND not completed). The lcore's own calls end within its poll. No call
+ * that began before a reload's swap can hold the old table once this is false. */
+static bool calls_in_flight(void)
+{
+	if (g.pool && nfs_pool_inflight(g.pool) > 0)
+		return true;
+	for (uint32_t k = 0; k < NFSD_CONNS_MAX; k++)
+		if (g.conns[k].ep && !g.conns[k].closing && rpcrdma_ep_busy(g.conns[k].ep))
+			return true;
+	return false;
+}
+
+/* SIGHUP: build the new table off the lcore, swap it in here, free the old one once no call
+ * holds it. Clients stay connected; from the swap on they are judged by the new exports. */
+static void reload_poll(void)
+{
+	struct nfs_reload_stats rs;
+
+	if (hup && g.state == NFSD_SERVING && atomic_load(&g.reload_phase) == RELOAD_IDLE) {
+		hup = 0;
+		atomic_store(&g.reload_phase, RELOAD_BUILDING);
+		if (pthread_create(&g.reload_thread, NULL, reload_main, NULL) != 0) {
+			atomic_store(&g.reload_phase, RELOAD_IDLE);
+			g.reload_failures++;
+			nfsd_log(NFSD_LOG_ERR,
+				 "exports not reloaded: no thread to read them (%s); the running "
+				 "exports stay",
+				 strerror(errno));
+		}
+	}
+	if (atomic_load(&g.reload_phase) == RELOAD_READY) {
+		pthread_join(g.reload_thread, NULL);
+		atomic_store(&g.reload_phase, RELOAD_IDLE);
+		if (g.reload_rc == 0) {
+			nfs_fs_reload_commit(g.fs, g.reload_next, &rs);
+			g.reloads++;
+			nfsd_log(NFSD_LOG_INFO,
+				 "exports reloaded: %u export(s): %u added, %u removed, %u kept",
+				 rs.exports, rs.added, rs.removed, rs.kept);
+		} else {
+			g.reload_failures++;
+			nfsd_log(NFSD_LOG_ERR, "exports not reloaded: %s; the running exports stay",
+				 g.reload_err);
+		}
+		g.reload_next = NULL;
+	}
+	if (!calls_in_flight())
+		nfs_fs_reclaim(g.fs);
+}
+
+/* a reload still building when the server stops: wait for it and drop its table */
+static void reload_fini(void)
+{
+	if (atomic_load(&g.reload_phase) != RELOAD_IDLE) {
+		pthread_join(g.reload_thread, NULL);
+		nfs_fs_reload_abort(g.reload_next);
+		g.reload_next = NULL;
+		atomic_store(&g.reload_phase, RELOAD_IDLE);
+	}
+}
+
+/* ---- SIGTERM: the drain ---- */
+
+static void quiesce_all(void)
+{
+	if (g.listen)
+		roce_cm_destroy_id(g.listen);
+	g.listen = NULL;
+	if (g.tcp_up)
+		orpc_tcp_srv_quiesce(&g.tcp);
+	if (g.lock_tcp_up)
+		orpc_tcp_srv_quiesce(&g.lock_tcp);
+	for (uint32_t k = 0; k < NFSD_CONNS_MAX; k++)
+		if (g.conns[k].ep && !g.conns[k].closing)
+			rpcrdma_ep_quiesce(g.conns[k].ep);
+}
+
+/* One step of the server's life (STYLE §4); the loops call it every round. @return true when
+ * the loop should end */
+static bool life_step(bool time_up)
+{
+	uint64_t now = now_ns();
+	uint32_t synced = 0;
+	int rc;
+
+	switch (g.state) {
+	case NFSD_SERVING:
+		if (!stop && !time_up)
+			return false;
+		quiesce_all();
+		/* one signal so far: a copy of the first (timeout(1) sends its TERM to the child
+		 * and again to its process group) must not read as a second one */
+		stop = 1;
+		g.drain_end_ns = now + (uint64_t)g.conf.drain_s * 1000000000ull;
+		printf("draining: no new connections; %u call(s) with the helper threads, at most "
+		       "%u s\n",
+		       g.pool ? nfs_pool_inflight(g.pool) : 0, g.conf.drain_s);
+		set_state(NFSD_DRAINING);
+		return false;
+	case NFSD_DRAINING:
+		if (stop > 1 || now >= g.drain_end_ns) {
+			g.drain_cut = true;
+			printf("drain cut short (%s) with %u call(s) in flight\n",
+			       stop > 1 ? "a second signal" : "its bound passed",
+			       g.pool ? nfs_pool_inflight(g.pool) : 0);
+			set_state(NFSD_SYNCING);
+		} else if (!calls_in_flight()) {
+			g.settle_end_ns = now + SETTLE_NS;
+			set_state(NFSD_SETTLING);
+		}
+		return false;
+	case NFSD_SETTLING:
+		if (calls_in_flight())
+			set_state(NFSD_DRAINING); /* a call that was queued in a connection */
+		else if (now >= g.settle_end_ns || stop > 1)
+			set_state(NFSD_SYNCING);
+		return false;
+	case NFSD_SYNCING:
+		rc = nfs_fs_sync(g.fs, &synced);
+		printf("drained: %s; synced %u file system(s)%s%s\n",
+		       g.drain_cut ? "calls were still in flight" : "every call answered", synced,
+		       rc ? ", one failed: " : "", rc ? strerror(-rc) : "");
+		set_state(NFSD_STOPPED);
+		return true;
+	case NFSD_STOPPED:
+	case NFSD_NUM_STATES:
+		break;
+	}
+	return true;
 }
 
 static void serve_poll(struct stk_lcore *lc, void *arg)
@@ -174,7 +449,7 @@ static void serve_poll(struct stk_lcore *lc, void *arg)
 		nfs_pool_poll(g.pool, nfs3_pool_done, 64);
 	while (roce_cm_get_event(g.cm, &ev) == 0)
 		on_cm_event(&ev);
-	for (int k = 0; k < MAX_CONNS; k++) {
+	for (uint32_t k = 0; k < NFSD_CONNS_MAX; k++) {
 		struct rpcrdma_ep_info info;
 
 		if (g.conns[k].closing && rpcrdma_ep_destroy(g.conns[k].ep) == 0) {
@@ -199,26 +474,9 @@ static void serve_poll(struct stk_lcore *lc, void *arg)
 		nlm_server_poll(&g.nlm);
 	if (g.metrics)
 		app_metrics_poll(g.metrics);
-	if (stop || (g.end && rte_get_tsc_cycles() > g.end))
+	reload_poll();
+	if (life_step(g.end && rte_get_tsc_cycles() > g.end))
 		stk_stop();
-}
-
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && n < (1 << 20) &&
-	    fseek(f, 0, SEEK_SET) == 0 && (buf = calloc(1, (size_t)n + 1)) &&
-	    fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
 }
 
 static int listen_all(const char *ip)
@@ -260,7 +518,7 @@ static int listen_all(const char *ip)
 /* the lock server: grace period, NSM state, SM_NOTIFY to the hosts that held locks */
 static int lock_init(const char *ip)
 {
-	struct nlm_conf c = {.grace_s = g.grace_s, .my_name = ip, .cb_timeout_ms = 3000};
+	struct nlm_conf c = {.grace_s = g.conf.grace_s, .my_name = ip, .cb_timeout_ms = 3000};
 	char err[256];
 	int rc = nlm_server_init(&g.nlm, g.fs, &c, err, sizeof(err));
 
@@ -273,7 +531,7 @@ static int lock_init(const char *ip)
 	orpc_svc_add(&g.lock_svc, &nlm_program);
 	orpc_svc_add(&g.lock_svc, &nsm_program);
 	printf("locks: NSM state %d, %u monitored host(s) notified, grace %u s\n", g.nlm.nsm_state,
-	       g.nlm.nhosts, g.grace_s);
+	       g.nlm.nhosts, g.conf.grace_s);
 	return 0;
 }
 
@@ -487,7 +745,7 @@ static void write_metrics(struct app_buf *b, void *arg)
 		.lock_tcp = g.lock_tcp_up ? &g.lock_tcp : NULL,
 		.nlm = g.nlm_up ? &g.nlm : NULL,
 		.pool = g.pool,
-		.threads = (uint32_t)g.threads,
+		.threads = g.conf.threads,
 		.fs = g.fs,
 		.rdma = rdma,
 		.rdma_accepted = g.accepted,
@@ -500,30 +758,32 @@ static void write_metrics(struct app_buf *b, void *arg)
 	nfsd_metrics_write(b, &s);
 }
 
-/* --metrics: the listener, once droce's address exists. @return 0 or -1 (said why) */
+/* [nfs] metrics / --metrics: the listener, once droce's address exists.
+ * @return 0 or -1 (said why) */
 static int metrics_start(void)
 {
 	char err[256];
 
-	if (!g.metrics_at)
+	if (!g.conf.metrics[0])
 		return 0;
-	g.metrics = app_metrics_open(g.metrics_at, write_metrics, NULL, err, sizeof(err));
+	g.metrics = app_metrics_open(g.conf.metrics, write_metrics, NULL, err, sizeof(err));
 	if (!g.metrics) {
 		fprintf(stderr, "droce-nfsd: %s\n", err);
 		return -1;
 	}
-	printf("metrics at %s port %u: GET /metrics\n", g.metrics_at, app_metrics_port(g.metrics));
+	printf("metrics at %s port %u: GET /metrics\n", g.conf.metrics,
+	       app_metrics_port(g.metrics));
 	return 0;
 }
 
 /* The helper threads, shared by the servers of every transport. */
 static int start_pool(void)
 {
-	if (!g.threads)
+	if (!g.conf.threads)
 		return 0;
-	g.pool = nfs_pool_create("nfsd", (uint32_t)g.threads, nfs3_pool_work);
+	g.pool = nfs_pool_create("nfsd", g.conf.threads, nfs3_pool_work);
 	if (!g.pool) {
-		fprintf(stderr, "droce-nfsd: cannot start %ld helper threads: %s\n", g.threads,
+		fprintf(stderr, "droce-nfsd: cannot start %u helper threads: %s\n", g.conf.threads,
 			strerror(errno));
 		return -1;
 	}
@@ -540,9 +800,7 @@ static int serve_tcp_only(long secs)
 	int rc = 1, wait_fd = -1;
 	uint32_t cb_active = 0;
 
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	if (nfs3_server_init(&g.tcp_nfs, g.fs, MAX_IO) != 0 || start_pool() != 0)
+	if (nfs3_server_init(&g.tcp_nfs, g.fs, g.conf.max_io) != 0 || start_pool() != 0)
 		goto out;
 	g.svc.ctx = &g.tcp_nfs;
 	if (orpc_svc_drc_enable(&g.svc) != 0)
@@ -565,9 +823,9 @@ static int serve_tcp_only(long secs)
 		epoll_ctl(wait_fd, EPOLL_CTL_ADD, nfs_pool_event_fd(g.pool), &ev);
 	if (g.metrics)
 		epoll_ctl(wait_fd, EPOLL_CTL_ADD, app_metrics_fd(g.metrics), &ev);
-	while (!stop && (!end || time(NULL) < end)) {
+	for (;;) {
 		/* callbacks in flight have sockets of their own, outside the epoll set */
-		epoll_wait(wait_fd, &ev, 1, cb_active ? 10 : 100);
+		epoll_wait(wait_fd, &ev, 1, cb_active || g.state != NFSD_SERVING ? 10 : 100);
 		if (g.pool)
 			nfs_pool_poll(g.pool, nfs3_pool_done, 64);
 		orpc_tcp_srv_poll(&g.tcp);
@@ -575,6 +833,9 @@ static int serve_tcp_only(long secs)
 		cb_active = nlm_server_poll(&g.nlm);
 		if (g.metrics)
 			app_metrics_poll(g.metrics);
+		reload_poll();
+		if (life_step(end && time(NULL) >= end))
+			break;
 	}
 	print_stats();
 	rc = 0;
@@ -582,6 +843,8 @@ out:
 	if (wait_fd >= 0)
 		close(wait_fd);
 	app_metrics_close(g.metrics);
+	g.metrics = NULL;
+	reload_fini();
 	/* the calls still with the helpers end first: their connections wait for them */
 	nfs_pool_destroy(g.pool, nfs3_pool_done);
 	g.pool = NULL;
@@ -598,30 +861,24 @@ out:
 	return rc;
 }
 
-/* --check: the exports (and the stack's config, when given) are read and judged, nothing is
- * started and nothing is written (not even the state directory). */
+/* --check: the configuration and the exports are read and judged, nothing is started and
+ * nothing is written (not even the state directory). */
 static int check_files(void)
 {
 	static struct nfs_export ex[NFS_EXPORT_MAX];
 	struct stk_config cfg;
-	char err[512], *text;
+	char err[1024], *text;
 	int n;
 
-	if (!g.exports) {
-		fprintf(stderr, "droce-nfsd: --check needs --exports FILE (and --config FILE to "
-				"check the stack's too)\n");
-		return 2;
-	}
-	text = read_file(g.exports);
+	text = exports_text(false, err, sizeof(err));
 	if (!text) {
-		fprintf(stderr, "droce-nfsd: cannot read the exports file %s: %s\n", g.exports,
-			strerror(errno));
+		fprintf(stderr, "droce-nfsd: %s\n", err);
 		return 2;
 	}
 	n = nfs_exports_parse(text, ex, NFS_EXPORT_MAX, err, sizeof(err));
 	free(text);
 	if (n < 0) {
-		fprintf(stderr, "droce-nfsd: %s: %s\n", g.exports,
+		fprintf(stderr, "droce-nfsd: %s: %s\n", exports_from(),
 			n == -ENOSPC ? "more exports than droce serves (64)" : err);
 		return 2;
 	}
@@ -629,24 +886,26 @@ static int check_files(void)
 		struct stat st;
 
 		if (stat(ex[i].path, &st) != 0) {
-			fprintf(stderr, "droce-nfsd: %s: export %s: %s\n", g.exports, ex[i].path,
-				strerror(errno));
+			fprintf(stderr, "droce-nfsd: %s: export %s: %s\n", exports_from(),
+				ex[i].path, strerror(errno));
 			return 2;
 		}
 		if (!S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "droce-nfsd: %s: export %s: not a directory\n", g.exports,
-				ex[i].path);
+			fprintf(stderr, "droce-nfsd: %s: export %s: not a directory\n",
+				exports_from(), ex[i].path);
 			return 2;
 		}
 	}
-	if (g.config) {
+	/* the stack's sections, unless there is no stack (--listen) */
+	if (g.config && !g.listen_ip) {
 		stk_config_default(&cfg);
+		cfg.upper_sections = nfsd_conf_sections;
 		if (stk_config_load(g.config, &cfg, err, sizeof(err)) != 0) {
 			fprintf(stderr, "droce-nfsd: %s\n", err);
 			return 2;
 		}
 	}
-	printf("droce-nfsd: %s: %d export(s) ok%s%s\n", g.exports, n, g.config ? "; " : "",
+	printf("droce-nfsd: %s: %d export(s) ok%s%s\n", exports_from(), n, g.config ? "; " : "",
 	       g.config ? g.config : "");
 	return 0;
 }
@@ -659,18 +918,20 @@ int main(int argc, char **argv)
 		{"threads", 1, NULL, 't'}, {"check", 0, NULL, 'k'},   {"metrics", 1, NULL, 'm'},
 		{NULL, 0, NULL, 0},
 	};
+	/* the command line's [nfs] keys, applied after the file so that they win */
+	const char *over[4][2] = {
+		{"state", NULL}, {"grace", NULL}, {"threads", NULL}, {"metrics", NULL}};
 	int eal_argc, app_argc, o, rc = 1;
 	char **eal_argv, **app_argv, *text;
 	struct stk_config cfg;
 	const struct stk_iface *ifc;
-	char err[512], ip[64];
+	char err[1024], ip[64];
 	long secs = 0;
 	bool check_only = false;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	g.state = "/var/lib/droce-nfsd";
-	g.grace_s = NLM_GRACE_DEFAULT_S;
-	g.threads = 4;
+	nfsd_conf_default(&g.conf);
+	g.conn_rl = (struct nfsd_ratelimit){.burst = 20, .interval_s = 10};
 	stk_split_args(argc, argv, &eal_argc, &eal_argv, &app_argc, &app_argv);
 	while ((o = getopt_long(app_argc, app_argv, "", opts, NULL)) != -1) {
 		if (o == 'c')
@@ -678,52 +939,69 @@ int main(int argc, char **argv)
 		else if (o == 'e')
 			g.exports = optarg;
 		else if (o == 'S')
-			g.state = optarg;
+			over[0][1] = optarg;
 		else if (o == 's')
 			secs = strtol(optarg, NULL, 0);
 		else if (o == 'l')
 			g.listen_ip = optarg;
 		else if (o == 'g')
-			g.grace_s = (uint32_t)strtoul(optarg, NULL, 0);
+			over[1][1] = optarg;
 		else if (o == 't')
-			g.threads = strtol(optarg, NULL, 0);
+			over[2][1] = optarg;
 		else if (o == 'k')
 			check_only = true;
 		else if (o == 'm')
-			g.metrics_at = optarg;
+			over[3][1] = optarg;
 		else
 			return 2;
 	}
-	if (check_only)
-		return check_files();
-	if ((!g.config && !g.listen_ip) || !g.exports) {
-		fprintf(stderr, "usage: droce-nfsd [EAL --] --config FILE --exports FILE "
+	if (g.config && nfsd_conf_load(g.config, &g.conf, err, sizeof(err)) != 0) {
+		fprintf(stderr, "droce-nfsd: %s\n", err);
+		return 2;
+	}
+	for (int i = 0; i < 4; i++) {
+		if (over[i][1] && nfsd_conf_set(&g.conf, "the command line", over[i][0], over[i][1],
+						err, sizeof(err)) != 0) {
+			fprintf(stderr, "droce-nfsd: %s\n", err);
+			return 2;
+		}
+	}
+	if (check_only) {
+		rc = check_files();
+		nfsd_conf_free(&g.conf);
+		return rc;
+	}
+	if (!g.config && !g.listen_ip) {
+		fprintf(stderr, "usage: droce-nfsd [EAL --] --config FILE [--exports FILE] "
 				"[--state DIR] [--grace S] [--threads N] [--seconds N] "
 				"[--metrics IP:PORT]\n"
-				"       droce-nfsd --listen IP --exports FILE [--state DIR] "
-				"[--grace S] [--threads N] [--seconds N] [--metrics IP:PORT]\n");
+				"       droce-nfsd --listen IP [--config FILE] [--exports FILE] "
+				"[--state DIR] [--grace S] [--threads N] [--seconds N] "
+				"[--metrics IP:PORT]\n"
+				"       droce-nfsd --check [--config FILE] [--exports FILE]\n");
 		return 2;
 	}
-	if (g.threads < 0 || g.threads > (long)NFS_POOL_MAX_THREADS) {
-		fprintf(stderr, "droce-nfsd: --threads %ld: give 0 (no helper threads) to %u\n",
-			g.threads, NFS_POOL_MAX_THREADS);
-		return 2;
-	}
-	text = read_file(g.exports);
+	text = exports_text(false, err, sizeof(err));
 	if (!text) {
-		fprintf(stderr, "droce-nfsd: cannot read the exports file %s: %s\n", g.exports,
-			strerror(errno));
+		fprintf(stderr, "droce-nfsd: %s\n", err);
 		return 2;
 	}
-	rc = nfs_fs_open(&g.fs, text, g.state, err, sizeof(err));
+	rc = nfs_fs_open(&g.fs, text, g.conf.state, err, sizeof(err));
 	free(text);
 	if (rc) {
-		fprintf(stderr, "droce-nfsd: %s: %s\n", g.exports, err);
+		fprintf(stderr, "droce-nfsd: %s: %s\n", exports_from(), err);
 		return 2;
 	}
-	if (g.listen_ip)
-		return serve_tcp_only(secs);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	if (g.listen_ip) {
+		rc = serve_tcp_only(secs);
+		nfsd_conf_free(&g.conf);
+		return rc;
+	}
 	stk_config_default(&cfg);
+	cfg.upper_sections = nfsd_conf_sections;
 	if (stk_config_load(g.config, &cfg, err, sizeof(err)) != 0) {
 		fprintf(stderr, "droce-nfsd: %s\n", err);
 		return 2;
@@ -733,8 +1011,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	rc = 1;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
 	ifc = stk_iface_get(0);
 	stk_ipaddr_str(&ifc->ip4, ip, sizeof(ip));
 	g.dev = roce_dev_open(0);
@@ -746,8 +1022,8 @@ int main(int argc, char **argv)
 			rte_strerror(rte_errno));
 		goto out;
 	}
-	if (nfs3_server_init(&g.tcp_nfs, g.fs, MAX_IO) != 0 ||
-	    nfs3_server_init(&g.rdma_nfs, g.fs, MAX_IO) != 0 || start_pool() != 0) {
+	if (nfs3_server_init(&g.tcp_nfs, g.fs, g.conf.max_io) != 0 ||
+	    nfs3_server_init(&g.rdma_nfs, g.fs, g.conf.max_io) != 0 || start_pool() != 0) {
 		fprintf(stderr, "droce-nfsd: out of memory\n");
 		goto out;
 	}
@@ -789,18 +1065,19 @@ out:
 	if (g.listen)
 		roce_cm_destroy_id(g.listen);
 	g.listen = NULL;
-	for (int k = 0; k < MAX_CONNS; k++)
+	for (uint32_t k = 0; k < NFSD_CONNS_MAX; k++)
 		if (g.conns[k].id)
 			conn_end(k, "server stopping");
 	for (int i = 0; i < 1000000 && g.dev; i++) {
 		int busy = 0;
 
-		for (int k = 0; k < MAX_CONNS; k++)
+		for (uint32_t k = 0; k < NFSD_CONNS_MAX; k++)
 			busy += g.conns[k].ep != NULL;
 		if (!busy)
 			break;
 		stk_lcore_poll(stk_lcore_get(rte_get_main_lcore()));
 	}
+	reload_fini();
 	nfs_pool_destroy(g.pool, nfs3_pool_done);
 	g.pool = NULL;
 	if (g.tcp_up)
@@ -826,6 +1103,7 @@ out:
 	orpc_svc_drc_disable(&g.rdma_svc);
 	nfs3_server_fini(&g.rdma_nfs);
 	nfs_fs_close(g.fs);
+	nfsd_conf_free(&g.conf);
 	rte_eal_cleanup();
 	return rc;
 }

@@ -2,25 +2,54 @@
 # scripts/demo.sh - the README's main command: the NFS/RDMA appliance. Sets up the machine and
 # builds droce, boots the interop lab (tests/interop/lab.sh: a QEMU VM running Debian's Linux
 # kernel with soft-RoCE, the NFS client and rdma-core, built from Debian packages), starts
-# droce-nfsd in droce's network namespace, and has the VM's Linux client mount droce with
-# `mount -o rdma,port=20049,vers=3`. The VM then writes a file, reads it back and lists the
-# export; droce's disk shows what arrived, and droce-nfsd prints its counters.
-# Takes 1-3 minutes (more the first time, while the VM image is built). Run as root.
+# droce-nfsd in droce's network namespace from one INI file (the stack's sections, [nfs] and an
+# [export NAME] section), and has the VM's Linux client mount droce with
+# `mount -o rdma,port=20049,vers=3`. The VM writes a file and reads it back (the rates are
+# printed), the md5 sums in the VM, through the mount and on droce's disk are printed side by
+# side, the VM's mountstats show the rdma transport, droce-nfsd's counters are shown, and
+# everything is cleaned up. Takes 1-3 minutes (more the first time, while the VM image is
+# built). Run as root.
+#
+#   --check       assert each step (ok/FAIL lines, exit 1 when one failed): how CI runs it
+#   --nfsd PATH   use this droce-nfsd and skip the set-up and the build (CI's build tree)
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
+CHECK=0
+NFSD=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--check) CHECK=1 ;;
+	--nfsd) NFSD=$(readlink -f "$2"); shift ;;
+	*) echo "usage: demo.sh [--check] [--nfsd PATH/TO/droce-nfsd]" >&2; exit 2 ;;
+	esac
+	shift
+done
 if [ "$(id -u)" != 0 ]; then
 	echo "demo: needs root (namespaces, TAP, hugepages, the lab VM): run it in a root shell" >&2
 	exit 1
 fi
-bash scripts/setup.sh || exit 1
-if [ ! -f build/build.ninja ]; then meson setup build >/dev/null || exit 1; fi
-ninja -C build >/dev/null || { ninja -C build; exit 1; }
-
-NFSD=$ROOT/build/apps/droce-nfsd
+if [ -z "$NFSD" ]; then
+	bash scripts/setup.sh || exit 1
+	if [ ! -f build/build.ninja ]; then meson setup build >/dev/null || exit 1; fi
+	ninja -C build >/dev/null || { ninja -C build; exit 1; }
+	NFSD=$ROOT/build/apps/droce-nfsd
+fi
 . tests/interop/lab.sh
 trap lab_down EXIT
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+fails=0
+# step DESCRIPTION COMMAND...: in --check mode an ok/FAIL line; a failed step always stops
+# the demo when it is one the next steps need (the caller adds "|| exit 1")
+step() {
+	if "${@:2}"; then
+		[ $CHECK = 1 ] && echo "ok   - $1"
+		return 0
+	fi
+	echo "FAIL - $1"
+	fails=$((fails + 1))
+	return 1
+}
 
 if ! why=$(lab_can_run); then echo "demo: the lab cannot run here: $why" >&2; exit 1; fi
 say "booting the lab: Linux (soft-RoCE rxe0, the NFS client) in a QEMU VM"
@@ -31,36 +60,72 @@ lab_droce_config "$LABI_DIR/droce.ini"
 EXP=$LABI_DIR/export
 mkdir -p "$EXP" "$LABI_DIR/state"
 echo "hello from droce's disk" > "$EXP/README"
-cat > "$LABI_DIR/exports" <<EOF
-$EXP $LABI_NET.0/24(rw,no_root_squash)
-EOF
+CONF=$LABI_DIR/droce-nfsd.ini
+{
+	cat "$LABI_DIR/droce.ini"
+	cat <<EOF
 
-say "droce-nfsd at $D: NFSv3 on RDMA 20049 and TCP 2049, MOUNT, portmapper; export $EXP"
-cat "$LABI_DIR/exports"
-ip netns exec "$LABI_DNS" "$NFSD" --config "$LABI_DIR/droce.ini" --exports "$LABI_DIR/exports" \
-	--state "$LABI_DIR/state" > "$LABI_DIR/nfsd.out" 2> "$LABI_DIR/nfsd.err" &
+[nfs]
+state = $LABI_DIR/state
+threads = 4
+grace = 0
+
+[export demo]
+path = $EXP
+clients = $LABI_NET.0/24(rw,no_root_squash)
+EOF
+} > "$CONF"
+
+say "droce-nfsd at $D from one config file: NFSv3 on RDMA 20049 and TCP 2049, MOUNT, NLM, portmapper"
+sed -n '/^\[nfs\]/,$p' "$CONF"
+step "droce-nfsd --check accepts the config" "$NFSD" --check --config "$CONF" || exit 1
+ip netns exec "$LABI_DNS" "$NFSD" --config "$CONF" > "$LABI_DIR/nfsd.out" 2> "$LABI_DIR/nfsd.err" &
 NPID=$!
 LABI_PIDS+=("$NPID")
 for _ in $(seq 100); do grep -q "^serving" "$LABI_DIR/nfsd.out" && break; sleep 0.1; done
-grep "^serving" "$LABI_DIR/nfsd.out" || { cat "$LABI_DIR/nfsd.err"; exit 1; }
+grep "^serving" "$LABI_DIR/nfsd.out"
+step "droce-nfsd serves" grep -q "^serving" "$LABI_DIR/nfsd.out" || { cat "$LABI_DIR/nfsd.err"; exit 1; }
 
 say "the VM ($VM) mounts droce over RDMA"
-vm_run vm1 "mkdir -p /mnt/droce && mount -t nfs -o rdma,port=20049,vers=3,nolock $D:$EXP /mnt/droce && grep /mnt/droce /proc/mounts" 120 ||
-	{ echo "demo: the mount failed"; exit 1; }
+vm_run vm1 "mkdir -p /mnt/droce && mount -t nfs -o rdma,port=20049,vers=3,nolock $D:$EXP /mnt/droce && grep /mnt/droce /proc/mounts" 120 |
+	tee "$LABI_DIR/vm.mount"
+step "the VM mounted droce with proto=rdma" grep -q " /mnt/droce nfs .*proto=rdma" "$LABI_DIR/vm.mount" || exit 1
 
-say "the VM writes 8 MiB, drops its caches, reads it back, and lists the export"
-vm_run vm1 "cat /mnt/droce/README; dd if=/dev/urandom of=/tmp/f bs=1M count=8 2>/dev/null;
-	cp /tmp/f /mnt/droce/from-linux && sync && echo 3 > /proc/sys/vm/drop_caches;
-	echo \"md5 in the VM:        \$(md5sum < /tmp/f | cut -d' ' -f1)\";
-	echo \"md5 through the mount: \$(md5sum < /mnt/droce/from-linux | cut -d' ' -f1)\";
-	ls -l /mnt/droce; df -h /mnt/droce" 300
-echo "md5 on droce's disk:   $(md5sum < "$EXP/from-linux" | cut -d' ' -f1)"
+say "the VM writes 16 MiB, drops its caches, reads it back, and lists the export (the VM runs under TCG emulation: the rates are the emulator's, not droce's)"
+vm_run vm1 "cat /mnt/droce/README; dd if=/dev/urandom of=/tmp/f bs=1M count=16 2>/dev/null
+	up() { cut -d' ' -f1 /proc/uptime; }
+	rate() { awk -v a=\$1 -v b=\$2 'BEGIN { d = b - a; if (d < 0.01) d = 0.01; printf \"%.1f MiB/s (16 MiB in %.2f s)\", 16 / d, d }'; }
+	t0=\$(up); dd if=/tmp/f of=/mnt/droce/from-linux bs=1M conv=fsync 2>/dev/null; t1=\$(up)
+	echo \"write over NFS/RDMA: \$(rate \$t0 \$t1)\"
+	echo 3 > /proc/sys/vm/drop_caches
+	t0=\$(up); dd if=/mnt/droce/from-linux of=/dev/null bs=1M 2>/dev/null; t1=\$(up)
+	echo \"read over NFS/RDMA:  \$(rate \$t0 \$t1)\"
+	echo \"md5 in the VM:         \$(md5sum < /tmp/f | cut -d' ' -f1)\"
+	echo \"md5 through the mount: \$(md5sum < /mnt/droce/from-linux | cut -d' ' -f1)\"
+	ls -l /mnt/droce; df -h /mnt/droce" 300 | tee "$LABI_DIR/vm.io"
+disk=$(md5sum < "$EXP/from-linux" 2>/dev/null | cut -d' ' -f1)
+echo "md5 on droce's disk:   $disk"
+vmmd5=$(sed -n 's/^md5 in the VM: *//p' "$LABI_DIR/vm.io")
+mntmd5=$(sed -n 's/^md5 through the mount: *//p' "$LABI_DIR/vm.io")
+step "the VM read back hello from droce's disk" grep -q "^hello from droce's disk" "$LABI_DIR/vm.io"
+step "the three md5 sums agree" [ -n "$vmmd5" -a "$vmmd5" = "$mntmd5" -a "$vmmd5" = "$disk" ]
 
 say "the VM's kernel says the transport is RDMA (/proc/self/mountstats)"
-vm_run vm1 "awk '/^device/ { p = /mnt.droce/ } p' /proc/self/mountstats | grep -E '^device|xprt:|^ +(READ|WRITE):'" 60
+vm_run vm1 "awk '/^device/ { p = /mnt.droce/ } p' /proc/self/mountstats | grep -E '^device|xprt:|^ +(READ|WRITE):'" 60 |
+	tee "$LABI_DIR/vm.stats"
+step "mountstats name the rdma transport" grep -q "xprt:[[:space:]]*rdma" "$LABI_DIR/vm.stats"
 
-say "unmounting, and droce-nfsd's counters"
+say "unmounting, stopping droce-nfsd (SIGTERM: it drains and syncs), and its counters"
 vm_run vm1 "umount /mnt/droce" 60
+step "the VM unmounted" [ $? = 0 ]
 kill -TERM "$NPID"
 wait "$NPID"
+rc=$?
 cat "$LABI_DIR/nfsd.out"
+step "droce-nfsd drained and exited 0" bash -c "[ $rc = 0 ] && grep -q '^drained: every call answered' '$LABI_DIR/nfsd.out'"
+step "droce-nfsd counted the WRITEs and READs over RDMA" \
+	bash -c "grep -qE '^nfs3: WRITE tcp 0 rdma [1-9]' '$LABI_DIR/nfsd.out' && grep -qE '^nfs3: READ tcp 0 rdma [1-9]' '$LABI_DIR/nfsd.out'"
+if [ $CHECK = 1 ]; then
+	echo "# demo: $fails failed"
+fi
+[ "$fails" = 0 ]

@@ -438,6 +438,17 @@ static int port_resolve(struct ctx *c, struct stk_port_conf *pc)
 	return 0;
 }
 
+static bool upper_section(const struct stk_config *cfg, const char *s)
+{
+	for (const char *const *u = cfg->upper_sections; u && *u; u++) {
+		size_t n = strlen(*u);
+
+		if (n && (*u)[n - 1] == ' ' ? strncmp(s, *u, n) == 0 && s[n] : strcmp(s, *u) == 0)
+			return true;
+	}
+	return false;
+}
+
 int stk_config_load(const char *path, struct stk_config *cfg, char *err, size_t errlen)
 {
 	struct ctx c = {.path = path, .err = err, .errlen = errlen};
@@ -511,6 +522,8 @@ int stk_config_load(const char *path, struct stk_config *cfg, char *err, size_t 
 			}
 		} else if (!strcmp(s, "dcqcn")) {
 			/* the transport's (roce_dcqcn_config_load() reads it) */
+		} else if (upper_section(cfg, s)) {
+			/* an upper layer's (droce-nfsd's [nfs] and [export NAME]) */
 		} else {
 			snprintf(err, errlen,
 				 "%s: [%s]: unknown section; known: eal mempool neigh stack portN "

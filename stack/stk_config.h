@@ -68,6 +68,10 @@ struct stk_config {
 	/* [portN] */
 	unsigned nb_ports;
 	struct stk_port_conf ports[STK_MAX_PORTS];
+	/** Sections an upper layer reads from the same file (set before stk_config_load; NULL-
+	 * terminated): a name ending in a space is a prefix ("export " for "[export NAME]"). The
+	 * stack skips them instead of calling them unknown. */
+	const char *const *upper_sections;
 };
 
 /** Fill @p cfg with defaults (no ports). */

@@ -112,10 +112,69 @@ static int check_handles(const struct nfs_export *e, char *err, size_t errlen)
 	return 0;
 }
 
+static void tab_free(struct nfs_export_tab *t)
+{
+	if (!t)
+		return;
+	for (uint32_t i = 0; i < NFS_EXPORT_MAX; i++) {
+		if (t->exports[i].root_fd >= 0)
+			close(t->exports[i].root_fd);
+		if (t->rt[i].mnt_fd >= 0)
+			close(t->rt[i].mnt_fd);
+		if (t->rt[i].xmnt_fd >= 0)
+			close(t->rt[i].xmnt_fd);
+	}
+	free(t);
+}
+
+/* A whole export table from exports(5) text: parsed, host names resolved, stable ids from the
+ * state directory (new paths get new ids there), every root opened and its handles checked. */
+static int tab_build(struct nfs_state *state, const char *text, struct nfs_export_tab **out,
+		     char *err, size_t errlen)
+{
+	struct nfs_export_tab *t = calloc(1, sizeof(*t));
+	int rc;
+
+	*out = NULL;
+	if (!t)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < NFS_EXPORT_MAX; i++) {
+		t->exports[i].root_fd = -1;
+		t->rt[i].mnt_fd = t->rt[i].xmnt_fd = -1;
+	}
+	rc = nfs_exports_parse(text, t->exports, NFS_EXPORT_MAX, err, errlen);
+	if (rc < 0)
+		goto fail;
+	t->n = (uint32_t)rc;
+	for (uint32_t i = t->n; i < NFS_EXPORT_MAX; i++)
+		t->exports[i].root_fd = -1;
+	rc = nfs_exports_resolve(t->exports, t->n, err, errlen);
+	if (!rc)
+		rc = nfs_state_export_ids(state, t->exports, t->n, err, errlen);
+	for (uint32_t i = 0; !rc && i < t->n; i++) {
+		rc = open_root(&t->exports[i], &t->rt[i], err, errlen);
+		if (!rc)
+			rc = check_handles(&t->exports[i], err, errlen);
+	}
+	if (rc)
+		goto fail;
+	*out = t;
+	return 0;
+fail:
+	tab_free(t);
+	return rc;
+}
+
+static struct nfs_export_tab *tab_now(const struct nfs_fs *fs)
+{
+	return atomic_load_explicit(&((struct nfs_fs *)fs)->tab, memory_order_acquire);
+}
+
 int nfs_fs_open(struct nfs_fs **out, const char *exports_text, const char *statedir, char *err,
 		size_t errlen)
 {
 	struct nfs_fs *fs = calloc(1, sizeof(*fs));
+	struct nfs_export_tab *t = NULL;
 	struct timespec now;
 	int rc;
 
@@ -124,38 +183,111 @@ int nfs_fs_open(struct nfs_fs **out, const char *exports_text, const char *state
 		err[0] = 0;
 	if (!fs)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < NFS_EXPORT_MAX; i++) {
-		fs->exports[i].root_fd = -1;
-		fs->rt[i].mnt_fd = fs->rt[i].xmnt_fd = -1;
-	}
-	rc = nfs_exports_parse(exports_text, fs->exports, NFS_EXPORT_MAX, err, errlen);
-	if (rc < 0)
-		goto fail;
-	fs->nexports = (uint32_t)rc;
-	for (uint32_t i = fs->nexports; i < NFS_EXPORT_MAX; i++)
-		fs->exports[i].root_fd = -1;
-	rc = nfs_exports_resolve(fs->exports, fs->nexports, err, errlen);
-	if (rc)
-		goto fail;
 	rc = nfs_state_open(&fs->state, statedir, err, errlen);
-	if (rc)
-		goto fail;
-	rc = nfs_state_export_ids(&fs->state, fs->exports, fs->nexports, err, errlen);
-	if (rc)
-		goto fail;
-	for (uint32_t i = 0; i < fs->nexports; i++) {
-		rc = open_root(&fs->exports[i], &fs->rt[i], err, errlen);
-		if (!rc)
-			rc = check_handles(&fs->exports[i], err, errlen);
-		if (rc)
-			goto fail;
+	if (!rc)
+		rc = tab_build(&fs->state, exports_text, &t, err, errlen);
+	if (rc) {
+		free(fs);
+		return rc;
 	}
+	atomic_store(&fs->tab, t);
 	clock_gettime(CLOCK_REALTIME, &now);
 	fs->boot_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 	*out = fs;
 	return 0;
-fail:
-	nfs_fs_close(fs);
+}
+
+int nfs_fs_reload_prepare(struct nfs_fs *fs, const char *exports_text, struct nfs_export_tab **next,
+			  char *err, size_t errlen)
+{
+	if (errlen)
+		err[0] = 0;
+	return tab_build(&fs->state, exports_text, next, err, errlen);
+}
+
+static bool id_in(const uint32_t *ids, uint32_t n, uint32_t id)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+static bool tab_has(const struct nfs_export_tab *t, uint32_t id)
+{
+	for (uint32_t i = 0; i < t->n; i++)
+		if (t->exports[i].id == id)
+			return true;
+	return false;
+}
+
+void nfs_fs_reload_commit(struct nfs_fs *fs, struct nfs_export_tab *next,
+			  struct nfs_reload_stats *st)
+{
+	struct nfs_export_tab *old = tab_now(fs);
+
+	memset(st, 0, sizeof(*st));
+	/* removed now, or earlier and not back: ACCES from now on */
+	for (uint32_t i = 0; i < old->n + old->ngone; i++) {
+		uint32_t id = i < old->n ? old->exports[i].id : old->gone[i - old->n];
+
+		if (tab_has(next, id) || id_in(next->gone, next->ngone, id))
+			continue;
+		st->removed += i < old->n;
+		if (next->ngone < NFS_GONE_MAX)
+			next->gone[next->ngone++] = id;
+	}
+	for (uint32_t i = 0; i < next->n; i++) {
+		if (tab_has(old, next->exports[i].id))
+			st->kept++;
+		else
+			st->added++;
+	}
+	atomic_store_explicit(&fs->tab, next, memory_order_release);
+	old->retired_next = fs->retired;
+	fs->retired = old;
+	st->exports = next->n;
+}
+
+void nfs_fs_reload_abort(struct nfs_export_tab *next)
+{
+	tab_free(next);
+}
+
+uint32_t nfs_fs_reclaim(struct nfs_fs *fs)
+{
+	uint32_t n = 0;
+
+	while (fs->retired) {
+		struct nfs_export_tab *t = fs->retired;
+
+		fs->retired = t->retired_next;
+		tab_free(t);
+		n++;
+	}
+	return n;
+}
+
+int nfs_fs_sync(struct nfs_fs *fs, uint32_t *synced)
+{
+	struct nfs_export_tab *t = tab_now(fs);
+	int rc = 0;
+
+	*synced = 0;
+	for (uint32_t i = 0; i < t->n; i++) {
+		bool seen = false;
+
+		/* one syncfs per file system */
+		for (uint32_t j = 0; j < i; j++)
+			seen |= t->rt[j].dev == t->rt[i].dev;
+		if (seen)
+			continue;
+		if (syncfs(t->rt[i].xmnt_fd) != 0) {
+			rc = -errno;
+			continue;
+		}
+		(*synced)++;
+	}
 	return rc;
 }
 
@@ -163,14 +295,8 @@ void nfs_fs_close(struct nfs_fs *fs)
 {
 	if (!fs)
 		return;
-	for (uint32_t i = 0; i < NFS_EXPORT_MAX; i++) {
-		if (fs->exports[i].root_fd >= 0)
-			close(fs->exports[i].root_fd);
-		if (fs->rt[i].mnt_fd >= 0)
-			close(fs->rt[i].mnt_fd);
-		if (fs->rt[i].xmnt_fd >= 0)
-			close(fs->rt[i].xmnt_fd);
-	}
+	nfs_fs_reclaim(fs);
+	tab_free(atomic_load(&fs->tab));
 	for (uint32_t i = 0; i < fs->nsub && i < NFS_SUBMOUNTS_MAX; i++)
 		close(fs->sub[i].fd);
 	free(fs);
@@ -194,7 +320,9 @@ void nfs_fs_write_verf(const struct nfs_fs *fs, uint8_t verf[8])
 
 const struct nfs_export *nfs_fs_export(const struct nfs_fs *fs, uint32_t i)
 {
-	return i < fs->nexports ? &fs->exports[i] : NULL;
+	struct nfs_export_tab *t = tab_now(fs);
+
+	return i < t->n ? &t->exports[i] : NULL;
 }
 
 void nfs_fs_stats(const struct nfs_fs *fs, struct nfs_fs_stats *st)
@@ -290,7 +418,8 @@ bool nfs_obj_is_root(const struct nfs_obj *o, const struct stat *st)
 }
 
 /* The caller's client entry, port check and credential, for export index i. */
-static enum nfs_stat admit(struct nfs_ctx *ctx, uint32_t i, struct nfs_obj *o)
+static enum nfs_stat admit(struct nfs_ctx *ctx, struct nfs_export_tab *t, uint32_t i,
+			   struct nfs_obj *o)
 {
 	struct nfs_fs *fs = ctx->fs;
 	const struct nfs_export_client *c;
@@ -299,8 +428,8 @@ static enum nfs_stat admit(struct nfs_ctx *ctx, uint32_t i, struct nfs_obj *o)
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
 	o->fs = fs;
-	o->exp = &fs->exports[i];
-	o->rt = &fs->rt[i];
+	o->exp = &t->exports[i];
+	o->rt = &t->rt[i];
 	c = nfs_export_match(o->exp, &ctx->peer);
 	if (!c) {
 		atomic_fetch_add(&fs->n_acces_client, 1);
@@ -355,6 +484,7 @@ static bool dir_inside(const struct nfs_obj *o)
 enum nfs_stat nfs_obj_get(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct nfs_obj *o)
 {
 	struct nfs_fs *fs = ctx->fs;
+	struct nfs_export_tab *t;
 	struct nfs_fh_parts p;
 	struct {
 		struct file_handle h;
@@ -371,12 +501,17 @@ enum nfs_stat nfs_obj_get(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct n
 		atomic_fetch_add(&fs->n_badhandle, 1);
 		return NFS_ERR_BADHANDLE;
 	}
-	for (i = 0; i < fs->nexports; i++)
-		if (fs->exports[i].id == p.export_id)
+	t = tab_now(fs);
+	for (i = 0; i < t->n; i++)
+		if (t->exports[i].id == p.export_id)
 			break;
-	if (i == fs->nexports)
+	if (i == t->n && id_in(t->gone, t->ngone, p.export_id)) {
+		atomic_fetch_add(&fs->n_acces_client, 1);
+		return NFS_ERR_ACCES; /* a reload took the export away */
+	}
+	if (i == t->n)
 		goto stale;
-	s = admit(ctx, i, o);
+	s = admit(ctx, t, i, o);
 	if (s != NFS_OK)
 		return s;
 	if (p.dev == nfs_fh_dev_encode(o->rt->dev))
@@ -635,15 +770,15 @@ enum nfs_stat nfs_sattr_apply(const struct nfs_obj *o, int fd, const struct stat
 
 enum nfs_stat nfs_fs_mount(struct nfs_ctx *ctx, const char *path, struct nfs_fh *fh)
 {
-	struct nfs_fs *fs = ctx->fs;
+	struct nfs_export_tab *t = tab_now(ctx->fs);
 	const char *rest = NULL;
 	struct nfs_obj o;
 	enum nfs_stat s;
 	size_t best = 0;
 	uint32_t bi = 0;
 
-	for (uint32_t i = 0; i < fs->nexports; i++) {
-		const char *ep = fs->exports[i].path;
+	for (uint32_t i = 0; i < t->n; i++) {
+		const char *ep = t->exports[i].path;
 		size_t n = strlen(ep);
 
 		if (n == 1 && path[0] == '/')
@@ -658,7 +793,7 @@ enum nfs_stat nfs_fs_mount(struct nfs_ctx *ctx, const char *path, struct nfs_fh 
 	}
 	if (!rest)
 		return NFS_ERR_NOENT;
-	s = admit(ctx, bi, &o);
+	s = admit(ctx, t, bi, &o);
 	if (s != NFS_OK)
 		return s == NFS_ERR_PERM ? NFS_ERR_ACCES : s;
 	while (*rest == '/')

@@ -201,6 +201,46 @@ int nfs_fs_open(struct nfs_fs **fs, const char *exports_text, const char *stated
 		size_t errlen);
 void nfs_fs_close(struct nfs_fs *fs);
 
+/* ---- reloading the exports (SIGHUP) ---- */
+
+struct nfs_export_tab;
+
+struct nfs_reload_stats {
+	uint32_t exports, added, removed, kept;
+};
+
+/**
+ * Reload, step 1: build a new export table from exports_text (parse, resolve host names, give
+ * new paths their stable ids in the state directory, open the roots). Blocking; any thread,
+ * one reload at a time. The running table is untouched, so a bad file changes nothing.
+ * @return 0 with *next, or -errno with err naming what is wrong
+ */
+int nfs_fs_reload_prepare(struct nfs_fs *fs, const char *exports_text, struct nfs_export_tab **next,
+			  char *err, size_t errlen);
+/**
+ * Step 2: put next in force. Operations that already loaded the old table end on it; every
+ * later one sees next: a client no longer listed gets ACCES, and a handle of an export that
+ * is gone gets ACCES too (it stays STALE only for ids this run never served). MOUNT sees the
+ * new list at once. Call from the thread that calls nfs_fs_reclaim.
+ */
+void nfs_fs_reload_commit(struct nfs_fs *fs, struct nfs_export_tab *next,
+			  struct nfs_reload_stats *st);
+/** A prepared table that will not be committed. */
+void nfs_fs_reload_abort(struct nfs_export_tab *next);
+/**
+ * Step 3: free the tables swapped out. Only when no operation that began before the last
+ * commit can still run (droce-nfsd: no job with the helper threads, no call on the lcore).
+ * @return tables freed
+ */
+uint32_t nfs_fs_reclaim(struct nfs_fs *fs);
+
+/**
+ * Flush every exported file system to stable storage (syncfs, once per file system): what
+ * clients wrote UNSTABLE and did not COMMIT yet is on disk after it. Blocking; droce-nfsd
+ * calls it when a drain has ended. @return 0, or the last -errno (*synced counts the rest)
+ */
+int nfs_fs_sync(struct nfs_fs *fs, uint32_t *synced);
+
 /** The write verifier: new on every nfs_fs_open and after a write-back error. */
 void nfs_fs_write_verf(const struct nfs_fs *fs, uint8_t verf[8]);
 

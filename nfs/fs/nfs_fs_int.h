@@ -107,10 +107,27 @@ struct nfs_submount {
 	int fd; /**< O_RDONLY root of the mounted file system, for open_by_handle_at */
 };
 
-struct nfs_fs {
-	uint32_t nexports;
+#define NFS_GONE_MAX 256u
+
+/**
+ * The exports in force: built whole (nfs_fs_open, nfs_fs_reload_prepare) and swapped whole
+ * (nfs_fs_reload_commit). An operation loads the table once and uses that one to its end; a
+ * table swapped out is freed by nfs_fs_reclaim once no operation can still hold it.
+ */
+struct nfs_export_tab {
+	uint32_t n;
 	struct nfs_export exports[NFS_EXPORT_MAX];
 	struct nfs_export_rt rt[NFS_EXPORT_MAX];
+	/* ids of exports a reload removed during this run: their handles answer ACCES (the
+	 * client lost access; the files are still there), where an id never seen is STALE */
+	uint32_t ngone;
+	uint32_t gone[NFS_GONE_MAX];
+	struct nfs_export_tab *retired_next;
+};
+
+struct nfs_fs {
+	_Atomic(struct nfs_export_tab *) tab;
+	struct nfs_export_tab *retired; /**< swapped out, not yet freed (nfs_fs_reclaim) */
 	struct nfs_state state;
 	_Atomic uint64_t verf_gen; /**< bumped after a write-back error */
 	uint64_t boot_ns;

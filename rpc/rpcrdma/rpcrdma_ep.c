@@ -106,6 +106,7 @@ struct rpcrdma_ep {
 	uint32_t inline_send, credits;
 	uint32_t inline_recv; /* what the peer may send us inline: RFC 8797 §7, both sides' words */
 	bool started, failed, closing;
+	bool quiesced; /* rpcrdma_ep_quiesce: calls received from now on wait unserved */
 	uint32_t last_key;
 	uint64_t last_iova;
 	struct rpcrdma_ep_stats st;
@@ -814,7 +815,7 @@ static void run_req(struct rpcrdma_ep *ep)
 static void server_progress(struct rpcrdma_ep *ep)
 {
 	while (ep->req.state == RPCRDMA_REQ_FREE && ep->fifo_n && !ep->stage_busy &&
-	       ep->nsend_free) {
+	       ep->nsend_free && !ep->quiesced) {
 		ep->req.rbuf = ep->fifo[ep->fifo_head];
 		ep->req.len = ep->fifo_len[ep->fifo_head];
 		ep->fifo_head = (ep->fifo_head + 1) % ep->nrecv;
@@ -1217,6 +1218,17 @@ int rpcrdma_ep_poll(struct rpcrdma_ep *ep)
 	if (ep->role == RPCRDMA_SERVER)
 		server_progress(ep);
 	return n;
+}
+
+void rpcrdma_ep_quiesce(struct rpcrdma_ep *ep)
+{
+	ep->quiesced = true;
+}
+
+bool rpcrdma_ep_busy(const struct rpcrdma_ep *ep)
+{
+	/* a call being served, or a SEND (a reply, with the WRITEs before it) not completed */
+	return !ep->failed && (ep->req.state != RPCRDMA_REQ_FREE || ep->nsend_free < ep->nsend);
 }
 
 void rpcrdma_ep_info(const struct rpcrdma_ep *ep, struct rpcrdma_ep_info *i)

@@ -182,6 +182,13 @@ struct rpcrdma_ep_info {
 void rpcrdma_ep_info(const struct rpcrdma_ep *ep, struct rpcrdma_ep_info *i);
 const struct rpcrdma_ep_stats *rpcrdma_ep_stats(const struct rpcrdma_ep *ep);
 
+/** Server: start no new call (a drain before stopping). Calls already running finish and are
+ * answered; those received from now on wait in their receive buffers, unserved, for the
+ * client to send again on its next connection. */
+void rpcrdma_ep_quiesce(struct rpcrdma_ep *ep);
+/** Server: a call is being served or a reply has not completed yet (false once failed). */
+bool rpcrdma_ep_busy(const struct rpcrdma_ep *ep);
+
 /**
  * Destroy: outstanding client calls complete with -ECANCELED, the QP is destroyed (it must be
  * out of the CM: disconnected, or never connected), the regions are deregistered and the memory

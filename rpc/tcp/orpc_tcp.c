@@ -415,9 +415,21 @@ int orpc_tcp_srv_poll(struct orpc_tcp_srv *s)
 			if (c->out)
 				continue;
 		}
-		do_read(s, c);
+		if (!s->quiesced)
+			do_read(s, c);
 	}
 	return n > 0 ? n : 0;
+}
+
+void orpc_tcp_srv_quiesce(struct orpc_tcp_srv *s)
+{
+	s->quiesced = true;
+	for (uint32_t i = 0; i < s->nfds; i++) {
+		if (s->fds[i] >= 0 && !s->fd_udp[i]) {
+			close(s->fds[i]); /* leaves the epoll set with it */
+			s->fds[i] = -1;
+		}
+	}
 }
 
 uint32_t orpc_tcp_srv_nconns(const struct orpc_tcp_srv *s)
@@ -438,7 +450,8 @@ void orpc_tcp_srv_fini(struct orpc_tcp_srv *s)
 			conn_close(s, s->conns[i],
 				   &dummy); /* one with a deferred call goes at its end */
 	for (uint32_t i = 0; i < s->nfds; i++)
-		close(s->fds[i]);
+		if (s->fds[i] >= 0)
+			close(s->fds[i]);
 	if (s->ep >= 0)
 		close(s->ep);
 	s->ep = -1;

@@ -39,6 +39,7 @@ struct orpc_tcp_srv {
 	int fds[ORPC_TCP_MAX_LISTEN]; /**< listening TCP and bound UDP sockets */
 	uint8_t fd_udp[ORPC_TCP_MAX_LISTEN];
 	uint32_t nfds;
+	bool quiesced; /**< orpc_tcp_srv_quiesce: no new connection or call */
 	uint32_t max_record;
 	struct orpc_tcp_conn *conns[ORPC_TCP_MAX_CONNS];
 	uint8_t *reply; /**< one reply buffer: a mark then the message */
@@ -63,6 +64,11 @@ int orpc_tcp_srv_poll(struct orpc_tcp_srv *s);
 
 /** Close every socket and free everything. */
 void orpc_tcp_srv_fini(struct orpc_tcp_srv *s);
+
+/** A drain before stopping: close the listening TCP sockets (no new connection) and read no
+ * new call from the connections; replies of the calls in flight still go out, and UDP sockets
+ * keep answering. Calls left unread are the client's to send again after it reconnects. */
+void orpc_tcp_srv_quiesce(struct orpc_tcp_srv *s);
 
 /** Live connections. */
 uint32_t orpc_tcp_srv_nconns(const struct orpc_tcp_srv *s);

@@ -10,6 +10,8 @@
 #   rpcinfo_vm  the VM's rpcinfo vs droce's portmapper at droce's address (rpcinfo_vm.sh)
 #   nfs_mount   the VM's Linux NFS client mounts droce-nfsd (rdma, tcp) and runs cthon04 (nfs_mount.sh)
 #   nfs_lock    the same without nolock: cthon04 lock, flock, reclaim after a restart (nfs_lock.sh)
+#   nfs_appliance  droce-nfsd from one INI: restart under a writer, SIGHUP reload (nfs_appliance.sh)
+#   demo        the README's main job, scripts/demo.sh --check (demo.sh)
 # Each test joins the suite's lab through LABI_SHARED (lab_up checks the VM answers, lab_down
 # ends only what the test started and resets the VM: tools killed, netem removed). A VM that a
 # test had to kill (it stopped answering) is booted again before the next test, and the
@@ -28,12 +30,12 @@ PROBE=$(readlink -f "$4")
 ROOT=$5
 shift 5
 TESTS=("$@")
-[ ${#TESTS[@]} -gt 0 ] || TESTS=(pingpong rping bad_rkey lossy perftest knfsd rpcinfo_vm nfs_mount nfs_lock)
+[ ${#TESTS[@]} -gt 0 ] || TESTS=(pingpong rping bad_rkey lossy perftest knfsd rpcinfo_vm nfs_mount nfs_lock nfs_appliance demo)
 # the bound of each test (its own bounds are tighter; this one catches a hung script)
 declare -A BOUND=([pingpong]=600 [rping]=600 [bad_rkey]=600 [lossy]=900 [perftest]=1500 [knfsd]=600
-	[rpcinfo_vm]=300 [nfs_mount]=1500 [nfs_lock]=1500)
+	[rpcinfo_vm]=300 [nfs_mount]=1500 [nfs_lock]=1500 [nfs_appliance]=900 [demo]=600)
 declare -A BIN=([pingpong]=$PINGPONG [rping]=$PING [bad_rkey]=$PING [lossy]=$PING [perftest]=$PERF
-	[knfsd]=$PROBE [rpcinfo_vm]=$PROBE [nfs_mount]=$PROBE [nfs_lock]=$PROBE)
+	[knfsd]=$PROBE [rpcinfo_vm]=$PROBE [nfs_mount]=$PROBE [nfs_lock]=$PROBE [nfs_appliance]=$PROBE [demo]=$PROBE)
 
 LABI_ARTIFACTS=$ROOT/suite
 mkdir -p "$LABI_ARTIFACTS"

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Integration test: droce-nfsd --metrics in stack mode (the RoCE stack on net_af_packet over a
-# veth end, in a namespace; docs/observability.md). The metrics listener is bound to droce's
-# own address, which the kernel holds on droce's exception TAP, and is polled from the
-# lcore's serve_poll (not from an epoll wait as with --listen). The clients run in droce's
-# namespace, so their traffic stays in the kernel (a peer host's would cross droce's stack
-# and the TAP; that path is the exception TAP's own tests'):
-#   1. droce-nfsd serves, and says where its metrics are;
+# Integration test: droce-nfsd's metrics in stack mode, from [nfs] metrics in the INI (the
+# RoCE stack on net_af_packet over a veth end, in a namespace; docs/observability.md). The
+# metrics listener is bound to droce's own address, which the kernel holds on droce's
+# exception TAP, and is polled from the lcore's serve_poll (not from an epoll wait as with
+# --listen). The clients run in droce's namespace, so their traffic stays in the kernel (a
+# peer host's would cross droce's stack and the TAP; that path is the exception TAP's own
+# tests'):
+#   1. droce-nfsd serves, and says where its metrics are (from [nfs] metrics);
 #   2. libnfs's nfs-cat reads a file over TCP from droce's address (MOUNT, then NFSv3);
 #   3. a scrape at droce's address: 200, READ counted once, its histogram's count 1, 3 bytes
 #      read, the RDMA series there (rdma_connections 0, svc="rdma" outcomes);
@@ -29,13 +30,15 @@ trap lab_down EXIT
 lab_up
 lab_config b "$LAB_VETH_B" "$LAB_TAP_B" "$LAB_IP4_B" "$LAB_IP6_B" 0
 sed -i 's/^memory = .*/memory = 512/' "$LAB_DIR/b.ini"
+M="$LAB_IP4_B:9464"
+# the endpoint from the INI this time ([nfs] metrics; nfs_metrics uses --metrics)
+printf '\n[nfs]\nmetrics = %s\n' "$M" >> "$LAB_DIR/b.ini"
 mkdir -p "$LAB_DIR/exp" "$LAB_DIR/state"
 printf 'hi\n' > "$LAB_DIR/exp/f"
 echo "$LAB_DIR/exp 10.77.0.0/24(rw,no_root_squash,insecure)" > "$LAB_DIR/exports"
-M="$LAB_IP4_B:9464"
 
 ip netns exec "$LAB_NS_B" timeout 120 "$NFSD" --config "$LAB_DIR/b.ini" \
-	--exports "$LAB_DIR/exports" --state "$LAB_DIR/state" --metrics "$M" --seconds 100 \
+	--exports "$LAB_DIR/exports" --state "$LAB_DIR/state" --seconds 100 \
 	> "$LAB_DIR/nfsd.log" 2>&1 &
 LAB_PID_nfsd=$!
 LAB_PIDS+=($LAB_PID_nfsd)

@@ -36,9 +36,61 @@ run badopt 2 "bogus_option" --exports "$out/badopt"
 run nopath 2 "$out/nowhere" --exports "$out/nopath"
 run notdir 2 "not a directory" --exports "$out/notdir"
 run badsec 2 "krb5" --exports "$out/badsec"
-run noexports 2 "needs --exports" --config "$out/bad.ini"
+run noexports 2 "no exports: give --exports FILE" --config "$out/bad.ini"
 run badconfig 2 "bogus_key" --exports "$out/good" --config "$out/bad.ini"
 run missing 2 "cannot read" --exports "$out/absent"
-check "--check wrote nothing (the state directory it was given was not made)" [ ! -e "$out/state" ]
+# the config file: [nfs] keys and [export NAME] sections (docs/config.md), each bad value named
+# with its key, its value and what is accepted
+exp_sec="[export a]
+path = $out/a
+clients = 10.0.0.0/8(rw,no_root_squash) *(ro)"
+# ini NAME LINES...: a config with [nfs] LINES and export a
+ini() {
+	local name=$1
+	shift
+	{ echo "[nfs]"; printf '%s\n' "$@"; echo; echo "$exp_sec"; } > "$out/$name.ini"
+}
+ini good_ini "threads = 8" "grace = 30" "credits = 64" "inline = 65536" "max_io = 262144" \
+	"connections = 32" "drain = 5" "versions = 3" "state = $out/st2" "metrics = 127.0.0.1:9464"
+run good_ini 0 "1 export(s) ok" --listen 127.0.0.1 --config "$out/good_ini.ini"
+# the stack's and droce-nfsd's sections in one file: each reader skips the other's
+{ printf '%s\n' "[eal]" "lcores = 0" "[port0]" "vdev = net_ring0" "ipv4 = 10.9.0.1/24"; cat "$out/good_ini.ini"; } > "$out/both.ini"
+run both 0 "1 export(s) ok" --config "$out/both.ini"
+for kv in "threads = 65|from 0 to 64" "grace = 3601|from 0 to 3600" "credits = 0|from 1 to 1024" \
+	"inline = 512|from 1024 to 65536" "max_io = 2097152|from 4096 to 1048576" \
+	"max_io = 6000|a multiple of 4096" "connections = 65|from 1 to 64" "drain = -1|from 0 to 600" \
+	"threads = four|an integer" "versions = 4.2|NFSv3 only" "metrics = 9464|IP:PORT" \
+	"metrics = 127.0.0.1:70000|IP:PORT" "state = relative/dir|an absolute path" \
+	"exports = exports.txt|an absolute path" "lease = 90|unknown key; known: exports state"; do
+	line=${kv%%|*}
+	why=${kv#*|}
+	key=${line%% *}
+	n="key_${key}_$(echo "$line" | tr -c 'a-z0-9' _)"
+	ini "$n" "$line"
+	run "$n" 2 "\[nfs\] $line: .*$why" --listen 127.0.0.1 --config "$out/$n.ini"
+done
+printf '%s\n' "[export a]" "clients = *(rw)" > "$out/nopath.ini"
+run export_nopath 2 "\[export a\]: needs path = " --listen 127.0.0.1 --config "$out/nopath.ini"
+printf '%s\n' "[export a]" "path = $out/a" > "$out/noclients.ini"
+run export_noclients 2 "\[export a\]: needs clients = " --listen 127.0.0.1 --config "$out/noclients.ini"
+printf '%s\n' "[export a]" "path = $out/a" "clients = *(rw,nosuch)" > "$out/badclient.ini"
+run export_badoption 2 "\[export a\] clients = \*(rw,nosuch): unknown option .nosuch." \
+	--listen 127.0.0.1 --config "$out/badclient.ini"
+printf '%s\n' "[export a]" "path = $out/a" "clients = *" "ro = yes" > "$out/badkey.ini"
+run export_badkey 2 "\[export a\] ro = yes: unknown key; known: path clients" \
+	--listen 127.0.0.1 --config "$out/badkey.ini"
+printf '%s\n' "[export]" "path = $out/a" "clients = *" > "$out/noname.ini"
+run export_noname 2 "name the export: \[export NAME\]" --listen 127.0.0.1 --config "$out/noname.ini"
+printf '%s\n' "[export a]" "path = $out/nowhere" "clients = *" > "$out/nodir.ini"
+run export_nodir 2 "$out/nowhere" --listen 127.0.0.1 --config "$out/nodir.ini"
+ini both_forms "exports = $out/good"
+run both_forms 2 "give one or the other" --listen 127.0.0.1 --config "$out/both_forms.ini"
+printf '%s\n' "[nfs]" "exports = $out/good" > "$out/exports_key.ini"
+run exports_key 0 "$out/good: 2 export(s) ok" --listen 127.0.0.1 --config "$out/exports_key.ini"
+run cmdline_threads 2 "the command line: \[nfs\] threads = 99: expected an integer from 0 to 64" \
+	--listen 127.0.0.1 --config "$out/good_ini.ini" --threads 99
+run cmdline_wins 0 "2 export(s) ok" --listen 127.0.0.1 --config "$out/good_ini.ini" --exports "$out/good"
+check "--check wrote nothing (the state directories it was given were not made)" \
+	[ ! -e "$out/state" -a ! -e "$out/st2" ]
 echo "# nfsd_check: $fails failed"
 [ "$fails" = 0 ]

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nfsd_conf.h - droce-nfsd's part of the INI file: the [nfs] section and the exports, given
+ * either as [export NAME] sections or as "exports = PATH" naming an exports(5) file. The
+ * stack's sections ([eal], [portN], ...) in the same file are stk_config's; each reader skips
+ * the other's. Every key and its default is in docs/config.md.
+ *
+ *   [nfs]
+ *   exports = /etc/droce/exports   ; or [export NAME] sections, not both
+ *   state = /var/lib/droce-nfsd
+ *   threads = 4                    ; helper threads for file-system calls (0: on the lcore)
+ *   grace = 90                     ; NLM grace period after start, seconds
+ *   versions = 3
+ *   credits = 128                  ; RPC-over-RDMA credits granted per connection
+ *   inline = 4096                  ; largest inline message received, bytes
+ *   max_io = 1048576               ; rsize/wsize offered (FSINFO rtmax/wtmax)
+ *   connections = 16               ; RPC-over-RDMA connections at once
+ *   drain = 10                     ; SIGTERM: seconds to finish the calls in flight
+ *   metrics = 127.0.0.1:9464       ; the Prometheus endpoint (off when absent)
+ *
+ *   [export data]
+ *   path = /srv/data
+ *   clients = 10.77.0.0/24(rw,no_root_squash) *(ro)
+ *
+ * A bad value is reported as "FILE: [section] key = value: what is accepted".
+ */
+#ifndef NFSD_CONF_H
+#define NFSD_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NFSD_CONNS_MAX 64u
+
+struct nfsd_conf {
+	char exports_file[512]; /**< "exports = PATH", or empty */
+	char *exports_text;	/**< exports(5) text built from [export NAME] sections, or NULL */
+	uint32_t nexport_sections;
+	char state[512];
+	uint32_t threads, grace_s, credits, inline_max, max_io, connections, drain_s;
+	char metrics[128]; /**< "IP:PORT", or empty */
+};
+
+/** The defaults (docs/config.md). */
+void nfsd_conf_default(struct nfsd_conf *c);
+
+/**
+ * Read [nfs] and [export NAME] from path on top of what c holds; other sections are left to
+ * the stack. @return 0, or -errno with err naming the file, section, key and what is accepted
+ */
+int nfsd_conf_load(const char *path, struct nfsd_conf *c, char *err, size_t errlen);
+
+/** Set one [nfs] key as the file would (the command line's --state, --grace, --threads):
+ * the message names origin instead of a file. @return 0 or -EINVAL with err */
+int nfsd_conf_set(struct nfsd_conf *c, const char *origin, const char *key, const char *value,
+		  char *err, size_t errlen);
+
+/** Free what nfsd_conf_load allocated. */
+void nfsd_conf_free(struct nfsd_conf *c);
+
+/** The sections this reader owns, for stk_config's upper_sections. */
+extern const char *const nfsd_conf_sections[];
+
+#endif /* NFSD_CONF_H */
