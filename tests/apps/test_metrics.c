@@ -361,7 +361,9 @@ static void test_slow_reader(void **state)
 		usleep(500);
 	}
 	assert_int_equal(app_metrics_stats(m)->scrapes, 1);
-	assert_true(worst < 0.05);
+	/* a blocked send would hang here until the client reads; the bound is loose for loaded
+	 * or sanitized runs */
+	assert_true(worst < 0.5);
 	assert_int_equal(app_metrics_poll(m), 1); /* still writing to the slow one */
 	/* the bound of 8 is not reached: a second client is answered meanwhile */
 	fast = connect_to(app_metrics_port(m));
