@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mount_xdr.h"
 #include "nfsd_metrics.h"
 
 #define P "droce_nfsd_"
@@ -84,6 +85,8 @@ static void nfs_total(const struct nfsd_metrics_src *s, struct nfs3_stats *t)
 		t->status_err += st->status_err;
 		t->read_bytes += st->read_bytes;
 		t->write_bytes += st->write_bytes;
+		for (uint32_t p = 0; p < MOUNT_NPROCS; p++)
+			t->mount_proc[p] += st->mount_proc[p];
 		t->deferred += st->deferred;
 		t->sync_fallback += st->sync_fallback;
 	}
@@ -124,6 +127,12 @@ static void write_nfs3(struct app_buf *b, const struct nfsd_metrics_src *s)
 		else
 			continue; /* an unused slot */
 		app_prom_sample(b, P "nfs3_replies_total", lab, t.status[k]);
+	}
+	app_prom_family(b, P "mount_calls_total", "counter",
+			"MOUNT v1/v3 calls, by procedure (TCP and UDP)");
+	for (uint32_t p = 0; p < MOUNT_NPROCS; p++) {
+		snprintf(lab, sizeof(lab), "proc=\"%s\"", nfs_mnt_proc_name(p));
+		app_prom_sample(b, P "mount_calls_total", lab, t.mount_proc[p]);
 	}
 	counter(b, P "nfs3_errors_total", "NFSv3 replies with a status other than NFS3_OK",
 		t.status_err);

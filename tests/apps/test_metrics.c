@@ -125,6 +125,7 @@ static void test_nfsd_text(void **state)
 	sv.st.status[0] = 3;
 	sv.st.status_err = 1;
 	sv.st.read_bytes = 12288;
+	sv.st.mount_proc[1] = 2;
 	nfsd_metrics_write(&b, &src);
 	assert_false(b.failed);
 	assert_non_null(strstr(b.p, "# HELP droce_nfsd_start_time_seconds "));
@@ -157,6 +158,8 @@ static void test_nfsd_text(void **state)
 		strstr(b.p, "\ndroce_nfsd_nfs3_replies_total{status=\"NFS3ERR_NOSPC\"} 1\n"));
 	assert_non_null(strstr(b.p, "\ndroce_nfsd_nfs3_replies_total{status=\"other\"} 0\n"));
 	assert_non_null(strstr(b.p, "\ndroce_nfsd_nfs3_errors_total 1\n"));
+	assert_non_null(strstr(b.p, "\ndroce_nfsd_mount_calls_total{proc=\"NULL\"} 0\n"
+				    "droce_nfsd_mount_calls_total{proc=\"MNT\"} 2\n"));
 	assert_non_null(strstr(b.p, "\ndroce_nfsd_nfs3_read_bytes_total 12288\n"));
 	assert_non_null(strstr(b.p, "\ndroce_nfsd_helper_threads 4\n"));
 	/* what src does not give is left out */

@@ -256,6 +256,10 @@ check("droce_nfsd_nfs3_replies_total: NFS3_OK 13, NFS3ERR_NOENT 2",
       m.get('droce_nfsd_nfs3_replies_total{status="NFS3_OK"}') == 13 and
       m.get('droce_nfsd_nfs3_replies_total{status="NFS3ERR_NOENT"}') == 2)
 check("droce_nfsd_nfs3_errors_total is 2", m.get("droce_nfsd_nfs3_errors_total") == 2)
+mnt = {k: v for k, v in m.items() if k.startswith("droce_nfsd_mount_calls_total{")}
+check("droce_nfsd_mount_calls_total: MNT 1, the other five 0 (%s)" % mnt,
+      len(mnt) == 6 and mnt.get('droce_nfsd_mount_calls_total{proc="MNT"}') == 1 and
+      sum(mnt.values()) == 1)
 h = m.get("droce_nfsd_helper_calls_total", -1) + m.get("droce_nfsd_helper_inline_total", -1)
 check("the 12 calls other than NULL ran on helper threads or inline (%s)" % h, h == 12)
 check("droce_nfsd_helper_queue_depth is 0 when idle", m.get("droce_nfsd_helper_queue_depth") == 0)
