@@ -29,6 +29,7 @@
  * [nfs] drain seconds), the exported file systems are synced, then it exits; a second
  * SIGTERM/SIGINT cuts the drain short. Everything is polled from the main lcore's loop.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
@@ -126,6 +127,22 @@ static struct {
 	uint64_t reloads, reload_failures;
 	struct app_metrics *metrics; /* [nfs] metrics, --metrics */
 } g;
+
+/* Who is connected, for /droce/nfs/clients: the lcore writes a snapshot twice a second into
+ * the buffer readers are not on, then bumps seq; the telemetry thread copies the other one and
+ * checks seq did not move meanwhile (the endpoints themselves are never read off the lcore). */
+#define CLIENT_ROWS (NFSD_CONNS_MAX + 64)
+struct client_row {
+	bool rdma;
+	char addr[INET6_ADDRSTRLEN + 8];
+	uint64_t calls, credits, overruns, ddp_read_bytes, ddp_write_bytes;
+};
+static struct {
+	_Atomic uint32_t seq;
+	uint32_t n[2];
+	struct client_row rows[2][CLIENT_ROWS];
+	uint64_t next_ns;
+} snap;
 
 static volatile sig_atomic_t stop, hup;
 
@@ -239,6 +256,104 @@ static char *read_file(const char *path)
 	}
 	fclose(f);
 	return buf;
+}
+
+/* ---- who is connected ---- */
+
+static void peer_addr(const struct sockaddr_storage *a, char *buf, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN] = "?";
+
+	if (a->ss_family == AF_INET) {
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)a)->sin_addr, ip, sizeof(ip));
+		snprintf(buf, len, "%s:%u", ip, ntohs(((const struct sockaddr_in *)a)->sin_port));
+	} else if (a->ss_family == AF_INET6) {
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)a)->sin6_addr, ip, sizeof(ip));
+		snprintf(buf, len, "[%s]:%u", ip, ntohs(((const struct sockaddr_in6 *)a)->sin6_port));
+	} else {
+		snprintf(buf, len, "?");
+	}
+}
+
+/* On the lcore, twice a second: the connections as they are now. */
+static void clients_snapshot(void)
+{
+	uint32_t w = (atomic_load_explicit(&snap.seq, memory_order_relaxed) + 1) & 1, n = 0;
+	struct orpc_peer peers[64];
+	uint64_t now = now_ns();
+
+	if (now < snap.next_ns)
+		return;
+	snap.next_ns = now + 500000000ull;
+	for (uint32_t k = 0; k < NFSD_CONNS_MAX && n < CLIENT_ROWS; k++) {
+		struct client_row *c = &snap.rows[w][n];
+		const struct rpcrdma_ep_stats *es;
+		struct rpcrdma_ep_info info;
+		char ip[INET6_ADDRSTRLEN];
+
+		if (!g.conns[k].ep || !g.conns[k].id || g.conns[k].closing)
+			continue;
+		rpcrdma_ep_info(g.conns[k].ep, &info);
+		es = rpcrdma_ep_stats(g.conns[k].ep);
+		stk_ipaddr_str(&g.conns[k].id->remote_ip, ip, sizeof(ip));
+		*c = (struct client_row){.rdma = true,
+					 .calls = es->rx_msgs,
+					 .credits = info.credits,
+					 .overruns = es->credit_overrun,
+					 .ddp_read_bytes = es->ddp_read_bytes,
+					 .ddp_write_bytes = es->ddp_write_bytes};
+		snprintf(c->addr, sizeof(c->addr), "%s:%u", ip, g.conns[k].id->remote_port);
+		n++;
+	}
+	for (int srv = 0; srv < 2; srv++) {
+		const struct orpc_tcp_srv *t = srv ? &g.lock_tcp : &g.tcp;
+		uint32_t np = (srv ? g.lock_tcp_up : g.tcp_up) ? orpc_tcp_srv_peers(t, peers, 64) : 0;
+
+		for (uint32_t i = 0; i < np && n < CLIENT_ROWS; i++, n++) {
+			snap.rows[w][n] = (struct client_row){.rdma = false};
+			peer_addr(&peers[i].addr, snap.rows[w][n].addr, sizeof(snap.rows[w][n].addr));
+		}
+	}
+	snap.n[w] = n;
+	atomic_fetch_add_explicit(&snap.seq, 1, memory_order_release);
+}
+
+/* /droce/nfs/clients: one entry per connection, "rdma ADDR:PORT" or "tcp ADDR:PORT" */
+static int tel_clients(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	static struct client_row rows[CLIENT_ROWS];
+	uint32_t n = 0;
+
+	(void)cmd, (void)params;
+	for (int tries = 0; tries < 5; tries++) {
+		uint32_t s1 = atomic_load_explicit(&snap.seq, memory_order_acquire);
+
+		n = snap.n[s1 & 1];
+		memcpy(rows, snap.rows[s1 & 1], sizeof(rows[0]) * n);
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&snap.seq, memory_order_relaxed) == s1)
+			break;
+		n = 0;
+	}
+	rte_tel_data_start_dict(d);
+	for (uint32_t i = 0; i < n; i++) {
+		struct rte_tel_data *c = rte_tel_data_alloc();
+		char key[RTE_TEL_MAX_STRING_LEN];
+
+		if (!c)
+			return -ENOMEM;
+		rte_tel_data_start_dict(c);
+		if (rows[i].rdma) {
+			rte_tel_data_add_dict_u64(c, "calls", rows[i].calls);
+			rte_tel_data_add_dict_u64(c, "credits", rows[i].credits);
+			rte_tel_data_add_dict_u64(c, "credit_overruns", rows[i].overruns);
+			rte_tel_data_add_dict_u64(c, "ddp_read_bytes", rows[i].ddp_read_bytes);
+			rte_tel_data_add_dict_u64(c, "ddp_write_bytes", rows[i].ddp_write_bytes);
+		}
+		snprintf(key, sizeof(key), "%s %s", rows[i].rdma ? "rdma" : "tcp", rows[i].addr);
+		rte_tel_data_add_dict_container(d, key, c, 0);
+	}
+	return 0;
 }
 
 /* ---- the exports: where they come from, and SIGHUP ---- */
@@ -443,12 +558,15 @@ static bool life_step(bool time_up)
 static void serve_poll(struct stk_lcore *lc, void *arg)
 {
 	struct roce_cm_event ev;
+	unsigned work = 0;
 
-	(void)lc, (void)arg;
+	(void)arg;
 	if (g.pool)
-		nfs_pool_poll(g.pool, nfs3_pool_done, 64);
-	while (roce_cm_get_event(g.cm, &ev) == 0)
+		work += nfs_pool_poll(g.pool, nfs3_pool_done, 64);
+	while (roce_cm_get_event(g.cm, &ev) == 0) {
 		on_cm_event(&ev);
+		work++;
+	}
 	for (uint32_t k = 0; k < NFSD_CONNS_MAX; k++) {
 		struct rpcrdma_ep_info info;
 
@@ -458,7 +576,7 @@ static void serve_poll(struct stk_lcore *lc, void *arg)
 		}
 		if (!g.conns[k].ep || g.conns[k].closing)
 			continue;
-		rpcrdma_ep_poll(g.conns[k].ep);
+		work += (unsigned)rpcrdma_ep_poll(g.conns[k].ep);
 		/* an RDMA error or a flush ends the connection: the client reconnects */
 		rpcrdma_ep_info(g.conns[k].ep, &info);
 		if (info.failed && g.conns[k].id) {
@@ -467,13 +585,17 @@ static void serve_poll(struct stk_lcore *lc, void *arg)
 		}
 	}
 	if (g.tcp_up)
-		orpc_tcp_srv_poll(&g.tcp);
+		work += (unsigned)orpc_tcp_srv_poll(&g.tcp);
 	if (g.lock_tcp_up)
-		orpc_tcp_srv_poll(&g.lock_tcp);
+		work += (unsigned)orpc_tcp_srv_poll(&g.lock_tcp);
 	if (g.nlm_up)
-		nlm_server_poll(&g.nlm);
-	if (g.metrics)
-		app_metrics_poll(g.metrics);
+		work += nlm_server_poll(&g.nlm); /* callbacks in flight, on sockets of their own */
+	if (g.metrics) /* a scrape being answered keeps the lcore awake too */
+		work += app_metrics_poll(g.metrics);
+	/* a call with the helpers: stay awake for its end (the idle back-off, [stack]) */
+	work += calls_in_flight() || atomic_load(&g.reload_phase) != RELOAD_IDLE;
+	stk_lcore_work(lc, work);
+	clients_snapshot();
 	reload_poll();
 	if (life_step(g.end && rte_get_tsc_cycles() > g.end))
 		stk_stop();
@@ -585,6 +707,15 @@ static void print_stats(void)
 			printf("nfs3: %s tcp %llu rdma %llu\n", names[p],
 			       (unsigned long long)g.tcp_nfs.st.proc[p],
 			       (unsigned long long)g.rdma_nfs.st.proc[p]);
+	{
+		static const char *const mnames[MOUNT_NPROCS] = {"NULL", "MNT",	    "DUMP",
+								 "UMNT", "UMNTALL", "EXPORT"};
+
+		for (uint32_t p = 0; p < MOUNT_NPROCS; p++)
+			if (g.tcp_nfs.st.mount_proc[p])
+				printf("mount: %s %llu\n", mnames[p],
+				       (unsigned long long)g.tcp_nfs.st.mount_proc[p]);
+	}
 	printf("nfs3: calls on helper threads %llu, run inline for want of scratch %llu\n",
 	       (unsigned long long)(g.tcp_nfs.st.deferred + g.rdma_nfs.st.deferred),
 	       (unsigned long long)(g.tcp_nfs.st.sync_fallback + g.rdma_nfs.st.sync_fallback));
@@ -1043,6 +1174,10 @@ int main(int argc, char **argv)
 				       "NFS server counters: calls, outcomes, errors, bytes, DRC. "
 				       "No params") != 0)
 		fprintf(stderr, "droce-nfsd: /droce/nfs not registered with telemetry\n");
+	if (rte_telemetry_register_cmd("/droce/nfs/clients", tel_clients,
+				       "Connections: rdma/tcp ADDR:PORT, calls, credits granted, "
+				       "overruns, DDP bytes. No params") != 0)
+		fprintf(stderr, "droce-nfsd: /droce/nfs/clients not registered with telemetry\n");
 	if (rte_telemetry_register_cmd(
 		    "/droce/nlm", tel_nlm,
 		    "Lock counters: NLM calls and answers, locks, waiters, grace, "

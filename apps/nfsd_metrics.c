@@ -141,11 +141,12 @@ static void write_nfs3(struct app_buf *b, const struct nfsd_metrics_src *s)
 	counter(b, P "nfs3_written_bytes_total", "bytes written by successful NFSv3 WRITEs",
 		t.write_bytes);
 	counter(b, P "helper_calls_total",
-		"NFSv3 calls whose file-system work ran on a helper "
+		"calls (NFSv3 but NULL, and MOUNT's MNT) whose file-system work ran on a helper "
 		"thread",
 		t.deferred);
 	counter(b, P "helper_inline_total",
-		"NFSv3 calls run on the loop although helper threads exist (no scratch space)",
+		"such calls run on the loop although helper threads exist (no scratch space, or "
+		"over UDP)",
 		t.sync_fallback);
 	gauge(b, P "helper_queue_depth", "NFSv3 calls with the helper threads now",
 	      s->pool ? nfs_pool_inflight(s->pool) : 0);

@@ -65,6 +65,9 @@ CONF=$LABI_DIR/droce-nfsd.ini
 	cat "$LABI_DIR/droce.ini"
 	cat <<EOF
 
+[stack]
+idle_sleep_us = 50
+
 [nfs]
 state = $LABI_DIR/state
 threads = 4

@@ -19,6 +19,7 @@ PKGS=(
 	clang-format                       # the house style check
 	tshark                             # wire-format checks
 	iproute2 iputils-ping procps kmod  # namespaces, veth, ping, sysctl
+	strace                             # nfsd_durable: the order of syncs and replies
 	qemu-system-x86 busybox-static     # the interop lab's VMs (tests/interop, docs/interop.md)
 	libibverbs-dev librdmacm-dev       # the interop lab's own verbs programs (tests/interop/*.c)
 	gnuplot-nox                        # cc-bench's DCQCN plot (bench/README.md, cc)

@@ -26,6 +26,7 @@ void stk_config_default(struct stk_config *cfg)
 	cfg->mbuf_cache = 256;
 	cfg->mbuf_data_room = 2048 + 128; /* RTE_MBUF_DEFAULT_BUF_SIZE */
 	cfg->exc_ring_size = 1024;
+	cfg->idle_after_us = 1000;
 	stk_neigh_params_default(&cfg->neigh);
 }
 
@@ -213,6 +214,48 @@ static int neigh_entry(struct ctx *c, const char *sec, const char *k, const char
 		   "pending_total");
 }
 
+/* "N" (every lcore) or "LCORE:N LCORE:N ..." (those lcores; the others spin), N in µs */
+static int idle_list(struct ctx *c, const char *sec, const char *k, const char *v,
+		     struct stk_config *cfg)
+{
+	uint32_t us[STK_MAX_LCORES] = {0};
+	const char *p = v;
+	bool all = !strchr(v, ':');
+
+	while (*p) {
+		unsigned long lc = 0, n;
+		char *end;
+
+		while (*p == ' ' || *p == ',')
+			p++;
+		if (!*p)
+			break;
+		if (!all) {
+			lc = strtoul(p, &end, 10);
+			if (end == p || *end != ':' || lc >= STK_MAX_LCORES)
+				return bad(c, sec, k, v,
+					   "expected N (µs, every lcore) or LCORE:N pairs with "
+					   "LCORE below %u",
+					   STK_MAX_LCORES);
+			p = end + 1;
+		}
+		n = strtoul(p, &end, 10);
+		if (end == p || n > 10000 || (*end && *end != ' ' && *end != ','))
+			return bad(c, sec, k, v, "expected sleeps from 0 to 10000 µs");
+		p = end;
+		if (all) {
+			for (unsigned i = 0; i < STK_MAX_LCORES; i++)
+				us[i] = (uint32_t)n;
+			if (*p)
+				return bad(c, sec, k, v, "one number, or LCORE:N pairs");
+		} else {
+			us[lc] = (uint32_t)n;
+		}
+	}
+	memcpy(cfg->idle_sleep_us, us, sizeof(us));
+	return 0;
+}
+
 static int stack_entry(struct ctx *c, const char *sec, const char *k, const char *v, void *obj)
 {
 	struct stk_config *cfg = obj;
@@ -224,7 +267,11 @@ static int stack_entry(struct ctx *c, const char *sec, const char *k, const char
 			return bad(c, sec, k, v, "must be a power of two");
 		return rc;
 	}
-	return bad(c, sec, k, v, "unknown key; known: exception_ring");
+	if (!strcmp(k, "idle_after_us"))
+		return get_uint(c, sec, k, v, 0, 1000000, &cfg->idle_after_us);
+	if (!strcmp(k, "idle_sleep_us"))
+		return idle_list(c, sec, k, v, cfg);
+	return bad(c, sec, k, v, "unknown key; known: exception_ring idle_sleep_us idle_after_us");
 }
 
 /* "26:3,48:6": DSCP:priority entries on top of the DSCP >> 3 default */

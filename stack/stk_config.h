@@ -13,6 +13,8 @@
 #include "stk_impair.h"
 #include "stk_neigh.h"
 
+#define STK_MAX_LCORES 128u /**< lcore ids the [stack] idle_sleep_us list may name */
+
 #define STK_MAX_VDEVS 16
 #define STK_CFG_STR 256
 
@@ -65,6 +67,10 @@ struct stk_config {
 	struct stk_neigh_params neigh;
 	/* [stack] */
 	unsigned exc_ring_size;
+	/** idle back-off per EAL lcore id: sleep this long (µs) once the loop has had nothing to
+	 * do for idle_after_us; 0 = spin (default) */
+	uint32_t idle_sleep_us[STK_MAX_LCORES];
+	uint32_t idle_after_us;
 	/* [portN] */
 	unsigned nb_ports;
 	struct stk_port_conf ports[STK_MAX_PORTS];

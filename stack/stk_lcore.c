@@ -11,6 +11,8 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
@@ -605,16 +607,53 @@ unsigned stk_lcore_poll(struct stk_lcore *lc)
 	return total;
 }
 
+void stk_lcore_set_idle(struct stk_lcore *lc, uint32_t sleep_us, uint32_t after_us)
+{
+	lc->idle_sleep_ns = (uint64_t)sleep_us * 1000u;
+	lc->idle_after_cycles = rte_get_tsc_hz() / 1000000u * after_us;
+	lc->last_busy = rte_get_tsc_cycles();
+}
+
+/* After a round of the loop: busy when it received or sent a frame or a hook said it worked;
+ * after idle_after of none, a short sleep. */
+static void idle_step(struct stk_lcore *lc, unsigned rx)
+{
+	uint64_t tx = 0, now = rte_get_tsc_cycles();
+	struct timespec ts;
+
+	for (uint16_t i = 0; i < stk_iface_count() && i < STK_MAX_PORTS; i++)
+		tx += lc->stats[i].c[STK_CNT_tx_pkts];
+	if (rx || lc->work || tx != lc->tx_seen) {
+		lc->last_busy = now;
+		lc->tx_seen = tx;
+		lc->work = 0;
+		return;
+	}
+	if (now - lc->last_busy < lc->idle_after_cycles)
+		return;
+	ts.tv_sec = 0;
+	ts.tv_nsec = (long)lc->idle_sleep_ns;
+	nanosleep(&ts, NULL);
+	lc->idle_sleeps++;
+}
+
 int stk_lcore_main(void *arg)
 {
 	struct stk_lcore *lc = arg ? arg : stk_lcore_self();
 
 	if (!lc)
 		return -EINVAL;
-	STK_LOG(INFO, "lcore %u: worker %u, %u RX queue(s)%s", lc->lcore_id, lc->index, lc->nb_rxq,
-		lc->exc_owner ? ", exception path" : "");
-	while (!stk_stopping())
-		stk_lcore_poll(lc);
+	STK_LOG(INFO, "lcore %u: worker %u, %u RX queue(s)%s%s", lc->lcore_id, lc->index,
+		lc->nb_rxq, lc->exc_owner ? ", exception path" : "",
+		lc->idle_sleep_ns ? ", idle back-off" : "");
+	if (lc->idle_sleep_ns)
+		prctl(PR_SET_TIMERSLACK, 1000UL); /* sleeps as asked, not 50 µs later */
+	while (!stk_stopping()) {
+		unsigned n = stk_lcore_poll(lc);
+
+		if (lc->idle_sleep_ns)
+			idle_step(lc, n);
+	}
 	stk_lcore_flush(lc);
 	return 0;
 }

@@ -84,7 +84,27 @@ struct stk_lcore {
 		void *arg;
 	} poll[STK_MAX_POLL];
 	struct stk_port_stats stats[STK_MAX_PORTS];
+	/* idle back-off (stk_lcore_set_idle): 0 = spin */
+	uint64_t idle_sleep_ns, idle_after_cycles;
+	uint64_t last_busy, tx_seen;
+	unsigned work;	      /**< stk_lcore_work() since the last look */
+	uint64_t idle_sleeps; /**< sleeps taken (telemetry: /droce/lcores) */
 };
+
+/**
+ * Idle back-off: once @p lc's loop has received nothing, sent nothing and heard of no work
+ * (stk_lcore_work) for @p after_us, it sleeps @p sleep_us between rounds until something
+ * happens, so an idle lcore gives its core back. The price: up to @p sleep_us more latency
+ * for the first packet after a quiet spell. sleep_us 0 spins (the default).
+ */
+void stk_lcore_set_idle(struct stk_lcore *lc, uint32_t sleep_us, uint32_t after_us);
+
+/** A poll hook did work that no frame shows (a helper thread's job came back, a socket was
+ * read): keeps the lcore from backing off. */
+static inline void stk_lcore_work(struct stk_lcore *lc, unsigned n)
+{
+	lc->work += n;
+}
 
 /** @return the stack's lcore context of EAL lcore @p lcore_id, or NULL. */
 struct stk_lcore *stk_lcore_get(unsigned lcore_id);

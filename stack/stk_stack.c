@@ -516,6 +516,8 @@ int stk_setup(const struct stk_config *cfg)
 			rc = -rte_errno;
 			goto fail;
 		}
+		if (id < STK_MAX_LCORES && cfg->idle_sleep_us[id])
+			stk_lcore_set_idle(lc, cfg->idle_sleep_us[id], cfg->idle_after_us);
 		for (uint16_t i = 0; i < stk.nb_ifaces; i++) {
 			lc->rxq[lc->nb_rxq].iface = i;
 			lc->rxq[lc->nb_rxq].port_id = stk.ifaces[i].port_id;

@@ -128,33 +128,52 @@ static uint32_t mnt_status(enum nfs_stat st)
 	}
 }
 
-static enum accept_stat m_mnt3(struct orpc_req *r, void *a, void *res)
+/* MNT's file-system work (any thread): the path walk and the root's handle. It touches
+ * nothing shared but the backend. */
+enum accept_stat mount_mnt_work(struct orpc_req *r, void *a, void *res)
 {
-	struct nfs_mnt_res3 *o = res;
 	char path[NFS_MNT_PATH_MAX + 1];
 
-	o->status = mnt_status(do_mnt(r, a, &o->fh, path));
-	if (o->status == NFS_MNT3_OK) {
-		o->nflavors = 1;
-		o->flavors[0] = AUTH_SYS;
-		remember(r, path);
+	if (r->call.vers == 3) {
+		struct nfs_mnt_res3 *o = res;
+
+		o->status = mnt_status(do_mnt(r, a, &o->fh, path));
+		if (o->status == NFS_MNT3_OK) {
+			o->nflavors = 1;
+			o->flavors[0] = AUTH_SYS;
+		}
+	} else {
+		struct nfs_mnt_res1 *o = res;
+
+		o->status = mnt_status(do_mnt(r, a, &o->fh, path));
+		if (o->status == NFS_MNT3_OK && o->fh.len > NFS_MNT_V1_FHSIZE)
+			o->status = NFS_MNT3_ERR_IO; /* a handle v1 cannot carry */
+		else if (o->status > NFS_MNT3_ERR_NAMETOOLONG)
+			o->status =
+				NFS_MNT3_ERR_IO; /* v1's status is a Unix errno: no v3-only codes */
 	}
-	return counted(r);
+	return SUCCESS;
 }
 
-static enum accept_stat m_mnt1(struct orpc_req *r, void *a, void *res)
+/* MNT's end, on the lcore: the mount list (the path again from the arguments) and the count. */
+void mount_mnt_end(struct orpc_req *r, void *a, void *res)
 {
-	struct nfs_mnt_res1 *o = res;
+	const struct nfs_mnt_dirpath *d = a;
+	uint32_t status = r->call.vers == 3 ? ((struct nfs_mnt_res3 *)res)->status
+					    : ((struct nfs_mnt_res1 *)res)->status;
 	char path[NFS_MNT_PATH_MAX + 1];
 
-	o->status = mnt_status(do_mnt(r, a, &o->fh, path));
-	if (o->status == NFS_MNT3_OK && o->fh.len > NFS_MNT_V1_FHSIZE)
-		o->status = NFS_MNT3_ERR_IO; /* a handle v1 cannot carry */
-	else if (o->status > NFS_MNT3_ERR_NAMETOOLONG)
-		o->status = NFS_MNT3_ERR_IO; /* v1's status is a Unix errno: no v3-only codes */
-	if (o->status == NFS_MNT3_OK)
+	if (status == NFS_MNT3_OK && d->path.len <= NFS_MNT_PATH_MAX) {
+		memcpy(path, d->path.s, d->path.len);
+		path[d->path.len] = '\0';
 		remember(r, path);
-	return counted(r);
+	}
+	counted(r);
+}
+
+static enum accept_stat m_mnt(struct orpc_req *r, void *a, void *res)
+{
+	return nfs3_defer_or_run(r, a, res, mount_mnt_work, mount_mnt_end);
 }
 
 static enum accept_stat m_dump(struct orpc_req *r, void *a, void *res)
@@ -259,7 +278,7 @@ static enum accept_stat m_export(struct orpc_req *r, void *a, void *res)
 
 static const struct orpc_proc mount3_procs[MOUNT_NPROCS] = {
 	{"NULL", NOARGS, (xdrproc_t)xdr_void, 0, m_null, false},
-	{"MNT", DIRPATH, (xdrproc_t)xdr_nfs_mnt_res3, sizeof(struct nfs_mnt_res3), m_mnt3, false},
+	{"MNT", DIRPATH, (xdrproc_t)xdr_nfs_mnt_res3, sizeof(struct nfs_mnt_res3), m_mnt, false},
 	{"DUMP", NOARGS, (xdrproc_t)xdr_nfs_mnt_dump_res, sizeof(struct nfs_mnt_dump_res), m_dump,
 	 false},
 	{"UMNT", DIRPATH, (xdrproc_t)xdr_void, 0, m_umnt, false},
@@ -270,7 +289,7 @@ static const struct orpc_proc mount3_procs[MOUNT_NPROCS] = {
 
 static const struct orpc_proc mount1_procs[MOUNT_NPROCS] = {
 	{"NULL", NOARGS, (xdrproc_t)xdr_void, 0, m_null, false},
-	{"MNT", DIRPATH, (xdrproc_t)xdr_nfs_mnt_res1, sizeof(struct nfs_mnt_res1), m_mnt1, false},
+	{"MNT", DIRPATH, (xdrproc_t)xdr_nfs_mnt_res1, sizeof(struct nfs_mnt_res1), m_mnt, false},
 	{"DUMP", NOARGS, (xdrproc_t)xdr_nfs_mnt_dump_res, sizeof(struct nfs_mnt_dump_res), m_dump,
 	 false},
 	{"UMNT", DIRPATH, (xdrproc_t)xdr_void, 0, m_umnt, false},

@@ -469,17 +469,37 @@ static const nfs3_work_t nfs3_work[NFS3_NPROCS] = {
 	p_readdir, p_readdirplus, p_fsstat,  p_fsinfo, p_pathconf, p_commit,
 };
 
-/* Every procedure enters here: with a pool, the call is deferred and its work runs on a
- * helper thread (the lcore goes on with other connections); without one, or over UDP, or
- * when every scratch set is taken, it runs at once. */
-static enum accept_stat nfs3_entry(struct orpc_req *r, void *args, void *res)
+/* MOUNT's calls reach the pool too (MNT): they are told apart by their program. */
+static bool is_mount(const struct orpc_req *r)
+{
+	return r->call.prog == MOUNT_PROG;
+}
+
+static enum accept_stat nfs3_call_work(struct orpc_req *r, void *args, void *res)
+{
+	return nfs3_work[r->call.proc](r, args, res);
+}
+
+/* the call's arrival is in its scratch set: its own when deferred, the server's when run at
+ * once (nfs3_defer_or_run sets either) */
+static void nfs3_call_end(struct orpc_req *r, void *args, void *res)
+{
+	(void)args;
+	nfs3_count(server_of(r), r->call.proc, res, scratch_of(r)->t0_ns);
+}
+
+/* With a pool, the call is deferred and its work runs on a helper thread (the lcore goes on
+ * with other connections); without one, or over UDP, or when every scratch set is taken, it
+ * runs at once. */
+enum accept_stat nfs3_defer_or_run(struct orpc_req *r, void *args, void *res,
+				   enum accept_stat (*work)(struct orpc_req *, void *, void *),
+				   void (*end)(struct orpc_req *, void *, void *))
 {
 	struct nfs3_server *s = server_of(r);
-	uint32_t proc = r->call.proc;
 	uint64_t t0 = now_ns();
 	enum accept_stat st;
 
-	if (s->pool && proc != NFS3_PROC_NULL && nfs_pool_inflight(s->pool) < NFS_POOL_RING) {
+	if (s->pool && nfs_pool_inflight(s->pool) < NFS_POOL_RING) {
 		struct nfs3_scratch *sc = scratch_get(s);
 		struct orpc_pending *p = sc ? orpc_svc_defer(r, args, res) : NULL;
 
@@ -494,9 +514,23 @@ static enum accept_stat nfs3_entry(struct orpc_req *r, void *args, void *res)
 			scratch_put(s, sc);
 		s->st.sync_fallback++;
 	}
-	st = nfs3_work[proc](r, args, res);
-	nfs3_count(s, proc, res, t0);
+	s->sync_scratch.t0_ns = t0; /* scratch_of(r) for a call run at once */
+	st = work(r, args, res);
+	end(r, args, res);
 	return st;
+}
+
+/* Every NFSv3 procedure enters here; NULL has no work to hand over. */
+static enum accept_stat nfs3_entry(struct orpc_req *r, void *args, void *res)
+{
+	if (r->call.proc == NFS3_PROC_NULL) {
+		uint64_t t0 = now_ns();
+		enum accept_stat st = p_null(r, args, res);
+
+		nfs3_count(server_of(r), r->call.proc, res, t0);
+		return st;
+	}
+	return nfs3_defer_or_run(r, args, res, nfs3_call_work, nfs3_call_end);
 }
 
 /* One row per procedure: name, arguments, results, handler, DDP-eligible results. */
@@ -664,7 +698,10 @@ void nfs3_pool_work(void *job)
 	struct orpc_req *r = orpc_pending_req(p);
 	struct nfs3_scratch *sc = r->user;
 
-	sc->stat = nfs3_work[r->call.proc](r, orpc_pending_args(p), orpc_pending_res(p));
+	if (is_mount(r))
+		sc->stat = mount_mnt_work(r, orpc_pending_args(p), orpc_pending_res(p));
+	else
+		sc->stat = nfs3_call_work(r, orpc_pending_args(p), orpc_pending_res(p));
 }
 
 void nfs3_pool_done(void *job)
@@ -674,7 +711,10 @@ void nfs3_pool_done(void *job)
 	struct nfs3_server *s = r->svc->ctx;
 	struct nfs3_scratch *sc = r->user;
 
-	nfs3_count(s, r->call.proc, orpc_pending_res(p), sc->t0_ns);
+	if (is_mount(r))
+		mount_mnt_end(r, orpc_pending_args(p), orpc_pending_res(p));
+	else
+		nfs3_call_end(r, orpc_pending_args(p), orpc_pending_res(p));
 	/* the transport encodes the reply now (results point into sc), or drops it */
 	orpc_pending_done(p, sc->stat);
 	scratch_put(s, sc);

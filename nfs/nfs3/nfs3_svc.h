@@ -82,6 +82,16 @@ struct nfs3_server {
 void nfs3_pool_work(void *job);
 void nfs3_pool_done(void *job);
 
+/* MOUNT's MNT runs like an NFSv3 call (mount_svc.c): its file-system work (the path walk and
+ * open_by_handle_at) on a helper thread, its end (the mount list, the counters) on the lcore. */
+enum accept_stat mount_mnt_work(struct orpc_req *r, void *args, void *res);
+void mount_mnt_end(struct orpc_req *r, void *args, void *res);
+/** Defer the call to the server's pool (work there, end on the lcore), or run both at once
+ * when there is no pool, no room or no scratch, or the transport cannot defer (UDP). */
+enum accept_stat nfs3_defer_or_run(struct orpc_req *r, void *args, void *res,
+				   enum accept_stat (*work)(struct orpc_req *, void *, void *),
+				   void (*end)(struct orpc_req *, void *, void *));
+
 /** Set up a server's scratch space. @return 0 or -ENOMEM */
 int nfs3_server_init(struct nfs3_server *s, struct nfs_fs *fs, uint32_t max_io);
 void nfs3_server_fini(struct nfs3_server *s);

@@ -432,6 +432,16 @@ void orpc_tcp_srv_quiesce(struct orpc_tcp_srv *s)
 	}
 }
 
+uint32_t orpc_tcp_srv_peers(const struct orpc_tcp_srv *s, struct orpc_peer *out, uint32_t cap)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < ORPC_TCP_MAX_CONNS && n < cap; i++)
+		if (s->conns[i] && !s->conns[i]->dead)
+			out[n++] = s->conns[i]->peer;
+	return n;
+}
+
 uint32_t orpc_tcp_srv_nconns(const struct orpc_tcp_srv *s)
 {
 	uint32_t n = 0;

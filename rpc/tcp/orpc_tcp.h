@@ -70,6 +70,9 @@ void orpc_tcp_srv_fini(struct orpc_tcp_srv *s);
  * keep answering. Calls left unread are the client's to send again after it reconnects. */
 void orpc_tcp_srv_quiesce(struct orpc_tcp_srv *s);
 
+/** The peers of up to cap live connections, in slot order. @return how many */
+uint32_t orpc_tcp_srv_peers(const struct orpc_tcp_srv *s, struct orpc_peer *out, uint32_t cap);
+
 /** Live connections. */
 uint32_t orpc_tcp_srv_nconns(const struct orpc_tcp_srv *s);
 

@@ -9,6 +9,8 @@
 #     it resend what was not committed) and ends with exit 0; both droce-nfsd runs served
 #     WRITEs (so the transfer did span the restart); the file is md5-equal to its source in the
 #     VM after dropping its caches and on droce's disk.
+#   - rte_telemetry's /droce/nfs/clients lists the VM's RDMA connection, its credits (128), its
+#     calls and the bytes droce pulled by RDMA READ (the WRITEs' data);
 #   - SIGHUP with the mount in place: the config loses [export one] and gains [export two];
 #     droce-nfsd logs the reload, the VM's mount of one answers EACCES ("Permission denied")
 #     from then on, a new mount of one is refused, and two mounts and takes a file that
@@ -44,6 +46,9 @@ config() {
 	{
 		cat "$LABI_DIR/droce.ini"
 		cat <<EOC
+
+[stack]
+idle_sleep_us = 50      ; the appliance backs off when idle (the VM gets the CPU)
 
 [nfs]
 state = $LABI_DIR/astate
@@ -116,6 +121,20 @@ check "the restart came in the middle of the transfer ($at of 25165824 bytes wer
 check "md5 in the VM (through the mount, caches dropped) equals the source: $mnt" \
 	[ -n "$src" -a "$src" = "$mnt" ]
 check "md5 on droce's disk equals the source: $disk" [ -n "$src" -a "$src" = "$disk" ]
+
+# ---- who is connected, as an operator reads it (rte_telemetry /droce/nfs/clients) ----
+VMIP=$(vm_ip vm1)
+sleep 1 # the snapshot is taken twice a second
+echo /droce/nfs/clients | timeout 10 dpdk-telemetry.py -f "droce_il_$LABI_ID" 2>/dev/null | tail -n 1 \
+	> "$LABI_DIR/aclients.json"
+sed 's/^/# telemetry: /' "$LABI_DIR/aclients.json"
+check "telemetry /droce/nfs/clients lists the VM's RDMA connection with 128 credits and its calls" \
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["/droce/nfs/clients"]
+rows = [v for k, v in d.items() if k.startswith("rdma " + sys.argv[2] + ":")]
+sys.exit(0 if len(rows) == 1 and rows[0]["credits"] == 128 and rows[0]["calls"] > 0
+         and rows[0]["ddp_read_bytes"] > 0 else 1)' "$LABI_DIR/aclients.json" "$VMIP"
 
 # ---- SIGHUP: one goes, two comes ----
 config two "$TWO"

@@ -67,6 +67,12 @@ timeout 60 ip netns exec "$NS" python3 "$CLIENT" secure "$out"
 check "secure: every check passed" [ $? = 0 ]
 kill -TERM "$pid"; wait "$pid"; pid=
 sed 's/^/# droce-nfsd (1): /' "$out/log1"
+# MOUNT's MNT, like every NFSv3 call but NULL, ran on the helper threads (none inline)
+getattrs=$(sed -nE 's/^nfs3: GETATTR tcp ([0-9]+) .*/\1/p' "$out/log1")
+mnts=$(sed -nE 's/^mount: MNT ([0-9]+)$/\1/p' "$out/log1")
+helped=$(sed -nE 's/^nfs3: calls on helper threads ([0-9]+), run inline for want of scratch 0$/\1/p' "$out/log1")
+check "MNT (${mnts:-?}) and GETATTR (${getattrs:-?}) calls all ran on the helper threads (${helped:-?})" \
+	[ -n "$helped" -a -n "$mnts" -a "${mnts:-0}" -gt 0 -a "$((${getattrs:-0} + ${mnts:-0}))" = "${helped:-x}" ]
 
 start "$out/log2"
 t0=$(date +%s)

@@ -470,6 +470,69 @@ static void test_unknown_section(void **state)
 			  "unknown section", NULL);
 }
 
+/* sections an upper layer reads (droce-nfsd's [nfs] and [export NAME]) are skipped when the
+ * caller names them, and unknown otherwise */
+static void test_upper_sections(void **state)
+{
+	static const char *const upper[] = {"nfs", "export ", NULL};
+	const char *text = "[port0]\ndev = a\nipv4 = 192.0.2.1\n[nfs]\nthreads = 2\n"
+			   "[export data]\npath = /srv\n";
+	struct stk_config c;
+	char err[512];
+
+	(void)state;
+	expect_load_error(write_conf(text), -EINVAL, "[nfs]", "unknown section", NULL);
+	stk_config_default(&c);
+	c.upper_sections = upper;
+	assert_int_equal(stk_config_load(write_conf(text), &c, err, sizeof(err)), 0);
+	/* a prefix ends in a space: "[export]" alone and "[exports]" are not the upper layer's */
+	stk_config_default(&c);
+	c.upper_sections = upper;
+	assert_int_equal(stk_config_load(write_conf("[port0]\ndev = a\nipv4 = 192.0.2.1\n"
+						    "[exports]\nx = 1\n"),
+					 &c, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "[exports]: unknown section"));
+}
+
+/* [stack] idle_sleep_us: one number for every lcore, or LCORE:N pairs */
+static void test_idle_keys(void **state)
+{
+	struct stk_config c;
+	char err[512];
+
+	(void)state;
+	stk_config_default(&c);
+	assert_int_equal(c.idle_sleep_us[0], 0);
+	assert_int_equal(c.idle_after_us, 1000);
+	assert_int_equal(
+		stk_config_load(conf_with("stack", "idle_sleep_us = 50"), &c, err, sizeof(err)), 0);
+	assert_int_equal(c.idle_sleep_us[0], 50);
+	assert_int_equal(c.idle_sleep_us[STK_MAX_LCORES - 1], 50);
+	stk_config_default(&c);
+	assert_int_equal(stk_config_load(conf_with("stack", "idle_sleep_us = 0:50 2:10,5:0"), &c,
+					 err, sizeof(err)),
+			 0);
+	assert_int_equal(c.idle_sleep_us[0], 50);
+	assert_int_equal(c.idle_sleep_us[1], 0);
+	assert_int_equal(c.idle_sleep_us[2], 10);
+	assert_int_equal(c.idle_sleep_us[5], 0);
+	stk_config_default(&c);
+	assert_int_equal(
+		stk_config_load(conf_with("stack", "idle_after_us = 0"), &c, err, sizeof(err)), 0);
+	assert_int_equal(c.idle_after_us, 0);
+	expect_load_error(conf_with("stack", "idle_sleep_us = 10001"), -EINVAL, "[stack]",
+			  "idle_sleep_us = 10001", "from 0 to 10000");
+	expect_load_error(conf_with("stack", "idle_sleep_us = 128:5"), -EINVAL, "[stack]",
+			  "idle_sleep_us = 128:5", "LCORE below 128");
+	expect_load_error(conf_with("stack", "idle_sleep_us = 50 60"), -EINVAL, "[stack]",
+			  "idle_sleep_us", "one number, or LCORE:N pairs");
+	expect_load_error(conf_with("stack", "idle_sleep_us = x"), -EINVAL, "[stack]",
+			  "idle_sleep_us", "from 0 to 10000");
+	expect_load_error(conf_with("stack", "idle_after_us = 1000001"), -EINVAL, "[stack]",
+			  "idle_after_us", "from 0 to 1000000");
+}
+
 static void test_missing_requirements(void **state)
 {
 	expect_load_error(DATA("no_dev.ini"), -EINVAL, "[port0]", "dev", NULL);
@@ -700,6 +763,8 @@ int main(void)
 		cmocka_unit_test(test_qos_pfc_keys),
 		cmocka_unit_test(test_unknown_keys),
 		cmocka_unit_test(test_unknown_section),
+		cmocka_unit_test(test_upper_sections),
+		cmocka_unit_test(test_idle_keys),
 		cmocka_unit_test(test_missing_requirements),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_too_many),
