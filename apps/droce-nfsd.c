@@ -269,7 +269,8 @@ static void peer_addr(const struct sockaddr_storage *a, char *buf, size_t len)
 		snprintf(buf, len, "%s:%u", ip, ntohs(((const struct sockaddr_in *)a)->sin_port));
 	} else if (a->ss_family == AF_INET6) {
 		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)a)->sin6_addr, ip, sizeof(ip));
-		snprintf(buf, len, "[%s]:%u", ip, ntohs(((const struct sockaddr_in6 *)a)->sin6_port));
+		snprintf(buf, len, "[%s]:%u", ip,
+			 ntohs(((const struct sockaddr_in6 *)a)->sin6_port));
 	} else {
 		snprintf(buf, len, "?");
 	}
@@ -307,11 +308,13 @@ static void clients_snapshot(void)
 	}
 	for (int srv = 0; srv < 2; srv++) {
 		const struct orpc_tcp_srv *t = srv ? &g.lock_tcp : &g.tcp;
-		uint32_t np = (srv ? g.lock_tcp_up : g.tcp_up) ? orpc_tcp_srv_peers(t, peers, 64) : 0;
+		uint32_t np =
+			(srv ? g.lock_tcp_up : g.tcp_up) ? orpc_tcp_srv_peers(t, peers, 64) : 0;
 
 		for (uint32_t i = 0; i < np && n < CLIENT_ROWS; i++, n++) {
 			snap.rows[w][n] = (struct client_row){.rdma = false};
-			peer_addr(&peers[i].addr, snap.rows[w][n].addr, sizeof(snap.rows[w][n].addr));
+			peer_addr(&peers[i].addr, snap.rows[w][n].addr,
+				  sizeof(snap.rows[w][n].addr));
 		}
 	}
 	snap.n[w] = n;
