@@ -7,7 +7,7 @@
  * exception TAP, so every service speaks from one address.
  *
  * Usage: droce-nfsd [EAL args --] --config FILE [--exports FILE] [--state DIR] [--grace S]
- *                   [--threads N] [--seconds N]
+ *                   [--threads N] [--seconds N] [--metrics IP:PORT]
  *        droce-nfsd --listen IP [--config FILE] [--exports FILE] [...]
  *        droce-nfsd --check [--config FILE] [--exports FILE] [--listen IP]
  *   --config   the INI file (docs/config.md): the stack's sections, [nfs], and the exports as
@@ -18,7 +18,11 @@
  *              UDP at IP only (for tests in a namespace and user-space clients); only [nfs]
  *              and [export NAME] are read from --config
  *   --exports  exports(5) text (nfs/fs/nfs_fs.h says what is accepted); wins over the config
- *   --state, --grace, --threads   as [nfs] state, grace and threads, and win over them
+ *   --state, --grace, --threads, --metrics   as [nfs] state, grace, threads and metrics,
+ *              and win over them
+ *   --metrics  IP:PORT: serve Prometheus metrics at http://IP:PORT/metrics (a kernel TCP
+ *              socket polled from the loop; off by default; droce-nfsstat reads them;
+ *              docs/observability.md lists them)
  * Prints "serving ..." when ready, and its counters when it stops.
  * Signals: SIGHUP reloads the exports (from the same place) without dropping anyone;
  * SIGTERM/SIGINT drain: no new connections, the calls in flight are answered (for at most
@@ -46,11 +50,13 @@
 #include <rte_lcore.h>
 #include <rte_telemetry.h>
 
+#include "app_metrics.h"
 #include "nfs3_svc.h"
 #include "nfs_fs.h"
 #include "nfs_pool.h"
 #include "nfsd_conf.h"
 #include "nfsd_log.h"
+#include "nfsd_metrics.h"
 #include "nlm_svc.h"
 #include "orpc_pmap.h"
 #include "orpc_tcp.h"
@@ -120,6 +126,7 @@ static struct {
 	struct nfs_export_tab *reload_next;
 	char reload_err[1024];
 	uint64_t reloads, reload_failures;
+	struct app_metrics *metrics; /* [nfs] metrics, --metrics */
 } g;
 
 /* Who is connected, for /droce/nfs/clients: the lcore writes a snapshot twice a second into
@@ -592,6 +599,8 @@ static void serve_poll(struct stk_lcore *lc, void *arg)
 		work += (unsigned)orpc_tcp_srv_poll(&g.lock_tcp);
 	if (g.nlm_up)
 		work += nlm_server_poll(&g.nlm); /* callbacks in flight, on sockets of their own */
+	if (g.metrics) /* a scrape being answered keeps the lcore awake too */
+		work += app_metrics_poll(g.metrics);
 	/* a call with the helpers: stay awake for its end (the idle back-off, [stack]) */
 	work += calls_in_flight() || atomic_load(&g.reload_phase) != RELOAD_IDLE;
 	stk_lcore_work(lc, work);
@@ -863,6 +872,50 @@ static int tel_nfs(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* GET /metrics (--metrics): the counters above for Prometheus, written on this lcore */
+static void write_metrics(struct app_buf *b, void *arg)
+{
+	bool rdma = !g.listen_ip;
+	struct nfsd_metrics_src s = {
+		.nfs = {&g.tcp_nfs, rdma ? &g.rdma_nfs : NULL},
+		.svc = {&g.svc, rdma ? &g.rdma_svc : NULL},
+		.svc_name = {"tcp", "rdma"},
+		.lock_svc = g.nlm_up ? &g.lock_svc : NULL,
+		.tcp = g.tcp_up ? &g.tcp : NULL,
+		.lock_tcp = g.lock_tcp_up ? &g.lock_tcp : NULL,
+		.nlm = g.nlm_up ? &g.nlm : NULL,
+		.pool = g.pool,
+		.threads = g.conf.threads,
+		.fs = g.fs,
+		.rdma = rdma,
+		.rdma_accepted = g.accepted,
+		.rdma_rejected = g.rejected,
+		.rdma_closed = g.closed,
+		.start_time = nfsd_metrics_start_time(),
+	};
+
+	(void)arg;
+	nfsd_metrics_write(b, &s);
+}
+
+/* [nfs] metrics / --metrics: the listener, once droce's address exists.
+ * @return 0 or -1 (said why) */
+static int metrics_start(void)
+{
+	char err[256];
+
+	if (!g.conf.metrics[0])
+		return 0;
+	g.metrics = app_metrics_open(g.conf.metrics, write_metrics, NULL, err, sizeof(err));
+	if (!g.metrics) {
+		fprintf(stderr, "droce-nfsd: %s\n", err);
+		return -1;
+	}
+	printf("metrics at %s port %u: GET /metrics\n", g.conf.metrics,
+	       app_metrics_port(g.metrics));
+	return 0;
+}
+
 /* The helper threads, shared by the servers of every transport. */
 static int start_pool(void)
 {
@@ -896,7 +949,7 @@ static int serve_tcp_only(long secs)
 	orpc_svc_add(&g.svc, &nfs3_program);
 	orpc_svc_add(&g.svc, &mount_program);
 	register_all(g.listen_ip, false);
-	if (lock_init(g.listen_ip) != 0 || listen_all(g.listen_ip) != 0)
+	if (lock_init(g.listen_ip) != 0 || listen_all(g.listen_ip) != 0 || metrics_start() != 0)
 		goto out;
 	printf("serving at %s: NFSv3 on tcp %u, MOUNT v1/v3 on tcp/udp %u, NLM v4 on tcp/udp %u, "
 	       "NSM on tcp/udp %u, portmapper on tcp/udp %u\n",
@@ -908,6 +961,8 @@ static int serve_tcp_only(long secs)
 	epoll_ctl(wait_fd, EPOLL_CTL_ADD, g.lock_tcp.ep, &ev);
 	if (g.pool)
 		epoll_ctl(wait_fd, EPOLL_CTL_ADD, nfs_pool_event_fd(g.pool), &ev);
+	if (g.metrics)
+		epoll_ctl(wait_fd, EPOLL_CTL_ADD, app_metrics_fd(g.metrics), &ev);
 	for (;;) {
 		/* callbacks in flight have sockets of their own, outside the epoll set */
 		epoll_wait(wait_fd, &ev, 1, cb_active || g.state != NFSD_SERVING ? 10 : 100);
@@ -916,6 +971,8 @@ static int serve_tcp_only(long secs)
 		orpc_tcp_srv_poll(&g.tcp);
 		orpc_tcp_srv_poll(&g.lock_tcp);
 		cb_active = nlm_server_poll(&g.nlm);
+		if (g.metrics)
+			app_metrics_poll(g.metrics);
 		reload_poll();
 		if (life_step(end && time(NULL) >= end))
 			break;
@@ -925,6 +982,8 @@ static int serve_tcp_only(long secs)
 out:
 	if (wait_fd >= 0)
 		close(wait_fd);
+	app_metrics_close(g.metrics);
+	g.metrics = NULL;
 	reload_fini();
 	/* the calls still with the helpers end first: their connections wait for them */
 	nfs_pool_destroy(g.pool, nfs3_pool_done);
@@ -1014,9 +1073,12 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{"config", 1, NULL, 'c'},  {"exports", 1, NULL, 'e'}, {"state", 1, NULL, 'S'},
 		{"seconds", 1, NULL, 's'}, {"listen", 1, NULL, 'l'},  {"grace", 1, NULL, 'g'},
-		{"threads", 1, NULL, 't'}, {"check", 0, NULL, 'k'},   {NULL, 0, NULL, 0}};
+		{"threads", 1, NULL, 't'}, {"check", 0, NULL, 'k'},   {"metrics", 1, NULL, 'm'},
+		{NULL, 0, NULL, 0},
+	};
 	/* the command line's [nfs] keys, applied after the file so that they win */
-	const char *over[3][2] = {{"state", NULL}, {"grace", NULL}, {"threads", NULL}};
+	const char *over[4][2] = {
+		{"state", NULL}, {"grace", NULL}, {"threads", NULL}, {"metrics", NULL}};
 	int eal_argc, app_argc, o, rc = 1;
 	char **eal_argv, **app_argv, *text;
 	struct stk_config cfg;
@@ -1046,6 +1108,8 @@ int main(int argc, char **argv)
 			over[2][1] = optarg;
 		else if (o == 'k')
 			check_only = true;
+		else if (o == 'm')
+			over[3][1] = optarg;
 		else
 			return 2;
 	}
@@ -1053,7 +1117,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "droce-nfsd: %s\n", err);
 		return 2;
 	}
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		if (over[i][1] && nfsd_conf_set(&g.conf, "the command line", over[i][0], over[i][1],
 						err, sizeof(err)) != 0) {
 			fprintf(stderr, "droce-nfsd: %s\n", err);
@@ -1067,9 +1131,11 @@ int main(int argc, char **argv)
 	}
 	if (!g.config && !g.listen_ip) {
 		fprintf(stderr, "usage: droce-nfsd [EAL --] --config FILE [--exports FILE] "
-				"[--state DIR] [--grace S] [--threads N] [--seconds N]\n"
+				"[--state DIR] [--grace S] [--threads N] [--seconds N] "
+				"[--metrics IP:PORT]\n"
 				"       droce-nfsd --listen IP [--config FILE] [--exports FILE] "
-				"[--state DIR] [--grace S] [--threads N] [--seconds N]\n"
+				"[--state DIR] [--grace S] [--threads N] [--seconds N] "
+				"[--metrics IP:PORT]\n"
 				"       droce-nfsd --check [--config FILE] [--exports FILE]\n");
 		return 2;
 	}
@@ -1145,7 +1211,7 @@ int main(int argc, char **argv)
 		    "Lock counters: NLM calls and answers, locks, waiters, grace, "
 		    "callbacks, NSM. No params") != 0)
 		fprintf(stderr, "droce-nfsd: /droce/nlm not registered with telemetry\n");
-	if (lock_init(ip) != 0 || listen_all(ip) != 0)
+	if (lock_init(ip) != 0 || listen_all(ip) != 0 || metrics_start() != 0)
 		goto out;
 	g.end = secs > 0 ? rte_get_tsc_cycles() + (uint64_t)secs * rte_get_tsc_hz() : 0;
 	stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), roce_poll, g.dev);
@@ -1183,6 +1249,8 @@ out:
 	if (g.lock_tcp_up)
 		orpc_tcp_srv_fini(&g.lock_tcp);
 	g.lock_tcp_up = false;
+	app_metrics_close(g.metrics);
+	g.metrics = NULL;
 	if (g.nlm_up)
 		nlm_server_fini(&g.nlm);
 	g.nlm_up = false;

@@ -4,6 +4,7 @@
  * name, range and where the value goes; each [export NAME] becomes one exports(5) line, judged
  * by the same parser as an exports file, so the two forms accept exactly the same options.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -121,8 +122,18 @@ static int set_key(struct ctx *c, struct nfsd_conf *conf, const char *k, const c
 	case K_HOSTPORT: {
 		const char *colon = strrchr(v, ':');
 
+		size_t hl = colon ? (size_t)(colon - v) : 0;
+		char host[64];
+		uint8_t a[16];
+
 		x = colon ? strtoul(colon + 1, &end, 10) : 0;
-		if (!colon || colon == v || !colon[1] || *end || x == 0 || x > 65535)
+		if (hl >= 2 && v[0] == '[' && v[hl - 1] == ']')
+			snprintf(host, sizeof(host), "%.*s", (int)(hl - 2), v + 1);
+		else
+			snprintf(host, sizeof(host), "%.*s", (int)hl, v);
+		/* the address as the listener will parse it: a literal, never a name */
+		if (!colon || colon == v || !colon[1] || *end || x == 0 || x > 65535 ||
+		    hl >= sizeof(host) || inet_pton(v[0] == '[' ? AF_INET6 : AF_INET, host, a) != 1)
 			return bad(c, "nfs", k, v,
 				   "expected IP:PORT (an IPv4 address or [IPv6], a port 1..65535)");
 		break;

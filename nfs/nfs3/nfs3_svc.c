@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "nfs3_svc.h"
 #include "nfs3_xdr.h"
@@ -90,7 +91,26 @@ enum nfs_stat nfs3_stat_of_slot(uint32_t slot)
 
 static struct nfs3_scratch *scratch_get(struct nfs3_server *s);
 static void scratch_put(struct nfs3_server *s, struct nfs3_scratch *sc);
-static void nfs3_count(struct nfs3_server *s, uint32_t proc, const void *res);
+static void nfs3_count(struct nfs3_server *s, uint32_t proc, const void *res, uint64_t t0_ns);
+
+/* CLOCK_MONOTONIC, not the TSC: droce-nfsd --listen runs without the EAL, which is what
+ * knows the TSC's rate. Through the vDSO it costs tens of ns, twice a call. */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint32_t nfs3_lat_bucket(uint64_t ns)
+{
+	/* ns <= 2^i µs  <=>  ceil(ns / 1000) <= 2^i */
+	uint64_t us = ns / 1000 + (ns % 1000 != 0);
+	uint32_t i = us <= 1 ? 0 : 64 - (uint32_t)__builtin_clzll(us - 1);
+
+	return i < NFS3_LAT_BUCKETS - 1 ? i : NFS3_LAT_BUCKETS - 1;
+}
 
 /* Every handler ends here. Handlers run on a helper thread when the server has a pool, so
  * they touch nothing shared but the backend: counting happens where the call ends
@@ -460,10 +480,12 @@ static enum accept_stat nfs3_call_work(struct orpc_req *r, void *args, void *res
 	return nfs3_work[r->call.proc](r, args, res);
 }
 
+/* the call's arrival is in its scratch set: its own when deferred, the server's when run at
+ * once (nfs3_defer_or_run sets either) */
 static void nfs3_call_end(struct orpc_req *r, void *args, void *res)
 {
 	(void)args;
-	nfs3_count(server_of(r), r->call.proc, res);
+	nfs3_count(server_of(r), r->call.proc, res, scratch_of(r)->t0_ns);
 }
 
 /* With a pool, the call is deferred and its work runs on a helper thread (the lcore goes on
@@ -474,6 +496,7 @@ enum accept_stat nfs3_defer_or_run(struct orpc_req *r, void *args, void *res,
 				   void (*end)(struct orpc_req *, void *, void *))
 {
 	struct nfs3_server *s = server_of(r);
+	uint64_t t0 = now_ns();
 	enum accept_stat st;
 
 	if (s->pool && nfs_pool_inflight(s->pool) < NFS_POOL_RING) {
@@ -482,6 +505,7 @@ enum accept_stat nfs3_defer_or_run(struct orpc_req *r, void *args, void *res,
 
 		if (p) {
 			orpc_pending_req(p)->user = sc;
+			sc->t0_ns = t0;
 			nfs_pool_submit(s->pool, p); /* cannot fail: the ring has room */
 			s->st.deferred++;
 			return ORPC_DEFER;
@@ -490,6 +514,7 @@ enum accept_stat nfs3_defer_or_run(struct orpc_req *r, void *args, void *res,
 			scratch_put(s, sc);
 		s->st.sync_fallback++;
 	}
+	s->sync_scratch.t0_ns = t0; /* scratch_of(r) for a call run at once */
 	st = work(r, args, res);
 	end(r, args, res);
 	return st;
@@ -499,9 +524,10 @@ enum accept_stat nfs3_defer_or_run(struct orpc_req *r, void *args, void *res,
 static enum accept_stat nfs3_entry(struct orpc_req *r, void *args, void *res)
 {
 	if (r->call.proc == NFS3_PROC_NULL) {
+		uint64_t t0 = now_ns();
 		enum accept_stat st = p_null(r, args, res);
 
-		nfs3_count(server_of(r), r->call.proc, res);
+		nfs3_count(server_of(r), r->call.proc, res, t0);
 		return st;
 	}
 	return nfs3_defer_or_run(r, args, res, nfs3_call_work, nfs3_call_end);
@@ -626,12 +652,15 @@ static void scratch_put(struct nfs3_server *s, struct nfs3_scratch *sc)
 	s->free_scratch = sc;
 }
 
-/* The counters of a call that ended (on the lcore). */
-static void nfs3_count(struct nfs3_server *s, uint32_t proc, const void *res)
+/* The counters of a call that ended (on the lcore), its results about to be encoded. */
+static void nfs3_count(struct nfs3_server *s, uint32_t proc, const void *res, uint64_t t0_ns)
 {
 	enum nfs_stat st = proc == NFS3_PROC_NULL ? NFS_OK : *(const enum nfs_stat *)res;
+	uint64_t ns = now_ns() - t0_ns;
 
 	s->st.proc[proc]++;
+	s->st.lat[proc][nfs3_lat_bucket(ns)]++;
+	s->st.lat_ns[proc] += ns;
 	s->st.status[nfs3_stat_slot(st)]++;
 	if (st == NFS_OK)
 		s->st.status_ok++;

@@ -32,9 +32,19 @@
 extern const struct orpc_program nfs3_program;
 extern const struct orpc_program mount_program;
 
-/** Counters: per procedure, and per NFS status answered. */
+/** Latency buckets: bucket i (0..20) counts calls that took at most 2^i µs, bucket 21 the
+ * rest (+Inf). Not cumulative. */
+#define NFS3_LAT_BUCKETS 22u
+
+/** Counters: per procedure, and per NFS status answered. Written only by the lcore that owns
+ * the server (nfs3_count); other threads may read them, slightly stale, one aligned 64-bit
+ * load per value. */
 struct nfs3_stats {
 	uint64_t proc[NFS3_NPROCS];
+	/** per procedure, the time from the call's arrival at nfs3_entry (its arguments
+	 * decoded) to its results handed back for the reply, helper-thread time included */
+	uint64_t lat[NFS3_NPROCS][NFS3_LAT_BUCKETS];
+	uint64_t lat_ns[NFS3_NPROCS]; /**< the sum of those times, in ns */
 	uint64_t mount_proc[MOUNT_NPROCS];
 	uint64_t status_ok, status_err;
 	uint64_t status[32]; /**< by nfs3_stat_slot() */
@@ -51,6 +61,7 @@ struct nfs3_scratch {
 	char *names;
 	uint32_t names_cap;
 	enum accept_stat stat; /**< what the work answered (deferred calls) */
+	uint64_t t0_ns;	       /**< the deferred call's arrival (CLOCK_MONOTONIC) */
 	struct nfs3_scratch *next;
 };
 
@@ -89,6 +100,10 @@ void nfs3_server_fini(struct nfs3_server *s);
  * gid, up to NFS_MAX_GROUPS groups); AUTH_NONE leaves the credential for the backend to
  * squash. Shared by the NFSv3, MOUNT and NLM programs. */
 void nfs3_make_ctx(const struct orpc_req *r, struct nfs_fs *fs, struct nfs_ctx *c);
+
+/** The latency bucket of a call that took @p ns nanoseconds: the smallest i with
+ * ns <= 2^i µs, or NFS3_LAT_BUCKETS - 1 when longer than 2^20 µs. */
+uint32_t nfs3_lat_bucket(uint64_t ns);
 
 /** Index of an NFS status in nfs3_stats.status (0 = NFS3_OK). */
 uint32_t nfs3_stat_slot(enum nfs_stat st);

@@ -60,7 +60,8 @@ for kv in "threads = 65|from 0 to 64" "grace = 3601|from 0 to 3600" "credits = 0
 	"inline = 512|from 1024 to 65536" "max_io = 2097152|from 4096 to 1048576" \
 	"max_io = 6000|a multiple of 4096" "connections = 65|from 1 to 64" "drain = -1|from 0 to 600" \
 	"threads = four|an integer" "versions = 4.2|NFSv3 only" "metrics = 9464|IP:PORT" \
-	"metrics = 127.0.0.1:70000|IP:PORT" "state = relative/dir|an absolute path" \
+	"metrics = 127.0.0.1:70000|IP:PORT" "metrics = localhost:9464|IP:PORT" \
+	"metrics = ::1:9464|IP:PORT" "state = relative/dir|an absolute path" \
 	"exports = exports.txt|an absolute path" "lease = 90|unknown key; known: exports state"; do
 	line=${kv%%|*}
 	why=${kv#*|}

@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nfsd_metrics.c - droce-nfsd's counters written as Prometheus metrics (app_prom.h). Every
+ * counter is the owner lcore's own (nfs3_stats, orpc_svc_stats, orpc_tcp_stats, nlm_stats,
+ * ...); this runs on that lcore, from the /metrics poll, so it reads them without a race.
+ * The two NFSv3 servers (TCP/UDP and RDMA) are summed: a procedure is one series.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mount_xdr.h"
+#include "nfsd_metrics.h"
+
+#define P "droce_nfsd_"
+
+double nfsd_metrics_start_time(void)
+{
+	static double cached;
+	char buf[1024], *rp;
+	unsigned long long ticks = 0, btime = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	size_t n = 0;
+	FILE *f;
+
+	if (cached)
+		return cached;
+	f = fopen("/proc/self/stat", "r");
+	if (f) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = 0;
+	/* field 22, starttime; the command name (field 2) may hold spaces, so count from ')' */
+	rp = strrchr(buf, ')');
+	if (!rp || sscanf(rp + 2,
+			  "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+			  "%*d %*d %*d %*d %llu",
+			  &ticks) != 1)
+		ticks = 0;
+	f = fopen("/proc/stat", "r");
+	while (f && fgets(buf, sizeof(buf), f))
+		if (sscanf(buf, "btime %llu", &btime) == 1)
+			break;
+	if (f)
+		fclose(f);
+	if (!btime || !ticks || hz <= 0)
+		cached = (double)time(NULL);
+	else
+		cached = (double)btime + (double)ticks / (double)hz;
+	return cached;
+}
+
+static void counter(struct app_buf *b, const char *name, const char *help, uint64_t v)
+{
+	app_prom_family(b, name, "counter", help);
+	app_prom_sample(b, name, NULL, v);
+}
+
+static void gauge(struct app_buf *b, const char *name, const char *help, uint64_t v)
+{
+	app_prom_family(b, name, "gauge", help);
+	app_prom_sample(b, name, NULL, v);
+}
+
+/* The NFSv3 servers' counters summed into t. */
+static void nfs_total(const struct nfsd_metrics_src *s, struct nfs3_stats *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < NFSD_METRICS_NSERVERS; i++) {
+		const struct nfs3_stats *st = s->nfs[i] ? &s->nfs[i]->st : NULL;
+
+		if (!st)
+			continue;
+		for (uint32_t p = 0; p < NFS3_NPROCS; p++) {
+			t->proc[p] += st->proc[p];
+			t->lat_ns[p] += st->lat_ns[p];
+			for (uint32_t k = 0; k < NFS3_LAT_BUCKETS; k++)
+				t->lat[p][k] += st->lat[p][k];
+		}
+		for (uint32_t k = 0; k < 32; k++)
+			t->status[k] += st->status[k];
+		t->status_ok += st->status_ok;
+		t->status_err += st->status_err;
+		t->read_bytes += st->read_bytes;
+		t->write_bytes += st->write_bytes;
+		for (uint32_t p = 0; p < MOUNT_NPROCS; p++)
+			t->mount_proc[p] += st->mount_proc[p];
+		t->deferred += st->deferred;
+		t->sync_fallback += st->sync_fallback;
+	}
+}
+
+static void write_nfs3(struct app_buf *b, const struct nfsd_metrics_src *s)
+{
+	double le[NFS3_LAT_BUCKETS - 1];
+	struct nfs3_stats t;
+	char lab[64];
+
+	nfs_total(s, &t);
+	app_prom_family(b, P "nfs3_calls_total", "counter",
+			"NFSv3 calls answered, by procedure (TCP, UDP and RDMA)");
+	for (uint32_t p = 0; p < NFS3_NPROCS; p++) {
+		snprintf(lab, sizeof(lab), "proc=\"%s\"", nfs3_proc_name(p));
+		app_prom_sample(b, P "nfs3_calls_total", lab, t.proc[p]);
+	}
+	for (uint32_t i = 0; i + 1 < NFS3_LAT_BUCKETS; i++)
+		le[i] = (double)(1u << i) * 1e-6;
+	app_prom_family(b, P "nfs3_call_duration_seconds", "histogram",
+			"NFSv3 call latency, from the dispatcher to the reply handed to the "
+			"transport (helper-thread time included), by procedure");
+	for (uint32_t p = 0; p < NFS3_NPROCS; p++) {
+		snprintf(lab, sizeof(lab), "proc=\"%s\"", nfs3_proc_name(p));
+		app_prom_histogram(b, P "nfs3_call_duration_seconds", lab, le, t.lat[p],
+				   NFS3_LAT_BUCKETS, (double)t.lat_ns[p] * 1e-9);
+	}
+	app_prom_family(b, P "nfs3_replies_total", "counter",
+			"NFSv3 replies by NFS status (NFS3_OK and errors; other: not listed)");
+	for (uint32_t k = 0; k < 32; k++) {
+		enum nfs_stat st = nfs3_stat_of_slot(k);
+
+		if (k == 31)
+			snprintf(lab, sizeof(lab), "status=\"other\"");
+		else if (nfs3_stat_slot(st) == k)
+			snprintf(lab, sizeof(lab), "status=\"%s\"", nfs_stat_name(st));
+		else
+			continue; /* an unused slot */
+		app_prom_sample(b, P "nfs3_replies_total", lab, t.status[k]);
+	}
+	app_prom_family(b, P "mount_calls_total", "counter",
+			"MOUNT v1/v3 calls, by procedure (TCP and UDP)");
+	for (uint32_t p = 0; p < MOUNT_NPROCS; p++) {
+		snprintf(lab, sizeof(lab), "proc=\"%s\"", nfs_mnt_proc_name(p));
+		app_prom_sample(b, P "mount_calls_total", lab, t.mount_proc[p]);
+	}
+	counter(b, P "nfs3_errors_total", "NFSv3 replies with a status other than NFS3_OK",
+		t.status_err);
+	counter(b, P "nfs3_read_bytes_total", "bytes returned by successful NFSv3 READs",
+		t.read_bytes);
+	counter(b, P "nfs3_written_bytes_total", "bytes written by successful NFSv3 WRITEs",
+		t.write_bytes);
+	counter(b, P "helper_calls_total",
+		"calls (NFSv3 but NULL, and MOUNT's MNT) whose file-system work ran on a helper "
+		"thread",
+		t.deferred);
+	counter(b, P "helper_inline_total",
+		"such calls run on the loop although helper threads exist (no scratch space, or "
+		"over UDP)",
+		t.sync_fallback);
+	gauge(b, P "helper_queue_depth", "NFSv3 calls with the helper threads now",
+	      s->pool ? nfs_pool_inflight(s->pool) : 0);
+	gauge(b, P "helper_threads", "helper threads for the file-system work", s->threads);
+}
+
+static void write_rpc(struct app_buf *b, const struct nfsd_metrics_src *s)
+{
+	struct orpc_drc_stats d = {0};
+	char lab[96];
+
+	app_prom_family(b, P "rpc_outcomes_total", "counter",
+			"RPC calls by outcome, by server (tcp: NFS, MOUNT and the portmapper over "
+			"TCP/UDP; rdma: NFS over RPC-over-RDMA; lock: NLM and NSM)");
+	for (int i = 0; i <= NFSD_METRICS_NSERVERS; i++) {
+		const struct orpc_svc *v = i < NFSD_METRICS_NSERVERS ? s->svc[i] : s->lock_svc;
+		const char *name = i < NFSD_METRICS_NSERVERS ? s->svc_name[i] : "lock";
+
+		if (!v)
+			continue;
+		for (int k = 0; k < ORPC_OUT_NUM; k++) {
+			snprintf(lab, sizeof(lab), "svc=\"%s\",outcome=\"%s\"", name,
+				 orpc_outcome_name((enum orpc_outcome)k));
+			app_prom_sample(b, P "rpc_outcomes_total", lab, v->stats.outcome[k]);
+		}
+	}
+	for (int i = 0; i < NFSD_METRICS_NSERVERS; i++) {
+		struct orpc_drc_stats one;
+
+		if (!s->svc[i])
+			continue;
+		orpc_svc_drc_stats(s->svc[i], &one);
+		d.inserted += one.inserted;
+		d.replayed += one.replayed;
+		d.in_progress_drops += one.in_progress_drops;
+		d.evicted += one.evicted;
+		d.too_big += one.too_big;
+	}
+	counter(b, P "drc_inserted_total", "replies kept by the duplicate request cache",
+		d.inserted);
+	counter(b, P "drc_replayed_total",
+		"retransmissions answered from the duplicate request cache", d.replayed);
+	counter(b, P "drc_in_progress_drops_total",
+		"retransmissions dropped because the call still ran", d.in_progress_drops);
+	counter(b, P "drc_evicted_total", "cached replies evicted for newer ones", d.evicted);
+	counter(b, P "drc_too_big_total", "replies too long to be cached", d.too_big);
+}
+
+static void write_conns(struct app_buf *b, const struct nfsd_metrics_src *s)
+{
+	char lab[32];
+
+	if (s->rdma) {
+		gauge(b, P "rdma_connections", "RPC-over-RDMA connections open",
+		      s->rdma_accepted - s->rdma_closed);
+		counter(b, P "rdma_accepted_total", "RPC-over-RDMA connections accepted",
+			s->rdma_accepted);
+		counter(b, P "rdma_rejected_total",
+			"RPC-over-RDMA connection requests rejected (full, or setup failed)",
+			s->rdma_rejected);
+		counter(b, P "rdma_closed_total", "RPC-over-RDMA connections closed",
+			s->rdma_closed);
+	}
+	app_prom_family(b, P "tcp_connections", "gauge",
+			"TCP connections open (svc: nfs for NFS, MOUNT and the portmapper; lock "
+			"for NLM and NSM)");
+	for (int i = 0; i < 2; i++) {
+		const struct orpc_tcp_srv *t = i ? s->lock_tcp : s->tcp;
+
+		snprintf(lab, sizeof(lab), "svc=\"%s\"", i ? "lock" : "nfs");
+		if (t)
+			app_prom_sample(b, P "tcp_connections", lab, orpc_tcp_srv_nconns(t));
+	}
+	app_prom_family(b, P "tcp_accepted_total", "counter", "TCP connections accepted");
+	for (int i = 0; i < 2; i++) {
+		const struct orpc_tcp_srv *t = i ? s->lock_tcp : s->tcp;
+
+		snprintf(lab, sizeof(lab), "svc=\"%s\"", i ? "lock" : "nfs");
+		if (t)
+			app_prom_sample(b, P "tcp_accepted_total", lab, t->stats.accepted);
+	}
+	app_prom_family(b, P "tcp_closed_total", "counter",
+			"TCP connections closed (reason: peer, garbage, too_big, empty, error)");
+	for (int i = 0; i < 2; i++) {
+		const struct orpc_tcp_srv *t = i ? s->lock_tcp : s->tcp;
+		const struct {
+			const char *why;
+			uint64_t n;
+		} r[] = {{"peer", t ? t->stats.closed_peer : 0},
+			 {"garbage", t ? t->stats.closed_garbage : 0},
+			 {"too_big", t ? t->stats.closed_too_big : 0},
+			 {"empty", t ? t->stats.closed_empty : 0},
+			 {"error", t ? t->stats.closed_error : 0}};
+
+		if (!t)
+			continue;
+		for (size_t k = 0; k < sizeof(r) / sizeof(r[0]); k++) {
+			char l2[64];
+
+			snprintf(l2, sizeof(l2), "svc=\"%s\",reason=\"%s\"", i ? "lock" : "nfs",
+				 r[k].why);
+			app_prom_sample(b, P "tcp_closed_total", l2, r[k].n);
+		}
+	}
+	app_prom_family(b, P "tcp_records_total", "counter", "RPC records read over TCP");
+	app_prom_family(b, P "udp_calls_total", "counter", "RPC calls read over UDP");
+	for (int i = 0; i < 2; i++) {
+		const struct orpc_tcp_srv *t = i ? s->lock_tcp : s->tcp;
+
+		snprintf(lab, sizeof(lab), "svc=\"%s\"", i ? "lock" : "nfs");
+		if (t) {
+			app_prom_sample(b, P "tcp_records_total", lab, t->stats.records);
+			app_prom_sample(b, P "udp_calls_total", lab, t->stats.udp_calls);
+		}
+	}
+}
+
+static void write_nlm(struct app_buf *b, const struct nlm_server *n)
+{
+	uint32_t locks, waiters;
+	char lab[64];
+
+	app_prom_family(b, P "nlm_calls_total", "counter", "NLM v4 calls, by procedure");
+	for (uint32_t p = 0; p < NLM4_NPROCS; p++) {
+		const char *name = nlm4_proc_name(p);
+
+		if (strcmp(name, "unknown") == 0)
+			continue;
+		snprintf(lab, sizeof(lab), "proc=\"%s\"", name);
+		app_prom_sample(b, P "nlm_calls_total", lab, n->st.nlm_proc[p]);
+	}
+	app_prom_family(b, P "nlm_replies_total", "counter", "NLM v4 answers, by status");
+	for (uint32_t k = 0; k < NLM4_NSTATS; k++) {
+		snprintf(lab, sizeof(lab), "status=\"%s\"", nlm4_stat_name(k));
+		app_prom_sample(b, P "nlm_replies_total", lab, n->st.nlm_stat[k]);
+	}
+	app_prom_family(b, P "nsm_calls_total", "counter", "NSM calls, by procedure");
+	for (uint32_t p = 0; p < NSM_NPROCS; p++) {
+		snprintf(lab, sizeof(lab), "proc=\"%s\"", nsm_proc_name(p));
+		app_prom_sample(b, P "nsm_calls_total", lab, n->st.nsm_proc[p]);
+	}
+	app_prom_family(b, P "nlm_callbacks_total", "counter",
+			"the lock manager's calls to clients (GRANTED, SM_NOTIFY): entries into "
+			"each state");
+	for (uint32_t k = 1; k < NLM_CB_NUM_STATES; k++) {
+		snprintf(lab, sizeof(lab), "state=\"%s\"", nlm_cb_state_name((enum nlm_cb_state)k));
+		app_prom_sample(b, P "nlm_callbacks_total", lab, n->st.cb_state[k]);
+	}
+	nfs_lock_count(&n->mgr, &locks, &waiters);
+	gauge(b, P "locks_held", "byte-range locks held", locks);
+	gauge(b, P "lock_waiters", "blocked lock requests waiting", waiters);
+	gauge(b, P "lock_in_grace", "1 during the grace period after start (reclaims only)",
+	      nfs_lock_in_grace(&n->mgr));
+	counter(b, P "lock_reclaims_total", "locks reclaimed during the grace period",
+		n->mgr.st.reclaims);
+	counter(b, P "lock_waiters_granted_total", "blocked requests granted later",
+		n->mgr.st.granted_waiters);
+	counter(b, P "nlm_grants_refused_total",
+		"GRANTED callbacks the client answered DENIED (lock taken back)",
+		n->st.granted_refused);
+	counter(b, P "nlm_callbacks_dropped_total", "callbacks dropped: no free slot",
+		n->st.cb_dropped);
+	counter(b, P "nlm_notify_dropped_total",
+		"locks and waiters dropped by SM_NOTIFY or FREE_ALL", n->st.notify_dropped);
+	gauge(b, P "nsm_state", "NSM state number (odd while up)", (uint64_t)n->nsm_state);
+	gauge(b, P "nsm_monitored_hosts", "hosts NSM monitors", n->nhosts);
+}
+
+void nfsd_metrics_write(struct app_buf *b, const struct nfsd_metrics_src *s)
+{
+	struct nfs_fs_stats f;
+
+	app_prom_family(b, P "start_time_seconds", "gauge",
+			"start time of the process since the Unix epoch, in seconds");
+	app_prom_sample_f(b, P "start_time_seconds", NULL, s->start_time);
+	write_nfs3(b, s);
+	write_rpc(b, s);
+	write_conns(b, s);
+	if (s->nlm)
+		write_nlm(b, s->nlm);
+	if (s->fs) {
+		nfs_fs_stats(s->fs, &f);
+		counter(b, P "fs_badhandle_total",
+			"NFS3ERR_BADHANDLE answers: handles that fail "
+			"their seal",
+			f.badhandle);
+		counter(b, P "fs_stale_total", "NFS3ERR_STALE answers", f.stale);
+		counter(b, P "fs_client_refused_total",
+			"calls refused: the client is not in the export's list", f.acces_client);
+		counter(b, P "fs_rofs_total", "changes refused by a read-only export", f.rofs);
+		counter(b, P "fs_squashed_total", "credentials squashed to the anonymous user",
+			f.squashed);
+	}
+}

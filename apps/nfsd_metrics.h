@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nfsd_metrics.h - droce-nfsd's counters as Prometheus metrics (names droce_nfsd_*, listed
+ * in docs/observability.md): NFSv3 calls and latency histograms per procedure, bytes, NFS
+ * statuses, RPC outcomes, the duplicate request cache, RDMA and TCP connections, the helper
+ * threads, NLM/NSM and the lock manager, the backend's refusals, the process' start time.
+ *
+ * droce-nfsd fills a struct nfsd_metrics_src with pointers to what it owns and calls
+ * nfsd_metrics_write from its /metrics callback (app_metrics.h), on the lcore that owns the
+ * counters. A pointer left NULL leaves its metrics out.
+ */
+#ifndef NFSD_METRICS_H
+#define NFSD_METRICS_H
+
+#include <stdint.h>
+
+#include "app_prom.h"
+#include "nfs3_svc.h"
+#include "nfs_pool.h"
+#include "nlm_svc.h"
+#include "orpc_tcp.h"
+
+#define NFSD_METRICS_NSERVERS 2 /**< the TCP/UDP and the RDMA NFSv3 servers */
+
+struct nfsd_metrics_src {
+	const struct nfs3_server *nfs[NFSD_METRICS_NSERVERS]; /**< summed; NULL: none */
+	const struct orpc_svc *svc[NFSD_METRICS_NSERVERS];    /**< their RPC servers */
+	const char *svc_name[NFSD_METRICS_NSERVERS];	      /**< label: "tcp", "rdma" */
+	const struct orpc_svc *lock_svc;		      /**< NLM and NSM's */
+	const struct orpc_tcp_srv *tcp;			      /**< NFS, MOUNT, portmapper */
+	const struct orpc_tcp_srv *lock_tcp;		      /**< NLM and NSM */
+	const struct nlm_server *nlm;			      /**< NULL: not up */
+	const struct nfs_pool *pool;			      /**< NULL: no helper threads */
+	uint32_t threads;				      /**< helper threads */
+	const struct nfs_fs *fs;
+	bool rdma; /**< RDMA served: the rdma_* metrics below mean something */
+	uint64_t rdma_accepted, rdma_rejected, rdma_closed;
+	double start_time; /**< the process' start, Unix seconds (nfsd_metrics_start_time) */
+};
+
+/** The process' start time in Unix seconds, from /proc (its start after boot, and boot's
+ * time), or now when /proc does not say. */
+double nfsd_metrics_start_time(void);
+
+/** Write every metric of @p src into @p b (Prometheus text format 0.0.4). */
+void nfsd_metrics_write(struct app_buf *b, const struct nfsd_metrics_src *src);
+
+#endif /* NFSD_METRICS_H */
