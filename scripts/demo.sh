@@ -72,6 +72,7 @@ idle_sleep_us = 50
 state = $LABI_DIR/state
 threads = 4
 grace = 0
+metrics = $D:9464
 
 [export demo]
 path = $EXP
@@ -117,6 +118,11 @@ say "the VM's kernel says the transport is RDMA (/proc/self/mountstats)"
 vm_run vm1 "awk '/^device/ { p = /mnt.droce/ } p' /proc/self/mountstats | grep -E '^device|xprt:|^ +(READ|WRITE):'" 60 |
 	tee "$LABI_DIR/vm.stats"
 step "mountstats name the rdma transport" grep -q "xprt:[[:space:]]*rdma" "$LABI_DIR/vm.stats"
+
+say "droce-nfsstat: droce-nfsd's counters from its Prometheus endpoint ($D:9464/metrics)"
+ip netns exec "$LABI_DNS" "$(dirname "$NFSD")/droce-nfsstat" -s "$D:9464" | tee "$LABI_DIR/nfsstat.out"
+step "droce-nfsstat shows the WRITEs and READs" \
+	bash -c "grep -qE '^ *WRITE +[1-9]' '$LABI_DIR/nfsstat.out' && grep -qE '^ *READ +[1-9]' '$LABI_DIR/nfsstat.out'"
 
 say "unmounting, stopping droce-nfsd (SIGTERM: it drains and syncs), and its counters"
 vm_run vm1 "umount /mnt/droce" 60
