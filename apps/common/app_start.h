@@ -70,7 +70,8 @@ bool app_is_any(const struct stk_ipaddr *a);
  * the first), else the one on whose link @p dst is, else one with a gateway of its family.
  * @return 0, or -EADDRNOTAVAIL when @p bind is no interface's.
  */
-int app_pick_iface(struct app_start *a, const struct stk_ipaddr *bind, const struct stk_ipaddr *dst);
+int app_pick_iface(struct app_start *a, const struct stk_ipaddr *bind,
+		   const struct stk_ipaddr *dst);
 
 /**
  * Open the RoCE device of the picked interface (with the [dcqcn] parameters), its CM and a
