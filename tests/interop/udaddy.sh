@@ -7,7 +7,7 @@
 # 0x01234567), the datagrams are SEND_WITH_IMMs carrying the sender's QPN, and each server
 # answers from the address in the GRH area of what it received (droce synthesizes it). Both
 # sides exit 0 and print exactly udaddy's lines. Wire check: every RoCE frame decodes with
-# nothing malformed and every ICRC verifies (wire_check.py); 22 SIDR_REQs and 22 SIDR_REPs.
+# nothing malformed and every ICRC verifies (wire_check.py); at least 22 SIDR_REQs and REPs.
 # Usage: udaddy.sh APPS_DIR [ARTIFACT_DIR]   Exit 77 = skipped (with the reason).
 set -u
 APPS=$(readlink -f "$1")
@@ -55,7 +55,10 @@ python3 "$HERE/wire_check.py" "$LABI_DIR/udaddy.pcap" "$mac"
 check "wire: tshark decodes every RoCE frame, none malformed, every ICRC verifies" [ $? = 0 ]
 n_req=$(cm_mads "$LABI_DIR/udaddy.pcap" 0x0017)
 n_rep=$(cm_mads "$LABI_DIR/udaddy.pcap" 0x0018)
-check "wire: 22 SIDR_REQs and 22 SIDR_REPs (got $n_req, $n_rep)" [ "$n_req/$n_rep" = 22/22 ]
+# rxe under TCG resends a SIDR_REQ that droce has not answered yet (Linux's SIDR timeout is
+# short): more requests than exchanges is expected, fewer answers is not
+check "wire: at least 22 SIDR_REQs and 22 SIDR_REPs (got $n_req, $n_rep)" \
+	eval '[ "$n_req" -ge 22 ] && [ "$n_rep" -ge 22 ]'
 printf '# %s\n' "${results[@]}"
 echo "# interop_udaddy took $((SECONDS - T0)) s; $FAILS check(s) failed"
 [ $FAILS = 0 ]
