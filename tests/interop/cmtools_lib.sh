@@ -8,7 +8,8 @@
 #       ARGS in the droce namespace. Sets RD (droce's exit status) and RV (the VM's).
 #   droce_serves NAME TOOL ARGS... -- VMCMD
 #       TOOL ARGS (droce's server) in the droce namespace; once its port is up, VMCMD in vm1.
-#       A droce server still running when the VM's client failed is ended with SIGTERM.
+#       A droce server still running when the VM's client failed is ended with SIGTERM; with
+#       CMT_STOP_SERVER=1 always (a server that serves until stopped, as cmtime's).
 #   same_lines WANT FILE   FILE's lines (without the EAL's and the stack's) are WANT exactly
 #   cm_mads PCAP ATTR      how many CM MADs of attribute ATTR (0x0010 REQ, 0x0017 SIDR_REQ...)
 # Output: $LABI_DIR/NAME.droce.{out,err} and NAME.vm.{out,err}.
@@ -49,7 +50,10 @@ droce_serves() {
 	sleep 1 # the CM listens once the loop runs
 	vm_cmd vm1 "$LABI_DIR/$name.vm" "$CMT_SEC" "$1"
 	RV=$?
-	[ "$RV" = 0 ] || kill -TERM "$DPING_PID" 2>/dev/null
+	if [ "$RV" != 0 ] || [ -n "${CMT_STOP_SERVER:-}" ]; then
+		sleep 1 # the last DREPs
+		kill -TERM "$DPING_PID" 2>/dev/null
+	fi
 	wait "$DPING_PID"
 	RD=$?
 }
