@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 
 #include <rte_cycles.h>
 #include <rte_lcore.h>
@@ -84,6 +85,7 @@ struct ct_node {
 	struct roce_cq *cq[2];
 	uint64_t times[STEP_CNT][2]; /**< TSC; 0 = not taken */
 	bool error, done;
+	LIST_ENTRY(ct_node) link; /**< server: on the list of accepted connections */
 };
 
 static struct {
@@ -100,6 +102,7 @@ static struct {
 	int tries;		/**< resolve addr: attempts made */
 	uint64_t deadline, probe_at, linger_until;
 	struct roce_cm_id *listen_id;
+	LIST_HEAD(, ct_node) accepted; /**< server: connections not yet torn down */
 	volatile sig_atomic_t signo;
 } g = {
 	.port = CT_PORT,
@@ -148,6 +151,15 @@ static void destroy_qp(struct ct_node *n)
 
 /* ------------------------------------------------------------------ the server */
 
+/* A server's connection: its id, QP and CQs gone. */
+static void server_free(struct ct_node *n)
+{
+	LIST_REMOVE(n, link);
+	roce_cm_destroy_id(n->id);
+	destroy_qp(n);
+	free(n);
+}
+
 /* The server's nodes are its accepted connections: the id's context. */
 static void server_event(const struct roce_cm_event *ev)
 {
@@ -166,6 +178,7 @@ static void server_event(const struct roce_cm_event *ev)
 			fprintf(stderr, "failure accepting: %s\n", strerror(EINVAL));
 			goto fail;
 		}
+		LIST_INSERT_HEAD(&g.accepted, n, link);
 		return;
 	fail:
 		printf("failing connection request\n");
@@ -179,11 +192,8 @@ static void server_event(const struct roce_cm_event *ev)
 	case ROCE_CM_EVENT_REJECTED:
 	case ROCE_CM_EVENT_UNREACHABLE:
 		/* disc_handler_thread: rdma_disconnect, rdma_destroy_qp, rdma_destroy_id */
-		if (!n)
-			return;
-		roce_cm_destroy_id(n->id);
-		destroy_qp(n);
-		free(n);
+		if (n)
+			server_free(n);
 		return;
 	default:
 		return;
@@ -551,6 +561,8 @@ int main(int argc, char **argv)
 			destroy_qp(&g.nodes[i]);
 		}
 	free(g.nodes);
+	while (!LIST_EMPTY(&g.accepted))
+		server_free(LIST_FIRST(&g.accepted));
 	if (g.listen_id)
 		roce_cm_destroy_id(g.listen_id);
 	app_stop(&g.app);
