@@ -106,6 +106,30 @@ bool app_is_any(const struct stk_ipaddr *a)
 	return a->family == 4 ? a->v4 == 0 : !memcmp(a->v6, zero, 16);
 }
 
+int app_iface_by_name(const struct stk_config *cfg, const char *name, uint16_t *iface)
+{
+	unsigned long n;
+	char *end;
+
+	if (!name)
+		return 0;
+	if (!strncmp(name, "droce", 5) && name[5]) {
+		n = strtoul(name + 5, &end, 10);
+		if (!*end && n < cfg->nb_ports) {
+			*iface = (uint16_t)n;
+			return 0;
+		}
+	}
+	for (unsigned i = 0; i < cfg->nb_ports; i++) {
+		if (!strcmp(name, cfg->ports[i].name)) {
+			*iface = (uint16_t)i;
+			return 0;
+		}
+	}
+	fprintf(stderr, "IB device %s not found (droce0..droce%u)\n", name, cfg->nb_ports - 1);
+	return -ENODEV;
+}
+
 int app_pick_iface(struct app_start *a, const struct stk_ipaddr *bind, const struct stk_ipaddr *dst)
 {
 	uint16_t n = stk_iface_count();

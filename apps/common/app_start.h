@@ -66,6 +66,14 @@ int app_get_addr(const char *name, struct stk_ipaddr *out);
 bool app_is_any(const struct stk_ipaddr *a);
 
 /**
+ * The interface a -d NAME (ibv_devinfo's device name in the verbs tools) means: "droceN" is
+ * interface N, a port section's name ("port0") that port. Needs only the loaded @p cfg, so it
+ * can run before the EAL. @return 0 (*iface set; a NULL name keeps it), or -ENODEV with
+ * "IB device NAME not found (droce0..droceN)" printed.
+ */
+int app_iface_by_name(const struct stk_config *cfg, const char *name, uint16_t *iface);
+
+/**
  * Pick the interface: the one that owns @p bind (a server's address; NULL or a wildcard:
  * the first), else the one on whose link @p dst is, else one with a gateway of its family.
  * @return 0, or -EADDRNOTAVAIL when @p bind is no interface's.
