@@ -14,8 +14,9 @@
 #    ucmatose's lines and return status 0, and the QPs, CQs, MRs, CM identifiers and in-use
 #    mbufs at the end are those at the start (printed by both, asserted here and by -r);
 #  - tshark over a capture of A's veth: every RoCE frame decodes, none malformed, every ICRC
-#    verifies (tests/interop/wire_check.py; A is "droce", B "peer"); the SIDR_REQ/SIDR_REP MADs are there (21 each),
-#    and ConnectRequests for 1 + 1 + 10 + 1000 connections.
+#    verifies (tests/interop/wire_check.py; A is "droce", B "peer"); the SIDR_REQ/SIDR_REP
+#    MADs are there (21 each), and at least a ConnectRequest for each RC connection of
+#    rdma_xxx and ucmatose (1 + 1 + 1 + 10 + 1000; cmtime's bursts add theirs and resends).
 #  - droce-cmtime -c 100 and -c 1000: the client prints cmtime's table of seven steps and
 #    exits 0; the server ends on SIGTERM with 143;
 # Usage: cmtools_veth.sh RDMA_SERVER RDMA_CLIENT UDADDY UCMATOSE [CMTIME]   Exit 77 = skipped.
