@@ -33,6 +33,7 @@
 #include <rte_malloc.h>
 #include <rte_random.h>
 
+#include "app_start.h"
 #include "droce-perf.h"
 #include "roce_cm_wire.h"
 #include "stk_config.h"
@@ -626,27 +627,7 @@ static int parse_args(int argc, char **argv, enum perf_test t)
 /* -d: "droceN" names interface N; the config section name ("port0") works too. */
 static int pick_iface(const struct stk_config *cfg)
 {
-	const char *d = perf.p.ib_dev;
-	unsigned long n;
-	char *end;
-
-	if (!d)
-		return 0;
-	if (!strncmp(d, "droce", 5) && d[5]) {
-		n = strtoul(d + 5, &end, 10);
-		if (!*end && n < cfg->nb_ports) {
-			perf.p.iface = (uint16_t)n;
-			return 0;
-		}
-	}
-	for (unsigned i = 0; i < cfg->nb_ports; i++) {
-		if (!strcmp(d, cfg->ports[i].name)) {
-			perf.p.iface = (uint16_t)i;
-			return 0;
-		}
-	}
-	fprintf(stderr, "IB device %s not found (droce0..droce%u)\n", d, cfg->nb_ports - 1);
-	return -1;
+	return app_iface_by_name(cfg, perf.p.ib_dev, &perf.p.iface) ? -1 : 0;
 }
 
 /* ------------------------------------------------------------------ GIDs and MTU */

@@ -72,11 +72,10 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "app_start.h"
 #include "roce_cm.h"
 #include "roce_cm_wire.h"
-#include "roce_dcqcn.h"
 #include "roce_verbs.h"
-#include "stk_config.h"
 #include "stk_stack.h"
 
 #define PING_PORT 7174		      /* rping's default port */
@@ -174,8 +173,6 @@ struct ping_conn {
 static struct {
 	/* options */
 	const char *config;
-	bool cc_on; /**< a [dcqcn] section: DCQCN on the device */
-	struct roce_dcqcn_params cc;
 	int server; /**< -1 until -s or -c */
 	const char *addr_arg, *src_arg;
 	struct stk_ipaddr addr; /**< -a: bind address (server) or server address (client) */
@@ -183,11 +180,8 @@ static struct {
 	uint16_t port;
 	int count, size, verbose, validate, debug;
 	bool persistent, self_qp;
-	/* droce */
-	uint16_t iface;
-	struct roce_dev *dev;
-	struct roce_cm *cm;
-	struct roce_pd *pd;
+	/* droce: the shared start-up (apps/common/app_start.h) */
+	struct app_start app;
 	struct roce_cm_id *listen_id;
 	struct ping_conn conns[PING_MAX_CONNS];
 	uint64_t state_cnt[ST_NUM_STATES];
@@ -197,7 +191,6 @@ static struct {
 	bool finished; /**< the result is known: linger, then stop */
 	int result;    /**< rping's return value: 0 or -1 */
 	uint64_t stop_at;
-	uint64_t hz;
 } g = {
 	.server = -1,
 	.port = PING_PORT,
@@ -212,7 +205,7 @@ static struct {
 
 static uint64_t ms_to_tsc(uint64_t ms)
 {
-	return ms * g.hz / 1000;
+	return app_ms(&g.app, ms);
 }
 
 static const char *role(void)
@@ -272,7 +265,7 @@ static void conn_free(struct ping_conn *c)
 
 static struct roce_mr *reg(void *buf, uint32_t len, uint32_t access)
 {
-	return roce_reg_mr(g.pd, buf, len, (uintptr_t)buf, access);
+	return roce_reg_mr(g.app.pd, buf, len, (uintptr_t)buf, access);
 }
 
 /* rping_setup_qp() and rping_setup_buffers(): the CQ, the RC QP (RESET; the CM brings it up)
@@ -283,7 +276,7 @@ static int conn_setup(struct ping_conn *c)
 		ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_READ | ROCE_ACCESS_REMOTE_WRITE;
 	struct roce_qp_init_attr ia;
 
-	c->cq = roce_create_cq(g.dev, PING_CQ_DEPTH);
+	c->cq = roce_create_cq(g.app.dev, PING_CQ_DEPTH);
 	if (!c->cq) {
 		fprintf(stderr, "ibv_create_cq failed\n");
 		return -1;
@@ -295,7 +288,7 @@ static int conn_setup(struct ping_conn *c)
 	ia.cap.max_send_wr = PING_SQ_DEPTH;
 	ia.cap.max_recv_wr = PING_RQ_DEPTH;
 	ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
-	c->qp = roce_create_qp(g.pd, &ia);
+	c->qp = roce_create_qp(g.app.pd, &ia);
 	if (!c->qp) {
 		fprintf(stderr, "rdma_create_qp: %s\n", rte_strerror(rte_errno));
 		return -1;
@@ -677,7 +670,7 @@ static bool loop_ended(struct ping_conn *c, enum ping_state *next)
 
 static enum ping_state step_resolve(struct ping_conn *c, struct stk_lcore *lc, uint64_t now)
 {
-	const struct stk_iface *ifc = stk_iface_get(g.iface);
+	const struct stk_iface *ifc = stk_iface_get(g.app.iface);
 	const struct stk_ipaddr *hop = &g.addr;
 	const struct stk_neigh *n;
 
@@ -1074,7 +1067,7 @@ static void ping_poll(struct stk_lcore *lc, void *arg)
 
 	if (g.signo && !g.signal_seen)
 		on_interrupt(now);
-	while (roce_cm_get_event(g.cm, &ev) == 0)
+	while (roce_cm_get_event(g.app.cm, &ev) == 0)
 		on_cm_event(&ev);
 	for (unsigned i = 0; i < PING_MAX_CONNS && !g.signal_seen; i++) {
 		struct ping_conn *c = &g.conns[i];
@@ -1133,25 +1126,11 @@ static void usage(void)
 /* rping's get_addr(): the first address getaddrinfo() gives. @return 0 or its error. */
 static int get_addr(const char *name, struct stk_ipaddr *out)
 {
-	struct addrinfo *res;
-	int rc = getaddrinfo(name, NULL, NULL, &res);
+	int rc = app_get_addr(name, out);
 
-	if (rc) {
+	if (rc)
 		printf("getaddrinfo failed (%s) - invalid hostname or IP address\n",
 		       gai_strerror(rc));
-		return rc;
-	}
-	memset(out, 0, sizeof(*out));
-	if (res->ai_family == AF_INET) {
-		out->family = 4;
-		out->v4 = ((const struct sockaddr_in *)res->ai_addr)->sin_addr.s_addr;
-	} else if (res->ai_family == AF_INET6) {
-		out->family = 6;
-		memcpy(out->v6, &((const struct sockaddr_in6 *)res->ai_addr)->sin6_addr, 16);
-	} else {
-		rc = -1;
-	}
-	freeaddrinfo(res);
 	return rc;
 }
 
@@ -1262,51 +1241,25 @@ static int parse_args(int argc, char **argv)
 	return 0;
 }
 
-static bool is_any(const struct stk_ipaddr *a)
-{
-	static const uint8_t zero[16];
-
-	return a->family == 4 ? a->v4 == 0 : !memcmp(a->v6, zero, 16);
-}
-
 /* The interface that owns the server's -a address, or that reaches the client's server.
  * @return 0, or -1 with rping's message printed. */
 static int pick_iface(void)
 {
-	uint16_t n = stk_iface_count();
 	char a[64];
 
 	if (g.server) {
-		if (!g.addr_arg || is_any(&g.addr))
+		if (app_pick_iface(&g.app, g.addr_arg ? &g.addr : NULL, NULL) == 0)
 			return 0;
-		for (uint16_t i = 0; i < n; i++) {
-			if (stk_iface_is_local(stk_iface_get(i), &g.addr)) {
-				g.iface = i;
-				return 0;
-			}
-		}
 		fprintf(stderr, "rdma_bind_addr: %s\n", strerror(EADDRNOTAVAIL));
 		fprintf(stderr, "droce-ping: %s is not an address of droce's interfaces\n",
 			stk_ipaddr_str(&g.addr, a, sizeof(a)));
 		return -1;
 	}
-	/* on link first, else the first with a gateway of the family, else the first */
-	g.iface = UINT16_MAX;
-	for (uint16_t i = 0; i < n && g.iface == UINT16_MAX; i++)
-		if (stk_iface_on_link(stk_iface_get(i), &g.addr))
-			g.iface = i;
-	for (uint16_t i = 0; i < n && g.iface == UINT16_MAX; i++) {
-		const struct stk_iface *ifc = stk_iface_get(i);
-
-		if (g.addr.family == 4 ? ifc->gw4.family : ifc->gw6.family)
-			g.iface = i;
-	}
-	if (g.iface == UINT16_MAX)
-		g.iface = 0;
-	if (g.src_arg && !stk_iface_is_local(stk_iface_get(g.iface), &g.src)) {
+	app_pick_iface(&g.app, NULL, &g.addr);
+	if (g.src_arg && !stk_iface_is_local(stk_iface_get(g.app.iface), &g.src)) {
 		fprintf(stderr, "rdma_resolve_addr: %s\n", strerror(EADDRNOTAVAIL));
 		fprintf(stderr, "droce-ping: -I %s is not an address of droce's interface %s\n",
-			g.src_arg, stk_iface_get(g.iface)->name);
+			g.src_arg, stk_iface_get(g.app.iface)->name);
 		return -1;
 	}
 	return 0;
@@ -1316,23 +1269,13 @@ static int pick_iface(void)
  * client's connection. @return 0 or -1 with a message printed. */
 static int setup(void)
 {
-	g.dev = roce_dev_open(g.iface);
-	if (g.dev && g.cc_on && roce_dev_set_cc(g.dev, &g.cc) != 0) {
-		fprintf(stderr, "droce-ping: the [dcqcn] parameters were refused\n");
+	if (app_open_dev(&g.app) != 0)
 		return -1;
-	}
-	g.cm = g.dev ? roce_cm_open(g.dev) : NULL;
-	g.pd = g.dev ? roce_alloc_pd(g.dev) : NULL;
-	if (!g.dev || !g.cm || !g.pd) {
-		fprintf(stderr, "droce-ping: cannot open the RoCE device, its CM or a PD: %s\n",
-			rte_strerror(rte_errno));
-		return -1;
-	}
-	DEBUG_LOG("created pd %p\n", (void *)g.pd);
+	DEBUG_LOG("created pd %p\n", (void *)g.app.pd);
 	if (g.server) {
 		int rc;
 
-		g.listen_id = roce_cm_create_id(g.cm, ROCE_CM_PS_TCP, NULL);
+		g.listen_id = roce_cm_create_id(g.app.cm, ROCE_CM_PS_TCP, NULL);
 		if (!g.listen_id) {
 			fprintf(stderr, "rdma_create_id: %s\n", rte_strerror(rte_errno));
 			return -1;
@@ -1350,7 +1293,7 @@ static int setup(void)
 	{
 		struct ping_conn *c = &g.conns[0];
 
-		c->id = roce_cm_create_id(g.cm, ROCE_CM_PS_TCP, NULL);
+		c->id = roce_cm_create_id(g.app.cm, ROCE_CM_PS_TCP, NULL);
 		if (!c->id) {
 			fprintf(stderr, "rdma_create_id: %s\n", rte_strerror(rte_errno));
 			return -1;
@@ -1373,16 +1316,11 @@ static void teardown(void)
 			conn_free(&g.conns[i]);
 	if (g.listen_id)
 		roce_cm_destroy_id(g.listen_id);
-	if (g.cm && roce_cm_close(g.cm) != 0)
-		fprintf(stderr, "droce-ping: the CM did not close cleanly\n");
-	if (g.pd)
-		roce_dealloc_pd(g.pd);
+	app_stop(&g.app); /* CM, PD, stack, device, EAL */
 }
 
 int main(int argc, char **argv)
 {
-	struct stk_config cfg;
-	char err[512];
 	int eal_argc, app_argc, status;
 	char **eal_argv, **app_argv;
 
@@ -1391,30 +1329,20 @@ int main(int argc, char **argv)
 	status = parse_args(app_argc, app_argv);
 	if (status)
 		return status;
-	stk_config_default(&cfg);
-	if (stk_config_load(g.config, &cfg, err, sizeof(err)) != 0 ||
-	    roce_dcqcn_config_load(g.config, &g.cc_on, &g.cc, err, sizeof(err)) != 0) {
-		fprintf(stderr, "droce-ping: %s\n", err);
-		return EXIT_USAGE;
-	}
-	if (stk_eal_init(&cfg, argv[0], eal_argc, eal_argv) != 0) {
+	g.app.prog = "droce-ping";
+	g.app.config = g.config;
+	status = app_start_stack(&g.app, argv[0], eal_argc, eal_argv);
+	if (status == APP_EXIT_NODEV)
 		fprintf(stderr, "No RDMA devices were detected\n");
-		return EXIT_NODEV;
+	if (status) {
+		app_stop(&g.app);
+		return status;
 	}
-	g.hz = rte_get_tsc_hz();
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	if (stk_setup(&cfg) != 0) {
-		fprintf(stderr, "No RDMA devices were detected\n");
-		fprintf(stderr, "droce-ping: the stack did not start (see the messages above)\n");
-		stk_teardown();
-		rte_eal_cleanup();
-		return EXIT_NODEV;
-	}
 	status = EXIT_FAIL;
 	if (pick_iface() != 0 || setup() != 0)
 		goto out;
-	stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), roce_poll, g.dev);
 	stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), ping_poll, NULL);
 	stk_run();
 	if (g.finished)
@@ -1427,9 +1355,5 @@ int main(int argc, char **argv)
 			       g.state_cnt[i]);
 out:
 	teardown();
-	stk_teardown();
-	if (g.dev && roce_dev_close(g.dev) != 0)
-		fprintf(stderr, "droce-ping: the device did not close cleanly\n");
-	rte_eal_cleanup();
 	return status;
 }

@@ -47,6 +47,7 @@
 #include <rte_malloc.h>
 
 #include "app_sock.h"
+#include "app_start.h"
 #include "roce_cm_wire.h"
 #include "roce_dcqcn.h"
 #include "roce_verbs.h"
@@ -892,26 +893,7 @@ static int parse_args(int argc, char **argv)
 /* -d: "droceN" names interface N; the config section name ("port0") works too. */
 static int pick_iface(const struct stk_config *cfg)
 {
-	unsigned long n;
-	char *end;
-
-	if (!g.ib_dev)
-		return 0;
-	if (!strncmp(g.ib_dev, "droce", 5) && g.ib_dev[5]) {
-		n = strtoul(g.ib_dev + 5, &end, 10);
-		if (!*end && n < cfg->nb_ports) {
-			g.iface = (uint16_t)n;
-			return 0;
-		}
-	}
-	for (unsigned i = 0; i < cfg->nb_ports; i++) {
-		if (!strcmp(g.ib_dev, cfg->ports[i].name)) {
-			g.iface = (uint16_t)i;
-			return 0;
-		}
-	}
-	fprintf(stderr, "IB device %s not found (droce0..droce%u)\n", g.ib_dev, cfg->nb_ports - 1);
-	return -1;
+	return app_iface_by_name(cfg, g.ib_dev, &g.iface) ? -1 : 0;
 }
 
 /* Verbs objects and the QP in INIT with rx_depth receives posted, as pp_init_ctx(). */
