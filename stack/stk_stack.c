@@ -60,6 +60,8 @@ void stk_split_args(int argc, char **argv, int *eal_argc, char ***eal_argv, int 
 	}
 }
 
+static char **eal_argv_kept;
+
 int stk_eal_init(const struct stk_config *cfg, const char *argv0, int eal_argc, char **eal_argv)
 {
 	char **v;
@@ -69,7 +71,9 @@ int stk_eal_init(const struct stk_config *cfg, const char *argv0, int eal_argc, 
 	if (n < 0)
 		return n;
 	rc = rte_eal_init(n, v);
-	/* EAL keeps pointers into argv (e.g. devargs names): keep it for the process life. */
+	/* EAL keeps pointers into argv (e.g. devargs names): keep it for the process life, where
+	 * LeakSanitizer can see it is still reachable */
+	eal_argv_kept = v;
 	if (rc < 0) {
 		fprintf(stderr,
 			"droce: EAL initialisation failed: %s. Check the [eal] section "

@@ -5,12 +5,14 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,6 +57,11 @@ static void *worker(void *arg)
 	/* a helper thread runs nothing but backend operations: it may keep the last caller's
 	 * identity between them (nfs_cred.c) */
 	nfs_cred_lazy(true);
+	/* a umask of its own, 0: a file is created with the mode the client asked for at once,
+	 * not narrowed by the process's umask until the chmod after it, which other callers could
+	 * see in between (knfsd creates with the client's mode); the lcore's umask is untouched */
+	if (unshare(CLONE_FS) == 0)
+		umask(0);
 	for (;;) {
 		while (sem_wait(&p->ready) != 0 && errno == EINTR)
 			;

@@ -39,6 +39,7 @@
 
 #include "nfs_fs.h"
 #include "nfs_fs_int.h"
+#include "nfs_pool.h"
 
 static char base[256]; /* the temporary tree */
 static char statedir[300];
@@ -647,6 +648,78 @@ static void test_reload(void **state)
 	nfs_fs_reload_abort(next);
 	assert_int_equal(nfs_fs_getattr(&c, &fh, &a), NFS_OK);
 	nfs_fs_close(fs); /* frees the retired table too (LSan checks) */
+}
+
+/* The helper threads create files with the mode the client asked for, at once: their umask is
+ * 0 (a thread-private one), whatever the process's; the process keeps its own. */
+struct umask_job {
+	unsigned worker_umask;
+	struct nfs_fh fh;
+	struct nfs_fs *fs;
+	enum nfs_stat st;
+	bool done;
+};
+
+static unsigned thread_umask(void)
+{
+	char line[128];
+	unsigned u = 0777;
+	FILE *f = fopen("/proc/thread-self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Umask: %o", &u) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return u;
+}
+
+static void umask_work(void *arg)
+{
+	struct umask_job *j = arg;
+	struct nfs_ctx c = ctx_of(j->fs, "127.0.0.1", 0, 0);
+	struct nfs_fh root = mount_of(&c, "a");
+	struct nfs_sattr sa = {.set_mode = true, .mode = 0666};
+	uint8_t verf[8] = {0};
+	struct nfs_attr a;
+	struct nfs_wcc w;
+
+	j->worker_umask = thread_umask();
+	j->st = nfs_fs_create(&c, &root, "by_helper", 9, NFS_CREATE_UNCHECKED, &sa, verf, &j->fh,
+			      &a, &w);
+}
+
+static void umask_done(void *arg)
+{
+	((struct umask_job *)arg)->done = true;
+}
+
+static void test_pool_umask(void **state)
+{
+	struct umask_job j = {.fs = open_fs(exports)};
+	mode_t old = umask(077);
+	struct nfs_pool *p = nfs_pool_create("umask", 1, umask_work);
+	struct stat st;
+	char path[512];
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(nfs_pool_submit(p, &j), 0);
+	for (int i = 0; i < 5000 && !j.done; i++) {
+		nfs_pool_poll(p, umask_done, 1);
+		usleep(1000);
+	}
+	assert_true(j.done);
+	nfs_pool_destroy(p, NULL);
+	assert_int_equal(j.worker_umask, 0);
+	assert_int_equal(thread_umask(), 077); /* the process's own, untouched */
+	assert_int_equal(j.st, NFS_OK);
+	pathf(path, sizeof(path), "a/by_helper");
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0666);
+	unlink(path);
+	umask(old);
+	nfs_fs_close(j.fs);
 }
 
 static void test_clients_and_ro(void **state)
@@ -1677,6 +1750,7 @@ int main(void)
 		cmocka_unit_test(test_confinement),
 		cmocka_unit_test(test_stale_and_restart),
 		cmocka_unit_test(test_reload),
+		cmocka_unit_test(test_pool_umask),
 		cmocka_unit_test(test_clients_and_ro),
 		cmocka_unit_test(test_squash_create),
 		cmocka_unit_test(test_kernel_permissions),
