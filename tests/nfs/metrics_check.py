@@ -23,7 +23,6 @@ import json
 import os
 import re
 import socket
-import struct
 import subprocess
 import sys
 import time
@@ -85,71 +84,17 @@ def status_of(raw):
 
 # ---- ONC RPC / NFSv3 over TCP ----
 
-def W(*v):
-    return b"".join(struct.pack("!I", x & 0xFFFFFFFF) for x in v)
-
-
-def S(b):
-    b = b.encode() if isinstance(b, str) else b
-    return W(len(b)) + b + b"\0" * (-len(b) % 4)
-
-
-class Rd:
-    def __init__(self, b):
-        self.b, self.o = b, 0
-
-    def u(self):
-        v = struct.unpack_from("!I", self.b, self.o)[0]
-        self.o += 4
-        return v
-
-    def s(self):
-        n = self.u()
-        v = self.b[self.o:self.o + n]
-        self.o += n + (-n % 4)
-        return v
-
-    def skip(self, n):
-        self.o += n
-
-
-def record(sock):
-    out = b""
-    while True:
-        hdr = b""
-        while len(hdr) < 4:
-            c = sock.recv(4 - len(hdr))
-            if not c:
-                raise EOFError
-            hdr += c
-        m = struct.unpack("!I", hdr)[0]
-        n = m & 0x7FFFFFFF
-        while n:
-            c = sock.recv(n)
-            if not c:
-                raise EOFError
-            out += c
-            n -= len(c)
-        if m & 0x80000000:
-            return out
-
-
-xid = [int(time.time()) & 0xFFFFFF]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nfsd_life import S, W, Conn  # noqa: E402  the RPC client (record marking, AUTH_SYS root)
 
 
 def rpc(prog, vers, proc, args, port):
     """One call on a connection of its own; AUTH_SYS root. Returns the results' reader."""
-    s = socket.create_connection((SRV, port), timeout=10)
-    xid[0] += 1
-    cred = W(0) + S("metrics") + W(0, 0, 0)
-    msg = W(xid[0], 0, 2, prog, vers, proc, 1) + S(cred) + W(0, 0) + args
-    s.sendall(W(0x80000000 | len(msg)) + msg)
-    r = Rd(record(s))
-    s.close()
-    assert r.u() == xid[0] and r.u() == 1 and r.u() == 0  # xid, REPLY, MSG_ACCEPTED
-    r.u(), r.s()  # verifier
-    assert r.u() == 0  # SUCCESS
-    return r
+    c = Conn(port)
+    try:
+        return c.call(prog, vers, proc, args)
+    finally:
+        c.close()
 
 
 def nfs(proc, args=b""):

@@ -63,6 +63,9 @@ class R:
         self.o += n + (-n % 4)
         return v
 
+    def skip(self, n):
+        self.o += n
+
 
 class Conn:
     """One TCP connection to a program; calls may be pipelined."""
