@@ -120,30 +120,44 @@ enum nfs_stat nfs_fs_create(struct nfs_ctx *ctx, const struct nfs_fh *dir, const
 	s = dir_begin(ctx, dir, name, namelen, n, &o, dir_wcc);
 	if (s != NFS_OK)
 		return s;
-	fd = openat(o.fd, n, O_CREAT | O_EXCL | O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
-		    how == NFS_CREATE_EXCLUSIVE ? 0 : mode);
-	if (fd >= 0) {
-		if (how == NFS_CREATE_EXCLUSIVE) {
-			/* the verifier in the times, until the client's SETATTR replaces them */
-			rest = (struct nfs_sattr){
-				.atime_how = NFS_TIME_CLIENT,
-				.mtime_how = NFS_TIME_CLIENT,
-				.mtime = {.sec = be32(verf) & 0x7fffffffu},
-				.atime = {.sec = be32(verf + 4) & 0x7fffffffu},
-			};
-		} else {
-			rest = rest_of(sa, true);
+	/* A name removed between the failed O_EXCL create and the open of what is there is
+	 * created again, so UNCHECKED and EXCLUSIVE never answer NOENT for the name they create.
+	 * Bounded, as a remover and a creator could alternate for ever. */
+	for (unsigned tries = 0;; tries++) {
+		fd = openat(o.fd, n,
+			    O_CREAT | O_EXCL | O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
+			    how == NFS_CREATE_EXCLUSIVE ? 0 : mode);
+		if (fd >= 0) {
+			if (how == NFS_CREATE_EXCLUSIVE) {
+				/* the verifier in the times, until the client's SETATTR replaces
+				 * them */
+				rest = (struct nfs_sattr){
+					.atime_how = NFS_TIME_CLIENT,
+					.mtime_how = NFS_TIME_CLIENT,
+					.mtime = {.sec = be32(verf) & 0x7fffffffu},
+					.atime = {.sec = be32(verf + 4) & 0x7fffffffu},
+				};
+			} else {
+				rest = rest_of(sa, true);
+			}
+			s = made(&o, fd, &rest, fh, attr);
+			goto out;
 		}
-		s = made(&o, fd, &rest, fh, attr);
-		goto out;
+		if (errno != EEXIST || how == NFS_CREATE_GUARDED) {
+			s = nfs_stat_from_errno(errno);
+			goto out;
+		}
+		/* it exists: UNCHECKED takes a regular file (and only its size), EXCLUSIVE its
+		 * own */
+		fd = openat(o.fd, n, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0)
+			break;
+		if (errno != ENOENT || tries == 8) {
+			s = nfs_stat_from_errno(errno);
+			goto out;
+		}
 	}
-	if (errno != EEXIST || how == NFS_CREATE_GUARDED) {
-		s = nfs_stat_from_errno(errno);
-		goto out;
-	}
-	/* it exists: UNCHECKED takes a regular file (and only its size), EXCLUSIVE its own */
-	fd = openat(o.fd, n, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) != 0) {
+	if (fstat(fd, &st) != 0) {
 		s = nfs_stat_from_errno(errno);
 		goto out;
 	}
