@@ -68,6 +68,7 @@ static const struct key keys[] = {
 	S("exports", exports_file, K_STR),
 	S("state", state, K_STR),
 	U("threads", threads, 0, 64, 0),
+	U("io_uring", uring_depth, 0, 4096, 0),
 	U("grace", grace_s, 0, 3600, 0),
 	{"versions", K_VERSIONS, 0, 0, 0, 0, 0},
 	U("credits", credits, 1, 1024, 0),
@@ -221,6 +222,7 @@ void nfsd_conf_default(struct nfsd_conf *c)
 	memset(c, 0, sizeof(*c));
 	snprintf(c->state, sizeof(c->state), "/var/lib/droce-nfsd");
 	c->threads = 4;
+	c->uring_depth = 256;
 	c->grace_s = 90;
 	c->credits = 128;
 	c->inline_max = 4096;

@@ -13,6 +13,7 @@
 
 #include "nfs3_svc.h"
 #include "nfs3_xdr.h"
+#include "nfs_aio.h"
 #include "nfs_pool.h"
 
 #define NFS3_MAX_DIRENTS 16384u
@@ -520,9 +521,90 @@ enum accept_stat nfs3_defer_or_run(struct orpc_req *r, void *args, void *res,
 	return st;
 }
 
+/* READ and WRITE through io_uring on the lcore (nfs_aio.h), when the backend can start them
+ * without blocking. @return true: the call is deferred until nfs3_aio_done */
+static bool aio_start(struct orpc_req *r, void *args, void *res)
+{
+	struct nfs3_server *s = server_of(r);
+	struct nfs3_scratch *sc = scratch_get(s);
+	uint64_t t0 = now_ns();
+	struct nfs_aio_op *op = NULL;
+	struct orpc_pending *p;
+	struct nfs_ctx c;
+
+	if (!sc)
+		return false;
+	make_ctx(r, &c);
+	if (r->call.proc == NFS3_PROC_READ) {
+		const struct nfs3_read_args *a = args;
+
+		op = nfs_aio_read(s->aio, &c, &a->fh, a->offset,
+				  a->count < s->max_io ? a->count : s->max_io, sc->read_buf);
+	} else {
+		const struct nfs3_write_args *a = args;
+
+		/* less data than count is INVAL, answered by p_write */
+		if (a->data_len >= a->count)
+			op = nfs_aio_write(s->aio, &c, &a->fh, a->offset, a->data, a->count,
+					   a->stable);
+	}
+	p = op ? orpc_svc_defer(r, args, res) : NULL;
+	if (!p) {
+		if (op)
+			nfs_aio_cancel(op);
+		scratch_put(s, sc);
+		return false;
+	}
+	orpc_pending_req(p)->user = sc;
+	sc->t0_ns = t0;
+	nfs_aio_submit(op, p);
+	s->st.aio++;
+	return true;
+}
+
+void nfs3_aio_done(const struct nfs_aio_done *d)
+{
+	struct orpc_pending *p = d->cookie;
+	struct orpc_req *r = orpc_pending_req(p);
+	struct nfs3_server *s = server_of(r);
+	struct nfs3_scratch *sc = r->user;
+	void *res = orpc_pending_res(p);
+
+	if (d->write) {
+		struct nfs3_write_res *o = res;
+
+		o->status = d->status;
+		o->count = d->count;
+		o->committed = d->committed;
+		o->wcc = d->wcc;
+		nfs_fs_write_verf(s->fs, o->verf);
+	} else {
+		struct nfs3_read_res *o = res;
+
+		o->status = d->status;
+		o->count = d->count;
+		o->eof = d->eof;
+		o->attr.valid = d->attr_valid;
+		o->attr.attr = d->attr;
+		if (d->status == NFS_OK) {
+			o->data = sc->read_buf;
+			o->data_len = d->count;
+			r->ddp_len = d->count;
+		}
+	}
+	nfs3_call_end(r, orpc_pending_args(p), res);
+	/* the transport encodes the reply now (READ data points into sc), or drops it */
+	orpc_pending_done(p, SUCCESS);
+	scratch_put(s, sc);
+}
+
 /* Every NFSv3 procedure enters here; NULL has no work to hand over. */
 static enum accept_stat nfs3_entry(struct orpc_req *r, void *args, void *res)
 {
+	if (server_of(r)->aio &&
+	    (r->call.proc == NFS3_PROC_READ || r->call.proc == NFS3_PROC_WRITE) &&
+	    aio_start(r, args, res))
+		return ORPC_DEFER;
 	if (r->call.proc == NFS3_PROC_NULL) {
 		uint64_t t0 = now_ns();
 		enum accept_stat st = p_null(r, args, res);
