@@ -22,7 +22,6 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "nfs_aio.h"
@@ -55,15 +54,8 @@ struct nfs_aio_op {
 	uint16_t pers; /**< WRITE: personality id, 0 for the lcore's own */
 	void *cookie;
 	struct nfs_wcc wcc; /**< WRITE: pre-operation attributes from prepare */
-	int res;	    /**< the data CQE's result */
-	uint8_t pending;    /**< CQEs still to come: the data's, then the STATX's */
-	bool sx_ok;	    /**< the STATX after the data succeeded */
-	struct statx sx;    /**< the attributes after the data */
 	uint32_t next_free;
 };
-
-/* user_data: the slot's index, and this bit on the STATX that follows the data */
-#define AIO_SX_BIT (1ull << 32)
 
 struct aio_pers {
 	uint32_t uid, gid, ngroups;
@@ -106,8 +98,7 @@ struct nfs_aio *nfs_aio_create(struct nfs_fs *fs, uint32_t depth)
 	a = calloc(1, sizeof(*a) + depth * sizeof(a->ops[0]));
 	if (!a)
 		return NULL;
-	/* two SQEs an operation: the data, then a STATX hard-linked after it */
-	rc = io_uring_queue_init(2 * depth, &a->ring, 0);
+	rc = io_uring_queue_init(depth, &a->ring, 0);
 	if (rc < 0) {
 		free(a);
 		errno = -rc;
@@ -306,26 +297,16 @@ void nfs_aio_submit(struct nfs_aio_op *op, void *cookie)
 {
 	struct nfs_aio *a = op->a;
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&a->ring);
-	uint64_t idx = (uint64_t)(op - a->ops);
 
-	/* the submission queue has 2 * depth entries and each operation takes two: never full */
+	/* the submission queue has depth entries and each operation takes one: never full */
 	if (op->write)
 		io_uring_prep_write(sqe, op->fd, op->buf, op->len, op->off);
 	else
 		io_uring_prep_read(sqe, op->fd, op->buf, op->len, op->off);
 	sqe->personality = op->pers;
-	/* a hard link: the STATX runs after the data even when that was short or failed (a
-	 * READ at the end of the file is short), and gives the attributes after it without a
-	 * system call of the lcore's own */
-	sqe->flags |= IOSQE_IO_HARDLINK;
-	io_uring_sqe_set_data64(sqe, idx);
-	sqe = io_uring_get_sqe(&a->ring);
-	io_uring_prep_statx(sqe, op->fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &op->sx);
-	io_uring_sqe_set_data64(sqe, idx | AIO_SX_BIT);
-	op->pending = 2;
-	op->sx_ok = false;
+	io_uring_sqe_set_data64(sqe, (uint64_t)(op - a->ops));
 	op->cookie = cookie;
-	a->queued += 2;
+	a->queued++;
 	if (op->write)
 		a->st.writes++;
 	else
@@ -338,35 +319,10 @@ void nfs_aio_cancel(struct nfs_aio_op *op)
 	op_put(op);
 }
 
-/* The attributes the STATX gave, as fstat would have. */
-static void stat_of_statx(const struct statx *x, struct stat *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->st_mode = x->stx_mode;
-	st->st_nlink = x->stx_nlink;
-	st->st_uid = x->stx_uid;
-	st->st_gid = x->stx_gid;
-	st->st_size = (off_t)x->stx_size;
-	st->st_blocks = (blkcnt_t)x->stx_blocks;
-	st->st_blksize = (blksize_t)x->stx_blksize;
-	st->st_ino = x->stx_ino;
-	st->st_dev = makedev(x->stx_dev_major, x->stx_dev_minor);
-	st->st_rdev = makedev(x->stx_rdev_major, x->stx_rdev_minor);
-	st->st_atim.tv_sec = x->stx_atime.tv_sec;
-	st->st_atim.tv_nsec = x->stx_atime.tv_nsec;
-	st->st_mtim.tv_sec = x->stx_mtime.tv_sec;
-	st->st_mtim.tv_nsec = x->stx_mtime.tv_nsec;
-	st->st_ctim.tv_sec = x->stx_ctime.tv_sec;
-	st->st_ctim.tv_nsec = x->stx_ctime.tv_nsec;
-}
-
-/* The operation's end on the lcore: status, the attributes after it (the STATX's, or one
- * fstat when it failed), and its hand-over. */
-static void finish(struct nfs_aio_op *op, nfs_aio_done_t done)
+/* The operation's end on the lcore: status, the attributes after it, and its hand-over. */
+static void finish(struct nfs_aio_op *op, int res, nfs_aio_done_t done)
 {
 	struct nfs_aio_done d = {.cookie = op->cookie, .write = op->write};
-	bool have_st = op->sx_ok;
-	int res = op->res;
 	struct stat st;
 
 	if (res < 0) {
@@ -376,20 +332,14 @@ static void finish(struct nfs_aio_op *op, nfs_aio_done_t done)
 		d.status = NFS_OK;
 		d.count = (uint32_t)res;
 	}
-	if (have_st)
-		stat_of_statx(&op->sx, &st);
-	else
-		have_st = fstat(op->fd, &st) == 0;
 	if (op->write) {
 		d.wcc = op->wcc;
 		d.committed = op->stable == NFS_UNSTABLE ? NFS_UNSTABLE : NFS_FILE_SYNC;
 		if (d.status != NFS_OK)
 			d.count = 0;
-		d.wcc.post_valid = have_st;
-		if (have_st)
-			nfs_attr_from_stat(&op->o, &st, &d.wcc.post);
-	} else if (have_st) {
-		/* end of file, and the post-operation attributes */
+		nfs_wcc_post(&op->o, &d.wcc);
+	} else if (fstat(op->fd, &st) == 0) {
+		/* one fstat after the read: end of file, and the post-operation attributes */
 		if (d.status == NFS_OK)
 			d.eof = op->off + d.count >= (uint64_t)st.st_size;
 		nfs_attr_from_stat(&op->o, &st, &d.attr);
@@ -413,23 +363,14 @@ uint32_t nfs_aio_poll(struct nfs_aio *a, nfs_aio_done_t done, uint32_t max)
 			a->queued -= (uint32_t)rc < a->queued ? (uint32_t)rc : a->queued;
 	}
 	while (n < max && io_uring_peek_cqe(&a->ring, &cqe) == 0) {
-		uint64_t u = io_uring_cqe_get_data64(cqe), i = u & ~AIO_SX_BIT;
-		struct nfs_aio_op *op;
+		uint64_t i = io_uring_cqe_get_data64(cqe);
+		int res = cqe->res;
 
-		if (i >= a->depth || a->ops[i].state != AIO_QUEUED) {
-			io_uring_cqe_seen(&a->ring, cqe);
-			continue; /* cannot happen: every SQE names a live slot */
-		}
-		op = &a->ops[i];
-		if (u & AIO_SX_BIT)
-			op->sx_ok = cqe->res == 0;
-		else
-			op->res = cqe->res;
 		io_uring_cqe_seen(&a->ring, cqe);
-		if (--op->pending == 0) {
-			finish(op, done);
-			n++;
-		}
+		if (i >= a->depth || a->ops[i].state == AIO_FREE)
+			continue; /* cannot happen: every SQE names a live slot */
+		finish(&a->ops[i], res, done);
+		n++;
 	}
 	if (a->efd >= 0 && n) {
 		uint64_t v;
