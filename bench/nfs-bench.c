@@ -977,10 +977,22 @@ static const char *const C_WRITE1M_IN = "NFS WRITE 1 MiB, inline";
 static const char *const C_READ1M_U = "NFS READ 1 MiB, io_uring";
 static const char *const C_WRITE1M_U = "NFS WRITE 1 MiB, io_uring";
 
+/* droce-nfsd's own way (io_uring where it can, the helpers for the rest) is what the targets
+ * judge; without io_uring, the helpers */
+static const char *main4k(void)
+{
+	return find(C_READ4K_U) ? C_READ4K_U : C_READ4K;
+}
+
+static const char *main1m(void)
+{
+	return find(C_READ1M_U) ? C_READ1M_U : C_READ1M;
+}
+
 static void print_results(void)
 {
-	const struct result *rd = find(C_READ4K), *rdi = find(C_READ4K_IN);
-	double r1 = ratio(C_READ1M, C_RAW1M), r1i = ratio(C_READ1M_IN, C_RAW1M);
+	const struct result *rd = find(main4k()), *rdi = find(C_READ4K_IN), *rdh = find(C_READ4K);
+	double r1 = ratio(main1m(), C_RAW1M), r1i = ratio(C_READ1M_IN, C_RAW1M);
 
 	printf("\nnfs-bench: client and server on one lcore, net_ring, MTU 4200 (RoCE 4096); "
 	       "4 KiB cases %u connections x %u in flight, 1 MiB cases %u x %u; %u helper "
@@ -1006,10 +1018,17 @@ static void print_results(void)
 	if (rd && rd->server_ns > 0) {
 		double per_core = 1e9 / rd->server_ns, per_core_busy = 1e9 / rd->server_busy_ns;
 
-		printf("4 KiB READ with helpers: %.3f M IOPS in all (client on the same core); server "
-		       "CPU %.0f ns per READ = %.3f M IOPS per server core (%.3f counting busy passes "
+		printf("4 KiB READ (%s): %.3f M IOPS in all (client on the same core); server CPU "
+		       "%.0f ns per READ = %.3f M IOPS per server core (%.3f counting busy passes "
 		       "only)\n",
-		       rd->iops / 1e6, rd->server_ns, per_core / 1e6, per_core_busy / 1e6);
+		       rd->name, rd->iops / 1e6, rd->server_ns, per_core / 1e6,
+		       per_core_busy / 1e6);
+		if (rdh && rdh != rd && rdh->server_ns > 0)
+			printf("4 KiB READ with every call on the helper threads: server CPU %.0f ns "
+			       "per READ = %.3f M IOPS per server core (io_uring / helpers: %.2f "
+			       "per server core)\n",
+			       rdh->server_ns, 1e9 / rdh->server_ns / 1e6,
+			       rdh->server_ns / rd->server_ns);
 		printf("target >= 1 M IOPS per server core: %s (%.3f M per core)\n",
 		       per_core >= 1e6 ? "met" : "not met", per_core / 1e6);
 	}
@@ -1027,8 +1046,13 @@ static void print_results(void)
 	       r1, cpu_ratio(C_READ1M, C_RAW1M), r1i, cpu_ratio(C_READ1M_IN, C_RAW1M),
 	       ratio(C_WRITE1M, C_RAW1M), cpu_ratio(C_WRITE1M, C_RAW1M),
 	       ratio(C_WRITE1M_IN, C_RAW1M), cpu_ratio(C_WRITE1M_IN, C_RAW1M));
-	printf("target READ 1 MiB >= 0.8 of raw WRITE: %s (%.2f; %.2f per CPU-second)\n",
-	       r1 >= 0.8 ? "met" : "not met", r1, cpu_ratio(C_READ1M, C_RAW1M));
+	if (find(C_READ1M_U))
+		printf("1 MiB by io_uring / raw RDMA WRITE 1 MiB: READ %.2f [%.2f], WRITE %.2f "
+		       "[%.2f]\n",
+		       ratio(C_READ1M_U, C_RAW1M), cpu_ratio(C_READ1M_U, C_RAW1M),
+		       ratio(C_WRITE1M_U, C_RAW1M), cpu_ratio(C_WRITE1M_U, C_RAW1M));
+	printf("target READ 1 MiB (%s) >= 0.8 of raw WRITE: %s (%.2f; %.2f per CPU-second)\n",
+	       main1m(), r1 >= 0.8 ? "met" : "not met", r1, cpu_ratio(main1m(), C_RAW1M));
 	printf("server: %llu READs and %llu WRITEs answered, %llu on helper threads, %llu run inline "
 	       "for want of scratch; sampled READs checked byte for byte: %llu; failures: %d\n",
 	       (unsigned long long)g.srv.st.proc[NFS3_PROC_READ],
@@ -1057,7 +1081,7 @@ static void print_aio(void)
 
 static void write_json(void)
 {
-	const struct result *rd = find(C_READ4K);
+	const struct result *rd = find(main4k());
 	FILE *f = fopen(g.json, "w");
 
 	if (!f) {
@@ -1100,13 +1124,14 @@ static void write_json(void)
 		cpu_ratio(C_WRITE1M, C_RAW1M), cpu_ratio(C_READ1M_IN, C_RAW1M),
 		cpu_ratio(C_WRITE1M_IN, C_RAW1M));
 	fprintf(f,
-		"\"targets\": {\"read4k_iops_per_server_core\": %.1f, \"read4k_target\": 1000000, "
-		"\"read4k_met\": %s, \"read1m_ratio_target\": 0.8, \"read1m_met\": %s}, "
+		"\"targets\": {\"read4k_case\": \"%s\", \"read4k_iops_per_server_core\": %.1f, "
+		"\"read4k_target\": 1000000, \"read4k_met\": %s, \"read1m_case\": \"%s\", "
+		"\"read1m_ratio\": %.3f, \"read1m_ratio_target\": 0.8, \"read1m_met\": %s}, "
 		"\"checked_reads\": %llu, \"failures\": %d}\n",
-		rd && rd->server_ns > 0 ? 1e9 / rd->server_ns : 0,
-		rd && rd->server_ns > 0 && 1e9 / rd->server_ns >= 1e6 ? "true" : "false",
-		ratio(C_READ1M, C_RAW1M) >= 0.8 ? "true" : "false", (unsigned long long)g.checked,
-		g.failures);
+		main4k(), rd && rd->server_ns > 0 ? 1e9 / rd->server_ns : 0,
+		rd && rd->server_ns > 0 && 1e9 / rd->server_ns >= 1e6 ? "true" : "false", main1m(),
+		ratio(main1m(), C_RAW1M), ratio(main1m(), C_RAW1M) >= 0.8 ? "true" : "false",
+		(unsigned long long)g.checked, g.failures);
 	fclose(f);
 }
 
