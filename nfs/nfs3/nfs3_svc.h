@@ -62,7 +62,12 @@ struct nfs3_scratch {
 	char *names;
 	uint32_t names_cap;
 	enum accept_stat stat; /**< what the work answered (deferred calls) */
-	uint64_t t0_ns;	       /**< the deferred call's arrival (CLOCK_MONOTONIC) */
+	/** READ: where the data goes, chosen on the lcore when the call arrives: the transport's
+	 * DDP sink (placed: registered memory the data is sent from, no copy into the reply) or
+	 * read_buf (encoded inline) */
+	uint8_t *dest;
+	bool placed;
+	uint64_t t0_ns; /**< the deferred call's arrival (CLOCK_MONOTONIC) */
 	struct nfs3_scratch *next;
 };
 

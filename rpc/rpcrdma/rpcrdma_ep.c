@@ -658,6 +658,22 @@ static enum rpcrdma_req_state step_dispatch(struct rpcrdma_ep *ep)
 		call = recv_buf(ep, r->rbuf) + r->h.hdr_len;
 		clen = r->len - r->h.hdr_len;
 	}
+	/* DDP results may be placed straight into stage_in when the call offers a write chunk
+	 * and brought no read chunk (stage_in is then unused until this reply's sends end) */
+	ep->peer_addr.ddp_sink = NULL;
+	ep->peer_addr.ddp_sink_len = 0;
+	if (r->h.nr_wchunks && !r->h.nr_rsegs) {
+		uint32_t cap = 0;
+
+		for (uint32_t s = 0; s < r->h.wchunk_nsegs[0]; s++) {
+			struct rpcrdma_seg seg;
+
+			rpcrdma_write_seg(&r->h, 0, s, &seg);
+			cap += seg.length;
+		}
+		ep->peer_addr.ddp_sink = ep->stage_in;
+		ep->peer_addr.ddp_sink_len = cap < ep->conf.max_chunk ? cap : ep->conf.max_chunk;
+	}
 	n = orpc_svc_dispatch_peer(ep->svc, call, clen, ep, &ep->peer_addr, ep->stage_out,
 				   ep->conf.max_chunk, &oc);
 	if (oc == ORPC_OUT_DEFERRED) {
@@ -714,19 +730,35 @@ static enum rpcrdma_req_state reply_out(struct rpcrdma_ep *ep, uint32_t n, enum 
 	if (oc == ORPC_OUT_SUCCESS && ep->svc->req.proc && ep->svc->req.proc->ddp_res &&
 	    r->h.nr_wchunks && ep->svc->req.ddp_len) {
 		uint32_t dlen = ep->svc->req.ddp_len, start;
+		bool placed = ep->svc->req.ddp_placed;
 		struct rpcrdma_seg segs[RPCRDMA_MAX_CHUNK_SEGS];
+		const uint8_t *src;
 
-		if (dlen + PAD4(dlen) > n)
-			return RPCRDMA_REQ_ERR_HDR;
-		start = n - PAD4(dlen) - dlen;
+		if (placed) {
+			/* the handler put the data in stage_in (peer.ddp_sink): the encoded
+			 * results end with the opaque's length */
+			if (dlen > ep->conf.max_chunk)
+				return RPCRDMA_REQ_ERR_HDR;
+			start = n;
+			src = ep->stage_in;
+		} else {
+			if (dlen + PAD4(dlen) > n)
+				return RPCRDMA_REQ_ERR_HDR;
+			start = n - PAD4(dlen) - dlen;
+			src = ep->stage_out + start;
+		}
 		for (uint32_t s = 0; s < r->h.wchunk_nsegs[0]; s++)
 			rpcrdma_write_seg(&r->h, 0, s, &segs[s]);
-		if (prim_ddp_write(ep, segs, r->h.wchunk_nsegs[0], ep->stage_out + start, dlen,
-				   lens) == 0) {
+		if (prim_ddp_write(ep, segs, r->h.wchunk_nsegs[0], src, dlen, lens) == 0) {
 			for (uint32_t s = 0; s < r->h.wchunk_nsegs[0]; s++)
 				wsegs[0][s].length = lens[s];
 			body = start; /* the data and its round-up leave the inline stream */
 			ep->stage_busy = true;
+			ep->st.ddp_placed += placed;
+		} else if (placed) {
+			/* the data cannot go inline (the results were encoded without it); the
+			 * sink's length was the chunk's, so only a failed post lands here */
+			return RPCRDMA_REQ_ERR_RDMA;
 		}
 	}
 	hlen = (int)rpcrdma_hdr_size(&o);

@@ -331,6 +331,61 @@ static void test_every_chunk_kind(void **st)
 	}
 }
 
+/* PLACE of len bytes: FILL's pattern, (i * 7 + 3) mod 251 */
+static void place(struct conn *c, uint32_t len, bool ddp_res, uint32_t reply_max)
+{
+	static uint8_t msg[256];
+	struct rpcrdma_call call = {.msg = msg, .ddp_reply = ddp_res, .reply_max = reply_max};
+	struct orpc_test_blob b = {0, NULL};
+	struct orpc_reply_hdr h;
+	struct result r = {0};
+	uint32_t off;
+	u_int n = len;
+	XDR x;
+
+	xdrmem_create(&x, (char *)msg, sizeof(msg), XDR_ENCODE);
+	assert_true(orpc_call_encode(&x, next_xid++, ORPC_TEST_PROG, 1, ORPC_TEST_PLACE, NULL));
+	assert_true(xdr_u_int(&x, &n));
+	call.len = xdr_getpos(&x);
+	assert_int_equal(rpcrdma_clnt_call(c->c, &call, on_done, &r), 0);
+	wait_done(c, &r, 1);
+	assert_int_equal(r.err, 0);
+	assert_int_equal(orpc_reply_decode(r.reply, r.len, &h, &off), 0);
+	assert_int_equal(h.stat, SUCCESS);
+	xdrmem_create(&x, (char *)r.reply + off, r.len - off, XDR_DECODE);
+	assert_true(orpc_test_xdr_blob(&x, &b));
+	assert_int_equal(b.len, len);
+	for (uint32_t i = 0; i < len; i++)
+		if ((uint8_t)b.data[i] != (uint8_t)((i * 7u + 3u) % 251u))
+			fail_msg("PLACE of %u bytes differs at byte %u", len, i);
+	xdr_free((xdrproc_t)orpc_test_xdr_blob, (char *)&b);
+	free(r.reply);
+}
+
+/* Results a handler put straight into the server's DDP sink (orpc_peer.ddp_sink) go out by
+ * write chunk from there, byte for byte; without a write chunk there is no sink and the
+ * results go inline or by reply chunk. */
+static void test_placed_results(void **st)
+{
+	const struct rpcrdma_ep_stats *ss;
+	struct conn c;
+
+	(void)st;
+	rr_connect(&c, NULL, NULL);
+	ss = rpcrdma_ep_stats(c.sv);
+	place(&c, 1u << 20, true, 0);
+	assert_int_equal(ss->ddp_placed, 1);
+	place(&c, 4093, true, 0); /* not a multiple of 4: no round-up on the wire */
+	place(&c, 0, true, 0);
+	assert_int_equal(ss->ddp_placed, 2);	 /* nothing to place in an empty opaque */
+	place(&c, 100, false, 0);		 /* no write chunk: no sink, inline */
+	place(&c, 200000, false, 200000 + 1024); /* no write chunk: by reply chunk */
+	assert_int_equal(ss->ddp_placed, 2);
+	assert_int_equal(ss->long_replies, 1);
+	assert_int_equal(ss->err_chunk_sent + ss->err_vers_sent + ss->rdma_errors, 0);
+	rr_disconnect(&c);
+}
+
 static void test_without_private_data(void **st)
 {
 	struct rpcrdma_ep_conf quiet = {.no_private_data = true, .inline_max = 8192};
@@ -770,6 +825,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_null_and_private_data),
 		cmocka_unit_test(test_every_chunk_kind),
+		cmocka_unit_test(test_placed_results),
 		cmocka_unit_test(test_without_private_data),
 		cmocka_unit_test(test_calls_in_flight),
 		cmocka_unit_test(test_deferred),
