@@ -44,9 +44,13 @@ struct sreq { /* the server request being worked on */
 	struct rpcrdma_hdr h;
 	enum rpcrdma_dec dec;
 	uint32_t reads_pending;
-	uint32_t chunk_off[RPCRDMA_MAX_READ_SEGS]; /* where each read segment lands in stage_in */
-	struct orpc_pending *pending;		   /* HANDLING: the deferred call */
-	bool resumed;				   /* HANDLING: it has ended */
+	uint32_t chunk_off[RPCRDMA_MAX_READ_SEGS]; /* where each read segment lands in chunks */
+	/* where the read segments land: stage_in, or stage_call at the chunk's XDR position when
+	 * the call has one read chunk in its inline body (in place: no copy to rebuild it) */
+	uint8_t *chunks;
+	bool in_place;
+	struct orpc_pending *pending; /* HANDLING: the deferred call */
+	bool resumed;		      /* HANDLING: it has ended */
 };
 
 struct cslot { /* a client call in flight */
@@ -499,7 +503,37 @@ static void send_error(struct rpcrdma_ep *ep, const struct rpcrdma_hdr *h, enum 
 	prim_send(ep, &o, NULL, 0, 0);
 }
 
-/* Post the READs of every read segment into stage_in, each chunk at its own offset. */
+static uint32_t first_position(const struct rpcrdma_hdr *h)
+{
+	struct rpcrdma_rseg s;
+
+	rpcrdma_read_seg(h, 0, &s);
+	return s.position;
+}
+
+/* Can the read chunk land where the rebuilt call wants it? One chunk (every segment at one
+ * position) of an RDMA_MSG, its position inside the inline body, and the whole call (the body
+ * before it, the chunk and its round-up, the body after it) within stage_call. Then the RDMA
+ * READs write the data where the call's XDR has it, and only the inline body is copied around
+ * it: a WRITE's data is never copied on its way to the file. */
+static bool in_place(struct rpcrdma_ep *ep, uint32_t clen)
+{
+	const struct sreq *r = &ep->req;
+	uint32_t blen = r->len - r->h.hdr_len, pos = first_position(&r->h);
+	struct rpcrdma_rseg s;
+
+	if (r->h.proc != RPCRDMA_MSG || pos == 0 || pos > blen || pos & 3)
+		return false;
+	for (uint32_t i = 1; i < r->h.nr_rsegs; i++) {
+		rpcrdma_read_seg(&r->h, i, &s);
+		if (s.position != pos)
+			return false;
+	}
+	return (uint64_t)pos + clen + 3 + (blen - pos) <= ep->conf.max_chunk;
+}
+
+/* Post the READs of every read segment into stage_in, each chunk at its own offset (or into
+ * stage_call at the chunk's position: in_place). */
 static enum rpcrdma_req_state step_received(struct rpcrdma_ep *ep)
 {
 	struct sreq *r = &ep->req;
@@ -537,13 +571,15 @@ static enum rpcrdma_req_state step_received(struct rpcrdma_ep *ep)
 		r->chunk_off[i] = off;
 		off += s.seg.length;
 	}
+	r->in_place = in_place(ep, off);
+	r->chunks = r->in_place ? ep->stage_call + first_position(&r->h) : ep->stage_in;
 	for (uint32_t i = 0; i < r->h.nr_rsegs; i++) {
 		struct rpcrdma_rseg s;
 
 		rpcrdma_read_seg(&r->h, i, &s);
 		if (!s.seg.length)
 			continue;
-		if (prim_ddp_read(ep, &s.seg, ep->stage_in + r->chunk_off[i]) != 0)
+		if (prim_ddp_read(ep, &s.seg, r->chunks + r->chunk_off[i]) != 0)
 			return RPCRDMA_REQ_ERR_RDMA;
 		r->reads_pending++;
 	}
@@ -561,6 +597,23 @@ static uint32_t assemble_call(struct rpcrdma_ep *ep)
 	uint8_t *dst = ep->stage_call;
 	uint32_t cap = ep->conf.max_chunk;
 
+	if (r->in_place) {
+		/* the chunk is at its position already: the body around it, and its round-up */
+		struct rpcrdma_rseg s;
+		uint32_t pos = first_position(&r->h), clen = 0;
+
+		for (i = 0; i < r->h.nr_rsegs; i++) {
+			rpcrdma_read_seg(&r->h, i, &s);
+			clen += s.seg.length;
+		}
+		memcpy(dst, base, pos);
+		out = pos + clen;
+		while (out & 3)
+			dst[out++] = 0;
+		memcpy(dst + out, base + pos, blen - pos);
+		ep->st.in_place_calls++;
+		return out + (blen - pos);
+	}
 	if (r->h.proc == RPCRDMA_NOMSG) { /* the call is the position-zero chunk */
 		struct rpcrdma_rseg s;
 
@@ -595,7 +648,7 @@ static uint32_t assemble_call(struct rpcrdma_ep *ep)
 		out = pos;
 		if (clen > cap - out - 3)
 			return 0;
-		memcpy(dst + out, ep->stage_in + r->chunk_off[first], clen);
+		memcpy(dst + out, r->chunks + r->chunk_off[first], clen);
 		out += clen;
 		while (out & 3)
 			dst[out++] = 0;

@@ -326,6 +326,9 @@ static void test_every_chunk_kind(void **st)
 		echo(&c, 4093, 8, false, true, 0);
 		assert_true(ss->ddp_reads >= 2);
 		assert_true(ss->ddp_write_bytes >= (1u << 20) + 4093);
+		/* both read chunks landed where the rebuilt call has them (the long call's
+		 * position-zero chunk is the whole call: rebuilt from stage_in) */
+		assert_int_equal(ss->in_place_calls, 2);
 		assert_int_equal(ss->err_chunk_sent + ss->err_vers_sent + ss->rdma_errors, 0);
 		rr_disconnect(&c);
 	}
