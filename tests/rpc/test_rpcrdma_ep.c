@@ -441,11 +441,11 @@ static void test_calls_in_flight(void **st)
 	rr_disconnect(&c);
 }
 
-/* A call the server's upper layer finishes later (orpc_svc_defer): the endpoint waits in
- * HANDLING, answers nothing else meanwhile, then replies in order; 1 MiB by read chunk in and
- * reply chunk out.
+/* A call the server's upper layer finishes later (orpc_svc_defer): its request waits in
+ * HANDLING while the endpoint's other requests serve the calls behind it (server_calls; with
+ * one, they wait for it); 1 MiB by read chunk in and reply chunk out.
  * An endpoint destroyed while a call is deferred answers -EBUSY until the call ends. */
-static void test_deferred(void **st)
+static void deferred_with(uint32_t server_calls)
 {
 	static uint8_t msg[2][(1u << 20) + 4096];
 	struct rpcrdma_call call[2] = {{.msg = msg[0]}, {.msg = msg[1]}};
@@ -456,8 +456,9 @@ static void test_deferred(void **st)
 	uint32_t off;
 	XDR x;
 
-	(void)st;
-	rr_connect(&c, NULL, NULL);
+	struct rpcrdma_ep_conf sconf = {.server_calls = server_calls};
+
+	rr_connect(&c, NULL, &sconf);
 	ss = rpcrdma_ep_stats(c.sv);
 	echo(&c, 1, 0, false, false, 0); /* learn the grant */
 	for (uint32_t i = 0; i < b.len; i++)
@@ -480,7 +481,9 @@ static void test_deferred(void **st)
 	assert_int_equal(orpc_test_later_waiting(), 1);
 	for (int i = 0; i < 2000; i++)
 		poll_all(&c);
-	assert_int_equal(r[0].done + r[1].done, 0); /* the ECHO waits behind the deferred call */
+	assert_int_equal(r[0].done, 0);
+	/* the ECHO is answered while the deferred call waits; with one request, it waits */
+	assert_int_equal(r[1].done, server_calls != 1 ? 1 : 0);
 	assert_int_equal(ss->deferred, 1);
 	assert_int_equal(orpc_test_later_run(), 1);
 	wait_done(&c, r, 2);
@@ -519,6 +522,50 @@ static void test_deferred(void **st)
 	assert_int_equal(r[1].done, 1);
 	assert_int_not_equal(r[1].err, 0);
 	free(r[1].reply);
+}
+
+static void test_deferred(void **st)
+{
+	(void)st;
+	deferred_with(0); /* the default: RPCRDMA_SRV_CALLS */
+	deferred_with(1);
+}
+
+/* RPCRDMA_CLNT_SLOTS calls deferred at once, each with 256 KiB by read chunk in and by reply
+ * chunk out: each request has staging of its own, so every reply is its own call's data */
+static void test_concurrent_deferred(void **st)
+{
+	static uint8_t msg[RPCRDMA_CLNT_SLOTS][(256u << 10) + 4096];
+	struct result r[RPCRDMA_CLNT_SLOTS] = {{0}};
+	const struct rpcrdma_ep_stats *ss;
+	struct conn c;
+
+	(void)st;
+	rr_connect(&c, NULL, NULL);
+	ss = rpcrdma_ep_stats(c.sv);
+	echo(&c, 1, 0, false, false, 0); /* learn the grant */
+	for (uint32_t i = 0; i < RPCRDMA_CLNT_SLOTS; i++) {
+		struct rpcrdma_call call = {.msg = msg[i], .reply_max = (256u << 10) + 64};
+		uint32_t off;
+
+		call.len = echo_call(msg[i], sizeof(msg[i]), (256u << 10) - i, (int)i + 40, &off);
+		msg[i][23] = ORPC_TEST_LATER; /* the procedure word's low byte: ECHO -> LATER */
+		call.ddp_off = off;
+		call.ddp_len = (256u << 10) - i;
+		assert_int_equal(rpcrdma_clnt_call(c.c, &call, on_done, &r[i]), 0);
+	}
+	for (int i = 0; i < 200000 && orpc_test_later_waiting() < RPCRDMA_CLNT_SLOTS; i++)
+		poll_all(&c);
+	assert_int_equal(orpc_test_later_waiting(), RPCRDMA_CLNT_SLOTS);
+	assert_int_equal(ss->in_place_calls, RPCRDMA_CLNT_SLOTS);
+	assert_int_equal(orpc_test_later_run(), RPCRDMA_CLNT_SLOTS);
+	wait_done(&c, r, RPCRDMA_CLNT_SLOTS);
+	for (uint32_t i = 0; i < RPCRDMA_CLNT_SLOTS; i++) {
+		check_echo(&r[i], (256u << 10) - i, (int)i + 40);
+		free(r[i].reply);
+	}
+	assert_int_equal(ss->long_replies, RPCRDMA_CLNT_SLOTS);
+	rr_disconnect(&c);
 }
 
 static void test_errors(void **st)
@@ -832,6 +879,7 @@ int main(void)
 		cmocka_unit_test(test_without_private_data),
 		cmocka_unit_test(test_calls_in_flight),
 		cmocka_unit_test(test_deferred),
+		cmocka_unit_test(test_concurrent_deferred),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_loss),
 		cmocka_unit_test(test_backchannel),
