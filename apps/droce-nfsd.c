@@ -180,7 +180,8 @@ static void on_connect_request(const struct roce_cm_event *ev)
 	struct roce_cm_conn_param p = {0};
 	struct rpcrdma_ep_conf conf = {.credits = g.conf.credits,
 				       .inline_max = g.conf.inline_max,
-				       .max_chunk = g.conf.max_io + 8192};
+				       .max_chunk = g.conf.max_io + 8192,
+				       .server_calls = g.conf.conn_calls};
 	uint32_t k;
 
 	for (k = 0; k < g.conf.connections && (g.conns[k].id || g.conns[k].ep); k++)

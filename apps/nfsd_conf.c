@@ -75,6 +75,7 @@ static const struct key keys[] = {
 	U("inline", inline_max, 1024, 65536, 0),
 	U("max_io", max_io, 4096, 1048576, 4096),
 	U("connections", connections, 1, NFSD_CONNS_MAX, 0),
+	U("calls_per_connection", conn_calls, 1, 16, 0),
 	U("drain", drain_s, 0, 600, 0),
 	S("metrics", metrics, K_HOSTPORT),
 };
@@ -223,6 +224,7 @@ void nfsd_conf_default(struct nfsd_conf *c)
 	snprintf(c->state, sizeof(c->state), "/var/lib/droce-nfsd");
 	c->threads = 4;
 	c->uring_depth = 256;
+	c->conn_calls = 4;
 	c->grace_s = 90;
 	c->credits = 128;
 	c->inline_max = 4096;
