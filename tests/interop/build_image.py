@@ -45,13 +45,20 @@ USER_PKGS = [
     "libibumad3", "ibverbs-utils", "rdmacm-utils", "perftest", "iproute2", "nfs-common",
     "nfs-kernel-server", "rpcbind", "libtirpc3", "libtirpc-common", "netbase", "libgcc-s1",
     "libc6", "libc-bin", "keyutils",
+] + [
+    # cthon04's general tests compile, make and format in the mount at test time: cc (gcc 12),
+    # the assembler and linker, glibc's headers and startup files, make, tbl/nroff, GNU time
+    "gcc-12", "cpp-12", "gcc-12-base", "libgcc-12-dev", "binutils", "binutils-x86-64-linux-gnu",
+    "binutils-common", "libc6-dev", "libc-dev-bin", "linux-libc-dev", "libcrypt-dev",
+    "libnsl-dev", "rpcsvc-proto", "make", "groff-base", "time",
 ]
 # Library packages whose names do not start with "lib".
 LIB_PKGS = ("zlib1g",)
 # Programs the lab uses: each must find all its libraries in the image, or the build fails.
 ESSENTIAL = ("ip", "tc", "rdma", "ibv_rc_pingpong", "ibv_devinfo", "ib_write_lat",
              "ib_send_bw", "rping", "mount.nfs", "rpc.nfsd", "rpc.mountd", "exportfs",
-             "rpcbind", "rpc.statd")
+             "rpcbind", "rpc.statd", "gcc-12", "x86_64-linux-gnu-as", "x86_64-linux-gnu-ld.bfd",
+             "make", "tbl", "nroff", "troff", "time")
 # Dependencies followed from USER_PKGS: only libraries, never interpreters or init systems.
 SKIP_PREFIX = ("libperl", "libpython", "libc-dev", "libc6-dev")
 SKIP_SUFFIX = ("-perl", "-dev", "-doc")
@@ -319,6 +326,35 @@ def modules_in_order(moddir, wanted):
 
 # ------------------------------------------------------------------ initramfs
 
+# Files of the toolchain that cthon04's general tests never use (LTO, the sanitizers' and
+# glibc's static archives, gold, gprofng, dwp): about 100 MiB the VM would hold in RAM.
+DROP_FILES = ("usr/lib/gcc/x86_64-linux-gnu/12/lto1", "usr/bin/x86_64-linux-gnu-lto-dump-12",
+              "usr/bin/x86_64-linux-gnu-ld.gold", "usr/bin/x86_64-linux-gnu-dwp",
+              "usr/lib/x86_64-linux-gnu/libc.a", "usr/lib/x86_64-linux-gnu/libm-2.36.a",
+              "usr/lib/x86_64-linux-gnu/libmvec.a")
+DROP_GLOBS = ("usr/lib/gcc/x86_64-linux-gnu/12/lib*san*.a", "usr/lib/gcc/x86_64-linux-gnu/12/plugin",
+              "usr/lib/x86_64-linux-gnu/gprofng", "usr/bin/x86_64-linux-gnu-gp-*",
+              "usr/lib/x86_64-linux-gnu/libgprofng*")
+
+
+def drop_unused(root):
+    import glob
+    gone = 0
+    for rel in DROP_FILES:
+        p = os.path.join(root, rel)
+        if os.path.lexists(p):
+            os.unlink(p)
+            gone += 1
+    for pat in DROP_GLOBS:
+        for p in glob.glob(os.path.join(root, pat)):
+            if os.path.isdir(p) and not os.path.islink(p):
+                shutil.rmtree(p)
+            else:
+                os.unlink(p)
+            gone += 1
+    log(f"dropped {gone} toolchain files the lab does not use")
+
+
 def merge_tree(src, dst):
     """Copy an unpacked package into the merged-/usr root: /bin, /sbin, /lib, /lib64 -> /usr."""
     for root, dirs, files in os.walk(src):
@@ -401,12 +437,24 @@ def build(outdir, kpkg, files, ver):
             subprocess.run(["dpkg-deb", "-x", fn, tmp], check=True)
             merge_tree(tmp, root)
             shutil.rmtree(tmp)
+        drop_unused(root)
         # busybox applets behind the real tools in PATH (busybox's ip/mount are not iproute2's)
         bb = os.path.join(root, "usr/bin/busybox")
         applets = run([bb, "--list"]).split()
         for a in applets:
             os.symlink("/usr/bin/busybox", os.path.join(root, "usr/local/bb", a))
-        os.symlink("busybox", os.path.join(root, "usr/bin/sh"))  # /init and #!/bin/sh scripts
+            # also in /usr/bin when no package put a program of that name there: make runs
+            # a recipe's simple commands (rm, cp) itself, searching the PATH cthon04's
+            # tests.init sets (/bin:/usr/bin:...), not /usr/local/bb
+            if not any(os.path.lexists(os.path.join(root, d, a))
+                       for d in ("usr/bin", "usr/sbin")):
+                os.symlink("busybox", os.path.join(root, "usr/bin", a))
+        if not os.path.lexists(os.path.join(root, "usr/bin/sh")):  # /init and #!/bin/sh
+            os.symlink("busybox", os.path.join(root, "usr/bin/sh"))
+        # what Debian's alternatives and the gcc package would link: cc and gcc
+        for name in ("cc", "gcc"):
+            if not os.path.lexists(os.path.join(root, "usr/bin", name)):
+                os.symlink("gcc-12", os.path.join(root, "usr/bin", name))
         # modules, in load order
         moddir = os.path.join(kroot, "lib/modules", kver)
         order = modules_in_order(moddir, MODULES)
@@ -488,11 +536,18 @@ def prune_libs(root):
         todo += [os.path.join(full, f) for f in os.listdir(full)
                  if os.path.isfile(os.path.join(full, f)) and
                  not os.path.islink(os.path.join(full, f))]
+    # the compiler's programs (cc1, collect2, lto-wrapper, liblto_plugin.so)
+    for dirpath, _, fnames in os.walk(os.path.join(root, "usr/lib/gcc")):
+        todo += [os.path.join(dirpath, f) for f in fnames
+                 if not os.path.islink(os.path.join(dirpath, f))]
     for plugin in ("libnfsidmap/nsswitch.so", "libnfsidmap/static.so"):
         todo.append(os.path.join(libdir, plugin))
     # dlopen()ed by glibc (thread exit unwinding) and by the loader's own name
     keep = {"libgcc_s.so.1", "ld-linux-x86-64.so.2", "libc.so.6", "libnss_files.so.2",
-            "libnss_dns.so.2", "libresolv.so.2"}
+            "libnss_dns.so.2", "libresolv.so.2",
+            # what `cc -lm` and `-lnsl` link against: glibc's link-time scripts and the
+            # libraries they name
+            "libm.so.6", "libmvec.so.1", "libnsl.so.2"}
     todo += [os.path.join(libdir, k) for k in keep]
     seen = set()
     while todo:
@@ -508,8 +563,8 @@ def prune_libs(root):
     dropped = 0
     for f in os.listdir(libdir):
         p = os.path.join(libdir, f)
-        if ".so" not in f or os.path.isdir(p):
-            continue
+        if ".so" not in f or os.path.isdir(p) or f.endswith(".so"):
+            continue  # an unversioned .so is a link-time name (-lfoo), not a runtime library
         if f in keep or os.path.realpath(p) in real:
             continue
         os.unlink(p)

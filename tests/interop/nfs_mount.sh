@@ -11,9 +11,9 @@
 #     rdma1m (issue 14's floor), 16 MiB on the others; `ls -l` of a 0640 file made on droce's
 #     disk and of a 0604 file made in the VM shows their mode bits (NFSACL is PROG_UNAVAIL on
 #     purpose: the client falls back to the mode bits of GETATTR);
-#   - cthon04's special tests on rdma1m and tcp1m only (the VM runs under TCG: the others would
-#     add minutes and exercise nothing new); cthon04's general tests are not run: they compile
-#     programs in the mount and the VM has no compiler (the script says so in a comment line);
+#   - cthon04's special and general tests on rdma1m and tcp1m only (the VM runs under TCG: the
+#     others would add minutes and exercise nothing new); general compiles (gcc 12), runs make
+#     and formats with tbl and nroff in the mount, with the toolchain the lab image carries;
 #   - a root_squash export: a file root creates there is owned by 65534 on droce's disk;
 #   - the wire (rdma1m's mount and basic tests): tshark decodes every RPC-over-RDMA frame and
 #     flags none droce sent, and the RoCE frames are well formed with ICRCs that verify.
@@ -71,6 +71,12 @@ for m in rdma1m tcp1m; do
 		dupreq excltest negseek rename holey truncate nfsidem nstat stat stat2 touchn fstat \
 		rewind telldir bigfile bigfile2 freesp "$EXP/cs.$m/")
 done
+# general compiles, makes and formats in the mount with the VM's own toolchain (the lab image
+# carries gcc 12, binutils, make, groff and GNU time for it): its sources, beside tests.init so
+# that its runtests copies them into the test directory with make, as the suite means it
+mkdir -p "$EXP/cthon04/general"
+(cd "$LABI_DIR/cthon04.src/general" && cp Makefile runtests runtests.wrk large.c large4.sh stat.c \
+	mkdummy rmdummy nroff.in makefile.tst "$EXP/cthon04/general/")
 # mode bits as the client lists them: a 0640 file made on droce's disk
 : > "$EXP/mode0640"
 chmod 0640 "$EXP/mode0640"
@@ -91,7 +97,7 @@ if ! check "droce-nfsd serves at droce's address $D" grep -q "^serving" "$LABI_D
 fi
 
 # mount_run NAME OPTIONS MIB SPECIAL: mount, list mode bits, run cthon04 basic (and special
-# when SPECIAL is yes), write and read MIB MiB, unmount
+# and general when SPECIAL is yes), write and read MIB MiB, unmount
 mount_run() {
 	local name=$1 opts=$2 mib=$3 special=$4 out="$LABI_DIR/vm.$1"
 	vm_run vm1 "mkdir -p /mnt/d && mount -t nfs -o $opts $D:$EXP /mnt/d && grep ' /mnt/d ' /proc/mounts" 120 \
@@ -109,6 +115,12 @@ mount_run() {
 		vm_run vm1 "cd /mnt/d/cs.$name && sh ./runtests; echo special-exit=\$?" 900 > "$out.special" 2>&1
 		grep -vE '^\s*$' "$out.special" | tail -n 60 | sed "s/^/# vm1 $name special: /"
 		check "$name: cthon04 special passes" grep -q "special-exit=0" "$out.special"
+		vm_run vm1 "cd /mnt/d/cthon04/general && NFSTESTDIR=/mnt/d/cg.$name sh ./runtests;
+			echo general-exit=\$?; rm -rf /mnt/d/cg.$name" 1200 > "$out.general" 2>&1
+		grep -vE '^\s*$' "$out.general" | tail -n 40 | sed "s/^/# vm1 $name general: /"
+		check "$name: cthon04 general passes (cc, make, tbl and nroff in the mount)" \
+			grep -q "General tests complete" "$out.general" &&
+			grep -q "general-exit=0" "$out.general"
 	fi
 	# mode bits: droce's 0640 file, and one the VM makes and chmods to 0604
 	vm_run vm1 "ls -l /mnt/d/mode0640 && : > /mnt/d/mode.$name && chmod 0604 /mnt/d/mode.$name &&
@@ -136,7 +148,6 @@ mount_run rdma1m "vers=3,proto=rdma,port=20049,nolock,rsize=1048576,wsize=104857
 mount_run tcp1m "vers=3,proto=tcp,nolock,rsize=1048576,wsize=1048576" 16 yes
 mount_run rdma4k "vers=3,proto=rdma,port=20049,nolock,rsize=4096,wsize=4096" 16 no
 mount_run tcp4k "vers=3,proto=tcp,nolock,rsize=4096,wsize=4096" 16 no
-echo "# SKIP cthon04 general: not run, it compiles programs (cc, make) in the mount and the lab VM has no compiler"
 
 # no vers=: the client tries v4 first; droce answers PROG_MISMATCH 3..3 and it falls back
 vm_run vm1 "mount -t nfs -o rdma,port=20049,nolock $D:$EXP /mnt/d && grep ' /mnt/d ' /proc/mounts && ls /mnt/d/cthon04 && umount /mnt/d" 120 \
