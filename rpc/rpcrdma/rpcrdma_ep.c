@@ -258,7 +258,11 @@ struct rpcrdma_ep *rpcrdma_ep_create(struct roce_dev *dev, struct roce_pd *pd,
 	memset(&qa, 0, sizeof(qa));
 	qa.send_cq = qa.recv_cq = ep->cq;
 	qa.qp_type = ROCE_QPT_RC;
-	qa.cap.max_send_wr = 2 * ep->nsend + 2 * RPCRDMA_MAX_CHUNK_SEGS * 2 + 64;
+	/* every send buffer's SEND, and each request served at once may have all its read
+	 * segments' READs and its write and reply chunks' WRITEs posted */
+	qa.cap.max_send_wr = 2 * ep->nsend + 64 +
+			     (role == RPCRDMA_SERVER ? ep->nreqs : 1) *
+				     (RPCRDMA_MAX_READ_SEGS + 2 * RPCRDMA_MAX_CHUNK_SEGS);
 	qa.cap.max_recv_wr = ep->nrecv;
 	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
 	ep->qp = roce_create_qp(pd, &qa);

@@ -44,7 +44,7 @@ USER_PKGS = [
     "busybox-static", "rdma-core", "ibverbs-providers", "libibverbs1", "librdmacm1",
     "libibumad3", "ibverbs-utils", "rdmacm-utils", "perftest", "iproute2", "nfs-common",
     "nfs-kernel-server", "rpcbind", "libtirpc3", "libtirpc-common", "netbase", "libgcc-s1",
-    "libc6", "libc-bin", "keyutils",
+    "libc6", "libc-bin", "keyutils", "acl",
 ] + [
     # cthon04's general tests compile, make and format in the mount at test time: cc (gcc 12),
     # the assembler and linker, glibc's headers and startup files, make, tbl/nroff, GNU time
@@ -58,7 +58,7 @@ LIB_PKGS = ("zlib1g",)
 ESSENTIAL = ("ip", "tc", "rdma", "ibv_rc_pingpong", "ibv_devinfo", "ib_write_lat",
              "ib_send_bw", "rping", "mount.nfs", "rpc.nfsd", "rpc.mountd", "exportfs",
              "rpcbind", "rpc.statd", "gcc-12", "x86_64-linux-gnu-as", "x86_64-linux-gnu-ld.bfd",
-             "make", "tbl", "nroff", "troff", "time")
+             "make", "tbl", "nroff", "troff", "time", "getfacl")
 # Dependencies followed from USER_PKGS: only libraries, never interpreters or init systems.
 SKIP_PREFIX = ("libperl", "libpython", "libc-dev", "libc6-dev")
 SKIP_SUFFIX = ("-perl", "-dev", "-doc")

@@ -10,7 +10,8 @@
 #     back, md5 equal in the VM (after dropping its caches) and on droce's disk: 64 MiB on
 #     rdma1m (issue 14's floor), 16 MiB on the others; `ls -l` of a 0640 file made on droce's
 #     disk and of a 0604 file made in the VM shows their mode bits (NFSACL is PROG_UNAVAIL on
-#     purpose: the client falls back to the mode bits of GETATTR);
+#     purpose: the client falls back to the mode bits of GETATTR), `getfacl` shows those bits
+#     as the file's three ACL entries and `setfacl` of a named user is refused (ENOTSUP);
 #   - cthon04's special and general tests on rdma1m and tcp1m only (the VM runs under TCG: the
 #     others would add minutes and exercise nothing new); general compiles (gcc 12), runs make
 #     and formats with tbl and nroff in the mount, with the toolchain the lab image carries;
@@ -129,6 +130,17 @@ mount_run() {
 	check "$name: ls -l shows droce's 0640 file as -rw-r----- and the VM's 0604 file as -rw----r--" \
 		bash -c "grep -q '^-rw-r----- .*mode0640\$' '$out.modes' && grep -q '^-rw----r-- .*mode.$name\$' '$out.modes' &&
 			[ \"\$(stat -c %a '$EXP/mode.$name')\" = 604 ]"
+	# getfacl: with NFSACL unavailable (PROG_UNAVAIL) the client has no ACL to give, and
+	# getfacl shows the three entries the mode bits make
+	vm_run vm1 "getfacl -c /mnt/d/mode0640; echo getfacl-exit=\$?;
+		setfacl -m u:1000:r /mnt/d/mode.$name; echo setfacl-exit=\$?" 60 > "$out.acl" 2>&1
+	sed "s/^/# vm1 $name getfacl: /" "$out.acl"
+	check "$name: getfacl shows the 0640 file's mode bits as its ACL (user::rw-, group::r--, other::---)" \
+		bash -c "grep -qx 'user::rw-' '$out.acl' && grep -qx 'group::r--' '$out.acl' &&
+			grep -qx 'other::---' '$out.acl' && [ \$(grep -c '::' '$out.acl') = 3 ] &&
+			grep -q 'getfacl-exit=0' '$out.acl'"
+	check "$name: setfacl of a named user's entry is refused (Operation not supported)" \
+		bash -c "grep -qi 'not supported' '$out.acl' && ! grep -q 'setfacl-exit=0' '$out.acl'"
 	vm_run vm1 "rm -rf /mnt/d/cb.$name /mnt/d/mode.$name; dd if=/dev/urandom of=/tmp/big bs=1M count=$mib 2>/dev/null &&
 		cp /tmp/big /mnt/d/big.$name && sync && echo 3 > /proc/sys/vm/drop_caches &&
 		md5sum < /tmp/big | cut -d' ' -f1 && md5sum < /mnt/d/big.$name | cut -d' ' -f1; rm -f /tmp/big" 600 > "$out.big" 2>&1
