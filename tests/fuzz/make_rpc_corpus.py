@@ -109,7 +109,9 @@ def hdr(calls=None, inline1024=False, mtu256=False, destroy_first=False, credits
     h0 |= 0x20 if inline1024 else 0
     h0 |= 0x40 if mtu256 else 0
     h0 |= 0x80 if destroy_first else 0
-    return [h0, (credits - 1) | priv << 5, (1 if wrap else 0) | (timeout - 1) << 4]
+    assert timeout in (1, 2, 3, 4, 6), timeout
+    t = 0x40 if timeout == 6 else (timeout - 1) << 4
+    return [h0, (credits - 1) | priv << 5, (1 if wrap else 0) | t]
 
 
 def plen(n):
@@ -202,6 +204,10 @@ def srv():
         + msg(call(ECHO, 10, k=9)) + [SETTLE, LATER_RUN, SETTLE],
         "sixteen_calls": hdr(calls=16, credits=32)
         + sum((msg(call(LATER, 16 * i, k=i)) for i in range(16)), []) + [SETTLE, LATER_RUN],
+        # one call at a time, two credits, five LATER calls left to the end of the input:
+        # ending one lets the next start (the teardown runs them until none is left)
+        "later_calls_left_to_teardown": hdr(calls=1, credits=2)
+        + sum((msg(call(LATER, 4 * i, k=i)) for i in range(5)), []) + [SETTLE],
         "one_call_at_a_time": hdr(calls=1) + msg(call(LATER, 20)) + msg(call(ECHO, 30))
         + msg(call(ECHO, 40)) + [SETTLE, LATER_RUN, SETTLE],
         "deferred_destroy_first": hdr(destroy_first=True) + msg(call(LATER, 100), read=2,
