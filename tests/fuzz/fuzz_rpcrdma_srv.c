@@ -245,16 +245,18 @@ static bool waiting_on_timers(void)
 	       orpc_test_later_waiting();
 }
 
-/* Poll until the wire is empty and nothing moves, and for up to 500 us of real time more
- * while timers still have work to move on (the ACK timeout is at most 262 us). */
-static void settle(void)
+/* Poll until the wire is empty and nothing moves (at most max_polls polls a round: an RNR
+ * exchange with a server whose credits are all held never stops moving), and for up to 500 us
+ * of real time more while timers still have work to move on (the ACK timeout is at most
+ * 262 us). */
+static void settle_max(unsigned max_polls)
 {
 	uint64_t end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 2000;
 
 	do {
 		unsigned last = 0, still = 0;
 
-		for (unsigned i = 0; i < 2000 && still < 8; i++) {
+		for (unsigned i = 0; i < max_polls && still < 8; i++) {
 			unsigned now;
 
 			stk_lcore_flush(fp.lc);
@@ -268,6 +270,12 @@ static void settle(void)
 			last = now;
 		}
 	} while (waiting_on_timers() && rte_get_tsc_cycles() < end);
+}
+
+/* What the end of an input does: settle thoroughly. */
+static void settle(void)
+{
+	settle_max(2000);
 }
 
 /* Poll for up to 2^b microseconds of real time: retransmission and RNR timers fire. */
@@ -620,7 +628,7 @@ static void raw_post(const uint8_t *msg, uint32_t len)
 	struct roce_sge sge;
 	uint32_t s, xid, i;
 
-	for (unsigned tries = 0; tries < 2000; tries++) {
+	for (unsigned tries = 0; tries < 64; tries++) {
 		for (s = 0; s < NSLOT && raw.busy[s]; s++)
 			;
 		if (s < NSLOT)
@@ -868,8 +876,13 @@ static void step(struct fuzz_in *in)
 		if (k)
 			rpcrdma_ep_quiesce(srv.ep);
 		break;
-	default:
-		settle();
+	case 12:
+	case 13:
+	case 14:
+		poll_n(16);
+		break;
+	default: /* an operation's settle is bounded tighter: inputs have many */
+		settle_max(256);
 		break;
 	}
 }

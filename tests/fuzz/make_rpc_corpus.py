@@ -93,7 +93,8 @@ rm()
 # ---------------------------------------------------------------- fuzz_rpcrdma_srv
 # The input encoding of tests/fuzz/fuzz_rpcrdma_srv.c: a 3-byte header (connect_pair()), then
 # operation records (step(); send_msg(), build_call(), pick_len(), pick_seg(), defect()).
-SEND, RESEND, LATER_RUN, POLL, WIRE, DISCONNECT, WAIT, QUIESCE, SETTLE = 0, 5, 6, 7, 8, 9, 10, 11, 12
+SEND, RESEND, LATER_RUN, POLL, WIRE, DISCONNECT, WAIT, QUIESCE = 0, 5, 6, 7, 8, 9, 10, 11
+POLL16, SETTLE = 12, 15
 ECHO, FILL, LATER, BUMP, PLACE = 1, 5, 6, 7, 8
 MAX_CHUNK = 32 << 10
 MEM = 128 << 10
