@@ -671,7 +671,8 @@ static uint32_t assemble_call(struct sreq *r)
 		memcpy(dst + out, base + bpos, pos - out);
 		bpos += pos - out;
 		out = pos;
-		if (clen > cap - out - 3)
+		/* the chunk and its round-up within cap (out may be cap already: no wrap) */
+		if (cap - out < 3 || clen > cap - out - 3)
 			return 0;
 		memcpy(dst + out, r->chunks + r->chunk_off[first], clen);
 		out += clen;

@@ -866,6 +866,56 @@ static void test_bad_headers_and_keys(void **st)
 	rr_disconnect(&c);
 }
 
+/* Read chunks whose rebuilt call would be longer than the server's max_chunk: ECHO's data
+ * (max_chunk - 47 bytes at position 44) ends the call exactly at max_chunk once rounded up,
+ * and a second chunk sits at position max_chunk. The server must refuse it with ERR_CHUNK and
+ * never dispatch it; the room check before each chunk's copy once wrapped when the call had
+ * reached max_chunk, and the chunk was copied past the end of the request's stage_call (found
+ * with tests/fuzz/fuzz_rpcrdma_srv.c, seed read_chunks_past_max_chunk). */
+static void test_read_chunks_past_max_chunk(void **st)
+{
+	struct rpcrdma_ep_conf sconf = {.max_chunk = 8192};
+	struct rpcrdma_rseg rs[2];
+	struct rpcrdma_hdr_out o = {.xid = 0x01020399,
+				    .vers = 1,
+				    .credits = 1,
+				    .proc = RPCRDMA_MSG,
+				    .nr_rsegs = 2,
+				    .rsegs = rs};
+	uint8_t msg[1024];
+	uint64_t calls;
+	uint32_t off, n;
+	struct raw r;
+	struct conn c;
+	int h;
+
+	(void)st;
+	r.buf = rte_zmalloc("raw", 16384, 64);
+	assert_non_null(r.buf);
+	r.mr = roce_reg_mr(s[0].pd, r.buf, 16384, (uintptr_t)r.buf,
+			   ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_READ);
+	assert_non_null(r.mr);
+	rr_connect(&c, NULL, &sconf);
+	echo(&c, 1, 0, false, false, 0);
+	/* the message goes from r.buf's first KiB; the chunks are read from above it */
+	rs[0] = (struct rpcrdma_rseg){44, {r.mr->rkey, 8192 - 47, (uintptr_t)r.buf + 8192}};
+	rs[1] = (struct rpcrdma_rseg){8192, {r.mr->rkey, 44, (uintptr_t)r.buf + 4096}};
+	h = rpcrdma_hdr_encode(&o, msg, sizeof(msg));
+	assert_true(h > 0);
+	n = echo_call(msg + h, sizeof(msg) - (uint32_t)h, 8, 1, &off);
+	assert_int_equal(off, 44);
+	calls = svc.stats.calls;
+	raw_send(&r, c.c, msg, (uint32_t)h + n);
+	spin(&c, 100);
+	assert_int_equal(rpcrdma_ep_stats(c.sv)->err_chunk_sent, 1);
+	assert_int_equal(svc.stats.calls, calls); /* never dispatched */
+	assert_int_equal(rpcrdma_ep_stats(c.sv)->rdma_errors, 0);
+	echo(&c, 2, 1, false, false, 0); /* the connection goes on */
+	assert_int_equal(roce_dereg_mr(r.mr), 0);
+	rte_free(r.buf);
+	rr_disconnect(&c);
+}
+
 int main(void)
 {
 	static char a0[] = "test_rpcrdma_ep", a1[] = "--no-huge", a2[] = "-m", a3[] = "512",
@@ -885,6 +935,7 @@ int main(void)
 		cmocka_unit_test(test_backchannel),
 		cmocka_unit_test(test_frwr),
 		cmocka_unit_test(test_bad_headers_and_keys),
+		cmocka_unit_test(test_read_chunks_past_max_chunk),
 	};
 	static struct ring_pair rp;
 	int rc;
