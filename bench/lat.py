@@ -1,0 +1,310 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Latency profile of droce against dpdk-testpmd's round trip, in one run.
+
+Cases, one message in flight each (bench/droce-lat.c does the measuring):
+  testpmd   the baseline: droce-lat --mode raw sends bare frames (rte_eth_tx_burst, no stack)
+            over net_memif to dpdk-testpmd --forward-mode=5tswap, which swaps the Ethernet, IP
+            and UDP addresses and sends each frame straight back; the round trip of the device
+            and the reflector alone.
+  udp       the same datagrams through droce's stack on the same memif port, against a fresh
+            5tswap reflector: stk_udp_send() out, the stack's receive path back in.
+  send, write, read
+            RC ping-pong between two droce interfaces in one process over a net_memif pair,
+            one lcore (droce-lat's RC modes).
+Each droce case is reported as its percentiles (p50, p90, p99, p99.9, p99.99, max) and as their
+ratios to the baseline's same percentiles; droce-lat's stage tables (where the time goes,
+from the stack's TSC stamps) are printed as they come. JSON for history (--json) and, with
+gnuplot, a CDF plot of every case and a stacked bar of the stages (--plot).
+
+Needs root and dpdk-testpmd (exit 77 without). Exit 1 when a case failed (the others are
+still reported). Every DPDK process runs with its own --file-prefix; /var/run/dpdk/<prefix>
+is removed afterwards. bench/run.py supplies the process handling.
+"""
+import argparse
+import json
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import run as stackbench  # noqa: E402  (Proc, eal_args, cleanup_prefixes, machine facts)
+
+PCTS = ("p50", "p90", "p99", "p99.9", "p99.99", "max")
+CASES = ("testpmd", "udp", "send", "write", "read")
+
+
+def log(msg):
+    print(f"lat: {msg}", file=sys.stderr, flush=True)
+
+
+def loadavg():
+    try:
+        with open("/proc/loadavg") as f:
+            return [float(x) for x in f.read().split()[:3]]
+    except (OSError, ValueError):
+        return None
+
+
+def memif_vdev(sock, role):
+    return f"net_memif0,role={role},socket={sock},socket-abstract=no"
+
+
+def start_reflector(args, sock, tag):
+    """dpdk-testpmd as memif server in 5tswap mode: every frame goes back to its sender with
+    the Ethernet, IP and UDP source and destination swapped."""
+    argv = [args.testpmd] + stackbench.eal_args(
+        args, f"{args.dut_lcore},{args.refl_lcore}", args.dut_lcore,
+        f"droce-lat-{os.getpid()}-refl-{tag}")
+    argv += [f"--vdev={memif_vdev(sock, 'server')}", "--",
+             "--forward-mode=5tswap", "--port-topology=loop", "--burst=32",
+             "--rxd=1024", "--txd=1024", "--total-num-mbufs=8192", "--stats-period=1"]
+    r = stackbench.Proc(argv, args.limit, "reflector")
+    end = time.monotonic() + 20
+    while time.monotonic() < end and r.p.poll() is None:
+        if os.path.exists(sock):
+            return r
+        time.sleep(0.05)
+    out = r.output()
+    r.stop()
+    raise RuntimeError("reflector did not create its memif socket:\n" + out[-2000:])
+
+
+def run_lat(args, case, tag, tmp):
+    """One droce-lat run; returns its JSON (with the reflector's CPU share for memif cases)."""
+    out = os.path.join(tmp, f"{tag}.json")
+    mode = "raw" if case == "testpmd" else case
+    eal = stackbench.eal_args(args, str(args.dut_lcore), None,
+                              f"droce-lat-{os.getpid()}-{tag}")
+    argv = [args.lat] + eal + ["--log-level=*:error", "--", "--mode", mode,
+                               "--iters", str(args.iters), "--warmup", str(args.warmup),
+                               "--size", str(args.size), "--json", out]
+    refl, sock = None, os.path.join(tmp, f"{tag}.sock")
+    try:
+        if case in ("testpmd", "udp"):
+            refl = start_reflector(args, sock, tag)
+            argv += ["--port", memif_vdev(sock, "client")]
+        else:
+            argv += ["--link", "memif"]
+        p = stackbench.Proc(argv, args.limit, f"droce-lat {mode}")
+        rc = p.p.wait()
+        p.t.join(timeout=5)
+        text = p.output()
+        sys.stdout.write("".join(line + "\n" for line in text.splitlines()
+                                 if not line.startswith(("EAL:", "TELEMETRY:"))))
+        sys.stdout.flush()
+        try:
+            with open(out) as f:
+                res = json.load(f)
+        except (OSError, ValueError):
+            raise RuntimeError(f"droce-lat {mode} exited {rc} without its JSON:\n{text[-2000:]}")
+        if rc != 0 or not res.get("ok"):
+            raise RuntimeError(f"droce-lat {mode} exited {rc}: {res.get('error', '?')}")
+        return res
+    finally:
+        if refl:
+            refl.stop()
+        stackbench.cleanup_prefixes(args)
+
+
+def merge_runs(runs):
+    """Several rounds of a case: the percentiles of the round with the median p50 (droce-lat
+    keeps histograms, not samples; rounds are listed in full in the JSON)."""
+    runs = sorted(runs, key=lambda r: r["rtt"]["p50"])
+    return runs[len(runs) // 2]
+
+
+def gnuplot(args, best, tmp):
+    if not args.plot or not shutil.which("gnuplot"):
+        if args.plot:
+            log("no gnuplot: no plot (apt-get install gnuplot-nox)")
+        return []
+    made = []
+    files = []
+    for case in CASES:
+        if case not in best:
+            continue
+        path = os.path.join(tmp, f"cdf-{case}.dat")
+        with open(path, "w") as f:
+            for us, frac in best[case]["cdf"]:
+                f.write(f"{us} {frac}\n")
+        files.append((case, path))
+    # HdrHistogram's percentile plot: x the RTT, y 1/(1 - F) on a log scale, so the tail
+    # (99 %, 99.9 %, 99.99 %) gets as much room as the body
+    plots = ", ".join(f"'{p}' using 1:(1/(1.0000001-$2)) with steps lw 2 title '{c}'"
+                      for c, p in files)
+    script = f"""set terminal pngcairo size 1000,600 noenhanced
+set output '{args.plot}'
+set title 'droce round trips (one in flight, {args.size} B payload) and dpdk-testpmd 5tswap, net_memif'
+set xlabel 'round trip (usec, log)'
+set ylabel 'percentile'
+set logscale x
+set logscale y
+set ytics ("0%%" 1, "50%%" 2, "90%%" 10, "99%%" 100, "99.9%%" 1000, "99.99%%" 10000, "99.999%%" 100000)
+set yrange [1:200000]
+set grid
+set key top left
+plot {plots}
+"""
+    made.append(args.plot)
+    # the stages as a stacked bar (median usec of each stage, one bar per droce case: the
+    # medians add up to about the RTT's median, where means are led by a few descheduled
+    # round trips)
+    stage_png = os.path.splitext(args.plot)[0].replace("-cdf", "") + "-stages.png"
+    cats = ["transport", "tx-burst", "wire+rx-burst", "parse", "consumer"]
+    dat = os.path.join(tmp, "stages.dat")
+    with open(dat, "w") as f:
+        f.write("case " + " ".join(cats) + "\n")
+        for case in CASES:
+            if case not in best or not best[case].get("stages"):
+                continue
+            sums = {c: 0.0 for c in cats}
+            for st in best[case]["stages"]:
+                sums[st["category"]] = sums.get(st["category"], 0.0) + st["hist"]["p50"]
+            f.write(case + " " + " ".join(f"{sums[c]:.4f}" for c in cats) + "\n")
+    cols = " , ".join(f"'' using {i + 2} title '{c}'" for i, c in enumerate(cats))
+    script += f"""
+set output '{stage_png}'
+unset logscale x
+unset logscale y
+set ytics autofreq
+set xtics autofreq
+set title 'where the time goes inside droce (median usec of each stage, TSC stamps)'
+set style data histograms
+set style histogram rowstacked
+set style fill solid border -1
+set boxwidth 0.6
+set key outside right
+set xlabel ''
+set ylabel 'usec'
+set yrange [0:*]
+set grid y
+plot '{dat}' using 2:xtic(1) title '{cats[0]}', {cols.split(' , ', 1)[1]}
+"""
+    made.append(stage_png)
+    r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
+    if r.returncode != 0:
+        log("gnuplot failed: " + r.stderr[-500:])
+        return []
+    return made
+
+
+def on_sigterm(sig, frame):
+    raise KeyboardInterrupt
+
+
+def main():
+    signal.signal(signal.SIGTERM, on_sigterm)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--lat", default=os.path.join(ROOT, "build", "bench", "droce-lat"))
+    ap.add_argument("--testpmd", default=shutil.which("dpdk-testpmd") or "/usr/bin/dpdk-testpmd")
+    ap.add_argument("--json", default=os.path.join(ROOT, "build", "bench-lat.json"))
+    ap.add_argument("--plot", default=os.path.join(ROOT, "build", "bench-lat-cdf.png"),
+                    help="CDF PNG (the stages go beside it, *-stages.png); '' for none")
+    ap.add_argument("--cases", default=",".join(CASES))
+    ap.add_argument("--iters", type=int, default=100000, help="round trips per case (100000)")
+    ap.add_argument("--warmup", type=int, default=5000, help="round trips before (5000)")
+    ap.add_argument("--size", type=int, default=64, help="payload bytes (64)")
+    ap.add_argument("--rounds", type=int, default=1, help="repeat every case, interleaved (1)")
+    ap.add_argument("--no-huge", action="store_true", help="every process with --no-huge")
+    cpus = sorted(os.sched_getaffinity(0))
+    ap.add_argument("--dut-lcore", type=int, default=cpus[0])
+    ap.add_argument("--refl-lcore", type=int, default=cpus[1] if len(cpus) > 1 else cpus[0])
+    args = ap.parse_args()
+    cases = [c.strip() for c in args.cases.split(",") if c.strip()]
+    if any(c not in CASES for c in cases) or args.iters < 100 or args.rounds < 1:
+        ap.error("bad --cases, --iters or --rounds")
+    if os.geteuid() != 0:
+        log("skipped: needs root (/var/run/dpdk, memif sockets)")
+        return 77
+    if not os.access(args.testpmd, os.X_OK):
+        log(f"skipped: no dpdk-testpmd at {args.testpmd} (apt install dpdk)")
+        return 77
+    if not os.access(args.lat, os.X_OK):
+        log(f"{args.lat} not found: build it (ninja -C build) or pass --lat")
+        return 2
+    if args.dut_lcore == args.refl_lcore:
+        log("note: one CPU only: droce-lat and the reflector share it; the RTTs mean little")
+    args.limit = 60 + (args.iters + args.warmup) // 2000  # per process, start-up included
+    args.prefixes = []
+    if not args.no_huge and stackbench.free_hugepages() < 2 * stackbench.MEM_MB // 2 + 64:
+        log("not enough free hugepages: every process runs with --no-huge")
+        args.no_huge = True
+
+    t0 = time.monotonic()
+    load0 = loadavg()
+    runs, failures = {c: [] for c in cases}, []
+    tmp = tempfile.mkdtemp(prefix="droce-lat.")
+    try:
+        for rnd in range(args.rounds):
+            for case in cases:
+                try:
+                    runs[case].append(run_lat(args, case, f"{rnd}{case}", tmp))
+                except RuntimeError as e:
+                    log(f"{case}: {e}")
+                    failures.append({"case": case, "round": rnd, "error": str(e)})
+        best = {c: merge_runs(r) for c, r in runs.items() if r}
+        made = gnuplot(args, best, tmp)
+    finally:
+        stackbench.cleanup_prefixes(args)
+        shutil.rmtree(tmp, ignore_errors=True)
+    load1 = loadavg()
+
+    base = best.get("testpmd")
+    print()
+    print(f"round trips, usec (one in flight, {args.size} B payload, {args.iters} per case after "
+          f"{args.warmup}; load average {load0[0] if load0 else '?'} at start, "
+          f"{load1[0] if load1 else '?'} at end)")
+    print(f"{'case':<9}" + "".join(f"{p:>11}" for p in PCTS) + "   ratio to testpmd "
+          + "/".join(PCTS[:4]))
+    rows = []
+    for case in cases:
+        if case not in best:
+            print(f"{case:<9} FAILED")
+            continue
+        r = best[case]["rtt"]
+        ratio = {p: (r[p] / base["rtt"][p] if base and base["rtt"][p] > 0 else None)
+                 for p in PCTS}
+        rtxt = "/".join(f"{ratio[p]:.2f}" if ratio[p] else "-" for p in PCTS[:4])
+        print(f"{case:<9}" + "".join(f"{r[p]:11.2f}" for p in PCTS)
+              + ("   (baseline)" if case == "testpmd" else f"   {rtxt}"))
+        rows.append({"case": case, "rtt_usec": r, "ratio_to_testpmd": ratio,
+                     "lost": best[case].get("lost"), "rounds": runs[case]})
+    if made:
+        print("plots: " + ", ".join(made))
+    report = {
+        "machine": {"cpu": stackbench.cpu_model(), "cpus": os.cpu_count(),
+                    "kernel": platform.release(),
+                    "dpdk_version": stackbench.dpdk_version_pkgconfig(),
+                    "testpmd": args.testpmd, "hugepages": not args.no_huge,
+                    "loadavg_start": load0, "loadavg_end": load1},
+        "params": {"iters": args.iters, "warmup": args.warmup, "size": args.size,
+                   "rounds": args.rounds, "dut_lcore": args.dut_lcore,
+                   "reflector_lcore": args.refl_lcore, "device": "net_memif",
+                   "reflector": "dpdk-testpmd --forward-mode=5tswap"},
+        "results": rows,
+        "failures": failures,
+        "plots": made,
+        "elapsed_s": round(time.monotonic() - t0, 1),
+    }
+    os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+    with open(args.json, "w") as f:
+        json.dump(report, f, indent=1)
+        f.write("\n")
+    print(f"results: {args.json}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        log("interrupted; the DPDK processes it started were stopped")
+        sys.exit(130)
