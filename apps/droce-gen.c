@@ -10,6 +10,14 @@
  * The sender is a state machine driven from the main lcore's poll hook:
  *   RESOLVE -> SEND -> DRAIN -> LINGER -> DONE
  * Echo verification may run on any lcore; its counters are per lcore.
+ *
+ * Rate mode (--rate SECONDS): the sender sends as fast as it can instead, a burst of 32 frames
+ * per loop round, for half a second of warm-up and then SECONDS measured, and reports the
+ * frames per second the port transmitted (its own opackets counter, as testpmd's Tx-pps is):
+ * UDP datagrams with a zero checksum, or with --roce RoCEv2 RC SEND ONLY packets to QP
+ * --roce-qpn (BTH, payload, ICRC: roce_tx_build()), both of --frame-size bytes. Each payload
+ * starts with the magic, the sequence number and the TSC; the rest is not written.
+ * bench/gen-rate.py sets it against dpdk-testpmd --forward-mode=txonly on the same vdev.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,12 +33,17 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include "roce_tx.h"
 #include "stk_arp.h"
 #include "stk_config.h"
 #include "stk_stack.h"
 
 #define GEN_MAGIC 0x4452474eu /* "DRGN" */
 #define GEN_HDR 16
+#define GEN_BURST 32
+#define GEN_RATE_WARMUP_MS 500
+#define ROCE_OVERHEAD 58 /* Ethernet 14, IPv4 20, UDP 8, BTH 12, ICRC 4 */
+#define UDP_OVERHEAD 42
 
 enum gen_state {
 	GEN_RESOLVE, /**< waiting for the peer's MAC (ARP / ND) */
@@ -66,6 +79,13 @@ static struct {
 	uint8_t dscp, ecn;
 	uint16_t iface;
 	bool json, quiet, hold;
+	uint32_t rate_s;     /**< --rate: seconds measured, 0 = the echo-verifying sender */
+	uint32_t frame_size; /**< --frame-size (rate mode) */
+	bool roce;	     /**< --roce: RoCEv2 SEND ONLY frames (rate mode) */
+	uint32_t roce_qpn;
+	/* rate mode */
+	uint64_t t_measure, t_end, opackets0, opackets1, t_measure_end;
+	uint64_t built, build_fail;
 	/* sender state (main lcore only) */
 	enum gen_state state;
 	uint32_t next_seq;
@@ -83,6 +103,8 @@ static struct {
 	.wait_ms = 2000,
 	.resolve_ms = 10000,
 	.linger_s = -2, /* unset */
+	.frame_size = 64,
+	.roce_qpn = 0x11,
 };
 
 static volatile sig_atomic_t g_signals; /* SIGINT/SIGTERM seen */
@@ -276,6 +298,94 @@ static enum gen_state step_send(struct stk_lcore *lc, const struct stk_iface *if
 	return GEN_SEND;
 }
 
+/* Rate mode: one frame of --frame-size for @p seq, or NULL. */
+static struct rte_mbuf *rate_frame(struct stk_lcore *lc, const struct stk_iface *ifc,
+				   const struct roce_path *path, uint32_t seq, uint64_t now)
+{
+	static uint8_t payload[9216];
+	struct rte_mbuf *m;
+	uint8_t *d;
+
+	if (g.roce) {
+		struct roce_tx t = {.path = path,
+				    .lqpn = g.roce_qpn + 1,
+				    .dqpn = g.roce_qpn,
+				    .opcode = 0x04, /* RC SEND ONLY */
+				    .psn = seq & 0xffffff};
+		uint32_t len = (g.frame_size - ROCE_OVERHEAD) & ~3u;
+
+		memcpy(payload, &(uint32_t){GEN_MAGIC}, 4);
+		memcpy(payload + 4, &seq, 4);
+		memcpy(payload + 8, &now, 8);
+		return roce_tx_build(lc->pool, ifc, &t, payload, len, NULL);
+	}
+	m = rte_pktmbuf_alloc(lc->pool);
+	if (!m)
+		return NULL;
+	d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(g.frame_size - UDP_OVERHEAD));
+	if (!d) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	memcpy(d, &(uint32_t){GEN_MAGIC}, 4);
+	memcpy(d + 4, &seq, 4);
+	memcpy(d + 8, &now, 8);
+	return m;
+}
+
+static uint64_t port_opackets(const struct stk_iface *ifc)
+{
+	struct rte_eth_stats st;
+
+	return rte_eth_stats_get(ifc->port_id, &st) == 0 ? st.opackets : 0;
+}
+
+/* Rate mode: a burst per loop round until the end of the measured window. */
+static enum gen_state step_rate(struct stk_lcore *lc, const struct stk_iface *ifc, uint64_t now)
+{
+	struct stk_flow f = {.dst = g.peer,
+			     .sport = g.sport,
+			     .dport = g.peer_port,
+			     .dscp = g.dscp,
+			     .ecn = g.ecn,
+			     .pcp = STK_PCP_DEFAULT,
+			     .csum = STK_CSUM_ZERO};
+	struct roce_path path = {.dgid_ip = g.peer, .dscp = g.dscp, .ecn = g.ecn};
+
+	if (!g.t_measure) {
+		g.t_measure = now + ms_to_tsc(GEN_RATE_WARMUP_MS);
+		g.t_end = g.t_measure + ms_to_tsc((uint64_t)g.rate_s * 1000);
+	} else if (!g.opackets0 && now >= g.t_measure) {
+		stk_lcore_flush(lc);
+		g.opackets0 = port_opackets(ifc);
+		g.t_measure = rte_get_tsc_cycles();
+	}
+	if (now >= g.t_end) {
+		stk_lcore_flush(lc);
+		g.opackets1 = port_opackets(ifc);
+		g.t_measure_end = rte_get_tsc_cycles();
+		return GEN_DONE;
+	}
+	for (unsigned k = 0; k < GEN_BURST; k++) {
+		struct rte_mbuf *m = rate_frame(lc, ifc, &path, g.next_seq, now);
+		int rc;
+
+		if (!m) {
+			g.build_fail++;
+			continue;
+		}
+		rc = g.roce ? stk_ip_send(lc, ifc, m, &g.peer) : stk_udp_send(lc, ifc, m, &f);
+		if (rc != 0) {
+			rte_pktmbuf_free(m);
+			g.send_fail++;
+			continue;
+		}
+		g.next_seq++;
+		g.sent++;
+	}
+	return GEN_SEND;
+}
+
 static enum gen_state step_drain(uint64_t now)
 {
 	if (verified_total() >= g.sent || now >= g.deadline) {
@@ -313,7 +423,7 @@ static void gen_poll(struct stk_lcore *lc, void *arg)
 			g.state = step_resolve(lc, ifc, now);
 			break;
 		case GEN_SEND:
-			g.state = step_send(lc, ifc, now);
+			g.state = g.rate_s ? step_rate(lc, ifc, now) : step_send(lc, ifc, now);
 			break;
 		case GEN_DRAIN:
 			g.state = step_drain(now);
@@ -348,6 +458,12 @@ static void usage(FILE *f, const char *prog)
 		"      --dscp N          DSCP 0..63 of what we send (default 0)\n"
 		"      --ecn N           ECN codepoint 0..3 of what we send (default 0)\n"
 		"      --iface N         interface index (default 0)\n"
+		"      --rate SECONDS    rate mode: send to --peer as fast as possible for SECONDS\n"
+		"                        (after 0.5 s warm-up) and report frames/s; no echoes\n"
+		"      --frame-size N    rate mode: Ethernet frame bytes without FCS (default 64)\n"
+		"      --roce            rate mode: RoCEv2 RC SEND ONLY frames (BTH, ICRC) instead\n"
+		"                        of UDP datagrams; the payload rounded down to 4 bytes\n"
+		"      --roce-qpn N      rate mode: their destination QP (default 0x11)\n"
 		"      --hold            when done, stop polling but keep the ports open until\n"
 		"                        SIGINT/SIGTERM (a memif peer may then leave safely)\n"
 		"  -j, --json            print the result as one JSON line\n"
@@ -425,6 +541,10 @@ static int parse_args(int argc, char **argv)
 		{"ecn", required_argument, NULL, 3},
 		{"iface", required_argument, NULL, 4},
 		{"hold", no_argument, NULL, 5},
+		{"rate", required_argument, NULL, 6},
+		{"frame-size", required_argument, NULL, 7},
+		{"roce", no_argument, NULL, 8},
+		{"roce-qpn", required_argument, NULL, 9},
 		{"json", no_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -500,6 +620,21 @@ static int parse_args(int argc, char **argv)
 		case 5:
 			g.hold = true;
 			break;
+		case 6:
+			if (parse_u32("--rate", optarg, 1, 3600, &g.rate_s))
+				return -1;
+			break;
+		case 7:
+			if (parse_u32("--frame-size", optarg, 60, 9018, &g.frame_size))
+				return -1;
+			break;
+		case 8:
+			g.roce = true;
+			break;
+		case 9:
+			if (parse_u32("--roce-qpn", optarg, 1, 0xffffff, &g.roce_qpn))
+				return -1;
+			break;
 		case 'j':
 			g.json = true;
 			break;
@@ -531,9 +666,38 @@ static int parse_args(int argc, char **argv)
 		fprintf(stderr, "droce-gen: --sport must differ from --echo\n");
 		return -1;
 	}
+	if (g.rate_s && !g.has_peer) {
+		fprintf(stderr, "droce-gen: --rate needs --peer ADDR:PORT\n");
+		return -1;
+	}
 	if (g.linger_s == -2)
 		g.linger_s = g.has_peer ? 0 : -1;
 	return 0;
+}
+
+/* Rate mode's result: frames per second the port sent in the measured window. */
+static void report_rate(void)
+{
+	double secs = (double)(g.t_measure_end - g.t_measure) / (double)rte_get_tsc_hz();
+	uint64_t frames = g.opackets1 - g.opackets0;
+	double fps = secs > 0 && g.opackets1 ? (double)frames / secs : 0;
+	uint32_t size =
+		g.roce ? ROCE_OVERHEAD + ((g.frame_size - ROCE_OVERHEAD) & ~3u) : g.frame_size;
+
+	if (g.json)
+		printf("{\"mode\":\"rate\",\"frames\":\"%s\",\"frame_size\":%u,"
+		       "\"seconds\":%.3f,\"tx_frames\":%" PRIu64 ",\"fps\":%.0f,"
+		       "\"sent\":%" PRIu64 ",\"send_failed\":%" PRIu64 ",\"build_failed\":%" PRIu64
+		       "}\n",
+		       g.roce ? "roce" : "udp", size, secs, frames, fps, g.sent, g.send_fail,
+		       g.build_fail);
+	else
+		printf("droce-gen: rate: %.2f Mfps of %u B %s frames (%" PRIu64
+		       " in %.2f s; %" PRIu64 " handed to the stack, %" PRIu64 " refused, %" PRIu64
+		       " not built)\n",
+		       fps / 1e6, size, g.roce ? "RoCEv2 SEND ONLY" : "UDP", frames, secs, g.sent,
+		       g.send_fail, g.build_fail);
+	fflush(stdout);
 }
 
 static void report(void)
@@ -635,13 +799,18 @@ int main(int argc, char **argv)
 	stk_run();
 	if (!g.quiet && g.state != GEN_DONE)
 		printf("droce-gen: stopped in state %s\n", gen_state_names[g.state]);
-	report();
+	if (g.rate_s)
+		report_rate();
+	else
+		report();
 	fflush(stdout); /* before teardown: what was done is on record whatever happens next */
 	if (g.hold)
 		hold_until_signal(g_signals);
 	verified = verified_total();
 	status = 0;
-	if (g.has_peer && (verified != g.count || g.sent != g.count))
+	if (g.rate_s)
+		status = g.state == GEN_DONE && g.opackets1 > g.opackets0 ? 0 : 1;
+	else if (g.has_peer && (verified != g.count || g.sent != g.count))
 		status = 1;
 out:
 	stk_teardown();
