@@ -341,6 +341,15 @@ static int udp_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_
 	return 0;
 }
 
+/* When A saw the answer: its DONE mark (the loop may stamp more after it in the same round). */
+static uint64_t done_tsc(void)
+{
+	for (uint32_t k = g.stamps.n; k-- > 0;)
+		if (g.stamps.ev[k].kind == STK_STAMP_APP && g.stamps.ev[k].arg == MARK_DONE)
+			return g.stamps.ev[k].tsc;
+	return rte_rdtsc();
+}
+
 static int run_udp(void)
 {
 	const struct stk_iface *ifc = stk_iface_get(0);
@@ -384,7 +393,7 @@ static int run_udp(void)
 				       -ETIMEDOUT;
 			continue;
 		}
-		sample(i, t0, g.stamps.n ? g.stamps.ev[g.stamps.n - 1].tsc : rte_rdtsc());
+		sample(i, t0, done_tsc());
 	}
 	return 0;
 }
