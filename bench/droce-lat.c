@@ -14,6 +14,12 @@
  *          buffer), the reflector, then the stack's receive path (RX burst, parse, classify,
  *          the bound port's handler). Our own address both ways, so 5tswap's swap leaves the
  *          datagram addressed to us.
+ *   echo   droce as the reflector: the stack's UDP echo on --port (a memif server, say), in
+ *          place of testpmd, for a raw client in another process; it runs until SIGINT or
+ *          SIGTERM. Its figures are per echo, inside droce: from the RX burst that got the
+ *          datagram to the end of the TX burst of the answer, by stage, and DPDK's own
+ *          rte_latencystats (RX callback to TX callback of the same mbuf: the echo reuses it),
+ *          which DPDK's tools read too (dpdk-proc-info --metrics).
  *   send, write, read
  *          RC ping-pong between two droce interfaces in this process (A and B, one QP each,
  *          as bench/rc-bench.c), over a net_memif server/client pair (--link memif) or crossed
@@ -48,9 +54,11 @@
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_ip.h>
+#include <rte_latencystats.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_metrics.h>
 #include <rte_ring.h>
 #include <rte_udp.h>
 #include <rte_version.h>
@@ -83,8 +91,8 @@ enum lat_mark {
 	MARK_DONE,     /**< A saw the answer */
 };
 
-enum lat_mode { MODE_RAW, MODE_UDP, MODE_SEND, MODE_WRITE, MODE_READ, MODE_NUM };
-static const char *const mode_names[MODE_NUM] = {"raw", "udp", "send", "write", "read"};
+enum lat_mode { MODE_RAW, MODE_UDP, MODE_ECHO, MODE_SEND, MODE_WRITE, MODE_READ, MODE_NUM };
+static const char *const mode_names[MODE_NUM] = {"raw", "udp", "echo", "send", "write", "read"};
 
 /** One milestone in a round trip's stamp log, and the stage that ends at it. */
 struct milestone {
@@ -125,6 +133,16 @@ static const struct milestone ms_pingpong[] = {
 	M(STK_STAMP_RX_BURST, 0, "link B->A + RX burst", "wire+rx-burst"),
 	M(STK_STAMP_DELIVER, 0, "A: parse + classify", "parse"),
 	M(STK_STAMP_APP, MARK_DONE, "A: transport -> consumer", "transport"),
+};
+
+/* echo: the server's side only, from the RX burst */
+static const struct milestone ms_echo[] = {
+	{STK_STAMP_RX_BURST, 0, NULL, NULL},
+	M(STK_STAMP_DELIVER, 0, "B: parse + classify", "parse"),
+	M(STK_STAMP_APP, MARK_SEEN, "B: dispatch -> echo handler", "consumer"),
+	M(STK_STAMP_APP, MARK_REPLY, "B: echo (stk_udp_send)", "transport"),
+	M(STK_STAMP_TX_START, 0, "B: -> TX burst", "transport"),
+	M(STK_STAMP_TX_END, 0, "B: TX burst", "tx-burst"),
 };
 
 static const struct milestone ms_read[] = {
@@ -171,6 +189,11 @@ static struct {
 	volatile uint64_t done; /**< the last sequence number A saw come back */
 	uint64_t bad;		/**< answers that were not the one in flight */
 	uint64_t lost;		/**< raw/udp: requests not answered within LOSS_MS */
+	volatile int stop;	/**< echo: SIGINT/SIGTERM seen */
+	unsigned nlstat;	/**< echo: rte_latencystats values */
+	struct rte_metric_name lnames[8];
+	struct rte_metric_value lvals[8];
+	char lstat_why[80]; /**< echo: why there are none */
 	/* results */
 	const struct milestone *ms;
 	unsigned nms;
@@ -260,7 +283,9 @@ static struct rte_mbuf *raw_frame(uint16_t port, uint64_t seq)
 	memset(d, 0, rte_pktmbuf_data_len(m));
 	eh = (struct rte_ether_hdr *)d;
 	rte_eth_macaddr_get(port, &eh->src_addr);
-	eh->dst_addr = eh->src_addr;
+	/* to the broadcast MAC and to 10.99.0.1, which is also the echo mode's own address: a
+	 * droce echo server takes it without ARP, and 5tswap does not look at addresses */
+	memset(&eh->dst_addr, 0xff, sizeof(eh->dst_addr));
 	eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 	ip = (struct rte_ipv4_hdr *)(eh + 1);
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
@@ -395,6 +420,99 @@ static int run_udp(void)
 		}
 		sample(i, t0, done_tsc());
 	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ echo */
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	g.stop = 1;
+}
+
+/* The echo: the payload back to where it came from, in the same mbuf (as droce-gen's echo
+ * server). Ownership: on 0 the stack owns @p m; on non-zero it frees it. */
+static int echo_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m,
+		   const struct stk_pkt *p, void *arg)
+{
+	struct stk_flow f = {.src = p->dst,
+			     .dst = p->src,
+			     .sport = p->dport,
+			     .dport = p->sport,
+			     .pcp = STK_PCP_DEFAULT,
+			     .csum = STK_CSUM_FULL};
+	int rc;
+	(void)arg;
+
+	stk_stamp(lc, MARK_SEEN);
+	if (!rte_pktmbuf_adj(m, p->payload_off) ||
+	    rte_pktmbuf_trim(m, (uint16_t)(rte_pktmbuf_pkt_len(m) - p->payload_len)) != 0)
+		return -1;
+	rc = stk_udp_send(lc, ifc, m, &f);
+	stk_stamp(lc, MARK_REPLY);
+	return rc;
+}
+
+/* rte_latencystats on every port, sampling every frame. @return 0, or -1 (why in lstat_why). */
+static int lstats_start(void)
+{
+	rte_metrics_init((int)rte_socket_id());
+	if (rte_latencystats_init(1, NULL) != 0) {
+		snprintf(g.lstat_why, sizeof(g.lstat_why), "rte_latencystats_init failed");
+		return -1;
+	}
+	return 0;
+}
+
+static void lstats_read(void)
+{
+	int n;
+
+	rte_latencystats_update();
+	n = rte_latencystats_get_names(g.lnames, RTE_DIM(g.lnames));
+	if (n <= 0 || n > (int)RTE_DIM(g.lnames) ||
+	    rte_latencystats_get(g.lvals, RTE_DIM(g.lvals)) != n) {
+		snprintf(g.lstat_why, sizeof(g.lstat_why), "rte_latencystats_get failed");
+		return;
+	}
+	g.nlstat = (unsigned)n;
+}
+
+/* Serve echoes until stopped; each echo's log is matched once it shows the TX burst's end. */
+static int run_echo(void)
+{
+	uint64_t next_update = 0;
+
+	signal(SIGINT, on_stop);
+	signal(SIGTERM, on_stop);
+	lstats_start();
+	while (!g.stop) {
+		uint64_t now;
+
+		stk_lcore_poll(g.lc);
+		if (g.stamps.n && g.stamps.ev[g.stamps.n - 1].kind == STK_STAMP_TX_END) {
+			uint64_t t0 = 0, t1 = g.stamps.ev[g.stamps.n - 1].tsc;
+
+			for (uint32_t k = 0; k < g.stamps.n; k++)
+				if (g.stamps.ev[k].kind == STK_STAMP_RX_BURST) {
+					t0 = g.stamps.ev[k].tsc;
+					break;
+				}
+			if (t0)
+				sample(UINT64_MAX, t0, t1);
+			g.stamps.n = 0;
+		} else if (g.stamps.n > STK_STAMPS_MAX / 2) {
+			g.stamps.n = 0; /* frames that were not echoes (ARP, ...) */
+		}
+		now = rte_rdtsc();
+		if (now >= next_update) {
+			rte_latencystats_update();
+			next_update = now + g.hz / 10;
+		}
+	}
+	if (!g.lstat_why[0])
+		lstats_read();
 	return 0;
 }
 
@@ -683,7 +801,7 @@ static void setup_rc(void)
 		stk_lcore_poll(g.lc);
 }
 
-/* The stack on --port (raw and udp): the same configuration droce-bench-echo uses. */
+/* The stack on --port (raw, udp, echo): the same configuration droce-bench-echo uses. */
 static int setup_port(int eal_argc, char **eal_argv, const char *prog)
 {
 	struct stk_config cfg;
@@ -710,6 +828,8 @@ static int setup_port(int eal_argc, char **eal_argv, const char *prog)
 	g.lc = stk_lcore_get(rte_get_main_lcore());
 	g.pool = g.lc->pool;
 	g.hz = rte_get_tsc_hz();
+	if (g.mode == MODE_ECHO) /* a server: its link comes up when the client connects */
+		return stk_udp_bind(UDP_PORT, echo_rx, NULL);
 	for (uint64_t end = rte_rdtsc() + 10 * g.hz; rte_rdtsc() < end;) {
 		if (rte_eth_link_get_nowait(stk_iface_get(0)->port_id, &link) == 0 &&
 		    link.link_status == RTE_ETH_LINK_UP)
@@ -727,15 +847,31 @@ static void print_report(void)
 {
 	double mean = stk_hist_mean(g.rtt);
 
-	printf("droce-lat %s: %" PRIu64 " round trips after %u warm-up, %u B, %s\n",
-	       mode_names[g.mode], g.samples, g.warmup, g.size,
-	       g.mode >= MODE_SEND ? g.link : g.port);
-	printf("  RTT usec: min %.2f  p50 %.2f  p90 %.2f  p99 %.2f  p99.9 %.2f  p99.99 %.2f  "
+	if (g.mode == MODE_ECHO)
+		printf("droce-lat echo: %" PRIu64 " datagrams echoed, %s\n", g.samples, g.port);
+	else
+		printf("droce-lat %s: %" PRIu64 " round trips after %u warm-up, %u B, %s\n",
+		       mode_names[g.mode], g.samples, g.warmup, g.size,
+		       g.mode >= MODE_SEND ? g.link : g.port);
+	if (g.mode == MODE_ECHO)
+		printf("  (echo: time inside droce per echo, from the RX burst that got the datagram "
+		       "to the end of the answer's TX burst)\n");
+	printf("  %s usec: min %.2f  p50 %.2f  p90 %.2f  p99 %.2f  p99.9 %.2f  p99.99 %.2f  "
 	       "max %.2f  mean %.2f  stdev %.2f\n",
-	       us(stk_hist_min(g.rtt)), us(stk_hist_percentile(g.rtt, 50)),
-	       us(stk_hist_percentile(g.rtt, 90)), us(stk_hist_percentile(g.rtt, 99)),
-	       us(stk_hist_percentile(g.rtt, 99.9)), us(stk_hist_percentile(g.rtt, 99.99)),
-	       us(stk_hist_max(g.rtt)), us((uint64_t)mean), us((uint64_t)stk_hist_stdev(g.rtt)));
+	       g.mode == MODE_ECHO ? "in droce" : "RTT", us(stk_hist_min(g.rtt)),
+	       us(stk_hist_percentile(g.rtt, 50)), us(stk_hist_percentile(g.rtt, 90)),
+	       us(stk_hist_percentile(g.rtt, 99)), us(stk_hist_percentile(g.rtt, 99.9)),
+	       us(stk_hist_percentile(g.rtt, 99.99)), us(stk_hist_max(g.rtt)), us((uint64_t)mean),
+	       us((uint64_t)stk_hist_stdev(g.rtt)));
+	if (g.mode == MODE_ECHO) {
+		if (g.nlstat)
+			printf("  rte_latencystats (RX callback to TX callback, ns):");
+		else
+			printf("  rte_latencystats: %s", g.lstat_why);
+		for (unsigned k = 0; k < g.nlstat; k++)
+			printf(" %s %" PRIu64, g.lnames[g.lvals[k].key].name, g.lvals[k].value);
+		printf("\n");
+	}
 	if (!g.ms)
 		return;
 	printf("  where the time goes (%" PRIu64 " of %" PRIu64
@@ -781,6 +917,13 @@ static int write_json(const char *path, int status)
 		g.hz, status == 0 ? "true" : "false", g.bad, g.lost);
 	if (status != 0)
 		fprintf(f, "\"error\": \"%s\", ", g.why);
+	if (g.mode == MODE_ECHO) {
+		fprintf(f, "\"latencystats_ns\": {");
+		for (unsigned k = 0; k < g.nlstat; k++)
+			fprintf(f, "%s\"%s\": %" PRIu64, k ? ", " : "",
+				g.lnames[g.lvals[k].key].name, g.lvals[k].value);
+		fprintf(f, "}, ");
+	}
 	fprintf(f, "\"units\": \"usec\", \"rtt\": ");
 	json_hist(f, g.rtt);
 	fprintf(f, ", \"stages_matched\": %" PRIu64 ", \"stages\": [", g.samples - g.unmatched);
@@ -810,10 +953,12 @@ static int write_json(const char *path, int status)
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"Usage: %s [EAL args] -- --mode raw|udp|send|write|read [options]\n"
+		"Usage: %s [EAL args] -- --mode raw|udp|echo|send|write|read [options]\n"
 		"  --mode M        raw: bare bursts on --port (the baseline's half); udp: the\n"
-		"                  stack's UDP send and receive on --port; send|write|read: RC\n"
-		"                  ping-pong between two droce interfaces over --link\n"
+		"                  stack's UDP send and receive on --port; echo: the stack's UDP\n"
+		"                  echo on --port until SIGINT/SIGTERM (time inside droce per echo,\n"
+		"                  rte_latencystats); send|write|read: RC ping-pong between two\n"
+		"                  droce interfaces over --link\n"
 		"  --port VDEV     raw/udp: the port's --vdev (net_memif0,role=client,socket=...)\n"
 		"  --link L        RC: memif (default) or ring\n"
 		"  --size N        payload bytes (default 64; RC needs at least 8)\n"
@@ -880,7 +1025,7 @@ static int parse_args(int argc, char **argv)
 	if (mode < 0 || g.iters == 0 || g.size < 8 || g.size > 1024)
 		return -EINVAL;
 	g.mode = (enum lat_mode)mode;
-	if (g.mode <= MODE_UDP && !g.port) {
+	if (g.mode <= MODE_ECHO && !g.port) {
 		fprintf(stderr, "droce-lat: --mode %s needs --port VDEV\n", mode_names[g.mode]);
 		return -EINVAL;
 	}
@@ -899,7 +1044,7 @@ int main(int argc, char **argv)
 	}
 	signal(SIGALRM, on_alarm);
 	alarm(g.timeout_s);
-	if (g.mode <= MODE_UDP) {
+	if (g.mode <= MODE_ECHO) {
 		rc = setup_port(eal_argc, eal_argv, argv[0]);
 		if (rc != 0) {
 			fprintf(stderr, "droce-lat: stack set-up on %s failed: %s\n", g.port,
@@ -914,11 +1059,13 @@ int main(int argc, char **argv)
 		setup_rc();
 	}
 	g.rtt = stk_hist_create(0);
-	g.ms = g.mode == MODE_UDP    ? ms_udp
+	g.ms = g.mode == MODE_ECHO   ? ms_echo
+	       : g.mode == MODE_UDP  ? ms_udp
 	       : g.mode == MODE_READ ? ms_read
 	       : g.mode == MODE_RAW  ? NULL
 				     : ms_pingpong;
-	g.nms = g.mode == MODE_UDP    ? RTE_DIM(ms_udp)
+	g.nms = g.mode == MODE_ECHO   ? RTE_DIM(ms_echo)
+		: g.mode == MODE_UDP  ? RTE_DIM(ms_udp)
 		: g.mode == MODE_READ ? RTE_DIM(ms_read)
 		: g.mode == MODE_RAW  ? 0
 				      : RTE_DIM(ms_pingpong);
@@ -929,7 +1076,10 @@ int main(int argc, char **argv)
 		rte_exit(EXIT_FAILURE, "droce-lat: no memory\n");
 	if (g.ms)
 		g.lc->stamps = &g.stamps;
-	rc = g.mode == MODE_RAW ? run_raw() : g.mode == MODE_UDP ? run_udp() : run_rc();
+	rc = g.mode == MODE_RAW	   ? run_raw()
+	     : g.mode == MODE_UDP  ? run_udp()
+	     : g.mode == MODE_ECHO ? run_echo()
+				   : run_rc();
 	g.lc->stamps = NULL;
 	if (rc != 0)
 		fprintf(stderr, "droce-lat: %s failed: %s\n", mode_names[g.mode], g.why);

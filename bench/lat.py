@@ -9,6 +9,10 @@ Cases, one message in flight each (bench/droce-lat.c does the measuring):
             and the reflector alone.
   udp       the same datagrams through droce's stack on the same memif port, against a fresh
             5tswap reflector: stk_udp_send() out, the stack's receive path back in.
+  echo      droce as the reflector: the same raw client, with droce-lat --mode echo (the
+            stack's UDP echo, in its own process on the reflector's CPU) in testpmd's place;
+            the like-for-like comparison. The server side also reports the time inside droce
+            per echo by stage, and DPDK's rte_latencystats.
   send, write, read
             RC ping-pong between two droce interfaces in one process over a net_memif pair,
             one lcore (droce-lat's RC modes).
@@ -38,7 +42,7 @@ sys.path.insert(0, HERE)
 import run as stackbench  # noqa: E402  (Proc, eal_args, cleanup_prefixes, machine facts)
 
 PCTS = ("p50", "p90", "p99", "p99.9", "p99.99", "max")
-CASES = ("testpmd", "udp", "send", "write", "read")
+CASES = ("testpmd", "udp", "echo", "send", "write", "read")
 
 
 def log(msg):
@@ -77,19 +81,44 @@ def start_reflector(args, sock, tag):
     raise RuntimeError("reflector did not create its memif socket:\n" + out[-2000:])
 
 
+def start_echo(args, sock, tag, out):
+    """droce-lat --mode echo as the memif server, on the reflector's CPU."""
+    argv = [args.lat] + stackbench.eal_args(args, str(args.refl_lcore), None,
+                                            f"droce-lat-{os.getpid()}-echo-{tag}")
+    argv += ["--log-level=*:error", "--", "--mode", "echo", "--port",
+             memif_vdev(sock, "server"), "--json", out]
+    r = stackbench.Proc(argv, args.limit, "droce echo")
+    end = time.monotonic() + 20
+    while time.monotonic() < end and r.p.poll() is None:
+        if os.path.exists(sock):
+            return r
+        time.sleep(0.05)
+    text = r.output()
+    r.stop()
+    raise RuntimeError("droce-lat echo did not create its memif socket:\n" + text[-2000:])
+
+
+def show(text):
+    sys.stdout.write("".join(line + "\n" for line in text.splitlines()
+                             if not line.startswith(("EAL:", "TELEMETRY:"))))
+    sys.stdout.flush()
+
+
 def run_lat(args, case, tag, tmp):
     """One droce-lat run; returns its JSON (with the reflector's CPU share for memif cases)."""
     out = os.path.join(tmp, f"{tag}.json")
-    mode = "raw" if case == "testpmd" else case
+    mode = "raw" if case in ("testpmd", "echo") else case
     eal = stackbench.eal_args(args, str(args.dut_lcore), None,
                               f"droce-lat-{os.getpid()}-{tag}")
     argv = [args.lat] + eal + ["--log-level=*:error", "--", "--mode", mode,
                                "--iters", str(args.iters), "--warmup", str(args.warmup),
                                "--size", str(args.size), "--json", out]
     refl, sock = None, os.path.join(tmp, f"{tag}.sock")
+    echo_out = os.path.join(tmp, f"{tag}-server.json")
     try:
-        if case in ("testpmd", "udp"):
-            refl = start_reflector(args, sock, tag)
+        if case in ("testpmd", "udp", "echo"):
+            refl = (start_echo(args, sock, tag, echo_out) if case == "echo"
+                    else start_reflector(args, sock, tag))
             argv += ["--port", memif_vdev(sock, "client")]
         else:
             argv += ["--link", "memif"]
@@ -97,9 +126,7 @@ def run_lat(args, case, tag, tmp):
         rc = p.p.wait()
         p.t.join(timeout=5)
         text = p.output()
-        sys.stdout.write("".join(line + "\n" for line in text.splitlines()
-                                 if not line.startswith(("EAL:", "TELEMETRY:"))))
-        sys.stdout.flush()
+        show(text)
         try:
             with open(out) as f:
                 res = json.load(f)
@@ -107,6 +134,17 @@ def run_lat(args, case, tag, tmp):
             raise RuntimeError(f"droce-lat {mode} exited {rc} without its JSON:\n{text[-2000:]}")
         if rc != 0 or not res.get("ok"):
             raise RuntimeError(f"droce-lat {mode} exited {rc}: {res.get('error', '?')}")
+        if case == "echo":
+            refl.stop()
+            show(refl.output())
+            refl = None
+            try:
+                with open(echo_out) as f:
+                    res["server"] = json.load(f)
+            except (OSError, ValueError):
+                raise RuntimeError("droce-lat echo left no JSON")
+            # the stage bars show the server's stages (the client is bare)
+            res["stages"] = res["server"]["stages"]
         return res
     finally:
         if refl:
@@ -277,6 +315,13 @@ def main():
               + ("   (baseline)" if case == "testpmd" else f"   {rtxt}"))
         rows.append({"case": case, "rtt_usec": r, "ratio_to_testpmd": ratio,
                      "lost": best[case].get("lost"), "rounds": runs[case]})
+    if "echo" in best:
+        srv = best["echo"]["server"]
+        ls = srv.get("latencystats_ns", {})
+        print(f"echo server, time inside droce per echo (RX burst to the end of the TX burst), "
+              f"usec: p50 {srv['rtt']['p50']:.2f} p99 {srv['rtt']['p99']:.2f}; "
+              "rte_latencystats (RX to TX callback), ns: "
+              + " ".join(f"{k} {v}" for k, v in ls.items()))
     if made:
         print("plots: " + ", ".join(made))
     report = {

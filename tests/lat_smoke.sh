@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # droce-lat works end to end, without testpmd: raw and udp over a net_ring0 loopback (the ring
 # brings every frame back unchanged, which for our own-address frames is what 5tswap does), and
-# the RC send/write/read ping-pong over net_ring and net_memif pairs. For each: exit 0, the JSON
+# the RC send/write/read ping-pong over net_ring and net_memif pairs, and the echo server (a
+# second process, memif) against the raw client. For each: exit 0, the JSON
 # parses, every round trip counted and answered, the RTT percentiles ordered, and for the stamped
 # modes nearly every round trip matched the stage milestones, whose p50s add up to about the
 # RTT's p50. No root, no hugepages. Usage: lat_smoke.sh PATH/TO/droce-lat
@@ -40,5 +41,29 @@ for link in ring memif; do
 	for m in send write read; do run "$m-$link" --mode "$m" --link "$link"; done
 done
 check "the stage table is printed" grep -q "B: transport -> consumer" "$dir/send-ring.out"
+
+# echo: droce-lat --mode echo as a memif server in a process of its own, the raw client
+# against it; the server counts every echo, matches the stages, and rte_latencystats saw them
+cpu=$(($(nproc) > 1 ? 1 : 0))
+"$lat" --no-huge -m 256 --no-pci -l $cpu --log-level='*:error' --file-prefix="lat-$$-echo" -- \
+	--mode echo --port "net_memif0,role=server,socket=$dir/m.sock,socket-abstract=no" \
+	--json "$dir/echo-server.json" > "$dir/echo-server.out" 2>&1 &
+srv=$!
+for ((i = 0; i < 100; i++)); do [ -S "$dir/m.sock" ] && break; sleep 0.1; done
+run echo-client --mode raw --port "net_memif0,role=client,socket=$dir/m.sock,socket-abstract=no"
+kill -INT $srv
+wait $srv
+check "echo server: exit 0 on SIGINT" [ $? = 0 ]
+echo_ok() {
+	python3 - "$dir/echo-server.json" "$N" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); n = int(sys.argv[2])
+assert j["ok"] and j["mode"] == "echo" and j["rtt"]["count"] >= n, j["rtt"]
+assert j["stages_matched"] >= 0.95 * n, j["stages_matched"]
+ls = j["latencystats_ns"]
+assert ls["min_latency_ns"] > 0 and ls["avg_latency_ns"] >= ls["min_latency_ns"], ls
+PY
+}
+check "echo server: every echo timed, stages matched, rte_latencystats non-zero" echo_ok
 echo "$fails check(s) failed"
 [ $fails = 0 ]
