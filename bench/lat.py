@@ -206,7 +206,8 @@ plot {plots}
             sums = {c: 0.0 for c in cats}
             for st in best[case]["stages"]:
                 sums[st["category"]] = sums.get(st["category"], 0.0) + st["hist"]["p50"]
-            f.write(case + " " + " ".join(f"{sums[c]:.4f}" for c in cats) + "\n")
+            label = "echo-server" if case == "echo" else case
+            f.write(label + " " + " ".join(f"{sums[c]:.4f}" for c in cats) + "\n")
     cols = " , ".join(f"'' using {i + 2} title '{c}'" for i, c in enumerate(cats))
     script += f"""
 set output '{stage_png}'
