@@ -23,7 +23,9 @@
  *   send, write, read
  *          RC ping-pong between two droce interfaces in this process (A and B, one QP each,
  *          as bench/rc-bench.c), over a net_memif server/client pair (--link memif) or crossed
- *          net_ring ports (--link ring), both sides on one lcore. send: A SENDs, B's consumer
+ *          net_ring ports (--link ring), both sides on one lcore, or with --lcores 2 side B
+ *          (its port, device and consumer) on the second EAL lcore, as two hosts would be.
+ *          send: A SENDs, B's consumer
  *          answers with a SEND on the receive completion. write: perftest's write_lat; A
  *          WRITEs, B's consumer polls its memory for the new sequence number and WRITEs it
  *          back; A polls its own. read: A READs from B; B's transport answers, no consumer.
@@ -178,12 +180,18 @@ static struct {
 	const char *link;
 	const char *json;
 	uint32_t size, iters, warmup, timeout_s;
+	unsigned lcores; /**< RC: 1, or 2 with side B on its own lcore */
 	/* set-up */
 	struct rte_mempool *pool;
 	struct side s[2];
 	struct stk_lcore *lc;
 	uint64_t hz;
 	struct stk_stamps stamps;
+	/* --lcores 2: side B's lcore, its stamp log, and the hand-over of that log to A */
+	struct stk_lcore *lb;
+	unsigned lcore_b;
+	struct stk_stamps stamps_b, snap, merged;
+	uint32_t snap_req, snap_ready, b_quit; /**< atomics */
 	/* one round trip */
 	uint64_t seq;		/**< the sequence number in flight */
 	volatile uint64_t done; /**< the last sequence number A saw come back */
@@ -207,6 +215,7 @@ static struct {
 	.iters = 100000,
 	.warmup = 2000,
 	.timeout_s = 120,
+	.lcores = 1,
 };
 
 static void on_alarm(int sig)
@@ -252,14 +261,19 @@ static bool attribute(const struct stk_stamps *st)
 }
 
 /* One round trip done (A saw the answer at @p t1, posted at @p t0): record it. */
-static void sample(uint64_t i, uint64_t t0, uint64_t t1)
+static void sample_log(uint64_t i, uint64_t t0, uint64_t t1, const struct stk_stamps *log)
 {
 	if (i < g.warmup)
 		return;
 	stk_hist_record(g.rtt, t1 - t0);
 	g.samples++;
-	if (g.ms && !attribute(&g.stamps))
+	if (g.ms && !attribute(log))
 		g.unmatched++;
+}
+
+static void sample(uint64_t i, uint64_t t0, uint64_t t1)
+{
+	sample_log(i, t0, t1, &g.stamps);
 }
 
 /* ------------------------------------------------------------------ raw */
@@ -582,14 +596,14 @@ static void b_poll(struct stk_lcore *lc, void *arg)
 			stk_stamp(lc, MARK_SEEN);
 			set_seq(b->buf + SRC_OFF, v);
 			if (post_op(b, a, ROCE_WR_RDMA_WRITE, false) != 0)
-				g.bad++;
+				__atomic_fetch_add(&g.bad, 1, __ATOMIC_RELAXED);
 			stk_stamp(lc, MARK_REPLY);
 		}
 	}
 	n = roce_poll_cq(b->cq, 8, wc);
 	for (int k = 0; k < n; k++) {
 		if (wc[k].status != ROCE_WC_SUCCESS) {
-			g.bad++;
+			__atomic_fetch_add(&g.bad, 1, __ATOMIC_RELAXED);
 			continue;
 		}
 		if (wc[k].opcode != ROCE_WC_RECV)
@@ -597,7 +611,7 @@ static void b_poll(struct stk_lcore *lc, void *arg)
 		stk_stamp(lc, MARK_SEEN);
 		set_seq(b->buf + SRC_OFF, slot_seq(b->buf + DST_OFF + wc[k].wr_id * g.size));
 		if (post_recv(b, wc[k].wr_id) != 0 || post_op(b, a, ROCE_WR_SEND, false) != 0)
-			g.bad++;
+			__atomic_fetch_add(&g.bad, 1, __ATOMIC_RELAXED);
 		stk_stamp(lc, MARK_REPLY);
 	}
 }
@@ -684,6 +698,46 @@ static int pair_create(void)
 	return 0;
 }
 
+/* --lcores 2: side B's lcore. It resolves A's MAC from its own neighbour table, then polls;
+ * when A asks (after each round trip), it hands over its stamp log at the end of a round. */
+static int b_main(void *arg)
+{
+	(void)arg;
+	stk_neigh_probe(g.lb, stk_iface_get(g.s[1].iface), &stk_iface_get(g.s[0].iface)->ip4);
+	while (!__atomic_load_n(&g.b_quit, __ATOMIC_ACQUIRE)) {
+		stk_lcore_poll(g.lb);
+		if (__atomic_load_n(&g.snap_req, __ATOMIC_ACQUIRE)) {
+			g.snap = g.stamps_b;
+			g.stamps_b.n = 0;
+			__atomic_store_n(&g.snap_req, 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&g.snap_ready, 1, __ATOMIC_RELEASE);
+		}
+	}
+	stk_lcore_flush(g.lb);
+	return 0;
+}
+
+/* --lcores 2: B's log since the last round trip, merged with A's by TSC (one clock). */
+static const struct stk_stamps *both_logs(void)
+{
+	const struct stk_stamps *a = &g.stamps, *b = &g.snap;
+	uint64_t lim = rte_rdtsc() + g.hz / 10;
+	uint32_t i = 0, j = 0;
+
+	__atomic_store_n(&g.snap_ready, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&g.snap_req, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&g.snap_ready, __ATOMIC_ACQUIRE))
+		if (rte_rdtsc() > lim)
+			return a; /* B is descheduled: A's log alone will not match; counted */
+	g.merged.n = 0;
+	while ((i < a->n || j < b->n) && g.merged.n < STK_STAMPS_MAX) {
+		bool take_a = j >= b->n || (i < a->n && a->ev[i].tsc <= b->ev[j].tsc);
+
+		g.merged.ev[g.merged.n++] = take_a ? a->ev[i++] : b->ev[j++];
+	}
+	return &g.merged;
+}
+
 static int run_rc(void)
 {
 	struct side *a = &g.s[0], *b = &g.s[1];
@@ -698,8 +752,17 @@ static int run_rc(void)
 		for (uint32_t j = 0; j < RECVS; j++)
 			if (post_recv(a, j) != 0 || post_recv(b, j) != 0)
 				return snprintf(g.why, sizeof(g.why), "posting receives"), -EIO;
+	if (g.lb) {
+		/* B's QP, CQ and memory are B's lcore's from here on */
+		g.lb->stamps = g.ms ? &g.stamps_b : NULL;
+		if (rte_eal_remote_launch(b_main, NULL, g.lcore_b) != 0)
+			return snprintf(g.why, sizeof(g.why), "cannot launch lcore %u", g.lcore_b),
+			       -EBUSY;
+		for (uint64_t end = rte_rdtsc() + g.hz / 50; rte_rdtsc() < end;)
+			stk_lcore_poll(g.lc);
+	}
 	for (uint64_t i = 0; i < (uint64_t)g.warmup + g.iters; i++) {
-		uint64_t t0, lim;
+		uint64_t t0, t1, lim;
 		bool got = false;
 
 		g.seq = i + 1;
@@ -720,7 +783,9 @@ static int run_rc(void)
 					"no answer to #%" PRIu64 " within %d s", i, STALL_S),
 			       -ETIMEDOUT;
 		stk_stamp(g.lc, MARK_DONE);
-		sample(i, t0, g.stamps.ev[g.stamps.n ? g.stamps.n - 1 : 0].tsc);
+		t1 = g.stamps.ev[g.stamps.n ? g.stamps.n - 1 : 0].tsc;
+		/* B's log is taken every time, warm-up too, so that it never fills up */
+		sample_log(i, t0, t1, g.lb ? both_logs() : &g.stamps);
 	}
 	return 0;
 }
@@ -788,15 +853,31 @@ static void setup_rc(void)
 	g.lc = stk_lcore_create(rte_get_main_lcore(), 0, true, g.pool, &np);
 	if (!g.lc)
 		rte_exit(EXIT_FAILURE, "droce-lat: lcore: %s\n", rte_strerror(rte_errno));
-	for (int k = 0; k < 2; k++) {
-		g.lc->rxq[k] = (struct stk_rxq){.iface = g.s[k].iface, .port_id = g.s[k].port};
-		stk_lcore_add_poll(g.lc, roce_poll, g.s[k].dev);
+	g.lc->rxq[0] = (struct stk_rxq){.iface = g.s[0].iface, .port_id = g.s[0].port};
+	g.lc->nb_rxq = 1;
+	stk_lcore_add_poll(g.lc, roce_poll, g.s[0].dev);
+	if (g.lcores == 2) {
+		g.lcore_b = rte_get_next_lcore(rte_get_main_lcore(), 1, 0);
+		if (g.lcore_b >= RTE_MAX_LCORE)
+			rte_exit(EXIT_FAILURE, "droce-lat: --lcores 2 needs two EAL lcores (-l)\n");
+		g.lb = stk_lcore_create(g.lcore_b, 0, false, g.pool, &np);
+		if (!g.lb)
+			rte_exit(EXIT_FAILURE, "droce-lat: lcore B: %s\n", rte_strerror(rte_errno));
+		g.lb->nb_rxq = 0;
 	}
-	g.lc->nb_rxq = 2;
-	stk_lcore_add_poll(g.lc, b_poll, NULL);
-	/* both MACs before the first sample */
+	{
+		struct stk_lcore *lb = g.lb ? g.lb : g.lc;
+
+		lb->rxq[lb->nb_rxq++] =
+			(struct stk_rxq){.iface = g.s[1].iface, .port_id = g.s[1].port};
+		stk_lcore_add_poll(lb, roce_poll, g.s[1].dev);
+		stk_lcore_add_poll(lb, b_poll, NULL);
+	}
+	/* both MACs before the first sample (B's, from its own lcore, in b_main) */
 	stk_neigh_probe(g.lc, stk_iface_get(g.s[0].iface), &stk_iface_get(g.s[1].iface)->ip4);
-	stk_neigh_probe(g.lc, stk_iface_get(g.s[1].iface), &stk_iface_get(g.s[0].iface)->ip4);
+	if (!g.lb)
+		stk_neigh_probe(g.lc, stk_iface_get(g.s[1].iface),
+				&stk_iface_get(g.s[0].iface)->ip4);
 	for (uint64_t end = rte_rdtsc() + g.hz / 50; rte_rdtsc() < end;)
 		stk_lcore_poll(g.lc);
 }
@@ -850,9 +931,10 @@ static void print_report(void)
 	if (g.mode == MODE_ECHO)
 		printf("droce-lat echo: %" PRIu64 " datagrams echoed, %s\n", g.samples, g.port);
 	else
-		printf("droce-lat %s: %" PRIu64 " round trips after %u warm-up, %u B, %s\n",
+		printf("droce-lat %s: %" PRIu64 " round trips after %u warm-up, %u B, %s%s\n",
 		       mode_names[g.mode], g.samples, g.warmup, g.size,
-		       g.mode >= MODE_SEND ? g.link : g.port);
+		       g.mode >= MODE_SEND ? g.link : g.port,
+		       g.mode >= MODE_SEND ? (g.lb ? ", 2 lcores" : ", 1 lcore") : "");
 	if (g.mode == MODE_ECHO)
 		printf("  (echo: time inside droce per echo, from the RX burst that got the datagram "
 		       "to the end of the answer's TX burst)\n");
@@ -909,6 +991,7 @@ static int write_json(const char *path, int status)
 		return -errno;
 	fprintf(f, "{\"tool\": \"droce-lat\", \"mode\": \"%s\", \"device\": \"%s\", ",
 		mode_names[g.mode], g.mode >= MODE_SEND ? g.link : g.port);
+	fprintf(f, "\"lcores\": %u, ", g.lb ? 2u : 1u);
 	fprintf(f, "\"size\": %u, \"iters\": %u, \"warmup\": %u, \"dpdk\": \"%s\", ", g.size,
 		g.iters, g.warmup, rte_version());
 	fprintf(f,
@@ -961,6 +1044,8 @@ static void usage(const char *prog)
 		"                  droce interfaces over --link\n"
 		"  --port VDEV     raw/udp: the port's --vdev (net_memif0,role=client,socket=...)\n"
 		"  --link L        RC: memif (default) or ring\n"
+		"  --lcores N      RC: 1 (default; both sides on one lcore) or 2 (side B on the\n"
+		"                  second EAL lcore)\n"
 		"  --size N        payload bytes (default 64; RC needs at least 8)\n"
 		"  --iters N       round trips measured (default 100000)\n"
 		"  --warmup N      round trips before (default 2000)\n"
@@ -973,11 +1058,17 @@ static void usage(const char *prog)
 static int parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"mode", required_argument, NULL, 'm'},	 {"port", required_argument, NULL, 'p'},
-		{"link", required_argument, NULL, 'l'},	 {"size", required_argument, NULL, 's'},
-		{"iters", required_argument, NULL, 'n'}, {"warmup", required_argument, NULL, 'w'},
-		{"json", required_argument, NULL, 'j'},	 {"timeout", required_argument, NULL, 't'},
-		{"help", no_argument, NULL, 'h'},	 {NULL, 0, NULL, 0},
+		{"mode", required_argument, NULL, 'm'},
+		{"port", required_argument, NULL, 'p'},
+		{"link", required_argument, NULL, 'l'},
+		{"size", required_argument, NULL, 's'},
+		{"iters", required_argument, NULL, 'n'},
+		{"warmup", required_argument, NULL, 'w'},
+		{"json", required_argument, NULL, 'j'},
+		{"timeout", required_argument, NULL, 't'},
+		{"lcores", required_argument, NULL, 'L'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	int c, mode = -1;
 	char *end;
@@ -992,6 +1083,11 @@ static int parse_args(int argc, char **argv)
 			break;
 		case 'p':
 			g.port = optarg;
+			break;
+		case 'L':
+			if (strcmp(optarg, "1") && strcmp(optarg, "2"))
+				return -EINVAL;
+			g.lcores = (unsigned)atoi(optarg);
 			break;
 		case 'l':
 			if (strcmp(optarg, "memif") && strcmp(optarg, "ring"))
@@ -1081,6 +1177,10 @@ int main(int argc, char **argv)
 	     : g.mode == MODE_ECHO ? run_echo()
 				   : run_rc();
 	g.lc->stamps = NULL;
+	if (g.lb) {
+		__atomic_store_n(&g.b_quit, 1, __ATOMIC_RELEASE);
+		rte_eal_wait_lcore(g.lcore_b);
+	}
 	if (rc != 0)
 		fprintf(stderr, "droce-lat: %s failed: %s\n", mode_names[g.mode], g.why);
 	print_report();

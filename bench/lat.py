@@ -15,7 +15,8 @@ Cases, one message in flight each (bench/droce-lat.c does the measuring):
             per echo by stage, and DPDK's rte_latencystats.
   send, write, read
             RC ping-pong between two droce interfaces in one process over a net_memif pair,
-            one lcore (droce-lat's RC modes).
+            side B on the reflector's CPU (--rc-lcores 2, the default with two CPUs) or both
+            sides on one lcore (--rc-lcores 1).
 Each droce case is reported as its percentiles (p50, p90, p99, p99.9, p99.99, max) and as their
 ratios to the baseline's same percentiles; droce-lat's stage tables (where the time goes,
 from the stack's TSC stamps) are printed as they come. JSON for history (--json) and, with
@@ -105,10 +106,12 @@ def show(text):
 
 
 def run_lat(args, case, tag, tmp):
-    """One droce-lat run; returns its JSON (with the reflector's CPU share for memif cases)."""
+    """One droce-lat run; returns its JSON (for echo with the server's under "server")."""
     out = os.path.join(tmp, f"{tag}.json")
     mode = "raw" if case in ("testpmd", "echo") else case
-    eal = stackbench.eal_args(args, str(args.dut_lcore), None,
+    rc2 = mode in ("send", "write", "read") and args.rc_lcores == 2
+    lcores = f"{args.dut_lcore},{args.refl_lcore}" if rc2 else str(args.dut_lcore)
+    eal = stackbench.eal_args(args, lcores, args.dut_lcore if rc2 else None,
                               f"droce-lat-{os.getpid()}-{tag}")
     argv = [args.lat] + eal + ["--log-level=*:error", "--", "--mode", mode,
                                "--iters", str(args.iters), "--warmup", str(args.warmup),
@@ -121,7 +124,7 @@ def run_lat(args, case, tag, tmp):
                     else start_reflector(args, sock, tag))
             argv += ["--port", memif_vdev(sock, "client")]
         else:
-            argv += ["--link", "memif"]
+            argv += ["--link", "memif", "--lcores", str(args.rc_lcores)]
         p = stackbench.Proc(argv, args.limit, f"droce-lat {mode}")
         rc = p.p.wait()
         p.t.join(timeout=5)
@@ -253,6 +256,9 @@ def main():
     ap.add_argument("--size", type=int, default=64, help="payload bytes (64)")
     ap.add_argument("--rounds", type=int, default=1, help="repeat every case, interleaved (1)")
     ap.add_argument("--no-huge", action="store_true", help="every process with --no-huge")
+    ap.add_argument("--rc-lcores", type=int, choices=(1, 2), default=None,
+                    help="RC cases: side B on its own lcore (2, the default with two CPUs, "
+                    "like the baseline's two processes) or both sides on one (1)")
     cpus = sorted(os.sched_getaffinity(0))
     ap.add_argument("--dut-lcore", type=int, default=cpus[0])
     ap.add_argument("--refl-lcore", type=int, default=cpus[1] if len(cpus) > 1 else cpus[0])
@@ -271,6 +277,8 @@ def main():
         return 2
     if args.dut_lcore == args.refl_lcore:
         log("note: one CPU only: droce-lat and the reflector share it; the RTTs mean little")
+    if args.rc_lcores is None:
+        args.rc_lcores = 2 if args.dut_lcore != args.refl_lcore else 1
     args.limit = 60 + (args.iters + args.warmup) // 2000  # per process, start-up included
     args.prefixes = []
     if not args.no_huge and stackbench.free_hugepages() < 2 * stackbench.MEM_MB // 2 + 64:
@@ -333,6 +341,7 @@ def main():
                     "loadavg_start": load0, "loadavg_end": load1},
         "params": {"iters": args.iters, "warmup": args.warmup, "size": args.size,
                    "rounds": args.rounds, "dut_lcore": args.dut_lcore,
+                   "rc_lcores": args.rc_lcores,
                    "reflector_lcore": args.refl_lcore, "device": "net_memif",
                    "reflector": "dpdk-testpmd --forward-mode=5tswap"},
         "results": rows,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # droce-lat works end to end, without testpmd: raw and udp over a net_ring0 loopback (the ring
 # brings every frame back unchanged, which for our own-address frames is what 5tswap does), and
-# the RC send/write/read ping-pong over net_ring and net_memif pairs, and the echo server (a
+# the RC send/write/read ping-pong over net_ring and net_memif pairs (and with side B on a
+# second lcore), and the echo server (a
 # second process, memif) against the raw client. For each: exit 0, the JSON
 # parses, every round trip counted and answered, the RTT percentiles ordered, and for the stamped
 # modes nearly every round trip matched the stage milestones, whose p50s add up to about the
@@ -41,6 +42,12 @@ for link in ring memif; do
 	for m in send write read; do run "$m-$link" --mode "$m" --link "$link"; done
 done
 check "the stage table is printed" grep -q "B: transport -> consumer" "$dir/send-ring.out"
+# side B on a second lcore (--lcores 2): the two stamp logs merged by TSC still match
+if [ "$(nproc)" -gt 1 ]; then
+	eal=(--no-huge -m 256 --no-pci --no-shconf -l 0,1 --log-level='*:error')
+	for m in send read; do run "$m-memif-2lcores" --mode "$m" --link memif --lcores 2; done
+	eal=(--no-huge -m 256 --no-pci --no-shconf -l 0 --log-level='*:error')
+fi
 
 # echo: droce-lat --mode echo as a memif server in a process of its own, the raw client
 # against it; the server counts every echo, matches the stages, and rte_latencystats saw them
