@@ -181,6 +181,7 @@ static struct {
 	const char *json;
 	uint32_t size, iters, warmup, timeout_s;
 	unsigned lcores; /**< RC: 1, or 2 with side B on its own lcore */
+	uint64_t dump;	 /**< --dump: the round trip whose stamp log is printed (0: none) */
 	/* set-up */
 	struct rte_mempool *pool;
 	struct side s[2];
@@ -205,6 +206,7 @@ static struct {
 	/* results */
 	const struct milestone *ms;
 	unsigned nms;
+	unsigned split; /**< milestones from here on are matched backward (0: none) */
 	struct stk_hist *rtt, *stage[MAX_STAGES];
 	uint64_t unmatched; /**< round trips whose log did not show the milestones */
 	uint64_t samples;
@@ -237,32 +239,65 @@ static double us(uint64_t cycles)
 /* ------------------------------------------------------------------ stages */
 
 /* Match the log against the milestones in order; record each stage. @return matched. */
+static bool is_milestone(const struct stk_stamps *st, uint32_t pos, const struct milestone *m)
+{
+	return st->ev[pos].kind == m->kind &&
+	       (m->kind != STK_STAMP_APP || st->ev[pos].arg == m->mark);
+}
+
+/*
+ * Match the log against the milestones and record each stage. @return matched.
+ * The milestones before g.split are matched forward from the start (the first of each after
+ * the previous one), those from g.split on backward from the end (the last of each before the
+ * next one): the way back is found from the event that ended the round trip, so frames in
+ * between (an ACK sent before the answer, the requester's own ACK) are not taken for it.
+ */
 static bool attribute(const struct stk_stamps *st)
 {
-	uint64_t d[MAX_STAGES], prev = 0;
-	uint32_t pos = 0;
+	uint32_t at[MAX_STAGES + 1], pos = 0, split = g.split ? g.split : g.nms;
+	int64_t back = (int64_t)st->n - 1;
 
-	for (unsigned k = 0; k < g.nms; k++) {
-		const struct milestone *m = &g.ms[k];
-
-		while (pos < st->n && (st->ev[pos].kind != m->kind ||
-				       (m->kind == STK_STAMP_APP && st->ev[pos].arg != m->mark)))
+	for (unsigned k = 0; k < split; k++) {
+		while (pos < st->n && !is_milestone(st, pos, &g.ms[k]))
 			pos++;
 		if (pos >= st->n)
 			return false;
-		if (k)
-			d[k - 1] = st->ev[pos].tsc - prev;
-		prev = st->ev[pos].tsc;
-		pos++;
+		at[k] = pos++;
+	}
+	for (unsigned k = g.nms; k-- > split;) {
+		while (back >= (int64_t)pos && !is_milestone(st, (uint32_t)back, &g.ms[k]))
+			back--;
+		if (back < (int64_t)pos)
+			return false;
+		at[k] = (uint32_t)back--;
 	}
 	for (unsigned k = 1; k < g.nms; k++)
-		stk_hist_record(g.stage[k - 1], d[k - 1]);
+		stk_hist_record(g.stage[k - 1], st->ev[at[k]].tsc - st->ev[at[k - 1]].tsc);
 	return true;
 }
 
 /* One round trip done (A saw the answer at @p t1, posted at @p t0): record it. */
+/* --dump N: round trip N's stamp log on stderr, relative to its first entry */
+static void dump_log(uint64_t i, const struct stk_stamps *log)
+{
+	static const char *const kinds[STK_STAMP_NUM_KINDS] = {"RX_BURST", "DELIVER", "TX_START",
+							       "TX_END", "APP"};
+	static const char *const marks[] = {"", "POST", "SEEN", "REPLY", "DONE"};
+
+	fprintf(stderr, "droce-lat: round trip %" PRIu64 ", %u stamps:\n", i, log->n);
+	for (uint32_t k = 0; k < log->n; k++)
+		fprintf(stderr, "  %8.3f us  %-8s %s%u\n", us(log->ev[k].tsc - log->ev[0].tsc),
+			kinds[log->ev[k].kind],
+			log->ev[k].kind == STK_STAMP_APP && log->ev[k].arg < RTE_DIM(marks)
+				? marks[log->ev[k].arg]
+				: "arg ",
+			log->ev[k].kind == STK_STAMP_APP ? 0u : log->ev[k].arg);
+}
+
 static void sample_log(uint64_t i, uint64_t t0, uint64_t t1, const struct stk_stamps *log)
 {
+	if (g.dump && i == g.dump)
+		dump_log(i, log);
 	if (i < g.warmup)
 		return;
 	stk_hist_record(g.rtt, t1 - t0);
@@ -1055,6 +1090,7 @@ static void usage(const char *prog)
 		"  --warmup N      round trips before (default 2000)\n"
 		"  --json FILE     write the results (percentiles, stages, CDF) as JSON\n"
 		"  --timeout S     abort after S seconds (default 120)\n"
+		"  --dump N        print round trip N's stamp log on stderr\n"
 		"One EAL lcore. Exit: 0 done, 1 failed, 2 bad usage.\n",
 		prog);
 }
@@ -1062,17 +1098,12 @@ static void usage(const char *prog)
 static int parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"mode", required_argument, NULL, 'm'},
-		{"port", required_argument, NULL, 'p'},
-		{"link", required_argument, NULL, 'l'},
-		{"size", required_argument, NULL, 's'},
-		{"iters", required_argument, NULL, 'n'},
-		{"warmup", required_argument, NULL, 'w'},
-		{"json", required_argument, NULL, 'j'},
-		{"timeout", required_argument, NULL, 't'},
-		{"lcores", required_argument, NULL, 'L'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"mode", required_argument, NULL, 'm'},	  {"port", required_argument, NULL, 'p'},
+		{"link", required_argument, NULL, 'l'},	  {"size", required_argument, NULL, 's'},
+		{"iters", required_argument, NULL, 'n'},  {"warmup", required_argument, NULL, 'w'},
+		{"json", required_argument, NULL, 'j'},	  {"timeout", required_argument, NULL, 't'},
+		{"lcores", required_argument, NULL, 'L'}, {"dump", required_argument, NULL, 'D'},
+		{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0},
 	};
 	int c, mode = -1;
 	char *end;
@@ -1087,6 +1118,9 @@ static int parse_args(int argc, char **argv)
 			break;
 		case 'p':
 			g.port = optarg;
+			break;
+		case 'D':
+			g.dump = strtoull(optarg, NULL, 0);
 			break;
 		case 'L':
 			if (strcmp(optarg, "1") && strcmp(optarg, "2"))
@@ -1164,6 +1198,8 @@ int main(int argc, char **argv)
 	       : g.mode == MODE_READ ? ms_read
 	       : g.mode == MODE_RAW  ? NULL
 				     : ms_pingpong;
+	/* SEND/WRITE: from B's answer on, READ: from B's response on, found from the end */
+	g.split = g.mode == MODE_READ ? 5 : g.mode >= MODE_SEND ? 7 : 0;
 	g.nms = g.mode == MODE_ECHO   ? RTE_DIM(ms_echo)
 		: g.mode == MODE_UDP  ? RTE_DIM(ms_udp)
 		: g.mode == MODE_READ ? RTE_DIM(ms_read)
