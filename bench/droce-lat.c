@@ -364,9 +364,14 @@ static int run_raw(void)
 			return snprintf(g.why, sizeof(g.why), "no mbufs"), -ENOMEM;
 		t0 = rte_rdtsc();
 		lim = t0 + LOSS_MS * g.hz / 1000;
-		while (rte_eth_tx_burst(port, 0, &m, 1) == 0)
-			if (rte_rdtsc() > lim)
-				return snprintf(g.why, sizeof(g.why), "TX stuck"), -EIO;
+		while (m && rte_eth_tx_burst(port, 0, &m, 1) == 0) {
+			if (rte_rdtsc() > lim) {
+				/* the port took nothing for LOSS_MS (a memif peer gone for a
+				 * while): a lost request like an unanswered one */
+				rte_pktmbuf_free(m);
+				m = NULL;
+			}
+		}
 		while (!got && rte_rdtsc() < lim) {
 			uint16_t n = rte_eth_rx_burst(port, 0, rx, 32);
 

@@ -163,27 +163,29 @@ def merge_runs(runs):
 
 
 def gnuplot(args, best, tmp):
+    """Three plots, each as PNG and SVG: the percentile curves, the histograms (share of round
+    trips per bucket) and the stage medians as stacked bars. @return the files made."""
     if not args.plot or not shutil.which("gnuplot"):
         if args.plot:
             log("no gnuplot: no plot (apt-get install gnuplot-nox)")
         return []
-    made = []
     files = []
     for case in CASES:
         if case not in best:
             continue
         path = os.path.join(tmp, f"cdf-{case}.dat")
+        prev = 0.0
         with open(path, "w") as f:
             for us, frac in best[case]["cdf"]:
-                f.write(f"{us} {frac}\n")
+                f.write(f"{us} {frac} {frac - prev}\n")  # upper bound, CDF, share
+                prev = frac
         files.append((case, path))
+    base = os.path.splitext(args.plot)[0].replace("-cdf", "")
+    title = (f"droce round trips (one in flight, {args.size} B payload) and dpdk-testpmd "
+             "5tswap, net_memif")
     # HdrHistogram's percentile plot: x the RTT, y 1/(1 - F) on a log scale, so the tail
     # (99 %, 99.9 %, 99.99 %) gets as much room as the body
-    plots = ", ".join(f"'{p}' using 1:(1/(1.0000001-$2)) with steps lw 2 title '{c}'"
-                      for c, p in files)
-    script = f"""set terminal pngcairo size 1000,600 noenhanced
-set output '{args.plot}'
-set title 'droce round trips (one in flight, {args.size} B payload) and dpdk-testpmd 5tswap, net_memif'
+    pct = f"""set title '{title}'
 set xlabel 'round trip (usec, log)'
 set ylabel 'percentile'
 set logscale x
@@ -192,13 +194,22 @@ set ytics ("0%%" 1, "50%%" 2, "90%%" 10, "99%%" 100, "99.9%%" 1000, "99.99%%" 10
 set yrange [1:200000]
 set grid
 set key top left
-plot {plots}
-"""
-    made.append(args.plot)
+plot """ + ", ".join(f"'{p}' using 1:(1/(1.0000001-$2)) with steps lw 2 title '{c}'"
+                     for c, p in files) + "\n"
+    hist = f"""set title '{title}: histogram'
+set xlabel 'round trip (usec, log; one point per non-empty bucket, buckets about 0.4 % wide)'
+set ylabel 'share of round trips in the bucket (log)'
+set logscale x
+set logscale y
+set ytics autofreq
+set yrange [1e-6:1]
+set grid
+set key top right
+plot """ + ", ".join(f"'{p}' using 1:3 with points pt 7 ps 0.4 title '{c}'"
+                     for c, p in files) + "\n"
     # the stages as a stacked bar (median usec of each stage, one bar per droce case: the
     # medians add up to about the RTT's median, where means are led by a few descheduled
     # round trips)
-    stage_png = os.path.splitext(args.plot)[0].replace("-cdf", "") + "-stages.png"
     cats = ["transport", "tx-burst", "wire+rx-burst", "parse", "consumer"]
     dat = os.path.join(tmp, "stages.dat")
     with open(dat, "w") as f:
@@ -211,14 +222,11 @@ plot {plots}
                 sums[st["category"]] = sums.get(st["category"], 0.0) + st["hist"]["p50"]
             label = "echo-server" if case == "echo" else case
             f.write(label + " " + " ".join(f"{sums[c]:.4f}" for c in cats) + "\n")
-    cols = " , ".join(f"'' using {i + 2} title '{c}'" for i, c in enumerate(cats))
-    script += f"""
-set output '{stage_png}'
+    stages = f"""set title 'where the time goes inside droce (median usec of each stage, TSC stamps)'
 unset logscale x
 unset logscale y
 set ytics autofreq
 set xtics autofreq
-set title 'where the time goes inside droce (median usec of each stage, TSC stamps)'
 set style data histograms
 set style histogram rowstacked
 set style fill solid border -1
@@ -228,9 +236,15 @@ set xlabel ''
 set ylabel 'usec'
 set yrange [0:*]
 set grid y
-plot '{dat}' using 2:xtic(1) title '{cats[0]}', {cols.split(' , ', 1)[1]}
-"""
-    made.append(stage_png)
+plot '{dat}' using 2:xtic(1) title '{cats[0]}', """ + ", ".join(
+        f"'' using {i + 2} title '{c}'" for i, c in enumerate(cats) if i) + "\n"
+    script, made = "", []
+    for name, body in ((args.plot, pct), (base + "-hist.png", hist),
+                       (base + "-stages.png", stages)):
+        for out, term in ((name, "pngcairo size 1000,600 noenhanced"),
+                          (os.path.splitext(name)[0] + ".svg", "svg size 1000,600 noenhanced")):
+            script += f"reset\nset terminal {term}\nset output '{out}'\n{body}unset output\n"
+            made.append(out)
     r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
     if r.returncode != 0:
         log("gnuplot failed: " + r.stderr[-500:])
@@ -249,7 +263,8 @@ def main():
     ap.add_argument("--testpmd", default=shutil.which("dpdk-testpmd") or "/usr/bin/dpdk-testpmd")
     ap.add_argument("--json", default=os.path.join(ROOT, "build", "bench-lat.json"))
     ap.add_argument("--plot", default=os.path.join(ROOT, "build", "bench-lat-cdf.png"),
-                    help="CDF PNG (the stages go beside it, *-stages.png); '' for none")
+                    help="the percentile plot's PNG; the histogram (*-hist.png), the stages "
+                    "(*-stages.png) and SVGs of all three go beside it; '' for none")
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--iters", type=int, default=100000, help="round trips per case (100000)")
     ap.add_argument("--warmup", type=int, default=5000, help="round trips before (5000)")
