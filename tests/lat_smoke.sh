@@ -20,12 +20,12 @@ import json, sys
 j = json.load(open(sys.argv[1])); n = int(sys.argv[2]); r = j["rtt"]
 # a raw/udp answer later than 200 ms counts as lost, and arrives later as a bad answer: on a
 # loaded machine a descheduled peer does that now and then
-assert j["ok"] and r["count"] + j["lost"] == n and j["lost"] <= n // 100, j
+assert j["ok"] and n - j["lost"] <= r["count"] <= n and j["lost"] <= n // 100, j
 assert j["bad_answers"] <= j["lost"], j
 seq = [r[k] for k in ("min", "p50", "p90", "p99", "p99.9", "p99.99", "max")]
 assert seq == sorted(seq) and r["min"] > 0, seq
 assert j["cdf"] and abs(j["cdf"][-1][1] - 1) < 1e-9, j["cdf"][-3:]
-if j["mode"] != "raw":
+if j["mode"] != "raw" and not j["load"]["depth"]:  # a bulk flow's frames fill the stamp log
     assert j["stages_matched"] >= 0.95 * n, j["stages_matched"]
     s = sum(st["hist"]["p50"] for st in j["stages"])
     assert 0.5 * r["p50"] <= s <= 1.5 * r["p50"], (s, r["p50"])
@@ -45,6 +45,12 @@ for link in ring memif; do
 	for m in send write read; do run "$m-$link" --mode "$m" --link "$link"; done
 done
 check "the stage table is printed" grep -q "B: transport -> consumer" "$dir/send-ring.out"
+# under load: a bulk flow of 64 KiB WRITEs on a second QP pair, the ping-pong still answered
+run send-load --mode send --link memif --load 4
+loaded() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['load']['done'] > 0 and j['load']['depth'] == 4, j['load']" "$dir/send-load.json"; }
+check "send-load: the bulk flow completed WRITEs meanwhile" loaded
+"$lat" "${eal[@]}" --file-prefix="lat-$$-bad" -- --mode send --lcores 2 --load 4 > /dev/null 2>&1
+check "--load with --lcores 2 is refused (exit 2)" [ $? = 2 ]
 # side B on a second lcore (--lcores 2): the two stamp logs merged by TSC still match
 if [ "$(nproc)" -gt 1 ]; then
 	eal=(--no-huge -m 256 --no-pci --no-shconf -l 0,1 --log-level='*:error')
