@@ -8,7 +8,9 @@
 # Usage: gen_rate.sh PATH/TO/droce-gen
 set -u
 gen=$1
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+dir=$(mktemp -d)
+# EAL makes /var/run/dpdk/<prefix> even with --no-shconf: ours go with the temporary directory
+trap 'rm -rf "$dir" /var/run/dpdk/genrate-$$-*' EXIT
 fails=0
 check() { if "${@:2}"; then echo "ok   - $1"; else echo "FAIL - $1"; fails=$((fails + 1)); fi; }
 printf '[port0]\nvdev = net_null0,no-rx=1\nipv4 = 10.98.0.1/24\n' > "$dir/null.ini"

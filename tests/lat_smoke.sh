@@ -9,7 +9,9 @@
 # RTT's p50. No root, no hugepages. Usage: lat_smoke.sh PATH/TO/droce-lat
 set -u
 lat=$1
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+dir=$(mktemp -d)
+# EAL makes /var/run/dpdk/<prefix> even with --no-shconf: ours go with the temporary directory
+trap 'rm -rf "$dir" /var/run/dpdk/lat-$$-*' EXIT
 fails=0
 check() { if "${@:2}"; then echo "ok   - $1"; else echo "FAIL - $1"; fails=$((fails + 1)); fi; }
 eal=(--no-huge -m 256 --no-pci --no-shconf -l 0 --log-level='*:error')
