@@ -6,6 +6,14 @@
  * lines, and the numbers behind them (print_report_bw(), print_full_bw_report(),
  * print_report_lat(), print_report_lat_duration()), computed from the TSC stamps the lcore
  * recorded. Same columns, widths and tabs, so scripts that parse perftest parse us.
+ *
+ * Beyond perftest, for the latency tests: every size's samples also go into a log-linear
+ * histogram (stk_hist.h), whose p50, p90, p99, p99.9, p99.99 and max are printed as a second
+ * table after perftest's (--droce-percentiles) and kept in the JSON (--out_json, perftest's
+ * file and keys, with droce's rows under "droce"). Those percentiles cover all iters - 1
+ * samples, the two largest that perftest leaves out of its columns included; like perftest's
+ * columns they are one-way for SEND and WRITE (half the round trip) and the round trip for
+ * READ.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -17,6 +25,7 @@
 #include <rte_malloc.h>
 
 #include "droce-perf.h"
+#include "stk_hist.h"
 
 #define RESULT_LINE                                                                                \
 	"---------------------------------------------------------------------------------------\n"
@@ -37,8 +46,37 @@
 	"%-7.2f \t\t%-7.2f"
 #define REPORT_FMT_LAT_DUR " %-7lu       %" PRIu64 "            %-7.2f        %-7.2f"
 #define LAT_MEASURE_TAIL 2
+#define RESULT_FMT_PCT                                                                             \
+	" #bytes #iterations    p50[usec]    p90[usec]    p99[usec]  p99.9[usec] p99.99[usec]    " \
+	"max[usec]"
+#define REPORT_FMT_PCT " %-7lu %-11" PRIu64 " %-12.2f %-12.2f %-12.2f %-12.2f %-12.2f %-12.2f"
+
+/* One latency row: perftest's columns and the histogram's, in usec. */
+struct lat_row {
+	uint64_t size, iters;
+	bool duration;
+	double t_min, t_max, typical, avg, stdev, p99, p999; /**< perftest's columns */
+	double tps;					     /**< duration mode */
+	uint64_t n;					     /**< samples in the histogram */
+	double h_min, h_mean, h_stdev, h_max, h_pct[5];	     /**< p50 p90 p99 p99.9 p99.99 */
+};
+
+static const double pcts[5] = {50, 90, 99, 99.9, 99.99};
+static const char *const pct_names[5] = {"p50", "p90", "p99", "p99.9", "p99.99"};
+static struct lat_row rows[PERF_MAX_LAT_ROWS];
+static unsigned nrows;
+
+static void write_json(void);
 
 static const char *const verb_names[] = {"Send", "RDMA_Write", "RDMA_Read", "Atomic"};
+
+static struct lat_row *next_row(void)
+{
+	struct lat_row *r = &rows[nrows < PERF_MAX_LAT_ROWS ? nrows++ : PERF_MAX_LAT_ROWS - 1];
+
+	memset(r, 0, sizeof(*r));
+	return r;
+}
 
 void perf_print_line(void)
 {
@@ -207,12 +245,21 @@ void perf_report_lat(void)
 	uint64_t *delta, median;
 	int64_t measure_cnt;
 	int64_t iters_99, iters_99_9;
+	struct lat_row *row;
+	struct stk_hist *h;
 
 	if (p->duration_mode) {
 		double sample = (double)(perf.run.tcompleted[0] - perf.run.tposted[0]);
 		double it = perf.run.iters ? (double)perf.run.iters : 1;
 
 		latency = sample / mhz / rtt / it;
+		row = next_row();
+		row->size = p->size;
+		row->iters = perf.run.iters;
+		row->duration = true;
+		row->avg = latency;
+		row->tps = (double)perf.run.iters / (sample / (mhz * 1000000.0));
+		write_json();
 		printf(REPORT_FMT_LAT_DUR, (unsigned long)p->size, perf.run.iters, latency,
 		       (double)perf.run.iters / (sample / (mhz * 1000000.0)));
 		printf("\n");
@@ -223,8 +270,12 @@ void perf_report_lat(void)
 	delta = malloc(sizeof(*delta) * (size_t)measure_cnt);
 	if (!delta)
 		return;
-	for (int64_t i = 0; i < measure_cnt; i++)
+	h = stk_hist_create(0);
+	for (int64_t i = 0; i < measure_cnt; i++) {
 		delta[i] = perf.run.tposted[i + 1] - perf.run.tposted[i];
+		if (h)
+			stk_hist_record(h, delta[i]);
+	}
 	qsort(delta, (size_t)measure_cnt, sizeof(*delta), cmp_u64);
 	measure_cnt -= LAT_MEASURE_TAIL;
 	/* get_median() */
@@ -244,10 +295,144 @@ void perf_report_lat(void)
 	stdev = sqrt(stdev_sum / (double)measure_cnt);
 	iters_99 = (int64_t)ceil((double)measure_cnt * 0.99);
 	iters_99_9 = (int64_t)ceil((double)measure_cnt * 0.999);
+	row = next_row();
+	*row = (struct lat_row){
+		.size = p->size,
+		.iters = p->iters,
+		.t_min = (double)delta[0] / q,
+		.t_max = (double)delta[measure_cnt] / q,
+		.typical = latency,
+		.avg = average,
+		.stdev = stdev,
+		.p99 = (double)delta[iters_99] / q,
+		.p999 = (double)delta[iters_99_9] / q,
+	};
+	if (h) {
+		row->n = stk_hist_count(h);
+		row->h_min = (double)stk_hist_min(h) / q;
+		row->h_max = (double)stk_hist_max(h) / q;
+		row->h_mean = stk_hist_mean(h) / q;
+		row->h_stdev = stk_hist_stdev(h) / q;
+		for (int k = 0; k < 5; k++)
+			row->h_pct[k] = (double)stk_hist_percentile(h, pcts[k]) / q;
+		stk_hist_free(h);
+	}
+	write_json();
 	printf(REPORT_FMT_LAT, (unsigned long)p->size, (uint64_t)p->iters, (double)delta[0] / q,
 	       (double)delta[measure_cnt] / q, latency, average, stdev, (double)delta[iters_99] / q,
 	       (double)delta[iters_99_9] / q);
 	printf("\n");
 	fflush(stdout);
 	free(delta);
+}
+
+/* --droce-percentiles: a second table, after perftest's closing line, one row per size */
+void perf_print_percentiles(void)
+{
+	if (!perf.p.percentiles || perf.p.bw || perf.p.duration_mode || nrows == 0)
+		return;
+	printf(" droce: percentiles of all %s samples per size (log-linear histogram, within 0.2%%)\n",
+	       perf.p.verb == PERF_VERB_READ ? "round-trip" : "one-way (RTT/2)");
+	printf("%s\n", RESULT_FMT_PCT);
+	for (unsigned i = 0; i < nrows; i++) {
+		const struct lat_row *r = &rows[i];
+
+		printf(REPORT_FMT_PCT "\n", (unsigned long)r->size, r->n, r->h_pct[0], r->h_pct[1],
+		       r->h_pct[2], r->h_pct[3], r->h_pct[4], r->h_max);
+	}
+	printf(RESULT_LINE);
+	fflush(stdout);
+}
+
+/* write_test_info_to_file() of perftest: its keys, droce's answers (as in the text header) */
+static void json_test_info(FILE *f)
+{
+	const struct perf_params *p = &perf.p;
+	char dev[32];
+
+	if (p->ib_dev)
+		snprintf(dev, sizeof(dev), "%s", p->ib_dev);
+	else
+		snprintf(dev, sizeof(dev), "droce%u", p->iface);
+	fprintf(f, "\"test_info\": {\n");
+	fprintf(f, "\"test\": \"%s_%s_Test\",\n", verb_names[p->verb], p->bw ? "BW" : "Latency");
+	fprintf(f, "\"Dual_port\": \"OFF\",\n\"Device\": \"%s\",\n", dev);
+	fprintf(f, "\"Number_of_qps\": %u,\n\"Transport_type\": \"IB\",\n", p->num_qps);
+	fprintf(f, "\"Connection_type\": \"RC\",\n\"Using_SRQ\": \"OFF\",\n");
+	fprintf(f, "\"PCIe_relax_order\": \"Unsupported\",\n\"ibv_wr_API\": \"OFF\",\n");
+	if (p->servername)
+		fprintf(f, "\"TX_depth\": %u,\n", p->tx_depth);
+	if (p->verb == PERF_VERB_SEND && !p->servername)
+		fprintf(f, "\"RX_depth\": %u,\n", p->rx_depth);
+	if (p->bw)
+		fprintf(f, "\"CQ_Moderation\": %u,\n", p->cq_mod);
+	fprintf(f, "\"Mtu\": %u,\n\"Link_type\": \"Ethernet\",\n", roce_mtu_bytes(p->curr_mtu));
+	if (p->gid_index != -1)
+		fprintf(f, "\"GID_index\": %d,\n", p->gid_index);
+	if (p->verb != PERF_VERB_READ && p->verb != PERF_VERB_ATOMIC)
+		fprintf(f, "\"Max_inline_data\": %d,\n", p->inline_size);
+	else
+		fprintf(f, "\"Outstand_reads\": %u,\n", p->out_reads);
+	fprintf(f, "\"rdma_cm_QPs\": \"%s\",\n", p->rdma_cm ? "ON" : "OFF");
+	fprintf(f, "\"Use_ROCm_memory\": \"OFF\",\n\"Use_MUSA_memory\": \"OFF\",\n");
+	fprintf(f, "\"Data_ex_method\": \"%s\"\n},\n", p->rdma_cm ? "rdma_cm" : "Ethernet");
+}
+
+/* perftest's REPORT_FMT_LAT_JSON / REPORT_FMT_LAT_DUR_JSON keys for one row */
+static void json_perftest_row(FILE *f, const struct lat_row *r)
+{
+	fprintf(f, "\"MsgSize\": %lu,\n\"n_iterations\": %" PRIu64 ",\n", (unsigned long)r->size,
+		r->iters);
+	if (r->duration) {
+		fprintf(f, "\"t_avg\": %.2f,\n\"tps_average\": %.2f\n", r->avg, r->tps);
+		return;
+	}
+	fprintf(f,
+		"\"t_min\": %.2f,\n\"t_max\": %.2f,\n\"t_typical\": %.2f,\n\"t_avg\": %.2f,\n"
+		"\"t_stdev\": %.2f,\n\"percentile_99\": %.2f,\n\"percentile_99.9\": %.2f\n",
+		r->t_min, r->t_max, r->typical, r->avg, r->stdev, r->p99, r->p999);
+}
+
+/*
+ * --out_json: perftest's file (test_info and the results of the last size, its keys), and
+ * "droce": every size so far with perftest's columns and the histogram's. Rewritten after
+ * each size, as perftest rewrites it, so a sweep leaves them all.
+ */
+static void write_json(void)
+{
+	const char *path = perf.p.out_json_file;
+	FILE *f;
+
+	if (!perf.p.out_json || nrows == 0)
+		return;
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "failed to open %s\n", path);
+		return;
+	}
+	fprintf(f, "{\n");
+	json_test_info(f);
+	fprintf(f, "\"results\": {\n");
+	json_perftest_row(f, &rows[nrows - 1]);
+	fprintf(f, "},\n\"droce\": {\n\"units\": \"usec\",\n\"one_way\": %s,\n\"rows\": [\n",
+		perf.p.verb == PERF_VERB_READ ? "false" : "true");
+	for (unsigned i = 0; i < nrows; i++) {
+		const struct lat_row *r = &rows[i];
+
+		fprintf(f, "{\n");
+		json_perftest_row(f, r);
+		if (!r->duration) {
+			fprintf(f,
+				",\"samples\": %" PRIu64 ", \"min\": %.3f, \"mean\": %.3f, "
+				"\"stdev\": %.3f, \"max\": %.3f",
+				r->n, r->h_min, r->h_mean, r->h_stdev, r->h_max);
+			for (int k = 0; k < 5; k++)
+				fprintf(f, ", \"%s\": %.3f", pct_names[k], r->h_pct[k]);
+			fprintf(f, "\n");
+		}
+		fprintf(f, "}%s\n", i + 1 < nrows ? "," : "");
+	}
+	fprintf(f, "]\n}\n}\n");
+	if (fclose(f) != 0)
+		fprintf(stderr, "failed to write %s\n", path);
 }

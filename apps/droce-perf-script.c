@@ -322,6 +322,7 @@ static int script_lat(void)
 		return -1;
 	}
 	perf_print_line();
+	perf_print_percentiles();
 	if (t == PERF_SEND_LAT && perf_close_connection() != 0) {
 		fprintf(stderr, "Failed to close connection between server and client\n");
 		return -1;

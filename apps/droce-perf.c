@@ -196,6 +196,11 @@ static void usage(FILE *f, const char *prog)
 		"  -V, --version          Display version number\n"
 		"  -x, --gid-index=<idx>  0 link-local IPv6, 1 IPv4-mapped, 2 global IPv6\n"
 		"      --report_gbits     Report bandwidth in Gb/sec instead of MB/sec\n"
+		"      --out_json         Save the report in a JSON file (latency tests; perftest's\n"
+		"                         keys, and droce's percentiles per size under \"droce\")\n"
+		"      --out_json_file=<file> Name of the JSON file (default " PERF_JSON_FILE ")\n"
+		"      --droce-percentiles latency tests: after perftest's table, a second one with\n"
+		"                         p50 p90 p99 p99.9 p99.99 max (log-linear histogram)\n"
 		"Exit status: 0 success; 1 the exchange, a transfer or --droce-verify failed;\n"
 		"2 bad arguments or configuration; 3 stack start-up failed.\n",
 		prog, prog, ROCE_MAX_INLINE, ROCE_MAX_RD_ATOMIC, PERF_DEF_PORT, PERF_MAX_QPS);
@@ -298,6 +303,7 @@ static void set_defaults(struct perf_params *p, enum perf_test t)
 	p->duration = 5;
 	p->margin = -1;
 	p->atomic_type = PERF_FETCH_AND_ADD;
+	p->out_json_file = PERF_JSON_FILE;
 	if (p->verb == PERF_VERB_ATOMIC)
 		p->size = 8;
 	p->cycle_buffer = (uint32_t)sysconf(_SC_PAGESIZE);
@@ -401,6 +407,9 @@ static int parse_args(int argc, char **argv, enum perf_test t)
 		OPT_REPORT_GBITS = 256,
 		OPT_CONFIG,
 		OPT_VERIFY,
+		OPT_OUT_JSON,
+		OPT_OUT_JSON_FILE,
+		OPT_PERCENTILES,
 	};
 	static const struct option opts[] = {
 		{"port", required_argument, NULL, 'p'},
@@ -431,6 +440,9 @@ static int parse_args(int argc, char **argv, enum perf_test t)
 		{"report_gbits", no_argument, NULL, OPT_REPORT_GBITS},
 		{"droce-config", required_argument, NULL, OPT_CONFIG},
 		{"droce-verify", no_argument, NULL, OPT_VERIFY},
+		{"out_json", no_argument, NULL, OPT_OUT_JSON},
+		{"out_json_file", required_argument, NULL, OPT_OUT_JSON_FILE},
+		{"droce-percentiles", no_argument, NULL, OPT_PERCENTILES},
 		{NULL, 0, NULL, 0},
 	};
 	struct perf_params *p = &perf.p;
@@ -604,6 +616,15 @@ static int parse_args(int argc, char **argv, enum perf_test t)
 			break;
 		case OPT_VERIFY:
 			p->verify = true;
+			break;
+		case OPT_OUT_JSON:
+			p->out_json = true;
+			break;
+		case OPT_OUT_JSON_FILE:
+			p->out_json_file = optarg;
+			break;
+		case OPT_PERCENTILES:
+			p->percentiles = true;
 			break;
 		default:
 			usage(stderr, argv[0]);

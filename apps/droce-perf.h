@@ -39,6 +39,8 @@
 #define PERF_MAX_CACHE_LINE 256 /**< largest cache line a peer may agree on */
 #define PERF_COMM_MSG 64	/**< comm QP message slot; perftest's largest message is 56 B */
 #define PERF_COMM_RX 8		/**< receives kept posted on the comm QP */
+#define PERF_JSON_FILE "perftest_out.json" /**< perftest DEFAULT_JSON_FILE_NAME */
+#define PERF_MAX_LAT_ROWS 32 /**< latency rows kept for the JSON and the extra table */
 
 /** perftest's VerbType: the values index its names ("Send", "RDMA_Write", ...). */
 enum perf_verb { PERF_VERB_SEND, PERF_VERB_WRITE, PERF_VERB_READ, PERF_VERB_ATOMIC };
@@ -91,7 +93,10 @@ struct perf_params {
 	bool report_gbits;
 	bool no_peak;
 	bool cpu_freq_f;
-	bool verify; /**< --droce-verify: patterned buffers, checked after the run */
+	bool verify;		   /**< --droce-verify: patterned buffers, checked after the run */
+	bool out_json;		   /**< --out_json: the report in a JSON file, as perftest does */
+	const char *out_json_file; /**< --out_json_file (perftest's default name) */
+	bool percentiles;	   /**< --droce-percentiles: the extra table after perftest's */
 	enum perf_atomic atomic_type;
 	uint8_t qp_timeout;
 	uint8_t sl;
@@ -270,6 +275,8 @@ void perf_print_line(void);
 void perf_report_bw(struct perf_bw_report *rep);
 void perf_print_bw(const struct perf_bw_report *rep);
 void perf_report_lat(void);
+/** --droce-percentiles: the table of the extra percentiles of every size so far. */
+void perf_print_percentiles(void);
 
 /* droce-perf-lcore.c */
 /** Run @p cmd on the lcore and wait for it. @return 0 or -errno (why in perf.run.why). */

@@ -275,6 +275,8 @@ static void deliver_udp(struct stk_lcore *lc, const struct stk_iface *ifc, struc
 		return;
 	}
 	lc->stats[ifc->idx].c[STK_CNT_udp_delivered]++;
+	if (unlikely(lc->stamps != NULL))
+		stk_stamps_add(lc->stamps, STK_STAMP_DELIVER, ifc->idx);
 	if (udp_bind[s].fn(lc, ifc, m, p, udp_bind[s].arg) != 0) {
 		lc->stats[ifc->idx].c[STK_CNT_udp_delivered]--;
 		stk_count_drop(lc, ifc->idx, STK_DROP_HANDLER);
@@ -499,8 +501,33 @@ static unsigned poll_exception(struct stk_lcore *lc)
 	return total;
 }
 
+/* stk_lcore_flush() with the TX burst stamped, when something is buffered (profiling) */
+static __rte_noinline void flush_stamped(struct stk_lcore *lc)
+{
+	uint16_t sent = 0;
+	bool any = false;
+
+	for (uint16_t i = 0; i < stk_iface_count(); i++)
+		any |= lc->txb[i]->length != 0;
+	if (any)
+		stk_stamps_add(lc->stamps, STK_STAMP_TX_START, 0);
+	for (uint16_t i = 0; i < stk_iface_count(); i++) {
+		const struct stk_iface *ifc = stk_iface_get(i);
+
+		sent += rte_eth_tx_buffer_flush(ifc->port_id, (uint16_t)lc->index, lc->txb[i]);
+		if (lc->exc_owner && ifc->exc_port_id != STK_NO_PORT)
+			rte_eth_tx_buffer_flush(ifc->exc_port_id, 0, lc->exc_txb[i]);
+	}
+	if (any)
+		stk_stamps_add(lc->stamps, STK_STAMP_TX_END, sent);
+}
+
 void stk_lcore_flush(struct stk_lcore *lc)
 {
+	if (unlikely(lc->stamps != NULL)) {
+		flush_stamped(lc);
+		return;
+	}
 	for (uint16_t i = 0; i < stk_iface_count(); i++) {
 		const struct stk_iface *ifc = stk_iface_get(i);
 
@@ -582,6 +609,8 @@ unsigned stk_lcore_poll(struct stk_lcore *lc)
 		const struct stk_iface *ifc = stk_iface_get(rq->iface);
 		uint16_t n = rte_eth_rx_burst(rq->port_id, rq->queue, pkts, STK_BURST);
 
+		if (unlikely(lc->stamps != NULL) && n)
+			stk_stamps_add(lc->stamps, STK_STAMP_RX_BURST, rq->iface);
 		for (uint16_t k = 0; k < n; k++) {
 			if (k + 1 < n)
 				rte_prefetch0(rte_pktmbuf_mtod(pkts[k + 1], void *));

@@ -12,6 +12,7 @@
  * interface in software PFC mode, the PFC holds (stk_pfc_port.h). The loop also releases held
  * frames and sends PFC frames when the receive backlog asks for it.
  * Nothing in it blocks or takes a lock. Work reaches another lcore only through its rte_ring.
+ * For latency profiling the loop can log TSC stamps of its stages (struct stk_stamps).
  *
  * The exception path: one lcore (the main one) owns every interface's TAP. Other lcores hand
  * it frames for the kernel through the interface's exc_ring; it writes them to the TAP, and
@@ -23,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
@@ -58,6 +60,37 @@ struct stk_rxq {
 	uint16_t queue;
 };
 
+/** What a stamp marks (struct stk_stamps). */
+enum stk_stamp_kind {
+	STK_STAMP_RX_BURST, /**< an RX burst returned frames; arg: the interface */
+	STK_STAMP_DELIVER,  /**< a UDP datagram (RoCE included) parsed and classified, handed to
+			     *   its handler; arg: the interface */
+	STK_STAMP_TX_START, /**< stk_lcore_flush() found frames buffered: before the TX burst */
+	STK_STAMP_TX_END,   /**< after it; arg: frames sent */
+	STK_STAMP_APP,	    /**< the application's own (stk_stamp()); arg: its code */
+	STK_STAMP_NUM_KINDS
+};
+
+#define STK_STAMPS_MAX 64
+
+/**
+ * A log of TSC stamps of the stages frames pass on one lcore, for the latency profiler
+ * (bench/droce-lat.c, docs/latency.md): point lc->stamps at one to turn it on, NULL (the
+ * default) for off. The loop appends an entry at each event while there is room; the
+ * application reads the log and empties it (n = 0), typically once per round trip, and may
+ * add its own marks with stk_stamp(). Off, it costs one pointer test per non-empty RX burst,
+ * per delivered datagram and per flush.
+ */
+struct stk_stamps {
+	uint32_t n;	   /**< entries used */
+	uint32_t overflow; /**< events lost because the log was full */
+	struct {
+		uint64_t tsc;
+		uint16_t kind; /**< enum stk_stamp_kind */
+		uint16_t arg;
+	} ev[STK_STAMPS_MAX];
+};
+
 struct stk_lcore {
 	unsigned lcore_id;
 	unsigned index; /**< worker index: its RX/TX queue number */
@@ -87,8 +120,9 @@ struct stk_lcore {
 	/* idle back-off (stk_lcore_set_idle): 0 = spin */
 	uint64_t idle_sleep_ns, idle_after_cycles;
 	uint64_t last_busy, tx_seen;
-	unsigned work;	      /**< stk_lcore_work() since the last look */
-	uint64_t idle_sleeps; /**< sleeps taken (telemetry: /droce/lcores) */
+	unsigned work;		   /**< stk_lcore_work() since the last look */
+	uint64_t idle_sleeps;	   /**< sleeps taken (telemetry: /droce/lcores) */
+	struct stk_stamps *stamps; /**< stage stamps for latency profiling; NULL = off */
 };
 
 /**
@@ -107,6 +141,26 @@ static inline void stk_lcore_work(struct stk_lcore *lc, unsigned n)
 }
 
 /** @return the stack's lcore context of EAL lcore @p lcore_id, or NULL. */
+/** Append a stamp of @p kind to @p st now (nothing when it is full). */
+static inline void stk_stamps_add(struct stk_stamps *st, enum stk_stamp_kind kind, uint16_t arg)
+{
+	if (st->n < STK_STAMPS_MAX) {
+		st->ev[st->n].tsc = rte_rdtsc();
+		st->ev[st->n].kind = (uint16_t)kind;
+		st->ev[st->n].arg = arg;
+		st->n++;
+	} else {
+		st->overflow++;
+	}
+}
+
+/** The application's own mark @p code in @p lc's stamp log, when it has one. */
+static inline void stk_stamp(struct stk_lcore *lc, uint16_t code)
+{
+	if (lc->stamps)
+		stk_stamps_add(lc->stamps, STK_STAMP_APP, code);
+}
+
 struct stk_lcore *stk_lcore_get(unsigned lcore_id);
 
 /** @return the calling lcore's context, or NULL when it runs none. */

@@ -25,6 +25,8 @@ expect "bad peer" 2 "expected A.B.C.D:PORT or \[IPv6\]:PORT" -c "$dir/ok.ini" -p
 expect "bad count" 2 "--count 0: expected an integer from 1" -c "$dir/ok.ini" -p 10.0.0.2:7 -n 0
 expect "bad dscp" 2 "--dscp 64: expected an integer from 0 to 63" -c "$dir/ok.ini" -e 7 --dscp 64
 expect "--iface beyond the config" 2 "--iface 3: the configuration has 1 port" -c "$dir/ok.ini" -e 7 --iface 3
+expect "--rate needs a peer" 2 "--rate needs --peer" -c "$dir/ok.ini" -e 7 --rate 1
+expect "bad frame size" 2 "--frame-size 59: expected an integer from 60" -c "$dir/ok.ini" -p 10.0.0.2:7 --rate 1 --frame-size 59
 expect "stray argument" 2 "unexpected argument 'extra'" -c "$dir/ok.ini" -e 7 extra
 echo "$fails check(s) failed"
 [ $fails = 0 ]

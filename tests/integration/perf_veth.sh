@@ -7,7 +7,7 @@
 # -q 4, -a (all sizes 2..2^23), -D, --report_gbits, -m and --inline_size, and a link named
 # ib_<test>. For each run: both sides exit 0 within their timeout; the result table has
 # perftest's header and one line per size with the size and iteration count asked for and
-# non-zero bandwidth or latency; each side's "remote address" QPN and PSN are the other's
+# non-zero bandwidth or latency; --out_json and --droce-percentiles (pct.send_lat); each side's "remote address" QPN and PSN are the other's
 # "local address" ones; and with --droce-verify (patterned buffers: what arrived is checked
 # byte for byte, atomics by their counts) both sides report "0 differ".
 # Usage: perf_veth.sh PATH/TO/droce-perf      Exit 77 = skipped (with the reason).
@@ -180,6 +180,46 @@ check "mtu: 3000-byte messages in 512-byte packets arrive intact" \
 run inline.write_lat write_lat -n "$N" -s 32 --inline_size=64 --droce-verify
 check "inline.write_lat: --inline_size shows in the header and data still arrives" \
 	eval 'grep -q "Max inline data : 64\[B\]" "$LAB_DIR/inline.write_lat.cli" && verified inline.write_lat srv'
+
+# --out_json (perftest's file and keys) and --droce-percentiles (droce's second table): the
+# perftest table is unchanged, the JSON parses with perftest's keys and one droce row per size,
+# and the percentiles are ordered and agree with perftest's own 99% column (same samples,
+# within the histogram's 0.2 % and the two samples perftest leaves out)
+SRV_EXTRA="--out_json_file=$LAB_DIR/pct.srv.json" run pct.send_lat send_lat -n 2000 -s 64 \
+	--out_json --out_json_file="$LAB_DIR/pct.cli.json" --droce-percentiles
+check "pct.send_lat: perftest's table as before" check_table pct.send_lat cli lat 64 2000
+pcttab() { awk '/p50\[usec\]/ { on = 1; next } on && /^---/ { exit } on' "$1"; }
+check "pct.send_lat: the percentile table, p50 <= p90 <= p99 <= p99.9 <= p99.99 <= max" \
+	[ "$(pcttab "$LAB_DIR/pct.send_lat.cli" | awk '$1 == 64 && $2 == 1999 && $3 > 0 &&
+		$3 <= $4 && $4 <= $5 && $5 <= $6 && $6 <= $7 && $7 <= $8 { n++ } END { print n + 0 }')" = 1 ]
+pctjson() { # FILE TABLE-LOG: perftest's keys, droce's row, p99 against perftest's column
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+ti, r, d = j["test_info"], j["results"], j["droce"]["rows"]
+assert ti["test"] == "Send_Latency_Test" and ti["Connection_type"] == "RC", ti
+for k in ("MsgSize", "n_iterations", "t_min", "t_max", "t_typical", "t_avg", "t_stdev",
+          "percentile_99", "percentile_99.9"):
+    assert k in r, k
+assert r["MsgSize"] == 64 and r["n_iterations"] == 2000 and len(d) == 1, (r, d)
+row = d[0]
+assert row["samples"] == 1999 and row["min"] <= row["p50"] <= row["p90"] <= row["p99"] <= \
+    row["p99.9"] <= row["p99.99"] <= row["max"], row
+# perftest's t_typical is the median of all but the two largest: within a bucket of p50
+assert abs(row["p50"] - r["t_typical"]) <= 0.01 * r["t_typical"] + 0.011, (row, r)
+for line in open(sys.argv[2]):
+    f = line.split()
+    if len(f) >= 9 and f[0] == "64" and f[1] == "2000":
+        assert abs(float(f[7]) - r["percentile_99"]) < 0.006, (f, r)
+        break
+else:
+    raise SystemExit("no table row")
+PY
+}
+check "pct.send_lat: the client's JSON: perftest's keys, one droce row, consistent" \
+	pctjson "$LAB_DIR/pct.cli.json" "$LAB_DIR/pct.send_lat.cli"
+check "pct.send_lat: the server's JSON, in its own --out_json_file" \
+	pctjson "$LAB_DIR/pct.srv.json" "$LAB_DIR/pct.send_lat.srv"
 
 # perftest's own names: a link ib_send_bw runs send_bw
 ln -sf "$PERF" "$LAB_DIR/ib_send_bw"
