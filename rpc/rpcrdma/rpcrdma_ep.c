@@ -82,6 +82,9 @@ struct rpcrdma_ep {
 	/* server */
 	uint8_t *stage_in, *stage_call, *stage_out;
 	bool stage_busy;
+	/* SENDs complete in order (RC): the stage is free again when the SEND posted right after
+	 * its WRITEs has completed, not at an earlier reply's SEND completion */
+	uint64_t sends_posted, sends_done, stage_until;
 	uint32_t *fifo, fifo_head, fifo_n; /* received buffers in arrival order */
 	uint32_t *fifo_len;
 	struct sreq req;
@@ -352,6 +355,7 @@ static int prim_send(struct rpcrdma_ep *ep, const struct rpcrdma_hdr_out *o, con
 	}
 	ep->st.tx_msgs++;
 	ep->st.send_inv += inv_rkey != 0;
+	ep->sends_posted++;
 	return 0;
 }
 
@@ -727,6 +731,7 @@ static enum rpcrdma_req_state reply_out(struct rpcrdma_ep *ep, uint32_t n, enum 
 				wsegs[0][s].length = lens[s];
 			body = start; /* the data and its round-up leave the inline stream */
 			ep->stage_busy = true;
+			ep->stage_until = ep->sends_posted + 1;
 		}
 	}
 	hlen = (int)rpcrdma_hdr_size(&o);
@@ -754,6 +759,7 @@ static enum rpcrdma_req_state reply_out(struct rpcrdma_ep *ep, uint32_t n, enum 
 		o.reply = &rch;
 		o.proc = RPCRDMA_NOMSG;
 		ep->stage_busy = true;
+		ep->stage_until = ep->sends_posted + 1;
 		ep->st.long_replies++;
 		body = 0;
 	}
@@ -1158,8 +1164,10 @@ int rpcrdma_ep_poll(struct rpcrdma_ep *ep)
 			else
 				ep->st.rdma_errors++;
 			ep->failed = true;
-			if (type == WR_SEND)
+			if (type == WR_SEND) {
 				ep->send_free[ep->nsend_free++] = idx;
+				ep->sends_done++;
+			}
 			if (type == WR_READ && ep->req.reads_pending)
 				ep->req.reads_pending--;
 			continue;
@@ -1185,8 +1193,12 @@ int rpcrdma_ep_poll(struct rpcrdma_ep *ep)
 			break;
 		case WR_SEND:
 			ep->send_free[ep->nsend_free++] = idx;
-			/* RC completes in order: the WRITEs posted before this SEND are done */
-			ep->stage_busy = false;
+			/* RC completes in order: the WRITEs posted before this SEND are done. An
+			 * earlier reply's SEND completing says nothing of the stage's WRITEs
+			 * (droce-nfsperf's randrw verify caught READ data overwritten by the next
+			 * call's results while its WRITEs were still going out) */
+			if (++ep->sends_done >= ep->stage_until)
+				ep->stage_busy = false;
 			break;
 		case WR_READ:
 			if (ep->req.reads_pending)
