@@ -134,6 +134,7 @@ static struct {
 	uint64_t t0, next_tick;
 	uint64_t verify_printed;
 	int signals;
+	uint64_t signal_at; /**< ns: the first SIGINT/SIGTERM */
 	bool finished, failed;
 	struct rusage ru0;
 	uint64_t last_lat_n[NP_NDIRS];
@@ -966,6 +967,11 @@ static int run_poll(uint64_t now)
 			tick(now);
 			g.next_tick += NS;
 		}
+		/* stopped: calls in flight get 5 s to end, then the jobs end without them */
+		if (g.signals && now > g.signal_at + 5 * NS)
+			for (uint32_t i = 0; i < g.o.numjobs; i++)
+				if (g.jobs[i].state != JOB_DONE && g.jobs[i].state != JOB_FAILED)
+					job_fail(&g.jobs[i], "interrupted");
 		if (jobs_over()) {
 			for (uint32_t i = 0; i < g.o.numjobs; i++)
 				np_conn_close(&g.jobs[i].conn);
@@ -1037,6 +1043,8 @@ static void plain_loop(void)
 static void on_signal(int sig)
 {
 	(void)sig;
+	if (!g.signals)
+		g.signal_at = np_now_ns();
 	if (++g.signals > 1 && g.stack)
 		stk_stop();
 	else if (g.signals > 1)

@@ -170,11 +170,15 @@ struct np_conn {
 	uint32_t depth; /**< calls in flight at most */
 	uint32_t outstanding;
 	uint64_t deadline, probe_at; /**< ns */
+	uint64_t last_progress;	     /**< ns: the last call started or completed */
 };
 
 /** Start connecting. @return 0, -ENOMEM, -ENODEV (RDMA without droce's stack), -errno */
 int np_conn_open(struct np_conn *c, const struct np_env *env, uint32_t depth, uint32_t max_io);
-/** Move the connection on and poll its transport. @return work done */
+/** Move the connection on and poll its transport. A connection with calls in flight and no
+ * completion for the options' timeout_ms fails ("no reply"): RPC-over-RDMA has no
+ * retransmission of its own, and a peer that dropped the connection without a DREQ would
+ * otherwise hold the run forever. @return work done */
 int np_conn_poll(struct np_conn *c, uint64_t now);
 /** A CM event for this connection's id (the CM's queue is shared by every connection). */
 void np_conn_cm_event(struct np_conn *c, const void *ev);

@@ -180,6 +180,11 @@ int np_conn_poll(struct np_conn *c, uint64_t now)
 				rpcrdma_ep_info(c->ep, &i);
 				if (i.failed)
 					c->state = conn_fail(c, "the RDMA connection failed");
+				else if (c->outstanding &&
+					 now > c->last_progress +
+							 (uint64_t)c->env->o->timeout_ms * 1000000ull)
+					c->state = conn_fail(c, "no reply within timeout-ms: the "
+								"connection is stuck");
 			}
 			break;
 		default:
@@ -223,6 +228,7 @@ static void pend_finish(struct np_conn *c, struct np_pend *p, int err,
 
 	p->used = false;
 	c->outstanding--;
+	c->last_progress = np_now_ns();
 	done(ctx, err, h, res, len);
 }
 
@@ -307,6 +313,7 @@ int np_conn_call(struct np_conn *c, uint32_t prog, uint32_t vers, uint32_t proc,
 		return rc;
 	}
 	c->outstanding++;
+	c->last_progress = np_now_ns();
 	return 0;
 }
 
