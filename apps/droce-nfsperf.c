@@ -466,8 +466,8 @@ static void io_done(void *ctx, int err, const struct orpc_reply_hdr *h, const ui
 				char why[512], fname[96];
 
 				if (np_block_check(r.data, r.data_len, file_id(j, io->file),
-						   io->off, g.o.verify, g.o.randseed, why,
-						   sizeof(why))) {
+						   io->off, g.o.verify, g.o.randseed,
+						   g.o.verify_interval, why, sizeof(why))) {
 					ok = true;
 				} else {
 					ds->verify_errors++;
@@ -539,7 +539,7 @@ static int io_start(struct np_job *j, struct np_io *io)
 					    .data_len = g.o.bs};
 
 		np_block_fill(g.wbuf, g.o.bs, file_id(j, io->file), io->off, g.o.verify,
-			      g.o.randseed);
+			      g.o.randseed, g.o.verify_interval);
 		rc = np_conn_call(&j->conn, NFS3_PROGRAM, NFS3_VERSION, NFS3_PROC_WRITE,
 				  (xdrproc_t)xdr_nfs3_write_args, &a, g.o.bs, false, 0, io_done,
 				  io);
@@ -1102,8 +1102,8 @@ static void usage(void)
 		"       [--transport rdma|tcp] [--port N] [--mount-port N] [--name NAME]\n"
 		"       [--rw read|write|randread|randwrite|rw|randrw] [--rwmixread PCT] [--bs N]\n"
 		"       [--iodepth N] [--numjobs N] [--size N] [--runtime S] [--time_based]\n"
-		"       [--nrfiles N] [--verify md5|crc32c|0] [--sync 0|1] [--fsync N]\n"
-		"       [--unlink 0|1] [--output-format normal|json] [--output FILE]\n"
+		"       [--nrfiles N] [--verify md5|crc32c|0] [--verify_interval N] [--sync 0|1]\n"
+		"       [--fsync N] [--unlink 0|1] [--output-format normal|json] [--output FILE]\n"
 		"       [--group_reporting] [--eta auto|always|never] [--randseed N]\n"
 		"       [--uid N] [--gid N] [--inline N] [--timeout-ms N] [--verify-print N]\n"
 		"   fio's key=value form works too: droce-nfsperf rw=randrw bs=4k ...\n");
@@ -1111,7 +1111,7 @@ static void usage(void)
 
 static int parse_args(int argc, char **argv)
 {
-	enum { O_PORT = 256, O_MPORT, O_INLINE, O_TMO, O_VPRINT };
+	enum { O_PORT = 256, O_MPORT, O_INLINE, O_TMO, O_VPRINT, O_VINT };
 	static const struct option opts[] = {{"server", 1, NULL, 's'},
 					     {"export", 1, NULL, 'e'},
 					     {"transport", 1, NULL, 't'},
@@ -1142,6 +1142,7 @@ static int parse_args(int argc, char **argv)
 					     {"inline", 1, NULL, O_INLINE},
 					     {"timeout-ms", 1, NULL, O_TMO},
 					     {"verify-print", 1, NULL, O_VPRINT},
+					     {"verify_interval", 1, NULL, O_VINT},
 					     {"help", 0, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
 	uint64_t v;
@@ -1275,6 +1276,11 @@ static int parse_args(int argc, char **argv)
 		case O_VPRINT:
 			g.o.verify_print = (uint32_t)strtoul(optarg, NULL, 0);
 			break;
+		case O_VINT:
+			if (parse_size(optarg, &v) != 0 || v < 2 * NP_VHDR_LEN || v > NP_MAX_BS)
+				goto bad;
+			g.o.verify_interval = (uint32_t)v;
+			break;
 		case 'h':
 			usage();
 			exit(0);
@@ -1301,6 +1307,10 @@ static int parse_args(int argc, char **argv)
 		return APP_EXIT_CONFIG;
 	}
 	g.nblocks = g.fsize / g.o.bs;
+	if (g.o.verify_interval && g.o.bs % g.o.verify_interval) {
+		fprintf(stderr, "droce-nfsperf: bs must be a multiple of verify_interval\n");
+		return APP_EXIT_CONFIG;
+	}
 	return 0;
 bad:
 	fprintf(stderr, "droce-nfsperf: bad value '%s'\n", optarg);

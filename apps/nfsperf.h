@@ -70,9 +70,10 @@ struct np_opts {
 	int eta; /**< -1 never, 0 auto (a tty), 1 always */
 	uint64_t randseed;
 	uint32_t uid, gid;
-	uint32_t inline_max;   /**< RDMA: our inline receive size */
-	uint32_t timeout_ms;   /**< TCP: per try */
-	uint32_t verify_print; /**< verify failures printed in full (the rest are counted) */
+	uint32_t inline_max;	  /**< RDMA: our inline receive size */
+	uint32_t timeout_ms;	  /**< TCP: per try */
+	uint32_t verify_print;	  /**< verify failures printed in full (the rest are counted) */
+	uint32_t verify_interval; /**< bytes per verify header (fio's; 0: bs) */
 };
 
 /** Latency of one direction: exact moments and a log-linear histogram. */
@@ -206,16 +207,16 @@ void np_conn_stats(const struct np_conn *c, char *buf, size_t cap);
 #define NP_VHDR_LEN 40u /**< the verify header at the start of every block */
 
 /** Fill a block of @p len bytes of file @p file (job << 16 | file) at @p off with its pattern
- * and, when verify is on, its header. */
+ * and, when verify is on, a header every @p interval bytes (0: one for the block). */
 void np_block_fill(uint8_t *p, uint32_t len, uint32_t file, uint64_t off, enum np_verify v,
-		   uint64_t seed);
+		   uint64_t seed, uint32_t interval);
 
 /**
  * Check a block read back. On failure writes a report (offset, expected and found bytes)
  * into @p why. @return true when it holds what np_block_fill wrote.
  */
 bool np_block_check(const uint8_t *p, uint32_t len, uint32_t file, uint64_t off, enum np_verify v,
-		    uint64_t seed, char *why, size_t cap);
+		    uint64_t seed, uint32_t interval, char *why, size_t cap);
 
 const char *np_verify_name(enum np_verify v);
 

@@ -3,10 +3,11 @@
  * nfsperf_verify.c - the bytes droce-nfsperf writes and how it checks them when read back
  * (fio's verify=md5|crc32c, with a header of droce's own layout).
  *
- * Every block (bs bytes at a bs-aligned offset of a file) holds a pattern that depends only on
- * (seed, file, offset): whatever order writes and reads of a mixed workload run in, any read
- * of a block that was written, or laid out, must find the same bytes. With verify on, the
- * block starts with a 40-byte header:
+ * Every unit (verify_interval bytes, bs by default as in fio, at an aligned offset of a file)
+ * holds a pattern that depends only on (seed, file, offset): whatever order writes and reads of
+ * a mixed workload run in, any read of a block that was written, or laid out, must find the
+ * same bytes; a read with another bs checks the same units when verify_interval is the same.
+ * With verify on, each unit starts with a 40-byte header:
  *     0  magic "npv1"   4  verify kind   8  offset (u64)   16  file (job << 16 | file)
  *     20 block length   24 checksum of bytes [40, len): MD5 (16 bytes, RFC 1321, OpenSSL's)
  *        or CRC-32C (4 bytes, DPDK's rte_hash_crc, Castagnoli), zero-padded to 16
@@ -89,8 +90,8 @@ static void csum(const uint8_t *p, uint32_t len, enum np_verify v, uint8_t out[1
 	}
 }
 
-void np_block_fill(uint8_t *p, uint32_t len, uint32_t file, uint64_t off, enum np_verify v,
-		   uint64_t seed)
+static void unit_fill(uint8_t *p, uint32_t len, uint32_t file, uint64_t off, enum np_verify v,
+		      uint64_t seed)
 {
 	struct vhdr h;
 
@@ -137,15 +138,15 @@ static void show_diff(const uint8_t *p, const uint8_t *want, uint32_t len, uint6
 		 what, off + from, off, from, len, e, f);
 }
 
-bool np_block_check(const uint8_t *p, uint32_t len, uint32_t file, uint64_t off, enum np_verify v,
-		    uint64_t seed, char *why, size_t cap)
+static bool unit_check(const uint8_t *p, uint32_t len, uint32_t file, uint64_t off,
+		       enum np_verify v, uint64_t seed, char *why, size_t cap)
 {
 	static uint8_t want[NP_MAX_BS]; /* one thread; too big for the stack */
 	uint8_t c[16];
 	struct vhdr h;
 
 	if (v == NP_VERIFY_NONE || len < NP_VHDR_LEN * 2) {
-		np_block_fill(want, len, file, off, v, seed);
+		unit_fill(want, len, file, off, v, seed);
 		if (memcmp(p, want, len) == 0)
 			return true;
 		show_diff(p, want, len, off, "pattern mismatch", why, cap);
@@ -154,7 +155,7 @@ bool np_block_check(const uint8_t *p, uint32_t len, uint32_t file, uint64_t off,
 	memcpy(&h, p, sizeof(h));
 	if (h.magic != VHDR_MAGIC || h.kind != (uint32_t)v || h.offset != off || h.file != file ||
 	    h.len != len) {
-		np_block_fill(want, len, file, off, v, seed);
+		unit_fill(want, len, file, off, v, seed);
 		char what[160];
 
 		snprintf(what, sizeof(what),
@@ -167,8 +168,29 @@ bool np_block_check(const uint8_t *p, uint32_t len, uint32_t file, uint64_t off,
 	csum(p + NP_VHDR_LEN, len - NP_VHDR_LEN, v, c);
 	if (memcmp(c, h.csum, 16) == 0)
 		return true;
-	np_block_fill(want, len, file, off, v, seed);
+	unit_fill(want, len, file, off, v, seed);
 	show_diff(p, want, len, off, v == NP_VERIFY_MD5 ? "md5 mismatch" : "crc32c mismatch", why,
 		  cap);
 	return false;
+}
+
+void np_block_fill(uint8_t *p, uint32_t len, uint32_t file, uint64_t off, enum np_verify v,
+		   uint64_t seed, uint32_t interval)
+{
+	if (!interval || interval > len)
+		interval = len;
+	for (uint32_t u = 0; u < len; u += interval)
+		unit_fill(p + u, len - u < interval ? len - u : interval, file, off + u, v, seed);
+}
+
+bool np_block_check(const uint8_t *p, uint32_t len, uint32_t file, uint64_t off, enum np_verify v,
+		    uint64_t seed, uint32_t interval, char *why, size_t cap)
+{
+	if (!interval || interval > len)
+		interval = len;
+	for (uint32_t u = 0; u < len; u += interval)
+		if (!unit_check(p + u, len - u < interval ? len - u : interval, file, off + u, v,
+				seed, why, cap))
+			return false;
+	return true;
 }

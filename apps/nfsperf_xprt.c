@@ -181,8 +181,8 @@ int np_conn_poll(struct np_conn *c, uint64_t now)
 				if (i.failed)
 					c->state = conn_fail(c, "the RDMA connection failed");
 				else if (c->outstanding &&
-					 now > c->last_progress +
-							 (uint64_t)c->env->o->timeout_ms * 1000000ull)
+					 now > c->last_progress + (uint64_t)c->env->o->timeout_ms *
+									  1000000ull)
 					c->state = conn_fail(c, "no reply within timeout-ms: the "
 								"connection is stuck");
 			}
