@@ -1148,9 +1148,10 @@ static int parse_args(int argc, char **argv)
 	uint64_t v;
 	int o, rw;
 
-	/* fio's bare key=value words become --key=value */
+	/* fio's bare words (key=value, time_based) become --key=value, --time_based */
 	for (int i = 1; i < argc; i++)
-		if (argv[i][0] != '-' && strchr(argv[i], '=')) {
+		if (argv[i][0] != '-' && (strchr(argv[i], '=') || !strcmp(argv[i], "time_based") ||
+					  !strcmp(argv[i], "group_reporting"))) {
 			char *s = malloc(strlen(argv[i]) + 3);
 
 			if (!s)
@@ -1288,6 +1289,10 @@ static int parse_args(int argc, char **argv)
 			usage();
 			return APP_EXIT_CONFIG;
 		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "droce-nfsperf: unexpected '%s'\n", argv[optind]);
+		return APP_EXIT_CONFIG;
 	}
 	if (!g.o.server[0] || !g.o.iodepth || g.o.iodepth > NP_MAX_DEPTH || !g.o.numjobs ||
 	    g.o.numjobs > NP_MAX_JOBS || !g.o.nrfiles || g.o.nrfiles > NP_MAX_FILES ||
