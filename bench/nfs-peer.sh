@@ -16,7 +16,8 @@
 # and "IOPS per server CPU-s" = IOPS x seconds / server CPU-s (the same for machine CPU-s).
 # droce-nfsd runs with --listen (kernel sockets, no DPDK), which is how it serves TCP when it has
 # no RoCE port; with its RoCE stack the TCP path goes through the exception TAP instead (not
-# measured here). It prints a table and writes JSON (--json FILE); it asserts nothing about speed.
+# measured here). Then droce-nfsd over RDMA (two droce stacks over a veth pair, the same job;
+# NO_RDMA=1 leaves it out), whose polling lcore makes its CPU time the run's wall time. It prints a table and writes JSON (--json FILE); it asserts nothing about speed.
 # Exit 77 (skipped) without root, ganesha.nfsd or rpcbind.
 # Usage: nfs-peer.sh PATH/TO/droce-nfsd PATH/TO/droce-nfsperf [--seconds S] [--json FILE]
 #        [--dir DIR]
@@ -53,6 +54,7 @@ cleanup() {
 	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	ip netns del "$NS" 2>/dev/null
+	declare -F lab_down > /dev/null && lab_down
 	rm -rf "$W"
 }
 trap cleanup EXIT
@@ -128,13 +130,14 @@ stop() {
 	PIDS=()
 }
 
-# run SERVER JOB ARGS...: one measured droce-nfsperf run; appends a row to $W/rows
+# run SERVER JOB ARGS...: one measured droce-nfsperf run (in $CNS, with $CARGS: the transport
+# and the server); appends a row to $W/rows
 run() {
 	local srv=$1 job=$2 s0 m0 s1 m1 c
 	shift 2
 	s0=$(cpu_of "$SRV")
 	m0=$(machine_busy)
-	ip netns exec "$NS" timeout $((SECS + 60)) "$PERF" --transport tcp --server 127.0.0.1 \
+	ip netns exec "$CNS" timeout $((SECS + 60)) "$PERF" "${CARGS[@]}" \
 		--export "$EXP" --name peer --numjobs 2 --iodepth 16 --nrfiles 1 --size 64m \
 		--runtime "$SECS" --time_based --output-format=json --output "$W/$srv-$job.json" \
 		--eta never "$@" > "$W/$srv-$job.out" 2>&1 &
@@ -172,6 +175,8 @@ PY
 }
 
 : > "$W/rows"
+CNS=$NS
+CARGS=(--transport tcp --server 127.0.0.1)
 for srv in droce ganesha; do
 	start $srv || exit 1
 	# lay the files out (not measured): a short randread makes and fills them
@@ -182,16 +187,47 @@ for srv in droce ganesha; do
 	run $srv randwrite-4k --rw randwrite --bs 4k
 	stop
 done
+ip netns del "$NS" 2>/dev/null
+
+# droce-nfsd over RDMA: two droce stacks (net_af_packet over a veth pair, scripts/lab.sh), the
+# client's lcore on core 0 and the server's on core 1; both lcores poll, so the server's CPU
+# time is the run's wall time whatever the load (the cycles it spent working are less)
+if [ -z "${NO_RDMA:-}" ]; then
+	HERE=$(cd "$(dirname "$0")" && pwd)
+	LAB_ID=p$$ LAB_DIR=$W/lab LAB_HUGEPAGES=${LAB_HUGEPAGES:-no}
+	. "$HERE/../scripts/lab.sh"
+	mkdir -p "$LAB_DIR"
+	lab_up
+	lab_config a "$LAB_VETH_A" "$LAB_TAP_A" "$LAB_IP4_A" "$LAB_IP6_A" 0
+	lab_config b "$LAB_VETH_B" "$LAB_TAP_B" "$LAB_IP4_B" "$LAB_IP6_B" 1
+	sed -i 's/^memory = .*/memory = 512/' "$LAB_DIR/a.ini" "$LAB_DIR/b.ini"
+	echo "$EXP 10.77.0.0/24(rw,no_root_squash,insecure)" > "$W/exports.rdma"
+	ip netns exec "$LAB_NS_B" "$NFSD" --config "$LAB_DIR/b.ini" --exports "$W/exports.rdma" \
+		--state "$W/state" --seconds 3600 > "$W/droce-rdma.log" 2>&1 &
+	SRV=$!
+	PIDS+=($SRV)
+	for ((i = 0; i < 150; i++)); do
+		grep -q '^serving at' "$W/droce-rdma.log" && break
+		sleep 0.2
+	done
+	CNS=$LAB_NS_A
+	CARGS=(--config "$LAB_DIR/a.ini" --transport rdma --server "$LAB_IP4_B")
+	run droce-rdma randread-4k --rw randread --bs 4k
+	run droce-rdma randwrite-4k --rw randwrite --bs 4k
+	stop
+	lab_down
+fi
 
 python3 - "$W/rows" "${JSON:-}" "$SECS" << 'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 print(f"# droce-nfsd (--listen, kernel TCP) vs nfs-ganesha 4.3 (VFS), NFSv3 over TCP on loopback, "
-      f"droce-nfsperf 2 connections x iodepth 16, {sys.argv[3]} s per job")
-print(f"{'server':8} {'job':13} {'IOPS':>9} {'p50 us':>8} {'p99 us':>8} {'srv CPU-s':>9} "
+      f"and droce-nfsd over RDMA (net_af_packet veth); droce-nfsperf 2 connections x iodepth 16, "
+      f"{sys.argv[3]} s per job")
+print(f"{'server':10} {'job':13} {'IOPS':>9} {'p50 us':>8} {'p99 us':>8} {'srv CPU-s':>9} "
       f"{'IOPS/srv CPU-s':>14} {'mach CPU-s':>10} {'IOPS/mach CPU-s':>15} {'errors':>6}")
 for r in rows:
-    print(f"{r['server']:8} {r['job']:13} {r['iops']:9.0f} {r['p50_us']:8.0f} {r['p99_us']:8.0f} "
+    print(f"{r['server']:10} {r['job']:13} {r['iops']:9.0f} {r['p50_us']:8.0f} {r['p99_us']:8.0f} "
           f"{r['server_cpu_s']:9.2f} {r['iops_per_server_cpu_s']:14.0f} {r['machine_cpu_s']:10.2f} "
           f"{r['iops_per_machine_cpu_s']:15.0f} {r['errors']:6d}")
 by = {(r["server"], r["job"]): r for r in rows}
@@ -205,6 +241,12 @@ for job in sorted({r["job"] for r in rows}):
         print(f"# {job}: droce-nfsd / ganesha: IOPS x{ratios[job]['iops']:.2f}, per server CPU-s "
               f"x{ratios[job]['per_server_cpu']:.2f}, per machine CPU-s x{ratios[job]['per_machine_cpu']:.2f} "
               f"(issue 17's target: x1.5)")
+    r = by.get(("droce-rdma", job))
+    if r and g and g["iops_per_machine_cpu_s"]:
+        ratios[job]["rdma_per_machine_cpu"] = r["iops_per_machine_cpu_s"] / g["iops_per_machine_cpu_s"]
+        ratios[job]["rdma_iops"] = r["iops"] / g["iops"] if g["iops"] else 0
+        print(f"# {job}: droce-nfsd over RDMA / ganesha over TCP: IOPS x{ratios[job]['rdma_iops']:.2f}, "
+              f"per machine CPU-s x{ratios[job]['rdma_per_machine_cpu']:.2f} (issue 17's target: x3)")
 if sys.argv[2]:
     json.dump({"rows": rows, "ratios": ratios}, open(sys.argv[2], "w"), indent=1)
 sys.exit(1 if any(r["exit"] or r["errors"] for r in rows) else 0)
