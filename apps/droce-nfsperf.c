@@ -111,6 +111,7 @@ struct np_job {
 	uint64_t seq_off;
 	uint64_t issued; /**< bytes of the workload issued */
 	uint32_t writes_since_commit;
+	uint32_t last_write_file;   /**< what fsync=N's COMMIT commits */
 	uint64_t lay_file, lay_off; /**< layout cursor */
 	uint64_t run_start, run_end;
 	struct np_result res;
@@ -574,7 +575,7 @@ static bool next_io(struct np_job *j, struct np_io *io, uint64_t now)
 	if (g.o.fsync && !g.o.sync && j->writes_since_commit >= g.o.fsync) {
 		j->writes_since_commit = 0;
 		io->kind = IO_COMMIT;
-		io->file = j->seq_file;
+		io->file = j->last_write_file; /* the whole file: count 0 */
 		io->off = 0;
 		io->layout = false;
 		return true;
@@ -628,8 +629,10 @@ static void run_ios(struct np_job *j, uint64_t now)
 			return; /* the same offset is not retried: the next call takes another */
 		if (io->kind != IO_COMMIT) {
 			j->issued += g.o.bs;
-			if (io->kind == IO_WRITE)
+			if (io->kind == IO_WRITE) {
 				j->writes_since_commit++;
+				j->last_write_file = io->file;
+			}
 		}
 	}
 }
