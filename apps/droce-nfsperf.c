@@ -61,6 +61,7 @@
 	X(RUN)	   /**< the workload */                                                            \
 	X(DRAIN)   /**< no new calls: wait for those in flight */                                  \
 	X(COMMIT)  /**< COMMIT of file fi, written UNSTABLE */                                     \
+	X(VERIFY)  /**< a write-only job with verify: READ back every block it wrote */            \
 	X(UNLINK)  /**< REMOVE of file fi (unlink=1) */                                            \
 	X(DONE)	   /**< finished; its connection is closed */                                      \
 	X(FAILED)  /**< a set-up call failed: the job ends */
@@ -78,6 +79,7 @@ struct np_job;
 struct np_io {
 	struct np_job *job;
 	bool busy, layout;
+	bool reread; /**< the read-back of a write-only job's blocks (not in the results) */
 	enum io_kind kind;
 	uint32_t file;
 	uint64_t off;
@@ -87,9 +89,10 @@ struct np_io {
 struct np_file {
 	struct nfs_fh fh;
 	uint64_t size;
-	bool layout; /**< laid out by this run */
-	bool dirty;  /**< written UNSTABLE since its last COMMIT */
-	bool seen;   /**< READDIRPLUS listed it */
+	bool layout;	  /**< laid out by this run */
+	bool dirty;	  /**< written UNSTABLE since its last COMMIT */
+	bool seen;	  /**< READDIRPLUS listed it */
+	uint8_t *written; /**< write-only jobs with verify: a bit per block written */
 };
 
 struct np_job {
@@ -494,6 +497,12 @@ static void io_done(void *ctx, int err, const struct orpc_reply_hdr *h, const ui
 				ok = true;
 				if (r.committed == NFS_UNSTABLE)
 					j->files[io->file].dirty = true;
+				if (j->files[io->file].written && !io->layout) {
+					uint64_t b = io->off / g.o.bs;
+
+					j->files[io->file].written[b / 8] |=
+						(uint8_t)(1u << (b % 8));
+				}
 			}
 		}
 	}
@@ -501,7 +510,7 @@ static void io_done(void *ctx, int err, const struct orpc_reply_hdr *h, const ui
 		ds->errors++;
 		return;
 	}
-	if (io->layout)
+	if (io->layout || io->reread)
 		return;
 	ds->ios++;
 	ds->bytes += g.o.bs;
@@ -625,6 +634,7 @@ static void run_ios(struct np_job *j, uint64_t now)
 		io->file = want.file;
 		io->off = want.off;
 		io->layout = false;
+		io->reread = false;
 		if (io_start(j, io) != 0)
 			return; /* the same offset is not retried: the next call takes another */
 		if (io->kind != IO_COMMIT) {
@@ -652,11 +662,45 @@ static bool layout_ios(struct np_job *j)
 			return j->inflight == 0;
 		io->kind = IO_WRITE;
 		io->layout = true;
+		io->reread = false;
 		io->file = (uint32_t)j->lay_file;
 		io->off = j->lay_off;
 		if (io_start(j, io) != 0)
 			return false;
 		j->lay_off += g.o.bs;
+	}
+	return false;
+}
+
+/* The read-back of a write-only job with verify (fio's verify phase): a READ of every block
+ * it wrote, iodepth deep. @return true once all have completed */
+static bool reread_ios(struct np_job *j)
+{
+	struct np_io *io;
+
+	while (np_conn_room(&j->conn) && (io = io_get(j)) != NULL) {
+		const struct np_file *f;
+
+		for (;;) {
+			if (j->lay_file >= g.o.nrfiles)
+				return j->inflight == 0;
+			f = &j->files[j->lay_file];
+			if (j->lay_off < g.nblocks &&
+			    f->written[j->lay_off / 8] & (1u << (j->lay_off % 8)))
+				break;
+			if (++j->lay_off >= g.nblocks) {
+				j->lay_file++;
+				j->lay_off = 0;
+			}
+		}
+		io->kind = IO_READ;
+		io->layout = false;
+		io->reread = true;
+		io->file = (uint32_t)j->lay_file;
+		io->off = j->lay_off * g.o.bs;
+		if (io_start(j, io) != 0)
+			return false;
+		j->lay_off++;
 	}
 	return false;
 }
@@ -743,7 +787,12 @@ static void job_step(struct np_job *j, uint64_t now)
 				j->fi++;
 			if (j->fi >= g.o.nrfiles) {
 				j->fi = 0;
-				set_state(j, g.o.unlink ? JOB_UNLINK : JOB_DONE);
+				j->lay_file = 0;
+				j->lay_off = 0;
+				if (j->files[0].written)
+					set_state(j, JOB_VERIFY);
+				else
+					set_state(j, g.o.unlink ? JOB_UNLINK : JOB_DONE);
 				break;
 			}
 			{
@@ -752,6 +801,10 @@ static void job_step(struct np_job *j, uint64_t now)
 				rc = meta_call(j, NFS3_PROC_COMMIT, (xdrproc_t)xdr_nfs3_commit_args,
 					       &a, 0, commit_done);
 			}
+			break;
+		case JOB_VERIFY:
+			if (reread_ios(j))
+				set_state(j, g.o.unlink ? JOB_UNLINK : JOB_DONE);
 			break;
 		case JOB_UNLINK:
 			if (j->fi >= g.o.nrfiles) {
@@ -900,6 +953,9 @@ static void start_jobs(void)
 		snprintf(j->res.name, sizeof(j->res.name), "%s", g.o.name);
 		j->res.jobid = i;
 		set_state(j, JOB_CONNECT);
+		if (g.o.verify != NP_VERIFY_NONE && !reads())
+			for (uint32_t f = 0; f < g.o.nrfiles; f++)
+				j->files[f].written = calloc(g.nblocks / 8 + 1, 1);
 		/* one more than iodepth: a set-up call never waits for the workload's */
 		rc = np_conn_open(&j->conn, &g.env, g.o.iodepth + 1, max_io);
 		if (rc) {
@@ -1436,6 +1492,9 @@ int main(int argc, char **argv)
 		orpc_clnt_fini(&g.mnt);
 	if (g.stack)
 		app_stop(&g.app);
+	for (uint32_t i = 0; i < g.o.numjobs; i++)
+		for (uint32_t f = 0; f < g.o.nrfiles; f++)
+			free(g.jobs[i].files[f].written);
 	free(g.wbuf);
 	free(g.jobs);
 	return status;
