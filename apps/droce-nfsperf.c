@@ -117,6 +117,7 @@ struct np_job {
 	uint32_t last_write_file;   /**< what fsync=N's COMMIT commits */
 	uint64_t lay_file, lay_off; /**< layout cursor */
 	uint64_t run_start, run_end;
+	FILE *iops_log, *lat_log; /**< fio's per-job logs */
 	struct np_result res;
 };
 
@@ -144,6 +145,7 @@ static struct {
 	uint64_t last_lat_n[NP_NDIRS];
 	double last_lat_sum[NP_NDIRS];
 	bool progress_shown;
+	FILE *plot; /**< PREFIX.dat: a line a second for gnuplot */
 } g = {
 	.o = {.export = "/export",
 	      .name = "nfsperf",
@@ -903,9 +905,23 @@ static void tick(uint64_t now)
 			uint64_t di = s->ios - s->last_ios, db = s->bytes - s->last_bytes;
 
 			if (j->state == JOB_RUN) {
+				uint64_t ln = s->clat.n - s->last_lat_n;
+				uint64_t ms = (now - j->run_start) / 1000000;
+
 				np_series_add(&s->iops_s, (double)di / dt);
 				np_series_add(&s->bw_s, (double)db / 1024.0 / dt);
+				/* fio's log lines: msec, value, direction, block size, offset */
+				if (j->iops_log && di)
+					fprintf(j->iops_log,
+						"%" PRIu64 ", %" PRIu64 ", %d, %u, 0\n", ms, di, d,
+						g.o.bs);
+				if (j->lat_log && ln)
+					fprintf(j->lat_log, "%" PRIu64 ", %.0f, %d, %u, 0\n", ms,
+						(s->clat.sum - s->last_lat_sum) / (double)ln, d,
+						g.o.bs);
 			}
+			s->last_lat_n = s->clat.n;
+			s->last_lat_sum = s->clat.sum;
 			s->last_ios = s->ios;
 			s->last_bytes = s->bytes;
 			ios[d] += di;
@@ -932,10 +948,51 @@ static void tick(uint64_t now)
 			ios[NP_WRITE], lat[NP_READ], lat[NP_WRITE], (double)(now - g.t0) / NS);
 		g.progress_shown = true;
 	}
+	if (g.plot && running) {
+		double lat[NP_NDIRS];
+
+		for (int d = 0; d < NP_NDIRS; d++) {
+			uint64_t n = lat_n[d] - g.last_lat_n[d];
+
+			lat[d] = n ? (lat_sum[d] - g.last_lat_sum[d]) / (double)n / 1e3 : 0;
+		}
+		fprintf(g.plot, "%.0f %" PRIu64 " %" PRIu64 " %.1f %.1f\n",
+			(double)(now - g.t0) / NS, ios[NP_READ], ios[NP_WRITE], lat[NP_READ],
+			lat[NP_WRITE]);
+	}
 	for (int d = 0; d < NP_NDIRS; d++) {
 		g.last_lat_n[d] = lat_n[d];
 		g.last_lat_sum[d] = lat_sum[d];
 	}
+}
+
+/* gnuplot's PNGs of the per-second series (PREFIX.dat): IOPS, and mean latency. */
+static void plot(void)
+{
+	FILE *gp;
+
+	fclose(g.plot);
+	g.plot = NULL;
+	gp = popen("gnuplot 2>/dev/null", "w");
+	if (!gp) {
+		fprintf(stderr, "droce-nfsperf: no gnuplot: %s.dat is left as it is\n", g.o.plot);
+		return;
+	}
+	fprintf(gp,
+		"set terminal png size 900,400\n"
+		"set xlabel 'seconds'\nset grid\nset key top left\n"
+		"set output '%1$s_iops.png'\nset ylabel 'IOPS'\n"
+		"set title 'droce-nfsperf %2$s: IOPS'\n"
+		"plot '%1$s.dat' using 1:2 with lines title 'read', '' using 1:3 with lines "
+		"title 'write'\n"
+		"set output '%1$s_lat.png'\nset ylabel 'mean completion latency (us)'\n"
+		"set title 'droce-nfsperf %2$s: latency'\n"
+		"plot '%1$s.dat' using 1:4 with lines title 'read', '' using 1:5 with lines "
+		"title 'write'\n",
+		g.o.plot, g.o.name);
+	if (pclose(gp) != 0)
+		fprintf(stderr, "droce-nfsperf: gnuplot failed: %s.dat is left as it is\n",
+			g.o.plot);
 }
 
 /* ---- the whole run ---- */
@@ -953,6 +1010,19 @@ static void start_jobs(void)
 		snprintf(j->res.name, sizeof(j->res.name), "%s", g.o.name);
 		j->res.jobid = i;
 		set_state(j, JOB_CONNECT);
+		if (g.o.iops_log || g.o.lat_log) {
+			char path[512];
+
+			/* fio's names: PREFIX_iops.N.log, PREFIX_clat.N.log, N from 1 */
+			if (g.o.iops_log) {
+				snprintf(path, sizeof(path), "%s_iops.%u.log", g.o.iops_log, i + 1);
+				j->iops_log = fopen(path, "w");
+			}
+			if (g.o.lat_log) {
+				snprintf(path, sizeof(path), "%s_clat.%u.log", g.o.lat_log, i + 1);
+				j->lat_log = fopen(path, "w");
+			}
+		}
 		if (g.o.verify != NP_VERIFY_NONE && !reads())
 			for (uint32_t f = 0; f < g.o.nrfiles; f++)
 				j->files[f].written = calloc(g.nblocks / 8 + 1, 1);
@@ -1165,12 +1235,23 @@ static void usage(void)
 		"       [--fsync N] [--unlink 0|1] [--output-format normal|json] [--output FILE]\n"
 		"       [--group_reporting] [--eta auto|always|never] [--randseed N]\n"
 		"       [--uid N] [--gid N] [--inline N] [--timeout-ms N] [--verify-print N]\n"
+		"       [--write_iops_log PREFIX] [--write_lat_log PREFIX] [--plot PREFIX]\n"
 		"   fio's key=value form works too: droce-nfsperf rw=randrw bs=4k ...\n");
 }
 
 static int parse_args(int argc, char **argv)
 {
-	enum { O_PORT = 256, O_MPORT, O_INLINE, O_TMO, O_VPRINT, O_VINT };
+	enum {
+		O_PORT = 256,
+		O_MPORT,
+		O_INLINE,
+		O_TMO,
+		O_VPRINT,
+		O_VINT,
+		O_IOPSLOG,
+		O_LATLOG,
+		O_PLOT
+	};
 	static const struct option opts[] = {{"server", 1, NULL, 's'},
 					     {"export", 1, NULL, 'e'},
 					     {"transport", 1, NULL, 't'},
@@ -1202,6 +1283,9 @@ static int parse_args(int argc, char **argv)
 					     {"timeout-ms", 1, NULL, O_TMO},
 					     {"verify-print", 1, NULL, O_VPRINT},
 					     {"verify_interval", 1, NULL, O_VINT},
+					     {"write_iops_log", 1, NULL, O_IOPSLOG},
+					     {"write_lat_log", 1, NULL, O_LATLOG},
+					     {"plot", 1, NULL, O_PLOT},
 					     {"help", 0, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
 	uint64_t v;
@@ -1336,6 +1420,15 @@ static int parse_args(int argc, char **argv)
 		case O_VPRINT:
 			g.o.verify_print = (uint32_t)strtoul(optarg, NULL, 0);
 			break;
+		case O_IOPSLOG:
+			g.o.iops_log = optarg;
+			break;
+		case O_LATLOG:
+			g.o.lat_log = optarg;
+			break;
+		case O_PLOT:
+			g.o.plot = optarg;
+			break;
 		case O_VINT:
 			if (parse_size(optarg, &v) != 0 || v < 2 * NP_VHDR_LEN || v > NP_MAX_BS)
 				goto bad;
@@ -1460,6 +1553,17 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	getrusage(RUSAGE_SELF, &g.ru0);
+	if (g.o.plot) {
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s.dat", g.o.plot);
+		g.plot = fopen(path, "w");
+		if (!g.plot) {
+			perror(path);
+			return APP_EXIT_CONFIG;
+		}
+		fprintf(g.plot, "# seconds read_iops write_iops read_lat_us write_lat_us\n");
+	}
 	if (g.stack) {
 		g.app.prog = "droce-nfsperf";
 		status = app_start_stack(&g.app, argv[0], eal_argc, eal_argv);
@@ -1483,6 +1587,14 @@ int main(int argc, char **argv)
 	}
 	if (g.progress_shown)
 		fprintf(stderr, "\n");
+	if (g.plot)
+		plot();
+	for (uint32_t i = 0; i < g.o.numjobs; i++) {
+		if (g.jobs[i].iops_log)
+			fclose(g.jobs[i].iops_log);
+		if (g.jobs[i].lat_log)
+			fclose(g.jobs[i].lat_log);
+	}
 	status = g.failed ? 1 : report();
 	for (uint32_t i = 0; i < g.o.numjobs; i++) {
 		for (int k = 0; k < 1000000 && np_conn_destroy(&g.jobs[i].conn) == -EBUSY; k++)

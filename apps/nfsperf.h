@@ -74,6 +74,8 @@ struct np_opts {
 	uint32_t timeout_ms;	  /**< TCP: per try */
 	uint32_t verify_print;	  /**< verify failures printed in full (the rest are counted) */
 	uint32_t verify_interval; /**< bytes per verify header (fio's; 0: bs) */
+	const char *iops_log, *lat_log; /**< fio's write_iops_log / write_lat_log prefixes */
+	const char *plot; /**< PREFIX: PREFIX.dat and gnuplot's PREFIX_{iops,lat}.png */
 };
 
 /** Latency of one direction: exact moments and a log-linear histogram. */
@@ -95,6 +97,8 @@ struct np_dirstats {
 	struct np_lat clat;
 	struct np_series iops_s, bw_s; /**< per second: IOPS, KiB/s */
 	uint64_t last_ios, last_bytes; /**< at the previous sample */
+	uint64_t last_lat_n;
+	double last_lat_sum;
 };
 
 /** Errors counted by name: "NFS3ERR_IO", "GARBAGE_ARGS", "ETIMEDOUT", "verify", ... */
