@@ -126,7 +126,7 @@ flagged() {
 # call whose data came by read chunk (with several in flight it rebuilds only some)
 lab_capture_start wire || exit 1
 perf wire_rdma --transport rdma --name npw --rw randrw --rwmixread 50 --bs 16k --iodepth 1 \
-	--size 1m --runtime 20 --verify crc32c
+	--size 1m --runtime 20 --verify crc32c --unlink 1
 check "RDMA randrw 16 KiB, iodepth 1, verify=crc32c against knfsd: exit 0" [ $RC = 0 ]
 check "RDMA iodepth 1: reads and writes done, no error of any kind" clean wire_rdma
 perf wire_tcp --transport tcp --name nptcp --rw randrw --rwmixread 70 --bs 64k --iodepth 4 \
