@@ -2,7 +2,8 @@
 /*
  * nfsperf.h - droce-nfsperf's shared pieces: the job options (fio's names), the per-job state
  * and statistics, and the four parts of the tool:
- *   droce-nfsperf.c    options, MOUNT, the jobs' state machine, the main loop
+ *   droce-nfsperf.c    MOUNT, the jobs' state machine, the main loop
+ *   nfsperf_opts.c     the command line (fio's option names)
  *   nfsperf_xprt.c     one NFS connection: RPC-over-RDMA (rpcrdma_ep, RDMA CM) or TCP
  *                      (orpc_clnt on a kernel socket), calls matched to their completions
  *   nfsperf_verify.c   the patterned blocks, their verify header (md5 or crc32c) and checks
@@ -111,6 +112,15 @@ struct np_errs {
 };
 
 void np_err_count(struct np_errs *e, const char *name);
+
+/* ---- nfsperf_opts.c ---- */
+
+/**
+ * Parse the tool's part of the command line into @p o (its defaults set by the caller).
+ * @return 0, or APP_EXIT_CONFIG with the reason and the usage printed; -h prints the usage and
+ *         exits 0
+ */
+int np_opts_parse(struct np_opts *o, int argc, char **argv);
 
 /* ---- nfsperf_xprt.c ---- */
 
