@@ -14,7 +14,7 @@
 #      verify_interval 16k, and unlink=1: exit 0, no error, the files gone from the export;
 #      tshark decodes every message as RPC and every call droce sent as NFS, flags nothing
 #      droce sent, the RoCE frames are right (with several calls' read chunks read at once
-#      tshark 4.0 rebuilds only some WRITE calls, so it cannot name all the replies: counted);
+#      tshark 4.0 rebuilds few WRITE calls (6 of 769 in a run), so it cannot name all the replies: counted);
 #   3. in the VM: knfsd's counters (/proc/net/rpc/nfsd proc3) grew by READ, WRITE, COMMIT and
 #      REMOVE.
 # The fio-style JSON of each run is kept in the artifacts. Usage: nfsperf.sh APPS_DIR
@@ -123,7 +123,7 @@ flagged() {
 }
 
 # ---- the wire run: one connection, one call at a time, so that tshark 4.0 can rebuild every
-# call whose data came by read chunk (with several in flight it rebuilds only some)
+# call whose data came by read chunk (with several in flight it rebuilds few)
 lab_capture_start wire || exit 1
 perf wire_rdma --transport rdma --name npw --rw randrw --rwmixread 50 --bs 16k --iodepth 1 \
 	--size 1m --runtime 20 --verify crc32c --unlink 1
@@ -166,9 +166,9 @@ left=$(vm_run vm1 "ls /export | grep -c '^np'" 30 | tr -d '\r')
 check "the jobs' files are gone from the VM's export (left: ${left:-?})" [ "${left:-1}" = 0 ]
 rdma_counts load
 nwr=$(tshark -r "$LABI_DIR/load.pcap" -Y 'nfs.procedure_v3 == 7 && rpc.msgtyp == 0' 2>/dev/null | wc -l)
-echo "# load: WRITE calls tshark rebuilt from their read chunks: $nwr of $nlater (tshark 4.0 loses some when several calls' chunks are read at once, and then cannot name those calls' replies)"
-check "load: tshark decodes every RPC-over-RDMA message as RPC, and every call droce sent as NFS (in its frame or where its read chunk is read)" \
-	[ "$nrpc" = "$nrdma" -a "$(tshark -r "$LABI_DIR/load.pcap" -Y "rpcordma && ip.src == $LABI_DROCE_IP && !(nfs || mount) && !(rpcordma.reads_count > 0)" 2>/dev/null | wc -l)" = 0 ]
+echo "# load: WRITE calls tshark rebuilt from their read chunks: $nwr of $nlater (tshark 4.0 loses most when several calls' chunks are read at once, and then cannot name those calls' replies)"
+check "load: tshark decodes every RPC-over-RDMA message as RPC (a call with a read chunk where the chunk is read), and every call droce sent as NFS" \
+	[ $((nrpc + nlater)) = "$nrdma" -a "$(tshark -r "$LABI_DIR/load.pcap" -Y "rpcordma && ip.src == $LABI_DROCE_IP && !(nfs || mount) && !(rpcordma.reads_count > 0)" 2>/dev/null | wc -l)" = 0 ]
 flagged load
 check "load: tshark flags nothing droce sent" [ "$ours" = 0 ]
 check "load: the RoCE frames are well formed and their ICRCs verify" \
