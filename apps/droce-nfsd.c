@@ -52,6 +52,7 @@
 
 #include "app_metrics.h"
 #include "nfs3_svc.h"
+#include "nfs_aio.h"
 #include "nfs_fs.h"
 #include "nfs_pool.h"
 #include "nfsd_conf.h"
@@ -96,6 +97,7 @@ static struct {
 	struct roce_cm_id *listen;
 	struct nfs_fs *fs;
 	struct nfs_pool *pool;
+	struct nfs_aio *aio;
 	struct nfs3_server tcp_nfs, rdma_nfs;
 	struct orpc_svc svc, rdma_svc;
 	struct orpc_pmap pm;
@@ -178,7 +180,8 @@ static void on_connect_request(const struct roce_cm_event *ev)
 	struct roce_cm_conn_param p = {0};
 	struct rpcrdma_ep_conf conf = {.credits = g.conf.credits,
 				       .inline_max = g.conf.inline_max,
-				       .max_chunk = g.conf.max_io + 8192};
+				       .max_chunk = g.conf.max_io + 8192,
+				       .server_calls = g.conf.conn_calls};
 	uint32_t k;
 
 	for (k = 0; k < g.conf.connections && (g.conns[k].id || g.conns[k].ep); k++)
@@ -439,6 +442,8 @@ static bool calls_in_flight(void)
 {
 	if (g.pool && nfs_pool_inflight(g.pool) > 0)
 		return true;
+	if (g.aio && nfs_aio_inflight(g.aio) > 0)
+		return true;
 	for (uint32_t k = 0; k < NFSD_CONNS_MAX; k++)
 		if (g.conns[k].ep && !g.conns[k].closing && rpcrdma_ep_busy(g.conns[k].ep))
 			return true;
@@ -595,6 +600,9 @@ static void serve_poll(struct stk_lcore *lc, void *arg)
 	}
 	if (g.tcp_up)
 		work += (unsigned)orpc_tcp_srv_poll(&g.tcp);
+	/* after the servers: the READs and WRITEs they started are submitted in this pass */
+	if (g.aio)
+		work += nfs_aio_poll(g.aio, nfs3_aio_done, 64);
 	if (g.lock_tcp_up)
 		work += (unsigned)orpc_tcp_srv_poll(&g.lock_tcp);
 	if (g.nlm_up)
@@ -725,9 +733,11 @@ static void print_stats(void)
 				printf("mount: %s %llu\n", mnames[p],
 				       (unsigned long long)g.tcp_nfs.st.mount_proc[p]);
 	}
-	printf("nfs3: calls on helper threads %llu, run inline for want of scratch %llu\n",
+	printf("nfs3: calls on helper threads %llu, run inline for want of scratch %llu, READs and "
+	       "WRITEs by io_uring %llu\n",
 	       (unsigned long long)(g.tcp_nfs.st.deferred + g.rdma_nfs.st.deferred),
-	       (unsigned long long)(g.tcp_nfs.st.sync_fallback + g.rdma_nfs.st.sync_fallback));
+	       (unsigned long long)(g.tcp_nfs.st.sync_fallback + g.rdma_nfs.st.sync_fallback),
+	       (unsigned long long)(g.tcp_nfs.st.aio + g.rdma_nfs.st.aio));
 	printf("nfs3: status ok %llu, errors %llu; read %llu bytes, written %llu bytes\n",
 	       (unsigned long long)(g.tcp_nfs.st.status_ok + g.rdma_nfs.st.status_ok),
 	       (unsigned long long)(g.tcp_nfs.st.status_err + g.rdma_nfs.st.status_err),
@@ -857,6 +867,8 @@ static int tel_nfs(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "write_bytes", sv[0]->st.write_bytes + sv[1]->st.write_bytes);
 	rte_tel_data_add_dict_u64(d, "on_helper_threads", sv[0]->st.deferred + sv[1]->st.deferred);
 	rte_tel_data_add_dict_u64(d, "helper_queue", g.pool ? nfs_pool_inflight(g.pool) : 0);
+	rte_tel_data_add_dict_u64(d, "on_io_uring", sv[0]->st.aio + sv[1]->st.aio);
+	rte_tel_data_add_dict_u64(d, "io_uring_queue", g.aio ? nfs_aio_inflight(g.aio) : 0);
 	orpc_svc_drc_stats(&g.svc, &drc[0]);
 	orpc_svc_drc_stats(&g.rdma_svc, &drc[1]);
 	rte_tel_data_add_dict_u64(d, "drc_replayed", drc[0].replayed + drc[1].replayed);
@@ -885,6 +897,7 @@ static void write_metrics(struct app_buf *b, void *arg)
 		.lock_tcp = g.lock_tcp_up ? &g.lock_tcp : NULL,
 		.nlm = g.nlm_up ? &g.nlm : NULL,
 		.pool = g.pool,
+		.aio = g.aio,
 		.threads = g.conf.threads,
 		.fs = g.fs,
 		.rdma = rdma,
@@ -932,6 +945,22 @@ static int start_pool(void)
 	return 0;
 }
 
+/* io_uring for READ and WRITE data, shared by the servers of every transport. Without it
+ * (a kernel or a seccomp policy that refuses io_uring) the helper threads do everything. */
+static void start_aio(void)
+{
+	if (!g.conf.uring_depth)
+		return;
+	g.aio = nfs_aio_create(g.fs, g.conf.uring_depth);
+	if (!g.aio) {
+		printf("io_uring unavailable (%s): READ and WRITE go to the helper threads\n",
+		       strerror(errno));
+		return;
+	}
+	g.tcp_nfs.aio = g.aio;
+	g.rdma_nfs.aio = g.aio;
+}
+
 /* --listen: the kernel's sockets only, waiting in epoll (nothing else to poll) */
 static int serve_tcp_only(long secs)
 {
@@ -942,6 +971,7 @@ static int serve_tcp_only(long secs)
 
 	if (nfs3_server_init(&g.tcp_nfs, g.fs, g.conf.max_io) != 0 || start_pool() != 0)
 		goto out;
+	start_aio();
 	g.svc.ctx = &g.tcp_nfs;
 	if (orpc_svc_drc_enable(&g.svc) != 0)
 		goto out;
@@ -961,6 +991,8 @@ static int serve_tcp_only(long secs)
 	epoll_ctl(wait_fd, EPOLL_CTL_ADD, g.lock_tcp.ep, &ev);
 	if (g.pool)
 		epoll_ctl(wait_fd, EPOLL_CTL_ADD, nfs_pool_event_fd(g.pool), &ev);
+	if (g.aio && nfs_aio_event_fd(g.aio) >= 0)
+		epoll_ctl(wait_fd, EPOLL_CTL_ADD, nfs_aio_event_fd(g.aio), &ev);
 	if (g.metrics)
 		epoll_ctl(wait_fd, EPOLL_CTL_ADD, app_metrics_fd(g.metrics), &ev);
 	for (;;) {
@@ -969,6 +1001,8 @@ static int serve_tcp_only(long secs)
 		if (g.pool)
 			nfs_pool_poll(g.pool, nfs3_pool_done, 64);
 		orpc_tcp_srv_poll(&g.tcp);
+		if (g.aio)
+			nfs_aio_poll(g.aio, nfs3_aio_done, 64);
 		orpc_tcp_srv_poll(&g.lock_tcp);
 		cb_active = nlm_server_poll(&g.nlm);
 		if (g.metrics)
@@ -985,7 +1019,10 @@ out:
 	app_metrics_close(g.metrics);
 	g.metrics = NULL;
 	reload_fini();
-	/* the calls still with the helpers end first: their connections wait for them */
+	/* the calls still with io_uring and the helpers end first: their connections wait for
+	 * them */
+	nfs_aio_destroy(g.aio, nfs3_aio_done);
+	g.aio = NULL;
 	nfs_pool_destroy(g.pool, nfs3_pool_done);
 	g.pool = NULL;
 	if (g.tcp_up)
@@ -1186,6 +1223,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "droce-nfsd: out of memory\n");
 		goto out;
 	}
+	start_aio();
 	g.svc.ctx = &g.tcp_nfs;
 	g.rdma_svc.ctx = &g.rdma_nfs;
 	if (orpc_svc_drc_enable(&g.svc) != 0 || orpc_svc_drc_enable(&g.rdma_svc) != 0) {
@@ -1241,6 +1279,8 @@ out:
 		stk_lcore_poll(stk_lcore_get(rte_get_main_lcore()));
 	}
 	reload_fini();
+	nfs_aio_destroy(g.aio, nfs3_aio_done);
+	g.aio = NULL;
 	nfs_pool_destroy(g.pool, nfs3_pool_done);
 	g.pool = NULL;
 	if (g.tcp_up)

@@ -68,12 +68,14 @@ static const struct key keys[] = {
 	S("exports", exports_file, K_STR),
 	S("state", state, K_STR),
 	U("threads", threads, 0, 64, 0),
+	U("io_uring", uring_depth, 0, 4096, 0),
 	U("grace", grace_s, 0, 3600, 0),
 	{"versions", K_VERSIONS, 0, 0, 0, 0, 0},
 	U("credits", credits, 1, 1024, 0),
 	U("inline", inline_max, 1024, 65536, 0),
 	U("max_io", max_io, 4096, 1048576, 4096),
 	U("connections", connections, 1, NFSD_CONNS_MAX, 0),
+	U("calls_per_connection", conn_calls, 1, 16, 0),
 	U("drain", drain_s, 0, 600, 0),
 	S("metrics", metrics, K_HOSTPORT),
 };
@@ -221,6 +223,8 @@ void nfsd_conf_default(struct nfsd_conf *c)
 	memset(c, 0, sizeof(*c));
 	snprintf(c->state, sizeof(c->state), "/var/lib/droce-nfsd");
 	c->threads = 4;
+	c->uring_depth = 256;
+	c->conn_calls = 4;
 	c->grace_s = 90;
 	c->credits = 128;
 	c->inline_max = 4096;

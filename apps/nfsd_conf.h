@@ -9,12 +9,14 @@
  *   exports = /etc/droce/exports   ; or [export NAME] sections, not both
  *   state = /var/lib/droce-nfsd
  *   threads = 4                    ; helper threads for file-system calls (0: on the lcore)
+ *   io_uring = 256                 ; READ/WRITE data by io_uring, operations in flight (0: off)
  *   grace = 90                     ; NLM grace period after start, seconds
  *   versions = 3
  *   credits = 128                  ; RPC-over-RDMA credits granted per connection
  *   inline = 4096                  ; largest inline message received, bytes
  *   max_io = 1048576               ; rsize/wsize offered (FSINFO rtmax/wtmax)
  *   connections = 16               ; RPC-over-RDMA connections at once
+ *   calls_per_connection = 4       ; RPC-over-RDMA calls of one connection served at once
  *   drain = 10                     ; SIGTERM: seconds to finish the calls in flight
  *   metrics = 127.0.0.1:9464       ; the Prometheus endpoint (off when absent)
  *
@@ -38,7 +40,8 @@ struct nfsd_conf {
 	char *exports_text;	/**< exports(5) text built from [export NAME] sections, or NULL */
 	uint32_t nexport_sections;
 	char state[512];
-	uint32_t threads, grace_s, credits, inline_max, max_io, connections, drain_s;
+	uint32_t threads, uring_depth, conn_calls, grace_s, credits, inline_max, max_io,
+		connections, drain_s;
 	char metrics[128]; /**< "IP:PORT", or empty */
 };
 

@@ -89,6 +89,7 @@ static void nfs_total(const struct nfsd_metrics_src *s, struct nfs3_stats *t)
 			t->mount_proc[p] += st->mount_proc[p];
 		t->deferred += st->deferred;
 		t->sync_fallback += st->sync_fallback;
+		t->aio += st->aio;
 	}
 }
 
@@ -150,6 +151,21 @@ static void write_nfs3(struct app_buf *b, const struct nfsd_metrics_src *s)
 		t.sync_fallback);
 	gauge(b, P "helper_queue_depth", "NFSv3 calls with the helper threads now",
 	      s->pool ? nfs_pool_inflight(s->pool) : 0);
+	if (s->aio) {
+		struct nfs_aio_stats a;
+
+		nfs_aio_stats(s->aio, &a);
+		counter(b, P "io_uring_calls_total",
+			"NFSv3 READs and WRITEs whose data went through io_uring on the loop",
+			t.aio);
+		counter(b, P "io_uring_fallback_total",
+			"READs and WRITEs io_uring left to the helper threads (descriptor not "
+			"cached, not the owner's, a sync needed, no slot, an error)",
+			a.miss + a.not_owner + a.needs_sync + a.busy + a.other);
+		counter(b, P "io_uring_submits_total", "io_uring_submit calls", a.submits);
+		gauge(b, P "io_uring_queue_depth", "READs and WRITEs in io_uring now",
+		      nfs_aio_inflight(s->aio));
+	}
 	gauge(b, P "helper_threads", "helper threads for the file-system work", s->threads);
 }
 

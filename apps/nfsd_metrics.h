@@ -16,6 +16,7 @@
 
 #include "app_prom.h"
 #include "nfs3_svc.h"
+#include "nfs_aio.h"
 #include "nfs_pool.h"
 #include "nlm_svc.h"
 #include "orpc_tcp.h"
@@ -31,6 +32,7 @@ struct nfsd_metrics_src {
 	const struct orpc_tcp_srv *lock_tcp;		      /**< NLM and NSM */
 	const struct nlm_server *nlm;			      /**< NULL: not up */
 	const struct nfs_pool *pool;			      /**< NULL: no helper threads */
+	const struct nfs_aio *aio;			      /**< NULL: no io_uring */
 	uint32_t threads;				      /**< helper threads */
 	const struct nfs_fs *fs;
 	bool rdma; /**< RDMA served: the rdma_* metrics below mean something */

@@ -520,7 +520,10 @@ static bool still_valid(const struct nfs_obj *o)
 	return o->st.st_nlink > 0 && (!S_ISDIR(o->st.st_mode) || dir_inside(o));
 }
 
-enum nfs_stat nfs_obj_get(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct nfs_obj *o)
+/* cached_only: a regular file whose descriptor is cached, or NFS_ERR_JUKEBOX with nothing
+ * held (nfs_obj_get_cached) */
+static enum nfs_stat obj_get(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct nfs_obj *o,
+			     bool cached_only)
 {
 	struct nfs_fs *fs = ctx->fs;
 	struct nfs_export_tab *t;
@@ -568,12 +571,18 @@ enum nfs_stat nfs_obj_get(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct n
 			nfs_obj_put(o);
 			return s;
 		}
+		if (cached_only && (!S_ISREG(o->st.st_mode) || o->st.st_nlink == 0)) {
+			nfs_obj_put(o);
+			return NFS_ERR_JUKEBOX;
+		}
 		if (!still_valid(o)) {
 			nfs_fdcache_evict(fs->fdc, e);
 			goto stale;
 		}
 		return NFS_OK;
 	}
+	if (cached_only)
+		return NFS_ERR_JUKEBOX;
 	if (nfs_cred_root() != 0)
 		return NFS_ERR_SERVERFAULT;
 	if (p.dev == nfs_fh_dev_encode(o->rt->dev))
@@ -612,6 +621,16 @@ stale:
 	nfs_obj_put(o);
 	atomic_fetch_add(&fs->n_stale, 1);
 	return NFS_ERR_STALE;
+}
+
+enum nfs_stat nfs_obj_get(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct nfs_obj *o)
+{
+	return obj_get(ctx, fh, o, false);
+}
+
+enum nfs_stat nfs_obj_get_cached(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct nfs_obj *o)
+{
+	return obj_get(ctx, fh, o, true);
 }
 
 void nfs_obj_put(struct nfs_obj *o)

@@ -220,6 +220,10 @@ struct nfs_obj {
 /* nfs_fs.c: the shared steps of every operation */
 enum nfs_stat nfs_obj_get(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct nfs_obj *o);
 void nfs_obj_put(struct nfs_obj *o);
+/** nfs_obj_get for the lcore: only a regular file with links whose descriptor is in the cache
+ * (no open_by_handle_at, no walk: one fstat), else NFS_ERR_JUKEBOX with nothing held; any
+ * other error is the handle's, as nfs_obj_get answers it. */
+enum nfs_stat nfs_obj_get_cached(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct nfs_obj *o);
 /** The export's root as an object for the same caller as o. */
 enum nfs_stat nfs_obj_root(const struct nfs_obj *o, struct nfs_obj *root);
 /** A handle for the object open at fd (O_PATH) in o's export. */

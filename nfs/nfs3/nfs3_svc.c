@@ -13,6 +13,7 @@
 
 #include "nfs3_svc.h"
 #include "nfs3_xdr.h"
+#include "nfs_aio.h"
 #include "nfs_pool.h"
 
 #define NFS3_MAX_DIRENTS 16384u
@@ -196,23 +197,46 @@ static enum accept_stat p_readlink(struct orpc_req *r, void *a, void *res)
 	return answered(r, o->status);
 }
 
+static uint32_t read_count(const struct nfs3_server *s, const struct nfs3_read_args *a)
+{
+	return a->count < s->max_io ? a->count : s->max_io;
+}
+
+/* Where a READ's data goes, chosen on the lcore as the call arrives: straight into the
+ * transport's DDP sink when it offers one large enough (RPC-over-RDMA with a write chunk: the
+ * data is then sent from where the file system put it), else the scratch buffer (encoded
+ * inline: TCP, or no write chunk). */
+static void read_dest(struct orpc_req *r, struct nfs3_scratch *sc, uint32_t count)
+{
+	const struct orpc_peer *p = r->peer;
+
+	sc->placed = p->ddp_sink && count <= p->ddp_sink_len;
+	sc->dest = sc->placed ? p->ddp_sink : sc->read_buf;
+}
+
+/* A READ's results once its data is at sc->dest. */
+static void read_answer(struct orpc_req *r, struct nfs3_scratch *sc, struct nfs3_read_res *o)
+{
+	if (o->status != NFS_OK)
+		return;
+	o->data = sc->dest;
+	o->data_len = o->count;
+	o->placed = sc->placed;
+	r->ddp_len = o->count;
+	r->ddp_placed = sc->placed;
+}
+
 static enum accept_stat p_read(struct orpc_req *r, void *a, void *res)
 {
 	struct nfs3_read_args *args = a;
 	struct nfs3_read_res *o = res;
-	struct nfs3_server *s = server_of(r);
 	struct nfs3_scratch *sc = scratch_of(r);
-	uint32_t count = args->count < s->max_io ? args->count : s->max_io;
 	struct nfs_ctx c;
 
 	make_ctx(r, &c);
-	o->status = nfs_fs_read(&c, &args->fh, args->offset, count, sc->read_buf, &o->count,
-				&o->eof, &o->attr.valid, &o->attr.attr);
-	if (o->status == NFS_OK) {
-		o->data = sc->read_buf;
-		o->data_len = o->count;
-		r->ddp_len = o->count;
-	}
+	o->status = nfs_fs_read(&c, &args->fh, args->offset, read_count(server_of(r), args),
+				sc->dest, &o->count, &o->eof, &o->attr.valid, &o->attr.attr);
+	read_answer(r, sc, o);
 	return answered(r, o->status);
 }
 
@@ -496,6 +520,7 @@ enum accept_stat nfs3_defer_or_run(struct orpc_req *r, void *args, void *res,
 				   void (*end)(struct orpc_req *, void *, void *))
 {
 	struct nfs3_server *s = server_of(r);
+	bool is_read = r->call.prog == NFS3_PROG && r->call.proc == NFS3_PROC_READ;
 	uint64_t t0 = now_ns();
 	enum accept_stat st;
 
@@ -506,6 +531,8 @@ enum accept_stat nfs3_defer_or_run(struct orpc_req *r, void *args, void *res,
 		if (p) {
 			orpc_pending_req(p)->user = sc;
 			sc->t0_ns = t0;
+			if (is_read)
+				read_dest(r, sc, read_count(s, args));
 			nfs_pool_submit(s->pool, p); /* cannot fail: the ring has room */
 			s->st.deferred++;
 			return ORPC_DEFER;
@@ -515,14 +542,93 @@ enum accept_stat nfs3_defer_or_run(struct orpc_req *r, void *args, void *res,
 		s->st.sync_fallback++;
 	}
 	s->sync_scratch.t0_ns = t0; /* scratch_of(r) for a call run at once */
+	if (is_read)
+		read_dest(r, &s->sync_scratch, read_count(s, args));
 	st = work(r, args, res);
 	end(r, args, res);
 	return st;
 }
 
+/* READ and WRITE through io_uring on the lcore (nfs_aio.h), when the backend can start them
+ * without blocking. @return true: the call is deferred until nfs3_aio_done */
+static bool aio_start(struct orpc_req *r, void *args, void *res)
+{
+	struct nfs3_server *s = server_of(r);
+	struct nfs3_scratch *sc = scratch_get(s);
+	uint64_t t0 = now_ns();
+	struct nfs_aio_op *op = NULL;
+	struct orpc_pending *p;
+	struct nfs_ctx c;
+
+	if (!sc)
+		return false;
+	make_ctx(r, &c);
+	if (r->call.proc == NFS3_PROC_READ) {
+		const struct nfs3_read_args *a = args;
+
+		read_dest(r, sc, read_count(s, a));
+		op = nfs_aio_read(s->aio, &c, &a->fh, a->offset, read_count(s, a), sc->dest);
+	} else {
+		const struct nfs3_write_args *a = args;
+
+		/* less data than count is INVAL, answered by p_write */
+		if (a->data_len >= a->count)
+			op = nfs_aio_write(s->aio, &c, &a->fh, a->offset, a->data, a->count,
+					   a->stable);
+	}
+	p = op ? orpc_svc_defer(r, args, res) : NULL;
+	if (!p) {
+		if (op)
+			nfs_aio_cancel(op);
+		scratch_put(s, sc);
+		return false;
+	}
+	orpc_pending_req(p)->user = sc;
+	sc->t0_ns = t0;
+	nfs_aio_submit(op, p);
+	s->st.aio++;
+	return true;
+}
+
+void nfs3_aio_done(const struct nfs_aio_done *d)
+{
+	struct orpc_pending *p = d->cookie;
+	struct orpc_req *r = orpc_pending_req(p);
+	struct nfs3_server *s = server_of(r);
+	struct nfs3_scratch *sc = r->user;
+	void *res = orpc_pending_res(p);
+
+	if (d->write) {
+		struct nfs3_write_res *o = res;
+
+		o->status = d->status;
+		o->count = d->count;
+		o->committed = d->committed;
+		o->wcc = d->wcc;
+		nfs_fs_write_verf(s->fs, o->verf);
+	} else {
+		struct nfs3_read_res *o = res;
+
+		o->status = d->status;
+		o->count = d->count;
+		o->eof = d->eof;
+		o->attr.valid = d->attr_valid;
+		o->attr.attr = d->attr;
+		read_answer(r, sc, o);
+	}
+	nfs3_call_end(r, orpc_pending_args(p), res);
+	/* the transport encodes the reply now (READ data points into sc), or drops it */
+	orpc_pending_done(p, SUCCESS);
+	scratch_put(s, sc);
+}
+
 /* Every NFSv3 procedure enters here; NULL has no work to hand over. */
 static enum accept_stat nfs3_entry(struct orpc_req *r, void *args, void *res)
 {
+	if (server_of(r)->aio &&
+	    (r->call.proc == NFS3_PROC_READ || r->call.proc == NFS3_PROC_WRITE) &&
+	    aio_start(r, args, res))
+		return ORPC_DEFER;
 	if (r->call.proc == NFS3_PROC_NULL) {
 		uint64_t t0 = now_ns();
 		enum accept_stat st = p_null(r, args, res);

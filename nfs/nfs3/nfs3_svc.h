@@ -51,6 +51,7 @@ struct nfs3_stats {
 	uint64_t read_bytes, write_bytes;
 	uint64_t deferred;	/**< calls whose work ran on a helper thread */
 	uint64_t sync_fallback; /**< calls run inline although a pool was there (no scratch) */
+	uint64_t aio;		/**< READs and WRITEs whose data went through io_uring */
 };
 
 /** Scratch space of one call: READ data, READLINK path, READDIR entries and their names. */
@@ -61,7 +62,12 @@ struct nfs3_scratch {
 	char *names;
 	uint32_t names_cap;
 	enum accept_stat stat; /**< what the work answered (deferred calls) */
-	uint64_t t0_ns;	       /**< the deferred call's arrival (CLOCK_MONOTONIC) */
+	/** READ: where the data goes, chosen on the lcore when the call arrives: the transport's
+	 * DDP sink (placed: registered memory the data is sent from, no copy into the reply) or
+	 * read_buf (encoded inline) */
+	uint8_t *dest;
+	bool placed;
+	uint64_t t0_ns; /**< the deferred call's arrival (CLOCK_MONOTONIC) */
 	struct nfs3_scratch *next;
 };
 
@@ -71,6 +77,10 @@ struct nfs3_server {
 	struct nfs_fs *fs;
 	uint32_t max_io;       /**< rtmax/wtmax announced by FSINFO (the transport's limit) */
 	struct nfs_pool *pool; /**< helper threads for the file-system work; NULL: run inline */
+	/** READ and WRITE data by io_uring on the lcore, when the backend can start them without
+	 * blocking (nfs_aio.h); the rest goes to the pool. NULL: none. May be shared by the
+	 * servers of one lcore: nfs_aio_poll(aio, nfs3_aio_done, n) finds each call's server. */
+	struct nfs_aio *aio;
 	struct nfs3_scratch sync_scratch; /**< for calls run inline */
 	struct nfs3_scratch *free_scratch;
 	uint32_t nscratch;
@@ -81,6 +91,10 @@ struct nfs3_server {
  * nfs_pool_poll(pool, nfs3_pool_done, n) in the lcore's loop). */
 void nfs3_pool_work(void *job);
 void nfs3_pool_done(void *job);
+
+struct nfs_aio_done;
+/** The io_uring operations' done function: nfs_aio_poll(aio, nfs3_aio_done, n). */
+void nfs3_aio_done(const struct nfs_aio_done *d);
 
 /* MOUNT's MNT runs like an NFSv3 call (mount_svc.c): its file-system work (the path walk and
  * open_by_handle_at) on a helper thread, its end (the mount list, the counters) on the lcore. */

@@ -293,8 +293,11 @@ bool_t xdr_nfs3_read_res(XDR *x, struct nfs3_read_res *p)
 	if (p->status != NFS_OK)
 		return TRUE;
 	/* the data opaque last: the DDP-eligible tail (docs/rpc.md) */
-	return x_u32(x, &p->count) && x_bool(x, &p->eof) &&
-	       x_bytes(x, &p->data, &p->data_len, NFS3_DATA_MAX);
+	if (!x_u32(x, &p->count) || !x_bool(x, &p->eof))
+		return FALSE;
+	if (x->x_op == XDR_ENCODE && p->placed)
+		return p->data_len <= NFS3_DATA_MAX && x_u32(x, &p->data_len);
+	return x_bytes(x, &p->data, &p->data_len, NFS3_DATA_MAX);
 }
 
 bool_t xdr_nfs3_write_res(XDR *x, struct nfs3_write_res *p)

@@ -257,6 +257,9 @@ struct nfs3_read_res {
 	bool eof;		    /**< ok */
 	const uint8_t *data;	    /**< ok: the handler's buffer / the message */
 	uint32_t data_len;	    /**< ok: the opaque's length, ≤ NFS3_DATA_MAX */
+	/** encode only: the data is already where the transport sends DDP data from
+	 * (orpc_req.ddp_placed): the opaque's length ends the results, its bytes are left out */
+	bool placed;
 };
 
 /** WRITE3res */

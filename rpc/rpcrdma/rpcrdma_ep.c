@@ -38,15 +38,29 @@
 #define NO_SLOT UINT32_MAX
 #define PAD4(n) ((4u - ((n)&3u)) & 3u)
 
-struct sreq { /* the server request being worked on */
+struct rpcrdma_ep;
+
+struct sreq { /* a server request being worked on: one of the endpoint's calls served at once */
+	struct rpcrdma_ep *ep;
+	uint32_t idx; /* in ep->reqs */
 	enum rpcrdma_req_state state;
-	uint32_t rbuf, len; /* receive buffer and bytes in it */
+	/* its staging: read chunks (or the DDP sink), the rebuilt call, the reply */
+	uint8_t *stage_in, *stage_call, *stage_out;
+	bool stage_busy;     /* its chunk WRITEs and reply SEND are not complete yet */
+	uint32_t stage_send; /* the send buffer of that reply SEND: only its completion frees the
+				stage (an earlier reply of this request, without WRITEs, may
+				complete after the stage was taken again) */
+	uint32_t rbuf, len;  /* receive buffer and bytes in it */
 	struct rpcrdma_hdr h;
 	enum rpcrdma_dec dec;
 	uint32_t reads_pending;
-	uint32_t chunk_off[RPCRDMA_MAX_READ_SEGS]; /* where each read segment lands in stage_in */
-	struct orpc_pending *pending;		   /* HANDLING: the deferred call */
-	bool resumed;				   /* HANDLING: it has ended */
+	uint32_t chunk_off[RPCRDMA_MAX_READ_SEGS]; /* where each read segment lands in chunks */
+	/* where the read segments land: stage_in, or stage_call at the chunk's XDR position when
+	 * the call has one read chunk in its inline body (in place: no copy to rebuild it) */
+	uint8_t *chunks;
+	bool in_place;
+	struct orpc_pending *pending; /* HANDLING: the deferred call */
+	bool resumed;		      /* HANDLING: it has ended */
 };
 
 struct cslot { /* a client call in flight */
@@ -80,14 +94,12 @@ struct rpcrdma_ep {
 	uint8_t *recv_bufs, *send_bufs;
 	uint32_t *send_free, nsend_free;
 	/* server */
-	uint8_t *stage_in, *stage_call, *stage_out;
-	bool stage_busy;
-	/* SENDs complete in order (RC): the stage is free again when the SEND posted right after
-	 * its WRITEs has completed, not at an earlier reply's SEND completion */
-	uint64_t sends_posted, sends_done, stage_until;
 	uint32_t *fifo, fifo_head, fifo_n; /* received buffers in arrival order */
 	uint32_t *fifo_len;
-	struct sreq req;
+	struct sreq reqs[RPCRDMA_SRV_MAX_CALLS];
+	uint32_t nreqs;
+	int16_t send_req[RPCRDMA_MAX_SENDS]; /* the request a send buffer's SEND replies for, or
+						-1 */
 	uint32_t inflight;
 	struct rpcrdma_seg wsegs[RPCRDMA_MAX_WRITE_CHUNKS]
 				[RPCRDMA_MAX_CHUNK_SEGS]; /* the reply's */
@@ -123,10 +135,10 @@ const char *rpcrdma_req_state_name(enum rpcrdma_req_state s)
 	return s < RPCRDMA_REQ_NUM_STATES ? req_names[s] : "unknown";
 }
 
-static void set_state(struct rpcrdma_ep *ep, enum rpcrdma_req_state s)
+static void set_state(struct sreq *r, enum rpcrdma_req_state s)
 {
-	ep->req.state = s;
-	ep->st.req_state[s]++;
+	r->state = s;
+	r->ep->st.req_state[s]++;
 }
 
 static uint8_t *recv_buf(struct rpcrdma_ep *ep, uint32_t i)
@@ -155,6 +167,10 @@ static int conf_check(struct rpcrdma_ep_conf *c)
 	if (!c->slots)
 		c->slots = RPCRDMA_CLNT_SLOTS;
 	if (c->slots > RPCRDMA_CLNT_MAX_SLOTS)
+		return -EINVAL;
+	if (!c->server_calls)
+		c->server_calls = RPCRDMA_SRV_CALLS;
+	if (c->server_calls > RPCRDMA_SRV_MAX_CALLS)
 		return -EINVAL;
 	if (c->credits > 1024 || c->inline_max < RPCRDMA_INLINE_MIN || c->inline_max > 65536 ||
 	    c->inline_max % 1024 || c->max_chunk < c->inline_max || c->max_chunk > (64u << 20))
@@ -192,9 +208,10 @@ struct rpcrdma_ep *rpcrdma_ep_create(struct roce_dev *dev, struct roce_pd *pd,
 	ep->nslots = ep->conf.slots;
 	ep->nrecv = role == RPCRDMA_SERVER ? ep->conf.credits : ep->nslots + 4;
 	ep->nsend = role == RPCRDMA_SERVER ? ep->conf.credits + 8 : ep->nslots + 4;
-	ep->region_len =
-		(uint64_t)(ep->nrecv + ep->nsend) * ep->conf.inline_max +
-		(uint64_t)(role == RPCRDMA_SERVER ? 3 : 3 * ep->nslots + 2) * ep->conf.max_chunk;
+	ep->nreqs = ep->conf.server_calls;
+	ep->region_len = (uint64_t)(ep->nrecv + ep->nsend) * ep->conf.inline_max +
+			 (uint64_t)(role == RPCRDMA_SERVER ? 3 * ep->nreqs : 3 * ep->nslots + 2) *
+				 ep->conf.max_chunk;
 	ep->region = rte_zmalloc("rpcrdma_region", ep->region_len, 4096);
 	ep->send_free = rte_zmalloc("rpcrdma_sfree", ep->nsend * sizeof(uint32_t), 0);
 	ep->fifo = rte_zmalloc("rpcrdma_fifo", ep->nrecv * sizeof(uint32_t) * 2, 0);
@@ -216,9 +233,14 @@ struct rpcrdma_ep *rpcrdma_ep_create(struct roce_dev *dev, struct roce_pd *pd,
 	ep->send_bufs = p;
 	p += (size_t)ep->nsend * ep->conf.inline_max;
 	if (role == RPCRDMA_SERVER) {
-		ep->stage_in = p;
-		ep->stage_call = p + ep->conf.max_chunk;
-		ep->stage_out = p + 2 * (size_t)ep->conf.max_chunk;
+		for (uint32_t i = 0; i < ep->nreqs; i++, p += 3 * (size_t)ep->conf.max_chunk) {
+			ep->reqs[i].ep = ep;
+			ep->reqs[i].idx = i;
+			ep->reqs[i].state = RPCRDMA_REQ_FREE;
+			ep->reqs[i].stage_in = p;
+			ep->reqs[i].stage_call = p + ep->conf.max_chunk;
+			ep->reqs[i].stage_out = p + 2 * (size_t)ep->conf.max_chunk;
+		}
 	} else {
 		for (uint32_t i = 0; i < ep->nslots; i++, p += 3 * (size_t)ep->conf.max_chunk) {
 			ep->slots[i].call = p;
@@ -247,7 +269,8 @@ struct rpcrdma_ep *rpcrdma_ep_create(struct roce_dev *dev, struct roce_pd *pd,
 		goto fail;
 	ep->credits = role == RPCRDMA_SERVER ? ep->conf.credits : 1; /* RFC 8166 §3.3.1 */
 	ep->inline_send = ep->inline_recv = RPCRDMA_INLINE_DEFAULT;
-	ep->req.state = RPCRDMA_REQ_FREE;
+	for (uint32_t i = 0; i < RPCRDMA_MAX_SENDS; i++)
+		ep->send_req[i] = -1;
 	return ep;
 fail:
 	for (uint32_t i = 0; i < RPCRDMA_CLNT_MAX_SLOTS; i++)
@@ -321,7 +344,7 @@ int rpcrdma_ep_start(struct rpcrdma_ep *ep, const uint8_t *peer_priv, uint32_t l
 
 /* send: a header and a body from a send buffer; inv_rkey != 0 asks the peer to invalidate */
 static int prim_send(struct rpcrdma_ep *ep, const struct rpcrdma_hdr_out *o, const uint8_t *body,
-		     uint32_t blen, uint32_t inv_rkey)
+		     uint32_t blen, uint32_t inv_rkey, struct sreq *r)
 {
 	struct roce_send_wr wr, *bad;
 	struct roce_sge sge;
@@ -340,6 +363,9 @@ static int prim_send(struct rpcrdma_ep *ep, const struct rpcrdma_hdr_out *o, con
 	}
 	if (blen)
 		memcpy(b + n, body, blen);
+	ep->send_req[i] = r ? (int16_t)r->idx : -1;
+	if (r && r->stage_busy)
+		r->stage_send = i; /* the reply SEND behind this request's chunk WRITEs */
 	sge = (struct roce_sge){(uintptr_t)b, (uint32_t)n + blen, ep->mr->lkey};
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = WR_ID(WR_SEND, i);
@@ -355,7 +381,6 @@ static int prim_send(struct rpcrdma_ep *ep, const struct rpcrdma_hdr_out *o, con
 	}
 	ep->st.tx_msgs++;
 	ep->st.send_inv += inv_rkey != 0;
-	ep->sends_posted++;
 	return 0;
 }
 
@@ -398,14 +423,15 @@ static int prim_ddp_write(struct rpcrdma_ep *ep, const struct rpcrdma_seg *segs,
 }
 
 /* ddp-read: one RDMA READ of a segment into local, signaled (the request waits for all) */
-static int prim_ddp_read(struct rpcrdma_ep *ep, const struct rpcrdma_seg *seg, uint8_t *local)
+static int prim_ddp_read(struct rpcrdma_ep *ep, const struct rpcrdma_seg *seg, uint8_t *local,
+			 uint32_t req)
 {
 	struct roce_sge sge = {(uintptr_t)local, seg->length, ep->mr->lkey};
 	struct roce_send_wr wr, *bad;
 	int rc;
 
 	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = WR_ID(WR_READ, 0);
+	wr.wr_id = WR_ID(WR_READ, req);
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
 	wr.opcode = ROCE_WR_RDMA_READ;
@@ -474,7 +500,7 @@ int rpcrdma_ep_bc_call(struct rpcrdma_ep *ep, const uint8_t *msg, uint32_t len, 
 		return -EBUSY;
 	memcpy(&o.xid, msg, 4);
 	/* RFC 8167 §4: backchannel messages are inline only, no chunks */
-	rc = prim_send(ep, &o, msg, len, 0);
+	rc = prim_send(ep, &o, msg, len, 0, NULL);
 	if (rc)
 		return rc;
 	ep->bc[i].used = true;
@@ -500,13 +526,43 @@ static void send_error(struct rpcrdma_ep *ep, const struct rpcrdma_hdr *h, enum 
 		o.err = RPCRDMA_ERR_CHUNK;
 		ep->st.err_chunk_sent++;
 	}
-	prim_send(ep, &o, NULL, 0, 0);
+	prim_send(ep, &o, NULL, 0, 0, NULL);
 }
 
-/* Post the READs of every read segment into stage_in, each chunk at its own offset. */
-static enum rpcrdma_req_state step_received(struct rpcrdma_ep *ep)
+static uint32_t first_position(const struct rpcrdma_hdr *h)
 {
-	struct sreq *r = &ep->req;
+	struct rpcrdma_rseg s;
+
+	rpcrdma_read_seg(h, 0, &s);
+	return s.position;
+}
+
+/* Can the read chunk land where the rebuilt call wants it? One chunk (every segment at one
+ * position) of an RDMA_MSG, its position inside the inline body, and the whole call (the body
+ * before it, the chunk and its round-up, the body after it) within stage_call. Then the RDMA
+ * READs write the data where the call's XDR has it, and only the inline body is copied around
+ * it: a WRITE's data is never copied on its way to the file. */
+static bool in_place(const struct sreq *r, uint32_t clen)
+{
+	const struct rpcrdma_ep *ep = r->ep;
+	uint32_t blen = r->len - r->h.hdr_len, pos = first_position(&r->h);
+	struct rpcrdma_rseg s;
+
+	if (r->h.proc != RPCRDMA_MSG || pos == 0 || pos > blen || pos & 3)
+		return false;
+	for (uint32_t i = 1; i < r->h.nr_rsegs; i++) {
+		rpcrdma_read_seg(&r->h, i, &s);
+		if (s.position != pos)
+			return false;
+	}
+	return (uint64_t)pos + clen + 3 + (blen - pos) <= ep->conf.max_chunk;
+}
+
+/* Post the READs of every read segment into stage_in, each chunk at its own offset (or into
+ * stage_call at the chunk's position: in_place). */
+static enum rpcrdma_req_state step_received(struct sreq *r)
+{
+	struct rpcrdma_ep *ep = r->ep;
 	uint32_t off = 0;
 
 	r->dec = rpcrdma_hdr_decode(recv_buf(ep, r->rbuf), r->len, &r->h);
@@ -541,13 +597,15 @@ static enum rpcrdma_req_state step_received(struct rpcrdma_ep *ep)
 		r->chunk_off[i] = off;
 		off += s.seg.length;
 	}
+	r->in_place = in_place(r, off);
+	r->chunks = r->in_place ? r->stage_call + first_position(&r->h) : r->stage_in;
 	for (uint32_t i = 0; i < r->h.nr_rsegs; i++) {
 		struct rpcrdma_rseg s;
 
 		rpcrdma_read_seg(&r->h, i, &s);
 		if (!s.seg.length)
 			continue;
-		if (prim_ddp_read(ep, &s.seg, ep->stage_in + r->chunk_off[i]) != 0)
+		if (prim_ddp_read(ep, &s.seg, r->chunks + r->chunk_off[i], r->idx) != 0)
 			return RPCRDMA_REQ_ERR_RDMA;
 		r->reads_pending++;
 	}
@@ -557,18 +615,35 @@ static enum rpcrdma_req_state step_received(struct rpcrdma_ep *ep)
 /* Rebuild the call in stage_call: the inline body (or the position-zero chunk) with every other
  * read chunk spliced in at its XDR position, each padded to 4 bytes whether or not the peer
  * sent the round-up (RFC 8166 §3.4.5). @return its length, 0 when positions do not fit */
-static uint32_t assemble_call(struct rpcrdma_ep *ep)
+static uint32_t assemble_call(struct sreq *r)
 {
-	struct sreq *r = &ep->req;
+	struct rpcrdma_ep *ep = r->ep;
 	const uint8_t *base = recv_buf(ep, r->rbuf) + r->h.hdr_len;
 	uint32_t blen = r->len - r->h.hdr_len, bpos = 0, out = 0, i = 0;
-	uint8_t *dst = ep->stage_call;
+	uint8_t *dst = r->stage_call;
 	uint32_t cap = ep->conf.max_chunk;
 
+	if (r->in_place) {
+		/* the chunk is at its position already: the body around it, and its round-up */
+		struct rpcrdma_rseg s;
+		uint32_t pos = first_position(&r->h), clen = 0;
+
+		for (i = 0; i < r->h.nr_rsegs; i++) {
+			rpcrdma_read_seg(&r->h, i, &s);
+			clen += s.seg.length;
+		}
+		memcpy(dst, base, pos);
+		out = pos + clen;
+		while (out & 3)
+			dst[out++] = 0;
+		memcpy(dst + out, base + pos, blen - pos);
+		ep->st.in_place_calls++;
+		return out + (blen - pos);
+	}
 	if (r->h.proc == RPCRDMA_NOMSG) { /* the call is the position-zero chunk */
 		struct rpcrdma_rseg s;
 
-		base = ep->stage_in;
+		base = r->stage_in;
 		blen = 0;
 		for (; i < r->h.nr_rsegs; i++) {
 			rpcrdma_read_seg(&r->h, i, &s);
@@ -599,7 +674,7 @@ static uint32_t assemble_call(struct rpcrdma_ep *ep)
 		out = pos;
 		if (clen > cap - out - 3)
 			return 0;
-		memcpy(dst + out, ep->stage_in + r->chunk_off[first], clen);
+		memcpy(dst + out, r->chunks + r->chunk_off[first], clen);
 		out += clen;
 		while (out & 3)
 			dst[out++] = 0;
@@ -641,60 +716,77 @@ static uint32_t single_rkey(const struct rpcrdma_hdr *h)
 	return key;
 }
 
-static enum rpcrdma_req_state reply_out(struct rpcrdma_ep *ep, uint32_t n, enum orpc_outcome oc);
+static enum rpcrdma_req_state reply_out(struct sreq *r, uint32_t n, enum orpc_outcome oc);
 static void ep_resume(struct orpc_pending *p, void *arg);
 
-static enum rpcrdma_req_state step_dispatch(struct rpcrdma_ep *ep)
+static enum rpcrdma_req_state step_dispatch(struct sreq *r)
 {
-	struct sreq *r = &ep->req;
+	struct rpcrdma_ep *ep = r->ep;
 	const uint8_t *call;
 	uint32_t clen, n;
 	enum orpc_outcome oc;
 
 	if (r->h.nr_rsegs) {
-		clen = assemble_call(ep);
+		clen = assemble_call(r);
 		if (!clen)
 			return RPCRDMA_REQ_ERR_HDR;
-		call = ep->stage_call;
+		call = r->stage_call;
 		if (r->h.proc == RPCRDMA_NOMSG)
 			ep->st.long_calls++;
 	} else {
 		call = recv_buf(ep, r->rbuf) + r->h.hdr_len;
 		clen = r->len - r->h.hdr_len;
 	}
-	n = orpc_svc_dispatch_peer(ep->svc, call, clen, ep, &ep->peer_addr, ep->stage_out,
+	/* DDP results may be placed straight into stage_in when the call offers a write chunk
+	 * and brought no read chunk (stage_in is then unused until this reply's sends end) */
+	ep->peer_addr.ddp_sink = NULL;
+	ep->peer_addr.ddp_sink_len = 0;
+	if (r->h.nr_wchunks && !r->h.nr_rsegs) {
+		uint32_t cap = 0;
+
+		for (uint32_t s = 0; s < r->h.wchunk_nsegs[0]; s++) {
+			struct rpcrdma_seg seg;
+
+			rpcrdma_write_seg(&r->h, 0, s, &seg);
+			cap += seg.length;
+		}
+		ep->peer_addr.ddp_sink = r->stage_in;
+		ep->peer_addr.ddp_sink_len = cap < ep->conf.max_chunk ? cap : ep->conf.max_chunk;
+	}
+	n = orpc_svc_dispatch_peer(ep->svc, call, clen, ep, &ep->peer_addr, r->stage_out,
 				   ep->conf.max_chunk, &oc);
 	if (oc == ORPC_OUT_DEFERRED) {
 		/* the call (in its receive buffer or stage_call) stays until the upper layer is done */
-		r->pending = orpc_svc_take_deferred(ep->svc, ep_resume, ep);
+		r->pending = orpc_svc_take_deferred(ep->svc, ep_resume, r);
 		r->resumed = false;
 		ep->st.deferred++;
 		return RPCRDMA_REQ_HANDLING;
 	}
-	return reply_out(ep, n, oc);
+	return reply_out(r, n, oc);
 }
 
 /* HANDLING: once the deferred call has ended, its reply goes out as dispatch's would. */
-static enum rpcrdma_req_state step_handling(struct rpcrdma_ep *ep)
+static enum rpcrdma_req_state step_handling(struct sreq *r)
 {
+	struct rpcrdma_ep *ep = r->ep;
 	enum orpc_outcome oc;
 	uint32_t n;
 
-	if (!ep->req.resumed)
+	if (!r->resumed)
 		return RPCRDMA_REQ_HANDLING;
-	n = orpc_svc_finish(ep->svc, ep->req.pending, ep->stage_out, ep->conf.max_chunk, &oc);
-	ep->req.pending = NULL;
-	return reply_out(ep, n, oc);
+	n = orpc_svc_finish(ep->svc, r->pending, r->stage_out, ep->conf.max_chunk, &oc);
+	r->pending = NULL;
+	return reply_out(r, n, oc);
 }
 
 /* The reply of n bytes in stage_out (outcome oc): DDP data into write chunk 0, a long reply
  * into the reply chunk, then the SEND. */
-static enum rpcrdma_req_state reply_out(struct rpcrdma_ep *ep, uint32_t n, enum orpc_outcome oc)
+static enum rpcrdma_req_state reply_out(struct sreq *r, uint32_t n, enum orpc_outcome oc)
 {
+	struct rpcrdma_ep *ep = r->ep;
 	struct rpcrdma_seg(*wsegs)[RPCRDMA_MAX_CHUNK_SEGS] = ep->wsegs;
 	struct rpcrdma_seg *rsegs = ep->rsegs;
 	struct rpcrdma_chunk wch[RPCRDMA_MAX_WRITE_CHUNKS], rch;
-	struct sreq *r = &ep->req;
 	struct rpcrdma_hdr_out o = {.xid = r->h.xid,
 				    .vers = RPCRDMA_VERSION,
 				    .credits = ep->credits,
@@ -718,20 +810,35 @@ static enum rpcrdma_req_state reply_out(struct rpcrdma_ep *ep, uint32_t n, enum 
 	if (oc == ORPC_OUT_SUCCESS && ep->svc->req.proc && ep->svc->req.proc->ddp_res &&
 	    r->h.nr_wchunks && ep->svc->req.ddp_len) {
 		uint32_t dlen = ep->svc->req.ddp_len, start;
+		bool placed = ep->svc->req.ddp_placed;
 		struct rpcrdma_seg segs[RPCRDMA_MAX_CHUNK_SEGS];
+		const uint8_t *src;
 
-		if (dlen + PAD4(dlen) > n)
-			return RPCRDMA_REQ_ERR_HDR;
-		start = n - PAD4(dlen) - dlen;
+		if (placed) {
+			/* the handler put the data in stage_in (peer.ddp_sink): the encoded
+			 * results end with the opaque's length */
+			if (dlen > ep->conf.max_chunk)
+				return RPCRDMA_REQ_ERR_HDR;
+			start = n;
+			src = r->stage_in;
+		} else {
+			if (dlen + PAD4(dlen) > n)
+				return RPCRDMA_REQ_ERR_HDR;
+			start = n - PAD4(dlen) - dlen;
+			src = r->stage_out + start;
+		}
 		for (uint32_t s = 0; s < r->h.wchunk_nsegs[0]; s++)
 			rpcrdma_write_seg(&r->h, 0, s, &segs[s]);
-		if (prim_ddp_write(ep, segs, r->h.wchunk_nsegs[0], ep->stage_out + start, dlen,
-				   lens) == 0) {
+		if (prim_ddp_write(ep, segs, r->h.wchunk_nsegs[0], src, dlen, lens) == 0) {
 			for (uint32_t s = 0; s < r->h.wchunk_nsegs[0]; s++)
 				wsegs[0][s].length = lens[s];
 			body = start; /* the data and its round-up leave the inline stream */
-			ep->stage_busy = true;
-			ep->stage_until = ep->sends_posted + 1;
+			r->stage_busy = true;
+			ep->st.ddp_placed += placed;
+		} else if (placed) {
+			/* the data cannot go inline (the results were encoded without it); the
+			 * sink's length was the chunk's, so only a failed post lands here */
+			return RPCRDMA_REQ_ERR_RDMA;
 		}
 	}
 	hlen = (int)rpcrdma_hdr_size(&o);
@@ -741,16 +848,16 @@ static enum rpcrdma_req_state reply_out(struct rpcrdma_ep *ep, uint32_t n, enum 
 			ep->st.err_chunk_sent++;
 			o.proc = RPCRDMA_ERROR;
 			o.err = RPCRDMA_ERR_CHUNK;
-			prim_send(ep, &o, NULL, 0, 0);
+			prim_send(ep, &o, NULL, 0, 0, r);
 			return RPCRDMA_REQ_REPLYING;
 		}
 		for (uint32_t s = 0; s < r->h.reply_nsegs; s++)
 			rpcrdma_reply_seg(&r->h, s, &rsegs[s]);
-		if (prim_ddp_write(ep, rsegs, r->h.reply_nsegs, ep->stage_out, body, lens) != 0) {
+		if (prim_ddp_write(ep, rsegs, r->h.reply_nsegs, r->stage_out, body, lens) != 0) {
 			ep->st.err_chunk_sent++;
 			o.proc = RPCRDMA_ERROR;
 			o.err = RPCRDMA_ERR_CHUNK;
-			prim_send(ep, &o, NULL, 0, 0);
+			prim_send(ep, &o, NULL, 0, 0, r);
 			return RPCRDMA_REQ_REPLYING;
 		}
 		for (uint32_t s = 0; s < r->h.reply_nsegs; s++)
@@ -758,41 +865,41 @@ static enum rpcrdma_req_state reply_out(struct rpcrdma_ep *ep, uint32_t n, enum 
 		rch = (struct rpcrdma_chunk){r->h.reply_nsegs, rsegs};
 		o.reply = &rch;
 		o.proc = RPCRDMA_NOMSG;
-		ep->stage_busy = true;
-		ep->stage_until = ep->sends_posted + 1;
+		r->stage_busy = true;
 		ep->st.long_replies++;
 		body = 0;
 	}
-	if (prim_send(ep, &o, ep->stage_out, body,
-		      ep->peer.remote_inv_ok ? single_rkey(&r->h) : 0) != 0)
+	if (prim_send(ep, &o, r->stage_out, body, ep->peer.remote_inv_ok ? single_rkey(&r->h) : 0,
+		      r) != 0)
 		return RPCRDMA_REQ_ERR_RDMA;
 	return RPCRDMA_REQ_REPLYING;
 }
 
-/* Run the current request as far as it goes. */
-static void run_req(struct rpcrdma_ep *ep)
+/* Run one request as far as it goes. */
+static void run_req(struct sreq *r)
 {
+	struct rpcrdma_ep *ep = r->ep;
 	enum rpcrdma_req_state prev, next;
 
 	do {
-		prev = ep->req.state;
-		switch (ep->req.state) {
+		prev = r->state;
+		switch (r->state) {
 		case RPCRDMA_REQ_RECEIVED:
-			next = step_received(ep);
+			next = step_received(r);
 			break;
 		case RPCRDMA_REQ_READING:
-			next = ep->req.reads_pending ? RPCRDMA_REQ_READING : RPCRDMA_REQ_DISPATCH;
+			next = r->reads_pending ? RPCRDMA_REQ_READING : RPCRDMA_REQ_DISPATCH;
 			break;
 		case RPCRDMA_REQ_DISPATCH:
-			next = step_dispatch(ep);
+			next = step_dispatch(r);
 			break;
 		case RPCRDMA_REQ_HANDLING:
-			next = step_handling(ep);
+			next = step_handling(r);
 			break;
 		case RPCRDMA_REQ_ERR_HDR:
-			send_error(ep, &ep->req.h,
-				   ep->req.dec == RPCRDMA_DEC_ERR_VERS ? RPCRDMA_DEC_ERR_VERS
-								       : RPCRDMA_DEC_ERR_CHUNK);
+			send_error(ep, &r->h,
+				   r->dec == RPCRDMA_DEC_ERR_VERS ? RPCRDMA_DEC_ERR_VERS
+								  : RPCRDMA_DEC_ERR_CHUNK);
 			next = RPCRDMA_REQ_DONE;
 			break;
 		case RPCRDMA_REQ_REPLYING:
@@ -804,49 +911,64 @@ static void run_req(struct rpcrdma_ep *ep)
 			break;
 		case RPCRDMA_REQ_DONE:
 			/* the call is consumed: its receive goes back, keeping credits = receives */
-			if (!ep->failed && post_recv(ep, ep->req.rbuf) != 0)
+			if (!ep->failed && post_recv(ep, r->rbuf) != 0)
 				ep->failed = true;
 			ep->inflight--;
 			next = RPCRDMA_REQ_FREE;
 			break;
 		default:
-			next = ep->req.state;
+			next = r->state;
 			break;
 		}
 		if (next != prev)
-			set_state(ep, next);
-	} while (ep->req.state != prev);
+			set_state(r, next);
+	} while (r->state != prev);
 }
 
+/* A request that may take the next call: free, and its staging no longer read by frames. */
+static struct sreq *idle_req(struct rpcrdma_ep *ep)
+{
+	for (uint32_t i = 0; i < ep->nreqs; i++)
+		if (ep->reqs[i].state == RPCRDMA_REQ_FREE && !ep->reqs[i].stage_busy)
+			return &ep->reqs[i];
+	return NULL;
+}
+
+/* Start the calls received, in arrival order, as requests become idle (up to nreqs at once:
+ * a call deferred to the upper layer no longer holds up the ones behind it); move on the
+ * requests whose READs have all completed. */
 static void server_progress(struct rpcrdma_ep *ep)
 {
-	while (ep->req.state == RPCRDMA_REQ_FREE && ep->fifo_n && !ep->stage_busy &&
-	       ep->nsend_free && !ep->quiesced) {
-		ep->req.rbuf = ep->fifo[ep->fifo_head];
-		ep->req.len = ep->fifo_len[ep->fifo_head];
+	struct sreq *r;
+
+	while (ep->fifo_n && ep->nsend_free && !ep->quiesced && (r = idle_req(ep))) {
+		r->rbuf = ep->fifo[ep->fifo_head];
+		r->len = ep->fifo_len[ep->fifo_head];
 		ep->fifo_head = (ep->fifo_head + 1) % ep->nrecv;
 		ep->fifo_n--;
-		set_state(ep, RPCRDMA_REQ_RECEIVED);
-		run_req(ep);
+		set_state(r, RPCRDMA_REQ_RECEIVED);
+		run_req(r);
 	}
-	if (ep->req.state == RPCRDMA_REQ_READING && !ep->req.reads_pending)
-		run_req(ep);
+	for (uint32_t i = 0; i < ep->nreqs; i++)
+		if (ep->reqs[i].state == RPCRDMA_REQ_READING && !ep->reqs[i].reads_pending)
+			run_req(&ep->reqs[i]);
 }
 
 /* The upper layer ended the deferred call (on this endpoint's lcore). */
 static void ep_resume(struct orpc_pending *p, void *arg)
 {
-	struct rpcrdma_ep *ep = arg;
+	struct sreq *r = arg;
+	struct rpcrdma_ep *ep = r->ep;
 
 	if (ep->closing) {
 		/* the QP is gone: nothing to answer; rpcrdma_ep_destroy can finish now */
 		orpc_svc_finish(ep->svc, p, NULL, 0, NULL);
-		ep->req.pending = NULL;
-		ep->req.state = RPCRDMA_REQ_FREE;
+		r->pending = NULL;
+		r->state = RPCRDMA_REQ_FREE;
 		return;
 	}
-	ep->req.resumed = true;
-	run_req(ep);
+	r->resumed = true;
+	run_req(r);
 	server_progress(ep);
 }
 
@@ -997,7 +1119,7 @@ int rpcrdma_clnt_call(struct rpcrdma_ep *ep, const struct rpcrdma_call *c, rpcrd
 		if (rc)
 			return rc;
 	}
-	rc = prim_send(ep, &o, inl, ilen, 0);
+	rc = prim_send(ep, &o, inl, ilen, 0, NULL);
 	if (rc)
 		return rc;
 	k->used = true;
@@ -1040,7 +1162,7 @@ static void client_bc_call(struct rpcrdma_ep *ep, const struct rpcrdma_hdr *h, c
 	}
 	n = orpc_svc_dispatch_peer(ep->svc, m, len, ep, &ep->peer_addr, ep->scratch,
 				   ep->conf.inline_max, NULL);
-	if (!n || prim_send(ep, &o, ep->scratch, n, 0) != 0) {
+	if (!n || prim_send(ep, &o, ep->scratch, n, 0, NULL) != 0) {
 		ep->st.bc_dropped++;
 		return;
 	}
@@ -1147,6 +1269,26 @@ static void fail_all(struct rpcrdma_ep *ep, int err)
 
 /* ---- completions ---- */
 
+/* A SEND completed (or was flushed): its buffer is free, and when it was a request's reply,
+ * the WRITEs posted before it are done too (RC completes in order): its staging is free. */
+static void send_done(struct rpcrdma_ep *ep, uint32_t i)
+{
+	if (i >= ep->nsend)
+		return;
+	ep->send_free[ep->nsend_free++] = i;
+	if (ep->send_req[i] >= 0 && (uint32_t)ep->send_req[i] < ep->nreqs) {
+		struct sreq *r = &ep->reqs[ep->send_req[i]];
+
+		/* droce-nfsperf's randrw verify over RDMA caught a WRITE reply's SEND completing
+		 * after the request had sent a READ reply by write chunk from the same stage: the
+		 * stage went back, the next call's read chunk landed in it, and the READ's
+		 * WRITEs still going out carried another block */
+		if (r->stage_busy && r->stage_send == i)
+			r->stage_busy = false;
+	}
+	ep->send_req[i] = -1;
+}
+
 int rpcrdma_ep_poll(struct rpcrdma_ep *ep)
 {
 	struct roce_wc wc[32];
@@ -1164,12 +1306,10 @@ int rpcrdma_ep_poll(struct rpcrdma_ep *ep)
 			else
 				ep->st.rdma_errors++;
 			ep->failed = true;
-			if (type == WR_SEND) {
-				ep->send_free[ep->nsend_free++] = idx;
-				ep->sends_done++;
-			}
-			if (type == WR_READ && ep->req.reads_pending)
-				ep->req.reads_pending--;
+			if (type == WR_SEND)
+				send_done(ep, idx);
+			if (type == WR_READ && idx < ep->nreqs && ep->reqs[idx].reads_pending)
+				ep->reqs[idx].reads_pending--;
 			continue;
 		}
 		switch (type) {
@@ -1192,17 +1332,11 @@ int rpcrdma_ep_poll(struct rpcrdma_ep *ep)
 			ep->fifo_n++;
 			break;
 		case WR_SEND:
-			ep->send_free[ep->nsend_free++] = idx;
-			/* RC completes in order: the WRITEs posted before this SEND are done. An
-			 * earlier reply's SEND completing says nothing of the stage's WRITEs
-			 * (droce-nfsperf's randrw verify caught READ data overwritten by the next
-			 * call's results while its WRITEs were still going out) */
-			if (++ep->sends_done >= ep->stage_until)
-				ep->stage_busy = false;
+			send_done(ep, idx);
 			break;
 		case WR_READ:
-			if (ep->req.reads_pending)
-				ep->req.reads_pending--;
+			if (idx < ep->nreqs && ep->reqs[idx].reads_pending)
+				ep->reqs[idx].reads_pending--;
 			break;
 		case WR_LINV:
 			/* the call's key is gone: now its reply may be used */
@@ -1221,10 +1355,13 @@ int rpcrdma_ep_poll(struct rpcrdma_ep *ep)
 	if (ep->failed) {
 		if (ep->role == RPCRDMA_CLIENT)
 			fail_all(ep, -EIO);
-		else if (ep->req.state == RPCRDMA_REQ_READING) {
-			set_state(ep, RPCRDMA_REQ_ERR_RDMA);
-			run_req(ep);
-		}
+		else
+			for (uint32_t i = 0; i < ep->nreqs; i++) {
+				if (ep->reqs[i].state != RPCRDMA_REQ_READING)
+					continue;
+				set_state(&ep->reqs[i], RPCRDMA_REQ_ERR_RDMA);
+				run_req(&ep->reqs[i]);
+			}
 		return n;
 	}
 	if (ep->role == RPCRDMA_SERVER)
@@ -1240,7 +1377,12 @@ void rpcrdma_ep_quiesce(struct rpcrdma_ep *ep)
 bool rpcrdma_ep_busy(const struct rpcrdma_ep *ep)
 {
 	/* a call being served, or a SEND (a reply, with the WRITEs before it) not completed */
-	return !ep->failed && (ep->req.state != RPCRDMA_REQ_FREE || ep->nsend_free < ep->nsend);
+	if (ep->failed)
+		return false;
+	for (uint32_t i = 0; i < ep->nreqs; i++)
+		if (ep->reqs[i].state != RPCRDMA_REQ_FREE)
+			return true;
+	return ep->nsend_free < ep->nsend;
 }
 
 void rpcrdma_ep_info(const struct rpcrdma_ep *ep, struct rpcrdma_ep_info *i)
@@ -1275,8 +1417,9 @@ int rpcrdma_ep_destroy(struct rpcrdma_ep *ep)
 			;
 	}
 	/* a deferred call still reads its arguments from our buffers: wait for it to end */
-	if (ep->req.pending)
-		busy = true;
+	for (uint32_t i = 0; i < ep->nreqs; i++)
+		if (ep->reqs[i].pending)
+			busy = true;
 	/* a region that queued frames still point into cannot go yet (roce_dereg_mr: -EBUSY);
 	 * its memory stays until it can */
 	for (uint32_t i = 0; i < RPCRDMA_CLNT_MAX_SLOTS; i++) {

@@ -45,22 +45,29 @@
 #define RPCRDMA_DEFAULT_MAX_CHUNK ((1u << 20) + 8192u)
 #define RPCRDMA_CLNT_SLOTS 4u /**< client calls in flight by default */
 #define RPCRDMA_CLNT_MAX_SLOTS 64u
-#define RPCRDMA_BC_SLOTS 4u /**< server: backchannel calls in flight (RFC 8167) */
+#define RPCRDMA_BC_SLOTS 4u	       /**< server: backchannel calls in flight (RFC 8167) */
+#define RPCRDMA_SRV_MAX_CALLS 16u      /**< server: calls served at once, at most */
+#define RPCRDMA_SRV_CALLS 4u	       /**< server: calls served at once by default */
+#define RPCRDMA_MAX_SENDS (1024u + 8u) /**< send buffers: the server's credits + 8 at most */
 
 enum rpcrdma_role { RPCRDMA_SERVER, RPCRDMA_CLIENT };
 
 struct rpcrdma_ep_conf {
-	uint32_t credits;     /**< server: receives posted and granted (1..1024; 0 = 128) */
-	uint32_t inline_max;  /**< largest message we receive inline (1024..65536; 0 = 4096) */
-	uint32_t max_chunk;   /**< largest chunk we read or write (0 = 1 MiB + 8 KiB) */
-	bool no_private_data; /**< announce nothing (as a peer without RFC 8797 would) */
-	bool frwr;	      /**< client: register each call's chunks with a fast-registration key
+	uint32_t credits;      /**< server: receives posted and granted (1..1024; 0 = 128) */
+	uint32_t inline_max;   /**< largest message we receive inline (1024..65536; 0 = 4096) */
+	uint32_t max_chunk;    /**< largest chunk we read or write (0 = 1 MiB + 8 KiB) */
+	bool no_private_data;  /**< announce nothing (as a peer without RFC 8797 would) */
+	bool frwr;	       /**< client: register each call's chunks with a fast-registration key
 				 of its own (REG_MR), invalidated by the server's Send With
 				 Invalidate or by a LOCAL_INV before the reply is handed over;
 				 else one persistent registration serves every call */
-	bool no_remote_inv;   /**< client with frwr: do not offer Send With Invalidate */
-	uint32_t slots;	      /**< client: calls in flight (1..64; 0 = 4), each with 3 x max_chunk
+	bool no_remote_inv;    /**< client with frwr: do not offer Send With Invalidate */
+	uint32_t slots;	       /**< client: calls in flight (1..64; 0 = 4), each with 3 x max_chunk
 				 of staging */
+	uint32_t server_calls; /**< server: calls served at once (1..16; 0 = 4), each with 3 x
+				  max_chunk of staging; the calls behind them wait in arrival
+				  order, so a call the upper layer deferred holds up no others
+				  while another is free */
 };
 
 /** The request state machine of the server side (STYLE §4). */
@@ -99,7 +106,10 @@ struct rpcrdma_ep_stats {
 	uint64_t bc_dropped; /**< client: backchannel calls with no programs or chunks, or a
 				reply that does not fit inline */
 	uint64_t req_state[RPCRDMA_REQ_NUM_STATES];
-	uint64_t deferred; /**< calls the upper layer finished later (orpc_svc_defer) */
+	uint64_t deferred;	 /**< calls the upper layer finished later (orpc_svc_defer) */
+	uint64_t ddp_placed;	 /**< replies whose DDP data the handler put in place (no copy) */
+	uint64_t in_place_calls; /**< calls whose read chunk the RDMA READs put where the rebuilt
+				    call has it (no copy) */
 };
 
 struct rpcrdma_ep;

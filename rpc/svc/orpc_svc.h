@@ -127,6 +127,13 @@ enum orpc_xprt { ORPC_XPRT_NONE = 0, ORPC_XPRT_TCP, ORPC_XPRT_UDP, ORPC_XPRT_RDM
 struct orpc_peer {
 	enum orpc_xprt xprt;
 	struct sockaddr_storage addr; /**< AF_UNSPEC when the transport did not say */
+	/** Set by the transport for the call being dispatched: where a ddp_res handler may put
+	 * its trailing opaque's content directly (memory the transport sends DDP data from, free
+	 * until the reply is sent), and how many bytes fit. NULL when the results go inline (TCP,
+	 * a call without a write chunk). A handler that uses it sets req->ddp_placed. Read it on
+	 * the lcore at dispatch: a pending call's copy of the peer keeps the pointer. */
+	uint8_t *ddp_sink;
+	uint32_t ddp_sink_len;
 };
 
 /** The request a handler sees. */
@@ -138,7 +145,11 @@ struct orpc_req {
 	const struct orpc_proc *proc;
 	enum orpc_outcome outcome;
 	uint32_t ddp_len; /**< set by a ddp_res handler: bytes of the trailing opaque's content */
-	void *user;	  /**< the upper layer's, per call (NULL at dispatch) */
+	/** set by a ddp_res handler that put those bytes at peer->ddp_sink: its results' encoder
+	 * leaves them out (the opaque's length word ends the results), and the transport sends
+	 * them from the sink */
+	bool ddp_placed;
+	void *user;		    /**< the upper layer's, per call (NULL at dispatch) */
 	struct orpc_drc_entry *drc; /**< its cache entry while it runs */
 	struct orpc_call call;
 };

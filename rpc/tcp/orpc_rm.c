@@ -134,6 +134,23 @@ uint32_t orpc_rm_feed(struct orpc_rm *rm, const uint8_t *buf, uint32_t len)
 	return off;
 }
 
+uint8_t *orpc_rm_take(struct orpc_rm *rm)
+{
+	uint32_t cap = rm->max_record < 4096 ? rm->max_record : 4096;
+	uint8_t *fresh, *rec;
+
+	if (rm->state != ORPC_RM_RECORD)
+		return NULL;
+	fresh = malloc(cap ? cap : 1);
+	if (!fresh)
+		return NULL;
+	rec = rm->rec;
+	rm->rec = fresh;
+	rm->rec_cap = cap;
+	orpc_rm_consume(rm);
+	return rec;
+}
+
 void orpc_rm_consume(struct orpc_rm *rm)
 {
 	if (rm->state != ORPC_RM_RECORD)

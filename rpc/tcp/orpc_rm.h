@@ -51,6 +51,14 @@ uint32_t orpc_rm_feed(struct orpc_rm *rm, const uint8_t *buf, uint32_t len);
 /** The record in rec/rec_len has been handled: start the next. */
 void orpc_rm_consume(struct orpc_rm *rm);
 
+/**
+ * Take the record (state RECORD) away: the caller owns rec (free() it) and the reassembler
+ * goes on with a new, small buffer, as orpc_rm_consume does. For a record that must outlive
+ * the next one (a deferred call's arguments point into it).
+ * @return the record's buffer, or NULL (out of memory: nothing changed)
+ */
+uint8_t *orpc_rm_take(struct orpc_rm *rm);
+
 /** Write a last-fragment mark for a record of len bytes. */
 void orpc_rm_mark(uint8_t out[4], uint32_t len, bool last);
 

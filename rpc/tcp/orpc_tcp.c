@@ -19,14 +19,27 @@
 #define TAG_LISTEN (1ull << 32)
 #define READ_CHUNK 65536u
 
+struct orpc_tcp_conn;
+
+/* A deferred call of a connection: its record, which its arguments point into. */
+struct tcp_call {
+	struct orpc_tcp_conn *c;
+	uint8_t *rec; /* NULL: the record is still the reassembler's (rm_held) */
+	bool used;
+};
+
 struct orpc_tcp_conn {
 	int fd;
 	struct orpc_peer peer;
 	struct orpc_tcp_srv *srv;
-	struct orpc_pending *pending; /* a deferred call: nothing else is read until it ends */
-	uint8_t *stash;		      /* bytes read after the deferred call's record */
+	/* calls deferred and not yet answered: the connection reads on while there is room,
+	 * and their replies go out as they end (RPC matches replies by xid, not order) */
+	struct tcp_call calls[ORPC_TCP_CONN_CALLS];
+	uint32_t ncalls;
+	bool rm_held;	/* a deferred call's record is in rm (no memory to take it): wait */
+	uint8_t *stash; /* bytes read after the record that filled calls[]: fed when one ends */
 	uint32_t stash_len;
-	bool dead; /* closed while its call was deferred: freed when the call ends */
+	bool dead; /* closed while calls were deferred: freed when the last one ends */
 	uint32_t slot;
 	struct orpc_rm rm;
 	uint8_t *out; /* reply bytes the socket did not take yet */
@@ -114,6 +127,22 @@ fail:
 	return rc;
 }
 
+/* No more calls are read until a deferred one ends. */
+static bool paused(const struct orpc_tcp_conn *c)
+{
+	return c->ncalls == ORPC_TCP_CONN_CALLS || c->rm_held || c->stash;
+}
+
+/* What the connection waits for: its queued reply bytes to go (nothing is read meanwhile),
+ * else more calls, unless paused. */
+static void set_events(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c)
+{
+	struct epoll_event ev = {.data.u64 = c->slot};
+
+	ev.events = c->out ? EPOLLOUT : paused(c) ? 0 : EPOLLIN;
+	epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
 static void conn_free(struct orpc_tcp_conn *c)
 {
 	orpc_rm_fini(&c->rm);
@@ -130,8 +159,8 @@ static void conn_close(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c, uint64_t
 	close(c->fd);
 	c->fd = -1;
 	s->conns[c->slot] = NULL;
-	if (c->pending)
-		c->dead = true; /* the deferred call still reads its record: free it at its end */
+	if (c->ncalls)
+		c->dead = true; /* deferred calls still read their records: free it at their end */
 	else
 		conn_free(c);
 }
@@ -178,14 +207,11 @@ static void do_accept(struct orpc_tcp_srv *s, int lfd)
 /* Write what is queued; 0 when all is out, 1 when the socket is full, -1 on error. */
 static int flush_out(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c)
 {
-	struct epoll_event ev = {.data.u64 = c->slot};
-
 	while (c->out_off < c->out_len) {
 		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
 
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			ev.events = EPOLLOUT; /* stop reading until the reply is out */
-			epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev);
+			set_events(s, c); /* stop reading until the reply is out */
 			return 1;
 		}
 		if (n <= 0)
@@ -195,12 +221,11 @@ static int flush_out(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c)
 	free(c->out);
 	c->out = NULL;
 	c->out_len = c->out_off = 0;
-	ev.events = EPOLLIN;
-	epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev);
+	set_events(s, c);
 	return 0;
 }
 
-/* Queue bytes behind what is already waiting (replies leave in call order). */
+/* Queue bytes behind what is already waiting (a reply's bytes are never interleaved). */
 static int queue_out(struct orpc_tcp_conn *c, const uint8_t *p, uint32_t n)
 {
 	uint8_t *q = realloc(c->out, c->out_len + n);
@@ -239,7 +264,7 @@ static int send_reply(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c, uint32_t 
 static void tcp_resume(struct orpc_pending *p, void *arg);
 
 /* A record is complete: dispatch it. -1: the connection was closed; 1: the call was deferred
- * (the record stays until it ends); 0: go on. */
+ * and the connection is paused (ORPC_TCP_CONN_CALLS deferred); 0: go on. */
 static int handle_record(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c)
 {
 	enum orpc_outcome o;
@@ -249,11 +274,26 @@ static int handle_record(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c)
 	n = orpc_svc_dispatch_peer(s->svc, c->rm.rec, c->rm.rec_len, c, &c->peer, s->reply + 4,
 				   s->reply_cap - 4, &o);
 	if (o == ORPC_OUT_DEFERRED) {
-		struct epoll_event ev = {.events = 0, .data.u64 = c->slot};
+		struct tcp_call *k = NULL;
 
-		c->pending = orpc_svc_take_deferred(s->svc, tcp_resume, c);
+		/* reading stops at ORPC_TCP_CONN_CALLS: there is a free one */
+		for (uint32_t i = 0; i < ORPC_TCP_CONN_CALLS && !k; i++)
+			if (!c->calls[i].used)
+				k = &c->calls[i];
+		k->used = true;
+		k->c = c;
+		/* the record goes with the call; without memory for a new one, the reassembler
+		 * keeps it and the connection waits for this call (as with one call at a time) */
+		k->rec = orpc_rm_take(&c->rm);
+		c->rm_held = !k->rec;
+		c->ncalls++;
+		orpc_svc_take_deferred(s->svc, tcp_resume, k);
 		s->stats.deferred++;
-		epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev); /* nothing is read meanwhile */
+		if (c->ncalls > s->stats.max_calls_at_once)
+			s->stats.max_calls_at_once = c->ncalls;
+		if (!paused(c))
+			return 0;
+		set_events(s, c); /* nothing is read until one ends */
 		return 1;
 	}
 	orpc_rm_consume(&c->rm);
@@ -268,8 +308,8 @@ static int handle_record(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c)
 	return 0;
 }
 
-/* Feed bytes into the record marking, dispatching each record. -1: closed; 1: a call was
- * deferred (the bytes after its record wait in the stash); 0: all taken. */
+/* Feed bytes into the record marking, dispatching each record. -1: closed; 1: paused by a
+ * deferred call (the bytes after its record wait in the stash); 0: all taken. */
 static int feed(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c, const uint8_t *buf, uint32_t n)
 {
 	uint32_t off = 0;
@@ -286,7 +326,7 @@ static int feed(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c, const uint8_t *
 				uint8_t *q = off < n ? malloc(n - off) : NULL;
 
 				if (off < n && !q) {
-					/* the deferred call keeps the connection until it ends */
+					/* the deferred calls keep the connection until they end */
 					conn_close(s, c, &s->stats.closed_error);
 					return -1;
 				}
@@ -294,6 +334,7 @@ static int feed(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c, const uint8_t *
 					memcpy(q, buf + off, n - off);
 				c->stash = q;
 				c->stash_len = n - off;
+				set_events(s, c);
 				return 1;
 			}
 			break;
@@ -310,43 +351,55 @@ static int feed(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c, const uint8_t *
 	return 0;
 }
 
-/* A deferred call ended: send its reply, then go on with what was read after it. */
+/* A deferred call ended: send its reply; when it held the connection up, go on with what was
+ * read after it. */
 static void tcp_resume(struct orpc_pending *p, void *arg)
 {
-	struct orpc_tcp_conn *c = arg;
+	struct tcp_call *k = arg;
+	struct orpc_tcp_conn *c = k->c;
 	struct orpc_tcp_srv *s = c->srv;
-	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = c->slot};
-	uint8_t *stash = c->stash;
-	uint32_t n, len = c->stash_len;
+	uint8_t *stash;
+	uint32_t n, len;
+	int rc;
 
-	c->pending = NULL;
+	n = orpc_svc_finish(s->svc, p, c->dead ? NULL : s->reply + 4,
+			    c->dead ? 0 : s->reply_cap - 4, NULL);
+	if (k->rec) {
+		free(k->rec);
+	} else {
+		orpc_rm_consume(&c->rm); /* the record was still the reassembler's */
+		c->rm_held = false;
+	}
+	k->rec = NULL;
+	k->used = false;
+	c->ncalls--;
 	if (c->dead) {
-		orpc_svc_finish(s->svc, p, NULL, 0, NULL);
-		conn_free(c);
+		if (!c->ncalls)
+			conn_free(c);
 		return;
 	}
-	n = orpc_svc_finish(s->svc, p, s->reply + 4, s->reply_cap - 4, NULL);
-	orpc_rm_consume(&c->rm);
 	if (n && send_reply(s, c, n) != 0) {
 		conn_close(s, c, &s->stats.closed_error);
 		return;
 	}
-	c->stash = NULL;
-	c->stash_len = 0;
-	if (!c->out)
-		epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev);
-	if (stash && feed(s, c, stash, len) < 0) {
+	if (c->stash && c->ncalls < ORPC_TCP_CONN_CALLS && !c->rm_held) {
+		stash = c->stash;
+		len = c->stash_len;
+		c->stash = NULL;
+		c->stash_len = 0;
+		rc = feed(s, c, stash, len);
 		free(stash);
-		return;
+		if (rc < 0)
+			return;
 	}
-	free(stash);
+	set_events(s, c);
 }
 
 static void do_read(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c)
 {
 	uint8_t buf[READ_CHUNK];
 
-	for (int rounds = 0; rounds < 16 && !c->out && !c->pending; rounds++) {
+	for (int rounds = 0; rounds < 16 && !c->out && !paused(c); rounds++) {
 		ssize_t n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
 
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -405,7 +458,7 @@ int orpc_tcp_srv_poll(struct orpc_tcp_srv *s)
 			continue;
 		}
 		c = s->conns[tag];
-		if (!c || c->pending)
+		if (!c)
 			continue;
 		if (c->out) {
 			if (flush_out(s, c) < 0) {
@@ -415,7 +468,7 @@ int orpc_tcp_srv_poll(struct orpc_tcp_srv *s)
 			if (c->out)
 				continue;
 		}
-		if (!s->quiesced)
+		if (!s->quiesced && !paused(c))
 			do_read(s, c);
 	}
 	return n > 0 ? n : 0;

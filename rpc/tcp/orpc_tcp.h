@@ -22,6 +22,8 @@
 
 #define ORPC_TCP_MAX_CONNS 256u
 #define ORPC_TCP_MAX_LISTEN 8u
+/** Deferred calls of one connection at once (each keeps its record): reading stops there */
+#define ORPC_TCP_CONN_CALLS 16u
 
 struct orpc_tcp_conn;
 
@@ -29,8 +31,9 @@ struct orpc_tcp_stats {
 	uint64_t accepted, closed, refused_full;
 	uint64_t records, replies, udp_calls, udp_replies;
 	uint64_t closed_too_big, closed_empty, closed_garbage, closed_peer, closed_error;
-	uint64_t out_queued; /**< replies that did not fit the socket at once */
-	uint64_t deferred;   /**< calls their handler finished later (orpc_svc_defer) */
+	uint64_t out_queued;	    /**< replies that did not fit the socket at once */
+	uint64_t deferred;	    /**< calls their handler finished later (orpc_svc_defer) */
+	uint64_t max_calls_at_once; /**< the most deferred calls one connection had at once */
 };
 
 struct orpc_tcp_srv {

@@ -205,10 +205,13 @@ mnt = {k: v for k, v in m.items() if k.startswith("droce_nfsd_mount_calls_total{
 check("droce_nfsd_mount_calls_total: MNT 1, the other five 0 (%s)" % mnt,
       len(mnt) == 6 and mnt.get('droce_nfsd_mount_calls_total{proc="MNT"}') == 1 and
       sum(mnt.values()) == 1)
+u = m.get("droce_nfsd_io_uring_calls_total", -1)
 h = m.get("droce_nfsd_helper_calls_total", -1) + m.get("droce_nfsd_helper_inline_total", -1)
-check("the 12 NFS calls other than NULL and the MNT ran on helper threads or inline (%s)" % h,
-      h == 13)
+check("the 12 NFS calls other than NULL and the MNT ran on helper threads, inline or by "
+      "io_uring (%s + %s)" % (h, u), u >= 0 and h + u == 13)
 check("droce_nfsd_helper_queue_depth is 0 when idle", m.get("droce_nfsd_helper_queue_depth") == 0)
+check("droce_nfsd_io_uring_queue_depth is 0 when idle",
+      m.get("droce_nfsd_io_uring_queue_depth") == 0)
 acc = m.get('droce_nfsd_tcp_accepted_total{svc="nfs"}')
 check("droce_nfsd_tcp_accepted_total{svc=\"nfs\"} counts the 16 connections made: MNT and 15 NFS calls (%s)" % acc,
       acc == 16)

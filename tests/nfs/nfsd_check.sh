@@ -51,7 +51,8 @@ ini() {
 	{ echo "[nfs]"; printf '%s\n' "$@"; echo; echo "$exp_sec"; } > "$out/$name.ini"
 }
 ini good_ini "threads = 8" "grace = 30" "credits = 64" "inline = 65536" "max_io = 262144" \
-	"connections = 32" "drain = 5" "versions = 3" "state = $out/st2" "metrics = 127.0.0.1:9464"
+	"connections = 32" "drain = 5" "versions = 3" "state = $out/st2" "metrics = 127.0.0.1:9464" \
+	"io_uring = 0" "calls_per_connection = 16"
 run good_ini 0 "1 export(s) ok" --listen 127.0.0.1 --config "$out/good_ini.ini"
 # the stack's and droce-nfsd's sections in one file: each reader skips the other's
 { printf '%s\n' "[eal]" "lcores = 0" "[port0]" "vdev = net_ring0" "ipv4 = 10.9.0.1/24"; cat "$out/good_ini.ini"; } > "$out/both.ini"
@@ -59,6 +60,8 @@ run both 0 "1 export(s) ok" --config "$out/both.ini"
 for kv in "threads = 65|from 0 to 64" "grace = 3601|from 0 to 3600" "credits = 0|from 1 to 1024" \
 	"inline = 512|from 1024 to 65536" "max_io = 2097152|from 4096 to 1048576" \
 	"max_io = 6000|a multiple of 4096" "connections = 65|from 1 to 64" "drain = -1|from 0 to 600" \
+	"io_uring = 4097|from 0 to 4096" "calls_per_connection = 0|from 1 to 16" \
+	"calls_per_connection = 17|from 1 to 16" \
 	"threads = four|an integer" "versions = 4.2|NFSv3 only" "metrics = 9464|IP:PORT" \
 	"metrics = 127.0.0.1:70000|IP:PORT" "metrics = localhost:9464|IP:PORT" \
 	"metrics = ::1:9464|IP:PORT" "state = relative/dir|an absolute path" \

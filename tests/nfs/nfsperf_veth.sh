@@ -63,7 +63,7 @@ perf() {
 		--output "$LAB_DIR/$name.json" "$@" > "$LAB_DIR/$name.out" 2> "$LAB_DIR/$name.err"
 	RC=$?
 	echo "# $name ($*): exit $RC in $(python3 -c "print(f'{$(date +%s.%N) - $t:.1f}')") s"
-	grep -v "^EAL\|^TELEMETRY" "$LAB_DIR/$name.err" | head -n 12 | sed 's/^/#   /'
+	grep -v "^EAL\|^TELEMETRY\|qdisc\|^tap_\|eth_dev_tap\|droce.stack" "$LAB_DIR/$name.err" | head -n 12 | sed 's/^/#   /'
 }
 
 # judge NAME BS JOBS WANT-ERRORS: fio's keys, counts consistent with bytes, the calls made

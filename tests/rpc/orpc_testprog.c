@@ -72,6 +72,35 @@ static enum accept_stat t_fill(struct orpc_req *r, void *a, void *res)
 	return SUCCESS;
 }
 
+/* PLACE's results: FILL's blob, whose bytes the encoder leaves out when the handler put them
+ * in the transport's sink (the length word ends the results, as NFS READ's do) */
+struct place_res {
+	struct orpc_test_blob b;
+	bool placed;
+};
+
+static bool_t xdr_place_res(XDR *x, struct place_res *p)
+{
+	if (x->x_op == XDR_ENCODE && p->placed)
+		return xdr_u_int(x, &p->b.len);
+	return orpc_test_xdr_blob(x, &p->b);
+}
+
+static enum accept_stat t_place(struct orpc_req *r, void *a, void *res)
+{
+	struct place_res *p = res;
+	u_int len = *(u_int *)a;
+	enum accept_stat st = t_fill(r, a, &p->b);
+
+	if (st != SUCCESS || !r->peer->ddp_sink || len > r->peer->ddp_sink_len)
+		return st;
+	memcpy(r->peer->ddp_sink, p->b.data, len);
+	p->b.data = (char *)r->peer->ddp_sink;
+	p->placed = true;
+	r->ddp_placed = true;
+	return SUCCESS;
+}
+
 /* LATER: ECHO, deferred: the call waits in a queue until orpc_test_later_run() ends it, as
  * a file-system call would wait for a helper thread. Over UDP (no deferral) it echoes now. */
 #define LATER_MAX 64
@@ -152,6 +181,8 @@ static const struct orpc_proc test_procs[] = {
 	 true},
 	{"BUMP", (xdrproc_t)xdr_u_int, sizeof(u_int), (xdrproc_t)xdr_u_int, sizeof(u_int), t_bump,
 	 false},
+	{"PLACE", (xdrproc_t)xdr_u_int, sizeof(u_int), (xdrproc_t)xdr_place_res,
+	 sizeof(struct place_res), t_place, true},
 };
 
 static const struct orpc_version test_versions[] = {

@@ -23,6 +23,9 @@
 #define ORPC_TEST_FILL 5u
 #define ORPC_TEST_LATER 6u /**< ECHO, deferred until orpc_test_later_run() */
 #define ORPC_TEST_BUMP 7u  /**< counter += arg, answers it: in the duplicate request cache */
+/** FILL's results, put straight into the transport's DDP sink when it offers one
+ * (orpc_peer.ddp_sink: RPC-over-RDMA with a write chunk), else encoded inline */
+#define ORPC_TEST_PLACE 8u
 #define ORPC_TEST_ECHO_MAX (1u << 20) /**< 1 MiB */
 
 struct orpc_test_blob {

@@ -480,14 +480,15 @@ static void test_tcp_deferred_calls(void **st)
 	assert_int_equal(orpc_clnt_call(&c, ORPC_TEST_PROG, 1, ORPC_TEST_LATER, NULL,
 					(xdrproc_t)orpc_test_xdr_blob, &b, on_done, &wt[2]),
 			 0);
-	/* the first call is deferred; nothing comes back on its connection, but the other
-	 * connection is answered */
+	/* both LATERs are deferred and the ECHO between them is answered meanwhile (replies go
+	 * out as calls end); the other connection is answered too */
 	end = time(NULL) + 5;
-	while (orpc_test_later_waiting() < 1 && time(NULL) < end) {
+	while ((orpc_test_later_waiting() < 2 || !wt[1].done) && time(NULL) < end) {
 		orpc_tcp_srv_poll(&srv);
 		orpc_clnt_poll(&c);
 	}
-	assert_int_equal(orpc_test_later_waiting(), 1);
+	assert_int_equal(orpc_test_later_waiting(), 2);
+	assert_int_equal(wt[1].done, 1);
 	assert_int_equal(
 		orpc_clnt_call(&c2, ORPC_TEST_PROG, 1, 0, NULL, NULL, NULL, on_done, &other), 0);
 	run(&c2, &other, 1, 1);
@@ -496,16 +497,9 @@ static void test_tcp_deferred_calls(void **st)
 		orpc_tcp_srv_poll(&srv);
 		orpc_clnt_poll(&c);
 	}
-	assert_int_equal(wt[0].done + wt[1].done + wt[2].done, 0);
-	assert_int_equal(orpc_test_later_waiting(), 1);
-	/* it ends: its reply, then the ECHO behind it, then the second LATER is deferred */
-	assert_int_equal(orpc_test_later_run(), 1);
-	end = time(NULL) + 5;
-	while (orpc_test_later_waiting() < 1 && time(NULL) < end) {
-		orpc_tcp_srv_poll(&srv);
-		orpc_clnt_poll(&c);
-	}
-	orpc_test_later_run();
+	assert_int_equal(wt[0].done + wt[2].done, 0);
+	/* they end: their replies */
+	assert_int_equal(orpc_test_later_run(), 2);
 	run(&c, wt, 3, 1);
 	for (int i = 0; i < 3; i++) {
 		const struct orpc_test_blob *want = i ? &b : &a;
@@ -541,6 +535,63 @@ static void test_tcp_deferred_calls(void **st)
 	while (orpc_tcp_srv_nconns(&srv) > 0 && time(NULL) < end)
 		orpc_tcp_srv_poll(&srv);
 	assert_int_equal(orpc_tcp_srv_nconns(&srv), 0);
+}
+
+/* ORPC_TCP_CONN_CALLS + 1 deferred calls on one connection: the connection stops reading at
+ * ORPC_TCP_CONN_CALLS (the last call waits in the socket or the stash, undispatched) and goes
+ * on when one ends; each reply carries its own call's data. */
+static void test_tcp_calls_at_once(void **st)
+{
+	enum { N = ORPC_TCP_CONN_CALLS + 1 };
+	static char data[N][32];
+	struct orpc_test_blob blob[N], got = {0};
+	struct waiter wt[N];
+	struct orpc_clnt c;
+	time_t end;
+	XDR x;
+
+	(void)st;
+	memset(wt, 0, sizeof(wt));
+	assert_int_equal(orpc_clnt_init(&c, "127.0.0.1", port, 5000, 0), 0);
+	for (int i = 0; i < N; i++) {
+		snprintf(data[i], sizeof(data[i]), "call %d of %d", i, N);
+		blob[i] = (struct orpc_test_blob){.data = data[i], .len = (u_int)strlen(data[i])};
+		assert_int_equal(orpc_clnt_call(&c, ORPC_TEST_PROG, 1, ORPC_TEST_LATER, NULL,
+						(xdrproc_t)orpc_test_xdr_blob, &blob[i], on_done,
+						&wt[i]),
+				 0);
+	}
+	end = time(NULL) + 5;
+	while (orpc_test_later_waiting() < ORPC_TCP_CONN_CALLS && time(NULL) < end) {
+		orpc_tcp_srv_poll(&srv);
+		orpc_clnt_poll(&c);
+	}
+	for (int i = 0; i < 200; i++) {
+		orpc_tcp_srv_poll(&srv);
+		orpc_clnt_poll(&c);
+	}
+	assert_int_equal(orpc_test_later_waiting(), ORPC_TCP_CONN_CALLS); /* the last waits */
+	assert_int_equal(srv.stats.max_calls_at_once, ORPC_TCP_CONN_CALLS);
+	assert_int_equal(orpc_test_later_run(), ORPC_TCP_CONN_CALLS);
+	end = time(NULL) + 5;
+	while (orpc_test_later_waiting() < 1 && time(NULL) < end) {
+		orpc_tcp_srv_poll(&srv);
+		orpc_clnt_poll(&c);
+	}
+	assert_int_equal(orpc_test_later_run(), 1);
+	run(&c, wt, N, 1);
+	for (int i = 0; i < N; i++) {
+		assert_int_equal(wt[i].err, 0);
+		assert_int_equal(wt[i].h.stat, SUCCESS);
+		xdrmem_create(&x, (char *)wt[i].res, wt[i].res_len, XDR_DECODE);
+		assert_true(orpc_test_xdr_blob(&x, &got));
+		assert_int_equal(got.len, blob[i].len);
+		assert_memory_equal(got.data, blob[i].data, blob[i].len);
+		xdr_free((xdrproc_t)orpc_test_xdr_blob, (char *)&got);
+		got.data = NULL;
+		free(wt[i].res);
+	}
+	orpc_clnt_fini(&c);
 }
 
 static struct orpc_peer peer_at(const char *ip, uint16_t pport, enum orpc_xprt xprt)
@@ -819,6 +870,7 @@ int main(void)
 		cmocka_unit_test(test_tcp_echo_large),
 		cmocka_unit_test(test_tcp_many_in_flight_and_auth),
 		cmocka_unit_test(test_tcp_deferred_calls),
+		cmocka_unit_test(test_tcp_calls_at_once),
 		cmocka_unit_test(test_tcp_garbage_closes_one_connection),
 		cmocka_unit_test(test_udp_null),
 		cmocka_unit_test(test_client_timeout_retransmit),

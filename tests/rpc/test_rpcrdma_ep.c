@@ -326,9 +326,67 @@ static void test_every_chunk_kind(void **st)
 		echo(&c, 4093, 8, false, true, 0);
 		assert_true(ss->ddp_reads >= 2);
 		assert_true(ss->ddp_write_bytes >= (1u << 20) + 4093);
+		/* both read chunks landed where the rebuilt call has them (the long call's
+		 * position-zero chunk is the whole call: rebuilt from stage_in) */
+		assert_int_equal(ss->in_place_calls, 2);
 		assert_int_equal(ss->err_chunk_sent + ss->err_vers_sent + ss->rdma_errors, 0);
 		rr_disconnect(&c);
 	}
+}
+
+/* PLACE of len bytes: FILL's pattern, (i * 7 + 3) mod 251 */
+static void place(struct conn *c, uint32_t len, bool ddp_res, uint32_t reply_max)
+{
+	static uint8_t msg[256];
+	struct rpcrdma_call call = {.msg = msg, .ddp_reply = ddp_res, .reply_max = reply_max};
+	struct orpc_test_blob b = {0, NULL};
+	struct orpc_reply_hdr h;
+	struct result r = {0};
+	uint32_t off;
+	u_int n = len;
+	XDR x;
+
+	xdrmem_create(&x, (char *)msg, sizeof(msg), XDR_ENCODE);
+	assert_true(orpc_call_encode(&x, next_xid++, ORPC_TEST_PROG, 1, ORPC_TEST_PLACE, NULL));
+	assert_true(xdr_u_int(&x, &n));
+	call.len = xdr_getpos(&x);
+	assert_int_equal(rpcrdma_clnt_call(c->c, &call, on_done, &r), 0);
+	wait_done(c, &r, 1);
+	assert_int_equal(r.err, 0);
+	assert_int_equal(orpc_reply_decode(r.reply, r.len, &h, &off), 0);
+	assert_int_equal(h.stat, SUCCESS);
+	xdrmem_create(&x, (char *)r.reply + off, r.len - off, XDR_DECODE);
+	assert_true(orpc_test_xdr_blob(&x, &b));
+	assert_int_equal(b.len, len);
+	for (uint32_t i = 0; i < len; i++)
+		if ((uint8_t)b.data[i] != (uint8_t)((i * 7u + 3u) % 251u))
+			fail_msg("PLACE of %u bytes differs at byte %u", len, i);
+	xdr_free((xdrproc_t)orpc_test_xdr_blob, (char *)&b);
+	free(r.reply);
+}
+
+/* Results a handler put straight into the server's DDP sink (orpc_peer.ddp_sink) go out by
+ * write chunk from there, byte for byte; without a write chunk there is no sink and the
+ * results go inline or by reply chunk. */
+static void test_placed_results(void **st)
+{
+	const struct rpcrdma_ep_stats *ss;
+	struct conn c;
+
+	(void)st;
+	rr_connect(&c, NULL, NULL);
+	ss = rpcrdma_ep_stats(c.sv);
+	place(&c, 1u << 20, true, 0);
+	assert_int_equal(ss->ddp_placed, 1);
+	place(&c, 4093, true, 0); /* not a multiple of 4: no round-up on the wire */
+	place(&c, 0, true, 0);
+	assert_int_equal(ss->ddp_placed, 2);	 /* nothing to place in an empty opaque */
+	place(&c, 100, false, 0);		 /* no write chunk: no sink, inline */
+	place(&c, 200000, false, 200000 + 1024); /* no write chunk: by reply chunk */
+	assert_int_equal(ss->ddp_placed, 2);
+	assert_int_equal(ss->long_replies, 1);
+	assert_int_equal(ss->err_chunk_sent + ss->err_vers_sent + ss->rdma_errors, 0);
+	rr_disconnect(&c);
 }
 
 static void test_without_private_data(void **st)
@@ -383,11 +441,11 @@ static void test_calls_in_flight(void **st)
 	rr_disconnect(&c);
 }
 
-/* A call the server's upper layer finishes later (orpc_svc_defer): the endpoint waits in
- * HANDLING, answers nothing else meanwhile, then replies in order; 1 MiB by read chunk in and
- * reply chunk out.
+/* A call the server's upper layer finishes later (orpc_svc_defer): its request waits in
+ * HANDLING while the endpoint's other requests serve the calls behind it (server_calls; with
+ * one, they wait for it); 1 MiB by read chunk in and reply chunk out.
  * An endpoint destroyed while a call is deferred answers -EBUSY until the call ends. */
-static void test_deferred(void **st)
+static void deferred_with(uint32_t server_calls)
 {
 	static uint8_t msg[2][(1u << 20) + 4096];
 	struct rpcrdma_call call[2] = {{.msg = msg[0]}, {.msg = msg[1]}};
@@ -398,8 +456,9 @@ static void test_deferred(void **st)
 	uint32_t off;
 	XDR x;
 
-	(void)st;
-	rr_connect(&c, NULL, NULL);
+	struct rpcrdma_ep_conf sconf = {.server_calls = server_calls};
+
+	rr_connect(&c, NULL, &sconf);
 	ss = rpcrdma_ep_stats(c.sv);
 	echo(&c, 1, 0, false, false, 0); /* learn the grant */
 	for (uint32_t i = 0; i < b.len; i++)
@@ -422,7 +481,9 @@ static void test_deferred(void **st)
 	assert_int_equal(orpc_test_later_waiting(), 1);
 	for (int i = 0; i < 2000; i++)
 		poll_all(&c);
-	assert_int_equal(r[0].done + r[1].done, 0); /* the ECHO waits behind the deferred call */
+	assert_int_equal(r[0].done, 0);
+	/* the ECHO is answered while the deferred call waits; with one request, it waits */
+	assert_int_equal(r[1].done, server_calls != 1 ? 1 : 0);
 	assert_int_equal(ss->deferred, 1);
 	assert_int_equal(orpc_test_later_run(), 1);
 	wait_done(&c, r, 2);
@@ -461,6 +522,50 @@ static void test_deferred(void **st)
 	assert_int_equal(r[1].done, 1);
 	assert_int_not_equal(r[1].err, 0);
 	free(r[1].reply);
+}
+
+static void test_deferred(void **st)
+{
+	(void)st;
+	deferred_with(0); /* the default: RPCRDMA_SRV_CALLS */
+	deferred_with(1);
+}
+
+/* RPCRDMA_CLNT_SLOTS calls deferred at once, each with 256 KiB by read chunk in and by reply
+ * chunk out: each request has staging of its own, so every reply is its own call's data */
+static void test_concurrent_deferred(void **st)
+{
+	static uint8_t msg[RPCRDMA_CLNT_SLOTS][(256u << 10) + 4096];
+	struct result r[RPCRDMA_CLNT_SLOTS] = {{0}};
+	const struct rpcrdma_ep_stats *ss;
+	struct conn c;
+
+	(void)st;
+	rr_connect(&c, NULL, NULL);
+	ss = rpcrdma_ep_stats(c.sv);
+	echo(&c, 1, 0, false, false, 0); /* learn the grant */
+	for (uint32_t i = 0; i < RPCRDMA_CLNT_SLOTS; i++) {
+		struct rpcrdma_call call = {.msg = msg[i], .reply_max = (256u << 10) + 64};
+		uint32_t off;
+
+		call.len = echo_call(msg[i], sizeof(msg[i]), (256u << 10) - i, (int)i + 40, &off);
+		msg[i][23] = ORPC_TEST_LATER; /* the procedure word's low byte: ECHO -> LATER */
+		call.ddp_off = off;
+		call.ddp_len = (256u << 10) - i;
+		assert_int_equal(rpcrdma_clnt_call(c.c, &call, on_done, &r[i]), 0);
+	}
+	for (int i = 0; i < 200000 && orpc_test_later_waiting() < RPCRDMA_CLNT_SLOTS; i++)
+		poll_all(&c);
+	assert_int_equal(orpc_test_later_waiting(), RPCRDMA_CLNT_SLOTS);
+	assert_int_equal(ss->in_place_calls, RPCRDMA_CLNT_SLOTS);
+	assert_int_equal(orpc_test_later_run(), RPCRDMA_CLNT_SLOTS);
+	wait_done(&c, r, RPCRDMA_CLNT_SLOTS);
+	for (uint32_t i = 0; i < RPCRDMA_CLNT_SLOTS; i++) {
+		check_echo(&r[i], (256u << 10) - i, (int)i + 40);
+		free(r[i].reply);
+	}
+	assert_int_equal(ss->long_replies, RPCRDMA_CLNT_SLOTS);
+	rr_disconnect(&c);
 }
 
 static void test_errors(void **st)
@@ -770,9 +875,11 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_null_and_private_data),
 		cmocka_unit_test(test_every_chunk_kind),
+		cmocka_unit_test(test_placed_results),
 		cmocka_unit_test(test_without_private_data),
 		cmocka_unit_test(test_calls_in_flight),
 		cmocka_unit_test(test_deferred),
+		cmocka_unit_test(test_concurrent_deferred),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_loss),
 		cmocka_unit_test(test_backchannel),
