@@ -15,6 +15,7 @@ PKGS=(
 	prometheus                         # scrapes droce-nfsd --metrics (tests/nfs/nfs_metrics.sh)
 	libcmocka-dev                      # unit tests
 	libisal-dev                        # ISA-L CRC-32 for the RoCE ICRC
+	libssl-dev                         # droce-nfsperf's verify=md5 (OpenSSL's EVP MD5)
 	clang libclang-rt-14-dev llvm      # libFuzzer targets and the ASan/UBSan runtime
 	clang-format                       # the house style check
 	tshark                             # wire-format checks

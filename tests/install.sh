@@ -24,10 +24,11 @@ if ! meson install -C "$BUILD" --destdir "$D" --no-rebuild --quiet > "$out/insta
 	exit 1
 fi
 echo "# prefix $prefix, sysconfdir $sysconf"
-for f in "$prefix/bin/droce-nfsd" "$prefix/bin/droce-ping" "$prefix/bin/droce-perf" \
+for f in "$prefix/bin/droce-nfsd" "$prefix/bin/droce-ping" "$prefix/bin/droce-perf" "$prefix/bin/droce-nfsperf" \
 	"$prefix/lib/systemd/system/droce-nfsd.service" "$sysconf/droce/droce-nfsd.ini" \
 	"$sysconf/droce/example.ini" "$prefix/lib/sysctl.d/60-droce-hugepages.conf" \
-	"$prefix/share/doc/droce/config.md" "$prefix/share/doc/droce/nfs.md"; do
+	"$prefix/share/doc/droce/config.md" "$prefix/share/doc/droce/nfs.md" \
+	"$prefix/share/doc/droce/nfsperf.md"; do
 	check "installed: $f" [ -e "$D$f" ]
 done
 unit=$D$prefix/lib/systemd/system/droce-nfsd.service

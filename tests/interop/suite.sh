@@ -16,6 +16,7 @@
 #   udaddy      udaddy <-> droce-udaddy: UD over SIDR (udaddy.sh)
 #   ucmatose    ucmatose <-> droce-ucmatose, 100 connections each way (ucmatose.sh)
 #   cmtime      cmtime <-> droce-cmtime, 100 connections, the step timings (cmtime.sh)
+#   nfsperf     droce-nfsperf vs Linux knfsd: randrw with verify over RDMA and TCP (nfsperf.sh)
 # Each test joins the suite's lab through LABI_SHARED (lab_up checks the VM answers, lab_down
 # ends only what the test started and resets the VM: tools killed, netem removed). A VM that a
 # test had to kill (it stopped answering) is booted again before the next test, and the
@@ -35,14 +36,14 @@ APPS=$(dirname "$PING") # the librdmacm example tools are built beside droce-pin
 ROOT=$5
 shift 5
 TESTS=("$@")
-[ ${#TESTS[@]} -gt 0 ] || TESTS=(pingpong rping bad_rkey lossy perftest knfsd rpcinfo_vm nfs_mount nfs_lock nfs_appliance demo rdma_ep udaddy ucmatose cmtime)
+[ ${#TESTS[@]} -gt 0 ] || TESTS=(pingpong rping bad_rkey lossy perftest knfsd rpcinfo_vm nfs_mount nfs_lock nfs_appliance demo rdma_ep udaddy ucmatose cmtime nfsperf)
 # the bound of each test (its own bounds are tighter; this one catches a hung script)
 declare -A BOUND=([pingpong]=600 [rping]=600 [bad_rkey]=600 [lossy]=900 [perftest]=1500 [knfsd]=600
 	[rpcinfo_vm]=300 [nfs_mount]=1500 [nfs_lock]=1500 [nfs_appliance]=900 [demo]=600
-	[rdma_ep]=300 [udaddy]=300 [ucmatose]=400 [cmtime]=400)
+	[rdma_ep]=300 [udaddy]=300 [ucmatose]=400 [cmtime]=400 [nfsperf]=400)
 declare -A BIN=([pingpong]=$PINGPONG [rping]=$PING [bad_rkey]=$PING [lossy]=$PING [perftest]=$PERF
 	[knfsd]=$PROBE [rpcinfo_vm]=$PROBE [nfs_mount]=$PROBE [nfs_lock]=$PROBE [nfs_appliance]=$PROBE [demo]=$PROBE
-	[rdma_ep]=$APPS [udaddy]=$APPS [ucmatose]=$APPS [cmtime]=$APPS)
+	[rdma_ep]=$APPS [udaddy]=$APPS [ucmatose]=$APPS [cmtime]=$APPS [nfsperf]=$APPS)
 
 LABI_ARTIFACTS=$ROOT/suite
 mkdir -p "$LABI_ARTIFACTS"

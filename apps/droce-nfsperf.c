@@ -1,0 +1,1320 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * droce-nfsperf.c - an NFSv3 load generator with fio's options and fio's JSON, over
+ * RPC-over-RDMA (droce's own stack: RDMA CM to port 20049, RFC 8166 chunks) or over TCP
+ * (a kernel socket, through droce's exception TAP when droce's stack runs), against any NFSv3
+ * server: droce-nfsd, Linux knfsd, nfs-ganesha (docs/nfsperf.md).
+ *
+ * A run:
+ *   1. MOUNT v3 MNT over TCP (RFC 1813 appendix I) for the export's root handle;
+ *   2. each job (numjobs) opens one connection and, one call at a time: READDIRPLUS of the
+ *      root (every page), LOOKUP of each of its files NAME.JOB.FILE (CREATE UNCHECKED when
+ *      NOENT), GETATTR for its size; files a reading workload finds short are laid out with
+ *      their pattern (WRITE UNSTABLE, then COMMIT);
+ *   3. the workload (rw=...) with iodepth calls in flight: READ (data by write chunk over
+ *      RDMA), WRITE (data by read chunk; FILE_SYNC with sync=1, else UNSTABLE), COMMIT every
+ *      fsync=N writes, until size bytes are done or runtime has passed;
+ *   4. COMMIT of every file written UNSTABLE, REMOVE with unlink=1, UMNT, then the report.
+ * Every NFS status, RPC reply error and transport error is counted by its name; verify=
+ * failures print the offset and the expected and found bytes. The exit status is 0 only when
+ * no call failed and no block failed verification.
+ *
+ * Threading: one thread. With droce's stack, everything runs in a poll hook of the main
+ * lcore; without it (TCP only), a plain loop waits in poll(2) when there is nothing to do.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+
+#include "app_start.h"
+#include "mount_xdr.h"
+#include "nfsperf.h"
+#include "roce_cm.h"
+#include "stk_lcore.h"
+#include "stk_stack.h"
+
+#define READDIR_MAXCOUNT 8192u
+#define READDIR_ENTRIES 256u
+#define READDIR_PAGES 64u
+#define NS 1000000000ull
+
+/** One job's state machine (STYLE §4): the set-up calls run one at a time, the workload with
+ * iodepth calls in flight. */
+#define JOB_STATE_LIST(X)                                                                          \
+	X(CONNECT) /**< its connection is coming up */                                             \
+	X(READDIR) /**< READDIRPLUS of the export's root, page by page */                          \
+	X(LOOKUP)  /**< LOOKUP of file fi */                                                       \
+	X(CREATE)  /**< CREATE of file fi: LOOKUP said NOENT */                                    \
+	X(GETATTR) /**< GETATTR of file fi: its size */                                            \
+	X(LAYOUT)  /**< WRITE the pattern into files too short for the reads */                    \
+	X(RUN)	   /**< the workload */                                                            \
+	X(DRAIN)   /**< no new calls: wait for those in flight */                                  \
+	X(COMMIT)  /**< COMMIT of file fi, written UNSTABLE */                                     \
+	X(VERIFY)  /**< a write-only job with verify: READ back every block it wrote */            \
+	X(UNLINK)  /**< REMOVE of file fi (unlink=1) */                                            \
+	X(DONE)	   /**< finished; its connection is closed */                                      \
+	X(FAILED)  /**< a set-up call failed: the job ends */
+
+#define JOB_ENUM_(n) JOB_##n,
+enum job_state { JOB_STATE_LIST(JOB_ENUM_) JOB_NUM_STATES };
+#define JOB_NAME_(n) #n,
+static const char *const job_state_names[] = {JOB_STATE_LIST(JOB_NAME_)};
+
+enum io_kind { IO_READ, IO_WRITE, IO_COMMIT };
+
+struct np_job;
+
+/** One call of the workload (or of the layout) in flight. */
+struct np_io {
+	struct np_job *job;
+	bool busy, layout;
+	bool reread; /**< the read-back of a write-only job's blocks (not in the results) */
+	enum io_kind kind;
+	uint32_t file;
+	uint64_t off;
+	uint64_t start; /**< ns, when the call went out */
+};
+
+struct np_file {
+	struct nfs_fh fh;
+	uint64_t size;
+	bool layout;	  /**< laid out by this run */
+	bool dirty;	  /**< written UNSTABLE since its last COMMIT */
+	bool seen;	  /**< READDIRPLUS listed it */
+	uint8_t *written; /**< write-only jobs with verify: a bit per block written */
+};
+
+struct np_job {
+	uint32_t idx;
+	enum job_state state;
+	uint64_t state_cnt[JOB_NUM_STATES];
+	struct np_conn conn;
+	struct np_file files[NP_MAX_FILES];
+	uint32_t fi;	     /**< set-up: the file at hand */
+	bool meta_busy;	     /**< a set-up call is in flight */
+	uint64_t meta_start; /**< ns, when it went out */
+	uint64_t cookie;     /**< READDIRPLUS position */
+	uint8_t verf[NFS3_VERF_SIZE];
+	uint32_t pages, entries;
+	struct np_io io[NP_MAX_DEPTH];
+	uint32_t inflight;
+	uint64_t rnd;
+	uint32_t seq_file;
+	uint64_t seq_off;
+	uint64_t issued; /**< bytes of the workload issued */
+	uint32_t writes_since_commit;
+	uint32_t last_write_file;   /**< what fsync=N's COMMIT commits */
+	uint64_t lay_file, lay_off; /**< layout cursor */
+	uint64_t run_start, run_end;
+	FILE *iops_log, *lat_log; /**< fio's per-job logs */
+	struct np_result res;
+};
+
+static struct {
+	struct np_opts o;
+	struct app_start app;
+	bool stack;
+	struct np_env env;
+	uint64_t fsize; /**< per file, a multiple of bs */
+	uint64_t nblocks;
+	/* MOUNT */
+	struct orpc_clnt mnt;
+	bool mnt_open, mnt_sent, mnt_done, umnt_sent, umnt_done;
+	struct nfs_fh root;
+	int phase; /**< 0 mount, 1 jobs, 2 umount, 3 disconnecting, 4 done */
+	uint64_t phase_deadline;
+	struct np_job *jobs;
+	uint8_t *wbuf; /**< a block's bytes, encoded at once into the call */
+	uint64_t t0, next_tick;
+	uint64_t verify_printed;
+	int signals;
+	uint64_t signal_at; /**< ns: the first SIGINT/SIGTERM */
+	bool finished, failed;
+	struct rusage ru0;
+	uint64_t last_lat_n[NP_NDIRS];
+	double last_lat_sum[NP_NDIRS];
+	bool progress_shown;
+	FILE *plot; /**< PREFIX.dat: a line a second for gnuplot */
+} g = {
+	.o = {.export = "/export",
+	      .name = "nfsperf",
+	      .xprt = NP_XPRT_RDMA,
+	      .mount_port = 20048,
+	      .rw = NP_RW_READ,
+	      .rwmixread = 50,
+	      .bs = 4096,
+	      .iodepth = 1,
+	      .numjobs = 1,
+	      .nrfiles = 1,
+	      .size = 16u << 20,
+	      .eta = 0,
+	      .randseed = 0x6e66737065726631ull,
+	      .timeout_ms = 10000,
+	      .verify_print = 10},
+};
+
+/* ---- errors by name ---- */
+
+static const char *errno_name(int err)
+{
+	switch (err) {
+	case ETIMEDOUT:
+		return "ETIMEDOUT";
+	case EIO:
+		return "EIO";
+	case EPROTO:
+		return "EPROTO";
+	case ECANCELED:
+		return "ECANCELED";
+	case EBADMSG:
+		return "EBADMSG";
+	case ENOTCONN:
+		return "ENOTCONN";
+	case E2BIG:
+		return "E2BIG";
+	case ENOMEM:
+		return "ENOMEM";
+	default:
+		return "ERRNO";
+	}
+}
+
+static void job_error(struct np_job *j, int errnum, const char *name)
+{
+	np_err_count(&j->res.errs, name);
+	if (!j->res.error)
+		j->res.error = errnum ? errnum : EIO;
+}
+
+/*
+ * The reply of one call, judged: NULL when it is an accepted SUCCESS whose results start with
+ * NFS3_OK... left to the caller; this only counts transport and RPC errors.
+ * @return true when the results are there to decode.
+ */
+static bool rpc_ok(struct np_job *j, int err, const struct orpc_reply_hdr *h, const char *proc)
+{
+	if (err) {
+		job_error(j, -err, errno_name(-err));
+		fprintf(stderr, "droce-nfsperf: job %u: %s: %s\n", j->idx, proc, strerror(-err));
+		return false;
+	}
+	if (h->denied) {
+		job_error(j, EACCES, orpc_auth_stat_name(h->why));
+		return false;
+	}
+	if (h->stat != SUCCESS) {
+		job_error(j, EPROTO, orpc_accept_stat_name(h->stat));
+		return false;
+	}
+	return true;
+}
+
+static bool nfs_ok(struct np_job *j, enum nfs_stat st)
+{
+	if (st == NFS_OK)
+		return true;
+	job_error(j, EIO, nfs_stat_name(st));
+	return false;
+}
+
+static bool decode(struct np_job *j, xdrproc_t xres, void *res, const uint8_t *p, uint32_t len)
+{
+	XDR x;
+	bool ok;
+
+	xdrmem_create(&x, (char *)(uintptr_t)p, len, XDR_DECODE);
+	ok = xres(&x, res, 0);
+	xdr_destroy(&x);
+	if (!ok)
+		job_error(j, EBADMSG, "undecodable results");
+	return ok;
+}
+
+/* ---- the job's files ---- */
+
+static void file_name(const struct np_job *j, uint32_t f, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s.%u.%u", g.o.name, j->idx, f);
+}
+
+static uint32_t file_id(const struct np_job *j, uint32_t f)
+{
+	return j->idx << 16 | f;
+}
+
+static void set_state(struct np_job *j, enum job_state s)
+{
+	if (j->state != s)
+		j->state_cnt[s]++;
+	j->state = s;
+}
+
+static bool reads(void)
+{
+	return g.o.rw != NP_RW_WRITE && g.o.rw != NP_RW_RANDWRITE;
+}
+
+static bool random_rw(void)
+{
+	return g.o.rw == NP_RW_RANDREAD || g.o.rw == NP_RW_RANDWRITE || g.o.rw == NP_RW_RANDRW;
+}
+
+static uint64_t rnd(struct np_job *j)
+{
+	/* xorshift64*: cheap, and the same sequence for the same randseed */
+	j->rnd ^= j->rnd >> 12;
+	j->rnd ^= j->rnd << 25;
+	j->rnd ^= j->rnd >> 27;
+	return j->rnd * 0x2545f4914f6cdd1dull;
+}
+
+/* ---- set-up calls: one at a time, ctx = the job ---- */
+
+static int meta_call(struct np_job *j, uint32_t proc, xdrproc_t xargs, void *args,
+		     uint32_t reply_max, np_done_t done)
+{
+	int rc = np_conn_call(&j->conn, NFS3_PROGRAM, NFS3_VERSION, proc, xargs, args, 0, false,
+			      reply_max, done, j);
+
+	if (rc == 0) {
+		j->meta_busy = true;
+		j->meta_start = np_now_ns();
+		j->res.calls[proc]++;
+	}
+	return rc;
+}
+
+static void job_fail(struct np_job *j, const char *why)
+{
+	fprintf(stderr, "droce-nfsperf: job %u, in %s: %s\n", j->idx, job_state_names[j->state],
+		why);
+	if (!j->res.error)
+		j->res.error = EIO;
+	set_state(j, JOB_FAILED);
+}
+
+static void readdir_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
+			 uint32_t len)
+{
+	static struct nfs_dirent ents[READDIR_ENTRIES];
+	struct np_job *j = ctx;
+	struct nfs3_readdir_res r = {.entries = ents, .cap = READDIR_ENTRIES};
+
+	j->meta_busy = false;
+	if (!rpc_ok(j, err, h, "READDIRPLUS") ||
+	    !decode(j, (xdrproc_t)xdr_nfs3_readdirplus_res, &r, p, len) || !nfs_ok(j, r.status)) {
+		job_fail(j, "READDIRPLUS of the export's root failed");
+		return;
+	}
+	j->pages++;
+	j->entries += r.count;
+	for (uint32_t i = 0; i < r.count; i++) {
+		for (uint32_t f = 0; f < g.o.nrfiles; f++) {
+			char n[96];
+
+			file_name(j, f, n, sizeof(n));
+			if (strlen(n) == ents[i].namelen &&
+			    !memcmp(n, ents[i].name, ents[i].namelen))
+				j->files[f].seen = true;
+		}
+		j->cookie = ents[i].cookie;
+	}
+	memcpy(j->verf, r.cookieverf, sizeof(j->verf));
+	if (r.eof || !r.count || j->pages >= READDIR_PAGES) {
+		j->fi = 0;
+		set_state(j, JOB_LOOKUP);
+	}
+}
+
+static void lookup_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
+			uint32_t len)
+{
+	struct np_job *j = ctx;
+	struct nfs3_lookup_res r = {0};
+
+	j->meta_busy = false;
+	if (!rpc_ok(j, err, h, "LOOKUP") ||
+	    !decode(j, (xdrproc_t)xdr_nfs3_lookup_res, &r, p, len)) {
+		job_fail(j, "LOOKUP failed");
+		return;
+	}
+	if (r.status == NFS_ERR_NOENT) {
+		set_state(j, JOB_CREATE);
+		return;
+	}
+	if (!nfs_ok(j, r.status)) {
+		job_fail(j, "LOOKUP failed");
+		return;
+	}
+	j->files[j->fi].fh = r.fh;
+	set_state(j, JOB_GETATTR);
+}
+
+static void create_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
+			uint32_t len)
+{
+	struct np_job *j = ctx;
+	struct nfs3_create_res r = {0};
+
+	j->meta_busy = false;
+	if (!rpc_ok(j, err, h, "CREATE") ||
+	    !decode(j, (xdrproc_t)xdr_nfs3_create_res, &r, p, len) || !nfs_ok(j, r.status) ||
+	    !r.fh.valid) {
+		job_fail(j, "CREATE failed");
+		return;
+	}
+	j->files[j->fi].fh = r.fh.fh;
+	set_state(j, JOB_GETATTR);
+}
+
+static void getattr_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
+			 uint32_t len)
+{
+	struct np_job *j = ctx;
+	struct nfs3_getattr_res r = {0};
+	struct np_file *f = &j->files[j->fi];
+
+	j->meta_busy = false;
+	if (!rpc_ok(j, err, h, "GETATTR") ||
+	    !decode(j, (xdrproc_t)xdr_nfs3_getattr_res, &r, p, len) || !nfs_ok(j, r.status)) {
+		job_fail(j, "GETATTR failed");
+		return;
+	}
+	if (r.attr.type != NFS_REG) {
+		job_fail(j, "a job's file name is taken by something not a regular file");
+		return;
+	}
+	f->size = r.attr.size;
+	/* reads need the whole file there, in its pattern: lay out what is short */
+	f->layout = reads() && f->size < g.fsize;
+	if (++j->fi < g.o.nrfiles) {
+		set_state(j, JOB_LOOKUP);
+		return;
+	}
+	j->lay_file = 0;
+	j->lay_off = 0;
+	set_state(j, JOB_LAYOUT);
+}
+
+static void commit_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
+			uint32_t len)
+{
+	struct np_job *j = ctx;
+	struct nfs3_commit_res r = {0};
+
+	j->meta_busy = false;
+	if (rpc_ok(j, err, h, "COMMIT") && decode(j, (xdrproc_t)xdr_nfs3_commit_res, &r, p, len) &&
+	    nfs_ok(j, r.status)) {
+		j->files[j->fi].dirty = false;
+		j->res.sync_ios++;
+		np_lat_add(&j->res.sync_lat, np_now_ns() - j->meta_start);
+	}
+	j->fi++;
+}
+
+static void remove_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
+			uint32_t len)
+{
+	struct np_job *j = ctx;
+	struct nfs3_wcc_res r = {0};
+
+	j->meta_busy = false;
+	if (rpc_ok(j, err, h, "REMOVE") && decode(j, (xdrproc_t)xdr_nfs3_wcc_res, &r, p, len))
+		nfs_ok(j, r.status);
+	j->fi++;
+}
+
+/* ---- the workload's calls ---- */
+
+static void io_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
+		    uint32_t len)
+{
+	struct np_io *io = ctx;
+	struct np_job *j = io->job;
+	uint64_t lat = np_now_ns() - io->start;
+	enum np_dir d = io->kind == IO_READ ? NP_READ : NP_WRITE;
+	struct np_dirstats *ds = &j->res.d[d];
+	bool ok = false;
+
+	io->busy = false;
+	if (j->inflight)
+		j->inflight--;
+	if (io->kind == IO_COMMIT) {
+		struct nfs3_commit_res r = {0};
+
+		if (rpc_ok(j, err, h, "COMMIT") &&
+		    decode(j, (xdrproc_t)xdr_nfs3_commit_res, &r, p, len) && nfs_ok(j, r.status)) {
+			j->res.sync_ios++;
+			np_lat_add(&j->res.sync_lat, lat);
+		}
+		return;
+	}
+	if (io->kind == IO_READ) {
+		struct nfs3_read_res r = {0};
+
+		if (rpc_ok(j, err, h, "READ") &&
+		    decode(j, (xdrproc_t)xdr_nfs3_read_res, &r, p, len) && nfs_ok(j, r.status)) {
+			if (r.count != g.o.bs || r.data_len != g.o.bs) {
+				ds->short_ios++;
+				job_error(j, EIO, "short read");
+			} else if (g.o.verify != NP_VERIFY_NONE) {
+				char why[512], fname[96];
+
+				if (np_block_check(r.data, r.data_len, file_id(j, io->file),
+						   io->off, g.o.verify, g.o.randseed,
+						   g.o.verify_interval, why, sizeof(why))) {
+					ok = true;
+				} else {
+					ds->verify_errors++;
+					job_error(j, EILSEQ, "verify");
+					if (g.verify_printed++ < g.o.verify_print) {
+						file_name(j, io->file, fname, sizeof(fname));
+						fprintf(stderr, "verify: %s: %s\n", fname, why);
+					}
+				}
+			} else {
+				ok = true;
+			}
+		}
+	} else {
+		struct nfs3_write_res r = {0};
+
+		if (rpc_ok(j, err, h, "WRITE") &&
+		    decode(j, (xdrproc_t)xdr_nfs3_write_res, &r, p, len) && nfs_ok(j, r.status)) {
+			if (r.count != g.o.bs) {
+				ds->short_ios++;
+				job_error(j, EIO, "short write");
+			} else {
+				ok = true;
+				if (r.committed == NFS_UNSTABLE)
+					j->files[io->file].dirty = true;
+				if (j->files[io->file].written && !io->layout) {
+					uint64_t b = io->off / g.o.bs;
+
+					j->files[io->file].written[b / 8] |=
+						(uint8_t)(1u << (b % 8));
+				}
+			}
+		}
+	}
+	if (!ok) {
+		ds->errors++;
+		return;
+	}
+	if (io->layout || io->reread)
+		return;
+	ds->ios++;
+	ds->bytes += g.o.bs;
+	np_lat_add(&ds->clat, lat);
+}
+
+static struct np_io *io_get(struct np_job *j)
+{
+	for (uint32_t i = 0; i < g.o.iodepth; i++)
+		if (!j->io[i].busy)
+			return &j->io[i];
+	return NULL;
+}
+
+/* Start one READ, WRITE or COMMIT. @return 0 or np_conn_call's error */
+static int io_start(struct np_job *j, struct np_io *io)
+{
+	struct np_file *f = &j->files[io->file];
+	int rc;
+
+	io->job = j;
+	io->start = np_now_ns();
+	if (io->kind == IO_READ) {
+		struct nfs3_read_args a = {.fh = f->fh, .offset = io->off, .count = g.o.bs};
+
+		rc = np_conn_call(&j->conn, NFS3_PROGRAM, NFS3_VERSION, NFS3_PROC_READ,
+				  (xdrproc_t)xdr_nfs3_read_args, &a, 0, true, 0, io_done, io);
+		if (!rc)
+			j->res.calls[NFS3_PROC_READ]++;
+	} else if (io->kind == IO_WRITE) {
+		struct nfs3_write_args a = {.fh = f->fh,
+					    .offset = io->off,
+					    .count = g.o.bs,
+					    .stable = g.o.sync ? NFS_FILE_SYNC : NFS_UNSTABLE,
+					    .data = g.wbuf,
+					    .data_len = g.o.bs};
+
+		np_block_fill(g.wbuf, g.o.bs, file_id(j, io->file), io->off, g.o.verify,
+			      g.o.randseed, g.o.verify_interval);
+		rc = np_conn_call(&j->conn, NFS3_PROGRAM, NFS3_VERSION, NFS3_PROC_WRITE,
+				  (xdrproc_t)xdr_nfs3_write_args, &a, g.o.bs, false, 0, io_done,
+				  io);
+		if (!rc)
+			j->res.calls[NFS3_PROC_WRITE]++;
+	} else {
+		struct nfs3_commit_args a = {.fh = f->fh};
+
+		rc = np_conn_call(&j->conn, NFS3_PROGRAM, NFS3_VERSION, NFS3_PROC_COMMIT,
+				  (xdrproc_t)xdr_nfs3_commit_args, &a, 0, false, 0, io_done, io);
+		if (!rc)
+			j->res.calls[NFS3_PROC_COMMIT]++;
+	}
+	if (!rc) {
+		io->busy = true;
+		j->inflight++;
+	} else if (rc != -EBUSY) {
+		job_error(j, -rc, errno_name(-rc));
+	}
+	return rc;
+}
+
+/* The workload's next call, or false when it is over (size done, runtime passed, stopped). */
+static bool next_io(struct np_job *j, struct np_io *io, uint64_t now)
+{
+	bool rd;
+
+	if (g.signals || (g.o.runtime > 0 && now >= j->run_start + (uint64_t)(g.o.runtime * NS)))
+		return false;
+	if ((!g.o.time_based || g.o.runtime <= 0) && j->issued >= g.o.size)
+		return false;
+	if (g.o.fsync && !g.o.sync && j->writes_since_commit >= g.o.fsync) {
+		j->writes_since_commit = 0;
+		io->kind = IO_COMMIT;
+		io->file = j->last_write_file; /* the whole file: count 0 */
+		io->off = 0;
+		io->layout = false;
+		return true;
+	}
+	switch (g.o.rw) {
+	case NP_RW_READ:
+	case NP_RW_RANDREAD:
+		rd = true;
+		break;
+	case NP_RW_WRITE:
+	case NP_RW_RANDWRITE:
+		rd = false;
+		break;
+	default:
+		rd = rnd(j) % 100 < g.o.rwmixread;
+		break;
+	}
+	io->kind = rd ? IO_READ : IO_WRITE;
+	io->layout = false;
+	if (random_rw()) {
+		io->file = (uint32_t)(rnd(j) % g.o.nrfiles);
+		io->off = (rnd(j) % g.nblocks) * g.o.bs;
+	} else {
+		io->file = j->seq_file;
+		io->off = j->seq_off;
+		j->seq_off += g.o.bs;
+		if (j->seq_off >= g.fsize) {
+			j->seq_off = 0;
+			j->seq_file = (j->seq_file + 1) % g.o.nrfiles;
+		}
+	}
+	return true;
+}
+
+static void run_ios(struct np_job *j, uint64_t now)
+{
+	struct np_io *io;
+
+	while (np_conn_room(&j->conn) && (io = io_get(j)) != NULL) {
+		struct np_io want;
+
+		if (!next_io(j, &want, now)) {
+			set_state(j, JOB_DRAIN);
+			return;
+		}
+		io->kind = want.kind;
+		io->file = want.file;
+		io->off = want.off;
+		io->layout = false;
+		io->reread = false;
+		if (io_start(j, io) != 0)
+			return; /* the same offset is not retried: the next call takes another */
+		if (io->kind != IO_COMMIT) {
+			j->issued += g.o.bs;
+			if (io->kind == IO_WRITE) {
+				j->writes_since_commit++;
+				j->last_write_file = io->file;
+			}
+		}
+	}
+}
+
+/* The layout: sequential WRITEs of every block of the files marked short, iodepth deep. */
+static bool layout_ios(struct np_job *j)
+{
+	struct np_io *io;
+
+	while (np_conn_room(&j->conn) && (io = io_get(j)) != NULL) {
+		while (j->lay_file < g.o.nrfiles &&
+		       (!j->files[j->lay_file].layout || j->lay_off >= g.fsize)) {
+			j->lay_file++;
+			j->lay_off = 0;
+		}
+		if (j->lay_file >= g.o.nrfiles)
+			return j->inflight == 0;
+		io->kind = IO_WRITE;
+		io->layout = true;
+		io->reread = false;
+		io->file = (uint32_t)j->lay_file;
+		io->off = j->lay_off;
+		if (io_start(j, io) != 0)
+			return false;
+		j->lay_off += g.o.bs;
+	}
+	return false;
+}
+
+/* The read-back of a write-only job with verify (fio's verify phase): a READ of every block
+ * it wrote, iodepth deep. @return true once all have completed */
+static bool reread_ios(struct np_job *j)
+{
+	struct np_io *io;
+
+	while (np_conn_room(&j->conn) && (io = io_get(j)) != NULL) {
+		const struct np_file *f;
+
+		for (;;) {
+			if (j->lay_file >= g.o.nrfiles)
+				return j->inflight == 0;
+			f = &j->files[j->lay_file];
+			if (j->lay_off < g.nblocks &&
+			    f->written[j->lay_off / 8] & (1u << (j->lay_off % 8)))
+				break;
+			if (++j->lay_off >= g.nblocks) {
+				j->lay_file++;
+				j->lay_off = 0;
+			}
+		}
+		io->kind = IO_READ;
+		io->layout = false;
+		io->reread = true;
+		io->file = (uint32_t)j->lay_file;
+		io->off = j->lay_off * g.o.bs;
+		if (io_start(j, io) != 0)
+			return false;
+		j->lay_off++;
+	}
+	return false;
+}
+
+/* ---- the job's machine ---- */
+
+static void job_step(struct np_job *j, uint64_t now)
+{
+	enum job_state prev;
+	char name[96];
+	int rc = 0;
+
+	if (j->state != JOB_DONE && j->state != JOB_FAILED && j->conn.state == NP_CONN_FAILED) {
+		job_fail(j, j->conn.why ? j->conn.why : "the connection failed");
+	}
+	do {
+		prev = j->state;
+		if (j->meta_busy)
+			break;
+		switch (j->state) {
+		case JOB_CONNECT:
+			if (j->conn.state == NP_CONN_UP)
+				set_state(j, JOB_READDIR);
+			break;
+		case JOB_READDIR: {
+			struct nfs3_readdirplus_args a = {.dir = g.root,
+							  .cookie = j->cookie,
+							  .dircount = READDIR_MAXCOUNT,
+							  .maxcount = READDIR_MAXCOUNT};
+
+			memcpy(a.cookieverf, j->verf, sizeof(a.cookieverf));
+			rc = meta_call(j, NFS3_PROC_READDIRPLUS,
+				       (xdrproc_t)xdr_nfs3_readdirplus_args, &a,
+				       READDIR_MAXCOUNT + 512, readdir_done);
+			break;
+		}
+		case JOB_LOOKUP: {
+			struct nfs3_diropargs a = {.dir = g.root, .name = name};
+
+			file_name(j, j->fi, name, sizeof(name));
+			a.namelen = (uint32_t)strlen(name);
+			rc = meta_call(j, NFS3_PROC_LOOKUP, (xdrproc_t)xdr_nfs3_diropargs, &a, 0,
+				       lookup_done);
+			break;
+		}
+		case JOB_CREATE: {
+			struct nfs3_create_args a = {.where = {.dir = g.root, .name = name},
+						     .mode = NFS_CREATE_UNCHECKED,
+						     .sattr = {.set_mode = true, .mode = 0644}};
+
+			file_name(j, j->fi, name, sizeof(name));
+			a.where.namelen = (uint32_t)strlen(name);
+			rc = meta_call(j, NFS3_PROC_CREATE, (xdrproc_t)xdr_nfs3_create_args, &a, 0,
+				       create_done);
+			break;
+		}
+		case JOB_GETATTR: {
+			struct nfs3_fh_args a = {.fh = j->files[j->fi].fh};
+
+			rc = meta_call(j, NFS3_PROC_GETATTR, (xdrproc_t)xdr_nfs3_fh_args, &a, 0,
+				       getattr_done);
+			break;
+		}
+		case JOB_LAYOUT:
+			if (layout_ios(j)) {
+				/* the layout's UNSTABLE writes are committed at the end with the
+				 * workload's: a COMMIT now would be timed with nothing */
+				j->run_start = now;
+				set_state(j, JOB_RUN);
+			}
+			break;
+		case JOB_RUN:
+			run_ios(j, now);
+			break;
+		case JOB_DRAIN:
+			if (j->inflight == 0) {
+				j->run_end = now;
+				j->fi = 0;
+				set_state(j, JOB_COMMIT);
+			}
+			break;
+		case JOB_COMMIT:
+			while (j->fi < g.o.nrfiles && !j->files[j->fi].dirty)
+				j->fi++;
+			if (j->fi >= g.o.nrfiles) {
+				j->fi = 0;
+				j->lay_file = 0;
+				j->lay_off = 0;
+				if (j->files[0].written)
+					set_state(j, JOB_VERIFY);
+				else
+					set_state(j, g.o.unlink ? JOB_UNLINK : JOB_DONE);
+				break;
+			}
+			{
+				struct nfs3_commit_args a = {.fh = j->files[j->fi].fh};
+
+				rc = meta_call(j, NFS3_PROC_COMMIT, (xdrproc_t)xdr_nfs3_commit_args,
+					       &a, 0, commit_done);
+			}
+			break;
+		case JOB_VERIFY:
+			if (reread_ios(j))
+				set_state(j, g.o.unlink ? JOB_UNLINK : JOB_DONE);
+			break;
+		case JOB_UNLINK:
+			if (j->fi >= g.o.nrfiles) {
+				set_state(j, JOB_DONE);
+				break;
+			}
+			{
+				struct nfs3_diropargs a = {.dir = g.root, .name = name};
+
+				file_name(j, j->fi, name, sizeof(name));
+				a.namelen = (uint32_t)strlen(name);
+				rc = meta_call(j, NFS3_PROC_REMOVE, (xdrproc_t)xdr_nfs3_diropargs,
+					       &a, 0, remove_done);
+			}
+			break;
+		default:
+			break;
+		}
+		if (rc && rc != -EBUSY) {
+			job_fail(j, strerror(-rc));
+			rc = 0;
+		}
+	} while (j->state != prev);
+	if ((j->state == JOB_DONE || j->state == JOB_FAILED) && !j->run_end)
+		j->run_end = now;
+}
+
+/* ---- MOUNT ---- */
+
+static void mnt_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
+		     uint32_t len)
+{
+	struct nfs_mnt_res3 r = {0};
+	XDR x;
+
+	(void)ctx;
+	g.mnt_done = true;
+	if (err || h->denied || h->stat != SUCCESS) {
+		fprintf(stderr, "droce-nfsperf: MOUNT MNT of %s: %s\n", g.o.export,
+			err	    ? strerror(-err)
+			: h->denied ? orpc_auth_stat_name(h->why)
+				    : orpc_accept_stat_name(h->stat));
+		g.failed = true;
+		return;
+	}
+	xdrmem_create(&x, (char *)(uintptr_t)p, len, XDR_DECODE);
+	if (!xdr_nfs_mnt_res3(&x, &r) || r.status != NFS_MNT3_OK) {
+		fprintf(stderr, "droce-nfsperf: MOUNT MNT of %s: status %u\n", g.o.export,
+			r.status);
+		g.failed = true;
+		return;
+	}
+	g.root = r.fh;
+}
+
+static void umnt_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
+		      uint32_t len)
+{
+	(void)ctx, (void)err, (void)h, (void)p, (void)len;
+	g.umnt_done = true;
+}
+
+static int mount_call(uint32_t proc, orpc_clnt_done_t done)
+{
+	struct nfs_mnt_dirpath d = {.path = {g.o.export, (uint32_t)strlen(g.o.export)}};
+
+	return orpc_clnt_call(&g.mnt, NFS_MNT_PROGRAM, NFS_MNT_V3, proc, &g.env.sys,
+			      (xdrproc_t)xdr_nfs_mnt_dirpath, &d, done, NULL);
+}
+
+/* ---- progress and samples ---- */
+
+static void fmt_rate(double bytes_s, char *buf, size_t cap)
+{
+	if (bytes_s >= 1024.0 * 1024 * 1024)
+		snprintf(buf, cap, "%.2fGiB/s", bytes_s / (1024.0 * 1024 * 1024));
+	else if (bytes_s >= 1024.0 * 1024)
+		snprintf(buf, cap, "%.1fMiB/s", bytes_s / (1024.0 * 1024));
+	else
+		snprintf(buf, cap, "%.0fKiB/s", bytes_s / 1024.0);
+}
+
+static void tick(uint64_t now)
+{
+	uint64_t ios[NP_NDIRS] = {0}, bytes[NP_NDIRS] = {0}, lat_n[NP_NDIRS] = {0};
+	double lat_sum[NP_NDIRS] = {0}, dt = 1.0;
+	uint32_t running = 0;
+
+	for (uint32_t i = 0; i < g.o.numjobs; i++) {
+		struct np_job *j = &g.jobs[i];
+
+		if (j->state == JOB_RUN || j->state == JOB_DRAIN)
+			running++;
+		for (int d = 0; d < NP_NDIRS; d++) {
+			struct np_dirstats *s = &j->res.d[d];
+			uint64_t di = s->ios - s->last_ios, db = s->bytes - s->last_bytes;
+
+			if (j->state == JOB_RUN) {
+				uint64_t ln = s->clat.n - s->last_lat_n;
+				uint64_t ms = (now - j->run_start) / 1000000;
+
+				np_series_add(&s->iops_s, (double)di / dt);
+				np_series_add(&s->bw_s, (double)db / 1024.0 / dt);
+				/* fio's log lines: msec, value, direction, block size, offset */
+				if (j->iops_log && di)
+					fprintf(j->iops_log,
+						"%" PRIu64 ", %" PRIu64 ", %d, %u, 0\n", ms, di, d,
+						g.o.bs);
+				if (j->lat_log && ln)
+					fprintf(j->lat_log, "%" PRIu64 ", %.0f, %d, %u, 0\n", ms,
+						(s->clat.sum - s->last_lat_sum) / (double)ln, d,
+						g.o.bs);
+			}
+			s->last_lat_n = s->clat.n;
+			s->last_lat_sum = s->clat.sum;
+			s->last_ios = s->ios;
+			s->last_bytes = s->bytes;
+			ios[d] += di;
+			bytes[d] += db;
+			lat_n[d] += s->clat.n;
+			lat_sum[d] += s->clat.sum;
+		}
+	}
+	if (g.o.eta > 0 || (g.o.eta == 0 && isatty(STDERR_FILENO))) {
+		char rb[32], wb[32];
+		double lat[NP_NDIRS];
+
+		for (int d = 0; d < NP_NDIRS; d++) {
+			uint64_t n = lat_n[d] - g.last_lat_n[d];
+
+			lat[d] = n ? (lat_sum[d] - g.last_lat_sum[d]) / (double)n / 1e3 : 0;
+		}
+		fmt_rate((double)bytes[NP_READ], rb, sizeof(rb));
+		fmt_rate((double)bytes[NP_WRITE], wb, sizeof(wb));
+		fprintf(stderr,
+			"\rJobs: %u (%s): [r=%s,w=%s][r=%" PRIu64 ",w=%" PRIu64
+			" IOPS][lat r=%.0fus,w=%.0fus][%.0fs]   ",
+			running, g.o.xprt == NP_XPRT_RDMA ? "rdma" : "tcp", rb, wb, ios[NP_READ],
+			ios[NP_WRITE], lat[NP_READ], lat[NP_WRITE], (double)(now - g.t0) / NS);
+		g.progress_shown = true;
+	}
+	if (g.plot && running) {
+		double lat[NP_NDIRS];
+
+		for (int d = 0; d < NP_NDIRS; d++) {
+			uint64_t n = lat_n[d] - g.last_lat_n[d];
+
+			lat[d] = n ? (lat_sum[d] - g.last_lat_sum[d]) / (double)n / 1e3 : 0;
+		}
+		fprintf(g.plot, "%.0f %" PRIu64 " %" PRIu64 " %.1f %.1f\n",
+			(double)(now - g.t0) / NS, ios[NP_READ], ios[NP_WRITE], lat[NP_READ],
+			lat[NP_WRITE]);
+	}
+	for (int d = 0; d < NP_NDIRS; d++) {
+		g.last_lat_n[d] = lat_n[d];
+		g.last_lat_sum[d] = lat_sum[d];
+	}
+}
+
+/* gnuplot's PNGs of the per-second series (PREFIX.dat): IOPS, and mean latency. */
+static void plot(void)
+{
+	FILE *gp;
+
+	fclose(g.plot);
+	g.plot = NULL;
+	gp = popen("gnuplot 2>/dev/null", "w");
+	if (!gp) {
+		fprintf(stderr, "droce-nfsperf: no gnuplot: %s.dat is left as it is\n", g.o.plot);
+		return;
+	}
+	fprintf(gp,
+		"set terminal png size 900,400\n"
+		"set xlabel 'seconds'\nset grid\nset key top left\n"
+		"set output '%1$s_iops.png'\nset ylabel 'IOPS'\n"
+		"set title 'droce-nfsperf %2$s: IOPS'\n"
+		"plot '%1$s.dat' using 1:2 with lines title 'read', '' using 1:3 with lines "
+		"title 'write'\n"
+		"set output '%1$s_lat.png'\nset ylabel 'mean completion latency (us)'\n"
+		"set title 'droce-nfsperf %2$s: latency'\n"
+		"plot '%1$s.dat' using 1:4 with lines title 'read', '' using 1:5 with lines "
+		"title 'write'\n",
+		g.o.plot, g.o.name);
+	if (pclose(gp) != 0)
+		fprintf(stderr, "droce-nfsperf: gnuplot failed: %s.dat is left as it is\n",
+			g.o.plot);
+}
+
+/* ---- the whole run ---- */
+
+static void start_jobs(void)
+{
+	uint32_t max_io = g.o.bs > READDIR_MAXCOUNT ? g.o.bs : READDIR_MAXCOUNT;
+
+	for (uint32_t i = 0; i < g.o.numjobs; i++) {
+		struct np_job *j = &g.jobs[i];
+		int rc;
+
+		j->idx = i;
+		j->rnd = g.o.randseed ^ (0x9e3779b97f4a7c15ull * (i + 1));
+		snprintf(j->res.name, sizeof(j->res.name), "%s", g.o.name);
+		j->res.jobid = i;
+		set_state(j, JOB_CONNECT);
+		if (g.o.iops_log || g.o.lat_log) {
+			char path[512];
+
+			/* fio's names: PREFIX_iops.N.log, PREFIX_clat.N.log, N from 1 */
+			if (g.o.iops_log) {
+				snprintf(path, sizeof(path), "%s_iops.%u.log", g.o.iops_log, i + 1);
+				j->iops_log = fopen(path, "w");
+			}
+			if (g.o.lat_log) {
+				snprintf(path, sizeof(path), "%s_clat.%u.log", g.o.lat_log, i + 1);
+				j->lat_log = fopen(path, "w");
+			}
+		}
+		if (g.o.verify != NP_VERIFY_NONE && !reads())
+			for (uint32_t f = 0; f < g.o.nrfiles; f++)
+				j->files[f].written = calloc(g.nblocks / 8 + 1, 1);
+		/* one more than iodepth: a set-up call never waits for the workload's */
+		rc = np_conn_open(&j->conn, &g.env, g.o.iodepth + 1, max_io);
+		if (rc) {
+			fprintf(stderr, "droce-nfsperf: job %u: connection: %s\n", i,
+				strerror(-rc));
+			job_fail(j, "no connection");
+		}
+	}
+}
+
+static bool jobs_over(void)
+{
+	for (uint32_t i = 0; i < g.o.numjobs; i++)
+		if (g.jobs[i].state != JOB_DONE && g.jobs[i].state != JOB_FAILED)
+			return false;
+	return true;
+}
+
+static int run_poll(uint64_t now)
+{
+	int work = 0;
+
+	if (g.env.cm) {
+		struct roce_cm_event ev;
+
+		while (roce_cm_get_event(g.env.cm, &ev) == 0) {
+			for (uint32_t i = 0; i < g.o.numjobs; i++)
+				if (g.jobs[i].conn.id == ev.id)
+					np_conn_cm_event(&g.jobs[i].conn, &ev);
+			work++;
+		}
+	}
+	if (g.mnt_open)
+		work += orpc_clnt_poll(&g.mnt);
+	switch (g.phase) {
+	case 0: /* MOUNT */
+		if (!g.mnt_sent) {
+			int rc = orpc_clnt_init(&g.mnt, g.o.server, g.o.mount_port, 3000, 3);
+
+			g.mnt_open = rc == 0;
+			if (rc == 0)
+				rc = mount_call(NFS_MNT_PROC_MNT, mnt_done);
+			if (rc) {
+				fprintf(stderr, "droce-nfsperf: MOUNT: %s\n", strerror(-rc));
+				g.failed = true;
+				g.phase = 4;
+				break;
+			}
+			g.mnt_sent = true;
+		}
+		if (g.mnt_done) {
+			if (g.failed) {
+				g.phase = 4;
+				break;
+			}
+			start_jobs();
+			g.t0 = now;
+			g.next_tick = now + NS;
+			g.phase = 1;
+		}
+		break;
+	case 1: /* the jobs */
+		for (uint32_t i = 0; i < g.o.numjobs; i++) {
+			work += np_conn_poll(&g.jobs[i].conn, now);
+			job_step(&g.jobs[i], now);
+		}
+		if (now >= g.next_tick) {
+			tick(now);
+			g.next_tick += NS;
+		}
+		/* stopped: calls in flight get 5 s to end, then the jobs end without them */
+		if (g.signals && now > g.signal_at + 5 * NS)
+			for (uint32_t i = 0; i < g.o.numjobs; i++)
+				if (g.jobs[i].state != JOB_DONE && g.jobs[i].state != JOB_FAILED)
+					job_fail(&g.jobs[i], "interrupted");
+		if (jobs_over()) {
+			for (uint32_t i = 0; i < g.o.numjobs; i++)
+				np_conn_close(&g.jobs[i].conn);
+			g.phase = 2;
+			g.phase_deadline = now + 5 * NS;
+		}
+		break;
+	case 2: /* UMNT, best effort */
+		if (!g.umnt_sent) {
+			g.umnt_sent = true;
+			if (mount_call(NFS_MNT_PROC_UMNT, umnt_done) != 0)
+				g.umnt_done = true;
+		}
+		for (uint32_t i = 0; i < g.o.numjobs; i++)
+			work += np_conn_poll(&g.jobs[i].conn, now);
+		if (g.umnt_done || now > g.phase_deadline) {
+			g.phase = 3;
+			g.phase_deadline = now + NS / 2;
+		}
+		break;
+	case 3: /* let the DREQs go out */
+		for (uint32_t i = 0; i < g.o.numjobs; i++)
+			work += np_conn_poll(&g.jobs[i].conn, now);
+		if (!g.stack || now > g.phase_deadline)
+			g.phase = 4;
+		break;
+	default:
+		g.finished = true;
+		break;
+	}
+	return work;
+}
+
+static void lcore_poll(struct stk_lcore *lc, void *arg)
+{
+	(void)lc, (void)arg;
+	run_poll(np_now_ns());
+	if (g.finished && !stk_stopping())
+		stk_stop();
+}
+
+/* Without droce's stack: TCP only; sleep in poll(2) on the sockets when nothing moved. */
+static void plain_loop(void)
+{
+	struct pollfd pf[NP_MAX_JOBS + 1];
+
+	while (!g.finished) {
+		nfds_t n = 0;
+
+		if (run_poll(np_now_ns()) > 0)
+			continue;
+		if (g.mnt_open && g.mnt.fd >= 0)
+			pf[n++] = (struct pollfd){.fd = g.mnt.fd, .events = POLLIN};
+		for (uint32_t i = 0; g.jobs && i < g.o.numjobs; i++) {
+			const struct orpc_clnt *c = &g.jobs[i].conn.tcp;
+
+			if (g.jobs[i].conn.tcp_open && c->fd >= 0)
+				pf[n++] = (struct pollfd){
+					.fd = c->fd,
+					.events = (short)(POLLIN |
+							  (!c->connected || c->out_len > c->out_off
+								   ? POLLOUT
+								   : 0))};
+		}
+		poll(pf, n, 1);
+	}
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (!g.signals)
+		g.signal_at = np_now_ns();
+	if (++g.signals > 1 && g.stack)
+		stk_stop();
+	else if (g.signals > 1)
+		exit(130);
+}
+
+/* ---- the report ---- */
+
+static double tv_s(const struct timeval *t)
+{
+	return (double)t->tv_sec + (double)t->tv_usec / 1e6;
+}
+
+static int report(void)
+{
+	struct np_result *res = calloc(g.o.numjobs, sizeof(*res));
+	struct np_report r = {.o = &g.o, .res = res};
+	struct rusage ru;
+	double wall = (double)(np_now_ns() - g.t0) / NS;
+	FILE *f = stdout;
+	int rc = 0;
+
+	if (!res)
+		return 1;
+	getrusage(RUSAGE_SELF, &ru);
+	if (wall > 0) {
+		r.usr_cpu = (tv_s(&ru.ru_utime) - tv_s(&g.ru0.ru_utime)) / wall * 100;
+		r.sys_cpu = (tv_s(&ru.ru_stime) - tv_s(&g.ru0.ru_stime)) / wall * 100;
+	}
+	for (uint32_t i = 0; i < g.o.numjobs; i++) {
+		struct np_job *j = &g.jobs[i];
+		struct np_result *x = &res[r.nres];
+
+		j->res.runtime_s = j->run_end > j->run_start && j->run_start
+					   ? (double)(j->run_end - j->run_start) / NS
+					   : 0;
+		np_conn_stats(&j->conn, j->res.xprt_stats, sizeof(j->res.xprt_stats));
+		if (j->res.error || j->state != JOB_DONE)
+			rc = 1;
+		if (g.o.group_reporting && r.nres == 1) {
+			np_result_merge(&res[0], &j->res);
+			continue;
+		}
+		*x = j->res;
+		r.nres++;
+	}
+	if (g.o.output && !(f = fopen(g.o.output, "w"))) {
+		perror(g.o.output);
+		f = stdout;
+	}
+	if (g.o.json)
+		np_report_json(f, &r);
+	else
+		np_report_text(f, &r);
+	if (f != stdout)
+		fclose(f);
+	free(res);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	int eal_argc, app_argc, status;
+	char **eal_argv, **app_argv;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	app_split_args(&g.app, argc, argv, &eal_argc, &eal_argv, &app_argc, &app_argv);
+	status = np_opts_parse(&g.o, app_argc, app_argv);
+	if (status)
+		return status;
+	g.fsize = g.o.size / g.o.nrfiles / g.o.bs * g.o.bs;
+	g.nblocks = g.fsize / g.o.bs;
+	g.env.o = &g.o;
+	g.env.sys.uid = g.o.uid;
+	g.env.sys.gid = g.o.gid;
+	snprintf(g.env.sys.machname, sizeof(g.env.sys.machname), "droce-nfsperf");
+	g.jobs = calloc(g.o.numjobs, sizeof(*g.jobs));
+	g.wbuf = malloc(g.o.bs);
+	if (!g.jobs || !g.wbuf)
+		return 1;
+	/* RDMA needs droce's stack; TCP uses it when a configuration is given (the exception
+	 * TAP carries the kernel's TCP), and runs on the host's network otherwise */
+	g.stack = g.o.xprt == NP_XPRT_RDMA || (g.app.config && *g.app.config);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	getrusage(RUSAGE_SELF, &g.ru0);
+	if (g.o.plot) {
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s.dat", g.o.plot);
+		g.plot = fopen(path, "w");
+		if (!g.plot) {
+			perror(path);
+			return APP_EXIT_CONFIG;
+		}
+		fprintf(g.plot, "# seconds read_iops write_iops read_lat_us write_lat_us\n");
+	}
+	if (g.stack) {
+		g.app.prog = "droce-nfsperf";
+		status = app_start_stack(&g.app, argv[0], eal_argc, eal_argv);
+		if (status) {
+			app_stop(&g.app);
+			return status;
+		}
+		app_pick_iface(&g.app, NULL, &g.o.server_ip);
+		if (g.o.xprt == NP_XPRT_RDMA && app_open_dev(&g.app) != 0) {
+			app_stop(&g.app);
+			return APP_EXIT_NODEV;
+		}
+		g.env.dev = g.app.dev;
+		g.env.cm = g.app.cm;
+		g.env.pd = g.app.pd;
+		g.env.iface = g.app.iface;
+		stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), lcore_poll, NULL);
+		stk_run();
+	} else {
+		plain_loop();
+	}
+	if (g.progress_shown)
+		fprintf(stderr, "\n");
+	if (g.plot)
+		plot();
+	for (uint32_t i = 0; i < g.o.numjobs; i++) {
+		if (g.jobs[i].iops_log)
+			fclose(g.jobs[i].iops_log);
+		if (g.jobs[i].lat_log)
+			fclose(g.jobs[i].lat_log);
+	}
+	status = g.failed ? 1 : report();
+	for (uint32_t i = 0; i < g.o.numjobs; i++) {
+		for (int k = 0; k < 1000000 && np_conn_destroy(&g.jobs[i].conn) == -EBUSY; k++)
+			stk_lcore_poll(stk_lcore_get(rte_get_main_lcore()));
+	}
+	if (g.mnt_open)
+		orpc_clnt_fini(&g.mnt);
+	if (g.stack)
+		app_stop(&g.app);
+	for (uint32_t i = 0; i < g.o.numjobs; i++)
+		for (uint32_t f = 0; f < g.o.nrfiles; f++)
+			free(g.jobs[i].files[f].written);
+	free(g.wbuf);
+	free(g.jobs);
+	return status;
+}

@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# Integration test: droce-nfsperf (apps/droce-nfsperf.c) against droce-nfsd, in two network
+# namespaces joined by a veth pair (MTU 1500), each side on its own droce stack
+# (net_af_packet on its veth end, scripts/lab.sh); MOUNT goes over TCP through the client's
+# and the server's exception TAPs:
+#   1. RDMA: randrw 50/50, 4 KiB, iodepth 8, 2 jobs (connections) x 2 files, verify=crc32c:
+#      exit 0; the JSON has fio's keys (jobs[].read.iops, bw, runtime, clat_ns.percentile
+#      "50.000000" and "99.000000", lat_ns, job options...), one entry per job, total_ios x bs
+#      = io_bytes and iops = total_ios / runtime in each direction, no error, the calls
+#      READDIRPLUS, LOOKUP, CREATE, GETATTR, READ, WRITE and COMMIT were made;
+#   2. RDMA, 256 KiB blocks (READ data by write chunk, WRITE data by read chunk, beyond the
+#      inline size): sequential write with sync=1 (FILE_SYNC, no COMMIT), then sequential read
+#      with verify=md5 of what it wrote; the files on droce-nfsd's disk are whole;
+#   3. TCP (the kernel's, through droce's exception TAP): randrw 70/30, 64 KiB, iodepth 4,
+#      verify=md5, fsync=8 (COMMIT every 8 writes): exit 0, JSON consistent, COMMITs counted
+#      in "sync";
+#   4. a byte of one file changed on the server's disk: a verify=crc32c read over RDMA exits 1,
+#      prints "verify: FILE: ... first bad byte at offset N" with the exact offset and the
+#      expected and found bytes, and the JSON counts it under errors.verify;
+#   5. unlink=1 removes the job's files (REMOVE);
+#   6. droce-nfsd stops on SIGINT with exit 0, having answered no call with GARBAGE_ARGS or
+#      SYSTEM_ERR and seen no RDMA error.
+# Usage: nfsperf_veth.sh PATH/TO/droce-nfsd PATH/TO/droce-nfsperf      Exit 77 = skipped.
+set -u
+NFSD=$(readlink -f "$1")
+PERF=$(readlink -f "$2")
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/../../scripts/lab.sh"
+if ! why=$(lab_can_run); then echo "SKIP: $why"; exit 77; fi
+command -v python3 > /dev/null || { echo "SKIP: needs python3"; exit 77; }
+# no hugepages unless asked: this test should not take those other runs may be counting on
+LAB_HUGEPAGES=${LAB_HUGEPAGES:-no}
+fails=0
+check() { if "${@:2}"; then echo "ok   - $1"; else echo "FAIL - $1"; fails=$((fails + 1)); fi; }
+mkdir -p "$LAB_DIR"
+trap lab_down EXIT
+lab_up
+ip netns exec "$LAB_NS_A" ip link set "$LAB_VETH_A" mtu 1500
+ip netns exec "$LAB_NS_B" ip link set "$LAB_VETH_B" mtu 1500
+lab_config a "$LAB_VETH_A" "$LAB_TAP_A" "$LAB_IP4_A" "$LAB_IP6_A" 0
+lab_config b "$LAB_VETH_B" "$LAB_TAP_B" "$LAB_IP4_B" "$LAB_IP6_B" 1
+sed -i 's/^memory = .*/memory = 512/' "$LAB_DIR/b.ini"
+sed -i 's/^memory = .*/memory = 384/' "$LAB_DIR/a.ini"
+EXP=$LAB_DIR/exp
+mkdir -p "$EXP" "$LAB_DIR/state"
+echo "$EXP 10.77.0.0/24(rw,no_root_squash,insecure)" > "$LAB_DIR/exports"
+
+ip netns exec "$LAB_NS_B" timeout 300 "$NFSD" --config "$LAB_DIR/b.ini" \
+	--exports "$LAB_DIR/exports" --state "$LAB_DIR/state" --seconds 280 \
+	> "$LAB_DIR/nfsd.log" 2>&1 &
+LAB_PID_nfsd=$!
+LAB_PIDS+=($LAB_PID_nfsd)
+lab_wait_log nfsd '^serving at' 30 || exit 1
+
+# perf NAME ARGS...: droce-nfsperf in A, JSON into $LAB_DIR/NAME.json, stderr in NAME.err;
+# sets RC
+perf() {
+	local name=$1 t
+	shift
+	t=$(date +%s.%N)
+	ip netns exec "$LAB_NS_A" timeout 120 "$PERF" --config "$LAB_DIR/a.ini" \
+		--server "$LAB_IP4_B" --export "$EXP" --output-format=json \
+		--output "$LAB_DIR/$name.json" "$@" > "$LAB_DIR/$name.out" 2> "$LAB_DIR/$name.err"
+	RC=$?
+	echo "# $name ($*): exit $RC in $(python3 -c "print(f'{$(date +%s.%N) - $t:.1f}')") s"
+	grep -v "^EAL\|^TELEMETRY\|qdisc\|^tap_\|eth_dev_tap\|droce.stack" "$LAB_DIR/$name.err" | head -n 12 | sed 's/^/#   /'
+}
+
+# judge NAME BS JOBS WANT-ERRORS: fio's keys, counts consistent with bytes, the calls made
+judge() {
+	python3 - "$LAB_DIR/$1.json" "$2" "$3" "$4" << 'PY'
+import json, sys
+path, bs, njobs, want_err = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
+d = json.load(open(path))
+fails = 0
+def check(what, cond):
+    global fails
+    print(("ok   - " if cond else "FAIL - ") + what)
+    fails += 0 if cond else 1
+jobs = d.get("jobs", [])
+check(f"{path.rsplit('/', 1)[1]}: {len(jobs)} jobs in jobs[] (want {njobs})", len(jobs) == njobs)
+keys = ["io_bytes", "io_kbytes", "bw_bytes", "bw", "iops", "runtime", "total_ios", "short_ios",
+        "slat_ns", "clat_ns", "lat_ns", "bw_min", "bw_max", "bw_mean", "iops_min", "iops_max",
+        "iops_mean", "iops_stddev"]
+bad = []
+for j in jobs:
+    for k in ["jobname", "groupid", "error", "job options", "read", "write", "trim", "sync",
+              "job_runtime", "usr_cpu", "sys_cpu", "nfs"]:
+        if k not in j:
+            bad.append(k)
+    for dname in ("read", "write"):
+        r = j[dname]
+        bad += [f"{dname}.{k}" for k in keys if k not in r]
+        if r["total_ios"] * bs != r["io_bytes"]:
+            bad.append(f"{dname}: total_ios {r['total_ios']} x {bs} != io_bytes {r['io_bytes']}")
+        if r["io_kbytes"] != r["io_bytes"] // 1024:
+            bad.append(f"{dname}: io_kbytes")
+        if r["total_ios"]:
+            iops = r["total_ios"] / (r["runtime"] / 1000.0)
+            if abs(iops - r["iops"]) > 0.02 * iops + 1:
+                bad.append(f"{dname}: iops {r['iops']} vs total_ios/runtime {iops:.1f}")
+            bw = r["io_bytes"] / 1024 / (r["runtime"] / 1000.0)
+            if abs(bw - r["bw"]) > 0.02 * bw + 2:
+                bad.append(f"{dname}: bw {r['bw']} KiB/s vs io_bytes/runtime {bw:.1f}")
+            p = r["clat_ns"].get("percentile", {})
+            for k in ("1.000000", "50.000000", "99.000000", "99.990000"):
+                if k not in p:
+                    bad.append(f"{dname}: clat_ns.percentile[{k}]")
+            if p and not (r["clat_ns"]["min"] <= p["50.000000"] <= p["99.000000"] <= r["clat_ns"]["max"]):
+                bad.append(f"{dname}: min <= p50 <= p99 <= max does not hold")
+            if r["clat_ns"]["N"] != r["total_ios"]:
+                bad.append(f"{dname}: clat_ns.N {r['clat_ns']['N']} != total_ios")
+check("fio's keys present, total_ios x bs = io_bytes, iops and bw = counts / runtime, "
+      "percentiles ordered" + ("" if not bad else ": " + "; ".join(bad[:6])), not bad)
+for j in jobs:
+    n = j["nfs"]
+    print(f"# job: read {j['read']['total_ios']} ios {j['read']['iops']:.0f} IOPS p99 "
+          f"{j['read']['clat_ns'].get('percentile', {}).get('99.000000', 0) / 1000:.0f} us, "
+          f"write {j['write']['total_ios']} ios {j['write']['iops']:.0f} IOPS; sync "
+          f"{j['sync']['total_ios']}; calls {n['calls']}; errors {n['errors']}")
+    print(f"#   {n['xprt_stats']}")
+if want_err:
+    check("the run reports its verify failure by name",
+          any(j["nfs"]["errors"].get("verify", 0) > 0 and j["error"] for j in jobs))
+else:
+    check("no error in any job (error 0, nfs.errors empty, verify_errors 0)",
+          all(j["error"] == 0 and not j["nfs"]["errors"] and j["nfs"]["verify_errors"] == 0
+              for j in jobs))
+print(f"{fails}")
+sys.exit(1 if fails else 0)
+PY
+}
+
+# calls NAME PROC...: every job made each of these calls at least once
+calls() {
+	python3 - "$LAB_DIR/$1.json" "${@:2}" << 'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if all(all(j["nfs"]["calls"].get(p, 0) > 0 for p in sys.argv[2:]) for j in d["jobs"]) else 1)
+PY
+}
+
+# 1. RDMA randrw with verify
+perf rdma_randrw --transport rdma --name rr --rw randrw --rwmixread 50 --bs 4k --iodepth 8 \
+	--numjobs 2 --nrfiles 2 --size 2m --runtime 4 --verify crc32c
+check "RDMA randrw 4 KiB, 2 jobs, iodepth 8, verify=crc32c: exit 0" [ $RC = 0 ]
+check "RDMA randrw: the JSON's checks" judge rdma_randrw 4096 2 0
+check "RDMA randrw: READDIRPLUS, LOOKUP, CREATE, GETATTR, READ, WRITE and COMMIT made" \
+	calls rdma_randrw READDIRPLUS LOOKUP CREATE GETATTR READ WRITE COMMIT
+
+# 2. RDMA with 256 KiB blocks: FILE_SYNC writes, then reads verified
+perf rdma_seqw --transport rdma --name big --rw write --bs 256k --iodepth 4 --size 4m \
+	--verify md5 --sync 1
+check "RDMA sequential write 256 KiB, sync=1: exit 0" [ $RC = 0 ]
+check "RDMA sequential write: the JSON's checks" judge rdma_seqw 262144 1 0
+check "sync=1: every WRITE FILE_SYNC, so no COMMIT" \
+	python3 -c "import json,sys; j=json.load(open('$LAB_DIR/rdma_seqw.json'))['jobs'][0]; sys.exit(0 if j['sync']['total_ios'] == 0 and 'COMMIT' not in j['nfs']['calls'] else 1)"
+check "the file is whole on droce-nfsd's disk (4 MiB)" [ "$(stat -c %s "$EXP/big.0.0")" = 4194304 ]
+perf rdma_seqr --transport rdma --name big --rw read --bs 256k --iodepth 4 --size 4m --verify md5
+check "RDMA sequential read 256 KiB, verify=md5 of what was written: exit 0" [ $RC = 0 ]
+check "RDMA sequential read: the JSON's checks" judge rdma_seqr 262144 1 0
+
+# 3. TCP through the exception TAP
+perf tcp_randrw --transport tcp --name tt --rw randrw --rwmixread 70 --bs 64k --iodepth 4 \
+	--numjobs 2 --size 4m --runtime 4 --verify md5 --fsync 8
+check "TCP randrw 64 KiB, 2 jobs, verify=md5, fsync=8: exit 0" [ $RC = 0 ]
+check "TCP randrw: the JSON's checks" judge tcp_randrw 65536 2 0
+check "TCP: COMMITs every 8 writes counted in sync" \
+	python3 -c "import json,sys; d=json.load(open('$LAB_DIR/tcp_randrw.json')); sys.exit(0 if all(j['sync']['total_ios'] >= j['write']['total_ios'] // 8 > 0 for j in d['jobs']) else 1)"
+check "TCP: the transport was tcp" grep -q '"transport" : "tcp"' "$LAB_DIR/tcp_randrw.json"
+
+# 4. a corrupted byte is found, with its offset
+OFF=654321
+printf '\x5a' | dd of="$EXP/rr.1.0" bs=1 seek=$OFF conv=notrunc status=none
+perf rdma_corrupt --transport rdma --name rr --rw read --bs 4k --iodepth 8 --numjobs 2 \
+	--nrfiles 2 --size 2m --verify crc32c
+check "a corrupted file: the verify run exits 1" [ $RC = 1 ]
+check "the failure names the file, the offset $OFF, the expected and found bytes" \
+	grep -Eq "^verify: rr\.1\.0: crc32c mismatch: first bad byte at offset $OFF \(block at $((OFF / 4096 * 4096)), byte $((OFF % 4096)) of 4096\): expected \[[0-9a-f ]+\], found \[5a[0-9a-f ]*\]" "$LAB_DIR/rdma_corrupt.err"
+check "the corrupt run's JSON: the checks, and verify counted" judge rdma_corrupt 4096 2 1
+
+# 5. unlink=1
+perf rdma_unlink --transport rdma --name big --rw read --bs 256k --size 4m --unlink 1
+check "unlink=1: exit 0, REMOVE made, the file is gone from droce-nfsd's disk" \
+	bash -c "[ $RC = 0 ] && [ ! -e '$EXP/big.0.0' ] && grep -q '\"REMOVE\"' '$LAB_DIR/rdma_unlink.json'"
+
+lab_stop nfsd
+st=$?
+grep -E "^(tcp|rdma|nfs3|drc|fs):" "$LAB_DIR/nfsd.log" | sed 's/^/# droce-nfsd: /'
+check "droce-nfsd stopped on SIGINT with exit 0 (exit $st)" [ "$st" = 0 ]
+check "droce-nfsd answered every call (no GARBAGE_ARGS, SYSTEM_ERR or RDMA error)" \
+	bash -c "! grep -Eq 'GARBAGE_ARGS [1-9]|SYSTEM_ERR [1-9]|rdma_errors [1-9]' '$LAB_DIR/nfsd.log'"
+echo "# nfsperf_veth: $fails failed"
+[ "$fails" = 0 ]
