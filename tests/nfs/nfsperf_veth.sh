@@ -96,12 +96,18 @@ for j in jobs:
         if r["io_kbytes"] != r["io_bytes"] // 1024:
             bad.append(f"{dname}: io_kbytes")
         if r["total_ios"]:
-            iops = r["total_ios"] / (r["runtime"] / 1000.0)
-            if abs(iops - r["iops"]) > 0.02 * iops + 1:
-                bad.append(f"{dname}: iops {r['iops']} vs total_ios/runtime {iops:.1f}")
-            bw = r["io_bytes"] / 1024 / (r["runtime"] / 1000.0)
-            if abs(bw - r["bw"]) > 0.02 * bw + 2:
-                bad.append(f"{dname}: bw {r['bw']} KiB/s vs io_bytes/runtime {bw:.1f}")
+            # runtime is whole milliseconds (fio's), iops and bw come from the exact time:
+            # they agree within the rounding of runtime (a job of 16 I/Os lasts ~15 ms)
+            lo_s = max(r["runtime"] - 1, 0.5) / 1000.0
+            hi_s = (r["runtime"] + 1) / 1000.0
+            iops_lo, iops_hi = r["total_ios"] / hi_s, r["total_ios"] / lo_s
+            if not (0.98 * iops_lo - 1 <= r["iops"] <= 1.02 * iops_hi + 1):
+                bad.append(f"{dname}: iops {r['iops']} vs total_ios/runtime "
+                           f"{iops_lo:.1f}..{iops_hi:.1f}")
+            bw_lo, bw_hi = r["io_bytes"] / 1024 / hi_s, r["io_bytes"] / 1024 / lo_s
+            if not (0.98 * bw_lo - 2 <= r["bw"] <= 1.02 * bw_hi + 2):
+                bad.append(f"{dname}: bw {r['bw']} KiB/s vs io_bytes/runtime "
+                           f"{bw_lo:.1f}..{bw_hi:.1f}")
             p = r["clat_ns"].get("percentile", {})
             for k in ("1.000000", "50.000000", "99.000000", "99.990000"):
                 if k not in p:
