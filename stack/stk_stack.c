@@ -9,6 +9,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -60,7 +61,7 @@ void stk_split_args(int argc, char **argv, int *eal_argc, char ***eal_argv, int 
 	}
 }
 
-static char **eal_argv_kept;
+static char **eal_argv_kept, **eal_args_kept;
 
 int stk_eal_init(const struct stk_config *cfg, const char *argv0, int eal_argc, char **eal_argv)
 {
@@ -70,6 +71,11 @@ int stk_eal_init(const struct stk_config *cfg, const char *argv0, int eal_argc, 
 	n = stk_config_eal_args(cfg, argv0, eal_argc, eal_argv, &v);
 	if (n < 0)
 		return n;
+	/* rte_eal_init permutes argv and overwrites one entry with the program name: the
+	 * strings are kept through a copy of the pointers as they were */
+	eal_args_kept = malloc(((size_t)n + 1) * sizeof(*v));
+	if (eal_args_kept)
+		memcpy(eal_args_kept, v, ((size_t)n + 1) * sizeof(*v));
 	rc = rte_eal_init(n, v);
 	/* EAL keeps pointers into argv (e.g. devargs names): keep it for the process life, where
 	 * LeakSanitizer can see it is still reachable */
