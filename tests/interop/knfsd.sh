@@ -68,12 +68,16 @@ check "the VM's file holds the probe's 1 MiB, byte for byte (md5 $want)" \
 vm_run vm1 "grep -E '^(proc3|rdma)' /proc/net/rpc/nfsd" 30 | sed 's/^/# vm1 nfsd: /'
 
 cap=$LABI_DIR/knfsd.pcap
-# the 1 MiB WRITE and READ as one NFS call each: the calls' frames, and their count fields
-# (tshark repeats a field of a reassembled message, so only the first value of a frame counts)
-tshark -r "$cap" -Y 'nfs.procedure_v3 == 7 && rpc.msgtyp == 0' -T fields -e nfs.count3 2>/dev/null |
-	cut -d, -f1 > "$LABI_DIR/writes"
-tshark -r "$cap" -Y 'nfs.procedure_v3 == 6 && rpc.msgtyp == 0' -T fields -e nfs.count3 2>/dev/null |
-	cut -d, -f1 > "$LABI_DIR/reads"
+# the 1 MiB WRITE and READ as one NFS call each: the calls' frames, one per xid (an RC
+# retransmission of a SEND repeats the frame with its PSN and xid: one call still), and their
+# count fields (tshark repeats a field of a reassembled message: only the first value counts)
+calls_of() {
+	tshark -r "$cap" -Y "nfs.procedure_v3 == $1 && rpc.msgtyp == 0" -T fields -e rpc.xid \
+		-e nfs.count3 2>/dev/null | awk -F'\t' '{ split($1, x, ","); split($2, c, ",");
+		if (!(x[1] in seen)) { seen[x[1]] = 1; print c[1] } }'
+}
+calls_of 7 > "$LABI_DIR/writes"
+calls_of 6 > "$LABI_DIR/reads"
 echo "# WRITE calls on the wire (count): $(tr '\n' ' ' < "$LABI_DIR/writes")"
 echo "# READ calls on the wire (count): $(tr '\n' ' ' < "$LABI_DIR/reads")"
 check "one WRITE call, of 1048576 bytes, on the wire" [ "$(cat "$LABI_DIR/writes")" = 1048576 ]
