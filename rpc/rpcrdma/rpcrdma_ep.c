@@ -46,11 +46,8 @@ struct sreq { /* a server request being worked on: one of the endpoint's calls s
 	enum rpcrdma_req_state state;
 	/* its staging: read chunks (or the DDP sink), the rebuilt call, the reply */
 	uint8_t *stage_in, *stage_call, *stage_out;
-	bool stage_busy;     /* its chunk WRITEs and reply SEND are not complete yet */
-	uint32_t stage_send; /* the send buffer of that reply SEND: only its completion frees the
-				stage (an earlier reply of this request, without WRITEs, may
-				complete after the stage was taken again) */
-	uint32_t rbuf, len;  /* receive buffer and bytes in it */
+	bool stage_busy;    /* its chunk WRITEs and reply SEND are not complete yet */
+	uint32_t rbuf, len; /* receive buffer and bytes in it */
 	struct rpcrdma_hdr h;
 	enum rpcrdma_dec dec;
 	uint32_t reads_pending;
@@ -98,8 +95,10 @@ struct rpcrdma_ep {
 	uint32_t *fifo_len;
 	struct sreq reqs[RPCRDMA_SRV_MAX_CALLS];
 	uint32_t nreqs;
-	int16_t send_req[RPCRDMA_MAX_SENDS]; /* the request a send buffer's SEND replies for, or
-						-1 */
+	/* the request whose staging a send buffer's SEND frees (the reply SEND behind its chunk
+	 * WRITEs), or -1: a reply that used no staging must not free it, since the request may
+	 * have taken its staging again for a later call before that SEND completes */
+	int16_t send_req[RPCRDMA_MAX_SENDS];
 	uint32_t inflight;
 	struct rpcrdma_seg wsegs[RPCRDMA_MAX_WRITE_CHUNKS]
 				[RPCRDMA_MAX_CHUNK_SEGS]; /* the reply's */
@@ -348,7 +347,7 @@ int rpcrdma_ep_start(struct rpcrdma_ep *ep, const uint8_t *peer_priv, uint32_t l
 
 /* send: a header and a body from a send buffer; inv_rkey != 0 asks the peer to invalidate */
 static int prim_send(struct rpcrdma_ep *ep, const struct rpcrdma_hdr_out *o, const uint8_t *body,
-		     uint32_t blen, uint32_t inv_rkey, struct sreq *r)
+		     uint32_t blen, uint32_t inv_rkey, const struct sreq *r)
 {
 	struct roce_send_wr wr, *bad;
 	struct roce_sge sge;
@@ -367,9 +366,7 @@ static int prim_send(struct rpcrdma_ep *ep, const struct rpcrdma_hdr_out *o, con
 	}
 	if (blen)
 		memcpy(b + n, body, blen);
-	ep->send_req[i] = r ? (int16_t)r->idx : -1;
-	if (r && r->stage_busy)
-		r->stage_send = i; /* the reply SEND behind this request's chunk WRITEs */
+	ep->send_req[i] = r && r->stage_busy ? (int16_t)r->idx : -1;
 	sge = (struct roce_sge){(uintptr_t)b, (uint32_t)n + blen, ep->mr->lkey};
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = WR_ID(WR_SEND, i);
@@ -1281,16 +1278,10 @@ static void send_done(struct rpcrdma_ep *ep, uint32_t i)
 	if (i >= ep->nsend)
 		return;
 	ep->send_free[ep->nsend_free++] = i;
-	if (ep->send_req[i] >= 0 && (uint32_t)ep->send_req[i] < ep->nreqs) {
-		struct sreq *r = &ep->reqs[ep->send_req[i]];
-
-		/* droce-nfsperf's randrw verify over RDMA caught a WRITE reply's SEND completing
-		 * after the request had sent a READ reply by write chunk from the same stage: the
-		 * stage went back, the next call's read chunk landed in it, and the READ's
-		 * WRITEs still going out carried another block */
-		if (r->stage_busy && r->stage_send == i)
-			r->stage_busy = false;
-	}
+	/* droce-nfsperf's randrw verify over RDMA caught the stage freed by an earlier reply's
+	 * SEND: the next call's read chunk landed under a READ reply's WRITEs still going out */
+	if (ep->send_req[i] >= 0 && (uint32_t)ep->send_req[i] < ep->nreqs)
+		ep->reqs[ep->send_req[i]].stage_busy = false;
 	ep->send_req[i] = -1;
 }
 
