@@ -64,6 +64,7 @@ static void complete_head(struct roce_qp *qp)
 		qp->req.rd_out--;
 	qp->comp.psn = roce_psn_add(e->first_psn, e->npsn);
 	qp->comp.read_off = 0;
+	qp->comp.read_gap = 0;
 	qp->sq.tail++;
 }
 
@@ -138,6 +139,8 @@ static void go_back(struct roce_qp *qp, uint32_t psn)
 		qp->req.off = e->wr.opcode == ROCE_WR_RDMA_READ
 				      ? (i == qp->sq.tail ? qp->comp.read_off : 0)
 				      : roce_psn_diff(psn, e->first_psn) * mtu;
+		if (e->wr.opcode == ROCE_WR_RDMA_READ && i == qp->sq.tail)
+			qp->comp.read_gap = qp->comp.psn + 1; /* awaits its first response */
 		if (e->wr.opcode == ROCE_WR_RDMA_READ && qp->req.off) {
 			psn = roce_psn_add(e->first_psn, qp->req.off / mtu);
 			qp->req.rd_out++; /* a resumed READ stays outstanding */
@@ -282,6 +285,43 @@ static bool read_response_fits(const struct roce_qp *qp, const struct roce_swqe 
 	return rp->payload_len == mtu && end < e->length;
 }
 
+/*
+ * A READ response or atomic ACK that is not the one awaited: for a PSN already completed (the
+ * responder replaying a request we re-issued: it executes a duplicate READ again from the PSN
+ * asked, IBA 9.7.5.1.3, and rxe queues each one behind what it is already sending), or one
+ * beyond a lost response (the rest of a stream whose re-issue waits behind it). It completes
+ * nothing, but it shows the responder working through our requests in order, so the
+ * retransmission timer starts again instead of re-issuing behind the stream (each re-issue of
+ * a READ costs the responder the whole rest of it). rxe's completer does the same: it re-arms
+ * its retransmit timer whenever it has drained a response with requests outstanding. The
+ * retry count is not restored: once the responder falls silent, the timer runs.
+ */
+static void responder_alive(struct roce_qp *qp, uint64_t now)
+{
+	if (outstanding(qp)) {
+		qp->comp.epoch = now;
+		qp->comp.deadline = now + timer_len(qp);
+	}
+}
+
+/*
+ * Early retransmit re-issues a READ or atomic at the head only once its responses have begun
+ * (the tail of a READ was lost), and not again while an earlier re-issue still awaits its
+ * first response. Until then the responder may still be finishing what came before it: rxe
+ * in the lab takes 25-30 ms between one READ's last response and the next one's first, and a
+ * re-issued READ is executed again for all of the rest, queued behind what is being sent. So
+ * only the configured timeout re-issues it then; with timeout 0 (infinite) the early timer is
+ * all there is.
+ */
+static bool early_ok(const struct roce_qp *qp, uint64_t cfg)
+{
+	if (!cfg || qp->sq.tail == qp->req.cur)
+		return true;
+	if (!is_rd_atomic(roce_sq_at(&qp->sq, qp->sq.tail)))
+		return true;
+	return qp->comp.read_off > 0 && qp->comp.read_gap != qp->comp.psn + 1;
+}
+
 static void read_response(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pkt *rp,
 			  uint64_t now)
 {
@@ -289,6 +329,11 @@ static void read_response(struct roce_qp *qp, struct rte_mbuf *m, const struct r
 
 	/* a response implies the ACK of every earlier request */
 	ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK));
+	if (roce_psn_cmp(rp->psn, qp->comp.psn) < 0) {
+		qp->cnt[ROCE_QPC_replays_rx]++;
+		responder_alive(qp, now);
+		return;
+	}
 	if (qp->sq.tail == qp->req.cur)
 		return; /* nothing outstanding: a late duplicate */
 	e = roce_sq_at(&qp->sq, qp->sq.tail);
@@ -300,12 +345,12 @@ static void read_response(struct roce_qp *qp, struct rte_mbuf *m, const struct r
 		 * it), once per gap, instead of waiting for the timer. */
 		if (roce_psn_cmp(rp->psn, qp->comp.psn) > 0 &&
 		    qp->comp.read_gap != qp->comp.psn + 1) {
-			qp->comp.read_gap = qp->comp.psn + 1;
 			qp->cnt[ROCE_QPC_retransmits]++;
 			cwnd_loss(qp);
 			go_back(qp, qp->comp.psn);
 			qp->comp.sample_tsc = 0;
 		}
+		responder_alive(qp, now);
 		return;
 	}
 	if (!read_response_fits(qp, e, rp)) {
@@ -330,6 +375,11 @@ static void atomic_ack(struct roce_qp *qp, const struct roce_pkt *rp, uint64_t n
 	uint64_t orig;
 
 	ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK));
+	if (roce_psn_cmp(rp->psn, qp->comp.psn) < 0) {
+		qp->cnt[ROCE_QPC_replays_rx]++;
+		responder_alive(qp, now);
+		return;
+	}
 	if (qp->sq.tail == qp->req.cur)
 		return;
 	e = roce_sq_at(&qp->sq, qp->sq.tail);
@@ -480,6 +530,10 @@ void roce_completer_tick(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 		uint64_t cfg = roce_timeout_tsc(qp->attr.timeout);
 
 		if (qp->comp.srtt && qp->pd->dev->rto_min && (!cfg || now - qp->comp.epoch < cfg)) {
+			if (!early_ok(qp, cfg)) {
+				qp->comp.deadline = qp->comp.epoch + cfg;
+				return;
+			}
 			/* early retransmit: the RTT says the tail was lost */
 			qp->cnt[ROCE_QPC_rto_early]++;
 			qp->cnt[ROCE_QPC_retransmits]++;

@@ -144,7 +144,7 @@ struct roce_comp {
 	uint64_t rto;	     /**< the adaptive timeout now (backed off on expiry) */
 	uint64_t sample_tsc; /**< when sample_psn left; 0 = no sample running */
 	uint32_t sample_psn;
-	uint32_t read_gap; /**< 1 + the PSN a READ was re-issued from on a response gap */
+	uint32_t read_gap; /**< 1 + the PSN the head READ was last re-issued from (0: never) */
 	uint32_t acked;	   /**< PSNs acknowledged towards the next additive cwnd step */
 	uint32_t recover;  /**< in recovery until psn passes this (the window's end at the cut) */
 	bool in_recovery;  /**< the window was cut for a loss in the current window */
@@ -233,6 +233,7 @@ struct roce_resp {
 	X(nak_fatal_tx)                                                                            \
 	X(duplicates_rx)                                                                           \
 	X(ghost_acks)                                                                              \
+	X(replays_rx)	 /* READ responses / atomic ACKs for PSNs already completed */             \
 	X(bad_read_resp) /* READ response out of FIRST/MIDDLE/LAST order or size: BAD_RESP */      \
 	X(cnp_tx)                                                                                  \
 	X(cnp_rx)

@@ -6,7 +6,8 @@
 #      vm_server:    ib_<test> -d rxe0 serves in the VM, droce-perf <test> connects;
 #      droce_server: droce-perf <test> serves, ib_<test> in the VM connects;
 #    for ib_write_bw, ib_read_bw, ib_send_bw (-s 4096 and -s 65536: 4 and 64 packets at rxe's
-#    path MTU 1024), ib_atomic_bw (-A FETCH_AND_ADD, -A CMP_AND_SWAP), ib_write_lat,
+#    path MTU 1024), ib_read_bw -s 2097152 and, with the TCP exchange only, ib_read_bw -a (every
+#    size from 2 B to 8 MiB; 16 READs outstanding: issue 11 item 12), ib_atomic_bw (-A FETCH_AND_ADD, -A CMP_AND_SWAP), ib_write_lat,
 #    ib_read_lat, ib_send_lat; all with -x 1 -F -n $PT_ITERS (perftest: -d rxe0). A case
 #    passes when both sides exit 0, both print the result table with one line of the size and
 #    iteration count asked for and non-zero numbers (bandwidth tests: message rate, and the
@@ -40,8 +41,9 @@
 # ends the output. Exit 0 when nothing failed except expected failures; 77 = skipped (the
 # reason is printed); 1 otherwise.
 # Usage: perftest.sh PATH/TO/droce-perf [ARTIFACT_DIR]
-#   PT_ITERS (10), PT_LOSSY_ITERS (50), PT_LOSSY_SIZE (65536), PT_SEED (4791), PT_ONLY (a regex
-#   over case names, e.g. 'write_bw|lossy'; default all), PT_LOSSY=0 skips part 2.
+#   PT_ITERS (10), PT_ALL_ITERS (5, the least perftest takes; the -a case), PT_LOSSY_ITERS
+#   (50), PT_LOSSY_SIZE (65536), PT_SEED (4791), PT_ONLY (a regex over case names, e.g.
+#   'write_bw|lossy'; default all), PT_LOSSY=0 skips part 2.
 # Console logs, the capture and every tool's log are kept in ARTIFACT_DIR.
 set -u
 PERF=$(readlink -f "$1")
@@ -53,7 +55,9 @@ PT_LOSSY_SIZE=${PT_LOSSY_SIZE:-65536}
 PT_ONLY=${PT_ONLY:-.}
 PT_LOSSY=${PT_LOSSY:-1}
 PT_SEED=${PT_SEED:-4791}
+PT_ALL_ITERS=${PT_ALL_ITERS:-5}
 RUN_SEC=60   # bound of one case's tools (functional)
+ALL_SEC=150  # bound of an ib_read_bw -a case (80 MiB in 5 passes, 2-20 MB/s under TCG)
 LOSSY_SEC=60 # bound of one case's tools (lossy link)
 PORT=18515   # perftest's default port
 T0=$SECONDS
@@ -88,24 +92,32 @@ table() { awk '/#bytes/ { on = 1; next } on && /^---/ { exit } on' "$1" 2>/dev/n
 # bw: #bytes #iterations BW_peak BW_average MsgRate; atomic: the same, but 8 B at TCG speed
 # can print a bandwidth of 0.00 MB/s, so only the message rate counts; lat: #bytes #iterations
 # t_min t_max t_typical t_avg ...
+# SIZE "all" (-a): one line for each size from 2 B to 8 MiB (2^1 .. 2^23), in order; at TCG
+# speed a 2 B line's bandwidth and an 8 MiB line's message rate print as 0.00, so a line needs
+# one of the two non-zero.
 table_ok() {
-	local t
+	local t n=1
 	t=$(table "$1")
-	[ "$(printf '%s\n' "$t" | grep -c .)" = 1 ] || return 1
-	printf '%s\n' "$t" | awk -v k="$2" -v s="$3" -v it="$4" '
-		{ ok = ($1 == s && $2 == it) }
-		k == "bw" { ok = ok && $4 > 0 && $5 > 0 }
+	[ "$3" = all ] && n=23
+	[ "$(printf '%s\n' "$t" | grep -c .)" = $n ] || return 1
+	printf '%s\n' "$t" | awk -v k="$2" -v s="$3" -v it="$4" -v n=$n '
+		{ ok = ($1 == (s == "all" ? 2 ^ NR : s) && $2 == it) }
+		k == "bw" && s != "all" { ok = ok && $4 > 0 && $5 > 0 }
+		k == "bw" && s == "all" { ok = ok && ($4 > 0 || $5 > 0) }
 		k == "atomic" { ok = ok && $5 > 0 }
 		k == "lat" { ok = ok && $3 > 0 && $6 > 0 && $4 >= $3 }
-		END { exit !(NR == 1 && ok) }'
+		!ok { bad = 1 }
+		END { exit !(NR == n && !bad) }'
 }
-# figure LOG KIND: the number for the table: average bandwidth or average latency
+# figure LOG KIND: the number for the table: average bandwidth or average latency (of the
+# largest size when there are several)
 figure() {
 	table "$1" | awk -v k="$2" '
 		$1 !~ /^[0-9]+$/ { next }
-		k == "lat" { printf "%s us", $6; exit }
-		k == "atomic" { printf "%.0f op/s", $5 * 1e6; exit }
-		{ printf "%s MB/s", $4; exit }'
+		k == "lat" { f = sprintf("%s us", $6); next }
+		k == "atomic" { f = sprintf("%.0f op/s", $5 * 1e6); next }
+		{ f = sprintf("%s MB/s", $4) }
+		END { printf "%s", f }'
 }
 # qpns LOG local|remote: the QPNs of the address lines
 qpns() { grep " $2 address:" "$1" 2>/dev/null | sed -E 's/.*QPN (0x[0-9a-f]+).*/\1/' | tr '\n' ' '; }
@@ -237,7 +249,9 @@ judge() {
 	if [ "$test" = read_lat ]; then
 		[ -z "$(table "$srv")" ] || { ok=false; why+=("read_lat server printed a table"); }
 	else
-		table_ok "$srv" "$kind" "$size" "$iters" || { ok=false; why+=("server table"); }
+		# perftest's server prints the client's report of the last size only (-a: 8 MiB)
+		table_ok "$srv" "$kind" "${size/#all/8388608}" "$iters" ||
+			{ ok=false; why+=("server table"); }
 	fi
 	if [ -z "$(qpns "$dlog" local)" ] || [ "$(qpns "$dlog" remote)" != "$(qpns "$vlog" local)" ] ||
 		[ "$(qpns "$vlog" remote)" != "$(qpns "$dlog" local)" ]; then
@@ -319,6 +333,7 @@ N=$PT_ITERS
 cases=(
 	"write_bw bw 4096 4k -s 4096" "write_bw bw 65536 64k -s 65536"
 	"read_bw bw 4096 4k -s 4096" "read_bw bw 65536 64k -s 65536"
+	"read_bw bw 2097152 2m -s 2097152" "read_bw bw all all -a"
 	"send_bw bw 4096 4k -s 4096" "send_bw bw 65536 64k -s 65536"
 	"atomic_bw atomic 8 faa -A FETCH_AND_ADD" "atomic_bw atomic 8 cas -A CMP_AND_SWAP"
 	"write_lat lat 2 2B" "read_lat lat 2 2B" "send_lat lat 2 2B"
@@ -328,9 +343,16 @@ for mode in tcp rdma_cm; do
 	[ $mode = rdma_cm ] && ropt=(-R)
 	for c in "${cases[@]}"; do
 		read -r test kind size tag extra <<< "$c"
+		# every size (-a: 2 B .. 8 MiB, 16 MiB a pass) once per direction, with perftest's
+		# TCP exchange, $PT_ALL_ITERS passes within a longer bound
+		iters=$N bound=$RUN_SEC
+		if [ "$tag" = all ]; then
+			[ $mode = rdma_cm ] && continue
+			iters=$PT_ALL_ITERS bound=$ALL_SEC
+		fi
 		# shellcheck disable=SC2206 # the extra flags are words
 		extra=(${extra:-})
-		label="ib_$test ${extra[*]:-} x$N"
+		label="ib_$test ${extra[*]:-} x$iters"
 		label=${label//  / }
 		for dir in vm_server droce_server; do
 			name="$test-$tag-$mode-$dir"
@@ -338,8 +360,8 @@ for mode in tcp rdma_cm; do
 			if ! vm_alive; then
 				echo "FAIL - $name: the VM is gone"; fails=$((fails + 1)); continue
 			fi
-			a_case "$name" $dir "$test" "$kind" "$size" "$N" $RUN_SEC \
-				-x 1 -F -n "$N" "${extra[@]}" "${ropt[@]}"
+			a_case "$name" $dir "$test" "$kind" "$size" "$iters" "$bound" \
+				-x 1 -F -n "$iters" "${extra[@]}" "${ropt[@]}"
 			case $CASE_RES in
 			pass*) echo "ok   - $label, $dir, $mode${CASE_NOTE:+ (second try)}" ;;
 			XFAIL)
