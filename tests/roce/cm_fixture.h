@@ -339,14 +339,14 @@ static inline void raw_send(struct roce_qp *ud, struct roce_ah *ah, const uint8_
 	raw_send_from(0, ud, ah, mad);
 }
 
-/* A REQ as Linux's rdma_cm sends it, from the raw QP @ud to B's listener on PORT: comm ID
- * @comm, QPN @qpn, and the timeouts that bound how long the active side waits for us. */
-static inline void raw_req(struct roce_qp *ud, struct roce_ah *ah, uint32_t comm, uint32_t qpn,
+/* A REQ as Linux's rdma_cm sends it from the host at @src to B's listener on PORT, encoded
+ * into @mad: comm ID @comm, QPN @qpn, and the timeouts that bound how long the active side
+ * waits for us. */
+static inline void req_mad(uint8_t *mad, const struct stk_ipaddr *src, uint32_t comm, uint32_t qpn,
 			   uint8_t resp_timeout, uint8_t retries)
 {
 	struct roce_cma_hdr h;
 	struct roce_cm_msg m;
-	uint8_t mad[ROCE_MAD_LEN];
 
 	memset(&m, 0, sizeof(m));
 	m.method = ROCE_MAD_METHOD_SEND;
@@ -366,18 +366,27 @@ static inline void raw_req(struct roce_qp *ud, struct roce_ah *ah, uint32_t comm
 	m.u.req.rnr_retry_count = 7;
 	m.u.req.max_cm_retries = retries;
 	m.u.req.prim.local_lid = m.u.req.prim.remote_lid = 0xffff;
-	roce_gid_from_ip(&ip[0], m.u.req.prim.local_gid);
+	roce_gid_from_ip(src, m.u.req.prim.local_gid);
 	roce_gid_from_ip(&ip[1], m.u.req.prim.remote_gid);
 	m.u.req.prim.hop_limit = 64;
 	m.u.req.prim.local_ack_timeout = 14;
 	memset(&h, 0, sizeof(h));
 	h.src_port = (uint16_t)(40000 + (comm & 0x3fff));
-	h.src = ip[0];
+	h.src = *src;
 	h.dst = ip[1];
 	assert_int_equal(
 		roce_cma_hdr_encode(&h, m.u.req.private_data, sizeof(m.u.req.private_data)),
 		ROCE_CMA_HDR_LEN);
-	assert_int_equal(roce_cm_encode(&m, mad, sizeof(mad)), ROCE_MAD_LEN);
+	assert_int_equal(roce_cm_encode(&m, mad, ROCE_MAD_LEN), ROCE_MAD_LEN);
+}
+
+/* A REQ from the raw QP @ud (side A's address) to B's listener on PORT; see req_mad(). */
+static inline void raw_req(struct roce_qp *ud, struct roce_ah *ah, uint32_t comm, uint32_t qpn,
+			   uint8_t resp_timeout, uint8_t retries)
+{
+	uint8_t mad[ROCE_MAD_LEN];
+
+	req_mad(mad, &ip[0], comm, qpn, resp_timeout, retries);
 	raw_send(ud, ah, mad);
 }
 
