@@ -403,23 +403,25 @@ static void spoofed_reqs(bool accept)
 	holding(&h1);
 	stats(1, &b1);
 	stk_neigh_stats(lc->neigh, &n1);
-	print_message("spoofed REQs, %s: ids %lu -> %lu -> %lu, QPs %u -> %u -> %u, mbufs in use "
-		      "%u -> %u -> %u, rte_malloc elements %u -> %u -> %u, neighbour entries %u -> "
-		      "%u -> %u (spoofed: %u incomplete, %u resolved), parked mbufs %lu -> %lu -> "
-		      "%lu (%lu refused by the table's cap); REPs resent %lu, REJs %lu, half-open "
-		      "expired %lu, MADs sent %lu; all UNREACHABLE after %.2f s, neighbours gone "
-		      "after %.2f s\n",
-		      accept ? "accepted" : "never answered", (unsigned long)h0.ids,
-		      (unsigned long)hmax.ids, (unsigned long)h1.ids, h0.qps, hmax.qps, h1.qps,
-		      h0.mbufs, hmax.mbufs, h1.mbufs, h0.allocs, hmax.allocs, h1.allocs, h0.neigh,
-		      hmax.neigh, h1.neigh, hmax.incomplete, hmax.resolved,
-		      (unsigned long)h0.parked, (unsigned long)hmax.parked,
-		      (unsigned long)h1.parked, (unsigned long)(n1.pending_cap - n0.pending_cap),
-		      (unsigned long)(b1.retransmits - b0.retransmits),
-		      (unsigned long)(b1.rej_sent - b0.rej_sent),
-		      (unsigned long)(b1.half_open_expired - b0.half_open_expired),
-		      (unsigned long)(b1.tx_mads - b0.tx_mads), (double)(t_gone - t0) / (double)hz,
-		      (double)(rte_get_tsc_cycles() - t0) / (double)hz);
+	print_message(
+		"spoofed REQs, %s: ids %lu -> %lu -> %lu, QPs %u -> %u -> %u, mbufs in use "
+		"%u -> %u -> %u, rte_malloc elements %u -> %u -> %u, neighbour entries %u -> "
+		"%u -> %u (spoofed: %u incomplete, %u resolved), parked mbufs %lu -> %lu -> "
+		"%lu (%lu refused by the table's cap); REPs resent %lu, REJs %lu, half-open "
+		"expired %lu, MADs sent %lu (%lu not); all UNREACHABLE after %.2f s, neighbours gone "
+		"after %.2f s\n",
+		accept ? "accepted" : "never answered", (unsigned long)h0.ids,
+		(unsigned long)hmax.ids, (unsigned long)h1.ids, h0.qps, hmax.qps, h1.qps, h0.mbufs,
+		hmax.mbufs, h1.mbufs, h0.allocs, hmax.allocs, h1.allocs, h0.neigh, hmax.neigh,
+		h1.neigh, hmax.incomplete, hmax.resolved, (unsigned long)h0.parked,
+		(unsigned long)hmax.parked, (unsigned long)h1.parked,
+		(unsigned long)(n1.pending_cap - n0.pending_cap),
+		(unsigned long)(b1.retransmits - b0.retransmits),
+		(unsigned long)(b1.rej_sent - b0.rej_sent),
+		(unsigned long)(b1.half_open_expired - b0.half_open_expired),
+		(unsigned long)(b1.tx_mads - b0.tx_mads), (unsigned long)(b1.tx_drop - b0.tx_drop),
+		(double)(t_gone - t0) / (double)hz,
+		(double)(rte_get_tsc_cycles() - t0) / (double)hz);
 
 	/* B committed resources while it waited: an identifier per REQ, a QP per accept, a
 	 * neighbour entry per spoofed address, none of which ever resolved */
@@ -443,6 +445,9 @@ static void spoofed_reqs(bool accept)
 	assert_int_equal(b1.rej_backlog - b0.rej_backlog, 0);
 	assert_int_equal(b1.rej_events_full - b0.rej_events_full, 0);
 	assert_int_equal(b1.events_dropped - b0.events_dropped, 0);
+	/* every MAD went out: REP, its resend and the REJ, or the REJ alone */
+	assert_int_equal(b1.tx_drop - b0.tx_drop, 0);
+	assert_int_equal(b1.tx_mads - b0.tx_mads, accept ? 3 * SPOOF_N : SPOOF_N);
 }
 
 static void spoofed_reqs_accepted(void **st)
