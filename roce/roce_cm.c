@@ -137,8 +137,10 @@ int roce_cmi_send_mad(struct roce_cm *cm, const struct stk_ipaddr *dst,
 	if (src)
 		path.sgid_ip = *src;
 	ah = roce_create_ah(cm->pd, &path);
-	if (!ah)
+	if (!ah) {
+		cm->st.tx_drop++;
 		return -ENOMEM;
+	}
 	memset(&wr, 0, sizeof(wr));
 	sge.addr = (uintptr_t)mad;
 	sge.length = ROCE_MAD_LEN;
@@ -153,6 +155,7 @@ int roce_cmi_send_mad(struct roce_cm *cm, const struct stk_ipaddr *dst,
 	wr.wr.ud.remote_qkey = ROCE_GSI_QKEY;
 	if (roce_post_send(cm->qp1, &wr, &bad) != 0) {
 		roce_destroy_ah(ah);
+		cm->st.tx_drop++;
 		return -ENOBUFS;
 	}
 	cm->st.tx_mads++;
@@ -1175,6 +1178,7 @@ static void expire(struct cm_conn *c)
 
 static void run_timers(struct roce_cm *cm, uint64_t now)
 {
+	const struct roce_wq *sq = &cm->qp1->sq;
 	uint64_t next = 0;
 
 	if (!cm->next_deadline || now < cm->next_deadline)
@@ -1184,8 +1188,19 @@ static void run_timers(struct roce_cm *cm, uint64_t now)
 
 		if (!c || !c->deadline)
 			continue;
-		if (c->deadline <= now)
+		if (c->deadline <= now) {
+			/* expire() sends one MAD at most (a resend, a REJ "timeout"), which a full
+			 * QP1 send queue would lose: then this and the other due timers wait for
+			 * the next tick, by which QP1 has sent up to a burst more. Timers of many
+			 * connections set up together come due together; they send in turns.
+			 * IBA is silent; Linux's MAD layer holds sends beyond the send queue on an
+			 * overflow list (ib_send_mad()) rather than fail them. */
+			if (roce_wq_count(sq) >= sq->max_wr) {
+				next = now;
+				break;
+			}
 			expire(c);
+		}
 		if (cm->tab[i] == c && c->deadline && (!next || c->deadline < next))
 			next = c->deadline;
 	}

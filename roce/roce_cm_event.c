@@ -175,7 +175,8 @@ void roce_cm_telemetry(const struct roce_cm *cm, struct rte_tel_data *d)
 					    "rx_drop_comm_id",
 					    "rej_events_full",
 					    "half_open_expired",
-					    "events_deferred"};
+					    "events_deferred",
+					    "tx_drop"};
 	const uint64_t *v = (const uint64_t *)&cm->st;
 	char key[40];
 
