@@ -781,6 +781,20 @@ static enum rpcrdma_req_state step_handling(struct sreq *r)
 	return reply_out(r, n, oc);
 }
 
+/* RDMA_ERROR ERR_CHUNK in place of a reply that cannot be conveyed in what the requester
+ * provided (RFC 8166 §4.5.2): too long for inline without a reply chunk, a reply chunk that
+ * cannot take it, or a transport header (the echoed write list and reply chunk) longer than
+ * the peer receives inline. */
+static enum rpcrdma_req_state err_chunk(struct rpcrdma_ep *ep, struct rpcrdma_hdr_out *o,
+					struct sreq *r)
+{
+	ep->st.err_chunk_sent++;
+	o->proc = RPCRDMA_ERROR;
+	o->err = RPCRDMA_ERR_CHUNK;
+	prim_send(ep, o, NULL, 0, 0, r);
+	return RPCRDMA_REQ_REPLYING;
+}
+
 /* The reply of n bytes in stage_out (outcome oc): DDP data into write chunk 0, a long reply
  * into the reply chunk, then the SEND. */
 static enum rpcrdma_req_state reply_out(struct sreq *r, uint32_t n, enum orpc_outcome oc)
@@ -846,22 +860,12 @@ static enum rpcrdma_req_state reply_out(struct sreq *r, uint32_t n, enum orpc_ou
 	hlen = (int)rpcrdma_hdr_size(&o);
 	if ((uint32_t)hlen + body > ep->inline_send) {
 		/* a long reply: the body goes into the reply chunk (RFC 8166 §3.5.5) */
-		if (!r->h.has_reply) {
-			ep->st.err_chunk_sent++;
-			o.proc = RPCRDMA_ERROR;
-			o.err = RPCRDMA_ERR_CHUNK;
-			prim_send(ep, &o, NULL, 0, 0, r);
-			return RPCRDMA_REQ_REPLYING;
-		}
+		if (!r->h.has_reply)
+			return err_chunk(ep, &o, r);
 		for (uint32_t s = 0; s < r->h.reply_nsegs; s++)
 			rpcrdma_reply_seg(&r->h, s, &rsegs[s]);
-		if (prim_ddp_write(ep, rsegs, r->h.reply_nsegs, r->stage_out, body, lens) != 0) {
-			ep->st.err_chunk_sent++;
-			o.proc = RPCRDMA_ERROR;
-			o.err = RPCRDMA_ERR_CHUNK;
-			prim_send(ep, &o, NULL, 0, 0, r);
-			return RPCRDMA_REQ_REPLYING;
-		}
+		if (prim_ddp_write(ep, rsegs, r->h.reply_nsegs, r->stage_out, body, lens) != 0)
+			return err_chunk(ep, &o, r);
 		for (uint32_t s = 0; s < r->h.reply_nsegs; s++)
 			rsegs[s].length = lens[s];
 		rch = (struct rpcrdma_chunk){r->h.reply_nsegs, rsegs};
@@ -871,6 +875,9 @@ static enum rpcrdma_req_state reply_out(struct sreq *r, uint32_t n, enum orpc_ou
 		ep->st.long_replies++;
 		body = 0;
 	}
+	/* the chunk lists alone can outgrow a peer that receives less than it sends */
+	if (rpcrdma_hdr_size(&o) + body > ep->inline_send)
+		return err_chunk(ep, &o, r);
 	if (prim_send(ep, &o, r->stage_out, body, ep->peer.remote_inv_ok ? single_rkey(&r->h) : 0,
 		      r) != 0)
 		return RPCRDMA_REQ_ERR_RDMA;

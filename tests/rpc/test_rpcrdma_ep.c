@@ -91,6 +91,9 @@ static void expect_event(struct conn *c, int k, enum roce_cm_event_type t, struc
 }
 
 /* connect a client endpoint to a server endpoint listening on a fresh port */
+/* when set, the client's private data says it receives at most this much inline */
+static uint32_t client_max_recv;
+
 static void rr_connect(struct conn *c, const struct rpcrdma_ep_conf *cc,
 		       const struct rpcrdma_ep_conf *sc)
 {
@@ -108,6 +111,14 @@ static void rr_connect(struct conn *c, const struct rpcrdma_ep_conf *cc,
 	c->a = roce_cm_create_id(s[0].cm, ROCE_CM_PS_TCP, NULL);
 	p.private_data = priv;
 	p.private_data_len = rpcrdma_ep_private_data(c->c, priv);
+	if (client_max_recv) {
+		/* a client that receives less than it sends (RFC 8797 allows it) */
+		struct rpcrdma_cm_priv cp;
+
+		rpcrdma_cm_priv_decode(priv, p.private_data_len, &cp);
+		cp.max_recv = client_max_recv;
+		rpcrdma_cm_priv_encode(&cp, priv);
+	}
 	assert_int_equal(roce_cm_connect(c->a, &ip[1], port_no, rpcrdma_ep_qp(c->c), &p), 0);
 	expect_event(c, 1, ROCE_CM_EVENT_CONNECT_REQUEST, &ev);
 	c->b = ev.id;
@@ -916,6 +927,62 @@ static void test_read_chunks_past_max_chunk(void **st)
 	rr_disconnect(&c);
 }
 
+/* A client that receives 1024 bytes inline but sends 4096 names a write list and a reply
+ * chunk whose echo alone (the reply's transport header) is longer than 1024 bytes. The server
+ * cannot convey that reply: it answers ERR_CHUNK (RFC 8166 §4.5.2), and the connection goes
+ * on. It used to fail the send with -E2BIG and end the connection. */
+static void test_reply_header_too_long(void **st)
+{
+	enum { NCH = 4, NSEG = RPCRDMA_MAX_CHUNK_SEGS };
+	struct rpcrdma_seg wseg[NCH][NSEG], rseg[NSEG];
+	struct rpcrdma_chunk wch[NCH], rch = {NSEG, rseg};
+	struct rpcrdma_hdr_out o = {.xid = 0x010203a0,
+				    .vers = 1,
+				    .credits = 1,
+				    .proc = RPCRDMA_MSG,
+				    .nr_wchunks = NCH,
+				    .wchunks = wch,
+				    .reply = &rch};
+	static uint8_t msg[4096];
+	uint32_t off, n;
+	struct raw r;
+	struct conn c;
+	int h;
+
+	(void)st;
+	r.buf = rte_zmalloc("raw", 65536, 64);
+	assert_non_null(r.buf);
+	r.mr = roce_reg_mr(s[0].pd, r.buf, 65536, (uintptr_t)r.buf,
+			   ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE);
+	assert_non_null(r.mr);
+	client_max_recv = 1024;
+	rr_connect(&c, NULL, NULL);
+	client_max_recv = 0;
+	echo(&c, 1, 0, false, false, 0);
+	/* every segment is 64 bytes of the raw buffer above its first 4 KiB */
+	for (uint32_t k = 0; k < NCH; k++) {
+		for (uint32_t i = 0; i < NSEG; i++)
+			wseg[k][i] = (struct rpcrdma_seg){
+				r.mr->rkey, 64, (uintptr_t)r.buf + 4096 + (k * NSEG + i) * 64};
+		wch[k] = (struct rpcrdma_chunk){NSEG, wseg[k]};
+	}
+	for (uint32_t i = 0; i < NSEG; i++)
+		rseg[i] = (struct rpcrdma_seg){r.mr->rkey, 64,
+					       (uintptr_t)r.buf + 4096 + (NCH * NSEG + i) * 64};
+	h = rpcrdma_hdr_encode(&o, msg, sizeof(msg));
+	assert_true(h > 1024 && h < 4096 - 64);
+	n = echo_call(msg + h, sizeof(msg) - (uint32_t)h, 8, 1, &off);
+	raw_send(&r, c.c, msg, (uint32_t)h + n);
+	spin(&c, 300);
+	assert_int_equal(rpcrdma_ep_stats(c.sv)->err_chunk_sent, 1);
+	assert_int_equal(rpcrdma_ep_stats(c.sv)->rdma_errors, 0);
+	assert_int_equal(rpcrdma_ep_stats(c.c)->stray_replies, 1); /* the raw xid's ERR_CHUNK */
+	echo(&c, 2, 1, false, false, 0);			   /* the connection goes on */
+	assert_int_equal(roce_dereg_mr(r.mr), 0);
+	rte_free(r.buf);
+	rr_disconnect(&c);
+}
+
 int main(void)
 {
 	static char a0[] = "test_rpcrdma_ep", a1[] = "--no-huge", a2[] = "-m", a3[] = "512",
@@ -936,6 +1003,7 @@ int main(void)
 		cmocka_unit_test(test_frwr),
 		cmocka_unit_test(test_bad_headers_and_keys),
 		cmocka_unit_test(test_read_chunks_past_max_chunk),
+		cmocka_unit_test(test_reply_header_too_long),
 	};
 	static struct ring_pair rp;
 	int rc;
