@@ -6,8 +6,10 @@
  * <infiniband/verbs.h>, so rdma-core users feel at home).
  *
  * Threading: a QP, its CQs and SRQ belong to one lcore (run to completion): post_send,
- * post_recv and poll_cq are called on that lcore. Creating and destroying objects and
- * registering memory is control-path work, done before the lcores use the object.
+ * post_recv, poll_cq, cq_process and get_async_event are called on that lcore. Creating and
+ * destroying objects and registering memory is control-path work, done before the lcores use
+ * the object. Asynchronous events (QP, CQ, SRQ, port, device) queue per device; a handler
+ * runs at the end of roce_poll(), outside the engines.
  *
  * Errors: constructors return the object or NULL with rte_errno set; everything else
  * returns 0 or -errno. Invalid calls never crash (IBA C10-*: wrong state, exceeded limits,
@@ -221,7 +223,7 @@ struct roce_wc {
 		uint64_t wr_id;		 /**< the WR's wr_id (roce_poll_cq consumers) */
 		struct roce_cqe *wr_cqe; /**< the WR's wr_cqe (roce_cq_process consumers) */
 	};
-	struct roce_qp *qp; /**< the QP the WR was posted to (ib_wc.qp); NULL for roce_cq_push */
+	struct roce_qp *qp; /**< the QP the WR was posted to (ib_wc.qp), set by the engine */
 	enum roce_wc_status status;
 	enum roce_wc_opcode opcode;
 	uint32_t vendor_err;
@@ -258,7 +260,7 @@ int roce_poll_cq(struct roce_cq *cq, int n, struct roce_wc *wc);
  * time in completion order (Linux's ib_process_cq_direct()). Every WR whose completion lands
  * on this CQ must carry a wr_cqe; a completion whose wr_cqe or done is NULL is skipped and
  * counted (roce_dev_counts.wc_no_done). A callback may post WRs, poll other CQs, modify or
- * destroy QPs; it must not call roce_cq_process() on this CQ again.
+ * destroy QPs; it must not destroy this CQ or call roce_cq_process() on it again.
  * Threading: the lcore that owns the CQ (as roce_poll_cq()).
  * @return completions dispatched (0..budget); -EINVAL (NULL CQ, budget < 1); -EBUSY (called
  * from one of this CQ's own callbacks).
@@ -564,6 +566,8 @@ struct stk_lcore;
  * stk_lcore_add_poll(lc, roce_poll, dev) on the lcore that owns the device's QPs. The first
  * lcore that polls a device owns it; frames any lcore receives for it before that wait in the
  * device's ring for the owner, and another lcore polling the same device does nothing.
+ * It also reads the port's link every 100 ms (PORT_ACTIVE / PORT_ERR / DEVICE_FATAL), fails the
+ * QPs a CQ error marked, and ends by handing queued events to the roce_set_async_handler().
  */
 void roce_poll(struct stk_lcore *lc, void *dev);
 
