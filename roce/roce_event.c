@@ -181,8 +181,7 @@ void roce_dev_link_check(struct roce_dev *dev, uint64_t now)
 	if (rc == -ENODEV) {
 		/* the port was detached (hot unplug): a local catastrophic error. Every QP fails;
 		 * the consumer closes the device (ibv's DEVICE_FATAL contract). */
-		dev->fatal = true;
-		dev->link_next = UINT64_MAX;
+		dev->link_next = UINT64_MAX; /* raised once */
 		roce_event_raise(dev, ROCE_EVENT_DEVICE_FATAL, NULL);
 		for (uint32_t i = 0; i <= ROCE_MAX_QP; i++) {
 			struct roce_qp *qp = i < ROCE_MAX_QP ? dev->qps[i] : dev->gsi;

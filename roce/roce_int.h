@@ -57,7 +57,6 @@ struct roce_dev {
 	roce_async_fn ev_fn;	   /**< roce_set_async_handler() */
 	void *ev_arg;
 	bool fail_pending;  /**< some QP's CQ went to error: fail them at the next safe point */
-	bool fatal;	    /**< DEVICE_FATAL raised: the port is gone */
 	int8_t link_up;	    /**< last link state seen: 1 up, 0 down, -1 not read yet */
 	uint64_t link_next; /**< TSC of the next link check; UINT64_MAX: no more */
 };
