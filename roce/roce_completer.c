@@ -57,8 +57,7 @@ static void complete_head(struct roce_qp *qp)
 		wc.status = ROCE_WC_SUCCESS;
 		wc.opcode = wc_opcode(e->wr.opcode);
 		wc.byte_len = e->length;
-		wc.qp_num = qp->qpn;
-		roce_cq_push(qp->init.send_cq, &wc);
+		roce_qp_complete(qp, qp->init.send_cq, &wc);
 	}
 	if (is_rd_atomic(e) && qp->req.rd_out)
 		qp->req.rd_out--;

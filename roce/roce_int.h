@@ -50,7 +50,15 @@ struct roce_dev {
 	bool cc_on;	       /**< DCQCN: QPs entering RTS get a reaction point, CE gets CNPs */
 	struct roce_dcqcn_params cc;
 	uint32_t qp_hint;
-	struct roce_dev_counts n;
+	struct roce_dev_counts n; /**< live objects and the counters roce_dev_counts() gives */
+	/* asynchronous events (roce_event.c): a ring that keeps the oldest */
+	struct roce_async_event ev[ROCE_ASYNC_QLEN];
+	uint32_t ev_head, ev_tail; /**< next to fill, next to take (free-running) */
+	roce_async_fn ev_fn;	   /**< roce_set_async_handler() */
+	void *ev_arg;
+	bool fail_pending;  /**< some QP's CQ went to error: fail them at the next safe point */
+	int8_t link_up;	    /**< last link state seen: 1 up, 0 down, -1 not read yet */
+	uint64_t link_next; /**< TSC of the next link check; UINT64_MAX: no more */
 };
 
 struct roce_pd {
@@ -65,13 +73,15 @@ struct roce_ah {
 
 struct roce_cq {
 	struct roce_dev *dev;
-	uint32_t mask; /**< ring size - 1 */
-	uint32_t cqe;  /**< capacity granted */
-	uint64_t head; /**< next slot to fill */
-	uint64_t tail; /**< next slot to poll */
-	bool overflow; /**< an entry was lost: the CQ is in error (IBA C11-23) */
+	uint32_t mask;	 /**< ring size - 1 */
+	uint32_t cqe;	 /**< capacity granted */
+	uint64_t head;	 /**< next slot to fill */
+	uint64_t tail;	 /**< next slot to poll */
+	bool error;	 /**< it overflowed: in error, takes no more (IBA 10.10.2.3, CQ Error) */
+	bool in_process; /**< roce_cq_process() is dispatching its callbacks */
 	uint32_t users;
 	struct roce_wc *ring;
+	void *context; /**< cq_context */
 };
 
 /** A queued send WR, with its SGEs (and inline data) copied at post time. */
@@ -110,8 +120,9 @@ struct roce_wq {
 struct roce_srq {
 	struct roce_pd *pd;
 	struct roce_wq rq;
-	uint32_t srq_limit;
+	uint32_t srq_limit; /**< armed limit; 0: not armed (it disarms when it fires) */
 	uint32_t users;
+	void *context; /**< srq_context */
 };
 
 #define ROCE_ATOMIC_CACHE 16 /* replies kept for duplicate atomics, >= max_dest_rd_atomic */
@@ -262,6 +273,7 @@ struct roce_qp {
 	struct roce_dcqcn_rp rp;
 	uint64_t last_cnp; /**< NP: when this QP last sent a CNP */
 	bool polled;
+	bool fail_pending; /**< its CQ went to error: to ERR at the next safe point */
 };
 
 /** Number of entries in a work queue. */
@@ -290,6 +302,58 @@ void roce_wq_fini(struct roce_wq *q);
 /** Check one receive WR against @p pd and copy it into @p e. @return 0 or -EINVAL. */
 int roce_rwqe_fill(struct roce_dev *dev, const struct roce_pd *pd, uint32_t max_sge,
 		   const struct roce_recv_wr *wr, struct roce_rwqe *e);
+
+/* ------------------------------------------------------------------ events (roce_event.c) */
+
+/**
+ * Queue an asynchronous event of type @p t naming @p obj (a struct roce_cq, roce_qp or
+ * roce_srq as roce_event_type_elem(t) says; ignored for port and device events), with the
+ * object's context. Never calls the handler (roce_event_dispatch() does, at a safe point);
+ * counts it in async_raised[t], or in async_dropped when the queue is full.
+ */
+void roce_event_raise(struct roce_dev *dev, enum roce_event_type t, void *obj);
+
+/** @return whether droce raises events of type @p t (telemetry lists those). */
+bool roce_event_type_raised(enum roce_event_type t);
+
+/** The object @p obj (QP, CQ or SRQ) is being destroyed: remove its queued events. */
+void roce_event_purge(struct roce_dev *dev, const void *obj);
+
+/** Hand the queued events to the handler, if one is set (end of roce_dev_poll()). */
+void roce_event_dispatch(struct roce_dev *dev);
+
+/** Read the port's link: raise PORT_ACTIVE / PORT_ERR on a change, DEVICE_FATAL when the
+ * port is gone (every QP to ERR). Called from roce_dev_poll() when @p now passes link_next. */
+void roce_dev_link_check(struct roce_dev *dev, uint64_t now);
+
+/**
+ * Add a completion of @p qp's to @p cq (its send or receive CQ): sets wc->qp and wc->qp_num.
+ * When the CQ cannot take it (overflow, or already in error), the completion is lost and
+ * counted, and the QP is marked to go to ERR at the next safe point (roce_dev_fail_pending()):
+ * not at once, because the caller is in the middle of its queues.
+ */
+void roce_qp_complete(struct roce_qp *qp, struct roce_cq *cq, struct roce_wc *wc);
+
+/** Move every QP marked by a CQ error to ERR with QP_FATAL (roce_dev_fail_pending()). */
+void roce_dev_fail_qps(struct roce_dev *dev);
+
+/** A safe point (no engine is in the middle of a QP's queues): fail the QPs a CQ error marked.
+ * One load and a branch when nothing is marked. */
+static inline void roce_dev_fail_pending(struct roce_dev *dev)
+{
+	if (unlikely(dev->fail_pending))
+		roce_dev_fail_qps(dev);
+}
+
+/** A receive WQE was taken from @p srq: raise SRQ_LIMIT_REACHED (and disarm) when fewer than
+ * the armed limit are left. */
+static inline void roce_srq_taken(struct roce_srq *srq)
+{
+	if (unlikely(srq->srq_limit) && roce_wq_count(&srq->rq) < srq->srq_limit) {
+		srq->srq_limit = 0;
+		roce_event_raise(srq->pd->dev, ROCE_EVENT_SRQ_LIMIT_REACHED, srq);
+	}
+}
 
 struct roce_cm;
 /** Run the CM of a device: its QP1 completions and timers (from roce_dev_poll). */

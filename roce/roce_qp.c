@@ -3,7 +3,8 @@
  * roce_qp.c - queue pairs and shared receive queues: creation, the IBA QP state machine
  * (IBA 10.3.1; required and optional attributes per transition, as in Linux's
  * ib_modify_qp_is_ok table), and posting work requests with every check IBA asks of the
- * post verbs. The engines that turn queued WRs into packets come next.
+ * post verbs, SRQ limits and the context pointers. Entering ERR flushes the queues and, for a
+ * QP with an SRQ, raises Last WQE Reached (roce_event.c).
  */
 #include <errno.h>
 #include <string.h>
@@ -186,6 +187,7 @@ int roce_destroy_qp(struct roce_qp *qp)
 	/* issue 11 item 2: a connection's later DREP, DREQ or timer must not reach this memory */
 	roce_cm_qp_destroyed(qp);
 	roce_qp_engine_stop(qp);
+	roce_event_purge(dev, qp);
 	if (qp->qpn == ROCE_GSI_QPN)
 		dev->gsi = NULL;
 	else
@@ -211,6 +213,11 @@ uint32_t roce_qp_num(const struct roce_qp *qp)
 enum roce_qp_state roce_qp_state(const struct roce_qp *qp)
 {
 	return qp->state;
+}
+
+void *roce_qp_context(const struct roce_qp *qp)
+{
+	return qp->init.qp_context;
 }
 
 /* ------------------------------------------------------------------ state machine */
@@ -381,20 +388,19 @@ static void flush_queues(struct roce_qp *qp)
 
 	memset(&wc, 0, sizeof(wc));
 	wc.status = ROCE_WC_WR_FLUSH_ERR;
-	wc.qp_num = qp->qpn;
 	while (qp->sq.tail != qp->sq.head) {
 		const struct roce_swqe *e = roce_sq_at(&qp->sq, qp->sq.tail++);
 
 		wc.wr_id = e->wr.wr_id;
 		wc.opcode = ROCE_WC_SEND;
-		roce_cq_push(qp->init.send_cq, &wc);
+		roce_qp_complete(qp, qp->init.send_cq, &wc);
 	}
 	wc.opcode = ROCE_WC_RECV;
 	if (qp->resp.recv_active || qp->resp.rwqe_kept) {
 		qp->resp.recv_active = qp->resp.rwqe_kept = false;
 		wc.wr_id = qp->resp.rwqe.wr_id;
 		if (qp->init.recv_cq)
-			roce_cq_push(qp->init.recv_cq, &wc);
+			roce_qp_complete(qp, qp->init.recv_cq, &wc);
 	}
 	if (qp->init.srq)
 		return;
@@ -402,7 +408,7 @@ static void flush_queues(struct roce_qp *qp)
 		const struct roce_rwqe *e = roce_rq_at(&qp->rq, qp->rq.tail++);
 
 		wc.wr_id = e->wr_id;
-		roce_cq_push(qp->init.recv_cq, &wc);
+		roce_qp_complete(qp, qp->init.recv_cq, &wc);
 	}
 }
 
@@ -477,6 +483,12 @@ int roce_modify_qp(struct roce_qp *qp, const struct roce_qp_attr *attr, int mask
 		roce_qp_engine_rts(qp);
 	if (next == ROCE_QPS_ERR)
 		flush_queues(qp);
+	/* IBA 10.10.2 (affiliated event Last WQE Reached): a QP with an SRQ that enters ERR
+	 * takes no more of its WQEs; raised after the flush, as rxe's flush_recv_queue() and
+	 * rdmavt do, so the consumer that waits for it (ib_drain_qp on an SRQ) finds every
+	 * completion of the QP queued */
+	if (next == ROCE_QPS_ERR && cur != ROCE_QPS_ERR && qp->init.srq)
+		roce_event_raise(qp->pd->dev, ROCE_EVENT_QP_LAST_WQE_REACHED, qp);
 	if (next == ROCE_QPS_RESET) {
 		qp->sq.head = qp->sq.tail = 0;
 		qp->rq.head = qp->rq.tail = 0;
@@ -684,6 +696,7 @@ struct roce_srq *roce_create_srq(struct roce_pd *pd, struct roce_srq_init_attr *
 	}
 	srq->pd = pd;
 	srq->srq_limit = init->srq_limit;
+	srq->context = init->srq_context;
 	pd->users++;
 	pd->dev->n.srqs++;
 	return srq;
@@ -695,6 +708,7 @@ int roce_destroy_srq(struct roce_srq *srq)
 		return -EINVAL;
 	if (srq->users)
 		return -EBUSY;
+	roce_event_purge(srq->pd->dev, srq);
 	srq->pd->users--;
 	srq->pd->dev->n.srqs--;
 	roce_wq_fini(&srq->rq);
@@ -707,4 +721,32 @@ int roce_post_srq_recv(struct roce_srq *srq, struct roce_recv_wr *wr, struct roc
 	if (!srq || !bad_wr)
 		return -EINVAL;
 	return post_rq(&srq->rq, srq->pd, wr, bad_wr);
+}
+
+void *roce_srq_context(const struct roce_srq *srq)
+{
+	return srq->context;
+}
+
+int roce_modify_srq(struct roce_srq *srq, const struct roce_srq_attr *attr, int attr_mask)
+{
+	if (!srq || !attr || (attr_mask & ~(ROCE_SRQ_MAX_WR | ROCE_SRQ_LIMIT)) ||
+	    (attr_mask & ROCE_SRQ_MAX_WR))
+		return -EINVAL; /* no resizing */
+	if (attr_mask & ROCE_SRQ_LIMIT) {
+		if (attr->srq_limit > srq->rq.max_wr)
+			return -EINVAL;
+		srq->srq_limit = attr->srq_limit; /* > 0 arms, 0 disarms */
+	}
+	return 0;
+}
+
+int roce_query_srq(const struct roce_srq *srq, struct roce_srq_attr *attr)
+{
+	if (!srq || !attr)
+		return -EINVAL;
+	attr->max_wr = srq->rq.max_wr;
+	attr->max_sge = srq->rq.max_sge;
+	attr->srq_limit = srq->srq_limit;
+	return 0;
 }

@@ -183,11 +183,10 @@ static void ud_run(struct roce_qp *qp, struct stk_lcore *lc)
 		sent++;
 		if (e->signaled) {
 			struct roce_wc wc = {.wr_id = e->wr.wr_id,
-					     .qp_num = qp->qpn,
 					     .opcode = ROCE_WC_SEND,
 					     .byte_len = e->length};
 
-			roce_cq_push(qp->init.send_cq, &wc);
+			roce_qp_complete(qp, qp->init.send_cq, &wc);
 		}
 		qp->sq.tail++;
 	}
@@ -357,7 +356,6 @@ void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 			if (e->signaled) {
 				struct roce_wc wc = {
 					.wr_id = e->wr.wr_id,
-					.qp_num = qp->qpn,
 					.byte_len = e->length,
 					.opcode = e->wr.opcode == ROCE_WR_SEND ||
 								  e->wr.opcode ==
@@ -365,7 +363,7 @@ void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 							  ? ROCE_WC_SEND
 							  : ROCE_WC_RDMA_WRITE};
 
-				roce_cq_push(qp->init.send_cq, &wc);
+				roce_qp_complete(qp, qp->init.send_cq, &wc);
 			}
 			qp->sq.tail++;
 		}

@@ -40,9 +40,15 @@ static void send_ack(struct roce_qp *qp, struct stk_lcore *lc, uint8_t syndrome,
  * is the responder's state machine in data (STYLE section 4): one place sends the answer and
  * counts the outcome (roce_resp_outcome_counts(), exported by /droce/roce).
  */
+#define ACC_ ROCE_EVENT_QP_ACCESS_ERR
+#define REQ_ ROCE_EVENT_QP_REQ_ERR
 static const struct {
 	uint8_t syndrome; /**< AETH to send; 0 = none (or the ACK AckReq asks for) */
 	bool fatal;	  /**< RC: the QP moves to ERR after the NAK */
+	/** fatal only: the affiliated asynchronous error raised at the responder (IBA C9-222.1.1,
+	 * 10.10.2.3: Local Access Violation / Invalid Request Local WQ Error; rxe raises
+	 * QP_ACCESS_ERR for rkey violations the same way) */
+	enum roce_event_type event;
 } outcome_tab[ROCE_RESP_NUM] = {
 	[ROCE_RESP_PLACED] = {0, false},
 	[ROCE_RESP_ANSWERED] = {0, false},
@@ -50,19 +56,31 @@ static const struct {
 	[ROCE_RESP_ERR_PSN_SEQ] = {ROCE_AETH_NAK | ROCE_NAK_PSN_SEQ_ERR, false},
 	[ROCE_RESP_ERR_PSN_SEQ_QUIET] = {0, false},
 	[ROCE_RESP_ERR_RNR] = {ROCE_AETH_RNR_NAK, false},
-	[ROCE_RESP_ERR_RKEY] = {ROCE_AETH_NAK | ROCE_NAK_REM_ACCESS_ERR, true},
-	[ROCE_RESP_ERR_MR_GONE] = {ROCE_AETH_NAK | ROCE_NAK_REM_ACCESS_ERR, true},
-	[ROCE_RESP_ERR_OPCODE_SEQ] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true},
-	[ROCE_RESP_ERR_LENGTH] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true},
-	[ROCE_RESP_ERR_RESOURCES] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true},
-	[ROCE_RESP_ERR_INVALIDATE] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true},
-	[ROCE_RESP_ERR_ALIGNMENT] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true},
-	[ROCE_RESP_ERR_OPCODE] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true},
+	[ROCE_RESP_ERR_RKEY] = {ROCE_AETH_NAK | ROCE_NAK_REM_ACCESS_ERR, true, ACC_},
+	[ROCE_RESP_ERR_MR_GONE] = {ROCE_AETH_NAK | ROCE_NAK_REM_ACCESS_ERR, true, ACC_},
+	[ROCE_RESP_ERR_OPCODE_SEQ] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true, REQ_},
+	[ROCE_RESP_ERR_LENGTH] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true, REQ_},
+	[ROCE_RESP_ERR_RESOURCES] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true, REQ_},
+	[ROCE_RESP_ERR_INVALIDATE] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true, REQ_},
+	[ROCE_RESP_ERR_ALIGNMENT] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true, REQ_},
+	[ROCE_RESP_ERR_OPCODE] = {ROCE_AETH_NAK | ROCE_NAK_INVALID_REQ, true, REQ_},
 	[ROCE_RESP_DROP_UC_BEHIND] = {0, false},
 	[ROCE_RESP_DROP_UC_RESYNC] = {0, false},
 	[ROCE_RESP_DROP_DUP_READ_UNKNOWN] = {0, false},
 	[ROCE_RESP_DROP_DUP_READ_MISMATCH] = {0, false},
 };
+#undef ACC_
+#undef REQ_
+
+/* A fatal outcome on an RC QP: the affiliated error its table entry names, then ERR. */
+static void resp_fail(struct roce_qp *qp, enum roce_resp_outcome o)
+{
+	struct roce_qp_attr a = {.qp_state = ROCE_QPS_ERR};
+
+	if (qp->state != ROCE_QPS_ERR)
+		roce_event_raise(qp->pd->dev, outcome_tab[o].event, qp);
+	roce_modify_qp(qp, &a, ROCE_QP_STATE);
+}
 
 static void answer(struct roce_qp *qp, struct stk_lcore *lc, const struct roce_pkt *rp,
 		   enum roce_resp_outcome o)
@@ -91,11 +109,8 @@ static void answer(struct roce_qp *qp, struct stk_lcore *lc, const struct roce_p
 		return;
 	send_ack(qp, lc, syn, rp->psn);
 	qp->cnt[ROCE_QPC_nak_fatal_tx]++;
-	if (outcome_tab[o].fatal && qp->type == ROCE_QPT_RC) {
-		struct roce_qp_attr a = {.qp_state = ROCE_QPS_ERR};
-
-		roce_modify_qp(qp, &a, ROCE_QP_STATE);
-	}
+	if (outcome_tab[o].fatal && qp->type == ROCE_QPT_RC)
+		resp_fail(qp, o);
 }
 
 /* A receive WQE is there to take (on the QP's receive queue or its SRQ). */
@@ -114,6 +129,8 @@ static bool take_rwqe(struct roce_qp *qp, struct roce_rwqe *out)
 		return false;
 	*out = *roce_rq_at(rq, rq->tail);
 	rq->tail++;
+	if (qp->init.srq)
+		roce_srq_taken(qp->init.srq);
 	return true;
 }
 
@@ -129,7 +146,6 @@ static void complete_recv(struct roce_qp *qp, const struct roce_rwqe *w, enum ro
 	wc.status = st;
 	wc.opcode = op;
 	wc.byte_len = len;
-	wc.qp_num = qp->qpn;
 	wc.src_qp = qp->attr.dest_qp_num;
 	if (imm) {
 		wc.imm_data = imm->imm;
@@ -138,7 +154,7 @@ static void complete_recv(struct roce_qp *qp, const struct roce_rwqe *w, enum ro
 		wc.invalidated_rkey = roce_ieth_rkey(ieth);
 		wc.wc_flags |= ROCE_WC_WITH_INV;
 	}
-	roce_cq_push(qp->init.recv_cq, &wc);
+	roce_qp_complete(qp, qp->init.recv_cq, &wc);
 }
 
 /* The region an rkey names for [va, va+len) with @right, after every check. NULL: access
@@ -191,13 +207,11 @@ static void read_reply(struct roce_qp *qp, struct stk_lcore *lc, uint32_t rkey, 
  */
 static void read_gone(struct roce_qp *qp, struct stk_lcore *lc, uint32_t psn)
 {
-	struct roce_qp_attr a = {.qp_state = ROCE_QPS_ERR};
-
 	qp->resp.rq_count = 0;
 	qp->resp.outcome[ROCE_RESP_ERR_MR_GONE]++;
 	send_ack(qp, lc, outcome_tab[ROCE_RESP_ERR_MR_GONE].syndrome, psn);
 	qp->cnt[ROCE_QPC_nak_fatal_tx]++;
-	roce_modify_qp(qp, &a, ROCE_QP_STATE);
+	resp_fail(qp, ROCE_RESP_ERR_MR_GONE);
 }
 
 void roce_responder_run(struct roce_qp *qp, struct stk_lcore *lc)
@@ -557,12 +571,11 @@ static void ud_recv(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pk
 	memset(&wc, 0, sizeof(wc));
 	wc.wr_id = w.wr_id;
 	wc.opcode = ROCE_WC_RECV;
-	wc.qp_num = qp->qpn;
 	wc.src_qp = roce_deth_sqpn(deth);
 	wc.wc_flags = ROCE_WC_GRH;
 	if (ROCE_GRH_LEN + rp->payload_len > w.length) {
 		wc.status = ROCE_WC_LOC_LEN_ERR;
-		roce_cq_push(qp->init.recv_cq, &wc);
+		roce_qp_complete(qp, qp->init.recv_cq, &wc);
 		return;
 	}
 	memset(grh, 0, sizeof(grh));
@@ -588,7 +601,7 @@ static void ud_recv(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pk
 		wc.imm_data = ((const struct roce_immdt *)roce_pkt_ext(rp, ROCE_EXT_IMMDT))->imm;
 		wc.wc_flags |= ROCE_WC_WITH_IMM;
 	}
-	roce_cq_push(qp->init.recv_cq, &wc);
+	roce_qp_complete(qp, qp->init.recv_cq, &wc);
 }
 
 static void responder_rc(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * roce_stats.c - the transport's telemetry: /droce/roce gives, per open device, the receive
- * refusals by reason and each QP's state, PSNs and engine counters (enum roce_qp_counter).
+ * refusals by reason, asynchronous events by type and lost completions, and each QP's state,
+ * PSNs and engine counters (enum roce_qp_counter).
  * Values are read without locks from the telemetry thread and may lag by a burst.
  */
 #include <errno.h>
@@ -53,6 +54,20 @@ static int tel_roce(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(x, "qps", dev->n.qps);
 		rte_tel_data_add_dict_u64(x, "mrs", dev->n.mrs);
 		rte_tel_data_add_dict_u64(x, "mr_dereg_busy", dev->n.mr_dereg_busy);
+		/* asynchronous events raised, by type (those droce raises), and what was lost */
+		for (unsigned k = 0; k < ROCE_EVENT_NUM; k++) {
+			char ek[64];
+
+			if (!roce_event_type_raised(k))
+				continue;
+			snprintf(ek, sizeof(ek), "async_%s", roce_event_type_str(k));
+			rte_tel_data_add_dict_u64(x, ek, dev->n.async_raised[k]);
+		}
+		rte_tel_data_add_dict_u64(x, "async_dropped", dev->n.async_dropped);
+		rte_tel_data_add_dict_u64(x, "async_purged", dev->n.async_purged);
+		rte_tel_data_add_dict_u64(x, "async_queued", dev->ev_head - dev->ev_tail);
+		rte_tel_data_add_dict_u64(x, "cqe_lost", dev->n.cqe_lost);
+		rte_tel_data_add_dict_u64(x, "wc_no_done", dev->n.wc_no_done);
 		for (const struct roce_qp *qp = dev->polled; qp; qp = qp->next_polled) {
 			struct rte_tel_data *q = rte_tel_data_alloc();
 

@@ -6,8 +6,10 @@
  * <infiniband/verbs.h>, so rdma-core users feel at home).
  *
  * Threading: a QP, its CQs and SRQ belong to one lcore (run to completion): post_send,
- * post_recv and poll_cq are called on that lcore. Creating and destroying objects and
- * registering memory is control-path work, done before the lcores use the object.
+ * post_recv, poll_cq, cq_process and get_async_event are called on that lcore. Creating and
+ * destroying objects and registering memory is control-path work, done before the lcores use
+ * the object. Asynchronous events (QP, CQ, SRQ, port, device) queue per device; a handler
+ * runs at the end of roce_poll(), outside the engines.
  *
  * Errors: constructors return the object or NULL with rte_errno set; everything else
  * returns 0 or -errno. Invalid calls never crash (IBA C10-*: wrong state, exceeded limits,
@@ -203,7 +205,12 @@ enum roce_wc_flags {
 	ROCE_WC_WITH_INV = 1 << 3,
 };
 
-/** Completion callback for WRs that carry a struct roce_cqe instead of a wr_id (ib_cqe). */
+/**
+ * Completion callback for WRs that name a struct roce_cqe instead of a wr_id (Linux's ib_cqe):
+ * embed the roce_cqe in the request's own structure, put its address in the WR's wr_cqe (the
+ * union with wr_id, as in struct ib_send_wr), and roce_cq_process() calls done() with the
+ * completion; recover the request with container_of(wc->wr_cqe, struct my_req, cqe).
+ */
 struct roce_cqe;
 struct roce_wc;
 typedef void (*roce_done_fn)(struct roce_cq *cq, struct roce_wc *wc);
@@ -213,9 +220,10 @@ struct roce_cqe {
 
 struct roce_wc {
 	union {
-		uint64_t wr_id;
-		struct roce_cqe *wr_cqe; /**< recover the request with container_of */
+		uint64_t wr_id;		 /**< the WR's wr_id (roce_poll_cq consumers) */
+		struct roce_cqe *wr_cqe; /**< the WR's wr_cqe (roce_cq_process consumers) */
 	};
+	struct roce_qp *qp; /**< the QP the WR was posted to (ib_wc.qp), set by the engine */
 	enum roce_wc_status status;
 	enum roce_wc_opcode opcode;
 	uint32_t vendor_err;
@@ -232,11 +240,41 @@ struct roce_wc {
 
 /** Create a CQ of at least @p cqe entries. @return the CQ or NULL (EINVAL, ENOMEM). */
 struct roce_cq *roce_create_cq(struct roce_dev *dev, uint32_t cqe);
+/**
+ * roce_create_cq() with a context pointer (ibv_create_cq's cq_context): roce_cq_context()
+ * returns it, and the CQ's asynchronous events carry it. @return the CQ or NULL (EINVAL, ENOMEM).
+ */
+struct roce_cq *roce_create_cq_ctx(struct roce_dev *dev, uint32_t cqe, void *cq_context);
+/** @return the cq_context given at creation (NULL for roce_create_cq()). */
+void *roce_cq_context(const struct roce_cq *cq);
 /** @return 0, or -EBUSY while a QP or SRQ uses it. */
 int roce_destroy_cq(struct roce_cq *cq);
-/** Take up to @p n completions. @return how many (0..n), or -EINVAL. */
+/**
+ * Take up to @p n completions. A CQ in error (it overflowed, ROCE_EVENT_CQ_ERR) still gives
+ * back the completions it holds, then 0: it takes no new ones.
+ * @return how many (0..n), or -EINVAL.
+ */
 int roce_poll_cq(struct roce_cq *cq, int n, struct roce_wc *wc);
-/** Engine side: add a completion. @return 0, or -ENOSPC on overflow (the CQ goes to error). */
+/**
+ * Dispatch up to @p budget completions to their WRs' wr_cqe->done(cq, wc) callbacks, one at a
+ * time in completion order (Linux's ib_process_cq_direct()). Every WR whose completion lands
+ * on this CQ must carry a wr_cqe; a completion whose wr_cqe or done is NULL is skipped and
+ * counted (roce_dev_counts.wc_no_done). A callback may post WRs, poll other CQs, modify or
+ * destroy QPs; it must not destroy this CQ or call roce_cq_process() on it again.
+ * Threading: the lcore that owns the CQ (as roce_poll_cq()).
+ * @return completions dispatched (0..budget); -EINVAL (NULL CQ, budget < 1); -EBUSY (called
+ * from one of this CQ's own callbacks).
+ */
+int roce_cq_process(struct roce_cq *cq, int budget);
+/** @return true once the CQ overflowed: it is in error (IBA 10.10.2.3, CQ Error). */
+bool roce_cq_in_error(const struct roce_cq *cq);
+/**
+ * Engine side: add a completion. When the CQ is full it goes to error: the completion is lost
+ * (counted, roce_dev_counts.cqe_lost), ROCE_EVENT_CQ_ERR is raised once, and every QP that
+ * uses the CQ (past RESET) goes to ERR at the engine's next safe point, with
+ * ROCE_EVENT_QP_FATAL (IBA 10.10.2.3: CQ Error, then Local Work Queue Catastrophic Error).
+ * @return 0; -ENOSPC (the CQ overflowed now); -EIO (the CQ was already in error).
+ */
 int roce_cq_push(struct roce_cq *cq, const struct roce_wc *wc);
 
 /* ------------------------------------------------------------------ work requests */
@@ -446,7 +484,8 @@ struct roce_qp_init_attr {
 	struct roce_srq *srq;	/**< NULL: the QP has its own receive queue */
 	struct roce_qp_cap cap; /**< requested; the granted values are written back */
 	enum roce_qp_type qp_type;
-	bool sq_sig_all; /**< every send WR is signalled */
+	bool sq_sig_all;  /**< every send WR is signalled */
+	void *qp_context; /**< the consumer's: roce_qp_context(), the QP's async events */
 };
 
 /**
@@ -470,6 +509,8 @@ int roce_query_qp(const struct roce_qp *qp, struct roce_qp_attr *attr,
 		  struct roce_qp_init_attr *init);
 uint32_t roce_qp_num(const struct roce_qp *qp);
 enum roce_qp_state roce_qp_state(const struct roce_qp *qp);
+/** @return the qp_context of the QP's init attributes (also in roce_query_qp()'s @p init). */
+void *roce_qp_context(const struct roce_qp *qp);
 
 /**
  * Queue send work requests. Each WR is checked before anything is queued for it:
@@ -487,11 +528,35 @@ int roce_post_recv(struct roce_qp *qp, struct roce_recv_wr *wr, struct roce_recv
 struct roce_srq_init_attr {
 	uint32_t max_wr;
 	uint32_t max_sge;
-	uint32_t srq_limit;
+	uint32_t srq_limit; /**< > 0: armed at creation (as rxe); see roce_modify_srq() */
+	void *srq_context;  /**< the consumer's: roce_srq_context(), the SRQ's async events */
 };
 struct roce_srq *roce_create_srq(struct roce_pd *pd, struct roce_srq_init_attr *init);
 int roce_destroy_srq(struct roce_srq *srq);
 int roce_post_srq_recv(struct roce_srq *srq, struct roce_recv_wr *wr, struct roce_recv_wr **bad_wr);
+/** @return the srq_context of the SRQ's init attributes. */
+void *roce_srq_context(const struct roce_srq *srq);
+
+/** SRQ attributes (ibv_srq_attr). */
+struct roce_srq_attr {
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t srq_limit; /**< armed limit; 0 = not armed (it disarms when it fires) */
+};
+/** roce_modify_srq() mask bits (enum ibv_srq_attr_mask values). */
+enum roce_srq_attr_mask { ROCE_SRQ_MAX_WR = 1 << 0, ROCE_SRQ_LIMIT = 1 << 1 };
+
+/**
+ * Arm (srq_limit > 0) or disarm (0) the SRQ limit, as ibv_modify_srq(IBV_SRQ_LIMIT) does:
+ * when a receive WQE taken from the SRQ leaves fewer than srq_limit WQEs on it,
+ * ROCE_EVENT_SRQ_LIMIT_REACHED is raised once and the limit disarms (reads back 0) until it
+ * is armed again. Threading: the lcore that owns the SRQ, or while it is quiet.
+ * @return 0; -EINVAL (NULL, srq_limit > max_wr, ROCE_SRQ_MAX_WR: resizing is not supported,
+ * unknown mask bits).
+ */
+int roce_modify_srq(struct roce_srq *srq, const struct roce_srq_attr *attr, int attr_mask);
+/** @return 0 with @p attr filled (srq_limit: the armed limit, 0 once fired), or -EINVAL. */
+int roce_query_srq(const struct roce_srq *srq, struct roce_srq_attr *attr);
 
 struct stk_lcore;
 
@@ -501,14 +566,119 @@ struct stk_lcore;
  * stk_lcore_add_poll(lc, roce_poll, dev) on the lcore that owns the device's QPs. The first
  * lcore that polls a device owns it; frames any lcore receives for it before that wait in the
  * device's ring for the owner, and another lcore polling the same device does nothing.
+ * It also reads the port's link every 100 ms (PORT_ACTIVE / PORT_ERR / DEVICE_FATAL), fails the
+ * QPs a CQ error marked, and ends by handing queued events to the roce_set_async_handler().
  */
 void roce_poll(struct stk_lcore *lc, void *dev);
 
-/** Counts of live objects (tests check everything is back to zero). */
+/* ------------------------------------------------------------------ asynchronous events */
+
+/** What an asynchronous event names (the union member of roce_async_event.element). */
+enum roce_event_elem {
+	ROCE_ELEM_CQ,
+	ROCE_ELEM_QP,
+	ROCE_ELEM_SRQ,
+	ROCE_ELEM_PORT,
+	ROCE_ELEM_DEV,
+};
+
+/*
+ * X(name, value, element, raised): asynchronous event types, values of enum ibv_event_type,
+ * the object each names, and whether droce raises it (1) or only keeps the number (0). The
+ * affiliated events and errors are IBA 10.10.2 (10.10.2.3: asynchronous errors).
+ *   CQ_ERR              a CQ overflowed: it is in error, its QPs go to ERR (QP_FATAL each)
+ *   QP_FATAL            the QP went to ERR: the requester or completer failed it
+ *                       (roce_qp_fatal(): retry or RNR retry exceeded, a NAK, bad response,
+ *                       local protection), or its CQ went to error
+ *   QP_REQ_ERR          responder: an invalid request (NAKed), the QP went to ERR
+ *   QP_ACCESS_ERR       responder: an rkey, bounds or rights violation (NAKed), QP to ERR
+ *   DEVICE_FATAL        the device's DPDK port is gone: every QP went to ERR
+ *   PORT_ACTIVE / _ERR  the port's link came up / went down (checked every 100 ms)
+ *   SRQ_LIMIT_REACHED   fewer WQEs than the armed limit are left on the SRQ (then disarmed)
+ *   QP_LAST_WQE_REACHED a QP with an SRQ entered ERR: no more of the SRQ's WQEs will
+ *                       complete on it (raised after its flush completions are queued)
+ */
+#define ROCE_EVENT_LIST(X)                                                                         \
+	X(CQ_ERR, 0, CQ, 1)                                                                        \
+	X(QP_FATAL, 1, QP, 1)                                                                      \
+	X(QP_REQ_ERR, 2, QP, 1)                                                                    \
+	X(QP_ACCESS_ERR, 3, QP, 1)                                                                 \
+	X(COMM_EST, 4, QP, 0)                                                                      \
+	X(SQ_DRAINED, 5, QP, 0)                                                                    \
+	X(PATH_MIG, 6, QP, 0)                                                                      \
+	X(PATH_MIG_ERR, 7, QP, 0)                                                                  \
+	X(DEVICE_FATAL, 8, DEV, 1)                                                                 \
+	X(PORT_ACTIVE, 9, PORT, 1)                                                                 \
+	X(PORT_ERR, 10, PORT, 1)                                                                   \
+	X(LID_CHANGE, 11, PORT, 0)                                                                 \
+	X(PKEY_CHANGE, 12, PORT, 0)                                                                \
+	X(SM_CHANGE, 13, PORT, 0)                                                                  \
+	X(SRQ_ERR, 14, SRQ, 0)                                                                     \
+	X(SRQ_LIMIT_REACHED, 15, SRQ, 1)                                                           \
+	X(QP_LAST_WQE_REACHED, 16, QP, 1)                                                          \
+	X(CLIENT_REREGISTER, 17, PORT, 0)                                                          \
+	X(GID_CHANGE, 18, PORT, 0)
+
+#define ROCE_EVENT_ENUM_(n, v, e, r) ROCE_EVENT_##n = (v),
+enum roce_event_type { ROCE_EVENT_LIST(ROCE_EVENT_ENUM_) ROCE_EVENT_NUM };
+#undef ROCE_EVENT_ENUM_
+
+/** @return "CQ_ERR", "QP_FATAL", ... ("?" when unknown). */
+const char *roce_event_type_str(enum roce_event_type t);
+/** @return the kind of object events of type @p t name (ROCE_ELEM_DEV when unknown). */
+enum roce_event_elem roce_event_type_elem(enum roce_event_type t);
+
+/** An asynchronous event (ibv_async_event, with the element's context as ib_event's). */
+struct roce_async_event {
+	enum roce_event_type event_type;
+	union {
+		struct roce_cq *cq;
+		struct roce_qp *qp;
+		struct roce_srq *srq;
+		uint8_t port_num; /**< always 1 */
+	} element;		  /**< the member roce_event_type_elem(event_type) names */
+	void *context; /**< the element's cq_context / qp_context / srq_context, else NULL */
+};
+
+/** Depth of a device's event queue. */
+#define ROCE_ASYNC_QLEN 1024
+
+/**
+ * Take the oldest queued asynchronous event of @p dev (ibv_get_async_event without blocking,
+ * and without an ack: destroying a QP, CQ or SRQ removes its queued events, counted
+ * roce_dev_counts.async_purged, so an event never names freed memory).
+ * The queue holds ROCE_ASYNC_QLEN events and keeps the oldest: an event raised while it is
+ * full is not queued (nor given to the handler) but counted, per device
+ * (roce_dev_counts.async_dropped) and by type (async_raised[] counts every one raised). The
+ * oldest are kept because the first event is the cause of those after it (CQ_ERR before the
+ * QP_FATALs it causes).
+ * Threading: the lcore that polls the device, or while no lcore does.
+ * @return 0 with @p ev filled; -EAGAIN (none queued); -EINVAL (NULL argument).
+ */
+int roce_get_async_event(struct roce_dev *dev, struct roce_async_event *ev);
+
+/** Asynchronous event handler (ib_event_handler): @p ev is valid during the call only. */
+typedef void (*roce_async_fn)(const struct roce_async_event *ev, void *arg);
+
+/**
+ * Have roce_poll() hand @p dev's queued events to @p fn, oldest first, at the end of each
+ * poll: never from inside the engines, so the handler may modify, destroy or post to QPs,
+ * CQs and SRQs. NULL: events stay queued for roce_get_async_event().
+ * Threading: control path (before the lcore polls the device, or on that lcore).
+ * @return 0 or -EINVAL (NULL device).
+ */
+int roce_set_async_handler(struct roce_dev *dev, roce_async_fn fn, void *arg);
+
+/** Counts of live objects (tests check everything is back to zero), and event counters. */
 struct roce_dev_counts {
 	uint32_t pds, mrs, cqs, srqs, qps;
 	uint64_t rx_handoff;	/**< frames another lcore received and passed to the owner */
 	uint64_t mr_dereg_busy; /**< roce_dereg_mr() answered -EBUSY (frames pointed into it) */
+	uint64_t async_raised[ROCE_EVENT_NUM]; /**< asynchronous events raised, by type */
+	uint64_t async_dropped; /**< raised while the event queue was full: not delivered */
+	uint64_t async_purged;	/**< queued events removed when their QP, CQ or SRQ was destroyed */
+	uint64_t cqe_lost;	/**< completions a CQ could not take (overflow, or in error) */
+	uint64_t wc_no_done;	/**< roce_cq_process(): completions without wr_cqe->done */
 };
 void roce_dev_counts(const struct roce_dev *dev, struct roce_dev_counts *c);
 

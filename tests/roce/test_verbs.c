@@ -176,7 +176,19 @@ static void cq_ring(void **s)
 		assert_int_equal(roce_cq_push(cq, &w), 0);
 	}
 	w.wr_id = 999;
+	assert_false(roce_cq_in_error(cq));
 	assert_int_equal(roce_cq_push(cq, &w), -ENOSPC); /* 3 asked, 3 granted */
+	/* the overflow put the CQ in error (IBA 10.10.2.3): it takes nothing more, says so once */
+	assert_true(roce_cq_in_error(cq));
+	assert_int_equal(roce_cq_push(cq, &w), -EIO);
+	{
+		struct roce_async_event ev;
+
+		assert_int_equal(roce_get_async_event(dev, &ev), 0);
+		assert_int_equal(ev.event_type, ROCE_EVENT_CQ_ERR);
+		assert_ptr_equal(ev.element.cq, cq);
+		assert_int_equal(roce_get_async_event(dev, &ev), -EAGAIN);
+	}
 	assert_int_equal(roce_poll_cq(cq, 2, wc), 2);
 	assert_true(wc[0].wr_id == 100 && wc[1].wr_id == 101);
 	assert_int_equal(roce_poll_cq(cq, 8, wc), 1);
