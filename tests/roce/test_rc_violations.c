@@ -43,8 +43,12 @@ static void too_many_reads(void **st)
 	(void)st;
 
 	rcf_responder_resources = 1;
+	/* 67 ms, not 4: a timeout after a descheduled moment halves A's window, which then holds
+	 * the next request back until the READ is done (no overlap, nothing to refuse) */
+	rcf_qp_timeout = 14;
 	rcf_connect_pair(ROCE_MTU_256, 7, 1);
 	rcf_responder_resources = 4;
+	rcf_qp_timeout = 10;
 	/* four 64 KiB READs at MTU 256: 256 responses each, paced, so they overlap */
 	for (uint64_t i = 0; i < 4; i++)
 		rcf_post(0, ROCE_WR_RDMA_READ, 90 + i, RCF_BUF / 2 + (uint32_t)i * 65536, 65536,
@@ -80,8 +84,12 @@ static void atomic_counts_as_responder_resource(void **st)
 	(void)st;
 
 	rcf_responder_resources = 1;
+	/* 67 ms, not 4: a timeout after a descheduled moment halves A's window, which then holds
+	 * the next request back until the READ is done (no overlap, nothing to refuse) */
+	rcf_qp_timeout = 14;
 	rcf_connect_pair(ROCE_MTU_256, 7, 1);
 	rcf_responder_resources = 4;
+	rcf_qp_timeout = 10;
 	*target = 500;
 	/* a 64 KiB READ at MTU 256: 256 paced responses keep it queued at B */
 	rcf_post(0, ROCE_WR_RDMA_READ, 1, RCF_BUF / 2, 65536, (uintptr_t)rcf_s[1].buf,
