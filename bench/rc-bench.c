@@ -5,7 +5,7 @@
  * rc-bench-baseline.c, the tables and JSON in rc-bench-report.c.
  *
  * Two stack interfaces joined by a virtual link, one roce device on each, and one RC QP pair
- * between them, as in tests/roce/test_rc.c. The link (--link):
+ * between them, as in tests/roce/rc_fixture.c. The link (--link):
  *   ring    two net_ring ports whose rings are crossed (A's TX ring is B's RX ring): frames
  *           pass by pointer, and B frees the mbufs A allocated;
  *   memif   a net_memif server (A) and a net_memif client (B) on one socket file in a fresh

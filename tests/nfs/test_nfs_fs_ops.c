@@ -1,0 +1,389 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_nfs_fs_ops.c - the NFS backend's (nfs/fs) operations on a real file system: CREATE's
+ * three modes, READDIR(PLUS) in pieces, the data and directory operations with their weak
+ * cache consistency data, and mount points (with and without crossmnt, across a restart).
+ *
+ * Needs root (credential switching, open_by_handle_at): exits 77 (skipped) otherwise. The
+ * export trees live under a fresh directory in /tmp (nfs_fs_fixture.c; the fixture checks
+ * that the file system gives handles and skips if not). The mount-point test runs in the test's
+ * own mount namespace (unshare(CLONE_NEWNS)) with a tmpfs mounted under an export.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "nfs_fs.h"
+#include "nfs_fs_fixture.h"
+#include "nfs_fs_int.h"
+
+/* ---- CREATE ---- */
+
+static void test_create_modes(void **state)
+{
+	struct nfs_fs *fs = nfsf_open_fs(nfsf_exports);
+	struct nfs_ctx c = nfsf_ctx_of(fs, "127.0.0.1", 0, 0);
+	struct nfs_fh a = nfsf_mount_of(&c, "a"), f1, f2;
+	const uint8_t v1[8] = {1, 2, 3, 4, 5, 6, 7, 8}, v2[8] = {8, 7, 6, 5, 4, 3, 2, 1};
+	struct nfs_attr at;
+
+	(void)state;
+	assert_int_equal(nfsf_create(&c, &a, "excl", NFS_CREATE_EXCLUSIVE, 0, v1, &f1, &at),
+			 NFS_OK);
+	assert_int_equal(at.size, 0);
+	/* a retransmission with the same verifier: the same file */
+	assert_int_equal(nfsf_create(&c, &a, "excl", NFS_CREATE_EXCLUSIVE, 0, v1, &f2, &at),
+			 NFS_OK);
+	assert_true(nfsf_fh_eq(&f1, &f2));
+	/* another verifier: someone else's file */
+	assert_int_equal(nfsf_create(&c, &a, "excl", NFS_CREATE_EXCLUSIVE, 0, v2, &f2, &at),
+			 NFS_ERR_EXIST);
+	/* GUARDED on an existing name */
+	assert_int_equal(nfsf_create(&c, &a, "excl", NFS_CREATE_GUARDED, 0644, NULL, &f2, &at),
+			 NFS_ERR_EXIST);
+	assert_int_equal(nfsf_create(&c, &a, "sub", NFS_CREATE_UNCHECKED, 0644, NULL, &f2, &at),
+			 NFS_ERR_EXIST); /* a directory is never "the file" */
+	/* UNCHECKED on an existing file: that file, its mode untouched */
+	assert_int_equal(nfsf_create(&c, &a, "excl", NFS_CREATE_UNCHECKED, 0600, NULL, &f2, &at),
+			 NFS_OK);
+	assert_true(nfsf_fh_eq(&f1, &f2));
+	nfs_fs_close(fs);
+}
+
+/* ---- READDIR ---- */
+struct collect {
+	unsigned stop_after; /* entries accepted per call */
+	unsigned taken;
+	uint64_t last_cookie;
+	unsigned seen[NFSF_NENTRIES];
+	unsigned dots;
+	uint64_t cookies[NFSF_NENTRIES + 2];
+	unsigned ncookies;
+	struct nfs_fh fhs[NFSF_NENTRIES];
+	bool plus_ok;
+};
+
+static bool collect_fn(void *arg, const struct nfs_dirent *e)
+{
+	struct collect *c = arg;
+	char name[300];
+	unsigned idx;
+
+	if (c->taken == c->stop_after)
+		return false;
+	c->taken++;
+	c->last_cookie = e->cookie;
+	memcpy(name, e->name, e->namelen);
+	name[e->namelen] = 0;
+	if (c->ncookies < NFSF_NENTRIES + 2)
+		c->cookies[c->ncookies++] = e->cookie;
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+		c->dots++;
+		return true;
+	}
+	if (sscanf(name, "e%u", &idx) == 1 && idx < NFSF_NENTRIES) {
+		c->seen[idx]++;
+		if (e->fh_valid)
+			c->fhs[idx] = e->fh;
+		else
+			c->plus_ok = false;
+	}
+	return true;
+}
+
+static void readdir_all(struct nfs_ctx *ctx, const struct nfs_fh *dir, bool plus, unsigned k,
+			struct collect *c)
+{
+	uint64_t cookie = 0;
+	uint8_t verf[8] = {0};
+	bool eof = false, dv;
+	struct nfs_attr da;
+
+	memset(c, 0, sizeof(*c));
+	c->plus_ok = true;
+	c->stop_after = k;
+	for (int calls = 0; !eof && calls < 10000; calls++) {
+		c->taken = 0;
+		c->last_cookie = cookie;
+		assert_int_equal(
+			nfs_fs_readdir(ctx, dir, cookie, verf, plus, collect_fn, c, &eof, &dv, &da),
+			NFS_OK);
+		assert_true(dv);
+		assert_int_equal(da.type, NFS_DIR);
+		assert_memory_equal(verf, "\0\0\0\0\0\0\0\0", 8);
+		cookie = c->last_cookie;
+	}
+	assert_true(eof);
+}
+
+struct rootdots {
+	struct nfs_fh dotdot;
+	bool found;
+};
+
+static bool rootdots_fn(void *arg, const struct nfs_dirent *e)
+{
+	struct rootdots *rd = arg;
+
+	if (e->namelen == 2 && memcmp(e->name, "..", 2) == 0 && e->fh_valid) {
+		rd->dotdot = e->fh;
+		rd->found = true;
+	}
+	return true;
+}
+
+static void test_readdir(void **state)
+{
+	struct nfs_fs *fs = nfsf_open_fs(nfsf_exports);
+	struct nfs_ctx c = nfsf_ctx_of(fs, "127.0.0.1", 0, 0);
+	struct nfs_fh a = nfsf_mount_of(&c, "a"), big;
+	static struct collect c1, c2, c3;
+	struct nfs_attr at;
+
+	(void)state;
+	assert_int_equal(nfsf_lookup(&c, &a, "big", &big, &at), NFS_OK);
+	readdir_all(&c, &big, false, 37, &c1);
+	assert_int_equal(c1.dots, 2);
+	for (unsigned i = 0; i < NFSF_NENTRIES; i++)
+		if (c1.seen[i] != 1)
+			fail_msg("e%u seen %u times", i, c1.seen[i]);
+	/* a second pass, in other pieces: the same cookies in the same order */
+	readdir_all(&c, &big, false, 101, &c2);
+	assert_int_equal(c1.ncookies, c2.ncookies);
+	assert_memory_equal(c1.cookies, c2.cookies, c1.ncookies * sizeof(uint64_t));
+	/* READDIRPLUS: each entry's handle is LOOKUP's */
+	readdir_all(&c, &big, true, 64, &c3);
+	assert_true(c3.plus_ok);
+	for (unsigned i = 0; i < NFSF_NENTRIES; i += 7) {
+		char name[16];
+		struct nfs_fh fh;
+
+		snprintf(name, sizeof(name), "e%u", i);
+		assert_int_equal(c3.seen[i], 1);
+		assert_int_equal(nfsf_lookup(&c, &big, name, &fh, &at), NFS_OK);
+		assert_true(nfsf_fh_eq(&fh, &c3.fhs[i]));
+	}
+	/* at the export's root, READDIRPLUS's ".." is the root itself */
+	struct rootdots rd = {0};
+	bool eof, dv;
+	uint8_t verf[8];
+
+	assert_int_equal(nfs_fs_readdir(&c, &a, 0, verf, true, rootdots_fn, &rd, &eof, &dv, &at),
+			 NFS_OK);
+	assert_true(rd.found);
+	assert_true(nfsf_fh_eq(&rd.dotdot, &a));
+	/* READDIR of a file */
+	assert_int_equal(nfsf_lookup(&c, &a, "file", &big, &at), NFS_OK);
+	assert_int_equal(nfs_fs_readdir(&c, &big, 0, verf, false, rootdots_fn, &rd, &eof, &dv, &at),
+			 NFS_ERR_NOTDIR);
+	nfs_fs_close(fs);
+}
+
+/* ---- data and directory operations ---- */
+
+static void test_data_and_dirs(void **state)
+{
+	struct nfs_fs *fs = nfsf_open_fs(nfsf_exports);
+	struct nfs_ctx c = nfsf_ctx_of(fs, "127.0.0.1", 0, 0);
+	struct nfs_fh a = nfsf_mount_of(&c, "a"), b = nfsf_mount_of(&c, "b"), f, d, l, n;
+	struct nfs_sattr sa = {0};
+	struct nfs_attr at, before;
+	struct nfs_wcc w, w2;
+	enum nfs_stable committed;
+	char buf[64];
+	uint32_t got, wr;
+	bool eof, v;
+
+	(void)state;
+	/* write at offsets, read back */
+	assert_int_equal(nfsf_create(&c, &a, "data", NFS_CREATE_GUARDED, 0644, NULL, &f, &at),
+			 NFS_OK);
+	assert_int_equal(nfs_fs_write(&c, &f, 10, "world", 5, NFS_UNSTABLE, &wr, &committed, &w),
+			 NFS_OK);
+	assert_int_equal(committed, NFS_UNSTABLE);
+	assert_true(w.pre_valid && w.post_valid);
+	assert_int_equal(w.pre_size, 0);
+	assert_int_equal(w.post.size, 15);
+	assert_int_equal(nfs_fs_write(&c, &f, 0, "hello", 5, NFS_DATA_SYNC, &wr, &committed, &w),
+			 NFS_OK);
+	assert_int_equal(committed, NFS_FILE_SYNC);
+	assert_int_equal(nfs_fs_commit(&c, &f, 0, 0, &w), NFS_OK);
+	assert_int_equal(nfs_fs_read(&c, &f, 0, sizeof(buf), buf, &got, &eof, &v, &at), NFS_OK);
+	assert_int_equal(got, 15);
+	assert_true(eof && v);
+	assert_memory_equal(buf, "hello\0\0\0\0\0world", 15);
+	assert_int_equal(nfs_fs_read(&c, &f, 12, 2, buf, &got, &eof, &v, &at), NFS_OK);
+	assert_int_equal(got, 2);
+	assert_false(eof);
+	assert_memory_equal(buf, "rl", 2);
+	assert_int_equal(nfs_fs_read(&c, &f, 100, 2, buf, &got, &eof, &v, &at), NFS_OK);
+	assert_int_equal(got, 0);
+	assert_true(eof);
+	/* READ and WRITE need a regular file */
+	assert_int_equal(nfs_fs_read(&c, &a, 0, 2, buf, &got, &eof, &v, &at), NFS_ERR_ISDIR);
+	assert_int_equal(nfsf_write_at(&c, &a, 0, "x"), NFS_ERR_ISDIR);
+
+	/* SETATTR: size, then a guard that does not match, then one that does */
+	assert_int_equal(nfs_fs_getattr(&c, &f, &before), NFS_OK);
+	sa.set_size = true;
+	sa.size = 3;
+	assert_int_equal(nfs_fs_setattr(&c, &f, &sa, NULL, &w), NFS_OK);
+	assert_true(w.pre_valid && w.post_valid);
+	assert_int_equal(w.pre_size, 15);
+	assert_int_equal(w.post.size, 3);
+	struct nfs_time old = before.ctime;
+
+	sa.size = 1;
+	assert_int_equal(nfs_fs_setattr(&c, &f, &sa, &old, &w), NFS_ERR_NOT_SYNC);
+	assert_int_equal(w.post.size, 3);
+	old = w.post.ctime; /* (w is cleared when the call starts) */
+	assert_int_equal(nfs_fs_setattr(&c, &f, &sa, &old, &w), NFS_OK);
+	assert_int_equal(w.post.size, 1);
+	sa = (struct nfs_sattr){.set_mode = true,
+				.mode = 04751,
+				.mtime_how = NFS_TIME_CLIENT,
+				.mtime = {.sec = 1000000, .nsec = 5},
+				.atime_how = NFS_TIME_SERVER};
+	assert_int_equal(nfs_fs_setattr(&c, &f, &sa, NULL, &w), NFS_OK);
+	assert_int_equal(w.post.mode, 04751);
+	assert_int_equal(w.post.mtime.sec, 1000000);
+	assert_int_equal(w.post.mtime.nsec, 5);
+	assert_true(w.post.atime.sec > 1000000);
+	assert_int_equal(w.post.fileid, before.fileid);
+	assert_int_equal(w.post.fsid, nfs_fs_export(fs, 0)->fsid);
+
+	/* MKDIR, RMDIR of a non-empty directory, RENAME, LINK, SYMLINK, MKNOD */
+	sa = (struct nfs_sattr){.set_mode = true, .mode = 0750};
+	assert_int_equal(nfs_fs_mkdir(&c, &a, "dir", 3, &sa, &d, &at, &w), NFS_OK);
+	assert_int_equal(at.type, NFS_DIR);
+	assert_int_equal(at.mode, 0750);
+	assert_true(w.pre_valid && w.post_valid);
+	assert_int_equal(nfs_fs_mkdir(&c, &a, "dir", 3, &sa, &d, &at, &w), NFS_ERR_EXIST);
+	assert_int_equal(nfs_fs_rename(&c, &a, "data", 4, &d, "moved", 5, &w, &w2), NFS_OK);
+	assert_true(w.pre_valid && w.post_valid && w2.pre_valid && w2.post_valid);
+	assert_int_equal(nfs_fs_rmdir(&c, &a, "dir", 3, &w), NFS_ERR_NOTEMPTY);
+	assert_int_equal(nfs_fs_link(&c, &f, &a, "hard", 4, &v, &at, &w), NFS_OK);
+	assert_true(v);
+	assert_int_equal(at.nlink, 2);
+	assert_int_equal(nfs_fs_link(&c, &d, &a, "dirlink", 7, &v, &at, &w), NFS_ERR_ISDIR);
+	assert_int_equal(nfs_fs_symlink(&c, &d, "sl", 2, NULL, "../hard", 7, &l, &at, &w), NFS_OK);
+	assert_int_equal(at.type, NFS_LNK);
+	assert_int_equal(nfs_fs_readlink(&c, &l, buf, sizeof(buf), &got, &v, &at), NFS_OK);
+	assert_memory_equal(buf, "../hard", 7);
+	assert_int_equal(nfs_fs_readlink(&c, &f, buf, sizeof(buf), &got, &v, &at), NFS_ERR_INVAL);
+	sa = (struct nfs_sattr){.set_mode = true, .mode = 0600};
+	assert_int_equal(nfs_fs_mknod(&c, &d, "fifo", 4, NFS_FIFO, &sa, 0, 0, &n, &at, &w), NFS_OK);
+	assert_int_equal(at.type, NFS_FIFO);
+	assert_int_equal(nfs_fs_mknod(&c, &d, "chr", 3, NFS_CHR, &sa, 1, 3, &n, &at, &w), NFS_OK);
+	assert_int_equal(at.type, NFS_CHR);
+	assert_int_equal(at.rdev_major, 1);
+	assert_int_equal(at.rdev_minor, 3);
+	assert_int_equal(nfs_fs_mknod(&c, &d, "reg", 3, NFS_REG, &sa, 0, 0, &n, &at, &w),
+			 NFS_ERR_BADTYPE);
+	/* across exports: XDEV */
+	assert_int_equal(nfs_fs_rename(&c, &a, "hard", 4, &b, "hard", 4, &w, &w2), NFS_ERR_XDEV);
+	assert_int_equal(nfs_fs_link(&c, &f, &b, "hard", 4, &v, &at, &w), NFS_ERR_XDEV);
+	/* a 256-byte name */
+	char longname[256];
+
+	memset(longname, 'x', sizeof(longname));
+	assert_int_equal(nfs_fs_mkdir(&c, &a, longname, 256, &sa, &n, &at, &w),
+			 NFS_ERR_NAMETOOLONG);
+	assert_int_equal(nfs_fs_remove(&c, &a, longname, 256, &w), NFS_ERR_NAMETOOLONG);
+	assert_int_equal(nfs_fs_remove(&c, &a, "nothere", 7, &w), NFS_ERR_NOENT);
+	assert_int_equal(nfs_fs_remove(&c, &a, "sub", 3, &w), NFS_ERR_ISDIR);
+	/* cleaned up: the directory empties and goes */
+	assert_int_equal(nfs_fs_remove(&c, &d, "moved", 5, &w), NFS_OK);
+	assert_int_equal(nfs_fs_remove(&c, &d, "sl", 2, &w), NFS_OK);
+	assert_int_equal(nfs_fs_remove(&c, &d, "fifo", 4, &w), NFS_OK);
+	assert_int_equal(nfs_fs_remove(&c, &d, "chr", 3, &w), NFS_OK);
+	assert_int_equal(nfs_fs_rmdir(&c, &a, "dir", 3, &w), NFS_OK);
+	assert_int_equal(nfs_fs_getattr(&c, &d, &at), NFS_ERR_STALE);
+	assert_int_equal(nfs_fs_getattr(&c, &f, &at), NFS_OK); /* still linked as "hard" */
+
+	/* FSSTAT, FSINFO, PATHCONF */
+	struct nfs_fsstat fst;
+	struct nfs_fsinfo fi;
+	struct nfs_pathconf pc;
+
+	assert_int_equal(nfs_fs_fsstat(&c, &a, &fst, &v, &at), NFS_OK);
+	assert_true(v && fst.tbytes > 0 && fst.tbytes >= fst.fbytes && fst.fbytes >= fst.abytes);
+	assert_int_equal(nfs_fs_fsinfo(&c, &a, 1u << 20, &fi, &v, &at), NFS_OK);
+	assert_int_equal(fi.rtmax, 1u << 20);
+	assert_int_equal(fi.wtpref, 1u << 20);
+	assert_int_equal(fi.dtpref, 65536);
+	assert_int_equal(fi.time_delta.nsec, 1);
+	assert_int_equal(fi.properties, 0x1b);
+	assert_true(fi.maxfilesize > (1ull << 40));
+	assert_int_equal(nfs_fs_pathconf(&c, &a, &pc, &v, &at), NFS_OK);
+	assert_int_equal(pc.name_max, 255);
+	assert_true(pc.linkmax > 1 && pc.no_trunc && pc.case_preserving);
+	nfs_fs_close(fs);
+}
+
+/* ---- mount points ---- */
+
+static void test_mount_points(void **state)
+{
+	struct nfs_fs *fs;
+	struct nfs_ctx c;
+	struct nfs_fh a, mp, f;
+	struct nfs_attr ra, at;
+	char text[1200];
+
+	(void)state;
+	if (!nfsf_have_ns)
+		skip();
+	/* without crossmnt: the directory under the mount point (empty here) */
+	fs = nfsf_open_fs(nfsf_exports);
+	c = nfsf_ctx_of(fs, "127.0.0.1", 0, 0);
+	a = nfsf_mount_of(&c, "a");
+	assert_int_equal(nfs_fs_getattr(&c, &a, &ra), NFS_OK);
+	assert_int_equal(nfsf_lookup(&c, &a, "mnt", &mp, &at), NFS_OK);
+	assert_true(at.fsid == ra.fsid);
+	assert_int_equal(nfsf_lookup(&c, &mp, "on_tmpfs", &f, &at), NFS_ERR_NOENT);
+	nfs_fs_close(fs);
+	/* with crossmnt: the tmpfs, another fsid, and its files; ".." leads back */
+	snprintf(text, sizeof(text), "%s/a 127.0.0.1(rw,no_root_squash,crossmnt)\n", nfsf_base);
+	fs = nfsf_open_fs(text);
+	c.fs = fs;
+	a = nfsf_mount_of(&c, "a");
+	assert_int_equal(nfsf_lookup(&c, &a, "mnt", &mp, &at), NFS_OK);
+	assert_true(at.fsid != ra.fsid);
+	assert_int_equal(nfsf_lookup(&c, &mp, "on_tmpfs", &f, &at), NFS_OK);
+	assert_int_equal(nfs_fs_getattr(&c, &f, &at), NFS_OK);
+	assert_int_equal(at.size, 3);
+	assert_int_equal(nfsf_lookup(&c, &mp, "..", &f, &at), NFS_OK);
+	assert_true(nfsf_fh_eq(&f, &a));
+	nfs_fs_close(fs);
+	/* the same handle after a restart (the submount is found again) */
+	fs = nfsf_open_fs(text);
+	c.fs = fs;
+	assert_int_equal(nfsf_lookup(&c, &mp, "on_tmpfs", &f, &at), NFS_OK);
+	nfs_fs_close(fs);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_create_modes),
+		cmocka_unit_test(test_readdir),
+		cmocka_unit_test(test_data_and_dirs),
+		cmocka_unit_test(test_mount_points),
+	};
+	int rc = nfsf_up(true);
+
+	if (rc)
+		return rc;
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	nfsf_down();
+	return rc;
+}
