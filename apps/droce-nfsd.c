@@ -52,6 +52,7 @@
 
 #include "app_metrics.h"
 #include "nfs3_svc.h"
+#include "nfs4_svc.h"
 #include "nfs_aio.h"
 #include "nfs_fs.h"
 #include "nfs_pool.h"
@@ -99,6 +100,11 @@ static struct {
 	struct nfs_pool *pool;
 	struct nfs_aio *aio;
 	struct nfs3_server tcp_nfs, rdma_nfs;
+	/* NFSv4.1 ([nfs] versions = 3,4.1): one server for both transports, so a client's
+	 * sessions and reply caches are the same whichever connection a call takes */
+	struct nfs4_server *v4;
+	struct orpc_program nfs_prog; /* program 100003 with versions 3 and 4 */
+	struct orpc_version nfs_vers[2];
 	struct orpc_svc svc, rdma_svc;
 	struct orpc_pmap pm;
 	struct orpc_tcp_srv tcp;
@@ -962,6 +968,30 @@ static void start_aio(void)
 }
 
 /* --listen: the kernel's sockets only, waiting in epoll (nothing else to poll) */
+/* Program 100003 as configured: version 3 alone (PROG_MISMATCH 3..3 for v4, so a Linux
+ * mount without vers= falls back to v3), or versions 3 and 4 with the NFSv4.1 server given to
+ * the NFS servers' contexts. Call after nfs3_server_init. NULL: out of memory. */
+static const struct orpc_program *nfs_program(void)
+{
+	struct nfs4_server_conf c;
+
+	if (!g.conf.v41)
+		return &nfs3_program;
+	if (!g.v4) {
+		nfs4_server_conf_default(&c);
+		c.state.lease_s = g.conf.v4_lease_s;
+		c.state.slots = g.conf.v4_slots;
+		c.max_io = g.conf.max_io;
+		g.v4 = nfs4_server_create(g.fs, &c);
+		if (!g.v4)
+			return NULL;
+		nfs4_program_v3_v4(&g.nfs_prog, g.nfs_vers);
+	}
+	g.tcp_nfs.v4 = g.v4;
+	g.rdma_nfs.v4 = g.v4;
+	return &g.nfs_prog;
+}
+
 static int serve_tcp_only(long secs)
 {
 	time_t end = secs > 0 ? time(NULL) + secs : 0;
@@ -973,10 +1003,10 @@ static int serve_tcp_only(long secs)
 		goto out;
 	start_aio();
 	g.svc.ctx = &g.tcp_nfs;
-	if (orpc_svc_drc_enable(&g.svc) != 0)
+	if (orpc_svc_drc_enable(&g.svc) != 0 || !nfs_program())
 		goto out;
 	orpc_svc_add(&g.svc, &orpc_pmap_program);
-	orpc_svc_add(&g.svc, &nfs3_program);
+	orpc_svc_add(&g.svc, nfs_program());
 	orpc_svc_add(&g.svc, &mount_program);
 	register_all(g.listen_ip, false);
 	if (lock_init(g.listen_ip) != 0 || listen_all(g.listen_ip) != 0 || metrics_start() != 0)
@@ -1034,6 +1064,8 @@ out:
 	nfs3_server_fini(&g.tcp_nfs);
 	orpc_svc_drc_disable(&g.svc);
 	orpc_svc_drc_disable(&g.rdma_svc);
+	nfs4_server_destroy(g.v4);
+	g.v4 = NULL;
 	nfs_fs_close(g.fs);
 	return rc;
 }
@@ -1226,14 +1258,15 @@ int main(int argc, char **argv)
 	start_aio();
 	g.svc.ctx = &g.tcp_nfs;
 	g.rdma_svc.ctx = &g.rdma_nfs;
-	if (orpc_svc_drc_enable(&g.svc) != 0 || orpc_svc_drc_enable(&g.rdma_svc) != 0) {
+	if (orpc_svc_drc_enable(&g.svc) != 0 || orpc_svc_drc_enable(&g.rdma_svc) != 0 ||
+	    !nfs_program()) {
 		fprintf(stderr, "droce-nfsd: out of memory\n");
 		goto out;
 	}
 	orpc_svc_add(&g.svc, &orpc_pmap_program);
-	orpc_svc_add(&g.svc, &nfs3_program);
+	orpc_svc_add(&g.svc, nfs_program());
 	orpc_svc_add(&g.svc, &mount_program);
-	orpc_svc_add(&g.rdma_svc, &nfs3_program);
+	orpc_svc_add(&g.rdma_svc, nfs_program());
 	register_all(ip, true);
 	/* the help text must stay under RTE_TEL_MAX_STRING_LEN (128), or registration fails */
 	if (rte_telemetry_register_cmd("/droce/nfs", tel_nfs,
@@ -1304,6 +1337,8 @@ out:
 	nfs3_server_fini(&g.tcp_nfs);
 	orpc_svc_drc_disable(&g.svc);
 	orpc_svc_drc_disable(&g.rdma_svc);
+	nfs4_server_destroy(g.v4);
+	g.v4 = NULL;
 	nfs3_server_fini(&g.rdma_nfs);
 	nfs_fs_close(g.fs);
 	nfsd_conf_free(&g.conf);

@@ -77,6 +77,8 @@ static const struct key keys[] = {
 	U("connections", connections, 1, NFSD_CONNS_MAX, 0),
 	U("calls_per_connection", conn_calls, 1, 16, 0),
 	U("drain", drain_s, 0, 600, 0),
+	U("v4_lease", v4_lease_s, 5, 3600, 0),
+	U("v4_slots", v4_slots, 1, 1024, 0),
 	S("metrics", metrics, K_HOSTPORT),
 };
 
@@ -114,13 +116,28 @@ static int set_key(struct ctx *c, struct nfsd_conf *conf, const char *k, const c
 				   d->multiple, d->min, d->max);
 		*(uint32_t *)((char *)conf + d->off) = (uint32_t)x;
 		return 0;
-	case K_VERSIONS:
-		/* NFSv4.1/4.2 are not served yet: say so rather than ignore them */
-		if (strcmp(v, "3") != 0)
-			return bad(c, "nfs", k, v,
-				   "droce-nfsd serves NFSv3 only (versions = 3); 4.1 and 4.2 are "
-				   "not implemented yet");
+	case K_VERSIONS: {
+		/* "3" or "3,4.1": v3 is always served (MOUNT, NLM and the CI's mounts need it);
+		 * 4.1 opts in to NFSv4 (minor versions 1 and 2 of program version 4). 4.2's own
+		 * operations are not served yet, so "4.2" is refused rather than half-promised. */
+		char buf[64], *save = NULL, *tok;
+		bool v3 = false, v41 = false;
+
+		snprintf(buf, sizeof(buf), "%s", v);
+		for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+			if (!strcmp(tok, "3") && !v3)
+				v3 = true;
+			else if (!strcmp(tok, "4.1") && !v41)
+				v41 = true;
+			else
+				return bad(c, "nfs", k, v,
+					   "expected 3 or 3,4.1 (4.2 and 4.0 are not served)");
+		}
+		if (!v3)
+			return bad(c, "nfs", k, v, "expected 3 or 3,4.1 (v3 is always served)");
+		conf->v41 = v41;
 		return 0;
+	}
 	case K_HOSTPORT: {
 		const char *colon = strrchr(v, ':');
 
@@ -231,6 +248,8 @@ void nfsd_conf_default(struct nfsd_conf *c)
 	c->max_io = 1u << 20;
 	c->connections = 16;
 	c->drain_s = 10;
+	c->v4_lease_s = 90;
+	c->v4_slots = 32;
 }
 
 int nfsd_conf_load(const char *path, struct nfsd_conf *conf, char *err, size_t errlen)

@@ -11,7 +11,9 @@
  *   threads = 4                    ; helper threads for file-system calls (0: on the lcore)
  *   io_uring = 256                 ; READ/WRITE data by io_uring, operations in flight (0: off)
  *   grace = 90                     ; NLM grace period after start, seconds
- *   versions = 3
+ *   versions = 3                   ; or 3,4.1: NFSv4.1 too (opt-in, partial: docs/nfs.md)
+ *   v4_lease = 90                  ; NFSv4 lease, seconds
+ *   v4_slots = 32                  ; NFSv4.1 session slots offered (ca_maxrequests)
  *   credits = 128                  ; RPC-over-RDMA credits granted per connection
  *   inline = 4096                  ; largest inline message received, bytes
  *   max_io = 1048576               ; rsize/wsize offered (FSINFO rtmax/wtmax)
@@ -41,7 +43,8 @@ struct nfsd_conf {
 	uint32_t nexport_sections;
 	char state[512];
 	uint32_t threads, uring_depth, conn_calls, grace_s, credits, inline_max, max_io,
-		connections, drain_s;
+		connections, drain_s, v4_lease_s, v4_slots;
+	bool v41;	   /**< versions includes 4.1: program 100003 version 4 is registered */
 	char metrics[128]; /**< "IP:PORT", or empty */
 };
 

@@ -929,6 +929,24 @@ enum nfs_stat nfs_fs_getattr(struct nfs_ctx *ctx, const struct nfs_fh *fh, struc
 	return NFS_OK;
 }
 
+enum nfs_stat nfs_fs_fh_export(struct nfs_ctx *ctx, const struct nfs_fh *fh, char *path, size_t cap,
+			       bool *is_root, struct nfs_attr *attr)
+{
+	struct nfs_obj o;
+	enum nfs_stat s = nfs_obj_get(ctx, fh, &o);
+
+	if (s != NFS_OK)
+		return s;
+	if (path)
+		snprintf(path, cap, "%s", o.exp->path);
+	if (is_root)
+		*is_root = nfs_obj_is_root(&o, &o.st);
+	if (attr)
+		nfs_attr_from_stat(&o, &o.st, attr);
+	nfs_obj_put(&o);
+	return NFS_OK;
+}
+
 enum nfs_stat nfs_fs_file_key(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint8_t key[16])
 {
 	struct nfs_obj o;

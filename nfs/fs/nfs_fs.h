@@ -256,6 +256,12 @@ enum nfs_stat nfs_fs_mount(struct nfs_ctx *ctx, const char *path, struct nfs_fh 
  * listed): BADHANDLE, STALE, ACCES. */
 enum nfs_stat nfs_fs_file_key(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint8_t key[16]);
 
+/** NFSv4's namespace: the export a handle is in (its path, copied into path) and whether the
+ * handle names that export's root, with its attributes. Checked as GETATTR (BADHANDLE, STALE,
+ * ACCES). path, is_root and attr may be NULL. */
+enum nfs_stat nfs_fs_fh_export(struct nfs_ctx *ctx, const struct nfs_fh *fh, char *path, size_t cap,
+			       bool *is_root, struct nfs_attr *attr);
+
 /** The state directory (what survives restarts; nfs/nlm keeps NSM's state there too). */
 const char *nfs_fs_state_dir(const struct nfs_fs *fs);
 

@@ -73,6 +73,8 @@ struct nfs3_scratch {
 
 #define NFS3_MAX_SCRATCH 64u /**< deferred calls at once, per server (each ~3 MiB) */
 
+struct nfs4_server;
+
 struct nfs3_server {
 	struct nfs_fs *fs;
 	uint32_t max_io;       /**< rtmax/wtmax announced by FSINFO (the transport's limit) */
@@ -81,6 +83,8 @@ struct nfs3_server {
 	 * blocking (nfs_aio.h); the rest goes to the pool. NULL: none. May be shared by the
 	 * servers of one lcore: nfs_aio_poll(aio, nfs3_aio_done, n) finds each call's server. */
 	struct nfs_aio *aio;
+	/** NFSv4 (version 4 of the same RPC program, nfs4_svc.h), or NULL when not served */
+	struct nfs4_server *v4;
 	struct nfs3_scratch sync_scratch; /**< for calls run inline */
 	struct nfs3_scratch *free_scratch;
 	uint32_t nscratch;

@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nfs4_compound.c - COMPOUND (RFC 8881 §16.2, §2.10.6): decode every operation first, check
+ * their order (SEQUENCE first, or one session-less operation alone), run them in order until
+ * one fails, and encode each result as it is produced. The server object and the RPC program's
+ * glue (NULL, COMPOUND) are here too.
+ *
+ *   header undecodable, or an opcode word missing  -> NFS4ERR_BADXDR, no results
+ *   minorversion not 1 or 2 (4.0 is not served)     -> NFS4ERR_MINOR_VERS_MISMATCH, no results
+ *   an undefined opcode (4.2's in a 4.1 compound)    -> that op: OP_ILLEGAL (as opcode OP_ILLEGAL)
+ *   a defined opcode not served                     -> that op: NFS4ERR_NOTSUPP
+ *   arguments that do not decode                    -> that op: NFS4ERR_BADXDR
+ *   first op neither SEQUENCE nor session-less      -> first op: OP_NOT_IN_SESSION
+ *   a session-less op first, but not alone           -> first op: NOT_ONLY_OP
+ *   SEQUENCE after the first op                     -> that op: SEQUENCE_POS
+ *   an op needing a current file handle without one -> that op: NOFILEHANDLE
+ *   a reply past the session's maxresponsesize     -> that op: REP_TOO_BIG (its results dropped)
+ *   ... past maxresponsesize_cached with sa_cachethis -> that op: REP_TOO_BIG_TO_CACHE
+ * The operations decoded before a failing decode still run, as Linux's nfsd does. A SEQUENCE
+ * that replays answers the slot's cached bytes as they are.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nfs3_svc.h"
+#include "nfs4_int.h"
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+void nfs4_server_conf_default(struct nfs4_server_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->state.max_clients = 1024;
+	c->state.slots = 32;
+	c->state.lease_s = 90;
+	c->state.max_req = (1u << 20) + 4096;
+	c->state.max_resp = (1u << 20) + 4096;
+	c->state.max_resp_cached = 2048;
+	c->state.max_ops = NFS4_MAX_OPS;
+	c->state.boot = (uint32_t)time(NULL);
+	c->max_io = 1u << 20;
+}
+
+struct nfs4_server *nfs4_server_create(struct nfs_fs *fs, const struct nfs4_server_conf *conf)
+{
+	struct nfs4_server *s;
+
+	if (conf->state.max_ops > NFS4_MAX_OPS) {
+		errno = EINVAL;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->fs = fs;
+	s->conf = *conf;
+	s->now_ns = mono_ns;
+	s->boot_sec = (int64_t)time(NULL);
+	s->st = nfs4_state_create(&conf->state);
+	s->reply = malloc(conf->state.max_resp);
+	if (!s->st || !s->reply) {
+		int e = errno ? errno : ENOMEM;
+
+		nfs4_server_destroy(s);
+		errno = e;
+		return NULL;
+	}
+	return s;
+}
+
+void nfs4_server_destroy(struct nfs4_server *s)
+{
+	if (!s)
+		return;
+	nfs4_state_destroy(s->st);
+	free(s->reply);
+	free(s);
+}
+
+void nfs4_server_set_clock(struct nfs4_server *s, uint64_t (*now_ns)(void))
+{
+	s->now_ns = now_ns;
+}
+
+struct nfs4_state *nfs4_server_state(struct nfs4_server *s)
+{
+	return s->st;
+}
+
+void nfs4_server_stats(const struct nfs4_server *s, struct nfs4_stats *st)
+{
+	*st = s->stats;
+}
+
+struct nfs4_pseudo *nfs4_compound_pseudo(struct nfs4_compound *c)
+{
+	if (!c->pseudo_built) {
+		nfs4_pseudo_build(&c->s->pseudo, c->s->fs);
+		c->pseudo_built = true;
+	}
+	return &c->s->pseudo;
+}
+
+/* FNV-1a: which request a slot last served, to tell a retry from a false one */
+static uint64_t req_hash(const uint8_t *p, uint32_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (uint32_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* a reply with no results: status and tag */
+static uint32_t bare_reply(struct nfs4_server *s, uint32_t status, struct nfs4_ref tag)
+{
+	struct nfs4_compound_res_hdr h = {status, tag, 0};
+	uint32_t n = 0;
+	XDR x;
+
+	xdrmem_create(&x, (char *)s->reply, s->conf.state.max_resp, XDR_ENCODE);
+	if (nfs4_xdr_compound_res_hdr(&x, &h))
+		n = xdr_getpos(&x);
+	xdr_destroy(&x);
+	return n;
+}
+
+/* The status an operation gets before its handler runs (0: run it). */
+static uint32_t precheck(struct nfs4_compound *c, uint32_t i, uint32_t pre)
+{
+	uint32_t op = c->s->ops[i];
+	const struct nfs4_op_desc *d = nfs4_op_desc(op);
+
+	if (i == 0 && pre != NFS4ERR_OP_ILLEGAL && op != NFS4_OP_SEQUENCE) {
+		if (!d || !(d->flags & NFS4_OPF_NO_SEQ))
+			return NFS4ERR_OP_NOT_IN_SESSION;
+		if (c->numops > 1)
+			return NFS4ERR_NOT_ONLY_OP;
+	}
+	if (pre)
+		return pre;
+	if (i > 0 && op == NFS4_OP_SEQUENCE)
+		return NFS4ERR_SEQUENCE_POS;
+	if ((d->flags & NFS4_OPF_CURFH) && c->cur.kind == NFS4_FH_NONE)
+		return NFS4ERR_NOFILEHANDLE;
+	return NFS4_OK;
+}
+
+/* Encode one result at the end of x, within the session's limits. @return its status */
+static uint32_t put_result(struct nfs4_compound *c, XDR *x, struct nfs4_op_res *res, bool cachethis)
+{
+	u_int start = xdr_getpos(x);
+	bool ok = nfs4_xdr_resop(x, res);
+	u_int end = xdr_getpos(x);
+
+	if (c->sess && ok && end > c->sess->fore.maxresponsesize)
+		ok = false;
+	else if (c->sess && ok && cachethis && end > c->sess->fore.maxresponsesize_cached &&
+		 res->status == NFS4_OK) {
+		xdr_setpos(x, start);
+		res->status = NFS4ERR_REP_TOO_BIG_TO_CACHE;
+		return nfs4_xdr_resop(x, res) ? res->status : NFS4ERR_SERVERFAULT;
+	}
+	if (!ok) {
+		xdr_setpos(x, start);
+		res->status = NFS4ERR_REP_TOO_BIG;
+		if (!nfs4_xdr_resop(x, res))
+			return NFS4ERR_SERVERFAULT;
+	}
+	return res->status;
+}
+
+uint32_t nfs4_compound(struct nfs4_server *s, struct nfs_ctx *ctx, const uint8_t *args,
+		       uint32_t len, const uint8_t **reply)
+{
+	struct nfs4_compound c = {.s = s, .ctx = ctx};
+	struct nfs4_compound_hdr h = {0};
+	uint32_t pre[NFS4_MAX_OPS] = {0};
+	uint32_t ndec = 0, status = NFS4_OK, nres = 0, numres_pos, n;
+	bool cachethis = false, ok = true;
+	uint64_t now = s->now_ns();
+	struct nfs4_op_res res;
+	XDR x, out;
+
+	*reply = s->reply;
+	s->stats.compounds++;
+	if (now - s->last_sweep_ns > 1000000000ull) {
+		nfs4_state_expire(s->st, now);
+		s->last_sweep_ns = now;
+	}
+	xdrmem_create(&x, (char *)(uintptr_t)args, len, XDR_DECODE);
+	if (!nfs4_xdr_compound_hdr(&x, &h)) {
+		xdr_destroy(&x);
+		s->stats.badxdr++;
+		return bare_reply(s, NFS4ERR_BADXDR, (struct nfs4_ref){NULL, 0});
+	}
+	/* minor version 0 (RFC 7530) is not served: 4.0's clients fall back or fail */
+	if (h.minorversion != 1 && h.minorversion != 2) {
+		xdr_destroy(&x);
+		s->stats.minor_mismatch++;
+		return bare_reply(s, NFS4ERR_MINOR_VERS_MISMATCH, h.tag);
+	}
+	c.minor = h.minorversion;
+	c.numops = h.numops;
+	/* decode first: a compound cut short runs nothing */
+	while (ndec < h.numops && ndec < NFS4_MAX_OPS) {
+		union nfs4_op_args *a = &s->args[ndec];
+		const struct nfs4_op_desc *d;
+		bool known;
+
+		memset(a, 0, sizeof(*a));
+		if (!nfs4_xdr_argop(&x, &s->ops[ndec], a, &known)) {
+			if (!known) {
+				ok = false; /* the opcode word is missing */
+				break;
+			}
+			pre[ndec++] = NFS4ERR_BADXDR;
+			break;
+		}
+		d = nfs4_op_desc(s->ops[ndec]);
+		if (!d || ((d->flags & NFS4_OPF_MINOR2) && c.minor < 2)) {
+			s->ops[ndec] = NFS4_OP_ILLEGAL;
+			pre[ndec++] = NFS4ERR_OP_ILLEGAL;
+			break;
+		}
+		if (!known) {
+			pre[ndec++] = NFS4ERR_NOTSUPP;
+			break;
+		}
+		ndec++;
+	}
+	xdr_destroy(&x);
+	if (!ok) {
+		s->stats.badxdr++;
+		return bare_reply(s, NFS4ERR_BADXDR, h.tag);
+	}
+
+	xdrmem_create(&out, (char *)s->reply, s->conf.state.max_resp, XDR_ENCODE);
+	{
+		struct nfs4_compound_res_hdr rh = {NFS4_OK, h.tag, 0};
+
+		if (!nfs4_xdr_compound_res_hdr(&out, &rh)) {
+			xdr_destroy(&out);
+			return 0;
+		}
+		numres_pos = xdr_getpos(&out) - 4;
+	}
+	for (uint32_t i = 0; i < ndec; i++) {
+		uint32_t op = s->ops[i];
+		const struct nfs4_op_desc *d = nfs4_op_desc(op);
+
+		c.opidx = i;
+		memset(&res, 0, sizeof(res));
+		res.op = op;
+		s->stats.ops++;
+		s->stats.op[op <= NFS4_OP_LAST ? op : 0]++;
+		res.status = precheck(&c, i, pre[i]);
+		if (res.status == NFS4_OK && op == NFS4_OP_SEQUENCE) {
+			struct nfs4_seq_outcome so;
+
+			nfs4_sequence(s->st, &s->args[0].seq, h.numops, len, req_hash(args, len),
+				      now, &res.u.seq, &so);
+			if (so.state == NFS4_SEQ_REPLAY) {
+				xdr_destroy(&out);
+				*reply = so.slot->reply;
+				return so.slot->len;
+			}
+			res.status = so.status;
+			if (so.state == NFS4_SEQ_NEW) {
+				c.sess = so.sess;
+				c.slot = so.slot;
+				cachethis = s->args[0].seq.cachethis;
+			}
+		} else if (res.status == NFS4_OK) {
+			res.status = d->fn(&c, &s->args[i], &res.u);
+		}
+		if (res.status == NFS4ERR_OP_ILLEGAL)
+			s->stats.illegal++;
+		else if (res.status == NFS4ERR_NOTSUPP)
+			s->stats.notsupp++;
+		else if (res.status == NFS4ERR_BADXDR)
+			s->stats.badxdr++;
+		else if (res.status == NFS4ERR_OP_NOT_IN_SESSION)
+			s->stats.not_in_session++;
+		status = put_result(&c, &out, &res, cachethis);
+		nres++;
+		if (status != NFS4_OK)
+			break;
+	}
+	if (status != NFS4_OK)
+		s->stats.status_err++;
+	n = xdr_getpos(&out);
+	/* patch the status and the count of results into the head */
+	xdr_setpos(&out, 0);
+	xdr_uint32_t(&out, &status);
+	xdr_setpos(&out, numres_pos);
+	xdr_uint32_t(&out, &nres);
+	xdr_destroy(&out);
+	if (c.sess)
+		nfs4_sequence_done(s->st, c.sess, c.slot, s->reply, n);
+	return n;
+}
+
+/* ---- the RPC program ---- */
+
+struct compound_args {
+	const uint8_t *p;
+	uint32_t len;
+};
+
+struct compound_res {
+	const uint8_t *p;
+	uint32_t len;
+};
+
+/* COMPOUND4args as bytes: the dispatcher decodes them itself */
+static bool_t xdr_compound_args(XDR *x, struct compound_args *a)
+{
+	if (x->x_op != XDR_DECODE)
+		return TRUE;
+	a->len = x->x_handy;
+	a->p = (const uint8_t *)x->x_base + xdr_getpos(x);
+	return TRUE;
+}
+
+static bool_t xdr_compound_res(XDR *x, struct compound_res *r)
+{
+	if (x->x_op != XDR_ENCODE)
+		return TRUE;
+	return r->len % 4 == 0 && xdr_opaque(x, (char *)(uintptr_t)r->p, r->len);
+}
+
+static enum accept_stat nfs4_null(struct orpc_req *r, void *args, void *res)
+{
+	(void)r, (void)args, (void)res;
+	return SUCCESS;
+}
+
+static enum accept_stat nfs4_compound_proc(struct orpc_req *r, void *args, void *res)
+{
+	const struct nfs3_server *v3 = r->svc->ctx;
+	struct compound_args *a = args;
+	struct compound_res *o = res;
+	struct nfs_ctx ctx;
+
+	if (!v3 || !v3->v4)
+		return SYSTEM_ERR;
+	nfs3_make_ctx(r, v3->fs, &ctx);
+	o->len = nfs4_compound(v3->v4, &ctx, a->p, a->len, &o->p);
+	return o->len ? SUCCESS : SYSTEM_ERR;
+}
+
+static const struct orpc_proc nfs4_procs[] = {
+	{"NULL", (xdrproc_t)xdr_void, 0, (xdrproc_t)xdr_void, 0, nfs4_null, false},
+	{"COMPOUND", (xdrproc_t)xdr_compound_args, sizeof(struct compound_args),
+	 (xdrproc_t)xdr_compound_res, sizeof(struct compound_res), nfs4_compound_proc, false},
+};
+
+const struct orpc_version nfs4_version = {NFS4_VERSION, 2, nfs4_procs};
+
+void nfs4_program_v3_v4(struct orpc_program *prog, struct orpc_version vers[2])
+{
+	*prog = nfs3_program;
+	vers[0] = nfs3_program.vers[0];
+	vers[1] = nfs4_version;
+	prog->vers = vers;
+	prog->nvers = 2;
+}

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nfs4_ns.c - the namespace operations (RFC 8881 §18): PUTROOTFH, PUTFH, GETFH, SAVEFH,
+ * RESTOREFH, LOOKUP, LOOKUPP, ACCESS and SECINFO_NO_NAME, over the pseudo file system
+ * (nfs4_pseudo.c) down to each export's root, and the backend (nfs/fs) below it. Real handles
+ * are the backend's nfs_fh, byte for byte, so NFSv3 and NFSv4 handles name the same files;
+ * pseudo handles are 12 bytes that no backend handle can be (their first byte is 0x80).
+ */
+#include <string.h>
+
+#include "nfs4_int.h"
+
+static const uint8_t pfh_magic[4] = {0x80, 'p', '4', 0};
+
+uint32_t nfs4_stat_from_nfs(enum nfs_stat s)
+{
+	switch (s) {
+	case NFS_ERR_NODEV:
+		return NFS4ERR_NXIO; /* no ENODEV in v4 */
+	case NFS_ERR_REMOTE:
+	case NFS_ERR_NOT_SYNC:
+		return NFS4ERR_SERVERFAULT;
+	default:
+		/* v4 keeps v3's numbers for the rest (JUKEBOX is DELAY) */
+		return (uint32_t)s;
+	}
+}
+
+uint32_t nfs4_fh_encode(const struct nfs4_cfh *h, uint8_t *out)
+{
+	if (h->kind == NFS4_FH_REAL) {
+		memcpy(out, h->fh.data, h->fh.len);
+		return h->fh.len;
+	}
+	memcpy(out, pfh_magic, sizeof(pfh_magic));
+	for (int i = 0; i < 8; i++)
+		out[4 + i] = (uint8_t)(h->pid >> (56 - 8 * i));
+	return NFS4_PFH_LEN;
+}
+
+static void set_pseudo(struct nfs4_cfh *h, const struct nfs4_pseudo *p, int32_t i)
+{
+	memset(h, 0, sizeof(*h));
+	h->kind = NFS4_FH_PSEUDO;
+	h->pid = p->node[i].id;
+}
+
+static void set_real(struct nfs4_cfh *h, const struct nfs_fh *fh)
+{
+	memset(h, 0, sizeof(*h));
+	h->kind = NFS4_FH_REAL;
+	h->fh = *fh;
+}
+
+/* Enter node i: a pseudo directory, or (an export, or a path inside one) the backend's. */
+static uint32_t enter_node(struct nfs4_compound *c, struct nfs4_pseudo *p, int32_t i)
+{
+	char path[NFS_PATH_MAX];
+	struct nfs_fh fh;
+	enum nfs_stat s;
+
+	if (!nfs4_pseudo_in_export(p, i)) {
+		set_pseudo(&c->cur, p, i);
+		return NFS4_OK;
+	}
+	nfs4_pseudo_path(p, c->s->fs, i, path, sizeof(path));
+	s = nfs_fs_mount(c->ctx, path, &fh);
+	if (s != NFS_OK)
+		return nfs4_stat_from_nfs(s);
+	set_real(&c->cur, &fh);
+	return NFS4_OK;
+}
+
+/* The pseudo node of the current handle, or -1 (then STALE: the tree changed under it). */
+static int32_t cur_node(struct nfs4_compound *c)
+{
+	return nfs4_pseudo_find(nfs4_compound_pseudo(c), c->cur.pid);
+}
+
+uint32_t nfs4_op_putrootfh(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	(void)a, (void)r;
+	return enter_node(c, nfs4_compound_pseudo(c), 0);
+}
+
+uint32_t nfs4_op_putfh(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	const struct nfs4_ref *w = &a->fh;
+	struct nfs_fh fh;
+	enum nfs_stat s;
+
+	(void)r;
+	if (w->len == NFS4_PFH_LEN && memcmp(w->p, pfh_magic, sizeof(pfh_magic)) == 0) {
+		struct nfs4_pseudo *p = nfs4_compound_pseudo(c);
+		uint64_t id = 0;
+		int32_t i;
+
+		for (int k = 0; k < 8; k++)
+			id = id << 8 | w->p[4 + k];
+		i = nfs4_pseudo_find(p, id);
+		/* a node that became part of an export is no longer a pseudo directory */
+		if (i < 0 || nfs4_pseudo_in_export(p, i))
+			return NFS4ERR_STALE;
+		set_pseudo(&c->cur, p, i);
+		return NFS4_OK;
+	}
+	if (w->len == 0 || w->len > NFS_FH_MAX)
+		return NFS4ERR_BADHANDLE;
+	fh.len = w->len;
+	memcpy(fh.data, w->p, w->len);
+	s = nfs_fs_fh_export(c->ctx, &fh, NULL, 0, NULL, NULL);
+	if (s != NFS_OK)
+		return nfs4_stat_from_nfs(s);
+	set_real(&c->cur, &fh);
+	return NFS4_OK;
+}
+
+uint32_t nfs4_op_getfh(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	(void)a;
+	r->fh.len = nfs4_fh_encode(&c->cur, c->fhbuf);
+	r->fh.p = c->fhbuf;
+	return NFS4_OK;
+}
+
+uint32_t nfs4_op_savefh(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	(void)a, (void)r;
+	c->saved = c->cur;
+	return NFS4_OK;
+}
+
+uint32_t nfs4_op_restorefh(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	(void)a, (void)r;
+	if (c->saved.kind == NFS4_FH_NONE)
+		return NFS4ERR_RESTOREFH; /* as Linux's nfsd answers it */
+	c->cur = c->saved;
+	return NFS4_OK;
+}
+
+/* component4 rules (RFC 8881 §18.13.3, Linux's check_filename) */
+static uint32_t check_name(const struct nfs4_ref *n)
+{
+	if (n->len == 0)
+		return NFS4ERR_INVAL;
+	if (n->len > NFS_NAME_MAX)
+		return NFS4ERR_NAMETOOLONG;
+	if ((n->len == 1 && n->p[0] == '.') || (n->len == 2 && n->p[0] == '.' && n->p[1] == '.'))
+		return NFS4ERR_BADNAME;
+	if (memchr(n->p, '/', n->len))
+		return NFS4ERR_BADNAME;
+	return NFS4_OK;
+}
+
+/* NOTDIR, or SYMLINK for a symbolic link (RFC 8881 §18.13.3, §18.14.3) */
+static uint32_t not_dir(const struct nfs_attr *a)
+{
+	return a->type == NFS_LNK ? NFS4ERR_SYMLINK : NFS4ERR_NOTDIR;
+}
+
+uint32_t nfs4_op_lookup(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	struct nfs_attr obj, dir;
+	bool dir_valid = false;
+	struct nfs_fh fh;
+	enum nfs_stat s;
+	uint32_t st = check_name(&a->name);
+
+	(void)r;
+	if (st != NFS4_OK)
+		return st;
+	if (c->cur.kind == NFS4_FH_PSEUDO) {
+		struct nfs4_pseudo *p = nfs4_compound_pseudo(c);
+		int32_t d = cur_node(c), i;
+
+		if (d < 0)
+			return NFS4ERR_STALE;
+		i = nfs4_pseudo_child(p, c->s->fs, d, (const char *)a->name.p, a->name.len);
+		return i < 0 ? NFS4ERR_NOENT : enter_node(c, p, i);
+	}
+	s = nfs_fs_lookup(c->ctx, &c->cur.fh, (const char *)a->name.p, a->name.len, &fh, &obj,
+			  &dir_valid, &dir);
+	if (s == NFS_ERR_NOTDIR && dir_valid)
+		return not_dir(&dir);
+	if (s != NFS_OK)
+		return nfs4_stat_from_nfs(s);
+	set_real(&c->cur, &fh);
+	return NFS4_OK;
+}
+
+uint32_t nfs4_op_lookupp(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	char path[NFS_PATH_MAX];
+	struct nfs_attr at, dir;
+	struct nfs4_pseudo *p;
+	bool root, dv;
+	struct nfs_fh fh;
+	enum nfs_stat s;
+	int32_t i;
+
+	(void)a, (void)r;
+	p = nfs4_compound_pseudo(c);
+	if (c->cur.kind == NFS4_FH_PSEUDO) {
+		i = cur_node(c);
+		if (i < 0)
+			return NFS4ERR_STALE;
+		if (p->node[i].parent < 0)
+			return NFS4ERR_NOENT; /* the root has no parent */
+		set_pseudo(&c->cur, p, p->node[i].parent);
+		return NFS4_OK;
+	}
+	s = nfs_fs_fh_export(c->ctx, &c->cur.fh, path, sizeof(path), &root, &at);
+	if (s != NFS_OK)
+		return nfs4_stat_from_nfs(s);
+	if (at.type != NFS_DIR)
+		return not_dir(&at);
+	if (root) {
+		/* up out of the export: into the pseudo file system, or the enclosing export */
+		i = nfs4_pseudo_by_path(p, c->s->fs, path);
+		if (i < 0 || p->node[i].parent < 0)
+			return NFS4ERR_NOENT;
+		return enter_node(c, p, p->node[i].parent);
+	}
+	s = nfs_fs_lookup(c->ctx, &c->cur.fh, "..", 2, &fh, &at, &dv, &dir);
+	if (s != NFS_OK)
+		return nfs4_stat_from_nfs(s);
+	set_real(&c->cur, &fh);
+	return NFS4_OK;
+}
+
+uint32_t nfs4_op_access(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	uint32_t want = a->access & ACCESS4_ALL, granted = 0;
+	struct nfs_attr at;
+	bool av;
+	enum nfs_stat s;
+
+	r->access.supported = want;
+	if (c->cur.kind == NFS4_FH_PSEUDO) {
+		if (cur_node(c) < 0)
+			return NFS4ERR_STALE;
+		/* the pseudo file system is read-only and searchable by all */
+		r->access.access = want & (ACCESS4_READ | ACCESS4_LOOKUP | ACCESS4_EXECUTE);
+		return NFS4_OK;
+	}
+	s = nfs_fs_access(c->ctx, &c->cur.fh, want, &granted, &av, &at);
+	if (s != NFS_OK)
+		return nfs4_stat_from_nfs(s);
+	r->access.access = granted & want;
+	return NFS4_OK;
+}
+
+uint32_t nfs4_op_secinfo_no_name(struct nfs4_compound *c, union nfs4_op_args *a,
+				 union nfs4_op_resok *r)
+{
+	if (a->secinfo_style == SECINFO_STYLE4_PARENT && c->cur.kind == NFS4_FH_PSEUDO) {
+		int32_t i = cur_node(c);
+
+		if (i < 0)
+			return NFS4ERR_STALE;
+		if (nfs4_compound_pseudo(c)->node[i].parent < 0)
+			return NFS4ERR_NOENT;
+	}
+	/* AUTH_SYS is all droce serves (exports(5) sec=sys) */
+	r->secinfo.n = 1;
+	r->secinfo.flavor[0] = AUTH_SYS;
+	/* RFC 8881 §18.45.3: SECINFO_NO_NAME consumes the current file handle */
+	memset(&c->cur, 0, sizeof(c->cur));
+	return NFS4_OK;
+}

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nfs4_ops.c - the operation table (house style §3): for every opcode NFSv4.1 and 4.2 define,
+ * its name, argument decoder, result encoder, handler and flags. The dispatcher
+ * (nfs4_compound.c), the XDR routines' dispatch (nfs4_xdr_argop/resop), the tests and the fuzz
+ * target all read it. A row without a handler answers NFS4ERR_NOTSUPP; a number without a row
+ * is OP_ILLEGAL. Also the session operations' handlers, which map the compound onto
+ * nfs4_state.c.
+ */
+#include <string.h>
+
+#include "nfs4_int.h"
+
+bool_t nfs4_xdr_void_args(XDR *x, union nfs4_op_args *a)
+{
+	(void)x, (void)a;
+	return TRUE;
+}
+
+#define NOTSUPP(n) [NFS4_OP_##n] = {#n, NULL, NULL, NULL, 0}
+#define NOTSUPP2(n) [NFS4_OP_##n] = {#n, NULL, NULL, NULL, NFS4_OPF_MINOR2}
+#define OP(n, xa, xr, fn, fl) [NFS4_OP_##n] = {#n, xa, xr, fn, fl}
+
+static const struct nfs4_op_desc ops[NFS4_OP_LAST + 1] = {
+	OP(ACCESS, nfs4_xdr_access_args, nfs4_xdr_access_res, nfs4_op_access, NFS4_OPF_CURFH),
+	NOTSUPP(CLOSE),
+	NOTSUPP(COMMIT),
+	NOTSUPP(CREATE),
+	NOTSUPP(DELEGPURGE),
+	NOTSUPP(DELEGRETURN),
+	OP(GETATTR, nfs4_xdr_getattr_args, nfs4_xdr_getattr_res, nfs4_op_getattr, NFS4_OPF_CURFH),
+	OP(GETFH, nfs4_xdr_void_args, nfs4_xdr_getfh_res, nfs4_op_getfh, NFS4_OPF_CURFH),
+	NOTSUPP(LINK),
+	NOTSUPP(LOCK),
+	NOTSUPP(LOCKT),
+	NOTSUPP(LOCKU),
+	OP(LOOKUP, nfs4_xdr_lookup_args, NULL, nfs4_op_lookup, NFS4_OPF_CURFH),
+	OP(LOOKUPP, nfs4_xdr_void_args, NULL, nfs4_op_lookupp, NFS4_OPF_CURFH),
+	NOTSUPP(NVERIFY),
+	NOTSUPP(OPEN),
+	NOTSUPP(OPENATTR),
+	NOTSUPP(OPEN_CONFIRM), /* 4.0 only (RFC 8881 §18.20 says NOTSUPP in 4.1) */
+	NOTSUPP(OPEN_DOWNGRADE),
+	OP(PUTFH, nfs4_xdr_putfh_args, NULL, nfs4_op_putfh, 0),
+	NOTSUPP(PUTPUBFH),
+	OP(PUTROOTFH, nfs4_xdr_void_args, NULL, nfs4_op_putrootfh, 0),
+	NOTSUPP(READ),
+	NOTSUPP(READDIR),
+	NOTSUPP(READLINK),
+	NOTSUPP(REMOVE),
+	NOTSUPP(RENAME),
+	NOTSUPP(RENEW), /* 4.0 only */
+	OP(RESTOREFH, nfs4_xdr_void_args, NULL, nfs4_op_restorefh, 0),
+	OP(SAVEFH, nfs4_xdr_void_args, NULL, nfs4_op_savefh, NFS4_OPF_CURFH),
+	NOTSUPP(SECINFO),
+	NOTSUPP(SETATTR),
+	NOTSUPP(SETCLIENTID),	      /* 4.0 only */
+	NOTSUPP(SETCLIENTID_CONFIRM), /* 4.0 only */
+	NOTSUPP(VERIFY),
+	NOTSUPP(WRITE),
+	NOTSUPP(RELEASE_LOCKOWNER), /* 4.0 only */
+	NOTSUPP(BACKCHANNEL_CTL),
+	OP(BIND_CONN_TO_SESSION, nfs4_xdr_bind_conn_args, nfs4_xdr_bind_conn_res, nfs4_op_bind_conn,
+	   NFS4_OPF_NO_SEQ),
+	OP(EXCHANGE_ID, nfs4_xdr_exchange_id_args, nfs4_xdr_exchange_id_res, nfs4_op_exchange_id,
+	   NFS4_OPF_NO_SEQ),
+	OP(CREATE_SESSION, nfs4_xdr_create_session_args, nfs4_xdr_create_session_res,
+	   nfs4_op_create_session, NFS4_OPF_NO_SEQ),
+	OP(DESTROY_SESSION, nfs4_xdr_sessionid_args, NULL, nfs4_op_destroy_session,
+	   NFS4_OPF_NO_SEQ),
+	NOTSUPP(FREE_STATEID),
+	NOTSUPP(GET_DIR_DELEGATION),
+	NOTSUPP(GETDEVICEINFO),
+	NOTSUPP(GETDEVICELIST),
+	NOTSUPP(LAYOUTCOMMIT),
+	NOTSUPP(LAYOUTGET),
+	NOTSUPP(LAYOUTRETURN),
+	OP(SECINFO_NO_NAME, nfs4_xdr_secinfo_no_name_args, nfs4_xdr_secinfo_res,
+	   nfs4_op_secinfo_no_name, NFS4_OPF_CURFH),
+	/* SEQUENCE is the dispatcher's own (first operation only): no handler here */
+	OP(SEQUENCE, nfs4_xdr_sequence_args, nfs4_xdr_sequence_res, NULL, 0),
+	NOTSUPP(SET_SSV),
+	NOTSUPP(TEST_STATEID),
+	NOTSUPP(WANT_DELEGATION),
+	OP(DESTROY_CLIENTID, nfs4_xdr_clientid_args, NULL, nfs4_op_destroy_clientid,
+	   NFS4_OPF_NO_SEQ),
+	OP(RECLAIM_COMPLETE, nfs4_xdr_reclaim_complete_args, NULL, nfs4_op_reclaim_complete,
+	   NFS4_OPF_NEEDS_SESSION),
+	NOTSUPP2(ALLOCATE),
+	NOTSUPP2(COPY),
+	NOTSUPP2(COPY_NOTIFY),
+	NOTSUPP2(DEALLOCATE),
+	NOTSUPP2(IO_ADVISE),
+	NOTSUPP2(LAYOUTERROR),
+	NOTSUPP2(LAYOUTSTATS),
+	NOTSUPP2(OFFLOAD_CANCEL),
+	NOTSUPP2(OFFLOAD_STATUS),
+	NOTSUPP2(READ_PLUS),
+	NOTSUPP2(SEEK),
+	NOTSUPP2(WRITE_SAME),
+	NOTSUPP2(CLONE),
+	NOTSUPP2(GETXATTR),
+	NOTSUPP2(SETXATTR),
+	NOTSUPP2(LISTXATTRS),
+	NOTSUPP2(REMOVEXATTR),
+};
+
+const struct nfs4_op_desc *nfs4_op_desc(uint32_t op)
+{
+	if (op < NFS4_OP_FIRST || op > NFS4_OP_LAST)
+		return NULL;
+	return &ops[op];
+}
+
+const char *nfs4_op_name(uint32_t op)
+{
+	const struct nfs4_op_desc *d = nfs4_op_desc(op);
+
+	return d ? d->name : "ILLEGAL";
+}
+
+#define STAT_CASE_(n, v)                                                                           \
+	case v:                                                                                    \
+		return #n;
+
+const char *nfs4_stat_name(uint32_t st)
+{
+	switch (st) {
+		NFS4_STATUS_LIST(STAT_CASE_)
+	default:
+		return "?";
+	}
+}
+
+/* ---- the session operations ---- */
+
+static void principal(const struct nfs4_compound *c, struct nfs4_principal *p)
+{
+	p->flavor = c->ctx->cred.flavor;
+	p->uid = c->ctx->cred.flavor == 1 ? c->ctx->cred.uid : 0;
+	p->gid = c->ctx->cred.flavor == 1 ? c->ctx->cred.gid : 0;
+}
+
+/* the server's identity (RFC 8881 §2.10.4): one server, one scope */
+static const char server_major[] = "droce-nfsd";
+static const char impl_domain[] = "droce.dev";
+static const char impl_name[] = "droce-nfsd NFSv4.1";
+
+uint32_t nfs4_op_exchange_id(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	struct nfs4_exchange_id_res *e = &r->exid;
+	struct nfs4_principal p;
+	uint32_t s;
+
+	principal(c, &p);
+	s = nfs4_exchange_id(c->s->st, &p, &a->exid, e, c->s->now_ns());
+	if (s != NFS4_OK)
+		return s;
+	e->so_minor_id = 0;
+	e->so_major_id = (struct nfs4_ref){(const uint8_t *)server_major, sizeof(server_major) - 1};
+	e->server_scope = e->so_major_id;
+	e->has_impl_id = true;
+	e->impl_id.domain =
+		(struct nfs4_ref){(const uint8_t *)impl_domain, sizeof(impl_domain) - 1};
+	e->impl_id.name = (struct nfs4_ref){(const uint8_t *)impl_name, sizeof(impl_name) - 1};
+	e->impl_id.date = (struct nfs4_time){0, 0};
+	return NFS4_OK;
+}
+
+uint32_t nfs4_op_create_session(struct nfs4_compound *c, union nfs4_op_args *a,
+				union nfs4_op_resok *r)
+{
+	struct nfs4_principal p;
+
+	principal(c, &p);
+	return nfs4_create_session(c->s->st, &p, &a->csess, &r->csess, c->sess, c->s->now_ns());
+}
+
+uint32_t nfs4_op_destroy_session(struct nfs4_compound *c, union nfs4_op_args *a,
+				 union nfs4_op_resok *r)
+{
+	(void)r;
+	return nfs4_destroy_session(c->s->st, a->sessionid, c->sess, c->opidx + 1 == c->numops);
+}
+
+uint32_t nfs4_op_destroy_clientid(struct nfs4_compound *c, union nfs4_op_args *a,
+				  union nfs4_op_resok *r)
+{
+	(void)r;
+	return nfs4_destroy_clientid(c->s->st, a->clientid);
+}
+
+uint32_t nfs4_op_bind_conn(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	return nfs4_bind_conn(c->s->st, &a->bind, &r->bind);
+}
+
+uint32_t nfs4_op_reclaim_complete(struct nfs4_compound *c, union nfs4_op_args *a,
+				  union nfs4_op_resok *r)
+{
+	(void)r;
+	return nfs4_reclaim_complete(c->s->st, c->sess, a->one_fs);
+}

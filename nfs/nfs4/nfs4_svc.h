@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nfs4_svc.h - the NFSv4 program (100003 version 4): NULL and COMPOUND, serving minor versions
+ * 1 and 2 (RFC 8881, RFC 7862); minor version 0 (RFC 7530) is not served: its compounds get
+ * NFS4ERR_MINOR_VERS_MISMATCH. nfs4_compound() is the whole server without RPC: COMPOUND4args
+ * bytes in, COMPOUND4res bytes out, which is what the unit tests and the fuzz target drive.
+ *
+ * What is served (docs/nfs.md "NFSv4.1"): the session operations (EXCHANGE_ID,
+ * CREATE_SESSION, SEQUENCE with its slot table and reply cache, DESTROY_SESSION,
+ * DESTROY_CLIENTID, BIND_CONN_TO_SESSION on the fore channel, RECLAIM_COMPLETE) and the
+ * namespace (PUTROOTFH over a pseudo file system joining the exports, PUTFH, GETFH, SAVEFH,
+ * RESTOREFH, LOOKUP, LOOKUPP, GETATTR, ACCESS, SECINFO_NO_NAME). Every other defined operation
+ * answers NFS4ERR_NOTSUPP; undefined ones OP_ILLEGAL.
+ *
+ * Threading: a server belongs to one thread (the lcore), which runs each compound to its end
+ * (file-system calls included: no deferral to the helper threads yet).
+ */
+#ifndef NFS4_SVC_H
+#define NFS4_SVC_H
+
+#include <stdint.h>
+
+#include "nfs4_state.h"
+#include "nfs_fs.h"
+#include "orpc_svc.h"
+
+struct nfs4_server_conf {
+	struct nfs4_state_conf state; /**< slots, lease, channel limits, client table */
+	uint32_t max_io;	      /**< maxread / maxwrite announced */
+};
+
+/** droce-nfsd's defaults: 32 slots, 90 s lease, 1 MiB + 4 KiB requests and replies, 2 KiB
+ * cached per slot, 64 operations, 1024 clients; boot from the clock. */
+void nfs4_server_conf_default(struct nfs4_server_conf *c);
+
+struct nfs4_stats {
+	uint64_t compounds, ops;
+	uint64_t op[NFS4_OP_LAST + 1]; /**< by opcode (0: OP_ILLEGAL) */
+	uint64_t badxdr, minor_mismatch, illegal, notsupp, not_in_session;
+	uint64_t status_err; /**< compounds that ended on a failing operation */
+};
+
+struct nfs4_server;
+
+/** @return a server, or NULL with errno (EINVAL, ENOMEM) */
+struct nfs4_server *nfs4_server_create(struct nfs_fs *fs, const struct nfs4_server_conf *conf);
+void nfs4_server_destroy(struct nfs4_server *s);
+/** The clock (CLOCK_MONOTONIC ns by default): tests move time with their own. */
+void nfs4_server_set_clock(struct nfs4_server *s, uint64_t (*now_ns)(void));
+struct nfs4_state *nfs4_server_state(struct nfs4_server *s);
+void nfs4_server_stats(const struct nfs4_server *s, struct nfs4_stats *st);
+
+/**
+ * Run one COMPOUND.
+ * @param ctx    the caller (backend context: address, credential)
+ * @param args   COMPOUND4args, as the RPC call carried it
+ * @param len    its length
+ * @param reply  set to the COMPOUND4res bytes: the server's buffer, or a slot's cached reply,
+ *               valid until the next call
+ * @return the reply's length, 0 when none could be built (SYSTEM_ERR)
+ */
+uint32_t nfs4_compound(struct nfs4_server *s, struct nfs_ctx *ctx, const uint8_t *args,
+		       uint32_t len, const uint8_t **reply);
+
+/** NFS version 4 for orpc_svc: NULL and COMPOUND. The COMPOUND handler finds its server in
+ * the NFS program's context (struct nfs3_server's v4, nfs3_svc.h): droce-nfsd gives program
+ * 100003 both versions (nfs4_program_v3_v4) when [nfs] versions includes 4.1. */
+extern const struct orpc_version nfs4_version;
+
+/** Build program 100003 with versions 3 (nfs3_program's) and 4 into prog, using vers[2]. */
+void nfs4_program_v3_v4(struct orpc_program *prog, struct orpc_version vers[2]);
+
+#endif /* NFS4_SVC_H */
