@@ -6,7 +6,8 @@
  * WRITE with immediate; a receive WQE cut by ERR mid-SEND flushed (also from an SRQ); the loss
  * soak (1 % drop, duplication and reordering); UC replays dropped; the atomic replay cache and
  * READ history across a 2^24 PSN wrap; duplicate READs replayed only from a READ received; an
- * ACK for a PSN never sent; reserved NAK codes.
+ * ACK for a PSN never sent; reserved NAK codes; when a READ is re-issued (not early before
+ * its responses begin, once while a re-issue awaits them, never while replays stream).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -621,6 +622,95 @@ static void reserved_nak_codes(void **st)
 	}
 }
 
+/* spin the lcore for @ms milliseconds */
+static void spin_ms(unsigned ms)
+{
+	uint64_t end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 1000 * ms;
+
+	while (rte_get_tsc_cycles() < end)
+		rcf_drive(1);
+}
+
+/*
+ * Issue 11 item 12: droce-perf as the READ requester against rxe (ib_read_bw, 2 and 4 MiB
+ * READs) ended in RETRY_EXC_ERR. An early retransmit re-issued a READ during rxe's turnaround
+ * between two READs; rxe replayed it in full while the next READ waited; the replays were
+ * not "progress", so the timer re-issued again, and again, until retry_cnt ran out. Here B
+ * is silenced (its QP in ERR) and B's answers are forged:
+ * - a READ whose responses have not begun is not re-issued early (only the configured
+ *   timeout, 268 ms here, would), whatever the RTO says;
+ * - once its FIRST response is in and the rest stops, it is re-issued early once, and not
+ *   again while that re-issue awaits its first response;
+ * - responses replaying PSNs already completed, for three configured timeouts, restart the
+ *   timer: no timeout is counted, the QP stays in RTS;
+ * - the rest of the responses then complete the READ with the forged bytes.
+ */
+static void read_reissue_rules(void **st)
+{
+	struct roce_qp *qa;
+	struct roce_qp_attr a = {.qp_state = ROCE_QPS_ERR};
+	static uint8_t part[4][1024];
+	struct roce_wc wc;
+	uint32_t p;
+	(void)st;
+
+	rcf_qp_timeout = 16; /* 268 ms */
+	rcf_connect_pair(ROCE_MTU_1024, 7, 1);
+	rcf_qp_timeout = 10;
+	qa = rcf_s[0].qp;
+	/* a READ that B answers gives A its RTT (sub-millisecond here: the RTO floor, 500 us) */
+	rcf_post(0, ROCE_WR_RDMA_READ, 1, 17u << 20, 4096, (uintptr_t)rcf_s[1].buf,
+		 rcf_s[1].mr->rkey);
+	assert_int_equal(rcf_wait_wc(0, &wc, 1), 1);
+	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+	assert_true(qa->comp.srtt > 0);
+	assert_int_equal(roce_modify_qp(rcf_s[1].qp, &a, ROCE_QP_STATE), 0);
+	for (int i = 0; i < 4; i++)
+		rcf_fill(part[i], sizeof(part[i]), 40 + (uint32_t)i);
+
+	p = qa->req.psn;
+	rcf_post(0, ROCE_WR_RDMA_READ, 2, 18u << 20, 4096, (uintptr_t)rcf_s[1].buf,
+		 rcf_s[1].mr->rkey);
+	rcf_drive(1); /* the READ leaves */
+	assert_int_equal(qa->req.psn, (p + 4) & 0xffffff);
+	/* the RTT estimate pinned at 1 ms (a loaded machine measures anything), no sample
+	 * running, so that 20 ms are 20 RTOs and the configured timeout is far */
+	qa->comp.srtt = qa->comp.rto = rte_get_tsc_hz() / 1000;
+	qa->comp.rttvar = 0;
+	qa->comp.sample_tsc = 0;
+	qa->comp.deadline = rte_get_tsc_cycles() + qa->comp.rto;
+	spin_ms(20);
+	assert_int_equal(qa->cnt[ROCE_QPC_rto_early], 0);
+	assert_int_equal(qa->cnt[ROCE_QPC_retransmits], 0);
+	assert_int_equal(qa->cnt[ROCE_QPC_timeouts], 0);
+
+	rcf_forge_read_resp_to_a(ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST, p, part[0], 1024);
+	assert_int_equal(qa->comp.read_off, 1024);
+	spin_ms(20);
+	assert_int_equal(qa->cnt[ROCE_QPC_rto_early], 1);
+	assert_int_equal(qa->cnt[ROCE_QPC_timeouts], 0);
+
+	/* 600 ms (over two configured timeouts) of replays of the FIRST response, one every
+	 * 10 ms */
+	for (int i = 0; i < 60; i++) {
+		rcf_forge_read_resp_to_a(ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST, p, part[0], 1024);
+		spin_ms(10);
+	}
+	assert_int_equal(qa->cnt[ROCE_QPC_replays_rx], 60);
+	assert_int_equal(qa->cnt[ROCE_QPC_timeouts], 0);
+	assert_int_equal(qa->state, ROCE_QPS_RTS);
+
+	rcf_forge_read_resp_to_a(ROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE, p + 1, part[1], 1024);
+	rcf_forge_read_resp_to_a(ROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE, p + 2, part[2], 1024);
+	rcf_forge_read_resp_to_a(ROCE_OP_RC_RDMA_READ_RESPONSE_LAST, p + 3, part[3], 1024);
+	assert_int_equal(rcf_wait_wc(0, &wc, 1), 1);
+	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+	assert_int_equal(wc.wr_id, 2);
+	for (int i = 0; i < 4; i++)
+		assert_memory_equal(rcf_s[0].buf + (18u << 20) + i * 1024, part[i], 1024);
+	rcf_disconnect_pair();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -633,6 +723,7 @@ int main(void)
 		cmocka_unit_test(duplicate_read_history),
 		cmocka_unit_test(ghost_ack_completes_nothing),
 		cmocka_unit_test(reserved_nak_codes),
+		cmocka_unit_test(read_reissue_rules),
 	};
 	int rc;
 
