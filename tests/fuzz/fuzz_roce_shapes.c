@@ -230,6 +230,17 @@ static void relive(int k)
 	}
 }
 
+/* A poll hook after the devices' (roce_poll): the poisoning follows every loop iteration,
+ * so a region invalidated by this iteration's LOCAL_INV is poisoned before the next one
+ * receives data for it. */
+static void relive_hook(struct stk_lcore *lc, void *arg)
+{
+	(void)lc;
+	(void)arg;
+	relive(0);
+	relive(1);
+}
+
 #ifndef FUZZ_ASAN
 /* Without ASan (the replay build): the bytes never live in this input still hold the canary.
  * Under ASan the poisoned arenas catch the write itself (receive buffers and region mappings
@@ -1110,6 +1121,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	crc_init();
 	trace = getenv("FUZZ_ROCE_SHAPES_TRACE") != NULL;
 	fuzz_pair_init_opts(&fp, "rshape", 83, &o);
+	CHECK(stk_lcore_add_poll(fp.lc, relive_hook, NULL) == 0);
 	for (int k = 0; k < 2; k++) {
 		struct side *d = &s[k];
 		struct roce_path p = {.dgid_ip = fp.ip[!k]};

@@ -162,6 +162,19 @@ SEEDS = {
     "forge_raw_frame": [0] + [B | FORGE, RAW_FRAME, 0, 42, 0] + [0x02, 0, 0, 0, 0x53, 2]
     + [0x02, 0, 0, 0, 0x53, 1] + [0x08, 0x06, 0, 1, 8, 0, 6, 4, 0, 1] + [0x02, 0, 0, 0, 0x53, 1]
     + [10, 83, 0, 1] + [0] * 6 + [10, 83, 0, 2] + run(1),
+    # issue 11 item 1, the local side: data for a receive, a READ or an atomic whose region
+    # was invalidated after the post must not be written (ASan: use-after-poison before)
+    "regress_rc_recv_into_invalidated_region": [0] + reg_mr(A, 0, LW) + run(1)
+    + recv(A, RC, L255, fr=0) + local_inv(A, 0) + run(1) + post(B, RC, SEND, L255) + run(2),
+    "regress_uc_recv_into_invalidated_region": [0] + reg_mr(A, 1, LW) + run(1)
+    + recv(A, UC, L255, fr=1) + local_inv(A, 1) + run(1) + post(B, UC, SEND, L255) + run(2),
+    "regress_ud_recv_into_invalidated_region": [V6] + reg_mr(A, 2, LW) + run(1)
+    + recv(A, UD, L1000, fr=2) + local_inv(A, 2) + run(1) + post(B, UD, SEND, L255, ud=1)
+    + run(2),
+    "regress_read_into_invalidated_region": [0] + reg_mr(A, 0, LW) + run(1)
+    + post(A, RC, READ, L1000, sge=fr_sge(0)) + local_inv(A, 0) + [POLL, 0] + run(2),
+    "regress_atomic_into_invalidated_region": [0] + reg_mr(A, 0, LW) + run(1)
+    + post(A, RC, FAA, L8, sge=fr_sge(0)) + local_inv(A, 0) + [POLL, 0] + run(2),
 }
 
 
