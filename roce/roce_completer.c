@@ -357,6 +357,14 @@ static void read_response(struct roce_qp *qp, struct rte_mbuf *m, const struct r
 		roce_qp_fatal(qp, ROCE_WC_BAD_RESP_ERR);
 		return;
 	}
+	if (!roce_sge_writable(qp, e->sge, (uint32_t)e->wr.num_sge, qp->comp.read_off,
+			       rp->payload_len)) {
+		/* the READ's local region was deregistered or invalidated since the post: not a
+		 * byte of it is written (issue 11 item 1); as rxe's completer, LOC_PROT_ERR */
+		qp->cnt[ROCE_QPC_local_mr_gone]++;
+		roce_qp_fatal(qp, ROCE_WC_LOC_PROT_ERR);
+		return;
+	}
 	roce_sge_scatter(e->sge, (uint32_t)e->wr.num_sge, m, rp->payload_off, rp->payload_len,
 			 qp->comp.read_off);
 	qp->comp.read_off += rp->payload_len;
@@ -386,6 +394,11 @@ static void atomic_ack(struct roce_qp *qp, const struct roce_pkt *rp, uint64_t n
 	     e->wr.opcode != ROCE_WR_ATOMIC_FETCH_AND_ADD) ||
 	    rp->psn != e->first_psn)
 		return;
+	if (!roce_sge_writable(qp, e->sge, 1, 0, 8)) {
+		qp->cnt[ROCE_QPC_local_mr_gone]++; /* as a READ's, read_response() */
+		roce_qp_fatal(qp, ROCE_WC_LOC_PROT_ERR);
+		return;
+	}
 	orig = roce_atomicacketh_orig(a);
 	memcpy((void *)(uintptr_t)e->sge[0].addr, &orig, 8);
 	complete_head(qp);

@@ -77,6 +77,16 @@ void roce_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, uint32_t len, vo
 void roce_sge_scatter(const struct roce_sge *sge, uint32_t nsge, const struct rte_mbuf *m,
 		      uint32_t off, uint32_t len, uint32_t at);
 
+/**
+ * May bytes [@p at, @p at + @p len) of @p qp's SGE list be written now? Every SGE they touch
+ * is looked up again by its lkey (local write, on the QP's PD): the region it was posted
+ * under may have been deregistered or invalidated since (issue 11 item 1; rxe's copy_data()
+ * looks the lkey up at every copy). Call before roce_sge_scatter() or any other write.
+ * @return true when all of them may be written.
+ */
+bool roce_sge_writable(const struct roce_qp *qp, const struct roce_sge *sge, uint32_t nsge,
+		       uint32_t at, uint32_t len);
+
 /** Path MTU of @p qp in bytes. */
 static inline uint32_t roce_qp_mtu(const struct roce_qp *qp)
 {

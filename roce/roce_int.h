@@ -181,7 +181,8 @@ struct roce_comp {
 	X(DROP_UC_BEHIND)    /* UC: PSN behind the expected one (a replay): dropped */             \
 	X(DROP_UC_RESYNC)    /* UC: PSN ahead, not a FIRST/ONLY: the message is lost, dropped */   \
 	X(DROP_DUP_READ_UNKNOWN)  /* duplicate READ at a PSN no READ we received holds */          \
-	X(DROP_DUP_READ_MISMATCH) /* duplicate READ not the rest of that READ from its PSN */
+	X(DROP_DUP_READ_MISMATCH) /* duplicate READ not the rest of that READ from its PSN */      \
+	X(ERR_LOCAL_WQE) /* the receive WQE's region is gone: remote operational error, fatal */
 
 #define ROCE_RESP_ENUM_(n) ROCE_RESP_##n,
 enum roce_resp_outcome { ROCE_RESP_OUTCOMES(ROCE_RESP_ENUM_) ROCE_RESP_NUM };
@@ -246,6 +247,7 @@ struct roce_resp {
 	X(ghost_acks)                                                                              \
 	X(replays_rx)	 /* READ responses / atomic ACKs for PSNs already completed */             \
 	X(bad_read_resp) /* READ response out of FIRST/MIDDLE/LAST order or size: BAD_RESP */      \
+	X(local_mr_gone) /* data for a local region deregistered or invalidated since the post */  \
 	X(cnp_tx)                                                                                  \
 	X(cnp_rx)
 

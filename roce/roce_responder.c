@@ -11,6 +11,8 @@
  *   - an rkey, bounds or rights violation is NAKed remote-access-error, a malformed or
  *     unsupported request invalid-request, and for RC both move the QP to ERR (C9-114...):
  *     nothing is dropped silently in a way that leaves the requester retrying forever;
+ *   - a receive WQE whose region is gone since the post (deregistered, invalidated) is never
+ *     written: remote operational error, and the QP fails whatever its type (rxe's class A);
  *   - ACKs carry the MSN and go out when AckReq asks (coalescing the rest).
  */
 #include <string.h>
@@ -49,6 +51,7 @@ static const struct {
 	 * 10.10.2.3: Local Access Violation / Invalid Request Local WQ Error; rxe raises
 	 * QP_ACCESS_ERR for rkey violations the same way) */
 	enum roce_event_type event;
+	bool local; /**< the fault is our own WQE's: UC and UD move to ERR too (class A) */
 } outcome_tab[ROCE_RESP_NUM] = {
 	[ROCE_RESP_PLACED] = {0, false},
 	[ROCE_RESP_ANSWERED] = {0, false},
@@ -68,6 +71,8 @@ static const struct {
 	[ROCE_RESP_DROP_UC_RESYNC] = {0, false},
 	[ROCE_RESP_DROP_DUP_READ_UNKNOWN] = {0, false},
 	[ROCE_RESP_DROP_DUP_READ_MISMATCH] = {0, false},
+	[ROCE_RESP_ERR_LOCAL_WQE] = {ROCE_AETH_NAK | ROCE_NAK_REM_OP_ERR, true, ROCE_EVENT_QP_FATAL,
+				     true},
 };
 #undef ACC_
 #undef REQ_
@@ -109,7 +114,7 @@ static void answer(struct roce_qp *qp, struct stk_lcore *lc, const struct roce_p
 		return;
 	send_ack(qp, lc, syn, rp->psn);
 	qp->cnt[ROCE_QPC_nak_fatal_tx]++;
-	if (outcome_tab[o].fatal && qp->type == ROCE_QPT_RC)
+	if (outcome_tab[o].fatal && (qp->type == ROCE_QPT_RC || outcome_tab[o].local))
 		resp_fail(qp, o);
 }
 
@@ -384,6 +389,16 @@ static enum roce_resp_outcome do_send(struct roce_qp *qp, struct rte_mbuf *m,
 		r->recv_active = false;
 		return ROCE_RESP_ERR_LENGTH;
 	}
+	if (!roce_sge_writable(qp, r->rwqe.sge, r->rwqe.num_sge, r->recv_off, rp->payload_len)) {
+		/* the WQE's region was deregistered or invalidated since it was posted: nothing
+		 * of it is written (issue 11 item 1). rxe's "malformed WQE" (IBA class A): the
+		 * receive completes LOC_QP_OP_ERR, the requester gets a remote operational error
+		 * and the QP fails, whatever its type. */
+		qp->cnt[ROCE_QPC_local_mr_gone]++;
+		complete_recv(qp, &r->rwqe, ROCE_WC_LOC_QP_OP_ERR, ROCE_WC_RECV, r->recv_off, rp);
+		r->recv_active = false;
+		return ROCE_RESP_ERR_LOCAL_WQE;
+	}
 	roce_sge_scatter(r->rwqe.sge, r->rwqe.num_sge, m, rp->payload_off, rp->payload_len,
 			 r->recv_off);
 	r->recv_off += rp->payload_len;
@@ -576,6 +591,17 @@ static void ud_recv(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pk
 	if (ROCE_GRH_LEN + rp->payload_len > w.length) {
 		wc.status = ROCE_WC_LOC_LEN_ERR;
 		roce_qp_complete(qp, qp->init.recv_cq, &wc);
+		return;
+	}
+	if (!roce_sge_writable(qp, w.sge, w.num_sge, 0, ROCE_GRH_LEN + rp->payload_len)) {
+		/* its region is gone since the post: not a byte written, and as for RC and UC
+		 * (do_send()) the receive completes LOC_QP_OP_ERR and the QP fails: rxe takes UD
+		 * through the same class A error */
+		qp->cnt[ROCE_QPC_local_mr_gone]++;
+		qp->resp.outcome[ROCE_RESP_ERR_LOCAL_WQE]++;
+		wc.status = ROCE_WC_LOC_QP_OP_ERR;
+		roce_qp_complete(qp, qp->init.recv_cq, &wc);
+		resp_fail(qp, ROCE_RESP_ERR_LOCAL_WQE);
 		return;
 	}
 	memset(grh, 0, sizeof(grh));

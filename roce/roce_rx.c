@@ -69,6 +69,27 @@ void roce_sge_scatter(const struct roce_sge *sge, uint32_t nsge, const struct rt
 	}
 }
 
+bool roce_sge_writable(const struct roce_qp *qp, const struct roce_sge *sge, uint32_t nsge,
+		       uint32_t at, uint32_t len)
+{
+	for (uint32_t i = 0; i < nsge && len; i++) {
+		enum roce_key_err why;
+		uint32_t n;
+
+		if (at >= sge[i].length) {
+			at -= sge[i].length;
+			continue;
+		}
+		n = RTE_MIN(len, sge[i].length - at);
+		if (!roce_mr_lookup(qp->pd->dev, sge[i].lkey, false, qp->pd, sge[i].addr + at, n,
+				    ROCE_ACCESS_LOCAL_WRITE, &why))
+			return false;
+		len -= n;
+		at = 0;
+	}
+	return true;
+}
+
 uint64_t roce_exp_tsc(unsigned exp)
 {
 	return (uint64_t)((double)rte_get_tsc_hz() * 4.096e-6 *

@@ -1,14 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fuzz_pair.h - the two-device lab of the stateful fuzz targets (fuzz_cm_sm, fuzz_rc_engine):
- * one process, one lcore polled by hand, two interfaces on crossed net_ring ports (what side
- * 0 sends arrives at side 1 and back), a RoCE device on each, and a third on-link address
- * that a forger can send from. Neighbour entries are pinned, so no frame ever waits for ARP
- * and "every mbuf back in the pool" can be checked right after each input.
+ * fuzz_pair.h - the two-device lab of the stateful fuzz targets (fuzz_cm_sm, fuzz_rc_engine,
+ * fuzz_roce_shapes, fuzz_stk_roce): one process, one lcore polled by hand, two interfaces on
+ * crossed net_ring ports (what side 0 sends arrives at side 1 and back), a RoCE device on
+ * each, and a third on-link address that a forger can send from. Neighbour entries are
+ * pinned, so no frame ever waits for ARP and "every mbuf back in the pool" can be checked
+ * right after each input.
+ *
+ * Options (fuzz_pair_init_opts()) add IPv6 addresses, software PFC, and a second lcore that
+ * runs device 1 while the first polls every RX queue, as on a multi-lcore port: frames for
+ * device 1 are handed over, and neighbour and PFC news cross on the control rings.
  */
 #ifndef FUZZ_PAIR_H
 #define FUZZ_PAIR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_ether.h>
@@ -19,13 +25,28 @@
 #include "stk_lcore.h"
 #include "stk_pkt.h"
 
+/** What fuzz_pair_init_opts() sets up beyond fuzz_pair_init() (all zero: nothing more). */
+struct fuzz_pair_opts {
+	bool ipv6;	    /**< also fd00:<net>::1 and ::2 (/64) and link-local addresses */
+	bool two_lcores;    /**< a second lcore (EAL lcore 1, polled by hand) runs device 1 */
+	bool pfc;	    /**< software PFC on both interfaces, RoCE priority 3 lossless */
+	uint32_t pfc_xoff;  /**< backlog that sends XOFF (0: never) */
+	uint32_t pfc_xon;   /**< ... and XON */
+	uint32_t pfc_wd_ms; /**< storm watchdog (0: the default 200 ms) */
+	uint64_t link_bps;  /**< for pause times (0: 100 Gbit/s) */
+	const struct stk_neigh_params *neigh; /**< NULL: the defaults */
+};
+
 struct fuzz_pair {
 	struct rte_mempool *pool;
 	struct stk_lcore *lc;
+	struct stk_lcore *lc2;	  /**< the second lcore (opts.two_lcores), else NULL */
 	struct rte_ring *ring[2]; /**< ring[k]: frames on the wire towards side k */
 	struct stk_ipaddr ip[2];
 	struct rte_ether_addr mac[2];
-	struct stk_ipaddr third; /**< an address on the link that no device owns */
+	struct stk_ipaddr ip6[2]; /**< with opts.ipv6, else family 0 */
+	struct stk_ipaddr third;  /**< an address on the link that no device owns */
+	struct stk_ipaddr third6; /**< its IPv6 twin (opts.ipv6) */
 	struct rte_ether_addr third_mac;
 	struct roce_dev *dev[2];
 	unsigned base_in_use; /**< mbufs in use once the lab is up */
@@ -66,11 +87,19 @@ static inline uint32_t fuzz_u32(struct fuzz_in *in)
  */
 void fuzz_pair_init(struct fuzz_pair *fp, const char *tag, uint8_t net);
 
-/** Pin the neighbour entries (each side's peer and the third address) as reachable. */
+/** fuzz_pair_init() with the additions of @p o (NULL: none). */
+void fuzz_pair_init_opts(struct fuzz_pair *fp, const char *tag, uint8_t net,
+			 const struct fuzz_pair_opts *o);
+
+/** Pin the neighbour entries (each side's peer and the third address, IPv4 and IPv6, in every
+ * lcore's table) as reachable. */
 void fuzz_pair_pin_neigh(struct fuzz_pair *fp);
 
-/** Poll the lcore @p n times. */
+/** Poll the lcore (both lcores) @p n times. */
 void fuzz_pair_poll(struct fuzz_pair *fp, unsigned n);
+
+/** Flush the TX buffers of every lcore of the lab. */
+void fuzz_pair_flush(struct fuzz_pair *fp);
 
 /**
  * Tamper with the frames on the wire towards side @p k (TX buffers flushed first), as a

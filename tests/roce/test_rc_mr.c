@@ -3,7 +3,8 @@
  * test_rc_mr.c - memory regions under RC traffic, two QPs back to back over net_ring
  * (rc_fixture.c): fast registration and invalidation (SEND with invalidate, LOCAL_INV) as the
  * Linux NFS client uses them; a region deregistered or invalidated while a WRITE into it or a
- * READ from it is half done (no byte of it touched after); a LOCAL_INV that cannot be done;
+ * READ from it is half done (no byte of it touched after); a receive, READ or atomic whose own
+ * region died before its data came; a LOCAL_INV that cannot be done;
  * SEND with invalidate of a region never granted a remote right.
  */
 #include <setjmp.h>
@@ -375,12 +376,130 @@ static void send_inv_needs_remote_right(void **st)
 	assert_int_equal(roce_dereg_mr(fr), 0);
 }
 
+/*
+ * Issue 11 item 1, the local side (found by fuzz_roce_shapes): the memory a receive WQE, a READ
+ * or an atomic will write into is named by an lkey that was checked when the WR was posted.
+ * When its region is deregistered or invalidated before the data arrives, no byte of it may be
+ * written: the lkey is looked up again when the data is placed, as rxe's copy_data() does.
+ * - a SEND into a receive whose region B deregistered (and, under ASan, freed), then one whose
+ *   fast-registered region B invalidated with LOCAL_INV: rxe's "malformed WQE" (IBA class A):
+ *   B NAKs remote operational error (A's SEND completes REM_OP_ERR), the receive completes
+ *   LOC_QP_OP_ERR, B's QP enters ERR (outcome ERR_LOCAL_WQE);
+ * - a READ and a fetch-and-add whose local region A deregistered right after posting: the
+ *   response finds it gone, the WR completes LOC_PROT_ERR (rxe's completer copy_data()) and
+ *   A's QP enters ERR.
+ * Without ASan the dead memory's poison must be intact.
+ */
+static void dead_local_region(void **st)
+{
+	const uint32_t n = 4096;
+	(void)st;
+
+	for (int c = 0; c < 4; c++) {
+		uint8_t *mem = malloc(n);
+		struct roce_mr *mr;
+		struct roce_wc wc[2];
+		struct roce_sge sg;
+		uint32_t key;
+
+		assert_non_null(mem);
+		memset(mem, 0, n);
+		rcf_connect_pair(ROCE_MTU_1024, 7, 1);
+		if (c == 1) {
+			mr = roce_alloc_mr(rcf_s[1].pd, n);
+			assert_non_null(mr);
+			key = (mr->rkey & ~0xffu) | 0x31;
+			{
+				struct roce_send_wr w, *bad;
+
+				memset(&w, 0, sizeof(w));
+				w.opcode = ROCE_WR_REG_MR;
+				w.send_flags = ROCE_SEND_SIGNALED;
+				w.wr.reg.mr = mr;
+				w.wr.reg.key = key;
+				w.wr.reg.access = ROCE_ACCESS_LOCAL_WRITE;
+				w.wr.reg.length = n;
+				w.wr.reg.addr = mem;
+				assert_int_equal(roce_post_send(rcf_s[1].qp, &w, &bad), 0);
+			}
+			assert_int_equal(rcf_wait_wc(1, wc, 1), 1);
+			assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+		} else {
+			mr = roce_reg_mr(s[c ? 0 : 1].pd, mem, n, (uintptr_t)mem,
+					 ROCE_ACCESS_LOCAL_WRITE);
+			assert_non_null(mr);
+			key = mr->lkey;
+		}
+		sg = (struct roce_sge){
+			.addr = (uintptr_t)mem, .length = c == 3 ? 8 : 64, .lkey = key};
+		if (c < 2) { /* B's receive into the region, then the region goes */
+			struct roce_recv_wr r = {.wr_id = 40, .sg_list = &sg, .num_sge = 1}, *bad;
+
+			assert_int_equal(roce_post_recv(rcf_s[1].qp, &r, &bad), 0);
+			if (c == 1)
+				assert_int_equal(
+					roce_mr_invalidate(rcf_s[1].dev, key, rcf_s[1].pd, false),
+					0);
+			rcf_post(0, ROCE_WR_SEND, 41, 0, 32, 0, 0);
+		} else { /* A's READ or fetch-and-add into it */
+			struct roce_send_wr w, *bad;
+
+			memset(&w, 0, sizeof(w));
+			w.wr_id = 42;
+			w.opcode = c == 2 ? ROCE_WR_RDMA_READ : ROCE_WR_ATOMIC_FETCH_AND_ADD;
+			w.sg_list = &sg;
+			w.num_sge = 1;
+			w.send_flags = ROCE_SEND_SIGNALED;
+			w.wr.atomic.remote_addr = (uintptr_t)rcf_s[1].buf;
+			w.wr.atomic.compare_add = 1;
+			w.wr.atomic.rkey = rcf_s[1].mr->rkey;
+			if (c == 2) {
+				w.wr.rdma.remote_addr = (uintptr_t)rcf_s[1].buf;
+				w.wr.rdma.rkey = rcf_s[1].mr->rkey;
+			}
+			assert_int_equal(roce_post_send(rcf_s[0].qp, &w, &bad), 0);
+		}
+		if (c != 1) {
+			assert_int_equal(roce_dereg_mr(mr), 0); /* nothing is queued from it */
+			mr = NULL;
+		}
+		memset(mem, 0x5a, n);
+		if (RC_ASAN && c != 1) {
+			free(mem); /* any write is a heap-use-after-free */
+			mem = NULL;
+		}
+		assert_int_equal(rcf_wait_wc(0, wc, 1), 1);
+		if (c < 2) {
+			assert_true(wc[0].wr_id == 41);
+			assert_int_equal(wc[0].status, ROCE_WC_REM_OP_ERR);
+			assert_int_equal(rcf_wait_wc(1, wc, 1), 1);
+			assert_true(wc[0].wr_id == 40);
+			assert_int_equal(wc[0].status, ROCE_WC_LOC_QP_OP_ERR);
+			assert_int_equal(rcf_s[1].qp->resp.outcome[ROCE_RESP_ERR_LOCAL_WQE], 1);
+			assert_int_equal(roce_qp_state(rcf_s[1].qp), ROCE_QPS_ERR);
+		} else {
+			assert_true(wc[0].wr_id == 42);
+			assert_int_equal(wc[0].status, ROCE_WC_LOC_PROT_ERR);
+			assert_int_equal(roce_qp_state(rcf_s[0].qp), ROCE_QPS_ERR);
+		}
+		rcf_drive(100);
+		for (uint32_t i = 0; mem && i < n; i++)
+			if (mem[i] != 0x5a)
+				fail_msg("case %d: byte %u of the dead region written", c, i);
+		rcf_disconnect_pair();
+		if (mr)
+			assert_int_equal(roce_dereg_mr(mr), 0);
+		free(mem);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(frwr_and_invalidate),
 		cmocka_unit_test(dereg_mid_write),
 		cmocka_unit_test(dereg_mid_read),
+		cmocka_unit_test(dead_local_region),
 		cmocka_unit_test(local_inv_failure),
 		cmocka_unit_test(send_inv_needs_remote_right),
 	};
