@@ -425,7 +425,7 @@ static void dead_local_region(void **st)
 			assert_int_equal(rcf_wait_wc(1, wc, 1), 1);
 			assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
 		} else {
-			mr = roce_reg_mr(s[c ? 0 : 1].pd, mem, n, (uintptr_t)mem,
+			mr = roce_reg_mr(rcf_s[c ? 0 : 1].pd, mem, n, (uintptr_t)mem,
 					 ROCE_ACCESS_LOCAL_WRITE);
 			assert_non_null(mr);
 			key = mr->lkey;
