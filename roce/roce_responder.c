@@ -118,12 +118,13 @@ static void answer(struct roce_qp *qp, struct stk_lcore *lc, const struct roce_p
 		resp_fail(qp, o);
 }
 
-/* A receive WQE is there to take (on the QP's receive queue or its SRQ). */
+/* A receive WQE is there to take: one a lost UC message left (claim_rwqe()), or one on the
+ * QP's receive queue or its SRQ. */
 static bool rwqe_ready(const struct roce_qp *qp)
 {
 	const struct roce_wq *rq = qp->init.srq ? &qp->init.srq->rq : &qp->rq;
 
-	return rq->tail != rq->head;
+	return qp->resp.rwqe_kept || rq->tail != rq->head;
 }
 
 static bool take_rwqe(struct roce_qp *qp, struct roce_rwqe *out)
@@ -137,6 +138,24 @@ static bool take_rwqe(struct roce_qp *qp, struct roce_rwqe *out)
 	if (qp->init.srq)
 		roce_srq_taken(qp->init.srq);
 	return true;
+}
+
+/*
+ * The receive WQE of a new message that consumes one (a SEND, a WRITE with immediate), into
+ * resp.rwqe: the one a UC message lost on the way left there (uc_abandon()), else the next one
+ * queued. Every kind of message takes the kept WQE first, as in rxe, whose UC responder leaves
+ * a dropped message's WQE at the head of the queue for whatever message comes next. (A WRITE
+ * with immediate took the next queued WQE into resp.rwqe over the kept one, so that the next
+ * SEND completed the WRITE's WQE a second time and the kept one never: found by
+ * fuzz_roce_shapes.) @return false when there is none (RNR).
+ */
+static bool claim_rwqe(struct roce_qp *qp)
+{
+	if (qp->resp.rwqe_kept) {
+		qp->resp.rwqe_kept = false;
+		return true;
+	}
+	return take_rwqe(qp, &qp->resp.rwqe);
 }
 
 static void complete_recv(struct roce_qp *qp, const struct roce_rwqe *w, enum roce_wc_status st,
@@ -374,9 +393,7 @@ static enum roce_resp_outcome do_send(struct roce_qp *qp, struct rte_mbuf *m,
 	if (flags & ROCE_OPF_START) {
 		if (r->recv_active || r->write_active)
 			return ROCE_RESP_ERR_OPCODE_SEQ;
-		if (r->rwqe_kept)
-			r->rwqe_kept = false; /* UC: the WQE of a message lost on the way */
-		else if (!take_rwqe(qp, &r->rwqe))
+		if (!claim_rwqe(qp))
 			return ROCE_RESP_ERR_RNR;
 		r->recv_active = true;
 		r->recv_off = 0;
@@ -470,7 +487,7 @@ static enum roce_resp_outcome do_write(struct roce_qp *qp, struct rte_mbuf *m,
 			return ROCE_RESP_ERR_MR_GONE;
 		}
 	}
-	if ((flags & ROCE_OPF_END) && (flags & ROCE_OPF_RWQE) && !take_rwqe(qp, &r->rwqe))
+	if ((flags & ROCE_OPF_END) && (flags & ROCE_OPF_RWQE) && !claim_rwqe(qp))
 		return ROCE_RESP_ERR_RNR; /* not reached: rwqe_ready() was checked above */
 	if (rp->payload_len) {
 		roce_mbuf_copy_out(m, rp->payload_off, rp->payload_len, mr_ptr(mr, r->write_va));

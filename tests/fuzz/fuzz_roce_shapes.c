@@ -376,6 +376,14 @@ static void destroy_qp(int k, int q)
 	if (!d->qp[q])
 		return;
 	poll_cq(k);
+	for (unsigned i = 0; trace && i < ROCE_RESP_NUM; i++) {
+#define OUT_NAME_(n) #n,
+		static const char *const names[] = {ROCE_RESP_OUTCOMES(OUT_NAME_)};
+
+		if (d->qp[q]->resp.outcome[i])
+			fprintf(stderr, "side %d qp 0x%x %s %lu\n", k, d->qpn[q], names[i],
+				(unsigned long)d->qp[q]->resp.outcome[i]);
+	}
 	CHECK(roce_destroy_qp(d->qp[q]) == 0);
 	d->qp[q] = NULL;
 	d->send_done[q] = d->send_posted[q];

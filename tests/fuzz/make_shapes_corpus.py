@@ -175,6 +175,15 @@ SEEDS = {
     + post(A, RC, READ, L1000, sge=fr_sge(0)) + local_inv(A, 0) + [POLL, 0] + run(2),
     "regress_atomic_into_invalidated_region": [0] + reg_mr(A, 0, LW) + run(1)
     + post(A, RC, FAA, L8, sge=fr_sge(0)) + local_inv(A, 0) + [POLL, 0] + run(2),
+    # a UC SEND loses its MIDDLE: its receive WQE is kept for the next message, which is a
+    # WRITE with immediate (UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, index 11), then a SEND: the
+    # WRITE must take the kept WQE (it took the next one, which the SEND completed again)
+    "regress_uc_kept_wqe_write_imm": [0] + recv(B, UC, L1064) + recv(B, UC, L1064, off=0x800)
+    + forge_built(B, V4, L_UC, 0, L1024, tail=[0, 64, 0, 0])
+    + forge_built(B, V4, L_UC, 2, L8, psn=[0, 1], tail=[0, 64, 0, 0])
+    + forge_built(B, V4, L_UC, 11, L8, psn=[0, 1], extra=[0, 0, 0] + MAIN + [L8],
+                  tail=[0, 64, 0, 0])
+    + forge_built(B, V4, L_UC, 4, L24, tail=[0, 64, 0, 0]) + run(1),
 }
 
 

@@ -357,6 +357,52 @@ static void uc_replay_dropped(void **st)
 	rcf_disconnect_pair();
 }
 
+/*
+ * Found by fuzz_roce_shapes: a UC SEND that loses a packet keeps its receive WQE for the next
+ * message (resp_DROP_UC_RESYNC). When that next message is a WRITE with immediate, it must
+ * take the kept WQE too, as rxe does (its UC responder completes the WQE at the head of the
+ * queue, which a dropped message left there): the WRITE took the queue's next WQE into the
+ * slot of the kept one, completed it, and the SEND after it completed that WQE a second time
+ * (a buffer the application had back written again) while the kept WQE was never completed.
+ */
+static void uc_kept_wqe_taken_by_write_imm(void **st)
+{
+	const uint32_t va = (uint32_t)(4u << 20);
+	struct roce_wc wc[4];
+	struct roce_tx t;
+	(void)st;
+
+	rcf_connect_uc();
+	rcf_fill(rcf_s[0].buf, 4096, 33);
+	rcf_post_recv(1, 10, 1u << 20, 8192);
+	rcf_post_recv(1, 11, 2u << 20, 8192);
+	/* a SEND whose MIDDLE (501) is lost: its message is dropped, WQE 10 kept */
+	inject_uc(ROCE_OP_UC_SEND_FIRST, 500, rcf_s[0].buf, 1024);
+	inject_uc(ROCE_OP_UC_SEND_LAST, 502, rcf_s[0].buf, 10);
+	assert_int_equal(roce_poll_cq(rcf_s[1].cq, 4, wc), 0);
+	/* a WRITE with immediate (ahead: starts over at its PSN) consumes the kept WQE */
+	memset(&t, 0, sizeof(t));
+	t.opcode = ROCE_OP_UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE;
+	t.psn = 503;
+	t.va = (uintptr_t)rcf_s[1].buf + va;
+	t.rkey = rcf_s[1].mr->rkey;
+	t.dmalen = 16;
+	t.imm = 0x1234;
+	rcf_inject_to_b(&t, rcf_s[0].buf, 16);
+	assert_int_equal(roce_poll_cq(rcf_s[1].cq, 4, wc), 1);
+	assert_true(wc[0].wr_id == 10 && wc[0].status == ROCE_WC_SUCCESS);
+	assert_int_equal(wc[0].opcode, ROCE_WC_RECV_RDMA_WITH_IMM);
+	assert_memory_equal(rcf_s[1].buf + va, rcf_s[0].buf, 16);
+	/* the next SEND takes the next WQE, once */
+	inject_uc(ROCE_OP_UC_SEND_ONLY, 504, rcf_s[0].buf + 100, 50);
+	assert_int_equal(roce_poll_cq(rcf_s[1].cq, 4, wc), 1);
+	assert_true(wc[0].wr_id == 11 && wc[0].status == ROCE_WC_SUCCESS);
+	assert_int_equal(wc[0].byte_len, 50);
+	inject_uc(ROCE_OP_UC_SEND_ONLY, 505, rcf_s[0].buf, 8);
+	assert_int_equal(roce_poll_cq(rcf_s[1].cq, 4, wc), 0); /* no WQE left: dropped */
+	rcf_disconnect_pair();
+}
+
 /* B holds a cached atomic result for PSN @psn */
 static bool atomic_cached(uint32_t psn)
 {
@@ -719,6 +765,7 @@ int main(void)
 		cmocka_unit_test(err_mid_send_flushes_rwqe),
 		cmocka_unit_test(lossy_soak),
 		cmocka_unit_test(uc_replay_dropped),
+		cmocka_unit_test(uc_kept_wqe_taken_by_write_imm),
 		cmocka_unit_test(atomic_cache_psn_wrap),
 		cmocka_unit_test(duplicate_read_history),
 		cmocka_unit_test(ghost_ack_completes_nothing),
