@@ -30,6 +30,7 @@ CTHON_SRC=$(readlink -f "$HERE/../../../shared/testsuites/cthon04" 2>/dev/null)
 LABI_ARTIFACTS=${2:-}
 T0=$SECONDS
 . "$HERE/lab.sh"
+. "$HERE/cthon_lib.sh"
 trap 'lab_down' EXIT
 trap 'exit 143' TERM INT
 if ! why=$(lab_can_run); then echo "SKIP: $why"; exit 77; fi
@@ -53,17 +54,10 @@ echo "# export file system: $(stat -f -c %T "$EXP") ($EXP)"
 
 # cthon04, built as static binaries in a scratch copy (the suite is never modified) and put
 # into the export, from where the VM runs it
-cp -r "$CTHON_SRC" "$LABI_DIR/cthon04.src"
-if ! make -C "$LABI_DIR/cthon04.src/basic" CC="gcc -static" > "$LABI_DIR/cthon04.build.log" 2>&1; then
-	echo "FAIL - cthon04 basic did not build:"; tail -n 20 "$LABI_DIR/cthon04.build.log"; exit 1
-fi
+cthon_basic_into "$CTHON_SRC" "$LABI_DIR" "$EXP" || exit 1
 if ! make -C "$LABI_DIR/cthon04.src/special" CC="gcc -static" >> "$LABI_DIR/cthon04.build.log" 2>&1; then
 	echo "FAIL - cthon04 special did not build:"; tail -n 20 "$LABI_DIR/cthon04.build.log"; exit 1
 fi
-mkdir -p "$EXP/cthon04/basic"
-cp "$LABI_DIR/cthon04.src/tests.init" "$EXP/cthon04/"
-(cd "$LABI_DIR/cthon04.src/basic" && cp runtests test1 test2 test3 test4 test4a test5 test5a test5b \
-	test6 test7 test7a test7b test8 test9 "$EXP/cthon04/basic/")
 # special runs in a directory of its own per mount, with no ../tests.init beside it, so its
 # runtests runs the tests where they are (with tests.init it would `make copy`: no make there)
 for m in rdma1m tcp1m; do

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Sourced by the NFS interop tests: cthon04 from ../shared/testsuites (never modified) built in
+# a scratch copy and put into an export, from where the VM runs it.
+#   cthon_basic_into SRC SCRATCH EXPORT  build basic as static binaries from SRC in SCRATCH and
+#                                        copy runtests, tests.init and the tests into
+#                                        EXPORT/cthon04/basic (returns 1 with the build log's
+#                                        tail when it does not build)
+
+cthon_basic_into() {
+	local src=$1 scratch=$2 exp=$3
+	[ -d "$scratch/cthon04.src" ] || cp -r "$src" "$scratch/cthon04.src"
+	if ! make -C "$scratch/cthon04.src/basic" CC="gcc -static" > "$scratch/cthon04.build.log" 2>&1; then
+		echo "FAIL - cthon04 basic did not build:"; tail -n 20 "$scratch/cthon04.build.log"; return 1
+	fi
+	mkdir -p "$exp/cthon04/basic"
+	cp "$scratch/cthon04.src/tests.init" "$exp/cthon04/"
+	(cd "$scratch/cthon04.src/basic" && cp runtests test1 test2 test3 test4 test4a test5 test5a test5b \
+		test6 test7 test7a test7b test8 test9 "$exp/cthon04/basic/")
+}

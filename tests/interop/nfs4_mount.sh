@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Interop test: the Linux NFS client (kernel 6.1) in the lab VM mounts droce-nfsd with NFSv4.1
+# (issue 16) and runs cthon04's basic tests on it. droce-nfsd runs with `[nfs] versions =
+# 3,4.1` in droce's namespace and serves an export directory on this machine's file system.
+#   - mounts: -o vers=4.1,proto=rdma,port=20049 and -o vers=4.1,proto=tcp, rsize/wsize 1 MiB;
+#     on each cthon04 basic (static binaries run from the export itself) and a 16 MiB file
+#     written in the VM and read back, md5 equal in the VM (after dropping its caches) and on
+#     droce's disk;
+#   - a plain `-o rdma,port=20049` without vers=: the client starts at 4.2; /proc/mounts says
+#     which minor version droce and the client agreed on (4.1 or 4.2, never 3);
+#   - the wire (the rdma mount and its basic tests): tshark decodes every RPC-over-RDMA frame,
+#     flags none droce sent except replies whose data went by RDMA WRITE (tshark 4.0 rebuilds
+#     those short, see knfsd.sh), and every RoCE frame is well formed with an ICRC that verifies.
+# Usage: nfs4_mount.sh PATH/TO/nfs3_rdma_probe [ARTIFACT_DIR]  (droce-nfsd is found in the build
+# tree next to it: BUILD/apps/droce-nfsd)      Exit 77 = skipped (with the reason).
+set -u
+PROBE_DIR=$(dirname "$(readlink -f "$1")")
+NFSD=$(readlink -f "$PROBE_DIR/../../apps/droce-nfsd")
+HERE=$(cd "$(dirname "$0")" && pwd)
+CTHON_SRC=$(readlink -f "$HERE/../../../shared/testsuites/cthon04" 2>/dev/null)
+LABI_ARTIFACTS=${2:-}
+T0=$SECONDS
+. "$HERE/lab.sh"
+. "$HERE/cthon_lib.sh"
+trap 'lab_down' EXIT
+trap 'exit 143' TERM INT
+if ! why=$(lab_can_run); then echo "SKIP: $why"; exit 77; fi
+command -v tshark >/dev/null || { echo "SKIP: needs tshark for the wire check"; exit 77; }
+[ -x "$NFSD" ] || { echo "FAIL - no droce-nfsd at $NFSD"; exit 1; }
+[ -d "$CTHON_SRC/basic" ] || { echo "FAIL - cthon04 is not at ../shared/testsuites/cthon04"; exit 1; }
+command -v gcc >/dev/null || { echo "FAIL - needs gcc to build cthon04"; exit 1; }
+
+fails=0
+check() { # DESCRIPTION COMMAND...
+	if "${@:2}"; then echo "ok   - $1"; else echo "FAIL - $1"; fails=$((fails + 1)); fi
+}
+
+lab_up_or_exit 1
+D=$LABI_DROCE_IP
+EXP=$LABI_DIR/export4
+mkdir -p "$EXP" "$LABI_DIR/state"
+echo "# export file system: $(stat -f -c %T "$EXP") ($EXP)"
+cthon_basic_into "$CTHON_SRC" "$LABI_DIR" "$EXP" || exit 1
+
+cat > "$LABI_DIR/exports4" <<EOF
+# droce-nfsd's exports for the lab (exports(5))
+$EXP $LABI_NET.0/24(rw,no_root_squash,insecure)
+EOF
+cp "$LABI_DIR/droce.ini" "$LABI_DIR/droce4.ini"
+cat >> "$LABI_DIR/droce4.ini" <<EOF
+
+[nfs]
+versions = 3,4.1
+EOF
+ip netns exec "$LABI_DNS" timeout 1200 "$NFSD" --config "$LABI_DIR/droce4.ini" \
+	--exports "$LABI_DIR/exports4" --state "$LABI_DIR/state" \
+	> "$LABI_DIR/nfsd4.out" 2> "$LABI_DIR/nfsd4.err" &
+NPID=$!
+LABI_PIDS+=("$NPID")
+for _ in $(seq 100); do grep -q "^serving" "$LABI_DIR/nfsd4.out" && break; sleep 0.1; done
+if ! check "droce-nfsd serves NFSv3 and v4.1 at droce's address $D" grep -q "^serving" "$LABI_DIR/nfsd4.out"; then
+	cat "$LABI_DIR/nfsd4.err"; exit 1
+fi
+
+# mount_run NAME OPTIONS MIB: mount, check the version, run cthon04 basic, write and read MIB
+# MiB, unmount
+mount_run() {
+	local name=$1 opts=$2 mib=$3 out="$LABI_DIR/vm4.$1"
+	vm_run vm1 "mkdir -p /mnt/d && mount -t nfs -o $opts $D:$EXP /mnt/d && grep ' /mnt/d ' /proc/mounts" 180 \
+		> "$out.mount" 2>&1
+	sed "s/^/# vm1 $name: /" "$out.mount"
+	check "$name: the VM mounts droce with NFSv4.1 ($opts)" grep -q " /mnt/d nfs4 .*vers=4.1" "$out.mount" || return 1
+	vm_run vm1 "cd /mnt/d/cthon04/basic && NFSTESTDIR=/mnt/d/cb.$name sh ./runtests -t; echo cthon-exit=\$?" 600 \
+		> "$out.cthon" 2>&1
+	grep -E "^(\./test|Starting|.*(ok|failed|FAIL|error).*$|All tests|cthon-exit)" "$out.cthon" | head -40 | sed "s/^/# vm1 $name: /"
+	check "$name: cthon04 basic passes" grep -q "cthon-exit=0" "$out.cthon"
+	lab_capture_stop
+	vm_run vm1 "rm -rf /mnt/d/cb.$name; dd if=/dev/urandom of=/tmp/big bs=1M count=$mib 2>/dev/null &&
+		cp /tmp/big /mnt/d/big.$name && sync && echo 3 > /proc/sys/vm/drop_caches &&
+		md5sum < /tmp/big | cut -d' ' -f1 && md5sum < /mnt/d/big.$name | cut -d' ' -f1; rm -f /tmp/big" 600 > "$out.big" 2>&1
+	local a b c sz
+	a=$(sed -n 1p "$out.big"); b=$(sed -n 2p "$out.big"); c=$(md5sum < "$EXP/big.$name" | cut -d' ' -f1)
+	sz=$(stat -c %s "$EXP/big.$name" 2>/dev/null)
+	echo "# $name: $mib MiB ($sz bytes on droce's disk) md5 in the VM $a, read back through the mount $b, on droce's disk $c"
+	check "$name: $mib MiB written and read back, equal in the VM and on droce's disk" \
+		[ -n "$a" -a "$a" = "$b" -a "$a" = "$c" -a "${sz:-0}" = $((mib << 20)) ]
+	vm_run vm1 "rm -f /mnt/d/big.$name; umount /mnt/d && echo unmounted" 60 > "$out.umount" 2>&1
+	check "$name: unmounts" grep -q unmounted "$out.umount"
+}
+
+lab_capture_start nfs4_mount || exit 1
+mount_run rdma41 "vers=4.1,proto=rdma,port=20049,rsize=1048576,wsize=1048576" 16
+mount_run tcp41 "vers=4.1,proto=tcp,rsize=1048576,wsize=1048576" 16
+
+# no vers=: the client starts at 4.2 and goes down until droce agrees
+vm_run vm1 "mount -t nfs -o rdma,port=20049 $D:$EXP /mnt/d && grep ' /mnt/d ' /proc/mounts && ls /mnt/d/cthon04 && umount /mnt/d" 180 \
+	> "$LABI_DIR/vm4.novers" 2>&1
+sed 's/^/# vm1 novers: /' "$LABI_DIR/vm4.novers"
+check "a mount without vers= is NFSv4 (4.1 or 4.2 in /proc/mounts)" grep -qE " nfs4 .*vers=4\.[12]" "$LABI_DIR/vm4.novers"
+
+kill -TERM "$NPID"; wait "$NPID"
+sed 's/^/# droce-nfsd: /' "$LABI_DIR/nfsd4.out"
+sed 's/^/# droce-nfsd stderr: /' "$LABI_DIR/nfsd4.err" | tail -n 20
+check "droce-nfsd dropped nothing and closed nothing as garbage" \
+	bash -c "! grep -q 'DROP\|GARBAGE\|SYSTEM_ERR\|garbage [1-9]' '$LABI_DIR/nfsd4.out'"
+
+cap=$LABI_DIR/nfs4_mount.pcap
+tshark -r "$cap" -Y '_ws.malformed || _ws.expert.severity == error' -T fields -e frame.number \
+	-e ip.src -e rpc.msgtyp -e rpcordma.msg_type -e rpcordma.writes_count \
+	-e infiniband.rwh.etype 2>/dev/null > "$LABI_DIR/malformed4"
+# as nfs_mount.sh: a reply of droce's whose data went by write chunk or reply chunk is the
+# only kind tshark 4.0 may flag
+odd=$(awk -F'\t' -v d="$D" '$2 == d && $6 == "" { split($3, t, ","); split($4, m, ",");
+	split($5, w, ","); if (!(t[1] == 1 && (m[1] == 1 || w[1] > 0))) print }' "$LABI_DIR/malformed4" | wc -l)
+nv4=$(tshark -r "$cap" -Y 'nfs && rpc.programversion == 4' 2>/dev/null | wc -l)
+echo "# NFSv4 frames: $nv4; frames tshark flags: $(wc -l < "$LABI_DIR/malformed4"); sent by droce and not a reply placed by RDMA WRITE: $odd"
+check "the capture holds NFSv4 over RPC-over-RDMA" [ "$nv4" -gt 0 ]
+check "tshark flags no frame droce sent (but replies placed by RDMA WRITE)" [ "$odd" = 0 ]
+check "the RoCE frames are well formed and their ICRCs verify" \
+	python3 "$HERE/wire_check.py" "$cap" "$(sed -nE 's/.*port 0 ([0-9A-Fa-f:]{17}) .*/\1/p' "$LABI_DIR/nfsd4.err" "$LABI_DIR/nfsd4.out" | head -1)"
+[ -n "$LABI_ARTIFACTS" ] && cp "$LABI_DIR"/nfsd4.* "$LABI_DIR"/vm4.* "$LABI_DIR/exports4" "$cap" "$LABI_ARTIFACTS"/ 2>/dev/null
+echo "# nfs4_mount: $fails failed, $((SECONDS - T0)) s"
+[ "$fails" = 0 ]
