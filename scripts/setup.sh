@@ -12,6 +12,7 @@ PKGS=(
 	libtirpc-dev liburing-dev          # XDR (rpc/), io_uring (nfs/)
 	rpcbind                            # rpcinfo: a real RPC client for the portmapper test
 	libnfs-utils                       # nfs-ls/nfs-cp: a user-space NFSv3 client over TCP (tests/nfs)
+	python3-ply python3-gssapi python3-setuptools # pynfs, NFSv4.1 conformance (tests/nfs/pynfs.sh)
 	prometheus                         # scrapes droce-nfsd --metrics (tests/nfs/nfs_metrics.sh)
 	libcmocka-dev                      # unit tests
 	libisal-dev                        # ISA-L CRC-32 for the RoCE ICRC
