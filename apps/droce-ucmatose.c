@@ -259,10 +259,22 @@ static int poll_cqs(int which)
 
 		for (int k = 0; k < got; k++) {
 			if (wc[k].status != ROCE_WC_SUCCESS) {
+				struct roce_qp_stats qs;
+
 				printf("cmatose: failed polling CQ: %d\n", -1);
 				fprintf(stderr, "droce-ucmatose: node %d: a %s completed with %s\n",
 					n->id, which == SEND_CQ ? "send" : "receive",
 					roce_wc_status_str(wc[k].status));
+				/* what its transport saw: a lost link or a storm of resends */
+				roce_qp_query_stats(n->qp, &qs);
+				fprintf(stderr,
+					"droce-ucmatose: node %d: qp 0x%x sent %" PRIu64
+					" packets, go-backs %" PRIu64 ", timeouts %" PRIu64
+					", early %" PRIu64 ", NAK-seq rx %" PRIu64 " tx %" PRIu64
+					", cwnd %u, srtt %.0f us, rto %.0f us\n",
+					n->id, roce_qp_num(n->qp), qs.tx_pkts, qs.retransmits,
+					qs.timeouts, qs.rto_early, qs.nak_seq_rx, qs.nak_seq_tx,
+					qs.cwnd, qs.srtt_us, qs.rto_us);
 				return -1;
 			}
 		}
@@ -780,6 +792,7 @@ int main(int argc, char **argv)
 	free(g.nodes);
 	if (g.listen_id)
 		roce_cm_destroy_id(g.listen_id);
+	app_print_drops(&g.app);
 	app_stop(&g.app);
 	return ret;
 }

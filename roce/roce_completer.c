@@ -168,13 +168,31 @@ static bool outstanding(const struct roce_qp *qp)
  * counts as an IBA transport retry, so a slow peer is never declared dead sooner than the
  * QP's attributes say.
  */
+/*
+ * The configured timeout when no RTT sample stands in for it, spread per QP and per retry over
+ * [T, 2T): QPs that posted together (a thousand connections each sending at once) would
+ * otherwise all time out in the same instant and resend together, and the burst that lost
+ * their packets the first time loses them again on every retry until retry_cnt runs out (found
+ * with ucmatose -c 600 -C 10 over a veth: 6,000 SENDs at once overran the peer's 512-frame
+ * af_packet ring; the same QPs lost the same round six times). NVIDIA's adaptive
+ * retransmission randomizes its initial timeout for the same reason, and documents the timeout
+ * a ConnectX applies as 4.096 us * 2^timeout times 1 to 2. A hash, not rte_rand(), so that a
+ * test or a fuzz input replays the same way.
+ */
+static uint64_t cfg_spread(const struct roce_qp *qp, uint64_t cfg)
+{
+	uint32_t h = (qp->qpn ^ ((uint32_t)qp->comp.retry_left << 24)) * 2654435761u;
+
+	return cfg + (cfg >> 16) * (h >> 16);
+}
+
 static uint64_t timer_len(const struct roce_qp *qp)
 {
 	uint64_t cfg = roce_timeout_tsc(qp->attr.timeout);
 	uint64_t rto = qp->comp.rto;
 
 	if (!qp->pd->dev->rto_min || !qp->comp.srtt)
-		return cfg ? cfg : UINT64_MAX / 4; /* timeout 0: infinite */
+		return cfg ? cfg_spread(qp, cfg) : UINT64_MAX / 4; /* timeout 0: infinite */
 	if (cfg && rto > cfg)
 		rto = cfg;
 	return rto;
@@ -212,7 +230,8 @@ void roce_completer_arm(struct roce_qp *qp, uint64_t now)
  * because its ring overflowed loses them again if the whole window comes back at once. So the
  * window is AIMD in PSNs: it starts at ROCE_CWND_INIT, doubles per round trip up to ssthresh,
  * then grows by one per window acknowledged, up to ROCE_CWND_MAX; every retransmission (NAK,
- * RTO, timeout) halves it, not below ROCE_CWND_MIN. On a clean link it sits at the maximum.
+ * early RTO) halves it, not below ROCE_CWND_MIN; a configured timeout restarts it at one
+ * (cwnd_timeout()). On a clean link it sits at the maximum.
  */
 static void cwnd_acked(struct roce_qp *qp, uint32_t n)
 {
@@ -243,6 +262,22 @@ static void cwnd_loss(struct roce_qp *qp)
 	}
 	qp->req.cwnd = RTE_MAX(qp->req.cwnd / 2, ROCE_CWND_MIN);
 	qp->req.ssthresh = qp->req.cwnd;
+	c->acked = 0;
+	c->in_recovery = true;
+	c->recover = qp->req.high_psn;
+}
+
+/* A configured timeout: nothing at all came back for a whole timeout, the strongest sign of
+ * congestion there is. As TCP after its retransmission timeout (RFC 5681 section 3.1), the
+ * window restarts at one PSN and slow-starts back up to half of what it was. A thousand QPs
+ * that lost the same burst then each resend one packet, not their whole window again (ucmatose
+ * -c 1000 -C 10 over a veth: ten resends of every window kept overrunning the peer's ring). */
+static void cwnd_timeout(struct roce_qp *qp)
+{
+	struct roce_comp *c = &qp->comp;
+
+	qp->req.ssthresh = RTE_MAX(qp->req.cwnd / 2, ROCE_CWND_MIN);
+	qp->req.cwnd = 1;
 	c->acked = 0;
 	c->in_recovery = true;
 	c->recover = qp->req.high_psn;
@@ -421,7 +456,7 @@ static uint32_t resume_point(const struct roce_qp *qp, uint32_t psn)
 	return psn;
 }
 
-static void retry(struct roce_qp *qp, uint32_t psn, uint64_t now)
+static void retry(struct roce_qp *qp, uint32_t psn, uint64_t now, bool timeout)
 {
 	if (qp->comp.retry_left == 0) {
 		roce_qp_fatal(qp, ROCE_WC_RETRY_EXC_ERR);
@@ -429,7 +464,10 @@ static void retry(struct roce_qp *qp, uint32_t psn, uint64_t now)
 	}
 	qp->comp.retry_left--;
 	qp->cnt[ROCE_QPC_retransmits]++;
-	cwnd_loss(qp);
+	if (timeout)
+		cwnd_timeout(qp);
+	else
+		cwnd_loss(qp);
 	go_back(qp, psn);
 	qp->comp.sample_tsc = 0; /* Karn: a resent PSN gives no sample */
 	qp->comp.epoch = now;
@@ -499,7 +537,7 @@ void roce_completer_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf
 			/* everything before the NAKed PSN arrived: that much is progress */
 			if (ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK)))
 				progress(qp, now);
-			retry(qp, resume_point(qp, rp->psn), now);
+			retry(qp, resume_point(qp, rp->psn), now, false);
 			break;
 		case ROCE_NAK_REM_ACCESS_ERR:
 			ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK));
@@ -559,7 +597,7 @@ void roce_completer_tick(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 			return;
 		}
 		qp->cnt[ROCE_QPC_timeouts]++;
-		retry(qp, qp->comp.psn, now);
+		retry(qp, qp->comp.psn, now, true);
 	} else if (!outstanding(qp))
 		qp->comp.deadline = 0;
 }

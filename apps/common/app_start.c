@@ -5,6 +5,7 @@
  * and after the lcore loop, never in it.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -15,11 +16,15 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mempool.h>
 
 #include "app_start.h"
+#include "stk_iface.h"
+#include "stk_pkt.h"
 #include "stk_stack.h"
+#include "stk_stats.h"
 
 void app_split_args(struct app_start *a, int argc, char **argv, int *eal_argc, char ***eal_argv,
 		    int *app_argc, char ***app_argv)
@@ -227,4 +232,31 @@ void app_counts(const struct app_start *a, struct app_counts *c)
 	}
 	if (mp)
 		c->mbufs = rte_mempool_in_use_count(mp);
+}
+
+void app_print_drops(const struct app_start *a)
+{
+	for (int i = 0; a->stack_up && i < stk_iface_count(); i++) {
+		const struct stk_iface *ifc = stk_iface_get((uint16_t)i);
+		struct rte_eth_stats es;
+		struct stk_port_stats s;
+		char line[1024];
+		size_t n = 0;
+
+		stk_stats_sum(i, &s);
+		for (int d = 0; d < STK_DROP_NUM; d++)
+			if (s.drop[d] && n < sizeof(line))
+				n += (size_t)snprintf(line + n, sizeof(line) - n, " %s %" PRIu64,
+						      stk_drop_name((enum stk_drop)d), s.drop[d]);
+		if (rte_eth_stats_get(ifc->port_id, &es) == 0 && n < sizeof(line)) {
+			if (es.imissed)
+				n += (size_t)snprintf(line + n, sizeof(line) - n,
+						      " rx_missed %" PRIu64, es.imissed);
+			if (es.rx_nombuf && n < sizeof(line))
+				n += (size_t)snprintf(line + n, sizeof(line) - n,
+						      " rx_nombuf %" PRIu64, es.rx_nombuf);
+		}
+		if (n)
+			fprintf(stderr, "%s: port %d: dropped:%s\n", a->prog, i, line);
+	}
 }

@@ -101,6 +101,13 @@ struct app_counts {
 };
 void app_counts(const struct app_start *a, struct app_counts *c);
 
+/**
+ * Print to stderr, as "PROG: port N: dropped ...", every non-zero drop reason of the stack's
+ * interfaces and the port's own missed and no-mbuf counts (a tool calls it before app_stop(),
+ * so that a run that lost frames says where). Prints nothing when nothing was dropped.
+ */
+void app_print_drops(const struct app_start *a);
+
 /** @return milliseconds in TSC ticks. */
 static inline uint64_t app_ms(const struct app_start *a, uint64_t ms)
 {

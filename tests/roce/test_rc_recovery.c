@@ -24,6 +24,7 @@
 #include <rte_mbuf.h>
 
 #include "rc_fixture.h"
+#include "roce_engine.h"
 #include "roce_hdr.h"
 #include "roce_int.h" /* the responder's outcome counters */
 #include "roce_opcode.h"
@@ -403,6 +404,107 @@ static void uc_kept_wqe_taken_by_write_imm(void **st)
 	rcf_disconnect_pair();
 }
 
+/*
+ * QPs that post at the same instant to a peer that answers none of them must not time out in
+ * the same instant: with no RTT sample, each configured timeout is spread per QP and per retry
+ * over [T, 2T) (roce_completer.c, cfg_spread()). Before, 1,000 connections each sending ten
+ * SENDs at once (ucmatose -c 1000 -C 10 over a veth) timed out together, resent together, and
+ * lost the same packets to the same overrun ring until retry_cnt ran out.
+ */
+#define SPREAD_QPS 16
+static void timeouts_spread(void **st)
+{
+	const uint64_t t = roce_timeout_tsc(rcf_qp_timeout);
+	struct roce_qp *q[SPREAD_QPS];
+	uint64_t first[SPREAD_QPS];
+	unsigned distinct = 0, retried = 0;
+	(void)st;
+
+	rcf_connect_pair(ROCE_MTU_1024, 7, 1);
+	for (int i = 0; i < SPREAD_QPS; i++) {
+		struct roce_qp_init_attr ia = {
+			.send_cq = rcf_s[0].cq, .recv_cq = rcf_s[0].cq, .qp_type = ROCE_QPT_RC};
+		struct roce_sge sg = {
+			.addr = (uintptr_t)rcf_s[0].buf, .length = 64, .lkey = rcf_s[0].mr->lkey};
+		struct roce_send_wr w = {.wr_id = (uint64_t)i,
+					 .opcode = ROCE_WR_SEND,
+					 .sg_list = &sg,
+					 .num_sge = 1,
+					 .send_flags = ROCE_SEND_SIGNALED};
+		struct roce_send_wr *bad;
+		struct roce_qp_attr a;
+
+		ia.cap.max_send_wr = ia.cap.max_recv_wr = 4;
+		ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
+		q[i] = roce_create_qp(rcf_s[0].pd, &ia);
+		assert_non_null(q[i]);
+		memset(&a, 0, sizeof(a));
+		a.qp_state = ROCE_QPS_INIT;
+		a.port_num = 1;
+		assert_int_equal(roce_modify_qp(q[i], &a,
+						ROCE_QP_STATE | ROCE_QP_PKEY_INDEX | ROCE_QP_PORT |
+							ROCE_QP_ACCESS_FLAGS),
+				 0);
+		a.qp_state = ROCE_QPS_RTR;
+		a.path_mtu = ROCE_MTU_1024;
+		a.dest_qp_num = 0xfff00 + (uint32_t)i; /* no QP at B: every SEND is dropped there */
+		stk_ipaddr_parse("10.77.0.2", &a.ah_attr.dgid_ip);
+		assert_int_equal(roce_modify_qp(q[i], &a,
+						ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU |
+							ROCE_QP_DEST_QPN | ROCE_QP_RQ_PSN |
+							ROCE_QP_MAX_DEST_RD_ATOMIC |
+							ROCE_QP_MIN_RNR_TIMER),
+				 0);
+		a.qp_state = ROCE_QPS_RTS;
+		a.timeout = rcf_qp_timeout;
+		a.retry_cnt = 7;
+		a.rnr_retry = 7;
+		assert_int_equal(roce_modify_qp(q[i], &a,
+						ROCE_QP_STATE | ROCE_QP_SQ_PSN | ROCE_QP_TIMEOUT |
+							ROCE_QP_RETRY_CNT | ROCE_QP_RNR_RETRY |
+							ROCE_QP_MAX_QP_RD_ATOMIC),
+				 0);
+		assert_int_equal(roce_post_send(q[i], &w, &bad), 0);
+	}
+	rcf_drive(20); /* every SEND leaves; none is answered */
+	for (int i = 0; i < SPREAD_QPS; i++) {
+		uint64_t len = q[i]->comp.deadline - q[i]->comp.epoch;
+
+		assert_int_equal(q[i]->comp.srtt, 0);
+		assert_true(q[i]->comp.deadline != 0 && len >= t && len < 2 * t);
+		first[i] = len;
+		distinct++;
+		for (int k = 0; k < i; k++)
+			if (first[k] == len) {
+				distinct--;
+				break;
+			}
+	}
+	/* 16 timeouts spread over one T: a hash might pair two, not more */
+	assert_true(distinct >= SPREAD_QPS - 2);
+	/* and the timer armed by each first retry is spread again, within [T, 2T) of it */
+	bool seen[SPREAD_QPS] = {false};
+
+	for (int n = 0; n < 2000 && retried < SPREAD_QPS; n++) {
+		rcf_drive(1);
+		for (int i = 0; i < SPREAD_QPS; i++) {
+			uint64_t len = q[i]->comp.deadline - q[i]->comp.epoch;
+
+			if (seen[i] || q[i]->cnt[ROCE_QPC_timeouts] != 1)
+				continue;
+			seen[i] = true;
+			retried++;
+			assert_int_equal(q[i]->comp.retry_left, 6);
+			assert_true(len >= t && len < 2 * t);
+		}
+		rte_delay_us_sleep(20);
+	}
+	assert_int_equal(retried, SPREAD_QPS);
+	for (int i = 0; i < SPREAD_QPS; i++)
+		assert_int_equal(roce_destroy_qp(q[i]), 0);
+	rcf_disconnect_pair();
+}
+
 /* B holds a cached atomic result for PSN @psn */
 static bool atomic_cached(uint32_t psn)
 {
@@ -766,6 +868,7 @@ int main(void)
 		cmocka_unit_test(lossy_soak),
 		cmocka_unit_test(uc_replay_dropped),
 		cmocka_unit_test(uc_kept_wqe_taken_by_write_imm),
+		cmocka_unit_test(timeouts_spread),
 		cmocka_unit_test(atomic_cache_psn_wrap),
 		cmocka_unit_test(duplicate_read_history),
 		cmocka_unit_test(ghost_ack_completes_nothing),
