@@ -83,6 +83,12 @@ uint32_t nfs4_op_putrootfh(struct nfs4_compound *c, union nfs4_op_args *a, union
 	return enter_node(c, nfs4_compound_pseudo(c), 0);
 }
 
+/* the public file handle is the root's (RFC 8881 §18.20.3 allows it) */
+uint32_t nfs4_op_putpubfh(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	return nfs4_op_putrootfh(c, a, r);
+}
+
 uint32_t nfs4_op_putfh(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
 {
 	const struct nfs4_ref *w = &a->fh;
@@ -139,8 +145,13 @@ uint32_t nfs4_op_restorefh(struct nfs4_compound *c, union nfs4_op_args *a, union
 	return NFS4_OK;
 }
 
+void nfs4_set_cur_real(struct nfs4_compound *c, const struct nfs_fh *fh)
+{
+	set_real(&c->cur, fh);
+}
+
 /* component4 rules (RFC 8881 §18.13.3, Linux's check_filename) */
-static uint32_t check_name(const struct nfs4_ref *n)
+uint32_t nfs4_check_name(const struct nfs4_ref *n)
 {
 	if (n->len == 0)
 		return NFS4ERR_INVAL;
@@ -165,7 +176,7 @@ uint32_t nfs4_op_lookup(struct nfs4_compound *c, union nfs4_op_args *a, union nf
 	bool dir_valid = false;
 	struct nfs_fh fh;
 	enum nfs_stat s;
-	uint32_t st = check_name(&a->name);
+	uint32_t st = nfs4_check_name(&a->name);
 
 	(void)r;
 	if (st != NFS4_OK)
@@ -248,6 +259,22 @@ uint32_t nfs4_op_access(struct nfs4_compound *c, union nfs4_op_args *a, union nf
 	if (s != NFS_OK)
 		return nfs4_stat_from_nfs(s);
 	r->access.access = granted & want;
+	return NFS4_OK;
+}
+
+uint32_t nfs4_op_secinfo(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	struct nfs4_cfh dir = c->cur;
+	uint32_t st = nfs4_op_lookup(c, a, r);
+
+	/* the name must be there (NOENT); what it is served with is AUTH_SYS, as everything */
+	c->cur = dir;
+	if (st != NFS4_OK)
+		return st;
+	r->secinfo.n = 1;
+	r->secinfo.flavor[0] = AUTH_SYS;
+	/* RFC 8881 §2.6.3.1.1.8: SECINFO consumes the current file handle */
+	memset(&c->cur, 0, sizeof(c->cur));
 	return NFS4_OK;
 }
 

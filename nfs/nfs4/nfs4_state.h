@@ -130,7 +130,7 @@ struct nfs4_client {
 	bool reclaim_complete;
 	struct nfs4_session *sessions;
 	uint32_t nsessions;
-	void *owners; /**< opens, lock owners, delegations: hang here (none yet) */
+	void *owners; /**< open and lock state (struct nfs4_cstate, nfs4_open.h), NULL: none */
 };
 
 struct nfs4_state_stats {
@@ -184,10 +184,11 @@ void nfs4_sequence(struct nfs4_state *st, const struct nfs4_sequence_args *a, ui
 		   uint32_t req_len, uint64_t req_hash, uint64_t now, struct nfs4_sequence_res *res,
 		   struct nfs4_seq_outcome *out);
 
-/** The end of a NEW compound: keep its reply in the slot (when it fits), or free a session
- * that the compound destroyed. */
+/** The end of a NEW compound: keep its reply in the slot (when it fits and keep: a reply
+ * whose data went by direct placement is not kept, a retry of it is RETRY_UNCACHED_REP), or
+ * free a session that the compound destroyed. */
 void nfs4_sequence_done(struct nfs4_state *st, struct nfs4_session *sess, struct nfs4_slot *slot,
-			const uint8_t *reply, uint32_t len);
+			const uint8_t *reply, uint32_t len, bool keep);
 
 /** DESTROY_SESSION (§18.37); cur: the session the compound runs in, or NULL. last: this is
  * the compound's last operation. @return an nfsstat4 */
@@ -203,6 +204,11 @@ uint32_t nfs4_bind_conn(struct nfs4_state *st, const struct nfs4_bind_conn_args 
 
 /** RECLAIM_COMPLETE (§18.51) for the client of cur. */
 uint32_t nfs4_reclaim_complete(struct nfs4_state *st, struct nfs4_session *cur, bool one_fs);
+
+/** Called with each client record about to be freed that holds open or lock state
+ * (c->owners not NULL): the owner of that state frees it, and sets c->owners to NULL. */
+typedef void (*nfs4_release_fn)(void *arg, struct nfs4_client *c);
+void nfs4_state_set_release(struct nfs4_state *st, nfs4_release_fn fn, void *arg);
 
 /** Find a client by id (tests, telemetry), or NULL. */
 struct nfs4_client *nfs4_client_find(struct nfs4_state *st, uint64_t clientid);

@@ -27,6 +27,9 @@
 struct nfs4_server_conf {
 	struct nfs4_state_conf state; /**< slots, lease, channel limits, client table */
 	uint32_t max_io;	      /**< maxread / maxwrite announced */
+	/** owner@domain strings SETATTR accepts: "N@domain" with this domain (empty: any); names
+	 * go out as numeric strings whatever it is (Linux's nfs4_disable_idmapping) */
+	char domain[64];
 };
 
 /** droce-nfsd's defaults: 32 slots, 90 s lease, 1 MiB + 4 KiB requests and replies, 2 KiB
@@ -38,6 +41,10 @@ struct nfs4_stats {
 	uint64_t op[NFS4_OP_LAST + 1]; /**< by opcode (0: OP_ILLEGAL) */
 	uint64_t badxdr, minor_mismatch, illegal, notsupp, not_in_session;
 	uint64_t status_err; /**< compounds that ended on a failing operation */
+	/* stateids (nfs4_open.c) */
+	uint64_t bad_stateid, old_stateid, stale_stateid, expired_stateid, share_denied;
+	uint64_t opens, closes, locks_denied;
+	uint64_t ddp_reads, ddp_placed;
 };
 
 struct nfs4_server;
@@ -61,6 +68,17 @@ void nfs4_server_stats(const struct nfs4_server *s, struct nfs4_stats *st);
  */
 uint32_t nfs4_compound(struct nfs4_server *s, struct nfs_ctx *ctx, const uint8_t *args,
 		       uint32_t len, const uint8_t **reply);
+
+struct nfs4_io;
+/** nfs4_compound with direct data placement (struct nfs4_io, nfs4_int.h): what the RPC
+ * program calls. io may be NULL. */
+uint32_t nfs4_compound_io(struct nfs4_server *s, struct nfs_ctx *ctx, const uint8_t *args,
+			  uint32_t len, struct nfs4_io *io, const uint8_t **reply);
+
+struct nfs_lock_mgr;
+/** Byte-range locks in m (NLM's, so that NFSv3 NLM and NFSv4 locks conflict) rather than the
+ * server's own manager. Call before the first compound; m must outlive the server. */
+void nfs4_server_set_lock_mgr(struct nfs4_server *s, struct nfs_lock_mgr *m);
 
 /** NFS version 4 for orpc_svc: NULL and COMPOUND. The COMPOUND handler finds its server in
  * the NFS program's context (struct nfs3_server's v4, nfs3_svc.h): droce-nfsd gives program

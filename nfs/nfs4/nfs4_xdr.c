@@ -358,7 +358,12 @@ bool_t nfs4_xdr_resop(XDR *x, struct nfs4_op_res *r)
 	if (!x_u32(x, &r->op) || !x_u32(x, &r->status))
 		return FALSE;
 	d = nfs4_op_desc(r->op);
-	if (r->status != NFS4_OK || !d || !d->xres)
+	if (!d)
 		return TRUE;
+	if (r->status != NFS4_OK)
+		return !d->xerr || d->xerr(x, r->status, &r->u);
+	/* SETATTR's one result goes whatever the status */
+	if (!d->xres)
+		return !d->xerr || d->xerr(x, r->status, &r->u);
 	return d->xres(x, &r->u);
 }
