@@ -271,6 +271,10 @@ void nfs4_owner_forget(struct nfs4_server *s, struct nfs4_owner *o);
 /** The client's state of owner o on the file key, or NULL. */
 struct nfs4_stid *nfs4_stid_of(struct nfs4_client *clp, const struct nfs4_owner *o,
 			       const struct nfs_lock_key *key);
+/** Does lock state l hold a lock now? (nfs4_lock.c) */
+bool nfs4_lock_state_holds(struct nfs4_server *s, const struct nfs4_stid *l);
+/** Release every lock of lock state l (its open is closing). */
+void nfs4_lock_state_release(struct nfs4_server *s, const struct nfs4_stid *l);
 /** Make st the compound's current stateid. */
 void nfs4_set_cur_sid(struct nfs4_compound *c, const struct nfs4_stateid *sid);
 

@@ -230,10 +230,30 @@ uint32_t nfs4_op_locku(struct nfs4_compound *c, union nfs4_op_args *a, union nfs
 	req.file = st->key;
 	req.addr = c->ctx->peer;
 	nfs_lock_process(c->s->mgr, &req, &res);
-	/* the whole file unlocked: the state holds nothing (FREE_STATEID may free it) */
-	if (req.off == 0 && req.len == 0)
-		st->locked = false;
 	nfs4_stid_bump(st, &r->sid);
 	nfs4_set_cur_sid(c, &r->sid);
 	return NFS4_OK;
+}
+
+bool nfs4_lock_state_holds(struct nfs4_server *s, const struct nfs4_stid *l)
+{
+	struct nfs_lock_owner o;
+	struct lk_owner b;
+
+	if (!l->locked ||
+	    name_owner(l->clp->clientid, l->owner->name, l->owner->len, &b, &o) != NFS4_OK)
+		return false;
+	return nfs_lock_owner_holds(s->mgr, &l->key, &o);
+}
+
+void nfs4_lock_state_release(struct nfs4_server *s, const struct nfs4_stid *l)
+{
+	struct nfs_lock_req req = {.op = NFS_LOCK_OP_UNLOCK, .file = l->key};
+	struct nfs_lock_res res;
+	struct lk_owner b;
+
+	if (!l->locked ||
+	    name_owner(l->clp->clientid, l->owner->name, l->owner->len, &b, &req.owner) != NFS4_OK)
+		return;
+	nfs_lock_process(s->mgr, &req, &res); /* offset 0, length 0: the whole file */
 }

@@ -657,21 +657,7 @@ static void drop_lock_states(struct nfs4_compound *c, struct nfs4_stid *open)
 		next = l->cnext;
 		if (l->type != NFS4_STID_LOCK || l->open != open)
 			continue;
-		if (l->locked) {
-			struct nfs_lock_req req = {.op = NFS_LOCK_OP_UNLOCK, .file = l->key};
-			uint8_t oh[NFS_LOCK_OH_MAX];
-			struct nfs_lock_res res;
-			char host[24];
-
-			req.owner.host = host;
-			req.owner.host_len = nfs4_lock_host(l->clp->clientid, host);
-			for (int i = 0; i < 8; i++)
-				oh[i] = (uint8_t)(l->clp->clientid >> (56 - 8 * i));
-			memcpy(oh + 8, l->owner->name, l->owner->len);
-			req.owner.oh = oh;
-			req.owner.oh_len = 8 + l->owner->len;
-			nfs_lock_process(c->s->mgr, &req, &res);
-		}
+		nfs4_lock_state_release(c->s, l);
 		nfs4_stid_free(c->s, l);
 	}
 }
@@ -729,7 +715,7 @@ uint32_t nfs4_op_free_stateid(struct nfs4_compound *c, union nfs4_op_args *a,
 	if (s != NFS4_OK)
 		return s;
 	/* an open is freed by CLOSE, a lock state once it holds no lock (§18.38.3) */
-	if (st->type == NFS4_STID_OPEN || st->locked)
+	if (st->type == NFS4_STID_OPEN || nfs4_lock_state_holds(c->s, st))
 		return NFS4ERR_LOCKS_HELD;
 	nfs4_stid_free(c->s, st);
 	return NFS4_OK;

@@ -57,7 +57,7 @@ struct nfs4_stid {
 	struct nfs_fh fh;
 	struct nfs_lock_key key; /**< the file (nfs_fs_file_key) */
 	uint32_t access, deny;	 /**< OPEN: OPEN4_SHARE_ACCESS_* and DENY_* bits */
-	bool locked;		 /**< LOCK: may hold locks (FREE_STATEID: LOCKS_HELD) */
+	bool locked; /**< LOCK: has held a lock (the manager says whether it still does) */
 };
 
 /** The client's state, at nfs4_client.owners while it has any. */
