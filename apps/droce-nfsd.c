@@ -672,6 +672,8 @@ static int lock_init(const char *ip)
 		return rc;
 	}
 	g.nlm_up = true;
+	if (g.v4)
+		nfs4_server_set_lock_mgr(g.v4, &g.nlm.mgr);
 	g.lock_svc.ctx = &g.nlm;
 	orpc_svc_add(&g.lock_svc, &nlm_program);
 	orpc_svc_add(&g.lock_svc, &nsm_program);
@@ -982,9 +984,13 @@ static const struct orpc_program *nfs_program(void)
 		c.state.lease_s = g.conf.v4_lease_s;
 		c.state.slots = g.conf.v4_slots;
 		c.max_io = g.conf.max_io;
+		snprintf(c.domain, sizeof(c.domain), "%s", g.conf.v4_domain);
 		g.v4 = nfs4_server_create(g.fs, &c);
 		if (!g.v4)
 			return NULL;
+		/* one lock manager: NLM's locks and NFSv4's conflict (and share its grace) */
+		if (g.nlm_up)
+			nfs4_server_set_lock_mgr(g.v4, &g.nlm.mgr);
 		nfs4_program_v3_v4(&g.nfs_prog, g.nfs_vers);
 	}
 	g.tcp_nfs.v4 = g.v4;
@@ -1059,13 +1065,14 @@ out:
 		orpc_tcp_srv_fini(&g.tcp);
 	if (g.lock_tcp_up)
 		orpc_tcp_srv_fini(&g.lock_tcp);
+	/* NFSv4's clients free their locks in NLM's manager: before it goes */
+	nfs4_server_destroy(g.v4);
+	g.v4 = NULL;
 	if (g.nlm_up)
 		nlm_server_fini(&g.nlm);
 	nfs3_server_fini(&g.tcp_nfs);
 	orpc_svc_drc_disable(&g.svc);
 	orpc_svc_drc_disable(&g.rdma_svc);
-	nfs4_server_destroy(g.v4);
-	g.v4 = NULL;
 	nfs_fs_close(g.fs);
 	return rc;
 }
@@ -1324,6 +1331,9 @@ out:
 	g.lock_tcp_up = false;
 	app_metrics_close(g.metrics);
 	g.metrics = NULL;
+	/* NFSv4's clients free their locks in NLM's manager: before it goes */
+	nfs4_server_destroy(g.v4);
+	g.v4 = NULL;
 	if (g.nlm_up)
 		nlm_server_fini(&g.nlm);
 	g.nlm_up = false;
@@ -1337,8 +1347,6 @@ out:
 	nfs3_server_fini(&g.tcp_nfs);
 	orpc_svc_drc_disable(&g.svc);
 	orpc_svc_drc_disable(&g.rdma_svc);
-	nfs4_server_destroy(g.v4);
-	g.v4 = NULL;
 	nfs3_server_fini(&g.rdma_nfs);
 	nfs_fs_close(g.fs);
 	nfsd_conf_free(&g.conf);

@@ -79,6 +79,7 @@ static const struct key keys[] = {
 	U("drain", drain_s, 0, 600, 0),
 	U("v4_lease", v4_lease_s, 5, 3600, 0),
 	U("v4_slots", v4_slots, 1, 1024, 0),
+	S("v4_domain", v4_domain, K_STR),
 	S("metrics", metrics, K_HOSTPORT),
 };
 
