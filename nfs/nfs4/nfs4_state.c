@@ -489,6 +489,13 @@ static struct nfs4_session *session_find(struct nfs4_state *st,
 	return NULL;
 }
 
+struct nfs4_session *nfs4_session_find(struct nfs4_state *st, const uint8_t id[NFS4_SESSIONID_SIZE])
+{
+	uint32_t ci;
+
+	return session_find(st, id, &ci);
+}
+
 struct seq_ctx {
 	struct nfs4_state *st;
 	const struct nfs4_sequence_args *a;

@@ -210,6 +210,10 @@ uint32_t nfs4_reclaim_complete(struct nfs4_state *st, struct nfs4_session *cur, 
 typedef void (*nfs4_release_fn)(void *arg, struct nfs4_client *c);
 void nfs4_state_set_release(struct nfs4_state *st, nfs4_release_fn fn, void *arg);
 
+/** Find a session by id (tests, the fuzz target), or NULL. */
+struct nfs4_session *nfs4_session_find(struct nfs4_state *st,
+				       const uint8_t id[NFS4_SESSIONID_SIZE]);
+
 /** Find a client by id (tests, telemetry), or NULL. */
 struct nfs4_client *nfs4_client_find(struct nfs4_state *st, uint64_t clientid);
 
