@@ -303,11 +303,6 @@ uint32_t nfs4_op_readdir(struct nfs4_compound *c, union nfs4_op_args *a, union n
 	bool dv;
 	enum nfs_stat st;
 
-	if (c->cur.kind == NFS4_FH_PSEUDO)
-		return NFS4ERR_NOTSUPP; /* listing the pseudo root: see docs/nfs.md */
-	s = need_real(c, NFS4ERR_NOTDIR);
-	if (s != NFS4_OK)
-		return s;
 	/* cookies 1 and 2 are reserved (RFC 8881 §18.23.3) */
 	if (ra->cookie == 1 || ra->cookie == 2)
 		return NFS4ERR_BAD_COOKIE;
@@ -323,6 +318,11 @@ uint32_t nfs4_op_readdir(struct nfs4_compound *c, union nfs4_op_args *a, union n
 	if (maxcount < 16 + 24)
 		return NFS4ERR_TOOSMALL;
 	d.limit = maxcount - 16;
+	if (c->cur.kind == NFS4_FH_PSEUDO)
+		return nfs4_readdir_pseudo(c, ra, d.limit, o);
+	s = need_real(c, NFS4ERR_NOTDIR);
+	if (s != NFS4_OK)
+		return s;
 	memcpy(o->verf, ra->verf, NFS4_VERIFIER_SIZE);
 	if (ra->cookie == 0)
 		memset(o->verf, 0, NFS4_VERIFIER_SIZE);

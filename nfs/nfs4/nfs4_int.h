@@ -201,6 +201,9 @@ uint32_t nfs4_op_nverify(struct nfs4_compound *c, union nfs4_op_args *a, union n
 uint32_t nfs4_op_secinfo(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
 uint32_t nfs4_op_putpubfh(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
 
+/** READDIR of the current pseudo directory (nfs4_ns.c): entries within limit bytes. */
+uint32_t nfs4_readdir_pseudo(struct nfs4_compound *c, const struct nfs4_readdir_args *ra,
+			     uint32_t limit, struct nfs4_readdir_res *o);
 /** component4 rules (RFC 8881 §18.13.3): INVAL, NAMETOOLONG, BADNAME, or NFS4_OK. */
 uint32_t nfs4_check_name(const struct nfs4_ref *n);
 /** Make h the current file handle (a backend handle). */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "nfs4_int.h"
+#include "nfs_xdr_prim.h"
 
 static const uint8_t pfh_magic[4] = {0x80, 'p', '4', 0};
 
@@ -295,4 +296,66 @@ uint32_t nfs4_op_secinfo_no_name(struct nfs4_compound *c, union nfs4_op_args *a,
 	/* RFC 8881 §18.45.3: SECINFO_NO_NAME consumes the current file handle */
 	memset(&c->cur, 0, sizeof(c->cur));
 	return NFS4_OK;
+}
+
+/*
+ * READDIR of a pseudo directory: its children, each with cookie index + 3 (0 starts, 1 and 2
+ * are reserved), and the attributes of what LOOKUP would enter (an export's root by its real
+ * handle, so mounted_on_fileid and fsid are the export's). entries is encoded as
+ * nfs4_xdr_readdir_res wants it, within limit bytes.
+ */
+uint32_t nfs4_readdir_pseudo(struct nfs4_compound *c, const struct nfs4_readdir_args *ra,
+			     uint32_t limit, struct nfs4_readdir_res *o)
+{
+	struct nfs4_pseudo *p = nfs4_compound_pseudo(c);
+	struct nfs4_cfh dir = c->cur;
+	int32_t d = cur_node(c);
+	uint32_t n = 0, st = NFS4_OK;
+	bool full = false;
+	XDR x;
+
+	if (d < 0)
+		return NFS4ERR_STALE;
+	xdrmem_create(&x, (char *)c->s->iobuf, c->s->conf.max_io, XDR_ENCODE);
+	for (int32_t i = 0; i < (int32_t)p->n && !full; i++) {
+		char path[NFS_PATH_MAX], *name;
+		struct nfs4_bitmap mask;
+		struct nfs4_ref nm, vals;
+		uint64_t cookie = (uint64_t)i + 3;
+		uint32_t len = 0;
+		u_int start = xdr_getpos(&x);
+		bool more = true;
+
+		if (p->node[i].parent != d || cookie <= ra->cookie)
+			continue;
+		nfs4_pseudo_path(p, c->s->fs, i, path, sizeof(path));
+		name = strrchr(path, '/');
+		name = name ? name + 1 : path;
+		nm = (struct nfs4_ref){(const uint8_t *)name, (uint32_t)strlen(name)};
+		st = enter_node(c, p, i);
+		if (st == NFS4_OK)
+			st = nfs4_attr_encode(c, &ra->attr_request, &mask, c->s->attrbuf,
+					      sizeof(c->s->attrbuf), &len);
+		c->cur = dir;
+		if (st != NFS4_OK) {
+			/* an export this client may not see: it is not listed */
+			st = NFS4_OK;
+			continue;
+		}
+		vals = (struct nfs4_ref){c->s->attrbuf, len};
+		if (!x_bool(&x, &more) || !x_u64(&x, &cookie) ||
+		    !nfs4_xdr_ref(&x, &nm, NFS_NAME_MAX) || !nfs4_xdr_bitmap(&x, &mask) ||
+		    !nfs4_xdr_ref(&x, &vals, NFS4_ATTRVALS_MAX) || xdr_getpos(&x) > limit) {
+			xdr_setpos(&x, start);
+			full = true;
+			break;
+		}
+		n++;
+	}
+	o->entries = (struct nfs4_ref){c->s->iobuf, xdr_getpos(&x)};
+	xdr_destroy(&x);
+	memset(o->verf, 0, sizeof(o->verf));
+	o->eof = !full;
+	o->nentries = n;
+	return n == 0 && full ? NFS4ERR_TOOSMALL : NFS4_OK;
 }

@@ -737,6 +737,19 @@ static void test_dir_ops(void **state)
 	assert_int_equal(one_op(&s, &root, NFS4_OP_REMOVE, &a, NULL), NFS4_OK);
 	a.name = (struct nfs4_ref){(const uint8_t *)"hard2", 5};
 	assert_int_equal(one_op(&s, &root, NFS4_OP_REMOVE, &a, NULL), NFS4ERR_NOENT);
+	/* READDIR of the pseudo root: "tmp", a directory on the way to the export */
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTROOTFH, NULL);
+	a.readdir = (struct nfs4_readdir_args){0, {0}, 4096, 8192, {1, {1u << NFS4_A_TYPE}}};
+	n4f_op(&b, NFS4_OP_READDIR, &a);
+	n4f_run(&b, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_true(r.r[2].u.readdir.eof);
+	n = entries(&r.r[2].u.readdir, d, 32);
+	assert_int_equal(n, 1);
+	assert_string_equal(d[0].name, "tmp");
+	assert_int_equal(d[0].type, NFS_DIR);
+	assert_true(d[0].cookie > 2);
 	/* SECINFO names AUTH_SYS for a name that is there */
 	a.name = (struct nfs4_ref){(const uint8_t *)"file", 4};
 	assert_int_equal(one_op(&s, &root, NFS4_OP_SECINFO, &a, &r), NFS4_OK);
