@@ -26,7 +26,7 @@ extern uint64_t n4f_now_ns; /**< the server's clock */
 extern struct nfs4_server_conf n4f_conf;
 
 struct n4f_cb {
-	uint8_t buf[8192];
+	uint8_t buf[1u << 17];
 	XDR x;
 	uint32_t nops;
 	uint32_t len; /**< set by cb_end: the compound is complete, run it again as it is */
@@ -36,7 +36,7 @@ struct n4f_reply {
 	uint32_t status, n, len;
 	struct nfs4_compound_res_hdr h;
 	struct nfs4_op_res r[16];
-	uint8_t bytes[8192];
+	uint8_t bytes[1u << 17];
 };
 
 struct n4f_sess {
