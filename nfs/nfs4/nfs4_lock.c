@@ -168,7 +168,11 @@ uint32_t nfs4_op_lock(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 	if (s != NFS4_OK)
 		goto fail;
 	st->locked = true;
-	nfs4_stid_bump(st, &r->sid);
+	/* a new lock state's first stateid has seqid 1 (RFC 8881 §8.2.2), later locks bump it */
+	if (made)
+		r->sid = st->id;
+	else
+		nfs4_stid_bump(st, &r->sid);
 	nfs4_set_cur_sid(c, &r->sid);
 	return NFS4_OK;
 fail:

@@ -900,7 +900,7 @@ static void test_locks(void **state)
 	a = lock_new(WRITE_LT, 0, 100, &oa, "lockowner-a");
 	assert_int_equal(one_op(&A, &fh, NFS4_OP_LOCK, &a, &r), NFS4_OK);
 	la = r.r[2].u.sid;
-	assert_int_equal(la.seqid, 2);
+	assert_int_equal(la.seqid, 1); /* a new lock state's first stateid (RFC 8881 §8.2.2) */
 	/* B's overlapping read lock: DENIED, naming A's lock and owner */
 	a = lock_new(READ_LT, 50, 10, &ob, "lockowner-b");
 	assert_int_equal(one_op(&B, &fh, NFS4_OP_LOCK, &a, &r), NFS4ERR_DENIED);
@@ -940,7 +940,7 @@ static void test_locks(void **state)
 	/* LOCKU A's range: B's lock goes through now, by its existing lock state after */
 	a.locku = (struct nfs4_locku_args){WRITE_LT, 0, la, 0, 100};
 	assert_int_equal(one_op(&A, &fh, NFS4_OP_LOCKU, &a, &r), NFS4_OK);
-	assert_int_equal(r.r[2].u.sid.seqid, 3);
+	assert_int_equal(r.r[2].u.sid.seqid, 2);
 	a = lock_new(WRITE_LT, 0, 100, &ob, "lockowner-b");
 	assert_int_equal(one_op(&B, &fh, NFS4_OP_LOCK, &a, &r), NFS4_OK);
 	lb = r.r[2].u.sid;
