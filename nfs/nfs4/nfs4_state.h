@@ -7,12 +7,12 @@
  * built (no RPC header, no transport framing: a replay over another connection or transport
  * is answered with the same bytes in that transport's framing).
  *
- * Apart from the lock manager (nfs/lock): byte-range locks, blocked requests and the grace
- * period are nfs_lock's, shared with NLM. What a v4 client will hold there (opens, lock owners,
- * delegations) hangs off its struct nfs4_client (the `owners` list head, empty today), and its
- * owners are named in nfs_lock by the client id (nfs_lock.h "NFSv4 later"); a lease expiry or a
- * new incarnation (EXCHANGE_ID with a new verifier, confirmed by CREATE_SESSION) will free them
- * there with FREE_HOST. Client records do not survive a restart yet (§8.4.3 is issue 16's).
+ * Apart from the lock manager (nfs/lock) and the open state (nfs4_open.h): byte-range locks,
+ * blocked requests and the grace period are nfs_lock's, shared with NLM; opens, lock-owners and
+ * their stateids hang off struct nfs4_client (`owners`) and are nfs4_open.c's. A client record
+ * that goes (lease expiry, DESTROY_CLIENTID, a new incarnation confirmed by CREATE_SESSION)
+ * hands its state to the release hook first (nfs4_state_set_release), which frees it and its
+ * locks. Client records do not survive a restart yet (§8.4.3 is issue 16's).
  *
  * The session's life and each SEQUENCE's evaluation are state machines (house style §4):
  * enum nfs4_sess_state and enum nfs4_seq_state below, each state set through one setter that

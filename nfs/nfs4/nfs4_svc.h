@@ -7,10 +7,14 @@
  *
  * What is served (docs/nfs.md "NFSv4.1"): the session operations (EXCHANGE_ID,
  * CREATE_SESSION, SEQUENCE with its slot table and reply cache, DESTROY_SESSION,
- * DESTROY_CLIENTID, BIND_CONN_TO_SESSION on the fore channel, RECLAIM_COMPLETE) and the
- * namespace (PUTROOTFH over a pseudo file system joining the exports, PUTFH, GETFH, SAVEFH,
- * RESTOREFH, LOOKUP, LOOKUPP, GETATTR, ACCESS, SECINFO_NO_NAME). Every other defined operation
- * answers NFS4ERR_NOTSUPP; undefined ones OP_ILLEGAL.
+ * DESTROY_CLIENTID, BIND_CONN_TO_SESSION on the fore channel, RECLAIM_COMPLETE), the namespace
+ * (PUTROOTFH and PUTPUBFH over a pseudo file system joining the exports, PUTFH, GETFH, SAVEFH,
+ * RESTOREFH, LOOKUP, LOOKUPP, GETATTR, ACCESS, SECINFO, SECINFO_NO_NAME), open state (OPEN,
+ * OPEN_DOWNGRADE, CLOSE, TEST_STATEID, FREE_STATEID; no delegations), locks (LOCK, LOCKT,
+ * LOCKU in nfs/lock) and the file operations (READ, WRITE, COMMIT, CREATE, REMOVE, RENAME,
+ * LINK, READDIR, READLINK, SETATTR, VERIFY, NVERIFY). Every other defined operation answers
+ * NFS4ERR_NOTSUPP; undefined ones OP_ILLEGAL. READ's data and READLINK's text at the end of a
+ * reply are DDP-eligible (nfs4_compound_io, RFC 8267).
  *
  * Threading: a server belongs to one thread (the lcore), which runs each compound to its end
  * (file-system calls included: no deferral to the helper threads yet).
