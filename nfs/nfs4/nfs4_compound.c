@@ -121,7 +121,15 @@ struct nfs4_state *nfs4_server_state(struct nfs4_server *s)
 
 void nfs4_server_stats(const struct nfs4_server *s, struct nfs4_stats *st)
 {
+	struct nfs4_otab_stats o;
+
 	*st = s->stats;
+	/* the stateid check's answers are its terminal states' counts */
+	nfs4_otab_stats(s->ot, &o);
+	st->bad_stateid = o.sid_state[NFS4_SID_ERR_BAD];
+	st->old_stateid = o.sid_state[NFS4_SID_ERR_OLD];
+	st->stale_stateid = o.sid_state[NFS4_SID_ERR_STALE];
+	st->expired_stateid = o.sid_state[NFS4_SID_ERR_EXPIRED];
 }
 
 struct nfs4_pseudo *nfs4_compound_pseudo(struct nfs4_compound *c)

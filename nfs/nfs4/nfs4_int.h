@@ -245,14 +245,15 @@ struct nfs4_pseudo *nfs4_compound_pseudo(struct nfs4_compound *c);
 #define NFS4_SID_LOCK (1u << NFS4_STID_LOCK)
 
 /**
- * The state a stateid names, for the compound's client: the current stateid is replaced by
- * the compound's (BAD_STATEID when there is none). Checks, in order: STALE_STATEID (another
- * run's), BAD_STATEID (unknown, freed, another client's, a special one, not of a type in
- * types), EXPIRED (its client's lease ran out), and with check_seqid: BAD_STATEID for a seqid
- * ahead, OLD_STATEID for one behind (0 means the latest: RFC 8881 §8.2.2). Each is counted.
+ * The state a stateid names, for the compound's client: the check of enum nfs4_sid_state
+ * (nfs4_open.h), each state counted (nfs4_otab_stats). The current stateid is replaced by the
+ * compound's (BAD_STATEID when there is none); then STALE_STATEID (another run's), BAD_STATEID
+ * (unknown, freed, another client's, a special one, not of a type in types, not of fh when fh
+ * is given), EXPIRED (its client's lease ran out), and with check_seqid BAD_STATEID for a
+ * seqid ahead, OLD_STATEID for one behind (0 means the latest: RFC 8881 §8.2.2).
  */
 uint32_t nfs4_sid_find(struct nfs4_compound *c, const struct nfs4_stateid *sid, uint32_t types,
-		       bool check_seqid, struct nfs4_stid **out);
+		       const struct nfs_fh *fh, bool check_seqid, struct nfs4_stid **out);
 /**
  * May I/O go on fh with sid? The anonymous and READ bypass stateids are let through unless a
  * share reservation denies it (LOCKED; bypass reads ignore them); an open or lock stateid

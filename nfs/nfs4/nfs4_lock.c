@@ -107,8 +107,8 @@ static uint32_t lock_state(struct nfs4_compound *c, const struct nfs4_lock_args 
 
 	*made = false;
 	if (!l->new_owner)
-		return nfs4_sid_find(c, &l->lock_sid, NFS4_SID_LOCK, true, out);
-	s = nfs4_sid_find(c, &l->open_sid, NFS4_SID_OPEN, true, &open);
+		return nfs4_sid_find(c, &l->lock_sid, NFS4_SID_LOCK, &c->cur.fh, true, out);
+	s = nfs4_sid_find(c, &l->open_sid, NFS4_SID_OPEN, &c->cur.fh, true, &open);
 	if (s != NFS4_OK)
 		return s;
 	if (l->lock_owner.owner.len == 0)
@@ -150,10 +150,6 @@ uint32_t nfs4_op_lock(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 	s = lock_state(c, l, &st, &made);
 	if (s != NFS4_OK)
 		return s;
-	if (st->fh.len != c->cur.fh.len || memcmp(st->fh.data, c->cur.fh.data, st->fh.len) != 0) {
-		s = NFS4ERR_BAD_STATEID;
-		goto fail;
-	}
 	if (exclusive(l->type) && (!st->open || !(st->open->access & OPEN4_SHARE_ACCESS_WRITE))) {
 		s = NFS4ERR_OPENMODE;
 		goto fail;
@@ -223,11 +219,9 @@ uint32_t nfs4_op_locku(struct nfs4_compound *c, union nfs4_op_args *a, union nfs
 	s = range(l->offset, l->length, &req.off, &req.len);
 	if (s != NFS4_OK)
 		return s;
-	s = nfs4_sid_find(c, &l->sid, NFS4_SID_LOCK, true, &st);
+	s = nfs4_sid_find(c, &l->sid, NFS4_SID_LOCK, &c->cur.fh, true, &st);
 	if (s != NFS4_OK)
 		return s;
-	if (st->fh.len != c->cur.fh.len || memcmp(st->fh.data, c->cur.fh.data, st->fh.len) != 0)
-		return NFS4ERR_BAD_STATEID;
 	s = name_owner(st->clp->clientid, st->owner->name, st->owner->len, &b, &req.owner);
 	if (s != NFS4_OK)
 		return s;

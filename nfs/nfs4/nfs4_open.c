@@ -255,29 +255,106 @@ void nfs4_otab_release_client(struct nfs4_otab *t, struct nfs_lock_mgr *mgr, str
 	nfs_lock_process(mgr, &req, &res);
 }
 
-/* ---- finding and checking a stateid ---- */
+/* ---- finding and checking a stateid: a state machine (house style §4) ---- */
 
-static uint32_t count(struct nfs4_compound *c, uint32_t st)
+#define NAME_(n) #n,
+static const char *const sid_names[] = {NFS4_SID_STATE_LIST(NAME_)};
+_Static_assert(sizeof(sid_names) / sizeof(sid_names[0]) == NFS4_SID_NUM_STATES, "names");
+
+const char *nfs4_sid_state_name(enum nfs4_sid_state s)
 {
-	struct nfs4_stats *s = &c->s->stats;
+	return s < NFS4_SID_NUM_STATES ? sid_names[s] : "?";
+}
 
-	switch (st) {
-	case NFS4ERR_BAD_STATEID:
-		s->bad_stateid++;
-		break;
-	case NFS4ERR_OLD_STATEID:
-		s->old_stateid++;
-		break;
-	case NFS4ERR_STALE_STATEID:
-		s->stale_stateid++;
-		break;
-	case NFS4ERR_EXPIRED:
-		s->expired_stateid++;
-		break;
-	default:
-		break;
+/* the answer of each terminal state */
+static const uint32_t sid_status[NFS4_SID_NUM_STATES] = {
+	[NFS4_SID_VALID] = NFS4_OK,
+	[NFS4_SID_ERR_STALE] = NFS4ERR_STALE_STATEID,
+	[NFS4_SID_ERR_BAD] = NFS4ERR_BAD_STATEID,
+	[NFS4_SID_ERR_EXPIRED] = NFS4ERR_EXPIRED,
+	[NFS4_SID_ERR_OLD] = NFS4ERR_OLD_STATEID,
+};
+
+struct sid_check {
+	struct nfs4_compound *c;
+	struct nfs4_otab *t;
+	struct nfs4_stateid id; /**< the stateid, the current one replaced */
+	uint32_t types;
+	const struct nfs_fh *fh; /**< the operation's file, or NULL */
+	bool check_seqid;
+	enum nfs4_sid_state state;
+	struct nfs4_stid *st;
+};
+
+/* the one setter: counts every entry into a state */
+static void sid_set_state(struct sid_check *k, enum nfs4_sid_state to)
+{
+	if (k->state != to)
+		k->t->st.sid_state[to]++;
+	k->state = to;
+}
+
+static enum nfs4_sid_state sid_start(struct sid_check *k)
+{
+	uint32_t boot = 0;
+
+	if (nfs4_sid_is(&k->id, 1, 0)) {
+		/* the current stateid (§16.2.3.1.2): the compound's, if it has one */
+		if (!k->c->has_cur_sid)
+			return NFS4_SID_ERR_BAD;
+		k->id = k->c->cur_sid;
 	}
-	return st;
+	for (int i = 0; i < 4; i++)
+		boot = boot << 8 | k->id.other[i];
+	if (boot == k->t->boot)
+		return NFS4_SID_CHECK_KNOWN;
+	/* the special stateids have zeros (or ones) there, never an epoch of ours */
+	return boot == 0 || boot == UINT32_MAX ? NFS4_SID_ERR_BAD : NFS4_SID_ERR_STALE;
+}
+
+static enum nfs4_sid_state sid_check_known(struct sid_check *k)
+{
+	uint64_t serial = 0;
+
+	for (int i = 0; i < 8; i++)
+		serial = serial << 8 | k->id.other[4 + i];
+	for (struct nfs4_stid *st = k->t->hash[bucket(serial)]; st; st = st->hnext)
+		if (st->serial == serial) {
+			k->st = st;
+			return NFS4_SID_CHECK_CLIENT;
+		}
+	return NFS4_SID_ERR_BAD;
+}
+
+static enum nfs4_sid_state sid_check_client(struct sid_check *k)
+{
+	if (!k->c->sess || k->st->clp != k->c->sess->clp || !(k->types & (1u << k->st->type)))
+		return NFS4_SID_ERR_BAD;
+	return NFS4_SID_CHECK_FILE;
+}
+
+static enum nfs4_sid_state sid_check_file(struct sid_check *k)
+{
+	if (k->fh &&
+	    (k->st->fh.len != k->fh->len || memcmp(k->st->fh.data, k->fh->data, k->fh->len) != 0))
+		return NFS4_SID_ERR_BAD;
+	return NFS4_SID_CHECK_LEASE;
+}
+
+static enum nfs4_sid_state sid_check_lease(struct sid_check *k)
+{
+	return k->c->s->now_ns() > k->st->clp->expire_ns ? NFS4_SID_ERR_EXPIRED
+							 : NFS4_SID_CHECK_SEQID;
+}
+
+static enum nfs4_sid_state sid_check_seqid(struct sid_check *k)
+{
+	int32_t d = (int32_t)(k->id.seqid - k->st->id.seqid);
+
+	if (!k->check_seqid || k->id.seqid == 0 || d == 0)
+		return NFS4_SID_VALID;
+	/* ahead of the state: never handed out; behind: an older one */
+	return d > 0 ? NFS4_SID_ERR_BAD : NFS4_SID_ERR_OLD;
 }
 
 void nfs4_set_cur_sid(struct nfs4_compound *c, const struct nfs4_stateid *sid)
@@ -286,68 +363,46 @@ void nfs4_set_cur_sid(struct nfs4_compound *c, const struct nfs4_stateid *sid)
 	c->has_cur_sid = true;
 }
 
-/* the current stateid (RFC 8881 §16.2.3.1.2) replaced by the compound's */
-static uint32_t resolve(struct nfs4_compound *c, const struct nfs4_stateid *in,
-			struct nfs4_stateid *out)
-{
-	if (nfs4_sid_is(in, 1, 0)) {
-		if (!c->has_cur_sid)
-			return NFS4ERR_BAD_STATEID;
-		*out = c->cur_sid;
-		return NFS4_OK;
-	}
-	*out = *in;
-	return NFS4_OK;
-}
-
-static struct nfs4_stid *lookup(struct nfs4_otab *t, const struct nfs4_stateid *sid,
-				uint32_t *status)
-{
-	uint32_t boot = 0;
-	uint64_t serial = 0;
-
-	for (int i = 0; i < 4; i++)
-		boot = boot << 8 | sid->other[i];
-	for (int i = 0; i < 8; i++)
-		serial = serial << 8 | sid->other[4 + i];
-	if (boot != t->boot) {
-		/* the special stateids have zeros (or ones) there, never an epoch of ours */
-		*status = boot == 0 || boot == UINT32_MAX ? NFS4ERR_BAD_STATEID
-							  : NFS4ERR_STALE_STATEID;
-		return NULL;
-	}
-	for (struct nfs4_stid *st = t->hash[bucket(serial)]; st; st = st->hnext)
-		if (st->serial == serial)
-			return st;
-	*status = NFS4ERR_BAD_STATEID;
-	return NULL;
-}
-
 uint32_t nfs4_sid_find(struct nfs4_compound *c, const struct nfs4_stateid *sid, uint32_t types,
-		       bool check_seqid, struct nfs4_stid **out)
+		       const struct nfs_fh *fh, bool check_seqid, struct nfs4_stid **out)
 {
-	struct nfs4_stateid id;
-	struct nfs4_stid *st;
-	uint32_t s = resolve(c, sid, &id);
+	struct sid_check k = {.c = c,
+			      .t = c->s->ot,
+			      .id = *sid,
+			      .types = types,
+			      .fh = fh,
+			      .check_seqid = check_seqid,
+			      .state = NFS4_SID_START};
+	enum nfs4_sid_state prev;
 
-	*out = NULL;
-	if (s != NFS4_OK)
-		return count(c, s);
-	st = lookup(c->s->ot, &id, &s);
-	if (!st)
-		return count(c, s);
-	if (!c->sess || st->clp != c->sess->clp || !(types & (1u << st->type)))
-		return count(c, NFS4ERR_BAD_STATEID);
-	if (c->s->now_ns() > st->clp->expire_ns)
-		return count(c, NFS4ERR_EXPIRED);
-	if (check_seqid && id.seqid != 0 && id.seqid != st->id.seqid) {
-		/* ahead of the state: never handed out; behind: an older one */
-		int32_t d = (int32_t)(id.seqid - st->id.seqid);
-
-		return count(c, d > 0 ? NFS4ERR_BAD_STATEID : NFS4ERR_OLD_STATEID);
-	}
-	*out = st;
-	return NFS4_OK;
+	k.t->st.sid_state[NFS4_SID_START]++;
+	do {
+		prev = k.state;
+		switch (k.state) {
+		case NFS4_SID_START:
+			sid_set_state(&k, sid_start(&k));
+			break;
+		case NFS4_SID_CHECK_KNOWN:
+			sid_set_state(&k, sid_check_known(&k));
+			break;
+		case NFS4_SID_CHECK_CLIENT:
+			sid_set_state(&k, sid_check_client(&k));
+			break;
+		case NFS4_SID_CHECK_FILE:
+			sid_set_state(&k, sid_check_file(&k));
+			break;
+		case NFS4_SID_CHECK_LEASE:
+			sid_set_state(&k, sid_check_lease(&k));
+			break;
+		case NFS4_SID_CHECK_SEQID:
+			sid_set_state(&k, sid_check_seqid(&k));
+			break;
+		default: /* VALID and the ERR_ states are the answer */
+			break;
+		}
+	} while (k.state != prev);
+	*out = k.state == NFS4_SID_VALID ? k.st : NULL;
+	return sid_status[k.state];
 }
 
 /* Does any open of the file deny what a special stateid's I/O does? */
@@ -387,11 +442,9 @@ uint32_t nfs4_sid_check_io(struct nfs4_compound *c, const struct nfs4_stateid *s
 		}
 		return NFS4_OK;
 	}
-	s = nfs4_sid_find(c, sid, NFS4_SID_OPEN | NFS4_SID_LOCK, true, &st);
+	s = nfs4_sid_find(c, sid, NFS4_SID_OPEN | NFS4_SID_LOCK, fh, true, &st);
 	if (s != NFS4_OK)
 		return s;
-	if (st->fh.len != fh->len || memcmp(st->fh.data, fh->data, fh->len) != 0)
-		return count(c, NFS4ERR_BAD_STATEID);
 	open = st->type == NFS4_STID_OPEN ? st : st->open;
 	/* a READ may use any open (as knfsd); a WRITE needs one for writing */
 	if (write && (!open || !(open->access & OPEN4_SHARE_ACCESS_WRITE)))
@@ -632,7 +685,7 @@ uint32_t nfs4_op_open_downgrade(struct nfs4_compound *c, union nfs4_op_args *a,
 	const struct nfs4_downgrade_args *d = &a->downgrade;
 	uint32_t access = d->share_access & OPEN4_SHARE_ACCESS_BOTH;
 	struct nfs4_stid *st;
-	uint32_t s = nfs4_sid_find(c, &d->sid, NFS4_SID_OPEN, true, &st);
+	uint32_t s = nfs4_sid_find(c, &d->sid, NFS4_SID_OPEN, &c->cur.fh, true, &st);
 
 	if (s != NFS4_OK)
 		return s;
@@ -665,7 +718,7 @@ static void drop_lock_states(struct nfs4_compound *c, struct nfs4_stid *open)
 uint32_t nfs4_op_close(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
 {
 	struct nfs4_stid *st;
-	uint32_t s = nfs4_sid_find(c, &a->close.sid, NFS4_SID_OPEN, true, &st);
+	uint32_t s = nfs4_sid_find(c, &a->close.sid, NFS4_SID_OPEN, &c->cur.fh, true, &st);
 
 	if (s != NFS4_OK)
 		return s;
@@ -699,8 +752,8 @@ uint32_t nfs4_op_test_stateid(struct nfs4_compound *c, union nfs4_op_args *a,
 		if (nfs4_sid_is(&sid, 1, 0))
 			r->test_stateid.status[i] = NFS4ERR_BAD_STATEID;
 		else
-			r->test_stateid.status[i] =
-				nfs4_sid_find(c, &sid, NFS4_SID_OPEN | NFS4_SID_LOCK, true, &st);
+			r->test_stateid.status[i] = nfs4_sid_find(
+				c, &sid, NFS4_SID_OPEN | NFS4_SID_LOCK, NULL, true, &st);
 	}
 	return NFS4_OK;
 }
@@ -709,7 +762,7 @@ uint32_t nfs4_op_free_stateid(struct nfs4_compound *c, union nfs4_op_args *a,
 			      union nfs4_op_resok *r)
 {
 	struct nfs4_stid *st;
-	uint32_t s = nfs4_sid_find(c, &a->sid, NFS4_SID_OPEN | NFS4_SID_LOCK, false, &st);
+	uint32_t s = nfs4_sid_find(c, &a->sid, NFS4_SID_OPEN | NFS4_SID_LOCK, NULL, false, &st);
 
 	(void)r;
 	if (s != NFS4_OK)

@@ -32,6 +32,26 @@
 struct nfs4_client;
 struct nfs4_otab;
 
+/* One stateid's check (RFC 8881 §8.2.2-§8.2.4): a terminal state is the answer. */
+#define NFS4_SID_STATE_LIST(X)                                                                     \
+	X(START)	/* decoded: the current stateid replaced by the compound's; its epoch? */  \
+	X(CHECK_KNOWN)	/* this run's: is its serial in the table? */                              \
+	X(CHECK_CLIENT) /* known: the compound's client's, of a type the operation takes? */       \
+	X(CHECK_FILE)	/* ours: of the file the operation is on (when it names one)? */           \
+	X(CHECK_LEASE)	/* of the file: is its client's lease still running? */                    \
+	X(CHECK_SEQID)	/* live: the latest seqid (or 0: "the latest"), or another? */             \
+	X(VALID)	/* the state to use */                                                     \
+	X(ERR_STALE)	/* another run's epoch: STALE_STATEID */                                   \
+	X(ERR_BAD) /* unknown, freed, special, another client's, type or file, a seqid ahead, \
+			   no current stateid: BAD_STATEID */    \
+	X(ERR_EXPIRED) /* its client's lease ran out: EXPIRED */                                   \
+	X(ERR_OLD)     /* a seqid behind the state's: OLD_STATEID */
+
+#define NFS4_SID_ENUM_(n) NFS4_SID_##n,
+enum nfs4_sid_state { NFS4_SID_STATE_LIST(NFS4_SID_ENUM_) NFS4_SID_NUM_STATES };
+
+const char *nfs4_sid_state_name(enum nfs4_sid_state s);
+
 enum nfs4_stid_type { NFS4_STID_OPEN = 1, NFS4_STID_LOCK = 2 };
 
 /** An open-owner or a lock-owner: freed with its last state. */
@@ -69,6 +89,7 @@ struct nfs4_cstate {
 struct nfs4_otab_stats {
 	uint64_t stids, owners; /**< now */
 	uint64_t stids_created, stids_freed;
+	uint64_t sid_state[NFS4_SID_NUM_STATES]; /**< entries into each state of the check */
 };
 
 /** @return a table, or NULL (ENOMEM) */

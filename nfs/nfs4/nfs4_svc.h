@@ -45,7 +45,7 @@ struct nfs4_stats {
 	uint64_t op[NFS4_OP_LAST + 1]; /**< by opcode (0: OP_ILLEGAL) */
 	uint64_t badxdr, minor_mismatch, illegal, notsupp, not_in_session;
 	uint64_t status_err; /**< compounds that ended on a failing operation */
-	/* stateids (nfs4_open.c) */
+	/* stateids (nfs4_open.c): the check's answers (nfs4_otab_stats.sid_state) */
 	uint64_t bad_stateid, old_stateid, stale_stateid, expired_stateid, share_denied;
 	uint64_t opens, closes, locks_denied;
 	uint64_t ddp_reads, ddp_placed;

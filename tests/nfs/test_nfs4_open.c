@@ -443,6 +443,17 @@ static void test_stateid_rules(void **state)
 	nfs4_server_stats(n4f_srv, &st1);
 	assert_true(st1.bad_stateid - st0.bad_stateid == 4);
 	assert_true(st1.stale_stateid - st0.stale_stateid == 1);
+	/* the check is a state machine whose every state is counted */
+	{
+		struct nfs4_otab_stats ot;
+
+		nfs4_otab_stats(n4f_srv->ot, &ot);
+		assert_true(ot.sid_state[NFS4_SID_ERR_STALE] == 1);
+		assert_true(ot.sid_state[NFS4_SID_CHECK_FILE] >= 1);
+		assert_true(ot.sid_state[NFS4_SID_START] >=
+			    ot.sid_state[NFS4_SID_VALID] + ot.sid_state[NFS4_SID_ERR_BAD]);
+		assert_string_equal(nfs4_sid_state_name(NFS4_SID_ERR_OLD), "ERR_OLD");
+	}
 	/* TEST_STATEID: each one's status, in order */
 	{
 		struct nfs4_stateid t[5] = {sid, sid, sid, {0}, {1, {0}}};
