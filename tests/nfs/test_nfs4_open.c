@@ -295,6 +295,23 @@ static void test_open_create_close(void **state)
 		do_open(&s, "o2", "excl", OPEN4_SHARE_ACCESS_WRITE, 0, EXCLUSIVE4_1, &sid2, NULL),
 		NFS4_OK);
 	assert_memory_not_equal(sid.other, sid2.other, 12);
+	/* as Linux sends an OPEN: sa_cachethis, then GETFH, ACCESS and GETATTR of every
+	 * attribute; the reply fits the slot's cache (2 KiB: REP_TOO_BIG_TO_CACHE otherwise) */
+	{
+		union nfs4_op_args o = open_args("o3", "cached", OPEN4_SHARE_ACCESS_BOTH, 0,
+						 UNCHECKED4, (struct nfs4_fattr){0});
+
+		n4f_seq(&b, &s, 1, s.seq[1]++, true);
+		putfh(&b, &root);
+		n4f_op(&b, NFS4_OP_OPEN, &o);
+		n4f_op(&b, NFS4_OP_GETFH, NULL);
+		n4f_op(&b, NFS4_OP_ACCESS, &(union nfs4_op_args){.access = ACCESS4_ALL});
+		n4f_op(&b, NFS4_OP_GETATTR,
+		       &(union nfs4_op_args){.getattr = {3, {0xffffffff, ALL_READABLE_W1, 0xff}}});
+		n4f_run(&b, &r);
+		assert_int_equal(r.status, NFS4_OK);
+		assert_true(r.len <= 2048);
+	}
 	/* GUARDED4 on a name that exists */
 	assert_int_equal(
 		do_open(&s, "o1", "excl", OPEN4_SHARE_ACCESS_WRITE, 0, GUARDED4, NULL, NULL),
