@@ -751,6 +751,24 @@ static void print_stats(void)
 	       (unsigned long long)(g.tcp_nfs.st.status_err + g.rdma_nfs.st.status_err),
 	       (unsigned long long)(g.tcp_nfs.st.read_bytes + g.rdma_nfs.st.read_bytes),
 	       (unsigned long long)(g.tcp_nfs.st.write_bytes + g.rdma_nfs.st.write_bytes));
+	if (g.v4) {
+		struct nfs4_stats v4;
+
+		nfs4_server_stats(g.v4, &v4);
+		for (uint32_t op = 0; op <= NFS4_OP_LAST; op++)
+			if (v4.op[op])
+				printf("nfs4: %s %llu\n", nfs4_op_name(op),
+				       (unsigned long long)v4.op[op]);
+		printf("nfs4: compounds %llu (failed %llu), opens %llu, closes %llu, "
+		       "stateids bad %llu old %llu stale %llu expired %llu, share denied %llu, "
+		       "locks denied %llu, READ data by write chunk %llu (placed %llu)\n",
+		       (unsigned long long)v4.compounds, (unsigned long long)v4.status_err,
+		       (unsigned long long)v4.opens, (unsigned long long)v4.closes,
+		       (unsigned long long)v4.bad_stateid, (unsigned long long)v4.old_stateid,
+		       (unsigned long long)v4.stale_stateid, (unsigned long long)v4.expired_stateid,
+		       (unsigned long long)v4.share_denied, (unsigned long long)v4.locks_denied,
+		       (unsigned long long)v4.ddp_reads, (unsigned long long)v4.ddp_placed);
+	}
 	if (g.nlm_up) {
 		uint32_t locks, waiters;
 
