@@ -937,6 +937,17 @@ static void test_locks(void **state)
 	assert_true(r.r[2].u.denied.owner.clientid == A.clientid);
 	assert_int_equal(r.r[2].u.denied.owner.owner.len, 11);
 	assert_memory_equal(r.r[2].u.denied.owner.owner.p, "lockowner-a", 11);
+	/* NLM (an NFSv3 client) asking for an overlapping lock meets A's v4 lock */
+	{
+		struct nfs_lock_req req = {.op = NFS_LOCK_OP_TEST, .off = 10, .len = 1};
+		struct nfs_lock_res res;
+
+		req.file.len = 16;
+		assert_int_equal(nfs_fs_file_key(&n4f_ctx, &fh, req.file.b), NFS_OK);
+		req.owner = (struct nfs_lock_owner){"v3host", 6, 7, (const uint8_t *)"nlm-oh", 6};
+		assert_int_equal(nfs_lock_process(&mgr, &req, &res), NFS_LOCK_DENIED);
+		assert_true(res.holder.exclusive && res.holder.off == 0 && res.holder.len == 100);
+	}
 	/* LOCKT says the same; past A's range it is free */
 	a.lockt =
 		(struct nfs4_lockt_args){WRITE_LT, 10, UINT64_MAX, {0, {(const uint8_t *)"t", 1}}};
