@@ -213,11 +213,11 @@ static uint32_t put_result(struct nfs4_compound *c, XDR *x, struct nfs4_op_res *
 }
 
 /*
- * The current stateid after an operation (RFC 8881 §16.2.3.1.2): an operation that sets the
- * current file handle without setting a stateid clears it; SAVEFH and RESTOREFH carry it
- * along with the handle.
+ * The current stateid after an operation (RFC 8881 §16.2.3.1.2), by the table's flags: an
+ * operation that sets the current file handle (PUTFH, LOOKUP, ...) and no stateid clears it;
+ * SAVEFH and RESTOREFH carry it along with the handle.
  */
-static void track_sid(struct nfs4_compound *c, uint32_t op, const struct nfs4_cfh *before)
+static void track_sid(struct nfs4_compound *c, uint32_t op)
 {
 	const struct nfs4_op_desc *d = nfs4_op_desc(op);
 
@@ -227,7 +227,7 @@ static void track_sid(struct nfs4_compound *c, uint32_t op, const struct nfs4_cf
 	} else if (op == NFS4_OP_RESTOREFH) {
 		c->cur_sid = c->saved_sid;
 		c->has_cur_sid = c->has_saved_sid;
-	} else if (!(d->flags & NFS4_OPF_SETS_SID) && memcmp(before, &c->cur, sizeof(*before))) {
+	} else if ((d->flags & NFS4_OPF_SETS_FH) && !(d->flags & NFS4_OPF_SETS_SID)) {
 		c->has_cur_sid = false;
 	}
 }
@@ -344,10 +344,9 @@ uint32_t nfs4_compound_io(struct nfs4_server *s, struct nfs_ctx *ctx, const uint
 				cachethis = s->args[0].seq.cachethis;
 			}
 		} else if (res.status == NFS4_OK) {
-			struct nfs4_cfh before = c.cur;
-
 			res.status = d->fn(&c, &s->args[i], &res.u);
-			track_sid(&c, op, &before);
+			if (res.status == NFS4_OK)
+				track_sid(&c, op);
 		}
 		if (res.status == NFS4ERR_OP_ILLEGAL)
 			s->stats.illegal++;

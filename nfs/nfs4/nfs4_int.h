@@ -110,6 +110,7 @@ typedef uint32_t (*nfs4_handler_t)(struct nfs4_compound *c, union nfs4_op_args *
 #define NFS4_OPF_NEEDS_SESSION 0x8u /**< uses the compound's session (RECLAIM_COMPLETE) */
 #define NFS4_OPF_SAVEDFH 0x10u	    /**< needs a saved file handle too (RENAME, LINK) */
 #define NFS4_OPF_SETS_SID 0x20u	    /**< sets the current stateid (OPEN, CLOSE, LOCK ...) */
+#define NFS4_OPF_SETS_FH 0x40u	    /**< sets the current handle: clears the current stateid */
 
 /** One row of the operation table. */
 struct nfs4_op_desc {

@@ -28,7 +28,8 @@ static const struct nfs4_op_desc ops[NFS4_OP_LAST + 1] = {
 	OP(CLOSE, nfs4_xdr_close_args, nfs4_xdr_stateid_res, nfs4_op_close,
 	   NFS4_OPF_CURFH | NFS4_OPF_SETS_SID),
 	OP(COMMIT, nfs4_xdr_commit_args, nfs4_xdr_commit_res, nfs4_op_commit, NFS4_OPF_CURFH),
-	OP(CREATE, nfs4_xdr_create_args, nfs4_xdr_create_res, nfs4_op_create, NFS4_OPF_CURFH),
+	OP(CREATE, nfs4_xdr_create_args, nfs4_xdr_create_res, nfs4_op_create,
+	   NFS4_OPF_CURFH | NFS4_OPF_SETS_FH),
 	NOTSUPP(DELEGPURGE),  /* no delegations: nothing to purge */
 	NOTSUPP(DELEGRETURN), /* none is granted (OPEN_DELEGATE_NONE) */
 	OP(GETATTR, nfs4_xdr_getattr_args, nfs4_xdr_getattr_res, nfs4_op_getattr, NFS4_OPF_CURFH),
@@ -40,18 +41,18 @@ static const struct nfs4_op_desc ops[NFS4_OP_LAST + 1] = {
 	OPE(LOCKT, nfs4_xdr_lockt_args, NULL, nfs4_xdr_lock_denied, nfs4_op_lockt, NFS4_OPF_CURFH),
 	OP(LOCKU, nfs4_xdr_locku_args, nfs4_xdr_stateid_res, nfs4_op_locku,
 	   NFS4_OPF_CURFH | NFS4_OPF_SETS_SID),
-	OP(LOOKUP, nfs4_xdr_lookup_args, NULL, nfs4_op_lookup, NFS4_OPF_CURFH),
-	OP(LOOKUPP, nfs4_xdr_void_args, NULL, nfs4_op_lookupp, NFS4_OPF_CURFH),
+	OP(LOOKUP, nfs4_xdr_lookup_args, NULL, nfs4_op_lookup, NFS4_OPF_CURFH | NFS4_OPF_SETS_FH),
+	OP(LOOKUPP, nfs4_xdr_void_args, NULL, nfs4_op_lookupp, NFS4_OPF_CURFH | NFS4_OPF_SETS_FH),
 	OP(NVERIFY, nfs4_xdr_verify_args, NULL, nfs4_op_nverify, NFS4_OPF_CURFH),
 	OP(OPEN, nfs4_xdr_open_args, nfs4_xdr_open_res, nfs4_op_open,
-	   NFS4_OPF_CURFH | NFS4_OPF_SETS_SID),
+	   NFS4_OPF_CURFH | NFS4_OPF_SETS_SID | NFS4_OPF_SETS_FH),
 	NOTSUPP(OPENATTR),
 	NOTSUPP(OPEN_CONFIRM), /* 4.0 only (RFC 8881 §18.20 says NOTSUPP in 4.1) */
 	OP(OPEN_DOWNGRADE, nfs4_xdr_downgrade_args, nfs4_xdr_stateid_res, nfs4_op_open_downgrade,
 	   NFS4_OPF_CURFH | NFS4_OPF_SETS_SID),
-	OP(PUTFH, nfs4_xdr_putfh_args, NULL, nfs4_op_putfh, 0),
-	OP(PUTPUBFH, nfs4_xdr_void_args, NULL, nfs4_op_putpubfh, 0),
-	OP(PUTROOTFH, nfs4_xdr_void_args, NULL, nfs4_op_putrootfh, 0),
+	OP(PUTFH, nfs4_xdr_putfh_args, NULL, nfs4_op_putfh, NFS4_OPF_SETS_FH),
+	OP(PUTPUBFH, nfs4_xdr_void_args, NULL, nfs4_op_putpubfh, NFS4_OPF_SETS_FH),
+	OP(PUTROOTFH, nfs4_xdr_void_args, NULL, nfs4_op_putrootfh, NFS4_OPF_SETS_FH),
 	OP(READ, nfs4_xdr_read_args, nfs4_xdr_read_res, nfs4_op_read, NFS4_OPF_CURFH),
 	OP(READDIR, nfs4_xdr_readdir_args, nfs4_xdr_readdir_res, nfs4_op_readdir, NFS4_OPF_CURFH),
 	OP(READLINK, nfs4_xdr_void_args, nfs4_xdr_readlink_res, nfs4_op_readlink, NFS4_OPF_CURFH),
@@ -61,7 +62,8 @@ static const struct nfs4_op_desc ops[NFS4_OP_LAST + 1] = {
 	NOTSUPP(RENEW), /* 4.0 only */
 	OP(RESTOREFH, nfs4_xdr_void_args, NULL, nfs4_op_restorefh, 0),
 	OP(SAVEFH, nfs4_xdr_void_args, NULL, nfs4_op_savefh, NFS4_OPF_CURFH),
-	OP(SECINFO, nfs4_xdr_lookup_args, nfs4_xdr_secinfo_res, nfs4_op_secinfo, NFS4_OPF_CURFH),
+	OP(SECINFO, nfs4_xdr_lookup_args, nfs4_xdr_secinfo_res, nfs4_op_secinfo,
+	   NFS4_OPF_CURFH | NFS4_OPF_SETS_FH),
 	OPE(SETATTR, nfs4_xdr_setattr_args, NULL, nfs4_xdr_setattr_res, nfs4_op_setattr,
 	    NFS4_OPF_CURFH),
 	NOTSUPP(SETCLIENTID),	      /* 4.0 only */
@@ -86,7 +88,7 @@ static const struct nfs4_op_desc ops[NFS4_OP_LAST + 1] = {
 	NOTSUPP(LAYOUTGET),
 	NOTSUPP(LAYOUTRETURN),
 	OP(SECINFO_NO_NAME, nfs4_xdr_secinfo_no_name_args, nfs4_xdr_secinfo_res,
-	   nfs4_op_secinfo_no_name, NFS4_OPF_CURFH),
+	   nfs4_op_secinfo_no_name, NFS4_OPF_CURFH | NFS4_OPF_SETS_FH),
 	/* SEQUENCE is the dispatcher's own (first operation only): no handler here */
 	OP(SEQUENCE, nfs4_xdr_sequence_args, nfs4_xdr_sequence_res, NULL, 0),
 	NOTSUPP(SET_SSV),

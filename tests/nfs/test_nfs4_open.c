@@ -495,6 +495,34 @@ static void test_stateid_rules(void **state)
 		assert_int_equal(r.r[2].u.test_stateid.status[3], NFS4ERR_BAD_STATEID);
 		assert_int_equal(r.r[2].u.test_stateid.status[4], NFS4ERR_BAD_STATEID);
 	}
+	/* the current stateid: PUTFH clears it (even of the same file); SAVEFH and RESTOREFH
+	 * carry it with the handle */
+	{
+		union nfs4_op_args o = open_args("o", "file", OPEN4_SHARE_ACCESS_READ, 0, NOCREATE,
+						 (struct nfs4_fattr){0});
+		union nfs4_op_args rd = {.read = {{1, {0}}, 0, 4}};
+		struct nfs_fh root = root_fh();
+		struct n4f_cb b;
+
+		n4f_session(&b, &s);
+		putfh(&b, &root);
+		n4f_op(&b, NFS4_OP_OPEN, &o);
+		putfh(&b, &fh);
+		n4f_op(&b, NFS4_OP_READ, &rd);
+		n4f_run(&b, &r);
+		assert_int_equal(r.status, NFS4ERR_BAD_STATEID);
+		assert_int_equal(r.n, 5);
+		n4f_session(&b, &s);
+		putfh(&b, &root);
+		n4f_op(&b, NFS4_OP_OPEN, &o);
+		n4f_op(&b, NFS4_OP_SAVEFH, NULL);
+		putfh(&b, &root);
+		n4f_op(&b, NFS4_OP_RESTOREFH, NULL);
+		n4f_op(&b, NFS4_OP_READ, &rd);
+		n4f_run(&b, &r);
+		assert_int_equal(r.status, NFS4_OK);
+		sid = r.r[2].u.open.sid;
+	}
 	/* FREE_STATEID of an open: LOCKS_HELD (CLOSE frees it) */
 	a.sid = sid;
 	assert_int_equal(one_op(&s, &fh, NFS4_OP_FREE_STATEID, &a, NULL), NFS4ERR_LOCKS_HELD);
