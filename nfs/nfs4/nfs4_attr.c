@@ -200,16 +200,21 @@ static bool_t a_mounted_on(XDR *x, const struct attr_src *s)
 	return put_u64(x, s->mounted_on);
 }
 
+void nfs4_exclcreat_attrs(struct nfs4_bitmap *b)
+{
+	nfs4_settable_attrs(b);
+	/* EXCLUSIVE4_1 keeps its verifier in the times: they cannot come along; nor a size */
+	b->w[NFS4_A_TIME_ACCESS_SET / 32] &= ~(1u << (NFS4_A_TIME_ACCESS_SET % 32));
+	b->w[NFS4_A_TIME_MODIFY_SET / 32] &= ~(1u << (NFS4_A_TIME_MODIFY_SET % 32));
+	b->w[NFS4_A_SIZE / 32] &= ~(1u << (NFS4_A_SIZE % 32));
+}
+
 static bool_t a_suppattr_exclcreat(XDR *x, const struct attr_src *s)
 {
 	struct nfs4_bitmap b;
 
 	(void)s;
-	nfs4_settable_attrs(&b);
-	/* EXCLUSIVE4_1 keeps its verifier in the times: they cannot come along */
-	b.w[NFS4_A_TIME_ACCESS_SET / 32] &= ~(1u << (NFS4_A_TIME_ACCESS_SET % 32));
-	b.w[NFS4_A_TIME_MODIFY_SET / 32] &= ~(1u << (NFS4_A_TIME_MODIFY_SET % 32));
-	b.w[NFS4_A_SIZE / 32] &= ~(1u << (NFS4_A_SIZE % 32));
+	nfs4_exclcreat_attrs(&b);
 	return nfs4_xdr_bitmap(x, &b);
 }
 

@@ -214,8 +214,10 @@ void nfs4_set_cur_real(struct nfs4_compound *c, const struct nfs_fh *fh);
 uint32_t nfs4_op_getattr(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
 /** The attributes served (supported_attrs). */
 void nfs4_supported_attrs(struct nfs4_bitmap *b);
-/** The attributes SETATTR, OPEN and CREATE can set (suppattr_exclcreat: EXCLUSIVE4_1's). */
+/** The attributes SETATTR, OPEN and CREATE can set. */
 void nfs4_settable_attrs(struct nfs4_bitmap *b);
+/** Those an EXCLUSIVE4_1 OPEN can set (suppattr_exclcreat): mode, owner, owner_group. */
+void nfs4_exclcreat_attrs(struct nfs4_bitmap *b);
 /**
  * A fattr4 to set, as the backend's sattr: size, mode, owner, owner_group, time_access_set,
  * time_modify_set. @return NFS4_OK, ATTRNOTSUPP (a bit not served), INVAL (a read-only one),

@@ -497,7 +497,7 @@ static uint32_t open_create(struct nfs4_compound *c, const struct nfs4_open_args
 		struct nfs4_bitmap ok;
 
 		/* the times hold the verifier: only suppattr_exclcreat's may come along */
-		nfs4_settable_attrs(&ok);
+		nfs4_exclcreat_attrs(&ok);
 		for (uint32_t w = 0; w < o->attrs.mask.n; w++)
 			if (o->attrs.mask.w[w] & ~(w < ok.n ? ok.w[w] : 0))
 				return NFS4ERR_INVAL;

@@ -368,6 +368,10 @@ static void test_open_errors(void **state)
 		assert_int_equal(one_op(&s, &root, NFS4_OP_OPEN, &a, NULL), NFS4ERR_INVAL);
 		a.open.attrs = (struct nfs4_fattr){{1, {1u << 12}}, {two, 4}}; /* acl */
 		assert_int_equal(one_op(&s, &root, NFS4_OP_OPEN, &a, NULL), NFS4ERR_ATTRNOTSUPP);
+		/* EXCLUSIVE4_1 with a size: not one of suppattr_exclcreat's */
+		a.open.createmode = EXCLUSIVE4_1;
+		a.open.attrs = (struct nfs4_fattr){{1, {1u << NFS4_A_SIZE}}, {two, 8}};
+		assert_int_equal(one_op(&s, &root, NFS4_OP_OPEN, &a, NULL), NFS4ERR_INVAL);
 	}
 }
 
