@@ -506,6 +506,21 @@ static uint32_t open_create(struct nfs4_compound *c, const struct nfs4_open_args
 		sa.set_mode = true;
 		sa.mode = 0644;
 	}
+	if (o->createmode == UNCHECKED4) {
+		/* a name already there is opened, not created: its access is checked as any
+		 * open's (the creator of a new file may open it whatever its mode) */
+		struct nfs_attr oa, da;
+		struct nfs_fh efh;
+		bool dv;
+
+		if (nfs_fs_lookup(c->ctx, &c->cur.fh, (const char *)o->name.p, o->name.len, &efh,
+				  &oa, &dv, &da) == NFS_OK)
+			*created = false;
+		else
+			*created = true;
+	} else {
+		*created = true;
+	}
 	st = nfs_fs_create(
 		c->ctx, &c->cur.fh, (const char *)o->name.p, o->name.len, how[o->createmode],
 		o->createmode >= EXCLUSIVE4 ? &(struct nfs_sattr){0} : &sa, o->verf, fh, at, &wcc);
@@ -523,7 +538,6 @@ static uint32_t open_create(struct nfs4_compound *c, const struct nfs4_open_args
 	cinfo_of(&wcc, &res->cinfo);
 	if (o->createmode != EXCLUSIVE4)
 		res->attrset = o->attrs.mask;
-	*created = true;
 	return NFS4_OK;
 }
 

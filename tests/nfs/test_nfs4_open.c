@@ -338,6 +338,17 @@ static void test_open_errors(void **state)
 			 NFS4ERR_INVAL);
 	assert_int_equal(do_open(&s, "o", "..", OPEN4_SHARE_ACCESS_READ, 0, NOCREATE, NULL, NULL),
 			 NFS4ERR_BADNAME);
+	/* another user (file is 0640, 1234:5678): no open for reading, not even by an
+	 * UNCHECKED4 create of the existing name */
+	n4f_ctx.cred.uid = 4242;
+	n4f_ctx.cred.gid = 4242;
+	assert_int_equal(do_open(&s, "o", "file", OPEN4_SHARE_ACCESS_READ, 0, NOCREATE, NULL, NULL),
+			 NFS4ERR_ACCESS);
+	assert_int_equal(
+		do_open(&s, "o", "file", OPEN4_SHARE_ACCESS_BOTH, 0, UNCHECKED4, NULL, NULL),
+		NFS4ERR_ACCESS);
+	n4f_ctx.cred.uid = 0;
+	n4f_ctx.cred.gid = 0;
 	/* CLAIM_PREVIOUS: no grace period to reclaim in; delegation claims: none granted */
 	a = open_args("o", "", OPEN4_SHARE_ACCESS_READ, 0, NOCREATE, (struct nfs4_fattr){0});
 	a.open.claim = CLAIM_PREVIOUS;
