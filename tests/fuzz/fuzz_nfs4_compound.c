@@ -17,6 +17,8 @@
  * twelve 0x02 bytes becomes the harness open's stateid `other`: OPEN_DOWNGRADE, CLOSE, READ,
  * WRITE, SETATTR, LOCK, LOCKU, TEST_STATEID and FREE_STATEID are reached with live state. The
  * export's files change as inputs run (the harness puts f, d and l back when they are gone).
+ * The export's path is fixed (the seeds LOOKUP it by name) and emptied at start: two runs of
+ * this target at once would share it (the suites run one at a time).
  */
 #include <stdint.h>
 #include <stdio.h>
