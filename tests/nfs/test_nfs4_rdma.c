@@ -10,6 +10,7 @@
  *   GETATTR after it in the inline stream (the tail the transport splices back);
  * - READ whose data comes back by the write chunk, placed by the READ itself in the
  *   transport's sink (the endpoint's ddp_placed counts it);
+ * - READ of an unaligned length (1001 bytes) by write chunk, READLINK's text by write chunk;
  * - READDIR of a directory of 300 names, too long for inline: by the reply chunk.
  * Needs root for the backend (open_by_handle_at): exits 77 (skipped) otherwise.
  */
@@ -193,7 +194,7 @@ static void test_nfs4_over_rdma(void **state)
 	struct n4f_cb b;
 	struct conn c;
 	char path[300];
-	uint64_t long_replies, placed;
+	uint64_t long_replies, placed, wbytes;
 	uint32_t pos;
 	int fd;
 
@@ -286,6 +287,33 @@ static void test_nfs4_over_rdma(void **state)
 	assert_int_equal(r.r[2].u.read.data.len, sizeof(data));
 	assert_memory_equal(r.r[2].u.read.data.p, data, sizeof(data));
 	assert_true(st->ddp_placed == placed + 1);
+	/* the last 1001 bytes: an unaligned length by the write chunk, eof */
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {fh.data, fh.len}});
+	n4f_op(&b, NFS4_OP_READ, &(union nfs4_op_args){.read = {sid, sizeof(data), 4096}});
+	call(&c, &b, 0, 0, true, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_true(r.r[2].u.read.eof);
+	assert_int_equal(r.r[2].u.read.data.len, 1001);
+	assert_memory_equal(r.r[2].u.read.data.p, data, 1001);
+	assert_true(st->ddp_placed == placed + 2);
+	/* READLINK with a write chunk offered: the text is the reply's DDP-eligible tail */
+	wbytes = st->ddp_write_bytes;
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
+	a.create = (struct nfs4_create_args){NFS_LNK,
+					     {(const uint8_t *)"some/where/else", 15},
+					     0,
+					     0,
+					     {(const uint8_t *)"ln", 2},
+					     {{0}, {0}}};
+	n4f_op(&b, NFS4_OP_CREATE, &a);
+	n4f_op(&b, NFS4_OP_READLINK, NULL);
+	call(&c, &b, 0, 0, true, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_int_equal(r.r[3].u.link.len, 15);
+	assert_memory_equal(r.r[3].u.link.p, "some/where/else", 15);
+	assert_true(st->ddp_write_bytes == wbytes + 15); /* by RDMA WRITE into the chunk */
 	/* READDIR of 300 names: longer than inline, by the reply chunk */
 	for (int i = 0; i < 300; i++) {
 		snprintf(path, sizeof(path), "%s/dir/entry-with-a-long-name-%03d", n4f_exp_a, i);
