@@ -8,7 +8,8 @@
  * WRITE and COMMIT against NFSv3's verifier; READ's data placed for a write chunk (nfs4_io);
  * CREATE, REMOVE, RENAME, LINK, READDIR, READLINK, SETATTR, VERIFY, NVERIFY; LOCK, LOCKT and
  * LOCKU, with an NLM lock in the same manager conflicting; v4.2 operations NOTSUPP; and the
- * state of a client freed with it (lease expiry), nothing left in the table or the manager.
+ * state of a client freed with it (lease expiry), nothing left in the table or the manager;
+ * an unmount as Linux does it (CLOSE, FREE_STATEID, DESTROY_SESSION, DESTROY_CLIENTID).
  *
  * Needs root for the backend (open_by_handle_at): exits 77 (skipped) otherwise.
  */
@@ -1105,6 +1106,46 @@ static void test_state_freed_with_client(void **state)
 	assert_int_equal(read_at(&other, &fh, &sid, 0, 1, NULL), NFS4ERR_BAD_STATEID);
 }
 
+/* as Linux unmounts: its opens closed, its lock states freed, then DESTROY_SESSION and
+ * DESTROY_CLIENTID succeed and nothing is left */
+static void test_unmount(void **state)
+{
+	struct nfs4_stateid sid, lsid;
+	struct nfs4_otab_stats ot;
+	union nfs4_op_args a;
+	struct n4f_reply r;
+	struct n4f_sess s;
+	struct nfs_fh fh;
+	struct n4f_cb b;
+
+	(void)state;
+	n4f_new_session("umount", &s);
+	assert_int_equal(do_open(&s, "o", "file", OPEN4_SHARE_ACCESS_BOTH, 0, NOCREATE, &sid, &fh),
+			 NFS4_OK);
+	a = lock_new(WRITE_LT, 0, 10, &sid, "lo");
+	assert_int_equal(one_op(&s, &fh, NFS4_OP_LOCK, &a, &r), NFS4_OK);
+	lsid = r.r[2].u.sid;
+	a.locku = (struct nfs4_locku_args){WRITE_LT, 0, lsid, 0, 10};
+	assert_int_equal(one_op(&s, &fh, NFS4_OP_LOCKU, &a, &r), NFS4_OK);
+	a.sid = r.r[2].u.sid;
+	assert_int_equal(one_op(&s, &fh, NFS4_OP_FREE_STATEID, &a, NULL), NFS4_OK);
+	assert_int_equal(close_sid(&s, &fh, &sid), NFS4_OK);
+	nfs4_otab_stats(n4f_srv->ot, &ot);
+	assert_int_equal(ot.stids, 0);
+	assert_int_equal(ot.owners, 0);
+	assert_null(nfs4_client_find(nfs4_server_state(n4f_srv), s.clientid)->owners);
+	n4f_start(&b, 1, "");
+	n4f_op(&b, NFS4_OP_DESTROY_SESSION, &(union nfs4_op_args){0});
+	memcpy(b.buf + xdr_getpos(&b.x) - NFS4_SESSIONID_SIZE, s.id, NFS4_SESSIONID_SIZE);
+	n4f_run(&b, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	n4f_start(&b, 1, "");
+	n4f_op(&b, NFS4_OP_DESTROY_CLIENTID, &(union nfs4_op_args){.clientid = s.clientid});
+	n4f_run(&b, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_null(nfs4_client_find(nfs4_server_state(n4f_srv), s.clientid));
+}
+
 /* ---- what is not served ---- */
 
 static void test_v42_notsupp(void **state)
@@ -1160,6 +1201,7 @@ int main(void)
 		cmocka_unit_test_setup(test_setattr_verify, n4f_fresh),
 		cmocka_unit_test_setup(test_locks, n4f_fresh),
 		cmocka_unit_test_setup(test_state_freed_with_client, n4f_fresh),
+		cmocka_unit_test_setup(test_unmount, n4f_fresh),
 		cmocka_unit_test_setup(test_v42_notsupp, n4f_fresh),
 	};
 
