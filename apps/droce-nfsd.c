@@ -761,7 +761,7 @@ static void print_stats(void)
 				       (unsigned long long)v4.op[op]);
 		printf("nfs4: compounds %llu (failed %llu), opens %llu, closes %llu, "
 		       "stateids bad %llu old %llu stale %llu expired %llu, share denied %llu, "
-		       "locks denied %llu, READ data by write chunk %llu (placed %llu)\n",
+		       "locks denied %llu, READ/READLINK data by write chunk %llu (placed %llu)\n",
 		       (unsigned long long)v4.compounds, (unsigned long long)v4.status_err,
 		       (unsigned long long)v4.opens, (unsigned long long)v4.closes,
 		       (unsigned long long)v4.bad_stateid, (unsigned long long)v4.old_stateid,

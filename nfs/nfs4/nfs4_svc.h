@@ -48,7 +48,8 @@ struct nfs4_stats {
 	/* stateids (nfs4_open.c): the check's answers (nfs4_otab_stats.sid_state) */
 	uint64_t bad_stateid, old_stateid, stale_stateid, expired_stateid, share_denied;
 	uint64_t opens, closes, locks_denied;
-	uint64_t ddp_reads, ddp_placed;
+	uint64_t ddp_reads;  /**< READ data / READLINK text sent by the call's write chunk */
+	uint64_t ddp_placed; /**< ... of which READ put straight in the transport's sink */
 };
 
 struct nfs4_server;
