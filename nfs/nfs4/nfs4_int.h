@@ -282,6 +282,8 @@ struct nfs4_stid *nfs4_stid_of(struct nfs4_client *clp, const struct nfs4_owner 
 bool nfs4_lock_state_holds(struct nfs4_server *s, const struct nfs4_stid *l);
 /** Release every lock of lock state l (its open is closing). */
 void nfs4_lock_state_release(struct nfs4_server *s, const struct nfs4_stid *l);
+/** Does the compound's client hold an open or lock state on the file fh? */
+bool nfs4_fh_has_state(struct nfs4_compound *c, const struct nfs_fh *fh);
 /** Make st the compound's current stateid. */
 void nfs4_set_cur_sid(struct nfs4_compound *c, const struct nfs4_stateid *sid);
 

@@ -147,6 +147,9 @@ uint32_t nfs4_op_lock(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 		return s;
 	if (l->reclaim)
 		return NFS4ERR_NO_GRACE;
+	/* no new lock before the client's RECLAIM_COMPLETE (RFC 8881 §18.51.3) */
+	if (c->sess && !c->sess->clp->reclaim_complete)
+		return NFS4ERR_GRACE;
 	s = lock_state(c, l, &st, &made);
 	if (s != NFS4_OK)
 		return s;

@@ -405,6 +405,16 @@ uint32_t nfs4_sid_find(struct nfs4_compound *c, const struct nfs4_stateid *sid, 
 	return sid_status[k.state];
 }
 
+bool nfs4_fh_has_state(struct nfs4_compound *c, const struct nfs_fh *fh)
+{
+	struct nfs4_cstate *cs = c->sess ? c->sess->clp->owners : NULL;
+
+	for (struct nfs4_stid *st = cs ? cs->stids : NULL; st; st = st->cnext)
+		if (st->fh.len == fh->len && memcmp(st->fh.data, fh->data, fh->len) == 0)
+			return true;
+	return false;
+}
+
 /* Does any open of the file deny what a special stateid's I/O does? */
 static bool share_denies(struct nfs4_compound *c, const struct nfs_fh *fh, uint32_t deny_bit)
 {
@@ -639,6 +649,10 @@ uint32_t nfs4_op_open(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 
 	if (!clp)
 		return NFS4ERR_SERVERFAULT;
+	/* RFC 8881 §18.51.3: no new state before the client's RECLAIM_COMPLETE (Linux sends it
+	 * right after CREATE_SESSION; knfsd refuses the same way) */
+	if (o->claim != CLAIM_PREVIOUS && !clp->reclaim_complete)
+		return NFS4ERR_GRACE;
 	if (!access ||
 	    (o->share_access & ~(OPEN4_SHARE_ACCESS_BOTH | OPEN4_SHARE_ACCESS_WANT_MASK |
 				 OPEN4_SHARE_ACCESS_WANT_SIGNAL | OPEN4_SHARE_ACCESS_WANT_PUSH)) ||

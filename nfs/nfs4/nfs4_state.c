@@ -440,6 +440,11 @@ uint32_t nfs4_create_session(struct nfs4_state *st, const struct nfs4_principal 
 			 CREATE_SESSION4_FLAG_CONN_RDMA))
 		return NFS4ERR_INVAL;
 	s = fore_attrs(st, &a->fore, &fore);
+	/* no backchannel is granted, but one that could carry no call is the client's error
+	 * all the same (RFC 8881 §18.36.3, as Linux's nfsd checks it) */
+	if (s == NFS4_OK && (a->back.maxrequestsize < MIN_REQ_SIZE ||
+			     a->back.maxresponsesize < MIN_RESP_SIZE || !a->back.maxrequests))
+		s = NFS4ERR_TOOSMALL;
 	if (s != NFS4_OK)
 		return s; /* not cached: the slot did not advance */
 	if (c->state == NFS4_CLIENT_UNCONFIRMED) {

@@ -202,6 +202,11 @@ static void harness_session(void)
 	memcpy(sessionid, r[0].u.csess.sessionid, NFS4_SESSIONID_SIZE);
 	have_session = true;
 	slot3_seq = 0;
+	/* new state only after RECLAIM_COMPLETE (RFC 8881 §18.51.3) */
+	harness_seq(&x, buf, sizeof(buf), 2);
+	memset(&a, 0, sizeof(a));
+	put_op(&x, NFS4_OP_RECLAIM_COMPLETE, &a);
+	harness_run(&x, buf, r);
 }
 
 /* SEQUENCE, PUTROOTFH, LOOKUP tmp, droce_fuzz_nfs4, e, OPEN f (share BOTH) */

@@ -160,6 +160,17 @@ void n4f_new_session(const char *owner, struct n4f_sess *s)
 		s->seq[i] = 1;
 }
 
+void n4f_reclaim_complete(struct n4f_sess *s)
+{
+	struct n4f_reply r;
+	struct n4f_cb b;
+
+	n4f_session(&b, s);
+	n4f_op(&b, NFS4_OP_RECLAIM_COMPLETE, &(union nfs4_op_args){.one_fs = false});
+	n4f_run(&b, &r);
+	assert_int_equal(r.status, NFS4_OK);
+}
+
 void n4f_seq(struct n4f_cb *b, struct n4f_sess *s, uint32_t slot, uint32_t seqid, bool cachethis)
 {
 	union nfs4_op_args a = {0};

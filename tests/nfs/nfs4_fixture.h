@@ -57,6 +57,8 @@ uint32_t n4f_exchange_id(const char *owner, const char *verf, uint32_t flags,
 void n4f_default_attrs(struct nfs4_chan_attrs *c);
 uint32_t n4f_create_session(uint64_t clientid, uint32_t seq, struct nfs4_create_session_res *out);
 void n4f_new_session(const char *owner, struct n4f_sess *s);
+/** RECLAIM_COMPLETE on s: a client may make new state only after it (RFC 8881 §18.51.3). */
+void n4f_reclaim_complete(struct n4f_sess *s);
 void n4f_seq(struct n4f_cb *b, struct n4f_sess *s, uint32_t slot, uint32_t seqid, bool cachethis);
 void n4f_session(struct n4f_cb *b, struct n4f_sess *s);
 void n4f_mkfile(const char *path, const char *data);

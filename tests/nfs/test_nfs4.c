@@ -408,7 +408,15 @@ static void test_create_session(void **state)
 	n4f_op(&b, NFS4_OP_CREATE_SESSION, &a);
 	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_TOOSMALL);
+	/* a back channel that could carry no call: TOOSMALL too (pynfs CSESS29), though no
+	 * backchannel is granted */
 	a.csess.fore.maxrequestsize = 4096;
+	a.csess.back.maxrequestsize = 10;
+	n4f_start(&b, 1, "");
+	n4f_op(&b, NFS4_OP_CREATE_SESSION, &a);
+	n4f_run(&b, &r);
+	assert_int_equal(r.status, NFS4ERR_TOOSMALL);
+	n4f_default_attrs(&a.csess.back);
 	n4f_start(&b, 1, "");
 	n4f_op(&b, NFS4_OP_CREATE_SESSION, &a);
 	n4f_run(&b, &r);

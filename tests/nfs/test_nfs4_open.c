@@ -29,6 +29,13 @@
 #include "nfs4_fixture.h"
 #include "nfs_xdr_prim.h"
 
+/* a client and session that may make state: EXCHANGE_ID, CREATE_SESSION, RECLAIM_COMPLETE */
+static void open_session(const char *owner, struct n4f_sess *s)
+{
+	n4f_new_session(owner, s);
+	n4f_reclaim_complete(s);
+}
+
 static struct nfs_fh root_fh(void)
 {
 	struct nfs_fh fh;
@@ -193,7 +200,7 @@ static void test_open_bytes(void **state)
 	uint32_t len, n, off;
 
 	(void)state;
-	n4f_new_session("bytes", &s);
+	open_session("bytes", &s);
 	n4f_session(&b, &s);
 	putfh(&b, &root);
 	len = xdr_getpos(&b.x);
@@ -238,7 +245,7 @@ static void test_open_create_close(void **state)
 
 	(void)state;
 	nfs4_server_stats(n4f_srv, &st0);
-	n4f_new_session("occ", &s);
+	open_session("occ", &s);
 	assert_int_equal(
 		do_open(&s, "o1", "new", OPEN4_SHARE_ACCESS_BOTH, 0, UNCHECKED4, &sid, &fh),
 		NFS4_OK);
@@ -328,7 +335,7 @@ static void test_open_errors(void **state)
 	struct n4f_cb b;
 
 	(void)state;
-	n4f_new_session("oerr", &s);
+	open_session("oerr", &s);
 	assert_int_equal(
 		do_open(&s, "o", "nothere", OPEN4_SHARE_ACCESS_READ, 0, NOCREATE, NULL, NULL),
 		NFS4ERR_NOENT);
@@ -350,6 +357,20 @@ static void test_open_errors(void **state)
 		NFS4ERR_ACCESS);
 	n4f_ctx.cred.uid = 0;
 	n4f_ctx.cred.gid = 0;
+	/* a client that has not said RECLAIM_COMPLETE makes no new state (RFC 8881 §18.51.3) */
+	{
+		struct nfs4_stateid osid;
+		struct n4f_sess early;
+
+		n4f_new_session("early", &early);
+		assert_int_equal(do_open(&early, "o", "file", OPEN4_SHARE_ACCESS_READ, 0, NOCREATE,
+					 NULL, NULL),
+				 NFS4ERR_GRACE);
+		n4f_reclaim_complete(&early);
+		assert_int_equal(do_open(&early, "o", "file", OPEN4_SHARE_ACCESS_READ, 0, NOCREATE,
+					 &osid, NULL),
+				 NFS4_OK);
+	}
 	/* CLAIM_PREVIOUS: no grace period to reclaim in; delegation claims: none granted */
 	a = open_args("o", "", OPEN4_SHARE_ACCESS_READ, 0, NOCREATE, (struct nfs4_fattr){0});
 	a.open.claim = CLAIM_PREVIOUS;
@@ -396,8 +417,8 @@ static void test_share_reservations(void **state)
 	union nfs4_op_args d = {0};
 
 	(void)state;
-	n4f_new_session("shareA", &A);
-	n4f_new_session("shareB", &B);
+	open_session("shareA", &A);
+	open_session("shareB", &B);
 	/* A reads and denies writers */
 	assert_int_equal(do_open(&A, "oa", "file", OPEN4_SHARE_ACCESS_BOTH,
 				 OPEN4_SHARE_ACCESS_WRITE, NOCREATE, &a1, &fh),
@@ -448,7 +469,7 @@ static void test_stateid_rules(void **state)
 	struct n4f_sess s;
 
 	(void)state;
-	n4f_new_session("sids", &s);
+	open_session("sids", &s);
 	assert_int_equal(do_open(&s, "o", "file", OPEN4_SHARE_ACCESS_READ, 0, NOCREATE, &sid, &fh),
 			 NFS4_OK);
 	nfs4_server_stats(n4f_srv, &st0);
@@ -558,7 +579,7 @@ static void test_read_write_commit(void **state)
 	union nfs4_op_args a = {0};
 
 	(void)state;
-	n4f_new_session("rwc", &s);
+	open_session("rwc", &s);
 	assert_int_equal(do_open(&s, "o", "rw", OPEN4_SHARE_ACCESS_BOTH, 0, UNCHECKED4, &sid, &fh),
 			 NFS4_OK);
 	assert_int_equal(write_at(&s, &fh, &sid, 4, "data", NFS_UNSTABLE, &r), NFS4_OK);
@@ -601,7 +622,7 @@ static void test_read_ddp(void **state)
 	uint32_t n, len;
 
 	(void)state;
-	n4f_new_session("ddp", &s);
+	open_session("ddp", &s);
 	assert_int_equal(do_open(&s, "o", "file", OPEN4_SHARE_ACCESS_READ, 0, NOCREATE, &sid, &fh),
 			 NFS4_OK);
 	memset(sink, 0, sizeof(sink));
@@ -700,7 +721,7 @@ static void test_dir_ops(void **state)
 	int i;
 
 	(void)state;
-	n4f_new_session("dirs", &s);
+	open_session("dirs", &s);
 	/* CREATE a directory: the current handle becomes it */
 	n4f_session(&b, &s);
 	putfh(&b, &root);
@@ -756,6 +777,36 @@ static void test_dir_ops(void **state)
 	assert_int_equal(r.status, NFS4_OK);
 	path_of(path, sizeof(path), "hard2");
 	assert_int_equal(stat(path, &st), 0);
+	/* RENAME over a file this client holds open: its CLOSE still goes through (the handle is
+	 * stale, but the state is there), anything else on it is STALE */
+	{
+		struct nfs4_stateid osid;
+		struct nfs_fh ofh;
+
+		assert_int_equal(do_open(&s, "o", "victim", OPEN4_SHARE_ACCESS_BOTH, 0, UNCHECKED4,
+					 &osid, &ofh),
+				 NFS4_OK);
+		n4f_session(&b, &s);
+		putfh(&b, &root);
+		n4f_op(&b, NFS4_OP_SAVEFH, NULL);
+		a.rename = (struct nfs4_rename_args){{(const uint8_t *)"hard2", 5},
+						     {(const uint8_t *)"victim", 6}};
+		n4f_op(&b, NFS4_OP_RENAME, &a);
+		n4f_run(&b, &r);
+		assert_int_equal(r.status, NFS4_OK);
+		a.getattr = (struct nfs4_bitmap){1, {1u << NFS4_A_SIZE}};
+		assert_int_equal(one_op(&s, &ofh, NFS4_OP_GETATTR, &a, NULL), NFS4ERR_STALE);
+		assert_int_equal(close_sid(&s, &ofh, &osid), NFS4_OK);
+		assert_int_equal(one_op(&s, &ofh, NFS4_OP_GETATTR, &a, NULL), NFS4ERR_STALE);
+		a.rename = (struct nfs4_rename_args){{(const uint8_t *)"victim", 6},
+						     {(const uint8_t *)"hard2", 5}};
+		n4f_session(&b, &s);
+		putfh(&b, &root);
+		n4f_op(&b, NFS4_OP_SAVEFH, NULL);
+		n4f_op(&b, NFS4_OP_RENAME, &a);
+		n4f_run(&b, &r);
+		assert_int_equal(r.status, NFS4_OK);
+	}
 	/* RENAME without a saved handle */
 	assert_int_equal(one_op(&s, &root, NFS4_OP_RENAME, &a, NULL), NFS4ERR_NOFILEHANDLE);
 	/* READDIR of the export's root: no "." or "..", the types asked for */
@@ -858,7 +909,7 @@ static void test_setattr_verify(void **state)
 	char path[300];
 
 	(void)state;
-	n4f_new_session("attrs", &s);
+	open_session("attrs", &s);
 	assert_int_equal(do_open(&s, "o", "sa", OPEN4_SHARE_ACCESS_BOTH, 0, UNCHECKED4, &sid, &fh),
 			 NFS4_OK);
 	path_of(path, sizeof(path), "sa");
@@ -962,8 +1013,8 @@ static void test_locks(void **state)
 	/* NLM's manager: the server takes it before its first compound */
 	nfs_lock_mgr_init(&mgr, &(struct nfs_lock_conf){0});
 	nfs4_server_set_lock_mgr(n4f_srv, &mgr);
-	n4f_new_session("lockA", &A);
-	n4f_new_session("lockB", &B);
+	open_session("lockA", &A);
+	open_session("lockB", &B);
 	assert_int_equal(do_open(&A, "oa", "file", OPEN4_SHARE_ACCESS_BOTH, 0, NOCREATE, &oa, &fh),
 			 NFS4_OK);
 	assert_int_equal(do_open(&B, "ob", "file", OPEN4_SHARE_ACCESS_BOTH, 0, NOCREATE, &ob, NULL),
@@ -1073,7 +1124,7 @@ static void test_state_freed_with_client(void **state)
 	uint32_t locks, waiters;
 
 	(void)state;
-	n4f_new_session("gone", &s);
+	open_session("gone", &s);
 	assert_int_equal(do_open(&s, "o1", "file", OPEN4_SHARE_ACCESS_BOTH, 0, NOCREATE, &sid, &fh),
 			 NFS4_OK);
 	assert_int_equal(do_open(&s, "o2", "g2", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_BOTH,
@@ -1091,7 +1142,7 @@ static void test_state_freed_with_client(void **state)
 	assert_int_equal(r.r[1].status, NFS4ERR_CLIENTID_BUSY);
 	/* the lease runs out: the next compound's sweep frees the client and all of it */
 	n4f_now_ns += (uint64_t)(n4f_conf.state.lease_s + 2) * 1000000000ull;
-	n4f_new_session("after", &other);
+	open_session("after", &other);
 	nfs4_otab_stats(n4f_srv->ot, &ot);
 	assert_int_equal(ot.stids, 0);
 	assert_int_equal(ot.owners, 0);
@@ -1119,7 +1170,7 @@ static void test_unmount(void **state)
 	struct n4f_cb b;
 
 	(void)state;
-	n4f_new_session("umount", &s);
+	open_session("umount", &s);
 	assert_int_equal(do_open(&s, "o", "file", OPEN4_SHARE_ACCESS_BOTH, 0, NOCREATE, &sid, &fh),
 			 NFS4_OK);
 	a = lock_new(WRITE_LT, 0, 10, &sid, "lo");
@@ -1161,7 +1212,7 @@ static void test_v42_notsupp(void **state)
 	struct n4f_cb b;
 
 	(void)state;
-	n4f_new_session("v42", &s);
+	open_session("v42", &s);
 	for (size_t i = 0; i < sizeof(v42) / sizeof(v42[0]); i++) {
 		/* minor version 2: NOTSUPP, well formed, the compound stops there */
 		n4f_seq(&b, &s, 0, s.seq[0]++, false);

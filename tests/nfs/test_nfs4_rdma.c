@@ -221,6 +221,10 @@ static void test_nfs4_over_rdma(void **state)
 	assert_int_equal(r.status, NFS4_OK);
 	memcpy(s.id, r.r[0].u.csess.sessionid, NFS4_SESSIONID_SIZE);
 	s.seq[0] = 1;
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_RECLAIM_COMPLETE, &(union nfs4_op_args){.one_fs = false});
+	call(&c, &b, 0, 0, false, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
 	/* OPEN (create) */
 	memset(&a, 0, sizeof(a));
 	a.open.share_access = OPEN4_SHARE_ACCESS_BOTH;
