@@ -15,7 +15,9 @@
  *   the file:    a directory ISDIR, a symbolic link SYMLINK, other non-regular WRONG_TYPE;
  *                access checked for what is asked (the owner may always open, as knfsd)
  *   shares:      access & another's deny, or deny & another's access -> SHARE_DENIED
- *   delegation:  OPEN_DELEGATE_NONE always
+ *   delegation:  never: OPEN_DELEGATE_NONE, or NONE_EXT with the reason to a client that
+ *                said what it wants (WANT_NO_DELEG: NOT_WANTED, WANT_CANCEL: CANCELLED,
+ *                a delegation wanted: RESOURCE)
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -699,6 +701,15 @@ uint32_t nfs4_op_open(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 	}
 	res->rflags = OPEN4_RESULT_LOCKTYPE_POSIX;
 	res->deleg_type = OPEN_DELEGATE_NONE;
+	if (o->share_access & OPEN4_SHARE_ACCESS_WANT_MASK) {
+		/* a client that said what it wants hears why it gets none (§18.16.3) */
+		uint32_t want = o->share_access & OPEN4_SHARE_ACCESS_WANT_MASK;
+
+		res->deleg_type = OPEN_DELEGATE_NONE_EXT;
+		res->why_no_deleg = want == OPEN4_SHARE_ACCESS_WANT_NO_DELEG ? WND4_NOT_WANTED
+				    : want == OPEN4_SHARE_ACCESS_WANT_CANCEL ? WND4_CANCELLED
+									     : WND4_RESOURCE;
+	}
 	nfs4_set_cur_real(c, &fh);
 	nfs4_set_cur_sid(c, &res->sid);
 	c->s->stats.opens++;

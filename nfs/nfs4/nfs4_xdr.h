@@ -147,7 +147,13 @@ enum nfs4_claim {
 #define OPEN4_SHARE_ACCESS_READ 1u
 #define OPEN4_SHARE_ACCESS_WRITE 2u
 #define OPEN4_SHARE_ACCESS_BOTH 3u
-#define OPEN4_SHARE_ACCESS_WANT_MASK 0xff00u /**< 4.1's delegation wishes (ignored) */
+#define OPEN4_SHARE_ACCESS_WANT_MASK 0xff00u /**< 4.1's delegation wishes */
+#define OPEN4_SHARE_ACCESS_WANT_NO_DELEG 0x0400u
+#define OPEN4_SHARE_ACCESS_WANT_CANCEL 0x0500u
+/* why_no_delegation4 (RFC 8881 §18.16.3) */
+#define WND4_NOT_WANTED 0u
+#define WND4_RESOURCE 2u
+#define WND4_CANCELLED 7u
 #define OPEN4_SHARE_ACCESS_WANT_SIGNAL 0x10000u
 #define OPEN4_SHARE_ACCESS_WANT_PUSH 0x20000u
 #define OPEN4_SHARE_DENY_NONE 0u

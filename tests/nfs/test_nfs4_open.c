@@ -377,12 +377,22 @@ static void test_open_errors(void **state)
 	assert_int_equal(one_op(&s, &root, NFS4_OP_OPEN, &a, NULL), NFS4ERR_NO_GRACE);
 	a.open.claim = CLAIM_DELEG_CUR_FH;
 	assert_int_equal(one_op(&s, &root, NFS4_OP_OPEN, &a, NULL), NFS4ERR_NOTSUPP);
+	/* no delegation, and the reason when the client says what it wants */
+	a = open_args("o", "file", OPEN4_SHARE_ACCESS_READ | OPEN4_SHARE_ACCESS_WANT_NO_DELEG, 0,
+		      NOCREATE, (struct nfs4_fattr){0});
+	assert_int_equal(one_op(&s, &root, NFS4_OP_OPEN, &a, &r), NFS4_OK);
+	assert_int_equal(r.r[2].u.open.deleg_type, OPEN_DELEGATE_NONE_EXT);
+	assert_int_equal(r.r[2].u.open.why_no_deleg, WND4_NOT_WANTED);
+	a.open.share_access = OPEN4_SHARE_ACCESS_READ | 0x0100; /* WANT_READ_DELEG */
+	assert_int_equal(one_op(&s, &root, NFS4_OP_OPEN, &a, &r), NFS4_OK);
+	assert_int_equal(r.r[2].u.open.deleg_type, OPEN_DELEGATE_NONE_EXT);
+	assert_int_equal(r.r[2].u.open.why_no_deleg, WND4_RESOURCE);
 	/* CLAIM_FH: the current file itself */
 	assert_int_equal(do_open(&s, "o", "file", OPEN4_SHARE_ACCESS_READ, 0, NOCREATE, NULL, &fh),
 			 NFS4_OK);
 	a.open.claim = CLAIM_FH;
 	assert_int_equal(one_op(&s, &fh, NFS4_OP_OPEN, &a, &r), NFS4_OK);
-	assert_int_equal(r.r[2].u.open.sid.seqid, 2);
+	assert_int_equal(r.r[2].u.open.sid.seqid, 4); /* the fourth open of o on file */
 	/* the pseudo root: read-only */
 	n4f_session(&b, &s);
 	n4f_op(&b, NFS4_OP_PUTROOTFH, NULL);
