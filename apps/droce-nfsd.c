@@ -672,6 +672,8 @@ static int lock_init(const char *ip)
 		return rc;
 	}
 	g.nlm_up = true;
+	if (g.v4)
+		nfs4_server_set_lock_mgr(g.v4, &g.nlm.mgr);
 	g.lock_svc.ctx = &g.nlm;
 	orpc_svc_add(&g.lock_svc, &nlm_program);
 	orpc_svc_add(&g.lock_svc, &nsm_program);
@@ -749,6 +751,24 @@ static void print_stats(void)
 	       (unsigned long long)(g.tcp_nfs.st.status_err + g.rdma_nfs.st.status_err),
 	       (unsigned long long)(g.tcp_nfs.st.read_bytes + g.rdma_nfs.st.read_bytes),
 	       (unsigned long long)(g.tcp_nfs.st.write_bytes + g.rdma_nfs.st.write_bytes));
+	if (g.v4) {
+		struct nfs4_stats v4;
+
+		nfs4_server_stats(g.v4, &v4);
+		for (uint32_t op = 0; op <= NFS4_OP_LAST; op++)
+			if (v4.op[op])
+				printf("nfs4: %s %llu\n", nfs4_op_name(op),
+				       (unsigned long long)v4.op[op]);
+		printf("nfs4: compounds %llu (failed %llu), opens %llu, closes %llu, "
+		       "stateids bad %llu old %llu stale %llu expired %llu, share denied %llu, "
+		       "locks denied %llu, READ/READLINK data by write chunk %llu (placed %llu)\n",
+		       (unsigned long long)v4.compounds, (unsigned long long)v4.status_err,
+		       (unsigned long long)v4.opens, (unsigned long long)v4.closes,
+		       (unsigned long long)v4.bad_stateid, (unsigned long long)v4.old_stateid,
+		       (unsigned long long)v4.stale_stateid, (unsigned long long)v4.expired_stateid,
+		       (unsigned long long)v4.share_denied, (unsigned long long)v4.locks_denied,
+		       (unsigned long long)v4.ddp_reads, (unsigned long long)v4.ddp_placed);
+	}
 	if (g.nlm_up) {
 		uint32_t locks, waiters;
 
@@ -982,9 +1002,13 @@ static const struct orpc_program *nfs_program(void)
 		c.state.lease_s = g.conf.v4_lease_s;
 		c.state.slots = g.conf.v4_slots;
 		c.max_io = g.conf.max_io;
+		snprintf(c.domain, sizeof(c.domain), "%s", g.conf.v4_domain);
 		g.v4 = nfs4_server_create(g.fs, &c);
 		if (!g.v4)
 			return NULL;
+		/* one lock manager: NLM's locks and NFSv4's conflict (and share its grace) */
+		if (g.nlm_up)
+			nfs4_server_set_lock_mgr(g.v4, &g.nlm.mgr);
 		nfs4_program_v3_v4(&g.nfs_prog, g.nfs_vers);
 	}
 	g.tcp_nfs.v4 = g.v4;
@@ -1059,13 +1083,14 @@ out:
 		orpc_tcp_srv_fini(&g.tcp);
 	if (g.lock_tcp_up)
 		orpc_tcp_srv_fini(&g.lock_tcp);
+	/* NFSv4's clients free their locks in NLM's manager: before it goes */
+	nfs4_server_destroy(g.v4);
+	g.v4 = NULL;
 	if (g.nlm_up)
 		nlm_server_fini(&g.nlm);
 	nfs3_server_fini(&g.tcp_nfs);
 	orpc_svc_drc_disable(&g.svc);
 	orpc_svc_drc_disable(&g.rdma_svc);
-	nfs4_server_destroy(g.v4);
-	g.v4 = NULL;
 	nfs_fs_close(g.fs);
 	return rc;
 }
@@ -1324,6 +1349,9 @@ out:
 	g.lock_tcp_up = false;
 	app_metrics_close(g.metrics);
 	g.metrics = NULL;
+	/* NFSv4's clients free their locks in NLM's manager: before it goes */
+	nfs4_server_destroy(g.v4);
+	g.v4 = NULL;
 	if (g.nlm_up)
 		nlm_server_fini(&g.nlm);
 	g.nlm_up = false;
@@ -1337,8 +1365,6 @@ out:
 	nfs3_server_fini(&g.tcp_nfs);
 	orpc_svc_drc_disable(&g.svc);
 	orpc_svc_drc_disable(&g.rdma_svc);
-	nfs4_server_destroy(g.v4);
-	g.v4 = NULL;
 	nfs3_server_fini(&g.rdma_nfs);
 	nfs_fs_close(g.fs);
 	nfsd_conf_free(&g.conf);

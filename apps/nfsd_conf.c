@@ -5,6 +5,7 @@
  * by the same parser as an exports file, so the two forms accept exactly the same options.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,7 +45,7 @@ static int bad(struct ctx *c, const char *sec, const char *key, const char *val,
 
 /* ---- [nfs] ---- */
 
-enum kind { K_UINT, K_STR, K_VERSIONS, K_HOSTPORT };
+enum kind { K_UINT, K_STR, K_VERSIONS, K_HOSTPORT, K_DOMAIN };
 
 struct key {
 	const char *name;
@@ -79,6 +80,7 @@ static const struct key keys[] = {
 	U("drain", drain_s, 0, 600, 0),
 	U("v4_lease", v4_lease_s, 5, 3600, 0),
 	U("v4_slots", v4_slots, 1, 1024, 0),
+	S("v4_domain", v4_domain, K_DOMAIN),
 	S("metrics", metrics, K_HOSTPORT),
 };
 
@@ -160,6 +162,14 @@ static int set_key(struct ctx *c, struct nfsd_conf *conf, const char *k, const c
 	case K_STR:
 		if (!v[0] || v[0] != '/')
 			return bad(c, "nfs", k, v, "expected an absolute path");
+		break;
+	case K_DOMAIN:
+		/* the NFSv4 owner domain: a DNS name (or empty: any domain) */
+		for (const char *p = v; *p; p++)
+			if (!isalnum((unsigned char)*p) && *p != '.' && *p != '-')
+				return bad(c, "nfs", k, v,
+					   "expected a domain name (letters, digits, "
+					   "'.', '-')");
 		break;
 	}
 	if (strlen(v) >= d->len)

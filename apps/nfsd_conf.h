@@ -14,6 +14,7 @@
  *   versions = 3                   ; or 3,4.1: NFSv4.1 too (opt-in, partial: docs/nfs.md)
  *   v4_lease = 90                  ; NFSv4 lease, seconds
  *   v4_slots = 32                  ; NFSv4.1 session slots offered (ca_maxrequests)
+ *   v4_domain =                    ; owner@domain accepted in SETATTR (empty: any domain)
  *   credits = 128                  ; RPC-over-RDMA credits granted per connection
  *   inline = 4096                  ; largest inline message received, bytes
  *   max_io = 1048576               ; rsize/wsize offered (FSINFO rtmax/wtmax)
@@ -44,8 +45,9 @@ struct nfsd_conf {
 	char state[512];
 	uint32_t threads, uring_depth, conn_calls, grace_s, credits, inline_max, max_io,
 		connections, drain_s, v4_lease_s, v4_slots;
-	bool v41;	   /**< versions includes 4.1: program 100003 version 4 is registered */
-	char metrics[128]; /**< "IP:PORT", or empty */
+	bool v41;	    /**< versions includes 4.1: program 100003 version 4 is registered */
+	char metrics[128];  /**< "IP:PORT", or empty */
+	char v4_domain[64]; /**< NFSv4 "N@domain" owners: this domain only (empty: any) */
 };
 
 /** The defaults (docs/config.md). */

@@ -638,6 +638,18 @@ enum nfs_lock_status nfs_lock_process(struct nfs_lock_mgr *m, const struct nfs_l
 	return r->status;
 }
 
+bool nfs_lock_owner_holds(struct nfs_lock_mgr *m, const struct nfs_lock_key *file,
+			  const struct nfs_lock_owner *o)
+{
+	const struct nfs_lock_file *f = file_find(m, file, false);
+
+	for (const struct ent *e = f ? f->locks : NULL; e; e = e->next)
+		if (host_matches(e->host, o->host, o->host_len) && e->svid == o->svid &&
+		    e->oh_len == o->oh_len && !memcmp(e->oh, o->oh, o->oh_len))
+			return true;
+	return false;
+}
+
 void nfs_lock_count(const struct nfs_lock_mgr *m, uint32_t *locks, uint32_t *waiters)
 {
 	uint32_t l = 0, w = 0;

@@ -186,6 +186,11 @@ enum nfs_lock_status nfs_lock_process(struct nfs_lock_mgr *m, const struct nfs_l
 /** True while the grace period lasts. */
 bool nfs_lock_in_grace(const struct nfs_lock_mgr *m);
 
+/** Does owner o (host, svid, oh) hold any lock on file? (NFSv4's FREE_STATEID and
+ * RELEASE_LOCKOWNER ask: LOCKS_HELD) */
+bool nfs_lock_owner_holds(struct nfs_lock_mgr *m, const struct nfs_lock_key *file,
+			  const struct nfs_lock_owner *o);
+
 /** Locks (not waiters) held, and waiters queued, in all. */
 void nfs_lock_count(const struct nfs_lock_mgr *m, uint32_t *locks, uint32_t *waiters);
 

@@ -49,6 +49,14 @@ void nfs4_server_conf_default(struct nfs4_server_conf *c)
 	c->max_io = 1u << 20;
 }
 
+/* a client record is going: its opens, lock states and locks go first */
+static void release_client(void *arg, struct nfs4_client *c)
+{
+	struct nfs4_server *s = arg;
+
+	nfs4_otab_release_client(s->ot, s->mgr, c);
+}
+
 struct nfs4_server *nfs4_server_create(struct nfs_fs *fs, const struct nfs4_server_conf *conf)
 {
 	struct nfs4_server *s;
@@ -66,7 +74,14 @@ struct nfs4_server *nfs4_server_create(struct nfs_fs *fs, const struct nfs4_serv
 	s->boot_sec = (int64_t)time(NULL);
 	s->st = nfs4_state_create(&conf->state);
 	s->reply = malloc(conf->state.max_resp);
-	if (!s->st || !s->reply) {
+	s->iobuf = malloc(conf->max_io > NFS_PATH_MAX ? conf->max_io : NFS_PATH_MAX);
+	s->ot = nfs4_otab_create(conf->state.boot);
+	/* a manager of its own until droce-nfsd hands it NLM's (nfs4_server_set_lock_mgr) */
+	nfs_lock_mgr_init(&s->own_mgr, &(struct nfs_lock_conf){0});
+	s->mgr = &s->own_mgr;
+	if (s->st)
+		nfs4_state_set_release(s->st, release_client, s);
+	if (!s->st || !s->reply || !s->iobuf || !s->ot) {
 		int e = errno ? errno : ENOMEM;
 
 		nfs4_server_destroy(s);
@@ -80,9 +95,18 @@ void nfs4_server_destroy(struct nfs4_server *s)
 {
 	if (!s)
 		return;
+	/* the clients' state first: their opens and locks go with them */
 	nfs4_state_destroy(s->st);
+	nfs4_otab_destroy(s->ot);
+	nfs_lock_mgr_fini(&s->own_mgr);
+	free(s->iobuf);
 	free(s->reply);
 	free(s);
+}
+
+void nfs4_server_set_lock_mgr(struct nfs4_server *s, struct nfs_lock_mgr *m)
+{
+	s->mgr = m ? m : &s->own_mgr;
 }
 
 void nfs4_server_set_clock(struct nfs4_server *s, uint64_t (*now_ns)(void))
@@ -97,7 +121,15 @@ struct nfs4_state *nfs4_server_state(struct nfs4_server *s)
 
 void nfs4_server_stats(const struct nfs4_server *s, struct nfs4_stats *st)
 {
+	struct nfs4_otab_stats o;
+
 	*st = s->stats;
+	/* the stateid check's answers are its terminal states' counts */
+	nfs4_otab_stats(s->ot, &o);
+	st->bad_stateid = o.sid_state[NFS4_SID_ERR_BAD];
+	st->old_stateid = o.sid_state[NFS4_SID_ERR_OLD];
+	st->stale_stateid = o.sid_state[NFS4_SID_ERR_STALE];
+	st->expired_stateid = o.sid_state[NFS4_SID_ERR_EXPIRED];
 }
 
 struct nfs4_pseudo *nfs4_compound_pseudo(struct nfs4_compound *c)
@@ -151,6 +183,8 @@ static uint32_t precheck(struct nfs4_compound *c, uint32_t i, uint32_t pre)
 		return NFS4ERR_SEQUENCE_POS;
 	if ((d->flags & NFS4_OPF_CURFH) && c->cur.kind == NFS4_FH_NONE)
 		return NFS4ERR_NOFILEHANDLE;
+	if ((d->flags & NFS4_OPF_SAVEDFH) && c->saved.kind == NFS4_FH_NONE)
+		return NFS4ERR_NOFILEHANDLE;
 	return NFS4_OK;
 }
 
@@ -178,10 +212,36 @@ static uint32_t put_result(struct nfs4_compound *c, XDR *x, struct nfs4_op_res *
 	return res->status;
 }
 
+/*
+ * The current stateid after an operation (RFC 8881 §16.2.3.1.2), by the table's flags: an
+ * operation that sets the current file handle (PUTFH, LOOKUP, ...) and no stateid clears it;
+ * SAVEFH and RESTOREFH carry it along with the handle.
+ */
+static void track_sid(struct nfs4_compound *c, uint32_t op)
+{
+	const struct nfs4_op_desc *d = nfs4_op_desc(op);
+
+	if (op == NFS4_OP_SAVEFH) {
+		c->saved_sid = c->cur_sid;
+		c->has_saved_sid = c->has_cur_sid;
+	} else if (op == NFS4_OP_RESTOREFH) {
+		c->cur_sid = c->saved_sid;
+		c->has_cur_sid = c->has_saved_sid;
+	} else if ((d->flags & NFS4_OPF_SETS_FH) && !(d->flags & NFS4_OPF_SETS_SID)) {
+		c->has_cur_sid = false;
+	}
+}
+
 uint32_t nfs4_compound(struct nfs4_server *s, struct nfs_ctx *ctx, const uint8_t *args,
 		       uint32_t len, const uint8_t **reply)
 {
-	struct nfs4_compound c = {.s = s, .ctx = ctx};
+	return nfs4_compound_io(s, ctx, args, len, NULL, reply);
+}
+
+uint32_t nfs4_compound_io(struct nfs4_server *s, struct nfs_ctx *ctx, const uint8_t *args,
+			  uint32_t len, struct nfs4_io *io, const uint8_t **reply)
+{
+	struct nfs4_compound c = {.s = s, .ctx = ctx, .io = io, .ddp_op = -1};
 	struct nfs4_compound_hdr h = {0};
 	uint32_t pre[NFS4_MAX_OPS] = {0};
 	uint32_t ndec = 0, status = NFS4_OK, nres = 0, numres_pos, n;
@@ -191,6 +251,10 @@ uint32_t nfs4_compound(struct nfs4_server *s, struct nfs_ctx *ctx, const uint8_t
 	XDR x, out;
 
 	*reply = s->reply;
+	if (io) {
+		io->ddp_len = 0;
+		io->placed = false;
+	}
 	s->stats.compounds++;
 	if (now - s->last_sweep_ns > 1000000000ull) {
 		nfs4_state_expire(s->st, now);
@@ -281,6 +345,8 @@ uint32_t nfs4_compound(struct nfs4_server *s, struct nfs_ctx *ctx, const uint8_t
 			}
 		} else if (res.status == NFS4_OK) {
 			res.status = d->fn(&c, &s->args[i], &res.u);
+			if (res.status == NFS4_OK)
+				track_sid(&c, op);
 		}
 		if (res.status == NFS4ERR_OP_ILLEGAL)
 			s->stats.illegal++;
@@ -304,8 +370,18 @@ uint32_t nfs4_compound(struct nfs4_server *s, struct nfs_ctx *ctx, const uint8_t
 	xdr_setpos(&out, numres_pos);
 	xdr_uint32_t(&out, &nres);
 	xdr_destroy(&out);
+	/* the last result is READ's or READLINK's, its data the reply's tail: the transport may
+	 * send it by the write chunk (RFC 8267 §4.1) */
+	if (io && c.ddp_op >= 0 && (uint32_t)c.ddp_op + 1 == nres && status == NFS4_OK &&
+	    c.ddp_len) {
+		io->ddp_len = c.ddp_len;
+		io->placed = c.ddp_placed;
+		/* a sink: the call brought a write chunk, the data goes by it */
+		s->stats.ddp_reads += io->sink != NULL;
+		s->stats.ddp_placed += c.ddp_placed;
+	}
 	if (c.sess)
-		nfs4_sequence_done(s->st, c.sess, c.slot, s->reply, n);
+		nfs4_sequence_done(s->st, c.sess, c.slot, s->reply, n, !(io && io->ddp_len));
 	return n;
 }
 
@@ -351,17 +427,22 @@ static enum accept_stat nfs4_compound_proc(struct orpc_req *r, void *args, void 
 	struct compound_res *o = res;
 	struct nfs_ctx ctx;
 
+	struct nfs4_io io = {r->peer->ddp_sink, r->peer->ddp_sink_len, 0, false};
+
 	if (!v3 || !v3->v4)
 		return SYSTEM_ERR;
 	nfs3_make_ctx(r, v3->fs, &ctx);
-	o->len = nfs4_compound(v3->v4, &ctx, a->p, a->len, &o->p);
+	o->len = nfs4_compound_io(v3->v4, &ctx, a->p, a->len, &io, &o->p);
+	/* READ's data or READLINK's text at the reply's end goes by the write chunk */
+	r->ddp_len = io.ddp_len;
+	r->ddp_placed = io.placed;
 	return o->len ? SUCCESS : SYSTEM_ERR;
 }
 
 static const struct orpc_proc nfs4_procs[] = {
 	{"NULL", (xdrproc_t)xdr_void, 0, (xdrproc_t)xdr_void, 0, nfs4_null, false},
 	{"COMPOUND", (xdrproc_t)xdr_compound_args, sizeof(struct compound_args),
-	 (xdrproc_t)xdr_compound_res, sizeof(struct compound_res), nfs4_compound_proc, false},
+	 (xdrproc_t)xdr_compound_res, sizeof(struct compound_res), nfs4_compound_proc, true},
 };
 
 const struct orpc_version nfs4_version = {NFS4_VERSION, 2, nfs4_procs};

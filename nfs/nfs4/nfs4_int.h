@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "nfs4_open.h"
 #include "nfs4_state.h"
 #include "nfs4_svc.h"
 #include "nfs4_xdr.h"
@@ -70,6 +71,16 @@ uint32_t nfs4_fh_encode(const struct nfs4_cfh *h, uint8_t *out);
 
 struct nfs4_server;
 
+/** Direct data placement for one compound (RFC 8267 §4): in, the transport's DDP sink (a
+ * write chunk's staging memory, NULL over TCP); out, the trailing DDP-eligible opaque of the
+ * reply (READ's data, READLINK's text), when the last result is one. */
+struct nfs4_io {
+	uint8_t *sink;
+	uint32_t sink_len;
+	uint32_t ddp_len; /**< bytes of that opaque's content (0: none) */
+	bool placed;	  /**< they are at sink, not in the reply (which ends with their length) */
+};
+
 struct nfs4_compound {
 	struct nfs4_server *s;
 	struct nfs_ctx *ctx;
@@ -78,7 +89,14 @@ struct nfs4_compound {
 	struct nfs4_cfh cur, saved;
 	struct nfs4_session *sess; /**< the compound's (SEQUENCE), or NULL */
 	struct nfs4_slot *slot;
-	bool pseudo_built;	    /**< the server's pseudo tree is built for this compound */
+	bool pseudo_built; /**< the server's pseudo tree is built for this compound */
+	/* the current and saved stateids (RFC 8881 §16.2.3.1.2) */
+	bool has_cur_sid, has_saved_sid;
+	struct nfs4_stateid cur_sid, saved_sid;
+	struct nfs4_io *io; /**< NULL: no transport (tests without one, the fuzz target) */
+	int32_t ddp_op;	    /**< the operation whose results end with DDP-eligible data, or -1 */
+	uint32_t ddp_len;   /**< its length */
+	bool ddp_placed;    /**< the data sits in io->sink */
 	uint8_t fhbuf[NFS4_FHSIZE]; /**< GETFH's result */
 };
 
@@ -90,12 +108,16 @@ typedef uint32_t (*nfs4_handler_t)(struct nfs4_compound *c, union nfs4_op_args *
 #define NFS4_OPF_CURFH 0x2u	    /**< needs a current file handle (NOFILEHANDLE) */
 #define NFS4_OPF_MINOR2 0x4u	    /**< defined from minor version 2 on (4.1: OP_ILLEGAL) */
 #define NFS4_OPF_NEEDS_SESSION 0x8u /**< uses the compound's session (RECLAIM_COMPLETE) */
+#define NFS4_OPF_SAVEDFH 0x10u	    /**< needs a saved file handle too (RENAME, LINK) */
+#define NFS4_OPF_SETS_SID 0x20u	    /**< sets the current stateid (OPEN, CLOSE, LOCK ...) */
+#define NFS4_OPF_SETS_FH 0x40u	    /**< sets the current handle: clears the current stateid */
 
 /** One row of the operation table. */
 struct nfs4_op_desc {
 	const char *name;
 	nfs4_xargs_t xargs; /**< NULL: not decoded (served: never; NOTSUPP) */
 	nfs4_xres_t xres;   /**< NULL: status only */
+	nfs4_xerr_t xerr;   /**< results on failure (SETATTR, LOCK, LOCKT), or NULL */
 	nfs4_handler_t fn;  /**< NULL: NFS4ERR_NOTSUPP */
 	uint32_t flags;
 };
@@ -116,7 +138,12 @@ struct nfs4_server {
 	struct nfs4_pseudo pseudo;
 	union nfs4_op_args args[NFS4_MAX_OPS];
 	uint32_t ops[NFS4_MAX_OPS];
-	int64_t boot_sec; /**< wall clock at start: the pseudo file system's times */
+	int64_t boot_sec;     /**< wall clock at start: the pseudo file system's times */
+	uint8_t *iobuf;	      /**< conf.max_io bytes: READ data, READLINK text, READDIR entries */
+	struct nfs4_otab *ot; /**< stateids: opens and locks (nfs4_open.c) */
+	struct nfs_lock_mgr *mgr; /**< byte-range locks: NLM's when shared, else own_mgr */
+	struct nfs_lock_mgr own_mgr;
+	struct nfs_lock_res lock_res; /**< LOCK4denied's holder, until the reply is encoded */
 	uint64_t last_sweep_ns;
 	struct nfs4_stats stats;
 };
@@ -146,14 +173,118 @@ uint32_t nfs4_op_access(struct nfs4_compound *c, union nfs4_op_args *a, union nf
 uint32_t nfs4_op_secinfo_no_name(struct nfs4_compound *c, union nfs4_op_args *a,
 				 union nfs4_op_resok *r);
 
+/* handlers: open state and locks (nfs4_open.c, nfs4_lock.c) */
+uint32_t nfs4_op_open(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
+uint32_t nfs4_op_close(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
+uint32_t nfs4_op_open_downgrade(struct nfs4_compound *c, union nfs4_op_args *a,
+				union nfs4_op_resok *r);
+uint32_t nfs4_op_test_stateid(struct nfs4_compound *c, union nfs4_op_args *a,
+			      union nfs4_op_resok *r);
+uint32_t nfs4_op_free_stateid(struct nfs4_compound *c, union nfs4_op_args *a,
+			      union nfs4_op_resok *r);
+uint32_t nfs4_op_lock(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
+uint32_t nfs4_op_lockt(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
+uint32_t nfs4_op_locku(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
+
+/* handlers: files (nfs4_file.c) */
+uint32_t nfs4_op_read(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
+uint32_t nfs4_op_write(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
+uint32_t nfs4_op_commit(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
+uint32_t nfs4_op_create(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
+uint32_t nfs4_op_remove(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
+uint32_t nfs4_op_rename(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
+uint32_t nfs4_op_link(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
+uint32_t nfs4_op_readdir(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
+uint32_t nfs4_op_readlink(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
+uint32_t nfs4_op_setattr(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
+uint32_t nfs4_op_verify(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
+uint32_t nfs4_op_nverify(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
+uint32_t nfs4_op_secinfo(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
+uint32_t nfs4_op_putpubfh(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
+
+/** READDIR of the current pseudo directory (nfs4_ns.c): entries within limit bytes. */
+uint32_t nfs4_readdir_pseudo(struct nfs4_compound *c, const struct nfs4_readdir_args *ra,
+			     uint32_t limit, struct nfs4_readdir_res *o);
+/** component4 rules (RFC 8881 §18.13.3): INVAL, NAMETOOLONG, BADNAME, or NFS4_OK. */
+uint32_t nfs4_check_name(const struct nfs4_ref *n);
+/** Make h the current file handle (a backend handle). */
+void nfs4_set_cur_real(struct nfs4_compound *c, const struct nfs_fh *fh);
+
 /* handlers: attributes (nfs4_attr.c) */
 uint32_t nfs4_op_getattr(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
 /** The attributes served (supported_attrs). */
 void nfs4_supported_attrs(struct nfs4_bitmap *b);
+/** The attributes SETATTR, OPEN and CREATE can set. */
+void nfs4_settable_attrs(struct nfs4_bitmap *b);
+/** Those an EXCLUSIVE4_1 OPEN can set (suppattr_exclcreat): mode, owner, owner_group. */
+void nfs4_exclcreat_attrs(struct nfs4_bitmap *b);
+/**
+ * A fattr4 to set, as the backend's sattr: size, mode, owner, owner_group, time_access_set,
+ * time_modify_set. @return NFS4_OK, ATTRNOTSUPP (a bit not served), INVAL (a read-only one),
+ * BADXDR (the values do not decode as the mask says), BADOWNER (an owner not numeric)
+ */
+uint32_t nfs4_fattr_to_sattr(const struct nfs4_server *s, const struct nfs4_fattr *f,
+			     struct nfs_sattr *sa);
+/** The current object's attributes in want as an attrlist4 into buf (cap bytes), mask out.
+ * @return an nfsstat4 (RESOURCE when they do not fit) */
+uint32_t nfs4_attr_encode(struct nfs4_compound *c, const struct nfs4_bitmap *want,
+			  struct nfs4_bitmap *mask, uint8_t *buf, uint32_t cap, uint32_t *len);
+/** One READDIR entry's fattr4 (bitmap and attrlist4) onto x, from the backend's attributes
+ * (attr NULL: the entry's attributes could not be read; only rdattr_error goes).
+ * @return FALSE when x is full */
+bool_t nfs4_attr_entry(struct nfs4_compound *c, const struct nfs_fh *fh,
+		       const struct nfs_attr *attr, uint32_t rderr, const struct nfs4_bitmap *want,
+		       XDR *x);
 
 /** A backend status as nfsstat4. */
 uint32_t nfs4_stat_from_nfs(enum nfs_stat s);
 /** The pseudo file system of this compound (built on first need). */
 struct nfs4_pseudo *nfs4_compound_pseudo(struct nfs4_compound *c);
+
+/* ---- stateids (nfs4_open.c), for the operations that take one ---- */
+
+/** Bits of what a stateid may name, for nfs4_sid_find. */
+#define NFS4_SID_OPEN (1u << NFS4_STID_OPEN)
+#define NFS4_SID_LOCK (1u << NFS4_STID_LOCK)
+
+/**
+ * The state a stateid names, for the compound's client: the check of enum nfs4_sid_state
+ * (nfs4_open.h), each state counted (nfs4_otab_stats). The current stateid is replaced by the
+ * compound's (BAD_STATEID when there is none); then STALE_STATEID (another run's), BAD_STATEID
+ * (unknown, freed, another client's, a special one, not of a type in types, not of fh when fh
+ * is given), EXPIRED (its client's lease ran out), and with check_seqid BAD_STATEID for a
+ * seqid ahead, OLD_STATEID for one behind (0 means the latest: RFC 8881 §8.2.2).
+ */
+uint32_t nfs4_sid_find(struct nfs4_compound *c, const struct nfs4_stateid *sid, uint32_t types,
+		       const struct nfs_fh *fh, bool check_seqid, struct nfs4_stid **out);
+/**
+ * May I/O go on fh with sid? The anonymous and READ bypass stateids are let through unless a
+ * share reservation denies it (LOCKED; bypass reads ignore them); an open or lock stateid
+ * must be of this file (BAD_STATEID), and writes need an open for writing (OPENMODE).
+ */
+uint32_t nfs4_sid_check_io(struct nfs4_compound *c, const struct nfs4_stateid *sid,
+			   const struct nfs_fh *fh, bool write);
+/** A new state of owner on the file (fh, key), seqid 1. NULL when memory is short. */
+struct nfs4_stid *nfs4_stid_new(struct nfs4_server *s, struct nfs4_owner *o, enum nfs4_stid_type t,
+				const struct nfs_fh *fh, const struct nfs_lock_key *key);
+void nfs4_stid_free(struct nfs4_server *s, struct nfs4_stid *st);
+/** The next seqid of st (skipping 0 on wrap); the stateid into out. */
+void nfs4_stid_bump(struct nfs4_stid *st, struct nfs4_stateid *out);
+/** The client's owner of that kind and name, made when create. NULL: none (or no memory). */
+struct nfs4_owner *nfs4_owner_get(struct nfs4_server *s, struct nfs4_client *clp, bool lock,
+				  const struct nfs4_ref *name, bool create);
+/** An owner just made that got no state: it goes (with its client's state block if empty). */
+void nfs4_owner_forget(struct nfs4_server *s, struct nfs4_owner *o);
+/** The client's state of owner o on the file key, or NULL. */
+struct nfs4_stid *nfs4_stid_of(struct nfs4_client *clp, const struct nfs4_owner *o,
+			       const struct nfs_lock_key *key);
+/** Does lock state l hold a lock now? (nfs4_lock.c) */
+bool nfs4_lock_state_holds(struct nfs4_server *s, const struct nfs4_stid *l);
+/** Release every lock of lock state l (its open is closing). */
+void nfs4_lock_state_release(struct nfs4_server *s, const struct nfs4_stid *l);
+/** Does the compound's client hold an open or lock state on the file fh? */
+bool nfs4_fh_has_state(struct nfs4_compound *c, const struct nfs_fh *fh);
+/** Make st the compound's current stateid. */
+void nfs4_set_cur_sid(struct nfs4_compound *c, const struct nfs4_stateid *sid);
 
 #endif /* NFS4_INT_H */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "nfs4_int.h"
+#include "nfs_xdr_prim.h"
 
 static const uint8_t pfh_magic[4] = {0x80, 'p', '4', 0};
 
@@ -83,6 +84,12 @@ uint32_t nfs4_op_putrootfh(struct nfs4_compound *c, union nfs4_op_args *a, union
 	return enter_node(c, nfs4_compound_pseudo(c), 0);
 }
 
+/* the public file handle is the root's (RFC 8881 §18.20.3 allows it) */
+uint32_t nfs4_op_putpubfh(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	return nfs4_op_putrootfh(c, a, r);
+}
+
 uint32_t nfs4_op_putfh(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
 {
 	const struct nfs4_ref *w = &a->fh;
@@ -109,6 +116,11 @@ uint32_t nfs4_op_putfh(struct nfs4_compound *c, union nfs4_op_args *a, union nfs
 	fh.len = w->len;
 	memcpy(fh.data, w->p, w->len);
 	s = nfs_fs_fh_export(c->ctx, &fh, NULL, 0, NULL, NULL);
+	/* a file removed (a RENAME over it) while the client holds state on it: the handle
+	 * stays usable for CLOSE, LOCKU, FREE_STATEID (pynfs RNM21; knfsd keeps the file open,
+	 * droce holds no descriptor); anything touching the file still gets STALE */
+	if (s == NFS_ERR_STALE && nfs4_fh_has_state(c, &fh))
+		s = NFS_OK;
 	if (s != NFS_OK)
 		return nfs4_stat_from_nfs(s);
 	set_real(&c->cur, &fh);
@@ -139,8 +151,13 @@ uint32_t nfs4_op_restorefh(struct nfs4_compound *c, union nfs4_op_args *a, union
 	return NFS4_OK;
 }
 
+void nfs4_set_cur_real(struct nfs4_compound *c, const struct nfs_fh *fh)
+{
+	set_real(&c->cur, fh);
+}
+
 /* component4 rules (RFC 8881 §18.13.3, Linux's check_filename) */
-static uint32_t check_name(const struct nfs4_ref *n)
+uint32_t nfs4_check_name(const struct nfs4_ref *n)
 {
 	if (n->len == 0)
 		return NFS4ERR_INVAL;
@@ -165,7 +182,7 @@ uint32_t nfs4_op_lookup(struct nfs4_compound *c, union nfs4_op_args *a, union nf
 	bool dir_valid = false;
 	struct nfs_fh fh;
 	enum nfs_stat s;
-	uint32_t st = check_name(&a->name);
+	uint32_t st = nfs4_check_name(&a->name);
 
 	(void)r;
 	if (st != NFS4_OK)
@@ -251,6 +268,22 @@ uint32_t nfs4_op_access(struct nfs4_compound *c, union nfs4_op_args *a, union nf
 	return NFS4_OK;
 }
 
+uint32_t nfs4_op_secinfo(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	struct nfs4_cfh dir = c->cur;
+	uint32_t st = nfs4_op_lookup(c, a, r);
+
+	/* the name must be there (NOENT); what it is served with is AUTH_SYS, as everything */
+	c->cur = dir;
+	if (st != NFS4_OK)
+		return st;
+	r->secinfo.n = 1;
+	r->secinfo.flavor[0] = AUTH_SYS;
+	/* RFC 8881 §2.6.3.1.1.8: SECINFO consumes the current file handle */
+	memset(&c->cur, 0, sizeof(c->cur));
+	return NFS4_OK;
+}
+
 uint32_t nfs4_op_secinfo_no_name(struct nfs4_compound *c, union nfs4_op_args *a,
 				 union nfs4_op_resok *r)
 {
@@ -268,4 +301,66 @@ uint32_t nfs4_op_secinfo_no_name(struct nfs4_compound *c, union nfs4_op_args *a,
 	/* RFC 8881 §18.45.3: SECINFO_NO_NAME consumes the current file handle */
 	memset(&c->cur, 0, sizeof(c->cur));
 	return NFS4_OK;
+}
+
+/*
+ * READDIR of a pseudo directory: its children, each with cookie index + 3 (0 starts, 1 and 2
+ * are reserved), and the attributes of what LOOKUP would enter (an export's root by its real
+ * handle, so mounted_on_fileid and fsid are the export's). entries is encoded as
+ * nfs4_xdr_readdir_res wants it, within limit bytes.
+ */
+uint32_t nfs4_readdir_pseudo(struct nfs4_compound *c, const struct nfs4_readdir_args *ra,
+			     uint32_t limit, struct nfs4_readdir_res *o)
+{
+	struct nfs4_pseudo *p = nfs4_compound_pseudo(c);
+	struct nfs4_cfh dir = c->cur;
+	int32_t d = cur_node(c);
+	uint32_t n = 0, st = NFS4_OK;
+	bool full = false;
+	XDR x;
+
+	if (d < 0)
+		return NFS4ERR_STALE;
+	xdrmem_create(&x, (char *)c->s->iobuf, c->s->conf.max_io, XDR_ENCODE);
+	for (int32_t i = 0; i < (int32_t)p->n && !full; i++) {
+		char path[NFS_PATH_MAX], *name;
+		struct nfs4_bitmap mask;
+		struct nfs4_ref nm, vals;
+		uint64_t cookie = (uint64_t)i + 3;
+		uint32_t len = 0;
+		u_int start = xdr_getpos(&x);
+		bool more = true;
+
+		if (p->node[i].parent != d || cookie <= ra->cookie)
+			continue;
+		nfs4_pseudo_path(p, c->s->fs, i, path, sizeof(path));
+		name = strrchr(path, '/');
+		name = name ? name + 1 : path;
+		nm = (struct nfs4_ref){(const uint8_t *)name, (uint32_t)strlen(name)};
+		st = enter_node(c, p, i);
+		if (st == NFS4_OK)
+			st = nfs4_attr_encode(c, &ra->attr_request, &mask, c->s->attrbuf,
+					      sizeof(c->s->attrbuf), &len);
+		c->cur = dir;
+		if (st != NFS4_OK) {
+			/* an export this client may not see: it is not listed */
+			st = NFS4_OK;
+			continue;
+		}
+		vals = (struct nfs4_ref){c->s->attrbuf, len};
+		if (!x_bool(&x, &more) || !x_u64(&x, &cookie) ||
+		    !nfs4_xdr_ref(&x, &nm, NFS_NAME_MAX) || !nfs4_xdr_bitmap(&x, &mask) ||
+		    !nfs4_xdr_ref(&x, &vals, NFS4_ATTRVALS_MAX) || xdr_getpos(&x) > limit) {
+			xdr_setpos(&x, start);
+			full = true;
+			break;
+		}
+		n++;
+	}
+	o->entries = (struct nfs4_ref){c->s->iobuf, xdr_getpos(&x)};
+	xdr_destroy(&x);
+	memset(o->verf, 0, sizeof(o->verf));
+	o->eof = !full;
+	o->nentries = n;
+	return n == 0 && full ? NFS4ERR_TOOSMALL : NFS4_OK;
 }

@@ -17,47 +17,59 @@ bool_t nfs4_xdr_void_args(XDR *x, union nfs4_op_args *a)
 	return TRUE;
 }
 
-#define NOTSUPP(n) [NFS4_OP_##n] = {#n, NULL, NULL, NULL, 0}
-#define NOTSUPP2(n) [NFS4_OP_##n] = {#n, NULL, NULL, NULL, NFS4_OPF_MINOR2}
-#define OP(n, xa, xr, fn, fl) [NFS4_OP_##n] = {#n, xa, xr, fn, fl}
+#define NOTSUPP(n) [NFS4_OP_##n] = {#n, NULL, NULL, NULL, NULL, 0}
+#define NOTSUPP2(n) [NFS4_OP_##n] = {#n, NULL, NULL, NULL, NULL, NFS4_OPF_MINOR2}
+#define OP(n, xa, xr, fn, fl) [NFS4_OP_##n] = {#n, xa, xr, NULL, fn, fl}
+/* an operation with results on failure too (SETATTR's attrsset, LOCK4denied) */
+#define OPE(n, xa, xr, xe, fn, fl) [NFS4_OP_##n] = {#n, xa, xr, xe, fn, fl}
 
 static const struct nfs4_op_desc ops[NFS4_OP_LAST + 1] = {
 	OP(ACCESS, nfs4_xdr_access_args, nfs4_xdr_access_res, nfs4_op_access, NFS4_OPF_CURFH),
-	NOTSUPP(CLOSE),
-	NOTSUPP(COMMIT),
-	NOTSUPP(CREATE),
-	NOTSUPP(DELEGPURGE),
-	NOTSUPP(DELEGRETURN),
+	OP(CLOSE, nfs4_xdr_close_args, nfs4_xdr_stateid_res, nfs4_op_close,
+	   NFS4_OPF_CURFH | NFS4_OPF_SETS_SID),
+	OP(COMMIT, nfs4_xdr_commit_args, nfs4_xdr_commit_res, nfs4_op_commit, NFS4_OPF_CURFH),
+	OP(CREATE, nfs4_xdr_create_args, nfs4_xdr_create_res, nfs4_op_create,
+	   NFS4_OPF_CURFH | NFS4_OPF_SETS_FH),
+	NOTSUPP(DELEGPURGE),  /* no delegations: nothing to purge */
+	NOTSUPP(DELEGRETURN), /* none is granted (OPEN_DELEGATE_NONE) */
 	OP(GETATTR, nfs4_xdr_getattr_args, nfs4_xdr_getattr_res, nfs4_op_getattr, NFS4_OPF_CURFH),
 	OP(GETFH, nfs4_xdr_void_args, nfs4_xdr_getfh_res, nfs4_op_getfh, NFS4_OPF_CURFH),
-	NOTSUPP(LINK),
-	NOTSUPP(LOCK),
-	NOTSUPP(LOCKT),
-	NOTSUPP(LOCKU),
-	OP(LOOKUP, nfs4_xdr_lookup_args, NULL, nfs4_op_lookup, NFS4_OPF_CURFH),
-	OP(LOOKUPP, nfs4_xdr_void_args, NULL, nfs4_op_lookupp, NFS4_OPF_CURFH),
-	NOTSUPP(NVERIFY),
-	NOTSUPP(OPEN),
+	OP(LINK, nfs4_xdr_lookup_args, nfs4_xdr_cinfo_res, nfs4_op_link,
+	   NFS4_OPF_CURFH | NFS4_OPF_SAVEDFH),
+	OPE(LOCK, nfs4_xdr_lock_args, nfs4_xdr_stateid_res, nfs4_xdr_lock_denied, nfs4_op_lock,
+	    NFS4_OPF_CURFH | NFS4_OPF_SETS_SID),
+	OPE(LOCKT, nfs4_xdr_lockt_args, NULL, nfs4_xdr_lock_denied, nfs4_op_lockt, NFS4_OPF_CURFH),
+	OP(LOCKU, nfs4_xdr_locku_args, nfs4_xdr_stateid_res, nfs4_op_locku,
+	   NFS4_OPF_CURFH | NFS4_OPF_SETS_SID),
+	OP(LOOKUP, nfs4_xdr_lookup_args, NULL, nfs4_op_lookup, NFS4_OPF_CURFH | NFS4_OPF_SETS_FH),
+	OP(LOOKUPP, nfs4_xdr_void_args, NULL, nfs4_op_lookupp, NFS4_OPF_CURFH | NFS4_OPF_SETS_FH),
+	OP(NVERIFY, nfs4_xdr_verify_args, NULL, nfs4_op_nverify, NFS4_OPF_CURFH),
+	OP(OPEN, nfs4_xdr_open_args, nfs4_xdr_open_res, nfs4_op_open,
+	   NFS4_OPF_CURFH | NFS4_OPF_SETS_SID | NFS4_OPF_SETS_FH),
 	NOTSUPP(OPENATTR),
 	NOTSUPP(OPEN_CONFIRM), /* 4.0 only (RFC 8881 §18.20 says NOTSUPP in 4.1) */
-	NOTSUPP(OPEN_DOWNGRADE),
-	OP(PUTFH, nfs4_xdr_putfh_args, NULL, nfs4_op_putfh, 0),
-	NOTSUPP(PUTPUBFH),
-	OP(PUTROOTFH, nfs4_xdr_void_args, NULL, nfs4_op_putrootfh, 0),
-	NOTSUPP(READ),
-	NOTSUPP(READDIR),
-	NOTSUPP(READLINK),
-	NOTSUPP(REMOVE),
-	NOTSUPP(RENAME),
+	OP(OPEN_DOWNGRADE, nfs4_xdr_downgrade_args, nfs4_xdr_stateid_res, nfs4_op_open_downgrade,
+	   NFS4_OPF_CURFH | NFS4_OPF_SETS_SID),
+	OP(PUTFH, nfs4_xdr_putfh_args, NULL, nfs4_op_putfh, NFS4_OPF_SETS_FH),
+	OP(PUTPUBFH, nfs4_xdr_void_args, NULL, nfs4_op_putpubfh, NFS4_OPF_SETS_FH),
+	OP(PUTROOTFH, nfs4_xdr_void_args, NULL, nfs4_op_putrootfh, NFS4_OPF_SETS_FH),
+	OP(READ, nfs4_xdr_read_args, nfs4_xdr_read_res, nfs4_op_read, NFS4_OPF_CURFH),
+	OP(READDIR, nfs4_xdr_readdir_args, nfs4_xdr_readdir_res, nfs4_op_readdir, NFS4_OPF_CURFH),
+	OP(READLINK, nfs4_xdr_void_args, nfs4_xdr_readlink_res, nfs4_op_readlink, NFS4_OPF_CURFH),
+	OP(REMOVE, nfs4_xdr_lookup_args, nfs4_xdr_cinfo_res, nfs4_op_remove, NFS4_OPF_CURFH),
+	OP(RENAME, nfs4_xdr_rename_args, nfs4_xdr_rename_res, nfs4_op_rename,
+	   NFS4_OPF_CURFH | NFS4_OPF_SAVEDFH),
 	NOTSUPP(RENEW), /* 4.0 only */
 	OP(RESTOREFH, nfs4_xdr_void_args, NULL, nfs4_op_restorefh, 0),
 	OP(SAVEFH, nfs4_xdr_void_args, NULL, nfs4_op_savefh, NFS4_OPF_CURFH),
-	NOTSUPP(SECINFO),
-	NOTSUPP(SETATTR),
+	OP(SECINFO, nfs4_xdr_lookup_args, nfs4_xdr_secinfo_res, nfs4_op_secinfo,
+	   NFS4_OPF_CURFH | NFS4_OPF_SETS_FH),
+	OPE(SETATTR, nfs4_xdr_setattr_args, NULL, nfs4_xdr_setattr_res, nfs4_op_setattr,
+	    NFS4_OPF_CURFH),
 	NOTSUPP(SETCLIENTID),	      /* 4.0 only */
 	NOTSUPP(SETCLIENTID_CONFIRM), /* 4.0 only */
-	NOTSUPP(VERIFY),
-	NOTSUPP(WRITE),
+	OP(VERIFY, nfs4_xdr_verify_args, NULL, nfs4_op_verify, NFS4_OPF_CURFH),
+	OP(WRITE, nfs4_xdr_write_args, nfs4_xdr_write_res, nfs4_op_write, NFS4_OPF_CURFH),
 	NOTSUPP(RELEASE_LOCKOWNER), /* 4.0 only */
 	NOTSUPP(BACKCHANNEL_CTL),
 	OP(BIND_CONN_TO_SESSION, nfs4_xdr_bind_conn_args, nfs4_xdr_bind_conn_res, nfs4_op_bind_conn,
@@ -68,7 +80,7 @@ static const struct nfs4_op_desc ops[NFS4_OP_LAST + 1] = {
 	   nfs4_op_create_session, NFS4_OPF_NO_SEQ),
 	OP(DESTROY_SESSION, nfs4_xdr_sessionid_args, NULL, nfs4_op_destroy_session,
 	   NFS4_OPF_NO_SEQ),
-	NOTSUPP(FREE_STATEID),
+	OP(FREE_STATEID, nfs4_xdr_stateid_args, NULL, nfs4_op_free_stateid, 0),
 	NOTSUPP(GET_DIR_DELEGATION),
 	NOTSUPP(GETDEVICEINFO),
 	NOTSUPP(GETDEVICELIST),
@@ -76,11 +88,12 @@ static const struct nfs4_op_desc ops[NFS4_OP_LAST + 1] = {
 	NOTSUPP(LAYOUTGET),
 	NOTSUPP(LAYOUTRETURN),
 	OP(SECINFO_NO_NAME, nfs4_xdr_secinfo_no_name_args, nfs4_xdr_secinfo_res,
-	   nfs4_op_secinfo_no_name, NFS4_OPF_CURFH),
+	   nfs4_op_secinfo_no_name, NFS4_OPF_CURFH | NFS4_OPF_SETS_FH),
 	/* SEQUENCE is the dispatcher's own (first operation only): no handler here */
 	OP(SEQUENCE, nfs4_xdr_sequence_args, nfs4_xdr_sequence_res, NULL, 0),
 	NOTSUPP(SET_SSV),
-	NOTSUPP(TEST_STATEID),
+	OP(TEST_STATEID, nfs4_xdr_test_stateid_args, nfs4_xdr_test_stateid_res,
+	   nfs4_op_test_stateid, 0),
 	NOTSUPP(WANT_DELEGATION),
 	OP(DESTROY_CLIENTID, nfs4_xdr_clientid_args, NULL, nfs4_op_destroy_clientid,
 	   NFS4_OPF_NO_SEQ),

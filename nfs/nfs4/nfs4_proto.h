@@ -246,6 +246,10 @@ enum nfs4_attr {
 	NFS4_A_CHOWN_RESTRICTED = 18,
 	NFS4_A_FILEHANDLE = 19,
 	NFS4_A_FILEID = 20,
+	NFS4_A_FILES_AVAIL = 21,
+	NFS4_A_FILES_FREE = 22,
+	NFS4_A_FILES_TOTAL = 23,
+	NFS4_A_FS_LOCATIONS = 24,
 	NFS4_A_HOMOGENEOUS = 26,
 	NFS4_A_MAXFILESIZE = 27,
 	NFS4_A_MAXLINK = 28,
@@ -258,11 +262,16 @@ enum nfs4_attr {
 	NFS4_A_OWNER = 36,
 	NFS4_A_OWNER_GROUP = 37,
 	NFS4_A_RAWDEV = 41,
+	NFS4_A_SPACE_AVAIL = 42,
+	NFS4_A_SPACE_FREE = 43,
+	NFS4_A_SPACE_TOTAL = 44,
 	NFS4_A_SPACE_USED = 45,
 	NFS4_A_TIME_ACCESS = 47,
+	NFS4_A_TIME_ACCESS_SET = 48,
 	NFS4_A_TIME_DELTA = 51,
 	NFS4_A_TIME_METADATA = 52,
 	NFS4_A_TIME_MODIFY = 53,
+	NFS4_A_TIME_MODIFY_SET = 54,
 	NFS4_A_MOUNTED_ON_FILEID = 55,
 	NFS4_A_SUPPATTR_EXCLCREAT = 75,
 	NFS4_A_NUM = 82, /**< bitmap bits we look at (three words; RFC 8276 adds 82) */
@@ -272,6 +281,10 @@ enum nfs4_attr {
 	3u /**< bitmap4 words kept; longer bitmaps decode, extra words
 				are ignored when zero and their bits are unsupported */
 #define NFS4_BITMAP_DECODE_MAX 8u
+
+/* time_how4 (settime4) */
+#define SET_TO_SERVER_TIME4 0u
+#define SET_TO_CLIENT_TIME4 1u
 
 /* nfs_ftype4 (RFC 8881 §3.3.10): 1..7 as NFSv3's ftype3 */
 #define NF4ATTRDIR 8u

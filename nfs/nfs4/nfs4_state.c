@@ -27,6 +27,8 @@ struct nfs4_state {
 	uint32_t next_id;	      /**< the low word of the next client id */
 	uint32_t next_sess;	      /**< a counter in each session id */
 	struct nfs4_state_stats st;
+	nfs4_release_fn release;
+	void *release_arg;
 };
 
 #define NAME_(n) #n,
@@ -108,6 +110,8 @@ static void client_free(struct nfs4_state *st, uint32_t i)
 {
 	struct nfs4_client *c = st->clients[i];
 
+	if (c->owners && st->release)
+		st->release(st->release_arg, c);
 	while (c->sessions) {
 		struct nfs4_session *s = c->sessions;
 
@@ -146,6 +150,12 @@ static uint32_t client_index(const struct nfs4_state *st, uint64_t id)
 		if (st->clients[i] && st->clients[i]->clientid == id)
 			return i;
 	return UINT32_MAX;
+}
+
+void nfs4_state_set_release(struct nfs4_state *st, nfs4_release_fn fn, void *arg)
+{
+	st->release = fn;
+	st->release_arg = arg;
 }
 
 struct nfs4_client *nfs4_client_find(struct nfs4_state *st, uint64_t clientid)
@@ -430,6 +440,11 @@ uint32_t nfs4_create_session(struct nfs4_state *st, const struct nfs4_principal 
 			 CREATE_SESSION4_FLAG_CONN_RDMA))
 		return NFS4ERR_INVAL;
 	s = fore_attrs(st, &a->fore, &fore);
+	/* no backchannel is granted, but one that could carry no call is the client's error
+	 * all the same (RFC 8881 §18.36.3, as Linux's nfsd checks it) */
+	if (s == NFS4_OK && (a->back.maxrequestsize < MIN_REQ_SIZE ||
+			     a->back.maxresponsesize < MIN_RESP_SIZE || !a->back.maxrequests))
+		s = NFS4ERR_TOOSMALL;
 	if (s != NFS4_OK)
 		return s; /* not cached: the slot did not advance */
 	if (c->state == NFS4_CLIENT_UNCONFIRMED) {
@@ -477,6 +492,13 @@ static struct nfs4_session *session_find(struct nfs4_state *st,
 		if (memcmp(s->id, id, NFS4_SESSIONID_SIZE) == 0 && s->state == NFS4_SESS_ACTIVE)
 			return s;
 	return NULL;
+}
+
+struct nfs4_session *nfs4_session_find(struct nfs4_state *st, const uint8_t id[NFS4_SESSIONID_SIZE])
+{
+	uint32_t ci;
+
+	return session_find(st, id, &ci);
 }
 
 struct seq_ctx {
@@ -602,14 +624,14 @@ void nfs4_sequence(struct nfs4_state *st, const struct nfs4_sequence_args *a, ui
 }
 
 void nfs4_sequence_done(struct nfs4_state *st, struct nfs4_session *sess, struct nfs4_slot *slot,
-			const uint8_t *reply, uint32_t len)
+			const uint8_t *reply, uint32_t len, bool keep)
 {
 	if (sess->state == NFS4_SESS_DESTROYING) {
 		session_unlink(sess);
 		session_free(st, sess);
 		return;
 	}
-	if (len <= sess->fore.maxresponsesize_cached) {
+	if (keep && len <= sess->fore.maxresponsesize_cached) {
 		memcpy(slot->reply, reply, len);
 		slot->len = len;
 		slot->state = NFS4_SLOT_CACHED;

@@ -7,12 +7,12 @@
  * built (no RPC header, no transport framing: a replay over another connection or transport
  * is answered with the same bytes in that transport's framing).
  *
- * Apart from the lock manager (nfs/lock): byte-range locks, blocked requests and the grace
- * period are nfs_lock's, shared with NLM. What a v4 client will hold there (opens, lock owners,
- * delegations) hangs off its struct nfs4_client (the `owners` list head, empty today), and its
- * owners are named in nfs_lock by the client id (nfs_lock.h "NFSv4 later"); a lease expiry or a
- * new incarnation (EXCHANGE_ID with a new verifier, confirmed by CREATE_SESSION) will free them
- * there with FREE_HOST. Client records do not survive a restart yet (§8.4.3 is issue 16's).
+ * Apart from the lock manager (nfs/lock) and the open state (nfs4_open.h): byte-range locks,
+ * blocked requests and the grace period are nfs_lock's, shared with NLM; opens, lock-owners and
+ * their stateids hang off struct nfs4_client (`owners`) and are nfs4_open.c's. A client record
+ * that goes (lease expiry, DESTROY_CLIENTID, a new incarnation confirmed by CREATE_SESSION)
+ * hands its state to the release hook first (nfs4_state_set_release), which frees it and its
+ * locks. Client records do not survive a restart yet (§8.4.3 is issue 16's).
  *
  * The session's life and each SEQUENCE's evaluation are state machines (house style §4):
  * enum nfs4_sess_state and enum nfs4_seq_state below, each state set through one setter that
@@ -130,7 +130,7 @@ struct nfs4_client {
 	bool reclaim_complete;
 	struct nfs4_session *sessions;
 	uint32_t nsessions;
-	void *owners; /**< opens, lock owners, delegations: hang here (none yet) */
+	void *owners; /**< open and lock state (struct nfs4_cstate, nfs4_open.h), NULL: none */
 };
 
 struct nfs4_state_stats {
@@ -184,10 +184,11 @@ void nfs4_sequence(struct nfs4_state *st, const struct nfs4_sequence_args *a, ui
 		   uint32_t req_len, uint64_t req_hash, uint64_t now, struct nfs4_sequence_res *res,
 		   struct nfs4_seq_outcome *out);
 
-/** The end of a NEW compound: keep its reply in the slot (when it fits), or free a session
- * that the compound destroyed. */
+/** The end of a NEW compound: keep its reply in the slot (when it fits and keep: a reply
+ * whose data went by direct placement is not kept, a retry of it is RETRY_UNCACHED_REP), or
+ * free a session that the compound destroyed. */
 void nfs4_sequence_done(struct nfs4_state *st, struct nfs4_session *sess, struct nfs4_slot *slot,
-			const uint8_t *reply, uint32_t len);
+			const uint8_t *reply, uint32_t len, bool keep);
 
 /** DESTROY_SESSION (§18.37); cur: the session the compound runs in, or NULL. last: this is
  * the compound's last operation. @return an nfsstat4 */
@@ -203,6 +204,15 @@ uint32_t nfs4_bind_conn(struct nfs4_state *st, const struct nfs4_bind_conn_args 
 
 /** RECLAIM_COMPLETE (§18.51) for the client of cur. */
 uint32_t nfs4_reclaim_complete(struct nfs4_state *st, struct nfs4_session *cur, bool one_fs);
+
+/** Called with each client record about to be freed that holds open or lock state
+ * (c->owners not NULL): the owner of that state frees it, and sets c->owners to NULL. */
+typedef void (*nfs4_release_fn)(void *arg, struct nfs4_client *c);
+void nfs4_state_set_release(struct nfs4_state *st, nfs4_release_fn fn, void *arg);
+
+/** Find a session by id (tests, the fuzz target), or NULL. */
+struct nfs4_session *nfs4_session_find(struct nfs4_state *st,
+				       const uint8_t id[NFS4_SESSIONID_SIZE]);
 
 /** Find a client by id (tests, telemetry), or NULL. */
 struct nfs4_client *nfs4_client_find(struct nfs4_state *st, uint64_t clientid);

@@ -7,10 +7,14 @@
  *
  * What is served (docs/nfs.md "NFSv4.1"): the session operations (EXCHANGE_ID,
  * CREATE_SESSION, SEQUENCE with its slot table and reply cache, DESTROY_SESSION,
- * DESTROY_CLIENTID, BIND_CONN_TO_SESSION on the fore channel, RECLAIM_COMPLETE) and the
- * namespace (PUTROOTFH over a pseudo file system joining the exports, PUTFH, GETFH, SAVEFH,
- * RESTOREFH, LOOKUP, LOOKUPP, GETATTR, ACCESS, SECINFO_NO_NAME). Every other defined operation
- * answers NFS4ERR_NOTSUPP; undefined ones OP_ILLEGAL.
+ * DESTROY_CLIENTID, BIND_CONN_TO_SESSION on the fore channel, RECLAIM_COMPLETE), the namespace
+ * (PUTROOTFH and PUTPUBFH over a pseudo file system joining the exports, PUTFH, GETFH, SAVEFH,
+ * RESTOREFH, LOOKUP, LOOKUPP, GETATTR, ACCESS, SECINFO, SECINFO_NO_NAME), open state (OPEN,
+ * OPEN_DOWNGRADE, CLOSE, TEST_STATEID, FREE_STATEID; no delegations), locks (LOCK, LOCKT,
+ * LOCKU in nfs/lock) and the file operations (READ, WRITE, COMMIT, CREATE, REMOVE, RENAME,
+ * LINK, READDIR, READLINK, SETATTR, VERIFY, NVERIFY). Every other defined operation answers
+ * NFS4ERR_NOTSUPP; undefined ones OP_ILLEGAL. READ's data and READLINK's text at the end of a
+ * reply are DDP-eligible (nfs4_compound_io, RFC 8267).
  *
  * Threading: a server belongs to one thread (the lcore), which runs each compound to its end
  * (file-system calls included: no deferral to the helper threads yet).
@@ -27,6 +31,9 @@
 struct nfs4_server_conf {
 	struct nfs4_state_conf state; /**< slots, lease, channel limits, client table */
 	uint32_t max_io;	      /**< maxread / maxwrite announced */
+	/** owner@domain strings SETATTR accepts: "N@domain" with this domain (empty: any); names
+	 * go out as numeric strings whatever it is (Linux's nfs4_disable_idmapping) */
+	char domain[64];
 };
 
 /** droce-nfsd's defaults: 32 slots, 90 s lease, 1 MiB + 4 KiB requests and replies, 2 KiB
@@ -38,6 +45,11 @@ struct nfs4_stats {
 	uint64_t op[NFS4_OP_LAST + 1]; /**< by opcode (0: OP_ILLEGAL) */
 	uint64_t badxdr, minor_mismatch, illegal, notsupp, not_in_session;
 	uint64_t status_err; /**< compounds that ended on a failing operation */
+	/* stateids (nfs4_open.c): the check's answers (nfs4_otab_stats.sid_state) */
+	uint64_t bad_stateid, old_stateid, stale_stateid, expired_stateid, share_denied;
+	uint64_t opens, closes, locks_denied;
+	uint64_t ddp_reads;  /**< READ data / READLINK text sent by the call's write chunk */
+	uint64_t ddp_placed; /**< ... of which READ put straight in the transport's sink */
 };
 
 struct nfs4_server;
@@ -61,6 +73,17 @@ void nfs4_server_stats(const struct nfs4_server *s, struct nfs4_stats *st);
  */
 uint32_t nfs4_compound(struct nfs4_server *s, struct nfs_ctx *ctx, const uint8_t *args,
 		       uint32_t len, const uint8_t **reply);
+
+struct nfs4_io;
+/** nfs4_compound with direct data placement (struct nfs4_io, nfs4_int.h): what the RPC
+ * program calls. io may be NULL. */
+uint32_t nfs4_compound_io(struct nfs4_server *s, struct nfs_ctx *ctx, const uint8_t *args,
+			  uint32_t len, struct nfs4_io *io, const uint8_t **reply);
+
+struct nfs_lock_mgr;
+/** Byte-range locks in m (NLM's, so that NFSv3 NLM and NFSv4 locks conflict) rather than the
+ * server's own manager. Call before the first compound; m must outlive the server. */
+void nfs4_server_set_lock_mgr(struct nfs4_server *s, struct nfs_lock_mgr *m);
 
 /** NFS version 4 for orpc_svc: NULL and COMPOUND. The COMPOUND handler finds its server in
  * the NFS program's context (struct nfs3_server's v4, nfs3_svc.h): droce-nfsd gives program

@@ -56,7 +56,8 @@ bool_t nfs4_xdr_time(XDR *x, struct nfs4_time *t)
 /* an array of at most one element: present or not */
 static bool_t x_opt(XDR *x, bool *present)
 {
-	uint32_t n = *present ? 1u : 0u;
+	/* *present is read only to encode: decoding, it may hold anything (as x_bool) */
+	uint32_t n = x->x_op == XDR_ENCODE && *present ? 1u : 0u;
 
 	if (!x_u32(x, &n) || n > 1)
 		return FALSE;
@@ -358,7 +359,12 @@ bool_t nfs4_xdr_resop(XDR *x, struct nfs4_op_res *r)
 	if (!x_u32(x, &r->op) || !x_u32(x, &r->status))
 		return FALSE;
 	d = nfs4_op_desc(r->op);
-	if (r->status != NFS4_OK || !d || !d->xres)
+	if (!d)
 		return TRUE;
+	if (r->status != NFS4_OK)
+		return !d->xerr || d->xerr(x, r->status, &r->u);
+	/* SETATTR's one result goes whatever the status */
+	if (!d->xres)
+		return !d->xerr || d->xerr(x, r->status, &r->u);
 	return d->xres(x, &r->u);
 }

@@ -114,6 +114,166 @@ struct nfs4_bind_conn_args {
 	bool rdma_mode;
 };
 
+/** stateid4 (RFC 8881 §3.3.12) */
+struct nfs4_stateid {
+	uint32_t seqid;
+	uint8_t other[12];
+};
+
+/** fattr4 as it came: the mask and the attrlist4's bytes (decoded by nfs4_attr.c) */
+struct nfs4_fattr {
+	struct nfs4_bitmap mask;
+	struct nfs4_ref vals;
+};
+
+/** change_info4 */
+struct nfs4_cinfo {
+	bool atomic;
+	uint64_t before, after;
+};
+
+/* OPEN (RFC 8881 §18.16) */
+enum nfs4_opentype { OPEN4_NOCREATE = 0, OPEN4_CREATE = 1 };
+enum nfs4_createmode { UNCHECKED4 = 0, GUARDED4 = 1, EXCLUSIVE4 = 2, EXCLUSIVE4_1 = 3 };
+enum nfs4_claim {
+	CLAIM_NULL = 0,
+	CLAIM_PREVIOUS = 1,
+	CLAIM_DELEGATE_CUR = 2,
+	CLAIM_DELEGATE_PREV = 3,
+	CLAIM_FH = 4,
+	CLAIM_DELEG_PREV_FH = 5,
+	CLAIM_DELEG_CUR_FH = 6,
+};
+#define OPEN4_SHARE_ACCESS_READ 1u
+#define OPEN4_SHARE_ACCESS_WRITE 2u
+#define OPEN4_SHARE_ACCESS_BOTH 3u
+#define OPEN4_SHARE_ACCESS_WANT_MASK 0xff00u /**< 4.1's delegation wishes */
+#define OPEN4_SHARE_ACCESS_WANT_NO_DELEG 0x0400u
+#define OPEN4_SHARE_ACCESS_WANT_CANCEL 0x0500u
+/* why_no_delegation4 (RFC 8881 §18.16.3) */
+#define WND4_NOT_WANTED 0u
+#define WND4_RESOURCE 2u
+#define WND4_CANCELLED 7u
+#define OPEN4_SHARE_ACCESS_WANT_SIGNAL 0x10000u
+#define OPEN4_SHARE_ACCESS_WANT_PUSH 0x20000u
+#define OPEN4_SHARE_DENY_NONE 0u
+#define OPEN4_SHARE_DENY_BOTH 3u
+#define OPEN4_RESULT_LOCKTYPE_POSIX 0x4u
+enum nfs4_deleg_type {
+	OPEN_DELEGATE_NONE = 0,
+	OPEN_DELEGATE_READ = 1,
+	OPEN_DELEGATE_WRITE = 2,
+	OPEN_DELEGATE_NONE_EXT = 3,
+};
+
+struct nfs4_open_args {
+	uint32_t seqid, share_access, share_deny;
+	uint64_t clientid;
+	struct nfs4_ref owner;
+	uint32_t opentype, createmode;	  /**< enum nfs4_opentype, nfs4_createmode */
+	struct nfs4_fattr attrs;	  /**< UNCHECKED4, GUARDED4, EXCLUSIVE4_1 */
+	uint8_t verf[NFS4_VERIFIER_SIZE]; /**< EXCLUSIVE4, EXCLUSIVE4_1 */
+	uint32_t claim;			  /**< enum nfs4_claim */
+	struct nfs4_ref name;		  /**< CLAIM_NULL, CLAIM_DELEGATE_CUR/PREV */
+	uint32_t deleg_type;		  /**< CLAIM_PREVIOUS */
+	struct nfs4_stateid deleg_sid;	  /**< CLAIM_DELEGATE_CUR, CLAIM_DELEG_CUR_FH */
+};
+
+struct nfs4_close_args {
+	uint32_t seqid;
+	struct nfs4_stateid sid;
+};
+
+struct nfs4_downgrade_args {
+	struct nfs4_stateid sid;
+	uint32_t seqid, share_access, share_deny;
+};
+
+struct nfs4_read_args {
+	struct nfs4_stateid sid;
+	uint64_t offset;
+	uint32_t count;
+};
+
+#define NFS4_IO_DECODE_MAX (16u << 20) /**< WRITE data decoded at most */
+
+struct nfs4_write_args {
+	struct nfs4_stateid sid;
+	uint64_t offset;
+	uint32_t stable; /**< stable_how4: NFSv3's values */
+	struct nfs4_ref data;
+};
+
+struct nfs4_commit_args {
+	uint64_t offset;
+	uint32_t count;
+};
+
+struct nfs4_create_args {
+	uint32_t type;		  /**< nfs_ftype4 */
+	struct nfs4_ref linkdata; /**< NF4LNK */
+	uint32_t spec1, spec2;	  /**< NF4BLK, NF4CHR */
+	struct nfs4_ref name;
+	struct nfs4_fattr attrs;
+};
+
+struct nfs4_rename_args {
+	struct nfs4_ref oldname, newname;
+};
+
+struct nfs4_readdir_args {
+	uint64_t cookie;
+	uint8_t verf[NFS4_VERIFIER_SIZE];
+	uint32_t dircount, maxcount;
+	struct nfs4_bitmap attr_request;
+};
+
+struct nfs4_setattr_args {
+	struct nfs4_stateid sid;
+	struct nfs4_fattr attrs;
+};
+
+/* locks (RFC 8881 §18.10-18.12) */
+enum nfs4_locktype { READ_LT = 1, WRITE_LT = 2, READW_LT = 3, WRITEW_LT = 4 };
+
+struct nfs4_lock_owner {
+	uint64_t clientid;
+	struct nfs4_ref owner;
+};
+
+struct nfs4_lock_args {
+	uint32_t type;
+	bool reclaim;
+	uint64_t offset, length;
+	bool new_owner;
+	/* new_owner: open_to_lock_owner4 */
+	uint32_t open_seqid;
+	struct nfs4_stateid open_sid;
+	uint32_t lock_seqid;
+	struct nfs4_lock_owner lock_owner;
+	/* !new_owner: exist_lock_owner4 (lock_seqid above) */
+	struct nfs4_stateid lock_sid;
+};
+
+struct nfs4_lockt_args {
+	uint32_t type;
+	uint64_t offset, length;
+	struct nfs4_lock_owner owner;
+};
+
+struct nfs4_locku_args {
+	uint32_t type, seqid;
+	struct nfs4_stateid sid;
+	uint64_t offset, length;
+};
+
+#define NFS4_TEST_STATEID_MAX 64u /**< stateids one TEST_STATEID decodes */
+
+struct nfs4_test_stateid_args {
+	uint32_t n;
+	struct nfs4_ref raw; /**< n stateid4, 16 bytes each */
+};
+
 union nfs4_op_args {
 	uint32_t access;	    /**< ACCESS */
 	struct nfs4_bitmap getattr; /**< GETATTR */
@@ -127,6 +287,22 @@ union nfs4_op_args {
 	uint64_t clientid; /**< DESTROY_CLIENTID */
 	bool one_fs;	   /**< RECLAIM_COMPLETE */
 	struct nfs4_bind_conn_args bind;
+	struct nfs4_open_args open;
+	struct nfs4_close_args close;
+	struct nfs4_downgrade_args downgrade;
+	struct nfs4_read_args read;
+	struct nfs4_write_args write;
+	struct nfs4_commit_args commit;
+	struct nfs4_create_args create;
+	struct nfs4_rename_args rename;
+	struct nfs4_readdir_args readdir;
+	struct nfs4_setattr_args setattr;
+	struct nfs4_fattr verify; /**< VERIFY, NVERIFY */
+	struct nfs4_lock_args lock;
+	struct nfs4_lockt_args lockt;
+	struct nfs4_locku_args locku;
+	struct nfs4_test_stateid_args test_stateid;
+	struct nfs4_stateid sid; /**< FREE_STATEID */
 };
 
 /* ---- results (the resok arm; status says whether it goes on the wire) ---- */
@@ -174,6 +350,55 @@ struct nfs4_bind_conn_res {
 	bool rdma_mode;
 };
 
+struct nfs4_open_res {
+	struct nfs4_stateid sid;
+	struct nfs4_cinfo cinfo;
+	uint32_t rflags;
+	struct nfs4_bitmap attrset;
+	uint32_t
+		deleg_type; /**< the server sends OPEN_DELEGATE_NONE; decoding takes NONE_EXT too */
+	uint32_t why_no_deleg;
+};
+
+struct nfs4_read_res {
+	bool eof;
+	struct nfs4_ref data;
+	bool placed; /**< the data went to the transport's DDP sink: only its length is encoded */
+};
+
+struct nfs4_write_res {
+	uint32_t count, committed;
+	uint8_t verf[NFS4_VERIFIER_SIZE];
+};
+
+struct nfs4_create_res {
+	struct nfs4_cinfo cinfo;
+	struct nfs4_bitmap attrset;
+};
+
+struct nfs4_rename_res {
+	struct nfs4_cinfo src, dst;
+};
+
+struct nfs4_readdir_res {
+	uint8_t verf[NFS4_VERIFIER_SIZE];
+	struct nfs4_ref entries; /**< entry4s as encoded, each after its TRUE value-follows */
+	uint32_t nentries;
+	bool eof;
+};
+
+/** LOCK4denied */
+struct nfs4_lock_denied {
+	uint64_t offset, length;
+	uint32_t type;
+	struct nfs4_lock_owner owner;
+};
+
+struct nfs4_test_stateid_res {
+	uint32_t n;
+	uint32_t status[NFS4_TEST_STATEID_MAX];
+};
+
 union nfs4_op_resok {
 	struct nfs4_exchange_id_res exid;
 	struct nfs4_create_session_res csess;
@@ -183,6 +408,19 @@ union nfs4_op_resok {
 	struct nfs4_access_res access;
 	struct nfs4_secinfo_res secinfo;
 	struct nfs4_bind_conn_res bind;
+	struct nfs4_open_res open;
+	struct nfs4_stateid sid; /**< CLOSE, OPEN_DOWNGRADE, LOCK, LOCKU */
+	struct nfs4_read_res read;
+	struct nfs4_write_res write;
+	uint8_t verf[NFS4_VERIFIER_SIZE]; /**< COMMIT */
+	struct nfs4_create_res create;
+	struct nfs4_cinfo cinfo; /**< REMOVE, LINK */
+	struct nfs4_rename_res rename;
+	struct nfs4_readdir_res readdir;
+	struct nfs4_ref link;		/**< READLINK */
+	struct nfs4_bitmap attrsset;	/**< SETATTR (on every status) */
+	struct nfs4_lock_denied denied; /**< LOCK, LOCKT: NFS4ERR_DENIED */
+	struct nfs4_test_stateid_res test_stateid;
 };
 
 /** One nfs_resop4: the operation, its status and (NFS4_OK) its results. */
@@ -194,6 +432,9 @@ struct nfs4_op_res {
 
 typedef bool_t (*nfs4_xargs_t)(XDR *x, union nfs4_op_args *a);
 typedef bool_t (*nfs4_xres_t)(XDR *x, union nfs4_op_resok *r);
+/** The results of a failed operation, for the few that have any (SETATTR's attrsset, LOCK's
+ * and LOCKT's LOCK4denied): TRUE with nothing written when status has none. */
+typedef bool_t (*nfs4_xerr_t)(XDR *x, uint32_t status, union nfs4_op_resok *r);
 
 /* Each operation's arguments and resok arm (NULL in the table: void). */
 bool_t nfs4_xdr_access_args(XDR *x, union nfs4_op_args *a);
@@ -217,6 +458,41 @@ bool_t nfs4_xdr_getfh_res(XDR *x, union nfs4_op_resok *r);
 bool_t nfs4_xdr_access_res(XDR *x, union nfs4_op_resok *r);
 bool_t nfs4_xdr_secinfo_res(XDR *x, union nfs4_op_resok *r);
 bool_t nfs4_xdr_bind_conn_res(XDR *x, union nfs4_op_resok *r);
+
+/* The file and state operations (nfs4_xdr_file.c). */
+bool_t nfs4_xdr_open_args(XDR *x, union nfs4_op_args *a);
+bool_t nfs4_xdr_close_args(XDR *x, union nfs4_op_args *a);
+bool_t nfs4_xdr_downgrade_args(XDR *x, union nfs4_op_args *a);
+bool_t nfs4_xdr_read_args(XDR *x, union nfs4_op_args *a);
+bool_t nfs4_xdr_write_args(XDR *x, union nfs4_op_args *a);
+bool_t nfs4_xdr_commit_args(XDR *x, union nfs4_op_args *a);
+bool_t nfs4_xdr_create_args(XDR *x, union nfs4_op_args *a);
+bool_t nfs4_xdr_rename_args(XDR *x, union nfs4_op_args *a);
+bool_t nfs4_xdr_readdir_args(XDR *x, union nfs4_op_args *a);
+bool_t nfs4_xdr_setattr_args(XDR *x, union nfs4_op_args *a);
+bool_t nfs4_xdr_verify_args(XDR *x, union nfs4_op_args *a);
+bool_t nfs4_xdr_lock_args(XDR *x, union nfs4_op_args *a);
+bool_t nfs4_xdr_lockt_args(XDR *x, union nfs4_op_args *a);
+bool_t nfs4_xdr_locku_args(XDR *x, union nfs4_op_args *a);
+bool_t nfs4_xdr_test_stateid_args(XDR *x, union nfs4_op_args *a);
+bool_t nfs4_xdr_stateid_args(XDR *x, union nfs4_op_args *a);
+
+bool_t nfs4_xdr_open_res(XDR *x, union nfs4_op_resok *r);
+bool_t nfs4_xdr_stateid_res(XDR *x, union nfs4_op_resok *r);
+bool_t nfs4_xdr_read_res(XDR *x, union nfs4_op_resok *r);
+bool_t nfs4_xdr_write_res(XDR *x, union nfs4_op_resok *r);
+bool_t nfs4_xdr_commit_res(XDR *x, union nfs4_op_resok *r);
+bool_t nfs4_xdr_create_res(XDR *x, union nfs4_op_resok *r);
+bool_t nfs4_xdr_cinfo_res(XDR *x, union nfs4_op_resok *r);
+bool_t nfs4_xdr_rename_res(XDR *x, union nfs4_op_resok *r);
+bool_t nfs4_xdr_readdir_res(XDR *x, union nfs4_op_resok *r);
+bool_t nfs4_xdr_readlink_res(XDR *x, union nfs4_op_resok *r);
+bool_t nfs4_xdr_setattr_res(XDR *x, uint32_t status, union nfs4_op_resok *r);
+bool_t nfs4_xdr_lock_denied(XDR *x, uint32_t status, union nfs4_op_resok *r);
+bool_t nfs4_xdr_test_stateid_res(XDR *x, union nfs4_op_resok *r);
+
+bool_t nfs4_xdr_stateid(XDR *x, struct nfs4_stateid *s);
+bool_t nfs4_xdr_fattr(XDR *x, struct nfs4_fattr *f);
 
 /* Pieces the attribute encoder and the tests share. */
 bool_t nfs4_xdr_bitmap(XDR *x, struct nfs4_bitmap *b);

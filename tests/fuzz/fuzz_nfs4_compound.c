@@ -6,9 +6,19 @@
  * - decoded header and operations (as the dispatcher does, up to NFS4_MAX_OPS, stopping at an
  *   opcode the table does not decode); what decoded re-encodes to as many bytes as it took,
  *   and that encoding decodes and re-encodes to the same bytes;
- * - then run through nfs4_compound() against a server with an empty export list, whose client
- *   and session table lives across inputs (sessions made by one input serve the next); its
- *   reply must decode as COMPOUND4res with exactly its length.
+ * - then run through nfs4_compound_io() (with a DDP sink, as RPC-over-RDMA gives one) against
+ *   a server exporting FUZZ_EXPORT (a file f, a directory d, a symlink l; reached from the
+ *   pseudo root by LOOKUP "tmp", "droce_fuzz_nfs4", "e"), whose client, session and open
+ *   table lives across inputs (sessions made by one input serve the next); its reply must
+ *   decode as COMPOUND4res with exactly its length (a placed READ's data appended first).
+ * State from the start: the harness makes a client and a session and OPENs f (share BOTH) at
+ * initialization. In an input, a SEQUENCE whose session id is sixteen 0x01 bytes becomes that
+ * session's, with the slot's next sequence id (so the operations after it run), and any run of
+ * twelve 0x02 bytes becomes the harness open's stateid `other`: OPEN_DOWNGRADE, CLOSE, READ,
+ * WRITE, SETATTR, LOCK, LOCKU, TEST_STATEID and FREE_STATEID are reached with live state. The
+ * export's files change as inputs run (the harness puts f, d and l back when they are gone).
+ * The export's path is fixed (the seeds LOOKUP it by name) and emptied at start: two runs of
+ * this target at once would share it (the suites run one at a time).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -19,8 +29,19 @@
 
 #include "nfs4_int.h"
 
+#include <fcntl.h>
+#include <ftw.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define FUZZ_EXPORT "/tmp/droce_fuzz_nfs4/e"
+
 static struct nfs_fs *fs;
 static struct nfs4_server *srv;
+static uint8_t sessionid[NFS4_SESSIONID_SIZE];
+static uint8_t open_other[12];
+static bool have_session;
+static uint8_t sink[1u << 16];
 static union nfs4_op_args args[2][NFS4_MAX_OPS];
 static uint32_t ops[2][NFS4_MAX_OPS];
 static uint8_t out[2][70000];
@@ -75,21 +96,236 @@ static int encode(const struct nfs4_compound_hdr *h, union nfs4_op_args *a, cons
 	return len;
 }
 
+static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st, (void)flag;
+	return f->level ? remove(p) : 0;
+}
+
+/* f, d and l in the export, as the seeds expect them */
+static void tree(void)
+{
+	int fd;
+
+	mkdir("/tmp/droce_fuzz_nfs4", 0755);
+	mkdir(FUZZ_EXPORT, 0777);
+	mkdir(FUZZ_EXPORT "/d", 0777);
+	if (symlink("f", FUZZ_EXPORT "/l") != 0) {
+		/* there already */
+	}
+	fd = open(FUZZ_EXPORT "/f", O_CREAT | O_WRONLY, 0666);
+	if (fd >= 0) {
+		if (write(fd, "droce fuzz\n", 11) != 11) {
+			/* a short file is as good */
+		}
+		close(fd);
+	}
+}
+
+static uint32_t run(const uint8_t *b, uint32_t len, const uint8_t **rep, struct nfs4_io *io)
+{
+	struct nfs_ctx ctx = {.fs = fs, .cred = {.flavor = 1}};
+
+	ctx.peer.ss_family = AF_INET;
+	return nfs4_compound_io(srv, &ctx, b, len, io, rep);
+}
+
+/* one op by the table into x */
+static void put_op(XDR *x, uint32_t op, union nfs4_op_args *a)
+{
+	CHECK(xdr_uint32_t(x, &op));
+	CHECK(nfs4_op_desc(op)->xargs(x, a));
+}
+
+/* a compound of the harness: run it, decode its results into r (up to 8) */
+static uint32_t harness_run(XDR *x, uint8_t *buf, struct nfs4_op_res *r)
+{
+	struct nfs4_compound_res_hdr rh;
+	const uint8_t *rep;
+	uint32_t n = run(buf, xdr_getpos(x), &rep, NULL);
+	XDR d;
+
+	xdr_destroy(x);
+	xdrmem_create(&d, (char *)(uintptr_t)rep, n, XDR_DECODE);
+	CHECK(nfs4_xdr_compound_res_hdr(&d, &rh) && rh.numres <= 8);
+	for (uint32_t i = 0; i < rh.numres; i++)
+		CHECK(nfs4_xdr_resop(&d, &r[i]));
+	xdr_destroy(&d);
+	return rh.status;
+}
+
+static uint32_t slot3_seq; /* the harness's own slot: 3 */
+
+/* a compound header and SEQUENCE on slot 3 into x */
+static void harness_seq(XDR *x, uint8_t *buf, uint32_t cap, uint32_t numops)
+{
+	struct nfs4_compound_hdr h = {{NULL, 0}, 1, numops};
+	union nfs4_op_args a = {0};
+
+	xdrmem_create(x, (char *)buf, cap, XDR_ENCODE);
+	CHECK(nfs4_xdr_compound_hdr(x, &h));
+	memcpy(a.seq.sessionid, sessionid, NFS4_SESSIONID_SIZE);
+	a.seq.sequenceid = ++slot3_seq;
+	a.seq.slotid = 3;
+	a.seq.highest_slotid = 3;
+	put_op(x, NFS4_OP_SEQUENCE, &a);
+}
+
+/* EXCHANGE_ID and CREATE_SESSION: the harness's client and session */
+static void harness_session(void)
+{
+	struct nfs4_compound_hdr h = {{NULL, 0}, 1, 1};
+	union nfs4_op_args a = {0};
+	struct nfs4_op_res r[8];
+	uint8_t buf[1024];
+	XDR x;
+
+	have_session = false;
+	memcpy(a.exid.verifier, "fuzzverf", 8);
+	a.exid.ownerid = (struct nfs4_ref){(const uint8_t *)"fuzz harness", 12};
+	xdrmem_create(&x, (char *)buf, sizeof(buf), XDR_ENCODE);
+	CHECK(nfs4_xdr_compound_hdr(&x, &h));
+	put_op(&x, NFS4_OP_EXCHANGE_ID, &a);
+	if (harness_run(&x, buf, r) != NFS4_OK)
+		return; /* the inputs filled the client table: later */
+	memset(&a, 0, sizeof(a));
+	a.csess.clientid = r[0].u.exid.clientid;
+	a.csess.sequence = r[0].u.exid.sequenceid;
+	a.csess.fore =
+		(struct nfs4_chan_attrs){0, 1049620, 1049480, 8192, NFS4_MAX_OPS, 4, false, 0};
+	a.csess.back = a.csess.fore;
+	xdrmem_create(&x, (char *)buf, sizeof(buf), XDR_ENCODE);
+	CHECK(nfs4_xdr_compound_hdr(&x, &h));
+	put_op(&x, NFS4_OP_CREATE_SESSION, &a);
+	if (harness_run(&x, buf, r) != NFS4_OK)
+		return;
+	memcpy(sessionid, r[0].u.csess.sessionid, NFS4_SESSIONID_SIZE);
+	have_session = true;
+	slot3_seq = 0;
+	/* new state only after RECLAIM_COMPLETE (RFC 8881 §18.51.3) */
+	harness_seq(&x, buf, sizeof(buf), 2);
+	memset(&a, 0, sizeof(a));
+	put_op(&x, NFS4_OP_RECLAIM_COMPLETE, &a);
+	harness_run(&x, buf, r);
+}
+
+/* SEQUENCE, PUTROOTFH, LOOKUP tmp, droce_fuzz_nfs4, e, OPEN f (share BOTH) */
+static void harness_open(void)
+{
+	static const char *const path[] = {"tmp", "droce_fuzz_nfs4", "e"};
+	union nfs4_op_args a = {0};
+	struct nfs4_op_res r[8];
+	uint8_t buf[1024];
+	XDR x;
+
+	harness_seq(&x, buf, sizeof(buf), 6);
+	put_op(&x, NFS4_OP_PUTROOTFH, &a);
+	for (int i = 0; i < 3; i++) {
+		a.name = (struct nfs4_ref){(const uint8_t *)path[i], (uint32_t)strlen(path[i])};
+		put_op(&x, NFS4_OP_LOOKUP, &a);
+	}
+	memset(&a, 0, sizeof(a));
+	a.open.share_access = OPEN4_SHARE_ACCESS_BOTH;
+	a.open.owner = (struct nfs4_ref){(const uint8_t *)"harness", 7};
+	a.open.claim = CLAIM_NULL;
+	a.open.name = (struct nfs4_ref){(const uint8_t *)"f", 1};
+	put_op(&x, NFS4_OP_OPEN, &a);
+	/* without root the backend has no handles: the harness then has no open to offer */
+	if (harness_run(&x, buf, r) == NFS4_OK)
+		memcpy(open_other, r[5].u.open.sid.other, 12);
+}
+
+/* After an input: the harness's session and open are back if the input ended them. */
+static void harness_state(void)
+{
+	struct nfs4_session *ss =
+		have_session ? nfs4_session_find(nfs4_server_state(srv), sessionid) : NULL;
+	union nfs4_op_args a = {0};
+	struct nfs4_op_res r[8];
+	uint8_t raw[16] = {0}, buf[512];
+	XDR x;
+
+	if (!ss) {
+		harness_session();
+		if (have_session)
+			harness_open();
+		return;
+	}
+	/* an input may have used slot 3 */
+	slot3_seq = ss->slots[3].seqid;
+	memcpy(raw + 4, open_other, 12);
+	harness_seq(&x, buf, sizeof(buf), 2);
+	a.test_stateid = (struct nfs4_test_stateid_args){1, {raw, 16}};
+	put_op(&x, NFS4_OP_TEST_STATEID, &a);
+	if (harness_run(&x, buf, r) != NFS4_OK || r[1].u.test_stateid.status[0] != NFS4_OK)
+		harness_open();
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	char dir[] = "/tmp/fuzz_nfs4.XXXXXX", err[256];
 	struct nfs4_server_conf c;
 
 	(void)argc, (void)argv;
-	if (!mkdtemp(dir) || nfs_fs_open(&fs, "", dir, err, sizeof(err)) != 0) {
+	/* what an earlier run left in the export goes: every run starts from f, d and l */
+	nftw(FUZZ_EXPORT, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	tree();
+	if (!mkdtemp(dir) || nfs_fs_open(&fs, FUZZ_EXPORT " *(rw,no_root_squash,insecure)\n", dir,
+					 err, sizeof(err)) != 0) {
 		fs = NULL;
 		return 0;
 	}
 	nfs4_server_conf_default(&c);
 	c.state.max_clients = 16;
 	c.state.slots = 4;
+	c.max_io = 1u << 16;
 	srv = nfs4_server_create(fs, &c);
+	if (srv)
+		harness_state();
 	return 0;
+}
+
+/* the harness's session and open where the input names them (see the top of the file) */
+static void patch(uint8_t *b, uint32_t len)
+{
+	struct nfs4_compound_hdr h;
+	uint32_t pos, op = 0;
+	XDR x;
+
+	for (uint32_t i = 0; i + 12 <= len; i++) {
+		uint32_t k = 0;
+
+		while (k < 12 && b[i + k] == 0x02)
+			k++;
+		if (k == 12) {
+			memcpy(b + i, open_other, 12);
+			i += 11;
+		}
+	}
+	if (!have_session)
+		return;
+	xdrmem_create(&x, (char *)b, len, XDR_DECODE);
+	if (nfs4_xdr_compound_hdr(&x, &h) && xdr_uint32_t(&x, &op) && op == NFS4_OP_SEQUENCE &&
+	    (pos = xdr_getpos(&x)) + 16 + 8 <= len) {
+		static const uint8_t marker[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+		uint32_t slot = (uint32_t)b[pos + 20] << 24 | (uint32_t)b[pos + 21] << 16 |
+				(uint32_t)b[pos + 22] << 8 | b[pos + 23];
+		struct nfs4_session *ss = NULL;
+
+		if (memcmp(b + pos, marker, 16) == 0) {
+			memcpy(b + pos, sessionid, 16);
+			ss = nfs4_session_find(nfs4_server_state(srv), sessionid);
+			if (ss && slot < ss->fore.maxrequests) {
+				uint32_t next = ss->slots[slot].seqid + 1;
+
+				b[pos + 16] = (uint8_t)(next >> 24);
+				b[pos + 17] = (uint8_t)(next >> 16);
+				b[pos + 18] = (uint8_t)(next >> 8);
+				b[pos + 19] = (uint8_t)next;
+			}
+		}
+	}
+	xdr_destroy(&x);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -114,23 +350,40 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(l2 == l1);
 		CHECK(memcmp(out[0], out[1], (size_t)l1) == 0);
 	}
-	CHECK(srv); /* an empty export list and a fresh state directory need nothing special */
+	CHECK(srv); /* a fresh state directory and a /tmp export need nothing special */
+	patch(buf, (uint32_t)size);
 	{
-		struct nfs_ctx ctx = {.fs = fs, .cred = {.flavor = 1}};
+		struct nfs4_io io = {sink, sizeof(sink), 0, false};
 		struct nfs4_compound_res_hdr rh;
 		struct nfs4_op_res r;
 		const uint8_t *rep;
-		uint32_t rl = nfs4_compound(srv, &ctx, buf, (uint32_t)size, &rep);
+		uint32_t rl = run(buf, (uint32_t)size, &rep, &io);
+		uint8_t *whole = NULL;
 		XDR x;
 
 		CHECK(rl > 0);
+		CHECK(io.ddp_len <= rl || io.placed);
+		if (io.placed) {
+			/* the data went to the sink: put it back where the reply would carry it */
+			uint32_t pad = (4 - io.ddp_len % 4) % 4;
+
+			CHECK(io.ddp_len <= sizeof(sink));
+			whole = calloc(1, rl + io.ddp_len + pad);
+			memcpy(whole, rep, rl);
+			memcpy(whole + rl, sink, io.ddp_len);
+			rep = whole;
+			rl += io.ddp_len + pad;
+		}
 		xdrmem_create(&x, (char *)(uintptr_t)rep, rl, XDR_DECODE);
 		CHECK(nfs4_xdr_compound_res_hdr(&x, &rh));
 		for (uint32_t i = 0; i < rh.numres; i++)
 			CHECK(nfs4_xdr_resop(&x, &r));
 		CHECK(xdr_getpos(&x) == rl);
 		xdr_destroy(&x);
+		free(whole);
 	}
+	tree();
+	harness_state();
 	free(buf);
 	return 0;
 }

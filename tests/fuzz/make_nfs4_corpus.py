@@ -33,6 +33,19 @@ EXID = op(42, b"verf0001" + S("Linux NFSv4.1 client.example") + W(0x00000101, 0)
 CSESS = op(43, H(1) + W(1, 3) + CHAN + CHAN + W(0x40000000)
            + W(2, 1) + W(0) + S("client") + W(0, 0, 0) + W(0))
 GETATTR = op(9, W(3, 0x0010011a, 0x00b0a23a, 0))
+# state: the harness turns session id 16 x 0x01 into its own session (the slot's next sequence
+# id), and 12 x 0x02 into the stateid `other` of its open of f (fuzz_nfs4_compound.c)
+HSEQ = lambda slot=0: op(53, b"\x01" * 16 + W(1, slot, slot, 0))
+HSID = W(0) + b"\x02" * 12
+CUR = W(1) + b"\0" * 12          # the current stateid
+ANON = W(0) + b"\0" * 12
+EXPORT = [op(24), op(15, S("tmp")), op(15, S("droce_fuzz_nfs4")), op(15, S("e"))]
+F = EXPORT + [op(15, S("f"))]
+MODE = W(2, 0, 0x2) + S(W(0o644))  # fattr4: mode
+OPEN_CREATE = op(18, W(0, 3, 0) + H(0) + S("seed-owner") + W(1, 0) + MODE + W(0) + S("n1"))
+OPEN_EXCL = op(18, W(0, 2, 0) + H(0) + S("seed-owner") + W(1, 3) + b"exclverf" + MODE + W(0)
+               + S("n2"))
+LOCK_NEW = op(12, W(2, 0) + H(0) + H(100) + W(1) + W(0) + HSID + W(0) + H(0) + S("lock-owner"))
 seeds = {
     "exchange_id": compound([EXID]),
     "create_session": compound([CSESS]),
@@ -49,6 +62,32 @@ seeds = {
     "minor2_seek": compound([SEQ, op(69, b"\0" * 28)], minor=2),
     "cut_short": compound([SEQ, op(15, W(200) + b"aaaa")]),
     "no_session": compound([op(24), op(10)]),
+    # with the harness's session and open (stateful: the ops after SEQUENCE run)
+    "state_open_create": compound([HSEQ()] + EXPORT + [OPEN_CREATE, op(10),
+                                  op(38, CUR + H(0) + W(2) + S("seed data")),
+                                  op(25, CUR + H(0) + W(100)), op(4, W(0) + CUR)]),
+    "state_open_excl": compound([HSEQ(1)] + EXPORT + [OPEN_EXCL, op(10), GETATTR]),
+    "state_read": compound([HSEQ()] + F + [op(25, HSID + H(0) + W(4096))]),
+    "state_write": compound([HSEQ(2)] + F + [op(38, HSID + H(3) + W(0) + S("xyz")),
+                                             op(5, H(0) + W(0)), GETATTR]),
+    "state_lock": compound([HSEQ()] + F + [LOCK_NEW, op(13, W(2) + H(200) + H(10) + H(0)
+                                                        + S("other")),
+                                           op(14, W(2, 0) + CUR + H(0) + H(100)),
+                                           op(45, CUR)]),
+    "state_test_free": compound([HSEQ(), op(55, W(3) + HSID + ANON + CUR), op(45, HSID)]),
+    "state_downgrade": compound([HSEQ()] + F + [op(21, HSID + W(0, 1, 0)), op(4, W(0) + CUR)]),
+    "state_setattr": compound([HSEQ()] + F + [op(34, ANON + MODE), op(37, MODE), op(17, W(2, 0, 0x2) + S(W(0o600))),
+                                              op(34, HSID + W(1, 0x10) + S(H(3)))]),
+    "state_dirs": compound([HSEQ()] + EXPORT + [op(6, W(2) + S("dd") + W(0) + S(b"")), op(10),
+                                                op(6, W(5) + S("target") + S("sl") + W(0)
+                                                   + S(b"")), op(27)]
+                           + EXPORT + [op(26, H(0) + b"\0" * 8 + W(512, 4096)
+                                          + W(2, 0x0010011a, 0x00b0a23a)),
+                                       op(28, S("dd"))]),
+    "state_rename_link": compound([HSEQ()] + F + [op(32)] + EXPORT
+                                  + [op(11, S("f2")), op(32), op(29, S("f2") + S("f3")),
+                                     op(28, S("f3"))]),
+    "state_secinfo_verify": compound([HSEQ()] + EXPORT + [op(33, S("f")), op(23), op(10)]),
 }
 d = os.path.join("tests", "fuzz", "corpus", "nfs4_compound")
 os.makedirs(d, exist_ok=True)

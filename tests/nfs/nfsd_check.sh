@@ -51,7 +51,7 @@ ini() {
 	{ echo "[nfs]"; printf '%s\n' "$@"; echo; echo "$exp_sec"; } > "$out/$name.ini"
 }
 ini good_ini "threads = 8" "grace = 30" "credits = 64" "inline = 65536" "max_io = 262144" \
-	"connections = 32" "drain = 5" "versions = 3,4.1" "v4_lease = 15" "v4_slots = 64" "state = $out/st2" "metrics = 127.0.0.1:9464" \
+	"connections = 32" "drain = 5" "versions = 3,4.1" "v4_lease = 15" "v4_slots = 64" "v4_domain = example.org" "state = $out/st2" "metrics = 127.0.0.1:9464" \
 	"io_uring = 0" "calls_per_connection = 16"
 run good_ini 0 "1 export(s) ok" --listen 127.0.0.1 --config "$out/good_ini.ini"
 # the stack's and droce-nfsd's sections in one file: each reader skips the other's
@@ -65,6 +65,7 @@ for kv in "threads = 65|from 0 to 64" "grace = 3601|from 0 to 3600" "credits = 0
 	"threads = four|an integer" "versions = 4.2|expected 3 or 3,4.1" "versions = 4.1|v3 is always served" "metrics = 9464|IP:PORT" \
 	"metrics = 127.0.0.1:70000|IP:PORT" "metrics = localhost:9464|IP:PORT" \
 	"metrics = ::1:9464|IP:PORT" "state = relative/dir|an absolute path" \
+	"v4_domain = a b|expected a domain name" \
 	"exports = exports.txt|an absolute path" "lease = 90|unknown key; known: exports state"; do
 	line=${kv%%|*}
 	why=${kv#*|}

@@ -27,293 +27,39 @@
 
 #include <cmocka.h>
 
-#include "nfs4_int.h"
+#include "nfs4_fixture.h"
 #include "nfs_xdr_prim.h"
-
-static char base[128], statedir[160], exp_a[160];
-static struct nfs_fs *fs;
-static struct nfs4_server *srv;
-static struct nfs_ctx ctx;
-static uint64_t now_ns = 1000000000ull;
-
-static uint64_t test_clock(void)
-{
-	return now_ns;
-}
-
-/* ---- building compounds ---- */
-
-struct cb {
-	uint8_t buf[8192];
-	XDR x;
-	uint32_t nops;
-	uint32_t len; /**< set by cb_end: the compound is complete, run it again as it is */
-};
-
-static void cb_start(struct cb *b, uint32_t minor, const char *tag)
-{
-	struct nfs4_compound_hdr h = {{(const uint8_t *)tag, (uint32_t)strlen(tag)}, minor, 0};
-
-	xdrmem_create(&b->x, (char *)b->buf, sizeof(b->buf), XDR_ENCODE);
-	b->nops = 0;
-	b->len = 0;
-	assert_true(nfs4_xdr_compound_hdr(&b->x, &h));
-}
-
-static void cb_op(struct cb *b, uint32_t op, union nfs4_op_args *a)
-{
-	const struct nfs4_op_desc *d = nfs4_op_desc(op);
-	union nfs4_op_args none;
-
-	assert_true(x_u32(&b->x, &op));
-	if (d && d->xargs)
-		assert_true(d->xargs(&b->x, a ? a : &none));
-	b->nops++;
-}
-
-static uint32_t cb_end(struct cb *b, uint32_t taglen)
-{
-	uint32_t len = xdr_getpos(&b->x);
-
-	if (b->len)
-		return b->len;
-	b->len = len;
-	/* numops sits after the tag and the minor version */
-	xdr_setpos(&b->x, 4 + RNDUP4(taglen) + 4);
-	assert_true(x_u32(&b->x, &b->nops));
-	xdr_destroy(&b->x);
-	return len;
-}
-
-struct reply {
-	uint32_t status, n, len;
-	struct nfs4_compound_res_hdr h;
-	struct nfs4_op_res r[16];
-	uint8_t bytes[8192];
-};
-
-static void parse(const uint8_t *p, uint32_t len, struct reply *out)
-{
-	XDR x;
-
-	memset(out, 0, offsetof(struct reply, bytes));
-	memcpy(out->bytes, p, len);
-	out->len = len;
-	xdrmem_create(&x, (char *)out->bytes, len, XDR_DECODE);
-	assert_true(nfs4_xdr_compound_res_hdr(&x, &out->h));
-	out->status = out->h.status;
-	out->n = out->h.numres;
-	assert_true(out->n <= 16);
-	for (uint32_t i = 0; i < out->n; i++)
-		assert_true(nfs4_xdr_resop(&x, &out->r[i]));
-	assert_int_equal(xdr_getpos(&x), len); /* nothing after the results */
-	xdr_destroy(&x);
-}
-
-static void run_raw(const uint8_t *args, uint32_t len, struct reply *out)
-{
-	const uint8_t *rep;
-	uint32_t n = nfs4_compound(srv, &ctx, args, len, &rep);
-
-	assert_true(n > 0);
-	parse(rep, n, out);
-}
-
-static void run(struct cb *b, struct reply *out)
-{
-	run_raw(b->buf, cb_end(b, 0), out);
-}
-
-/* ---- sessions ---- */
-
-struct sess {
-	uint64_t clientid;
-	uint8_t id[NFS4_SESSIONID_SIZE];
-	uint32_t seq[8]; /* next sequence id per slot */
-};
-
-static uint32_t exchange_id(const char *owner, const char *verf, uint32_t flags,
-			    struct nfs4_exchange_id_res *res)
-{
-	union nfs4_op_args a = {0};
-	struct reply r;
-	struct cb b;
-
-	memcpy(a.exid.verifier, verf, 8);
-	a.exid.ownerid = (struct nfs4_ref){(const uint8_t *)owner, (uint32_t)strlen(owner)};
-	a.exid.flags = flags;
-	cb_start(&b, 1, "");
-	cb_op(&b, NFS4_OP_EXCHANGE_ID, &a);
-	run(&b, &r);
-	assert_int_equal(r.n, 1);
-	if (res && r.status == NFS4_OK)
-		*res = r.r[0].u.exid;
-	return r.status;
-}
-
-static void default_attrs(struct nfs4_chan_attrs *c)
-{
-	*c = (struct nfs4_chan_attrs){0, 1049620, 1049480, 7584, 16, 64, false, 0};
-}
-
-static uint32_t create_session(uint64_t clientid, uint32_t seq, struct nfs4_create_session_res *out)
-{
-	union nfs4_op_args a = {0};
-	struct reply r;
-	struct cb b;
-
-	a.csess.clientid = clientid;
-	a.csess.sequence = seq;
-	a.csess.flags = CREATE_SESSION4_FLAG_CONN_BACK_CHAN;
-	default_attrs(&a.csess.fore);
-	default_attrs(&a.csess.back);
-	a.csess.cb_program = 0x40000000;
-	cb_start(&b, 1, "");
-	cb_op(&b, NFS4_OP_CREATE_SESSION, &a);
-	run(&b, &r);
-	if (out && r.status == NFS4_OK)
-		*out = r.r[0].u.csess;
-	return r.status;
-}
-
-static void new_session(const char *owner, struct sess *s)
-{
-	struct nfs4_exchange_id_res e;
-	struct nfs4_create_session_res c;
-
-	assert_int_equal(exchange_id(owner, "verf0001", 0, &e), NFS4_OK);
-	assert_int_equal(create_session(e.clientid, e.sequenceid, &c), NFS4_OK);
-	memset(s, 0, sizeof(*s));
-	s->clientid = e.clientid;
-	memcpy(s->id, c.sessionid, NFS4_SESSIONID_SIZE);
-	for (int i = 0; i < 8; i++)
-		s->seq[i] = 1;
-}
-
-static void cb_seq(struct cb *b, struct sess *s, uint32_t slot, uint32_t seqid, bool cachethis)
-{
-	union nfs4_op_args a = {0};
-
-	memcpy(a.seq.sessionid, s->id, NFS4_SESSIONID_SIZE);
-	a.seq.sequenceid = seqid;
-	a.seq.slotid = slot;
-	a.seq.highest_slotid = slot;
-	a.seq.cachethis = cachethis;
-	cb_start(b, 1, "");
-	cb_op(b, NFS4_OP_SEQUENCE, &a);
-}
-
-/* SEQUENCE on slot 0 with its next sequence id, then the caller's operations */
-static void cb_session(struct cb *b, struct sess *s)
-{
-	cb_seq(b, s, 0, s->seq[0]++, false);
-}
-
-/* ---- set-up ---- */
-
-static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-	(void)st, (void)flag, (void)f;
-	return remove(p);
-}
-
-static void mkfile(const char *path, const char *data)
-{
-	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0640);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, data, strlen(data)), (ssize_t)strlen(data));
-	assert_int_equal(fchown(fd, 1234, 5678), 0);
-	close(fd);
-}
-
-static struct nfs4_server_conf conf;
-
-static int setup(void **state)
-{
-	char exports[1024], err[256], p[300];
-
-	(void)state;
-	snprintf(base, sizeof(base), "/tmp/nfs4ut.XXXXXX");
-	assert_non_null(mkdtemp(base));
-	snprintf(statedir, sizeof(statedir), "%s/state", base);
-	snprintf(exp_a, sizeof(exp_a), "%s/srv/a", base);
-	snprintf(p, sizeof(p), "%s/srv", base);
-	assert_int_equal(mkdir(p, 0755), 0);
-	assert_int_equal(mkdir(exp_a, 0755), 0);
-	snprintf(p, sizeof(p), "%s/file", exp_a);
-	mkfile(p, "hello, nfs4\n");
-	snprintf(p, sizeof(p), "%s/dir", exp_a);
-	assert_int_equal(mkdir(p, 0750), 0);
-	snprintf(exports, sizeof(exports), "%s *(rw,no_root_squash,insecure)\n", exp_a);
-	assert_int_equal(nfs_fs_open(&fs, exports, statedir, err, sizeof(err)), 0);
-	nfs4_server_conf_default(&conf);
-	conf.state.slots = 8;
-	conf.state.lease_s = 20;
-	conf.state.max_clients = 8;
-	srv = nfs4_server_create(fs, &conf);
-	assert_non_null(srv);
-	nfs4_server_set_clock(srv, test_clock);
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.fs = fs;
-	ctx.peer.ss_family = AF_INET;
-	ctx.cred.flavor = 1;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct nfs4_state_stats st;
-
-	(void)state;
-	nfs4_state_stats(nfs4_server_state(srv), &st);
-	nfs4_server_destroy(srv);
-	nfs_fs_close(fs);
-	nftw(base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	return 0;
-}
-
-/* every test starts from an empty client table */
-static int fresh(void **state)
-{
-	(void)state;
-	nfs4_server_destroy(srv);
-	srv = nfs4_server_create(fs, &conf);
-	assert_non_null(srv);
-	nfs4_server_set_clock(srv, test_clock);
-	return 0;
-}
 
 /* ---- the dispatcher's rules ---- */
 
 static void test_header_rules(void **state)
 {
 	static const uint8_t junk[3] = {1, 2, 3};
-	struct reply r;
-	struct cb b;
+	struct n4f_reply r;
+	struct n4f_cb b;
 	uint32_t len;
 
 	(void)state;
 	/* minor version 0 is not served; 3 does not exist */
 	for (uint32_t minor = 0; minor <= 3; minor += 3) {
-		cb_start(&b, minor, "mytag");
-		cb_op(&b, NFS4_OP_PUTROOTFH, NULL);
-		run_raw(b.buf, cb_end(&b, 5), &r);
+		n4f_start(&b, minor, "mytag");
+		n4f_op(&b, NFS4_OP_PUTROOTFH, NULL);
+		n4f_run_raw(b.buf, n4f_end(&b, 5), &r);
 		assert_int_equal(r.status, NFS4ERR_MINOR_VERS_MISMATCH);
 		assert_int_equal(r.n, 0);
 		assert_int_equal(r.h.tag.len, 5);
 		assert_memory_equal(r.h.tag.p, "mytag", 5);
 	}
 	/* undecodable: too short for a header, and an opcode word missing */
-	run_raw(junk, sizeof(junk), &r);
+	n4f_run_raw(junk, sizeof(junk), &r);
 	assert_int_equal(r.status, NFS4ERR_BADXDR);
 	assert_int_equal(r.n, 0);
-	cb_start(&b, 1, "t");
-	cb_op(&b, NFS4_OP_EXCHANGE_ID,
-	      &(union nfs4_op_args){.exid.ownerid = {(const uint8_t *)"o", 1}});
-	len = cb_end(&b, 1);
+	n4f_start(&b, 1, "t");
+	n4f_op(&b, NFS4_OP_EXCHANGE_ID,
+	       &(union nfs4_op_args){.exid.ownerid = {(const uint8_t *)"o", 1}});
+	len = n4f_end(&b, 1);
 	b.buf[4 + 4 + 4 + 3] = 2; /* numops 2, one op present */
-	run_raw(b.buf, len, &r);
+	n4f_run_raw(b.buf, len, &r);
 	assert_int_equal(r.status, NFS4ERR_BADXDR);
 	assert_int_equal(r.n, 0);
 	assert_int_equal(r.h.tag.len, 1);
@@ -321,94 +67,94 @@ static void test_header_rules(void **state)
 
 static void test_op_rules(void **state)
 {
-	struct reply r;
-	struct cb b;
-	struct sess s;
+	struct n4f_reply r;
+	struct n4f_cb b;
+	struct n4f_sess s;
 
 	(void)state;
 	/* undefined opcodes: OP_ILLEGAL, as opcode OP_ILLEGAL */
 	for (uint32_t op = 0; op < 3; op++) {
-		cb_start(&b, 1, "");
-		cb_op(&b, op, NULL);
-		run(&b, &r);
+		n4f_start(&b, 1, "");
+		n4f_op(&b, op, NULL);
+		n4f_run(&b, &r);
 		assert_int_equal(r.status, NFS4ERR_OP_ILLEGAL);
 		assert_int_equal(r.n, 1);
 		assert_int_equal(r.r[0].op, NFS4_OP_ILLEGAL);
 	}
 	/* a 4.2 operation in a 4.1 compound is undefined there */
-	cb_start(&b, 1, "");
-	cb_op(&b, NFS4_OP_ALLOCATE, NULL);
-	run(&b, &r);
+	n4f_start(&b, 1, "");
+	n4f_op(&b, NFS4_OP_ALLOCATE, NULL);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_OP_ILLEGAL);
 	/* without SEQUENCE: only the session-less operations, and alone */
-	cb_start(&b, 1, "");
-	cb_op(&b, NFS4_OP_PUTROOTFH, NULL);
-	cb_op(&b, NFS4_OP_GETFH, NULL);
-	run(&b, &r);
+	n4f_start(&b, 1, "");
+	n4f_op(&b, NFS4_OP_PUTROOTFH, NULL);
+	n4f_op(&b, NFS4_OP_GETFH, NULL);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_OP_NOT_IN_SESSION);
 	assert_int_equal(r.n, 1);
 	assert_int_equal(r.r[0].op, NFS4_OP_PUTROOTFH);
-	cb_start(&b, 1, "");
-	cb_op(&b, NFS4_OP_READ, NULL); /* not served, and not session-less */
-	run(&b, &r);
+	n4f_start(&b, 1, "");
+	n4f_op(&b, NFS4_OP_READ, NULL); /* not served, and not session-less */
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_OP_NOT_IN_SESSION);
-	cb_start(&b, 1, "");
-	cb_op(&b, NFS4_OP_DESTROY_CLIENTID, &(union nfs4_op_args){.clientid = 7});
-	cb_op(&b, NFS4_OP_PUTROOTFH, NULL);
-	run(&b, &r);
+	n4f_start(&b, 1, "");
+	n4f_op(&b, NFS4_OP_DESTROY_CLIENTID, &(union nfs4_op_args){.clientid = 7});
+	n4f_op(&b, NFS4_OP_PUTROOTFH, NULL);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_NOT_ONLY_OP);
 	assert_int_equal(r.n, 1);
 
-	new_session("op-rules", &s);
+	n4f_new_session("op-rules", &s);
 	/* SEQUENCE anywhere but first */
-	cb_session(&b, &s);
-	cb_op(&b, NFS4_OP_PUTROOTFH, NULL);
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTROOTFH, NULL);
 	{
 		union nfs4_op_args a = {0};
 
 		memcpy(a.seq.sessionid, s.id, NFS4_SESSIONID_SIZE);
 		a.seq.sequenceid = 1;
-		cb_op(&b, NFS4_OP_SEQUENCE, &a);
+		n4f_op(&b, NFS4_OP_SEQUENCE, &a);
 	}
-	cb_op(&b, NFS4_OP_GETFH, NULL);
-	run(&b, &r);
+	n4f_op(&b, NFS4_OP_GETFH, NULL);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_SEQUENCE_POS);
 	assert_int_equal(r.n, 3);
 	assert_int_equal(r.r[0].status, NFS4_OK);
 	assert_int_equal(r.r[1].status, NFS4_OK);
 	assert_int_equal(r.r[2].op, NFS4_OP_SEQUENCE);
 	/* no current file handle */
-	cb_session(&b, &s);
-	cb_op(&b, NFS4_OP_GETFH, NULL);
-	run(&b, &r);
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_GETFH, NULL);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_NOFILEHANDLE);
 	assert_int_equal(r.n, 2);
 	/* defined but not served: NOTSUPP, the compound stops there */
-	cb_session(&b, &s);
-	cb_op(&b, NFS4_OP_PUTROOTFH, NULL);
-	cb_op(&b, NFS4_OP_READLINK, NULL);
-	cb_op(&b, NFS4_OP_GETFH, NULL);
-	run(&b, &r);
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTROOTFH, NULL);
+	n4f_op(&b, NFS4_OP_OPENATTR, NULL);
+	n4f_op(&b, NFS4_OP_GETFH, NULL);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_NOTSUPP);
 	assert_int_equal(r.n, 3);
-	assert_int_equal(r.r[2].op, NFS4_OP_READLINK);
+	assert_int_equal(r.r[2].op, NFS4_OP_OPENATTR);
 	/* 4.2 operations in a 4.2 compound: NOTSUPP */
-	cb_seq(&b, &s, 0, s.seq[0]++, false);
+	n4f_seq(&b, &s, 0, s.seq[0]++, false);
 	xdr_setpos(&b.x, 4); /* minor version 2 */
 	assert_true(x_u32(&b.x, &(uint32_t){2}));
 	xdr_setpos(&b.x, 12 + 4 + 32);
-	cb_op(&b, NFS4_OP_SEEK, NULL);
-	run(&b, &r);
+	n4f_op(&b, NFS4_OP_SEEK, NULL);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_NOTSUPP);
 	assert_int_equal(r.r[1].op, NFS4_OP_SEEK);
 	/* arguments that do not decode: that op gets BADXDR, the ones before it ran */
-	cb_session(&b, &s);
-	cb_op(&b, NFS4_OP_PUTROOTFH, NULL);
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTROOTFH, NULL);
 	assert_true(x_u32(&b.x, &(uint32_t){NFS4_OP_LOOKUP}));
 	assert_true(x_u32(&b.x, &(uint32_t){200})); /* a 200-byte name with 4 bytes present */
 	assert_true(x_u32(&b.x, &(uint32_t){0x61616161}));
 	b.nops++;
-	run(&b, &r);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_BADXDR);
 	assert_int_equal(r.n, 3);
 	assert_int_equal(r.r[1].status, NFS4_OK);
@@ -420,64 +166,64 @@ static void test_op_rules(void **state)
 static void test_sequence(void **state)
 {
 	struct nfs4_stats before, after;
-	struct reply r, r2;
+	struct n4f_reply r, r2;
 	uint8_t first[8192];
 	uint32_t first_len;
-	struct sess s, bad;
-	struct cb b;
+	struct n4f_sess s, bad;
+	struct n4f_cb b;
 
 	(void)state;
-	new_session("seq", &s);
+	n4f_new_session("seq", &s);
 	/* unknown session */
 	bad = s;
 	bad.id[15] ^= 0xff;
-	cb_session(&b, &bad);
-	run(&b, &r);
+	n4f_session(&b, &bad);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_BADSESSION);
 	/* slot beyond the table (8 slots) */
-	cb_seq(&b, &s, 8, 1, false);
-	run(&b, &r);
+	n4f_seq(&b, &s, 8, 1, false);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_BADSLOT);
 	/* a gap */
-	cb_seq(&b, &s, 1, 2, false);
-	run(&b, &r);
+	n4f_seq(&b, &s, 1, 2, false);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_SEQ_MISORDERED);
 	/* a new request, then its retry: the same bytes, and nothing runs again */
-	cb_seq(&b, &s, 1, 1, false);
-	cb_op(&b, NFS4_OP_PUTROOTFH, NULL);
-	cb_op(&b, NFS4_OP_GETFH, NULL);
-	run(&b, &r);
+	n4f_seq(&b, &s, 1, 1, false);
+	n4f_op(&b, NFS4_OP_PUTROOTFH, NULL);
+	n4f_op(&b, NFS4_OP_GETFH, NULL);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	assert_int_equal(r.r[0].u.seq.slotid, 1);
 	assert_int_equal(r.r[0].u.seq.sequenceid, 1);
 	assert_int_equal(r.r[0].u.seq.highest_slotid, 7);
 	memcpy(first, r.bytes, r.len);
 	first_len = r.len;
-	nfs4_server_stats(srv, &before);
-	run(&b, &r2); /* the same arguments again */
-	nfs4_server_stats(srv, &after);
+	nfs4_server_stats(n4f_srv, &before);
+	n4f_run(&b, &r2); /* the same arguments again */
+	nfs4_server_stats(n4f_srv, &after);
 	assert_int_equal(r2.len, first_len);
 	assert_memory_equal(r2.bytes, first, first_len);
 	assert_int_equal(after.op[NFS4_OP_PUTROOTFH], before.op[NFS4_OP_PUTROOTFH]);
 	assert_int_equal(after.op[NFS4_OP_GETFH], before.op[NFS4_OP_GETFH]);
 	/* the same slot and sequence id with another request: a false retry */
-	cb_seq(&b, &s, 1, 1, false);
-	cb_op(&b, NFS4_OP_PUTROOTFH, NULL);
-	run(&b, &r);
+	n4f_seq(&b, &s, 1, 1, false);
+	n4f_op(&b, NFS4_OP_PUTROOTFH, NULL);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_SEQ_FALSE_RETRY);
 	/* the next one is served */
-	cb_seq(&b, &s, 1, 2, false);
-	run(&b, &r);
+	n4f_seq(&b, &s, 1, 2, false);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	/* an old sequence id */
-	cb_seq(&b, &s, 1, 1, false);
-	run(&b, &r);
+	n4f_seq(&b, &s, 1, 1, false);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_SEQ_MISORDERED);
 	/* too many operations for the session (16 negotiated) */
-	cb_seq(&b, &s, 2, 1, false);
+	n4f_seq(&b, &s, 2, 1, false);
 	for (int i = 0; i < 16; i++)
-		cb_op(&b, NFS4_OP_PUTROOTFH, NULL);
-	run(&b, &r);
+		n4f_op(&b, NFS4_OP_PUTROOTFH, NULL);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_TOO_MANY_OPS);
 	assert_int_equal(r.n, 1);
 }
@@ -487,41 +233,43 @@ static void test_reply_too_big_to_cache(void **state)
 	struct nfs4_create_session_res c;
 	struct nfs4_exchange_id_res e;
 	union nfs4_op_args a = {0};
-	struct reply r;
-	struct sess s;
-	struct cb b;
+	struct n4f_reply r;
+	struct n4f_sess s;
+	struct n4f_cb b;
 
 	(void)state;
-	assert_int_equal(exchange_id("small-cache", "verf0001", 0, &e), NFS4_OK);
+	assert_int_equal(n4f_exchange_id("small-cache", "verf0001", 0, &e), NFS4_OK);
 	a.csess.clientid = e.clientid;
 	a.csess.sequence = e.sequenceid;
-	default_attrs(&a.csess.fore);
+	n4f_default_attrs(&a.csess.fore);
 	a.csess.fore.maxresponsesize_cached = 100;
-	default_attrs(&a.csess.back);
-	cb_start(&b, 1, "");
-	cb_op(&b, NFS4_OP_CREATE_SESSION, &a);
-	run(&b, &r);
+	n4f_default_attrs(&a.csess.back);
+	n4f_start(&b, 1, "");
+	n4f_op(&b, NFS4_OP_CREATE_SESSION, &a);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	c = r.r[0].u.csess;
 	assert_int_equal(c.fore.maxresponsesize_cached, 100);
 	memset(&s, 0, sizeof(s));
 	memcpy(s.id, c.sessionid, NFS4_SESSIONID_SIZE);
 	/* sa_cachethis: a reply that outgrows 100 bytes is refused at the op that did it */
-	cb_seq(&b, &s, 0, 1, true);
-	cb_op(&b, NFS4_OP_PUTROOTFH, NULL);
-	cb_op(&b, NFS4_OP_GETFH, NULL);
-	cb_op(&b, NFS4_OP_GETATTR, &(union nfs4_op_args){.getattr = {2, {0xffffffff, 0xffffffff}}});
-	run(&b, &r);
+	n4f_seq(&b, &s, 0, 1, true);
+	n4f_op(&b, NFS4_OP_PUTROOTFH, NULL);
+	n4f_op(&b, NFS4_OP_GETFH, NULL);
+	n4f_op(&b, NFS4_OP_GETATTR,
+	       &(union nfs4_op_args){.getattr = {2, {0xffffffff, ALL_READABLE_W1}}});
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_REP_TOO_BIG_TO_CACHE);
 	assert_int_equal(r.r[r.n - 1].op, NFS4_OP_GETATTR);
 	/* without it the reply goes out but is not kept: its retry is RETRY_UNCACHED_REP */
-	cb_seq(&b, &s, 0, 2, false);
-	cb_op(&b, NFS4_OP_PUTROOTFH, NULL);
-	cb_op(&b, NFS4_OP_GETATTR, &(union nfs4_op_args){.getattr = {2, {0xffffffff, 0xffffffff}}});
-	run(&b, &r);
+	n4f_seq(&b, &s, 0, 2, false);
+	n4f_op(&b, NFS4_OP_PUTROOTFH, NULL);
+	n4f_op(&b, NFS4_OP_GETATTR,
+	       &(union nfs4_op_args){.getattr = {2, {0xffffffff, ALL_READABLE_W1}}});
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	assert_true(r.len > 100);
-	run(&b, &r);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_RETRY_UNCACHED_REP);
 	assert_int_equal(r.n, 1);
 }
@@ -535,63 +283,63 @@ static void test_exchange_id_cases(void **state)
 
 	(void)state;
 	/* case 1: a new owner gets an unconfirmed record, CREATE_SESSION's sequence 1 */
-	assert_int_equal(exchange_id("client-A", "verf0001", 0, &e1), NFS4_OK);
+	assert_int_equal(n4f_exchange_id("client-A", "verf0001", 0, &e1), NFS4_OK);
 	assert_int_equal(e1.sequenceid, 1);
 	assert_false(e1.flags & EXCHGID4_FLAG_CONFIRMED_R);
 	assert_true(e1.flags & EXCHGID4_FLAG_USE_NON_PNFS);
 	assert_int_equal(e1.sp_how, SP4_NONE);
 	assert_int_equal(e1.so_major_id.len, strlen("droce-nfsd"));
 	/* case 4: again while unconfirmed: the record is replaced (a new client id) */
-	assert_int_equal(exchange_id("client-A", "verf0001", 0, &e2), NFS4_OK);
+	assert_int_equal(n4f_exchange_id("client-A", "verf0001", 0, &e2), NFS4_OK);
 	assert_true(e2.clientid != e1.clientid);
-	assert_int_equal(create_session(e1.clientid, 1, NULL), NFS4ERR_STALE_CLIENTID);
-	assert_int_equal(create_session(e2.clientid, 1, &c), NFS4_OK);
+	assert_int_equal(n4f_create_session(e1.clientid, 1, NULL), NFS4ERR_STALE_CLIENTID);
+	assert_int_equal(n4f_create_session(e2.clientid, 1, &c), NFS4_OK);
 	/* case 2: confirmed, same verifier and principal: the same record, CONFIRMED_R */
-	assert_int_equal(exchange_id("client-A", "verf0001", 0, &e3), NFS4_OK);
+	assert_int_equal(n4f_exchange_id("client-A", "verf0001", 0, &e3), NFS4_OK);
 	assert_true(e3.clientid == e2.clientid);
 	assert_true(e3.flags & EXCHGID4_FLAG_CONFIRMED_R);
 	assert_int_equal(e3.sequenceid, 2);
 	/* case 6: an update of the confirmed record; 7: an update of nothing; NOT_SAME, PERM */
 	assert_int_equal(
-		exchange_id("client-A", "verf0001", EXCHGID4_FLAG_UPD_CONFIRMED_REC_A, &e3),
+		n4f_exchange_id("client-A", "verf0001", EXCHGID4_FLAG_UPD_CONFIRMED_REC_A, &e3),
 		NFS4_OK);
 	assert_true(e3.clientid == e2.clientid);
 	assert_int_equal(
-		exchange_id("client-Z", "verf0001", EXCHGID4_FLAG_UPD_CONFIRMED_REC_A, NULL),
+		n4f_exchange_id("client-Z", "verf0001", EXCHGID4_FLAG_UPD_CONFIRMED_REC_A, NULL),
 		NFS4ERR_NOENT);
 	assert_int_equal(
-		exchange_id("client-A", "verf0002", EXCHGID4_FLAG_UPD_CONFIRMED_REC_A, NULL),
+		n4f_exchange_id("client-A", "verf0002", EXCHGID4_FLAG_UPD_CONFIRMED_REC_A, NULL),
 		NFS4ERR_NOT_SAME);
-	ctx.cred.uid = 42;
+	n4f_ctx.cred.uid = 42;
 	assert_int_equal(
-		exchange_id("client-A", "verf0001", EXCHGID4_FLAG_UPD_CONFIRMED_REC_A, NULL),
+		n4f_exchange_id("client-A", "verf0001", EXCHGID4_FLAG_UPD_CONFIRMED_REC_A, NULL),
 		NFS4ERR_PERM);
 	/* case 3: another principal while the record has a session: CLID_INUSE */
-	assert_int_equal(exchange_id("client-A", "verf0001", 0, NULL), NFS4ERR_CLID_INUSE);
-	ctx.cred.uid = 0;
+	assert_int_equal(n4f_exchange_id("client-A", "verf0001", 0, NULL), NFS4ERR_CLID_INUSE);
+	n4f_ctx.cred.uid = 0;
 	/* case 5: a new verifier (the client restarted): a new unconfirmed record; the old
 	 * one lives until the new one is confirmed */
-	assert_int_equal(exchange_id("client-A", "verf0002", 0, &e3), NFS4_OK);
+	assert_int_equal(n4f_exchange_id("client-A", "verf0002", 0, &e3), NFS4_OK);
 	assert_true(e3.clientid != e2.clientid);
 	assert_false(e3.flags & EXCHGID4_FLAG_CONFIRMED_R);
-	assert_non_null(nfs4_client_find(nfs4_server_state(srv), e2.clientid));
-	assert_int_equal(create_session(e3.clientid, e3.sequenceid, NULL), NFS4_OK);
-	assert_null(nfs4_client_find(nfs4_server_state(srv), e2.clientid));
-	assert_int_equal(create_session(e2.clientid, 2, NULL), NFS4ERR_STALE_CLIENTID);
+	assert_non_null(nfs4_client_find(nfs4_server_state(n4f_srv), e2.clientid));
+	assert_int_equal(n4f_create_session(e3.clientid, e3.sequenceid, NULL), NFS4_OK);
+	assert_null(nfs4_client_find(nfs4_server_state(n4f_srv), e2.clientid));
+	assert_int_equal(n4f_create_session(e2.clientid, 2, NULL), NFS4ERR_STALE_CLIENTID);
 	/* flags a client may not send, and state protection AUTH_SYS cannot give */
-	assert_int_equal(exchange_id("client-B", "verf0001", EXCHGID4_FLAG_CONFIRMED_R, NULL),
+	assert_int_equal(n4f_exchange_id("client-B", "verf0001", EXCHGID4_FLAG_CONFIRMED_R, NULL),
 			 NFS4ERR_INVAL);
 	{
 		union nfs4_op_args a = {0};
-		struct reply r;
-		struct cb b;
+		struct n4f_reply r;
+		struct n4f_cb b;
 
 		memcpy(a.exid.verifier, "verf0001", 8);
 		a.exid.ownerid = (struct nfs4_ref){(const uint8_t *)"client-C", 8};
 		a.exid.sp_how = SP4_MACH_CRED;
-		cb_start(&b, 1, "");
-		cb_op(&b, NFS4_OP_EXCHANGE_ID, &a);
-		run(&b, &r);
+		n4f_start(&b, 1, "");
+		n4f_op(&b, NFS4_OP_EXCHANGE_ID, &a);
+		n4f_run(&b, &r);
 		assert_int_equal(r.status, NFS4ERR_INVAL);
 	}
 }
@@ -601,25 +349,25 @@ static void test_create_session(void **state)
 	struct nfs4_create_session_res c1, c2;
 	struct nfs4_exchange_id_res e;
 	union nfs4_op_args a = {0};
-	struct reply r;
-	struct cb b;
+	struct n4f_reply r;
+	struct n4f_cb b;
 
 	(void)state;
-	assert_int_equal(create_session(0x1234, 1, NULL), NFS4ERR_STALE_CLIENTID);
-	assert_int_equal(exchange_id("cs", "verf0001", 0, &e), NFS4_OK);
+	assert_int_equal(n4f_create_session(0x1234, 1, NULL), NFS4ERR_STALE_CLIENTID);
+	assert_int_equal(n4f_exchange_id("cs", "verf0001", 0, &e), NFS4_OK);
 	/* unconfirmed: only the next sequence id; nothing to replay yet */
-	assert_int_equal(create_session(e.clientid, 0, NULL), NFS4ERR_SEQ_MISORDERED);
-	assert_int_equal(create_session(e.clientid, 3, NULL), NFS4ERR_SEQ_MISORDERED);
-	assert_int_equal(create_session(e.clientid, 1, &c1), NFS4_OK);
+	assert_int_equal(n4f_create_session(e.clientid, 0, NULL), NFS4ERR_SEQ_MISORDERED);
+	assert_int_equal(n4f_create_session(e.clientid, 3, NULL), NFS4ERR_SEQ_MISORDERED);
+	assert_int_equal(n4f_create_session(e.clientid, 1, &c1), NFS4_OK);
 	assert_int_equal(c1.sequence, 1);
 	/* CREATE_SESSION4_FLAG_CONN_BACK_CHAN asked, no backchannel given */
 	assert_int_equal(c1.flags, 0);
 	/* the retry: the same session, not a second one */
-	assert_int_equal(create_session(e.clientid, 1, &c2), NFS4_OK);
+	assert_int_equal(n4f_create_session(e.clientid, 1, &c2), NFS4_OK);
 	assert_memory_equal(c1.sessionid, c2.sessionid, NFS4_SESSIONID_SIZE);
-	assert_int_equal(nfs4_client_find(nfs4_server_state(srv), e.clientid)->nsessions, 1);
-	assert_int_equal(create_session(e.clientid, 3, NULL), NFS4ERR_SEQ_MISORDERED);
-	assert_int_equal(create_session(e.clientid, 2, &c2), NFS4_OK);
+	assert_int_equal(nfs4_client_find(nfs4_server_state(n4f_srv), e.clientid)->nsessions, 1);
+	assert_int_equal(n4f_create_session(e.clientid, 3, NULL), NFS4ERR_SEQ_MISORDERED);
+	assert_int_equal(n4f_create_session(e.clientid, 2, &c2), NFS4_OK);
 	assert_memory_not_equal(c1.sessionid, c2.sessionid, NFS4_SESSIONID_SIZE);
 
 	/* negotiation: everything asked beyond the server's limits comes down to them */
@@ -627,25 +375,25 @@ static void test_create_session(void **state)
 	a.csess.sequence = 3;
 	a.csess.fore =
 		(struct nfs4_chan_attrs){512, 64u << 20, 64u << 20, 1u << 20, 1000, 1000, true, 4};
-	default_attrs(&a.csess.back);
-	cb_start(&b, 1, "");
-	cb_op(&b, NFS4_OP_CREATE_SESSION, &a);
-	run(&b, &r);
+	n4f_default_attrs(&a.csess.back);
+	n4f_start(&b, 1, "");
+	n4f_op(&b, NFS4_OP_CREATE_SESSION, &a);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	c1 = r.r[0].u.csess;
 	assert_int_equal(c1.fore.headerpadsize, 0);
-	assert_int_equal(c1.fore.maxrequestsize, conf.state.max_req);
-	assert_int_equal(c1.fore.maxresponsesize, conf.state.max_resp);
-	assert_int_equal(c1.fore.maxresponsesize_cached, conf.state.max_resp_cached);
-	assert_int_equal(c1.fore.maxoperations, conf.state.max_ops);
-	assert_int_equal(c1.fore.maxrequests, conf.state.slots);
+	assert_int_equal(c1.fore.maxrequestsize, n4f_conf.state.max_req);
+	assert_int_equal(c1.fore.maxresponsesize, n4f_conf.state.max_resp);
+	assert_int_equal(c1.fore.maxresponsesize_cached, n4f_conf.state.max_resp_cached);
+	assert_int_equal(c1.fore.maxoperations, n4f_conf.state.max_ops);
+	assert_int_equal(c1.fore.maxrequests, n4f_conf.state.slots);
 	assert_false(c1.fore.has_rdma_ird);
 	/* ... and what is asked below them is kept */
 	a.csess.sequence = 4;
 	a.csess.fore = (struct nfs4_chan_attrs){0, 4096, 8192, 1024, 4, 2, false, 0};
-	cb_start(&b, 1, "");
-	cb_op(&b, NFS4_OP_CREATE_SESSION, &a);
-	run(&b, &r);
+	n4f_start(&b, 1, "");
+	n4f_op(&b, NFS4_OP_CREATE_SESSION, &a);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	c1 = r.r[0].u.csess;
 	assert_int_equal(c1.fore.maxrequestsize, 4096);
@@ -656,87 +404,95 @@ static void test_create_session(void **state)
 	/* too small to carry a SEQUENCE: TOOSMALL, and the sequence does not advance */
 	a.csess.sequence = 5;
 	a.csess.fore.maxrequestsize = 20;
-	cb_start(&b, 1, "");
-	cb_op(&b, NFS4_OP_CREATE_SESSION, &a);
-	run(&b, &r);
+	n4f_start(&b, 1, "");
+	n4f_op(&b, NFS4_OP_CREATE_SESSION, &a);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_TOOSMALL);
+	/* a back channel that could carry no call: TOOSMALL too (pynfs CSESS29), though no
+	 * backchannel is granted */
 	a.csess.fore.maxrequestsize = 4096;
-	cb_start(&b, 1, "");
-	cb_op(&b, NFS4_OP_CREATE_SESSION, &a);
-	run(&b, &r);
+	a.csess.back.maxrequestsize = 10;
+	n4f_start(&b, 1, "");
+	n4f_op(&b, NFS4_OP_CREATE_SESSION, &a);
+	n4f_run(&b, &r);
+	assert_int_equal(r.status, NFS4ERR_TOOSMALL);
+	n4f_default_attrs(&a.csess.back);
+	n4f_start(&b, 1, "");
+	n4f_op(&b, NFS4_OP_CREATE_SESSION, &a);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4_OK);
 }
 
 static void test_lease_and_destroy(void **state)
 {
 	struct nfs4_exchange_id_res e;
-	struct reply r;
-	struct sess s;
-	struct cb b;
+	struct n4f_reply r;
+	struct n4f_sess s;
+	struct n4f_cb b;
 
 	(void)state;
-	new_session("lease", &s);
+	n4f_new_session("lease", &s);
 	/* SEQUENCE renews: three half-leases with a SEQUENCE between them */
 	for (int i = 0; i < 3; i++) {
-		now_ns += 10ull * 1000000000ull;
-		cb_session(&b, &s);
-		run(&b, &r);
+		n4f_now_ns += 10ull * 1000000000ull;
+		n4f_session(&b, &s);
+		n4f_run(&b, &r);
 		assert_int_equal(r.status, NFS4_OK);
 	}
 	/* RECLAIM_COMPLETE once per client */
-	cb_session(&b, &s);
-	cb_op(&b, NFS4_OP_RECLAIM_COMPLETE, &(union nfs4_op_args){.one_fs = false});
-	run(&b, &r);
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_RECLAIM_COMPLETE, &(union nfs4_op_args){.one_fs = false});
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4_OK);
-	cb_session(&b, &s);
-	cb_op(&b, NFS4_OP_RECLAIM_COMPLETE, &(union nfs4_op_args){.one_fs = false});
-	run(&b, &r);
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_RECLAIM_COMPLETE, &(union nfs4_op_args){.one_fs = false});
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_COMPLETE_ALREADY);
 	/* past the lease: the session is gone, and so is the client */
-	now_ns += 21ull * 1000000000ull;
-	cb_session(&b, &s);
-	run(&b, &r);
+	n4f_now_ns += 21ull * 1000000000ull;
+	n4f_session(&b, &s);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_BADSESSION);
-	assert_int_equal(create_session(s.clientid, 2, NULL), NFS4ERR_STALE_CLIENTID);
+	assert_int_equal(n4f_create_session(s.clientid, 2, NULL), NFS4ERR_STALE_CLIENTID);
 
 	/* DESTROY_CLIENTID while a session exists: CLIENTID_BUSY; DESTROY_SESSION, then it */
-	new_session("destroy", &s);
-	cb_start(&b, 1, "");
-	cb_op(&b, NFS4_OP_DESTROY_CLIENTID, &(union nfs4_op_args){.clientid = s.clientid});
-	run(&b, &r);
+	n4f_new_session("destroy", &s);
+	n4f_start(&b, 1, "");
+	n4f_op(&b, NFS4_OP_DESTROY_CLIENTID, &(union nfs4_op_args){.clientid = s.clientid});
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_CLIENTID_BUSY);
 	/* destroying the compound's own session must be its last operation */
-	cb_session(&b, &s);
+	n4f_session(&b, &s);
 	{
 		union nfs4_op_args a;
 
 		memcpy(a.sessionid, s.id, NFS4_SESSIONID_SIZE);
-		cb_op(&b, NFS4_OP_DESTROY_SESSION, &a);
-		cb_op(&b, NFS4_OP_PUTROOTFH, NULL);
-		run(&b, &r);
+		n4f_op(&b, NFS4_OP_DESTROY_SESSION, &a);
+		n4f_op(&b, NFS4_OP_PUTROOTFH, NULL);
+		n4f_run(&b, &r);
 		assert_int_equal(r.status, NFS4ERR_NOT_ONLY_OP);
-		cb_session(&b, &s);
-		cb_op(&b, NFS4_OP_DESTROY_SESSION, &a);
-		run(&b, &r);
+		n4f_session(&b, &s);
+		n4f_op(&b, NFS4_OP_DESTROY_SESSION, &a);
+		n4f_run(&b, &r);
 		assert_int_equal(r.status, NFS4_OK);
-		cb_start(&b, 1, "");
-		cb_op(&b, NFS4_OP_DESTROY_SESSION, &a);
-		run(&b, &r);
+		n4f_start(&b, 1, "");
+		n4f_op(&b, NFS4_OP_DESTROY_SESSION, &a);
+		n4f_run(&b, &r);
 		assert_int_equal(r.status, NFS4ERR_BADSESSION);
 	}
-	cb_session(&b, &s);
-	run(&b, &r);
+	n4f_session(&b, &s);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_BADSESSION);
-	cb_start(&b, 1, "");
-	cb_op(&b, NFS4_OP_DESTROY_CLIENTID, &(union nfs4_op_args){.clientid = s.clientid});
-	run(&b, &r);
+	n4f_start(&b, 1, "");
+	n4f_op(&b, NFS4_OP_DESTROY_CLIENTID, &(union nfs4_op_args){.clientid = s.clientid});
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4_OK);
-	run(&b, &r);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_STALE_CLIENTID);
 	/* an unconfirmed record expires too */
-	assert_int_equal(exchange_id("unconf", "verf0001", 0, &e), NFS4_OK);
-	now_ns += 21ull * 1000000000ull;
-	assert_int_equal(create_session(e.clientid, 1, NULL), NFS4ERR_STALE_CLIENTID);
+	assert_int_equal(n4f_exchange_id("unconf", "verf0001", 0, &e), NFS4_OK);
+	n4f_now_ns += 21ull * 1000000000ull;
+	assert_int_equal(n4f_create_session(e.clientid, 1, NULL), NFS4ERR_STALE_CLIENTID);
 }
 
 /* ---- the namespace ---- */
@@ -789,15 +545,15 @@ static void decode_vals(const struct nfs4_getattr_res *g, struct vals *v)
 }
 
 /* SEQUENCE, PUTROOTFH, LOOKUP each component of path, then GETFH and GETATTR */
-static void walk(struct sess *s, const char *path, struct reply *r)
+static void walk(struct n4f_sess *s, const char *path, struct n4f_reply *r)
 {
 	union nfs4_op_args ga = want_args();
 	char comp[NFS_PATH_MAX];
 	const char *p = path;
-	struct cb b;
+	struct n4f_cb b;
 
-	cb_session(&b, s);
-	cb_op(&b, NFS4_OP_PUTROOTFH, NULL);
+	n4f_session(&b, s);
+	n4f_op(&b, NFS4_OP_PUTROOTFH, NULL);
 	while (*p) {
 		const char *e;
 
@@ -808,37 +564,37 @@ static void walk(struct sess *s, const char *path, struct reply *r)
 		e = strchr(p, '/');
 		e = e ? e : p + strlen(p);
 		memcpy(comp, p, (size_t)(e - p));
-		cb_op(&b, NFS4_OP_LOOKUP,
-		      &(union nfs4_op_args){.name = {(const uint8_t *)comp, (uint32_t)(e - p)}});
+		n4f_op(&b, NFS4_OP_LOOKUP,
+		       &(union nfs4_op_args){.name = {(const uint8_t *)comp, (uint32_t)(e - p)}});
 		/* the op is encoded now: comp may be reused */
 		p = e;
 	}
-	cb_op(&b, NFS4_OP_GETFH, NULL);
-	cb_op(&b, NFS4_OP_GETATTR, &ga);
-	run(&b, r);
+	n4f_op(&b, NFS4_OP_GETFH, NULL);
+	n4f_op(&b, NFS4_OP_GETATTR, &ga);
+	n4f_run(&b, r);
 }
 
 static void test_namespace(void **state)
 {
 	union nfs4_op_args ga = want_args();
 	struct nfs4_bitmap sup;
-	struct reply r, r2;
+	struct n4f_reply r, r2;
 	struct vals v, root;
 	char path[300];
 	struct stat st;
-	struct sess s;
+	struct n4f_sess s;
 	struct nfs_fh v3;
-	struct cb b;
+	struct n4f_cb b;
 
 	(void)state;
-	new_session("ns", &s);
+	n4f_new_session("ns", &s);
 	/* the pseudo root: a directory of the pseudo file system */
-	cb_session(&b, &s);
-	cb_op(&b, NFS4_OP_PUTROOTFH, NULL);
-	cb_op(&b, NFS4_OP_GETATTR, &ga);
-	cb_op(&b, NFS4_OP_GETATTR,
-	      &(union nfs4_op_args){.getattr = {1, {1u << NFS4_A_SUPPORTED_ATTRS}}});
-	run(&b, &r);
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTROOTFH, NULL);
+	n4f_op(&b, NFS4_OP_GETATTR, &ga);
+	n4f_op(&b, NFS4_OP_GETATTR,
+	       &(union nfs4_op_args){.getattr = {1, {1u << NFS4_A_SUPPORTED_ATTRS}}});
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	decode_vals(&r.r[2].u.getattr, &root);
 	assert_int_equal(root.type, NFS_DIR);
@@ -862,7 +618,7 @@ static void test_namespace(void **state)
 			assert_true(nfs4_bit(&sup, required[i]));
 	}
 	/* a file in the export, reached from the pseudo root */
-	snprintf(path, sizeof(path), "%s/file", exp_a);
+	snprintf(path, sizeof(path), "%s/file", n4f_exp_a);
 	walk(&s, path, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	decode_vals(&r.r[r.n - 1].u.getattr, &v);
@@ -883,49 +639,50 @@ static void test_namespace(void **state)
 		    (uint64_t)st.st_ctim.tv_sec * 1000000000ull + (uint64_t)st.st_ctim.tv_nsec);
 	assert_true(v.fsid_major != NFS4_PSEUDO_FSID_MAJOR);
 	/* the same handle NFSv3 gives for it */
-	assert_int_equal(nfs_fs_mount(&ctx, exp_a, &v3), NFS_OK);
+	assert_int_equal(nfs_fs_mount(&n4f_ctx, n4f_exp_a, &v3), NFS_OK);
 	{
 		struct nfs_attr oa, da;
 		struct nfs_fh f3;
 		bool dv;
 
-		assert_int_equal(nfs_fs_lookup(&ctx, &v3, "file", 4, &f3, &oa, &dv, &da), NFS_OK);
+		assert_int_equal(nfs_fs_lookup(&n4f_ctx, &v3, "file", 4, &f3, &oa, &dv, &da),
+				 NFS_OK);
 		assert_int_equal(r.r[r.n - 2].u.fh.len, f3.len);
 		assert_memory_equal(r.r[r.n - 2].u.fh.p, f3.data, f3.len);
 	}
 	/* the export's root: mounted on its pseudo directory */
-	walk(&s, exp_a, &r);
+	walk(&s, n4f_exp_a, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	decode_vals(&r.r[r.n - 1].u.getattr, &v);
-	assert_int_equal(stat(exp_a, &st), 0);
+	assert_int_equal(stat(n4f_exp_a, &st), 0);
 	assert_true(v.fileid == st.st_ino);
 	assert_true(v.mounted_on != st.st_ino);
 	assert_int_equal(r.r[r.n - 2].u.fh.len, v3.len);
 	assert_memory_equal(r.r[r.n - 2].u.fh.p, v3.data, v3.len);
 	/* LOOKUPP out of the export: the pseudo directory "srv" */
-	cb_session(&b, &s);
-	cb_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {v3.data, v3.len}});
-	cb_op(&b, NFS4_OP_LOOKUPP, NULL);
-	cb_op(&b, NFS4_OP_GETATTR, &ga);
-	cb_op(&b, NFS4_OP_GETFH, NULL);
-	run(&b, &r);
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {v3.data, v3.len}});
+	n4f_op(&b, NFS4_OP_LOOKUPP, NULL);
+	n4f_op(&b, NFS4_OP_GETATTR, &ga);
+	n4f_op(&b, NFS4_OP_GETFH, NULL);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	decode_vals(&r.r[3].u.getattr, &v);
 	assert_true(v.fsid_major == NFS4_PSEUDO_FSID_MAJOR);
-	snprintf(path, sizeof(path), "%s/srv", base);
+	snprintf(path, sizeof(path), "%s/srv", n4f_base);
 	walk(&s, path, &r2);
 	assert_int_equal(r2.status, NFS4_OK);
 	assert_int_equal(r2.r[r2.n - 2].u.fh.len, NFS4_PFH_LEN);
 	assert_memory_equal(r2.r[r2.n - 2].u.fh.p, r.r[4].u.fh.p, NFS4_PFH_LEN);
 	/* ... and on up to the root, which has no parent */
-	cb_session(&b, &s);
-	cb_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = r.r[4].u.fh});
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = r.r[4].u.fh});
 	for (const char *q = path; *q; q++)
 		if (*q == '/')
-			cb_op(&b, NFS4_OP_LOOKUPP, NULL);
-	cb_op(&b, NFS4_OP_GETATTR, &ga);
-	cb_op(&b, NFS4_OP_LOOKUPP, NULL);
-	run(&b, &r);
+			n4f_op(&b, NFS4_OP_LOOKUPP, NULL);
+	n4f_op(&b, NFS4_OP_GETATTR, &ga);
+	n4f_op(&b, NFS4_OP_LOOKUPP, NULL);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_NOENT);
 	decode_vals(&r.r[r.n - 2].u.getattr, &v);
 	assert_true(v.fileid == root.fileid);
@@ -941,53 +698,53 @@ static void test_namespace(void **state)
 			     {"", NFS4ERR_INVAL}};
 
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-			cb_session(&b, &s);
-			cb_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {v3.data, v3.len}});
-			cb_op(&b, NFS4_OP_LOOKUP,
-			      &(union nfs4_op_args){.name = {(const uint8_t *)names[i].name,
-							     (uint32_t)strlen(names[i].name)}});
-			run(&b, &r);
+			n4f_session(&b, &s);
+			n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {v3.data, v3.len}});
+			n4f_op(&b, NFS4_OP_LOOKUP,
+			       &(union nfs4_op_args){.name = {(const uint8_t *)names[i].name,
+							      (uint32_t)strlen(names[i].name)}});
+			n4f_run(&b, &r);
 			assert_int_equal(r.status, names[i].status);
 		}
 	}
-	cb_session(&b, &s);
-	cb_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {v3.data, v3.len}});
-	cb_op(&b, NFS4_OP_LOOKUP, &(union nfs4_op_args){.name = {(const uint8_t *)"file", 4}});
-	cb_op(&b, NFS4_OP_SAVEFH, NULL);
-	cb_op(&b, NFS4_OP_LOOKUP, &(union nfs4_op_args){.name = {(const uint8_t *)"x", 1}});
-	run(&b, &r);
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {v3.data, v3.len}});
+	n4f_op(&b, NFS4_OP_LOOKUP, &(union nfs4_op_args){.name = {(const uint8_t *)"file", 4}});
+	n4f_op(&b, NFS4_OP_SAVEFH, NULL);
+	n4f_op(&b, NFS4_OP_LOOKUP, &(union nfs4_op_args){.name = {(const uint8_t *)"x", 1}});
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_NOTDIR);
 	/* a forged handle, a stale pseudo handle */
 	v3.data[v3.len - 1] ^= 1;
-	cb_session(&b, &s);
-	cb_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {v3.data, v3.len}});
-	run(&b, &r);
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {v3.data, v3.len}});
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_BADHANDLE);
 	v3.data[v3.len - 1] ^= 1;
 	{
 		uint8_t pfh[NFS4_PFH_LEN] = {0x80, 'p', '4', 0, 1, 2, 3, 4, 5, 6, 7, 8};
 
-		cb_session(&b, &s);
-		cb_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {pfh, sizeof(pfh)}});
-		run(&b, &r);
+		n4f_session(&b, &s);
+		n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {pfh, sizeof(pfh)}});
+		n4f_run(&b, &r);
 		assert_int_equal(r.status, NFS4ERR_STALE);
 	}
 	/* SAVEFH/RESTOREFH, ACCESS, SECINFO_NO_NAME (which consumes the handle) */
-	cb_session(&b, &s);
-	cb_op(&b, NFS4_OP_RESTOREFH, NULL);
-	run(&b, &r);
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_RESTOREFH, NULL);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_RESTOREFH);
-	cb_session(&b, &s);
-	cb_op(&b, NFS4_OP_PUTROOTFH, NULL);
-	cb_op(&b, NFS4_OP_SAVEFH, NULL);
-	cb_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {v3.data, v3.len}});
-	cb_op(&b, NFS4_OP_ACCESS, &(union nfs4_op_args){.access = ACCESS4_ALL | 0x100});
-	cb_op(&b, NFS4_OP_RESTOREFH, NULL);
-	cb_op(&b, NFS4_OP_ACCESS, &(union nfs4_op_args){.access = ACCESS4_ALL});
-	cb_op(&b, NFS4_OP_SECINFO_NO_NAME,
-	      &(union nfs4_op_args){.secinfo_style = SECINFO_STYLE4_CURRENT_FH});
-	cb_op(&b, NFS4_OP_GETFH, NULL);
-	run(&b, &r);
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTROOTFH, NULL);
+	n4f_op(&b, NFS4_OP_SAVEFH, NULL);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {v3.data, v3.len}});
+	n4f_op(&b, NFS4_OP_ACCESS, &(union nfs4_op_args){.access = ACCESS4_ALL | 0x100});
+	n4f_op(&b, NFS4_OP_RESTOREFH, NULL);
+	n4f_op(&b, NFS4_OP_ACCESS, &(union nfs4_op_args){.access = ACCESS4_ALL});
+	n4f_op(&b, NFS4_OP_SECINFO_NO_NAME,
+	       &(union nfs4_op_args){.secinfo_style = SECINFO_STYLE4_CURRENT_FH});
+	n4f_op(&b, NFS4_OP_GETFH, NULL);
+	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4ERR_NOFILEHANDLE);
 	assert_int_equal(r.n, 9);
 	assert_int_equal(r.r[4].u.access.supported, ACCESS4_ALL);
@@ -1001,19 +758,19 @@ static void test_namespace(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_header_rules, fresh),
-		cmocka_unit_test_setup(test_op_rules, fresh),
-		cmocka_unit_test_setup(test_sequence, fresh),
-		cmocka_unit_test_setup(test_reply_too_big_to_cache, fresh),
-		cmocka_unit_test_setup(test_exchange_id_cases, fresh),
-		cmocka_unit_test_setup(test_create_session, fresh),
-		cmocka_unit_test_setup(test_lease_and_destroy, fresh),
-		cmocka_unit_test_setup(test_namespace, fresh),
+		cmocka_unit_test_setup(test_header_rules, n4f_fresh),
+		cmocka_unit_test_setup(test_op_rules, n4f_fresh),
+		cmocka_unit_test_setup(test_sequence, n4f_fresh),
+		cmocka_unit_test_setup(test_reply_too_big_to_cache, n4f_fresh),
+		cmocka_unit_test_setup(test_exchange_id_cases, n4f_fresh),
+		cmocka_unit_test_setup(test_create_session, n4f_fresh),
+		cmocka_unit_test_setup(test_lease_and_destroy, n4f_fresh),
+		cmocka_unit_test_setup(test_namespace, n4f_fresh),
 	};
 
 	if (geteuid() != 0) {
 		printf("SKIP: needs root (open_by_handle_at)\n");
 		return 77;
 	}
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, n4f_setup, n4f_teardown);
 }

@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nfs4_file.c - NFSv4.1's file operations (RFC 8881 §18): READ, WRITE, COMMIT, CREATE,
+ * REMOVE, RENAME, LINK, READDIR, READLINK, SETATTR, VERIFY and NVERIFY, each on the backend
+ * call NFSv3's procedure makes (nfs/fs), so both versions see one file system with one set of
+ * rules (exports, squashing, read-only exports, the write verifier).
+ *
+ * Direct data placement (RFC 8267 §4.1): READ's data and READLINK's text are DDP-eligible.
+ * When such an operation is the compound's last (as Linux sends them: SEQUENCE, PUTFH, READ),
+ * READ reads straight into the transport's DDP sink if it has one large enough, and the
+ * compound tells the transport the opaque's length (nfs4_io) so the data goes by the write
+ * chunk; otherwise the data is encoded inline. WRITE's data needs nothing here: the transport
+ * has already spliced the read chunk into the call at its XDR position.
+ *
+ * The pseudo file system is read-only: changes in it are ROFS; READ of it is ISDIR.
+ */
+#include <string.h>
+
+#include "nfs4_int.h"
+#include "nfs_xdr_prim.h"
+
+#define NS_PER_S 1000000000ull
+
+static uint64_t change_of(const struct nfs_time *t)
+{
+	return (uint64_t)t->sec * NS_PER_S + t->nsec;
+}
+
+static void cinfo_of(const struct nfs_wcc *w, struct nfs4_cinfo *ci)
+{
+	ci->atomic = false;
+	ci->before = w->pre_valid ? change_of(&w->pre_ctime) : 0;
+	ci->after = w->post_valid ? change_of(&w->post.ctime) : 0;
+}
+
+/* the current handle must be a backend object: the pseudo file system changes nothing */
+static uint32_t need_real(const struct nfs4_compound *c, uint32_t pseudo_status)
+{
+	return c->cur.kind == NFS4_FH_REAL ? NFS4_OK : pseudo_status;
+}
+
+/* ---- READ, WRITE, COMMIT ---- */
+
+/* this operation's DDP-eligible data is the reply's tail (the compound's last operation) */
+static bool ddp_tail(const struct nfs4_compound *c)
+{
+	return c->io && c->opidx + 1 == c->numops;
+}
+
+uint32_t nfs4_op_read(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	const struct nfs4_read_args *ra = &a->read;
+	uint32_t count = ra->count < c->s->conf.max_io ? ra->count : c->s->conf.max_io;
+	struct nfs4_read_res *o = &r->read;
+	bool av, placed = false;
+	struct nfs_attr at;
+	enum nfs_stat st;
+	uint8_t *dest = c->s->iobuf;
+	uint32_t got = 0, s = need_real(c, NFS4ERR_ISDIR);
+
+	if (s != NFS4_OK)
+		return s;
+	s = nfs4_sid_check_io(c, &ra->sid, &c->cur.fh, false);
+	if (s != NFS4_OK)
+		return s;
+	if (ddp_tail(c) && c->io->sink && count <= c->io->sink_len) {
+		dest = c->io->sink;
+		placed = true;
+	}
+	st = nfs_fs_read(c->ctx, &c->cur.fh, ra->offset, count, dest, &got, &o->eof, &av, &at);
+	if (st != NFS_OK)
+		return nfs4_stat_from_nfs(st);
+	o->data = (struct nfs4_ref){dest, got};
+	o->placed = placed;
+	if (ddp_tail(c)) {
+		c->ddp_op = (int32_t)c->opidx;
+		c->ddp_len = got;
+		c->ddp_placed = placed;
+	}
+	return NFS4_OK;
+}
+
+uint32_t nfs4_op_write(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	const struct nfs4_write_args *wa = &a->write;
+	struct nfs4_write_res *o = &r->write;
+	enum nfs_stable committed;
+	struct nfs_wcc wcc;
+	enum nfs_stat st;
+	uint32_t s = need_real(c, NFS4ERR_ISDIR);
+
+	if (s != NFS4_OK)
+		return s;
+	s = nfs4_sid_check_io(c, &wa->sid, &c->cur.fh, true);
+	if (s != NFS4_OK)
+		return s;
+	if (wa->data.len > c->s->conf.max_io)
+		return NFS4ERR_INVAL;
+	st = nfs_fs_write(c->ctx, &c->cur.fh, wa->offset, wa->data.p, wa->data.len,
+			  (enum nfs_stable)wa->stable, &o->count, &committed, &wcc);
+	if (st != NFS_OK)
+		return nfs4_stat_from_nfs(st);
+	o->committed = committed;
+	/* the verifier NFSv3's WRITE and COMMIT answer: one server, one restart story */
+	nfs_fs_write_verf(c->s->fs, o->verf);
+	return NFS4_OK;
+}
+
+uint32_t nfs4_op_commit(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	struct nfs_wcc wcc;
+	enum nfs_stat st;
+	uint32_t s = need_real(c, NFS4ERR_ISDIR);
+
+	if (s != NFS4_OK)
+		return s;
+	st = nfs_fs_commit(c->ctx, &c->cur.fh, a->commit.offset, a->commit.count, &wcc);
+	if (st != NFS_OK)
+		return nfs4_stat_from_nfs(st);
+	nfs_fs_write_verf(c->s->fs, r->verf);
+	return NFS4_OK;
+}
+
+/* ---- CREATE, REMOVE, RENAME, LINK ---- */
+
+uint32_t nfs4_op_create(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	const struct nfs4_create_args *ca = &a->create;
+	const char *name = (const char *)ca->name.p;
+	struct nfs_sattr sa;
+	struct nfs_wcc wcc = {0};
+	struct nfs_attr at;
+	struct nfs_fh fh;
+	enum nfs_stat st;
+	uint32_t s = need_real(c, NFS4ERR_ROFS);
+
+	if (s != NFS4_OK)
+		return s;
+	s = nfs4_check_name(&ca->name);
+	if (s != NFS4_OK)
+		return s;
+	s = nfs4_fattr_to_sattr(c->s, &ca->attrs, &sa);
+	if (s != NFS4_OK)
+		return s;
+	switch (ca->type) {
+	case NFS_DIR:
+		if (!sa.set_mode) {
+			sa.set_mode = true;
+			sa.mode = 0755;
+		}
+		st = nfs_fs_mkdir(c->ctx, &c->cur.fh, name, ca->name.len, &sa, &fh, &at, &wcc);
+		break;
+	case NFS_LNK:
+		if (ca->linkdata.len == 0)
+			return NFS4ERR_INVAL;
+		st = nfs_fs_symlink(c->ctx, &c->cur.fh, name, ca->name.len, &sa,
+				    (const char *)ca->linkdata.p, ca->linkdata.len, &fh, &at, &wcc);
+		break;
+	case NFS_BLK:
+	case NFS_CHR:
+	case NFS_SOCK:
+	case NFS_FIFO:
+		/* as NFSv3's MKNOD: the file system (and the caller's rights) decide */
+		if (!sa.set_mode) {
+			sa.set_mode = true;
+			sa.mode = 0644;
+		}
+		st = nfs_fs_mknod(c->ctx, &c->cur.fh, name, ca->name.len, (enum nfs_ftype)ca->type,
+				  &sa, ca->spec1, ca->spec2, &fh, &at, &wcc);
+		break;
+	default:
+		return NFS4ERR_BADTYPE; /* regular files come by OPEN; named attributes: none */
+	}
+	if (st != NFS_OK)
+		return nfs4_stat_from_nfs(st);
+	cinfo_of(&wcc, &r->create.cinfo);
+	r->create.attrset = ca->attrs.mask;
+	nfs4_set_cur_real(c, &fh);
+	return NFS4_OK;
+}
+
+uint32_t nfs4_op_remove(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	const char *name = (const char *)a->name.p;
+	struct nfs_attr obj, dir;
+	struct nfs_wcc wcc = {0};
+	bool dv = false;
+	struct nfs_fh fh;
+	enum nfs_stat st;
+	uint32_t s = need_real(c, NFS4ERR_ROFS);
+
+	if (s != NFS4_OK)
+		return s;
+	s = nfs4_check_name(&a->name);
+	if (s != NFS4_OK)
+		return s;
+	/* one operation for both: a directory goes by rmdir (RFC 8881 §18.25) */
+	st = nfs_fs_lookup(c->ctx, &c->cur.fh, name, a->name.len, &fh, &obj, &dv, &dir);
+	if (st == NFS_OK && obj.type == NFS_DIR)
+		st = nfs_fs_rmdir(c->ctx, &c->cur.fh, name, a->name.len, &wcc);
+	else if (st == NFS_OK)
+		st = nfs_fs_remove(c->ctx, &c->cur.fh, name, a->name.len, &wcc);
+	if (st != NFS_OK)
+		return nfs4_stat_from_nfs(st);
+	cinfo_of(&wcc, &r->cinfo);
+	return NFS4_OK;
+}
+
+uint32_t nfs4_op_rename(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	const struct nfs4_rename_args *ra = &a->rename;
+	struct nfs_wcc from = {0}, to = {0};
+	enum nfs_stat st;
+	uint32_t s;
+
+	if (c->saved.kind == NFS4_FH_NONE)
+		return NFS4ERR_NOFILEHANDLE;
+	if (c->saved.kind != NFS4_FH_REAL || c->cur.kind != NFS4_FH_REAL)
+		return c->saved.kind == c->cur.kind ? NFS4ERR_ROFS : NFS4ERR_XDEV;
+	s = nfs4_check_name(&ra->oldname);
+	if (s == NFS4_OK)
+		s = nfs4_check_name(&ra->newname);
+	if (s != NFS4_OK)
+		return s;
+	st = nfs_fs_rename(c->ctx, &c->saved.fh, (const char *)ra->oldname.p, ra->oldname.len,
+			   &c->cur.fh, (const char *)ra->newname.p, ra->newname.len, &from, &to);
+	if (st != NFS_OK)
+		return nfs4_stat_from_nfs(st);
+	cinfo_of(&from, &r->rename.src);
+	cinfo_of(&to, &r->rename.dst);
+	return NFS4_OK;
+}
+
+uint32_t nfs4_op_link(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	struct nfs_wcc wcc = {0};
+	struct nfs_attr at;
+	enum nfs_stat st;
+	bool av;
+	uint32_t s;
+
+	if (c->saved.kind == NFS4_FH_NONE)
+		return NFS4ERR_NOFILEHANDLE;
+	if (c->saved.kind != NFS4_FH_REAL)
+		return NFS4ERR_ISDIR;
+	if (c->cur.kind != NFS4_FH_REAL)
+		return NFS4ERR_ROFS;
+	s = nfs4_check_name(&a->name);
+	if (s != NFS4_OK)
+		return s;
+	st = nfs_fs_link(c->ctx, &c->saved.fh, &c->cur.fh, (const char *)a->name.p, a->name.len,
+			 &av, &at, &wcc);
+	if (st != NFS_OK)
+		return nfs4_stat_from_nfs(st);
+	cinfo_of(&wcc, &r->cinfo);
+	return NFS4_OK;
+}
+
+/* ---- READDIR ---- */
+
+struct rd_ctx {
+	struct nfs4_compound *c;
+	const struct nfs4_bitmap *want;
+	XDR x;
+	uint32_t limit; /**< entry bytes that fit in maxcount */
+	uint32_t n;
+	bool full;
+};
+
+static bool rd_entry(void *arg, const struct nfs_dirent *e)
+{
+	struct rd_ctx *d = arg;
+	struct nfs4_ref name = {(const uint8_t *)e->name, e->namelen};
+	u_int start = xdr_getpos(&d->x);
+	uint64_t cookie = e->cookie;
+	bool more = true;
+
+	/* NFSv4 has no "." or ".." entries (RFC 8881 §18.23.4) */
+	if ((e->namelen == 1 && e->name[0] == '.') ||
+	    (e->namelen == 2 && e->name[0] == '.' && e->name[1] == '.'))
+		return true;
+	if (!x_bool(&d->x, &more) || !x_u64(&d->x, &cookie) ||
+	    !nfs4_xdr_ref(&d->x, &name, NFS_NAME_MAX) ||
+	    !nfs4_attr_entry(d->c, &e->fh, e->attr_valid && e->fh_valid ? &e->attr : NULL,
+			     e->attr_valid && e->fh_valid ? NFS4_OK : NFS4ERR_SERVERFAULT, d->want,
+			     &d->x) ||
+	    xdr_getpos(&d->x) > d->limit) {
+		xdr_setpos(&d->x, start);
+		d->full = true;
+		return false;
+	}
+	d->n++;
+	return true;
+}
+
+uint32_t nfs4_op_readdir(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	const struct nfs4_readdir_args *ra = &a->readdir;
+	struct nfs4_readdir_res *o = &r->readdir;
+	uint32_t maxcount = ra->maxcount, s;
+	struct rd_ctx d = {.c = c, .want = &ra->attr_request};
+	struct nfs_attr dir;
+	bool dv;
+	enum nfs_stat st;
+
+	/* cookies 1 and 2 are reserved (RFC 8881 §18.23.3) */
+	if (ra->cookie == 1 || ra->cookie == 2)
+		return NFS4ERR_BAD_COOKIE;
+	if (nfs4_bit(&ra->attr_request, NFS4_A_TIME_ACCESS_SET) ||
+	    nfs4_bit(&ra->attr_request, NFS4_A_TIME_MODIFY_SET))
+		return NFS4ERR_INVAL;
+	/* the reply within the session's limit (less its other operations' room) */
+	if (c->sess && maxcount > c->sess->fore.maxresponsesize - 512)
+		maxcount = c->sess->fore.maxresponsesize - 512;
+	if (maxcount > c->s->conf.max_io)
+		maxcount = c->s->conf.max_io;
+	/* verifier, the list's end and eof take 16 bytes of maxcount */
+	if (maxcount < 16 + 24)
+		return NFS4ERR_TOOSMALL;
+	d.limit = maxcount - 16;
+	if (c->cur.kind == NFS4_FH_PSEUDO)
+		return nfs4_readdir_pseudo(c, ra, d.limit, o);
+	s = need_real(c, NFS4ERR_NOTDIR);
+	if (s != NFS4_OK)
+		return s;
+	memcpy(o->verf, ra->verf, NFS4_VERIFIER_SIZE);
+	if (ra->cookie == 0)
+		memset(o->verf, 0, NFS4_VERIFIER_SIZE);
+	xdrmem_create(&d.x, (char *)c->s->iobuf, c->s->conf.max_io, XDR_ENCODE);
+	st = nfs_fs_readdir(c->ctx, &c->cur.fh, ra->cookie, o->verf, true, rd_entry, &d, &o->eof,
+			    &dv, &dir);
+	o->entries = (struct nfs4_ref){c->s->iobuf, xdr_getpos(&d.x)};
+	xdr_destroy(&d.x);
+	if (st != NFS_OK)
+		return nfs4_stat_from_nfs(st);
+	if (d.full)
+		o->eof = false;
+	if (d.n == 0 && d.full)
+		return NFS4ERR_TOOSMALL;
+	o->nentries = d.n;
+	return NFS4_OK;
+}
+
+/* ---- READLINK, SETATTR, VERIFY, NVERIFY ---- */
+
+uint32_t nfs4_op_readlink(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	struct nfs_attr at;
+	enum nfs_stat st;
+	uint32_t len = 0;
+	bool av;
+	uint32_t s = need_real(c, NFS4ERR_INVAL);
+
+	(void)a;
+	if (s != NFS4_OK)
+		return s;
+	st = nfs_fs_readlink(c->ctx, &c->cur.fh, (char *)c->s->iobuf, NFS_PATH_MAX, &len, &av, &at);
+	if (st != NFS_OK)
+		return st == NFS_ERR_INVAL ? NFS4ERR_INVAL : nfs4_stat_from_nfs(st);
+	r->link = (struct nfs4_ref){c->s->iobuf, len};
+	/* the link text is DDP-eligible too (RFC 8267 §4.1): a write chunk takes it, inline */
+	if (ddp_tail(c)) {
+		c->ddp_op = (int32_t)c->opidx;
+		c->ddp_len = len;
+		c->ddp_placed = false;
+	}
+	return NFS4_OK;
+}
+
+uint32_t nfs4_op_setattr(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	const struct nfs4_setattr_args *sa = &a->setattr;
+	struct nfs_sattr set;
+	struct nfs_wcc wcc;
+	enum nfs_stat st;
+	uint32_t s;
+
+	memset(&r->attrsset, 0, sizeof(r->attrsset));
+	if (c->cur.kind != NFS4_FH_REAL)
+		return NFS4ERR_ROFS;
+	s = nfs4_fattr_to_sattr(c->s, &sa->attrs, &set);
+	if (s != NFS4_OK)
+		return s;
+	/* a size change is I/O: it needs a stateid that may write (RFC 8881 §18.30.3) */
+	if (set.set_size) {
+		s = nfs4_sid_check_io(c, &sa->sid, &c->cur.fh, true);
+		if (s != NFS4_OK)
+			return s;
+	}
+	st = nfs_fs_setattr(c->ctx, &c->cur.fh, &set, NULL, &wcc);
+	if (st != NFS_OK)
+		return nfs4_stat_from_nfs(st);
+	r->attrsset = sa->attrs.mask;
+	return NFS4_OK;
+}
+
+/* Do the current object's attributes equal what fattr4 f says? (VERIFY's comparison: the
+ * attributes encoded as GETATTR would, byte for byte, as Linux's nfsd compares them) */
+static uint32_t same_attrs(struct nfs4_compound *c, const struct nfs4_fattr *f, bool *same)
+{
+	struct nfs4_bitmap sup, mask;
+	uint32_t len = 0, s;
+
+	nfs4_supported_attrs(&sup);
+	for (uint32_t w = 0; w < f->mask.n; w++)
+		if (f->mask.w[w] & ~(w < sup.n ? sup.w[w] : 0))
+			return NFS4ERR_ATTRNOTSUPP;
+	if (nfs4_bit(&f->mask, NFS4_A_RDATTR_ERROR) || nfs4_bit(&f->mask, NFS4_A_TIME_ACCESS_SET) ||
+	    nfs4_bit(&f->mask, NFS4_A_TIME_MODIFY_SET))
+		return NFS4ERR_INVAL;
+	s = nfs4_attr_encode(c, &f->mask, &mask, c->s->attrbuf, sizeof(c->s->attrbuf), &len);
+	if (s != NFS4_OK)
+		return s;
+	*same = len == f->vals.len && memcmp(c->s->attrbuf, f->vals.p, len) == 0;
+	return NFS4_OK;
+}
+
+uint32_t nfs4_op_verify(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	bool same = false;
+	uint32_t s = same_attrs(c, &a->verify, &same);
+
+	(void)r;
+	if (s != NFS4_OK)
+		return s;
+	return same ? NFS4_OK : NFS4ERR_NOT_SAME;
+}
+
+uint32_t nfs4_op_nverify(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	bool same = false;
+	uint32_t s = same_attrs(c, &a->verify, &same);
+
+	(void)r;
+	if (s != NFS4_OK)
+		return s;
+	return same ? NFS4ERR_SAME : NFS4_OK;
+}

@@ -1,0 +1,814 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nfs4_open.c - stateids and opens (nfs4_open.h): the table of states by serial, the owners
+ * and states of each client, the checks every stateid goes through (RFC 8881 §8.2.2-§8.2.4,
+ * §16.2.3.1.2), and the operations OPEN (§18.16), OPEN_DOWNGRADE (§18.18), CLOSE (§18.2),
+ * TEST_STATEID (§18.48) and FREE_STATEID (§18.38). OPEN creates through the backend's CREATE
+ * (the same call NFSv3's CREATE makes) and opens nothing in the kernel: an open is a share
+ * reservation and a stateid, the I/O goes by handle as NFSv3's does.
+ *
+ *   OPEN claim:  CLAIM_NULL (name in the current directory), CLAIM_FH (the current file)
+ *                CLAIM_PREVIOUS -> NO_GRACE (client records do not survive a restart)
+ *                delegation claims -> NOTSUPP (no delegation is ever granted)
+ *   create:      UNCHECKED4, GUARDED4 (EXIST), EXCLUSIVE4 and EXCLUSIVE4_1 (the verifier in
+ *                the file's times, as NFSv3's EXCLUSIVE; EXCLUSIVE4_1's attributes after)
+ *   the file:    a directory ISDIR, a symbolic link SYMLINK, other non-regular WRONG_TYPE;
+ *                access checked for what is asked (the owner may always open, as knfsd)
+ *   shares:      access & another's deny, or deny & another's access -> SHARE_DENIED
+ *   delegation:  never: OPEN_DELEGATE_NONE, or NONE_EXT with the reason to a client that
+ *                said what it wants (WANT_NO_DELEG: NOT_WANTED, WANT_CANCEL: CANCELLED,
+ *                a delegation wanted: RESOURCE)
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nfs4_int.h"
+
+#define SID_BUCKETS 4096u
+#define NS_PER_S 1000000000ull
+
+struct nfs4_otab {
+	uint32_t boot;
+	uint64_t next_serial;
+	struct nfs4_stid *hash[SID_BUCKETS];
+	struct nfs4_otab_stats st;
+};
+
+struct nfs4_otab *nfs4_otab_create(uint32_t boot)
+{
+	struct nfs4_otab *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->boot = boot;
+	t->next_serial = 1;
+	return t;
+}
+
+void nfs4_otab_destroy(struct nfs4_otab *t)
+{
+	/* the clients' release freed every state before (nfs4_state_destroy comes first) */
+	free(t);
+}
+
+void nfs4_otab_stats(const struct nfs4_otab *t, struct nfs4_otab_stats *st)
+{
+	*st = t->st;
+}
+
+uint32_t nfs4_lock_host(uint64_t clientid, char *buf)
+{
+	return (uint32_t)snprintf(buf, 24, "nfs4:%016" PRIx64, clientid);
+}
+
+static struct nfs4_cstate *cstate(struct nfs4_client *clp, bool create)
+{
+	if (!clp->owners && create)
+		clp->owners = calloc(1, sizeof(struct nfs4_cstate));
+	return clp->owners;
+}
+
+/* the client has no state left: its record can go (DESTROY_CLIENTID) */
+static void cstate_maybe_free(struct nfs4_client *clp)
+{
+	struct nfs4_cstate *cs = clp->owners;
+
+	if (cs && !cs->stids && !cs->owners) {
+		free(cs);
+		clp->owners = NULL;
+	}
+}
+
+struct nfs4_owner *nfs4_owner_get(struct nfs4_server *s, struct nfs4_client *clp, bool lock,
+				  const struct nfs4_ref *name, bool create)
+{
+	struct nfs4_cstate *cs = cstate(clp, create);
+	struct nfs4_owner *o;
+
+	if (!cs)
+		return NULL;
+	for (o = cs->owners; o; o = o->next)
+		if (o->lock == lock && o->len == name->len &&
+		    memcmp(o->name, name->p, name->len) == 0)
+			return o;
+	if (!create)
+		return NULL;
+	o = calloc(1, sizeof(*o) + name->len);
+	if (!o) {
+		cstate_maybe_free(clp);
+		return NULL;
+	}
+	o->clp = clp;
+	o->lock = lock;
+	o->len = name->len;
+	memcpy(o->name, name->p, name->len);
+	o->next = cs->owners;
+	cs->owners = o;
+	s->ot->st.owners++;
+	return o;
+}
+
+static void owner_put(struct nfs4_server *s, struct nfs4_owner *o)
+{
+	struct nfs4_cstate *cs = o->clp->owners;
+	struct nfs4_owner **pp = &cs->owners;
+
+	if (--o->nstid)
+		return;
+	/* 4.1 owners carry no sequence to replay: an owner without state goes */
+	while (*pp && *pp != o)
+		pp = &(*pp)->next;
+	if (*pp)
+		*pp = o->next;
+	s->ot->st.owners--;
+	free(o);
+}
+
+void nfs4_owner_forget(struct nfs4_server *s, struct nfs4_owner *o)
+{
+	struct nfs4_client *clp = o->clp;
+
+	if (o->nstid == 0) {
+		o->nstid = 1;
+		owner_put(s, o);
+	}
+	cstate_maybe_free(clp);
+}
+
+static uint32_t bucket(uint64_t serial)
+{
+	return (uint32_t)(serial * 0x9e3779b97f4a7c15ull >> 52) % SID_BUCKETS;
+}
+
+struct nfs4_stid *nfs4_stid_new(struct nfs4_server *s, struct nfs4_owner *o, enum nfs4_stid_type t,
+				const struct nfs_fh *fh, const struct nfs_lock_key *key)
+{
+	struct nfs4_otab *ot = s->ot;
+	struct nfs4_cstate *cs = o->clp->owners;
+	struct nfs4_stid *st = calloc(1, sizeof(*st));
+	uint32_t b;
+
+	if (!st)
+		return NULL;
+	st->serial = ot->next_serial++;
+	st->type = t;
+	st->clp = o->clp;
+	st->owner = o;
+	st->fh = *fh;
+	st->key = *key;
+	st->id.seqid = 1;
+	for (int i = 0; i < 4; i++)
+		st->id.other[i] = (uint8_t)(ot->boot >> (24 - 8 * i));
+	for (int i = 0; i < 8; i++)
+		st->id.other[4 + i] = (uint8_t)(st->serial >> (56 - 8 * i));
+	b = bucket(st->serial);
+	st->hnext = ot->hash[b];
+	ot->hash[b] = st;
+	st->cnext = cs->stids;
+	cs->stids = st;
+	o->nstid++;
+	ot->st.stids++;
+	ot->st.stids_created++;
+	return st;
+}
+
+void nfs4_stid_free(struct nfs4_server *s, struct nfs4_stid *st)
+{
+	struct nfs4_otab *ot = s->ot;
+	struct nfs4_client *clp = st->clp;
+	struct nfs4_cstate *cs = clp->owners;
+	struct nfs4_stid **pp = &ot->hash[bucket(st->serial)];
+
+	while (*pp && *pp != st)
+		pp = &(*pp)->hnext;
+	if (*pp)
+		*pp = st->hnext;
+	for (pp = &cs->stids; *pp && *pp != st; pp = &(*pp)->cnext)
+		;
+	if (*pp)
+		*pp = st->cnext;
+	if (st->type == NFS4_STID_OPEN) {
+		/* its lock states were made from it: they cannot outlive it */
+		for (struct nfs4_stid *l = cs->stids; l; l = l->cnext)
+			if (l->open == st)
+				l->open = NULL;
+	}
+	owner_put(s, st->owner);
+	ot->st.stids--;
+	ot->st.stids_freed++;
+	free(st);
+	cstate_maybe_free(clp);
+}
+
+void nfs4_stid_bump(struct nfs4_stid *st, struct nfs4_stateid *out)
+{
+	if (++st->id.seqid == 0)
+		st->id.seqid = 1;
+	*out = st->id;
+}
+
+struct nfs4_stid *nfs4_stid_of(struct nfs4_client *clp, const struct nfs4_owner *o,
+			       const struct nfs_lock_key *key)
+{
+	struct nfs4_cstate *cs = clp->owners;
+
+	for (struct nfs4_stid *st = cs ? cs->stids : NULL; st; st = st->cnext)
+		if (st->owner == o && st->key.len == key->len &&
+		    memcmp(st->key.b, key->b, key->len) == 0)
+			return st;
+	return NULL;
+}
+
+void nfs4_otab_release_client(struct nfs4_otab *t, struct nfs_lock_mgr *mgr, struct nfs4_client *c)
+{
+	struct nfs4_cstate *cs = c->owners;
+	struct nfs_lock_req req = {.op = NFS_LOCK_OP_FREE_HOST};
+	struct nfs_lock_res res;
+	char host[24];
+
+	if (!cs)
+		return;
+	while (cs->stids) {
+		struct nfs4_stid *st = cs->stids, **pp = &t->hash[bucket(st->serial)];
+
+		while (*pp && *pp != st)
+			pp = &(*pp)->hnext;
+		if (*pp)
+			*pp = st->hnext;
+		cs->stids = st->cnext;
+		t->st.stids--;
+		t->st.stids_freed++;
+		free(st);
+	}
+	while (cs->owners) {
+		struct nfs4_owner *o = cs->owners;
+
+		cs->owners = o->next;
+		t->st.owners--;
+		free(o);
+	}
+	free(cs);
+	c->owners = NULL;
+	req.owner.host = host;
+	req.owner.host_len = nfs4_lock_host(c->clientid, host);
+	nfs_lock_process(mgr, &req, &res);
+}
+
+/* ---- finding and checking a stateid: a state machine (house style §4) ---- */
+
+#define NAME_(n) #n,
+static const char *const sid_names[] = {NFS4_SID_STATE_LIST(NAME_)};
+_Static_assert(sizeof(sid_names) / sizeof(sid_names[0]) == NFS4_SID_NUM_STATES, "names");
+
+const char *nfs4_sid_state_name(enum nfs4_sid_state s)
+{
+	return s < NFS4_SID_NUM_STATES ? sid_names[s] : "?";
+}
+
+/* the answer of each terminal state */
+static const uint32_t sid_status[NFS4_SID_NUM_STATES] = {
+	[NFS4_SID_VALID] = NFS4_OK,
+	[NFS4_SID_ERR_STALE] = NFS4ERR_STALE_STATEID,
+	[NFS4_SID_ERR_BAD] = NFS4ERR_BAD_STATEID,
+	[NFS4_SID_ERR_EXPIRED] = NFS4ERR_EXPIRED,
+	[NFS4_SID_ERR_OLD] = NFS4ERR_OLD_STATEID,
+};
+
+struct sid_check {
+	struct nfs4_compound *c;
+	struct nfs4_otab *t;
+	struct nfs4_stateid id; /**< the stateid, the current one replaced */
+	uint32_t types;
+	const struct nfs_fh *fh; /**< the operation's file, or NULL */
+	bool check_seqid;
+	enum nfs4_sid_state state;
+	struct nfs4_stid *st;
+};
+
+/* the one setter: counts every entry into a state */
+static void sid_set_state(struct sid_check *k, enum nfs4_sid_state to)
+{
+	if (k->state != to)
+		k->t->st.sid_state[to]++;
+	k->state = to;
+}
+
+static enum nfs4_sid_state sid_start(struct sid_check *k)
+{
+	uint32_t boot = 0;
+
+	if (nfs4_sid_is(&k->id, 1, 0)) {
+		/* the current stateid (§16.2.3.1.2): the compound's, if it has one */
+		if (!k->c->has_cur_sid)
+			return NFS4_SID_ERR_BAD;
+		k->id = k->c->cur_sid;
+	}
+	for (int i = 0; i < 4; i++)
+		boot = boot << 8 | k->id.other[i];
+	if (boot == k->t->boot)
+		return NFS4_SID_CHECK_KNOWN;
+	/* the special stateids have zeros (or ones) there, never an epoch of ours */
+	return boot == 0 || boot == UINT32_MAX ? NFS4_SID_ERR_BAD : NFS4_SID_ERR_STALE;
+}
+
+static enum nfs4_sid_state sid_check_known(struct sid_check *k)
+{
+	uint64_t serial = 0;
+
+	for (int i = 0; i < 8; i++)
+		serial = serial << 8 | k->id.other[4 + i];
+	for (struct nfs4_stid *st = k->t->hash[bucket(serial)]; st; st = st->hnext)
+		if (st->serial == serial) {
+			k->st = st;
+			return NFS4_SID_CHECK_CLIENT;
+		}
+	return NFS4_SID_ERR_BAD;
+}
+
+static enum nfs4_sid_state sid_check_client(struct sid_check *k)
+{
+	if (!k->c->sess || k->st->clp != k->c->sess->clp || !(k->types & (1u << k->st->type)))
+		return NFS4_SID_ERR_BAD;
+	return NFS4_SID_CHECK_FILE;
+}
+
+static enum nfs4_sid_state sid_check_file(struct sid_check *k)
+{
+	if (k->fh &&
+	    (k->st->fh.len != k->fh->len || memcmp(k->st->fh.data, k->fh->data, k->fh->len) != 0))
+		return NFS4_SID_ERR_BAD;
+	return NFS4_SID_CHECK_LEASE;
+}
+
+static enum nfs4_sid_state sid_check_lease(struct sid_check *k)
+{
+	return k->c->s->now_ns() > k->st->clp->expire_ns ? NFS4_SID_ERR_EXPIRED
+							 : NFS4_SID_CHECK_SEQID;
+}
+
+static enum nfs4_sid_state sid_check_seqid(struct sid_check *k)
+{
+	int32_t d = (int32_t)(k->id.seqid - k->st->id.seqid);
+
+	if (!k->check_seqid || k->id.seqid == 0 || d == 0)
+		return NFS4_SID_VALID;
+	/* ahead of the state: never handed out; behind: an older one */
+	return d > 0 ? NFS4_SID_ERR_BAD : NFS4_SID_ERR_OLD;
+}
+
+void nfs4_set_cur_sid(struct nfs4_compound *c, const struct nfs4_stateid *sid)
+{
+	c->cur_sid = *sid;
+	c->has_cur_sid = true;
+}
+
+uint32_t nfs4_sid_find(struct nfs4_compound *c, const struct nfs4_stateid *sid, uint32_t types,
+		       const struct nfs_fh *fh, bool check_seqid, struct nfs4_stid **out)
+{
+	struct sid_check k = {.c = c,
+			      .t = c->s->ot,
+			      .id = *sid,
+			      .types = types,
+			      .fh = fh,
+			      .check_seqid = check_seqid,
+			      .state = NFS4_SID_START};
+	enum nfs4_sid_state prev;
+
+	k.t->st.sid_state[NFS4_SID_START]++;
+	do {
+		prev = k.state;
+		switch (k.state) {
+		case NFS4_SID_START:
+			sid_set_state(&k, sid_start(&k));
+			break;
+		case NFS4_SID_CHECK_KNOWN:
+			sid_set_state(&k, sid_check_known(&k));
+			break;
+		case NFS4_SID_CHECK_CLIENT:
+			sid_set_state(&k, sid_check_client(&k));
+			break;
+		case NFS4_SID_CHECK_FILE:
+			sid_set_state(&k, sid_check_file(&k));
+			break;
+		case NFS4_SID_CHECK_LEASE:
+			sid_set_state(&k, sid_check_lease(&k));
+			break;
+		case NFS4_SID_CHECK_SEQID:
+			sid_set_state(&k, sid_check_seqid(&k));
+			break;
+		default: /* VALID and the ERR_ states are the answer */
+			break;
+		}
+	} while (k.state != prev);
+	*out = k.state == NFS4_SID_VALID ? k.st : NULL;
+	return sid_status[k.state];
+}
+
+bool nfs4_fh_has_state(struct nfs4_compound *c, const struct nfs_fh *fh)
+{
+	struct nfs4_cstate *cs = c->sess ? c->sess->clp->owners : NULL;
+
+	for (struct nfs4_stid *st = cs ? cs->stids : NULL; st; st = st->cnext)
+		if (st->fh.len == fh->len && memcmp(st->fh.data, fh->data, fh->len) == 0)
+			return true;
+	return false;
+}
+
+/* Does any open of the file deny what a special stateid's I/O does? */
+static bool share_denies(struct nfs4_compound *c, const struct nfs_fh *fh, uint32_t deny_bit)
+{
+	struct nfs4_otab *t = c->s->ot;
+	struct nfs_lock_key key;
+
+	if (!t->st.stids)
+		return false;
+	key.len = 16;
+	if (nfs_fs_file_key(c->ctx, fh, key.b) != NFS_OK)
+		return false;
+	for (uint32_t b = 0; b < SID_BUCKETS; b++)
+		for (struct nfs4_stid *st = t->hash[b]; st; st = st->hnext)
+			if (st->type == NFS4_STID_OPEN && (st->deny & deny_bit) &&
+			    st->key.len == key.len && memcmp(st->key.b, key.b, key.len) == 0)
+				return true;
+	return false;
+}
+
+uint32_t nfs4_sid_check_io(struct nfs4_compound *c, const struct nfs4_stateid *sid,
+			   const struct nfs_fh *fh, bool write)
+{
+	struct nfs4_stid *st, *open;
+	uint32_t s;
+
+	if (nfs4_sid_is(sid, 0, 0) || nfs4_sid_is(sid, UINT32_MAX, 0xff)) {
+		bool bypass = !write && nfs4_sid_is(sid, UINT32_MAX, 0xff);
+
+		if (bypass)
+			return NFS4_OK;
+		if (share_denies(c, fh,
+				 write ? OPEN4_SHARE_ACCESS_WRITE : OPEN4_SHARE_ACCESS_READ)) {
+			c->s->stats.share_denied++;
+			return NFS4ERR_LOCKED;
+		}
+		return NFS4_OK;
+	}
+	s = nfs4_sid_find(c, sid, NFS4_SID_OPEN | NFS4_SID_LOCK, fh, true, &st);
+	if (s != NFS4_OK)
+		return s;
+	open = st->type == NFS4_STID_OPEN ? st : st->open;
+	/* a READ may use any open (as knfsd); a WRITE needs one for writing */
+	if (write && (!open || !(open->access & OPEN4_SHARE_ACCESS_WRITE)))
+		return NFS4ERR_OPENMODE;
+	return NFS4_OK;
+}
+
+/* ---- OPEN ---- */
+
+/* the directory's change attribute before and after, from its wcc */
+static void cinfo_of(const struct nfs_wcc *w, struct nfs4_cinfo *ci)
+{
+	ci->atomic = false;
+	ci->before = w->pre_valid ? (uint64_t)w->pre_ctime.sec * NS_PER_S + w->pre_ctime.nsec : 0;
+	ci->after = w->post_valid ? (uint64_t)w->post.ctime.sec * NS_PER_S + w->post.ctime.nsec : 0;
+}
+
+static uint32_t type_ok(const struct nfs_attr *a)
+{
+	switch (a->type) {
+	case NFS_REG:
+		return NFS4_OK;
+	case NFS_DIR:
+		return NFS4ERR_ISDIR;
+	case NFS_LNK:
+		return NFS4ERR_SYMLINK;
+	default:
+		return NFS4ERR_WRONG_TYPE;
+	}
+}
+
+/* create (or find) the file named in the current directory */
+static uint32_t open_create(struct nfs4_compound *c, const struct nfs4_open_args *o,
+			    struct nfs_fh *fh, struct nfs_attr *at, struct nfs4_open_res *res,
+			    bool *created)
+{
+	static const enum nfs_createmode how[] = {NFS_CREATE_UNCHECKED, NFS_CREATE_GUARDED,
+						  NFS_CREATE_EXCLUSIVE, NFS_CREATE_EXCLUSIVE};
+	struct nfs_sattr sa = {0};
+	struct nfs_wcc wcc = {0};
+	enum nfs_stat st;
+	uint32_t s;
+
+	if (o->createmode != EXCLUSIVE4) {
+		s = nfs4_fattr_to_sattr(c->s, &o->attrs, &sa);
+		if (s != NFS4_OK)
+			return s;
+	}
+	if (o->createmode == EXCLUSIVE4_1) {
+		struct nfs4_bitmap ok;
+
+		/* the times hold the verifier: only suppattr_exclcreat's may come along */
+		nfs4_exclcreat_attrs(&ok);
+		for (uint32_t w = 0; w < o->attrs.mask.n; w++)
+			if (o->attrs.mask.w[w] & ~(w < ok.n ? ok.w[w] : 0))
+				return NFS4ERR_INVAL;
+	}
+	if (!sa.set_mode) {
+		sa.set_mode = true;
+		sa.mode = 0644;
+	}
+	if (o->createmode == UNCHECKED4) {
+		/* a name already there is opened, not created: its access is checked as any
+		 * open's (the creator of a new file may open it whatever its mode) */
+		struct nfs_attr oa, da;
+		struct nfs_fh efh;
+		bool dv;
+
+		if (nfs_fs_lookup(c->ctx, &c->cur.fh, (const char *)o->name.p, o->name.len, &efh,
+				  &oa, &dv, &da) == NFS_OK)
+			*created = false;
+		else
+			*created = true;
+	} else {
+		*created = true;
+	}
+	st = nfs_fs_create(
+		c->ctx, &c->cur.fh, (const char *)o->name.p, o->name.len, how[o->createmode],
+		o->createmode >= EXCLUSIVE4 ? &(struct nfs_sattr){0} : &sa, o->verf, fh, at, &wcc);
+	if (st != NFS_OK)
+		return nfs4_stat_from_nfs(st);
+	if (o->createmode == EXCLUSIVE4_1 && o->attrs.mask.n) {
+		struct nfs_wcc fw;
+
+		st = nfs_fs_setattr(c->ctx, fh, &sa, NULL, &fw);
+		if (st != NFS_OK)
+			return nfs4_stat_from_nfs(st);
+		if (fw.post_valid)
+			*at = fw.post;
+	}
+	cinfo_of(&wcc, &res->cinfo);
+	if (o->createmode != EXCLUSIVE4)
+		res->attrset = o->attrs.mask;
+	return NFS4_OK;
+}
+
+static uint32_t open_target(struct nfs4_compound *c, const struct nfs4_open_args *o,
+			    struct nfs_fh *fh, struct nfs_attr *at, struct nfs4_open_res *res,
+			    bool *created)
+{
+	struct nfs_attr dir;
+	bool dv = false;
+	enum nfs_stat st;
+	uint32_t s;
+
+	switch (o->claim) {
+	case CLAIM_NULL:
+		break;
+	case CLAIM_FH:
+		if (c->cur.kind != NFS4_FH_REAL)
+			return NFS4ERR_ISDIR;
+		*fh = c->cur.fh;
+		st = nfs_fs_getattr(c->ctx, fh, at);
+		return st == NFS_OK ? NFS4_OK : nfs4_stat_from_nfs(st);
+	case CLAIM_PREVIOUS:
+		return NFS4ERR_NO_GRACE; /* nothing to reclaim: no grace period for NFSv4 */
+	default:
+		return NFS4ERR_NOTSUPP; /* no delegation is ever granted */
+	}
+	s = nfs4_check_name(&o->name);
+	if (s != NFS4_OK)
+		return s;
+	if (c->cur.kind != NFS4_FH_REAL) {
+		/* the pseudo file system: read-only, and it has only directories */
+		if (o->opentype == OPEN4_CREATE)
+			return NFS4ERR_ROFS;
+		return NFS4ERR_ISDIR;
+	}
+	if (o->opentype == OPEN4_CREATE)
+		return open_create(c, o, fh, at, res, created);
+	st = nfs_fs_lookup(c->ctx, &c->cur.fh, (const char *)o->name.p, o->name.len, fh, at, &dv,
+			   &dir);
+	if (st == NFS_ERR_NOTDIR && dv && dir.type == NFS_LNK)
+		return NFS4ERR_SYMLINK;
+	if (st != NFS_OK)
+		return nfs4_stat_from_nfs(st);
+	if (dv) {
+		uint64_t ch = (uint64_t)dir.ctime.sec * NS_PER_S + dir.ctime.nsec;
+
+		res->cinfo = (struct nfs4_cinfo){true, ch, ch};
+	}
+	return NFS4_OK;
+}
+
+/* may the caller open it for access? (the owner always may, as knfsd's owner override) */
+static uint32_t open_access(struct nfs4_compound *c, const struct nfs_fh *fh,
+			    const struct nfs_attr *at, uint32_t access)
+{
+	uint32_t want = 0, granted = 0;
+	struct nfs_attr a2;
+	bool av;
+	enum nfs_stat st;
+
+	if (c->ctx->cred.flavor == 1 && c->ctx->cred.uid == at->uid && at->uid != 0)
+		return NFS4_OK;
+	if (access & OPEN4_SHARE_ACCESS_READ)
+		want |= ACCESS4_READ;
+	if (access & OPEN4_SHARE_ACCESS_WRITE)
+		want |= ACCESS4_MODIFY;
+	st = nfs_fs_access(c->ctx, fh, want, &granted, &av, &a2);
+	if (st != NFS_OK)
+		return nfs4_stat_from_nfs(st);
+	return (granted & want) == want ? NFS4_OK : NFS4ERR_ACCESS;
+}
+
+/* another open of the file whose deny meets access, or whose access meets deny */
+static bool share_conflict(struct nfs4_server *s, const struct nfs_lock_key *key,
+			   const struct nfs4_stid *self, uint32_t access, uint32_t deny)
+{
+	for (uint32_t b = 0; b < SID_BUCKETS; b++)
+		for (struct nfs4_stid *st = s->ot->hash[b]; st; st = st->hnext)
+			if (st != self && st->type == NFS4_STID_OPEN && st->key.len == key->len &&
+			    memcmp(st->key.b, key->b, key->len) == 0 &&
+			    ((access & st->deny) || (deny & st->access)))
+				return true;
+	return false;
+}
+
+uint32_t nfs4_op_open(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	const struct nfs4_open_args *o = &a->open;
+	struct nfs4_open_res *res = &r->open;
+	uint32_t access = o->share_access & OPEN4_SHARE_ACCESS_BOTH;
+	struct nfs4_client *clp = c->sess ? c->sess->clp : NULL;
+	struct nfs4_stid *st = NULL;
+	struct nfs4_owner *owner;
+	struct nfs_lock_key key;
+	bool created = false;
+	struct nfs_attr at;
+	struct nfs_fh fh;
+	uint32_t s;
+
+	if (!clp)
+		return NFS4ERR_SERVERFAULT;
+	/* RFC 8881 §18.51.3: no new state before the client's RECLAIM_COMPLETE (Linux sends it
+	 * right after CREATE_SESSION; knfsd refuses the same way) */
+	if (o->claim != CLAIM_PREVIOUS && !clp->reclaim_complete)
+		return NFS4ERR_GRACE;
+	if (!access ||
+	    (o->share_access & ~(OPEN4_SHARE_ACCESS_BOTH | OPEN4_SHARE_ACCESS_WANT_MASK |
+				 OPEN4_SHARE_ACCESS_WANT_SIGNAL | OPEN4_SHARE_ACCESS_WANT_PUSH)) ||
+	    o->share_deny > OPEN4_SHARE_DENY_BOTH || o->owner.len == 0)
+		return NFS4ERR_INVAL;
+	memset(res, 0, sizeof(*res));
+	s = open_target(c, o, &fh, &at, res, &created);
+	if (s != NFS4_OK)
+		return s;
+	s = type_ok(&at);
+	if (s != NFS4_OK)
+		return s;
+	if (!created) {
+		s = open_access(c, &fh, &at, access);
+		if (s != NFS4_OK)
+			return s;
+	}
+	key.len = 16;
+	if (nfs_fs_file_key(c->ctx, &fh, key.b) != NFS_OK)
+		return NFS4ERR_STALE;
+	owner = nfs4_owner_get(c->s, clp, false, &o->owner, true);
+	if (!owner)
+		return NFS4ERR_DELAY;
+	st = nfs4_stid_of(clp, owner, &key);
+	if (share_conflict(c->s, &key, st, access, o->share_deny)) {
+		nfs4_owner_forget(c->s, owner);
+		c->s->stats.share_denied++;
+		return NFS4ERR_SHARE_DENIED;
+	}
+	if (st) {
+		/* the same open-owner again: one stateid, its share upgraded (§9.11) */
+		st->access |= access;
+		st->deny |= o->share_deny;
+		nfs4_stid_bump(st, &res->sid);
+	} else {
+		st = nfs4_stid_new(c->s, owner, NFS4_STID_OPEN, &fh, &key);
+		if (!st) {
+			nfs4_owner_forget(c->s, owner);
+			return NFS4ERR_DELAY;
+		}
+		st->access = access;
+		st->deny = o->share_deny;
+		res->sid = st->id;
+	}
+	res->rflags = OPEN4_RESULT_LOCKTYPE_POSIX;
+	res->deleg_type = OPEN_DELEGATE_NONE;
+	if (o->share_access & OPEN4_SHARE_ACCESS_WANT_MASK) {
+		/* a client that said what it wants hears why it gets none (§18.16.3) */
+		uint32_t want = o->share_access & OPEN4_SHARE_ACCESS_WANT_MASK;
+
+		res->deleg_type = OPEN_DELEGATE_NONE_EXT;
+		res->why_no_deleg = want == OPEN4_SHARE_ACCESS_WANT_NO_DELEG ? WND4_NOT_WANTED
+				    : want == OPEN4_SHARE_ACCESS_WANT_CANCEL ? WND4_CANCELLED
+									     : WND4_RESOURCE;
+	}
+	nfs4_set_cur_real(c, &fh);
+	nfs4_set_cur_sid(c, &res->sid);
+	c->s->stats.opens++;
+	return NFS4_OK;
+}
+
+/* ---- OPEN_DOWNGRADE, CLOSE ---- */
+
+uint32_t nfs4_op_open_downgrade(struct nfs4_compound *c, union nfs4_op_args *a,
+				union nfs4_op_resok *r)
+{
+	const struct nfs4_downgrade_args *d = &a->downgrade;
+	uint32_t access = d->share_access & OPEN4_SHARE_ACCESS_BOTH;
+	struct nfs4_stid *st;
+	uint32_t s = nfs4_sid_find(c, &d->sid, NFS4_SID_OPEN, &c->cur.fh, true, &st);
+
+	if (s != NFS4_OK)
+		return s;
+	/* only down: what it has, never more (RFC 8881 §18.18.3) */
+	if (!access || (access & ~st->access) || d->share_deny > OPEN4_SHARE_DENY_BOTH ||
+	    (d->share_deny & ~st->deny))
+		return NFS4ERR_INVAL;
+	st->access = access;
+	st->deny = d->share_deny;
+	nfs4_stid_bump(st, &r->sid);
+	nfs4_set_cur_sid(c, &r->sid);
+	return NFS4_OK;
+}
+
+/* the locks and lock states made from an open go with it */
+static void drop_lock_states(struct nfs4_compound *c, struct nfs4_stid *open)
+{
+	struct nfs4_cstate *cs = open->clp->owners;
+	struct nfs4_stid *l = cs->stids, *next;
+
+	for (; l; l = next) {
+		next = l->cnext;
+		if (l->type != NFS4_STID_LOCK || l->open != open)
+			continue;
+		nfs4_lock_state_release(c->s, l);
+		nfs4_stid_free(c->s, l);
+	}
+}
+
+uint32_t nfs4_op_close(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
+{
+	struct nfs4_stid *st;
+	uint32_t s = nfs4_sid_find(c, &a->close.sid, NFS4_SID_OPEN, &c->cur.fh, true, &st);
+
+	if (s != NFS4_OK)
+		return s;
+	drop_lock_states(c, st);
+	nfs4_stid_free(c->s, st);
+	/* the invalid special stateid (RFC 8881 §18.2.4: nothing to use after a CLOSE) */
+	memset(&r->sid, 0, sizeof(r->sid));
+	r->sid.seqid = UINT32_MAX;
+	nfs4_set_cur_sid(c, &r->sid);
+	c->s->stats.closes++;
+	return NFS4_OK;
+}
+
+/* ---- TEST_STATEID, FREE_STATEID ---- */
+
+uint32_t nfs4_op_test_stateid(struct nfs4_compound *c, union nfs4_op_args *a,
+			      union nfs4_op_resok *r)
+{
+	const struct nfs4_test_stateid_args *t = &a->test_stateid;
+
+	r->test_stateid.n = t->n;
+	for (uint32_t i = 0; i < t->n; i++) {
+		struct nfs4_stateid sid;
+		struct nfs4_stid *st;
+		const uint8_t *p = t->raw.p + 16 * i;
+
+		sid.seqid =
+			(uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+		memcpy(sid.other, p + 4, 12);
+		/* the current stateid means nothing here (§18.48.3): BAD_STATEID as a special */
+		if (nfs4_sid_is(&sid, 1, 0))
+			r->test_stateid.status[i] = NFS4ERR_BAD_STATEID;
+		else
+			r->test_stateid.status[i] = nfs4_sid_find(
+				c, &sid, NFS4_SID_OPEN | NFS4_SID_LOCK, NULL, true, &st);
+	}
+	return NFS4_OK;
+}
+
+uint32_t nfs4_op_free_stateid(struct nfs4_compound *c, union nfs4_op_args *a,
+			      union nfs4_op_resok *r)
+{
+	struct nfs4_stid *st;
+	uint32_t s = nfs4_sid_find(c, &a->sid, NFS4_SID_OPEN | NFS4_SID_LOCK, NULL, false, &st);
+
+	(void)r;
+	if (s != NFS4_OK)
+		return s;
+	/* an open is freed by CLOSE, a lock state once it holds no lock (§18.38.3) */
+	if (st->type == NFS4_STID_OPEN || nfs4_lock_state_holds(c->s, st))
+		return NFS4ERR_LOCKS_HELD;
+	nfs4_stid_free(c->s, st);
+	return NFS4_OK;
+}

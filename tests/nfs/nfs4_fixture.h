@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nfs4_fixture.h - what the NFSv4.1 tests (test_nfs4.c, test_nfs4_open.c) share: one export
+ * (a/ with file and dir/) under a fresh directory in /tmp, an NFSv4.1 server on it with a test
+ * clock, COMPOUNDs built with the server's own XDR routines (by the operation table) and run
+ * through nfs4_compound(), their replies decoded, and sessions made by EXCHANGE_ID and
+ * CREATE_SESSION. Needs root for the backend (open_by_handle_at).
+ */
+#ifndef NFS4_FIXTURE_H
+#define NFS4_FIXTURE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nfs4_int.h"
+
+/* every attribute of word 1 but the write-only time_access_set (48) and time_modify_set (54),
+ * which GETATTR refuses with INVAL */
+#define ALL_READABLE_W1 0xffbeffffu
+
+extern char n4f_base[128], n4f_statedir[160], n4f_exp_a[160];
+extern struct nfs_fs *n4f_fs;
+extern struct nfs4_server *n4f_srv;
+extern struct nfs_ctx n4f_ctx;
+extern uint64_t n4f_now_ns; /**< the server's clock */
+extern struct nfs4_server_conf n4f_conf;
+
+struct n4f_cb {
+	uint8_t buf[1u << 17];
+	XDR x;
+	uint32_t nops;
+	uint32_t len; /**< set by cb_end: the compound is complete, run it again as it is */
+};
+
+struct n4f_reply {
+	uint32_t status, n, len;
+	struct nfs4_compound_res_hdr h;
+	struct nfs4_op_res r[16];
+	uint8_t bytes[1u << 17];
+};
+
+struct n4f_sess {
+	uint64_t clientid;
+	uint8_t id[NFS4_SESSIONID_SIZE];
+	uint32_t seq[8]; /* next sequence id per slot */
+};
+
+uint64_t n4f_clock(void);
+void n4f_start(struct n4f_cb *b, uint32_t minor, const char *tag);
+void n4f_op(struct n4f_cb *b, uint32_t op, union nfs4_op_args *a);
+uint32_t n4f_end(struct n4f_cb *b, uint32_t taglen);
+void n4f_parse(const uint8_t *p, uint32_t len, struct n4f_reply *out);
+void n4f_run_raw(const uint8_t *args, uint32_t len, struct n4f_reply *out);
+void n4f_run(struct n4f_cb *b, struct n4f_reply *out);
+uint32_t n4f_exchange_id(const char *owner, const char *verf, uint32_t flags,
+			 struct nfs4_exchange_id_res *res);
+void n4f_default_attrs(struct nfs4_chan_attrs *c);
+uint32_t n4f_create_session(uint64_t clientid, uint32_t seq, struct nfs4_create_session_res *out);
+void n4f_new_session(const char *owner, struct n4f_sess *s);
+/** RECLAIM_COMPLETE on s: a client may make new state only after it (RFC 8881 §18.51.3). */
+void n4f_reclaim_complete(struct n4f_sess *s);
+void n4f_seq(struct n4f_cb *b, struct n4f_sess *s, uint32_t slot, uint32_t seqid, bool cachethis);
+void n4f_session(struct n4f_cb *b, struct n4f_sess *s);
+void n4f_mkfile(const char *path, const char *data);
+int n4f_setup(void **state);
+int n4f_teardown(void **state);
+int n4f_fresh(void **state);
+
+#endif /* NFS4_FIXTURE_H */

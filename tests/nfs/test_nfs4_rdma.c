@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_nfs4_rdma.c - NFSv4.1 over droce's RPC-over-RDMA, end to end in one process: droce's
+ * RPC-over-RDMA client against the server endpoint of two devices back to back over crossed
+ * net_ring ports (tests/rpc/ring_pair.c), program 100003 versions 3 and 4 as droce-nfsd
+ * registers them (nfs4_program_v3_v4), the export of nfs4_fixture.c. RFC 8267's rules for
+ * NFSv4 (§4.1, §4.2, §4.4):
+ * - EXCHANGE_ID offering a reply chunk, as Linux's first one does, and CREATE_SESSION;
+ * - WRITE whose data goes by read chunk at the opaque's position, with PUTFH before it and
+ *   GETATTR after it in the inline stream (the tail the transport splices back);
+ * - READ whose data comes back by the write chunk, placed by the READ itself in the
+ *   transport's sink (the endpoint's ddp_placed counts it);
+ * - READ of an unaligned length (1001 bytes) by write chunk, READLINK's text by write chunk;
+ * - READDIR of a directory of 300 names, too long for inline: by the reply chunk.
+ * Needs root for the backend (open_by_handle_at): exits 77 (skipped) otherwise.
+ */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+
+#include "nfs3_svc.h"
+#include "nfs4_fixture.h"
+#include "nfs4_svc.h"
+#include "nfs_xdr_prim.h"
+#include "orpc_msg.h"
+#include "ring_pair.h"
+#include "rpcrdma_ep.h"
+
+static struct ring_pair rp;
+static struct orpc_svc svc;
+static struct nfs3_server v3;
+static struct orpc_program prog;
+static struct orpc_version vers[2];
+
+struct conn {
+	struct roce_cm_id *l, *a, *b;
+	struct rpcrdma_ep *c, *sv;
+};
+
+static void poll_all(struct conn *c)
+{
+	stk_lcore_poll(rp.lc);
+	rpcrdma_ep_poll(c->c);
+	rpcrdma_ep_poll(c->sv);
+}
+
+static void expect_event(struct conn *c, int k, enum roce_cm_event_type t, struct roce_cm_event *ev)
+{
+	uint64_t end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+
+	while (rte_get_tsc_cycles() < end) {
+		if (roce_cm_get_event(rp.cm[k], ev) == 0) {
+			assert_int_equal(ev->event, t);
+			return;
+		}
+		if (c->c)
+			poll_all(c);
+		else
+			stk_lcore_poll(rp.lc);
+	}
+	fail_msg("side %d: no %s", k, roce_cm_event_str(t));
+}
+
+static void rr_connect(struct conn *c)
+{
+	struct roce_cm_conn_param p = {.cm_response_timeout = 14, .max_cm_retries = 4};
+	struct roce_cm_event ev;
+	uint8_t priv[RPCRDMA_CM_PRIV_LEN];
+
+	memset(c, 0, sizeof(*c));
+	c->c = rpcrdma_ep_create(rp.dev[0], rp.pd[0], RPCRDMA_CLIENT, NULL, NULL);
+	c->sv = rpcrdma_ep_create(rp.dev[1], rp.pd[1], RPCRDMA_SERVER, NULL, &svc);
+	assert_non_null(c->c);
+	assert_non_null(c->sv);
+	rpcrdma_ep_set_peer(c->sv, &rp.ip[0], 700);
+	c->l = roce_cm_create_id(rp.cm[1], ROCE_CM_PS_TCP, NULL);
+	assert_int_equal(roce_cm_listen(c->l, RPCRDMA_NFS_PORT, 4), 0);
+	c->a = roce_cm_create_id(rp.cm[0], ROCE_CM_PS_TCP, NULL);
+	p.private_data = priv;
+	p.private_data_len = rpcrdma_ep_private_data(c->c, priv);
+	assert_int_equal(
+		roce_cm_connect(c->a, &rp.ip[1], RPCRDMA_NFS_PORT, rpcrdma_ep_qp(c->c), &p), 0);
+	expect_event(c, 1, ROCE_CM_EVENT_CONNECT_REQUEST, &ev);
+	c->b = ev.id;
+	p.private_data_len = rpcrdma_ep_private_data(c->sv, priv);
+	assert_int_equal(roce_cm_accept(c->b, rpcrdma_ep_qp(c->sv), &p), 0);
+	assert_int_equal(rpcrdma_ep_start(c->sv, ev.private_data, ev.private_data_len), 0);
+	expect_event(c, 0, ROCE_CM_EVENT_ESTABLISHED, &ev);
+	assert_int_equal(rpcrdma_ep_start(c->c, ev.private_data, ev.private_data_len), 0);
+	expect_event(c, 1, ROCE_CM_EVENT_ESTABLISHED, &ev);
+}
+
+static void rr_disconnect(struct conn *c)
+{
+	struct roce_cm_event ev;
+	uint64_t end;
+
+	roce_cm_disconnect(c->a);
+	expect_event(c, 1, ROCE_CM_EVENT_DISCONNECTED, &ev);
+	expect_event(c, 0, ROCE_CM_EVENT_DISCONNECTED, &ev);
+	assert_int_equal(roce_cm_destroy_id(c->a), 0);
+	assert_int_equal(roce_cm_destroy_id(c->b), 0);
+	assert_int_equal(roce_cm_destroy_id(c->l), 0);
+	for (int i = 0; i < 100; i++)
+		poll_all(c);
+	end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+	while (rpcrdma_ep_destroy(c->c) == -EBUSY && rte_get_tsc_cycles() < end)
+		stk_lcore_poll(rp.lc);
+	while (rpcrdma_ep_destroy(c->sv) == -EBUSY && rte_get_tsc_cycles() < end)
+		stk_lcore_poll(rp.lc);
+}
+
+struct result {
+	int done, err;
+	uint8_t *reply;
+	uint32_t len;
+};
+
+static void on_done(void *ctx, int err, const uint8_t *reply, uint32_t len)
+{
+	struct result *r = ctx;
+
+	r->done++;
+	r->err = err;
+	r->len = len;
+	r->reply = malloc(len ? len : 1);
+	memcpy(r->reply, reply, len);
+}
+
+static uint32_t xid = 0x4000;
+
+/*
+ * One COMPOUND over RDMA: the RPC header (AUTH_SYS root) then b's bytes; ddp_off/ddp_len
+ * (relative to the compound) name the WRITE data for a read chunk; ddp_reply offers a write
+ * chunk, reply_max a reply chunk. The reply's COMPOUND4res is parsed into out.
+ */
+static void call(struct conn *c, struct n4f_cb *b, uint32_t ddp_off, uint32_t ddp_len,
+		 bool ddp_reply, uint32_t reply_max, struct n4f_reply *out)
+{
+	static uint8_t msg[(1u << 17) + 512];
+	struct orpc_authsys sys = {.machname = "client", .uid = 0, .gid = 0};
+	struct rpcrdma_call rc = {.msg = msg, .ddp_reply = ddp_reply, .reply_max = reply_max};
+	struct result r = {0};
+	struct orpc_reply_hdr h;
+	uint32_t hdr, len = n4f_end(b, 0), off;
+	uint64_t end = rte_get_tsc_cycles() + 20 * rte_get_tsc_hz();
+	XDR x;
+
+	xdrmem_create(&x, (char *)msg, sizeof(msg), XDR_ENCODE);
+	assert_true(
+		orpc_call_encode(&x, xid++, NFS4_PROGRAM, NFS4_VERSION, NFS4_PROC_COMPOUND, &sys));
+	hdr = xdr_getpos(&x);
+	xdr_destroy(&x);
+	memcpy(msg + hdr, b->buf, len);
+	rc.len = hdr + len;
+	if (ddp_len) {
+		rc.ddp_off = hdr + ddp_off;
+		rc.ddp_len = ddp_len;
+	}
+	assert_int_equal(rpcrdma_clnt_call(c->c, &rc, on_done, &r), 0);
+	while (!r.done) {
+		assert_true(rte_get_tsc_cycles() < end);
+		poll_all(c);
+	}
+	assert_int_equal(r.err, 0);
+	assert_int_equal(orpc_reply_decode(r.reply, r.len, &h, &off), 0);
+	assert_false(h.denied);
+	assert_int_equal(h.stat, SUCCESS);
+	n4f_parse(r.reply + off, r.len - off, out);
+	free(r.reply);
+}
+
+static void test_nfs4_over_rdma(void **state)
+{
+	static char data[8192];
+	union nfs4_op_args a = {0};
+	const struct rpcrdma_ep_stats *st;
+	struct nfs4_stateid sid;
+	struct n4f_sess s = {0};
+	struct nfs_fh root, fh;
+	struct n4f_reply r;
+	struct n4f_cb b;
+	struct conn c;
+	char path[300];
+	uint64_t long_replies, placed, wbytes;
+	uint32_t pos;
+	int fd;
+
+	(void)state;
+	assert_int_equal(nfs_fs_mount(&n4f_ctx, n4f_exp_a, &root), NFS_OK);
+	rr_connect(&c);
+	st = rpcrdma_ep_stats(c.sv);
+	/* EXCHANGE_ID with a reply chunk offered, as Linux's first one; CREATE_SESSION */
+	memcpy(a.exid.verifier, "rdmaverf", 8);
+	a.exid.ownerid = (struct nfs4_ref){(const uint8_t *)"rdma client", 11};
+	n4f_start(&b, 1, "");
+	n4f_op(&b, NFS4_OP_EXCHANGE_ID, &a);
+	call(&c, &b, 0, 0, false, 8192, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	s.clientid = r.r[0].u.exid.clientid;
+	memset(&a, 0, sizeof(a));
+	a.csess.clientid = s.clientid;
+	a.csess.sequence = r.r[0].u.exid.sequenceid;
+	n4f_default_attrs(&a.csess.fore);
+	n4f_default_attrs(&a.csess.back);
+	n4f_start(&b, 1, "");
+	n4f_op(&b, NFS4_OP_CREATE_SESSION, &a);
+	call(&c, &b, 0, 0, false, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	memcpy(s.id, r.r[0].u.csess.sessionid, NFS4_SESSIONID_SIZE);
+	s.seq[0] = 1;
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_RECLAIM_COMPLETE, &(union nfs4_op_args){.one_fs = false});
+	call(&c, &b, 0, 0, false, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	/* OPEN (create) */
+	memset(&a, 0, sizeof(a));
+	a.open.share_access = OPEN4_SHARE_ACCESS_BOTH;
+	a.open.owner = (struct nfs4_ref){(const uint8_t *)"o", 1};
+	a.open.opentype = OPEN4_CREATE;
+	a.open.claim = CLAIM_NULL;
+	a.open.name = (struct nfs4_ref){(const uint8_t *)"viardma", 7};
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
+	n4f_op(&b, NFS4_OP_OPEN, &a);
+	n4f_op(&b, NFS4_OP_GETFH, NULL);
+	call(&c, &b, 0, 0, false, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	sid = r.r[2].u.open.sid;
+	fh.len = r.r[3].u.fh.len;
+	memcpy(fh.data, r.r[3].u.fh.p, fh.len);
+	/* WRITE: the data by read chunk at its position, GETATTR after it inline */
+	for (uint32_t i = 0; i < sizeof(data); i++)
+		data[i] = (char)(i * 7 + 3);
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {fh.data, fh.len}});
+	pos = xdr_getpos(&b.x) + 4 + 16 + 8 + 4 + 4; /* opcode, stateid, offset, stable, length */
+	a.write = (struct nfs4_write_args){
+		sid, 0, NFS_FILE_SYNC, {(const uint8_t *)data, sizeof(data)}};
+	n4f_op(&b, NFS4_OP_WRITE, &a);
+	n4f_op(&b, NFS4_OP_GETATTR, &(union nfs4_op_args){.getattr = {1, {1u << NFS4_A_SIZE}}});
+	call(&c, &b, pos, sizeof(data), false, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_int_equal(r.n, 4);
+	assert_int_equal(r.r[2].u.write.count, sizeof(data));
+	assert_int_equal(r.r[3].u.getattr.vals.len, 8);
+	assert_memory_equal(r.r[3].u.getattr.vals.p, "\0\0\0\0\0\0\x20\0", 8);
+	snprintf(path, sizeof(path), "%s/viardma", n4f_exp_a);
+	{
+		static char back[sizeof(data)];
+
+		fd = open(path, O_RDONLY);
+		assert_true(fd >= 0);
+		assert_int_equal(read(fd, back, sizeof(back)), (ssize_t)sizeof(back));
+		close(fd);
+		assert_memory_equal(back, data, sizeof(data));
+	}
+	/* a length that is not a multiple of 4: the chunk's round-up (RFC 8166 §3.4.5) is the
+	 * transport's, GETATTR still decodes after it */
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {fh.data, fh.len}});
+	pos = xdr_getpos(&b.x) + 4 + 16 + 8 + 4 + 4;
+	a.write = (struct nfs4_write_args){
+		sid, sizeof(data), NFS_UNSTABLE, {(const uint8_t *)data, 1001}};
+	n4f_op(&b, NFS4_OP_WRITE, &a);
+	n4f_op(&b, NFS4_OP_GETATTR, &(union nfs4_op_args){.getattr = {1, {1u << NFS4_A_SIZE}}});
+	call(&c, &b, pos, 1001, false, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_int_equal(r.r[2].u.write.count, 1001);
+	assert_memory_equal(r.r[3].u.getattr.vals.p, "\0\0\0\0\0\0\x23\xe9", 8); /* 9193 */
+	/* READ: its data back by the write chunk, placed by READ in the transport's sink */
+	placed = st->ddp_placed;
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {fh.data, fh.len}});
+	n4f_op(&b, NFS4_OP_READ, &(union nfs4_op_args){.read = {sid, 0, sizeof(data)}});
+	call(&c, &b, 0, 0, true, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_false(r.r[2].u.read.eof); /* 1001 bytes follow */
+	assert_int_equal(r.r[2].u.read.data.len, sizeof(data));
+	assert_memory_equal(r.r[2].u.read.data.p, data, sizeof(data));
+	assert_true(st->ddp_placed == placed + 1);
+	/* the last 1001 bytes: an unaligned length by the write chunk, eof */
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {fh.data, fh.len}});
+	n4f_op(&b, NFS4_OP_READ, &(union nfs4_op_args){.read = {sid, sizeof(data), 4096}});
+	call(&c, &b, 0, 0, true, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_true(r.r[2].u.read.eof);
+	assert_int_equal(r.r[2].u.read.data.len, 1001);
+	assert_memory_equal(r.r[2].u.read.data.p, data, 1001);
+	assert_true(st->ddp_placed == placed + 2);
+	/* READLINK with a write chunk offered: the text is the reply's DDP-eligible tail */
+	wbytes = st->ddp_write_bytes;
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
+	a.create = (struct nfs4_create_args){NFS_LNK,
+					     {(const uint8_t *)"some/where/else", 15},
+					     0,
+					     0,
+					     {(const uint8_t *)"ln", 2},
+					     {{0}, {0}}};
+	n4f_op(&b, NFS4_OP_CREATE, &a);
+	n4f_op(&b, NFS4_OP_READLINK, NULL);
+	call(&c, &b, 0, 0, true, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_int_equal(r.r[3].u.link.len, 15);
+	assert_memory_equal(r.r[3].u.link.p, "some/where/else", 15);
+	assert_true(st->ddp_write_bytes == wbytes + 15); /* by RDMA WRITE into the chunk */
+	/* READDIR of 300 names: longer than inline, by the reply chunk */
+	for (int i = 0; i < 300; i++) {
+		snprintf(path, sizeof(path), "%s/dir/entry-with-a-long-name-%03d", n4f_exp_a, i);
+		fd = open(path, O_CREAT | O_WRONLY, 0644);
+		assert_true(fd >= 0);
+		close(fd);
+	}
+	long_replies = st->long_replies;
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
+	n4f_op(&b, NFS4_OP_LOOKUP, &(union nfs4_op_args){.name = {(const uint8_t *)"dir", 3}});
+	a.readdir = (struct nfs4_readdir_args){0, {0}, 65536, 65536, {1, {1u << NFS4_A_TYPE}}};
+	n4f_op(&b, NFS4_OP_READDIR, &a);
+	call(&c, &b, 0, 0, false, 70000, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_int_equal(r.r[3].u.readdir.nentries, 300);
+	assert_true(r.r[3].u.readdir.eof);
+	assert_true(st->long_replies == long_replies + 1);
+	rr_disconnect(&c);
+}
+
+int main(void)
+{
+	static char a0[] = "test_nfs4_rdma", a1[] = "--no-huge", a2[] = "-m", a3[] = "512",
+		    a4[] = "--no-pci", a5[] = "--no-shconf", a6[] = "--no-telemetry", a7[] = "-l",
+		    a8[] = "0", a9[] = "--log-level=*:error";
+	char *eal[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9};
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nfs4_over_rdma),
+	};
+	int rc;
+
+	if (geteuid() != 0) {
+		printf("SKIP: needs root (open_by_handle_at)\n");
+		return 77;
+	}
+	if (rte_eal_init(10, eal) < 0 || ring_pair_up(&rp, "n4", 81, 1500) != 0)
+		return 1;
+	n4f_setup(NULL);
+	if (nfs3_server_init(&v3, n4f_fs, 1u << 20) != 0)
+		return 1;
+	v3.v4 = n4f_srv;
+	nfs4_program_v3_v4(&prog, vers);
+	svc.ctx = &v3;
+	orpc_svc_add(&svc, &prog);
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	nfs3_server_fini(&v3);
+	n4f_teardown(NULL);
+	for (int k = 0; k < 2; k++) {
+		roce_cm_close(rp.cm[k]);
+		rp.cm[k] = NULL;
+	}
+	ring_pair_down(&rp);
+	rte_eal_cleanup();
+	return rc;
+}
