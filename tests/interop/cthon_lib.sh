@@ -17,3 +17,16 @@ cthon_basic_into() {
 	(cd "$scratch/cthon04.src/basic" && cp runtests test1 test2 test3 test4 test4a test5 test5a test5b \
 		test6 test7 test7a test7b test8 test9 "$exp/cthon04/basic/")
 }
+
+#   cthon_part_into PART SCRATCH EXPORT FILES...  build another part of cthon04 (special,
+#                                        lock) in the scratch copy cthon_basic_into made and
+#                                        copy FILES into EXPORT/cthon04/PART
+cthon_part_into() {
+	local part=$1 scratch=$2 exp=$3
+	shift 3
+	if ! make -C "$scratch/cthon04.src/$part" CC="gcc -static" >> "$scratch/cthon04.build.log" 2>&1; then
+		echo "FAIL - cthon04 $part did not build:"; tail -n 20 "$scratch/cthon04.build.log"; return 1
+	fi
+	mkdir -p "$exp/cthon04/$part"
+	(cd "$scratch/cthon04.src/$part" && cp "$@" "$exp/cthon04/$part/")
+}

@@ -2,10 +2,12 @@
 # Interop test: the Linux NFS client (kernel 6.1) in the lab VM mounts droce-nfsd with NFSv4.1
 # (issue 16) and runs cthon04's basic tests on it. droce-nfsd runs with `[nfs] versions =
 # 3,4.1` in droce's namespace and serves an export directory on this machine's file system.
-#   - mounts: -o vers=4.1,proto=rdma,port=20049 and -o vers=4.1,proto=tcp, rsize/wsize 1 MiB;
-#     on each cthon04 basic (static binaries run from the export itself) and a 16 MiB file
-#     written in the VM and read back, md5 equal in the VM (after dropping its caches) and on
-#     droce's disk;
+#   - mounts: -o vers=4.1,proto=rdma,port=20049, -o vers=4.1,proto=tcp and -o vers=4.2,
+#     proto=rdma, rsize/wsize 1 MiB; on each cthon04 basic (static binaries run from the export
+#     itself) and a 16 MiB file written in the VM and read back, md5 equal in the VM (after
+#     dropping its caches) and on droce's disk; cthon04 lock (tlocklfs, tlock64: NFSv4 LOCK,
+#     LOCKT, LOCKU; no lockd or statd) on 4.1 over RDMA, cthon04 special on 4.2 over RDMA (its
+#     4.2 operations answer NOTSUPP and the client falls back); the server runs with grace = 0;
 #   - a plain `-o rdma,port=20049` without vers=: the client starts at 4.2; /proc/mounts says
 #     which minor version droce and the client agreed on (4.1 or 4.2, never 3);
 #   - the wire (the rdma mount and its basic tests): tshark decodes every RPC-over-RDMA frame,
@@ -41,6 +43,12 @@ EXP=$LABI_DIR/export4
 mkdir -p "$EXP" "$LABI_DIR/state"
 echo "# export file system: $(stat -f -c %T "$EXP") ($EXP)"
 cthon_basic_into "$CTHON_SRC" "$LABI_DIR" "$EXP" || exit 1
+cthon_part_into lock "$LABI_DIR" "$EXP" runtests tlocklfs tlock64 || exit 1
+# special runs where it is, with no tests.init above it (as nfs_mount.sh runs it)
+cthon_part_into special "$LABI_DIR" "$LABI_DIR/sp" runtests runtests.wrk op_unlk op_ren op_chmod \
+	dupreq excltest negseek rename holey truncate nfsidem nstat stat stat2 touchn fstat rewind \
+	telldir bigfile bigfile2 freesp || exit 1
+mv "$LABI_DIR/sp/cthon04/special" "$EXP/cs.rdma42"
 
 cat > "$LABI_DIR/exports4" <<EOF
 # droce-nfsd's exports for the lab (exports(5))
@@ -51,6 +59,7 @@ cat >> "$LABI_DIR/droce4.ini" <<EOF
 
 [nfs]
 versions = 3,4.1
+grace = 0
 EOF
 ip netns exec "$LABI_DNS" timeout 1200 "$NFSD" --config "$LABI_DIR/droce4.ini" \
 	--exports "$LABI_DIR/exports4" --state "$LABI_DIR/state" \
@@ -62,19 +71,33 @@ if ! check "droce-nfsd serves NFSv3 and v4.1 at droce's address $D" grep -q "^se
 	cat "$LABI_DIR/nfsd4.err"; exit 1
 fi
 
-# mount_run NAME OPTIONS MIB: mount, check the version, run cthon04 basic, write and read MIB
-# MiB, unmount
+# mount_run NAME OPTIONS VERSION MIB [lock] [special]: mount, check the version, run cthon04
+# basic (and lock, special), write and read MIB MiB, unmount
 mount_run() {
-	local name=$1 opts=$2 mib=$3 out="$LABI_DIR/vm4.$1"
+	local name=$1 opts=$2 ver=$3 mib=$4 out="$LABI_DIR/vm4.$1" extra
+	shift 4
+	extra=" $* "
 	vm_run vm1 "mkdir -p /mnt/d && mount -t nfs -o $opts $D:$EXP /mnt/d && grep ' /mnt/d ' /proc/mounts" 180 \
 		> "$out.mount" 2>&1
 	sed "s/^/# vm1 $name: /" "$out.mount"
-	check "$name: the VM mounts droce with NFSv4.1 ($opts)" grep -q " /mnt/d nfs4 .*vers=4.1" "$out.mount" || return 1
+	check "$name: the VM mounts droce with NFSv$ver ($opts)" grep -q " /mnt/d nfs4 .*vers=$ver" "$out.mount" || return 1
 	vm_run vm1 "cd /mnt/d/cthon04/basic && NFSTESTDIR=/mnt/d/cb.$name sh ./runtests -t; echo cthon-exit=\$?" 600 \
 		> "$out.cthon" 2>&1
 	grep -E "^(\./test|Starting|.*(ok|failed|FAIL|error).*$|All tests|cthon-exit)" "$out.cthon" | head -40 | sed "s/^/# vm1 $name: /"
 	check "$name: cthon04 basic passes" grep -q "cthon-exit=0" "$out.cthon"
 	lab_capture_stop
+	if [[ $extra == *" lock "* ]]; then
+		vm_run vm1 "cd /mnt/d/cthon04/lock && PATH=.:\$PATH NFSTESTDIR=/mnt/d/cl.$name sh ./runtests; echo cthon-exit=\$?" 900 \
+			> "$out.lock" 2>&1
+		grep -E "^(Starting|Congratulations|.*(FAILED|failed|error).*$|cthon-exit)" "$out.lock" | head -30 | sed "s/^/# vm1 $name lock: /"
+		echo "# $name: cthon04 lock: $(grep -c PASSED "$out.lock") PASSED lines, $(grep -c FAILED "$out.lock") FAILED"
+		check "$name: cthon04 lock passes (tlocklfs, tlock64 over NFSv4 LOCK/LOCKT/LOCKU)" grep -q "cthon-exit=0" "$out.lock"
+	fi
+	if [[ $extra == *" special "* ]]; then
+		vm_run vm1 "cd /mnt/d/cs.$name && sh ./runtests; echo special-exit=\$?" 900 > "$out.special" 2>&1
+		grep -vE '^\s*$' "$out.special" | tail -n 40 | sed "s/^/# vm1 $name special: /"
+		check "$name: cthon04 special passes" grep -q "special-exit=0" "$out.special"
+	fi
 	vm_run vm1 "rm -rf /mnt/d/cb.$name; dd if=/dev/urandom of=/tmp/big bs=1M count=$mib 2>/dev/null &&
 		cp /tmp/big /mnt/d/big.$name && sync && echo 3 > /proc/sys/vm/drop_caches &&
 		md5sum < /tmp/big | cut -d' ' -f1 && md5sum < /mnt/d/big.$name | cut -d' ' -f1; rm -f /tmp/big" 600 > "$out.big" 2>&1
@@ -89,8 +112,9 @@ mount_run() {
 }
 
 lab_capture_start nfs4_mount || exit 1
-mount_run rdma41 "vers=4.1,proto=rdma,port=20049,rsize=1048576,wsize=1048576" 16
-mount_run tcp41 "vers=4.1,proto=tcp,rsize=1048576,wsize=1048576" 16
+mount_run rdma41 "vers=4.1,proto=rdma,port=20049,rsize=1048576,wsize=1048576" 4.1 16 lock
+mount_run tcp41 "vers=4.1,proto=tcp,rsize=1048576,wsize=1048576" 4.1 16
+mount_run rdma42 "vers=4.2,proto=rdma,port=20049,rsize=1048576,wsize=1048576" 4.2 16 special
 
 # no vers=: the client starts at 4.2 and goes down until droce agrees
 vm_run vm1 "mount -t nfs -o rdma,port=20049 $D:$EXP /mnt/d && grep ' /mnt/d ' /proc/mounts && ls /mnt/d/cthon04 && umount /mnt/d" 180 \

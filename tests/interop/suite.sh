@@ -9,7 +9,7 @@
 #   knfsd     droce's MOUNT (TCP) and NFSv3-over-RPC-over-RDMA clients vs Linux knfsd (knfsd.sh)
 #   rpcinfo_vm  the VM's rpcinfo vs droce's portmapper at droce's address (rpcinfo_vm.sh)
 #   nfs_mount   the VM's Linux NFS client mounts droce-nfsd (rdma, tcp) and runs cthon04 (nfs_mount.sh)
-#   nfs4_mount  the same with NFSv4.1 (rdma, tcp) and a mount without vers= (nfs4_mount.sh)
+#   nfs4_mount  NFSv4.1 and 4.2 mounts (rdma, tcp), cthon04 basic, lock and special (nfs4_mount.sh)
 #   nfs_lock    the same without nolock: cthon04 lock, flock, reclaim after a restart (nfs_lock.sh)
 #   nfs_appliance  droce-nfsd from one INI: restart under a writer, SIGHUP reload (nfs_appliance.sh)
 #   demo        the README's main job, scripts/demo.sh --check (demo.sh)
@@ -37,7 +37,7 @@ APPS=$(dirname "$PING") # the librdmacm example tools are built beside droce-pin
 ROOT=$5
 shift 5
 TESTS=("$@")
-[ ${#TESTS[@]} -gt 0 ] || TESTS=(pingpong rping bad_rkey lossy perftest knfsd rpcinfo_vm nfs_mount nfs_lock nfs_appliance demo rdma_ep udaddy ucmatose cmtime nfsperf)
+[ ${#TESTS[@]} -gt 0 ] || TESTS=(pingpong rping bad_rkey lossy perftest knfsd rpcinfo_vm nfs_mount nfs4_mount nfs_lock nfs_appliance demo rdma_ep udaddy ucmatose cmtime nfsperf)
 # the bound of each test (its own bounds are tighter; this one catches a hung script)
 declare -A BOUND=([pingpong]=600 [rping]=600 [bad_rkey]=600 [lossy]=900 [perftest]=1500 [knfsd]=600
 	[rpcinfo_vm]=300 [nfs_mount]=1500 [nfs4_mount]=1200 [nfs_lock]=1500 [nfs_appliance]=900 [demo]=600
