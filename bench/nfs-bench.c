@@ -3,7 +3,7 @@
  * nfs-bench.c - the NFS server (nfs/) against the RPC and RDMA it stands on, in one run: droce's
  * RPC-over-RDMA client (several connections, calls in flight on each) against droce's NFSv3
  * server (rpcrdma_ep server role, nfs3_program, the duplicate request cache and the helper
- * threads, put together as apps/droce-nfsd.c does) over crossed net_ring ports in one process,
+ * threads, put together as apps/nfsd/droce-nfsd.c does) over crossed net_ring ports in one process,
  * both sides on one lcore, as bench/rpc-bench.c. The exported file (64 MiB) is written to a
  * temporary directory on disk first, so it is in the page cache.
  *

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Interop test: droce-nfsperf (apps/droce-nfsperf.c) against Linux knfsd (Debian's kernel,
+# Interop test: droce-nfsperf (apps/nfsperf/droce-nfsperf.c) against Linux knfsd (Debian's kernel,
 # nfs-kernel-server) in the lab VM (tests/interop/lab.sh), NFSv3 over Linux soft-RoCE and over
 # TCP, set up as tests/interop/knfsd.sh does it (a tmpfs export, rdma 20049, MOUNT on 20048):
 #   1. the wire run, captured: RDMA randrw 50/50, 16 KiB, one call at a time, verify=crc32c;

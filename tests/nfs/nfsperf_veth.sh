@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Integration test: droce-nfsperf (apps/droce-nfsperf.c) against droce-nfsd, in two network
+# Integration test: droce-nfsperf (apps/nfsperf/droce-nfsperf.c) against droce-nfsd, in two network
 # namespaces joined by a veth pair (MTU 1500), each side on its own droce stack
 # (net_af_packet on its veth end, scripts/lab.sh); MOUNT goes over TCP through the client's
 # and the server's exception TAPs:

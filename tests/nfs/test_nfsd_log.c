@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_nfsd_log.c - droce-nfsd's rate limit on messages a client can cause (apps/nfsd_log.c):
+ * test_nfsd_log.c - droce-nfsd's rate limit on messages a client can cause (apps/nfsd/nfsd_log.c):
  * a burst per interval goes out, the rest is counted, and the count is reported once, with
  * the first message of a later interval.
  */
