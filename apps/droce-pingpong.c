@@ -84,14 +84,13 @@ struct pp_dest {
 };
 
 static struct {
+	/* the start-up every tool shares (apps/common/app_start.h): config, EAL, stack, device */
+	struct app_start app;
 	/* options */
 	const char *config;
-	bool cc_on; /**< a [dcqcn] section: DCQCN on the device */
-	struct roce_dcqcn_params cc;
 	const char *servername; /**< the server to connect to; NULL: we serve */
 	const char *ib_dev;
 	uint16_t port;
-	uint16_t iface;
 	int ib_port;
 	uint32_t size, rx_depth, iters;
 	enum roce_mtu mtu;
@@ -275,7 +274,7 @@ static ssize_t read_full(int fd, void *p, size_t len, size_t at_least)
 /* Fill @p ss with droce's address of @p family and port @p port. @return its length or 0. */
 static socklen_t local_sockaddr(int family, uint16_t port, struct sockaddr_storage *ss)
 {
-	const struct stk_iface *ifc = stk_iface_get(g.iface);
+	const struct stk_iface *ifc = stk_iface_get(g.app.iface);
 
 	memset(ss, 0, sizeof(*ss));
 	if (family == AF_INET && ifc->ip4.family == 4) {
@@ -327,7 +326,7 @@ static int server_listen(void)
 	if (!len)
 		len = local_sockaddr(AF_INET6, g.port, &ss);
 	if (!len) {
-		fprintf(stderr, "droce-pingpong: interface %u has no IP address\n", g.iface);
+		fprintf(stderr, "droce-pingpong: interface %u has no IP address\n", g.app.iface);
 		return -EADDRNOTAVAIL;
 	}
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -603,7 +602,7 @@ static enum pp_state start_run(uint64_t now)
 
 static enum pp_state step_resolve(struct stk_lcore *lc, uint64_t now)
 {
-	const struct stk_iface *ifc = stk_iface_get(g.iface);
+	const struct stk_iface *ifc = stk_iface_get(g.app.iface);
 	const struct stk_neigh *n;
 
 	if (!stk_iface_on_link(ifc, &g.peer_ip))
@@ -893,7 +892,7 @@ static int parse_args(int argc, char **argv)
 /* -d: "droceN" names interface N; the config section name ("port0") works too. */
 static int pick_iface(const struct stk_config *cfg)
 {
-	return app_iface_by_name(cfg, g.ib_dev, &g.iface) ? -1 : 0;
+	return app_iface_by_name(cfg, g.ib_dev, &g.app.iface) ? -1 : 0;
 }
 
 /* Verbs objects and the QP in INIT with rx_depth receives posted, as pp_init_ctx(). */
@@ -903,11 +902,11 @@ static int setup_verbs(void)
 	struct roce_qp_attr a;
 	uint64_t len = g.size ? g.size : 1;
 
-	g.dev = roce_dev_open(g.iface);
-	if (g.dev && g.cc_on && roce_dev_set_cc(g.dev, &g.cc) != 0)
-		g.dev = NULL; /* reported below */
-	g.pd = g.dev ? roce_alloc_pd(g.dev) : NULL;
-	g.cq = g.dev ? roce_create_cq(g.dev, g.rx_depth + 1) : NULL;
+	if (app_open_dev(&g.app) != 0) /* the device with [dcqcn], its CM, a PD; polled */
+		return -1;
+	g.dev = g.app.dev;
+	g.pd = g.app.pd;
+	g.cq = roce_create_cq(g.dev, g.rx_depth + 1);
 	g.buf = rte_zmalloc("pingpong", len, 4096);
 	g.ref = rte_zmalloc("pingpong_ref", len, 0);
 	if (!g.pd || !g.cq || !g.buf || !g.ref) {
@@ -958,8 +957,6 @@ static void teardown_verbs(void)
 		roce_destroy_cq(g.cq);
 	if (g.mr) /* after stk_run(): what is still queued leaves as the main lcore polls */
 		roce_dereg_mr_drain(g.mr, stk_lcore_get(rte_get_main_lcore()), 100000);
-	if (g.pd)
-		roce_dealloc_pd(g.pd);
 }
 
 static int report(void)
@@ -990,40 +987,44 @@ static int report(void)
 
 int main(int argc, char **argv)
 {
-	struct stk_config cfg;
-	char err[512];
 	int eal_argc, app_argc, status = 1, rc;
 	char **eal_argv, **app_argv;
 	pthread_t tid;
 	bool thread = false;
 
+	g.app.prog = "droce-pingpong";
 	stk_split_args(argc, argv, &eal_argc, &eal_argv, &app_argc, &app_argv);
 	if (parse_args(app_argc, app_argv) != 0)
 		return 2;
-	stk_config_default(&cfg);
-	if (stk_config_load(g.config, &cfg, err, sizeof(err)) != 0 ||
-	    roce_dcqcn_config_load(g.config, &g.cc_on, &g.cc, err, sizeof(err)) != 0) {
-		fprintf(stderr, "droce-pingpong: %s\n", err);
-		return 2;
+	g.app.config = g.config;
+	/* the shared start-up, with ibv_rc_pingpong's exit statuses kept: 2 for the
+	 * configuration, 3 for the stack; -d is looked up before the EAL starts */
+	stk_config_default(&g.app.cfg);
+	{
+		char err[512];
+
+		if (stk_config_load(g.config, &g.app.cfg, err, sizeof(err)) != 0) {
+			fprintf(stderr, "droce-pingpong: %s\n", err);
+			return 2;
+		}
 	}
-	if (pick_iface(&cfg) != 0)
+	if (pick_iface(&g.app.cfg) != 0)
 		return 2;
-	if (stk_eal_init(&cfg, argv[0], eal_argc, eal_argv) != 0)
-		return 3;
+	rc = app_start_stack(&g.app, argv[0], eal_argc, eal_argv);
+	if (rc != 0) {
+		app_stop(&g.app);
+		return rc == APP_EXIT_CONFIG ? 2 : 3;
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	if (stk_setup(&cfg) != 0) {
-		fprintf(stderr, "droce-pingpong: stack set-up failed (see the messages above)\n");
-		rte_eal_cleanup();
-		return 3;
-	}
 	srand48((long)getpid() * (long)time(NULL));
 	if (setup_verbs() != 0)
 		goto out;
 	g.mine.lid = 0; /* RoCE has no LIDs */
 	g.mine.qpn = roce_qp_num(g.qp);
 	g.mine.psn = (uint32_t)lrand48() & 0xffffff;
-	if (g.gidx >= 0 && local_gid(stk_iface_get(g.iface), g.gidx, g.mine.gid, &g.src_ip) != 0) {
+	if (g.gidx >= 0 &&
+	    local_gid(stk_iface_get(g.app.iface), g.gidx, g.mine.gid, &g.src_ip) != 0) {
 		fprintf(stderr, "can't read sgid of index %d\n", g.gidx);
 		goto out;
 	}
@@ -1038,7 +1039,6 @@ int main(int argc, char **argv)
 	}
 	thread = true;
 	g.state = PP_WAIT_REMOTE;
-	stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), roce_poll, g.dev);
 	stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), pp_poll, NULL);
 	stk_run();
 	status = report();
@@ -1049,11 +1049,8 @@ out:
 	if (g.listen_fd >= 0)
 		close(g.listen_fd);
 	teardown_verbs();
-	stk_teardown();
-	if (g.dev && roce_dev_close(g.dev) != 0)
-		fprintf(stderr, "droce-pingpong: the device did not close cleanly\n");
 	rte_free(g.buf);
 	rte_free(g.ref);
-	rte_eal_cleanup();
+	app_stop(&g.app); /* CM, PD, stack, device, EAL */
 	return status;
 }
