@@ -157,7 +157,8 @@ struct roce_cm_stats {
 	uint64_t rej_events_full;   /**< REQ/SIDR_REQ refused: the application is behind */
 	uint64_t half_open_expired; /**< REQ_RCVD ended by the half-open timer */
 	uint64_t events_deferred;   /**< events that waited beyond the 512-entry ring */
-	uint64_t tx_drop;	    /**< MADs not sent: QP1's send queue full, no address handle */
+	uint64_t tx_drop;   /**< MADs not sent: the wait queue full too, no address handle */
+	uint64_t tx_waited; /**< MADs that waited for room in QP1's send queue */
 };
 void roce_cm_stats(const struct roce_cm *cm, struct roce_cm_stats *s);
 

@@ -176,7 +176,8 @@ void roce_cm_telemetry(const struct roce_cm *cm, struct rte_tel_data *d)
 					    "rej_events_full",
 					    "half_open_expired",
 					    "events_deferred",
-					    "tx_drop"};
+					    "tx_drop",
+					    "tx_waited"};
 	const uint64_t *v = (const uint64_t *)&cm->st;
 	char key[40];
 

@@ -18,6 +18,7 @@
 #define CM_IDX_BITS 12	       /* local comm ID = random generation << 12 | index */
 #define CM_RECV_SLOTS 128u     /* QP1 receive buffers */
 #define CM_SEND_DEPTH 256u     /* QP1 send queue */
+#define CM_TXQ_SLOTS 2048u     /* MADs waiting for room in QP1's send queue (a power of 2) */
 #define CM_EVENTS 512u	       /* event ring; beyond it events wait on an overflow list */
 #define CM_HALF_OPEN_MAX_S 90u /* REQ_RCVD never lasts longer (the half-open bound) */
 #define CM_SLOT (ROCE_GRH_LEN + ROCE_MAD_LEN)
@@ -75,6 +76,12 @@ struct cm_conn {
 	uint32_t local_psn;
 };
 
+/* A MAD that found QP1's send queue full, waiting its turn (roce_cmi_send_mad()). */
+struct cm_tx_wait {
+	struct stk_ipaddr dst, src; /* src.family 0: none given */
+	uint8_t mad[ROCE_MAD_LEN];
+};
+
 struct roce_cm {
 	struct roce_dev *dev;
 	struct roce_pd *pd;
@@ -94,6 +101,8 @@ struct roce_cm {
 	uint32_t ev_head, ev_tail;
 	struct cm_ev_node *ovf_head, *ovf_tail; /* events beyond the ring, oldest first */
 	uint32_t ovf_count;
+	struct cm_tx_wait *txq; /* CM_TXQ_SLOTS MADs beyond the send queue, oldest first */
+	uint32_t txq_head, txq_tail;
 	struct roce_cm_stats st;
 	uint64_t state_cnt[CM_NUM_STATES];
 };

@@ -603,6 +603,38 @@ static int count_arg(int argc, char **argv, const char *s)
 	return n;
 }
 
+/* net_af_packet's rings are framecnt frames (default 512), whatever the queue set-up asks: the
+ * port's rx_desc sizes them, unless the vdev line says framecnt itself */
+static void test_eal_args_af_packet_framecnt(void **state)
+{
+	static const char *const text[] = {
+		"[port0]\nvdev = net_af_packet0,iface=v0\nipv4 = 192.0.2.1/24\n",
+		"[port0]\nvdev = net_af_packet0,iface=v0\nipv4 = 192.0.2.1/24\nrx_desc = 4096\n",
+		"[port0]\nvdev = net_af_packet0,iface=v0,framecnt=256\nipv4 = 192.0.2.1/24\n",
+		"[port0]\nvdev = net_ring0\nipv4 = 192.0.2.1/24\n",
+	};
+	static const char *const want[] = {
+		"--vdev=net_af_packet0,iface=v0,framecnt=1024",
+		"--vdev=net_af_packet0,iface=v0,framecnt=4096",
+		"--vdev=net_af_packet0,iface=v0,framecnt=256",
+		"--vdev=net_ring0",
+	};
+	(void)state;
+
+	for (unsigned k = 0; k < RTE_DIM(text); k++) {
+		struct stk_config c;
+		char err[256], **argv;
+		int argc;
+
+		stk_config_default(&c);
+		assert_int_equal(stk_config_load(write_conf(text[k]), &c, err, sizeof(err)), 0);
+		argc = stk_config_eal_args(&c, "droce-test", 0, NULL, &argv);
+		if (count_arg(argc, argv, want[k]) != 1)
+			fail_msg("case %u: no %s", k, want[k]);
+		stk_config_free_args(argc, argv);
+	}
+}
+
 static void test_eal_args_from_config(void **state)
 {
 	static const char *const want[] = {
@@ -610,7 +642,7 @@ static void test_eal_args_from_config(void **state)
 		"--file-prefix=droce_ut",
 		"--vdev=net_null0",
 		"--vdev=net_ring0",
-		"--vdev=net_af_packet0,iface=veth0",
+		"--vdev=net_af_packet0,iface=veth0,framecnt=2048", /* rx_desc sizes its rings */
 		"--vdev=net_tap_dtap0,iface=dtap0",
 		"--log-level=pmd.*:debug",
 		"--no-telemetry",
@@ -769,6 +801,7 @@ int main(void)
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_too_many),
 		cmocka_unit_test(test_eal_args_from_config),
+		cmocka_unit_test(test_eal_args_af_packet_framecnt),
 		cmocka_unit_test(test_eal_args_user_last_and_override),
 		cmocka_unit_test(test_eal_args_other_spellings),
 		cmocka_unit_test(test_eal_args_hugepages),
