@@ -169,6 +169,70 @@ static void churn(void **st)
 		      (unsigned long)(a1.tx_mads - a0.tx_mads));
 }
 
+/*
+ * More MADs at once than QP1's send queue holds (CM_SEND_DEPTH, 256): 400 connects from A, 400
+ * rejects from B. Every MAD leaves on its first try: the ones beyond the send queue wait in the
+ * CM's queue (tx_waited), none is dropped (tx_drop) and none is resent. Before, those beyond
+ * the send queue were dropped and came only with their retransmission (here after 67 ms, with
+ * the fixture's short CM response timeout; 4.3 s by default: cmtime -c 1000 took 8.9 s to
+ * connect over a veth).
+ */
+static void burst_beyond_send_queue(void **st)
+{
+	enum { N = 400 };
+	static struct roce_cm_id *a[N];
+	struct roce_cm_stats a0, a1, b0, b1;
+	struct roce_cm_event ev;
+	struct roce_cm_id *l;
+	unsigned reqs = 0, rejected = 0;
+	uint64_t end;
+	(void)st;
+
+	l = roce_cm_create_id(s[1].cm, ROCE_CM_PS_TCP, NULL);
+	assert_int_equal(roce_cm_listen(l, PORT, 1000), 0);
+	stats(0, &a0);
+	stats(1, &b0);
+	for (unsigned i = 0; i < N; i++) {
+		struct roce_cm_conn_param p = fast;
+
+		p.qp_num = 0x4000 + i; /* no QP: the REQ names one (librdmacm's rule) */
+		a[i] = roce_cm_create_id(s[0].cm, ROCE_CM_PS_TCP, NULL);
+		assert_non_null(a[i]);
+		assert_int_equal(roce_cm_connect(a[i], &ip[1], PORT, NULL, &p), 0);
+	}
+	end = rte_get_tsc_cycles() + rte_get_tsc_hz();
+	while (rte_get_tsc_cycles() < end && rejected < N) {
+		stk_lcore_poll(lc);
+		while (roce_cm_get_event(s[1].cm, &ev) == 0) {
+			assert_int_equal(ev.event, ROCE_CM_EVENT_CONNECT_REQUEST);
+			assert_int_equal(roce_cm_reject(ev.id, NULL, 0), 0);
+			assert_int_equal(roce_cm_destroy_id(ev.id), 0);
+			reqs++;
+		}
+		while (roce_cm_get_event(s[0].cm, &ev) == 0) {
+			assert_int_equal(ev.event, ROCE_CM_EVENT_REJECTED);
+			rejected++;
+		}
+	}
+	stats(0, &a1);
+	stats(1, &b1);
+	print_message("burst: %u REQs seen, %u REJs heard; A waited %lu MADs, B %lu\n", reqs,
+		      rejected, (unsigned long)(a1.tx_waited - a0.tx_waited),
+		      (unsigned long)(b1.tx_waited - b0.tx_waited));
+	assert_int_equal(reqs, N);
+	assert_int_equal(rejected, N);
+	assert_true(a1.tx_waited - a0.tx_waited >= N - 256);
+	assert_int_equal(a1.tx_drop, a0.tx_drop);
+	assert_int_equal(b1.tx_drop, b0.tx_drop);
+	assert_int_equal(a1.retransmits, a0.retransmits);
+	for (unsigned i = 0; i < N; i++)
+		assert_int_equal(roce_cm_destroy_id(a[i]), 0);
+	assert_int_equal(roce_cm_destroy_id(l), 0);
+	drive(50);
+	drain_cq(0);
+	drain_cq(1);
+}
+
 /* ------------------------------------------------------------------ spoofed REQs */
 
 enum { SPOOF_N = 1000, SPOOF_BATCH = 32, SPOOF_QPN0 = 0x2000, SPOOF_COMM0 = 0x70000 };
@@ -471,6 +535,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(half_open_and_event_overflow, next_port),
 		cmocka_unit_test_setup(churn, next_port),
+		cmocka_unit_test_setup(burst_beyond_send_queue, next_port),
 		cmocka_unit_test_setup(spoofed_reqs_accepted, next_port),
 		cmocka_unit_test_setup(spoofed_reqs_unanswered, next_port),
 	};
