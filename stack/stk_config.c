@@ -700,13 +700,18 @@ int stk_config_eal_args(const struct stk_config *cfg, const char *argv0, int use
 			 * says. 512 frames overflowed under a thousand connections' bursts over a
 			 * veth (cmtime -c 1000: 8.9 s to connect, REQs lost to the kernel's ring;
 			 * 79 ms with 1,024; docs/cm.md) */
+			int w;
+
 			if (!strncmp(pc->vdev, "net_af_packet", 13) &&
 			    !strstr(pc->vdev, "framecnt="))
-				snprintf(buf, sizeof(buf), "--vdev=%s,framecnt=%u", pc->vdev,
-					 (unsigned)pc->rx_desc);
+				w = snprintf(buf, sizeof(buf), "--vdev=%s,framecnt=%u", pc->vdev,
+					     (unsigned)pc->rx_desc);
 			else
-				snprintf(buf, sizeof(buf), "--vdev=%s", pc->vdev);
-			rc |= push(&v, &n, &cap, buf);
+				w = snprintf(buf, sizeof(buf), "--vdev=%s", pc->vdev);
+			if (w < 0 || (size_t)w >= sizeof(buf))
+				rc |= -1; /* too long for one EAL argument */
+			else
+				rc |= push(&v, &n, &cap, buf);
 		}
 		if (pc->exc_ifname[0]) {
 			snprintf(buf, sizeof(buf), "--vdev=net_tap_%s,iface=%s", pc->exc_ifname,

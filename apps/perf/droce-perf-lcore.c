@@ -1268,8 +1268,5 @@ void perf_lcore_poll(struct stk_lcore *l, void *arg)
 
 void perf_lcore_release(void)
 {
-	release_conns();
-	if (perf.cm && roce_cm_close(perf.cm) != 0)
-		fprintf(stderr, "droce-perf: the CM did not close cleanly\n");
-	perf.cm = NULL;
+	release_conns(); /* the CM itself closes in app_stop() */
 }

@@ -768,16 +768,15 @@ static int setup_verbs(void)
 	uint64_t plan = RTE_MAX(p->max_size, (uint64_t)PERF_MAX_CYCLE);
 	uint32_t rx = p->verb == PERF_VERB_SEND ? p->rx_depth : 1;
 
-	perf.dev = roce_dev_open(p->iface);
-	if (!perf.dev || (perf.cc_on && roce_dev_set_cc(perf.dev, &perf.cc) != 0))
+	/* the device with [dcqcn], its CM (answering MADs; -R connects through it) and a PD,
+	 * polled on the main lcore */
+	perf.app.iface = p->iface;
+	if (app_open_dev(&perf.app) != 0)
 		goto fail;
-	if (p->rdma_cm) {
-		perf.cm = roce_cm_open(perf.dev);
-		if (!perf.cm)
-			goto fail;
-	}
-	perf.pd = roce_alloc_pd(perf.dev);
-	perf.send_cq = perf.pd ? roce_create_cq(perf.dev, p->tx_depth * nq + 16) : NULL;
+	perf.dev = perf.app.dev;
+	perf.cm = perf.app.cm;
+	perf.pd = perf.app.pd;
+	perf.send_cq = roce_create_cq(perf.dev, p->tx_depth * nq + 16);
 	perf.recv_cq = perf.send_cq ? roce_create_cq(perf.dev, rx * nq + 16) : NULL;
 	if (!perf.recv_cq)
 		goto fail;
@@ -855,8 +854,7 @@ static void teardown_verbs(void)
 		roce_dereg_mr_drain(perf.mr, stk_lcore_get(rte_get_main_lcore()), 100000);
 	if (perf.comm_mr)
 		roce_dereg_mr_drain(perf.comm_mr, stk_lcore_get(rte_get_main_lcore()), 100000);
-	if (perf.pd)
-		roce_dealloc_pd(perf.pd);
+	/* the PD, the CM and the device go with app_stop() */
 }
 
 /* the time stamps the runs record (alloc_ctx(): one per WR unless the peak is not sought) */
@@ -888,7 +886,6 @@ static void *control_thread(void *arg)
 
 int main(int argc, char **argv)
 {
-	struct stk_config cfg;
 	char err[512];
 	int eal_argc, app_argc, status = 1, rc, t;
 	char **eal_argv, **app_argv;
@@ -911,24 +908,25 @@ int main(int argc, char **argv)
 	rc = parse_args(app_argc, app_argv, (enum perf_test)t);
 	if (rc)
 		return rc > 0 ? 0 : 2;
-	stk_config_default(&cfg);
-	if (stk_config_load(perf.p.config, &cfg, err, sizeof(err)) != 0 ||
-	    roce_dcqcn_config_load(perf.p.config, &perf.cc_on, &perf.cc, err, sizeof(err)) != 0) {
+	/* the shared start-up, with perftest's exit statuses kept: 2 for the configuration, 3
+	 * for the stack; -d is looked up before the EAL starts */
+	perf.app.prog = "droce-perf";
+	perf.app.config = perf.p.config;
+	stk_config_default(&perf.app.cfg);
+	if (stk_config_load(perf.p.config, &perf.app.cfg, err, sizeof(err)) != 0) {
 		fprintf(stderr, "droce-perf: %s\n", err);
 		return 2;
 	}
-	if (pick_iface(&cfg) != 0)
+	if (pick_iface(&perf.app.cfg) != 0)
 		return 2;
-	if (stk_eal_init(&cfg, argv[0], eal_argc, eal_argv) != 0)
-		return 3;
+	rc = app_start_stack(&perf.app, argv[0], eal_argc, eal_argv);
+	if (rc != 0) {
+		app_stop(&perf.app);
+		return rc == APP_EXIT_CONFIG ? 2 : 3;
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
-	if (stk_setup(&cfg) != 0) {
-		fprintf(stderr, "droce-perf: stack set-up failed (see the messages above)\n");
-		rte_eal_cleanup();
-		return 3;
-	}
 	srand48((long)getpid() * (long)time(NULL));
 	if (pick_gid() != 0) {
 		fprintf(stderr, "can't read sgid of index %d\n", perf.p.gid_index);
@@ -957,7 +955,6 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	thread = true;
-	stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), roce_poll, perf.dev);
 	stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), perf_lcore_poll, NULL);
 	stk_run();
 	status = __atomic_load_n(&perf.ctl_finished, __ATOMIC_ACQUIRE) ? perf.ctl_status : 1;
@@ -970,13 +967,10 @@ out:
 	perf_xchg_shutdown();
 	perf_lcore_release();
 	teardown_verbs();
-	stk_teardown();
-	if (perf.dev && roce_dev_close(perf.dev) != 0)
-		fprintf(stderr, "droce-perf: the device did not close cleanly\n");
 	rte_free(perf.buf);
 	rte_free(perf.comm_buf);
 	rte_free(perf.run.tposted);
 	rte_free(perf.run.tcompleted);
-	rte_eal_cleanup();
+	app_stop(&perf.app); /* CM, PD, stack, device, EAL */
 	return status;
 }

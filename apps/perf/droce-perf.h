@@ -25,6 +25,7 @@
 #include <rte_byteorder.h>
 #include <rte_common.h>
 
+#include "app_start.h"
 #include "roce_cm.h"
 #include "roce_dcqcn.h"
 #include "roce_verbs.h"
@@ -178,8 +179,9 @@ struct perf_run {
 /** Everything, shared by the parts; one instance (perf). */
 struct perf_state {
 	struct perf_params p;
-	bool cc_on; /**< a [dcqcn] section: DCQCN on the device */
-	struct roce_dcqcn_params cc;
+	/* the start-up every tool shares (apps/common/app_start.h): config, EAL, stack, the
+	 * device with [dcqcn], its CM and a PD; dev, cm and pd below are app's */
+	struct app_start app;
 	/* verbs */
 	struct roce_dev *dev;
 	struct roce_cm *cm;
