@@ -8,7 +8,8 @@
  * - SEEK: data and holes as the file has them, sr_eof at the end, NXIO past it, and the
  *   reply's resok bytes (RFC 7862 §15.11.2: sr_eof, then sr_offset);
  * - COPY: synchronous, the bytes equal, WRITE's verifier, a source server NOTSUPP, a range
- *   past the source's end INVAL, no SAVED_FH NOFILEHANDLE;
+ *   past the source's end INVAL, overlapping ranges of one file INVAL, no SAVED_FH
+ *   NOFILEHANDLE;
  * - CLONE: OK with the bytes equal where the file system reflinks, NOTSUPP where it cannot
  *   (decided by trying FICLONERANGE here first);
  * - in minor version 1 they do not exist (OP_ILLEGAL).
@@ -324,6 +325,15 @@ static void test_copy(void **state)
 	assert_int_equal(xfer(&s, &sfh, &dfh, NFS4_OP_COPY, &a, &r), NFS4ERR_INVAL);
 	a.copy.src_offset = 0;
 	a.copy.count = 4 * KIB;
+	/* within one file, ranges that overlap: INVAL (RFC 7862 §15.2.3); apart, they copy */
+	a.copy.dst_sid = ssid;
+	a.copy.dst_offset = 2 * KIB;
+	assert_int_equal(xfer(&s, &sfh, &sfh, NFS4_OP_COPY, &a, &r), NFS4ERR_INVAL);
+	a.copy.dst_offset = 40 * KIB;
+	assert_int_equal(xfer(&s, &sfh, &sfh, NFS4_OP_COPY, &a, &r), NFS4_OK);
+	assert_int_equal(stat_of("src").st_size, 44 * KIB);
+	a.copy.dst_sid = dsid;
+	a.copy.dst_offset = 0;
 	/* from another server: NOTSUPP (one netloc4: NL4_NAME "srv") */
 	memcpy(netloc, "\0\0\0\1\0\0\0\3srv\0", 12);
 	a.copy.source_server = (struct nfs4_raw){1, {netloc, 12}};
