@@ -308,6 +308,44 @@ enum nfs_stat nfs_fs_write(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint64_
 enum nfs_stat nfs_fs_commit(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint64_t off,
 			    uint32_t count, struct nfs_wcc *wcc);
 
+/**
+ * Reserve (fallocate mode 0) or, with punch, free (FALLOC_FL_PUNCH_HOLE | KEEP_SIZE) the
+ * bytes [off, off + len) of a regular file, as the caller with WRITE's checks; a sync export
+ * fsyncs after. NFSv4.2's ALLOCATE and DEALLOCATE.
+ * @return NFS_OK, FBIG (off + len past INT64_MAX), ROFS, ACCES, ISDIR, INVAL (not a regular
+ * file, len 0), NOSPC, DQUOT, NOTSUPP (the file system cannot), or another errno's status
+ */
+enum nfs_stat nfs_fs_allocate(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint64_t off,
+			      uint64_t len, bool punch);
+
+/**
+ * Where the next data (or, with hole, the next hole) starts at or after off: lseek
+ * SEEK_DATA / SEEK_HOLE as a reader. *eof when that is the file's end (a hole there always
+ * is, RFC 7862 §15.11.3), or when no data follows off (then *pos is the size).
+ * @return NFS_OK, NXIO (off at or beyond the end), ACCES, ISDIR, INVAL, ...
+ */
+enum nfs_stat nfs_fs_seek(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint64_t off, bool hole,
+			  uint64_t *pos, bool *eof);
+
+/**
+ * Copy count bytes (0: to the source's end) from src at soff to dst at doff with
+ * copy_file_range, at most max of them, as the caller: src as READ checks it, dst as WRITE.
+ * *copied may be short (a copy of less than asked is a valid answer to NFSv4.2's COPY).
+ * @return NFS_OK, INVAL (a range beyond the source's end, overlapping ranges in one file),
+ * FBIG, XDEV (the kernel cannot copy between the two file systems), ROFS, ACCES, ISDIR, ...
+ */
+enum nfs_stat nfs_fs_copy(struct nfs_ctx *ctx, const struct nfs_fh *src, uint64_t soff,
+			  const struct nfs_fh *dst, uint64_t doff, uint64_t count, uint64_t max,
+			  uint64_t *copied);
+
+/**
+ * Share count bytes (0: to the source's end) of src at soff into dst at doff (FICLONERANGE),
+ * with nfs_fs_copy's checks. @return NFS_OK, NOTSUPP (the file system cannot reflink),
+ * INVAL (unaligned ranges, beyond the source's end), XDEV, ROFS, ACCES, ...
+ */
+enum nfs_stat nfs_fs_clone(struct nfs_ctx *ctx, const struct nfs_fh *src, uint64_t soff,
+			   const struct nfs_fh *dst, uint64_t doff, uint64_t count);
+
 enum nfs_createmode { NFS_CREATE_UNCHECKED = 0, NFS_CREATE_GUARDED = 1, NFS_CREATE_EXCLUSIVE = 2 };
 
 /** CREATE3. EXCLUSIVE keeps verf in the file's atime/mtime as knfsd does, and answers a

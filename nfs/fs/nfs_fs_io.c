@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * nfs_fs_io.c - data: READ, WRITE and COMMIT (RFC 1813 §3.3.6, §3.3.7, §3.3.21).
+ * nfs_fs_io.c - data: READ, WRITE and COMMIT (RFC 1813 §3.3.6, §3.3.7, §3.3.21), and NFSv4.2's
+ * ALLOCATE, DEALLOCATE, SEEK, COPY and CLONE (RFC 7862 §15): fallocate, lseek SEEK_DATA and
+ * SEEK_HOLE, copy_file_range and FICLONERANGE, with READ's and WRITE's permission checks.
  *
  * I/O goes through the descriptor cache (nfs_fdcache.c): an O_RDONLY or O_WRONLY descriptor
  * per object, opened as root through /proc/self/fd from the object's O_PATH descriptor on
@@ -22,7 +24,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -94,6 +99,64 @@ static int io_fd(struct nfs_obj *o, int flags, bool *own)
 		return nfs_fdcache_set_io(o->ent, flags, fd);
 	*own = true;
 	return fd;
+}
+
+/* o's descriptor for writing, the caller's identity in force (nfs_cred_enter) on success:
+ * the export writable, o a regular file, the caller allowed to write (may_io). The caller
+ * calls nfs_cred_leave, and closes fd when *own. On failure nothing is held. */
+static enum nfs_stat write_fd(struct nfs_ctx *ctx, struct nfs_obj *o, int *fd, bool *own)
+{
+	enum nfs_stat s = nfs_obj_writable(ctx, o);
+
+	*fd = -1;
+	*own = false;
+	if (s == NFS_OK)
+		s = need_regular(&o->st);
+	if (s != NFS_OK)
+		return s;
+	if (nfs_cred_enter(&o->cred) != 0)
+		return NFS_ERR_SERVERFAULT;
+	s = may_io(o, W_OK);
+	if (s == NFS_OK && (!o->ent || atomic_load(&o->ent->wfd) < 0)) {
+		/* the first write of this object opens its descriptor as root */
+		*fd = io_fd(o, O_WRONLY, own);
+		if (*fd < 0)
+			s = nfs_stat_from_errno(*fd);
+		else if (nfs_cred_enter(&o->cred) != 0)
+			s = NFS_ERR_SERVERFAULT;
+	} else if (s == NFS_OK) {
+		*fd = atomic_load(&o->ent->wfd);
+	}
+	if (s != NFS_OK) {
+		nfs_cred_leave();
+		if (*own)
+			close(*fd);
+		*own = false;
+		*fd = -1;
+	}
+	return s;
+}
+
+/* o's descriptor for reading, once the caller may read it (the owner always may).
+ * The caller closes fd when *own. */
+static enum nfs_stat read_fd(struct nfs_obj *o, int *fd, bool *own)
+{
+	enum nfs_stat s = need_regular(&o->st);
+
+	*fd = -1;
+	*own = false;
+	if (s != NFS_OK)
+		return s;
+	if (!owner_override(o)) {
+		if (nfs_cred_enter(&o->cred) != 0)
+			return NFS_ERR_SERVERFAULT;
+		s = may_io(o, R_OK);
+		nfs_cred_leave();
+		if (s != NFS_OK)
+			return s;
+	}
+	*fd = io_fd(o, O_RDONLY, own);
+	return *fd < 0 ? nfs_stat_from_errno(*fd) : NFS_OK;
 }
 
 enum nfs_stat nfs_fs_read(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint64_t off,
@@ -188,32 +251,13 @@ enum nfs_stat nfs_fs_write(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint64_
 	if (s != NFS_OK)
 		return s;
 	nfs_wcc_pre(&o, wcc);
-	s = nfs_obj_writable(ctx, &o);
-	if (s == NFS_OK)
-		s = need_regular(&o.st);
-	if (s == NFS_OK && off + len < off)
+	if (off + len < off) {
 		s = NFS_ERR_FBIG;
+		goto out;
+	}
+	s = write_fd(ctx, &o, &fd, &own);
 	if (s != NFS_OK)
 		goto out;
-	if (nfs_cred_enter(&o.cred) != 0) {
-		s = NFS_ERR_SERVERFAULT;
-		goto out;
-	}
-	s = may_io(&o, W_OK);
-	if (s == NFS_OK && (!o.ent || atomic_load(&o.ent->wfd) < 0)) {
-		/* the first WRITE of this object opens its descriptor as root */
-		fd = io_fd(&o, O_WRONLY, &own);
-		if (fd < 0)
-			s = nfs_stat_from_errno(fd);
-		else if (nfs_cred_enter(&o.cred) != 0)
-			s = NFS_ERR_SERVERFAULT;
-	} else if (s == NFS_OK) {
-		fd = atomic_load(&o.ent->wfd);
-	}
-	if (s != NFS_OK) {
-		nfs_cred_leave();
-		goto out_fd;
-	}
 	/* the write runs as the caller: the kernel clears setuid and setgid on a write by a
 	 * non-root fs uid */
 	while (n < len) {
@@ -239,7 +283,6 @@ enum nfs_stat nfs_fs_write(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint64_
 	}
 	if (s == NFS_OK)
 		*written = n;
-out_fd:
 	if (own)
 		close(fd);
 out:
@@ -285,5 +328,213 @@ enum nfs_stat nfs_fs_commit(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint64
 out:
 	nfs_wcc_post(&o, wcc);
 	nfs_obj_put(&o);
+	return s;
+}
+
+/* ---- space and server-side copies (NFSv4.2: RFC 7862 §15.1, §15.4, §15.2, §15.13) ---- */
+
+enum nfs_stat nfs_fs_allocate(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint64_t off,
+			      uint64_t len, bool punch)
+{
+	struct nfs_obj o;
+	enum nfs_stat s;
+	bool own = false;
+	int fd = -1;
+
+	if (off > (uint64_t)INT64_MAX || len > (uint64_t)INT64_MAX - off)
+		return NFS_ERR_FBIG;
+	s = nfs_obj_get(ctx, fh, &o);
+	if (s != NFS_OK)
+		return s;
+	s = write_fd(ctx, &o, &fd, &own);
+	if (s != NFS_OK)
+		goto out;
+	/* as the caller, like a write: the caller's quota and the kernel's rules */
+	if (fallocate(fd, punch ? FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE : 0, (off_t)off,
+		      (off_t)len) != 0)
+		s = nfs_stat_from_errno(errno);
+	nfs_cred_leave();
+	/* a sync export makes the new extents durable before it answers, as a stable WRITE */
+	if (s == NFS_OK && !o.client->opts.async && fsync(fd) != 0) {
+		verf_rotate(ctx->fs);
+		s = nfs_stat_from_errno(errno);
+	}
+	if (own)
+		close(fd);
+out:
+	nfs_obj_put(&o);
+	return s;
+}
+
+enum nfs_stat nfs_fs_seek(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint64_t off, bool hole,
+			  uint64_t *pos, bool *eof)
+{
+	struct nfs_obj o;
+	enum nfs_stat s;
+	struct stat st;
+	bool own = false;
+	off_t r;
+	int fd = -1;
+
+	*pos = 0;
+	*eof = false;
+	s = nfs_obj_get(ctx, fh, &o);
+	if (s != NFS_OK)
+		return s;
+	s = read_fd(&o, &fd, &own);
+	if (s != NFS_OK)
+		goto out;
+	if (fstat(fd, &st) != 0) {
+		s = nfs_stat_from_errno(errno);
+		goto out_fd;
+	}
+	/* an offset at or beyond the end is NXIO (RFC 7862 §15.11.3), as lseek says */
+	if (off >= (uint64_t)st.st_size) {
+		s = NFS_ERR_NXIO;
+		goto out_fd;
+	}
+	/* the shared descriptor's position moves; nothing reads it (pread and pwrite only) */
+	r = lseek(fd, (off_t)off, hole ? SEEK_HOLE : SEEK_DATA);
+	if (r < 0 && errno == ENXIO) {
+		/* no data from off to the end (a trailing hole): NFS4_OK with sr_eof */
+		*pos = (uint64_t)st.st_size;
+		*eof = true;
+	} else if (r < 0) {
+		s = nfs_stat_from_errno(errno);
+	} else {
+		*pos = (uint64_t)r;
+		*eof = (uint64_t)r >= (uint64_t)st.st_size;
+	}
+out_fd:
+	if (own)
+		close(fd);
+out:
+	nfs_obj_put(&o);
+	return s;
+}
+
+/* The source's read and the destination's write descriptors for COPY and CLONE, with the
+ * caller's identity in force on success (nfs_cred_leave after). Ranges beyond the source's
+ * end are INVAL (RFC 7862 §15.2.3); *count 0 (to the end) becomes the bytes up to it. */
+struct xfer {
+	struct nfs_obj so, dobj;
+	int sfd, dfd;
+	bool sown, down;
+};
+
+static enum nfs_stat xfer_open(struct nfs_ctx *ctx, const struct nfs_fh *src, uint64_t soff,
+			       const struct nfs_fh *dst, uint64_t *count, struct xfer *x)
+{
+	enum nfs_stat s;
+	struct stat st;
+
+	x->sfd = x->dfd = -1;
+	x->sown = x->down = false;
+	s = nfs_obj_get(ctx, src, &x->so);
+	if (s != NFS_OK)
+		return s;
+	s = nfs_obj_get(ctx, dst, &x->dobj);
+	if (s != NFS_OK)
+		goto put_src;
+	s = read_fd(&x->so, &x->sfd, &x->sown);
+	if (s != NFS_OK)
+		goto put_dst;
+	if (fstat(x->sfd, &st) != 0) {
+		s = nfs_stat_from_errno(errno);
+		goto close_src;
+	}
+	if (soff > (uint64_t)st.st_size || *count > (uint64_t)st.st_size - soff) {
+		s = NFS_ERR_INVAL;
+		goto close_src;
+	}
+	if (*count == 0)
+		*count = (uint64_t)st.st_size - soff;
+	s = write_fd(ctx, &x->dobj, &x->dfd, &x->down);
+	if (s == NFS_OK)
+		return NFS_OK;
+close_src:
+	if (x->sown)
+		close(x->sfd);
+put_dst:
+	nfs_obj_put(&x->dobj);
+put_src:
+	nfs_obj_put(&x->so);
+	return s;
+}
+
+static void xfer_close(struct xfer *x)
+{
+	nfs_cred_leave();
+	if (x->down)
+		close(x->dfd);
+	if (x->sown)
+		close(x->sfd);
+	nfs_obj_put(&x->dobj);
+	nfs_obj_put(&x->so);
+}
+
+enum nfs_stat nfs_fs_copy(struct nfs_ctx *ctx, const struct nfs_fh *src, uint64_t soff,
+			  const struct nfs_fh *dst, uint64_t doff, uint64_t count, uint64_t max,
+			  uint64_t *copied)
+{
+	struct xfer x;
+	enum nfs_stat s;
+	uint64_t done = 0;
+
+	*copied = 0;
+	if (soff > (uint64_t)INT64_MAX || doff > (uint64_t)INT64_MAX)
+		return NFS_ERR_INVAL;
+	s = xfer_open(ctx, src, soff, dst, &count, &x);
+	if (s != NFS_OK)
+		return s;
+	if (count > max)
+		count = max;
+	if (doff + count < doff || doff + count > (uint64_t)INT64_MAX) {
+		s = NFS_ERR_FBIG;
+		goto out;
+	}
+	/* as the caller: the kernel clears setuid and setgid as on a write */
+	while (done < count) {
+		off_t si = (off_t)(soff + done), di = (off_t)(doff + done);
+		ssize_t n = copy_file_range(x.sfd, &si, x.dfd, &di, count - done, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			if (done == 0)
+				s = nfs_stat_from_errno(errno);
+			break;
+		}
+		if (n == 0)
+			break;
+		done += (uint64_t)n;
+	}
+	*copied = done;
+out:
+	xfer_close(&x);
+	return s;
+}
+
+enum nfs_stat nfs_fs_clone(struct nfs_ctx *ctx, const struct nfs_fh *src, uint64_t soff,
+			   const struct nfs_fh *dst, uint64_t doff, uint64_t count)
+{
+	struct file_clone_range r;
+	bool to_end = count == 0;
+	struct xfer x;
+	enum nfs_stat s;
+
+	if (soff > (uint64_t)INT64_MAX || doff > (uint64_t)INT64_MAX)
+		return NFS_ERR_INVAL;
+	s = xfer_open(ctx, src, soff, dst, &count, &x);
+	if (s != NFS_OK)
+		return s;
+	r.src_fd = x.sfd;
+	r.src_offset = soff;
+	r.src_length = to_end ? 0 : count; /* 0: to the source's end, which may be unaligned */
+	r.dest_offset = doff;
+	/* a file system that cannot share extents says EOPNOTSUPP (or ENOTTY): NOTSUPP */
+	if (ioctl(x.dfd, FICLONERANGE, &r) != 0)
+		s = nfs_stat_from_errno(errno);
+	xfer_close(&x);
 	return s;
 }

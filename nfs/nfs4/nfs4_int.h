@@ -202,6 +202,13 @@ uint32_t nfs4_op_nverify(struct nfs4_compound *c, union nfs4_op_args *a, union n
 uint32_t nfs4_op_secinfo(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
 uint32_t nfs4_op_putpubfh(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
 
+/* handlers: NFSv4.2 (nfs4_v42.c) */
+uint32_t nfs4_op_allocate(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
+uint32_t nfs4_op_deallocate(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
+uint32_t nfs4_op_seek(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
+uint32_t nfs4_op_copy(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
+uint32_t nfs4_op_clone(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r);
+
 /** READDIR of the current pseudo directory (nfs4_ns.c): entries within limit bytes. */
 uint32_t nfs4_readdir_pseudo(struct nfs4_compound *c, const struct nfs4_readdir_args *ra,
 			     uint32_t limit, struct nfs4_readdir_res *o);

@@ -84,10 +84,10 @@ static bool_t x_impl_id(XDR *x, bool *present, struct nfs4_impl_id *id)
 }
 
 /*
- * A raw array: decoding walks each element with elem() to validate it and to find where the
+ * (nfs4_xdr.h) A raw array: decoding walks each element with elem() to validate it and to find where the
  * array ends, and keeps count and the elements' bytes; encoding writes them back as they were.
  */
-static bool_t x_raw(XDR *x, struct nfs4_raw *r, uint32_t max, bool_t (*elem)(XDR *x))
+bool_t nfs4_xdr_raw(XDR *x, struct nfs4_raw *r, uint32_t max, bool_t (*elem)(XDR *x))
 {
 	u_int start;
 
@@ -188,8 +188,8 @@ bool_t nfs4_xdr_exchange_id_args(XDR *x, union nfs4_op_args *a)
 		break;
 	default: /* ssv_sp_parms4 */
 		if (!nfs4_xdr_bitmap(x, &e->must_enforce) || !nfs4_xdr_bitmap(x, &e->must_allow) ||
-		    !x_raw(x, &e->ssv_hash_algs, NFS4_SSV_ALGS_MAX, oid_elem) ||
-		    !x_raw(x, &e->ssv_encr_algs, NFS4_SSV_ALGS_MAX, oid_elem) ||
+		    !nfs4_xdr_raw(x, &e->ssv_hash_algs, NFS4_SSV_ALGS_MAX, oid_elem) ||
+		    !nfs4_xdr_raw(x, &e->ssv_encr_algs, NFS4_SSV_ALGS_MAX, oid_elem) ||
 		    !x_u32(x, &e->ssv_window) || !x_u32(x, &e->ssv_num_gss_handles))
 			return FALSE;
 		break;
@@ -203,7 +203,8 @@ bool_t nfs4_xdr_create_session_args(XDR *x, union nfs4_op_args *a)
 
 	return x_u64(x, &c->clientid) && x_u32(x, &c->sequence) && x_u32(x, &c->flags) &&
 	       nfs4_xdr_chan_attrs(x, &c->fore) && nfs4_xdr_chan_attrs(x, &c->back) &&
-	       x_u32(x, &c->cb_program) && x_raw(x, &c->sec_parms, NFS4_CB_SEC_MAX, cb_sec_elem);
+	       x_u32(x, &c->cb_program) &&
+	       nfs4_xdr_raw(x, &c->sec_parms, NFS4_CB_SEC_MAX, cb_sec_elem);
 }
 
 bool_t nfs4_xdr_sessionid_args(XDR *x, union nfs4_op_args *a)

@@ -274,6 +274,38 @@ struct nfs4_test_stateid_args {
 	struct nfs4_ref raw; /**< n stateid4, 16 bytes each */
 };
 
+/* NFSv4.2 (RFC 7862 §15) */
+
+/** ALLOCATE and DEALLOCATE */
+struct nfs4_alloc_args {
+	struct nfs4_stateid sid;
+	uint64_t offset, length;
+};
+
+enum nfs4_content { NFS4_CONTENT_DATA = 0, NFS4_CONTENT_HOLE = 1 };
+
+struct nfs4_seek_args {
+	struct nfs4_stateid sid;
+	uint64_t offset;
+	uint32_t what; /**< enum nfs4_content */
+};
+
+#define NFS4_NETLOC_MAX 16u /**< ca_source_server entries decoded */
+
+/** COPY (RFC 7862 §15.2.1) */
+struct nfs4_copy_args {
+	struct nfs4_stateid src_sid, dst_sid;
+	uint64_t src_offset, dst_offset, count;
+	bool consecutive, synchronous;
+	struct nfs4_raw source_server; /**< netloc4<>: inter-server copy when not empty */
+};
+
+/** CLONE (RFC 7862 §15.13.1) */
+struct nfs4_clone_args {
+	struct nfs4_stateid src_sid, dst_sid;
+	uint64_t src_offset, dst_offset, count;
+};
+
 union nfs4_op_args {
 	uint32_t access;	    /**< ACCESS */
 	struct nfs4_bitmap getattr; /**< GETATTR */
@@ -302,7 +334,11 @@ union nfs4_op_args {
 	struct nfs4_lockt_args lockt;
 	struct nfs4_locku_args locku;
 	struct nfs4_test_stateid_args test_stateid;
-	struct nfs4_stateid sid; /**< FREE_STATEID */
+	struct nfs4_stateid sid;      /**< FREE_STATEID */
+	struct nfs4_alloc_args alloc; /**< ALLOCATE, DEALLOCATE */
+	struct nfs4_seek_args seek;
+	struct nfs4_copy_args copy;
+	struct nfs4_clone_args clone;
 };
 
 /* ---- results (the resok arm; status says whether it goes on the wire) ---- */
@@ -399,6 +435,21 @@ struct nfs4_test_stateid_res {
 	uint32_t status[NFS4_TEST_STATEID_MAX];
 };
 
+struct nfs4_seek_res {
+	bool eof;
+	uint64_t offset;
+};
+
+/** COPY4resok: write_response4 and copy_requirements4 */
+struct nfs4_copy_res {
+	bool has_callback_id; /**< wr_callback_id<1>: the server copies synchronously, none */
+	struct nfs4_stateid callback_id;
+	uint64_t count;
+	uint32_t committed; /**< stable_how4 */
+	uint8_t verf[NFS4_VERIFIER_SIZE];
+	bool consecutive, synchronous;
+};
+
 union nfs4_op_resok {
 	struct nfs4_exchange_id_res exid;
 	struct nfs4_create_session_res csess;
@@ -421,6 +472,8 @@ union nfs4_op_resok {
 	struct nfs4_bitmap attrsset;	/**< SETATTR (on every status) */
 	struct nfs4_lock_denied denied; /**< LOCK, LOCKT: NFS4ERR_DENIED */
 	struct nfs4_test_stateid_res test_stateid;
+	struct nfs4_seek_res seek;
+	struct nfs4_copy_res copy;
 };
 
 /** One nfs_resop4: the operation, its status and (NFS4_OK) its results. */
@@ -491,6 +544,14 @@ bool_t nfs4_xdr_setattr_res(XDR *x, uint32_t status, union nfs4_op_resok *r);
 bool_t nfs4_xdr_lock_denied(XDR *x, uint32_t status, union nfs4_op_resok *r);
 bool_t nfs4_xdr_test_stateid_res(XDR *x, union nfs4_op_resok *r);
 
+/* NFSv4.2's (nfs4_xdr_file.c) */
+bool_t nfs4_xdr_alloc_args(XDR *x, union nfs4_op_args *a);
+bool_t nfs4_xdr_seek_args(XDR *x, union nfs4_op_args *a);
+bool_t nfs4_xdr_copy_args(XDR *x, union nfs4_op_args *a);
+bool_t nfs4_xdr_clone_args(XDR *x, union nfs4_op_args *a);
+bool_t nfs4_xdr_seek_res(XDR *x, union nfs4_op_resok *r);
+bool_t nfs4_xdr_copy_res(XDR *x, union nfs4_op_resok *r);
+
 bool_t nfs4_xdr_stateid(XDR *x, struct nfs4_stateid *s);
 bool_t nfs4_xdr_fattr(XDR *x, struct nfs4_fattr *f);
 
@@ -499,6 +560,8 @@ bool_t nfs4_xdr_bitmap(XDR *x, struct nfs4_bitmap *b);
 bool_t nfs4_xdr_ref(XDR *x, struct nfs4_ref *r, uint32_t max);
 bool_t nfs4_xdr_time(XDR *x, struct nfs4_time *t);
 bool_t nfs4_xdr_chan_attrs(XDR *x, struct nfs4_chan_attrs *c);
+/** An array of at most max elements kept as raw XDR: decoding validates each with elem(). */
+bool_t nfs4_xdr_raw(XDR *x, struct nfs4_raw *r, uint32_t max, bool_t (*elem)(XDR *x));
 
 /** COMPOUND4args' head: tag, minorversion, and the count of operations that follow. */
 struct nfs4_compound_hdr {

@@ -2,13 +2,15 @@
 /*
  * nfs4_xdr_file.c - the arguments and results of NFSv4.1's state and file operations (OPEN,
  * CLOSE, OPEN_DOWNGRADE, READ, WRITE, COMMIT, CREATE, REMOVE, RENAME, LINK, READDIR, READLINK,
- * SETATTR, VERIFY, NVERIFY, LOCK, LOCKT, LOCKU, TEST_STATEID, FREE_STATEID), both directions,
- * as RFC 8881 §18 lays them out. The operation table (nfs4_ops.c) names each routine.
+ * SETATTR, VERIFY, NVERIFY, LOCK, LOCKT, LOCKU, TEST_STATEID, FREE_STATEID) and NFSv4.2's
+ * (ALLOCATE, DEALLOCATE, SEEK, COPY, CLONE), both directions, as RFC 8881 §18 and RFC 7862
+ * §15 lay them out. The operation table (nfs4_ops.c) names each routine.
  *
  * Decoder limits, beyond nfs4_xdr.h's: WRITE data NFS4_IO_DECODE_MAX bytes (the session's
  * ca_maxrequestsize is what really bounds it); linktext4 NFS_PATH_MAX; fattr4's attrlist4
  * NFS4_ATTRVALS_MAX; TEST_STATEID NFS4_TEST_STATEID_MAX stateids; owners NFS4_OPAQUE_LIMIT;
- * enums (createmode, claim, locktype, stable_how, createtype) their defined values. Decoding a
+ * enums (createmode, claim, locktype, stable_how, createtype, data_content4) their defined
+ * values; COPY's ca_source_server NFS4_NETLOC_MAX netloc4s of NFS4_OPAQUE_LIMIT strings. Decoding a
  * READDIR reply walks every entry4 (name and fattr4 limits as above) and keeps them as bytes.
  */
 #include <string.h>
@@ -226,6 +228,59 @@ bool_t nfs4_xdr_stateid_args(XDR *x, union nfs4_op_args *a)
 	return nfs4_xdr_stateid(x, &a->sid);
 }
 
+/* NFSv4.2 (RFC 7862 §15) */
+
+bool_t nfs4_xdr_alloc_args(XDR *x, union nfs4_op_args *a)
+{
+	struct nfs4_alloc_args *l = &a->alloc;
+
+	return nfs4_xdr_stateid(x, &l->sid) && x_u64(x, &l->offset) && x_u64(x, &l->length);
+}
+
+bool_t nfs4_xdr_seek_args(XDR *x, union nfs4_op_args *a)
+{
+	struct nfs4_seek_args *k = &a->seek;
+
+	return nfs4_xdr_stateid(x, &k->sid) && x_u64(x, &k->offset) &&
+	       x_enum(x, &k->what, NFS4_CONTENT_HOLE);
+}
+
+#define NL4_NAME 1u
+#define NL4_URL 2u
+#define NL4_NETADDR 3u
+
+/* netloc4 (RFC 7862 §4.3): validated, not kept (inter-server copy is not served) */
+static bool_t netloc_elem(XDR *x)
+{
+	struct nfs4_ref r = {0};
+	uint32_t t;
+
+	if (!x_u32(x, &t) || t < NL4_NAME || t > NL4_NETADDR)
+		return FALSE;
+	if (!nfs4_xdr_ref(x, &r, NFS4_OPAQUE_LIMIT))
+		return FALSE;
+	/* netaddr4: na_r_netid, then na_r_addr */
+	return t != NL4_NETADDR || nfs4_xdr_ref(x, &r, NFS4_OPAQUE_LIMIT);
+}
+
+bool_t nfs4_xdr_copy_args(XDR *x, union nfs4_op_args *a)
+{
+	struct nfs4_copy_args *k = &a->copy;
+
+	return nfs4_xdr_stateid(x, &k->src_sid) && nfs4_xdr_stateid(x, &k->dst_sid) &&
+	       x_u64(x, &k->src_offset) && x_u64(x, &k->dst_offset) && x_u64(x, &k->count) &&
+	       x_bool(x, &k->consecutive) && x_bool(x, &k->synchronous) &&
+	       nfs4_xdr_raw(x, &k->source_server, NFS4_NETLOC_MAX, netloc_elem);
+}
+
+bool_t nfs4_xdr_clone_args(XDR *x, union nfs4_op_args *a)
+{
+	struct nfs4_clone_args *k = &a->clone;
+
+	return nfs4_xdr_stateid(x, &k->src_sid) && nfs4_xdr_stateid(x, &k->dst_sid) &&
+	       x_u64(x, &k->src_offset) && x_u64(x, &k->dst_offset) && x_u64(x, &k->count);
+}
+
 /* ---- results ---- */
 
 bool_t nfs4_xdr_open_res(XDR *x, union nfs4_op_resok *r)
@@ -364,4 +419,25 @@ bool_t nfs4_xdr_test_stateid_res(XDR *x, union nfs4_op_resok *r)
 		if (!x_u32(x, &t->status[i]))
 			return FALSE;
 	return TRUE;
+}
+
+bool_t nfs4_xdr_seek_res(XDR *x, union nfs4_op_resok *r)
+{
+	return x_bool(x, &r->seek.eof) && x_u64(x, &r->seek.offset);
+}
+
+bool_t nfs4_xdr_copy_res(XDR *x, union nfs4_op_resok *r)
+{
+	struct nfs4_copy_res *k = &r->copy;
+	uint32_t n = x->x_op == XDR_ENCODE && k->has_callback_id ? 1u : 0u;
+
+	/* write_response4: wr_callback_id<1>, wr_count, wr_committed, wr_writeverf */
+	if (!x_u32(x, &n) || n > 1)
+		return FALSE;
+	k->has_callback_id = n == 1;
+	if (n == 1 && !nfs4_xdr_stateid(x, &k->callback_id))
+		return FALSE;
+	return x_u64(x, &k->count) && x_enum(x, &k->committed, NFS_FILE_SYNC) &&
+	       x_fixed(x, k->verf, NFS4_VERIFIER_SIZE) && x_bool(x, &k->consecutive) &&
+	       x_bool(x, &k->synchronous);
 }

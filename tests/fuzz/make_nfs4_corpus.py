@@ -2,7 +2,8 @@
 """Seed corpus for tests/fuzz/fuzz_nfs4_compound.c: COMPOUND4args built by hand from RFC 8881
 §16.2.3 and §18 (the shapes Linux 6.1's client sends: EXCHANGE_ID with an implementation id,
 CREATE_SESSION with AUTH_SYS callback parameters, SEQUENCE first), plus the dispatcher's error
-cases (minor version 0, an undefined opcode, a 4.2 operation, arguments cut short). The session
+cases (minor version 0, an undefined opcode, a 4.2 operation, arguments cut short), and one seed
+per NFSv4.2 operation served (RFC 7862 §15: ALLOCATE, DEALLOCATE, SEEK, COPY, CLONE). The session
 id of a seed cannot be known in advance: a run makes sessions of its own from the
 EXCHANGE_ID/CREATE_SESSION seeds (client ids are the server's boot epoch and a counter).
 Run from the repository root."""
@@ -87,6 +88,20 @@ seeds = {
     "state_rename_link": compound([HSEQ()] + F + [op(32)] + EXPORT
                                   + [op(11, S("f2")), op(32), op(29, S("f2") + S("f3")),
                                      op(28, S("f3"))]),
+    # NFSv4.2 (RFC 7862 §15), minor version 2: ALLOCATE, DEALLOCATE, SEEK on the harness's
+    # open of f; COPY and CLONE from f (SAVED_FH, its stateid) to a new file (OPEN's stateid)
+    "state_allocate": compound([HSEQ()] + F + [op(59, HSID + H(0) + H(8192)), op(9, W(2, 0, 0x2))],
+                               minor=2),
+    "state_deallocate": compound([HSEQ()] + F + [op(62, HSID + H(4096) + H(4096)),
+                                                 op(69, HSID + H(0) + W(1))], minor=2),
+    "state_seek": compound([HSEQ()] + F + [op(69, HSID + H(0) + W(0)),
+                                           op(69, ANON + H(1 << 40) + W(1))], minor=2),
+    "state_copy": compound([HSEQ()] + F + [op(32)] + EXPORT
+                           + [OPEN_CREATE, op(60, HSID + CUR + H(0) + H(0) + H(0) + W(1, 0, 0)),
+                              op(60, HSID + CUR + H(0) + H(0) + H(0) + W(1, 1)
+                                 + W(1, 3) + S("tcp") + S("192.0.2.1.8.1"))], minor=2),
+    "state_clone": compound([HSEQ()] + F + [op(32)] + EXPORT
+                            + [OPEN_CREATE, op(71, HSID + CUR + H(0) + H(0) + H(0))], minor=2),
     "state_secinfo_verify": compound([HSEQ()] + EXPORT + [op(33, S("f")), op(23), op(10)]),
 }
 d = os.path.join("tests", "fuzz", "corpus", "nfs4_compound")

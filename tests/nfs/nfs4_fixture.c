@@ -48,6 +48,7 @@ void n4f_op(struct n4f_cb *b, uint32_t op, union nfs4_op_args *a)
 	const struct nfs4_op_desc *d = nfs4_op_desc(op);
 	union nfs4_op_args none;
 
+	memset(&none, 0, sizeof(none)); /* NULL: arguments of zeros (enums at their first value) */
 	assert_true(x_u32(&b->x, &op));
 	if (d && d->xargs)
 		assert_true(d->xargs(&b->x, a ? a : &none));
