@@ -999,16 +999,7 @@ int main(int argc, char **argv)
 	g.app.config = g.config;
 	/* the shared start-up, with ibv_rc_pingpong's exit statuses kept: 2 for the
 	 * configuration, 3 for the stack; -d is looked up before the EAL starts */
-	stk_config_default(&g.app.cfg);
-	{
-		char err[512];
-
-		if (stk_config_load(g.config, &g.app.cfg, err, sizeof(err)) != 0) {
-			fprintf(stderr, "droce-pingpong: %s\n", err);
-			return 2;
-		}
-	}
-	if (pick_iface(&g.app.cfg) != 0)
+	if (app_load_config(&g.app) != 0 || pick_iface(&g.app.cfg) != 0)
 		return 2;
 	rc = app_start_stack(&g.app, argv[0], eal_argc, eal_argv);
 	if (rc != 0) {

@@ -52,10 +52,12 @@ void app_split_args(struct app_start *a, int argc, char **argv, int *eal_argc, c
 		a->config = getenv("DROCE_CONF");
 }
 
-int app_start_stack(struct app_start *a, const char *argv0, int eal_argc, char **eal_argv)
+int app_load_config(struct app_start *a)
 {
 	char err[512];
 
+	if (a->cfg_loaded)
+		return 0;
 	if (!a->config || !*a->config) {
 		fprintf(stderr,
 			"%s: no droce configuration: give --config FILE or set DROCE_CONF "
@@ -69,6 +71,16 @@ int app_start_stack(struct app_start *a, const char *argv0, int eal_argc, char *
 		fprintf(stderr, "%s: %s\n", a->prog, err);
 		return APP_EXIT_CONFIG;
 	}
+	a->cfg_loaded = true;
+	return 0;
+}
+
+int app_start_stack(struct app_start *a, const char *argv0, int eal_argc, char **eal_argv)
+{
+	int rc = app_load_config(a);
+
+	if (rc != 0)
+		return rc;
 	if (stk_eal_init(&a->cfg, argv0, eal_argc, eal_argv) != 0) {
 		fprintf(stderr, "%s: the EAL did not start (see the messages above)\n", a->prog);
 		return APP_EXIT_NODEV;

@@ -30,6 +30,7 @@ struct app_start {
 	const char *prog;   /**< for messages: "droce-udaddy" */
 	const char *config; /**< the INI file */
 	struct stk_config cfg;
+	bool cfg_loaded;
 	bool cc_on;
 	struct roce_dcqcn_params cc;
 	bool eal_up, stack_up;
@@ -51,7 +52,16 @@ void app_split_args(struct app_start *a, int argc, char **argv, int *eal_argc, c
 		    int *app_argc, char ***app_argv);
 
 /**
- * Load the configuration, start the EAL and the stack (ports, lcores).
+ * Load the configuration (the stack's sections and [dcqcn]) into a->cfg, once: a tool that
+ * must read it before the EAL starts (the verbs tools' -d lookup) calls this first, and
+ * app_start_stack() then uses it.
+ * @return 0 or APP_EXIT_CONFIG (no/bad file; says why).
+ */
+int app_load_config(struct app_start *a);
+
+/**
+ * Load the configuration (unless app_load_config() did), start the EAL and the stack
+ * (ports, lcores).
  * @return 0, APP_EXIT_CONFIG (no/bad file; says why) or APP_EXIT_NODEV (says why).
  */
 int app_start_stack(struct app_start *a, const char *argv0, int eal_argc, char **eal_argv);

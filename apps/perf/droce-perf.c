@@ -886,7 +886,6 @@ static void *control_thread(void *arg)
 
 int main(int argc, char **argv)
 {
-	char err[512];
 	int eal_argc, app_argc, status = 1, rc, t;
 	char **eal_argv, **app_argv;
 	pthread_t tid;
@@ -912,12 +911,7 @@ int main(int argc, char **argv)
 	 * for the stack; -d is looked up before the EAL starts */
 	perf.app.prog = "droce-perf";
 	perf.app.config = perf.p.config;
-	stk_config_default(&perf.app.cfg);
-	if (stk_config_load(perf.p.config, &perf.app.cfg, err, sizeof(err)) != 0) {
-		fprintf(stderr, "droce-perf: %s\n", err);
-		return 2;
-	}
-	if (pick_iface(&perf.app.cfg) != 0)
+	if (app_load_config(&perf.app) != 0 || pick_iface(&perf.app.cfg) != 0)
 		return 2;
 	rc = app_start_stack(&perf.app, argv[0], eal_argc, eal_argv);
 	if (rc != 0) {
