@@ -263,3 +263,27 @@ int n4f_fresh(void **state)
 	nfs4_server_set_clock(n4f_srv, n4f_clock);
 	return 0;
 }
+
+void n4f_open_session(const char *owner, struct n4f_sess *s)
+{
+	n4f_new_session(owner, s);
+	n4f_reclaim_complete(s);
+}
+
+struct nfs_fh n4f_root_fh(void)
+{
+	struct nfs_fh fh;
+
+	assert_int_equal(nfs_fs_mount(&n4f_ctx, n4f_exp_a, &fh), NFS_OK);
+	return fh;
+}
+
+void n4f_putfh(struct n4f_cb *b, const struct nfs_fh *fh)
+{
+	n4f_op(b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {fh->data, fh->len}});
+}
+
+void n4f_path_of(char *out, size_t cap, const char *name)
+{
+	snprintf(out, cap, "%s/%s", n4f_exp_a, name);
+}

@@ -59,6 +59,14 @@ uint32_t n4f_create_session(uint64_t clientid, uint32_t seq, struct nfs4_create_
 void n4f_new_session(const char *owner, struct n4f_sess *s);
 /** RECLAIM_COMPLETE on s: a client may make new state only after it (RFC 8881 §18.51.3). */
 void n4f_reclaim_complete(struct n4f_sess *s);
+/* a client and session that may make state: EXCHANGE_ID, CREATE_SESSION, RECLAIM_COMPLETE */
+void n4f_open_session(const char *owner, struct n4f_sess *s);
+/* export A's root handle, as the backend gives it */
+struct nfs_fh n4f_root_fh(void);
+/* PUTFH of @fh into the compound being built */
+void n4f_putfh(struct n4f_cb *b, const struct nfs_fh *fh);
+/* export A's path of @name */
+void n4f_path_of(char *out, size_t cap, const char *name);
 void n4f_seq(struct n4f_cb *b, struct n4f_sess *s, uint32_t slot, uint32_t seqid, bool cachethis);
 void n4f_session(struct n4f_cb *b, struct n4f_sess *s);
 void n4f_mkfile(const char *path, const char *data);

@@ -39,30 +39,6 @@
 
 static const struct nfs4_stateid anon_sid = {0, {0}};
 
-static void open_session(const char *owner, struct n4f_sess *s)
-{
-	n4f_new_session(owner, s);
-	n4f_reclaim_complete(s);
-}
-
-static struct nfs_fh root_fh(void)
-{
-	struct nfs_fh fh;
-
-	assert_int_equal(nfs_fs_mount(&n4f_ctx, n4f_exp_a, &fh), NFS_OK);
-	return fh;
-}
-
-static void putfh(struct n4f_cb *b, const struct nfs_fh *fh)
-{
-	n4f_op(b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {fh->data, fh->len}});
-}
-
-static void path_of(char *out, size_t cap, const char *name)
-{
-	snprintf(out, cap, "%s/%s", n4f_exp_a, name);
-}
-
 /* SEQUENCE in a compound of minor version minor */
 static void start(struct n4f_cb *b, struct n4f_sess *s, uint32_t minor)
 {
@@ -78,7 +54,7 @@ static void start(struct n4f_cb *b, struct n4f_sess *s, uint32_t minor)
 static void do_open(struct n4f_sess *s, const char *name, uint32_t access, struct nfs4_stateid *sid,
 		    struct nfs_fh *fh)
 {
-	struct nfs_fh root = root_fh();
+	struct nfs_fh root = n4f_root_fh();
 	union nfs4_op_args a = {0};
 	struct n4f_reply r;
 	struct n4f_cb b;
@@ -90,7 +66,7 @@ static void do_open(struct n4f_sess *s, const char *name, uint32_t access, struc
 	a.open.claim = CLAIM_NULL;
 	a.open.name = (struct nfs4_ref){(const uint8_t *)name, (uint32_t)strlen(name)};
 	start(&b, s, 2);
-	putfh(&b, &root);
+	n4f_putfh(&b, &root);
 	n4f_op(&b, NFS4_OP_OPEN, &a);
 	n4f_op(&b, NFS4_OP_GETFH, NULL);
 	n4f_run(&b, &r);
@@ -107,7 +83,7 @@ static uint32_t one_op(struct n4f_sess *s, const struct nfs_fh *fh, uint32_t op,
 	struct n4f_cb b;
 
 	start(&b, s, 2);
-	putfh(&b, fh);
+	n4f_putfh(&b, fh);
 	n4f_op(&b, op, a);
 	n4f_run(&b, out);
 	return out->status;
@@ -147,7 +123,7 @@ static struct stat stat_of(const char *name)
 	char p[300];
 	struct stat st;
 
-	path_of(p, sizeof(p), name);
+	n4f_path_of(p, sizeof(p), name);
 	assert_int_equal(stat(p, &st), 0);
 	return st;
 }
@@ -160,7 +136,7 @@ static void fill(const char *name, uint64_t off, uint32_t len, char c)
 
 	assert_true(len <= sizeof(buf));
 	memset(buf, c, len);
-	path_of(p, sizeof(p), name);
+	n4f_path_of(p, sizeof(p), name);
 	fd = open(p, O_WRONLY);
 	assert_true(fd >= 0);
 	assert_int_equal(pwrite(fd, buf, len, (off_t)off), (ssize_t)len);
@@ -171,14 +147,14 @@ static void fill(const char *name, uint64_t off, uint32_t len, char c)
 static void test_allocate_deallocate(void **state)
 {
 	struct nfs4_stateid wsid, rsid, bad;
-	struct nfs_fh fh, rfh, root = root_fh();
+	struct nfs_fh fh, rfh, root = n4f_root_fh();
 	struct n4f_sess s;
 	struct stat st;
 	uint64_t pos = 0;
 	bool eof = false;
 
 	(void)state;
-	open_session("alloc", &s);
+	n4f_open_session("alloc", &s);
 	do_open(&s, "space", OPEN4_SHARE_ACCESS_BOTH, &wsid, &fh);
 	/* ALLOCATE 256 KiB: the size grows, the blocks are there, all of it reads as a hole's
 	 * zeros (unwritten extents) */
@@ -249,9 +225,9 @@ static uint32_t xfer(struct n4f_sess *s, const struct nfs_fh *src, const struct 
 	struct n4f_cb b;
 
 	start(&b, s, 2);
-	putfh(&b, src);
+	n4f_putfh(&b, src);
 	n4f_op(&b, NFS4_OP_SAVEFH, NULL);
-	putfh(&b, dst);
+	n4f_putfh(&b, dst);
 	n4f_op(&b, op, a);
 	n4f_run(&b, r);
 	return r->status;
@@ -263,7 +239,7 @@ static void file_bytes(const char *name, uint8_t *buf, size_t cap, size_t *len)
 	ssize_t n;
 	int fd;
 
-	path_of(p, sizeof(p), name);
+	n4f_path_of(p, sizeof(p), name);
 	fd = open(p, O_RDONLY);
 	assert_true(fd >= 0);
 	n = read(fd, buf, cap);
@@ -284,7 +260,7 @@ static void test_copy(void **state)
 	size_t wl, gl;
 
 	(void)state;
-	open_session("copy", &s);
+	n4f_open_session("copy", &s);
 	do_open(&s, "src", OPEN4_SHARE_ACCESS_BOTH, &ssid, &sfh);
 	do_open(&s, "dst", OPEN4_SHARE_ACCESS_BOTH, &dsid, &dfh);
 	for (uint32_t i = 0; i < 40 * KIB; i += 4 * KIB)
@@ -359,8 +335,8 @@ static bool fs_reflinks(void)
 	bool ok;
 	int a, b;
 
-	path_of(p1, sizeof(p1), ".probe1");
-	path_of(p2, sizeof(p2), ".probe2");
+	n4f_path_of(p1, sizeof(p1), ".probe1");
+	n4f_path_of(p2, sizeof(p2), ".probe2");
 	a = open(p1, O_CREAT | O_RDWR, 0600);
 	b = open(p2, O_CREAT | O_RDWR, 0600);
 	assert_true(a >= 0 && b >= 0);
@@ -385,7 +361,7 @@ static void test_clone(void **state)
 	size_t wl, gl;
 
 	(void)state;
-	open_session("clone", &s);
+	n4f_open_session("clone", &s);
 	do_open(&s, "csrc", OPEN4_SHARE_ACCESS_BOTH, &ssid, &sfh);
 	do_open(&s, "cdst", OPEN4_SHARE_ACCESS_BOTH, &dsid, &dfh);
 	fill("csrc", 0, 64 * KIB, 'c');
@@ -421,7 +397,7 @@ static void test_minor1_illegal(void **state)
 
 	(void)state;
 	memset(&a, 0, sizeof(a));
-	open_session("minor1", &s);
+	n4f_open_session("minor1", &s);
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
 		start(&b, &s, 1);
 		n4f_op(&b, ops[i], &a);

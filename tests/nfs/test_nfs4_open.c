@@ -30,31 +30,6 @@
 #include "nfs4_fixture.h"
 #include "nfs_xdr_prim.h"
 
-/* a client and session that may make state: EXCHANGE_ID, CREATE_SESSION, RECLAIM_COMPLETE */
-static void open_session(const char *owner, struct n4f_sess *s)
-{
-	n4f_new_session(owner, s);
-	n4f_reclaim_complete(s);
-}
-
-static struct nfs_fh root_fh(void)
-{
-	struct nfs_fh fh;
-
-	assert_int_equal(nfs_fs_mount(&n4f_ctx, n4f_exp_a, &fh), NFS_OK);
-	return fh;
-}
-
-static void putfh(struct n4f_cb *b, const struct nfs_fh *fh)
-{
-	n4f_op(b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {fh->data, fh->len}});
-}
-
-static void path_of(char *out, size_t cap, const char *name)
-{
-	snprintf(out, cap, "%s/%s", n4f_exp_a, name);
-}
-
 /* a fattr4 with mode alone: bitmap {0, 1 << (33 - 32)}, attrlist4 the mode */
 static struct nfs4_fattr fattr_mode(uint8_t buf[4], uint32_t mode)
 {
@@ -90,14 +65,14 @@ static union nfs4_op_args open_args(const char *owner, const char *name, uint32_
 static uint32_t do_open(struct n4f_sess *s, const char *owner, const char *name, uint32_t access,
 			uint32_t deny, int create, struct nfs4_stateid *sid, struct nfs_fh *fh)
 {
-	struct nfs_fh root = root_fh();
+	struct nfs_fh root = n4f_root_fh();
 	uint8_t mb[4];
 	union nfs4_op_args a = open_args(owner, name, access, deny, create, fattr_mode(mb, 0600));
 	struct n4f_reply r;
 	struct n4f_cb b;
 
 	n4f_session(&b, s);
-	putfh(&b, &root);
+	n4f_putfh(&b, &root);
 	n4f_op(&b, NFS4_OP_OPEN, &a);
 	n4f_op(&b, NFS4_OP_GETFH, NULL);
 	n4f_run(&b, &r);
@@ -123,7 +98,7 @@ static uint32_t one_op(struct n4f_sess *s, const struct nfs_fh *fh, uint32_t op,
 	struct n4f_cb b;
 
 	n4f_session(&b, s);
-	putfh(&b, fh);
+	n4f_putfh(&b, fh);
 	n4f_op(&b, op, a);
 	n4f_run(&b, rp);
 	return rp->status;
@@ -191,7 +166,7 @@ static void test_open_bytes(void **state)
 		's',  0x00, 0x00, 0x00,				/* */
 		0x00, 0x00, 0x00, 0x0a,				/* GETFH */
 	};
-	struct nfs_fh root = root_fh();
+	struct nfs_fh root = n4f_root_fh();
 	const uint8_t *rep, *p;
 	uint8_t call[512];
 	struct n4f_sess s;
@@ -201,9 +176,9 @@ static void test_open_bytes(void **state)
 	uint32_t len, n, off;
 
 	(void)state;
-	open_session("bytes", &s);
+	n4f_open_session("bytes", &s);
 	n4f_session(&b, &s);
-	putfh(&b, &root);
+	n4f_putfh(&b, &root);
 	len = xdr_getpos(&b.x);
 	memcpy(call, b.buf, len);
 	memcpy(call + len, open_op, sizeof(open_op));
@@ -227,7 +202,7 @@ static void test_open_bytes(void **state)
 	off += 20;
 	assert_memory_equal(rep + off, "\0\0\0\x0a\0\0\0\0", 8); /* GETFH OK */
 	assert_int_equal(n, off + 8 + 4 + root.len);
-	path_of(path, sizeof(path), "bytes");
+	n4f_path_of(path, sizeof(path), "bytes");
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0644);
 	assert_true(S_ISREG(st.st_mode));
@@ -236,7 +211,7 @@ static void test_open_bytes(void **state)
 static void test_open_create_close(void **state)
 {
 	struct nfs4_stateid sid, sid2;
-	struct nfs_fh fh, root = root_fh();
+	struct nfs_fh fh, root = n4f_root_fh();
 	struct nfs4_stats st0, st1;
 	struct n4f_reply r;
 	struct n4f_sess s;
@@ -246,12 +221,12 @@ static void test_open_create_close(void **state)
 
 	(void)state;
 	nfs4_server_stats(n4f_srv, &st0);
-	open_session("occ", &s);
+	n4f_open_session("occ", &s);
 	assert_int_equal(
 		do_open(&s, "o1", "new", OPEN4_SHARE_ACCESS_BOTH, 0, UNCHECKED4, &sid, &fh),
 		NFS4_OK);
 	assert_int_equal(sid.seqid, 1);
-	path_of(path, sizeof(path), "new");
+	n4f_path_of(path, sizeof(path), "new");
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0600);
 	/* WRITE with the open's stateid, READ it back with the current stateid (seqid 1,
@@ -265,7 +240,7 @@ static void test_open_create_close(void **state)
 		union nfs4_op_args rd = {.read = {{1, {0}}, 0, 100}};
 
 		n4f_session(&b, &s);
-		putfh(&b, &root);
+		n4f_putfh(&b, &root);
 		n4f_op(&b, NFS4_OP_OPEN, &o);
 		n4f_op(&b, NFS4_OP_READ, &rd);
 		n4f_run(&b, &r);
@@ -284,7 +259,7 @@ static void test_open_create_close(void **state)
 	assert_int_equal(read_at(&s, &fh, &sid, 0, 10, NULL), NFS4_OK);
 	/* CLOSE: the invalid stateid comes back; the open's stateid is BAD_STATEID after */
 	n4f_session(&b, &s);
-	putfh(&b, &fh);
+	n4f_putfh(&b, &fh);
 	n4f_op(&b, NFS4_OP_CLOSE, &(union nfs4_op_args){.close = {0, sid2}});
 	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4_OK);
@@ -311,7 +286,7 @@ static void test_open_create_close(void **state)
 						 UNCHECKED4, (struct nfs4_fattr){0});
 
 		n4f_seq(&b, &s, 1, s.seq[1]++, true);
-		putfh(&b, &root);
+		n4f_putfh(&b, &root);
 		n4f_op(&b, NFS4_OP_OPEN, &o);
 		n4f_op(&b, NFS4_OP_GETFH, NULL);
 		n4f_op(&b, NFS4_OP_ACCESS, &(union nfs4_op_args){.access = ACCESS4_ALL});
@@ -329,14 +304,14 @@ static void test_open_create_close(void **state)
 
 static void test_open_errors(void **state)
 {
-	struct nfs_fh root = root_fh(), fh;
+	struct nfs_fh root = n4f_root_fh(), fh;
 	union nfs4_op_args a;
 	struct n4f_reply r;
 	struct n4f_sess s;
 	struct n4f_cb b;
 
 	(void)state;
-	open_session("oerr", &s);
+	n4f_open_session("oerr", &s);
 	assert_int_equal(
 		do_open(&s, "o", "nothere", OPEN4_SHARE_ACCESS_READ, 0, NOCREATE, NULL, NULL),
 		NFS4ERR_NOENT);
@@ -428,8 +403,8 @@ static void test_share_reservations(void **state)
 	union nfs4_op_args d = {0};
 
 	(void)state;
-	open_session("shareA", &A);
-	open_session("shareB", &B);
+	n4f_open_session("shareA", &A);
+	n4f_open_session("shareB", &B);
 	/* A reads and denies writers */
 	assert_int_equal(do_open(&A, "oa", "file", OPEN4_SHARE_ACCESS_BOTH,
 				 OPEN4_SHARE_ACCESS_WRITE, NOCREATE, &a1, &fh),
@@ -480,7 +455,7 @@ static void test_stateid_rules(void **state)
 	struct n4f_sess s;
 
 	(void)state;
-	open_session("sids", &s);
+	n4f_open_session("sids", &s);
 	assert_int_equal(do_open(&s, "o", "file", OPEN4_SHARE_ACCESS_READ, 0, NOCREATE, &sid, &fh),
 			 NFS4_OK);
 	nfs4_server_stats(n4f_srv, &st0);
@@ -501,7 +476,7 @@ static void test_stateid_rules(void **state)
 	assert_int_equal(read_at(&s, &fh, &bad, 0, 5, NULL), NFS4ERR_BAD_STATEID);
 	/* the stateid of another file */
 	{
-		struct nfs_fh root = root_fh();
+		struct nfs_fh root = n4f_root_fh();
 
 		assert_int_equal(read_at(&s, &root, &sid, 0, 5, NULL), NFS4ERR_BAD_STATEID);
 	}
@@ -549,22 +524,22 @@ static void test_stateid_rules(void **state)
 		union nfs4_op_args o = open_args("o", "file", OPEN4_SHARE_ACCESS_READ, 0, NOCREATE,
 						 (struct nfs4_fattr){0});
 		union nfs4_op_args rd = {.read = {{1, {0}}, 0, 4}};
-		struct nfs_fh root = root_fh();
+		struct nfs_fh root = n4f_root_fh();
 		struct n4f_cb b;
 
 		n4f_session(&b, &s);
-		putfh(&b, &root);
+		n4f_putfh(&b, &root);
 		n4f_op(&b, NFS4_OP_OPEN, &o);
-		putfh(&b, &fh);
+		n4f_putfh(&b, &fh);
 		n4f_op(&b, NFS4_OP_READ, &rd);
 		n4f_run(&b, &r);
 		assert_int_equal(r.status, NFS4ERR_BAD_STATEID);
 		assert_int_equal(r.n, 5);
 		n4f_session(&b, &s);
-		putfh(&b, &root);
+		n4f_putfh(&b, &root);
 		n4f_op(&b, NFS4_OP_OPEN, &o);
 		n4f_op(&b, NFS4_OP_SAVEFH, NULL);
-		putfh(&b, &root);
+		n4f_putfh(&b, &root);
 		n4f_op(&b, NFS4_OP_RESTOREFH, NULL);
 		n4f_op(&b, NFS4_OP_READ, &rd);
 		n4f_run(&b, &r);
@@ -590,7 +565,7 @@ static void test_read_write_commit(void **state)
 	union nfs4_op_args a = {0};
 
 	(void)state;
-	open_session("rwc", &s);
+	n4f_open_session("rwc", &s);
 	assert_int_equal(do_open(&s, "o", "rw", OPEN4_SHARE_ACCESS_BOTH, 0, UNCHECKED4, &sid, &fh),
 			 NFS4_OK);
 	assert_int_equal(write_at(&s, &fh, &sid, 4, "data", NFS_UNSTABLE, &r), NFS4_OK);
@@ -612,7 +587,7 @@ static void test_read_write_commit(void **state)
 	assert_true(r.r[2].u.read.eof);
 	/* READ of a directory */
 	{
-		struct nfs_fh root = root_fh();
+		struct nfs_fh root = n4f_root_fh();
 
 		assert_int_equal(read_at(&s, &root, &anon_sid, 0, 10, NULL), NFS4ERR_ISDIR);
 	}
@@ -633,12 +608,12 @@ static void test_read_ddp(void **state)
 	uint32_t n, len;
 
 	(void)state;
-	open_session("ddp", &s);
+	n4f_open_session("ddp", &s);
 	assert_int_equal(do_open(&s, "o", "file", OPEN4_SHARE_ACCESS_READ, 0, NOCREATE, &sid, &fh),
 			 NFS4_OK);
 	memset(sink, 0, sizeof(sink));
 	n4f_session(&b, &s);
-	putfh(&b, &fh);
+	n4f_putfh(&b, &fh);
 	n4f_op(&b, NFS4_OP_READ, &(union nfs4_op_args){.read = {sid, 0, 100}});
 	len = n4f_end(&b, 0);
 	n = nfs4_compound_io(n4f_srv, &n4f_ctx, b.buf, len, &io, &rep);
@@ -653,7 +628,7 @@ static void test_read_ddp(void **state)
 	assert_int_equal(r.status, NFS4ERR_RETRY_UNCACHED_REP);
 	/* READ then GETATTR: the data goes inline, nothing for the write chunk */
 	n4f_session(&b, &s);
-	putfh(&b, &fh);
+	n4f_putfh(&b, &fh);
 	n4f_op(&b, NFS4_OP_READ, &(union nfs4_op_args){.read = {sid, 0, 100}});
 	n4f_op(&b, NFS4_OP_GETATTR, &(union nfs4_op_args){.getattr = {1, {1u << NFS4_A_SIZE}}});
 	n = nfs4_compound_io(n4f_srv, &n4f_ctx, b.buf, n4f_end(&b, 0), &io, &rep);
@@ -664,7 +639,7 @@ static void test_read_ddp(void **state)
 	/* a sink too small: inline, but still the tail for the write chunk (not placed) */
 	io.sink_len = 4;
 	n4f_session(&b, &s);
-	putfh(&b, &fh);
+	n4f_putfh(&b, &fh);
 	n4f_op(&b, NFS4_OP_READ, &(union nfs4_op_args){.read = {sid, 0, 100}});
 	n = nfs4_compound_io(n4f_srv, &n4f_ctx, b.buf, n4f_end(&b, 0), &io, &rep);
 	assert_int_equal(io.ddp_len, 12);
@@ -720,7 +695,7 @@ static int find(const struct dent *d, uint32_t n, const char *name)
 
 static void test_dir_ops(void **state)
 {
-	struct nfs_fh root = root_fh(), sub;
+	struct nfs_fh root = n4f_root_fh(), sub;
 	union nfs4_op_args a = {0};
 	struct dent d[32];
 	struct n4f_reply r;
@@ -732,10 +707,10 @@ static void test_dir_ops(void **state)
 	int i;
 
 	(void)state;
-	open_session("dirs", &s);
+	n4f_open_session("dirs", &s);
 	/* CREATE a directory: the current handle becomes it */
 	n4f_session(&b, &s);
-	putfh(&b, &root);
+	n4f_putfh(&b, &root);
 	a.create = (struct nfs4_create_args){NFS_DIR,	{0}, 0, 0, {(const uint8_t *)"sub", 3},
 					     {{0}, {0}}};
 	n4f_op(&b, NFS4_OP_CREATE, &a);
@@ -745,12 +720,12 @@ static void test_dir_ops(void **state)
 	assert_true(r.r[2].u.create.cinfo.after != r.r[2].u.create.cinfo.before);
 	sub.len = r.r[3].u.fh.len;
 	memcpy(sub.data, r.r[3].u.fh.p, sub.len);
-	path_of(path, sizeof(path), "sub");
+	n4f_path_of(path, sizeof(path), "sub");
 	assert_int_equal(stat(path, &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
 	/* a symbolic link, READLINK of it; a regular file by CREATE is BADTYPE */
 	n4f_session(&b, &s);
-	putfh(&b, &sub);
+	n4f_putfh(&b, &sub);
 	a.create = (struct nfs4_create_args){NFS_LNK, {(const uint8_t *)"../file", 7}, 0,
 					     0,	      {(const uint8_t *)"ln", 2},      {{0}, {0}}};
 	n4f_op(&b, NFS4_OP_CREATE, &a);
@@ -759,34 +734,34 @@ static void test_dir_ops(void **state)
 	assert_int_equal(r.status, NFS4_OK);
 	assert_int_equal(r.r[3].u.link.len, 7);
 	assert_memory_equal(r.r[3].u.link.p, "../file", 7);
-	path_of(path, sizeof(path), "sub/ln");
+	n4f_path_of(path, sizeof(path), "sub/ln");
 	assert_int_equal(readlink(path, link, sizeof(link)), 7);
 	a.create.type = NFS_REG;
 	a.create.name = (struct nfs4_ref){(const uint8_t *)"reg", 3};
 	assert_int_equal(one_op(&s, &sub, NFS4_OP_CREATE, &a, NULL), NFS4ERR_BADTYPE);
 	/* LINK: SAVEFH the file, PUTFH the directory */
 	n4f_session(&b, &s);
-	putfh(&b, &root);
+	n4f_putfh(&b, &root);
 	n4f_op(&b, NFS4_OP_LOOKUP, &(union nfs4_op_args){.name = {(const uint8_t *)"file", 4}});
 	n4f_op(&b, NFS4_OP_SAVEFH, NULL);
-	putfh(&b, &sub);
+	n4f_putfh(&b, &sub);
 	n4f_op(&b, NFS4_OP_LINK, &(union nfs4_op_args){.name = {(const uint8_t *)"hard", 4}});
 	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4_OK);
-	path_of(path, sizeof(path), "file");
+	n4f_path_of(path, sizeof(path), "file");
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_nlink, 2);
 	/* RENAME sub/hard -> hard2 (SAVEFH the source directory) */
 	n4f_session(&b, &s);
-	putfh(&b, &sub);
+	n4f_putfh(&b, &sub);
 	n4f_op(&b, NFS4_OP_SAVEFH, NULL);
-	putfh(&b, &root);
+	n4f_putfh(&b, &root);
 	a.rename = (struct nfs4_rename_args){{(const uint8_t *)"hard", 4},
 					     {(const uint8_t *)"hard2", 5}};
 	n4f_op(&b, NFS4_OP_RENAME, &a);
 	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4_OK);
-	path_of(path, sizeof(path), "hard2");
+	n4f_path_of(path, sizeof(path), "hard2");
 	assert_int_equal(stat(path, &st), 0);
 	/* RENAME over a file this client holds open: its CLOSE still goes through (the handle is
 	 * stale, but the state is there), anything else on it is STALE */
@@ -798,7 +773,7 @@ static void test_dir_ops(void **state)
 					 &osid, &ofh),
 				 NFS4_OK);
 		n4f_session(&b, &s);
-		putfh(&b, &root);
+		n4f_putfh(&b, &root);
 		n4f_op(&b, NFS4_OP_SAVEFH, NULL);
 		a.rename = (struct nfs4_rename_args){{(const uint8_t *)"hard2", 5},
 						     {(const uint8_t *)"victim", 6}};
@@ -812,7 +787,7 @@ static void test_dir_ops(void **state)
 		a.rename = (struct nfs4_rename_args){{(const uint8_t *)"victim", 6},
 						     {(const uint8_t *)"hard2", 5}};
 		n4f_session(&b, &s);
-		putfh(&b, &root);
+		n4f_putfh(&b, &root);
 		n4f_op(&b, NFS4_OP_SAVEFH, NULL);
 		n4f_op(&b, NFS4_OP_RENAME, &a);
 		n4f_run(&b, &r);
@@ -920,10 +895,10 @@ static void test_setattr_verify(void **state)
 	char path[300];
 
 	(void)state;
-	open_session("attrs", &s);
+	n4f_open_session("attrs", &s);
 	assert_int_equal(do_open(&s, "o", "sa", OPEN4_SHARE_ACCESS_BOTH, 0, UNCHECKED4, &sid, &fh),
 			 NFS4_OK);
-	path_of(path, sizeof(path), "sa");
+	n4f_path_of(path, sizeof(path), "sa");
 	/* mode */
 	a.setattr.sid = anon_sid;
 	a.setattr.attrs = fattr_mode(mb, 0640);
@@ -1024,8 +999,8 @@ static void test_locks(void **state)
 	/* NLM's manager: the server takes it before its first compound */
 	nfs_lock_mgr_init(&mgr, &(struct nfs_lock_conf){0});
 	nfs4_server_set_lock_mgr(n4f_srv, &mgr);
-	open_session("lockA", &A);
-	open_session("lockB", &B);
+	n4f_open_session("lockA", &A);
+	n4f_open_session("lockB", &B);
 	assert_int_equal(do_open(&A, "oa", "file", OPEN4_SHARE_ACCESS_BOTH, 0, NOCREATE, &oa, &fh),
 			 NFS4_OK);
 	assert_int_equal(do_open(&B, "ob", "file", OPEN4_SHARE_ACCESS_BOTH, 0, NOCREATE, &ob, NULL),
@@ -1135,7 +1110,7 @@ static void test_state_freed_with_client(void **state)
 	uint32_t locks, waiters;
 
 	(void)state;
-	open_session("gone", &s);
+	n4f_open_session("gone", &s);
 	assert_int_equal(do_open(&s, "o1", "file", OPEN4_SHARE_ACCESS_BOTH, 0, NOCREATE, &sid, &fh),
 			 NFS4_OK);
 	assert_int_equal(do_open(&s, "o2", "g2", OPEN4_SHARE_ACCESS_BOTH, OPEN4_SHARE_DENY_BOTH,
@@ -1153,7 +1128,7 @@ static void test_state_freed_with_client(void **state)
 	assert_int_equal(r.r[1].status, NFS4ERR_CLIENTID_BUSY);
 	/* the lease runs out: the next compound's sweep frees the client and all of it */
 	n4f_now_ns += (uint64_t)(n4f_conf.state.lease_s + 2) * 1000000000ull;
-	open_session("after", &other);
+	n4f_open_session("after", &other);
 	nfs4_otab_stats(n4f_srv->ot, &ot);
 	assert_int_equal(ot.stids, 0);
 	assert_int_equal(ot.owners, 0);
@@ -1181,7 +1156,7 @@ static void test_unmount(void **state)
 	struct n4f_cb b;
 
 	(void)state;
-	open_session("umount", &s);
+	n4f_open_session("umount", &s);
 	assert_int_equal(do_open(&s, "o", "file", OPEN4_SHARE_ACCESS_BOTH, 0, NOCREATE, &sid, &fh),
 			 NFS4_OK);
 	a = lock_new(WRITE_LT, 0, 10, &sid, "lo");
@@ -1216,21 +1191,21 @@ static void test_v42_notsupp(void **state)
 	static const uint32_t v42[] = {NFS4_OP_READ_PLUS,  NFS4_OP_GETXATTR,	NFS4_OP_SETXATTR,
 				       NFS4_OP_LISTXATTRS, NFS4_OP_REMOVEXATTR, NFS4_OP_WRITE_SAME,
 				       NFS4_OP_IO_ADVISE};
-	struct nfs_fh root = root_fh();
+	struct nfs_fh root = n4f_root_fh();
 	struct nfs4_bitmap sup;
 	struct n4f_reply r;
 	struct n4f_sess s;
 	struct n4f_cb b;
 
 	(void)state;
-	open_session("v42", &s);
+	n4f_open_session("v42", &s);
 	for (size_t i = 0; i < sizeof(v42) / sizeof(v42[0]); i++) {
 		/* minor version 2: NOTSUPP, well formed, the compound stops there */
 		n4f_seq(&b, &s, 0, s.seq[0]++, false);
 		xdr_setpos(&b.x, 4);
 		assert_true(x_u32(&b.x, &(uint32_t){2}));
 		xdr_setpos(&b.x, 12 + 4 + 32);
-		putfh(&b, &root);
+		n4f_putfh(&b, &root);
 		n4f_op(&b, v42[i], NULL);
 		n4f_op(&b, NFS4_OP_GETFH, NULL);
 		n4f_run(&b, &r);
