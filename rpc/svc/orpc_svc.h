@@ -24,6 +24,7 @@
 #include "orpc_msg.h"
 
 struct orpc_req;
+struct orpc_bc_table;
 
 /** A procedure handler: fill res from args. Returns SUCCESS, or SYSTEM_ERR / GARBAGE_ARGS
  * to answer that instead of results. Pointers in res must stay valid until dispatch returns
@@ -134,6 +135,9 @@ struct orpc_peer {
 	 * the lcore at dispatch: a pending call's copy of the peer keeps the pointer. */
 	uint8_t *ddp_sink;
 	uint32_t ddp_sink_len;
+	/** The connection's backchannel in its svc's table (orpc_bc.h): set by a transport that
+	 * can carry backward calls on it; 0 when it cannot (UDP) or the svc has no table. */
+	uint64_t bc_id;
 };
 
 /** The request a handler sees. */
@@ -162,6 +166,9 @@ struct orpc_svc {
 	void *ctx;		       /**< the upper layer's, for its handlers (req->svc->ctx) */
 	struct orpc_pending *deferred; /**< what the last dispatch deferred, until taken */
 	struct orpc_drc *drc;	       /**< the duplicate request cache, or NULL */
+	/** the backchannels of this lcore's connections (orpc_bc.h), or NULL: none are offered.
+	 * Set up by the application; the transports register their connections in it. */
+	struct orpc_bc_table *bc;
 	struct orpc_req req; /**< the call in dispatch (its credential copy is 800 bytes) */
 };
 
