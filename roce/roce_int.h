@@ -59,6 +59,10 @@ struct roce_dev {
 	bool fail_pending;  /**< some QP's CQ went to error: fail them at the next safe point */
 	int8_t link_up;	    /**< last link state seen: 1 up, 0 down, -1 not read yet */
 	uint64_t link_next; /**< TSC of the next link check; UINT64_MAX: no more */
+	/* starting transmission from a post (roce_post.c) */
+	uint8_t post_mode;    /**< enum roce_post_mode */
+	bool in_engine;	      /**< an engine or the CM runs: a post rings the doorbell */
+	struct roce_qp *rung; /**< QPs posted to since the doorbell was rung */
 };
 
 struct roce_pd {
@@ -275,7 +279,9 @@ struct roce_qp {
 	struct roce_dcqcn_rp rp;
 	uint64_t last_cnp; /**< NP: when this QP last sent a CNP */
 	bool polled;
-	bool fail_pending; /**< its CQ went to error: to ERR at the next safe point */
+	bool fail_pending;	   /**< its CQ went to error: to ERR at the next safe point */
+	bool rung;		   /**< on dev->rung: the doorbell runs its requester */
+	struct roce_qp *next_rung; /**< dev->rung list */
 };
 
 /** Number of entries in a work queue. */
@@ -356,6 +362,21 @@ static inline void roce_srq_taken(struct roce_srq *srq)
 		roce_event_raise(srq->pd->dev, ROCE_EVENT_SRQ_LIMIT_REACHED, srq);
 	}
 }
+
+/* ------------------------------------------------------------------ posting (roce_post.c) */
+
+/**
+ * Send WRs were queued on @p qp (roce_post_send()): start them per the device's post mode -
+ * on the owner lcore, run the requester now and flush the TX buffers, or ring the doorbell
+ * (inside the engines, or in DOORBELL mode); from another thread, nothing (the owner's poll).
+ */
+void roce_post_kick(struct roce_qp *qp);
+
+/** @p qp is being destroyed: take it off the doorbell's list. */
+void roce_post_forget(struct roce_qp *qp);
+
+/** @p dev is being closed: cancel its queued doorbell. */
+void roce_post_dev_close(struct roce_dev *dev);
 
 struct roce_cm;
 /** Run the CM of a device: its QP1 completions and timers (from roce_dev_poll). */

@@ -48,6 +48,7 @@ struct roce_dev *roce_dev_open(uint16_t iface)
 	dev->key_seq = 0x5a;
 	dev->rto_min = rte_get_tsc_hz() / 1000000 * ROCE_RTO_MIN_US;
 	dev->owner = RTE_MAX_LCORE;
+	dev->post_mode = ROCE_POST_IMMEDIATE;
 	dev->link_up = -1; /* read at the first poll (link_next 0) */
 	{
 		char rn[RTE_RING_NAMESIZE];
@@ -93,6 +94,7 @@ int roce_dev_close(struct roce_dev *dev)
 		return -EINVAL;
 	if (dev->n.pds || dev->n.cqs || dev->n.qps || dev->n.mrs || dev->n.srqs)
 		return -EBUSY;
+	roce_post_dev_close(dev);
 	{
 		void *m;
 

@@ -240,6 +240,9 @@ void roce_dev_poll(struct roce_dev *dev, struct stk_lcore *lc)
 						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			return;
 	}
+	/* from here to the event handler the engines and the CM run: a post made meanwhile (a
+	 * CM event handler's) rings the doorbell instead of running the requester inside them */
+	dev->in_engine = true;
 	n = rte_ring_sc_dequeue_burst(dev->rx_ring, (void **)in, RTE_DIM(in), NULL);
 	/* the responder's receive backlog (frames other lcores handed over, not yet processed)
 	 * drives PFC XOFF/XON generation on a software-PFC port, with the RX queue's fill */
@@ -274,6 +277,7 @@ void roce_dev_poll(struct roce_dev *dev, struct stk_lcore *lc)
 	roce_dev_fail_pending(dev);
 	if (dev->cm)
 		roce_cm_tick(dev->cm, now);
+	dev->in_engine = false;
 	/* the consumer's handler runs last, outside every engine */
 	if (dev->ev_fn && dev->ev_tail != dev->ev_head)
 		roce_event_dispatch(dev);
@@ -314,7 +318,9 @@ int roce_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *
 		}
 		return 0;
 	}
+	dev->in_engine = true;
 	rx_local(dev, lc, m, p);
+	dev->in_engine = false;
 	return 0;
 }
 
