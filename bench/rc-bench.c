@@ -46,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -139,6 +140,7 @@ static struct {
 	unsigned npp_post;
 	unsigned pp_rounds;  /**< ping-pong rounds per mode, interleaved */
 	uint32_t pp_busy_ns; /**< ping-pong: B's hook stands for other work this long per loop */
+	bool region_mmap;    /**< --region mmap: the registered buffers are not DPDK memory */
 	/* set-up */
 	struct rte_mempool *pool;
 	struct side s[2];
@@ -1118,7 +1120,18 @@ static void setup(void)
 		g.s[k].cq = g.s[k].dev ? roce_create_cq(g.s[k].dev, 4096) : NULL;
 		if (g.s[k].dev)
 			roce_dev_set_post_mode(g.s[k].dev, g.post);
-		g.s[k].buf = rte_zmalloc("rcb_buf", SIDE_BUF, 4096);
+		if (g.region_mmap) {
+			/* memory DPDK does not know: in PA mode only the kernel's pagemap has its
+			 * IOVAs (looked up at registration, or per packet with --iova packet) */
+			void *p = mmap(NULL, SIDE_BUF, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+			g.s[k].buf = p == MAP_FAILED ? NULL : p;
+			if (g.s[k].buf && mlock(g.s[k].buf, SIDE_BUF) != 0)
+				fprintf(stderr, "rc-bench: mlock: %s\n", strerror(errno));
+		} else {
+			g.s[k].buf = rte_zmalloc("rcb_buf", SIDE_BUF, 4096);
+		}
 		if (!g.s[k].pd || !g.s[k].cq || !g.s[k].buf)
 			rte_exit(EXIT_FAILURE, "rc-bench: roce device %d: %s\n", k,
 				 rte_strerror(rte_errno));
@@ -1235,7 +1248,8 @@ static void usage(void)
 		"       [--ops write,read,send] [--lcores 1,2] [--depth N] [--inflight-kib N]\n"
 		"       [--rate-depth N] [--mbuf-room N] [--ip-mtu N] [--memif-ring N] [--memif-buf N]\n"
 		"       [--timeout S] [--cells-only] [--post immediate|doorbell|queue]\n"
-		"       [--pp-post immediate,doorbell,queue] [--pp-rounds N] [--pp-busy-ns N]\n");
+		"       [--pp-post immediate,doorbell,queue] [--pp-rounds N] [--pp-busy-ns N]\n"
+		"       [--region heap|mmap] [--iova region|packet]\n");
 	exit(2);
 }
 
@@ -1263,6 +1277,8 @@ static void parse_args(int argc, char **argv)
 		{"pp-post", required_argument, NULL, 'Q'},
 		{"pp-rounds", required_argument, NULL, 'N'},
 		{"pp-busy-ns", required_argument, NULL, 'y'},
+		{"region", required_argument, NULL, 'g'},
+		{"iova", required_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -1351,6 +1367,16 @@ static void parse_args(int argc, char **argv)
 			break;
 		case 'y':
 			g.pp_busy_ns = (uint32_t)atoi(optarg);
+			break;
+		case 'g':
+			if (strcmp(optarg, "heap") && strcmp(optarg, "mmap"))
+				usage();
+			g.region_mmap = !strcmp(optarg, "mmap");
+			break;
+		case 'v':
+			if (strcmp(optarg, "region") && strcmp(optarg, "packet"))
+				usage();
+			roce_iova_per_packet = !strcmp(optarg, "packet");
 			break;
 		default:
 			usage();

@@ -59,6 +59,8 @@ struct roce_dev {
 	bool fail_pending;  /**< some QP's CQ went to error: fail them at the next safe point */
 	int8_t link_up;	    /**< last link state seen: 1 up, 0 down, -1 not read yet */
 	uint64_t link_next; /**< TSC of the next link check; UINT64_MAX: no more */
+	/** ROCE_RESERVED_LKEY's region: DPDK's memory, local only (roce_mr_lookup()) */
+	struct roce_mr dma_mr;
 	/* starting transmission from a post (roce_post.c) */
 	uint8_t post_mode;    /**< enum roce_post_mode */
 	bool in_engine;	      /**< an engine or the CM runs: a post rings the doorbell */
@@ -306,6 +308,18 @@ bool roce_access_ok(uint32_t access);
 /** Create / free a work queue with entries of @p esize bytes. */
 int roce_wq_init(struct roce_wq *q, uint32_t max_wr, uint32_t max_sge, size_t esize);
 void roce_wq_fini(struct roce_wq *q);
+
+/**
+ * The IOVA of [@p p, @p p + @p len) in region @p mr (ROCE_RESERVED_LKEY's included), from
+ * what registration resolved: no system call, no table walk beyond one index.
+ * @return true with *iova set, or false when the bytes cross pages whose IOVAs are not
+ * contiguous (attach them as one buffer and a NIC would read the wrong bytes: copy them).
+ */
+bool roce_mr_dma(const struct roce_mr *mr, const void *p, uint32_t len, uint64_t *iova);
+
+/** Resolve the IOVAs of @p mr's [addr, addr+length) (registration, REG_MR). @return 0 or
+ * -ENOMEM. */
+int roce_mr_dma_resolve(struct roce_mr *mr);
 
 /** Check one receive WR against @p pd and copy it into @p e. @return 0 or -EINVAL. */
 int roce_rwqe_fill(struct roce_dev *dev, const struct roce_pd *pd, uint32_t max_sge,

@@ -139,6 +139,13 @@ static void run_local(struct roce_qp *qp, struct roce_swqe *e)
 		mr->length = e->wr.wr.reg.length;
 		mr->access = e->wr.wr.reg.access;
 		mr->lkey = mr->rkey = e->wr.wr.reg.key;
+		/* registration: its IOVAs are resolved now, not per packet */
+		if (roce_mr_dma_resolve(mr) != 0) {
+			e->local_status = ROCE_WC_LOC_QP_OP_ERR;
+			qp->req.halted = true;
+			mr->state = ROCE_MR_FREE;
+			return;
+		}
 		mr->state = ROCE_MR_VALID;
 	}
 }

@@ -125,12 +125,20 @@ int roce_qp_xmit_to(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t,
 		    const struct roce_path *path)
 {
 	const struct stk_iface *ifc = stk_iface_get(qp->pd->dev->iface);
+	uint64_t iova = 0;
 	struct rte_mbuf *m;
 	int rc;
 
 	t->path = path;
 	t->lqpn = qp->qpn;
-	m = roce_tx_build(lc->pool, ifc, t, payload, len, zc ? &zc->zc : NULL);
+	/* the IOVA registration resolved; bytes across pages of non-contiguous IOVAs: copied */
+	if (unlikely(roce_iova_per_packet)) {
+		m = roce_tx_build(lc->pool, ifc, t, payload, len, zc ? &zc->zc : NULL);
+	} else {
+		if (zc && len && !roce_mr_dma(zc, payload, len, &iova))
+			zc = NULL;
+		m = roce_tx_build_iova(lc->pool, ifc, t, payload, len, zc ? &zc->zc : NULL, iova);
+	}
 	if (!m) {
 		qp->cnt[ROCE_QPC_tx_failed]++; /* no mbuf: go-back-N or a timeout resends it */
 		return -ENOMEM;

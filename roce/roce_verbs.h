@@ -80,12 +80,30 @@ struct roce_mr {
 	 * bytes as external buffers sharing this; its count is 1 + the frames that point into
 	 * the region, wherever they wait (TX buffer, PFC hold queue, neighbour queue). */
 	struct rte_mbuf_ext_shared_info zc;
+	/* Internal: the region's IOVAs for the NIC, resolved once at registration (and at each
+	 * REG_MR WR of a fast-registration region), never per packet: */
+	uint64_t dma_base;   /**< IOVA of addr when IOVA-contiguous; else UINT64_MAX */
+	uint64_t *dma_pages; /**< not contiguous: the IOVA of each page from addr's page on */
+	uint32_t dma_npages;
+	uint8_t dma_shift; /**< log2 of the page size dma_pages[] counts in */
 };
+
+/**
+ * The reserved local key (IB's reserved lkey, Linux's local_dma_lkey): an SGE with this lkey
+ * may point anywhere in memory DPDK registered by construction - its hugepage heap
+ * (rte_malloc), memzones and the mempools in them, extmem added with rte_extmem_register() -
+ * without a region of its own, for any PD. It is local only: it never matches as an rkey,
+ * and grants LOCAL_WRITE. [addr, addr+len) must lie in one of DPDK's memory segment lists,
+ * else the SGE is refused like a bad lkey. Its payloads go out zero-copy like a region's;
+ * roce_dev_close() answers -EBUSY while such frames are still queued.
+ */
+#define ROCE_RESERVED_LKEY 0u
 
 /** Open the RoCE device on stack interface @p iface. @return the device or NULL (rte_errno). */
 struct roce_dev *roce_dev_open(uint16_t iface);
 /** Close a device. @return 0, or -EBUSY while PDs, CQs, QPs or MRs remain (a region stays
- * until no queued zero-copy frame points into it, see roce_dereg_mr()). */
+ * until no queued zero-copy frame points into it, see roce_dereg_mr()), or while zero-copy
+ * frames of ROCE_RESERVED_LKEY SGEs are queued. */
 int roce_dev_close(struct roce_dev *dev);
 
 struct roce_pd *roce_alloc_pd(struct roce_dev *dev);
@@ -94,8 +112,15 @@ int roce_dealloc_pd(struct roce_pd *pd);
 
 /**
  * Register @p length bytes at @p addr, addressed by the peer as @p iova (ibv_reg_mr_iova).
+ * The bytes' IOVAs (what a NIC reads zero-copy payloads from) are resolved here, once: the
+ * address itself in IOVA-as-VA mode; in PA mode DPDK's memsegs, or rte_mem_virt2iova() (one
+ * /proc/self/pagemap read per page) for memory DPDK does not know, keeping one IOVA per page
+ * when the region is not IOVA-contiguous. Memory outside DPDK must stay mapped and pinned
+ * while registered (mlock it), as for any RDMA region; rte_extmem_register() it for PCI NICs.
+ * Control path.
  * @return the region, or NULL with rte_errno EINVAL (length 0 or > 2^40, unknown access bit,
- * REMOTE_WRITE/ATOMIC without LOCAL_WRITE, iova+length overflow), ENOMEM, ENOSPC (table full).
+ * REMOTE_WRITE/ATOMIC without LOCAL_WRITE, iova+length overflow), ENOMEM (also: more than
+ * 2^21 pages without contiguous IOVAs), ENOSPC (table full).
  */
 struct roce_mr *roce_reg_mr(struct roce_pd *pd, void *addr, uint64_t length, uint64_t iova,
 			    uint32_t access);
@@ -709,6 +734,7 @@ struct roce_dev_counts {
 	uint64_t post_tx_now;	/**< posts that put frames on the port in the call (IMMEDIATE) */
 	uint64_t
 		post_doorbell; /**< posts that rang the doorbell (DOORBELL, or inside the engines) */
+	uint64_t iova_resolved; /**< regions whose IOVAs were resolved (registrations, REG_MR) */
 	uint64_t post_deferred; /**< posts on the owner left to the next poll: QP not sending, a
 				 *   PFC pause of its priority, the next hop's MAC unresolved */
 };
