@@ -61,6 +61,7 @@ struct roce_dev {
 	uint64_t link_next; /**< TSC of the next link check; UINT64_MAX: no more */
 	/** ROCE_RESERVED_LKEY's region: DPDK's memory, local only (roce_mr_lookup()) */
 	struct roce_mr dma_mr;
+	uint64_t poll_epoch; /**< roce_dev_poll() calls: each gives every QP a new burst */
 	/* starting transmission from a post (roce_post.c) */
 	uint8_t post_mode;    /**< enum roce_post_mode */
 	bool in_engine;	      /**< an engine or the CM runs: a post rings the doorbell */
@@ -136,14 +137,16 @@ struct roce_srq {
 
 /** Requester: where segmentation of the send queue stands. */
 struct roce_req {
-	uint32_t psn;	   /**< next PSN to send */
-	uint64_t cur;	   /**< WQE being sent (sq.tail <= cur <= sq.head) */
-	uint32_t off;	   /**< bytes of it already sent */
-	uint32_t rd_out;   /**< READ / atomic requests awaiting responses */
-	uint32_t high_psn; /**< one past the highest PSN sent so far (new vs. resent) */
-	uint32_t cwnd;	   /**< PSNs we may have unacknowledged (AIMD, see roce_completer.c) */
-	uint32_t ssthresh; /**< below it cwnd doubles per round trip, above it grows by one */
-	bool halted;	   /**< a local operation failed: nothing more is sent (the QP fails) */
+	uint32_t psn;	      /**< next PSN to send */
+	uint64_t cur;	      /**< WQE being sent (sq.tail <= cur <= sq.head) */
+	uint32_t off;	      /**< bytes of it already sent */
+	uint32_t rd_out;      /**< READ / atomic requests awaiting responses */
+	uint32_t high_psn;    /**< one past the highest PSN sent so far (new vs. resent) */
+	uint32_t cwnd;	      /**< PSNs we may have unacknowledged (AIMD, see roce_completer.c) */
+	uint32_t ssthresh;    /**< below it cwnd doubles per round trip, above it grows by one */
+	bool halted;	      /**< a local operation failed: nothing more is sent (the QP fails) */
+	uint64_t burst_epoch; /**< the device's poll count when burst_sent was last reset */
+	uint32_t burst_sent;  /**< packets sent since then: the poll and posts share one burst */
 };
 
 /** Completer: acknowledgement and retry state (one deadline per QP). */

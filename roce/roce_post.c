@@ -8,7 +8,7 @@
  * one loop iteration later, behind the next RX burst. Now, on the lcore that owns the device
  * (enum roce_post_mode):
  *   IMMEDIATE (default)  the post runs the QP's requester in the call, up to its burst
- *                        (REQ_BURST packets), and flushes the lcore's TX buffers: the frames
+ *                        (at most 32 packets per QP between two polls, shared with the poll), and flushes the lcore's TX buffers: the frames
  *                        are on the port when roce_post_send() returns;
  *   DOORBELL             the post rings the device's doorbell: the requester runs once at the
  *                        end of the current stk_lcore_poll() iteration, after every poll hook,
@@ -18,7 +18,10 @@
  * the CM) rings the doorbell instead of running the requester inside them.
  *
  * What stays as before: the requester itself decides what leaves, so the window, the fence
- * and max_rd_atomic, DCQCN pacing and the RNR wait hold for a post as for the poll. Two
+ * and max_rd_atomic, DCQCN pacing and the RNR wait hold for a post as for the poll, and the
+ * burst a QP may send between two polls (32 packets) is shared by the poll and the posts: a
+ * consumer posting many WRs in one iteration puts no more on the wire at once than the poll
+ * alone did (the cc lab's PFC headroom is sized for that). Two
  * checks keep a post from piling frames where the poll would not send them: a peer's PFC
  * pause of the QP's priority (software PFC would only hold them) and a next hop whose MAC is
  * still being resolved (its pending queue holds a few frames only). Then, and for a post from
@@ -63,7 +66,11 @@ static bool run_requester(struct roce_dev *dev, struct roce_qp *qp, struct stk_l
 	dev->in_engine = true;
 	roce_requester_run(qp, lc, rte_get_tsc_cycles());
 	dev->in_engine = false;
-	return qp->cnt[ROCE_QPC_tx_pkts] != tx0;
+	if (qp->cnt[ROCE_QPC_tx_pkts] != tx0)
+		return true;
+	if (qp->req.cur != qp->sq.head)
+		dev->n.post_deferred++; /* the window, pacing, or this poll's burst is used up */
+	return false;
 }
 
 /* The doorbell (stk_lcore_defer()): every QP posted to since it was rung, once. */

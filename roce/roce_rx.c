@@ -251,6 +251,7 @@ void roce_dev_poll(struct roce_dev *dev, struct stk_lcore *lc)
 	/* from here to the event handler the engines and the CM run: a post made meanwhile (a
 	 * CM event handler's) rings the doorbell instead of running the requester inside them */
 	dev->in_engine = true;
+	dev->poll_epoch++; /* every QP's requester gets a new burst */
 	n = rte_ring_sc_dequeue_burst(dev->rx_ring, (void **)in, RTE_DIM(in), NULL);
 	/* the responder's receive backlog (frames other lcores handed over, not yet processed)
 	 * drives PFC XOFF/XON generation on a software-PFC port, with the RX queue's fill */

@@ -541,8 +541,8 @@ void *roce_qp_context(const struct roce_qp *qp);
  * Queue send work requests and start them. Each WR is checked before anything is queued for
  * it. Then, on a QP in RTS, per the device's post mode (roce_dev_set_post_mode(), default
  * ROCE_POST_IMMEDIATE): called on the lcore that owns the device, the requester runs in the
- * call (up to 32 packets; the window, DCQCN pacing, fence and max_rd_atomic apply as in the
- * poll) and the lcore's TX buffers are flushed, so the frames are on the port when it
+ * call (up to 32 packets per QP between two polls, shared with the poll; the window, DCQCN
+ * pacing, fence and max_rd_atomic apply as in the poll) and the lcore's TX buffers are flushed, so the frames are on the port when it
  * returns; called while the device's engines or CM run, or in ROCE_POST_DOORBELL mode, they
  * leave at the end of the current stk_lcore_poll() iteration, after the poll hooks. What is
  * not sent then (beyond the burst, a closed window, a PFC pause, a next hop still being

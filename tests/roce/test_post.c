@@ -11,8 +11,8 @@
  *   - QUEUE (the behaviour before): it leaves only in the next iteration;
  *   - a post from another EAL lcore than the device's owner transmits nothing and touches no
  *     counter; the owner's next poll sends it;
- *   - the requester's limits hold for a post: at most one burst (32 packets) in the call, the
- *     in-flight window, DCQCN pacing; a next hop being resolved gets no frame from a post
+ *   - the requester's limits hold for a post: one burst (32 packets) per QP between two polls,
+ *     shared by all the posts, the in-flight window, DCQCN pacing; a next hop being resolved gets no frame from a post
  *     (nothing is queued in the neighbour table), the poll sends as before;
  *   - a post made while the device's engines run rings the doorbell.
  * Teardown checks that the mempool and every verbs object are back to empty.
@@ -260,7 +260,8 @@ static void non_owner_post_does_not_transmit(void **st)
 /* ------------------------------------------------------------------ the requester's limits */
 
 /* One post of a 48-packet SEND puts one burst (32) on the wire in the call, the poll the
- * rest; then 40 one-packet WRITEs against a window of 16 put 16 on the wire. */
+ * rest; 40 one-packet WRITEs posted between two polls put 32 (one burst, shared); then 40
+ * against a window of 16 put 16 on the wire. */
 static void burst_and_window(void **st)
 {
 	struct roce_wc wc[41];
@@ -275,6 +276,19 @@ static void burst_and_window(void **st)
 	assert_int_equal(rcf_wait_wc(1, wc, 1), 1);
 	assert_int_equal(wc[0].byte_len, 48 * 1024);
 	assert_memory_equal(rcf_s[1].buf + (1u << 20), rcf_s[0].buf, 48 * 1024);
+	rcf_drive(20);
+	assert_int_equal(rte_ring_count(to_b), 0);
+
+	/* posts between two polls share the QP's burst: 40 WRITEs, 32 on the wire (the cc lab's
+	 * PFC headroom lost frames when each post had a burst of its own) */
+	for (int i = 0; i < 40; i++)
+		rcf_post(0, ROCE_WR_RDMA_WRITE, 50 + (uint64_t)i, (uint32_t)i * 64, 64,
+			 (uintptr_t)(rcf_s[1].buf + (2u << 20) + (uint32_t)i * 64),
+			 rcf_s[1].mr->rkey);
+	assert_int_equal(rte_ring_count(to_b), 32);
+	assert_int_equal(rcf_wait_wc(0, wc, 40), 40);
+	for (int i = 0; i < 40; i++)
+		assert_int_equal(wc[i].status, ROCE_WC_SUCCESS);
 	rcf_drive(20);
 	assert_int_equal(rte_ring_count(to_b), 0);
 
