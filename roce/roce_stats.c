@@ -68,6 +68,9 @@ static int tel_roce(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(x, "async_queued", dev->ev_head - dev->ev_tail);
 		rte_tel_data_add_dict_u64(x, "cqe_lost", dev->n.cqe_lost);
 		rte_tel_data_add_dict_u64(x, "wc_no_done", dev->n.wc_no_done);
+		rte_tel_data_add_dict_u64(x, "post_tx_now", dev->n.post_tx_now);
+		rte_tel_data_add_dict_u64(x, "post_doorbell", dev->n.post_doorbell);
+		rte_tel_data_add_dict_u64(x, "post_deferred", dev->n.post_deferred);
 		for (const struct roce_qp *qp = dev->polled; qp; qp = qp->next_polled) {
 			struct rte_tel_data *q = rte_tel_data_alloc();
 
