@@ -502,7 +502,15 @@ static bool server_bc_reply(struct rpcrdma_ep *ep, uint32_t idx, uint32_t len)
 {
 	struct rpcrdma_hdr h;
 	const uint8_t *b = recv_buf(ep, idx);
+	uint32_t w[9];
 
+	/* a glance first, so a forward call is not decoded twice: RDMA_MSG, three empty chunk
+	 * lists (28 bytes of header), then xid and a direction word of REPLY */
+	if (len < sizeof(w))
+		return false;
+	memcpy(w, b, sizeof(w));
+	if (ntohl(w[3]) != RPCRDMA_MSG || w[4] || w[5] || w[6] || ntohl(w[8]) != 1)
+		return false;
 	if (rpcrdma_hdr_decode(b, len, &h) != RPCRDMA_DEC_OK || h.proc != RPCRDMA_MSG ||
 	    h.nr_rsegs || h.nr_wchunks || h.has_reply ||
 	    msg_direction(b + h.hdr_len, len - h.hdr_len) != 1)
