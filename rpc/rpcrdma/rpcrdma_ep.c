@@ -330,7 +330,22 @@ static int rdma_bc_call(void *conn, const uint8_t *msg, uint32_t len, orpc_bc_do
 	return rpcrdma_ep_bc_call(conn, msg, len, done, ctx);
 }
 
-static const struct orpc_bc_ops rdma_bc_ops = {.call = rdma_bc_call, .name = "rdma"};
+/* The upper layer gave up on a backward call: its slot is free, a late reply is a stray. */
+static int rdma_bc_cancel(void *conn, uint32_t xid)
+{
+	struct rpcrdma_ep *ep = conn;
+
+	for (uint32_t i = 0; i < RPCRDMA_BC_SLOTS; i++) {
+		if (ep->bc[i].used && ep->bc[i].xid == xid) {
+			memset(&ep->bc[i], 0, sizeof(ep->bc[i]));
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static const struct orpc_bc_ops rdma_bc_ops = {
+	.call = rdma_bc_call, .cancel = rdma_bc_cancel, .name = "rdma"};
 
 int rpcrdma_ep_start(struct rpcrdma_ep *ep, const uint8_t *peer_priv, uint32_t len)
 {

@@ -191,8 +191,10 @@ static void conn_close(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c, uint64_t
 
 static int tcp_bc_call(void *conn, const uint8_t *msg, uint32_t len, orpc_bc_done_t done,
 		       void *ctx);
+static int tcp_bc_cancel(void *conn, uint32_t xid);
 
-static const struct orpc_bc_ops tcp_bc_ops = {.call = tcp_bc_call, .name = "tcp"};
+static const struct orpc_bc_ops tcp_bc_ops = {
+	.call = tcp_bc_call, .cancel = tcp_bc_cancel, .name = "tcp"};
 
 static void do_accept(struct orpc_tcp_srv *s, int lfd)
 {
@@ -346,6 +348,20 @@ static int tcp_bc_call(void *conn, const uint8_t *msg, uint32_t len, orpc_bc_don
 	else
 		set_events(s, c);
 	return 0;
+}
+
+/* The upper layer gave up on a backward call: its reply, if it comes, is a stray. */
+static int tcp_bc_cancel(void *conn, uint32_t xid)
+{
+	struct orpc_tcp_conn *c = conn;
+
+	for (uint32_t i = 0; i < ORPC_TCP_BC_CALLS; i++) {
+		if (c->bc[i].used && c->bc[i].xid == xid) {
+			memset(&c->bc[i], 0, sizeof(c->bc[i]));
+			return 0;
+		}
+	}
+	return -ENOENT;
 }
 
 /* A REPLY record: the answer to one of this connection's backward calls, or a stray. */

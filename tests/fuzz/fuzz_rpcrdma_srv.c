@@ -28,7 +28,8 @@
  * chunk, and an xid the raw side sent, never answered more often than it was sent; the
  * server's counters never show more messages sent than received (backward calls aside). A
  * backward call the server sends is a CALL with one of the xids orpc_bc_call was given; each
- * call orpc_bc_call took ends exactly once (0 with a reply, or -ENOTCONN), and the table is
+ * call orpc_bc_call took ends exactly once (0 with a reply, or -ENOTCONN) unless cancelled
+ * (orpc_bc_cancel: never), and the table is
  * empty once the endpoint is gone. At the end of each input the
  * deferred calls are run (before or after a first rpcrdma_ep_destroy, which must answer -EBUSY
  * while one waits), the endpoint and the raw QP are destroyed, the wire settles, and QPs, MRs,
@@ -102,7 +103,7 @@ static uint8_t last_msg[SLOT]; /* the last message sent, for a duplicate */
 static uint32_t last_len;
 /* backward calls: taken by orpc_bc_call, seen on the wire, ended (done), and the last xid
  * seen (network order), for the raw side's reply */
-static uint32_t bc_taken, bc_seen, bc_ended, bc_last_xid;
+static uint32_t bc_taken, bc_seen, bc_ended, bc_cancelled, bc_last_xid;
 #define BC_XID 0xbc000000u
 
 /* With FUZZ_RPCRDMA_SRV_STATS set: the request states entered and a few counters, summed over
@@ -230,7 +231,7 @@ static void check_counters(void)
 	st = rpcrdma_ep_stats(srv.ep);
 	/* one answer per message at most, besides the backward calls */
 	CHECK(st->tx_msgs - st->bc_calls_sent <= st->rx_msgs);
-	CHECK(bc_ended <= bc_taken);
+	CHECK(bc_ended + bc_cancelled <= bc_taken);
 	CHECK(answers <= sent_msgs);
 }
 
@@ -879,7 +880,8 @@ static uint64_t bc_id(void)
 
 /* Byte b: bit 0 clear: the server sends a backward NULL call (through the table); set: the
  * raw side sends a reply (an RDMA_MSG with no chunks, REPLY, accepted, SUCCESS) to the last
- * backward call seen (bit 1 clear), or with a stray xid (set). */
+ * backward call seen (bit 1 clear), or with a stray xid (set); bits 0 and 2 set: the upper
+ * layer cancels the last call taken instead. */
 static void backchannel(uint8_t b)
 {
 	static const uint32_t call_words[10] = {0, 0, 2, ORPC_TEST_PROG, 1, 0, 0, 0, 0, 0};
@@ -897,6 +899,13 @@ static void backchannel(uint8_t b)
 		rc = orpc_bc_call(&bct, bc_id(), m, 40, bc_done, NULL);
 		CHECK(rc <= 0); /* -ENOTCONN, -EBUSY, or the post's error */
 		bc_taken += rc == 0;
+		return;
+	}
+	if (b & 4) {
+		xid = rte_cpu_to_be_32(BC_XID + bc_taken - 1);
+		rc = bc_taken ? orpc_bc_cancel(&bct, bc_id(), xid) : -ENOENT;
+		CHECK(rc == 0 || rc == -ENOENT || rc == -ENOTCONN);
+		bc_cancelled += rc == 0;
 		return;
 	}
 	xid = (b & 2) || !bc_last_xid ? rte_cpu_to_be_32(0xbcff0000u | b) : bc_last_xid;
@@ -1010,7 +1019,7 @@ static void teardown(void)
 	CHECK(!orpc_test_later_waiting());
 	destroy_ep();
 	/* every backward call taken has ended, once; the endpoint left the table */
-	CHECK(bc_ended == bc_taken);
+	CHECK(bc_ended + bc_cancelled == bc_taken);
 	CHECK(bct.live == 0);
 	CHECK(roce_destroy_qp(raw.qp) == 0);
 	raw.qp = NULL;
@@ -1062,7 +1071,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fuzz_pair_pin_neigh(&fp);
 	nxids = next_xid = sent_msgs = answers = last_len = 0;
-	bc_taken = bc_seen = bc_ended = bc_last_xid = 0;
+	bc_taken = bc_seen = bc_ended = bc_cancelled = bc_last_xid = 0;
 	CHECK(!orpc_test_later_waiting());
 	CHECK(orpc_svc_drc_enable(&svc) == 0);
 	raw.mr = roce_reg_mr(raw.pd, raw.mem, MEM, IOVA,

@@ -96,7 +96,7 @@ rm()
 SEND, RESEND, LATER_RUN, POLL, WIRE, DISCONNECT, WAIT, QUIESCE = 0, 5, 6, 7, 8, 9, 10, 11
 POLL16, SETTLE = 12, 15
 BACKCHANNEL = 11  # QUIESCE's operation without the side bit: a backward call, or a reply to one
-BC_CALL, BC_REPLY, BC_STRAY = 0, 1, 3
+BC_CALL, BC_REPLY, BC_STRAY, BC_CANCEL = 0, 1, 3, 5
 ECHO, FILL, LATER, BUMP, PLACE = 1, 5, 6, 7, 8
 MAX_CHUNK = 32 << 10
 MEM = 128 << 10
@@ -261,6 +261,9 @@ def srv():
         "backchannel": hdr(credits=4) + msg(call(ECHO, 10))
         + [BACKCHANNEL, BC_CALL, POLL, 8, BACKCHANNEL, BC_REPLY, POLL, 8, BACKCHANNEL, BC_STRAY]
         + msg(call(ECHO, 20)) + [BACKCHANNEL, BC_CALL, SETTLE],
+        # a backward call cancelled by the upper layer, then answered late: a stray
+        "backchannel_cancel": hdr() + [BACKCHANNEL, BC_CALL, POLL, 8, BACKCHANNEL, BC_CANCEL,
+                                       BACKCHANNEL, BC_REPLY, BACKCHANNEL, BC_CALL, SETTLE],
         # backward calls waiting when the endpoint's QP goes to ERR
         "backchannel_disconnect": hdr() + [BACKCHANNEL, BC_CALL, BACKCHANNEL, BC_CALL, POLL, 4,
                                            DISCONNECT | 0x10, SETTLE],

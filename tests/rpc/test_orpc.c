@@ -856,6 +856,7 @@ static void test_tcp_backchannel(void **st)
 	uint64_t stray0 = srv.stats.bc_stray, replies0 = srv.stats.bc_replies;
 	uint8_t b[128];
 	struct wb x, r;
+	uint32_t xid0;
 	uint64_t id;
 	uint32_t n;
 	int g;
@@ -911,15 +912,22 @@ static void test_tcp_backchannel(void **st)
 	assert_int_equal(orpc_bc_call(&bct, id, x.b, x.n, on_bc_done, &bw2), -EBUSY);
 	for (uint32_t i = 0; i < ORPC_TCP_BC_CALLS; i++)
 		raw_record(g, b, sizeof(b));
+	/* the upper layer gives up on the first: no done for it, and its slot is free again */
+	x.b[3] = 0;
+	memcpy(&xid0, x.b, 4);
+	assert_int_equal(orpc_bc_cancel(&bct, id, xid0), 0);
+	assert_int_equal(orpc_bc_cancel(&bct, id, xid0), -ENOENT);
 	close(g);
 	settle(&srv.stats.closed, srv.stats.closed + 1);
-	for (uint32_t i = 0; i < ORPC_TCP_BC_CALLS; i++) {
+	assert_int_equal(many[0].done, 0);
+	for (uint32_t i = 1; i < ORPC_TCP_BC_CALLS; i++) {
 		assert_int_equal(many[i].done, 1);
 		assert_int_equal(many[i].err, -ENOTCONN);
 	}
 	assert_int_equal(bw2.done, 0);
 	assert_false(orpc_bc_alive(&bct, id));
 	assert_int_equal(orpc_bc_call(&bct, id, x.b, x.n, on_bc_done, &bw2), -ENOTCONN);
+	assert_int_equal(orpc_bc_cancel(&bct, id, xid0), -ENOTCONN);
 	assert_int_equal(bw2.done, 0);
 	assert_int_equal(bw.done, 1);
 }

@@ -2,7 +2,8 @@
 /*
  * test_orpc_bc.c - the backchannel table (rpc/svc/orpc_bc.h) alone: ids are never 0 and never
  * repeat across register/unregister cycles, a stale id answers -ENOTCONN and is not alive, a
- * full table answers 0 and counts it, and a call reaches the ops and connection its id names.
+ * full table answers 0 and counts it, and a call (or a cancel) reaches the ops and connection
+ * its id names.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -49,7 +50,16 @@ static int call_b(void *conn, const uint8_t *msg, uint32_t len, orpc_bc_done_t d
 	return fake_call(conn, "b", len, done, ctx);
 }
 
-static const struct orpc_bc_ops ops_a = {.call = call_a, .name = "a"};
+static uint32_t cancelled_xid;
+
+static int cancel_a(void *conn, uint32_t xid)
+{
+	(void)conn;
+	cancelled_xid = xid;
+	return xid == 7 ? 0 : -ENOENT;
+}
+
+static const struct orpc_bc_ops ops_a = {.call = call_a, .cancel = cancel_a, .name = "a"};
 static const struct orpc_bc_ops ops_b = {.call = call_b, .name = "b"};
 
 static void on_done(void *ctx, int err, const uint8_t *reply, uint32_t len)
@@ -195,6 +205,15 @@ static void test_calls_reach_their_conn(void **st)
 	assert_true(orpc_bc_alive(&t, i3));
 	assert_int_equal(orpc_bc_call(&t, i2, (const uint8_t *)"ab", 2, on_done, &got), -ENOTCONN);
 	assert_int_equal(c2.calls, 1);
+	/* a cancel reaches its transport; a stale id answers -ENOTCONN, ops without cancel
+	 * -ENOENT */
+	assert_int_equal(orpc_bc_cancel(&t, i1, 7), 0);
+	assert_int_equal(cancelled_xid, 7);
+	assert_int_equal(orpc_bc_cancel(&t, i1, 8), -ENOENT);
+	assert_int_equal(orpc_bc_cancel(&t, i2, 7), -ENOTCONN);
+	i2 = orpc_bc_register(&t, &ops_b, &c2);
+	assert_int_equal(orpc_bc_cancel(&t, i2, 7), -ENOENT);
+	assert_int_equal(orpc_bc_cancel(NULL, i2, 7), -ENOTCONN);
 }
 
 int main(void)

@@ -823,6 +823,7 @@ static void test_backchannel_table(void **st)
 	struct result r[RPCRDMA_BC_SLOTS + 4] = {{0}}, w = {0};
 	struct conn c;
 	uint64_t id, id2;
+	uint32_t xid;
 	uint32_t off;
 	XDR x;
 
@@ -876,14 +877,23 @@ static void test_backchannel_table(void **st)
 	assert_int_equal(orpc_bc_call(&t, id, msg[0], 12, on_done, &w), -ENOTCONN);
 	assert_int_equal(w.done, 1);
 
-	/* destroyed with a backward call waiting: -ENOTCONN once, the id stale, a new id */
+	/* destroyed with a backward call waiting: -ENOTCONN once, the id stale, a new id; one
+	 * cancelled before does not end */
 	rr_connect(&c, NULL, NULL);
 	id2 = null_bc_id(&c);
 	assert_true(id2 != 0 && id2 != id);
 	memset(&w, 0, sizeof(w));
+	memset(&r[0], 0, sizeof(r[0]));
 	assert_int_equal(orpc_bc_call(&t, id2, msg[0], 12, on_done, &w), 0);
+	msg[1][0] = 0xbc, msg[1][1] = 0, msg[1][2] = 0, msg[1][3] = 0xf2;
+	memcpy(msg[1] + 4, msg[0] + 4, 8);
+	assert_int_equal(orpc_bc_call(&t, id2, msg[1], 12, on_done, &r[0]), 0);
+	memcpy(&xid, msg[1], 4);
+	assert_int_equal(orpc_bc_cancel(&t, id2, xid), 0);
+	assert_int_equal(orpc_bc_cancel(&t, id2, xid), -ENOENT);
 	destroy_ep(c.sv);
 	c.sv = NULL;
+	assert_int_equal(r[0].done, 0);
 	assert_int_equal(w.done, 1);
 	assert_int_equal(w.err, -ENOTCONN);
 	assert_false(orpc_bc_alive(&t, id2));
