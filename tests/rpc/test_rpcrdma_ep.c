@@ -811,7 +811,8 @@ static uint64_t null_bc_id(struct conn *c)
 /* Backward calls through the svc's table (orpc_bc.h): a server endpoint registers when it
  * starts and its calls carry the id; orpc_bc_call reaches droce's client, which serves it; the
  * backward replies come in receives posted beyond the credits (RFC 8167 §4), so a server
- * granting 4 credits, with 4 forward calls and 4 backward calls in flight, sees no overrun; a
+ * granting 4 credits, all held by deferred forward calls, still takes the replies of 4
+ * backward calls (no RNR NAK, no overrun); a
  * backward call still waiting when the endpoint fails, or is destroyed, ends -ENOTCONN once,
  * and the id is stale from then on. */
 static void test_backchannel_table(void **st)
@@ -839,25 +840,40 @@ static void test_backchannel_table(void **st)
 	assert_true(id != 0);
 	assert_true(orpc_bc_alive(&t, id));
 	assert_int_equal(t.live, 1);
-	/* RPCRDMA_BC_SLOTS backward ECHOs and 4 forward ECHOs at once */
+	/* 4 forward calls deferred (LATER) hold every receive the 4 credits count on; the
+	 * RPCRDMA_BC_SLOTS backward ECHOs still get their replies, in the receives beyond */
+	for (uint32_t i = RPCRDMA_BC_SLOTS; i < RPCRDMA_BC_SLOTS + 4; i++) {
+		struct rpcrdma_call call = {.msg = msg[i]};
+
+		call.len = echo_call(msg[i], sizeof(msg[i]), 32 + i, (int)i, &off);
+		msg[i][23] = ORPC_TEST_LATER; /* the procedure word's low byte: ECHO -> LATER */
+		assert_int_equal(rpcrdma_clnt_call(c.c, &call, on_done, &r[i]), 0);
+	}
+	for (int i = 0; i < 200000 && orpc_test_later_waiting() < 4; i++)
+		poll_all(&c);
+	assert_int_equal(orpc_test_later_waiting(), 4);
 	for (uint32_t i = 0; i < RPCRDMA_BC_SLOTS; i++) {
 		uint32_t n = echo_call(msg[i], sizeof(msg[i]), 64 + i, (int)i, &off);
 
 		assert_int_equal(orpc_bc_call(&t, id, msg[i], n, on_done, &r[i]), 0);
 	}
 	assert_int_equal(orpc_bc_call(&t, id, msg[0], 64, on_done, &w), -EBUSY);
-	for (uint32_t i = RPCRDMA_BC_SLOTS; i < RPCRDMA_BC_SLOTS + 4; i++) {
-		struct rpcrdma_call call = {.msg = msg[i]};
-
-		call.len = echo_call(msg[i], sizeof(msg[i]), 32 + i, (int)i, &off);
-		assert_int_equal(rpcrdma_clnt_call(c.c, &call, on_done, &r[i]), 0);
-	}
+	wait_done(&c, r, RPCRDMA_BC_SLOTS);
+	assert_int_equal(orpc_test_later_waiting(), 4);
+	assert_int_equal(orpc_test_later_run(), 4);
 	wait_done(&c, r, RPCRDMA_BC_SLOTS + 4);
 	for (uint32_t i = 0; i < RPCRDMA_BC_SLOTS + 4; i++) {
 		check_echo(&r[i], i < RPCRDMA_BC_SLOTS ? 64 + i : 32 + i, (int)i);
 		free(r[i].reply);
 	}
 	assert_int_equal(rpcrdma_ep_stats(c.sv)->credit_overrun, 0);
+	{
+		/* the backward replies found receives of their own: no SEND waited for one */
+		struct roce_qp_stats qs;
+
+		roce_qp_query_stats(rpcrdma_ep_qp(c.sv), &qs);
+		assert_int_equal(qs.rnr_nak_tx, 0);
+	}
 	assert_int_equal(rpcrdma_ep_stats(c.sv)->bc_replies_rx, RPCRDMA_BC_SLOTS);
 	assert_int_equal(t.st.calls, RPCRDMA_BC_SLOTS);
 	/* the client goes away with a backward call waiting (a call cut short: the client
