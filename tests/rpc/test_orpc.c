@@ -932,6 +932,92 @@ static void test_tcp_backchannel(void **st)
 	assert_int_equal(bw.done, 1);
 }
 
+/* A backward call while large replies are still being written goes out after the last reply's
+ * last byte, as a record of its own: ECHOs of 1 MB are sent, unread, until the server's
+ * socket is full and a reply waits in part (out_queued); then the backward call; the stream
+ * read back is whole replies, then the call. */
+static void test_tcp_backchannel_behind_reply(void **st)
+{
+	const uint32_t dlen = 1000000, bxid = 0x0bc0beefu, rlen = 4 + 28 + dlen;
+	uint64_t queued0 = srv.stats.out_queued, records0 = srv.stats.records;
+	uint32_t got = 0, total, ncalls = 0, cap;
+	struct bc_waiter bw = {0};
+	int g, small = 4096;
+	uint8_t *big, *in;
+	struct wb x;
+	uint64_t id;
+
+	(void)st;
+	{
+		/* a small receive window from the start */
+		struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+
+		g = socket(AF_INET, SOCK_STREAM, 0);
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		setsockopt(g, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+		assert_int_equal(connect(g, (struct sockaddr *)&a, sizeof(a)), 0);
+	}
+	orpc_test_last_bc_id = 0;
+	raw_null(g);
+	id = orpc_test_last_bc_id;
+	assert_true(id != 0);
+	records0 = srv.stats.records;
+	call(&x, 2, ORPC_TEST_PROG, 1, ORPC_TEST_ECHO), auth_none(&x), auth_none(&x), w(&x, dlen);
+	total = 4 + x.n + dlen;
+	big = calloc(1, total);
+	assert_non_null(big);
+	orpc_rm_mark(big, x.n + dlen, true);
+	memcpy(big + 4, x.b, x.n);
+	while (srv.stats.out_queued == queued0 && ncalls < 16) {
+		uint32_t n = 0;
+
+		while (n < total) {
+			ssize_t k = send(g, big + n, total - n, MSG_DONTWAIT);
+
+			if (k > 0)
+				n += (uint32_t)k;
+			orpc_tcp_srv_poll(&srv);
+		}
+		ncalls++;
+		settle(&srv.stats.records, records0 + ncalls);
+		assert_int_equal(srv.stats.records, records0 + ncalls);
+	}
+	assert_true(srv.stats.out_queued > queued0); /* a reply waits in part */
+	/* the backward call, queued behind it */
+	x.n = 0;
+	w(&x, bxid), w(&x, 0), w(&x, 2), w(&x, 0x40000000u), w(&x, 1), w(&x, 0);
+	auth_none(&x), auth_none(&x);
+	assert_int_equal(orpc_bc_call(&bct, id, x.b, x.n, on_bc_done, &bw), 0);
+	/* read it all, polling the server as the socket drains */
+	cap = ncalls * rlen + 4 + x.n;
+	in = malloc(cap + 64);
+	assert_non_null(in);
+	for (time_t end = time(NULL) + 20; time(NULL) < end && got < cap;) {
+		ssize_t k = recv(g, in + got, cap + 64 - got, MSG_DONTWAIT);
+
+		if (k > 0)
+			got += (uint32_t)k;
+		orpc_tcp_srv_poll(&srv);
+	}
+	assert_int_equal(got, cap);
+	for (uint32_t i = 0; i < ncalls; i++) { /* whole replies, one record each */
+		const uint8_t *r = in + i * rlen;
+
+		assert_int_equal(word(r), 0x80000000u | (rlen - 4));
+		assert_int_equal(word(r + 4), XID);
+		assert_int_equal(word(r + 8), 1);
+		assert_int_equal(word(r + 28), dlen);
+	}
+	assert_int_equal(word(in + ncalls * rlen), 0x80000000u | x.n); /* then the call */
+	assert_memory_equal(in + ncalls * rlen + 4, x.b, x.n);
+	close(g);
+	settle(&srv.stats.closed, srv.stats.closed + 1);
+	assert_int_equal(bw.done, 1);
+	assert_int_equal(bw.err, -ENOTCONN);
+	free(big);
+	free(in);
+}
+
 static void test_udp_null(void **st)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(uport)};
@@ -1019,6 +1105,7 @@ int main(void)
 		cmocka_unit_test(test_tcp_calls_at_once),
 		cmocka_unit_test(test_tcp_garbage_closes_one_connection),
 		cmocka_unit_test(test_tcp_backchannel),
+		cmocka_unit_test(test_tcp_backchannel_behind_reply),
 		cmocka_unit_test(test_udp_null),
 		cmocka_unit_test(test_client_timeout_retransmit),
 		cmocka_unit_test(test_client_reconnects),
