@@ -9,7 +9,8 @@
  * the call is dispatched; the DDP-eligible tail of the results is written into the client's
  * write chunk, the rest goes inline or, when too long, into the reply chunk; then the reply's
  * SEND. The receive buffer is posted again once its call has been dispatched, so the credits
- * granted are always receives posted. While WRITEs from staging are in flight (until the
+ * granted are always receives posted; RPCRDMA_BC_SLOTS more are posted for the replies to
+ * backchannel calls (RFC 8167), taken as they complete and posted again at once. While WRITEs from staging are in flight (until the
  * reply's SEND completes, RC ordering covers the WRITEs before it), the next request waits.
  *
  * Operation (client): a call takes a slot with its own staging (long call, write chunk, reply
@@ -1426,17 +1427,17 @@ int rpcrdma_ep_poll(struct rpcrdma_ep *ep)
 		}
 	}
 	if (ep->failed) {
-		if (ep->role == RPCRDMA_CLIENT)
+		if (ep->role == RPCRDMA_CLIENT) {
 			fail_all(ep, -EIO);
-		else
-			bc_fail_all(ep, -ENOTCONN);
-		if (ep->role == RPCRDMA_SERVER)
-			for (uint32_t i = 0; i < ep->nreqs; i++) {
-				if (ep->reqs[i].state != RPCRDMA_REQ_READING)
-					continue;
-				set_state(&ep->reqs[i], RPCRDMA_REQ_ERR_RDMA);
-				run_req(&ep->reqs[i]);
-			}
+			return n;
+		}
+		bc_fail_all(ep, -ENOTCONN);
+		for (uint32_t i = 0; i < ep->nreqs; i++) {
+			if (ep->reqs[i].state != RPCRDMA_REQ_READING)
+				continue;
+			set_state(&ep->reqs[i], RPCRDMA_REQ_ERR_RDMA);
+			run_req(&ep->reqs[i]);
+		}
 		return n;
 	}
 	if (ep->role == RPCRDMA_SERVER)
