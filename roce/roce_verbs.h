@@ -413,6 +413,8 @@ struct roce_qp_stats {
 	uint64_t nak_seq_rx;	   /**< NAK-sequence-errors received */
 	uint64_t nak_seq_tx;	   /**< and sent by our responder */
 	uint64_t cwnd_cut_skipped; /**< losses inside a window already cut */
+	uint64_t rnr_nak_tx;	   /**< RNR NAKs our responder sent: a SEND found no receive */
+	uint64_t rnr_nak_rx;	   /**< RNR NAKs received */
 	uint32_t cwnd;		   /**< in-flight window now, PSNs */
 	double srtt_us, rto_us;	   /**< smoothed RTT and the adaptive RTO now (0: no sample) */
 };
