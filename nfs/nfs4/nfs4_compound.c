@@ -241,7 +241,8 @@ uint32_t nfs4_compound(struct nfs4_server *s, struct nfs_ctx *ctx, const uint8_t
 uint32_t nfs4_compound_io(struct nfs4_server *s, struct nfs_ctx *ctx, const uint8_t *args,
 			  uint32_t len, struct nfs4_io *io, const uint8_t **reply)
 {
-	struct nfs4_compound c = {.s = s, .ctx = ctx, .io = io, .ddp_op = -1};
+	struct nfs4_compound c = {
+		.s = s, .ctx = ctx, .io = io, .ddp_op = -1, .bc_id = io ? io->bc_id : 0};
 	struct nfs4_compound_hdr h = {0};
 	uint32_t pre[NFS4_MAX_OPS] = {0};
 	uint32_t ndec = 0, status = NFS4_OK, nres = 0, numres_pos, n;
@@ -258,6 +259,7 @@ uint32_t nfs4_compound_io(struct nfs4_server *s, struct nfs_ctx *ctx, const uint
 	s->stats.compounds++;
 	if (now - s->last_sweep_ns > 1000000000ull) {
 		nfs4_state_expire(s->st, now);
+		nfs4_cb_sweep(s, now);
 		s->last_sweep_ns = now;
 	}
 	xdrmem_create(&x, (char *)(uintptr_t)args, len, XDR_DECODE);
@@ -339,6 +341,7 @@ uint32_t nfs4_compound_io(struct nfs4_server *s, struct nfs_ctx *ctx, const uint
 			}
 			res.status = so.status;
 			if (so.state == NFS4_SEQ_NEW) {
+				res.u.seq.status_flags |= nfs4_cb_seq_flags(s, so.sess);
 				c.sess = so.sess;
 				c.slot = so.slot;
 				cachethis = s->args[0].seq.cachethis;
@@ -427,10 +430,13 @@ static enum accept_stat nfs4_compound_proc(struct orpc_req *r, void *args, void 
 	struct compound_res *o = res;
 	struct nfs_ctx ctx;
 
-	struct nfs4_io io = {r->peer->ddp_sink, r->peer->ddp_sink_len, 0, false};
+	struct nfs4_io io = {r->peer->ddp_sink, r->peer->ddp_sink_len, 0, false, r->peer->bc_id};
 
 	if (!v3 || !v3->v4)
 		return SYSTEM_ERR;
+	/* one lcore serves NFSv4 today: its table is the server's */
+	if (!v3->v4->bc && r->svc->bc)
+		nfs4_server_set_bc(v3->v4, r->svc->bc);
 	nfs3_make_ctx(r, v3->fs, &ctx);
 	o->len = nfs4_compound_io(v3->v4, &ctx, a->p, a->len, &io, &o->p);
 	/* READ's data or READLINK's text at the reply's end goes by the write chunk */

@@ -79,6 +79,7 @@ struct nfs4_io {
 	uint32_t sink_len;
 	uint32_t ddp_len; /**< bytes of that opaque's content (0: none) */
 	bool placed;	  /**< they are at sink, not in the reply (which ends with their length) */
+	uint64_t bc_id;	  /**< in: the call's connection's backchannel id (orpc_peer.bc_id) */
 };
 
 struct nfs4_compound {
@@ -88,6 +89,7 @@ struct nfs4_compound {
 	uint32_t numops, opidx;
 	struct nfs4_cfh cur, saved;
 	struct nfs4_session *sess; /**< the compound's (SEQUENCE), or NULL */
+	uint64_t bc_id;		   /**< the call's connection as a backchannel (0: it is none) */
 	struct nfs4_slot *slot;
 	bool pseudo_built; /**< the server's pseudo tree is built for this compound */
 	/* the current and saved stateids (RFC 8881 §16.2.3.1.2) */
@@ -128,6 +130,25 @@ const struct nfs4_op_desc *nfs4_op_desc(uint32_t op);
 /** Void arguments (GETFH, PUTROOTFH, ...). */
 bool_t nfs4_xdr_void_args(XDR *x, union nfs4_op_args *a);
 
+#define NFS4_CB_CALLS 64u    /**< backward calls out at once (per server) */
+#define NFS4_CB_MSG_MAX 768u /**< a CB_COMPOUND(CB_SEQUENCE, CB_RECALL) with AUTH_SYS fits */
+
+/** One backward call out (nfs4_cb.c): the done callback's ctx. It names the session and the
+ * delegation by id, never by pointer: they may go before the reply comes. */
+struct nfs4_cb_call {
+	struct nfs4_server *s;
+	bool busy;
+	bool compound; /**< CB_COMPOUND (a recall), else CB_NULL (a probe) */
+	uint32_t xid;
+	uint8_t sessionid[NFS4_SESSIONID_SIZE];
+	uint64_t serial; /**< the delegation recalled */
+	struct nfs4_cb_seq_args seq;
+	uint32_t len;
+	uint8_t msg[NFS4_CB_MSG_MAX]; /**< kept until done: a transport may send it later */
+};
+
+struct orpc_bc_table;
+
 struct nfs4_server {
 	struct nfs_fs *fs;
 	struct nfs4_server_conf conf;
@@ -146,7 +167,43 @@ struct nfs4_server {
 	struct nfs_lock_res lock_res; /**< LOCK4denied's holder, until the reply is encoded */
 	uint64_t last_sweep_ns;
 	struct nfs4_stats stats;
+	struct orpc_bc_table *bc; /**< the lcore's backchannels, NULL: no callbacks */
+	uint32_t cb_xid;
+	struct nfs4_cb_call cb[NFS4_CB_CALLS];
 };
+
+/* ---- the backchannel and delegations (nfs4_cb.c) ---- */
+
+/** The session's backchannel is now the connection bc_id (CREATE_SESSION, BIND_CONN_TO_SESSION):
+ * a CB_NULL probes it (PROBING; its answer makes it UP or DOWN). */
+void nfs4_cb_bind(struct nfs4_server *s, struct nfs4_session *sess, uint64_t bc_id);
+/** SEQUENCE's sr_status_flags for the backchannel and delegations of sess's client:
+ * CB_PATH_DOWN_SESSION, CB_PATH_DOWN, RECALLABLE_STATE_REVOKED. */
+uint32_t nfs4_cb_seq_flags(struct nfs4_server *s, struct nfs4_session *sess);
+/** Move the recalls on: send those waiting for a slot, revoke those past a lease. */
+void nfs4_cb_sweep(struct nfs4_server *s, uint64_t now);
+/**
+ * Someone other than self (NULL: an NFSv3 caller) is about to change the file key: every read
+ * delegation of another client on it is recalled (CB_RECALL) or, past the rules, revoked.
+ * @return true while one is still held (the caller answers DELAY / JUKEBOX)
+ */
+bool nfs4_deleg_conflict(struct nfs4_server *s, const struct nfs_lock_key *key,
+			 const struct nfs4_client *self);
+/** OPEN's delegation for clp on the file (RFC 8881 §18.16.3): READ into res (a delegation of
+ * the client's on the file is handed again) or NONE / NONE_EXT with its reason. */
+void nfs4_deleg_offer(struct nfs4_compound *c, struct nfs4_client *clp, const struct nfs_fh *fh,
+		      const struct nfs_lock_key *key, const struct nfs4_open_args *o,
+		      struct nfs4_open_res *res);
+/** A delegation stateid is going (DELEGRETURN, FREE_STATEID, its client): accounting. */
+void nfs4_deleg_forget(struct nfs4_server *s, struct nfs4_stid *d);
+uint32_t nfs4_op_delegreturn(struct nfs4_compound *c, union nfs4_op_args *a,
+			     union nfs4_op_resok *r);
+uint32_t nfs4_op_backchannel_ctl(struct nfs4_compound *c, union nfs4_op_args *a,
+				 union nfs4_op_resok *r);
+/** The state of serial in the table, or NULL (nfs4_open.c). */
+struct nfs4_stid *nfs4_stid_by_serial(struct nfs4_server *s, uint64_t serial);
+/** Call fn on every state of the table (nfs4_open.c); fn must not free any. */
+void nfs4_stid_each(struct nfs4_server *s, void (*fn)(void *arg, struct nfs4_stid *st), void *arg);
 
 /* handlers: sessions (nfs4_ops.c) */
 uint32_t nfs4_op_exchange_id(struct nfs4_compound *c, union nfs4_op_args *a,
@@ -253,6 +310,7 @@ struct nfs4_pseudo *nfs4_compound_pseudo(struct nfs4_compound *c);
 /** Bits of what a stateid may name, for nfs4_sid_find. */
 #define NFS4_SID_OPEN (1u << NFS4_STID_OPEN)
 #define NFS4_SID_LOCK (1u << NFS4_STID_LOCK)
+#define NFS4_SID_DELEG (1u << NFS4_STID_DELEG)
 
 /**
  * The state a stateid names, for the compound's client: the check of enum nfs4_sid_state

@@ -353,7 +353,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(srv); /* a fresh state directory and a /tmp export need nothing special */
 	patch(buf, (uint32_t)size);
 	{
-		struct nfs4_io io = {sink, sizeof(sink), 0, false};
+		struct nfs4_io io = {sink, sizeof(sink), 0, false, 0};
 		struct nfs4_compound_res_hdr rh;
 		struct nfs4_op_res r;
 		const uint8_t *rep;
