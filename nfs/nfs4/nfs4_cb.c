@@ -16,13 +16,14 @@
  * returned. A delegation not returned within a lease of the recall, whose client has no
  * backchannel left, or whose CB_RECALL is answered with an error other than DELAY, is revoked.
  *
- * Backward calls in flight live in the server's table (struct nfs4_cb_call): the transport's
- * done gets a pointer into it, and the reply looks the session and the delegation up again by
- * id, since either may have gone meanwhile. The table lives as long as the server; a server
- * is destroyed after its transports (which end their calls with -ECANCELED first).
+ * Backward calls in flight live in a table of the server's (struct nfs4_cb_calls): the
+ * transport's done gets a pointer into it, and the reply looks the session and the delegation
+ * up again by id, since either may have gone meanwhile. A server destroyed with calls out
+ * leaves the table behind; the last done frees it.
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nfs4_int.h"
@@ -77,13 +78,33 @@ static uint64_t lease_ns(const struct nfs4_server *s)
 
 /* ---- backward calls ---- */
 
+int nfs4_cb_init(struct nfs4_server *s)
+{
+	s->cb = calloc(1, sizeof(*s->cb));
+	if (!s->cb)
+		return -ENOMEM;
+	s->cb->s = s;
+	return 0;
+}
+
+void nfs4_cb_fini(struct nfs4_server *s)
+{
+	if (!s->cb)
+		return;
+	if (s->cb->busy)
+		s->cb->s = NULL; /* the transports still hold calls: their done frees it */
+	else
+		free(s->cb);
+	s->cb = NULL;
+}
+
 static void cb_done(void *ctx, int err, const uint8_t *reply, uint32_t len);
 
 static struct nfs4_cb_call *call_slot(struct nfs4_server *s)
 {
 	for (uint32_t i = 0; i < NFS4_CB_CALLS; i++)
-		if (!s->cb[i].busy)
-			return &s->cb[i];
+		if (!s->cb->c[i].busy)
+			return &s->cb->c[i];
 	return NULL;
 }
 
@@ -97,7 +118,7 @@ static int cb_send(struct nfs4_server *s, struct nfs4_session *sess, struct nfs4
 	if (!k)
 		return -EBUSY;
 	memset(k, 0, offsetof(struct nfs4_cb_call, msg));
-	k->s = s;
+	k->t = s->cb;
 	k->xid = ++s->cb_xid;
 	memcpy(k->sessionid, sess->id, NFS4_SESSIONID_SIZE);
 	h = (struct nfs4_cb_hdr){k->xid, sess->cb_program, &sess->cb_cred};
@@ -117,19 +138,16 @@ static int cb_send(struct nfs4_server *s, struct nfs4_session *sess, struct nfs4
 	if (!k->len)
 		return -E2BIG;
 	k->busy = true;
-	if (d) {
-		sess->cb_busy = true;
-		sess->cb_seqid++;
-	}
+	s->cb->busy++;
+	sess->cb_busy |= d != NULL;
 	/* done may run inside the call (a transport that answers at once): k is not touched
 	 * after a 0 */
 	rc = orpc_bc_call(s->bc, sess->bc_id, k->msg, k->len, cb_done, k);
 	if (rc) {
 		k->busy = false;
-		if (d) {
+		s->cb->busy--;
+		if (d)
 			sess->cb_busy = false;
-			sess->cb_seqid--;
-		}
 	}
 	return rc;
 }
@@ -305,6 +323,10 @@ static void recall_done(struct nfs4_server *s, const struct nfs4_cb_call *k, int
 		revoke = true;
 	} else {
 		s->stats.recalls_answered++;
+		/* the slot's sequence moves on once the client has seen this one (RFC 8881
+		 * §2.10.6.1): a call lost on the way is sent again with the same */
+		if (sess && r.seq_ok)
+			sess->cb_seqid = k->seq.sequenceid;
 		/* the first failing result is the compound's status (RFC 8881 §20: it stops) */
 		st = r.status;
 		if (st == NFS4ERR_DELAY)
@@ -325,13 +347,21 @@ static void recall_done(struct nfs4_server *s, const struct nfs4_cb_call *k, int
 static void cb_done(void *ctx, int err, const uint8_t *reply, uint32_t len)
 {
 	struct nfs4_cb_call *k = ctx;
-	struct nfs4_server *s = k->s;
+	struct nfs4_cb_calls *t = k->t;
+	struct nfs4_server *s = t->s;
 	struct nfs4_cb_call call = *k;
 	struct nfs4_session *sess;
-	uint64_t now = s->now_ns();
+	uint64_t now;
 
 	/* free the slot first: what follows may send again */
 	k->busy = false;
+	t->busy--;
+	if (!s) {
+		if (!t->busy)
+			free(t); /* the server went before its last call */
+		return;
+	}
+	now = s->now_ns();
 	sess = nfs4_session_find(s->st, call.sessionid);
 	if (call.compound) {
 		recall_done(s, &call, err, reply, len, sess);
@@ -421,10 +451,13 @@ static void offer_one(void *arg, struct nfs4_stid *st)
 		k->contention = true;
 }
 
+/* A backchannel UP, or being probed: a session's connection is the client's own, so it is
+ * taken as good until the probe says otherwise (as Linux's nfsd does for 4.1); a recall that
+ * comes before the probe's answer waits for it. */
 static bool client_cb_up(struct nfs4_server *s, struct nfs4_client *clp)
 {
 	for (struct nfs4_session *o = clp->sessions; o; o = o->next)
-		if (cb_live(s, o) && o->cb_state == NFS4_CB_UP)
+		if (cb_live(s, o))
 			return true;
 	return false;
 }

@@ -81,7 +81,7 @@ struct nfs4_server *nfs4_server_create(struct nfs_fs *fs, const struct nfs4_serv
 	s->mgr = &s->own_mgr;
 	if (s->st)
 		nfs4_state_set_release(s->st, release_client, s);
-	if (!s->st || !s->reply || !s->iobuf || !s->ot) {
+	if (!s->st || !s->reply || !s->iobuf || !s->ot || nfs4_cb_init(s) != 0) {
 		int e = errno ? errno : ENOMEM;
 
 		nfs4_server_destroy(s);
@@ -98,6 +98,7 @@ void nfs4_server_destroy(struct nfs4_server *s)
 	/* the clients' state first: their opens and locks go with them */
 	nfs4_state_destroy(s->st);
 	nfs4_otab_destroy(s->ot);
+	nfs4_cb_fini(s);
 	nfs_lock_mgr_fini(&s->own_mgr);
 	free(s->iobuf);
 	free(s->reply);

@@ -133,10 +133,12 @@ bool_t nfs4_xdr_void_args(XDR *x, union nfs4_op_args *a);
 #define NFS4_CB_CALLS 64u    /**< backward calls out at once (per server) */
 #define NFS4_CB_MSG_MAX 768u /**< a CB_COMPOUND(CB_SEQUENCE, CB_RECALL) with AUTH_SYS fits */
 
+struct nfs4_cb_calls;
+
 /** One backward call out (nfs4_cb.c): the done callback's ctx. It names the session and the
  * delegation by id, never by pointer: they may go before the reply comes. */
 struct nfs4_cb_call {
-	struct nfs4_server *s;
+	struct nfs4_cb_calls *t; /**< its table */
 	bool busy;
 	bool compound; /**< CB_COMPOUND (a recall), else CB_NULL (a probe) */
 	uint32_t xid;
@@ -145,6 +147,14 @@ struct nfs4_cb_call {
 	struct nfs4_cb_seq_args seq;
 	uint32_t len;
 	uint8_t msg[NFS4_CB_MSG_MAX]; /**< kept until done: a transport may send it later */
+};
+
+/** The calls out, apart from the server: a server destroyed while some are out leaves the
+ * table behind (s NULL), and the last done frees it. */
+struct nfs4_cb_calls {
+	struct nfs4_server *s; /**< NULL: the server is gone */
+	uint32_t busy;
+	struct nfs4_cb_call c[NFS4_CB_CALLS];
 };
 
 struct orpc_bc_table;
@@ -169,7 +179,7 @@ struct nfs4_server {
 	struct nfs4_stats stats;
 	struct orpc_bc_table *bc; /**< the lcore's backchannels, NULL: no callbacks */
 	uint32_t cb_xid;
-	struct nfs4_cb_call cb[NFS4_CB_CALLS];
+	struct nfs4_cb_calls *cb;
 };
 
 /* ---- the backchannel and delegations (nfs4_cb.c) ---- */
@@ -180,6 +190,9 @@ void nfs4_cb_bind(struct nfs4_server *s, struct nfs4_session *sess, uint64_t bc_
 /** SEQUENCE's sr_status_flags for the backchannel and delegations of sess's client:
  * CB_PATH_DOWN_SESSION, CB_PATH_DOWN, RECALLABLE_STATE_REVOKED. */
 uint32_t nfs4_cb_seq_flags(struct nfs4_server *s, struct nfs4_session *sess);
+/** The call table (at create), and its release (at destroy). @return 0, -ENOMEM */
+int nfs4_cb_init(struct nfs4_server *s);
+void nfs4_cb_fini(struct nfs4_server *s);
 /** Move the recalls on: send those waiting for a slot, revoke those past a lease. */
 void nfs4_cb_sweep(struct nfs4_server *s, uint64_t now);
 /**

@@ -309,6 +309,10 @@ static struct orpc_version vers[2];
 
 static int fresh(void **state)
 {
+	/* the previous test's transport goes first, as droce-nfsd's do: its calls end */
+	for (uint32_t i = 0; i < ncalls; i++)
+		if (!calls[i].answered)
+			answer(i, -ECANCELED, NULL, 0);
 	n4f_fresh(state);
 	orpc_bc_table_init(&bct);
 	nfs4_server_set_bc(n4f_srv, &bct);
@@ -795,6 +799,176 @@ static void test_lease_expiry_drops_delegs(void **state)
 	assert_int_equal(ncalls, 1); /* nothing to recall: A's state went with its lease */
 }
 
+/* OPEN with CLAIM_DELEG_CUR_FH (the current file) under the delegation d */
+static uint32_t open_deleg_cur_fh(struct n4f_sess *s, const struct nfs_fh *fh,
+				  const struct nfs4_stateid *d, struct nfs4_open_res *o)
+{
+	union nfs4_op_args a = {0};
+	struct n4f_reply r;
+	struct n4f_cb b;
+
+	a.open.share_access = OPEN4_SHARE_ACCESS_READ;
+	a.open.owner = (struct nfs4_ref){(const uint8_t *)"oc", 2};
+	a.open.opentype = OPEN4_NOCREATE;
+	a.open.claim = CLAIM_DELEG_CUR_FH;
+	a.open.deleg_sid = *d;
+	n4f_session(&b, s);
+	n4f_putfh(&b, fh);
+	n4f_op(&b, NFS4_OP_OPEN, &a);
+	n4f_run(&b, &r);
+	if (r.status == NFS4_OK && o)
+		*o = r.r[2].u.open;
+	return r.status;
+}
+
+static void test_claim_deleg_cur(void **state)
+{
+	struct nfs4_open_res o, o2;
+	struct n4f_sess a, c;
+	struct nfs4_stateid bogus;
+	struct nfs_fh fh;
+
+	(void)state;
+	client_a(&a);
+	assert_int_equal(open_file(&a, "oa", OPEN4_SHARE_ACCESS_READ, &o, &fh), NFS4_OK);
+	assert_int_equal(o.deleg_type, OPEN_DELEGATE_READ);
+	/* an open under the delegation (as Linux sends while returning one): a new open
+	 * stateid, no new delegation */
+	assert_int_equal(open_deleg_cur_fh(&a, &fh, &o.deleg_sid, &o2), NFS4_OK);
+	assert_int_equal(o2.deleg_type, OPEN_DELEGATE_NONE);
+	assert_memory_not_equal(o2.sid.other, o.sid.other, 12);
+	assert_int_equal(stats().delegs_granted, 1);
+	/* an open stateid is not a delegation's; another client's delegation is not its own */
+	assert_int_equal(open_deleg_cur_fh(&a, &fh, &o.sid, NULL), NFS4ERR_BAD_STATEID);
+	session_on("client-c", 0, &c);
+	assert_int_equal(open_deleg_cur_fh(&c, &fh, &o.deleg_sid, NULL), NFS4ERR_BAD_STATEID);
+	bogus = o.deleg_sid;
+	bogus.other[11] ^= 0xff;
+	assert_int_equal(open_deleg_cur_fh(&a, &fh, &bogus, NULL), NFS4ERR_BAD_STATEID);
+}
+
+static void test_backchannel_ctl(void **state)
+{
+	union nfs4_op_args a = {0};
+	uint8_t sec[16];
+	struct nfs4_open_res o;
+	struct n4f_sess s, b;
+	struct n4f_reply r;
+	struct n4f_cb cb;
+
+	(void)state;
+	client_a(&s);
+	/* a new program, and AUTH_NONE from now on */
+	a.bc_ctl.cb_program = 0x40000123;
+	a.bc_ctl.sec_parms = (struct nfs4_raw){1, {sec, words(sec, (const uint32_t[]){0}, 1)}};
+	n4f_session(&cb, &s);
+	n4f_op(&cb, NFS4_OP_BACKCHANNEL_CTL, &a);
+	n4f_run(&cb, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	/* RPCSEC_GSS alone cannot be done */
+	a.bc_ctl.sec_parms =
+		(struct nfs4_raw){1, {sec, words(sec, (const uint32_t[]){6, 1, 0, 0}, 4)}};
+	n4f_session(&cb, &s);
+	n4f_op(&cb, NFS4_OP_BACKCHANNEL_CTL, &a);
+	n4f_run(&cb, &r);
+	assert_int_equal(r.status, NFS4ERR_INVAL);
+	/* the recall goes to the new program with AUTH_NONE */
+	assert_int_equal(open_file(&s, "oa", OPEN4_SHARE_ACCESS_READ, &o, NULL), NFS4_OK);
+	session_on("client-b", 0, &b);
+	assert_int_equal(open_file(&b, "ob", OPEN4_SHARE_ACCESS_WRITE, NULL, NULL), NFS4ERR_DELAY);
+	assert_int_equal(ncalls, 2);
+	assert_int_equal(word(calls[1].msg, 3), 0x40000123);
+	assert_int_equal(word(calls[1].msg, 6), 0); /* AUTH_NONE */
+	assert_int_equal(word(calls[1].msg, 7), 0);
+	answer_recall(1, 0, 0);
+}
+
+/* REMOVE of name in the export's root by s: its status */
+static uint32_t remove_name(struct n4f_sess *s, const char *name)
+{
+	struct nfs_fh root = n4f_root_fh();
+	struct n4f_reply r;
+	struct n4f_cb b;
+
+	n4f_session(&b, s);
+	n4f_putfh(&b, &root);
+	n4f_op(&b, NFS4_OP_REMOVE,
+	       &(union nfs4_op_args){.name = {(const uint8_t *)name, (uint32_t)strlen(name)}});
+	n4f_run(&b, &r);
+	return r.status;
+}
+
+static void test_two_recalls_one_slot(void **state)
+{
+	struct nfs4_open_res o1, o2;
+	struct n4f_sess a, b;
+	struct nfs_fh fh1, fh2;
+	union nfs4_op_args oa = {0};
+	struct nfs_fh root = n4f_root_fh();
+	struct n4f_reply r;
+	struct n4f_cb cb;
+	char p[300];
+
+	(void)state;
+	n4f_path_of(p, sizeof(p), "file2");
+	n4f_mkfile(p, "two\n");
+	client_a(&a);
+	session_on("client-b", 0, &b);
+	assert_int_equal(open_file(&a, "oa", OPEN4_SHARE_ACCESS_READ, &o1, &fh1), NFS4_OK);
+	oa.open.share_access = OPEN4_SHARE_ACCESS_READ;
+	oa.open.owner = (struct nfs4_ref){(const uint8_t *)"oa", 2};
+	oa.open.opentype = OPEN4_NOCREATE;
+	oa.open.claim = CLAIM_NULL;
+	oa.open.name = (struct nfs4_ref){(const uint8_t *)"file2", 5};
+	n4f_session(&cb, &a);
+	n4f_putfh(&cb, &root);
+	n4f_op(&cb, NFS4_OP_OPEN, &oa);
+	n4f_op(&cb, NFS4_OP_GETFH, NULL);
+	n4f_run(&cb, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	o2 = r.r[2].u.open;
+	fh2.len = r.r[3].u.fh.len;
+	memcpy(fh2.data, r.r[3].u.fh.p, fh2.len);
+	assert_int_equal(o2.deleg_type, OPEN_DELEGATE_READ);
+	/* B removes file2 and writes file: two recalls, one backchannel slot */
+	assert_int_equal(remove_name(&b, "file2"), NFS4ERR_DELAY);
+	assert_int_equal(ncalls, 2);
+	assert_int_equal(open_file(&b, "ob", OPEN4_SHARE_ACCESS_WRITE, NULL, NULL), NFS4ERR_DELAY);
+	assert_int_equal(ncalls, 2); /* the second waits for the slot */
+	answer_recall(1, 0, 0);
+	assert_int_equal(ncalls, 3); /* sent as the slot freed, with the next sequence id */
+	assert_int_equal(word(calls[2].msg, 10 + word(calls[2].msg, 7) / 4 + 9), 2);
+	answer_recall(2, 0, 0);
+	assert_int_equal(sid_op(&a, &fh2, NFS4_OP_DELEGRETURN, &o2.deleg_sid), NFS4_OK);
+	assert_int_equal(remove_name(&b, "file2"), NFS4_OK);
+	assert_int_equal(sid_op(&a, &fh1, NFS4_OP_DELEGRETURN, &o1.deleg_sid), NFS4_OK);
+	assert_int_equal(open_file(&b, "ob", OPEN4_SHARE_ACCESS_WRITE, NULL, NULL), NFS4_OK);
+	assert_int_equal(stats().recalls_sent, 2);
+	assert_int_equal(stats().recalls_answered, 2);
+	assert_int_equal(stats().delegs_returned, 2);
+}
+
+/* the server goes with a call out: the call's end (the transport's, later) touches only the
+ * table the server left behind, and frees it (ASan and LeakSanitizer watch) */
+static void test_server_gone_call_out(void **state)
+{
+	struct nfs4_open_res o;
+	struct n4f_sess a, b;
+
+	(void)state;
+	client_a(&a);
+	session_on("client-b", 0, &b);
+	assert_int_equal(open_file(&a, "oa", OPEN4_SHARE_ACCESS_READ, &o, NULL), NFS4_OK);
+	assert_int_equal(open_file(&b, "ob", OPEN4_SHARE_ACCESS_WRITE, NULL, NULL), NFS4ERR_DELAY);
+	assert_int_equal(ncalls, 2);
+	nfs4_server_destroy(n4f_srv);
+	n4f_srv = nfs4_server_create(n4f_fs, &n4f_conf);
+	assert_non_null(n4f_srv);
+	nfs4_server_set_clock(n4f_srv, n4f_clock);
+	v3.v4 = n4f_srv;
+	answer_recall(1, 0, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -811,6 +985,10 @@ int main(void)
 		cmocka_unit_test_setup(test_bad_cb_replies, fresh),
 		cmocka_unit_test_setup(test_recall_delay_then_retry, fresh),
 		cmocka_unit_test_setup(test_lease_expiry_drops_delegs, fresh),
+		cmocka_unit_test_setup(test_claim_deleg_cur, fresh),
+		cmocka_unit_test_setup(test_backchannel_ctl, fresh),
+		cmocka_unit_test_setup(test_two_recalls_one_slot, fresh),
+		cmocka_unit_test_setup(test_server_gone_call_out, fresh),
 	};
 	int rc;
 
