@@ -30,6 +30,7 @@
 #include "orpc_bc.h"
 
 #define NS_PER_S 1000000000ull
+#define CB_RETRY_NS 100000000ull /* a recall the client answered DELAY goes again after this */
 
 _Static_assert(NFS4_CB_NUM_STATES == sizeof(((struct nfs4_stats *)0)->cb_state) / sizeof(uint64_t),
 	       "cb_state counters");
@@ -228,20 +229,23 @@ static enum nfs4_dlg_state dlg_recall_wait(struct dlg_ctx *k)
 	}
 	if (!up)
 		return probing ? NFS4_DLG_RECALL_WAIT : NFS4_DLG_REVOKED; /* nowhere to send it */
-	if (up->cb_busy)
+	if (up->cb_busy || k->now < k->d->retry_ns)
 		return NFS4_DLG_RECALL_WAIT; /* its turn comes when the slot's call ends */
+	/* RECALLING before the call: a transport may answer inside it, and the answer must find
+	 * the delegation recalled (and not send it again) */
+	dlg_set_state(k->s, k->d, NFS4_DLG_RECALLING);
 	rc = cb_send(k->s, up, k->d);
 	if (rc == -EBUSY)
 		return NFS4_DLG_RECALL_WAIT;
 	if (rc) {
 		k->s->stats.cb_errors++;
 		cb_set_state(k->s, up, NFS4_CB_DOWN);
+		dlg_set_state(k->s, k->d, NFS4_DLG_RECALL_WAIT);
 		/* another session's backchannel, or revoked: up is no longer live, so this ends */
 		return dlg_recall_wait(k);
 	}
 	k->s->stats.recalls_sent++;
-	/* a reply may already have moved it on */
-	return k->d->dlg == NFS4_DLG_RECALL_WAIT ? NFS4_DLG_RECALLING : k->d->dlg;
+	return k->d->dlg; /* RECALLING, or where a reply inside the call moved it */
 }
 
 static enum nfs4_dlg_state dlg_waiting_return(struct dlg_ctx *k)
@@ -336,11 +340,15 @@ static void recall_done(struct nfs4_server *s, const struct nfs4_cb_call *k, int
 	}
 	if (!d || d->type != NFS4_STID_DELEG || d->dlg != NFS4_DLG_RECALLING)
 		return; /* returned (or its client gone) meanwhile */
-	if (revoke)
+	if (revoke) {
 		dlg_set_state(s, d, NFS4_DLG_REVOKED);
-	else if (again)
+	} else if (again) {
+		/* the client's DELAY is honoured: the recall goes again a moment later (on the
+		 * next conflict check or sweep), never from inside this answer */
+		if (!err)
+			d->retry_ns = s->now_ns() + CB_RETRY_NS;
 		dlg_set_state(s, d, NFS4_DLG_RECALL_WAIT);
-	else
+	} else
 		dlg_set_state(s, d, NFS4_DLG_RECALLED);
 }
 

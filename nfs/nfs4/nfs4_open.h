@@ -97,6 +97,7 @@ struct nfs4_stid {
 	bool locked; /**< LOCK: has held a lock (the manager says whether it still does) */
 	enum nfs4_dlg_state dlg; /**< DELEG: its life */
 	uint64_t recall_ns;	 /**< DELEG: when the recall began (the lease counts from it) */
+	uint64_t retry_ns;	 /**< DELEG: the client said DELAY: no new CB_RECALL before */
 };
 
 /** The client's state, at nfs4_client.owners while it has any. */

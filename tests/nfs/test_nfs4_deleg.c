@@ -768,8 +768,12 @@ static void test_recall_delay_then_retry(void **state)
 	session_on("client-b", 0, &b);
 	assert_int_equal(open_file(&a, "oa", OPEN4_SHARE_ACCESS_READ, &o, &fh), NFS4_OK);
 	assert_int_equal(open_file(&b, "ob", OPEN4_SHARE_ACCESS_WRITE, NULL, NULL), NFS4ERR_DELAY);
-	/* the client says DELAY: the recall goes again on B's next try, sequence id 2 */
+	/* the client says DELAY: the recall goes again on B's next try a moment later (not at
+	 * once), sequence id 2 */
 	answer_recall(1, 0, NFS4ERR_DELAY);
+	assert_int_equal(open_file(&b, "ob", OPEN4_SHARE_ACCESS_WRITE, NULL, NULL), NFS4ERR_DELAY);
+	assert_int_equal(ncalls, 2);
+	n4f_now_ns += 200000000ull;
 	assert_int_equal(open_file(&b, "ob", OPEN4_SHARE_ACCESS_WRITE, NULL, NULL), NFS4ERR_DELAY);
 	assert_int_equal(ncalls, 3);
 	assert_int_equal(word(calls[2].msg, 10 + word(calls[2].msg, 7) / 4 + 9), 2);
