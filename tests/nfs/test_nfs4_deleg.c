@@ -564,6 +564,36 @@ static void test_deleg_holder_writes(void **state)
 	assert_int_equal(stats().recalls_sent, 0);
 }
 
+/* an NFSv3 call of proc with args (the words after the credential) as root, through the RPC
+ * program (RFC 5531 call: xid, CALL, 2, NFS (100003), 3, proc, AUTH_SYS {stamp, "", 0, 0, no
+ * gids}, AUTH_NONE verf): the result's nfsstat3 */
+static uint32_t v3_call(uint32_t proc, const uint8_t *args, uint32_t alen)
+{
+	const uint32_t hdr[] = {78, 0, 2, 100003, 3, proc, 1, 20, 0, 0, 0, 0, 0, 0, 0};
+	uint8_t msg[1024], out[1024];
+	struct orpc_peer peer = {0};
+	enum orpc_outcome oc;
+	uint32_t len = words(msg, hdr, 15);
+
+	memcpy(msg + len, args, alen);
+	len += alen;
+	peer.xprt = ORPC_XPRT_TCP;
+	len = orpc_svc_dispatch_peer(&svc, msg, len, NULL, &peer, out, sizeof(out), &oc);
+	assert_true(len >= 28);
+	assert_int_equal(word(out, 0), 78);
+	assert_int_equal(word(out, 5), 0); /* SUCCESS */
+	return word(out, 6);
+}
+
+/* nfs_fh3 or filename3 (opaque<>) at p: its length */
+static uint32_t opaque(uint8_t *p, const uint8_t *b, uint32_t n)
+{
+	put(p, 0, n);
+	memcpy(p + 4, b, n);
+	memset(p + 4 + n, 0, ((n + 3) & ~3u) - n);
+	return 4 + ((n + 3) & ~3u);
+}
+
 /* an NFSv3 WRITE of 4 bytes at 0 as root, through the RPC program: its nfsstat3 */
 static uint32_t v3_write(const struct nfs_fh *fh)
 {
@@ -973,6 +1003,85 @@ static void test_server_gone_call_out(void **state)
 	answer_recall(1, 0, 0);
 }
 
+/* every change that recalls, by another v4 client and by NFSv3, while the recall is out */
+static void test_conflicting_changes(void **state)
+{
+	struct nfs_fh root = n4f_root_fh();
+	union nfs4_op_args a = {0};
+	struct nfs4_open_res o;
+	struct n4f_sess da, b;
+	struct n4f_reply r;
+	struct n4f_cb cb;
+	struct nfs_fh fh;
+	uint8_t sz[8] = {0}, args[512];
+	uint32_t n;
+
+	(void)state;
+	client_a(&da);
+	session_on("client-b", 0, &b);
+	assert_int_equal(open_file(&da, "oa", OPEN4_SHARE_ACCESS_READ, &o, &fh), NFS4_OK);
+	assert_int_equal(o.deleg_type, OPEN_DELEGATE_READ);
+	/* v4 SETATTR of the size (anonymous stateid): DELAY, and the recall goes */
+	a.setattr.attrs = (struct nfs4_fattr){{1, {1u << NFS4_A_SIZE}}, {sz, 8}};
+	n4f_session(&cb, &b);
+	n4f_putfh(&cb, &fh);
+	n4f_op(&cb, NFS4_OP_SETATTR, &a);
+	n4f_run(&cb, &r);
+	assert_int_equal(r.status, NFS4ERR_DELAY);
+	assert_int_equal(ncalls, 2);
+	/* v4 RENAME of it, v4 RENAME onto it, v4 LINK of it: DELAY, no second recall */
+	memset(&a, 0, sizeof(a));
+	a.rename.oldname = (struct nfs4_ref){(const uint8_t *)"file", 4};
+	a.rename.newname = (struct nfs4_ref){(const uint8_t *)"file9", 5};
+	n4f_session(&cb, &b);
+	n4f_putfh(&cb, &root);
+	n4f_op(&cb, NFS4_OP_SAVEFH, NULL);
+	n4f_op(&cb, NFS4_OP_RENAME, &a);
+	n4f_run(&cb, &r);
+	assert_int_equal(r.status, NFS4ERR_DELAY);
+	a.rename.oldname = (struct nfs4_ref){(const uint8_t *)"dir", 3};
+	a.rename.newname = (struct nfs4_ref){(const uint8_t *)"file", 4};
+	n4f_session(&cb, &b);
+	n4f_putfh(&cb, &root);
+	n4f_op(&cb, NFS4_OP_SAVEFH, NULL);
+	n4f_op(&cb, NFS4_OP_RENAME, &a);
+	n4f_run(&cb, &r);
+	assert_int_equal(r.status, NFS4ERR_DELAY);
+	n4f_session(&cb, &b);
+	n4f_putfh(&cb, &fh);
+	n4f_op(&cb, NFS4_OP_SAVEFH, NULL);
+	n4f_putfh(&cb, &root);
+	n4f_op(&cb, NFS4_OP_LINK, &(union nfs4_op_args){.name = {(const uint8_t *)"file-link", 9}});
+	n4f_run(&cb, &r);
+	assert_int_equal(r.status, NFS4ERR_DELAY);
+	/* NFSv3 (RFC 1813): SETATTR of the size (proc 2: fh, sattr3 {no mode, uid, gid; size 0;
+	 * times unchanged}, no guard), REMOVE (12: dir, name), RENAME (14: from, to): JUKEBOX */
+	n = opaque(args, fh.data, fh.len);
+	n += words(args + n, (const uint32_t[]){0, 0, 0, 1, 0, 0, 0, 0, 0}, 9);
+	assert_int_equal(v3_call(2, args, n), 10008);
+	n = opaque(args, fh.data, fh.len);
+	/* the mode alone changes no data: no conflict */
+	n += words(args + n, (const uint32_t[]){1, 0640, 0, 0, 0, 0, 0, 0}, 8);
+	assert_int_equal(v3_call(2, args, n), NFS_OK);
+	n = opaque(args, root.data, root.len);
+	n += opaque(args + n, (const uint8_t *)"file", 4);
+	assert_int_equal(v3_call(12, args, n), 10008);
+	n = opaque(args, root.data, root.len);
+	n += opaque(args + n, (const uint8_t *)"file", 4);
+	n += opaque(args + n, root.data, root.len);
+	n += opaque(args + n, (const uint8_t *)"file9", 5);
+	assert_int_equal(v3_call(14, args, n), 10008);
+	assert_int_equal(ncalls, 2);
+	assert_true(stats().deleg_conflicts >= 7);
+	/* returned: the v3 SETATTR of the size goes through (the file is cut to 12 bytes, its
+	 * own length, so that the other tests read what they wrote) */
+	answer_recall(1, 0, 0);
+	assert_int_equal(sid_op(&da, &fh, NFS4_OP_DELEGRETURN, &o.deleg_sid), NFS4_OK);
+	n = opaque(args, fh.data, fh.len);
+	n += words(args + n, (const uint32_t[]){0, 0, 0, 1, 0, 12, 0, 0, 0}, 9);
+	assert_int_equal(v3_call(2, args, n), NFS_OK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -993,6 +1102,7 @@ int main(void)
 		cmocka_unit_test_setup(test_backchannel_ctl, fresh),
 		cmocka_unit_test_setup(test_two_recalls_one_slot, fresh),
 		cmocka_unit_test_setup(test_server_gone_call_out, fresh),
+		cmocka_unit_test_setup(test_conflicting_changes, fresh),
 	};
 	int rc;
 
