@@ -100,6 +100,7 @@ void nfs4_cb_fini(struct nfs4_server *s)
 }
 
 static void cb_done(void *ctx, int err, const uint8_t *reply, uint32_t len);
+static void time_calls_out(struct nfs4_server *s, uint64_t now);
 
 static struct nfs4_cb_call *call_slot(struct nfs4_server *s)
 {
@@ -121,6 +122,8 @@ static int cb_send(struct nfs4_server *s, struct nfs4_session *sess, struct nfs4
 	memset(k, 0, offsetof(struct nfs4_cb_call, msg));
 	k->t = s->cb;
 	k->xid = ++s->cb_xid;
+	k->bc_id = sess->bc_id;
+	k->sent_ns = s->now_ns();
 	memcpy(k->sessionid, sess->id, NFS4_SESSIONID_SIZE);
 	h = (struct nfs4_cb_hdr){k->xid, sess->cb_program, &sess->cb_cred};
 	if (d) {
@@ -298,7 +301,8 @@ static void sweep_one(void *arg, struct nfs4_stid *st)
 
 void nfs4_cb_sweep(struct nfs4_server *s, uint64_t now)
 {
-	(void)now; /* each step reads the server's clock: a reply may come in between */
+	time_calls_out(s, now);
+	/* each step reads the server's clock: a reply may come in between */
 	nfs4_stid_each(s, sweep_one, s);
 }
 
@@ -316,7 +320,7 @@ static void recall_done(struct nfs4_server *s, const struct nfs4_cb_call *k, int
 		sess->cb_busy = false;
 	if (err) {
 		s->stats.cb_errors++;
-		if (sess && err != -ETIMEDOUT)
+		if (sess && err != -ETIMEDOUT && sess->bc_id == k->bc_id)
 			cb_set_state(s, sess, NFS4_CB_DOWN);
 		again = true; /* another backchannel, or revoked when there is none */
 	} else if (nfs4_cb_decode_reply(reply, len, k->xid, true, &k->seq, &r) != 0) {
@@ -352,34 +356,22 @@ static void recall_done(struct nfs4_server *s, const struct nfs4_cb_call *k, int
 		dlg_set_state(s, d, NFS4_DLG_RECALLED);
 }
 
-static void cb_done(void *ctx, int err, const uint8_t *reply, uint32_t len)
+/* A call's outcome: its answer, its connection's end, or a lease without either. */
+static void call_ended(struct nfs4_server *s, const struct nfs4_cb_call *k, int err,
+		       const uint8_t *reply, uint32_t len)
 {
-	struct nfs4_cb_call *k = ctx;
-	struct nfs4_cb_calls *t = k->t;
-	struct nfs4_server *s = t->s;
-	struct nfs4_cb_call call = *k;
-	struct nfs4_session *sess;
-	uint64_t now;
+	struct nfs4_session *sess = nfs4_session_find(s->st, k->sessionid);
+	uint64_t now = s->now_ns();
 
-	/* free the slot first: what follows may send again */
-	k->busy = false;
-	t->busy--;
-	if (!s) {
-		if (!t->busy)
-			free(t); /* the server went before its last call */
-		return;
-	}
-	now = s->now_ns();
-	sess = nfs4_session_find(s->st, call.sessionid);
-	if (call.compound) {
-		recall_done(s, &call, err, reply, len, sess);
-	} else if (sess && sess->cb_state == NFS4_CB_PROBING) {
+	if (k->compound) {
+		recall_done(s, k, err, reply, len, sess);
+	} else if (sess && sess->cb_state == NFS4_CB_PROBING && sess->bc_id == k->bc_id) {
 		struct nfs4_cb_reply r;
 		bool up = false;
 
 		if (err)
 			s->stats.cb_errors++;
-		else if (nfs4_cb_decode_reply(reply, len, call.xid, false, NULL, &r) != 0)
+		else if (nfs4_cb_decode_reply(reply, len, k->xid, false, NULL, &r) != 0)
 			s->stats.cb_bad_replies++;
 		else if (r.reply_stat != 0 || r.accept_stat != 0)
 			s->stats.cb_errors++;
@@ -389,6 +381,41 @@ static void cb_done(void *ctx, int err, const uint8_t *reply, uint32_t len)
 	}
 	if (sess)
 		pump_client(s, sess->clp, now);
+}
+
+static void cb_done(void *ctx, int err, const uint8_t *reply, uint32_t len)
+{
+	struct nfs4_cb_call *k = ctx;
+	struct nfs4_cb_calls *t = k->t;
+	struct nfs4_server *s = t->s;
+	struct nfs4_cb_call call = *k;
+
+	/* free the slot first: what follows may send again */
+	k->busy = false;
+	t->busy--;
+	if (!s) {
+		if (!t->busy)
+			free(t); /* the server went before its last call */
+		return;
+	}
+	if (call.abandoned)
+		return; /* its outcome was taken when the lease ran out */
+	call_ended(s, &call, err, reply, len);
+}
+
+/* The transports never time a backward call out (orpc_bc.h): a call unanswered for a lease
+ * ends here as -ETIMEDOUT (a probe: DOWN; a recall: revoked, its lease being over too). Its
+ * slot stays taken until the transport ends it (the connection's close). */
+static void time_calls_out(struct nfs4_server *s, uint64_t now)
+{
+	for (uint32_t i = 0; i < NFS4_CB_CALLS; i++) {
+		struct nfs4_cb_call *k = &s->cb->c[i];
+
+		if (!k->busy || k->abandoned || now <= k->sent_ns + lease_ns(s))
+			continue;
+		k->abandoned = true;
+		call_ended(s, k, -ETIMEDOUT, NULL, 0);
+	}
 }
 
 /* ---- conflicts and grants ---- */

@@ -140,8 +140,11 @@ struct nfs4_cb_calls;
 struct nfs4_cb_call {
 	struct nfs4_cb_calls *t; /**< its table */
 	bool busy;
-	bool compound; /**< CB_COMPOUND (a recall), else CB_NULL (a probe) */
+	bool compound;	/**< CB_COMPOUND (a recall), else CB_NULL (a probe) */
+	bool abandoned; /**< unanswered for a lease: its outcome was taken as a timeout */
 	uint32_t xid;
+	uint64_t bc_id;	  /**< the connection it went on */
+	uint64_t sent_ns; /**< when */
 	uint8_t sessionid[NFS4_SESSIONID_SIZE];
 	uint64_t serial; /**< the delegation recalled */
 	struct nfs4_cb_seq_args seq;

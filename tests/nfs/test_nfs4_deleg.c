@@ -1082,6 +1082,45 @@ static void test_conflicting_changes(void **state)
 	assert_int_equal(v3_call(2, args, n), NFS_OK);
 }
 
+/* the transports never time a backward call out: a lease without an answer is the server's */
+static void test_calls_time_out(void **state)
+{
+	uint64_t lease = (uint64_t)n4f_conf.state.lease_s * 1000000000ull;
+	struct nfs4_open_res o;
+	struct n4f_sess a, b, d;
+	uint64_t id;
+
+	(void)state;
+	client_a(&a);
+	session_on("client-b", 0, &b);
+	assert_int_equal(open_file(&a, "oa", OPEN4_SHARE_ACCESS_READ, &o, NULL), NFS4_OK);
+	assert_int_equal(o.deleg_type, OPEN_DELEGATE_READ);
+	/* a probe nobody answers (call 1), a recall nobody answers (call 2) */
+	id = orpc_bc_register(&bct, &fake_ops, &conn_b);
+	session_on("client-d", id, &d);
+	assert_int_equal(sess_of(&d)->cb_state, NFS4_CB_PROBING);
+	n4f_bc_id = 0;
+	assert_int_equal(open_file(&b, "ob", OPEN4_SHARE_ACCESS_WRITE, NULL, NULL), NFS4ERR_DELAY);
+	assert_int_equal(ncalls, 3);
+	n4f_now_ns += lease / 2;
+	assert_int_equal(seq_flags(&a), 0);
+	assert_int_equal(seq_flags(&b), 0);
+	assert_int_equal(seq_flags(&d), 0);
+	n4f_now_ns += lease / 2 + 2000000000ull;
+	/* after a lease: the probe failed, the recall too, and the delegation is revoked */
+	assert_int_equal(seq_flags(&d),
+			 SEQ4_STATUS_CB_PATH_DOWN_SESSION | SEQ4_STATUS_CB_PATH_DOWN);
+	assert_int_equal(open_file(&b, "ob", OPEN4_SHARE_ACCESS_WRITE, NULL, NULL), NFS4_OK);
+	assert_int_equal(stats().delegs_revoked, 1);
+	assert_int_equal(seq_flags(&a), SEQ4_STATUS_RECALLABLE_STATE_REVOKED);
+	/* the transport ends the calls at last (their connections close): nothing more moves */
+	answer(1, -ENOTCONN, NULL, 0);
+	answer(2, -ENOTCONN, NULL, 0);
+	assert_int_equal(sess_of(&a)->cb_state, NFS4_CB_UP);
+	assert_int_equal(stats().delegs_revoked, 1);
+	assert_int_equal(ncalls, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1103,6 +1142,7 @@ int main(void)
 		cmocka_unit_test_setup(test_two_recalls_one_slot, fresh),
 		cmocka_unit_test_setup(test_server_gone_call_out, fresh),
 		cmocka_unit_test_setup(test_conflicting_changes, fresh),
+		cmocka_unit_test_setup(test_calls_time_out, fresh),
 	};
 	int rc;
 
