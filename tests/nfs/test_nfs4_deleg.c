@@ -1121,6 +1121,57 @@ static void test_calls_time_out(void **state)
 	assert_int_equal(ncalls, 3);
 }
 
+/* the RPC program's glue (nfs4_compound_proc): the call's orpc_peer.bc_id and its svc's table
+ * are what a real transport hands over */
+static void test_rpc_glue(void **state)
+{
+	const uint32_t hdr[] = {79, 0, 2, 100003, 4, 1, 1, 20, 0, 0, 0, 0, 0, 0, 0};
+	struct nfs4_exchange_id_res e;
+	union nfs4_op_args a = {0};
+	uint8_t msg[2048], out[2048], sec[sizeof(sec_sys)];
+	struct orpc_peer peer = {0};
+	enum orpc_outcome oc;
+	struct n4f_reply r;
+	struct n4f_cb b;
+	uint32_t len, n;
+
+	(void)state;
+	nfs4_server_set_bc(n4f_srv, NULL);
+	svc.bc = &bct;
+	assert_int_equal(n4f_exchange_id("client-rpc", "verf0001", 0, &e), NFS4_OK);
+	a.csess.clientid = e.clientid;
+	a.csess.sequence = e.sequenceid;
+	a.csess.flags = CREATE_SESSION4_FLAG_CONN_BACK_CHAN;
+	n4f_default_attrs(&a.csess.fore);
+	n4f_default_attrs(&a.csess.back);
+	a.csess.cb_program = CB_PROG;
+	a.csess.sec_parms = (struct nfs4_raw){1, {sec, words(sec, sec_sys, 7)}};
+	n4f_start(&b, 1, "");
+	n4f_op(&b, NFS4_OP_CREATE_SESSION, &a);
+	n = n4f_end(&b, 0);
+	len = words(msg, hdr, 15);
+	memcpy(msg + len, b.buf, n);
+	len += n;
+	peer.xprt = ORPC_XPRT_TCP;
+	peer.bc_id = orpc_bc_register(&bct, &fake_ops, &conn_a);
+	n = orpc_svc_dispatch_peer(&svc, msg, len, NULL, &peer, out, sizeof(out), &oc);
+	svc.bc = NULL;
+	assert_true(n > 24);
+	assert_int_equal(word(out, 5), 0); /* SUCCESS */
+	n4f_parse(out + 24, n - 24, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_int_equal(r.r[0].u.csess.flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN,
+			 CREATE_SESSION4_FLAG_CONN_BACK_CHAN);
+	/* probed on the call's connection, through the svc's table */
+	assert_int_equal(ncalls, 1);
+	assert_int_equal(calls[0].conn, conn_a);
+	assert_int_equal(word(calls[0].msg, 5), 0);
+	answer_null(0);
+	assert_int_equal(
+		nfs4_session_find(nfs4_server_state(n4f_srv), r.r[0].u.csess.sessionid)->cb_state,
+		NFS4_CB_UP);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1143,6 +1194,7 @@ int main(void)
 		cmocka_unit_test_setup(test_server_gone_call_out, fresh),
 		cmocka_unit_test_setup(test_conflicting_changes, fresh),
 		cmocka_unit_test_setup(test_calls_time_out, fresh),
+		cmocka_unit_test_setup(test_rpc_glue, fresh),
 	};
 	int rc;
 
