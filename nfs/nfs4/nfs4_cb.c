@@ -523,6 +523,10 @@ void nfs4_deleg_offer(struct nfs4_compound *c, struct nfs4_client *clp, const st
 	if (want == OPEN4_SHARE_ACCESS_WANT_WRITE_DELEG || access != OPEN4_SHARE_ACCESS_READ ||
 	    (o->claim != CLAIM_NULL && o->claim != CLAIM_FH) || !client_cb_up(c->s, clp))
 		goto none;
+	/* none while the lock manager's grace period lasts: locks being reclaimed (NLM's too)
+	 * must not meet a delegation (as Linux's nfsd) */
+	if (nfs_lock_in_grace(c->s->mgr))
+		goto none;
 	nfs4_stid_each(c->s, offer_one, &k);
 	if (k.contention) {
 		why = WND4_CONTENTION;

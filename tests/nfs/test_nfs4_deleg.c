@@ -1172,6 +1172,28 @@ static void test_rpc_glue(void **state)
 		NFS4_CB_UP);
 }
 
+/* no delegation while the lock manager's grace period lasts (NLM and v4 reclaims) */
+static void test_no_deleg_in_grace(void **state)
+{
+	struct nfs_lock_mgr m;
+	struct nfs4_open_res o;
+	struct n4f_sess a;
+
+	(void)state;
+	client_a(&a);
+	nfs_lock_mgr_init(&m, &(struct nfs_lock_conf){.grace_ms = 3600000});
+	nfs4_server_set_lock_mgr(n4f_srv, &m);
+	assert_int_equal(open_file(&a, "oa",
+				   OPEN4_SHARE_ACCESS_READ | OPEN4_SHARE_ACCESS_WANT_READ_DELEG, &o,
+				   NULL),
+			 NFS4_OK);
+	assert_int_equal(o.deleg_type, OPEN_DELEGATE_NONE_EXT);
+	nfs4_server_set_lock_mgr(n4f_srv, NULL);
+	assert_int_equal(open_file(&a, "ob", OPEN4_SHARE_ACCESS_READ, &o, NULL), NFS4_OK);
+	assert_int_equal(o.deleg_type, OPEN_DELEGATE_READ);
+	nfs_lock_mgr_fini(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1195,6 +1217,7 @@ int main(void)
 		cmocka_unit_test_setup(test_conflicting_changes, fresh),
 		cmocka_unit_test_setup(test_calls_time_out, fresh),
 		cmocka_unit_test_setup(test_rpc_glue, fresh),
+		cmocka_unit_test_setup(test_no_deleg_in_grace, fresh),
 	};
 	int rc;
 
