@@ -82,7 +82,8 @@ static uint64_t lease_ns(const struct nfs4_server *s)
 int nfs4_cb_init(struct nfs4_server *s)
 {
 	s->cb = calloc(1, sizeof(*s->cb));
-	if (!s->cb)
+	s->lkw = calloc(NFS4_LOCK_WAITERS, sizeof(*s->lkw));
+	if (!s->cb || !s->lkw)
 		return -ENOMEM;
 	s->cb->s = s;
 	return 0;
@@ -90,6 +91,8 @@ int nfs4_cb_init(struct nfs4_server *s)
 
 void nfs4_cb_fini(struct nfs4_server *s)
 {
+	free(s->lkw);
+	s->lkw = NULL;
 	if (!s->cb)
 		return;
 	if (s->cb->busy)
@@ -110,8 +113,10 @@ static struct nfs4_cb_call *call_slot(struct nfs4_server *s)
 	return NULL;
 }
 
-/* Send a CB_NULL (d NULL) or a recall of d on sess's backchannel. @return orpc_bc_call's */
-static int cb_send(struct nfs4_server *s, struct nfs4_session *sess, struct nfs4_stid *d)
+/* Send a CB_NULL (d and w NULL), a recall of d, or a CB_NOTIFY_LOCK to waiter w on sess's
+ * backchannel. @return orpc_bc_call's */
+static int cb_send(struct nfs4_server *s, struct nfs4_session *sess, struct nfs4_stid *d,
+		   const struct nfs4_lock_waiter *w)
 {
 	struct nfs4_cb_call *k = call_slot(s);
 	struct nfs4_cb_hdr h;
@@ -136,6 +141,14 @@ static int cb_send(struct nfs4_server *s, struct nfs4_session *sess, struct nfs4
 		k->seq.slotid = 0;
 		k->seq.highest_slotid = 0;
 		k->len = nfs4_cb_encode_recall(k->msg, sizeof(k->msg), &h, 0, &k->seq, &rc_args);
+	} else if (w) {
+		struct nfs4_cb_notify_lock_args nl = {w->fh.len, w->fh.data, w->clientid,
+						      w->ownerlen, w->owner};
+
+		k->compound = k->notify = true;
+		memcpy(k->seq.sessionid, sess->id, NFS4_SESSIONID_SIZE);
+		k->seq.sequenceid = sess->cb_seqid + 1;
+		k->len = nfs4_cb_encode_notify_lock(k->msg, sizeof(k->msg), &h, 0, &k->seq, &nl);
 	} else {
 		k->len = nfs4_cb_encode_null(k->msg, sizeof(k->msg), &h);
 	}
@@ -143,14 +156,14 @@ static int cb_send(struct nfs4_server *s, struct nfs4_session *sess, struct nfs4
 		return -E2BIG;
 	k->busy = true;
 	s->cb->busy++;
-	sess->cb_busy |= d != NULL;
+	sess->cb_busy |= k->compound;
 	/* done may run inside the call (a transport that answers at once): k is not touched
 	 * after a 0 */
 	rc = orpc_bc_call(s->bc, sess->bc_id, k->msg, k->len, cb_done, k);
 	if (rc) {
 		k->busy = false;
 		s->cb->busy--;
-		if (d)
+		if (k->compound)
 			sess->cb_busy = false;
 	}
 	return rc;
@@ -163,7 +176,7 @@ void nfs4_cb_bind(struct nfs4_server *s, struct nfs4_session *sess, uint64_t bc_
 	sess->cb_busy = false;
 	cb_set_state(s, sess, NFS4_CB_PROBING);
 	s->stats.cb_probes++;
-	if (cb_send(s, sess, NULL) != 0) {
+	if (cb_send(s, sess, NULL, NULL) != 0) {
 		s->stats.cb_errors++;
 		cb_set_state(s, sess, NFS4_CB_DOWN);
 	}
@@ -237,7 +250,7 @@ static enum nfs4_dlg_state dlg_recall_wait(struct dlg_ctx *k)
 	/* RECALLING before the call: a transport may answer inside it, and the answer must find
 	 * the delegation recalled (and not send it again) */
 	dlg_set_state(k->s, k->d, NFS4_DLG_RECALLING);
-	rc = cb_send(k->s, up, k->d);
+	rc = cb_send(k->s, up, k->d, NULL);
 	if (rc == -EBUSY)
 		return NFS4_DLG_RECALL_WAIT;
 	if (rc) {
@@ -281,6 +294,8 @@ static void dlg_run(struct nfs4_server *s, struct nfs4_stid *d, uint64_t now)
 }
 
 /* the client's recalls waiting for a slot get one now */
+static void notify_client(struct nfs4_server *s, struct nfs4_client *clp);
+
 static void pump_client(struct nfs4_server *s, struct nfs4_client *clp, uint64_t now)
 {
 	struct nfs4_cstate *cs = clp->owners;
@@ -288,6 +303,7 @@ static void pump_client(struct nfs4_server *s, struct nfs4_client *clp, uint64_t
 	for (struct nfs4_stid *st = cs ? cs->stids : NULL; st; st = st->cnext)
 		if (st->type == NFS4_STID_DELEG && st->dlg == NFS4_DLG_RECALL_WAIT)
 			dlg_run(s, st, now);
+	notify_client(s, clp); /* recalls first: they hold other clients up */
 }
 
 static void sweep_one(void *arg, struct nfs4_stid *st)
@@ -299,9 +315,12 @@ static void sweep_one(void *arg, struct nfs4_stid *st)
 		dlg_run(s, st, s->now_ns());
 }
 
+static void sweep_waiters(struct nfs4_server *s, uint64_t now);
+
 void nfs4_cb_sweep(struct nfs4_server *s, uint64_t now)
 {
 	time_calls_out(s, now);
+	sweep_waiters(s, now);
 	/* each step reads the server's clock: a reply may come in between */
 	nfs4_stid_each(s, sweep_one, s);
 }
@@ -363,7 +382,19 @@ static void call_ended(struct nfs4_server *s, const struct nfs4_cb_call *k, int 
 	struct nfs4_session *sess = nfs4_session_find(s->st, k->sessionid);
 	uint64_t now = s->now_ns();
 
-	if (k->compound) {
+	if (k->notify) {
+		struct nfs4_cb_reply r;
+
+		/* nothing hangs on the answer: the slot and its sequence move on */
+		if (sess)
+			sess->cb_busy = false;
+		if (err)
+			s->stats.cb_errors++;
+		else if (nfs4_cb_decode_reply(reply, len, k->xid, true, &k->seq, &r) != 0)
+			s->stats.cb_bad_replies++;
+		else if (sess && r.seq_ok)
+			sess->cb_seqid = k->seq.sequenceid;
+	} else if (k->compound) {
 		recall_done(s, k, err, reply, len, sess);
 	} else if (sess && sess->cb_state == NFS4_CB_PROBING && sess->bc_id == k->bc_id) {
 		struct nfs4_cb_reply r;
@@ -423,6 +454,126 @@ static void time_calls_out(struct nfs4_server *s, uint64_t now)
 static bool same_key(const struct nfs_lock_key *a, const struct nfs_lock_key *b)
 {
 	return a->len == b->len && memcmp(a->b, b->b, a->len) == 0;
+}
+
+/* ---- CB_NOTIFY_LOCK (RFC 8881 §20.11) ---- */
+
+/* a session of clp whose backchannel is UP, free ones first; NULL: none */
+static struct nfs4_session *cb_session(struct nfs4_server *s, struct nfs4_client *clp)
+{
+	struct nfs4_session *up = NULL;
+
+	for (struct nfs4_session *o = clp->sessions; o; o = o->next)
+		if (cb_live(s, o) && o->cb_state == NFS4_CB_UP &&
+		    (!up || (up->cb_busy && !o->cb_busy)))
+			up = o;
+	return up;
+}
+
+bool nfs4_cb_may_notify(struct nfs4_server *s, struct nfs4_client *clp)
+{
+	return cb_session(s, clp) != NULL;
+}
+
+/* the client's due notifications go while its backchannel slot is free */
+static void notify_client(struct nfs4_server *s, struct nfs4_client *clp)
+{
+	for (uint32_t i = 0; i < NFS4_LOCK_WAITERS; i++) {
+		struct nfs4_lock_waiter *w = &s->lkw[i];
+		struct nfs4_session *sess;
+		int rc;
+
+		if (!w->used || !w->pending || w->clientid != clp->clientid)
+			continue;
+		sess = cb_session(s, clp);
+		if (!sess) {
+			w->used = false; /* nowhere to tell it: it polls */
+			continue;
+		}
+		if (sess->cb_busy)
+			return;	 /* when the slot's call ends */
+		w->used = false; /* once: a reply inside the call may pump again */
+		rc = cb_send(s, sess, NULL, w);
+		if (rc == -EBUSY) {
+			w->used = true;
+			return;
+		}
+		if (rc)
+			s->stats.cb_errors++;
+		else
+			s->stats.lock_notifies++;
+	}
+}
+
+void nfs4_lock_wait(struct nfs4_server *s, const struct nfs4_stid *l)
+{
+	struct nfs4_lock_waiter *w = NULL;
+
+	if (!cb_session(s, l->clp))
+		return; /* no backchannel: the client polls */
+	for (uint32_t i = 0; i < NFS4_LOCK_WAITERS; i++) {
+		struct nfs4_lock_waiter *o = &s->lkw[i];
+
+		if (o->used && o->clientid == l->clp->clientid && o->ownerlen == l->owner->len &&
+		    memcmp(o->owner, l->owner->name, o->ownerlen) == 0 &&
+		    same_key(&o->key, &l->key)) {
+			w = o; /* asked again: still one notification */
+			break;
+		}
+		if (!o->used && !w)
+			w = o;
+	}
+	if (!w)
+		return; /* full: it polls */
+	if (!w->used)
+		s->stats.lock_waits++;
+	w->used = true;
+	w->pending = false;
+	w->clientid = l->clp->clientid;
+	w->since_ns = s->now_ns();
+	w->fh = l->fh;
+	w->key = l->key;
+	w->ownerlen = l->owner->len;
+	memcpy(w->owner, l->owner->name, l->owner->len);
+}
+
+/* every client with a notification due gets it (or loses it: gone, no backchannel) */
+static void notify_due(struct nfs4_server *s)
+{
+	for (uint32_t i = 0; i < NFS4_LOCK_WAITERS; i++) {
+		struct nfs4_client *clp;
+
+		if (!s->lkw[i].used || !s->lkw[i].pending)
+			continue;
+		clp = nfs4_client_find(s->st, s->lkw[i].clientid);
+		if (clp)
+			notify_client(s, clp);
+		else
+			s->lkw[i].used = false;
+	}
+}
+
+void nfs4_lock_released(struct nfs4_server *s, const struct nfs_lock_key *key, bool send)
+{
+	if (!s->lkw)
+		return;
+	for (uint32_t i = 0; i < NFS4_LOCK_WAITERS; i++) {
+		struct nfs4_lock_waiter *w = &s->lkw[i];
+
+		if (w->used && (!key || same_key(&w->key, key)))
+			w->pending = true;
+	}
+	if (send)
+		notify_due(s);
+}
+
+/* waiters older than a lease go (their clients poll); those due are sent */
+static void sweep_waiters(struct nfs4_server *s, uint64_t now)
+{
+	for (uint32_t i = 0; i < NFS4_LOCK_WAITERS; i++)
+		if (s->lkw[i].used && now > s->lkw[i].since_ns + lease_ns(s))
+			s->lkw[i].used = false;
+	notify_due(s);
 }
 
 struct conflict_ctx {

@@ -105,6 +105,42 @@ uint32_t nfs4_cb_encode_null(uint8_t *buf, uint32_t cap, const struct nfs4_cb_hd
 	return w.ok ? w.pos : 0;
 }
 
+/* the RPC header, CB_COMPOUND4args' head (tag "", minorversion 1, ident, two operations) and
+ * CB_SEQUENCE4args: what every CB_COMPOUND the server sends starts with */
+static void put_compound_seq(struct wcur *w, const struct nfs4_cb_hdr *h, uint32_t ident,
+			     const struct nfs4_cb_seq_args *seq)
+{
+	put_call_hdr(w, h, NFS4_CB_PROC_COMPOUND);
+	put_opaque(w, NULL, 0);
+	put32(w, 1);
+	put32(w, ident);
+	put32(w, 2);
+	put32(w, NFS4_CB_OP_SEQUENCE);
+	put_fixed(w, seq->sessionid, NFS4_SESSIONID_SIZE);
+	put32(w, seq->sequenceid);
+	put32(w, seq->slotid);
+	put32(w, seq->highest_slotid);
+	put32(w, 0); /* csa_cachethis: false */
+	put32(w, 0); /* csa_referring_call_lists: none */
+}
+
+uint32_t nfs4_cb_encode_notify_lock(uint8_t *buf, uint32_t cap, const struct nfs4_cb_hdr *h,
+				    uint32_t ident, const struct nfs4_cb_seq_args *seq,
+				    const struct nfs4_cb_notify_lock_args *nl)
+{
+	struct wcur w = {buf, cap, 0, true};
+
+	if (nl->fhlen > NFS4_FHSIZE || nl->ownerlen > NFS4_OPAQUE_LIMIT)
+		return 0;
+	put_compound_seq(&w, h, ident, seq);
+	put32(&w, NFS4_CB_OP_NOTIFY_LOCK);
+	put_opaque(&w, nl->fh, nl->fhlen);
+	put32(&w, (uint32_t)(nl->clientid >> 32));
+	put32(&w, (uint32_t)nl->clientid);
+	put_opaque(&w, nl->owner, nl->ownerlen);
+	return w.ok ? w.pos : 0;
+}
+
 uint32_t nfs4_cb_encode_recall(uint8_t *buf, uint32_t cap, const struct nfs4_cb_hdr *h,
 			       uint32_t ident, const struct nfs4_cb_seq_args *seq,
 			       const struct nfs4_cb_recall_args *rc)
@@ -113,19 +149,7 @@ uint32_t nfs4_cb_encode_recall(uint8_t *buf, uint32_t cap, const struct nfs4_cb_
 
 	if (rc->fhlen > NFS4_FHSIZE)
 		return 0;
-	put_call_hdr(&w, h, NFS4_CB_PROC_COMPOUND);
-	/* CB_COMPOUND4args: tag, minorversion, callback_ident, argarray */
-	put_opaque(&w, NULL, 0);
-	put32(&w, 1);
-	put32(&w, ident);
-	put32(&w, 2);
-	put32(&w, NFS4_CB_OP_SEQUENCE);
-	put_fixed(&w, seq->sessionid, NFS4_SESSIONID_SIZE);
-	put32(&w, seq->sequenceid);
-	put32(&w, seq->slotid);
-	put32(&w, seq->highest_slotid);
-	put32(&w, 0); /* csa_cachethis: false */
-	put32(&w, 0); /* csa_referring_call_lists: none */
+	put_compound_seq(&w, h, ident, seq);
 	put32(&w, NFS4_CB_OP_RECALL);
 	put32(&w, rc->sid.seqid);
 	put_fixed(&w, rc->sid.other, 12);
@@ -226,7 +250,8 @@ int nfs4_cb_pick_cred(const struct nfs4_raw *sec_parms, struct nfs4_cb_cred *out
 
 static bool sent_op(uint32_t op)
 {
-	return op == NFS4_CB_OP_SEQUENCE || op == NFS4_CB_OP_RECALL || op == NFS4_CB_OP_ILLEGAL;
+	return op == NFS4_CB_OP_SEQUENCE || op == NFS4_CB_OP_RECALL ||
+	       op == NFS4_CB_OP_NOTIFY_LOCK || op == NFS4_CB_OP_ILLEGAL;
 }
 
 int nfs4_cb_decode_reply(const uint8_t *p, uint32_t len, uint32_t xid, bool compound,

@@ -85,6 +85,21 @@ uint32_t nfs4_cb_encode_recall(uint8_t *buf, uint32_t cap, const struct nfs4_cb_
 			       uint32_t ident, const struct nfs4_cb_seq_args *seq,
 			       const struct nfs4_cb_recall_args *rc);
 
+/** CB_NOTIFY_LOCK4args (RFC 8881 §20.11): the file and the lock_owner4 that waits */
+struct nfs4_cb_notify_lock_args {
+	uint32_t fhlen;
+	const uint8_t *fh; /**< ≤ NFS4_FHSIZE bytes */
+	uint64_t clientid;
+	uint32_t ownerlen;
+	const uint8_t *owner; /**< ≤ NFS4_OPAQUE_LIMIT bytes */
+};
+
+/** A CB_COMPOUND (tag "", minor version 1, ident) of CB_SEQUENCE then CB_NOTIFY_LOCK.
+ * @return its length, 0 when cap is too small (or the handle or owner too long) */
+uint32_t nfs4_cb_encode_notify_lock(uint8_t *buf, uint32_t cap, const struct nfs4_cb_hdr *h,
+				    uint32_t ident, const struct nfs4_cb_seq_args *seq,
+				    const struct nfs4_cb_notify_lock_args *nl);
+
 /** What a reply said. */
 struct nfs4_cb_reply {
 	uint32_t reply_stat;  /**< MSG_ACCEPTED 0, MSG_DENIED 1 */

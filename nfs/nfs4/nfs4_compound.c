@@ -55,6 +55,9 @@ static void release_client(void *arg, struct nfs4_client *c)
 	struct nfs4_server *s = arg;
 
 	nfs4_otab_release_client(s->ot, s->mgr, c);
+	/* its locks went: those waiting are told by the next sweep (not from inside the
+	 * client table's own work) */
+	nfs4_lock_released(s, NULL, false);
 }
 
 struct nfs4_server *nfs4_server_create(struct nfs_fs *fs, const struct nfs4_server_conf *conf)

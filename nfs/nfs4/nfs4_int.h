@@ -130,8 +130,10 @@ const struct nfs4_op_desc *nfs4_op_desc(uint32_t op);
 /** Void arguments (GETFH, PUTROOTFH, ...). */
 bool_t nfs4_xdr_void_args(XDR *x, union nfs4_op_args *a);
 
-#define NFS4_CB_CALLS 64u    /**< backward calls out at once (per server) */
-#define NFS4_CB_MSG_MAX 768u /**< a CB_COMPOUND(CB_SEQUENCE, CB_RECALL) with AUTH_SYS fits */
+#define NFS4_CB_CALLS 64u /**< backward calls out at once (per server) */
+/** a CB_COMPOUND(CB_SEQUENCE, CB_NOTIFY_LOCK) with AUTH_SYS and a 1024-byte owner fits */
+#define NFS4_CB_MSG_MAX 1664u
+#define NFS4_LOCK_WAITERS 64u /**< blocked v4 lock requests remembered for CB_NOTIFY_LOCK */
 
 struct nfs4_cb_calls;
 
@@ -141,6 +143,7 @@ struct nfs4_cb_call {
 	struct nfs4_cb_calls *t; /**< its table */
 	bool busy;
 	bool compound;	/**< CB_COMPOUND (a recall), else CB_NULL (a probe) */
+	bool notify;	/**< the CB_COMPOUND is a CB_NOTIFY_LOCK */
 	bool abandoned; /**< unanswered for a lease: its outcome was taken as a timeout */
 	uint32_t xid;
 	uint64_t bc_id;	  /**< the connection it went on */
@@ -158,6 +161,19 @@ struct nfs4_cb_calls {
 	struct nfs4_server *s; /**< NULL: the server is gone */
 	uint32_t busy;
 	struct nfs4_cb_call c[NFS4_CB_CALLS];
+};
+
+/** A lock-owner whose blocking LOCK (READW_LT, WRITEW_LT) was DENIED: when a lock on the file
+ * goes, it is sent CB_NOTIFY_LOCK once (RFC 8881 §20.11), then forgotten; after a lease it is
+ * forgotten anyway (the client polls too). */
+struct nfs4_lock_waiter {
+	bool used;
+	bool pending; /**< a lock on the file went: the notification is due */
+	uint64_t clientid, since_ns;
+	struct nfs_fh fh;
+	struct nfs_lock_key key;
+	uint32_t ownerlen;
+	uint8_t owner[NFS4_OPAQUE_LIMIT];
 };
 
 struct orpc_bc_table;
@@ -183,6 +199,7 @@ struct nfs4_server {
 	struct orpc_bc_table *bc; /**< the lcore's backchannels, NULL: no callbacks */
 	uint32_t cb_xid;
 	struct nfs4_cb_calls *cb;
+	struct nfs4_lock_waiter *lkw; /**< NFS4_LOCK_WAITERS */
 };
 
 /* ---- the backchannel and delegations (nfs4_cb.c) ---- */
@@ -210,6 +227,14 @@ bool nfs4_deleg_conflict(struct nfs4_server *s, const struct nfs_lock_key *key,
 void nfs4_deleg_offer(struct nfs4_compound *c, struct nfs4_client *clp, const struct nfs_fh *fh,
 		      const struct nfs_lock_key *key, const struct nfs4_open_args *o,
 		      struct nfs4_open_res *res);
+/** Lock state l's blocking LOCK was DENIED: its owner waits for CB_NOTIFY_LOCK (when its client
+ * has a backchannel). */
+void nfs4_lock_wait(struct nfs4_server *s, const struct nfs4_stid *l);
+/** Locks on the file key (NULL: any file) went: the owners waiting on it are due a
+ * CB_NOTIFY_LOCK, sent now when send, else by the next sweep. */
+void nfs4_lock_released(struct nfs4_server *s, const struct nfs_lock_key *key, bool send);
+/** Will the client be told of freed locks (OPEN4_RESULT_MAY_NOTIFY_LOCK)? */
+bool nfs4_cb_may_notify(struct nfs4_server *s, struct nfs4_client *clp);
 /** A delegation stateid is going (DELEGRETURN, FREE_STATEID, its client): accounting. */
 void nfs4_deleg_forget(struct nfs4_server *s, struct nfs4_stid *d);
 uint32_t nfs4_op_delegreturn(struct nfs4_compound *c, union nfs4_op_args *a,

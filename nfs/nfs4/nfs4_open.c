@@ -747,7 +747,8 @@ uint32_t nfs4_op_open(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 		st->deny = o->share_deny;
 		res->sid = st->id;
 	}
-	res->rflags = OPEN4_RESULT_LOCKTYPE_POSIX;
+	res->rflags = OPEN4_RESULT_LOCKTYPE_POSIX |
+		      (nfs4_cb_may_notify(c->s, clp) ? OPEN4_RESULT_MAY_NOTIFY_LOCK : 0);
 	nfs4_deleg_offer(c, clp, &fh, &key, o, res);
 	nfs4_set_cur_real(c, &fh);
 	nfs4_set_cur_sid(c, &res->sid);

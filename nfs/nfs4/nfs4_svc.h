@@ -54,8 +54,9 @@ struct nfs4_stats {
 	uint64_t delegs_granted, delegs_returned, delegs_revoked;
 	uint64_t recalls_sent, recalls_answered, deleg_conflicts;
 	uint64_t cb_probes, cb_errors, cb_bad_replies;
-	uint64_t cb_state[4];  /**< entries into each enum nfs4_cb_state */
-	uint64_t dlg_state[5]; /**< entries into each enum nfs4_dlg_state */
+	uint64_t lock_waits, lock_notifies; /**< blocking LOCKs remembered, CB_NOTIFY_LOCKs sent */
+	uint64_t cb_state[4];		    /**< entries into each enum nfs4_cb_state */
+	uint64_t dlg_state[5];		    /**< entries into each enum nfs4_dlg_state */
 };
 
 struct nfs4_server;

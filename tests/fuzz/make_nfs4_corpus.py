@@ -48,6 +48,9 @@ OPEN_EXCL = op(18, W(0, 2, 0) + H(0) + S("seed-owner") + W(1, 3) + b"exclverf" +
                + S("n2"))
 LOCK_NEW = op(12, W(2, 0) + H(0) + H(100) + W(1) + W(0) + HSID + W(0) + H(0) + S("lock-owner"))
 DSID = W(1) + b"\x03" * 12
+# LOCK of [0, 100) of type t by a new lock-owner from the harness's open
+LOCKW = lambda t, owner: op(12, W(t, 0) + H(0) + H(100) + W(1) + W(0) + HSID + W(0) + H(0)
+                            + S(owner))
 # OPEN g (create UNCHECKED4) for reading, wanting a read delegation
 DELEG_OPEN = op(18, W(0, 0x0101, 0) + H(0) + S("deleg-owner") + W(1, 0) + MODE + W(0) + S("g"))
 seeds = {
@@ -119,6 +122,11 @@ seeds = {
     "deleg_break_junk": compound([HSEQ()] + EXPORT + [DELEG_OPEN]) + b"\x05",
     "deleg_break_notconn": compound([HSEQ()] + EXPORT + [DELEG_OPEN]) + b"\x07",
     "backchannel_ctl": compound([HSEQ(), op(40, W(0x40000001) + W(1, 0))]),
+    # a blocking LOCK denied to the harness client (it has a backchannel): CB_NOTIFY_LOCK once
+    # a lock on f goes (RFC 8881 §20.11)
+    "lock_wait": compound([HSEQ()] + F + [LOCKW(2, "lw1"), LOCKW(4, "lw2")]),
+    "lock_wait_unlock": compound([HSEQ()] + F + [LOCKW(2, "lw3"), op(14, W(2, 0) + CUR + H(0)
+                                                                     + H(100))]),
     "bind_conn_back": compound([op(41, b"\x01" * 16 + W(7, 0))]),
 }
 d = os.path.join("tests", "fuzz", "corpus", "nfs4_compound")

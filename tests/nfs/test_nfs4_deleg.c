@@ -155,6 +155,43 @@ static uint32_t recall_reply(uint8_t *out, uint32_t xid, const struct nfs4_cb_se
 	return words(out, w, n);
 }
 
+static void test_cb_notify_lock_words(void **state)
+{
+	struct nfs4_cb_hdr h = {0x21, CB_PROG, NULL};
+	struct nfs4_cb_seq_args seq = {{0}, 2, 0, 0};
+	const uint8_t fh[4] = {9, 8, 7, 6};
+	struct nfs4_cb_notify_lock_args nl = {4, fh, 0x0102030405060708ull, 5,
+					      (const uint8_t *)"owner"};
+	uint8_t buf[512];
+	uint32_t n, i = 0;
+
+	(void)state;
+	n = nfs4_cb_encode_notify_lock(buf, sizeof(buf), &h, 0, &seq, &nl);
+	/* RPC header with AUTH_NONE (cred h.cred NULL): proc 1 */
+	const uint32_t hdr[] = {0x21, 0, 2, CB_PROG, 1, 1, 0, 0, 0, 0};
+	for (; i < 10; i++)
+		assert_int_equal(word(buf, i), hdr[i]);
+	/* tag "", minor 1, ident 0, two ops; CB_SEQUENCE (11) of session zeros, sequence 2 */
+	assert_int_equal(word(buf, i++), 0);
+	assert_int_equal(word(buf, i++), 1);
+	assert_int_equal(word(buf, i++), 0);
+	assert_int_equal(word(buf, i++), 2);
+	assert_int_equal(word(buf, i++), 11);
+	i += 4;
+	assert_int_equal(word(buf, i++), 2);
+	i += 4; /* slot, highest, cachethis, no referring lists */
+	/* CB_NOTIFY_LOCK (13, RFC 8881 §20.11): cnla_fh<>, lock_owner4 {clientid, owner<>} */
+	assert_int_equal(word(buf, i++), 13);
+	assert_int_equal(word(buf, i++), 4);
+	assert_int_equal(word(buf, i++), 0x09080706);
+	assert_int_equal(word(buf, i++), 0x01020304);
+	assert_int_equal(word(buf, i++), 0x05060708);
+	assert_int_equal(word(buf, i++), 5);
+	assert_int_equal(word(buf, i++), 0x6f776e65);
+	assert_int_equal(word(buf, i++), 0x72000000);
+	assert_int_equal(n, 4 * i);
+}
+
 static void test_cb_reply_decode(void **state)
 {
 	struct nfs4_cb_seq_args seq = {{0}, 3, 0, 0};
@@ -1194,11 +1231,89 @@ static void test_no_deleg_in_grace(void **state)
 	nfs_lock_mgr_fini(&m);
 }
 
+/* SEQUENCE, PUTFH fh, LOCK (new lock-owner from the open): its status, the stateid in *lsid */
+static uint32_t lock_new(struct n4f_sess *s, const struct nfs_fh *fh,
+			 const struct nfs4_stateid *open, const char *owner, uint32_t type,
+			 struct nfs4_stateid *lsid)
+{
+	union nfs4_op_args a = {0};
+	struct n4f_reply r;
+	struct n4f_cb b;
+
+	a.lock.type = type;
+	a.lock.offset = 0;
+	a.lock.length = 10;
+	a.lock.new_owner = true;
+	a.lock.open_sid = *open;
+	a.lock.lock_owner.clientid = s->clientid;
+	a.lock.lock_owner.owner =
+		(struct nfs4_ref){(const uint8_t *)owner, (uint32_t)strlen(owner)};
+	n4f_session(&b, s);
+	n4f_putfh(&b, fh);
+	n4f_op(&b, NFS4_OP_LOCK, &a);
+	n4f_run(&b, &r);
+	if (r.status == NFS4_OK && lsid)
+		*lsid = r.r[2].u.sid;
+	return r.status;
+}
+
+/* a blocking LOCK denied to a client with a backchannel: CB_NOTIFY_LOCK when the lock goes */
+static void test_notify_lock(void **state)
+{
+	struct nfs4_open_res oa, ob;
+	struct nfs4_stateid lb;
+	union nfs4_op_args u = {0};
+	struct n4f_sess a, b;
+	struct n4f_reply r;
+	struct n4f_cb cb;
+	struct nfs_fh fh;
+	uint32_t at;
+
+	(void)state;
+	client_a(&a);
+	session_on("client-b", 0, &b);
+	assert_int_equal(open_file(&b, "ob", OPEN4_SHARE_ACCESS_BOTH, &ob, &fh), NFS4_OK);
+	assert_int_equal(ob.rflags, OPEN4_RESULT_LOCKTYPE_POSIX); /* B: no backchannel */
+	assert_int_equal(open_file(&a, "oa", OPEN4_SHARE_ACCESS_BOTH, &oa, NULL), NFS4_OK);
+	assert_int_equal(oa.rflags, OPEN4_RESULT_LOCKTYPE_POSIX | OPEN4_RESULT_MAY_NOTIFY_LOCK);
+	assert_int_equal(lock_new(&b, &fh, &ob.sid, "lo-b", WRITE_LT, &lb), NFS4_OK);
+	assert_int_equal(lock_new(&a, &fh, &oa.sid, "lo-a", WRITEW_LT, NULL), NFS4ERR_DENIED);
+	assert_int_equal(stats().lock_waits, 1);
+	assert_int_equal(ncalls, 1);
+	/* B unlocks: A is told */
+	u.locku.type = WRITE_LT;
+	u.locku.sid = lb;
+	u.locku.offset = 0;
+	u.locku.length = 10;
+	n4f_session(&cb, &b);
+	n4f_putfh(&cb, &fh);
+	n4f_op(&cb, NFS4_OP_LOCKU, &u);
+	n4f_run(&cb, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_int_equal(ncalls, 2);
+	assert_int_equal(calls[1].conn, conn_a);
+	at = 10 + word(calls[1].msg, 7) / 4;
+	assert_int_equal(word(calls[1].msg, at + 14), 13); /* CB_NOTIFY_LOCK */
+	assert_int_equal(word(calls[1].msg, at + 15), fh.len);
+	assert_memory_equal(calls[1].msg + 4 * (at + 16), fh.data, fh.len);
+	at += 16 + (fh.len + 3) / 4;
+	assert_int_equal(word(calls[1].msg, at), (uint32_t)(a.clientid >> 32));
+	assert_int_equal(word(calls[1].msg, at + 1), (uint32_t)a.clientid);
+	assert_int_equal(word(calls[1].msg, at + 2), 4);
+	assert_memory_equal(calls[1].msg + 4 * (at + 3), "lo-a", 4);
+	assert_int_equal(stats().lock_notifies, 1);
+	/* once: another unlock tells nobody; A's lock now goes through */
+	answer_recall(1, 0, 0);
+	assert_int_equal(lock_new(&a, &fh, &oa.sid, "lo-a", WRITEW_LT, NULL), NFS4_OK);
+	assert_int_equal(ncalls, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cb_null_words),
 		cmocka_unit_test(test_cb_recall_words),
+		cmocka_unit_test(test_cb_notify_lock_words),
 		cmocka_unit_test(test_cb_reply_decode),
 		cmocka_unit_test(test_cb_pick_cred),
 		cmocka_unit_test_setup(test_backchannel_probe, fresh),
@@ -1218,6 +1333,7 @@ int main(void)
 		cmocka_unit_test_setup(test_calls_time_out, fresh),
 		cmocka_unit_test_setup(test_rpc_glue, fresh),
 		cmocka_unit_test_setup(test_no_deleg_in_grace, fresh),
+		cmocka_unit_test_setup(test_notify_lock, fresh),
 	};
 	int rc;
 
