@@ -186,6 +186,7 @@ static struct {
 	const char *json;
 	uint32_t size, iters, warmup, timeout_s;
 	unsigned lcores; /**< RC: 1, or 2 with side B on its own lcore */
+	int post;	 /**< RC: enum roce_post_mode of both devices */
 	uint64_t dump;	 /**< --dump: the round trip whose stamp log is printed (0: none) */
 	uint32_t load;	 /**< --load: 64 KiB WRITEs kept in flight on a second QP pair */
 	uint64_t load_done, load_t0, load_t1; /**< bulk WRITEs completed, and when */
@@ -225,6 +226,7 @@ static struct {
 	.warmup = 2000,
 	.timeout_s = 120,
 	.lcores = 1,
+	.post = ROCE_POST_IMMEDIATE,
 };
 
 static void on_alarm(int sig)
@@ -642,9 +644,10 @@ static void b_poll(struct stk_lcore *lc, void *arg)
 			seen = v;
 			stk_stamp(lc, MARK_SEEN);
 			set_seq(b->buf + SRC_OFF, v);
+			/* marked before the post: an immediate post ends in the TX burst */
+			stk_stamp(lc, MARK_REPLY);
 			if (post_op(b, a, ROCE_WR_RDMA_WRITE, false) != 0)
 				__atomic_fetch_add(&g.bad, 1, __ATOMIC_RELAXED);
-			stk_stamp(lc, MARK_REPLY);
 		}
 	}
 	n = roce_poll_cq(b->cq, 8, wc);
@@ -657,9 +660,12 @@ static void b_poll(struct stk_lcore *lc, void *arg)
 			continue;
 		stk_stamp(lc, MARK_SEEN);
 		set_seq(b->buf + SRC_OFF, slot_seq(b->buf + DST_OFF + wc[k].wr_id * g.size));
-		if (post_recv(b, wc[k].wr_id) != 0 || post_op(b, a, ROCE_WR_SEND, false) != 0)
+		if (post_recv(b, wc[k].wr_id) != 0)
 			__atomic_fetch_add(&g.bad, 1, __ATOMIC_RELAXED);
-		stk_stamp(lc, MARK_REPLY);
+		stk_stamp(lc,
+			  MARK_REPLY); /* before the post: an immediate post ends in the burst */
+		if (post_op(b, a, ROCE_WR_SEND, false) != 0)
+			__atomic_fetch_add(&g.bad, 1, __ATOMIC_RELAXED);
 	}
 }
 
@@ -935,6 +941,8 @@ static void setup_rc(void)
 		g.s[k].dev = roce_dev_open(g.s[k].iface);
 		g.s[k].pd = g.s[k].dev ? roce_alloc_pd(g.s[k].dev) : NULL;
 		g.s[k].cq = g.s[k].dev ? roce_create_cq(g.s[k].dev, 1024) : NULL;
+		if (g.s[k].dev)
+			roce_dev_set_post_mode(g.s[k].dev, (enum roce_post_mode)g.post);
 		g.s[k].buf = rte_zmalloc("lat_buf", SIDE_BUF, 4096);
 		if (!g.s[k].pd || !g.s[k].cq || !g.s[k].buf)
 			rte_exit(EXIT_FAILURE, "droce-lat: roce device %d: %s\n", k,
@@ -1098,7 +1106,10 @@ static int write_json(const char *path, int status)
 		return -errno;
 	fprintf(f, "{\"tool\": \"droce-lat\", \"mode\": \"%s\", \"device\": \"%s\", ",
 		mode_names[g.mode], g.mode >= MODE_SEND ? g.link : g.port);
-	fprintf(f, "\"lcores\": %u, ", g.lb ? 2u : 1u);
+	fprintf(f, "\"lcores\": %u, \"post\": \"%s\", ", g.lb ? 2u : 1u,
+		g.post == ROCE_POST_QUEUE      ? "queue"
+		: g.post == ROCE_POST_DOORBELL ? "doorbell"
+					       : "immediate");
 	fprintf(f,
 		"\"load\": {\"depth\": %u, \"size\": %u, \"done\": %" PRIu64 ", \"gbps\": %.3f}, ",
 		g.load, LOAD_SIZE, g.load_done, load_gbps());
@@ -1164,6 +1175,8 @@ static void usage(const char *prog)
 		"  --dump N        print round trip N's stamp log on stderr\n"
 		"  --load N        RC: a background bulk flow on a second QP pair, N RDMA WRITEs\n"
 		"                  of 64 KiB from A to B kept in flight (0..64, default 0)\n"
+		"  --post P        RC: immediate (default: a post sends), doorbell (at the end of\n"
+		"                  the loop iteration) or queue (at the next poll)\n"
 		"One EAL lcore. Exit: 0 done, 1 failed, 2 bad usage.\n",
 		prog);
 }
@@ -1171,19 +1184,13 @@ static void usage(const char *prog)
 static int parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"mode", required_argument, NULL, 'm'},
-		{"port", required_argument, NULL, 'p'},
-		{"link", required_argument, NULL, 'l'},
-		{"size", required_argument, NULL, 's'},
-		{"iters", required_argument, NULL, 'n'},
-		{"warmup", required_argument, NULL, 'w'},
-		{"json", required_argument, NULL, 'j'},
-		{"timeout", required_argument, NULL, 't'},
-		{"lcores", required_argument, NULL, 'L'},
-		{"dump", required_argument, NULL, 'D'},
-		{"load", required_argument, NULL, 'W'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"mode", required_argument, NULL, 'm'},	  {"port", required_argument, NULL, 'p'},
+		{"link", required_argument, NULL, 'l'},	  {"size", required_argument, NULL, 's'},
+		{"iters", required_argument, NULL, 'n'},  {"warmup", required_argument, NULL, 'w'},
+		{"json", required_argument, NULL, 'j'},	  {"timeout", required_argument, NULL, 't'},
+		{"lcores", required_argument, NULL, 'L'}, {"dump", required_argument, NULL, 'D'},
+		{"load", required_argument, NULL, 'W'},	  {"post", required_argument, NULL, 'P'},
+		{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0},
 	};
 	int c, mode = -1;
 	char *end;
@@ -1205,6 +1212,16 @@ static int parse_args(int argc, char **argv)
 		case 'W':
 			g.load = (uint32_t)strtoul(optarg, NULL, 0);
 			if (g.load > 64)
+				return -EINVAL;
+			break;
+		case 'P':
+			if (!strcmp(optarg, "queue"))
+				g.post = ROCE_POST_QUEUE;
+			else if (!strcmp(optarg, "doorbell"))
+				g.post = ROCE_POST_DOORBELL;
+			else if (!strcmp(optarg, "immediate"))
+				g.post = ROCE_POST_IMMEDIATE;
+			else
 				return -EINVAL;
 			break;
 		case 'L':

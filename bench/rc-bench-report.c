@@ -17,6 +17,7 @@
 #include "roce_icrc.h"
 
 const char *const rcb_op_names[RCB_NUM_OPS] = {"WRITE", "READ", "SEND"};
+const char *const rcb_post_names[RCB_PP_MODES] = {"queue", "doorbell", "immediate"};
 
 static const struct rcb_raw *raw_for(const struct rcb_mode *r, uint32_t payload)
 {
@@ -68,16 +69,37 @@ void rcb_print_mode(const struct rcb_mode *r)
 	printf("-- 64 B message rate (deep queue)\n");
 	for (unsigned i = 0; i < r->nrate; i++)
 		print_cell(&r->rate[i]);
-	printf("-- SEND ping-pong, 64 B, round trip in us (one-way ~ RTT/2)\n");
+	printf("-- SEND ping-pong, 64 B, round trip in us (one-way ~ RTT/2), by post mode "
+	       "(immediate: the post sends; queue: the next poll sends; doorbell: the end of the "
+	       "loop iteration)\n");
 	for (unsigned i = 0; i < r->npp; i++) {
 		const struct rcb_pingpong *p = &r->pp[i];
 
 		if (!p->ok) {
-			printf("mtu %u: FAIL: %s\n", p->mtu, p->why);
+			printf("mtu %4u %-9s: FAIL: %s\n", p->mtu, rcb_post_names[p->post], p->why);
 			continue;
 		}
-		printf("mtu %4u: n=%u  min %.2f  p50 %.2f  p99 %.2f  p99.9 %.2f  mean %.2f\n",
-		       p->mtu, p->n, p->min_us, p->p50_us, p->p99_us, p->p999_us, p->mean_us);
+		printf("mtu %4u %-9s: n=%u  min %.2f  p50 %.2f  p99 %.2f  p99.9 %.2f  mean %.2f  "
+		       "posts A/B: now %" PRIu64 "/%" PRIu64 " bell %" PRIu64 "/%" PRIu64
+		       " deferred %" PRIu64 "/%" PRIu64 "\n",
+		       p->mtu, rcb_post_names[p->post], p->n, p->min_us, p->p50_us, p->p99_us,
+		       p->p999_us, p->mean_us, p->tx_now[0], p->tx_now[1], p->doorbell[0],
+		       p->doorbell[1], p->deferred[0], p->deferred[1]);
+	}
+	for (unsigned i = 0; i < r->npp; i++) { /* immediate against queue, same MTU, same run */
+		const struct rcb_pingpong *a = &r->pp[i];
+
+		if (!a->ok || a->post != 2)
+			continue;
+		for (unsigned k = 0; k < r->npp; k++) {
+			const struct rcb_pingpong *q = &r->pp[k];
+
+			if (q->ok && q->mtu == a->mtu && q->post == 0 && q->p50_us > 0)
+				printf("mtu %4u: immediate / queue: p50 %.2f, p99 %.2f "
+				       "(%.2f us less at p50)\n",
+				       a->mtu, a->p50_us / q->p50_us, a->p99_us / q->p99_us,
+				       q->p50_us - a->p50_us);
+		}
 	}
 	printf("-- stack UDP baseline A->B (stk_udp_send -> sink, zero checksum, payload "
 	       "untouched)\n");
@@ -188,9 +210,9 @@ int rcb_write_json(const struct rcb_run *run, const char *path)
 	fprintf(f,
 		"  \"params\":{\"seconds\":%.3f,\"warmup\":%.3f,\"max_depth\":%u,"
 		"\"inflight_bytes\":%u,\"rate_depth\":%u,\"mbuf_room\":%u,\"ip_mtu\":%u,"
-		"\"ring\":%u,\"pool\":%u},\n",
+		"\"ring\":%u,\"pool\":%u,\"post\":\"%s\"},\n",
 		run->secs, run->warmup, run->depth, run->inflight, run->rate_depth, run->mbuf_room,
-		run->ip_mtu, run->ring, run->pool);
+		run->ip_mtu, run->ring, run->pool, rcb_post_names[run->post]);
 	fprintf(f, "  \"baselines\":{\"memcpy_4k_gb_s\":%.3f,\"memcpy_64k_gb_s\":%.3f",
 		run->memcpy_gbs[0], run->memcpy_gbs[1]);
 	for (unsigned m = 0; m < run->nmtus; m++)
@@ -211,10 +233,15 @@ int rcb_write_json(const struct rcb_run *run, const char *path)
 			const struct rcb_pingpong *p = &r->pp[k];
 
 			fprintf(f,
-				"%s{\"mtu\":%u,\"ok\":%s,\"n\":%u,\"min\":%.3f,\"p50\":%.3f,"
-				"\"p99\":%.3f,\"p999\":%.3f,\"mean\":%.3f}",
-				k ? "," : "", p->mtu, p->ok ? "true" : "false", p->n, p->min_us,
-				p->p50_us, p->p99_us, p->p999_us, p->mean_us);
+				"%s{\"mtu\":%u,\"post\":\"%s\",\"ok\":%s,\"n\":%u,\"min\":%.3f,"
+				"\"p50\":%.3f,\"p99\":%.3f,\"p999\":%.3f,\"mean\":%.3f,"
+				"\"busy_ns\":%u,\"posts_tx_now\":[%" PRIu64 ",%" PRIu64 "],"
+				"\"posts_doorbell\":[%" PRIu64 ",%" PRIu64 "],"
+				"\"posts_deferred\":[%" PRIu64 ",%" PRIu64 "]}",
+				k ? "," : "", p->mtu, rcb_post_names[p->post],
+				p->ok ? "true" : "false", p->n, p->min_us, p->p50_us, p->p99_us,
+				p->p999_us, p->mean_us, p->busy_ns, p->tx_now[0], p->tx_now[1],
+				p->doorbell[0], p->doorbell[1], p->deferred[0], p->deferred[1]);
 		}
 		fprintf(f, "],\n     \"stack_udp\":[");
 		for (unsigned k = 0; k < r->nraw; k++)

@@ -46,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -134,6 +135,12 @@ static struct {
 	uint32_t mbuf_room, ip_mtu;
 	unsigned timeout_s;
 	bool cells_only; /**< the matrix only: no baselines, message rate, ping-pong (profiling) */
+	enum roce_post_mode post; /**< post mode of the cells and the message rate */
+	enum roce_post_mode pp_post[RCB_PP_MODES]; /**< ping-pong: post modes compared */
+	unsigned npp_post;
+	unsigned pp_rounds;  /**< ping-pong rounds per mode, interleaved */
+	uint32_t pp_busy_ns; /**< ping-pong: B's hook stands for other work this long per loop */
+	bool region_mmap;    /**< --region mmap: the registered buffers are not DPDK memory */
 	/* set-up */
 	struct rte_mempool *pool;
 	struct side s[2];
@@ -158,6 +165,10 @@ static struct {
 	.timeout_s = 900,
 	.memif_ring = MEMIF_RING,
 	.memif_buf = MEMIF_BUF,
+	.post = ROCE_POST_IMMEDIATE,
+	.pp_post = {ROCE_POST_IMMEDIATE, ROCE_POST_QUEUE, ROCE_POST_DOORBELL},
+	.npp_post = 3,
+	.pp_rounds = 2,
 };
 
 /*
@@ -269,6 +280,7 @@ static int post_send(struct side *sd, enum roce_wr_opcode op, uint64_t id, uint8
  */
 static void b_poll(struct stk_lcore *lc, void *arg)
 {
+	uint64_t busy_end = 0;
 	struct side *b = &g.s[1];
 	struct roce_wc wc[32];
 	uint32_t seq = __atomic_load_n(&bc.mark_seq, __ATOMIC_ACQUIRE);
@@ -325,6 +337,13 @@ static void b_poll(struct stk_lcore *lc, void *arg)
 			b_error(5000);
 			break;
 		}
+	}
+	/* other work of the lcore's consumers (--pp-busy-ns), after the answer was posted: a
+	 * reply only queued waits for it and for the next iteration's poll */
+	if (bc.mode == B_PONG && g.pp_busy_ns) {
+		busy_end = rte_rdtsc() + g.pp_busy_ns * g.hz / 1000000000u;
+		while (rte_rdtsc() < busy_end)
+			rte_pause();
 	}
 }
 
@@ -837,19 +856,33 @@ static void pp_fail(struct rcb_pingpong *p, const char *why)
 	p->ok = false;
 }
 
+_Static_assert(
+	ROCE_POST_QUEUE == 0 && ROCE_POST_DOORBELL == 1 && ROCE_POST_IMMEDIATE == 2 &&
+		ROCE_POST_NUM_MODES == RCB_PP_MODES,
+	"rcb_post_names[] and the report's immediate/queue ratio follow enum roce_post_mode");
+
+/* Post mode @p m on both devices (B parked or on this lcore). */
+static void set_post_mode(enum roce_post_mode m)
+{
+	for (int k = 0; k < 2; k++)
+		roce_dev_set_post_mode(g.s[k].dev, m);
+}
+
 /*
  * SEND ping-pong: A sends 64 B, B's hook answers with 64 B on receipt; one round trip is
  * from A's post to A's receive completion of the answer. Sends are unsignalled on both
- * sides (their ACKs free the send queue), so only receives complete.
+ * sides (their ACKs free the send queue), so only receives complete. Both devices post in
+ * mode p->post. One round: its samples are appended at rtt[*nrtt].
  */
-static void run_pingpong(struct rcb_pingpong *p, uint64_t *rtt)
+static void pingpong_round(struct rcb_pingpong *p, uint64_t *rtt, uint32_t *nrtt)
 {
 	struct side *a = &g.s[0], *b = &g.s[1];
+	struct roce_dev_counts c0[2], c1[2];
 	uint64_t t_end, warm = 1000, i = 0;
-	uint32_t n = 0;
+	uint32_t n = *nrtt, lim_n = n + PP_MAX_SAMPLES / g.pp_rounds; /* a share for each round */
 
-	p->ok = true;
 	park_b();
+	set_post_mode(p->post);
 	if (pair_create(p->mtu) != 0) {
 		pp_fail(p, "QP pair");
 		pair_destroy();
@@ -866,9 +899,11 @@ static void run_pingpong(struct rcb_pingpong *p, uint64_t *rtt)
 	bc.mode = B_PONG;
 	bc.recvs = 0;
 	bc.err = 0;
+	for (int k = 0; k < 2; k++)
+		roce_dev_counts(g.s[k].dev, &c0[k]);
 	unpark_b();
 	t_end = rte_rdtsc() + (uint64_t)((g.secs + g.warmup) * (double)g.hz);
-	while (p->ok && n < PP_MAX_SAMPLES && rte_rdtsc() < t_end) {
+	while (p->ok && n < lim_n && rte_rdtsc() < t_end) {
 		uint64_t t0 = rte_rdtsc(), lim = t0 + STALL_S * g.hz;
 		struct roce_wc wc;
 		int got = 0;
@@ -899,6 +934,22 @@ static void run_pingpong(struct rcb_pingpong *p, uint64_t *rtt)
 		pp_fail(p, "side B reported an error");
 	if (p->ok && memcmp(a->buf + DST_OFF, b->buf + SRC_OFF, 64) != 0)
 		pp_fail(p, "reply bytes differ");
+	*nrtt = n;
+	for (int k = 0; k < 2; k++) { /* how the posts of each side went out */
+		roce_dev_counts(g.s[k].dev, &c1[k]);
+		p->tx_now[k] += c1[k].post_tx_now - c0[k].post_tx_now;
+		p->doorbell[k] += c1[k].post_doorbell - c0[k].post_doorbell;
+		p->deferred[k] += c1[k].post_deferred - c0[k].post_deferred;
+	}
+	pair_destroy();
+	set_post_mode(g.post);
+	bc.mode = B_IDLE;
+	unpark_b();
+}
+
+/* The percentiles of @p n round trips in @p rtt (sorted here). */
+static void pingpong_stats(struct rcb_pingpong *p, uint64_t *rtt, uint32_t n)
+{
 	if (p->ok && n > 0) {
 		double sum = 0, us = 1e6 / (double)g.hz;
 
@@ -914,9 +965,33 @@ static void run_pingpong(struct rcb_pingpong *p, uint64_t *rtt)
 	} else if (p->ok) {
 		pp_fail(p, "no samples");
 	}
-	pair_destroy();
-	bc.mode = B_IDLE;
-	unpark_b();
+}
+
+/* Ping-pong at @p mtu in every post mode asked for, rounds interleaved (mode 1, mode 2, ...,
+ * mode 1, ...), so that a busy moment of the machine falls on all of them alike. */
+static void run_pingpongs(struct rcb_mode *r, uint32_t mtu)
+{
+	static uint64_t rtt[RCB_PP_MODES][PP_MAX_SAMPLES];
+	uint32_t n[RCB_PP_MODES] = {0};
+	struct rcb_pingpong *p = &r->pp[r->npp];
+
+	for (unsigned k = 0; k < g.npp_post; k++) {
+		memset(&p[k], 0, sizeof(p[k]));
+		p[k].mtu = mtu;
+		p[k].post = g.pp_post[k];
+		p[k].busy_ns = g.pp_busy_ns;
+		p[k].ok = true;
+	}
+	for (unsigned round = 0; round < g.pp_rounds; round++)
+		for (unsigned k = 0; k < g.npp_post; k++)
+			if (p[k].ok)
+				pingpong_round(&p[k], rtt[k], &n[k]);
+	for (unsigned k = 0; k < g.npp_post; k++) {
+		pingpong_stats(&p[k], rtt[k], n[k]);
+		fprintf(stderr, "rc-bench: %u lcore(s): ping-pong @%u, post %s: p50 %.2f us\n",
+			r->lcores, mtu, rcb_post_names[p[k].post], p[k].p50_us);
+	}
+	r->npp += g.npp_post;
 }
 
 /* ------------------------------------------------------------------ UDP baseline */
@@ -1043,7 +1118,20 @@ static void setup(void)
 		g.s[k].dev = roce_dev_open(g.s[k].iface);
 		g.s[k].pd = g.s[k].dev ? roce_alloc_pd(g.s[k].dev) : NULL;
 		g.s[k].cq = g.s[k].dev ? roce_create_cq(g.s[k].dev, 4096) : NULL;
-		g.s[k].buf = rte_zmalloc("rcb_buf", SIDE_BUF, 4096);
+		if (g.s[k].dev)
+			roce_dev_set_post_mode(g.s[k].dev, g.post);
+		if (g.region_mmap) {
+			/* memory DPDK does not know: in PA mode only the kernel's pagemap has its
+			 * IOVAs (looked up at registration, or per packet with --iova packet) */
+			void *p = mmap(NULL, SIDE_BUF, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+			g.s[k].buf = p == MAP_FAILED ? NULL : p;
+			if (g.s[k].buf && mlock(g.s[k].buf, SIDE_BUF) != 0)
+				fprintf(stderr, "rc-bench: mlock: %s\n", strerror(errno));
+		} else {
+			g.s[k].buf = rte_zmalloc("rcb_buf", SIDE_BUF, 4096);
+		}
 		if (!g.s[k].pd || !g.s[k].cq || !g.s[k].buf)
 			rte_exit(EXIT_FAILURE, "rc-bench: roce device %d: %s\n", k,
 				 rte_strerror(rte_errno));
@@ -1140,6 +1228,18 @@ static unsigned parse_list(const char *s, uint32_t *out, unsigned max)
 	return n;
 }
 
+/* "immediate", "doorbell", "queue" -> the mode. @return 0 or -1. */
+static int parse_post(const char *s, enum roce_post_mode *m)
+{
+	for (int k = 0; k < ROCE_POST_NUM_MODES; k++) {
+		if (!strcmp(s, rcb_post_names[k])) {
+			*m = (enum roce_post_mode)k;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
@@ -1147,7 +1247,9 @@ static void usage(void)
 		"       [--seconds S] [--warmup S] [--sizes 64,256,...,1M] [--mtu 1024,4096]\n"
 		"       [--ops write,read,send] [--lcores 1,2] [--depth N] [--inflight-kib N]\n"
 		"       [--rate-depth N] [--mbuf-room N] [--ip-mtu N] [--memif-ring N] [--memif-buf N]\n"
-		"       [--timeout S] [--cells-only]\n");
+		"       [--timeout S] [--cells-only] [--post immediate|doorbell|queue]\n"
+		"       [--pp-post immediate,doorbell,queue] [--pp-rounds N] [--pp-busy-ns N]\n"
+		"       [--region heap|mmap] [--iova region|packet]\n");
 	exit(2);
 }
 
@@ -1171,6 +1273,12 @@ static void parse_args(int argc, char **argv)
 		{"ip-mtu", required_argument, NULL, 'u'},
 		{"timeout", required_argument, NULL, 't'},
 		{"cells-only", no_argument, NULL, 'n'},
+		{"post", required_argument, NULL, 'P'},
+		{"pp-post", required_argument, NULL, 'Q'},
+		{"pp-rounds", required_argument, NULL, 'N'},
+		{"pp-busy-ns", required_argument, NULL, 'y'},
+		{"region", required_argument, NULL, 'g'},
+		{"iova", required_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -1238,6 +1346,38 @@ static void parse_args(int argc, char **argv)
 		case 'n':
 			g.cells_only = true;
 			break;
+		case 'P':
+			if (parse_post(optarg, &g.post) != 0)
+				usage();
+			break;
+		case 'Q': {
+			char *save = NULL, *tok, *list = strdup(optarg);
+
+			g.npp_post = 0;
+			for (tok = strtok_r(list, ",", &save); tok;
+			     tok = strtok_r(NULL, ",", &save))
+				if (g.npp_post >= RCB_PP_MODES ||
+				    parse_post(tok, &g.pp_post[g.npp_post++]) != 0)
+					usage();
+			free(list);
+			break;
+		}
+		case 'N':
+			g.pp_rounds = (unsigned)atoi(optarg);
+			break;
+		case 'y':
+			g.pp_busy_ns = (uint32_t)atoi(optarg);
+			break;
+		case 'g':
+			if (strcmp(optarg, "heap") && strcmp(optarg, "mmap"))
+				usage();
+			g.region_mmap = !strcmp(optarg, "mmap");
+			break;
+		case 'v':
+			if (strcmp(optarg, "region") && strcmp(optarg, "packet"))
+				usage();
+			roce_iova_per_packet = !strcmp(optarg, "packet");
+			break;
 		default:
 			usage();
 		}
@@ -1247,7 +1387,7 @@ static void parse_args(int argc, char **argv)
 	    g.inflight == 0 || g.ip_mtu < 576 || g.ip_mtu > 9216 ||
 	    g.mbuf_room + RTE_PKTMBUF_HEADROOM > UINT16_MAX || g.memif_ring < 256 ||
 	    g.memif_ring > 16384 || (g.memif_ring & (g.memif_ring - 1)) || g.memif_buf < 128 ||
-	    g.memif_buf > UINT16_MAX)
+	    g.memif_buf > UINT16_MAX || g.npp_post == 0 || g.pp_rounds == 0)
 		usage();
 	for (unsigned i = 0; i < g.nsizes; i++)
 		if (g.sizes[i] == 0 || (uint64_t)g.sizes[i] * 2 > REGION)
@@ -1291,12 +1431,12 @@ static void report_params(void)
 	g.run.ip_mtu = g.ip_mtu;
 	g.run.ring = g.link == LINK_MEMIF ? g.memif_ring : RING_SIZE;
 	g.run.pool = POOL_SIZE;
+	g.run.post = (int)g.post;
 }
 
 /* Everything for one placement, in the order: baseline, matrix, message rate, ping-pong. */
 static void run_mode(struct rcb_mode *r)
 {
-	static uint64_t rtt[PP_MAX_SAMPLES];
 	uint64_t seed = 1 + r->lcores * 100000ull;
 
 	if (!g.cells_only) {
@@ -1340,8 +1480,7 @@ static void run_mode(struct rcb_mode *r)
 			c->depth = g.rate_depth;
 			run_cell(c, seed++);
 		}
-		r->pp[r->npp].mtu = g.mtus[m];
-		run_pingpong(&r->pp[r->npp++], rtt);
+		run_pingpongs(r, g.mtus[m]);
 	}
 }
 

@@ -12,6 +12,7 @@
 
 #define RCB_MAX_SIZES 16
 #define RCB_MAX_MTUS 2
+#define RCB_PP_MODES 3 /* ping-pong post modes compared (enum roce_post_mode) */
 
 enum rcb_op { RCB_WRITE, RCB_READ, RCB_SEND, RCB_NUM_OPS };
 /** "WRITE", "READ", "SEND" */
@@ -40,12 +41,20 @@ struct rcb_cell {
 	uint32_t verified; /**< destination slots compared byte for byte */
 };
 
+/** "queue", "doorbell", "immediate", by enum roce_post_mode (rc-bench-report.c) */
+extern const char *const rcb_post_names[RCB_PP_MODES];
+
 struct rcb_pingpong {
 	uint32_t mtu;
+	int post; /**< enum roce_post_mode of both devices */
 	bool ok;
 	char why[96];
 	uint32_t n;
 	double min_us, p50_us, p99_us, p999_us, mean_us;
+	/** posts of side A [0] and B [1]: sent in the call, by the doorbell, left to the poll
+	 * (roce_dev_counts) */
+	uint64_t tx_now[2], doorbell[2], deferred[2];
+	uint32_t busy_ns; /**< B's hook worked this long per loop iteration (--pp-busy-ns) */
 };
 
 struct rcb_raw {
@@ -63,7 +72,7 @@ struct rcb_mode {
 	unsigned ncells, nrate, npp, nraw;
 	struct rcb_cell cells[RCB_NUM_OPS * RCB_MAX_MTUS * RCB_MAX_SIZES];
 	struct rcb_cell rate[2 * RCB_MAX_MTUS];
-	struct rcb_pingpong pp[RCB_MAX_MTUS];
+	struct rcb_pingpong pp[RCB_MAX_MTUS * RCB_PP_MODES];
 	struct rcb_raw raw[1 + RCB_MAX_MTUS];
 };
 
@@ -73,6 +82,7 @@ struct rcb_run {
 	uint32_t mtus[RCB_MAX_MTUS];
 	unsigned nmtus;
 	uint32_t depth, rate_depth, inflight, mbuf_room, ip_mtu, ring, pool;
+	int post;		       /**< enum roce_post_mode of the cells and the message rate */
 	double memcpy_gbs[2];	       /**< 4 KiB and 64 KiB pieces */
 	double icrc_gbs[RCB_MAX_MTUS]; /**< ICRC check of frames of each MTU */
 	struct rcb_mode res[2];

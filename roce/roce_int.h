@@ -59,6 +59,13 @@ struct roce_dev {
 	bool fail_pending;  /**< some QP's CQ went to error: fail them at the next safe point */
 	int8_t link_up;	    /**< last link state seen: 1 up, 0 down, -1 not read yet */
 	uint64_t link_next; /**< TSC of the next link check; UINT64_MAX: no more */
+	/** ROCE_RESERVED_LKEY's region: DPDK's memory, local only (roce_mr_lookup()) */
+	struct roce_mr dma_mr;
+	uint64_t poll_epoch; /**< roce_dev_poll() calls: each gives every QP a new burst */
+	/* starting transmission from a post (roce_post.c) */
+	uint8_t post_mode;    /**< enum roce_post_mode */
+	bool in_engine;	      /**< an engine or the CM runs: a post rings the doorbell */
+	struct roce_qp *rung; /**< QPs posted to since the doorbell was rung */
 };
 
 struct roce_pd {
@@ -130,14 +137,16 @@ struct roce_srq {
 
 /** Requester: where segmentation of the send queue stands. */
 struct roce_req {
-	uint32_t psn;	   /**< next PSN to send */
-	uint64_t cur;	   /**< WQE being sent (sq.tail <= cur <= sq.head) */
-	uint32_t off;	   /**< bytes of it already sent */
-	uint32_t rd_out;   /**< READ / atomic requests awaiting responses */
-	uint32_t high_psn; /**< one past the highest PSN sent so far (new vs. resent) */
-	uint32_t cwnd;	   /**< PSNs we may have unacknowledged (AIMD, see roce_completer.c) */
-	uint32_t ssthresh; /**< below it cwnd doubles per round trip, above it grows by one */
-	bool halted;	   /**< a local operation failed: nothing more is sent (the QP fails) */
+	uint32_t psn;	      /**< next PSN to send */
+	uint64_t cur;	      /**< WQE being sent (sq.tail <= cur <= sq.head) */
+	uint32_t off;	      /**< bytes of it already sent */
+	uint32_t rd_out;      /**< READ / atomic requests awaiting responses */
+	uint32_t high_psn;    /**< one past the highest PSN sent so far (new vs. resent) */
+	uint32_t cwnd;	      /**< PSNs we may have unacknowledged (AIMD, see roce_completer.c) */
+	uint32_t ssthresh;    /**< below it cwnd doubles per round trip, above it grows by one */
+	bool halted;	      /**< a local operation failed: nothing more is sent (the QP fails) */
+	uint64_t burst_epoch; /**< the device's poll count when burst_sent was last reset */
+	uint32_t burst_sent;  /**< packets sent since then: the poll and posts share one burst */
 };
 
 /** Completer: acknowledgement and retry state (one deadline per QP). */
@@ -275,7 +284,9 @@ struct roce_qp {
 	struct roce_dcqcn_rp rp;
 	uint64_t last_cnp; /**< NP: when this QP last sent a CNP */
 	bool polled;
-	bool fail_pending; /**< its CQ went to error: to ERR at the next safe point */
+	bool fail_pending;	   /**< its CQ went to error: to ERR at the next safe point */
+	bool rung;		   /**< on dev->rung: the doorbell runs its requester */
+	struct roce_qp *next_rung; /**< dev->rung list */
 };
 
 /** Number of entries in a work queue. */
@@ -300,6 +311,18 @@ bool roce_access_ok(uint32_t access);
 /** Create / free a work queue with entries of @p esize bytes. */
 int roce_wq_init(struct roce_wq *q, uint32_t max_wr, uint32_t max_sge, size_t esize);
 void roce_wq_fini(struct roce_wq *q);
+
+/**
+ * The IOVA of [@p p, @p p + @p len) in region @p mr (ROCE_RESERVED_LKEY's included), from
+ * what registration resolved: no system call, no table walk beyond one index.
+ * @return true with *iova set, or false when the bytes cross pages whose IOVAs are not
+ * contiguous (attach them as one buffer and a NIC would read the wrong bytes: copy them).
+ */
+bool roce_mr_dma(const struct roce_mr *mr, const void *p, uint32_t len, uint64_t *iova);
+
+/** Resolve the IOVAs of @p mr's [addr, addr+length) (registration, REG_MR). @return 0 or
+ * -ENOMEM. */
+int roce_mr_dma_resolve(struct roce_mr *mr);
 
 /** Check one receive WR against @p pd and copy it into @p e. @return 0 or -EINVAL. */
 int roce_rwqe_fill(struct roce_dev *dev, const struct roce_pd *pd, uint32_t max_sge,
@@ -356,6 +379,21 @@ static inline void roce_srq_taken(struct roce_srq *srq)
 		roce_event_raise(srq->pd->dev, ROCE_EVENT_SRQ_LIMIT_REACHED, srq);
 	}
 }
+
+/* ------------------------------------------------------------------ posting (roce_post.c) */
+
+/**
+ * Send WRs were queued on @p qp (roce_post_send()): start them per the device's post mode -
+ * on the owner lcore, run the requester now and flush the TX buffers, or ring the doorbell
+ * (inside the engines, or in DOORBELL mode); from another thread, nothing (the owner's poll).
+ */
+void roce_post_kick(struct roce_qp *qp);
+
+/** @p qp is being destroyed: take it off the doorbell's list. */
+void roce_post_forget(struct roce_qp *qp);
+
+/** @p dev is being closed: cancel its queued doorbell. */
+void roce_post_dev_close(struct roce_dev *dev);
 
 struct roce_cm;
 /** Run the CM of a device: its QP1 completions and timers (from roce_dev_poll). */

@@ -13,6 +13,7 @@
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
+#include <rte_memory.h>
 #include <rte_ring.h>
 
 #include "roce_engine.h"
@@ -48,6 +49,16 @@ struct roce_dev *roce_dev_open(uint16_t iface)
 	dev->key_seq = 0x5a;
 	dev->rto_min = rte_get_tsc_hz() / 1000000 * ROCE_RTO_MIN_US;
 	dev->owner = RTE_MAX_LCORE;
+	dev->post_mode = ROCE_POST_IMMEDIATE;
+	/* the reserved lkey's region: the bounds are DPDK's memory lists, checked per use */
+	dev->dma_mr.lkey = ROCE_RESERVED_LKEY;
+	dev->dma_mr.rkey = UINT32_MAX; /* never an rkey: remote lookups use the key table */
+	dev->dma_mr.access = ROCE_ACCESS_LOCAL_WRITE;
+	dev->dma_mr.state = ROCE_MR_VALID;
+	dev->dma_mr.length = UINT64_MAX;
+	dev->dma_mr.dma_base = UINT64_MAX;
+	dev->dma_mr.zc.free_cb = roce_zc_free;
+	rte_mbuf_ext_refcnt_set(&dev->dma_mr.zc, 1);
 	dev->link_up = -1; /* read at the first poll (link_next 0) */
 	{
 		char rn[RTE_RING_NAMESIZE];
@@ -91,8 +102,10 @@ int roce_dev_close(struct roce_dev *dev)
 {
 	if (!dev)
 		return -EINVAL;
-	if (dev->n.pds || dev->n.cqs || dev->n.qps || dev->n.mrs || dev->n.srqs)
+	if (dev->n.pds || dev->n.cqs || dev->n.qps || dev->n.mrs || dev->n.srqs ||
+	    rte_mbuf_ext_refcnt_read(&dev->dma_mr.zc) != 1)
 		return -EBUSY;
+	roce_post_dev_close(dev);
 	{
 		void *m;
 
@@ -187,6 +200,106 @@ bool roce_access_ok(uint32_t access)
 	return true;
 }
 
+/* IOVA of the byte at @p p: DPDK's memseg arithmetic, or the kernel's pagemap for memory DPDK
+ * does not know (a system call: only ever at registration). */
+static uint64_t iova_of(const void *p)
+{
+	const struct rte_memseg *ms = rte_mem_virt2memseg(p, NULL);
+
+	if (ms && ms->iova != RTE_BAD_IOVA)
+		return ms->iova + (uint64_t)((uintptr_t)p - (uintptr_t)ms->addr);
+	return rte_mem_virt2iova(p);
+}
+
+#define DMA_MAX_PAGES (1u << 21)
+
+int roce_mr_dma_resolve(struct roce_mr *mr)
+{
+	const struct rte_memseg_list *msl;
+	uintptr_t a = (uintptr_t)mr->addr, first;
+	uint64_t pg, n, base;
+	bool contig = true;
+	uint64_t *pages;
+	uint8_t shift;
+
+	rte_free(mr->dma_pages);
+	mr->dma_pages = NULL;
+	mr->dma_npages = 0;
+	mr->pd->dev->n.iova_resolved++;
+	if (rte_eal_iova_mode() == RTE_IOVA_VA) {
+		mr->dma_base = a; /* the address is the IOVA */
+		return 0;
+	}
+	msl = rte_mem_virt2memseg_list(mr->addr);
+	pg = msl ? msl->page_sz : (uint64_t)sysconf(_SC_PAGESIZE);
+	shift = (uint8_t)rte_log2_u64(pg);
+	first = a & ~(uintptr_t)(pg - 1);
+	n = (a + mr->length - first + pg - 1) >> shift;
+	base = iova_of((const void *)first);
+	for (uint64_t i = 1; i < n && contig; i++)
+		contig = base != RTE_BAD_IOVA &&
+			 iova_of((const void *)(first + (i << shift))) == base + (i << shift);
+	if (contig) {
+		mr->dma_base = base == RTE_BAD_IOVA ? UINT64_MAX : base + (a - first);
+		return 0;
+	}
+	/* not IOVA-contiguous: one IOVA per page, looked up now, indexed per packet */
+	if (n > DMA_MAX_PAGES)
+		return -ENOMEM;
+	pages = rte_malloc("roce_mr_pages", n * sizeof(*pages), 0);
+	if (!pages)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < n; i++)
+		pages[i] = iova_of((const void *)(first + (i << shift)));
+	mr->dma_base = UINT64_MAX;
+	mr->dma_pages = pages;
+	mr->dma_npages = (uint32_t)n;
+	mr->dma_shift = shift;
+	return 0;
+}
+
+bool roce_mr_dma(const struct roce_mr *mr, const void *p, uint32_t len, uint64_t *iova)
+{
+	uintptr_t a = (uintptr_t)p;
+
+	if (mr->lkey == ROCE_RESERVED_LKEY && mr->rkey == UINT32_MAX) {
+		/* DPDK's own memory: the memseg arithmetic, no system call */
+		const struct rte_memseg *m0, *m1;
+
+		if (rte_eal_iova_mode() == RTE_IOVA_VA) {
+			*iova = a;
+			return true;
+		}
+		m0 = rte_mem_virt2memseg(p, NULL);
+		m1 = len > 1 ? rte_mem_virt2memseg((const void *)(a + len - 1), NULL) : m0;
+		if (!m0 || !m1 || m0->iova == RTE_BAD_IOVA || m1->iova == RTE_BAD_IOVA)
+			return false;
+		*iova = m0->iova + (a - (uintptr_t)m0->addr);
+		return m0 == m1 ||
+		       m1->iova + (a + len - 1 - (uintptr_t)m1->addr) == *iova + len - 1;
+	}
+	/* an unknown IOVA (PA mode, a page the kernel would not tell: not populated or no
+	 * right to read pagemap) is never attached: a NIC would read whatever is there */
+	if (!mr->dma_pages) {
+		*iova = mr->dma_base + (a - (uintptr_t)mr->addr);
+		return mr->dma_base != UINT64_MAX;
+	}
+	{
+		uintptr_t first = (uintptr_t)mr->addr & ~(((uintptr_t)1 << mr->dma_shift) - 1);
+		uint64_t i = (a - first) >> mr->dma_shift,
+			 j = (a + len - 1 - first) >> mr->dma_shift;
+		uint64_t off = (a - first) & (((uint64_t)1 << mr->dma_shift) - 1);
+
+		if (j >= mr->dma_npages || mr->dma_pages[i] == RTE_BAD_IOVA)
+			return false;
+		*iova = mr->dma_pages[i] + off;
+		for (uint64_t k = i + 1; k <= j; k++)
+			if (mr->dma_pages[k] != mr->dma_pages[i] + ((k - i) << mr->dma_shift))
+				return false;
+		return true;
+	}
+}
+
 struct roce_mr *roce_reg_mr(struct roce_pd *pd, void *addr, uint64_t length, uint64_t iova,
 			    uint32_t access)
 {
@@ -204,6 +317,11 @@ struct roce_mr *roce_reg_mr(struct roce_pd *pd, void *addr, uint64_t length, uin
 	mr->iova = iova;
 	mr->length = length;
 	mr->access = access;
+	if (roce_mr_dma_resolve(mr) != 0) {
+		roce_dereg_mr(mr);
+		rte_errno = ENOMEM;
+		return NULL;
+	}
 	mr->state = ROCE_MR_VALID;
 	return mr;
 }
@@ -220,6 +338,7 @@ struct roce_mr *roce_alloc_mr(struct roce_pd *pd, uint64_t max_length)
 	if (!mr)
 		return NULL;
 	mr->length = max_length;
+	mr->dma_base = UINT64_MAX; /* resolved by each REG_MR WR */
 	mr->state = ROCE_MR_FREE;
 	mr->fast_reg = true;
 	return mr;
@@ -248,6 +367,7 @@ int roce_dereg_mr(struct roce_mr *mr)
 	dev->mrs[mr->index] = NULL;
 	mr->pd->users--;
 	dev->n.mrs--;
+	rte_free(mr->dma_pages);
 	rte_free(mr);
 	return 0;
 }
@@ -261,6 +381,31 @@ struct roce_mr *roce_mr_lookup(struct roce_dev *dev, uint32_t key, bool remote,
 	uint64_t base;
 
 	*why = ROCE_KEY_OK;
+	if (key == ROCE_RESERVED_LKEY && !remote) {
+		/* memory DPDK registered by construction: one memseg list holds all of it, and
+		 * every page of it is allocated (a list reserves more address space than it maps) */
+		struct rte_memseg_list *msl =
+			rte_mem_virt2memseg_list((const void *)(uintptr_t)addr);
+		uint64_t off;
+
+		if (!msl || len > msl->len ||
+		    (off = addr - (uintptr_t)msl->base_va) > msl->len - len) {
+			*why = ROCE_KEY_BOUNDS;
+			return NULL;
+		}
+		for (uint64_t pg = off / msl->page_sz;
+		     pg <= (off + (len ? len - 1 : 0)) / msl->page_sz; pg++) {
+			if (rte_fbarray_is_used(&msl->memseg_arr, (unsigned)pg) != 1) {
+				*why = ROCE_KEY_BOUNDS;
+				return NULL;
+			}
+		}
+		if ((dev->dma_mr.access & access) != access) {
+			*why = ROCE_KEY_ACCESS;
+			return NULL;
+		}
+		return &dev->dma_mr;
+	}
 	if (!mr || (remote ? mr->rkey : mr->lkey) != key) {
 		*why = ROCE_KEY_UNKNOWN;
 		return NULL;

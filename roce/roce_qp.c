@@ -187,6 +187,7 @@ int roce_destroy_qp(struct roce_qp *qp)
 	/* issue 11 item 2: a connection's later DREP, DREQ or timer must not reach this memory */
 	roce_cm_qp_destroyed(qp);
 	roce_qp_engine_stop(qp);
+	roce_post_forget(qp);
 	roce_event_purge(dev, qp);
 	if (qp->qpn == ROCE_GSI_QPN)
 		dev->gsi = NULL;
@@ -606,11 +607,13 @@ static int fill_swqe(struct roce_qp *qp, const struct roce_send_wr *wr, struct r
 
 int roce_post_send(struct roce_qp *qp, struct roce_send_wr *wr, struct roce_send_wr **bad_wr)
 {
+	uint64_t head0;
 	int rc = 0;
 
 	if (!qp || !bad_wr)
 		return -EINVAL;
 	*bad_wr = NULL;
+	head0 = qp->sq.head;
 	for (; wr; wr = wr->next) {
 		struct roce_swqe *e;
 
@@ -634,6 +637,8 @@ int roce_post_send(struct roce_qp *qp, struct roce_send_wr *wr, struct roce_send
 		*bad_wr = wr;
 	if (qp->state == ROCE_QPS_ERR)
 		flush_queues(qp);
+	else if (qp->sq.head != head0 && qp->state == ROCE_QPS_RTS)
+		roce_post_kick(qp); /* the WRs queued before a refused one go too */
 	return rc;
 }
 

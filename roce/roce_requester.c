@@ -16,7 +16,7 @@
 #include "roce_engine.h"
 #include "roce_psn.h"
 
-#define REQ_BURST 32	     /* packets per poll: the rest waits for the next turn */
+#define REQ_BURST 32	     /* packets per poll and QP, posts included: the rest waits */
 #define REQ_WINDOW 1024	     /* PSNs in flight before we wait for ACKs */
 #define REQ_ACKREQ_EVERY 64  /* AckReq inside long messages, so the window moves */
 #define REQ_WIRE_OVERHEAD 78 /* Ethernet + IPv4 + UDP + BTH + RETH + ICRC + FCS, for pacing */
@@ -139,6 +139,13 @@ static void run_local(struct roce_qp *qp, struct roce_swqe *e)
 		mr->length = e->wr.wr.reg.length;
 		mr->access = e->wr.wr.reg.access;
 		mr->lkey = mr->rkey = e->wr.wr.reg.key;
+		/* registration: its IOVAs are resolved now, not per packet */
+		if (roce_mr_dma_resolve(mr) != 0) {
+			e->local_status = ROCE_WC_LOC_QP_OP_ERR;
+			qp->req.halted = true;
+			mr->state = ROCE_MR_FREE;
+			return;
+		}
 		mr->state = ROCE_MR_VALID;
 	}
 }
@@ -147,12 +154,12 @@ static void run_local(struct roce_qp *qp, struct roce_swqe *e)
  * UD: every WQE is one datagram to its address handle (IBA 9.8); it completes once sent.
  * A Q_Key with the high bit set means "use the QP's own" (IBA 10.2.5).
  */
-static void ud_run(struct roce_qp *qp, struct stk_lcore *lc)
+static void ud_run(struct roce_qp *qp, struct stk_lcore *lc, unsigned budget)
 {
 	unsigned sent = 0;
 	uint8_t tmp[4096];
 
-	while (qp->req.cur != qp->sq.head && sent < REQ_BURST) {
+	while (qp->req.cur != qp->sq.head && sent < budget) {
 		struct roce_swqe *e = roce_sq_at(&qp->sq, qp->req.cur);
 		const struct roce_ah *ah = e->wr.wr.ud.ah;
 		struct roce_tx t;
@@ -190,6 +197,7 @@ static void ud_run(struct roce_qp *qp, struct stk_lcore *lc)
 		}
 		qp->sq.tail++;
 	}
+	qp->req.burst_sent += sent;
 }
 
 /* Time a new (never sent) PSN that asks for an answer, one at a time (Karn), for the RTO. */
@@ -208,17 +216,26 @@ static void sample_start(struct roce_qp *qp, bool answered, uint32_t npsn, uint6
 
 void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 {
+	uint64_t epoch = qp->pd->dev->poll_epoch;
 	uint32_t mtu = roce_qp_mtu(qp);
-	unsigned sent = 0;
+	unsigned sent = 0, budget;
 	uint8_t tmp[4096];
 
+	/* one burst per QP per poll, shared by the posts made until the next poll (roce_post.c):
+	 * a consumer posting many WRs in one loop iteration sends no more at once than the poll
+	 * did before, so a switch's PFC headroom sized for it still holds */
+	if (qp->req.burst_epoch != epoch) {
+		qp->req.burst_epoch = epoch;
+		qp->req.burst_sent = 0;
+	}
+	budget = qp->req.burst_sent < REQ_BURST ? REQ_BURST - qp->req.burst_sent : 0;
 	if (qp->type == ROCE_QPT_UD) {
-		ud_run(qp, lc);
+		ud_run(qp, lc, budget);
 		return;
 	}
 	if (now < qp->comp.rnr_until)
 		return;
-	while (qp->req.cur != qp->sq.head && sent < REQ_BURST && qp->state == ROCE_QPS_RTS &&
+	while (qp->req.cur != qp->sq.head && sent < budget && qp->state == ROCE_QPS_RTS &&
 	       !qp->req.halted) {
 		struct roce_swqe *e = roce_sq_at(&qp->sq, qp->req.cur);
 		struct roce_tx t;
@@ -348,6 +365,7 @@ void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 		if (qp->type == ROCE_QPT_RC)
 			roce_completer_arm(qp, now);
 	}
+	qp->req.burst_sent += sent;
 	/* UC has no acknowledgements: a WQE completes once its last packet is out */
 	if (qp->type == ROCE_QPT_UC) {
 		while (qp->sq.tail != qp->req.cur) {

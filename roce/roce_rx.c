@@ -125,12 +125,20 @@ int roce_qp_xmit_to(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t,
 		    const struct roce_path *path)
 {
 	const struct stk_iface *ifc = stk_iface_get(qp->pd->dev->iface);
+	uint64_t iova = 0;
 	struct rte_mbuf *m;
 	int rc;
 
 	t->path = path;
 	t->lqpn = qp->qpn;
-	m = roce_tx_build(lc->pool, ifc, t, payload, len, zc ? &zc->zc : NULL);
+	/* the IOVA registration resolved; bytes across pages of non-contiguous IOVAs: copied */
+	if (unlikely(roce_iova_per_packet)) {
+		m = roce_tx_build(lc->pool, ifc, t, payload, len, zc ? &zc->zc : NULL);
+	} else {
+		if (zc && len && !roce_mr_dma(zc, payload, len, &iova))
+			zc = NULL;
+		m = roce_tx_build_iova(lc->pool, ifc, t, payload, len, zc ? &zc->zc : NULL, iova);
+	}
 	if (!m) {
 		qp->cnt[ROCE_QPC_tx_failed]++; /* no mbuf: go-back-N or a timeout resends it */
 		return -ENOMEM;
@@ -240,6 +248,10 @@ void roce_dev_poll(struct roce_dev *dev, struct stk_lcore *lc)
 						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			return;
 	}
+	/* from here to the event handler the engines and the CM run: a post made meanwhile (a
+	 * CM event handler's) rings the doorbell instead of running the requester inside them */
+	dev->in_engine = true;
+	dev->poll_epoch++; /* every QP's requester gets a new burst */
 	n = rte_ring_sc_dequeue_burst(dev->rx_ring, (void **)in, RTE_DIM(in), NULL);
 	/* the responder's receive backlog (frames other lcores handed over, not yet processed)
 	 * drives PFC XOFF/XON generation on a software-PFC port, with the RX queue's fill */
@@ -274,6 +286,7 @@ void roce_dev_poll(struct roce_dev *dev, struct stk_lcore *lc)
 	roce_dev_fail_pending(dev);
 	if (dev->cm)
 		roce_cm_tick(dev->cm, now);
+	dev->in_engine = false;
 	/* the consumer's handler runs last, outside every engine */
 	if (dev->ev_fn && dev->ev_tail != dev->ev_head)
 		roce_event_dispatch(dev);
@@ -314,7 +327,9 @@ int roce_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *
 		}
 		return 0;
 	}
+	dev->in_engine = true;
 	rx_local(dev, lc, m, p);
+	dev->in_engine = false;
 	return 0;
 }
 

@@ -68,6 +68,9 @@ static int tel_roce(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(x, "async_queued", dev->ev_head - dev->ev_tail);
 		rte_tel_data_add_dict_u64(x, "cqe_lost", dev->n.cqe_lost);
 		rte_tel_data_add_dict_u64(x, "wc_no_done", dev->n.wc_no_done);
+		rte_tel_data_add_dict_u64(x, "post_tx_now", dev->n.post_tx_now);
+		rte_tel_data_add_dict_u64(x, "post_doorbell", dev->n.post_doorbell);
+		rte_tel_data_add_dict_u64(x, "post_deferred", dev->n.post_deferred);
 		for (const struct roce_qp *qp = dev->polled; qp; qp = qp->next_polled) {
 			struct rte_tel_data *q = rte_tel_data_alloc();
 
@@ -132,6 +135,8 @@ void roce_qp_query_stats(const struct roce_qp *qp, struct roce_qp_stats *s)
 	s->timeouts = qp->cnt[ROCE_QPC_timeouts];
 	s->rto_early = qp->cnt[ROCE_QPC_rto_early];
 	s->nak_seq_rx = qp->cnt[ROCE_QPC_nak_seq_rx];
+	s->rnr_nak_tx = qp->cnt[ROCE_QPC_rnr_nak_tx];
+	s->rnr_nak_rx = qp->cnt[ROCE_QPC_rnr_nak_rx];
 	s->nak_seq_tx = qp->cnt[ROCE_QPC_nak_seq_tx];
 	s->cwnd_cut_skipped = qp->cnt[ROCE_QPC_cwnd_cut_skipped];
 	s->cwnd = qp->req.cwnd;

@@ -68,16 +68,21 @@ static void write_headers(uint8_t *h, const struct roce_opinfo *op, const struct
 		roce_ieth_set_rkey((struct roce_ieth *)(h + op->off[ROCE_EXT_IETH]), t->ieth_rkey);
 }
 
+uint64_t roce_tx_iova_lookups;
+bool roce_iova_per_packet;
+
 /*
- * IOVA of payload memory, for the NIC. In IOVA-as-VA mode it is the address itself; in PA mode
- * DPDK memory is looked up in its memsegs (no system call). Only memory DPDK does not know
- * falls back to rte_mem_virt2iova(), which reads /proc/self/pagemap: register such memory
- * with rte_extmem_register() for PCI NICs, or run with --iova-mode=va.
+ * IOVA of payload memory, for roce_tx_build() callers that know no region (tools, tests): in
+ * IOVA-as-VA mode it is the address itself; in PA mode DPDK memory is looked up in its memsegs,
+ * and memory DPDK does not know through rte_mem_virt2iova() (/proc/self/pagemap). The
+ * transport's own frames never come here: a region's IOVAs are resolved at registration
+ * (roce_mr_dma()) and passed to roce_tx_build_iova().
  */
 static rte_iova_t payload_iova(const void *p)
 {
 	const struct rte_memseg *ms;
 
+	roce_tx_iova_lookups++;
 	if (rte_eal_iova_mode() == RTE_IOVA_VA)
 		return (rte_iova_t)(uintptr_t)p;
 	ms = rte_mem_virt2memseg(p, NULL);
@@ -96,6 +101,14 @@ static struct rte_mbuf *fail(struct rte_mbuf *m, int err)
 struct rte_mbuf *roce_tx_build(struct rte_mempool *mp, const struct stk_iface *ifc,
 			       const struct roce_tx *t, const void *payload, uint32_t len,
 			       struct rte_mbuf_ext_shared_info *zc)
+{
+	return roce_tx_build_iova(mp, ifc, t, payload, len, zc,
+				  zc && len ? payload_iova(payload) : RTE_BAD_IOVA);
+}
+
+struct rte_mbuf *roce_tx_build_iova(struct rte_mempool *mp, const struct stk_iface *ifc,
+				    const struct roce_tx *t, const void *payload, uint32_t len,
+				    struct rte_mbuf_ext_shared_info *zc, uint64_t iova)
 {
 	const struct roce_opinfo *op = roce_opinfo(t->opcode);
 	const struct roce_path *path = t->path;
@@ -130,7 +143,6 @@ struct rte_mbuf *roce_tx_build(struct rte_mempool *mp, const struct stk_iface *i
 	} else if (len) {
 		/* zero copy: the payload mbuf points into the registered memory */
 		struct rte_mbuf *p = rte_pktmbuf_alloc(mp);
-		rte_iova_t iova = payload_iova(payload);
 
 		if (!p)
 			return fail(m, ENOMEM);

@@ -54,4 +54,21 @@ struct rte_mbuf *roce_tx_build(struct rte_mempool *mp, const struct stk_iface *i
 			       const struct roce_tx *t, const void *payload, uint32_t len,
 			       struct rte_mbuf_ext_shared_info *zc);
 
+/**
+ * roce_tx_build() with the zero-copy payload's IOVA given by the caller (@p iova, ignored
+ * without @p zc): the transport passes what registration resolved (roce_mr_dma()), so no
+ * frame looks its IOVA up. roce_tx_build() looks it up for each frame (counted in
+ * roce_tx_iova_lookups).
+ */
+struct rte_mbuf *roce_tx_build_iova(struct rte_mempool *mp, const struct stk_iface *ifc,
+				    const struct roce_tx *t, const void *payload, uint32_t len,
+				    struct rte_mbuf_ext_shared_info *zc, uint64_t iova);
+
+/** Zero-copy payload IOVAs roce_tx_build() looked up, one per frame (tests, benches). */
+extern uint64_t roce_tx_iova_lookups;
+
+/** For measuring only (rc-bench --iova packet): the transport looks each zero-copy frame's
+ * IOVA up again, as before issue 12 item 6, instead of using what registration resolved. */
+extern bool roce_iova_per_packet;
+
 #endif /* ROCE_TX_H */

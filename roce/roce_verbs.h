@@ -80,12 +80,30 @@ struct roce_mr {
 	 * bytes as external buffers sharing this; its count is 1 + the frames that point into
 	 * the region, wherever they wait (TX buffer, PFC hold queue, neighbour queue). */
 	struct rte_mbuf_ext_shared_info zc;
+	/* Internal: the region's IOVAs for the NIC, resolved once at registration (and at each
+	 * REG_MR WR of a fast-registration region), never per packet: */
+	uint64_t dma_base;   /**< IOVA of addr when IOVA-contiguous; else UINT64_MAX */
+	uint64_t *dma_pages; /**< not contiguous: the IOVA of each page from addr's page on */
+	uint32_t dma_npages;
+	uint8_t dma_shift; /**< log2 of the page size dma_pages[] counts in */
 };
+
+/**
+ * The reserved local key (IB's reserved lkey, Linux's local_dma_lkey): an SGE with this lkey
+ * may point anywhere in memory DPDK registered by construction - its hugepage heap
+ * (rte_malloc), memzones and the mempools in them, extmem added with rte_extmem_register() -
+ * without a region of its own, for any PD. It is local only: it never matches as an rkey,
+ * and grants LOCAL_WRITE. [addr, addr+len) must lie in one of DPDK's memory segment lists,
+ * else the SGE is refused like a bad lkey. Its payloads go out zero-copy like a region's;
+ * roce_dev_close() answers -EBUSY while such frames are still queued.
+ */
+#define ROCE_RESERVED_LKEY 0u
 
 /** Open the RoCE device on stack interface @p iface. @return the device or NULL (rte_errno). */
 struct roce_dev *roce_dev_open(uint16_t iface);
 /** Close a device. @return 0, or -EBUSY while PDs, CQs, QPs or MRs remain (a region stays
- * until no queued zero-copy frame points into it, see roce_dereg_mr()). */
+ * until no queued zero-copy frame points into it, see roce_dereg_mr()), or while zero-copy
+ * frames of ROCE_RESERVED_LKEY SGEs are queued. */
 int roce_dev_close(struct roce_dev *dev);
 
 struct roce_pd *roce_alloc_pd(struct roce_dev *dev);
@@ -94,8 +112,15 @@ int roce_dealloc_pd(struct roce_pd *pd);
 
 /**
  * Register @p length bytes at @p addr, addressed by the peer as @p iova (ibv_reg_mr_iova).
+ * The bytes' IOVAs (what a NIC reads zero-copy payloads from) are resolved here, once: the
+ * address itself in IOVA-as-VA mode; in PA mode DPDK's memsegs, or rte_mem_virt2iova() (one
+ * /proc/self/pagemap read per page) for memory DPDK does not know, keeping one IOVA per page
+ * when the region is not IOVA-contiguous. Memory outside DPDK must stay mapped and pinned
+ * while registered (mlock it), as for any RDMA region; rte_extmem_register() it for PCI NICs.
+ * Control path.
  * @return the region, or NULL with rte_errno EINVAL (length 0 or > 2^40, unknown access bit,
- * REMOTE_WRITE/ATOMIC without LOCAL_WRITE, iova+length overflow), ENOMEM, ENOSPC (table full).
+ * REMOTE_WRITE/ATOMIC without LOCAL_WRITE, iova+length overflow), ENOMEM (also: more than
+ * 2^21 pages without contiguous IOVAs), ENOSPC (table full).
  */
 struct roce_mr *roce_reg_mr(struct roce_pd *pd, void *addr, uint64_t length, uint64_t iova,
 			    uint32_t access);
@@ -388,6 +413,8 @@ struct roce_qp_stats {
 	uint64_t nak_seq_rx;	   /**< NAK-sequence-errors received */
 	uint64_t nak_seq_tx;	   /**< and sent by our responder */
 	uint64_t cwnd_cut_skipped; /**< losses inside a window already cut */
+	uint64_t rnr_nak_tx;	   /**< RNR NAKs our responder sent: a SEND found no receive */
+	uint64_t rnr_nak_rx;	   /**< RNR NAKs received */
 	uint32_t cwnd;		   /**< in-flight window now, PSNs */
 	double srtt_us, rto_us;	   /**< smoothed RTT and the adaptive RTO now (0: no sample) */
 };
@@ -513,14 +540,41 @@ enum roce_qp_state roce_qp_state(const struct roce_qp *qp);
 void *roce_qp_context(const struct roce_qp *qp);
 
 /**
- * Queue send work requests. Each WR is checked before anything is queued for it:
+ * Queue send work requests and start them. Each WR is checked before anything is queued for
+ * it. Then, on a QP in RTS, per the device's post mode (roce_dev_set_post_mode(), default
+ * ROCE_POST_IMMEDIATE): called on the lcore that owns the device, the requester runs in the
+ * call (up to 32 packets per QP between two polls, shared with the poll; the window, DCQCN
+ * pacing, fence and max_rd_atomic apply as in the poll) and the lcore's TX buffers are flushed, so the frames are on the port when it
+ * returns; called while the device's engines or CM run, or in ROCE_POST_DOORBELL mode, they
+ * leave at the end of the current stk_lcore_poll() iteration, after the poll hooks. What is
+ * not sent then (beyond the burst, a closed window, a PFC pause, a next hop still being
+ * resolved), and every post from another thread, is sent by the owner's next roce_poll().
+ * Threading: the owner lcore, or any thread while no lcore polls the device (those only queue).
  * @return 0; -EINVAL (bad opcode for the QP type, num_sge out of range, inline too long,
  * atomic address not 8-byte aligned, unknown flags, bad lkey or an SGE beyond its MR: the
  * last two as IBA requires them caught at post time, C10-*), -ENOMEM (send queue full),
  * -EAGAIN / -EINVAL for the QP state (RESET/INIT/RTR: -EINVAL). *bad_wr names the first WR
- * not queued; earlier ones stay queued.
+ * not queued; earlier ones stay queued (and are started). An error the requester meets while
+ * sending (a region gone) is not returned: it completes the WR with an error status and moves
+ * the QP to ERR, as in the poll.
  */
 int roce_post_send(struct roce_qp *qp, struct roce_send_wr *wr, struct roce_send_wr **bad_wr);
+
+/** When roce_post_send() starts transmission (see there). */
+enum roce_post_mode {
+	ROCE_POST_QUEUE,    /**< only queue: the owner's next roce_poll() sends (before issue 12) */
+	ROCE_POST_DOORBELL, /**< at the end of the current loop iteration, after the poll hooks */
+	ROCE_POST_IMMEDIATE, /**< in the call, on the owner lcore (the default) */
+	ROCE_POST_NUM_MODES
+};
+
+/**
+ * Set how posts on @p dev's QPs start transmission. Control path (or on the owner lcore).
+ * @return 0; -EINVAL (NULL, unknown mode).
+ */
+int roce_dev_set_post_mode(struct roce_dev *dev, enum roce_post_mode mode);
+/** @return @p dev's post mode. */
+enum roce_post_mode roce_dev_post_mode(const struct roce_dev *dev);
 
 /** Queue receive WRs (on the QP, or on its SRQ: -EINVAL). Same error conventions. */
 int roce_post_recv(struct roce_qp *qp, struct roce_recv_wr *wr, struct roce_recv_wr **bad_wr);
@@ -679,6 +733,12 @@ struct roce_dev_counts {
 	uint64_t async_purged;	/**< queued events removed when their QP, CQ or SRQ was destroyed */
 	uint64_t cqe_lost;	/**< completions a CQ could not take (overflow, or in error) */
 	uint64_t wc_no_done;	/**< roce_cq_process(): completions without wr_cqe->done */
+	uint64_t post_tx_now;	/**< posts that put frames on the port in the call (IMMEDIATE) */
+	uint64_t
+		post_doorbell; /**< posts that rang the doorbell (DOORBELL, or inside the engines) */
+	uint64_t iova_resolved; /**< regions whose IOVAs were resolved (registrations, REG_MR) */
+	uint64_t post_deferred; /**< posts on the owner left to the next poll: QP not sending, a
+				 *   PFC pause of its priority, the next hop's MAC unresolved */
 };
 void roce_dev_counts(const struct roce_dev *dev, struct roce_dev_counts *c);
 

@@ -87,6 +87,45 @@ int stk_lcore_add_poll(struct stk_lcore *lc, stk_poll_fn fn, void *arg)
 	return 0;
 }
 
+int stk_lcore_defer(struct stk_lcore *lc, stk_poll_fn fn, void *arg)
+{
+	for (unsigned i = 0; i < lc->nb_defer; i++)
+		if (lc->defer[i].fn == fn && lc->defer[i].arg == arg)
+			return 0;
+	if (lc->nb_defer >= STK_MAX_DEFER)
+		return -ENOSPC;
+	lc->defer[lc->nb_defer].fn = fn;
+	lc->defer[lc->nb_defer].arg = arg;
+	lc->nb_defer++;
+	return 0;
+}
+
+void stk_lcore_defer_cancel(struct stk_lcore *lc, stk_poll_fn fn, void *arg)
+{
+	for (unsigned i = 0; i < lc->nb_defer; i++) {
+		if (lc->defer[i].fn == fn && lc->defer[i].arg == arg) {
+			memmove(&lc->defer[i], &lc->defer[i + 1],
+				(lc->nb_defer - i - 1) * sizeof(lc->defer[0]));
+			lc->nb_defer--;
+			return;
+		}
+	}
+}
+
+/* The one-shot work, in the order it was queued; what it queues meanwhile runs too. Each
+ * entry is taken off before it runs, so it may queue itself again for the next pass. */
+static void run_deferred(struct stk_lcore *lc)
+{
+	while (lc->nb_defer) {
+		stk_poll_fn fn = lc->defer[0].fn;
+		void *arg = lc->defer[0].arg;
+
+		lc->nb_defer--;
+		memmove(&lc->defer[0], &lc->defer[1], lc->nb_defer * sizeof(lc->defer[0]));
+		fn(lc, arg);
+	}
+}
+
 /* TX buffer error callback: the PMD queue was full. */
 static void tx_unsent(struct rte_mbuf **pkts, uint16_t unsent, void *userdata)
 {
@@ -390,6 +429,20 @@ static int next_hop(const struct stk_iface *ifc, const struct stk_ipaddr *dst,
 	return -ENETUNREACH;
 }
 
+bool stk_ip_ready(struct stk_lcore *lc, const struct stk_iface *ifc, const struct stk_ipaddr *dst)
+{
+	const struct stk_neigh *n;
+	struct stk_ipaddr nh;
+
+	if (stk_iface_is_local(ifc, dst) || (dst->family == 6 && dst->v6[0] == 0xff))
+		return true;
+	if (next_hop(ifc, dst, &nh) != 0)
+		return false;
+	n = stk_neigh_lookup(lc->neigh, ifc->idx, &nh);
+	return n && (n->state == STK_NEIGH_REACHABLE || n->state == STK_NEIGH_STALE ||
+		     n->state == STK_NEIGH_PROBE);
+}
+
 int stk_neigh_probe(struct stk_lcore *lc, const struct stk_iface *ifc, const struct stk_ipaddr *ip)
 {
 	struct rte_ether_addr mac;
@@ -625,6 +678,8 @@ unsigned stk_lcore_poll(struct stk_lcore *lc)
 	stk_ctrl_poll(lc);
 	for (unsigned i = 0; i < lc->nb_poll; i++)
 		lc->poll[i].fn(lc, lc->poll[i].arg);
+	if (lc->nb_defer)
+		run_deferred(lc);
 	if (unlikely(lc->nb_pfc != 0))
 		pfc_poll(lc);
 	stk_lcore_flush(lc);

@@ -7,7 +7,8 @@
  * is:
  *   RX burst -> prefetch -> [RX impairment] -> parse/classify -> dispatch (RoCE handler, bound
  *   UDP port, ARP, ND, exception path) -> delayed/held impaired frames -> exception path ->
- *   control ring -> application poll hooks -> flush TX -> timers.
+ *   control ring -> application poll hooks -> deferred one-shot work (stk_lcore_defer) ->
+ *   flush TX -> timers.
  * Frames sent go through the TX impairment in stk_tx_frame() (stk_impair.h), then, on an
  * interface in software PFC mode, the PFC holds (stk_pfc_port.h). The loop also releases held
  * frames and sends PFC frames when the receive backlog asks for it.
@@ -38,6 +39,7 @@
 
 #define STK_BURST 32
 #define STK_MAX_POLL 8
+#define STK_MAX_DEFER 16
 
 struct stk_lcore;
 struct stk_pfc_port;
@@ -116,6 +118,11 @@ struct stk_lcore {
 		stk_poll_fn fn;
 		void *arg;
 	} poll[STK_MAX_POLL];
+	unsigned nb_defer; /**< one-shot work queued by stk_lcore_defer() */
+	struct {
+		stk_poll_fn fn;
+		void *arg;
+	} defer[STK_MAX_DEFER];
 	struct stk_port_stats stats[STK_MAX_PORTS];
 	/* idle back-off (stk_lcore_set_idle): 0 = spin */
 	uint64_t idle_sleep_ns, idle_after_cycles;
@@ -180,6 +187,18 @@ int stk_udp_unbind(uint16_t port);
 int stk_lcore_add_poll(struct stk_lcore *lc, stk_poll_fn fn, void *arg);
 
 /**
+ * Run @p fn(lc, arg) once, at the end of the current iteration of @p lc's loop: after every
+ * poll hook, before the TX flush (a doorbell: work a hook started leaves in this iteration's
+ * TX burst). A pair already queued is not queued twice. Work deferred while the deferred work
+ * runs runs in the same pass. Call on @p lc's own lcore.
+ * @return 0; -ENOSPC when STK_MAX_DEFER pairs are queued.
+ */
+int stk_lcore_defer(struct stk_lcore *lc, stk_poll_fn fn, void *arg);
+
+/** Remove a queued stk_lcore_defer() pair (its @p arg is about to be freed). */
+void stk_lcore_defer_cancel(struct stk_lcore *lc, stk_poll_fn fn, void *arg);
+
+/**
  * Handle one received frame from @p ifc: through the interface's RX impairment when one is
  * set, then parse, classify and dispatch. Takes @p m in every case.
  */
@@ -216,6 +235,14 @@ static inline void stk_tx_enqueue(struct stk_lcore *lc, const struct stk_iface *
  */
 int stk_udp_send(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m,
 		 const struct stk_flow *f);
+
+/**
+ * @return true when a frame to @p dst on @p ifc would go to the TX buffer at once: @p dst is
+ * ours or multicast, or its next hop's MAC is known on this lcore. False without a route, or
+ * while ARP/ND runs (a frame would wait in the neighbour's short pending queue). Looks only:
+ * starts no resolution and changes no entry.
+ */
+bool stk_ip_ready(struct stk_lcore *lc, const struct stk_iface *ifc, const struct stk_ipaddr *dst);
 
 /**
  * Send a frame whose headers are complete (IP header included) to @p dst, resolving the next

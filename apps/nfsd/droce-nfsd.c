@@ -60,6 +60,7 @@
 #include "nfsd_log.h"
 #include "nfsd_metrics.h"
 #include "nlm_svc.h"
+#include "orpc_bc.h"
 #include "orpc_pmap.h"
 #include "orpc_tcp.h"
 #include "roce_cm.h"
@@ -106,6 +107,9 @@ static struct {
 	struct orpc_program nfs_prog; /* program 100003 with versions 3 and 4 */
 	struct orpc_version nfs_vers[2];
 	struct orpc_svc svc, rdma_svc;
+	/* the backchannels of this lcore's NFS connections, TCP and RDMA (orpc_bc.h): both
+	 * svcs point at it; it lives as long as they do */
+	struct orpc_bc_table bc;
 	struct orpc_pmap pm;
 	struct orpc_tcp_srv tcp;
 	bool tcp_up; /* orpc_tcp_srv_init succeeded */
@@ -932,6 +936,7 @@ static void write_metrics(struct app_buf *b, void *arg)
 		.lock_svc = g.nlm_up ? &g.lock_svc : NULL,
 		.tcp = g.tcp_up ? &g.tcp : NULL,
 		.lock_tcp = g.lock_tcp_up ? &g.lock_tcp : NULL,
+		.bc = &g.bc,
 		.nlm = g.nlm_up ? &g.nlm : NULL,
 		.pool = g.pool,
 		.aio = g.aio,
@@ -1038,6 +1043,8 @@ static int serve_tcp_only(long secs)
 		goto out;
 	start_aio();
 	g.svc.ctx = &g.tcp_nfs;
+	orpc_bc_table_init(&g.bc);
+	g.svc.bc = &g.bc;
 	if (orpc_svc_drc_enable(&g.svc) != 0 || !nfs_program())
 		goto out;
 	orpc_svc_add(&g.svc, &orpc_pmap_program);
@@ -1294,6 +1301,8 @@ int main(int argc, char **argv)
 	start_aio();
 	g.svc.ctx = &g.tcp_nfs;
 	g.rdma_svc.ctx = &g.rdma_nfs;
+	orpc_bc_table_init(&g.bc);
+	g.svc.bc = g.rdma_svc.bc = &g.bc;
 	if (orpc_svc_drc_enable(&g.svc) != 0 || orpc_svc_drc_enable(&g.rdma_svc) != 0 ||
 	    !nfs_program()) {
 		fprintf(stderr, "droce-nfsd: out of memory\n");

@@ -278,6 +278,12 @@ static void write_conns(struct app_buf *b, const struct nfsd_metrics_src *s)
 			app_prom_sample(b, P "udp_calls_total", lab, t->stats.udp_calls);
 		}
 	}
+	if (s->bc) {
+		gauge(b, P "backchannels", "Connections that can carry backward calls (TCP, RDMA)",
+		      s->bc->live);
+		counter(b, P "backchannel_calls_total", "Backward calls sent to clients",
+			s->bc->st.calls);
+	}
 }
 
 static void write_nlm(struct app_buf *b, const struct nlm_server *n)

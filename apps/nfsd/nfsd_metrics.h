@@ -19,6 +19,7 @@
 #include "nfs_aio.h"
 #include "nfs_pool.h"
 #include "nlm_svc.h"
+#include "orpc_bc.h"
 #include "orpc_tcp.h"
 
 #define NFSD_METRICS_NSERVERS 2 /**< the TCP/UDP and the RDMA NFSv3 servers */
@@ -30,10 +31,11 @@ struct nfsd_metrics_src {
 	const struct orpc_svc *lock_svc;		      /**< NLM and NSM's */
 	const struct orpc_tcp_srv *tcp;			      /**< NFS, MOUNT, portmapper */
 	const struct orpc_tcp_srv *lock_tcp;		      /**< NLM and NSM */
-	const struct nlm_server *nlm;			      /**< NULL: not up */
-	const struct nfs_pool *pool;			      /**< NULL: no helper threads */
-	const struct nfs_aio *aio;			      /**< NULL: no io_uring */
-	uint32_t threads;				      /**< helper threads */
+	const struct orpc_bc_table *bc; /**< the connections' backchannels; NULL: none */
+	const struct nlm_server *nlm;	/**< NULL: not up */
+	const struct nfs_pool *pool;	/**< NULL: no helper threads */
+	const struct nfs_aio *aio;	/**< NULL: no io_uring */
+	uint32_t threads;		/**< helper threads */
 	const struct nfs_fs *fs;
 	bool rdma; /**< RDMA served: the rdma_* metrics below mean something */
 	uint64_t rdma_accepted, rdma_rejected, rdma_closed;

@@ -9,7 +9,8 @@
  * the call is dispatched; the DDP-eligible tail of the results is written into the client's
  * write chunk, the rest goes inline or, when too long, into the reply chunk; then the reply's
  * SEND. The receive buffer is posted again once its call has been dispatched, so the credits
- * granted are always receives posted. While WRITEs from staging are in flight (until the
+ * granted are always receives posted; RPCRDMA_BC_SLOTS more are posted for the replies to
+ * backchannel calls (RFC 8167), taken as they complete and posted again at once. While WRITEs from staging are in flight (until the
  * reply's SEND completes, RC ordering covers the WRITEs before it), the next request waits.
  *
  * Operation (client): a call takes a slot with its own staging (long call, write chunk, reply
@@ -24,6 +25,7 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
+#include "orpc_bc.h"
 #include "rpcrdma_ep.h"
 
 #define WR_RECV 1ull
@@ -113,6 +115,7 @@ struct rpcrdma_ep {
 		rpcrdma_done_t done;
 		void *ctx;
 	} bc[RPCRDMA_BC_SLOTS];
+	uint64_t bc_id; /* server: its registration in svc->bc, 0 when none */
 	uint32_t outstanding;
 	uint8_t *scratch; /* a reply rebuilt with its write-chunk data */
 	/* negotiated */
@@ -202,10 +205,11 @@ struct rpcrdma_ep *rpcrdma_ep_create(struct roce_dev *dev, struct roce_pd *pd,
 	ep->pd = pd;
 	ep->svc = svc;
 	ep->peer_addr.xprt = ORPC_XPRT_RDMA; /* the address itself: rpcrdma_ep_set_peer */
-	/* the server posts one receive per credit; the client one per possible reply, plus the
-	 * server's extra grants it may see */
+	/* the server posts one receive per credit, and one per backchannel call it may have in
+	 * flight (RFC 8167 §4: a backward reply must not take a receive a forward call counts
+	 * on); the client one per possible reply, plus the server's extra grants it may see */
 	ep->nslots = ep->conf.slots;
-	ep->nrecv = role == RPCRDMA_SERVER ? ep->conf.credits : ep->nslots + 4;
+	ep->nrecv = role == RPCRDMA_SERVER ? ep->conf.credits + RPCRDMA_BC_SLOTS : ep->nslots + 4;
 	ep->nsend = role == RPCRDMA_SERVER ? ep->conf.credits + 8 : ep->nslots + 4;
 	ep->nreqs = ep->conf.server_calls;
 	ep->region_len = (uint64_t)(ep->nrecv + ep->nsend) * ep->conf.inline_max +
@@ -321,6 +325,29 @@ static int post_recv(struct rpcrdma_ep *ep, uint32_t i)
 	return roce_post_recv(ep->qp, &wr, &bad);
 }
 
+static int rdma_bc_call(void *conn, const uint8_t *msg, uint32_t len, orpc_bc_done_t done,
+			void *ctx)
+{
+	return rpcrdma_ep_bc_call(conn, msg, len, done, ctx);
+}
+
+/* The upper layer gave up on a backward call: its slot is free, a late reply is a stray. */
+static int rdma_bc_cancel(void *conn, uint32_t xid)
+{
+	struct rpcrdma_ep *ep = conn;
+
+	for (uint32_t i = 0; i < RPCRDMA_BC_SLOTS; i++) {
+		if (ep->bc[i].used && ep->bc[i].xid == xid) {
+			memset(&ep->bc[i], 0, sizeof(ep->bc[i]));
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static const struct orpc_bc_ops rdma_bc_ops = {
+	.call = rdma_bc_call, .cancel = rdma_bc_cancel, .name = "rdma"};
+
 int rpcrdma_ep_start(struct rpcrdma_ep *ep, const uint8_t *peer_priv, uint32_t len)
 {
 	int rc;
@@ -340,6 +367,10 @@ int rpcrdma_ep_start(struct rpcrdma_ep *ep, const uint8_t *peer_priv, uint32_t l
 			return rc;
 	}
 	ep->started = true;
+	/* the calls of this connection carry its backchannel's id to the upper layer */
+	if (ep->role == RPCRDMA_SERVER && ep->svc->bc && !ep->bc_id)
+		ep->bc_id = orpc_bc_register(ep->svc->bc, &rdma_bc_ops, ep);
+	ep->peer_addr.bc_id = ep->bc_id;
 	return 0;
 }
 
@@ -459,8 +490,7 @@ static int msg_direction(const uint8_t *m, uint32_t len)
 }
 
 /* A reply to one of our backchannel calls: hand it over. */
-static void bc_reply(struct rpcrdma_ep *ep, const struct rpcrdma_hdr *h, const uint8_t *m,
-		     uint32_t len)
+static void bc_reply(struct rpcrdma_ep *ep, const uint8_t *m, uint32_t len)
 {
 	uint32_t xid;
 
@@ -477,8 +507,54 @@ static void bc_reply(struct rpcrdma_ep *ep, const struct rpcrdma_hdr *h, const u
 			return;
 		}
 	}
-	(void)h;
 	ep->st.stray_replies++;
+}
+
+/* Server, a receive completed: when it is a reply on the backchannel (RFC 8167: an RDMA_MSG
+ * with no chunks whose RPC direction word says REPLY), hand it over and post the receive again
+ * at once. It came in one of the RPCRDMA_BC_SLOTS receives posted beyond the credits, so it
+ * neither counts as a forward call in flight nor waits behind them. @return true when taken */
+static bool server_bc_reply(struct rpcrdma_ep *ep, uint32_t idx, uint32_t len)
+{
+	struct rpcrdma_hdr h;
+	const uint8_t *b = recv_buf(ep, idx);
+	uint32_t w[9];
+
+	/* a glance first, so a forward call is not decoded twice: RDMA_MSG, three empty chunk
+	 * lists (28 bytes of header), then xid and a direction word of REPLY */
+	if (len < sizeof(w))
+		return false;
+	memcpy(w, b, sizeof(w));
+	if (ntohl(w[3]) != RPCRDMA_MSG || w[4] || w[5] || w[6] || ntohl(w[8]) != 1)
+		return false;
+	if (rpcrdma_hdr_decode(b, len, &h) != RPCRDMA_DEC_OK || h.proc != RPCRDMA_MSG ||
+	    h.nr_rsegs || h.nr_wchunks || h.has_reply ||
+	    msg_direction(b + h.hdr_len, len - h.hdr_len) != 1)
+		return false;
+	bc_reply(ep, b + h.hdr_len, len - h.hdr_len);
+	if (!ep->failed && post_recv(ep, idx) != 0)
+		ep->failed = true;
+	return true;
+}
+
+/* End every backchannel call still waiting (each done once: its slot is freed first) and
+ * leave the table: the connection can carry no more. */
+static void bc_fail_all(struct rpcrdma_ep *ep, int err)
+{
+	if (ep->bc_id && ep->svc && ep->svc->bc)
+		orpc_bc_unregister(ep->svc->bc, ep->bc_id);
+	ep->bc_id = 0;
+	ep->peer_addr.bc_id = 0;
+	for (uint32_t i = 0; i < RPCRDMA_BC_SLOTS; i++) {
+		if (ep->bc[i].used) {
+			rpcrdma_done_t done = ep->bc[i].done;
+			void *ctx = ep->bc[i].ctx;
+
+			ep->bc[i].used = false;
+			if (done)
+				done(ctx, err, NULL, 0);
+		}
+	}
 }
 
 int rpcrdma_ep_bc_call(struct rpcrdma_ep *ep, const uint8_t *msg, uint32_t len, rpcrdma_done_t done,
@@ -491,7 +567,7 @@ int rpcrdma_ep_bc_call(struct rpcrdma_ep *ep, const uint8_t *msg, uint32_t len, 
 
 	if (ep->role != RPCRDMA_SERVER)
 		return -EINVAL;
-	if (!ep->started || ep->failed)
+	if (!ep->started || ep->failed || ep->closing)
 		return -ENOTCONN;
 	if (msg_direction(msg, len) != 0)
 		return -EINVAL;
@@ -579,13 +655,6 @@ static enum rpcrdma_req_state step_received(struct sreq *r)
 		return RPCRDMA_REQ_ERR_HDR;
 	if (r->h.proc == RPCRDMA_NOMSG && r->h.nr_rsegs == 0)
 		return RPCRDMA_REQ_ERR_HDR; /* a call with no message anywhere */
-	if (r->h.proc == RPCRDMA_MSG && r->h.nr_rsegs == 0 && r->h.nr_wchunks == 0 &&
-	    !r->h.has_reply &&
-	    msg_direction(recv_buf(ep, r->rbuf) + r->h.hdr_len, r->len - r->h.hdr_len) == 1) {
-		/* a reply on the backchannel (RFC 8167), not a call */
-		bc_reply(ep, &r->h, recv_buf(ep, r->rbuf) + r->h.hdr_len, r->len - r->h.hdr_len);
-		return RPCRDMA_REQ_DONE;
-	}
 	if (r->h.nr_rsegs == 0)
 		return RPCRDMA_REQ_DISPATCH;
 	r->reads_pending = 0;
@@ -1327,6 +1396,8 @@ int rpcrdma_ep_poll(struct rpcrdma_ep *ep)
 						    : 0);
 				break;
 			}
+			if (server_bc_reply(ep, idx, wc[j].byte_len))
+				break;
 			if (ep->inflight >= ep->credits)
 				ep->st.credit_overrun++;
 			ep->inflight++;
@@ -1356,15 +1427,17 @@ int rpcrdma_ep_poll(struct rpcrdma_ep *ep)
 		}
 	}
 	if (ep->failed) {
-		if (ep->role == RPCRDMA_CLIENT)
+		if (ep->role == RPCRDMA_CLIENT) {
 			fail_all(ep, -EIO);
-		else
-			for (uint32_t i = 0; i < ep->nreqs; i++) {
-				if (ep->reqs[i].state != RPCRDMA_REQ_READING)
-					continue;
-				set_state(&ep->reqs[i], RPCRDMA_REQ_ERR_RDMA);
-				run_req(&ep->reqs[i]);
-			}
+			return n;
+		}
+		bc_fail_all(ep, -ENOTCONN);
+		for (uint32_t i = 0; i < ep->nreqs; i++) {
+			if (ep->reqs[i].state != RPCRDMA_REQ_READING)
+				continue;
+			set_state(&ep->reqs[i], RPCRDMA_REQ_ERR_RDMA);
+			run_req(&ep->reqs[i]);
+		}
 		return n;
 	}
 	if (ep->role == RPCRDMA_SERVER)
@@ -1415,6 +1488,7 @@ int rpcrdma_ep_destroy(struct rpcrdma_ep *ep)
 	if (!ep->closing) {
 		ep->closing = true;
 		fail_all(ep, -ECANCELED);
+		bc_fail_all(ep, -ENOTCONN);
 		roce_destroy_qp(ep->qp);
 		while (roce_poll_cq(ep->cq, 32, wc) > 0)
 			;
@@ -1449,6 +1523,7 @@ void rpcrdma_ep_set_peer(struct rpcrdma_ep *ep, const struct stk_ipaddr *ip, uin
 {
 	memset(&ep->peer_addr, 0, sizeof(ep->peer_addr));
 	ep->peer_addr.xprt = ORPC_XPRT_RDMA;
+	ep->peer_addr.bc_id = ep->bc_id;
 	if (ip->family == 4) {
 		struct sockaddr_in *a = (struct sockaddr_in *)&ep->peer_addr.addr;
 

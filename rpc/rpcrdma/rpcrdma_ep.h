@@ -53,7 +53,8 @@
 enum rpcrdma_role { RPCRDMA_SERVER, RPCRDMA_CLIENT };
 
 struct rpcrdma_ep_conf {
-	uint32_t credits;      /**< server: receives posted and granted (1..1024; 0 = 128) */
+	uint32_t credits;      /**< server: granted, and receives posted for them, plus
+				 * RPCRDMA_BC_SLOTS for backchannel replies (1..1024; 0 = 128) */
 	uint32_t inline_max;   /**< largest message we receive inline (1024..65536; 0 = 4096) */
 	uint32_t max_chunk;    /**< largest chunk we read or write (0 = 1 MiB + 8 KiB) */
 	bool no_private_data;  /**< announce nothing (as a peer without RFC 8797 would) */

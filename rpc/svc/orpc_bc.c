@@ -83,3 +83,12 @@ int orpc_bc_call(struct orpc_bc_table *t, uint64_t id, const uint8_t *msg, uint3
 		t->st.calls++;
 	return rc;
 }
+
+int orpc_bc_cancel(struct orpc_bc_table *t, uint64_t id, uint32_t xid)
+{
+	struct orpc_bc_entry *e = lookup(t, id);
+
+	if (!e)
+		return -ENOTCONN;
+	return e->ops->cancel ? e->ops->cancel(e->conn, xid) : -ENOENT;
+}

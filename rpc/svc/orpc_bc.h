@@ -23,16 +23,22 @@
 #include <stdint.h>
 
 /** A backward call ended: err 0 with the whole RPC reply message (reply/len, valid during the
- * call only), or -ENOTCONN (the connection went), -ETIMEDOUT (the transport gave up),
- * -ECANCELED (the transport was destroyed). */
+ * call only), or -ENOTCONN: the connection went (closed, failed, or its endpoint destroyed)
+ * before a reply came. The transports do not time backward calls out: a call the client never
+ * answers ends only with its connection, so the upper layer keeps its own timer. */
 typedef void (*orpc_bc_done_t)(void *ctx, int err, const uint8_t *reply, uint32_t len);
 
 /** What a transport does for a registered connection. */
 struct orpc_bc_ops {
 	/** Send msg (a whole RPC CALL message, its xid chosen by the caller) to the client.
 	 * @return 0 (done will be called exactly once), -EBUSY (no room now: try later),
-	 *         -E2BIG (longer than the client takes), -ENOTCONN */
+	 *         -E2BIG (longer than the client takes), -ENOTCONN, -EINVAL (not a CALL
+	 *         message), or another -errno of the transport's (-ENOMEM); done is not called
+	 *         when it is not 0 */
 	int (*call)(void *conn, const uint8_t *msg, uint32_t len, orpc_bc_done_t done, void *ctx);
+	/** Forget the call with this xid (network order) without calling its done: a reply that
+	 * comes later is a stray. @return 0, or -ENOENT when none is waiting */
+	int (*cancel)(void *conn, uint32_t xid);
 	const char *name; /**< "rdma", "tcp": for logs and counters */
 };
 
@@ -71,5 +77,10 @@ bool orpc_bc_alive(const struct orpc_bc_table *t, uint64_t id);
  * @return what ops->call returns, or -ENOTCONN for an id that is gone (or 0, or t NULL) */
 int orpc_bc_call(struct orpc_bc_table *t, uint64_t id, const uint8_t *msg, uint32_t len,
 		 orpc_bc_done_t done, void *ctx);
+
+/** The upper layer: it gave up on a call it sent on id (its own timer): done will not be called
+ * for it. xid as in the call's first word (network order).
+ * @return 0, -ENOENT (not waiting: it ended already), -ENOTCONN (the id is gone: it ended) */
+int orpc_bc_cancel(struct orpc_bc_table *t, uint64_t id, uint32_t xid);
 
 #endif /* ORPC_BC_H */

@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "orpc_bc.h"
 #include "orpc_tcp.h"
 
 #define TAG_LISTEN (1ull << 32)
@@ -44,6 +45,13 @@ struct orpc_tcp_conn {
 	struct orpc_rm rm;
 	uint8_t *out; /* reply bytes the socket did not take yet */
 	uint32_t out_len, out_off;
+	/* backward calls sent on this connection, waiting for their replies (orpc_bc.h) */
+	struct tcp_bc {
+		bool used;
+		uint32_t xid; /* network order */
+		orpc_bc_done_t done;
+		void *ctx;
+	} bc[ORPC_TCP_BC_CALLS];
 };
 
 int orpc_tcp_srv_init(struct orpc_tcp_srv *s, struct orpc_svc *svc, uint32_t max_record)
@@ -153,8 +161,17 @@ static void conn_free(struct orpc_tcp_conn *c)
 
 static void conn_close(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c, uint64_t *why)
 {
+	struct tcp_bc gone[ORPC_TCP_BC_CALLS];
+
 	(*why)++;
 	s->stats.closed++;
+	/* the backchannel goes with the connection: its id is stale from now on, and the
+	 * backward calls still waiting end -ENOTCONN once the connection is put away */
+	if (s->svc->bc)
+		orpc_bc_unregister(s->svc->bc, c->peer.bc_id);
+	c->peer.bc_id = 0;
+	memcpy(gone, c->bc, sizeof(gone));
+	memset(c->bc, 0, sizeof(c->bc));
 	epoll_ctl(s->ep, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	c->fd = -1;
@@ -163,7 +180,21 @@ static void conn_close(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c, uint64_t
 		c->dead = true; /* deferred calls still read their records: free it at their end */
 	else
 		conn_free(c);
+	for (uint32_t i = 0; i < ORPC_TCP_BC_CALLS; i++) {
+		if (!gone[i].used)
+			continue;
+		s->stats.bc_notconn++;
+		if (gone[i].done)
+			gone[i].done(gone[i].ctx, -ENOTCONN, NULL, 0);
+	}
 }
+
+static int tcp_bc_call(void *conn, const uint8_t *msg, uint32_t len, orpc_bc_done_t done,
+		       void *ctx);
+static int tcp_bc_cancel(void *conn, uint32_t xid);
+
+static const struct orpc_bc_ops tcp_bc_ops = {
+	.call = tcp_bc_call, .cancel = tcp_bc_cancel, .name = "tcp"};
 
 static void do_accept(struct orpc_tcp_srv *s, int lfd)
 {
@@ -201,6 +232,8 @@ static void do_accept(struct orpc_tcp_srv *s, int lfd)
 		}
 		s->conns[slot] = c;
 		s->stats.accepted++;
+		if (s->svc->bc) /* 0 when the table is full: no backchannel then */
+			c->peer.bc_id = orpc_bc_register(s->svc->bc, &tcp_bc_ops, c);
 	}
 }
 
@@ -263,6 +296,96 @@ static int send_reply(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c, uint32_t 
 
 static void tcp_resume(struct orpc_pending *p, void *arg);
 
+/* The RPC direction word of a message: 0 CALL, 1 REPLY, -1 neither (or too short). */
+static int msg_direction(const uint8_t *m, uint32_t len)
+{
+	if (len < 8)
+		return -1;
+	return m[4] == 0 && m[5] == 0 && m[6] == 0 && m[7] <= 1 ? m[7] : -1;
+}
+
+/* A backward call (orpc_bc_ops.call): one record, queued behind whatever is waiting to go
+ * out, so it never lands inside a reply's bytes; sent now if nothing is. */
+static int tcp_bc_call(void *conn, const uint8_t *msg, uint32_t len, orpc_bc_done_t done, void *ctx)
+{
+	struct orpc_tcp_conn *c = conn;
+	struct orpc_tcp_srv *s = c->srv;
+	struct tcp_bc *b = NULL;
+	uint8_t mark[4];
+	bool idle = !c->out;
+	uint32_t had = c->out_len;
+
+	if (c->fd < 0 || c->dead)
+		return -ENOTCONN;
+	if (msg_direction(msg, len) != 0)
+		return -EINVAL;
+	if (len > 0x7fffffffu - 4)
+		return -E2BIG; /* one fragment holds it */
+	for (uint32_t i = 0; i < ORPC_TCP_BC_CALLS && !b; i++)
+		if (!c->bc[i].used)
+			b = &c->bc[i];
+	if (!b)
+		return -EBUSY;
+	orpc_rm_mark(mark, len, true);
+	if (queue_out(c, mark, 4) != 0 || queue_out(c, msg, len) != 0) {
+		/* no part of it may stay queued: cut back to what was there */
+		c->out_len = had;
+		if (idle) {
+			free(c->out);
+			c->out = NULL;
+		}
+		return -ENOMEM;
+	}
+	b->used = true;
+	memcpy(&b->xid, msg, 4);
+	b->done = done;
+	b->ctx = ctx;
+	s->stats.bc_calls++;
+	/* a send error shows at the next poll (EPOLLERR), which closes the connection and
+	 * ends this call -ENOTCONN */
+	if (idle)
+		flush_out(s, c);
+	else
+		set_events(s, c);
+	return 0;
+}
+
+/* The upper layer gave up on a backward call: its reply, if it comes, is a stray. */
+static int tcp_bc_cancel(void *conn, uint32_t xid)
+{
+	struct orpc_tcp_conn *c = conn;
+
+	for (uint32_t i = 0; i < ORPC_TCP_BC_CALLS; i++) {
+		if (c->bc[i].used && c->bc[i].xid == xid) {
+			memset(&c->bc[i], 0, sizeof(c->bc[i]));
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* A REPLY record: the answer to one of this connection's backward calls, or a stray. */
+static void bc_reply(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c, const uint8_t *m,
+		     uint32_t len)
+{
+	uint32_t xid;
+
+	memcpy(&xid, m, 4);
+	for (uint32_t i = 0; i < ORPC_TCP_BC_CALLS; i++) {
+		if (c->bc[i].used && c->bc[i].xid == xid) {
+			orpc_bc_done_t done = c->bc[i].done;
+			void *ctx = c->bc[i].ctx;
+
+			c->bc[i].used = false;
+			s->stats.bc_replies++;
+			if (done)
+				done(ctx, 0, m, len);
+			return;
+		}
+	}
+	s->stats.bc_stray++;
+}
+
 /* A record is complete: dispatch it. -1: the connection was closed; 1: the call was deferred
  * and the connection is paused (ORPC_TCP_CONN_CALLS deferred); 0: go on. */
 static int handle_record(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c)
@@ -271,6 +394,11 @@ static int handle_record(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c)
 	uint32_t n;
 
 	s->stats.records++;
+	if (s->svc->bc && msg_direction(c->rm.rec, c->rm.rec_len) == 1) {
+		bc_reply(s, c, c->rm.rec, c->rm.rec_len);
+		orpc_rm_consume(&c->rm);
+		return 0;
+	}
 	n = orpc_svc_dispatch_peer(s->svc, c->rm.rec, c->rm.rec_len, c, &c->peer, s->reply + 4,
 				   s->reply_cap - 4, &o);
 	if (o == ORPC_OUT_DEFERRED) {

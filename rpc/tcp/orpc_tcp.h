@@ -9,6 +9,14 @@
  * Bad input closes only the connection it came on: a record over the size bound, an empty
  * record, or a record that is not an RPC call (counted in orpc_tcp_stats).
  *
+ * Backchannel (RFC 8881 §2.10.3.1): when the svc has a table (svc->bc), each accepted
+ * connection registers in it ("tcp") and its calls carry the id (peer.bc_id). A backward call
+ * goes out as one record, behind any reply bytes already queued (never interleaved); a record
+ * whose direction word is REPLY is matched by xid to the connection's backward calls (up to
+ * ORPC_TCP_BC_CALLS) and handed to their done, or dropped as stray; the connection stays. When
+ * the connection closes it leaves the table and its waiting backward calls end -ENOTCONN.
+ * UDP has no backchannel (bc_id 0).
+ *
  * Threading: a server belongs to the thread that polls it.
  */
 #ifndef ORPC_TCP_H
@@ -24,6 +32,8 @@
 #define ORPC_TCP_MAX_LISTEN 8u
 /** Deferred calls of one connection at once (each keeps its record): reading stops there */
 #define ORPC_TCP_CONN_CALLS 16u
+/** Backward calls (orpc_bc.h) in flight on one connection at once: -EBUSY beyond */
+#define ORPC_TCP_BC_CALLS 8u
 
 struct orpc_tcp_conn;
 
@@ -34,6 +44,10 @@ struct orpc_tcp_stats {
 	uint64_t out_queued;	    /**< replies that did not fit the socket at once */
 	uint64_t deferred;	    /**< calls their handler finished later (orpc_svc_defer) */
 	uint64_t max_calls_at_once; /**< the most deferred calls one connection had at once */
+	uint64_t bc_calls;	    /**< backward calls sent (orpc_bc_call on a connection) */
+	uint64_t bc_replies;	    /**< their replies, matched by xid */
+	uint64_t bc_stray;	    /**< REPLY records matching no backward call: dropped */
+	uint64_t bc_notconn;	    /**< backward calls ended -ENOTCONN by a closing connection */
 };
 
 struct orpc_tcp_srv {

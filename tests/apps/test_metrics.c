@@ -27,6 +27,7 @@
 #include "app_prom.h"
 #include "nfs3_svc.h"
 #include "nfsd_metrics.h"
+#include "orpc_bc.h"
 
 static void test_family_and_samples(void **state)
 {
@@ -166,7 +167,27 @@ static void test_nfsd_text(void **state)
 	assert_null(strstr(b.p, "droce_nfsd_rdma_connections"));
 	assert_null(strstr(b.p, "droce_nfsd_nlm_calls_total"));
 	assert_null(strstr(b.p, "droce_nfsd_fs_stale_total"));
+	assert_null(strstr(b.p, "droce_nfsd_backchannels"));
 	app_buf_free(&b);
+	/* the backchannel table: connections registered, backward calls sent */
+	{
+		static struct orpc_bc_table bt;
+		static int conn;
+		static const struct orpc_bc_ops ops = {.name = "x"};
+
+		orpc_bc_table_init(&bt);
+		orpc_bc_register(&bt, &ops, &conn);
+		orpc_bc_register(&bt, &ops, &conn);
+		bt.st.calls = 5;
+		src.bc = &bt;
+		memset(&b, 0, sizeof(b));
+		nfsd_metrics_write(&b, &src);
+		assert_false(b.failed);
+		assert_non_null(strstr(b.p, "# TYPE droce_nfsd_backchannels gauge\n"
+					    "droce_nfsd_backchannels 2\n"));
+		assert_non_null(strstr(b.p, "\ndroce_nfsd_backchannel_calls_total 5\n"));
+		app_buf_free(&b);
+	}
 }
 
 static void test_parse_addr(void **state)

@@ -20,12 +20,17 @@
  * raw bytes; the same message again (duplicate request cache: replayed, or dropped while its
  * first copy is deferred); the deferred LATER calls run; polls; the wire losing, duplicating
  * and reordering frames; either QP moved to ERR (a disconnect); the endpoint quiesced; short
- * real waits for the retransmission and RNR timers.
+ * real waits for the retransmission and RNR timers; backward calls (RFC 8167) through the
+ * svc's backchannel table (orpc_bc.h), and the raw side's replies to them, or stray ones.
  *
  * Checks: every message the server sends decodes with rpcrdma_hdr_decode as RDMA_MSG, NOMSG or
  * ERROR, with no read list, the credits the server grants (> 0), a NOMSG only with a reply
  * chunk, and an xid the raw side sent, never answered more often than it was sent; the
- * server's counters never show more messages sent than received. At the end of each input the
+ * server's counters never show more messages sent than received (backward calls aside). A
+ * backward call the server sends is a CALL with one of the xids orpc_bc_call was given; each
+ * call orpc_bc_call took ends exactly once (0 with a reply, or -ENOTCONN) unless cancelled
+ * (orpc_bc_cancel: never), and the table is
+ * empty once the endpoint is gone. At the end of each input the
  * deferred calls are run (before or after a first rpcrdma_ep_destroy, which must answer -EBUSY
  * while one waits), the endpoint and the raw QP are destroyed, the wire settles, and QPs, MRs,
  * rte_malloc elements and mbufs must be back at their start counts: a leak aborts.
@@ -46,6 +51,7 @@
 #include "fuzz_check.h"
 #include "fuzz_pair.h"
 
+#include "orpc_bc.h"
 #include "orpc_testprog.h"
 #include "roce_verbs.h"
 #include "rpcrdma_ep.h"
@@ -65,6 +71,7 @@
 
 static struct fuzz_pair fp;
 static struct orpc_svc svc;
+static struct orpc_bc_table bct; /* svc.bc: the endpoint registers in it when it starts */
 
 static struct {
 	struct roce_pd *pd;
@@ -94,12 +101,17 @@ static uint32_t nxids, next_xid;
 static uint32_t sent_msgs, answers;
 static uint8_t last_msg[SLOT]; /* the last message sent, for a duplicate */
 static uint32_t last_len;
+/* backward calls: taken by orpc_bc_call, seen on the wire, ended (done), and the last xid
+ * seen (network order), for the raw side's reply */
+static uint32_t bc_taken, bc_seen, bc_ended, bc_cancelled, bc_last_xid;
+#define BC_XID 0xbc000000u
 
 /* With FUZZ_RPCRDMA_SRV_STATS set: the request states entered and a few counters, summed over
  * every input and printed at exit. */
 static bool stats_on;
 static uint64_t states[RPCRDMA_REQ_NUM_STATES], st_deferred, st_err_chunk, st_err_vers, st_rdma_err,
-	st_placed, st_in_place, st_long_calls, st_long_replies, st_ddp_writes, st_overrun;
+	st_placed, st_in_place, st_long_calls, st_long_replies, st_ddp_writes, st_overrun,
+	st_bc_sent, st_bc_replies, st_stray;
 
 static void print_stats(void)
 {
@@ -113,6 +125,8 @@ static void print_stats(void)
 		(unsigned long)st_rdma_err, (unsigned long)st_placed, (unsigned long)st_in_place,
 		(unsigned long)st_long_calls, (unsigned long)st_long_replies,
 		(unsigned long)st_ddp_writes, (unsigned long)st_overrun);
+	fprintf(stderr, "bc_calls_sent %lu bc_replies_rx %lu stray_replies %lu\n",
+		(unsigned long)st_bc_sent, (unsigned long)st_bc_replies, (unsigned long)st_stray);
 }
 
 static void add_stats(const struct rpcrdma_ep_stats *st)
@@ -127,6 +141,9 @@ static void add_stats(const struct rpcrdma_ep_stats *st)
 	st_rdma_err += st->rdma_errors;
 	st_placed += st->ddp_placed;
 	st_in_place += st->in_place_calls;
+	st_bc_sent += st->bc_calls_sent;
+	st_bc_replies += st->bc_replies_rx;
+	st_stray += st->stray_replies;
 	st_long_calls += st->long_calls;
 	st_long_replies += st->long_replies;
 	st_ddp_writes += st->ddp_writes;
@@ -164,6 +181,15 @@ static void check_answer(const uint8_t *b, uint32_t len)
 	if (h.proc != RPCRDMA_ERROR) {
 		CHECK(h.nr_rsegs == 0); /* a server never asks the client to be read */
 		CHECK(h.proc != RPCRDMA_NOMSG || h.has_reply);
+	}
+	if (h.proc == RPCRDMA_MSG && len >= h.hdr_len + 8 && b[h.hdr_len + 7] == 0 &&
+	    (rte_be_to_cpu_32(h.xid) & 0xff000000u) == BC_XID) {
+		/* a backward call (RFC 8167): inline, one of ours */
+		CHECK(h.nr_wchunks == 0 && !h.has_reply);
+		CHECK(rte_be_to_cpu_32(h.xid) - BC_XID < bc_taken && bc_seen < bc_taken);
+		bc_seen++;
+		bc_last_xid = h.xid;
+		return;
 	}
 	for (i = 0; i < nxids && xids[i].xid != h.xid; i++)
 		;
@@ -203,8 +229,9 @@ static void check_counters(void)
 	if (!srv.ep)
 		return;
 	st = rpcrdma_ep_stats(srv.ep);
-	/* one answer per message at most (no backchannel calls here) */
-	CHECK(st->tx_msgs <= st->rx_msgs);
+	/* one answer per message at most, besides the backward calls */
+	CHECK(st->tx_msgs - st->bc_calls_sent <= st->rx_msgs);
+	CHECK(bc_ended + bc_cancelled <= bc_taken);
 	CHECK(answers <= sent_msgs);
 }
 
@@ -239,7 +266,9 @@ static bool waiting_on_timers(void)
 		return false;
 	st = rpcrdma_ep_stats(srv.ep);
 	for (uint32_t i = 0; i < NSLOT; i++)
-		if (raw.busy[i] && st->rx_msgs - st->req_state[RPCRDMA_REQ_DONE] < srv.credits)
+		if (raw.busy[i] && st->rx_msgs - st->bc_replies_rx - st->stray_replies -
+						   st->req_state[RPCRDMA_REQ_DONE] <
+					   srv.credits + RPCRDMA_BC_SLOTS)
 			return true;
 	return st->req_state[RPCRDMA_REQ_RECEIVED] - st->req_state[RPCRDMA_REQ_FREE] >
 	       orpc_test_later_waiting();
@@ -832,6 +861,66 @@ static void run_later(void)
 	}
 }
 
+static void bc_done(void *ctx, int err, const uint8_t *reply, uint32_t len)
+{
+	(void)ctx;
+	CHECK(err == 0 || err == -ENOTCONN);
+	CHECK(err != 0 || (reply && len >= 8));
+	bc_ended++;
+}
+
+/* The registration of the endpoint in the table, or 0 (not started, failed, gone). */
+static uint64_t bc_id(void)
+{
+	for (uint32_t i = 0; i < ORPC_BC_MAX; i++)
+		if (bct.e[i].id)
+			return bct.e[i].id;
+	return 0;
+}
+
+/* Byte b: bit 0 clear: the server sends a backward NULL call (through the table); set: the
+ * raw side sends a reply (an RDMA_MSG with no chunks, REPLY, accepted, SUCCESS) to the last
+ * backward call seen (bit 1 clear), or with a stray xid (set); bits 0 and 2 set: the upper
+ * layer cancels the last call taken instead. */
+static void backchannel(uint8_t b)
+{
+	static const uint32_t call_words[10] = {0, 0, 2, ORPC_TEST_PROG, 1, 0, 0, 0, 0, 0};
+	uint8_t m[64];
+	uint32_t xid;
+	int rc;
+
+	if (!(b & 1)) {
+		xid = rte_cpu_to_be_32(BC_XID + bc_taken);
+		for (int i = 0; i < 10; i++) {
+			uint32_t v = rte_cpu_to_be_32(call_words[i]);
+
+			memcpy(m + 4 * i, i ? &v : &xid, 4);
+		}
+		rc = orpc_bc_call(&bct, bc_id(), m, 40, bc_done, NULL);
+		CHECK(rc <= 0); /* -ENOTCONN, -EBUSY, or the post's error */
+		bc_taken += rc == 0;
+		return;
+	}
+	if (b & 4) {
+		xid = rte_cpu_to_be_32(BC_XID + bc_taken - 1);
+		rc = bc_taken ? orpc_bc_cancel(&bct, bc_id(), xid) : -ENOENT;
+		CHECK(rc == 0 || rc == -ENOENT || rc == -ENOTCONN);
+		bc_cancelled += rc == 0;
+		return;
+	}
+	xid = (b & 2) || !bc_last_xid ? rte_cpu_to_be_32(0xbcff0000u | b) : bc_last_xid;
+	{
+		const uint32_t words[13] = {0, 1, 1, RPCRDMA_MSG, 0, 0, 0, 0, 1, 0, 0, 0, 0};
+
+		for (int i = 0; i < 13; i++) {
+			uint32_t v = rte_cpu_to_be_32(words[i]);
+
+			memcpy(m + 4 * i, i == 0 || i == 7 ? &xid : &v, 4);
+		}
+	}
+	raw_post(m, 52);
+}
+
 static void qp_to_err(struct roce_qp *qp)
 {
 	struct roce_qp_attr a = {.qp_state = ROCE_QPS_ERR};
@@ -875,6 +964,8 @@ static void step(struct fuzz_in *in)
 	case 11:
 		if (k)
 			rpcrdma_ep_quiesce(srv.ep);
+		else if (!srv.closing)
+			backchannel(fuzz_u8(in));
 		break;
 	case 12:
 	case 13:
@@ -927,6 +1018,9 @@ static void teardown(void)
 	}
 	CHECK(!orpc_test_later_waiting());
 	destroy_ep();
+	/* every backward call taken has ended, once; the endpoint left the table */
+	CHECK(bc_ended + bc_cancelled == bc_taken);
+	CHECK(bct.live == 0);
 	CHECK(roce_destroy_qp(raw.qp) == 0);
 	raw.qp = NULL;
 	settle();
@@ -957,6 +1051,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		atexit(print_stats);
 	CHECK(orpc_svc_add(&svc, &orpc_test_program) == 0);
 	CHECK(orpc_svc_add(&svc, &orpc_test_sys_program) == 0);
+	orpc_bc_table_init(&bct);
+	svc.bc = &bct;
 	raw.pd = roce_alloc_pd(fp.dev[0]);
 	raw.cq = raw.pd ? roce_create_cq(fp.dev[0], 1024) : NULL;
 	raw.mem = calloc(1, MEM);
@@ -975,6 +1071,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fuzz_pair_pin_neigh(&fp);
 	nxids = next_xid = sent_msgs = answers = last_len = 0;
+	bc_taken = bc_seen = bc_ended = bc_cancelled = bc_last_xid = 0;
 	CHECK(!orpc_test_later_waiting());
 	CHECK(orpc_svc_drc_enable(&svc) == 0);
 	raw.mr = roce_reg_mr(raw.pd, raw.mem, MEM, IOVA,

@@ -95,6 +95,8 @@ rm()
 # operation records (step(); send_msg(), build_call(), pick_len(), pick_seg(), defect()).
 SEND, RESEND, LATER_RUN, POLL, WIRE, DISCONNECT, WAIT, QUIESCE = 0, 5, 6, 7, 8, 9, 10, 11
 POLL16, SETTLE = 12, 15
+BACKCHANNEL = 11  # QUIESCE's operation without the side bit: a backward call, or a reply to one
+BC_CALL, BC_REPLY, BC_STRAY, BC_CANCEL = 0, 1, 3, 5
 ECHO, FILL, LATER, BUMP, PLACE = 1, 5, 6, 7, 8
 MAX_CHUNK = 32 << 10
 MEM = 128 << 10
@@ -254,6 +256,17 @@ def srv():
         "inline_1024_no_private_data": hdr(inline1024=True, priv=6)
         + msg(call(ECHO, 2048), read=2, reply=1, segs_reply=[(4096, 1)]) + [SETTLE],
         "send_with_invalidate": hdr(priv=4) + msg(call(ECHO, 100), read=2) + [SETTLE],
+        # backward calls through the table: one answered, a stray reply, forward calls between,
+        # and one left waiting that the endpoint's destruction ends -ENOTCONN
+        "backchannel": hdr(credits=4) + msg(call(ECHO, 10))
+        + [BACKCHANNEL, BC_CALL, POLL, 8, BACKCHANNEL, BC_REPLY, POLL, 8, BACKCHANNEL, BC_STRAY]
+        + msg(call(ECHO, 20)) + [BACKCHANNEL, BC_CALL, SETTLE],
+        # a backward call cancelled by the upper layer, then answered late: a stray
+        "backchannel_cancel": hdr() + [BACKCHANNEL, BC_CALL, POLL, 8, BACKCHANNEL, BC_CANCEL,
+                                       BACKCHANNEL, BC_REPLY, BACKCHANNEL, BC_CALL, SETTLE],
+        # backward calls waiting when the endpoint's QP goes to ERR
+        "backchannel_disconnect": hdr() + [BACKCHANNEL, BC_CALL, BACKCHANNEL, BC_CALL, POLL, 4,
+                                           DISCONNECT | 0x10, SETTLE],
         "psn_wrap_mtu256": hdr(mtu256=True, wrap=True) + msg(call(ECHO, 3000), read=2)
         + msg(call(FILL, 4096), wchunks=1, segs_w=[(4096, 0)]) + [SETTLE],
     }

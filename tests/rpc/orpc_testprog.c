@@ -16,9 +16,12 @@ bool_t orpc_test_xdr_who(XDR *x, struct orpc_test_who *w)
 	       xdr_u_int(x, &w->ngids);
 }
 
+uint64_t orpc_test_last_bc_id;
+
 static enum accept_stat t_null(struct orpc_req *r, void *a, void *res)
 {
-	(void)r, (void)a, (void)res;
+	(void)a, (void)res;
+	orpc_test_last_bc_id = r->peer->bc_id;
 	return SUCCESS;
 }
 

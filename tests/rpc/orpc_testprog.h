@@ -47,6 +47,8 @@ uint32_t orpc_test_later_waiting(void);
 uint32_t orpc_test_later_run(void);
 /** Forget the LATER calls waiting (a test that ends them itself) */
 void orpc_test_later_forget(void);
+/** The backchannel id (orpc_peer.bc_id) the last NULL call came with */
+extern uint64_t orpc_test_last_bc_id;
 /** BUMP's counter */
 u_int orpc_test_bump_value(void);
 extern const struct orpc_program orpc_test_sys_program;

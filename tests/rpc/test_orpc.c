@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "orpc_bc.h"
 #include "orpc_clnt.h"
 #include "orpc_pmap.h"
 #include "orpc_rm.h"
@@ -308,6 +309,7 @@ static void test_record_marking(void **st)
 /* ---- TCP and UDP over loopback ---- */
 static struct orpc_tcp_srv srv;
 static struct orpc_pmap pmap;
+static struct orpc_bc_table bct;
 static uint16_t port, uport;
 
 struct waiter {
@@ -358,6 +360,8 @@ static int tcp_setup(void **st)
 	setup(NULL);
 	assert_int_equal(orpc_svc_add(&svc, &orpc_pmap_program), 0);
 	orpc_pmap_attach(&pmap);
+	orpc_bc_table_init(&bct);
+	svc.bc = &bct; /* the connections offer backchannels */
 	assert_int_equal(orpc_tcp_srv_init(&srv, &svc, 0), 0);
 	assert_int_equal(orpc_tcp_srv_listen(&srv, "127.0.0.1", 0, 0, &port), 0);
 	assert_int_equal(orpc_tcp_srv_listen(&srv, "127.0.0.1", 0, 1, &uport), 0);
@@ -788,6 +792,232 @@ static void test_tcp_garbage_closes_one_connection(void **st)
 	orpc_clnt_fini(&c);
 }
 
+/* backward calls (orpc_bc.h) on a raw TCP connection */
+struct bc_waiter {
+	int done, err;
+	uint8_t reply[64];
+	uint32_t len;
+};
+
+static void on_bc_done(void *ctx, int err, const uint8_t *reply, uint32_t len)
+{
+	struct bc_waiter *bw = ctx;
+
+	bw->done++;
+	bw->err = err;
+	bw->len = len;
+	if (reply && len <= sizeof(bw->reply))
+		memcpy(bw->reply, reply, len);
+}
+
+static uint32_t word(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* A NULL call on g, answered: the server has registered the connection by then. */
+static void raw_null(int g)
+{
+	uint8_t b[64];
+	struct wb x;
+
+	call(&x, 2, ORPC_TEST_PROG, 1, 0), auth_none(&x), auth_none(&x);
+	orpc_rm_mark(b, x.n, true), memcpy(b + 4, x.b, x.n);
+	assert_int_equal(send(g, b, 4 + x.n, 0), (ssize_t)(4 + x.n));
+	settle(&srv.stats.replies, srv.stats.replies + 1);
+	assert_int_equal(recv(g, b, sizeof(b), 0), 28);
+	assert_int_equal(word(b + 4), XID);
+	assert_int_equal(word(b + 8), 1);
+}
+
+/* read one whole record (mark + message) from g */
+static uint32_t raw_record(int g, uint8_t *b, uint32_t cap)
+{
+	uint32_t got = 0, want = 4;
+
+	while (got < want) {
+		ssize_t n = recv(g, b + got, want - got, 0);
+
+		assert_true(n > 0);
+		got += (uint32_t)n;
+		if (got == 4) {
+			assert_true(b[0] & 0x80); /* one fragment */
+			want = 4 + (word(b) & 0x7fffffff);
+			assert_true(want <= cap);
+		}
+	}
+	return want;
+}
+
+static void test_tcp_backchannel(void **st)
+{
+	const uint32_t bxid = 0x0bc0ffeeu, prog = 0x40000000u, vers = 1, proc = 4;
+	struct bc_waiter bw = {0}, bw2 = {0}, many[ORPC_TCP_BC_CALLS] = {{0}};
+	uint64_t stray0 = srv.stats.bc_stray, replies0 = srv.stats.bc_replies;
+	uint8_t b[128];
+	struct wb x, r;
+	uint32_t xid0;
+	uint64_t id;
+	uint32_t n;
+	int g;
+
+	(void)st;
+	g = raw_connect();
+	orpc_test_last_bc_id = 0;
+	raw_null(g);
+	id = orpc_test_last_bc_id;
+	assert_true(id != 0);
+	assert_true(orpc_bc_alive(&bct, id));
+	/* the server's backward call: one record, xid CALL 2 prog vers proc and AUTH_NONE */
+	x.n = 0;
+	w(&x, bxid), w(&x, 0), w(&x, 2), w(&x, prog), w(&x, vers), w(&x, proc);
+	auth_none(&x), auth_none(&x);
+	assert_int_equal(orpc_bc_call(&bct, id, x.b, x.n, on_bc_done, &bw), 0);
+	n = raw_record(g, b, sizeof(b));
+	assert_int_equal(n, 4 + x.n);
+	assert_int_equal(word(b + 4), bxid);
+	assert_int_equal(word(b + 8), 0); /* CALL */
+	assert_int_equal(word(b + 12), 2);
+	assert_int_equal(word(b + 16), prog);
+	assert_int_equal(word(b + 20), vers);
+	assert_int_equal(word(b + 24), proc);
+	/* a forward call in between is still answered */
+	raw_null(g);
+	assert_int_equal(bw.done, 0);
+	/* a stray REPLY is counted and dropped; the connection stays */
+	r.n = 0;
+	w(&r, 0x7777u), w(&r, 1), w(&r, 0), w(&r, 0), w(&r, 0), w(&r, 0);
+	orpc_rm_mark(b, r.n, true), memcpy(b + 4, r.b, r.n);
+	assert_int_equal(send(g, b, 4 + r.n, 0), (ssize_t)(4 + r.n));
+	settle(&srv.stats.bc_stray, stray0 + 1);
+	assert_int_equal(srv.stats.bc_stray, stray0 + 1);
+	assert_int_equal(bw.done, 0);
+	/* its reply: xid REPLY MSG_ACCEPTED verf(AUTH_NONE) SUCCESS, then a result word */
+	r.n = 0;
+	w(&r, bxid), w(&r, 1), w(&r, 0), w(&r, 0), w(&r, 0), w(&r, 0), w(&r, 42);
+	orpc_rm_mark(b, r.n, true), memcpy(b + 4, r.b, r.n);
+	assert_int_equal(send(g, b, 4 + r.n, 0), (ssize_t)(4 + r.n));
+	settle(&srv.stats.bc_replies, replies0 + 1);
+	assert_int_equal(bw.done, 1);
+	assert_int_equal(bw.err, 0);
+	assert_int_equal(bw.len, r.n);
+	assert_memory_equal(bw.reply, r.b, r.n);
+	raw_null(g);
+	assert_true(orpc_bc_alive(&bct, id));
+	/* ORPC_TCP_BC_CALLS at once, then -EBUSY; closing ends each once with -ENOTCONN */
+	for (uint32_t i = 0; i < ORPC_TCP_BC_CALLS; i++) {
+		x.b[3] = (uint8_t)i;
+		assert_int_equal(orpc_bc_call(&bct, id, x.b, x.n, on_bc_done, &many[i]), 0);
+	}
+	assert_int_equal(orpc_bc_call(&bct, id, x.b, x.n, on_bc_done, &bw2), -EBUSY);
+	for (uint32_t i = 0; i < ORPC_TCP_BC_CALLS; i++)
+		raw_record(g, b, sizeof(b));
+	/* the upper layer gives up on the first: no done for it, and its slot is free again */
+	x.b[3] = 0;
+	memcpy(&xid0, x.b, 4);
+	assert_int_equal(orpc_bc_cancel(&bct, id, xid0), 0);
+	assert_int_equal(orpc_bc_cancel(&bct, id, xid0), -ENOENT);
+	close(g);
+	settle(&srv.stats.closed, srv.stats.closed + 1);
+	assert_int_equal(many[0].done, 0);
+	for (uint32_t i = 1; i < ORPC_TCP_BC_CALLS; i++) {
+		assert_int_equal(many[i].done, 1);
+		assert_int_equal(many[i].err, -ENOTCONN);
+	}
+	assert_int_equal(bw2.done, 0);
+	assert_false(orpc_bc_alive(&bct, id));
+	assert_int_equal(orpc_bc_call(&bct, id, x.b, x.n, on_bc_done, &bw2), -ENOTCONN);
+	assert_int_equal(orpc_bc_cancel(&bct, id, xid0), -ENOTCONN);
+	assert_int_equal(bw2.done, 0);
+	assert_int_equal(bw.done, 1);
+}
+
+/* A backward call while large replies are still being written goes out after the last reply's
+ * last byte, as a record of its own: ECHOs of 1 MB are sent, unread, until the server's
+ * socket is full and a reply waits in part (out_queued); then the backward call; the stream
+ * read back is whole replies, then the call. */
+static void test_tcp_backchannel_behind_reply(void **st)
+{
+	const uint32_t dlen = 1000000, bxid = 0x0bc0beefu, rlen = 4 + 28 + dlen;
+	uint64_t queued0 = srv.stats.out_queued, records0 = srv.stats.records;
+	uint32_t got = 0, total, ncalls = 0, cap;
+	struct bc_waiter bw = {0};
+	int g, small = 4096;
+	uint8_t *big, *in;
+	struct wb x;
+	uint64_t id;
+
+	(void)st;
+	{
+		/* a small receive window from the start */
+		struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+
+		g = socket(AF_INET, SOCK_STREAM, 0);
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		setsockopt(g, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+		assert_int_equal(connect(g, (struct sockaddr *)&a, sizeof(a)), 0);
+	}
+	orpc_test_last_bc_id = 0;
+	raw_null(g);
+	id = orpc_test_last_bc_id;
+	assert_true(id != 0);
+	records0 = srv.stats.records;
+	call(&x, 2, ORPC_TEST_PROG, 1, ORPC_TEST_ECHO), auth_none(&x), auth_none(&x), w(&x, dlen);
+	total = 4 + x.n + dlen;
+	big = calloc(1, total);
+	assert_non_null(big);
+	orpc_rm_mark(big, x.n + dlen, true);
+	memcpy(big + 4, x.b, x.n);
+	while (srv.stats.out_queued == queued0 && ncalls < 16) {
+		uint32_t n = 0;
+
+		while (n < total) {
+			ssize_t k = send(g, big + n, total - n, MSG_DONTWAIT);
+
+			if (k > 0)
+				n += (uint32_t)k;
+			orpc_tcp_srv_poll(&srv);
+		}
+		ncalls++;
+		settle(&srv.stats.records, records0 + ncalls);
+		assert_int_equal(srv.stats.records, records0 + ncalls);
+	}
+	assert_true(srv.stats.out_queued > queued0); /* a reply waits in part */
+	/* the backward call, queued behind it */
+	x.n = 0;
+	w(&x, bxid), w(&x, 0), w(&x, 2), w(&x, 0x40000000u), w(&x, 1), w(&x, 0);
+	auth_none(&x), auth_none(&x);
+	assert_int_equal(orpc_bc_call(&bct, id, x.b, x.n, on_bc_done, &bw), 0);
+	/* read it all, polling the server as the socket drains */
+	cap = ncalls * rlen + 4 + x.n;
+	in = malloc(cap + 64);
+	assert_non_null(in);
+	for (time_t end = time(NULL) + 20; time(NULL) < end && got < cap;) {
+		ssize_t k = recv(g, in + got, cap + 64 - got, MSG_DONTWAIT);
+
+		if (k > 0)
+			got += (uint32_t)k;
+		orpc_tcp_srv_poll(&srv);
+	}
+	assert_int_equal(got, cap);
+	for (uint32_t i = 0; i < ncalls; i++) { /* whole replies, one record each */
+		const uint8_t *r = in + i * rlen;
+
+		assert_int_equal(word(r), 0x80000000u | (rlen - 4));
+		assert_int_equal(word(r + 4), XID);
+		assert_int_equal(word(r + 8), 1);
+		assert_int_equal(word(r + 28), dlen);
+	}
+	assert_int_equal(word(in + ncalls * rlen), 0x80000000u | x.n); /* then the call */
+	assert_memory_equal(in + ncalls * rlen + 4, x.b, x.n);
+	close(g);
+	settle(&srv.stats.closed, srv.stats.closed + 1);
+	assert_int_equal(bw.done, 1);
+	assert_int_equal(bw.err, -ENOTCONN);
+	free(big);
+	free(in);
+}
+
 static void test_udp_null(void **st)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(uport)};
@@ -799,9 +1029,11 @@ static void test_udp_null(void **st)
 	(void)st;
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	call(&x, 2, ORPC_TEST_PROG, 1, 0), auth_none(&x), auth_none(&x);
+	orpc_test_last_bc_id = 99;
 	assert_int_equal(sendto(fd, x.b, x.n, 0, (struct sockaddr *)&a, sizeof(a)), (ssize_t)x.n);
 	settle(&srv.stats.udp_replies, before + 1);
 	assert_int_equal(recv(fd, b, sizeof(b), 0), 24);
+	assert_int_equal(orpc_test_last_bc_id, 0); /* UDP: no backchannel */
 	assert_int_equal(b[3], XID & 0xff);
 	close(fd);
 }
@@ -872,6 +1104,8 @@ int main(void)
 		cmocka_unit_test(test_tcp_deferred_calls),
 		cmocka_unit_test(test_tcp_calls_at_once),
 		cmocka_unit_test(test_tcp_garbage_closes_one_connection),
+		cmocka_unit_test(test_tcp_backchannel),
+		cmocka_unit_test(test_tcp_backchannel_behind_reply),
 		cmocka_unit_test(test_udp_null),
 		cmocka_unit_test(test_client_timeout_retransmit),
 		cmocka_unit_test(test_client_reconnects),

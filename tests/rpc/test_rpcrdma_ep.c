@@ -33,6 +33,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "orpc_bc.h"
 #include "orpc_msg.h"
 #include "orpc_testprog.h"
 #include "ring_pair.h"
@@ -788,6 +789,136 @@ static void test_backchannel(void **st)
 	rr_disconnect(&c);
 }
 
+/* A NULL call from the client; the server's handler records the call's bc_id. */
+static uint64_t null_bc_id(struct conn *c)
+{
+	uint8_t msg[256];
+	struct rpcrdma_call call = {.msg = msg};
+	struct result r = {0};
+	XDR x;
+
+	xdrmem_create(&x, (char *)msg, sizeof(msg), XDR_ENCODE);
+	assert_true(orpc_call_encode(&x, next_xid++, ORPC_TEST_PROG, 1, 0, NULL));
+	call.len = xdr_getpos(&x);
+	orpc_test_last_bc_id = 0;
+	assert_int_equal(rpcrdma_clnt_call(c->c, &call, on_done, &r), 0);
+	wait_done(c, &r, 1);
+	assert_int_equal(r.err, 0);
+	free(r.reply);
+	return orpc_test_last_bc_id;
+}
+
+/* Backward calls through the svc's table (orpc_bc.h): a server endpoint registers when it
+ * starts and its calls carry the id; orpc_bc_call reaches droce's client, which serves it; the
+ * backward replies come in receives posted beyond the credits (RFC 8167 §4), so a server
+ * granting 4 credits, all held by deferred forward calls, still takes the replies of 4
+ * backward calls (no RNR NAK, no overrun); a
+ * backward call still waiting when the endpoint fails, or is destroyed, ends -ENOTCONN once,
+ * and the id is stale from then on. */
+static void test_backchannel_table(void **st)
+{
+	static struct orpc_svc bc_svc;
+	static struct orpc_bc_table t;
+	static uint8_t msg[RPCRDMA_BC_SLOTS + 4][512];
+	struct rpcrdma_ep_conf sc = {.credits = 4}, cc = {.slots = 4};
+	struct result r[RPCRDMA_BC_SLOTS + 4] = {{0}}, w = {0};
+	struct conn c;
+	uint64_t id, id2;
+	uint32_t xid;
+	uint32_t off;
+	XDR x;
+
+	(void)st;
+	orpc_bc_table_init(&t);
+	svc.bc = &t;
+	memset(&bc_svc, 0, sizeof(bc_svc));
+	orpc_svc_add(&bc_svc, &orpc_test_program);
+	client_bc = &bc_svc;
+	rr_connect(&c, &cc, &sc);
+	client_bc = NULL;
+	id = null_bc_id(&c);
+	assert_true(id != 0);
+	assert_true(orpc_bc_alive(&t, id));
+	assert_int_equal(t.live, 1);
+	/* 4 forward calls deferred (LATER) hold every receive the 4 credits count on; the
+	 * RPCRDMA_BC_SLOTS backward ECHOs still get their replies, in the receives beyond */
+	for (uint32_t i = RPCRDMA_BC_SLOTS; i < RPCRDMA_BC_SLOTS + 4; i++) {
+		struct rpcrdma_call call = {.msg = msg[i]};
+
+		call.len = echo_call(msg[i], sizeof(msg[i]), 32 + i, (int)i, &off);
+		msg[i][23] = ORPC_TEST_LATER; /* the procedure word's low byte: ECHO -> LATER */
+		assert_int_equal(rpcrdma_clnt_call(c.c, &call, on_done, &r[i]), 0);
+	}
+	for (int i = 0; i < 200000 && orpc_test_later_waiting() < 4; i++)
+		poll_all(&c);
+	assert_int_equal(orpc_test_later_waiting(), 4);
+	for (uint32_t i = 0; i < RPCRDMA_BC_SLOTS; i++) {
+		uint32_t n = echo_call(msg[i], sizeof(msg[i]), 64 + i, (int)i, &off);
+
+		assert_int_equal(orpc_bc_call(&t, id, msg[i], n, on_done, &r[i]), 0);
+	}
+	assert_int_equal(orpc_bc_call(&t, id, msg[0], 64, on_done, &w), -EBUSY);
+	wait_done(&c, r, RPCRDMA_BC_SLOTS);
+	assert_int_equal(orpc_test_later_waiting(), 4);
+	assert_int_equal(orpc_test_later_run(), 4);
+	wait_done(&c, r, RPCRDMA_BC_SLOTS + 4);
+	for (uint32_t i = 0; i < RPCRDMA_BC_SLOTS + 4; i++) {
+		check_echo(&r[i], i < RPCRDMA_BC_SLOTS ? 64 + i : 32 + i, (int)i);
+		free(r[i].reply);
+	}
+	assert_int_equal(rpcrdma_ep_stats(c.sv)->credit_overrun, 0);
+	{
+		/* the backward replies found receives of their own: no SEND waited for one */
+		struct roce_qp_stats qs;
+
+		roce_qp_query_stats(rpcrdma_ep_qp(c.sv), &qs);
+		assert_int_equal(qs.rnr_nak_tx, 0);
+	}
+	assert_int_equal(rpcrdma_ep_stats(c.sv)->bc_replies_rx, RPCRDMA_BC_SLOTS);
+	assert_int_equal(t.st.calls, RPCRDMA_BC_SLOTS);
+	/* the client goes away with a backward call waiting (a call cut short: the client
+	 * drops it): the server endpoint fails, ends it -ENOTCONN once and leaves the table */
+	memset(&w, 0, sizeof(w));
+	xdrmem_create(&x, (char *)msg[0], sizeof(msg[0]), XDR_ENCODE);
+	assert_true(orpc_call_encode(&x, 0xbc0000f1, ORPC_TEST_PROG, 1, 0, NULL));
+	assert_int_equal(orpc_bc_call(&t, id, msg[0], 12, on_done, &w), 0);
+	for (int i = 0; i < 100000 && !rpcrdma_ep_stats(c.c)->bc_dropped; i++)
+		poll_all(&c);
+	assert_int_equal(rpcrdma_ep_stats(c.c)->bc_dropped, 1);
+	assert_int_equal(w.done, 0);
+	rr_disconnect(&c);
+	assert_int_equal(w.done, 1);
+	assert_int_equal(w.err, -ENOTCONN);
+	assert_false(orpc_bc_alive(&t, id));
+	assert_int_equal(orpc_bc_call(&t, id, msg[0], 12, on_done, &w), -ENOTCONN);
+	assert_int_equal(w.done, 1);
+
+	/* destroyed with a backward call waiting: -ENOTCONN once, the id stale, a new id; one
+	 * cancelled before does not end */
+	rr_connect(&c, NULL, NULL);
+	id2 = null_bc_id(&c);
+	assert_true(id2 != 0 && id2 != id);
+	memset(&w, 0, sizeof(w));
+	memset(&r[0], 0, sizeof(r[0]));
+	assert_int_equal(orpc_bc_call(&t, id2, msg[0], 12, on_done, &w), 0);
+	msg[1][0] = 0xbc, msg[1][1] = 0, msg[1][2] = 0, msg[1][3] = 0xf2;
+	memcpy(msg[1] + 4, msg[0] + 4, 8);
+	assert_int_equal(orpc_bc_call(&t, id2, msg[1], 12, on_done, &r[0]), 0);
+	memcpy(&xid, msg[1], 4);
+	assert_int_equal(orpc_bc_cancel(&t, id2, xid), 0);
+	assert_int_equal(orpc_bc_cancel(&t, id2, xid), -ENOENT);
+	destroy_ep(c.sv);
+	c.sv = NULL;
+	assert_int_equal(r[0].done, 0);
+	assert_int_equal(w.done, 1);
+	assert_int_equal(w.err, -ENOTCONN);
+	assert_false(orpc_bc_alive(&t, id2));
+	assert_int_equal(t.live, 0);
+	rr_disconnect(&c);
+	assert_int_equal(w.done, 1);
+	svc.bc = NULL;
+}
+
 /* Raw messages on the client's QP, past the client's own checks. */
 struct raw {
 	struct roce_mr *mr;
@@ -1000,6 +1131,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_loss),
 		cmocka_unit_test(test_backchannel),
+		cmocka_unit_test(test_backchannel_table),
 		cmocka_unit_test(test_frwr),
 		cmocka_unit_test(test_bad_headers_and_keys),
 		cmocka_unit_test(test_read_chunks_past_max_chunk),
