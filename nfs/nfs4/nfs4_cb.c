@@ -18,8 +18,10 @@
  *
  * Backward calls in flight live in a table of the server's (struct nfs4_cb_calls): the
  * transport's done gets a pointer into it, and the reply looks the session and the delegation
- * up again by id, since either may have gone meanwhile. A server destroyed with calls out
- * leaves the table behind; the last done frees it.
+ * up again by id, since either may have gone meanwhile. The transports never time a call out:
+ * one unanswered for a lease is cancelled (orpc_bc_cancel) and taken as failed. A server
+ * destroyed cancels its calls out; one the transport could not cancel keeps the table alive
+ * until its done, which frees it.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -89,12 +91,28 @@ int nfs4_cb_init(struct nfs4_server *s)
 	return 0;
 }
 
+/* Give up on call k (orpc_bc_cancel): @return true when its done will not come */
+static bool cancel_call(struct nfs4_server *s, struct nfs4_cb_call *k)
+{
+	uint32_t xid_net;
+
+	memcpy(&xid_net, k->msg, 4); /* the call's first word, as it went */
+	if (orpc_bc_cancel(s->bc, k->bc_id, xid_net) != 0)
+		return false; /* it ends by its done (or already did) */
+	k->busy = false;
+	s->cb->busy--;
+	return true;
+}
+
 void nfs4_cb_fini(struct nfs4_server *s)
 {
 	free(s->lkw);
 	s->lkw = NULL;
 	if (!s->cb)
 		return;
+	for (uint32_t i = 0; i < NFS4_CB_CALLS; i++)
+		if (s->cb->c[i].busy)
+			cancel_call(s, &s->cb->c[i]);
 	if (s->cb->busy)
 		s->cb->s = NULL; /* the transports still hold calls: their done frees it */
 	else
@@ -435,8 +453,8 @@ static void cb_done(void *ctx, int err, const uint8_t *reply, uint32_t len)
 }
 
 /* The transports never time a backward call out (orpc_bc.h): a call unanswered for a lease
- * ends here as -ETIMEDOUT (a probe: DOWN; a recall: revoked, its lease being over too). Its
- * slot stays taken until the transport ends it (the connection's close). */
+ * is cancelled and ends here as -ETIMEDOUT (a probe: DOWN; a recall: revoked, its lease being
+ * over too). One the transport cannot cancel keeps its slot until the transport ends it. */
 static void time_calls_out(struct nfs4_server *s, uint64_t now)
 {
 	for (uint32_t i = 0; i < NFS4_CB_CALLS; i++) {
@@ -444,8 +462,13 @@ static void time_calls_out(struct nfs4_server *s, uint64_t now)
 
 		if (!k->busy || k->abandoned || now <= k->sent_ns + lease_ns(s))
 			continue;
-		k->abandoned = true;
-		call_ended(s, k, -ETIMEDOUT, NULL, 0);
+		{
+			struct nfs4_cb_call call = *k;
+
+			if (!cancel_call(s, k))
+				k->abandoned = true;
+			call_ended(s, &call, -ETIMEDOUT, NULL, 0);
+		}
 	}
 }
 

@@ -105,7 +105,7 @@ static int fake_call(void *conn, const uint8_t *msg, uint32_t len, orpc_bc_done_
 	return 0;
 }
 
-static const struct orpc_bc_ops fake_ops = {fake_call, "fuzz"};
+static const struct orpc_bc_ops fake_ops = {.call = fake_call, .name = "fuzz"};
 
 static void find_deleg(void *arg, struct nfs4_stid *st)
 {
