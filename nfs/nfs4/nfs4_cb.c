@@ -148,7 +148,8 @@ static int cb_send(struct nfs4_server *s, struct nfs4_session *sess, struct nfs4
 	k->bc_id = sess->bc_id;
 	k->sent_ns = s->now_ns();
 	memcpy(k->sessionid, sess->id, NFS4_SESSIONID_SIZE);
-	h = (struct nfs4_cb_hdr){k->xid, sess->cb_program, &sess->cb_cred};
+	h = (struct nfs4_cb_hdr){k->xid, sess->cb_program, &sess->cb_cred,
+				 sess->minor ? sess->minor : 1};
 	if (d) {
 		struct nfs4_cb_recall_args rc_args = {d->id, false, d->fh.len, d->fh.data};
 

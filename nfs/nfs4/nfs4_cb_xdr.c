@@ -105,14 +105,14 @@ uint32_t nfs4_cb_encode_null(uint8_t *buf, uint32_t cap, const struct nfs4_cb_hd
 	return w.ok ? w.pos : 0;
 }
 
-/* the RPC header, CB_COMPOUND4args' head (tag "", minorversion 1, ident, two operations) and
+/* the RPC header, CB_COMPOUND4args' head (tag "", minorversion, ident, two operations) and
  * CB_SEQUENCE4args: what every CB_COMPOUND the server sends starts with */
 static void put_compound_seq(struct wcur *w, const struct nfs4_cb_hdr *h, uint32_t ident,
 			     const struct nfs4_cb_seq_args *seq)
 {
 	put_call_hdr(w, h, NFS4_CB_PROC_COMPOUND);
 	put_opaque(w, NULL, 0);
-	put32(w, 1);
+	put32(w, h->minor);
 	put32(w, ident);
 	put32(w, 2);
 	put32(w, NFS4_CB_OP_SEQUENCE);

@@ -60,6 +60,7 @@ struct nfs4_cb_hdr {
 	uint32_t xid;
 	uint32_t program; /**< the client's cb_program */
 	const struct nfs4_cb_cred *cred;
+	uint32_t minor; /**< CB_COMPOUND's minorversion: the session's (RFC 8881 §20; 7862 §1) */
 };
 
 /** CB_SEQUENCE4args (RFC 8881 §20.9): no referring call lists, cachethis false. */
@@ -79,7 +80,7 @@ struct nfs4_cb_recall_args {
 /** A CB_NULL call into buf. @return its length, 0 when cap is too small */
 uint32_t nfs4_cb_encode_null(uint8_t *buf, uint32_t cap, const struct nfs4_cb_hdr *h);
 
-/** A CB_COMPOUND (tag "", minor version 1, ident) of CB_SEQUENCE then CB_RECALL into buf.
+/** A CB_COMPOUND (tag "", h->minor, ident) of CB_SEQUENCE then CB_RECALL into buf.
  * @return its length, 0 when cap is too small (or the handle too long) */
 uint32_t nfs4_cb_encode_recall(uint8_t *buf, uint32_t cap, const struct nfs4_cb_hdr *h,
 			       uint32_t ident, const struct nfs4_cb_seq_args *seq,
@@ -94,7 +95,7 @@ struct nfs4_cb_notify_lock_args {
 	const uint8_t *owner; /**< ≤ NFS4_OPAQUE_LIMIT bytes */
 };
 
-/** A CB_COMPOUND (tag "", minor version 1, ident) of CB_SEQUENCE then CB_NOTIFY_LOCK.
+/** A CB_COMPOUND (tag "", h->minor, ident) of CB_SEQUENCE then CB_NOTIFY_LOCK.
  * @return its length, 0 when cap is too small (or the handle or owner too long) */
 uint32_t nfs4_cb_encode_notify_lock(uint8_t *buf, uint32_t cap, const struct nfs4_cb_hdr *h,
 				    uint32_t ident, const struct nfs4_cb_seq_args *seq,

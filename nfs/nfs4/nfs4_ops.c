@@ -205,6 +205,9 @@ uint32_t nfs4_op_create_session(struct nfs4_compound *c, union nfs4_op_args *a,
 	sess = nfs4_session_find(c->s->st, r->csess.sessionid);
 	if (sess && sess->cb_state == NFS4_CB_NONE) { /* not a retry's answer */
 		sess->cb_cred = cred;
+		/* the client's callback service answers the minor version it speaks (pynfs
+		 * refuses another with MINOR_VERS_MISMATCH; Linux's nfsd sends the client's) */
+		sess->minor = c->minor;
 		nfs4_cb_bind(c->s, sess, c->bc_id);
 	}
 	return NFS4_OK;

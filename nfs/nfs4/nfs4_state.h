@@ -119,6 +119,7 @@ struct nfs4_session {
 	uint32_t flags;		   /**< csr_flags */
 	struct nfs4_chan_attrs fore, back;
 	uint32_t cb_program;
+	uint32_t minor;		 /**< the minor version CREATE_SESSION came in: CB_COMPOUND's */
 	struct nfs4_slot *slots; /**< fore.maxrequests */
 	uint8_t *cache;
 	/* the backchannel (nfs4_cb.c): one slot (0), one call at a time */

@@ -63,7 +63,7 @@ static uint32_t words(uint8_t *out, const uint32_t *w, uint32_t n)
 static void test_cb_null_words(void **state)
 {
 	struct nfs4_cb_cred none = {0};
-	struct nfs4_cb_hdr h = {0x01020304, CB_PROG, &none};
+	struct nfs4_cb_hdr h = {0x01020304, CB_PROG, &none, 1};
 	uint8_t buf[256];
 	/* RFC 5531 §9: xid, CALL (0), rpcvers 2, prog, vers 1 (NFS4_CALLBACK, RFC 8881 §20),
 	 * proc 0 (CB_NULL), cred AUTH_NONE {0, 0}, verf AUTH_NONE {0, 0} */
@@ -80,7 +80,7 @@ static void test_cb_null_words(void **state)
 static void test_cb_recall_words(void **state)
 {
 	struct nfs4_cb_cred sys = {1, 7, 1000, 100, 1, {100}, 2, "ab"};
-	struct nfs4_cb_hdr h = {0x11, CB_PROG, &sys};
+	struct nfs4_cb_hdr h = {0x11, CB_PROG, &sys, 1};
 	struct nfs4_cb_seq_args seq = {{0}, 5, 0, 0};
 	const uint8_t fh[6] = {1, 2, 3, 4, 5, 6};
 	struct nfs4_cb_recall_args rc = {
@@ -157,7 +157,7 @@ static uint32_t recall_reply(uint8_t *out, uint32_t xid, const struct nfs4_cb_se
 
 static void test_cb_notify_lock_words(void **state)
 {
-	struct nfs4_cb_hdr h = {0x21, CB_PROG, NULL};
+	struct nfs4_cb_hdr h = {0x21, CB_PROG, NULL, 2};
 	struct nfs4_cb_seq_args seq = {{0}, 2, 0, 0};
 	const uint8_t fh[4] = {9, 8, 7, 6};
 	struct nfs4_cb_notify_lock_args nl = {4, fh, 0x0102030405060708ull, 5,
@@ -171,9 +171,10 @@ static void test_cb_notify_lock_words(void **state)
 	const uint32_t hdr[] = {0x21, 0, 2, CB_PROG, 1, 1, 0, 0, 0, 0};
 	for (; i < 10; i++)
 		assert_int_equal(word(buf, i), hdr[i]);
-	/* tag "", minor 1, ident 0, two ops; CB_SEQUENCE (11) of session zeros, sequence 2 */
+	/* tag "", minor 2 (the session's, h.minor), ident 0, two ops; CB_SEQUENCE (11) of session
+	 * zeros, sequence 2 */
 	assert_int_equal(word(buf, i++), 0);
-	assert_int_equal(word(buf, i++), 1);
+	assert_int_equal(word(buf, i++), 2);
 	assert_int_equal(word(buf, i++), 0);
 	assert_int_equal(word(buf, i++), 2);
 	assert_int_equal(word(buf, i++), 11);
@@ -355,6 +356,9 @@ static void answer_recall(uint32_t i, uint32_t seq_status, uint32_t recall_statu
 
 /* ---- sessions with a backchannel ---- */
 
+/* the minor version of session_on's CREATE_SESSION compound */
+static uint32_t session_minor = 1;
+
 static struct nfs3_server v3;
 static struct orpc_svc svc;
 static struct orpc_program prog;
@@ -374,6 +378,7 @@ static int fresh(void **state)
 	ncalls = 0;
 	ncancelled = 0;
 	n4f_bc_id = 0;
+	session_minor = 1;
 	return 0;
 }
 
@@ -399,7 +404,7 @@ static uint32_t session_on(const char *owner, uint64_t id, struct n4f_sess *s)
 	n4f_default_attrs(&a.csess.back);
 	a.csess.cb_program = CB_PROG;
 	a.csess.sec_parms = (struct nfs4_raw){1, {sec, words(sec, sec_sys, 7)}};
-	n4f_start(&b, 1, "");
+	n4f_start(&b, session_minor, "");
 	n4f_op(&b, NFS4_OP_CREATE_SESSION, &a);
 	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4_OK);
@@ -1345,6 +1350,25 @@ static void test_notify_lock(void **state)
 	assert_int_equal(ncalls, 2);
 }
 
+/* a client speaking 4.2 gets its CB_COMPOUNDs in minor version 2 (pynfs answers another with
+ * MINOR_VERS_MISMATCH) */
+static void test_cb_minor_of_session(void **state)
+{
+	struct nfs4_open_res o;
+	struct n4f_sess a, b;
+
+	(void)state;
+	session_minor = 2;
+	client_a(&a);
+	session_minor = 1;
+	session_on("client-b", 0, &b);
+	assert_int_equal(open_file(&a, "oa", OPEN4_SHARE_ACCESS_READ, &o, NULL), NFS4_OK);
+	assert_int_equal(open_file(&b, "ob", OPEN4_SHARE_ACCESS_WRITE, NULL, NULL), NFS4ERR_DELAY);
+	assert_int_equal(ncalls, 2);
+	assert_int_equal(word(calls[1].msg, 10 + word(calls[1].msg, 7) / 4 + 1), 2);
+	answer_recall(1, 0, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1371,6 +1395,7 @@ int main(void)
 		cmocka_unit_test_setup(test_rpc_glue, fresh),
 		cmocka_unit_test_setup(test_no_deleg_in_grace, fresh),
 		cmocka_unit_test_setup(test_notify_lock, fresh),
+		cmocka_unit_test_setup(test_cb_minor_of_session, fresh),
 	};
 	int rc;
 
