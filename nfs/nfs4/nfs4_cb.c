@@ -626,11 +626,9 @@ static void conflict_one(void *arg, struct nfs4_stid *d)
 bool nfs4_deleg_conflict(struct nfs4_server *s, const struct nfs_lock_key *key,
 			 const struct nfs4_client *self)
 {
-	struct nfs4_otab_stats o;
 	struct conflict_ctx k = {s, key, self, 0, false};
 
-	nfs4_otab_stats(s->ot, &o);
-	if (!o.delegs)
+	if (!nfs4_otab_delegs(s->ot))
 		return false;
 	k.now = s->now_ns();
 	nfs4_stid_each(s, conflict_one, &k);
@@ -779,7 +777,8 @@ bool nfs4_deleg_break(struct nfs4_server *s, struct nfs_ctx *ctx, const struct n
 {
 	struct nfs_lock_key key;
 
-	if (!s)
+	/* the NFSv3 WRITE path: nothing but a count read while no delegation is out */
+	if (!s || !nfs4_otab_delegs(s->ot))
 		return false;
 	key.len = 16;
 	if (nfs_fs_file_key(ctx, fh, key.b) != NFS_OK)
@@ -791,14 +790,10 @@ bool nfs4_deleg_break_name(struct nfs4_server *s, struct nfs_ctx *ctx, const str
 			   const char *name, uint32_t len)
 {
 	struct nfs_attr at, dat;
-	struct nfs4_otab_stats o;
 	struct nfs_fh fh;
 	bool dv = false;
 
-	if (!s)
-		return false;
-	nfs4_otab_stats(s->ot, &o);
-	if (!o.delegs)
+	if (!s || !nfs4_otab_delegs(s->ot))
 		return false; /* no lookup for nothing */
 	if (nfs_fs_lookup(ctx, dir, name, len, &fh, &at, &dv, &dat) != NFS_OK)
 		return false;

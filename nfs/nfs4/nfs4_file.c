@@ -86,6 +86,8 @@ static bool deleg_held(struct nfs4_compound *c, const struct nfs_fh *fh)
 {
 	struct nfs_lock_key key;
 
+	if (!nfs4_otab_delegs(c->s->ot))
+		return false; /* WRITE's path: no key to compute while none is out */
 	key.len = 16;
 	if (nfs_fs_file_key(c->ctx, fh, key.b) != NFS_OK)
 		return false;
@@ -99,6 +101,8 @@ static bool deleg_held_name(struct nfs4_compound *c, const struct nfs_fh *dir,
 	struct nfs_fh fh;
 	bool dv = false;
 
+	if (!nfs4_otab_delegs(c->s->ot))
+		return false;
 	if (nfs_fs_lookup(c->ctx, dir, (const char *)name->p, name->len, &fh, &at, &dv, &dat) !=
 	    NFS_OK)
 		return false;

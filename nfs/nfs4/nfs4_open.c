@@ -62,6 +62,11 @@ void nfs4_otab_stats(const struct nfs4_otab *t, struct nfs4_otab_stats *st)
 	*st = t->st;
 }
 
+uint64_t nfs4_otab_delegs(const struct nfs4_otab *t)
+{
+	return t->st.delegs;
+}
+
 uint32_t nfs4_lock_host(uint64_t clientid, char *buf)
 {
 	return (uint32_t)snprintf(buf, 24, "nfs4:%016" PRIx64, clientid);

@@ -117,6 +117,8 @@ struct nfs4_otab_stats {
 struct nfs4_otab *nfs4_otab_create(uint32_t boot);
 void nfs4_otab_destroy(struct nfs4_otab *t);
 void nfs4_otab_stats(const struct nfs4_otab *t, struct nfs4_otab_stats *st);
+/** Delegations in the table now (a conflict check costs nothing while it is 0). */
+uint64_t nfs4_otab_delegs(const struct nfs4_otab *t);
 
 /** Free every state of c (its client record is going: lease expiry, DESTROY_CLIENTID, a new
  * incarnation), and its locks in mgr. */
