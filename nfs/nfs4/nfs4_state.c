@@ -3,7 +3,10 @@
  * nfs4_state.c - NFSv4.1 client records and sessions (nfs4_state.h): EXCHANGE_ID's cases
  * (RFC 8881 §18.35.5), CREATE_SESSION's own sequence and retry (§18.36.4), the slot table and
  * reply cache that SEQUENCE evaluates (§2.10.6.1), DESTROY_SESSION, DESTROY_CLIENTID,
- * BIND_CONN_TO_SESSION's fore-channel answer, RECLAIM_COMPLETE, and lease expiry.
+ * BIND_CONN_TO_SESSION's answer (which channels a connection binds; nfs4_cb.c binds the back
+ * one), RECLAIM_COMPLETE, and lease expiry. The backchannel's calls and delegations are
+ * nfs4_cb.c's; CREATE_SESSION grants CONN_BACK_CHAN when its caller says the connection can
+ * carry backward calls.
  *
  * Clients are kept in a flat table of max_clients pointers, searched linearly (by id, or by
  * owner for EXCHANGE_ID): a server has tens of clients, not thousands.
