@@ -846,6 +846,61 @@ static void test_bad_cb_replies(void **state)
 	assert_int_equal(seq_flags(&a), SEQ4_STATUS_RECALLABLE_STATE_REVOKED);
 }
 
+/* a CB_RECALL whose CB_SEQUENCE the client refuses (BADSESSION), or that CB_RECALL itself
+ * refuses (BAD_STATEID): an error other than DELAY revokes (RFC 8881 §10.4.5's server choice) */
+static void test_recall_refused(void **state)
+{
+	struct nfs4_open_res o;
+	struct n4f_sess a, b;
+	char p[300];
+
+	(void)state;
+	n4f_path_of(p, sizeof(p), "file3");
+	n4f_mkfile(p, "three\n");
+	client_a(&a);
+	session_on("client-b", 0, &b);
+	assert_int_equal(open_file(&a, "oa", OPEN4_SHARE_ACCESS_READ, &o, NULL), NFS4_OK);
+	assert_int_equal(open_file(&b, "ob", OPEN4_SHARE_ACCESS_WRITE, NULL, NULL), NFS4ERR_DELAY);
+	answer_recall(1, NFS4ERR_BADSESSION, 0);
+	assert_int_equal(stats().delegs_revoked, 1);
+	assert_int_equal(open_file(&b, "ob", OPEN4_SHARE_ACCESS_WRITE, NULL, NULL), NFS4_OK);
+	/* the slot's sequence did not move (the client did not take the call): the next
+	 * CB_SEQUENCE says 1 again */
+	assert_int_equal(sess_of(&a)->cb_seqid, 0);
+	assert_int_equal(seq_flags(&a), SEQ4_STATUS_RECALLABLE_STATE_REVOKED);
+	/* CB_RECALL refused on its own: revoked too */
+	{
+		struct nfs_fh root = n4f_root_fh();
+		union nfs4_op_args oa = {0};
+		struct n4f_reply r;
+		struct n4f_cb cb;
+
+		oa.open.share_access = OPEN4_SHARE_ACCESS_READ;
+		oa.open.owner = (struct nfs4_ref){(const uint8_t *)"oa", 2};
+		oa.open.opentype = OPEN4_NOCREATE;
+		oa.open.claim = CLAIM_NULL;
+		oa.open.name = (struct nfs4_ref){(const uint8_t *)"file3", 5};
+		n4f_session(&cb, &a);
+		n4f_putfh(&cb, &root);
+		n4f_op(&cb, NFS4_OP_OPEN, &oa);
+		n4f_run(&cb, &r);
+		assert_int_equal(r.status, NFS4_OK);
+		assert_int_equal(r.r[2].u.open.deleg_type, OPEN_DELEGATE_READ);
+		oa.open.owner = (struct nfs4_ref){(const uint8_t *)"ob", 2};
+		oa.open.share_access = OPEN4_SHARE_ACCESS_WRITE;
+		n4f_session(&cb, &b);
+		n4f_putfh(&cb, &root);
+		n4f_op(&cb, NFS4_OP_OPEN, &oa);
+		n4f_run(&cb, &r);
+		assert_int_equal(r.status, NFS4ERR_DELAY);
+	}
+	assert_int_equal(ncalls, 3);
+	assert_int_equal(word(calls[2].msg, 10 + word(calls[2].msg, 7) / 4 + 9), 1);
+	answer_recall(2, 0, NFS4ERR_BAD_STATEID);
+	assert_int_equal(stats().delegs_revoked, 2);
+	assert_int_equal(sess_of(&a)->cb_seqid, 1); /* this one the client took */
+}
+
 static void test_recall_delay_then_retry(void **state)
 {
 	struct nfs4_open_res o;
@@ -1385,6 +1440,7 @@ int main(void)
 		cmocka_unit_test_setup(test_path_down_and_rebind, fresh),
 		cmocka_unit_test_setup(test_bad_cb_replies, fresh),
 		cmocka_unit_test_setup(test_recall_delay_then_retry, fresh),
+		cmocka_unit_test_setup(test_recall_refused, fresh),
 		cmocka_unit_test_setup(test_lease_expiry_drops_delegs, fresh),
 		cmocka_unit_test_setup(test_claim_deleg_cur, fresh),
 		cmocka_unit_test_setup(test_backchannel_ctl, fresh),
