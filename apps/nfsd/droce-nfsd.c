@@ -772,6 +772,17 @@ static void print_stats(void)
 		       (unsigned long long)v4.stale_stateid, (unsigned long long)v4.expired_stateid,
 		       (unsigned long long)v4.share_denied, (unsigned long long)v4.locks_denied,
 		       (unsigned long long)v4.ddp_reads, (unsigned long long)v4.ddp_placed);
+		printf("nfs4: delegations granted %llu, returned %llu, revoked %llu; recalls sent "
+		       "%llu, answered %llu; conflicts delayed %llu; backchannel probes %llu, "
+		       "callback errors %llu, bad callback replies %llu; blocked locks %llu, "
+		       "CB_NOTIFY_LOCK sent %llu\n",
+		       (unsigned long long)v4.delegs_granted,
+		       (unsigned long long)v4.delegs_returned,
+		       (unsigned long long)v4.delegs_revoked, (unsigned long long)v4.recalls_sent,
+		       (unsigned long long)v4.recalls_answered,
+		       (unsigned long long)v4.deleg_conflicts, (unsigned long long)v4.cb_probes,
+		       (unsigned long long)v4.cb_errors, (unsigned long long)v4.cb_bad_replies,
+		       (unsigned long long)v4.lock_waits, (unsigned long long)v4.lock_notifies);
 	}
 	if (g.nlm_up) {
 		uint32_t locks, waiters;

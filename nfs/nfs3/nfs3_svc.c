@@ -13,6 +13,7 @@
 
 #include "nfs3_svc.h"
 #include "nfs3_xdr.h"
+#include "nfs4_svc.h"
 #include "nfs_aio.h"
 #include "nfs_pool.h"
 
@@ -622,9 +623,62 @@ void nfs3_aio_done(const struct nfs_aio_done *d)
 	scratch_put(s, sc);
 }
 
+/*
+ * A change to a file under an NFSv4 read delegation (RFC 8881 §10.4.5 applies to any other
+ * client): WRITE, SETATTR of the size, REMOVE, and RENAME (of the file, or onto it) recall it
+ * and answer NFS3ERR_JUKEBOX until it is returned or revoked. On the lcore, before any
+ * deferral: the delegations are the v4 server's, which no helper thread touches.
+ * @return true: res holds JUKEBOX
+ */
+static bool deleg_jukebox(struct orpc_req *r, void *args, void *res)
+{
+	struct nfs3_server *s = server_of(r);
+	enum nfs_stat *status = res; /* each result below starts with its status */
+	struct nfs_ctx c;
+	bool held = false;
+
+	if (!s->v4)
+		return false;
+	make_ctx(r, &c);
+	switch (r->call.proc) {
+	case NFS3_PROC_WRITE:
+		held = nfs4_deleg_break(s->v4, &c, &((struct nfs3_write_args *)args)->fh);
+		break;
+	case NFS3_PROC_SETATTR: {
+		struct nfs3_setattr_args *a = args;
+
+		held = a->sattr.set_size && nfs4_deleg_break(s->v4, &c, &a->fh);
+		break;
+	}
+	case NFS3_PROC_REMOVE: {
+		struct nfs3_diropargs *a = args;
+
+		held = nfs4_deleg_break_name(s->v4, &c, &a->dir, a->name, a->namelen);
+		break;
+	}
+	case NFS3_PROC_RENAME: {
+		struct nfs3_rename_args *a = args;
+
+		held = nfs4_deleg_break_name(s->v4, &c, &a->from.dir, a->from.name,
+					     a->from.namelen) |
+		       nfs4_deleg_break_name(s->v4, &c, &a->to.dir, a->to.name, a->to.namelen);
+		break;
+	}
+	default:
+		break;
+	}
+	if (held)
+		*status = NFS_ERR_JUKEBOX;
+	return held;
+}
+
 /* Every NFSv3 procedure enters here; NULL has no work to hand over. */
 static enum accept_stat nfs3_entry(struct orpc_req *r, void *args, void *res)
 {
+	if (deleg_jukebox(r, args, res)) {
+		nfs3_count(server_of(r), r->call.proc, res, now_ns());
+		return SUCCESS;
+	}
 	if (server_of(r)->aio &&
 	    (r->call.proc == NFS3_PROC_READ || r->call.proc == NFS3_PROC_WRITE) &&
 	    aio_start(r, args, res))

@@ -55,6 +55,9 @@ static void release_client(void *arg, struct nfs4_client *c)
 	struct nfs4_server *s = arg;
 
 	nfs4_otab_release_client(s->ot, s->mgr, c);
+	/* its locks went: those waiting are told by the next sweep (not from inside the
+	 * client table's own work) */
+	nfs4_lock_released(s, NULL, false);
 }
 
 struct nfs4_server *nfs4_server_create(struct nfs_fs *fs, const struct nfs4_server_conf *conf)
@@ -81,7 +84,7 @@ struct nfs4_server *nfs4_server_create(struct nfs_fs *fs, const struct nfs4_serv
 	s->mgr = &s->own_mgr;
 	if (s->st)
 		nfs4_state_set_release(s->st, release_client, s);
-	if (!s->st || !s->reply || !s->iobuf || !s->ot) {
+	if (!s->st || !s->reply || !s->iobuf || !s->ot || nfs4_cb_init(s) != 0) {
 		int e = errno ? errno : ENOMEM;
 
 		nfs4_server_destroy(s);
@@ -98,6 +101,7 @@ void nfs4_server_destroy(struct nfs4_server *s)
 	/* the clients' state first: their opens and locks go with them */
 	nfs4_state_destroy(s->st);
 	nfs4_otab_destroy(s->ot);
+	nfs4_cb_fini(s);
 	nfs_lock_mgr_fini(&s->own_mgr);
 	free(s->iobuf);
 	free(s->reply);
@@ -241,7 +245,8 @@ uint32_t nfs4_compound(struct nfs4_server *s, struct nfs_ctx *ctx, const uint8_t
 uint32_t nfs4_compound_io(struct nfs4_server *s, struct nfs_ctx *ctx, const uint8_t *args,
 			  uint32_t len, struct nfs4_io *io, const uint8_t **reply)
 {
-	struct nfs4_compound c = {.s = s, .ctx = ctx, .io = io, .ddp_op = -1};
+	struct nfs4_compound c = {
+		.s = s, .ctx = ctx, .io = io, .ddp_op = -1, .bc_id = io ? io->bc_id : 0};
 	struct nfs4_compound_hdr h = {0};
 	uint32_t pre[NFS4_MAX_OPS] = {0};
 	uint32_t ndec = 0, status = NFS4_OK, nres = 0, numres_pos, n;
@@ -258,6 +263,7 @@ uint32_t nfs4_compound_io(struct nfs4_server *s, struct nfs_ctx *ctx, const uint
 	s->stats.compounds++;
 	if (now - s->last_sweep_ns > 1000000000ull) {
 		nfs4_state_expire(s->st, now);
+		nfs4_cb_sweep(s, now);
 		s->last_sweep_ns = now;
 	}
 	xdrmem_create(&x, (char *)(uintptr_t)args, len, XDR_DECODE);
@@ -339,6 +345,7 @@ uint32_t nfs4_compound_io(struct nfs4_server *s, struct nfs_ctx *ctx, const uint
 			}
 			res.status = so.status;
 			if (so.state == NFS4_SEQ_NEW) {
+				res.u.seq.status_flags |= nfs4_cb_seq_flags(s, so.sess);
 				c.sess = so.sess;
 				c.slot = so.slot;
 				cachethis = s->args[0].seq.cachethis;
@@ -427,10 +434,13 @@ static enum accept_stat nfs4_compound_proc(struct orpc_req *r, void *args, void 
 	struct compound_res *o = res;
 	struct nfs_ctx ctx;
 
-	struct nfs4_io io = {r->peer->ddp_sink, r->peer->ddp_sink_len, 0, false};
+	struct nfs4_io io = {r->peer->ddp_sink, r->peer->ddp_sink_len, 0, false, r->peer->bc_id};
 
 	if (!v3 || !v3->v4)
 		return SYSTEM_ERR;
+	/* one lcore serves NFSv4 today: its table is the server's */
+	if (!v3->v4->bc && r->svc->bc)
+		nfs4_server_set_bc(v3->v4, r->svc->bc);
 	nfs3_make_ctx(r, v3->fs, &ctx);
 	o->len = nfs4_compound_io(v3->v4, &ctx, a->p, a->len, &io, &o->p);
 	/* READ's data or READLINK's text at the reply's end goes by the write chunk */

@@ -80,6 +80,35 @@ uint32_t nfs4_op_read(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 	return NFS4_OK;
 }
 
+/* Another client's read delegations of fh (or of the name in dir) come back before it
+ * changes: true while one is held (the operation answers DELAY) */
+static bool deleg_held(struct nfs4_compound *c, const struct nfs_fh *fh)
+{
+	struct nfs_lock_key key;
+
+	if (!nfs4_otab_delegs(c->s->ot))
+		return false; /* WRITE's path: no key to compute while none is out */
+	key.len = 16;
+	if (nfs_fs_file_key(c->ctx, fh, key.b) != NFS_OK)
+		return false;
+	return nfs4_deleg_conflict(c->s, &key, c->sess ? c->sess->clp : NULL);
+}
+
+static bool deleg_held_name(struct nfs4_compound *c, const struct nfs_fh *dir,
+			    const struct nfs4_ref *name)
+{
+	struct nfs_attr at, dat;
+	struct nfs_fh fh;
+	bool dv = false;
+
+	if (!nfs4_otab_delegs(c->s->ot))
+		return false;
+	if (nfs_fs_lookup(c->ctx, dir, (const char *)name->p, name->len, &fh, &at, &dv, &dat) !=
+	    NFS_OK)
+		return false;
+	return deleg_held(c, &fh);
+}
+
 uint32_t nfs4_op_write(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
 {
 	const struct nfs4_write_args *wa = &a->write;
@@ -96,6 +125,8 @@ uint32_t nfs4_op_write(struct nfs4_compound *c, union nfs4_op_args *a, union nfs
 		return s;
 	if (wa->data.len > c->s->conf.max_io)
 		return NFS4ERR_INVAL;
+	if (deleg_held(c, &c->cur.fh))
+		return NFS4ERR_DELAY;
 	st = nfs_fs_write(c->ctx, &c->cur.fh, wa->offset, wa->data.p, wa->data.len,
 			  (enum nfs_stable)wa->stable, &o->count, &committed, &wcc);
 	if (st != NFS_OK)
@@ -196,6 +227,8 @@ uint32_t nfs4_op_remove(struct nfs4_compound *c, union nfs4_op_args *a, union nf
 		return s;
 	/* one operation for both: a directory goes by rmdir (RFC 8881 §18.25) */
 	st = nfs_fs_lookup(c->ctx, &c->cur.fh, name, a->name.len, &fh, &obj, &dv, &dir);
+	if (st == NFS_OK && obj.type != NFS_DIR && deleg_held(c, &fh))
+		return NFS4ERR_DELAY;
 	if (st == NFS_OK && obj.type == NFS_DIR)
 		st = nfs_fs_rmdir(c->ctx, &c->cur.fh, name, a->name.len, &wcc);
 	else if (st == NFS_OK)
@@ -222,6 +255,10 @@ uint32_t nfs4_op_rename(struct nfs4_compound *c, union nfs4_op_args *a, union nf
 		s = nfs4_check_name(&ra->newname);
 	if (s != NFS4_OK)
 		return s;
+	/* the file renamed, and one the new name replaces */
+	if (deleg_held_name(c, &c->saved.fh, &ra->oldname) ||
+	    deleg_held_name(c, &c->cur.fh, &ra->newname))
+		return NFS4ERR_DELAY;
 	st = nfs_fs_rename(c->ctx, &c->saved.fh, (const char *)ra->oldname.p, ra->oldname.len,
 			   &c->cur.fh, (const char *)ra->newname.p, ra->newname.len, &from, &to);
 	if (st != NFS_OK)
@@ -248,6 +285,10 @@ uint32_t nfs4_op_link(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 	s = nfs4_check_name(&a->name);
 	if (s != NFS4_OK)
 		return s;
+	/* a new name changes the file's attributes (numlinks, ctime): as Linux's nfsd, LINK
+	 * breaks read delegations */
+	if (deleg_held(c, &c->saved.fh))
+		return NFS4ERR_DELAY;
 	st = nfs_fs_link(c->ctx, &c->saved.fh, &c->cur.fh, (const char *)a->name.p, a->name.len,
 			 &av, &at, &wcc);
 	if (st != NFS_OK)
@@ -386,6 +427,8 @@ uint32_t nfs4_op_setattr(struct nfs4_compound *c, union nfs4_op_args *a, union n
 		s = nfs4_sid_check_io(c, &sa->sid, &c->cur.fh, true);
 		if (s != NFS4_OK)
 			return s;
+		if (deleg_held(c, &c->cur.fh))
+			return NFS4ERR_DELAY;
 	}
 	st = nfs_fs_setattr(c->ctx, &c->cur.fh, &set, NULL, &wcc);
 	if (st != NFS_OK)

@@ -79,6 +79,7 @@ struct nfs4_io {
 	uint32_t sink_len;
 	uint32_t ddp_len; /**< bytes of that opaque's content (0: none) */
 	bool placed;	  /**< they are at sink, not in the reply (which ends with their length) */
+	uint64_t bc_id;	  /**< in: the call's connection's backchannel id (orpc_peer.bc_id) */
 };
 
 struct nfs4_compound {
@@ -88,6 +89,7 @@ struct nfs4_compound {
 	uint32_t numops, opidx;
 	struct nfs4_cfh cur, saved;
 	struct nfs4_session *sess; /**< the compound's (SEQUENCE), or NULL */
+	uint64_t bc_id;		   /**< the call's connection as a backchannel (0: it is none) */
 	struct nfs4_slot *slot;
 	bool pseudo_built; /**< the server's pseudo tree is built for this compound */
 	/* the current and saved stateids (RFC 8881 §16.2.3.1.2) */
@@ -128,6 +130,54 @@ const struct nfs4_op_desc *nfs4_op_desc(uint32_t op);
 /** Void arguments (GETFH, PUTROOTFH, ...). */
 bool_t nfs4_xdr_void_args(XDR *x, union nfs4_op_args *a);
 
+#define NFS4_CB_CALLS 64u /**< backward calls out at once (per server) */
+/** a CB_COMPOUND(CB_SEQUENCE, CB_NOTIFY_LOCK) with AUTH_SYS and a 1024-byte owner fits */
+#define NFS4_CB_MSG_MAX 1664u
+#define NFS4_LOCK_WAITERS 64u /**< blocked v4 lock requests remembered for CB_NOTIFY_LOCK */
+
+struct nfs4_cb_calls;
+
+/** One backward call out (nfs4_cb.c): the done callback's ctx. It names the session and the
+ * delegation by id, never by pointer: they may go before the reply comes. */
+struct nfs4_cb_call {
+	struct nfs4_cb_calls *t; /**< its table */
+	bool busy;
+	bool compound;	/**< CB_COMPOUND (a recall), else CB_NULL (a probe) */
+	bool notify;	/**< the CB_COMPOUND is a CB_NOTIFY_LOCK */
+	bool abandoned; /**< unanswered for a lease: its outcome was taken as a timeout */
+	uint32_t xid;
+	uint64_t bc_id;	  /**< the connection it went on */
+	uint64_t sent_ns; /**< when */
+	uint8_t sessionid[NFS4_SESSIONID_SIZE];
+	uint64_t serial; /**< the delegation recalled */
+	struct nfs4_cb_seq_args seq;
+	uint32_t len;
+	uint8_t msg[NFS4_CB_MSG_MAX]; /**< kept until done: a transport may send it later */
+};
+
+/** The calls out, apart from the server: a server destroyed while some are out leaves the
+ * table behind (s NULL), and the last done frees it. */
+struct nfs4_cb_calls {
+	struct nfs4_server *s; /**< NULL: the server is gone */
+	uint32_t busy;
+	struct nfs4_cb_call c[NFS4_CB_CALLS];
+};
+
+/** A lock-owner whose blocking LOCK (READW_LT, WRITEW_LT) was DENIED: when a lock on the file
+ * goes, it is sent CB_NOTIFY_LOCK once (RFC 8881 §20.11), then forgotten; after a lease it is
+ * forgotten anyway (the client polls too). */
+struct nfs4_lock_waiter {
+	bool used;
+	bool pending; /**< a lock on the file went: the notification is due */
+	uint64_t clientid, since_ns;
+	struct nfs_fh fh;
+	struct nfs_lock_key key;
+	uint32_t ownerlen;
+	uint8_t owner[NFS4_OPAQUE_LIMIT];
+};
+
+struct orpc_bc_table;
+
 struct nfs4_server {
 	struct nfs_fs *fs;
 	struct nfs4_server_conf conf;
@@ -146,7 +196,55 @@ struct nfs4_server {
 	struct nfs_lock_res lock_res; /**< LOCK4denied's holder, until the reply is encoded */
 	uint64_t last_sweep_ns;
 	struct nfs4_stats stats;
+	struct orpc_bc_table *bc; /**< the lcore's backchannels, NULL: no callbacks */
+	uint32_t cb_xid;
+	struct nfs4_cb_calls *cb;
+	struct nfs4_lock_waiter *lkw; /**< NFS4_LOCK_WAITERS */
 };
+
+/* ---- the backchannel and delegations (nfs4_cb.c) ---- */
+
+/** The session's backchannel is now the connection bc_id (CREATE_SESSION, BIND_CONN_TO_SESSION):
+ * a CB_NULL probes it (PROBING; its answer makes it UP or DOWN). */
+void nfs4_cb_bind(struct nfs4_server *s, struct nfs4_session *sess, uint64_t bc_id);
+/** SEQUENCE's sr_status_flags for the backchannel and delegations of sess's client:
+ * CB_PATH_DOWN_SESSION, CB_PATH_DOWN, RECALLABLE_STATE_REVOKED. */
+uint32_t nfs4_cb_seq_flags(struct nfs4_server *s, struct nfs4_session *sess);
+/** The call table (at create), and its release (at destroy). @return 0, -ENOMEM */
+int nfs4_cb_init(struct nfs4_server *s);
+void nfs4_cb_fini(struct nfs4_server *s);
+/** Move the recalls on: send those waiting for a slot, revoke those past a lease. */
+void nfs4_cb_sweep(struct nfs4_server *s, uint64_t now);
+/**
+ * Someone other than self (NULL: an NFSv3 caller) is about to change the file key: every read
+ * delegation of another client on it is recalled (CB_RECALL) or, past the rules, revoked.
+ * @return true while one is still held (the caller answers DELAY / JUKEBOX)
+ */
+bool nfs4_deleg_conflict(struct nfs4_server *s, const struct nfs_lock_key *key,
+			 const struct nfs4_client *self);
+/** OPEN's delegation for clp on the file (RFC 8881 §18.16.3): READ into res (a delegation of
+ * the client's on the file is handed again) or NONE / NONE_EXT with its reason. */
+void nfs4_deleg_offer(struct nfs4_compound *c, struct nfs4_client *clp, const struct nfs_fh *fh,
+		      const struct nfs_lock_key *key, const struct nfs4_open_args *o,
+		      struct nfs4_open_res *res);
+/** Lock state l's blocking LOCK was DENIED: its owner waits for CB_NOTIFY_LOCK (when its client
+ * has a backchannel). */
+void nfs4_lock_wait(struct nfs4_server *s, const struct nfs4_stid *l);
+/** Locks on the file key (NULL: any file) went: the owners waiting on it are due a
+ * CB_NOTIFY_LOCK, sent now when send, else by the next sweep. */
+void nfs4_lock_released(struct nfs4_server *s, const struct nfs_lock_key *key, bool send);
+/** Will the client be told of freed locks (OPEN4_RESULT_MAY_NOTIFY_LOCK)? */
+bool nfs4_cb_may_notify(struct nfs4_server *s, struct nfs4_client *clp);
+/** A delegation stateid is going (DELEGRETURN, FREE_STATEID, its client): accounting. */
+void nfs4_deleg_forget(struct nfs4_server *s, struct nfs4_stid *d);
+uint32_t nfs4_op_delegreturn(struct nfs4_compound *c, union nfs4_op_args *a,
+			     union nfs4_op_resok *r);
+uint32_t nfs4_op_backchannel_ctl(struct nfs4_compound *c, union nfs4_op_args *a,
+				 union nfs4_op_resok *r);
+/** The state of serial in the table, or NULL (nfs4_open.c). */
+struct nfs4_stid *nfs4_stid_by_serial(struct nfs4_server *s, uint64_t serial);
+/** Call fn on every state of the table (nfs4_open.c); fn must not free any. */
+void nfs4_stid_each(struct nfs4_server *s, void (*fn)(void *arg, struct nfs4_stid *st), void *arg);
 
 /* handlers: sessions (nfs4_ops.c) */
 uint32_t nfs4_op_exchange_id(struct nfs4_compound *c, union nfs4_op_args *a,
@@ -253,6 +351,7 @@ struct nfs4_pseudo *nfs4_compound_pseudo(struct nfs4_compound *c);
 /** Bits of what a stateid may name, for nfs4_sid_find. */
 #define NFS4_SID_OPEN (1u << NFS4_STID_OPEN)
 #define NFS4_SID_LOCK (1u << NFS4_STID_LOCK)
+#define NFS4_SID_DELEG (1u << NFS4_STID_DELEG)
 
 /**
  * The state a stateid names, for the compound's client: the check of enum nfs4_sid_state

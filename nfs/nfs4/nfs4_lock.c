@@ -3,8 +3,9 @@
  * nfs4_lock.c - LOCK, LOCKT and LOCKU (RFC 8881 §18.10-§18.12) on the lock manager (nfs/lock)
  * that NLM uses, so NFSv3 and NFSv4 locks on one file conflict. A lock state is one lock-owner
  * on one file, made from an open by LOCK with open_to_lock_owner4. Blocking lock types
- * (READW_LT, WRITEW_LT) are not queued: a conflict is DENIED and the client polls, as it may
- * (no CB_NOTIFY_LOCK without a backchannel).
+ * (READW_LT, WRITEW_LT) are not queued: a conflict is DENIED and the client polls, as it may;
+ * a client with a backchannel is also sent CB_NOTIFY_LOCK once a lock on the file goes
+ * (LOCKU, CLOSE, its holder's end: nfs4_cb.c), and OPEN says so (OPEN4_RESULT_MAY_NOTIFY_LOCK).
  *
  *   length 0, or offset + length past 2^64 (length not all ones)  -> INVAL
  *   WRITE_LT on an open without write access                      -> OPENMODE
@@ -164,6 +165,8 @@ uint32_t nfs4_op_lock(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 	req.addr = c->ctx->peer;
 	req.exclusive = exclusive(l->type);
 	s = from_lock_status(c, nfs_lock_process(c->s->mgr, &req, &res), &res, r);
+	if (s == NFS4ERR_DENIED && (l->type == READW_LT || l->type == WRITEW_LT))
+		nfs4_lock_wait(c->s, st);
 	if (s != NFS4_OK)
 		goto fail;
 	st->locked = true;
@@ -231,6 +234,7 @@ uint32_t nfs4_op_locku(struct nfs4_compound *c, union nfs4_op_args *a, union nfs
 	req.file = st->key;
 	req.addr = c->ctx->peer;
 	nfs_lock_process(c->s->mgr, &req, &res);
+	nfs4_lock_released(c->s, &st->key, true);
 	nfs4_stid_bump(st, &r->sid);
 	nfs4_set_cur_sid(c, &r->sid);
 	return NFS4_OK;
@@ -257,4 +261,5 @@ void nfs4_lock_state_release(struct nfs4_server *s, const struct nfs4_stid *l)
 	    name_owner(l->clp->clientid, l->owner->name, l->owner->len, &b, &req.owner) != NFS4_OK)
 		return;
 	nfs_lock_process(s->mgr, &req, &res); /* offset 0, length 0: the whole file */
+	nfs4_lock_released(s, &l->key, true);
 }

@@ -8,16 +8,19 @@
  * reservation and a stateid, the I/O goes by handle as NFSv3's does.
  *
  *   OPEN claim:  CLAIM_NULL (name in the current directory), CLAIM_FH (the current file)
+ *                CLAIM_DELEGATE_CUR, CLAIM_DELEG_CUR_FH: the same, under a delegation of the
+ *                client's on that file (its stateid checked)
  *                CLAIM_PREVIOUS -> NO_GRACE (client records do not survive a restart)
- *                delegation claims -> NOTSUPP (no delegation is ever granted)
+ *                CLAIM_DELEGATE_PREV, CLAIM_DELEG_PREV_FH -> NOTSUPP (nothing survives one)
  *   create:      UNCHECKED4, GUARDED4 (EXIST), EXCLUSIVE4 and EXCLUSIVE4_1 (the verifier in
  *                the file's times, as NFSv3's EXCLUSIVE; EXCLUSIVE4_1's attributes after)
  *   the file:    a directory ISDIR, a symbolic link SYMLINK, other non-regular WRONG_TYPE;
  *                access checked for what is asked (the owner may always open, as knfsd)
  *   shares:      access & another's deny, or deny & another's access -> SHARE_DENIED
- *   delegation:  never: OPEN_DELEGATE_NONE, or NONE_EXT with the reason to a client that
- *                said what it wants (WANT_NO_DELEG: NOT_WANTED, WANT_CANCEL: CANCELLED,
- *                a delegation wanted: RESOURCE)
+ *   delegation:  a read one when nfs4_cb.c's rules allow it (nfs4_deleg_offer), else
+ *                OPEN_DELEGATE_NONE, or NONE_EXT with the reason to a client that said what it
+ *                wants; an OPEN for writing (or denying reads) recalls other clients' and is
+ *                told DELAY until they are back
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -57,6 +60,11 @@ void nfs4_otab_destroy(struct nfs4_otab *t)
 void nfs4_otab_stats(const struct nfs4_otab *t, struct nfs4_otab_stats *st)
 {
 	*st = t->st;
+}
+
+uint64_t nfs4_otab_delegs(const struct nfs4_otab *t)
+{
+	return t->st.delegs;
 }
 
 uint32_t nfs4_lock_host(uint64_t clientid, char *buf)
@@ -172,6 +180,7 @@ struct nfs4_stid *nfs4_stid_new(struct nfs4_server *s, struct nfs4_owner *o, enu
 	o->nstid++;
 	ot->st.stids++;
 	ot->st.stids_created++;
+	ot->st.delegs += t == NFS4_STID_DELEG;
 	return st;
 }
 
@@ -196,11 +205,32 @@ void nfs4_stid_free(struct nfs4_server *s, struct nfs4_stid *st)
 			if (l->open == st)
 				l->open = NULL;
 	}
+	if (st->type == NFS4_STID_DELEG) {
+		nfs4_deleg_forget(s, st);
+		ot->st.delegs--;
+	}
 	owner_put(s, st->owner);
 	ot->st.stids--;
 	ot->st.stids_freed++;
 	free(st);
 	cstate_maybe_free(clp);
+}
+
+struct nfs4_stid *nfs4_stid_by_serial(struct nfs4_server *s, uint64_t serial)
+{
+	for (struct nfs4_stid *st = s->ot->hash[bucket(serial)]; st; st = st->hnext)
+		if (st->serial == serial)
+			return st;
+	return NULL;
+}
+
+void nfs4_stid_each(struct nfs4_server *s, void (*fn)(void *arg, struct nfs4_stid *st), void *arg)
+{
+	if (!s->ot->st.stids)
+		return;
+	for (uint32_t b = 0; b < SID_BUCKETS; b++)
+		for (struct nfs4_stid *st = s->ot->hash[b]; st; st = st->hnext)
+			fn(arg, st);
 }
 
 void nfs4_stid_bump(struct nfs4_stid *st, struct nfs4_stateid *out)
@@ -239,6 +269,7 @@ void nfs4_otab_release_client(struct nfs4_otab *t, struct nfs_lock_mgr *mgr, str
 		if (*pp)
 			*pp = st->hnext;
 		cs->stids = st->cnext;
+		t->st.delegs -= st->type == NFS4_STID_DELEG;
 		t->st.stids--;
 		t->st.stids_freed++;
 		free(st);
@@ -275,6 +306,7 @@ static const uint32_t sid_status[NFS4_SID_NUM_STATES] = {
 	[NFS4_SID_ERR_BAD] = NFS4ERR_BAD_STATEID,
 	[NFS4_SID_ERR_EXPIRED] = NFS4ERR_EXPIRED,
 	[NFS4_SID_ERR_OLD] = NFS4ERR_OLD_STATEID,
+	[NFS4_SID_ERR_REVOKED] = NFS4ERR_DELEG_REVOKED,
 };
 
 struct sid_check {
@@ -345,8 +377,11 @@ static enum nfs4_sid_state sid_check_file(struct sid_check *k)
 
 static enum nfs4_sid_state sid_check_lease(struct sid_check *k)
 {
-	return k->c->s->now_ns() > k->st->clp->expire_ns ? NFS4_SID_ERR_EXPIRED
-							 : NFS4_SID_CHECK_SEQID;
+	if (k->c->s->now_ns() > k->st->clp->expire_ns)
+		return NFS4_SID_ERR_EXPIRED;
+	if (k->st->type == NFS4_STID_DELEG && k->st->dlg == NFS4_DLG_REVOKED)
+		return NFS4_SID_ERR_REVOKED;
+	return NFS4_SID_CHECK_SEQID;
 }
 
 static enum nfs4_sid_state sid_check_seqid(struct sid_check *k)
@@ -403,7 +438,8 @@ uint32_t nfs4_sid_find(struct nfs4_compound *c, const struct nfs4_stateid *sid, 
 			break;
 		}
 	} while (k.state != prev);
-	*out = k.state == NFS4_SID_VALID ? k.st : NULL;
+	/* a revoked delegation is named too: FREE_STATEID frees it */
+	*out = k.state == NFS4_SID_VALID || k.state == NFS4_SID_ERR_REVOKED ? k.st : NULL;
 	return sid_status[k.state];
 }
 
@@ -454,9 +490,12 @@ uint32_t nfs4_sid_check_io(struct nfs4_compound *c, const struct nfs4_stateid *s
 		}
 		return NFS4_OK;
 	}
-	s = nfs4_sid_find(c, sid, NFS4_SID_OPEN | NFS4_SID_LOCK, fh, true, &st);
+	s = nfs4_sid_find(c, sid, NFS4_SID_OPEN | NFS4_SID_LOCK | NFS4_SID_DELEG, fh, true, &st);
 	if (s != NFS4_OK)
 		return s;
+	/* a read delegation's stateid reads (RFC 8881 §9.1.3), it never writes */
+	if (st->type == NFS4_STID_DELEG)
+		return write ? NFS4ERR_OPENMODE : NFS4_OK;
 	open = st->type == NFS4_STID_OPEN ? st : st->open;
 	/* a READ may use any open (as knfsd); a WRITE needs one for writing */
 	if (write && (!open || !(open->access & OPEN4_SHARE_ACCESS_WRITE)))
@@ -564,8 +603,10 @@ static uint32_t open_target(struct nfs4_compound *c, const struct nfs4_open_args
 
 	switch (o->claim) {
 	case CLAIM_NULL:
+	case CLAIM_DELEGATE_CUR: /* the delegation is checked once the file is known */
 		break;
 	case CLAIM_FH:
+	case CLAIM_DELEG_CUR_FH:
 		if (c->cur.kind != NFS4_FH_REAL)
 			return NFS4ERR_ISDIR;
 		*fh = c->cur.fh;
@@ -574,7 +615,7 @@ static uint32_t open_target(struct nfs4_compound *c, const struct nfs4_open_args
 	case CLAIM_PREVIOUS:
 		return NFS4ERR_NO_GRACE; /* nothing to reclaim: no grace period for NFSv4 */
 	default:
-		return NFS4ERR_NOTSUPP; /* no delegation is ever granted */
+		return NFS4ERR_NOTSUPP; /* DELEGATE_PREV: no delegation survives a restart */
 	}
 	s = nfs4_check_name(&o->name);
 	if (s != NFS4_OK)
@@ -585,7 +626,7 @@ static uint32_t open_target(struct nfs4_compound *c, const struct nfs4_open_args
 			return NFS4ERR_ROFS;
 		return NFS4ERR_ISDIR;
 	}
-	if (o->opentype == OPEN4_CREATE)
+	if (o->opentype == OPEN4_CREATE && o->claim == CLAIM_NULL)
 		return open_create(c, o, fh, at, res, created);
 	st = nfs_fs_lookup(c->ctx, &c->cur.fh, (const char *)o->name.p, o->name.len, fh, at, &dv,
 			   &dir);
@@ -675,6 +716,18 @@ uint32_t nfs4_op_open(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 	key.len = 16;
 	if (nfs_fs_file_key(c->ctx, &fh, key.b) != NFS_OK)
 		return NFS4ERR_STALE;
+	if (o->claim == CLAIM_DELEGATE_CUR || o->claim == CLAIM_DELEG_CUR_FH) {
+		/* an open under the client's own delegation of this very file (§10.4.2) */
+		struct nfs4_stid *d;
+
+		s = nfs4_sid_find(c, &o->deleg_sid, NFS4_SID_DELEG, &fh, false, &d);
+		if (s != NFS4_OK)
+			return s;
+	}
+	/* a change of the file for others: their read delegations come back first */
+	if (((access & OPEN4_SHARE_ACCESS_WRITE) || (o->share_deny & OPEN4_SHARE_DENY_READ)) &&
+	    nfs4_deleg_conflict(c->s, &key, clp))
+		return NFS4ERR_DELAY;
 	owner = nfs4_owner_get(c->s, clp, false, &o->owner, true);
 	if (!owner)
 		return NFS4ERR_DELAY;
@@ -699,17 +752,9 @@ uint32_t nfs4_op_open(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 		st->deny = o->share_deny;
 		res->sid = st->id;
 	}
-	res->rflags = OPEN4_RESULT_LOCKTYPE_POSIX;
-	res->deleg_type = OPEN_DELEGATE_NONE;
-	if (o->share_access & OPEN4_SHARE_ACCESS_WANT_MASK) {
-		/* a client that said what it wants hears why it gets none (§18.16.3) */
-		uint32_t want = o->share_access & OPEN4_SHARE_ACCESS_WANT_MASK;
-
-		res->deleg_type = OPEN_DELEGATE_NONE_EXT;
-		res->why_no_deleg = want == OPEN4_SHARE_ACCESS_WANT_NO_DELEG ? WND4_NOT_WANTED
-				    : want == OPEN4_SHARE_ACCESS_WANT_CANCEL ? WND4_CANCELLED
-									     : WND4_RESOURCE;
-	}
+	res->rflags = OPEN4_RESULT_LOCKTYPE_POSIX |
+		      (nfs4_cb_may_notify(c->s, clp) ? OPEN4_RESULT_MAY_NOTIFY_LOCK : 0);
+	nfs4_deleg_offer(c, clp, &fh, &key, o, res);
 	nfs4_set_cur_real(c, &fh);
 	nfs4_set_cur_sid(c, &res->sid);
 	c->s->stats.opens++;
@@ -792,7 +837,8 @@ uint32_t nfs4_op_test_stateid(struct nfs4_compound *c, union nfs4_op_args *a,
 			r->test_stateid.status[i] = NFS4ERR_BAD_STATEID;
 		else
 			r->test_stateid.status[i] = nfs4_sid_find(
-				c, &sid, NFS4_SID_OPEN | NFS4_SID_LOCK, NULL, true, &st);
+				c, &sid, NFS4_SID_OPEN | NFS4_SID_LOCK | NFS4_SID_DELEG, NULL, true,
+				&st);
 	}
 	return NFS4_OK;
 }
@@ -801,13 +847,21 @@ uint32_t nfs4_op_free_stateid(struct nfs4_compound *c, union nfs4_op_args *a,
 			      union nfs4_op_resok *r)
 {
 	struct nfs4_stid *st;
-	uint32_t s = nfs4_sid_find(c, &a->sid, NFS4_SID_OPEN | NFS4_SID_LOCK, NULL, false, &st);
+	uint32_t s = nfs4_sid_find(c, &a->sid, NFS4_SID_OPEN | NFS4_SID_LOCK | NFS4_SID_DELEG, NULL,
+				   false, &st);
 
 	(void)r;
+	if (s == NFS4ERR_DELEG_REVOKED) {
+		/* the client saw RECALLABLE_STATE_REVOKED and lets the revoked one go */
+		nfs4_stid_free(c->s, st);
+		return NFS4_OK;
+	}
 	if (s != NFS4_OK)
 		return s;
-	/* an open is freed by CLOSE, a lock state once it holds no lock (§18.38.3) */
-	if (st->type == NFS4_STID_OPEN || nfs4_lock_state_holds(c->s, st))
+	/* an open is freed by CLOSE, a lock state once it holds no lock, a delegation by
+	 * DELEGRETURN (§18.38.3) */
+	if (st->type == NFS4_STID_OPEN || st->type == NFS4_STID_DELEG ||
+	    nfs4_lock_state_holds(c->s, st))
 		return NFS4ERR_LOCKS_HELD;
 	nfs4_stid_free(c->s, st);
 	return NFS4_OK;

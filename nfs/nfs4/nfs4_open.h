@@ -12,8 +12,9 @@
  *
  * Share reservations: an OPEN whose access meets another open's deny, or whose deny meets
  * another open's access, on the same file (the backend's file key) is SHARE_DENIED; I/O with
- * a special stateid against a deny is LOCKED. Delegations: none are granted
- * (OPEN_DELEGATE_NONE). Byte-range locks live in the lock manager (nfs/lock), shared with NLM:
+ * a special stateid against a deny is LOCKED. Read delegations are stateids of type
+ * NFS4_STID_DELEG, owned by the client's delegation owner (an open-owner of empty name, which
+ * no OPEN may have); their recall is nfs4_cb.c's. Byte-range locks live in the lock manager (nfs/lock), shared with NLM:
  * the host of a client's owners is "nfs4:<clientid>", an owner handle is the client id (8
  * bytes) and the owner's bytes, so a LOCK4denied can name the holder.
  *
@@ -45,14 +46,30 @@ struct nfs4_otab;
 	X(ERR_BAD) /* unknown, freed, special, another client's, type or file, a seqid ahead, \
 			   no current stateid: BAD_STATEID */    \
 	X(ERR_EXPIRED) /* its client's lease ran out: EXPIRED */                                   \
-	X(ERR_OLD)     /* a seqid behind the state's: OLD_STATEID */
+	X(ERR_OLD)     /* a seqid behind the state's: OLD_STATEID */                               \
+	X(ERR_REVOKED) /* a delegation revoked (not yet freed): DELEG_REVOKED */
 
 #define NFS4_SID_ENUM_(n) NFS4_SID_##n,
 enum nfs4_sid_state { NFS4_SID_STATE_LIST(NFS4_SID_ENUM_) NFS4_SID_NUM_STATES };
 
 const char *nfs4_sid_state_name(enum nfs4_sid_state s);
 
-enum nfs4_stid_type { NFS4_STID_OPEN = 1, NFS4_STID_LOCK = 2 };
+enum nfs4_stid_type { NFS4_STID_OPEN = 1, NFS4_STID_LOCK = 2, NFS4_STID_DELEG = 3 };
+
+/* A read delegation's life (RFC 8881 §10.2, §10.4; nfs4_cb.c drives it). Returned (DELEGRETURN)
+ * or freed (FREE_STATEID of a revoked one), it leaves the table. */
+#define NFS4_DLG_STATE_LIST(X)                                                                     \
+	X(GRANTED)     /* held; nothing asked of the client */                                     \
+	X(RECALL_WAIT) /* a conflict wants it back: CB_RECALL waits for the backchannel slot */    \
+	X(RECALLING)   /* CB_RECALL is out */                                                      \
+	X(RECALLED)    /* the client answered the recall: DELEGRETURN due within the lease */      \
+	X(REVOKED) /* not returned in a lease, unreachable, or the recall refused: the conflict \
+		      goes on; the client frees it (FREE_STATEID) */
+
+#define NFS4_DLG_ENUM_(n) NFS4_DLG_##n,
+enum nfs4_dlg_state { NFS4_DLG_STATE_LIST(NFS4_DLG_ENUM_) NFS4_DLG_NUM_STATES };
+
+const char *nfs4_dlg_state_name(enum nfs4_dlg_state s);
 
 /** An open-owner or a lock-owner: freed with its last state. */
 struct nfs4_owner {
@@ -78,6 +95,9 @@ struct nfs4_stid {
 	struct nfs_lock_key key; /**< the file (nfs_fs_file_key) */
 	uint32_t access, deny;	 /**< OPEN: OPEN4_SHARE_ACCESS_* and DENY_* bits */
 	bool locked; /**< LOCK: has held a lock (the manager says whether it still does) */
+	enum nfs4_dlg_state dlg; /**< DELEG: its life */
+	uint64_t recall_ns;	 /**< DELEG: when the recall began (the lease counts from it) */
+	uint64_t retry_ns;	 /**< DELEG: the client said DELAY: no new CB_RECALL before */
 };
 
 /** The client's state, at nfs4_client.owners while it has any. */
@@ -89,6 +109,7 @@ struct nfs4_cstate {
 struct nfs4_otab_stats {
 	uint64_t stids, owners; /**< now */
 	uint64_t stids_created, stids_freed;
+	uint64_t delegs;			 /**< now (of stids) */
 	uint64_t sid_state[NFS4_SID_NUM_STATES]; /**< entries into each state of the check */
 };
 
@@ -96,6 +117,8 @@ struct nfs4_otab_stats {
 struct nfs4_otab *nfs4_otab_create(uint32_t boot);
 void nfs4_otab_destroy(struct nfs4_otab *t);
 void nfs4_otab_stats(const struct nfs4_otab *t, struct nfs4_otab_stats *st);
+/** Delegations in the table now (a conflict check costs nothing while it is 0). */
+uint64_t nfs4_otab_delegs(const struct nfs4_otab *t);
 
 /** Free every state of c (its client record is going: lease expiry, DESTROY_CLIENTID, a new
  * incarnation), and its locks in mgr. */

@@ -30,8 +30,8 @@ static const struct nfs4_op_desc ops[NFS4_OP_LAST + 1] = {
 	OP(COMMIT, nfs4_xdr_commit_args, nfs4_xdr_commit_res, nfs4_op_commit, NFS4_OPF_CURFH),
 	OP(CREATE, nfs4_xdr_create_args, nfs4_xdr_create_res, nfs4_op_create,
 	   NFS4_OPF_CURFH | NFS4_OPF_SETS_FH),
-	NOTSUPP(DELEGPURGE),  /* no delegations: nothing to purge */
-	NOTSUPP(DELEGRETURN), /* none is granted (OPEN_DELEGATE_NONE) */
+	NOTSUPP(DELEGPURGE), /* CLAIM_DELEGATE_PREV is not served: nothing to purge */
+	OP(DELEGRETURN, nfs4_xdr_stateid_args, NULL, nfs4_op_delegreturn, NFS4_OPF_CURFH),
 	OP(GETATTR, nfs4_xdr_getattr_args, nfs4_xdr_getattr_res, nfs4_op_getattr, NFS4_OPF_CURFH),
 	OP(GETFH, nfs4_xdr_void_args, nfs4_xdr_getfh_res, nfs4_op_getfh, NFS4_OPF_CURFH),
 	OP(LINK, nfs4_xdr_lookup_args, nfs4_xdr_cinfo_res, nfs4_op_link,
@@ -71,7 +71,8 @@ static const struct nfs4_op_desc ops[NFS4_OP_LAST + 1] = {
 	OP(VERIFY, nfs4_xdr_verify_args, NULL, nfs4_op_verify, NFS4_OPF_CURFH),
 	OP(WRITE, nfs4_xdr_write_args, nfs4_xdr_write_res, nfs4_op_write, NFS4_OPF_CURFH),
 	NOTSUPP(RELEASE_LOCKOWNER), /* 4.0 only */
-	NOTSUPP(BACKCHANNEL_CTL),
+	OP(BACKCHANNEL_CTL, nfs4_xdr_bc_ctl_args, NULL, nfs4_op_backchannel_ctl,
+	   NFS4_OPF_NEEDS_SESSION),
 	OP(BIND_CONN_TO_SESSION, nfs4_xdr_bind_conn_args, nfs4_xdr_bind_conn_res, nfs4_op_bind_conn,
 	   NFS4_OPF_NO_SEQ),
 	OP(EXCHANGE_ID, nfs4_xdr_exchange_id_args, nfs4_xdr_exchange_id_res, nfs4_op_exchange_id,
@@ -188,9 +189,28 @@ uint32_t nfs4_op_create_session(struct nfs4_compound *c, union nfs4_op_args *a,
 				union nfs4_op_resok *r)
 {
 	struct nfs4_principal p;
+	struct nfs4_cb_cred cred = {0};
+	struct nfs4_session *sess;
+	bool back_ok;
+	uint32_t s;
 
 	principal(c, &p);
-	return nfs4_create_session(c->s->st, &p, &a->csess, &r->csess, c->sess, c->s->now_ns());
+	/* a backchannel needs a connection that carries backward calls and a credential we
+	 * can send (AUTH_SYS or AUTH_NONE; RPCSEC_GSS alone is not done) */
+	back_ok = c->bc_id && c->s->bc && nfs4_cb_pick_cred(&a->csess.sec_parms, &cred) == 0;
+	s = nfs4_create_session(c->s->st, &p, &a->csess, &r->csess, c->sess, back_ok,
+				c->s->now_ns());
+	if (s != NFS4_OK || !(r->csess.flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN))
+		return s;
+	sess = nfs4_session_find(c->s->st, r->csess.sessionid);
+	if (sess && sess->cb_state == NFS4_CB_NONE) { /* not a retry's answer */
+		sess->cb_cred = cred;
+		/* the client's callback service answers the minor version it speaks (pynfs
+		 * refuses another with MINOR_VERS_MISMATCH; Linux's nfsd sends the client's) */
+		sess->minor = c->minor;
+		nfs4_cb_bind(c->s, sess, c->bc_id);
+	}
+	return NFS4_OK;
 }
 
 uint32_t nfs4_op_destroy_session(struct nfs4_compound *c, union nfs4_op_args *a,
@@ -209,7 +229,16 @@ uint32_t nfs4_op_destroy_clientid(struct nfs4_compound *c, union nfs4_op_args *a
 
 uint32_t nfs4_op_bind_conn(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
 {
-	return nfs4_bind_conn(c->s->st, &a->bind, &r->bind);
+	bool back;
+	uint32_t s = nfs4_bind_conn(c->s->st, &a->bind, &r->bind, c->bc_id && c->s->bc, &back);
+	struct nfs4_session *sess;
+
+	if (s != NFS4_OK || !back)
+		return s;
+	sess = nfs4_session_find(c->s->st, a->bind.sessionid);
+	if (sess)
+		nfs4_cb_bind(c->s, sess, c->bc_id); /* probed again: its answer brings it UP */
+	return NFS4_OK;
 }
 
 uint32_t nfs4_op_reclaim_complete(struct nfs4_compound *c, union nfs4_op_args *a,

@@ -3,7 +3,10 @@
  * nfs4_state.c - NFSv4.1 client records and sessions (nfs4_state.h): EXCHANGE_ID's cases
  * (RFC 8881 §18.35.5), CREATE_SESSION's own sequence and retry (§18.36.4), the slot table and
  * reply cache that SEQUENCE evaluates (§2.10.6.1), DESTROY_SESSION, DESTROY_CLIENTID,
- * BIND_CONN_TO_SESSION's fore-channel answer, RECLAIM_COMPLETE, and lease expiry.
+ * BIND_CONN_TO_SESSION's answer (which channels a connection binds; nfs4_cb.c binds the back
+ * one), RECLAIM_COMPLETE, and lease expiry. The backchannel's calls and delegations are
+ * nfs4_cb.c's; CREATE_SESSION grants CONN_BACK_CHAN when its caller says the connection can
+ * carry backward calls.
  *
  * Clients are kept in a flat table of max_clients pointers, searched linearly (by id, or by
  * owner for EXCHANGE_ID): a server has tens of clients, not thousands.
@@ -34,6 +37,13 @@ struct nfs4_state {
 #define NAME_(n) #n,
 static const char *const sess_names[] = {NFS4_SESS_STATE_LIST(NAME_)};
 static const char *const seq_names[] = {NFS4_SEQ_STATE_LIST(NAME_)};
+static const char *const cb_names[] = {NFS4_CB_STATE_LIST(NAME_)};
+_Static_assert(sizeof(cb_names) / sizeof(cb_names[0]) == NFS4_CB_NUM_STATES, "names");
+
+const char *nfs4_cb_state_name(enum nfs4_cb_state s)
+{
+	return s < NFS4_CB_NUM_STATES ? cb_names[s] : "?";
+}
 _Static_assert(sizeof(sess_names) / sizeof(sess_names[0]) == NFS4_SESS_NUM_STATES, "names");
 _Static_assert(sizeof(seq_names) / sizeof(seq_names[0]) == NFS4_SEQ_NUM_STATES, "names");
 
@@ -344,7 +354,8 @@ static uint32_t fore_attrs(const struct nfs4_state *st, const struct nfs4_chan_a
 
 static void back_attrs(const struct nfs4_chan_attrs *in, struct nfs4_chan_attrs *out)
 {
-	/* no backchannel yet: the client's numbers, as Linux answers them, nothing cached */
+	/* the client's numbers, as Linux answers them (the server sends one call at a time on
+	 * slot 0, within them), nothing cached: CB_SEQUENCE's cachethis is always false */
 	*out = *in;
 	out->headerpadsize = 0;
 	out->maxresponsesize_cached = 0;
@@ -354,7 +365,8 @@ static void back_attrs(const struct nfs4_chan_attrs *in, struct nfs4_chan_attrs 
 
 static uint32_t session_new(struct nfs4_state *st, struct nfs4_client *c,
 			    const struct nfs4_create_session_args *a,
-			    const struct nfs4_chan_attrs *fore, struct nfs4_create_session_res *res)
+			    const struct nfs4_chan_attrs *fore, bool back_ok,
+			    struct nfs4_create_session_res *res)
 {
 	struct nfs4_session *s;
 	uint32_t n = fore->maxrequests, cap = fore->maxresponsesize_cached;
@@ -385,8 +397,9 @@ static uint32_t session_new(struct nfs4_state *st, struct nfs4_client *c,
 	s->clp = c;
 	s->fore = *fore;
 	back_attrs(&a->back, &s->back);
-	/* no persistence, no backchannel yet, no RDMA-mode switch: those flags are refused */
-	s->flags = 0;
+	/* no persistence, no RDMA-mode switch; the backchannel when the connection can carry
+	 * it (RFC 8881 §18.36.3: the flag echoed says it is bound) */
+	s->flags = back_ok ? a->flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN : 0;
 	s->cb_program = a->cb_program;
 	s->state = NFS4_SESS_DEAD; /* so that the setter counts ACTIVE */
 	sess_set_state(st, s, NFS4_SESS_ACTIVE);
@@ -405,7 +418,7 @@ static uint32_t session_new(struct nfs4_state *st, struct nfs4_client *c,
 uint32_t nfs4_create_session(struct nfs4_state *st, const struct nfs4_principal *who,
 			     const struct nfs4_create_session_args *a,
 			     struct nfs4_create_session_res *res, const struct nfs4_session *cur,
-			     uint64_t now)
+			     bool back_ok, uint64_t now)
 {
 	uint32_t i = client_index(st, a->clientid), s;
 	struct nfs4_chan_attrs fore;
@@ -454,7 +467,7 @@ uint32_t nfs4_create_session(struct nfs4_state *st, const struct nfs4_principal 
 
 		if (old != UINT32_MAX && cur && cur->clp == st->clients[old])
 			return NFS4ERR_DELAY; /* it is running this compound */
-		s = session_new(st, c, a, &fore, res);
+		s = session_new(st, c, a, &fore, back_ok, res);
 		if (s != NFS4_OK)
 			return s;
 		if (old != UINT32_MAX) {
@@ -464,7 +477,7 @@ uint32_t nfs4_create_session(struct nfs4_state *st, const struct nfs4_principal 
 		c->state = NFS4_CLIENT_CONFIRMED;
 		st->st.clients_confirmed++;
 	} else {
-		s = session_new(st, c, a, &fore, res);
+		s = session_new(st, c, a, &fore, back_ok, res);
 		if (s != NFS4_OK)
 			return s;
 	}
@@ -678,19 +691,33 @@ uint32_t nfs4_destroy_clientid(struct nfs4_state *st, uint64_t clientid)
 }
 
 uint32_t nfs4_bind_conn(struct nfs4_state *st, const struct nfs4_bind_conn_args *a,
-			struct nfs4_bind_conn_res *res)
+			struct nfs4_bind_conn_res *res, bool back_ok, bool *bind_back)
 {
 	uint32_t ci;
 	struct nfs4_session *s = session_find(st, a->sessionid, &ci);
 
+	*bind_back = false;
 	if (!s)
 		return NFS4ERR_BADSESSION;
 	/* every connection serves the fore channel of any session (nothing is bound to one);
-	 * the backchannel is not served yet, so BACK alone is refused */
-	if (a->dir == CDFC4_BACK)
-		return NFS4ERR_INVAL;
+	 * RFC 8881 §18.34.3: BACK binds the back channel alone, FORE_OR_BOTH and BACK_OR_BOTH
+	 * both when the server can, and a connection that carries no backward call binds the
+	 * fore channel only (BACK alone then cannot be done) */
+	switch (a->dir) {
+	case CDFC4_FORE:
+		res->dir = CDFS4_FORE;
+		break;
+	case CDFC4_BACK:
+		if (!back_ok)
+			return NFS4ERR_INVAL;
+		res->dir = CDFS4_BACK;
+		break;
+	default: /* FORE_OR_BOTH, BACK_OR_BOTH (the decoder admits no other) */
+		res->dir = back_ok ? CDFS4_BOTH : CDFS4_FORE;
+		break;
+	}
+	*bind_back = res->dir != CDFS4_FORE;
 	memcpy(res->sessionid, a->sessionid, NFS4_SESSIONID_SIZE);
-	res->dir = CDFS4_FORE;
 	res->rdma_mode = false;
 	return NFS4_OK;
 }

@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "nfs4_cb_xdr.h"
 #include "nfs4_xdr.h"
 
 #define NFS4_SLOTS_MAX 1024u /**< slots per session, at most */
@@ -95,6 +96,19 @@ struct nfs4_slot {
 	uint8_t *reply;	   /**< the session's cache area: fore.maxresponsesize_cached bytes */
 };
 
+/* The session's backchannel (RFC 8881 §2.10.3.1, §18.36.3): nfs4_cb.c drives it. */
+#define NFS4_CB_STATE_LIST(X)                                                                      \
+	X(NONE)	   /* the client asked for none (or the connection could carry none) */            \
+	X(PROBING) /* granted: a CB_NULL is on its way on bc_id */                                 \
+	X(UP)	   /* the probe was answered: callbacks go */                                      \
+	X(DOWN)	   /* the connection went, or the probe or a callback failed at the transport:    \
+		      SEQUENCE says CB_PATH_DOWN_SESSION until BIND_CONN_TO_SESSION */
+
+#define NFS4_CB_ENUM_(n) NFS4_CB_##n,
+enum nfs4_cb_state { NFS4_CB_STATE_LIST(NFS4_CB_ENUM_) NFS4_CB_NUM_STATES };
+
+const char *nfs4_cb_state_name(enum nfs4_cb_state s);
+
 struct nfs4_client;
 
 struct nfs4_session {
@@ -105,8 +119,15 @@ struct nfs4_session {
 	uint32_t flags;		   /**< csr_flags */
 	struct nfs4_chan_attrs fore, back;
 	uint32_t cb_program;
+	uint32_t minor;		 /**< the minor version CREATE_SESSION came in: CB_COMPOUND's */
 	struct nfs4_slot *slots; /**< fore.maxrequests */
 	uint8_t *cache;
+	/* the backchannel (nfs4_cb.c): one slot (0), one call at a time */
+	enum nfs4_cb_state cb_state;
+	uint64_t bc_id;		     /**< the connection (orpc_bc.h), 0: none */
+	struct nfs4_cb_cred cb_cred; /**< from csa_sec_parms / BACKCHANNEL_CTL */
+	uint32_t cb_seqid;	     /**< the backchannel slot's last sequence id */
+	bool cb_busy;		     /**< a call is out on the slot */
 };
 
 enum nfs4_client_state {
@@ -130,7 +151,8 @@ struct nfs4_client {
 	bool reclaim_complete;
 	struct nfs4_session *sessions;
 	uint32_t nsessions;
-	void *owners; /**< open and lock state (struct nfs4_cstate, nfs4_open.h), NULL: none */
+	void *owners;	  /**< open and lock state (struct nfs4_cstate, nfs4_open.h), NULL: none */
+	uint32_t revoked; /**< delegations revoked and not yet freed (FREE_STATEID) */
 };
 
 struct nfs4_state_stats {
@@ -162,11 +184,13 @@ uint32_t nfs4_exchange_id(struct nfs4_state *st, const struct nfs4_principal *wh
 /** CREATE_SESSION (§18.36.4): its sequence id rule, its retry answered from the client's
  * CREATE_SESSION slot, channel attributes negotiated down to the conf. cur: the compound's
  * session or NULL (confirming a new incarnation while the old one's session runs this very
- * compound answers NFS4ERR_DELAY, as Linux does). @return an nfsstat4 */
+ * compound answers NFS4ERR_DELAY, as Linux does). back_ok: the call's connection can carry
+ * backward calls, so CONN_BACK_CHAN is granted (echoed in csr_flags) when asked; the caller
+ * then sets the session's backchannel up (nfs4_cb.c). @return an nfsstat4 */
 uint32_t nfs4_create_session(struct nfs4_state *st, const struct nfs4_principal *who,
 			     const struct nfs4_create_session_args *a,
 			     struct nfs4_create_session_res *res, const struct nfs4_session *cur,
-			     uint64_t now);
+			     bool back_ok, uint64_t now);
 
 /** What SEQUENCE decided. */
 struct nfs4_seq_outcome {
@@ -198,9 +222,12 @@ uint32_t nfs4_destroy_session(struct nfs4_state *st, const uint8_t id[NFS4_SESSI
 /** DESTROY_CLIENTID (§18.50). @return an nfsstat4 */
 uint32_t nfs4_destroy_clientid(struct nfs4_state *st, uint64_t clientid);
 
-/** BIND_CONN_TO_SESSION (§18.34): the fore channel only (no backchannel yet). */
+/** BIND_CONN_TO_SESSION (§18.34): every connection serves the fore channel; back_ok: the
+ * call's connection can carry backward calls, so BACK, BOTH, FORE_OR_BOTH and BACK_OR_BOTH
+ * bind it as the session's backchannel (res->dir BACK or BOTH; *bind_back set, the caller
+ * binds it). Without it BACK is INVAL, the others FORE. @return an nfsstat4 */
 uint32_t nfs4_bind_conn(struct nfs4_state *st, const struct nfs4_bind_conn_args *a,
-			struct nfs4_bind_conn_res *res);
+			struct nfs4_bind_conn_res *res, bool back_ok, bool *bind_back);
 
 /** RECLAIM_COMPLETE (§18.51) for the client of cur. */
 uint32_t nfs4_reclaim_complete(struct nfs4_state *st, struct nfs4_session *cur, bool one_fs);

@@ -50,6 +50,13 @@ struct nfs4_stats {
 	uint64_t opens, closes, locks_denied;
 	uint64_t ddp_reads;  /**< READ data / READLINK text sent by the call's write chunk */
 	uint64_t ddp_placed; /**< ... of which READ put straight in the transport's sink */
+	/* the backchannel and read delegations (nfs4_cb.c) */
+	uint64_t delegs_granted, delegs_returned, delegs_revoked;
+	uint64_t recalls_sent, recalls_answered, deleg_conflicts;
+	uint64_t cb_probes, cb_errors, cb_bad_replies;
+	uint64_t lock_waits, lock_notifies; /**< blocking LOCKs remembered, CB_NOTIFY_LOCKs sent */
+	uint64_t cb_state[4];		    /**< entries into each enum nfs4_cb_state */
+	uint64_t dlg_state[5];		    /**< entries into each enum nfs4_dlg_state */
 };
 
 struct nfs4_server;
@@ -79,6 +86,24 @@ struct nfs4_io;
  * program calls. io may be NULL. */
 uint32_t nfs4_compound_io(struct nfs4_server *s, struct nfs_ctx *ctx, const uint8_t *args,
 			  uint32_t len, struct nfs4_io *io, const uint8_t **reply);
+
+struct orpc_bc_table;
+/** Backward calls (NFSv4.1 callbacks) go through t, the lcore's table (orpc_bc.h); NULL: none.
+ * The RPC program sets it from orpc_svc.bc on the first COMPOUND when it is not set. */
+void nfs4_server_set_bc(struct nfs4_server *s, struct orpc_bc_table *t);
+
+struct nfs_fh;
+struct nfs_ctx;
+/**
+ * An NFSv3 caller is about to change the file fh (WRITE, SETATTR, REMOVE, RENAME): its read
+ * delegations are recalled. @return true while one is held (answer NFS3ERR_JUKEBOX). s NULL:
+ * false.
+ */
+bool nfs4_deleg_break(struct nfs4_server *s, struct nfs_ctx *ctx, const struct nfs_fh *fh);
+/** The same for the object named name in directory dir (REMOVE, RENAME); a name that is not
+ * there breaks nothing. */
+bool nfs4_deleg_break_name(struct nfs4_server *s, struct nfs_ctx *ctx, const struct nfs_fh *dir,
+			   const char *name, uint32_t len);
 
 struct nfs_lock_mgr;
 /** Byte-range locks in m (NLM's, so that NFSv3 NLM and NFSv4 locks conflict) rather than the

@@ -207,6 +207,14 @@ bool_t nfs4_xdr_create_session_args(XDR *x, union nfs4_op_args *a)
 	       nfs4_xdr_raw(x, &c->sec_parms, NFS4_CB_SEC_MAX, cb_sec_elem);
 }
 
+bool_t nfs4_xdr_bc_ctl_args(XDR *x, union nfs4_op_args *a)
+{
+	struct nfs4_bc_ctl_args *b = &a->bc_ctl;
+
+	return x_u32(x, &b->cb_program) &&
+	       nfs4_xdr_raw(x, &b->sec_parms, NFS4_CB_SEC_MAX, cb_sec_elem);
+}
+
 bool_t nfs4_xdr_sessionid_args(XDR *x, union nfs4_op_args *a)
 {
 	return x_fixed4(x, a->sessionid, NFS4_SESSIONID_SIZE);

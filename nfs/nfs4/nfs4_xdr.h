@@ -148,17 +148,23 @@ enum nfs4_claim {
 #define OPEN4_SHARE_ACCESS_WRITE 2u
 #define OPEN4_SHARE_ACCESS_BOTH 3u
 #define OPEN4_SHARE_ACCESS_WANT_MASK 0xff00u /**< 4.1's delegation wishes */
+#define OPEN4_SHARE_ACCESS_WANT_READ_DELEG 0x0100u
+#define OPEN4_SHARE_ACCESS_WANT_WRITE_DELEG 0x0200u
+#define OPEN4_SHARE_ACCESS_WANT_ANY_DELEG 0x0300u
 #define OPEN4_SHARE_ACCESS_WANT_NO_DELEG 0x0400u
 #define OPEN4_SHARE_ACCESS_WANT_CANCEL 0x0500u
 /* why_no_delegation4 (RFC 8881 §18.16.3) */
 #define WND4_NOT_WANTED 0u
+#define WND4_CONTENTION 1u
 #define WND4_RESOURCE 2u
 #define WND4_CANCELLED 7u
 #define OPEN4_SHARE_ACCESS_WANT_SIGNAL 0x10000u
 #define OPEN4_SHARE_ACCESS_WANT_PUSH 0x20000u
 #define OPEN4_SHARE_DENY_NONE 0u
+#define OPEN4_SHARE_DENY_READ 1u
 #define OPEN4_SHARE_DENY_BOTH 3u
 #define OPEN4_RESULT_LOCKTYPE_POSIX 0x4u
+#define OPEN4_RESULT_MAY_NOTIFY_LOCK 0x20u
 enum nfs4_deleg_type {
 	OPEN_DELEGATE_NONE = 0,
 	OPEN_DELEGATE_READ = 1,
@@ -306,6 +312,12 @@ struct nfs4_clone_args {
 	uint64_t src_offset, dst_offset, count;
 };
 
+/** BACKCHANNEL_CTL (RFC 8881 §18.33.1) */
+struct nfs4_bc_ctl_args {
+	uint32_t cb_program;
+	struct nfs4_raw sec_parms; /**< callback_sec_parms4<> */
+};
+
 union nfs4_op_args {
 	uint32_t access;	    /**< ACCESS */
 	struct nfs4_bitmap getattr; /**< GETATTR */
@@ -319,6 +331,7 @@ union nfs4_op_args {
 	uint64_t clientid; /**< DESTROY_CLIENTID */
 	bool one_fs;	   /**< RECLAIM_COMPLETE */
 	struct nfs4_bind_conn_args bind;
+	struct nfs4_bc_ctl_args bc_ctl;
 	struct nfs4_open_args open;
 	struct nfs4_close_args close;
 	struct nfs4_downgrade_args downgrade;
@@ -391,9 +404,10 @@ struct nfs4_open_res {
 	struct nfs4_cinfo cinfo;
 	uint32_t rflags;
 	struct nfs4_bitmap attrset;
-	uint32_t
-		deleg_type; /**< the server sends OPEN_DELEGATE_NONE; decoding takes NONE_EXT too */
+	uint32_t deleg_type; /**< NONE, READ, or NONE_EXT (WRITE is never granted) */
 	uint32_t why_no_deleg;
+	struct nfs4_stateid deleg_sid; /**< READ: the delegation's stateid */
+	bool recall;		       /**< READ: recall at once (never: false) */
 };
 
 struct nfs4_read_res {
@@ -497,6 +511,7 @@ bool_t nfs4_xdr_putfh_args(XDR *x, union nfs4_op_args *a);
 bool_t nfs4_xdr_secinfo_no_name_args(XDR *x, union nfs4_op_args *a);
 bool_t nfs4_xdr_exchange_id_args(XDR *x, union nfs4_op_args *a);
 bool_t nfs4_xdr_create_session_args(XDR *x, union nfs4_op_args *a);
+bool_t nfs4_xdr_bc_ctl_args(XDR *x, union nfs4_op_args *a);
 bool_t nfs4_xdr_sessionid_args(XDR *x, union nfs4_op_args *a);
 bool_t nfs4_xdr_sequence_args(XDR *x, union nfs4_op_args *a);
 bool_t nfs4_xdr_clientid_args(XDR *x, union nfs4_op_args *a);

@@ -290,15 +290,24 @@ bool_t nfs4_xdr_open_res(XDR *x, union nfs4_op_resok *r)
 	if (!nfs4_xdr_stateid(x, &o->sid) || !x_cinfo(x, &o->cinfo) || !x_u32(x, &o->rflags) ||
 	    !nfs4_xdr_bitmap(x, &o->attrset))
 		return FALSE;
-	/* the server grants no delegation: OPEN_DELEGATE_NONE (NONE_EXT is decoded for tests) */
 	if (!x_enum(x, &o->deleg_type, OPEN_DELEGATE_NONE_EXT))
 		return FALSE;
+	if (o->deleg_type == OPEN_DELEGATE_READ) {
+		/* open_read_delegation4: stateid, recall, then an nfsace4 as Linux's nfsd sends
+		 * it: ACCESS_ALLOWED (0), no flag, no mask, an empty who */
+		uint32_t ace[3] = {0, 0, 0};
+		struct nfs4_ref who = {NULL, 0};
+
+		return nfs4_xdr_stateid(x, &o->deleg_sid) && x_bool(x, &o->recall) &&
+		       x_u32(x, &ace[0]) && x_u32(x, &ace[1]) && x_u32(x, &ace[2]) &&
+		       nfs4_xdr_ref(x, &who, NFS4_OPAQUE_LIMIT);
+	}
 	if (o->deleg_type == OPEN_DELEGATE_NONE_EXT) {
 		bool b = false;
 
 		if (!x_u32(x, &o->why_no_deleg))
 			return FALSE;
-		if (o->why_no_deleg == 1 || o->why_no_deleg == 2) /* CONTENTION, RESOURCE */
+		if (o->why_no_deleg == WND4_CONTENTION || o->why_no_deleg == WND4_RESOURCE)
 			return x_bool(x, &b);
 		return TRUE;
 	}

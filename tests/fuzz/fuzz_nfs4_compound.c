@@ -19,7 +19,17 @@
  * export's files change as inputs run (the harness puts f, d and l back when they are gone).
  * The export's path is fixed (the seeds LOOKUP it by name) and emptied at start: two runs of
  * this target at once would share it (the suites run one at a time).
+ *
+ * The backchannel: every input comes on a connection registered in an orpc_bc_table whose fake
+ * transport answers each backward call at once, inside the call (the harness session asks
+ * CONN_BACK_CHAN with AUTH_NONE, so it is probed and delegations are granted: a seed OPENs g
+ * for reading and wants one). A run of twelve 0x03 bytes becomes the `other` of a delegation
+ * stateid in the table (DELEGRETURN, TEST_STATEID, FREE_STATEID, CLAIM_DELEG_CUR_FH reach a
+ * live one). After an input whose last byte is odd, the harness breaks the delegations of g as
+ * an NFSv3 WRITE would (nfs4_deleg_break), and the fake transport answers the recall by the
+ * last byte's bits 1-2: success, DELAY, bytes that do not decode, or -ENOTCONN.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +37,9 @@
 
 #include "fuzz_check.h"
 
+#include "nfs4_cb_xdr.h"
 #include "nfs4_int.h"
+#include "orpc_bc.h"
 
 #include <fcntl.h>
 #include <ftw.h>
@@ -45,6 +57,62 @@ static uint8_t sink[1u << 16];
 static union nfs4_op_args args[2][NFS4_MAX_OPS];
 static uint32_t ops[2][NFS4_MAX_OPS];
 static uint8_t out[2][70000];
+static struct orpc_bc_table bct;
+static uint64_t bc_id;
+static uint8_t deleg_other[12];
+static uint32_t reply_mode; /* the fake transport's next answer to a recall */
+
+static uint32_t rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void wr32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/* The fake transport: answers at once. A CB_NULL with success; a CB_COMPOUND by reply_mode,
+ * its CB_SEQUENCE echoed from the call (AUTH_NONE: the compound's head is at word 10). */
+static int fake_call(void *conn, const uint8_t *msg, uint32_t len, orpc_bc_done_t done, void *ctx)
+{
+	uint8_t r[128];
+	uint32_t n = 24;
+
+	(void)conn;
+	CHECK(len >= 40);
+	memset(r, 0, sizeof(r));
+	memcpy(r, msg, 4);
+	wr32(r + 4, 1);
+	if (rd32(msg + 20) == NFS4_CB_PROC_COMPOUND) {
+		if (reply_mode == 3) {
+			done(ctx, -ENOTCONN, NULL, 0);
+			return 0;
+		}
+		CHECK(len >= 4 * 15 + 24);
+		wr32(r + 24, reply_mode == 1 ? NFS4ERR_DELAY : 0); /* status, tag "" */
+		wr32(r + 32, 2);
+		wr32(r + 36, NFS4_CB_OP_SEQUENCE);
+		memcpy(r + 44, msg + 4 * 15, 16 + 8); /* session, sequence, slot */
+		wr32(r + 76, NFS4_CB_OP_RECALL);
+		wr32(r + 80, reply_mode == 1 ? NFS4ERR_DELAY : 0);
+		n = 84;
+		if (reply_mode == 2)
+			n = 50; /* cut short */
+	}
+	done(ctx, 0, r, n);
+	return 0;
+}
+
+static const struct orpc_bc_ops fake_ops = {.call = fake_call, .name = "fuzz"};
+
+static void find_deleg(void *arg, struct nfs4_stid *st)
+{
+	(void)arg;
+	if (st->type == NFS4_STID_DELEG)
+		memcpy(deleg_other, st->id.other, 12);
+}
 
 /* decode header and operations; @return the operations decoded, or -1 */
 static int decode(const uint8_t *b, uint32_t len, struct nfs4_compound_hdr *h,
@@ -125,9 +193,28 @@ static void tree(void)
 static uint32_t run(const uint8_t *b, uint32_t len, const uint8_t **rep, struct nfs4_io *io)
 {
 	struct nfs_ctx ctx = {.fs = fs, .cred = {.flavor = 1}};
+	struct nfs4_io plain = {NULL, 0, 0, false, 0};
 
 	ctx.peer.ss_family = AF_INET;
+	if (!io)
+		io = &plain;
+	io->bc_id = bc_id;
 	return nfs4_compound_io(srv, &ctx, b, len, io, rep);
+}
+
+/* an NFSv3 caller changes g: its delegations are recalled (or revoked) */
+static void break_g(void)
+{
+	struct nfs_ctx ctx = {.fs = fs, .cred = {.flavor = 1}};
+	struct nfs_fh root, fh;
+	struct nfs_attr at, dat;
+	bool dv;
+
+	ctx.peer.ss_family = AF_INET;
+	if (nfs_fs_mount(&ctx, FUZZ_EXPORT, &root) != NFS_OK ||
+	    nfs_fs_lookup(&ctx, &root, "g", 1, &fh, &at, &dv, &dat) != NFS_OK)
+		return;
+	nfs4_deleg_break(srv, &ctx, &fh);
 }
 
 /* one op by the table into x */
@@ -194,6 +281,14 @@ static void harness_session(void)
 	a.csess.fore =
 		(struct nfs4_chan_attrs){0, 1049620, 1049480, 8192, NFS4_MAX_OPS, 4, false, 0};
 	a.csess.back = a.csess.fore;
+	/* a backchannel on the inputs' connection, AUTH_NONE: callback_sec_parms4<1> {0} */
+	{
+		static const uint8_t sec_none[4] = {0, 0, 0, 0};
+
+		a.csess.flags = CREATE_SESSION4_FLAG_CONN_BACK_CHAN;
+		a.csess.cb_program = 0x40000000;
+		a.csess.sec_parms = (struct nfs4_raw){1, {sec_none, 4}};
+	}
 	xdrmem_create(&x, (char *)buf, sizeof(buf), XDR_ENCODE);
 	CHECK(nfs4_xdr_compound_hdr(&x, &h));
 	put_op(&x, NFS4_OP_CREATE_SESSION, &a);
@@ -280,8 +375,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	c.state.slots = 4;
 	c.max_io = 1u << 16;
 	srv = nfs4_server_create(fs, &c);
-	if (srv)
+	orpc_bc_table_init(&bct);
+	bc_id = orpc_bc_register(&bct, &fake_ops, &bct);
+	if (srv) {
+		nfs4_server_set_bc(srv, &bct);
 		harness_state();
+	}
 	return 0;
 }
 
@@ -299,6 +398,13 @@ static void patch(uint8_t *b, uint32_t len)
 			k++;
 		if (k == 12) {
 			memcpy(b + i, open_other, 12);
+			i += 11;
+			continue;
+		}
+		for (k = 0; k < 12 && b[i + k] == 0x03;)
+			k++;
+		if (k == 12) {
+			memcpy(b + i, deleg_other, 12);
 			i += 11;
 		}
 	}
@@ -351,9 +457,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(memcmp(out[0], out[1], (size_t)l1) == 0);
 	}
 	CHECK(srv); /* a fresh state directory and a /tmp export need nothing special */
+	memset(deleg_other, 0, sizeof(deleg_other));
+	nfs4_stid_each(srv, find_deleg, NULL);
 	patch(buf, (uint32_t)size);
 	{
-		struct nfs4_io io = {sink, sizeof(sink), 0, false};
+		struct nfs4_io io = {sink, sizeof(sink), 0, false, 0};
 		struct nfs4_compound_res_hdr rh;
 		struct nfs4_op_res r;
 		const uint8_t *rep;
@@ -381,6 +489,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(xdr_getpos(&x) == rl);
 		xdr_destroy(&x);
 		free(whole);
+	}
+	if (size && (data[size - 1] & 1)) {
+		reply_mode = (data[size - 1] >> 1) & 3;
+		break_g();
 	}
 	tree();
 	harness_state();

@@ -47,6 +47,12 @@ OPEN_CREATE = op(18, W(0, 3, 0) + H(0) + S("seed-owner") + W(1, 0) + MODE + W(0)
 OPEN_EXCL = op(18, W(0, 2, 0) + H(0) + S("seed-owner") + W(1, 3) + b"exclverf" + MODE + W(0)
                + S("n2"))
 LOCK_NEW = op(12, W(2, 0) + H(0) + H(100) + W(1) + W(0) + HSID + W(0) + H(0) + S("lock-owner"))
+DSID = W(1) + b"\x03" * 12
+# LOCK of [0, 100) of type t by a new lock-owner from the harness's open
+LOCKW = lambda t, owner: op(12, W(t, 0) + H(0) + H(100) + W(1) + W(0) + HSID + W(0) + H(0)
+                            + S(owner))
+# OPEN g (create UNCHECKED4) for reading, wanting a read delegation
+DELEG_OPEN = op(18, W(0, 0x0101, 0) + H(0) + S("deleg-owner") + W(1, 0) + MODE + W(0) + S("g"))
 seeds = {
     "exchange_id": compound([EXID]),
     "create_session": compound([CSESS]),
@@ -103,6 +109,25 @@ seeds = {
     "state_clone": compound([HSEQ()] + F + [op(32)] + EXPORT
                             + [OPEN_CREATE, op(71, HSID + CUR + H(0) + H(0) + H(0))], minor=2),
     "state_secinfo_verify": compound([HSEQ()] + EXPORT + [op(33, S("f")), op(23), op(10)]),
+    # read delegations (RFC 8881 §18.16, §18.6, §10.4): the harness session has a backchannel;
+    # 12 x 0x03 is a delegation stateid's `other`; a last byte that is odd makes the harness
+    # break g's delegations as an NFSv3 WRITE, its bits 1-2 choosing the recall's answer
+    "deleg_open_g": compound([HSEQ()] + EXPORT + [DELEG_OPEN, op(10)]),
+    "deleg_return_g": compound([HSEQ()] + EXPORT + [op(15, S("g")), op(8, DSID)]),
+    "deleg_test_free": compound([HSEQ(), op(55, W(1) + DSID), op(45, DSID)]),
+    "deleg_claim_cur_fh": compound([HSEQ()] + EXPORT + [op(15, S("g")), op(
+        18, W(0, 1, 0) + H(0) + S("cur-owner") + W(0) + W(6) + DSID)]),
+    "deleg_break_ok": compound([HSEQ()] + EXPORT + [DELEG_OPEN]) + b"\x01",
+    "deleg_break_delay": compound([HSEQ()] + EXPORT + [DELEG_OPEN]) + b"\x03",
+    "deleg_break_junk": compound([HSEQ()] + EXPORT + [DELEG_OPEN]) + b"\x05",
+    "deleg_break_notconn": compound([HSEQ()] + EXPORT + [DELEG_OPEN]) + b"\x07",
+    "backchannel_ctl": compound([HSEQ(), op(40, W(0x40000001) + W(1, 0))]),
+    # a blocking LOCK denied to the harness client (it has a backchannel): CB_NOTIFY_LOCK once
+    # a lock on f goes (RFC 8881 §20.11)
+    "lock_wait": compound([HSEQ()] + F + [LOCKW(2, "lw1"), LOCKW(4, "lw2")]),
+    "lock_wait_unlock": compound([HSEQ()] + F + [LOCKW(2, "lw3"), op(14, W(2, 0) + CUR + H(0)
+                                                                     + H(100))]),
+    "bind_conn_back": compound([op(41, b"\x01" * 16 + W(7, 0))]),
 }
 d = os.path.join("tests", "fuzz", "corpus", "nfs4_compound")
 os.makedirs(d, exist_ok=True)

@@ -24,6 +24,8 @@ extern struct nfs4_server *n4f_srv;
 extern struct nfs_ctx n4f_ctx;
 extern uint64_t n4f_now_ns; /**< the server's clock */
 extern struct nfs4_server_conf n4f_conf;
+/** The backchannel id (orpc_bc.h) of the connection the compounds come on; 0: none. */
+extern uint64_t n4f_bc_id;
 
 struct n4f_cb {
 	uint8_t buf[1u << 17];

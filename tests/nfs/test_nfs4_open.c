@@ -347,11 +347,12 @@ static void test_open_errors(void **state)
 					 &osid, NULL),
 				 NFS4_OK);
 	}
-	/* CLAIM_PREVIOUS: no grace period to reclaim in; delegation claims: none granted */
+	/* CLAIM_PREVIOUS: no grace period to reclaim in; the claims of a delegation held
+	 * before a client's restart: none survives one */
 	a = open_args("o", "", OPEN4_SHARE_ACCESS_READ, 0, NOCREATE, (struct nfs4_fattr){0});
 	a.open.claim = CLAIM_PREVIOUS;
 	assert_int_equal(one_op(&s, &root, NFS4_OP_OPEN, &a, NULL), NFS4ERR_NO_GRACE);
-	a.open.claim = CLAIM_DELEG_CUR_FH;
+	a.open.claim = CLAIM_DELEG_PREV_FH;
 	assert_int_equal(one_op(&s, &root, NFS4_OP_OPEN, &a, NULL), NFS4ERR_NOTSUPP);
 	/* no delegation, and the reason when the client says what it wants */
 	a = open_args("o", "file", OPEN4_SHARE_ACCESS_READ | OPEN4_SHARE_ACCESS_WANT_NO_DELEG, 0,
@@ -598,7 +599,7 @@ static void test_read_write_commit(void **state)
 static void test_read_ddp(void **state)
 {
 	static uint8_t sink[4096];
-	struct nfs4_io io = {sink, sizeof(sink), 0, false};
+	struct nfs4_io io = {sink, sizeof(sink), 0, false, 0};
 	struct nfs4_stateid sid;
 	const uint8_t *rep;
 	struct n4f_reply r;

@@ -11,7 +11,12 @@
  * - READ whose data comes back by the write chunk, placed by the READ itself in the
  *   transport's sink (the endpoint's ddp_placed counts it);
  * - READ of an unaligned length (1001 bytes) by write chunk, READLINK's text by write chunk;
- * - READDIR of a directory of 300 names, too long for inline: by the reply chunk.
+ * - READDIR of a directory of 300 names, too long for inline: by the reply chunk;
+ * - the backchannel (RFC 8167): a session made with CONN_BACK_CHAN on an RDMA connection whose
+ *   server endpoint is in the svc's orpc_bc_table is probed by CB_NULL through the client's own
+ *   callback program, its read delegation is recalled there (CB_SEQUENCE + CB_RECALL) when
+ *   another client opens the file for writing, DELEGRETURN over RDMA lets that client in, and
+ *   the connection's end shows as CB_PATH_DOWN_SESSION.
  * Needs root for the backend (open_by_handle_at): exits 77 (skipped) otherwise.
  */
 #include <fcntl.h>
@@ -34,6 +39,7 @@
 #include "nfs4_fixture.h"
 #include "nfs4_svc.h"
 #include "nfs_xdr_prim.h"
+#include "orpc_bc.h"
 #include "orpc_msg.h"
 #include "ring_pair.h"
 #include "rpcrdma_ep.h"
@@ -48,6 +54,8 @@ struct conn {
 	struct roce_cm_id *l, *a, *b;
 	struct rpcrdma_ep *c, *sv;
 };
+
+static struct orpc_svc *client_bc; /* the client's backchannel programs, when a test sets it */
 
 static void poll_all(struct conn *c)
 {
@@ -80,7 +88,7 @@ static void rr_connect(struct conn *c)
 	uint8_t priv[RPCRDMA_CM_PRIV_LEN];
 
 	memset(c, 0, sizeof(*c));
-	c->c = rpcrdma_ep_create(rp.dev[0], rp.pd[0], RPCRDMA_CLIENT, NULL, NULL);
+	c->c = rpcrdma_ep_create(rp.dev[0], rp.pd[0], RPCRDMA_CLIENT, NULL, client_bc);
 	c->sv = rpcrdma_ep_create(rp.dev[1], rp.pd[1], RPCRDMA_SERVER, NULL, &svc);
 	assert_non_null(c->c);
 	assert_non_null(c->sv);
@@ -339,6 +347,226 @@ static void test_nfs4_over_rdma(void **state)
 	rr_disconnect(&c);
 }
 
+/* ---- the backchannel over RPC-over-RDMA (RFC 8167) ---- */
+
+#define CB_PROG 0x40000000u
+
+/* what the client's callback program saw */
+static struct {
+	uint32_t nulls, recalls;
+	uint8_t other[12]; /* CB_RECALL's stateid */
+} seen;
+
+struct cb_raw {
+	const uint8_t *p;
+	uint32_t len;
+};
+
+struct cb_out {
+	uint8_t b[128];
+	uint32_t len;
+};
+
+static uint32_t w32(const uint8_t *p, uint32_t i)
+{
+	p += 4 * i;
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void p32(uint8_t *p, uint32_t i, uint32_t v)
+{
+	p += 4 * i;
+	p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static bool_t xdr_cb_raw(XDR *x, struct cb_raw *a)
+{
+	if (x->x_op != XDR_DECODE)
+		return TRUE;
+	a->len = x->x_handy;
+	a->p = (const uint8_t *)x->x_base + xdr_getpos(x);
+	return TRUE;
+}
+
+static bool_t xdr_cb_out(XDR *x, struct cb_out *o)
+{
+	return x->x_op != XDR_ENCODE || xdr_opaque(x, (char *)o->b, o->len);
+}
+
+static enum accept_stat cb_null(struct orpc_req *r, void *a, void *res)
+{
+	(void)r, (void)a, (void)res;
+	seen.nulls++;
+	return SUCCESS;
+}
+
+/* CB_COMPOUND of CB_SEQUENCE and CB_RECALL (RFC 8881 §20.9, §20.2), read word by word; the
+ * answer: both OK, CB_SEQUENCE4resok echoing the session, sequence and slot */
+static enum accept_stat cb_compound(struct orpc_req *r, void *args, void *res)
+{
+	const struct cb_raw *a = args;
+	struct cb_out *o = res;
+
+	(void)r;
+	/* tag "", minorversion, ident, 2 ops; op 11 at word 4, its session at 5..8 */
+	if (a->len < 4 * 21 || w32(a->p, 0) != 0 || w32(a->p, 3) != 2 || w32(a->p, 4) != 11 ||
+	    w32(a->p, 14) != 4)
+		return GARBAGE_ARGS;
+	seen.recalls++;
+	memcpy(seen.other, a->p + 4 * 16, 12);
+	p32(o->b, 0, 0); /* status */
+	p32(o->b, 1, 0); /* tag "" */
+	p32(o->b, 2, 2);
+	p32(o->b, 3, 11);
+	p32(o->b, 4, 0);
+	memcpy(o->b + 20, a->p + 20, 16 + 8); /* session, sequence, slot */
+	p32(o->b, 11, 0);
+	p32(o->b, 12, 0);
+	p32(o->b, 13, 4);
+	p32(o->b, 14, 0);
+	o->len = 60;
+	return SUCCESS;
+}
+
+static const struct orpc_proc cb_procs[] = {
+	{"CB_NULL", (xdrproc_t)xdr_void, 0, (xdrproc_t)xdr_void, 0, cb_null, false},
+	{"CB_COMPOUND", (xdrproc_t)xdr_cb_raw, sizeof(struct cb_raw), (xdrproc_t)xdr_cb_out,
+	 sizeof(struct cb_out), cb_compound, false},
+};
+static const struct orpc_version cb_vers[] = {{1, 2, cb_procs}};
+static const struct orpc_program cb_prog = {
+	.prog = CB_PROG, .name = "nfs4_cb", .nvers = 1, .vers = cb_vers};
+
+/*
+ * A client whose session has its backchannel on its own RDMA connection: CREATE_SESSION with
+ * CONN_BACK_CHAN is probed by CB_NULL through the client's program; its read delegation is
+ * recalled there when another client opens the file for writing, and DELEGRETURN over RDMA
+ * lets that client in.
+ */
+static void test_backchannel_over_rdma(void **state)
+{
+	static const uint8_t sec_sys[28] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 'm', 0, 0, 0};
+	static struct orpc_svc cb_svc;
+	static struct orpc_bc_table t;
+	union nfs4_op_args a = {0};
+	struct nfs4_stats st0, st;
+	struct nfs4_session *ss;
+	struct nfs4_stateid dsid;
+	struct n4f_sess s = {0}, other;
+	struct nfs_fh root, fh;
+	struct n4f_reply r;
+	struct n4f_cb b;
+	struct conn c;
+	uint64_t end;
+
+	(void)state;
+	memset(&seen, 0, sizeof(seen));
+	orpc_bc_table_init(&t);
+	svc.bc = &t;
+	nfs4_server_set_bc(n4f_srv, NULL); /* the RPC glue takes svc.bc */
+	memset(&cb_svc, 0, sizeof(cb_svc));
+	orpc_svc_add(&cb_svc, &cb_prog);
+	client_bc = &cb_svc;
+	nfs4_server_stats(n4f_srv, &st0);
+	assert_int_equal(nfs_fs_mount(&n4f_ctx, n4f_exp_a, &root), NFS_OK);
+	rr_connect(&c);
+	assert_int_equal(t.live, 1);
+	memcpy(a.exid.verifier, "rdmabcv1", 8);
+	a.exid.ownerid = (struct nfs4_ref){(const uint8_t *)"rdma bc client", 14};
+	n4f_start(&b, 1, "");
+	n4f_op(&b, NFS4_OP_EXCHANGE_ID, &a);
+	call(&c, &b, 0, 0, false, 8192, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	s.clientid = r.r[0].u.exid.clientid;
+	memset(&a, 0, sizeof(a));
+	a.csess.clientid = s.clientid;
+	a.csess.sequence = r.r[0].u.exid.sequenceid;
+	a.csess.flags = CREATE_SESSION4_FLAG_CONN_BACK_CHAN;
+	n4f_default_attrs(&a.csess.fore);
+	n4f_default_attrs(&a.csess.back);
+	a.csess.cb_program = CB_PROG;
+	/* callback_sec_parms4<1>: AUTH_SYS {stamp 1, "m", uid 0, gid 0, no gids} */
+	a.csess.sec_parms = (struct nfs4_raw){1, {sec_sys, 28}};
+	n4f_start(&b, 1, "");
+	n4f_op(&b, NFS4_OP_CREATE_SESSION, &a);
+	call(&c, &b, 0, 0, false, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_int_equal(r.r[0].u.csess.flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN,
+			 CREATE_SESSION4_FLAG_CONN_BACK_CHAN);
+	memcpy(s.id, r.r[0].u.csess.sessionid, NFS4_SESSIONID_SIZE);
+	s.seq[0] = 1;
+	/* the probe goes to the client's program and its answer comes back */
+	ss = nfs4_session_find(nfs4_server_state(n4f_srv), s.id);
+	end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+	while (ss->cb_state == NFS4_CB_PROBING && rte_get_tsc_cycles() < end)
+		poll_all(&c);
+	assert_int_equal(ss->cb_state, NFS4_CB_UP);
+	assert_int_equal(seen.nulls, 1);
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_RECLAIM_COMPLETE, &(union nfs4_op_args){.one_fs = false});
+	call(&c, &b, 0, 0, false, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	/* a read open: a delegation */
+	memset(&a, 0, sizeof(a));
+	a.open.share_access = OPEN4_SHARE_ACCESS_READ;
+	a.open.owner = (struct nfs4_ref){(const uint8_t *)"o", 1};
+	a.open.opentype = OPEN4_NOCREATE;
+	a.open.claim = CLAIM_NULL;
+	a.open.name = (struct nfs4_ref){(const uint8_t *)"file", 4};
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
+	n4f_op(&b, NFS4_OP_OPEN, &a);
+	n4f_op(&b, NFS4_OP_GETFH, NULL);
+	call(&c, &b, 0, 0, false, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_int_equal(r.r[2].u.open.deleg_type, OPEN_DELEGATE_READ);
+	dsid = r.r[2].u.open.deleg_sid;
+	fh.len = r.r[3].u.fh.len;
+	memcpy(fh.data, r.r[3].u.fh.p, fh.len);
+	/* another client (no backchannel, straight into the server) opens it for writing */
+	n4f_open_session("rdma other", &other);
+	a.open.share_access = OPEN4_SHARE_ACCESS_WRITE;
+	a.open.owner = (struct nfs4_ref){(const uint8_t *)"w", 1};
+	n4f_session(&b, &other);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
+	n4f_op(&b, NFS4_OP_OPEN, &a);
+	n4f_run(&b, &r);
+	assert_int_equal(r.status, NFS4ERR_DELAY);
+	/* the recall reaches the client's program over RDMA, and its answer the server */
+	end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+	do {
+		poll_all(&c);
+		nfs4_server_stats(n4f_srv, &st);
+	} while (st.recalls_answered == st0.recalls_answered && rte_get_tsc_cycles() < end);
+	assert_int_equal(seen.recalls, 1);
+	assert_memory_equal(seen.other, dsid.other, 12);
+	assert_int_equal(st.recalls_answered, st0.recalls_answered + 1);
+	assert_int_equal(st.delegs_revoked, st0.delegs_revoked);
+	/* DELEGRETURN over RDMA; the writer goes in */
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {fh.data, fh.len}});
+	n4f_op(&b, NFS4_OP_DELEGRETURN, &(union nfs4_op_args){.sid = dsid});
+	call(&c, &b, 0, 0, false, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	n4f_session(&b, &other);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
+	n4f_op(&b, NFS4_OP_OPEN, &a);
+	n4f_run(&b, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	rr_disconnect(&c);
+	/* the connection went: its id is stale, the session says its path is down */
+	assert_int_equal(t.live, 0);
+	n4f_session(&b, &s);
+	n4f_run(&b, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_int_equal(r.r[0].u.seq.status_flags,
+			 SEQ4_STATUS_CB_PATH_DOWN_SESSION | SEQ4_STATUS_CB_PATH_DOWN);
+	client_bc = NULL;
+	svc.bc = NULL;
+	nfs4_server_set_bc(n4f_srv, NULL);
+}
+
 int main(void)
 {
 	static char a0[] = "test_nfs4_rdma", a1[] = "--no-huge", a2[] = "-m", a3[] = "512",
@@ -347,6 +575,7 @@ int main(void)
 	char *eal[] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nfs4_over_rdma),
+		cmocka_unit_test(test_backchannel_over_rdma),
 	};
 	int rc;
 
