@@ -111,8 +111,38 @@ mount_run() {
 	check "$name: unmounts" grep -q unmounted "$out.umount"
 }
 
+# A read delegation recalled over the RDMA backchannel (RFC 8167). The VM mounts droce twice:
+# NFSv4.1 over RDMA at /mnt/d and NFSv3 over TCP at /mnt/e, two clients as droce sees them (v3
+# has no client state). Reading a file through /mnt/d gets the 4.1 client a read delegation;
+# rewriting it through /mnt/e conflicts: droce answers the v3 SETATTR/WRITE with NFS3ERR_JUKEBOX
+# and sends CB_RECALL on the 4.1 client's RDMA connection; the client returns the delegation,
+# the v3 client tries again (Linux waits 5 s after JUKEBOX), and /mnt/d then reads what /mnt/e
+# wrote. Counted from droce's exit statistics and the capture below.
+deleg_run() {
+	local out="$LABI_DIR/vm4.deleg" cap="$LABI_DIR/nfs4_deleg.pcap" nrecall
+	printf 'before the recall\n' > "$EXP/deleg.txt"
+	lab_capture_start nfs4_deleg || return 1
+	vm_run vm1 "mkdir -p /mnt/d /mnt/e && mount -t nfs -o vers=4.1,proto=rdma,port=20049 $D:$EXP /mnt/d &&
+		mount -t nfs -o vers=3,proto=tcp,nolock $D:$EXP /mnt/e && echo mounted &&
+		echo first-read=\$(cat /mnt/d/deleg.txt) && sleep 1 && t0=\$(date +%s) &&
+		echo 'written over v3' > /mnt/e/deleg.txt; echo v3-write-exit=\$? seconds=\$((\$(date +%s) - t0));
+		echo second-read=\$(cat /mnt/d/deleg.txt); umount /mnt/e; umount /mnt/d && echo unmounted" 240 > "$out" 2>&1
+	lab_capture_stop
+	sed 's/^/# vm1 deleg: /' "$out"
+	# CB_RECALL is callback operation 4 (RFC 8881 §20.2), from droce on the RDMA connection
+	nrecall=$(tshark -r "$cap" -Y "nfs.cb.operation == 4 && ip.src == $D && infiniband" 2>/dev/null | wc -l)
+	echo "# CB_RECALL frames droce sent over RDMA: $nrecall; callback frames: $(tshark -r "$cap" -Y nfs.cb 2>/dev/null | wc -l)"
+	check "deleg: droce's CB_RECALL went over the RDMA backchannel, and tshark decodes it" [ "$nrecall" -gt 0 ]
+	check "deleg: the VM mounts droce with 4.1 over RDMA and v3 over TCP at once" grep -q '^mounted' "$out"
+	check "deleg: the v3 write of the delegated file succeeds" grep -q 'v3-write-exit=0' "$out"
+	check "deleg: the 4.1 client then reads what the v3 client wrote" grep -q '^second-read=written over v3' "$out"
+	check "deleg: droce's copy holds the v3 write" grep -q '^written over v3$' "$EXP/deleg.txt"
+	check "deleg: both unmount" grep -q '^unmounted' "$out"
+}
+
 lab_capture_start nfs4_mount || exit 1
 mount_run rdma41 "vers=4.1,proto=rdma,port=20049,rsize=1048576,wsize=1048576" 4.1 16 lock
+deleg_run
 mount_run tcp41 "vers=4.1,proto=tcp,rsize=1048576,wsize=1048576" 4.1 16
 mount_run rdma42 "vers=4.2,proto=rdma,port=20049,rsize=1048576,wsize=1048576" 4.2 16 special
 
@@ -138,6 +168,8 @@ sed 's/^/# droce-nfsd: /' "$LABI_DIR/nfsd4.out"
 sed 's/^/# droce-nfsd stderr: /' "$LABI_DIR/nfsd4.err" | tail -n 20
 check "droce-nfsd dropped nothing and closed nothing as garbage" \
 	bash -c "! grep -q 'DROP\|GARBAGE\|SYSTEM_ERR\|garbage [1-9]' '$LABI_DIR/nfsd4.out'"
+check "deleg: droce granted a read delegation and the client gave it back (DELEGRETURN)" \
+	grep -qE 'nfs4: DELEGRETURN [1-9]' "$LABI_DIR/nfsd4.out"
 
 cap=$LABI_DIR/nfs4_mount.pcap
 tshark -r "$cap" -Y '_ws.malformed || _ws.expert.severity == error' -T fields -e frame.number \
@@ -153,6 +185,6 @@ check "the capture holds NFSv4 over RPC-over-RDMA" [ "$nv4" -gt 0 ]
 check "tshark flags no frame droce sent (but replies placed by RDMA WRITE)" [ "$odd" = 0 ]
 check "the RoCE frames are well formed and their ICRCs verify" \
 	python3 "$HERE/wire_check.py" "$cap" "$(sed -nE 's/.*port 0 ([0-9A-Fa-f:]{17}) .*/\1/p' "$LABI_DIR/nfsd4.err" "$LABI_DIR/nfsd4.out" | head -1)"
-[ -n "$LABI_ARTIFACTS" ] && cp "$LABI_DIR"/nfsd4.* "$LABI_DIR"/vm4.* "$LABI_DIR/exports4" "$cap" "$LABI_ARTIFACTS"/ 2>/dev/null
+[ -n "$LABI_ARTIFACTS" ] && cp "$LABI_DIR"/nfsd4.* "$LABI_DIR"/vm4.* "$LABI_DIR/exports4" "$cap" "$LABI_DIR/nfs4_deleg.pcap" "$LABI_ARTIFACTS"/ 2>/dev/null
 echo "# nfs4_mount: $fails failed, $((SECONDS - T0)) s"
 [ "$fails" = 0 ]
