@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -52,19 +53,27 @@
 /** One job's state machine (STYLE §4): the set-up calls run one at a time, the workload with
  * iodepth calls in flight. */
 #define JOB_STATE_LIST(X)                                                                          \
-	X(CONNECT) /**< its connection is coming up */                                             \
-	X(READDIR) /**< READDIRPLUS of the export's root, page by page */                          \
-	X(LOOKUP)  /**< LOOKUP of file fi */                                                       \
-	X(CREATE)  /**< CREATE of file fi: LOOKUP said NOENT */                                    \
-	X(GETATTR) /**< GETATTR of file fi: its size */                                            \
-	X(LAYOUT)  /**< WRITE the pattern into files too short for the reads */                    \
-	X(RUN)	   /**< the workload */                                                            \
-	X(DRAIN)   /**< no new calls: wait for those in flight */                                  \
-	X(COMMIT)  /**< COMMIT of file fi, written UNSTABLE */                                     \
-	X(VERIFY)  /**< a write-only job with verify: READ back every block it wrote */            \
-	X(UNLINK)  /**< REMOVE of file fi (unlink=1) */                                            \
-	X(DONE)	   /**< finished; its connection is closed */                                      \
-	X(FAILED)  /**< a set-up call failed: the job ends */
+	X(CONNECT)	    /**< its connection is coming up */                                    \
+	X(READDIR)	    /**< READDIRPLUS of the export's root, page by page */                 \
+	X(LOOKUP)	    /**< LOOKUP of file fi */                                              \
+	X(CREATE)	    /**< CREATE of file fi: LOOKUP said NOENT */                           \
+	X(GETATTR)	    /**< GETATTR of file fi: its size */                                   \
+	X(LAYOUT)	    /**< WRITE the pattern into files too short for the reads */           \
+	X(RUN)		    /**< the workload */                                                   \
+	X(DRAIN)	    /**< no new calls: wait for those in flight */                         \
+	X(COMMIT)	    /**< COMMIT of file fi, written UNSTABLE */                            \
+	X(VERIFY)	    /**< a write-only job with verify: READ back every block it wrote */   \
+	X(UNLINK)	    /**< REMOVE of file fi (unlink=1) */                                   \
+	X(EXCHANGE_ID)	    /**< 4.1: EXCHANGE_ID, our client owner */                             \
+	X(CREATE_SESSION)   /**< 4.1: CREATE_SESSION, iodepth + 1 fore channel slots */            \
+	X(RECLAIM)	    /**< 4.1: RECLAIM_COMPLETE (nothing to reclaim) */                     \
+	X(ROOTFH)	    /**< 4.1: PUTROOTFH, LOOKUP of the export's components, GETFH */       \
+	X(OPEN)		    /**< 4.1: OPEN (create, unchecked) of file fi, GETFH, GETATTR */       \
+	X(CLOSE)	    /**< 4.1: CLOSE of file fi */                                          \
+	X(DESTROY_SESSION)  /**< 4.1: DESTROY_SESSION */                                           \
+	X(DESTROY_CLIENTID) /**< 4.1: DESTROY_CLIENTID */                                          \
+	X(DONE)		    /**< finished; its connection is closed */                             \
+	X(FAILED)	    /**< a set-up call failed: the job ends */
 
 #define JOB_ENUM_(n) JOB_##n,
 enum job_state { JOB_STATE_LIST(JOB_ENUM_) JOB_NUM_STATES };
@@ -84,15 +93,22 @@ struct np_io {
 	uint32_t file;
 	uint64_t off;
 	uint64_t start; /**< ns, when the call went out */
+	uint32_t slot;	/**< 4.1: the session slot it went on */
+	bool delayed;	/**< 4.1: NFS4ERR_DELAY: goes again at retry_at (counted in flight) */
+	uint64_t retry_at;
 };
 
 struct np_file {
 	struct nfs_fh fh;
 	uint64_t size;
-	bool layout;	  /**< laid out by this run */
-	bool dirty;	  /**< written UNSTABLE since its last COMMIT */
-	bool seen;	  /**< READDIRPLUS listed it */
-	uint8_t *written; /**< write-only jobs with verify: a bit per block written */
+	bool layout;		  /**< laid out by this run */
+	bool dirty;		  /**< written UNSTABLE since its last COMMIT */
+	bool seen;		  /**< READDIRPLUS listed it */
+	uint8_t *written;	  /**< write-only jobs with verify: a bit per block written */
+	uint8_t fh4[NFS4_FHSIZE]; /**< 4.1: its handle, */
+	uint32_t fh4_len;
+	struct nfs4_stateid sid; /**< and the open stateid */
+	bool open;
 };
 
 struct np_job {
@@ -119,6 +135,15 @@ struct np_job {
 	uint64_t run_start, run_end;
 	FILE *iops_log, *lat_log; /**< fio's per-job logs */
 	struct np_result res;
+	/* NFSv4.1 */
+	struct np4_sess s4;
+	char owner[96];		   /**< the client owner and open owner: unique per run and job */
+	uint8_t dir4[NFS4_FHSIZE]; /**< the export's root (on the way: the last component's) */
+	uint32_t dir4_len;
+	uint32_t comp;	    /**< ROOTFH: bytes of the export path looked up so far */
+	uint32_t comp_next; /**< ROOTFH: ... once the call in flight succeeds */
+	int meta_slot;	    /**< the slot of the set-up call in flight, or -1 */
+	uint64_t retry_at;  /**< NFS4ERR_DELAY: the set-up call goes again then (ns) */
 };
 
 static struct {
@@ -137,6 +162,7 @@ static struct {
 	struct np_job *jobs;
 	uint8_t *wbuf; /**< a block's bytes, encoded at once into the call */
 	uint64_t t0, next_tick;
+	uint64_t t0_verf; /**< 4.1: EXCHANGE_ID's verifier, the run's start */
 	uint64_t verify_printed;
 	int signals;
 	uint64_t signal_at; /**< ns: the first SIGINT/SIGTERM */
@@ -435,7 +461,559 @@ static void remove_done(void *ctx, int err, const struct orpc_reply_hdr *h, cons
 	j->fi++;
 }
 
+/* ---- NFSv4.1 (--nfs-version 4.1): the set-up calls, one at a time on their own slot ---- */
+
+#define DELAY_NS 2000000ull /**< NFS4ERR_DELAY: a call goes again this much later */
+
+static bool v4(void)
+{
+	return g.o.v41;
+}
+
+static void count_ops(struct np_job *j, const struct np4_compound *c)
+{
+	j->res.calls4++;
+	for (uint32_t i = 0; i < c->n; i++)
+		if (c->ops[i].op <= NFS4_OP_LAST)
+			j->res.ops4[c->ops[i].op]++;
+}
+
+/* A set-up COMPOUND: with_seq starts it with SEQUENCE on a slot of its own.
+ * @return 0 or np_conn_call's error (-EBUSY also when no slot is free) */
+static int meta4_call(struct np_job *j, struct np4_compound *c, bool with_seq, np_done_t done)
+{
+	int slot = -1, rc;
+
+	if (with_seq) {
+		slot = np4_slot_get(&j->s4);
+		if (slot < 0)
+			return -EBUSY;
+		np4_sequence_args(&j->s4, (uint32_t)slot, &c->ops[0].a.seq);
+		c->ops[0].op = NFS4_OP_SEQUENCE;
+	}
+	rc = np_conn_call(&j->conn, NFS4_PROGRAM, NFS4_VERSION, NFS4_PROC_COMPOUND,
+			  (xdrproc_t)np4_xdr_compound, c, 0, false, 0, done, j);
+	if (rc) {
+		if (slot >= 0)
+			np4_slot_put(&j->s4, (uint32_t)slot);
+		return rc;
+	}
+	j->meta_slot = slot;
+	j->meta_busy = true;
+	j->meta_start = np_now_ns();
+	count_ops(j, c);
+	return 0;
+}
+
+/* Count a failed COMPOUND by its first failed operation's status; the session errors end the
+ * job. @return true when the call should go again (NFS4ERR_DELAY: counted, not an error) */
+static bool v4_failed(struct np_job *j, const struct np4_reply *r, const char *what)
+{
+	uint32_t st = r->status;
+	uint32_t i = np4_reply_failed(r);
+
+	if (i < r->n)
+		st = r->r[i].status;
+	np_err_count(&j->res.errs, np4_stat_name(st));
+	if (st == NFS4ERR_DELAY)
+		return true;
+	if (!j->res.error)
+		j->res.error = EIO;
+	if (st == NFS4ERR_BADSESSION || st == NFS4ERR_DEADSESSION) {
+		fprintf(stderr, "droce-nfsperf: job %u: %s: the session is gone (%s)\n", j->idx,
+			what, np4_stat_name(st));
+		set_state(j, JOB_FAILED);
+	} else if (i < r->n) {
+		fprintf(stderr, "droce-nfsperf: job %u: %s: %s failed: %s\n", j->idx, what,
+			nfs4_op_name(r->r[i].op), np4_stat_name(st));
+	}
+	return false;
+}
+
+/*
+ * A set-up COMPOUND's reply: its slot moves on, transport and RPC errors are counted, the
+ * results decoded into @p r. @return 1 (every operation succeeded), 0 (NFS4ERR_DELAY: the
+ * state's call goes again after DELAY_NS) or -1 (failed, counted)
+ */
+static int meta4_reply(struct np_job *j, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
+		       uint32_t len, struct np4_reply *r, const char *what)
+{
+	bool ok = rpc_ok(j, err, h, what);
+	int drc = ok ? np4_reply_decode(p, len, r) : -EBADMSG;
+
+	j->meta_busy = false;
+	if (j->meta_slot >= 0)
+		np4_slot_done(&j->s4, (uint32_t)j->meta_slot, ok ? r : NULL);
+	j->meta_slot = -1;
+	if (!ok)
+		return -1;
+	if (r->status == NFS4_OK && drc == 0 && np4_reply_failed(r) == r->n)
+		return 1;
+	if (r->status == NFS4_OK) {
+		job_error(j, EBADMSG, "undecodable results");
+		return -1;
+	}
+	if (v4_failed(j, r, what)) {
+		j->retry_at = np_now_ns() + DELAY_NS;
+		return 0;
+	}
+	return -1;
+}
+
+static void exid_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
+		      uint32_t len)
+{
+	struct np_job *j = ctx;
+	struct np4_reply r;
+	int rc = meta4_reply(j, err, h, p, len, &r, "EXCHANGE_ID");
+
+	if (rc < 0) {
+		job_fail(j, "EXCHANGE_ID failed");
+	} else if (rc > 0) {
+		j->s4.clientid = r.r[0].u.exid.clientid;
+		j->s4.cs_seq = r.r[0].u.exid.sequenceid;
+		set_state(j, JOB_CREATE_SESSION);
+	}
+}
+
+static void csess_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
+		       uint32_t len)
+{
+	struct np_job *j = ctx;
+	struct np4_reply r;
+	int rc = meta4_reply(j, err, h, p, len, &r, "CREATE_SESSION");
+	uint64_t clientid = j->s4.clientid;
+	const struct nfs4_create_session_res *cs = &r.r[0].u.csess;
+
+	if (rc < 0) {
+		job_fail(j, "CREATE_SESSION failed");
+	} else if (rc > 0) {
+		if (!cs->fore.maxrequests) {
+			job_fail(j, "CREATE_SESSION granted no slots");
+			return;
+		}
+		/* the slots are what the server granted, at most iodepth + 1 (asked) */
+		np4_sess_init(&j->s4, cs->fore.maxrequests);
+		j->s4.clientid = clientid;
+		memcpy(j->s4.sessionid, cs->sessionid, sizeof(j->s4.sessionid));
+		set_state(j, JOB_RECLAIM);
+	}
+}
+
+static void reclaim_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
+			 uint32_t len)
+{
+	struct np_job *j = ctx;
+	struct np4_reply r;
+	int rc;
+
+	/* a server that has it from us already says COMPLETE_ALREADY: as good as done */
+	if (!err && h && !h->denied && h->stat == SUCCESS && np4_reply_decode(p, len, &r) == 0 &&
+	    r.status == NFS4ERR_COMPLETE_ALREADY) {
+		j->meta_busy = false;
+		np4_slot_done(&j->s4, (uint32_t)j->meta_slot, &r);
+		j->meta_slot = -1;
+		set_state(j, JOB_ROOTFH);
+		return;
+	}
+	rc = meta4_reply(j, err, h, p, len, &r, "RECLAIM_COMPLETE");
+	if (rc < 0)
+		job_fail(j, "RECLAIM_COMPLETE failed");
+	else if (rc > 0)
+		set_state(j, JOB_ROOTFH);
+}
+
+static void rootfh_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
+			uint32_t len)
+{
+	struct np_job *j = ctx;
+	struct np4_reply r;
+	int rc = meta4_reply(j, err, h, p, len, &r, "LOOKUP of the export");
+	const struct nfs4_op_res *fh;
+
+	if (rc < 0) {
+		job_fail(j, "the export's path does not resolve from the server's root");
+		return;
+	}
+	if (rc == 0)
+		return;
+	fh = np4_reply_op(&r, NFS4_OP_GETFH);
+	if (!fh || fh->u.fh.len > NFS4_FHSIZE) {
+		job_fail(j, "GETFH of the export's root");
+		return;
+	}
+	memcpy(j->dir4, fh->u.fh.p, fh->u.fh.len);
+	j->dir4_len = fh->u.fh.len;
+	j->comp = j->comp_next;
+	if (!g.o.export[j->comp]) {
+		j->fi = 0;
+		set_state(j, JOB_OPEN);
+	}
+}
+
+/* The export's path, up to NP4_MAX_OPS - 3 components a COMPOUND, from PUTROOTFH (the first)
+ * or from the handle the previous one ended at: the pseudo-fs joins exports at their paths. */
+static int rootfh_call(struct np_job *j)
+{
+	struct np4_compound c = {.n = 1};
+	const char *e = g.o.export;
+	uint32_t pos = j->comp;
+	int rc;
+
+	if (pos == 0)
+		np4_op(&c, NFS4_OP_PUTROOTFH);
+	else
+		np4_op_putfh(&c, j->dir4, j->dir4_len);
+	while (c.n < NP4_MAX_OPS - 1) {
+		uint32_t start, end;
+
+		while (e[pos] == '/')
+			pos++;
+		if (!e[pos])
+			break;
+		start = pos;
+		while (e[pos] && e[pos] != '/')
+			pos++;
+		end = pos;
+		np4_op(&c, NFS4_OP_LOOKUP);
+		c.ops[c.n - 1].a.name = (struct nfs4_ref){(const uint8_t *)e + start, end - start};
+	}
+	while (e[pos] == '/')
+		pos++;
+	np4_op(&c, NFS4_OP_GETFH);
+	rc = meta4_call(j, &c, true, rootfh_done);
+	if (rc == 0)
+		j->comp_next = pos; /* taken when the reply says the LOOKUPs succeeded */
+	return rc;
+}
+
+static void open_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
+		      uint32_t len)
+{
+	struct np_job *j = ctx;
+	struct np4_reply r;
+	int rc = meta4_reply(j, err, h, p, len, &r, "OPEN");
+	const struct nfs4_op_res *op, *fh, *ga;
+	struct np_file *f = &j->files[j->fi];
+	uint32_t type = 0;
+	uint64_t size = 0;
+
+	if (rc < 0) {
+		job_fail(j, "OPEN failed");
+		return;
+	}
+	if (rc == 0)
+		return;
+	op = np4_reply_op(&r, NFS4_OP_OPEN);
+	fh = np4_reply_op(&r, NFS4_OP_GETFH);
+	ga = np4_reply_op(&r, NFS4_OP_GETATTR);
+	if (!op || !fh || !ga || fh->u.fh.len > NFS4_FHSIZE ||
+	    np4_attr_type_size(&ga->u.getattr, &type, &size) != 0) {
+		job_fail(j, "OPEN's results are incomplete");
+		return;
+	}
+	f->sid = op->u.open.sid;
+	f->open = true;
+	memcpy(f->fh4, fh->u.fh.p, fh->u.fh.len);
+	f->fh4_len = fh->u.fh.len;
+	if (type != NFS_REG) {
+		job_fail(j, "a job's file name is taken by something not a regular file");
+		return;
+	}
+	f->size = size;
+	f->layout = reads() && f->size < g.fsize;
+	if (++j->fi < g.o.nrfiles)
+		return;
+	j->lay_file = 0;
+	j->lay_off = 0;
+	set_state(j, JOB_LAYOUT);
+}
+
+static int open_call(struct np_job *j, char *name, size_t cap)
+{
+	static const uint8_t mode[4] = {0, 0, 0x01, 0xa4}; /* 0644 */
+	struct np4_compound c = {.n = 1};
+	struct nfs4_open_args *o;
+
+	file_name(j, j->fi, name, cap);
+	np4_op_putfh(&c, j->dir4, j->dir4_len);
+	np4_op(&c, NFS4_OP_OPEN);
+	o = &c.ops[c.n - 1].a.open;
+	/* both ways (a reading job lays out short files); no delegation wanted: every call is
+	 * droce-nfsperf's, and the server would only have to recall it */
+	o->share_access = OPEN4_SHARE_ACCESS_BOTH | OPEN4_SHARE_ACCESS_WANT_NO_DELEG;
+	o->share_deny = OPEN4_SHARE_DENY_NONE;
+	o->clientid = j->s4.clientid;
+	o->owner = (struct nfs4_ref){(const uint8_t *)j->owner, (uint32_t)strlen(j->owner)};
+	/* NFSv3's LOOKUP, then CREATE UNCHECKED when NOENT, in one: an existing file is kept */
+	o->opentype = OPEN4_CREATE;
+	o->createmode = UNCHECKED4;
+	nfs4_bit_set(&o->attrs.mask, NFS4_A_MODE);
+	o->attrs.vals = (struct nfs4_ref){mode, sizeof(mode)};
+	o->claim = CLAIM_NULL;
+	o->name = (struct nfs4_ref){(const uint8_t *)name, (uint32_t)strlen(name)};
+	np4_op(&c, NFS4_OP_GETFH);
+	np4_op(&c, NFS4_OP_GETATTR);
+	nfs4_bit_set(&c.ops[c.n - 1].a.getattr, NFS4_A_TYPE);
+	nfs4_bit_set(&c.ops[c.n - 1].a.getattr, NFS4_A_SIZE);
+	return meta4_call(j, &c, true, open_done);
+}
+
+static void commit4_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
+			 uint32_t len)
+{
+	struct np_job *j = ctx;
+	struct np4_reply r;
+	int rc = meta4_reply(j, err, h, p, len, &r, "COMMIT");
+
+	if (rc == 0)
+		return;
+	if (rc > 0) {
+		j->files[j->fi].dirty = false;
+		j->res.sync_ios++;
+		np_lat_add(&j->res.sync_lat, np_now_ns() - j->meta_start);
+	}
+	j->fi++;
+}
+
+/* CLOSE, REMOVE: the file moves on whatever the outcome (counted). */
+static void next_file4_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
+			    uint32_t len)
+{
+	struct np_job *j = ctx;
+	struct np4_reply r;
+	int rc = meta4_reply(j, err, h, p, len, &r, j->state == JOB_CLOSE ? "CLOSE" : "REMOVE");
+
+	if (rc == 0)
+		return;
+	if (j->state == JOB_CLOSE)
+		j->files[j->fi].open = false;
+	j->fi++;
+}
+
+static void destroy_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
+			 uint32_t len)
+{
+	struct np_job *j = ctx;
+	struct np4_reply r;
+	bool sess = j->state == JOB_DESTROY_SESSION;
+	int rc = meta4_reply(j, err, h, p, len, &r, sess ? "DESTROY_SESSION" : "DESTROY_CLIENTID");
+
+	if (rc == 0)
+		return;
+	set_state(j, sess ? JOB_DESTROY_CLIENTID : JOB_DONE);
+}
+
+/* The next set-up call of a 4.1 job's state, or 0 with nothing to send. */
+static int step4(struct np_job *j, char *name, size_t cap)
+{
+	struct np4_compound c = {.n = 1};
+	struct np_file *f;
+
+	switch (j->state) {
+	case JOB_EXCHANGE_ID: {
+		struct nfs4_exchange_id_args *e;
+
+		c.n = 0;
+		np4_op(&c, NFS4_OP_EXCHANGE_ID);
+		e = &c.ops[0].a.exid;
+		/* the verifier changes with every run: the server drops a previous run's state */
+		memcpy(e->verifier, &g.t0_verf, sizeof(e->verifier));
+		e->ownerid =
+			(struct nfs4_ref){(const uint8_t *)j->owner, (uint32_t)strlen(j->owner)};
+		e->flags = EXCHGID4_FLAG_USE_NON_PNFS;
+		e->sp_how = SP4_NONE;
+		return meta4_call(j, &c, false, exid_done);
+	}
+	case JOB_CREATE_SESSION: {
+		static const uint8_t auth_none[4]; /* callback_sec_parms4: AUTH_NONE */
+		struct nfs4_create_session_args *a;
+		uint32_t max = g.o.bs + 4096;
+
+		c.n = 0;
+		np4_op(&c, NFS4_OP_CREATE_SESSION);
+		a = &c.ops[0].a.csess;
+		a->clientid = j->s4.clientid;
+		a->sequence = j->s4.cs_seq;
+		a->flags = 0; /* no persistence, no backchannel, no RDMA mode change */
+		a->fore = (struct nfs4_chan_attrs){.maxrequestsize = max,
+						   .maxresponsesize = max,
+						   .maxresponsesize_cached = 1024,
+						   .maxoperations = NP4_MAX_OPS,
+						   .maxrequests = g.o.iodepth + 1};
+		a->back = (struct nfs4_chan_attrs){.maxrequestsize = 4096,
+						   .maxresponsesize = 4096,
+						   .maxresponsesize_cached = 0,
+						   .maxoperations = 2,
+						   .maxrequests = 1};
+		a->cb_program = 0x40000000u;
+		a->sec_parms = (struct nfs4_raw){1, {auth_none, sizeof(auth_none)}};
+		return meta4_call(j, &c, false, csess_done);
+	}
+	case JOB_RECLAIM:
+		np4_op(&c, NFS4_OP_RECLAIM_COMPLETE);
+		c.ops[1].a.one_fs = false;
+		return meta4_call(j, &c, true, reclaim_done);
+	case JOB_ROOTFH:
+		return rootfh_call(j);
+	case JOB_OPEN:
+		return open_call(j, name, cap);
+	case JOB_COMMIT:
+		f = &j->files[j->fi];
+		np4_op_putfh(&c, f->fh4, f->fh4_len);
+		np4_op(&c, NFS4_OP_COMMIT); /* offset 0, count 0: the whole file */
+		return meta4_call(j, &c, true, commit4_done);
+	case JOB_CLOSE:
+		f = &j->files[j->fi];
+		np4_op_putfh(&c, f->fh4, f->fh4_len);
+		np4_op(&c, NFS4_OP_CLOSE);
+		c.ops[2].a.close.sid = f->sid;
+		return meta4_call(j, &c, true, next_file4_done);
+	case JOB_UNLINK:
+		file_name(j, j->fi, name, cap);
+		np4_op_putfh(&c, j->dir4, j->dir4_len);
+		np4_op(&c, NFS4_OP_REMOVE);
+		c.ops[2].a.name = (struct nfs4_ref){(const uint8_t *)name, (uint32_t)strlen(name)};
+		return meta4_call(j, &c, true, next_file4_done);
+	case JOB_DESTROY_SESSION:
+		/* alone in its COMPOUND, without SEQUENCE (RFC 8881 §18.37.3) */
+		c.n = 0;
+		np4_op(&c, NFS4_OP_DESTROY_SESSION);
+		memcpy(c.ops[0].a.sessionid, j->s4.sessionid, NFS4_SESSIONID_SIZE);
+		return meta4_call(j, &c, false, destroy_done);
+	case JOB_DESTROY_CLIENTID:
+		c.n = 0;
+		np4_op(&c, NFS4_OP_DESTROY_CLIENTID);
+		c.ops[0].a.clientid = j->s4.clientid;
+		return meta4_call(j, &c, false, destroy_done);
+	default:
+		return 0;
+	}
+}
+
+/* ---- NFSv4.1's workload calls: SEQUENCE on the call's own slot, PUTFH, READ/WRITE/COMMIT ---- */
+
+static void io_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
+		    uint32_t len);
+
+static int io_start4(struct np_job *j, struct np_io *io)
+{
+	struct np_file *f = &j->files[io->file];
+	struct np4_compound c = {.n = 1};
+	uint32_t ddp_len = 0;
+	int slot = np4_slot_get(&j->s4), rc;
+
+	if (slot < 0)
+		return -EBUSY;
+	np4_sequence_args(&j->s4, (uint32_t)slot, &c.ops[0].a.seq);
+	c.ops[0].op = NFS4_OP_SEQUENCE;
+	np4_op_putfh(&c, f->fh4, f->fh4_len);
+	if (io->kind == IO_READ) {
+		np4_op(&c, NFS4_OP_READ);
+		c.ops[2].a.read =
+			(struct nfs4_read_args){.sid = f->sid, .offset = io->off, .count = g.o.bs};
+	} else if (io->kind == IO_WRITE) {
+		np_block_fill(g.wbuf, g.o.bs, file_id(j, io->file), io->off, g.o.verify,
+			      g.o.randseed, g.o.verify_interval);
+		np4_op(&c, NFS4_OP_WRITE);
+		/* WRITE ends the COMPOUND, so its data opaque ends the call: DDP-eligible */
+		c.ops[2].a.write =
+			(struct nfs4_write_args){.sid = f->sid,
+						 .offset = io->off,
+						 .stable = g.o.sync ? NFS_FILE_SYNC : NFS_UNSTABLE,
+						 .data = {g.wbuf, g.o.bs}};
+		ddp_len = g.o.bs;
+	} else {
+		np4_op(&c, NFS4_OP_COMMIT);
+	}
+	rc = np_conn_call(&j->conn, NFS4_PROGRAM, NFS4_VERSION, NFS4_PROC_COMPOUND,
+			  (xdrproc_t)np4_xdr_compound, &c, ddp_len, io->kind == IO_READ, 0, io_done,
+			  io);
+	if (rc) {
+		np4_slot_put(&j->s4, (uint32_t)slot);
+		return rc;
+	}
+	io->slot = (uint32_t)slot;
+	count_ops(j, &c);
+	return 0;
+}
+
+/* A workload call's reply. @return true when it succeeded: *data (READ) then holds its data;
+ * false with *retry set for NFS4ERR_DELAY */
+static bool io_done4(struct np_io *io, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
+		     uint32_t len, struct nfs4_ref *data, bool *retry)
+{
+	static const char *const what[] = {"READ", "WRITE", "COMMIT"};
+	struct np_job *j = io->job;
+	struct np4_reply r;
+	bool ok = rpc_ok(j, err, h, what[io->kind]);
+	int drc = ok ? np4_reply_decode(p, len, &r) : -EBADMSG;
+	const struct nfs4_op_res *o;
+
+	*retry = false;
+	np4_slot_done(&j->s4, io->slot, ok ? &r : NULL);
+	if (!ok)
+		return false;
+	if (r.status != NFS4_OK) {
+		*retry = v4_failed(j, &r, what[io->kind]);
+		return false;
+	}
+	o = drc == 0 && r.n == 3 ? &r.r[2] : NULL;
+	if (!o) {
+		job_error(j, EBADMSG, "undecodable results");
+		return false;
+	}
+	if (io->kind == IO_READ) {
+		*data = o->u.read.data;
+	} else if (io->kind == IO_WRITE) {
+		if (o->u.write.count != g.o.bs) {
+			j->res.d[NP_WRITE].short_ios++;
+			job_error(j, EIO, "short write");
+			return false;
+		}
+		if (o->u.write.committed == NFS_UNSTABLE)
+			j->files[io->file].dirty = true;
+	}
+	return true;
+}
+
 /* ---- the workload's calls ---- */
+
+/* A READ's data: the whole block, and (verify=) what np_block_fill wrote there. */
+static bool read_check(struct np_job *j, const struct np_io *io, uint32_t count,
+		       const uint8_t *data, uint32_t data_len)
+{
+	struct np_dirstats *ds = &j->res.d[NP_READ];
+	char why[512], fname[96];
+
+	if (count != g.o.bs || data_len != g.o.bs) {
+		ds->short_ios++;
+		job_error(j, EIO, "short read");
+		return false;
+	}
+	if (g.o.verify == NP_VERIFY_NONE)
+		return true;
+	if (np_block_check(data, data_len, file_id(j, io->file), io->off, g.o.verify, g.o.randseed,
+			   g.o.verify_interval, why, sizeof(why)))
+		return true;
+	ds->verify_errors++;
+	job_error(j, EILSEQ, "verify");
+	if (g.verify_printed++ < g.o.verify_print) {
+		file_name(j, io->file, fname, sizeof(fname));
+		fprintf(stderr, "verify: %s: %s\n", fname, why);
+	}
+	return false;
+}
+
+/* A whole WRITE: what the verify phase reads back. */
+static void write_mark(struct np_job *j, const struct np_io *io)
+{
+	if (j->files[io->file].written && !io->layout) {
+		uint64_t b = io->off / g.o.bs;
+
+		j->files[io->file].written[b / 8] |= (uint8_t)(1u << (b % 8));
+	}
+}
 
 static void io_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
 		    uint32_t len)
@@ -450,7 +1028,31 @@ static void io_done(void *ctx, int err, const struct orpc_reply_hdr *h, const ui
 	io->busy = false;
 	if (j->inflight)
 		j->inflight--;
-	if (io->kind == IO_COMMIT) {
+	if (v4()) {
+		struct nfs4_ref data = {0};
+		bool retry;
+
+		ok = io_done4(io, err, h, p, len, &data, &retry);
+		if (retry) {
+			/* NFS4ERR_DELAY: the same call again shortly, still counted in flight */
+			io->busy = true;
+			io->delayed = true;
+			io->retry_at = np_now_ns() + DELAY_NS;
+			j->inflight++;
+			return;
+		}
+		if (ok && io->kind == IO_READ)
+			ok = read_check(j, io, data.len, data.p, data.len);
+		else if (ok && io->kind == IO_WRITE)
+			write_mark(j, io);
+		if (io->kind == IO_COMMIT) {
+			if (ok) {
+				j->res.sync_ios++;
+				np_lat_add(&j->res.sync_lat, lat);
+			}
+			return;
+		}
+	} else if (io->kind == IO_COMMIT) {
 		struct nfs3_commit_res r = {0};
 
 		if (rpc_ok(j, err, h, "COMMIT") &&
@@ -459,34 +1061,12 @@ static void io_done(void *ctx, int err, const struct orpc_reply_hdr *h, const ui
 			np_lat_add(&j->res.sync_lat, lat);
 		}
 		return;
-	}
-	if (io->kind == IO_READ) {
+	} else if (io->kind == IO_READ) {
 		struct nfs3_read_res r = {0};
 
 		if (rpc_ok(j, err, h, "READ") &&
-		    decode(j, (xdrproc_t)xdr_nfs3_read_res, &r, p, len) && nfs_ok(j, r.status)) {
-			if (r.count != g.o.bs || r.data_len != g.o.bs) {
-				ds->short_ios++;
-				job_error(j, EIO, "short read");
-			} else if (g.o.verify != NP_VERIFY_NONE) {
-				char why[512], fname[96];
-
-				if (np_block_check(r.data, r.data_len, file_id(j, io->file),
-						   io->off, g.o.verify, g.o.randseed,
-						   g.o.verify_interval, why, sizeof(why))) {
-					ok = true;
-				} else {
-					ds->verify_errors++;
-					job_error(j, EILSEQ, "verify");
-					if (g.verify_printed++ < g.o.verify_print) {
-						file_name(j, io->file, fname, sizeof(fname));
-						fprintf(stderr, "verify: %s: %s\n", fname, why);
-					}
-				}
-			} else {
-				ok = true;
-			}
-		}
+		    decode(j, (xdrproc_t)xdr_nfs3_read_res, &r, p, len) && nfs_ok(j, r.status))
+			ok = read_check(j, io, r.count, r.data, r.data_len);
 	} else {
 		struct nfs3_write_res r = {0};
 
@@ -499,12 +1079,7 @@ static void io_done(void *ctx, int err, const struct orpc_reply_hdr *h, const ui
 				ok = true;
 				if (r.committed == NFS_UNSTABLE)
 					j->files[io->file].dirty = true;
-				if (j->files[io->file].written && !io->layout) {
-					uint64_t b = io->off / g.o.bs;
-
-					j->files[io->file].written[b / 8] |=
-						(uint8_t)(1u << (b % 8));
-				}
+				write_mark(j, io);
 			}
 		}
 	}
@@ -535,7 +1110,10 @@ static int io_start(struct np_job *j, struct np_io *io)
 
 	io->job = j;
 	io->start = np_now_ns();
-	if (io->kind == IO_READ) {
+	io->delayed = false;
+	if (v4()) {
+		rc = io_start4(j, io);
+	} else if (io->kind == IO_READ) {
 		struct nfs3_read_args a = {.fh = f->fh, .offset = io->off, .count = g.o.bs};
 
 		rc = np_conn_call(&j->conn, NFS3_PROGRAM, NFS3_VERSION, NFS3_PROC_READ,
@@ -707,7 +1285,36 @@ static bool reread_ios(struct np_job *j)
 	return false;
 }
 
+/* NFSv4.1: the workload's calls NFS4ERR_DELAY sent back go again once their wait is over. */
+static void retry_delayed(struct np_job *j, uint64_t now)
+{
+	for (uint32_t i = 0; i < g.o.iodepth; i++) {
+		struct np_io *io = &j->io[i];
+
+		if (!io->delayed || now < io->retry_at)
+			continue;
+		io->busy = false;
+		j->inflight--;
+		if (io_start(j, io) != 0) {
+			io->busy = true;
+			io->delayed = true;
+			io->retry_at = now + DELAY_NS;
+			j->inflight++;
+			return;
+		}
+	}
+}
+
 /* ---- the job's machine ---- */
+
+/* After the COMMITs and the read-back: 4.1 CLOSEs its files, then REMOVE (unlink=1). */
+static enum job_state after_verify(struct np_job *j)
+{
+	j->fi = 0;
+	if (v4())
+		return JOB_CLOSE;
+	return g.o.unlink ? JOB_UNLINK : JOB_DONE;
+}
 
 static void job_step(struct np_job *j, uint64_t now)
 {
@@ -718,14 +1325,35 @@ static void job_step(struct np_job *j, uint64_t now)
 	if (j->state != JOB_DONE && j->state != JOB_FAILED && j->conn.state == NP_CONN_FAILED) {
 		job_fail(j, j->conn.why ? j->conn.why : "the connection failed");
 	}
+	if (v4() && j->inflight)
+		retry_delayed(j, now);
 	do {
 		prev = j->state;
-		if (j->meta_busy)
+		if (j->meta_busy || now < j->retry_at)
 			break;
 		switch (j->state) {
 		case JOB_CONNECT:
 			if (j->conn.state == NP_CONN_UP)
-				set_state(j, JOB_READDIR);
+				set_state(j, v4() ? JOB_EXCHANGE_ID : JOB_READDIR);
+			break;
+		case JOB_EXCHANGE_ID:
+		case JOB_CREATE_SESSION:
+		case JOB_RECLAIM:
+		case JOB_ROOTFH:
+		case JOB_OPEN:
+		case JOB_DESTROY_SESSION:
+		case JOB_DESTROY_CLIENTID:
+			rc = step4(j, name, sizeof(name));
+			break;
+		case JOB_CLOSE:
+			while (j->fi < g.o.nrfiles && !j->files[j->fi].open)
+				j->fi++;
+			if (j->fi >= g.o.nrfiles) {
+				j->fi = 0;
+				set_state(j, g.o.unlink ? JOB_UNLINK : JOB_DESTROY_SESSION);
+				break;
+			}
+			rc = step4(j, name, sizeof(name));
 			break;
 		case JOB_READDIR: {
 			struct nfs3_readdirplus_args a = {.dir = g.root,
@@ -794,10 +1422,12 @@ static void job_step(struct np_job *j, uint64_t now)
 				if (j->files[0].written)
 					set_state(j, JOB_VERIFY);
 				else
-					set_state(j, g.o.unlink ? JOB_UNLINK : JOB_DONE);
+					set_state(j, after_verify(j));
 				break;
 			}
-			{
+			if (v4()) {
+				rc = step4(j, name, sizeof(name));
+			} else {
 				struct nfs3_commit_args a = {.fh = j->files[j->fi].fh};
 
 				rc = meta_call(j, NFS3_PROC_COMMIT, (xdrproc_t)xdr_nfs3_commit_args,
@@ -806,14 +1436,16 @@ static void job_step(struct np_job *j, uint64_t now)
 			break;
 		case JOB_VERIFY:
 			if (reread_ios(j))
-				set_state(j, g.o.unlink ? JOB_UNLINK : JOB_DONE);
+				set_state(j, after_verify(j));
 			break;
 		case JOB_UNLINK:
 			if (j->fi >= g.o.nrfiles) {
-				set_state(j, JOB_DONE);
+				set_state(j, v4() ? JOB_DESTROY_SESSION : JOB_DONE);
 				break;
 			}
-			{
+			if (v4()) {
+				rc = step4(j, name, sizeof(name));
+			} else {
 				struct nfs3_diropargs a = {.dir = g.root, .name = name};
 
 				file_name(j, j->fi, name, sizeof(name));
@@ -1009,6 +1641,16 @@ static void start_jobs(void)
 		j->rnd = g.o.randseed ^ (0x9e3779b97f4a7c15ull * (i + 1));
 		snprintf(j->res.name, sizeof(j->res.name), "%s", g.o.name);
 		j->res.jobid = i;
+		j->meta_slot = -1;
+		/* a client owner unique per run and job: hostname, pid, the run's start */
+		{
+			char host[64] = "";
+
+			gethostname(host, sizeof(host) - 1);
+			snprintf(j->owner, sizeof(j->owner), "droce-nfsperf:%s:%d:%" PRIx64 ":%u",
+				 host, (int)getpid(), g.t0_verf, i);
+		}
+		np4_sess_init(&j->s4, 1);
 		set_state(j, JOB_CONNECT);
 		if (g.o.iops_log || g.o.lat_log) {
 			char path[512];
@@ -1061,7 +1703,11 @@ static int run_poll(uint64_t now)
 	if (g.mnt_open)
 		work += orpc_clnt_poll(&g.mnt);
 	switch (g.phase) {
-	case 0: /* MOUNT */
+	case 0: /* MOUNT (NFSv3 only: 4.1 finds the export through the server's pseudo-fs) */
+		if (v4() && !g.mnt_sent) {
+			g.mnt_sent = true;
+			g.mnt_done = true;
+		}
 		if (!g.mnt_sent) {
 			int rc = orpc_clnt_init(&g.mnt, g.o.server, g.o.mount_port, 3000, 3);
 
@@ -1111,7 +1757,7 @@ static int run_poll(uint64_t now)
 	case 2: /* UMNT, best effort */
 		if (!g.umnt_sent) {
 			g.umnt_sent = true;
-			if (mount_call(NFS_MNT_PROC_UMNT, umnt_done) != 0)
+			if (v4() || mount_call(NFS_MNT_PROC_UMNT, umnt_done) != 0)
 				g.umnt_done = true;
 		}
 		for (uint32_t i = 0; i < g.o.numjobs; i++)
@@ -1245,6 +1891,12 @@ int main(int argc, char **argv)
 	if (status)
 		return status;
 	g.fsize = g.o.size / g.o.nrfiles / g.o.bs * g.o.bs;
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		g.t0_verf = (uint64_t)ts.tv_sec * NS + (uint64_t)ts.tv_nsec;
+	}
 	g.nblocks = g.fsize / g.o.bs;
 	g.env.o = &g.o;
 	g.env.sys.uid = g.o.uid;
