@@ -463,7 +463,8 @@ static void remove_done(void *ctx, int err, const struct orpc_reply_hdr *h, cons
 
 /* ---- NFSv4.1 (--nfs-version 4.1): the set-up calls, one at a time on their own slot ---- */
 
-#define DELAY_NS 2000000ull /**< NFS4ERR_DELAY: a call goes again this much later */
+#define DELAY_NS 2000000ull   /**< NFS4ERR_DELAY: a call goes again this much later */
+#define GRACE_NS 100000000ull /**< NFS4ERR_GRACE: the server's grace period; OPEN again then */
 
 static bool v4(void)
 {
@@ -506,8 +507,9 @@ static int meta4_call(struct np_job *j, struct np4_compound *c, bool with_seq, n
 }
 
 /* Count a failed COMPOUND by its first failed operation's status; the session errors end the
- * job. @return true when the call should go again (NFS4ERR_DELAY: counted, not an error) */
-static bool v4_failed(struct np_job *j, const struct np4_reply *r, const char *what)
+ * job. @return 0, or how long to wait before the same call goes again (NFS4ERR_DELAY, and
+ * NFS4ERR_GRACE of a server just started: counted by name, not errors of the job) */
+static uint64_t v4_failed(struct np_job *j, const struct np4_reply *r, const char *what)
 {
 	uint32_t st = r->status;
 	uint32_t i = np4_reply_failed(r);
@@ -516,7 +518,9 @@ static bool v4_failed(struct np_job *j, const struct np4_reply *r, const char *w
 		st = r->r[i].status;
 	np_err_count(&j->res.errs, np4_stat_name(st));
 	if (st == NFS4ERR_DELAY)
-		return true;
+		return DELAY_NS;
+	if (st == NFS4ERR_GRACE)
+		return GRACE_NS;
 	if (!j->res.error)
 		j->res.error = EIO;
 	if (st == NFS4ERR_BADSESSION || st == NFS4ERR_DEADSESSION) {
@@ -527,19 +531,20 @@ static bool v4_failed(struct np_job *j, const struct np4_reply *r, const char *w
 		fprintf(stderr, "droce-nfsperf: job %u: %s: %s failed: %s\n", j->idx, what,
 			nfs4_op_name(r->r[i].op), np4_stat_name(st));
 	}
-	return false;
+	return 0;
 }
 
 /*
  * A set-up COMPOUND's reply: its slot moves on, transport and RPC errors are counted, the
- * results decoded into @p r. @return 1 (every operation succeeded), 0 (NFS4ERR_DELAY: the
- * state's call goes again after DELAY_NS) or -1 (failed, counted)
+ * results decoded into @p r. @return 1 (every operation succeeded), 0 (NFS4ERR_DELAY or
+ * NFS4ERR_GRACE: the state's call goes again after a wait) or -1 (failed, counted)
  */
 static int meta4_reply(struct np_job *j, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
 		       uint32_t len, struct np4_reply *r, const char *what)
 {
 	bool ok = rpc_ok(j, err, h, what);
 	int drc = ok ? np4_reply_decode(p, len, r) : -EBADMSG;
+	uint64_t wait;
 
 	j->meta_busy = false;
 	if (j->meta_slot >= 0)
@@ -553,8 +558,9 @@ static int meta4_reply(struct np_job *j, int err, const struct orpc_reply_hdr *h
 		job_error(j, EBADMSG, "undecodable results");
 		return -1;
 	}
-	if (v4_failed(j, r, what)) {
-		j->retry_at = np_now_ns() + DELAY_NS;
+	wait = v4_failed(j, r, what);
+	if (wait) {
+		j->retry_at = np_now_ns() + wait;
 		return 0;
 	}
 	return -1;
@@ -590,6 +596,17 @@ static void csess_done(void *ctx, int err, const struct orpc_reply_hdr *h, const
 	} else if (rc > 0) {
 		if (!cs->fore.maxrequests) {
 			job_fail(j, "CREATE_SESSION granted no slots");
+			return;
+		}
+		/* a WRITE or READ of bs must fit the channel the server granted (else every
+		 * one would fail with NFS4ERR_REQ_TOO_BIG / REP_TOO_BIG) */
+		if (cs->fore.maxrequestsize < g.o.bs + 512 ||
+		    cs->fore.maxresponsesize < g.o.bs + 512) {
+			fprintf(stderr,
+				"droce-nfsperf: job %u: the session takes requests of %u and replies "
+				"of %u bytes: bs=%u does not fit\n",
+				j->idx, cs->fore.maxrequestsize, cs->fore.maxresponsesize, g.o.bs);
+			job_fail(j, "bs is larger than the session's channel");
 			return;
 		}
 		/* the slots are what the server granted, at most iodepth + 1 (asked) */
@@ -939,9 +956,9 @@ static int io_start4(struct np_job *j, struct np_io *io)
 }
 
 /* A workload call's reply. @return true when it succeeded: *data (READ) then holds its data;
- * false with *retry set for NFS4ERR_DELAY */
+ * false, with *wait set when the same call should go again that much later */
 static bool io_done4(struct np_io *io, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
-		     uint32_t len, struct nfs4_ref *data, bool *retry)
+		     uint32_t len, struct nfs4_ref *data, uint64_t *wait)
 {
 	static const char *const what[] = {"READ", "WRITE", "COMMIT"};
 	struct np_job *j = io->job;
@@ -950,12 +967,12 @@ static bool io_done4(struct np_io *io, int err, const struct orpc_reply_hdr *h, 
 	int drc = ok ? np4_reply_decode(p, len, &r) : -EBADMSG;
 	const struct nfs4_op_res *o;
 
-	*retry = false;
+	*wait = 0;
 	np4_slot_done(&j->s4, io->slot, ok ? &r : NULL);
 	if (!ok)
 		return false;
 	if (r.status != NFS4_OK) {
-		*retry = v4_failed(j, &r, what[io->kind]);
+		*wait = v4_failed(j, &r, what[io->kind]);
 		return false;
 	}
 	o = drc == 0 && r.n == 3 ? &r.r[2] : NULL;
@@ -1030,14 +1047,14 @@ static void io_done(void *ctx, int err, const struct orpc_reply_hdr *h, const ui
 		j->inflight--;
 	if (v4()) {
 		struct nfs4_ref data = {0};
-		bool retry;
+		uint64_t wait;
 
-		ok = io_done4(io, err, h, p, len, &data, &retry);
-		if (retry) {
+		ok = io_done4(io, err, h, p, len, &data, &wait);
+		if (wait) {
 			/* NFS4ERR_DELAY: the same call again shortly, still counted in flight */
 			io->busy = true;
 			io->delayed = true;
-			io->retry_at = np_now_ns() + DELAY_NS;
+			io->retry_at = np_now_ns() + wait;
 			j->inflight++;
 			return;
 		}
