@@ -15,6 +15,8 @@
  *      RDMA), WRITE (data by read chunk; FILE_SYNC with sync=1, else UNSTABLE), COMMIT every
  *      fsync=N writes, until size bytes are done or runtime has passed;
  *   4. COMMIT of every file written UNSTABLE, REMOVE with unlink=1, UMNT, then the report.
+ * With --nfs-version 4.1 there is no MOUNT: each job's connection gets a session, and the
+ * set-up, workload and end calls are COMPOUNDs (nfsperf_job4.c, nfsperf_nfs4.c; docs/nfsperf.md).
  * Every NFS status, RPC reply error and transport error is counted by its name; verify=
  * failures print the offset and the expected and found bytes. The exit status is 0 only when
  * no call failed and no block failed verification.
@@ -40,7 +42,7 @@
 
 #include "app_start.h"
 #include "mount_xdr.h"
-#include "nfsperf.h"
+#include "nfsperf_job.h"
 #include "roce_cm.h"
 #include "stk_lcore.h"
 #include "stk_stack.h"
@@ -50,109 +52,13 @@
 #define READDIR_PAGES 64u
 #define NS 1000000000ull
 
-/** One job's state machine (STYLE §4): the set-up calls run one at a time, the workload with
- * iodepth calls in flight. */
-#define JOB_STATE_LIST(X)                                                                          \
-	X(CONNECT)	    /**< its connection is coming up */                                    \
-	X(READDIR)	    /**< READDIRPLUS of the export's root, page by page */                 \
-	X(LOOKUP)	    /**< LOOKUP of file fi */                                              \
-	X(CREATE)	    /**< CREATE of file fi: LOOKUP said NOENT */                           \
-	X(GETATTR)	    /**< GETATTR of file fi: its size */                                   \
-	X(LAYOUT)	    /**< WRITE the pattern into files too short for the reads */           \
-	X(RUN)		    /**< the workload */                                                   \
-	X(DRAIN)	    /**< no new calls: wait for those in flight */                         \
-	X(COMMIT)	    /**< COMMIT of file fi, written UNSTABLE */                            \
-	X(VERIFY)	    /**< a write-only job with verify: READ back every block it wrote */   \
-	X(UNLINK)	    /**< REMOVE of file fi (unlink=1) */                                   \
-	X(EXCHANGE_ID)	    /**< 4.1: EXCHANGE_ID, our client owner */                             \
-	X(CREATE_SESSION)   /**< 4.1: CREATE_SESSION, iodepth + 1 fore channel slots */            \
-	X(RECLAIM)	    /**< 4.1: RECLAIM_COMPLETE (nothing to reclaim) */                     \
-	X(ROOTFH)	    /**< 4.1: PUTROOTFH, LOOKUP of the export's components, GETFH */       \
-	X(OPEN)		    /**< 4.1: OPEN (create, unchecked) of file fi, GETFH, GETATTR */       \
-	X(CLOSE)	    /**< 4.1: CLOSE of file fi */                                          \
-	X(DESTROY_SESSION)  /**< 4.1: DESTROY_SESSION */                                           \
-	X(DESTROY_CLIENTID) /**< 4.1: DESTROY_CLIENTID */                                          \
-	X(DONE)		    /**< finished; its connection is closed */                             \
-	X(FAILED)	    /**< a set-up call failed: the job ends */
-
-#define JOB_ENUM_(n) JOB_##n,
-enum job_state { JOB_STATE_LIST(JOB_ENUM_) JOB_NUM_STATES };
-#define JOB_NAME_(n) #n,
 static const char *const job_state_names[] = {JOB_STATE_LIST(JOB_NAME_)};
-
-enum io_kind { IO_READ, IO_WRITE, IO_COMMIT };
-
-struct np_job;
-
-/** One call of the workload (or of the layout) in flight. */
-struct np_io {
-	struct np_job *job;
-	bool busy, layout;
-	bool reread; /**< the read-back of a write-only job's blocks (not in the results) */
-	enum io_kind kind;
-	uint32_t file;
-	uint64_t off;
-	uint64_t start; /**< ns, when the call went out */
-	uint32_t slot;	/**< 4.1: the session slot it went on */
-	bool delayed;	/**< 4.1: NFS4ERR_DELAY: goes again at retry_at (counted in flight) */
-	uint64_t retry_at;
-};
-
-struct np_file {
-	struct nfs_fh fh;
-	uint64_t size;
-	bool layout;		  /**< laid out by this run */
-	bool dirty;		  /**< written UNSTABLE since its last COMMIT */
-	bool seen;		  /**< READDIRPLUS listed it */
-	uint8_t *written;	  /**< write-only jobs with verify: a bit per block written */
-	uint8_t fh4[NFS4_FHSIZE]; /**< 4.1: its handle, */
-	uint32_t fh4_len;
-	struct nfs4_stateid sid; /**< and the open stateid */
-	bool open;
-};
-
-struct np_job {
-	uint32_t idx;
-	enum job_state state;
-	uint64_t state_cnt[JOB_NUM_STATES];
-	struct np_conn conn;
-	struct np_file files[NP_MAX_FILES];
-	uint32_t fi;	     /**< set-up: the file at hand */
-	bool meta_busy;	     /**< a set-up call is in flight */
-	uint64_t meta_start; /**< ns, when it went out */
-	uint64_t cookie;     /**< READDIRPLUS position */
-	uint8_t verf[NFS3_VERF_SIZE];
-	uint32_t pages, entries;
-	struct np_io io[NP_MAX_DEPTH];
-	uint32_t inflight;
-	uint64_t rnd;
-	uint32_t seq_file;
-	uint64_t seq_off;
-	uint64_t issued; /**< bytes of the workload issued */
-	uint32_t writes_since_commit;
-	uint32_t last_write_file;   /**< what fsync=N's COMMIT commits */
-	uint64_t lay_file, lay_off; /**< layout cursor */
-	uint64_t run_start, run_end;
-	FILE *iops_log, *lat_log; /**< fio's per-job logs */
-	struct np_result res;
-	/* NFSv4.1 */
-	struct np4_sess s4;
-	char owner[96];		   /**< the client owner and open owner: unique per run and job */
-	uint8_t dir4[NFS4_FHSIZE]; /**< the export's root (on the way: the last component's) */
-	uint32_t dir4_len;
-	uint32_t comp;	    /**< ROOTFH: bytes of the export path looked up so far */
-	uint32_t comp_next; /**< ROOTFH: ... once the call in flight succeeds */
-	int meta_slot;	    /**< the slot of the set-up call in flight, or -1 */
-	uint64_t retry_at;  /**< NFS4ERR_DELAY: the set-up call goes again then (ns) */
-};
 
 static struct {
 	struct np_opts o;
 	struct app_start app;
 	bool stack;
 	struct np_env env;
-	uint64_t fsize; /**< per file, a multiple of bs */
-	uint64_t nblocks;
 	/* MOUNT */
 	struct orpc_clnt mnt;
 	bool mnt_open, mnt_sent, mnt_done, umnt_sent, umnt_done;
@@ -160,9 +66,7 @@ static struct {
 	int phase; /**< 0 mount, 1 jobs, 2 umount, 3 disconnecting, 4 done */
 	uint64_t phase_deadline;
 	struct np_job *jobs;
-	uint8_t *wbuf; /**< a block's bytes, encoded at once into the call */
 	uint64_t t0, next_tick;
-	uint64_t t0_verf; /**< 4.1: EXCHANGE_ID's verifier, the run's start */
 	uint64_t verify_printed;
 	int signals;
 	uint64_t signal_at; /**< ns: the first SIGINT/SIGTERM */
@@ -190,6 +94,8 @@ static struct {
 	      .verify_print = 10},
 };
 
+struct np_run np_run;
+
 /* ---- errors by name ---- */
 
 static const char *errno_name(int err)
@@ -216,7 +122,7 @@ static const char *errno_name(int err)
 	}
 }
 
-static void job_error(struct np_job *j, int errnum, const char *name)
+void np_job_error(struct np_job *j, int errnum, const char *name)
 {
 	np_err_count(&j->res.errs, name);
 	if (!j->res.error)
@@ -228,19 +134,19 @@ static void job_error(struct np_job *j, int errnum, const char *name)
  * NFS3_OK... left to the caller; this only counts transport and RPC errors.
  * @return true when the results are there to decode.
  */
-static bool rpc_ok(struct np_job *j, int err, const struct orpc_reply_hdr *h, const char *proc)
+bool np_job_rpc_ok(struct np_job *j, int err, const struct orpc_reply_hdr *h, const char *proc)
 {
 	if (err) {
-		job_error(j, -err, errno_name(-err));
+		np_job_error(j, -err, errno_name(-err));
 		fprintf(stderr, "droce-nfsperf: job %u: %s: %s\n", j->idx, proc, strerror(-err));
 		return false;
 	}
 	if (h->denied) {
-		job_error(j, EACCES, orpc_auth_stat_name(h->why));
+		np_job_error(j, EACCES, orpc_auth_stat_name(h->why));
 		return false;
 	}
 	if (h->stat != SUCCESS) {
-		job_error(j, EPROTO, orpc_accept_stat_name(h->stat));
+		np_job_error(j, EPROTO, orpc_accept_stat_name(h->stat));
 		return false;
 	}
 	return true;
@@ -250,7 +156,7 @@ static bool nfs_ok(struct np_job *j, enum nfs_stat st)
 {
 	if (st == NFS_OK)
 		return true;
-	job_error(j, EIO, nfs_stat_name(st));
+	np_job_error(j, EIO, nfs_stat_name(st));
 	return false;
 }
 
@@ -263,30 +169,30 @@ static bool decode(struct np_job *j, xdrproc_t xres, void *res, const uint8_t *p
 	ok = xres(&x, res, 0);
 	xdr_destroy(&x);
 	if (!ok)
-		job_error(j, EBADMSG, "undecodable results");
+		np_job_error(j, EBADMSG, "undecodable results");
 	return ok;
 }
 
 /* ---- the job's files ---- */
 
-static void file_name(const struct np_job *j, uint32_t f, char *buf, size_t cap)
+void np_job_file_name(const struct np_job *j, uint32_t f, char *buf, size_t cap)
 {
 	snprintf(buf, cap, "%s.%u.%u", g.o.name, j->idx, f);
 }
 
-static uint32_t file_id(const struct np_job *j, uint32_t f)
+uint32_t np_job_file_id(const struct np_job *j, uint32_t f)
 {
 	return j->idx << 16 | f;
 }
 
-static void set_state(struct np_job *j, enum job_state s)
+void np_job_set_state(struct np_job *j, enum job_state s)
 {
 	if (j->state != s)
 		j->state_cnt[s]++;
 	j->state = s;
 }
 
-static bool reads(void)
+bool np_run_reads(void)
 {
 	return g.o.rw != NP_RW_WRITE && g.o.rw != NP_RW_RANDWRITE;
 }
@@ -321,13 +227,13 @@ static int meta_call(struct np_job *j, uint32_t proc, xdrproc_t xargs, void *arg
 	return rc;
 }
 
-static void job_fail(struct np_job *j, const char *why)
+void np_job_fail(struct np_job *j, const char *why)
 {
 	fprintf(stderr, "droce-nfsperf: job %u, in %s: %s\n", j->idx, job_state_names[j->state],
 		why);
 	if (!j->res.error)
 		j->res.error = EIO;
-	set_state(j, JOB_FAILED);
+	np_job_set_state(j, JOB_FAILED);
 }
 
 static void readdir_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
@@ -338,9 +244,9 @@ static void readdir_done(void *ctx, int err, const struct orpc_reply_hdr *h, con
 	struct nfs3_readdir_res r = {.entries = ents, .cap = READDIR_ENTRIES};
 
 	j->meta_busy = false;
-	if (!rpc_ok(j, err, h, "READDIRPLUS") ||
+	if (!np_job_rpc_ok(j, err, h, "READDIRPLUS") ||
 	    !decode(j, (xdrproc_t)xdr_nfs3_readdirplus_res, &r, p, len) || !nfs_ok(j, r.status)) {
-		job_fail(j, "READDIRPLUS of the export's root failed");
+		np_job_fail(j, "READDIRPLUS of the export's root failed");
 		return;
 	}
 	j->pages++;
@@ -349,7 +255,7 @@ static void readdir_done(void *ctx, int err, const struct orpc_reply_hdr *h, con
 		for (uint32_t f = 0; f < g.o.nrfiles; f++) {
 			char n[96];
 
-			file_name(j, f, n, sizeof(n));
+			np_job_file_name(j, f, n, sizeof(n));
 			if (strlen(n) == ents[i].namelen &&
 			    !memcmp(n, ents[i].name, ents[i].namelen))
 				j->files[f].seen = true;
@@ -359,7 +265,7 @@ static void readdir_done(void *ctx, int err, const struct orpc_reply_hdr *h, con
 	memcpy(j->verf, r.cookieverf, sizeof(j->verf));
 	if (r.eof || !r.count || j->pages >= READDIR_PAGES) {
 		j->fi = 0;
-		set_state(j, JOB_LOOKUP);
+		np_job_set_state(j, JOB_LOOKUP);
 	}
 }
 
@@ -370,21 +276,21 @@ static void lookup_done(void *ctx, int err, const struct orpc_reply_hdr *h, cons
 	struct nfs3_lookup_res r = {0};
 
 	j->meta_busy = false;
-	if (!rpc_ok(j, err, h, "LOOKUP") ||
+	if (!np_job_rpc_ok(j, err, h, "LOOKUP") ||
 	    !decode(j, (xdrproc_t)xdr_nfs3_lookup_res, &r, p, len)) {
-		job_fail(j, "LOOKUP failed");
+		np_job_fail(j, "LOOKUP failed");
 		return;
 	}
 	if (r.status == NFS_ERR_NOENT) {
-		set_state(j, JOB_CREATE);
+		np_job_set_state(j, JOB_CREATE);
 		return;
 	}
 	if (!nfs_ok(j, r.status)) {
-		job_fail(j, "LOOKUP failed");
+		np_job_fail(j, "LOOKUP failed");
 		return;
 	}
 	j->files[j->fi].fh = r.fh;
-	set_state(j, JOB_GETATTR);
+	np_job_set_state(j, JOB_GETATTR);
 }
 
 static void create_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
@@ -394,14 +300,14 @@ static void create_done(void *ctx, int err, const struct orpc_reply_hdr *h, cons
 	struct nfs3_create_res r = {0};
 
 	j->meta_busy = false;
-	if (!rpc_ok(j, err, h, "CREATE") ||
+	if (!np_job_rpc_ok(j, err, h, "CREATE") ||
 	    !decode(j, (xdrproc_t)xdr_nfs3_create_res, &r, p, len) || !nfs_ok(j, r.status) ||
 	    !r.fh.valid) {
-		job_fail(j, "CREATE failed");
+		np_job_fail(j, "CREATE failed");
 		return;
 	}
 	j->files[j->fi].fh = r.fh.fh;
-	set_state(j, JOB_GETATTR);
+	np_job_set_state(j, JOB_GETATTR);
 }
 
 static void getattr_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
@@ -412,25 +318,25 @@ static void getattr_done(void *ctx, int err, const struct orpc_reply_hdr *h, con
 	struct np_file *f = &j->files[j->fi];
 
 	j->meta_busy = false;
-	if (!rpc_ok(j, err, h, "GETATTR") ||
+	if (!np_job_rpc_ok(j, err, h, "GETATTR") ||
 	    !decode(j, (xdrproc_t)xdr_nfs3_getattr_res, &r, p, len) || !nfs_ok(j, r.status)) {
-		job_fail(j, "GETATTR failed");
+		np_job_fail(j, "GETATTR failed");
 		return;
 	}
 	if (r.attr.type != NFS_REG) {
-		job_fail(j, "a job's file name is taken by something not a regular file");
+		np_job_fail(j, "a job's file name is taken by something not a regular file");
 		return;
 	}
 	f->size = r.attr.size;
 	/* reads need the whole file there, in its pattern: lay out what is short */
-	f->layout = reads() && f->size < g.fsize;
+	f->layout = np_run_reads() && f->size < np_run.fsize;
 	if (++j->fi < g.o.nrfiles) {
-		set_state(j, JOB_LOOKUP);
+		np_job_set_state(j, JOB_LOOKUP);
 		return;
 	}
 	j->lay_file = 0;
 	j->lay_off = 0;
-	set_state(j, JOB_LAYOUT);
+	np_job_set_state(j, JOB_LAYOUT);
 }
 
 static void commit_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
@@ -440,8 +346,8 @@ static void commit_done(void *ctx, int err, const struct orpc_reply_hdr *h, cons
 	struct nfs3_commit_res r = {0};
 
 	j->meta_busy = false;
-	if (rpc_ok(j, err, h, "COMMIT") && decode(j, (xdrproc_t)xdr_nfs3_commit_res, &r, p, len) &&
-	    nfs_ok(j, r.status)) {
+	if (np_job_rpc_ok(j, err, h, "COMMIT") &&
+	    decode(j, (xdrproc_t)xdr_nfs3_commit_res, &r, p, len) && nfs_ok(j, r.status)) {
 		j->files[j->fi].dirty = false;
 		j->res.sync_ios++;
 		np_lat_add(&j->res.sync_lat, np_now_ns() - j->meta_start);
@@ -456,542 +362,15 @@ static void remove_done(void *ctx, int err, const struct orpc_reply_hdr *h, cons
 	struct nfs3_wcc_res r = {0};
 
 	j->meta_busy = false;
-	if (rpc_ok(j, err, h, "REMOVE") && decode(j, (xdrproc_t)xdr_nfs3_wcc_res, &r, p, len))
+	if (np_job_rpc_ok(j, err, h, "REMOVE") &&
+	    decode(j, (xdrproc_t)xdr_nfs3_wcc_res, &r, p, len))
 		nfs_ok(j, r.status);
 	j->fi++;
 }
 
-/* ---- NFSv4.1 (--nfs-version 4.1): the set-up calls, one at a time on their own slot ---- */
-
-#define DELAY_NS 2000000ull   /**< NFS4ERR_DELAY: a call goes again this much later */
-#define GRACE_NS 100000000ull /**< NFS4ERR_GRACE: the server's grace period; OPEN again then */
-
 static bool v4(void)
 {
 	return g.o.v41;
-}
-
-static void count_ops(struct np_job *j, const struct np4_compound *c)
-{
-	j->res.calls4++;
-	for (uint32_t i = 0; i < c->n; i++)
-		if (c->ops[i].op <= NFS4_OP_LAST)
-			j->res.ops4[c->ops[i].op]++;
-}
-
-/* A set-up COMPOUND: with_seq starts it with SEQUENCE on a slot of its own.
- * @return 0 or np_conn_call's error (-EBUSY also when no slot is free) */
-static int meta4_call(struct np_job *j, struct np4_compound *c, bool with_seq, np_done_t done)
-{
-	int slot = -1, rc;
-
-	if (with_seq) {
-		slot = np4_slot_get(&j->s4);
-		if (slot < 0)
-			return -EBUSY;
-		np4_sequence_args(&j->s4, (uint32_t)slot, &c->ops[0].a.seq);
-		c->ops[0].op = NFS4_OP_SEQUENCE;
-	}
-	rc = np_conn_call(&j->conn, NFS4_PROGRAM, NFS4_VERSION, NFS4_PROC_COMPOUND,
-			  (xdrproc_t)np4_xdr_compound, c, 0, false, 0, done, j);
-	if (rc) {
-		if (slot >= 0)
-			np4_slot_put(&j->s4, (uint32_t)slot);
-		return rc;
-	}
-	j->meta_slot = slot;
-	j->meta_busy = true;
-	j->meta_start = np_now_ns();
-	count_ops(j, c);
-	return 0;
-}
-
-/* Count a failed COMPOUND by its first failed operation's status; the session errors end the
- * job. @return 0, or how long to wait before the same call goes again (NFS4ERR_DELAY, and
- * NFS4ERR_GRACE of a server just started: counted by name, not errors of the job) */
-static uint64_t v4_failed(struct np_job *j, const struct np4_reply *r, const char *what)
-{
-	uint32_t st = r->status;
-	uint32_t i = np4_reply_failed(r);
-
-	if (i < r->n)
-		st = r->r[i].status;
-	np_err_count(&j->res.errs, np4_stat_name(st));
-	if (st == NFS4ERR_DELAY)
-		return DELAY_NS;
-	if (st == NFS4ERR_GRACE)
-		return GRACE_NS;
-	if (!j->res.error)
-		j->res.error = EIO;
-	if (st == NFS4ERR_BADSESSION || st == NFS4ERR_DEADSESSION) {
-		fprintf(stderr, "droce-nfsperf: job %u: %s: the session is gone (%s)\n", j->idx,
-			what, np4_stat_name(st));
-		set_state(j, JOB_FAILED);
-	} else if (i < r->n) {
-		fprintf(stderr, "droce-nfsperf: job %u: %s: %s failed: %s\n", j->idx, what,
-			nfs4_op_name(r->r[i].op), np4_stat_name(st));
-	}
-	return 0;
-}
-
-/*
- * A set-up COMPOUND's reply: its slot moves on, transport and RPC errors are counted, the
- * results decoded into @p r. @return 1 (every operation succeeded), 0 (NFS4ERR_DELAY or
- * NFS4ERR_GRACE: the state's call goes again after a wait) or -1 (failed, counted)
- */
-static int meta4_reply(struct np_job *j, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
-		       uint32_t len, struct np4_reply *r, const char *what)
-{
-	bool ok = rpc_ok(j, err, h, what);
-	int drc = ok ? np4_reply_decode(p, len, r) : -EBADMSG;
-	uint64_t wait;
-
-	j->meta_busy = false;
-	if (j->meta_slot >= 0)
-		np4_slot_done(&j->s4, (uint32_t)j->meta_slot, ok ? r : NULL);
-	j->meta_slot = -1;
-	if (!ok)
-		return -1;
-	if (r->status == NFS4_OK && drc == 0 && np4_reply_failed(r) == r->n)
-		return 1;
-	if (r->status == NFS4_OK) {
-		job_error(j, EBADMSG, "undecodable results");
-		return -1;
-	}
-	wait = v4_failed(j, r, what);
-	if (wait) {
-		j->retry_at = np_now_ns() + wait;
-		return 0;
-	}
-	return -1;
-}
-
-static void exid_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
-		      uint32_t len)
-{
-	struct np_job *j = ctx;
-	struct np4_reply r;
-	int rc = meta4_reply(j, err, h, p, len, &r, "EXCHANGE_ID");
-
-	if (rc < 0) {
-		job_fail(j, "EXCHANGE_ID failed");
-	} else if (rc > 0) {
-		j->s4.clientid = r.r[0].u.exid.clientid;
-		j->s4.cs_seq = r.r[0].u.exid.sequenceid;
-		set_state(j, JOB_CREATE_SESSION);
-	}
-}
-
-static void csess_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
-		       uint32_t len)
-{
-	struct np_job *j = ctx;
-	struct np4_reply r;
-	int rc = meta4_reply(j, err, h, p, len, &r, "CREATE_SESSION");
-	uint64_t clientid = j->s4.clientid;
-	const struct nfs4_create_session_res *cs = &r.r[0].u.csess;
-
-	if (rc < 0) {
-		job_fail(j, "CREATE_SESSION failed");
-	} else if (rc > 0) {
-		if (!cs->fore.maxrequests) {
-			job_fail(j, "CREATE_SESSION granted no slots");
-			return;
-		}
-		/* a WRITE or READ of bs must fit the channel the server granted (else every
-		 * one would fail with NFS4ERR_REQ_TOO_BIG / REP_TOO_BIG) */
-		if (cs->fore.maxrequestsize < g.o.bs + 512 ||
-		    cs->fore.maxresponsesize < g.o.bs + 512) {
-			fprintf(stderr,
-				"droce-nfsperf: job %u: the session takes requests of %u and replies "
-				"of %u bytes: bs=%u does not fit\n",
-				j->idx, cs->fore.maxrequestsize, cs->fore.maxresponsesize, g.o.bs);
-			job_fail(j, "bs is larger than the session's channel");
-			return;
-		}
-		/* the slots are what the server granted, at most iodepth + 1 (asked) */
-		np4_sess_init(&j->s4, cs->fore.maxrequests);
-		j->s4.clientid = clientid;
-		memcpy(j->s4.sessionid, cs->sessionid, sizeof(j->s4.sessionid));
-		set_state(j, JOB_RECLAIM);
-	}
-}
-
-static void reclaim_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
-			 uint32_t len)
-{
-	struct np_job *j = ctx;
-	struct np4_reply r;
-	int rc;
-
-	/* a server that has it from us already says COMPLETE_ALREADY: as good as done */
-	if (!err && h && !h->denied && h->stat == SUCCESS && np4_reply_decode(p, len, &r) == 0 &&
-	    r.status == NFS4ERR_COMPLETE_ALREADY) {
-		j->meta_busy = false;
-		np4_slot_done(&j->s4, (uint32_t)j->meta_slot, &r);
-		j->meta_slot = -1;
-		set_state(j, JOB_ROOTFH);
-		return;
-	}
-	rc = meta4_reply(j, err, h, p, len, &r, "RECLAIM_COMPLETE");
-	if (rc < 0)
-		job_fail(j, "RECLAIM_COMPLETE failed");
-	else if (rc > 0)
-		set_state(j, JOB_ROOTFH);
-}
-
-static void rootfh_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
-			uint32_t len)
-{
-	struct np_job *j = ctx;
-	struct np4_reply r;
-	int rc = meta4_reply(j, err, h, p, len, &r, "LOOKUP of the export");
-	const struct nfs4_op_res *fh;
-
-	if (rc < 0) {
-		job_fail(j, "the export's path does not resolve from the server's root");
-		return;
-	}
-	if (rc == 0)
-		return;
-	fh = np4_reply_op(&r, NFS4_OP_GETFH);
-	if (!fh || fh->u.fh.len > NFS4_FHSIZE) {
-		job_fail(j, "GETFH of the export's root");
-		return;
-	}
-	memcpy(j->dir4, fh->u.fh.p, fh->u.fh.len);
-	j->dir4_len = fh->u.fh.len;
-	j->comp = j->comp_next;
-	if (!g.o.export[j->comp]) {
-		j->fi = 0;
-		set_state(j, JOB_OPEN);
-	}
-}
-
-/* The export's path, up to NP4_MAX_OPS - 3 components a COMPOUND, from PUTROOTFH (the first)
- * or from the handle the previous one ended at: the pseudo-fs joins exports at their paths. */
-static int rootfh_call(struct np_job *j)
-{
-	struct np4_compound c = {.n = 1};
-	const char *e = g.o.export;
-	uint32_t pos = j->comp;
-	int rc;
-
-	if (pos == 0)
-		np4_op(&c, NFS4_OP_PUTROOTFH);
-	else
-		np4_op_putfh(&c, j->dir4, j->dir4_len);
-	while (c.n < NP4_MAX_OPS - 1) {
-		uint32_t start, end;
-
-		while (e[pos] == '/')
-			pos++;
-		if (!e[pos])
-			break;
-		start = pos;
-		while (e[pos] && e[pos] != '/')
-			pos++;
-		end = pos;
-		np4_op(&c, NFS4_OP_LOOKUP);
-		c.ops[c.n - 1].a.name = (struct nfs4_ref){(const uint8_t *)e + start, end - start};
-	}
-	while (e[pos] == '/')
-		pos++;
-	np4_op(&c, NFS4_OP_GETFH);
-	rc = meta4_call(j, &c, true, rootfh_done);
-	if (rc == 0)
-		j->comp_next = pos; /* taken when the reply says the LOOKUPs succeeded */
-	return rc;
-}
-
-static void open_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
-		      uint32_t len)
-{
-	struct np_job *j = ctx;
-	struct np4_reply r;
-	int rc = meta4_reply(j, err, h, p, len, &r, "OPEN");
-	const struct nfs4_op_res *op, *fh, *ga;
-	struct np_file *f = &j->files[j->fi];
-	uint32_t type = 0;
-	uint64_t size = 0;
-
-	if (rc < 0) {
-		job_fail(j, "OPEN failed");
-		return;
-	}
-	if (rc == 0)
-		return;
-	op = np4_reply_op(&r, NFS4_OP_OPEN);
-	fh = np4_reply_op(&r, NFS4_OP_GETFH);
-	ga = np4_reply_op(&r, NFS4_OP_GETATTR);
-	if (!op || !fh || !ga || fh->u.fh.len > NFS4_FHSIZE ||
-	    np4_attr_type_size(&ga->u.getattr, &type, &size) != 0) {
-		job_fail(j, "OPEN's results are incomplete");
-		return;
-	}
-	f->sid = op->u.open.sid;
-	f->open = true;
-	memcpy(f->fh4, fh->u.fh.p, fh->u.fh.len);
-	f->fh4_len = fh->u.fh.len;
-	if (type != NFS_REG) {
-		job_fail(j, "a job's file name is taken by something not a regular file");
-		return;
-	}
-	f->size = size;
-	f->layout = reads() && f->size < g.fsize;
-	if (++j->fi < g.o.nrfiles)
-		return;
-	j->lay_file = 0;
-	j->lay_off = 0;
-	set_state(j, JOB_LAYOUT);
-}
-
-static int open_call(struct np_job *j, char *name, size_t cap)
-{
-	static const uint8_t mode[4] = {0, 0, 0x01, 0xa4}; /* 0644 */
-	struct np4_compound c = {.n = 1};
-	struct nfs4_open_args *o;
-
-	file_name(j, j->fi, name, cap);
-	np4_op_putfh(&c, j->dir4, j->dir4_len);
-	np4_op(&c, NFS4_OP_OPEN);
-	o = &c.ops[c.n - 1].a.open;
-	/* both ways (a reading job lays out short files); no delegation wanted: every call is
-	 * droce-nfsperf's, and the server would only have to recall it */
-	o->share_access = OPEN4_SHARE_ACCESS_BOTH | OPEN4_SHARE_ACCESS_WANT_NO_DELEG;
-	o->share_deny = OPEN4_SHARE_DENY_NONE;
-	o->clientid = j->s4.clientid;
-	o->owner = (struct nfs4_ref){(const uint8_t *)j->owner, (uint32_t)strlen(j->owner)};
-	/* NFSv3's LOOKUP, then CREATE UNCHECKED when NOENT, in one: an existing file is kept */
-	o->opentype = OPEN4_CREATE;
-	o->createmode = UNCHECKED4;
-	nfs4_bit_set(&o->attrs.mask, NFS4_A_MODE);
-	o->attrs.vals = (struct nfs4_ref){mode, sizeof(mode)};
-	o->claim = CLAIM_NULL;
-	o->name = (struct nfs4_ref){(const uint8_t *)name, (uint32_t)strlen(name)};
-	np4_op(&c, NFS4_OP_GETFH);
-	np4_op(&c, NFS4_OP_GETATTR);
-	nfs4_bit_set(&c.ops[c.n - 1].a.getattr, NFS4_A_TYPE);
-	nfs4_bit_set(&c.ops[c.n - 1].a.getattr, NFS4_A_SIZE);
-	return meta4_call(j, &c, true, open_done);
-}
-
-static void commit4_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
-			 uint32_t len)
-{
-	struct np_job *j = ctx;
-	struct np4_reply r;
-	int rc = meta4_reply(j, err, h, p, len, &r, "COMMIT");
-
-	if (rc == 0)
-		return;
-	if (rc > 0) {
-		j->files[j->fi].dirty = false;
-		j->res.sync_ios++;
-		np_lat_add(&j->res.sync_lat, np_now_ns() - j->meta_start);
-	}
-	j->fi++;
-}
-
-/* CLOSE, REMOVE: the file moves on whatever the outcome (counted). */
-static void next_file4_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
-			    uint32_t len)
-{
-	struct np_job *j = ctx;
-	struct np4_reply r;
-	int rc = meta4_reply(j, err, h, p, len, &r, j->state == JOB_CLOSE ? "CLOSE" : "REMOVE");
-
-	if (rc == 0)
-		return;
-	if (j->state == JOB_CLOSE)
-		j->files[j->fi].open = false;
-	j->fi++;
-}
-
-static void destroy_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
-			 uint32_t len)
-{
-	struct np_job *j = ctx;
-	struct np4_reply r;
-	bool sess = j->state == JOB_DESTROY_SESSION;
-	int rc = meta4_reply(j, err, h, p, len, &r, sess ? "DESTROY_SESSION" : "DESTROY_CLIENTID");
-
-	if (rc == 0)
-		return;
-	set_state(j, sess ? JOB_DESTROY_CLIENTID : JOB_DONE);
-}
-
-/* The next set-up call of a 4.1 job's state, or 0 with nothing to send. */
-static int step4(struct np_job *j, char *name, size_t cap)
-{
-	struct np4_compound c = {.n = 1};
-	struct np_file *f;
-
-	switch (j->state) {
-	case JOB_EXCHANGE_ID: {
-		struct nfs4_exchange_id_args *e;
-
-		c.n = 0;
-		np4_op(&c, NFS4_OP_EXCHANGE_ID);
-		e = &c.ops[0].a.exid;
-		/* the verifier changes with every run: the server drops a previous run's state */
-		memcpy(e->verifier, &g.t0_verf, sizeof(e->verifier));
-		e->ownerid =
-			(struct nfs4_ref){(const uint8_t *)j->owner, (uint32_t)strlen(j->owner)};
-		e->flags = EXCHGID4_FLAG_USE_NON_PNFS;
-		e->sp_how = SP4_NONE;
-		return meta4_call(j, &c, false, exid_done);
-	}
-	case JOB_CREATE_SESSION: {
-		static const uint8_t auth_none[4]; /* callback_sec_parms4: AUTH_NONE */
-		struct nfs4_create_session_args *a;
-		uint32_t max = g.o.bs + 4096;
-
-		c.n = 0;
-		np4_op(&c, NFS4_OP_CREATE_SESSION);
-		a = &c.ops[0].a.csess;
-		a->clientid = j->s4.clientid;
-		a->sequence = j->s4.cs_seq;
-		a->flags = 0; /* no persistence, no backchannel, no RDMA mode change */
-		a->fore = (struct nfs4_chan_attrs){.maxrequestsize = max,
-						   .maxresponsesize = max,
-						   .maxresponsesize_cached = 1024,
-						   .maxoperations = NP4_MAX_OPS,
-						   .maxrequests = g.o.iodepth + 1};
-		a->back = (struct nfs4_chan_attrs){.maxrequestsize = 4096,
-						   .maxresponsesize = 4096,
-						   .maxresponsesize_cached = 0,
-						   .maxoperations = 2,
-						   .maxrequests = 1};
-		a->cb_program = 0x40000000u;
-		a->sec_parms = (struct nfs4_raw){1, {auth_none, sizeof(auth_none)}};
-		return meta4_call(j, &c, false, csess_done);
-	}
-	case JOB_RECLAIM:
-		np4_op(&c, NFS4_OP_RECLAIM_COMPLETE);
-		c.ops[1].a.one_fs = false;
-		return meta4_call(j, &c, true, reclaim_done);
-	case JOB_ROOTFH:
-		return rootfh_call(j);
-	case JOB_OPEN:
-		return open_call(j, name, cap);
-	case JOB_COMMIT:
-		f = &j->files[j->fi];
-		np4_op_putfh(&c, f->fh4, f->fh4_len);
-		np4_op(&c, NFS4_OP_COMMIT); /* offset 0, count 0: the whole file */
-		return meta4_call(j, &c, true, commit4_done);
-	case JOB_CLOSE:
-		f = &j->files[j->fi];
-		np4_op_putfh(&c, f->fh4, f->fh4_len);
-		np4_op(&c, NFS4_OP_CLOSE);
-		c.ops[2].a.close.sid = f->sid;
-		return meta4_call(j, &c, true, next_file4_done);
-	case JOB_UNLINK:
-		file_name(j, j->fi, name, cap);
-		np4_op_putfh(&c, j->dir4, j->dir4_len);
-		np4_op(&c, NFS4_OP_REMOVE);
-		c.ops[2].a.name = (struct nfs4_ref){(const uint8_t *)name, (uint32_t)strlen(name)};
-		return meta4_call(j, &c, true, next_file4_done);
-	case JOB_DESTROY_SESSION:
-		/* alone in its COMPOUND, without SEQUENCE (RFC 8881 §18.37.3) */
-		c.n = 0;
-		np4_op(&c, NFS4_OP_DESTROY_SESSION);
-		memcpy(c.ops[0].a.sessionid, j->s4.sessionid, NFS4_SESSIONID_SIZE);
-		return meta4_call(j, &c, false, destroy_done);
-	case JOB_DESTROY_CLIENTID:
-		c.n = 0;
-		np4_op(&c, NFS4_OP_DESTROY_CLIENTID);
-		c.ops[0].a.clientid = j->s4.clientid;
-		return meta4_call(j, &c, false, destroy_done);
-	default:
-		return 0;
-	}
-}
-
-/* ---- NFSv4.1's workload calls: SEQUENCE on the call's own slot, PUTFH, READ/WRITE/COMMIT ---- */
-
-static void io_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
-		    uint32_t len);
-
-static int io_start4(struct np_job *j, struct np_io *io)
-{
-	struct np_file *f = &j->files[io->file];
-	struct np4_compound c = {.n = 1};
-	uint32_t ddp_len = 0;
-	int slot = np4_slot_get(&j->s4), rc;
-
-	if (slot < 0)
-		return -EBUSY;
-	np4_sequence_args(&j->s4, (uint32_t)slot, &c.ops[0].a.seq);
-	c.ops[0].op = NFS4_OP_SEQUENCE;
-	np4_op_putfh(&c, f->fh4, f->fh4_len);
-	if (io->kind == IO_READ) {
-		np4_op(&c, NFS4_OP_READ);
-		c.ops[2].a.read =
-			(struct nfs4_read_args){.sid = f->sid, .offset = io->off, .count = g.o.bs};
-	} else if (io->kind == IO_WRITE) {
-		np_block_fill(g.wbuf, g.o.bs, file_id(j, io->file), io->off, g.o.verify,
-			      g.o.randseed, g.o.verify_interval);
-		np4_op(&c, NFS4_OP_WRITE);
-		/* WRITE ends the COMPOUND, so its data opaque ends the call: DDP-eligible */
-		c.ops[2].a.write =
-			(struct nfs4_write_args){.sid = f->sid,
-						 .offset = io->off,
-						 .stable = g.o.sync ? NFS_FILE_SYNC : NFS_UNSTABLE,
-						 .data = {g.wbuf, g.o.bs}};
-		ddp_len = g.o.bs;
-	} else {
-		np4_op(&c, NFS4_OP_COMMIT);
-	}
-	rc = np_conn_call(&j->conn, NFS4_PROGRAM, NFS4_VERSION, NFS4_PROC_COMPOUND,
-			  (xdrproc_t)np4_xdr_compound, &c, ddp_len, io->kind == IO_READ, 0, io_done,
-			  io);
-	if (rc) {
-		np4_slot_put(&j->s4, (uint32_t)slot);
-		return rc;
-	}
-	io->slot = (uint32_t)slot;
-	count_ops(j, &c);
-	return 0;
-}
-
-/* A workload call's reply. @return true when it succeeded: *data (READ) then holds its data;
- * false, with *wait set when the same call should go again that much later */
-static bool io_done4(struct np_io *io, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
-		     uint32_t len, struct nfs4_ref *data, uint64_t *wait)
-{
-	static const char *const what[] = {"READ", "WRITE", "COMMIT"};
-	struct np_job *j = io->job;
-	struct np4_reply r;
-	bool ok = rpc_ok(j, err, h, what[io->kind]);
-	int drc = ok ? np4_reply_decode(p, len, &r) : -EBADMSG;
-	const struct nfs4_op_res *o;
-
-	*wait = 0;
-	np4_slot_done(&j->s4, io->slot, ok ? &r : NULL);
-	if (!ok)
-		return false;
-	if (r.status != NFS4_OK) {
-		*wait = v4_failed(j, &r, what[io->kind]);
-		return false;
-	}
-	o = drc == 0 && r.n == 3 ? &r.r[2] : NULL;
-	if (!o) {
-		job_error(j, EBADMSG, "undecodable results");
-		return false;
-	}
-	if (io->kind == IO_READ) {
-		*data = o->u.read.data;
-	} else if (io->kind == IO_WRITE) {
-		if (o->u.write.count != g.o.bs) {
-			j->res.d[NP_WRITE].short_ios++;
-			job_error(j, EIO, "short write");
-			return false;
-		}
-		if (o->u.write.committed == NFS_UNSTABLE)
-			j->files[io->file].dirty = true;
-	}
-	return true;
 }
 
 /* ---- the workload's calls ---- */
@@ -1005,18 +384,18 @@ static bool read_check(struct np_job *j, const struct np_io *io, uint32_t count,
 
 	if (count != g.o.bs || data_len != g.o.bs) {
 		ds->short_ios++;
-		job_error(j, EIO, "short read");
+		np_job_error(j, EIO, "short read");
 		return false;
 	}
 	if (g.o.verify == NP_VERIFY_NONE)
 		return true;
-	if (np_block_check(data, data_len, file_id(j, io->file), io->off, g.o.verify, g.o.randseed,
-			   g.o.verify_interval, why, sizeof(why)))
+	if (np_block_check(data, data_len, np_job_file_id(j, io->file), io->off, g.o.verify,
+			   g.o.randseed, g.o.verify_interval, why, sizeof(why)))
 		return true;
 	ds->verify_errors++;
-	job_error(j, EILSEQ, "verify");
+	np_job_error(j, EILSEQ, "verify");
 	if (g.verify_printed++ < g.o.verify_print) {
-		file_name(j, io->file, fname, sizeof(fname));
+		np_job_file_name(j, io->file, fname, sizeof(fname));
 		fprintf(stderr, "verify: %s: %s\n", fname, why);
 	}
 	return false;
@@ -1032,8 +411,7 @@ static void write_mark(struct np_job *j, const struct np_io *io)
 	}
 }
 
-static void io_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
-		    uint32_t len)
+void np_io_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p, uint32_t len)
 {
 	struct np_io *io = ctx;
 	struct np_job *j = io->job;
@@ -1049,7 +427,7 @@ static void io_done(void *ctx, int err, const struct orpc_reply_hdr *h, const ui
 		struct nfs4_ref data = {0};
 		uint64_t wait;
 
-		ok = io_done4(io, err, h, p, len, &data, &wait);
+		ok = np4_io_done(io, err, h, p, len, &data, &wait);
 		if (wait) {
 			/* NFS4ERR_DELAY: the same call again shortly, still counted in flight */
 			io->busy = true;
@@ -1072,7 +450,7 @@ static void io_done(void *ctx, int err, const struct orpc_reply_hdr *h, const ui
 	} else if (io->kind == IO_COMMIT) {
 		struct nfs3_commit_res r = {0};
 
-		if (rpc_ok(j, err, h, "COMMIT") &&
+		if (np_job_rpc_ok(j, err, h, "COMMIT") &&
 		    decode(j, (xdrproc_t)xdr_nfs3_commit_res, &r, p, len) && nfs_ok(j, r.status)) {
 			j->res.sync_ios++;
 			np_lat_add(&j->res.sync_lat, lat);
@@ -1081,17 +459,17 @@ static void io_done(void *ctx, int err, const struct orpc_reply_hdr *h, const ui
 	} else if (io->kind == IO_READ) {
 		struct nfs3_read_res r = {0};
 
-		if (rpc_ok(j, err, h, "READ") &&
+		if (np_job_rpc_ok(j, err, h, "READ") &&
 		    decode(j, (xdrproc_t)xdr_nfs3_read_res, &r, p, len) && nfs_ok(j, r.status))
 			ok = read_check(j, io, r.count, r.data, r.data_len);
 	} else {
 		struct nfs3_write_res r = {0};
 
-		if (rpc_ok(j, err, h, "WRITE") &&
+		if (np_job_rpc_ok(j, err, h, "WRITE") &&
 		    decode(j, (xdrproc_t)xdr_nfs3_write_res, &r, p, len) && nfs_ok(j, r.status)) {
 			if (r.count != g.o.bs) {
 				ds->short_ios++;
-				job_error(j, EIO, "short write");
+				np_job_error(j, EIO, "short write");
 			} else {
 				ok = true;
 				if (r.committed == NFS_UNSTABLE)
@@ -1129,12 +507,12 @@ static int io_start(struct np_job *j, struct np_io *io)
 	io->start = np_now_ns();
 	io->delayed = false;
 	if (v4()) {
-		rc = io_start4(j, io);
+		rc = np4_io_start(j, io);
 	} else if (io->kind == IO_READ) {
 		struct nfs3_read_args a = {.fh = f->fh, .offset = io->off, .count = g.o.bs};
 
 		rc = np_conn_call(&j->conn, NFS3_PROGRAM, NFS3_VERSION, NFS3_PROC_READ,
-				  (xdrproc_t)xdr_nfs3_read_args, &a, 0, true, 0, io_done, io);
+				  (xdrproc_t)xdr_nfs3_read_args, &a, 0, true, 0, np_io_done, io);
 		if (!rc)
 			j->res.calls[NFS3_PROC_READ]++;
 	} else if (io->kind == IO_WRITE) {
@@ -1142,13 +520,13 @@ static int io_start(struct np_job *j, struct np_io *io)
 					    .offset = io->off,
 					    .count = g.o.bs,
 					    .stable = g.o.sync ? NFS_FILE_SYNC : NFS_UNSTABLE,
-					    .data = g.wbuf,
+					    .data = np_run.wbuf,
 					    .data_len = g.o.bs};
 
-		np_block_fill(g.wbuf, g.o.bs, file_id(j, io->file), io->off, g.o.verify,
+		np_block_fill(np_run.wbuf, g.o.bs, np_job_file_id(j, io->file), io->off, g.o.verify,
 			      g.o.randseed, g.o.verify_interval);
 		rc = np_conn_call(&j->conn, NFS3_PROGRAM, NFS3_VERSION, NFS3_PROC_WRITE,
-				  (xdrproc_t)xdr_nfs3_write_args, &a, g.o.bs, false, 0, io_done,
+				  (xdrproc_t)xdr_nfs3_write_args, &a, g.o.bs, false, 0, np_io_done,
 				  io);
 		if (!rc)
 			j->res.calls[NFS3_PROC_WRITE]++;
@@ -1156,7 +534,7 @@ static int io_start(struct np_job *j, struct np_io *io)
 		struct nfs3_commit_args a = {.fh = f->fh};
 
 		rc = np_conn_call(&j->conn, NFS3_PROGRAM, NFS3_VERSION, NFS3_PROC_COMMIT,
-				  (xdrproc_t)xdr_nfs3_commit_args, &a, 0, false, 0, io_done, io);
+				  (xdrproc_t)xdr_nfs3_commit_args, &a, 0, false, 0, np_io_done, io);
 		if (!rc)
 			j->res.calls[NFS3_PROC_COMMIT]++;
 	}
@@ -1164,7 +542,7 @@ static int io_start(struct np_job *j, struct np_io *io)
 		io->busy = true;
 		j->inflight++;
 	} else if (rc != -EBUSY) {
-		job_error(j, -rc, errno_name(-rc));
+		np_job_error(j, -rc, errno_name(-rc));
 	}
 	return rc;
 }
@@ -1203,12 +581,12 @@ static bool next_io(struct np_job *j, struct np_io *io, uint64_t now)
 	io->layout = false;
 	if (random_rw()) {
 		io->file = (uint32_t)(rnd(j) % g.o.nrfiles);
-		io->off = (rnd(j) % g.nblocks) * g.o.bs;
+		io->off = (rnd(j) % np_run.nblocks) * g.o.bs;
 	} else {
 		io->file = j->seq_file;
 		io->off = j->seq_off;
 		j->seq_off += g.o.bs;
-		if (j->seq_off >= g.fsize) {
+		if (j->seq_off >= np_run.fsize) {
 			j->seq_off = 0;
 			j->seq_file = (j->seq_file + 1) % g.o.nrfiles;
 		}
@@ -1224,7 +602,7 @@ static void run_ios(struct np_job *j, uint64_t now)
 		struct np_io want;
 
 		if (!next_io(j, &want, now)) {
-			set_state(j, JOB_DRAIN);
+			np_job_set_state(j, JOB_DRAIN);
 			return;
 		}
 		io->kind = want.kind;
@@ -1251,7 +629,7 @@ static bool layout_ios(struct np_job *j)
 
 	while (np_conn_room(&j->conn) && (io = io_get(j)) != NULL) {
 		while (j->lay_file < g.o.nrfiles &&
-		       (!j->files[j->lay_file].layout || j->lay_off >= g.fsize)) {
+		       (!j->files[j->lay_file].layout || j->lay_off >= np_run.fsize)) {
 			j->lay_file++;
 			j->lay_off = 0;
 		}
@@ -1282,10 +660,10 @@ static bool reread_ios(struct np_job *j)
 			if (j->lay_file >= g.o.nrfiles)
 				return j->inflight == 0;
 			f = &j->files[j->lay_file];
-			if (j->lay_off < g.nblocks &&
+			if (j->lay_off < np_run.nblocks &&
 			    f->written[j->lay_off / 8] & (1u << (j->lay_off % 8)))
 				break;
-			if (++j->lay_off >= g.nblocks) {
+			if (++j->lay_off >= np_run.nblocks) {
 				j->lay_file++;
 				j->lay_off = 0;
 			}
@@ -1315,7 +693,7 @@ static void retry_delayed(struct np_job *j, uint64_t now)
 		if (io_start(j, io) != 0) {
 			io->busy = true;
 			io->delayed = true;
-			io->retry_at = now + DELAY_NS;
+			io->retry_at = now + NP4_DELAY_NS;
 			j->inflight++;
 			return;
 		}
@@ -1340,7 +718,7 @@ static void job_step(struct np_job *j, uint64_t now)
 	int rc = 0;
 
 	if (j->state != JOB_DONE && j->state != JOB_FAILED && j->conn.state == NP_CONN_FAILED) {
-		job_fail(j, j->conn.why ? j->conn.why : "the connection failed");
+		np_job_fail(j, j->conn.why ? j->conn.why : "the connection failed");
 	}
 	if (v4() && j->inflight)
 		retry_delayed(j, now);
@@ -1351,7 +729,7 @@ static void job_step(struct np_job *j, uint64_t now)
 		switch (j->state) {
 		case JOB_CONNECT:
 			if (j->conn.state == NP_CONN_UP)
-				set_state(j, v4() ? JOB_EXCHANGE_ID : JOB_READDIR);
+				np_job_set_state(j, v4() ? JOB_EXCHANGE_ID : JOB_READDIR);
 			break;
 		case JOB_EXCHANGE_ID:
 		case JOB_CREATE_SESSION:
@@ -1360,17 +738,17 @@ static void job_step(struct np_job *j, uint64_t now)
 		case JOB_OPEN:
 		case JOB_DESTROY_SESSION:
 		case JOB_DESTROY_CLIENTID:
-			rc = step4(j, name, sizeof(name));
+			rc = np4_job_step(j, name, sizeof(name));
 			break;
 		case JOB_CLOSE:
 			while (j->fi < g.o.nrfiles && !j->files[j->fi].open)
 				j->fi++;
 			if (j->fi >= g.o.nrfiles) {
 				j->fi = 0;
-				set_state(j, g.o.unlink ? JOB_UNLINK : JOB_DESTROY_SESSION);
+				np_job_set_state(j, g.o.unlink ? JOB_UNLINK : JOB_DESTROY_SESSION);
 				break;
 			}
-			rc = step4(j, name, sizeof(name));
+			rc = np4_job_step(j, name, sizeof(name));
 			break;
 		case JOB_READDIR: {
 			struct nfs3_readdirplus_args a = {.dir = g.root,
@@ -1387,7 +765,7 @@ static void job_step(struct np_job *j, uint64_t now)
 		case JOB_LOOKUP: {
 			struct nfs3_diropargs a = {.dir = g.root, .name = name};
 
-			file_name(j, j->fi, name, sizeof(name));
+			np_job_file_name(j, j->fi, name, sizeof(name));
 			a.namelen = (uint32_t)strlen(name);
 			rc = meta_call(j, NFS3_PROC_LOOKUP, (xdrproc_t)xdr_nfs3_diropargs, &a, 0,
 				       lookup_done);
@@ -1398,7 +776,7 @@ static void job_step(struct np_job *j, uint64_t now)
 						     .mode = NFS_CREATE_UNCHECKED,
 						     .sattr = {.set_mode = true, .mode = 0644}};
 
-			file_name(j, j->fi, name, sizeof(name));
+			np_job_file_name(j, j->fi, name, sizeof(name));
 			a.where.namelen = (uint32_t)strlen(name);
 			rc = meta_call(j, NFS3_PROC_CREATE, (xdrproc_t)xdr_nfs3_create_args, &a, 0,
 				       create_done);
@@ -1416,7 +794,7 @@ static void job_step(struct np_job *j, uint64_t now)
 				/* the layout's UNSTABLE writes are committed at the end with the
 				 * workload's: a COMMIT now would be timed with nothing */
 				j->run_start = now;
-				set_state(j, JOB_RUN);
+				np_job_set_state(j, JOB_RUN);
 			}
 			break;
 		case JOB_RUN:
@@ -1426,7 +804,7 @@ static void job_step(struct np_job *j, uint64_t now)
 			if (j->inflight == 0) {
 				j->run_end = now;
 				j->fi = 0;
-				set_state(j, JOB_COMMIT);
+				np_job_set_state(j, JOB_COMMIT);
 			}
 			break;
 		case JOB_COMMIT:
@@ -1437,13 +815,13 @@ static void job_step(struct np_job *j, uint64_t now)
 				j->lay_file = 0;
 				j->lay_off = 0;
 				if (j->files[0].written)
-					set_state(j, JOB_VERIFY);
+					np_job_set_state(j, JOB_VERIFY);
 				else
-					set_state(j, after_verify(j));
+					np_job_set_state(j, after_verify(j));
 				break;
 			}
 			if (v4()) {
-				rc = step4(j, name, sizeof(name));
+				rc = np4_job_step(j, name, sizeof(name));
 			} else {
 				struct nfs3_commit_args a = {.fh = j->files[j->fi].fh};
 
@@ -1453,19 +831,19 @@ static void job_step(struct np_job *j, uint64_t now)
 			break;
 		case JOB_VERIFY:
 			if (reread_ios(j))
-				set_state(j, after_verify(j));
+				np_job_set_state(j, after_verify(j));
 			break;
 		case JOB_UNLINK:
 			if (j->fi >= g.o.nrfiles) {
-				set_state(j, v4() ? JOB_DESTROY_SESSION : JOB_DONE);
+				np_job_set_state(j, v4() ? JOB_DESTROY_SESSION : JOB_DONE);
 				break;
 			}
 			if (v4()) {
-				rc = step4(j, name, sizeof(name));
+				rc = np4_job_step(j, name, sizeof(name));
 			} else {
 				struct nfs3_diropargs a = {.dir = g.root, .name = name};
 
-				file_name(j, j->fi, name, sizeof(name));
+				np_job_file_name(j, j->fi, name, sizeof(name));
 				a.namelen = (uint32_t)strlen(name);
 				rc = meta_call(j, NFS3_PROC_REMOVE, (xdrproc_t)xdr_nfs3_diropargs,
 					       &a, 0, remove_done);
@@ -1475,7 +853,7 @@ static void job_step(struct np_job *j, uint64_t now)
 			break;
 		}
 		if (rc && rc != -EBUSY) {
-			job_fail(j, strerror(-rc));
+			np_job_fail(j, strerror(-rc));
 			rc = 0;
 		}
 	} while (j->state != prev);
@@ -1665,10 +1043,10 @@ static void start_jobs(void)
 
 			gethostname(host, sizeof(host) - 1);
 			snprintf(j->owner, sizeof(j->owner), "droce-nfsperf:%s:%d:%" PRIx64 ":%u",
-				 host, (int)getpid(), g.t0_verf, i);
+				 host, (int)getpid(), np_run.t0_verf, i);
 		}
 		np4_sess_init(&j->s4, 1);
-		set_state(j, JOB_CONNECT);
+		np_job_set_state(j, JOB_CONNECT);
 		if (g.o.iops_log || g.o.lat_log) {
 			char path[512];
 
@@ -1682,15 +1060,15 @@ static void start_jobs(void)
 				j->lat_log = fopen(path, "w");
 			}
 		}
-		if (g.o.verify != NP_VERIFY_NONE && !reads())
+		if (g.o.verify != NP_VERIFY_NONE && !np_run_reads())
 			for (uint32_t f = 0; f < g.o.nrfiles; f++)
-				j->files[f].written = calloc(g.nblocks / 8 + 1, 1);
+				j->files[f].written = calloc(np_run.nblocks / 8 + 1, 1);
 		/* one more than iodepth: a set-up call never waits for the workload's */
 		rc = np_conn_open(&j->conn, &g.env, g.o.iodepth + 1, max_io);
 		if (rc) {
 			fprintf(stderr, "droce-nfsperf: job %u: connection: %s\n", i,
 				strerror(-rc));
-			job_fail(j, "no connection");
+			np_job_fail(j, "no connection");
 		}
 	}
 }
@@ -1763,7 +1141,7 @@ static int run_poll(uint64_t now)
 		if (g.signals && now > g.signal_at + 5 * NS)
 			for (uint32_t i = 0; i < g.o.numjobs; i++)
 				if (g.jobs[i].state != JOB_DONE && g.jobs[i].state != JOB_FAILED)
-					job_fail(&g.jobs[i], "interrupted");
+					np_job_fail(&g.jobs[i], "interrupted");
 		if (jobs_over()) {
 			for (uint32_t i = 0; i < g.o.numjobs; i++)
 				np_conn_close(&g.jobs[i].conn);
@@ -1907,21 +1285,22 @@ int main(int argc, char **argv)
 	status = np_opts_parse(&g.o, app_argc, app_argv);
 	if (status)
 		return status;
-	g.fsize = g.o.size / g.o.nrfiles / g.o.bs * g.o.bs;
+	np_run.o = &g.o;
+	np_run.fsize = g.o.size / g.o.nrfiles / g.o.bs * g.o.bs;
 	{
 		struct timespec ts;
 
 		clock_gettime(CLOCK_REALTIME, &ts);
-		g.t0_verf = (uint64_t)ts.tv_sec * NS + (uint64_t)ts.tv_nsec;
+		np_run.t0_verf = (uint64_t)ts.tv_sec * NS + (uint64_t)ts.tv_nsec;
 	}
-	g.nblocks = g.fsize / g.o.bs;
+	np_run.nblocks = np_run.fsize / g.o.bs;
 	g.env.o = &g.o;
 	g.env.sys.uid = g.o.uid;
 	g.env.sys.gid = g.o.gid;
 	snprintf(g.env.sys.machname, sizeof(g.env.sys.machname), "droce-nfsperf");
 	g.jobs = calloc(g.o.numjobs, sizeof(*g.jobs));
-	g.wbuf = malloc(g.o.bs);
-	if (!g.jobs || !g.wbuf)
+	np_run.wbuf = malloc(g.o.bs);
+	if (!g.jobs || !np_run.wbuf)
 		return 1;
 	/* RDMA needs droce's stack; TCP uses it when a configuration is given (the exception
 	 * TAP carries the kernel's TCP), and runs on the host's network otherwise */
@@ -1983,7 +1362,7 @@ int main(int argc, char **argv)
 	for (uint32_t i = 0; i < g.o.numjobs; i++)
 		for (uint32_t f = 0; f < g.o.nrfiles; f++)
 			free(g.jobs[i].files[f].written);
-	free(g.wbuf);
+	free(np_run.wbuf);
 	free(g.jobs);
 	return status;
 }

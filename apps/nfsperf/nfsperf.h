@@ -5,6 +5,8 @@
  *   droce-nfsperf.c    MOUNT, the jobs' state machine, the main loop
  *   nfsperf_opts.c     the command line (fio's option names)
  *   nfsperf_nfs4.c     NFSv4.1: COMPOUND encoding, reply decoding, the session's slot table
+ *   nfsperf_job4.c     NFSv4.1: a job's COMPOUNDs and their replies (nfsperf_job.h: the job
+ *                      state droce-nfsperf.c shares with it)
  *   nfsperf_xprt.c     one NFS connection: RPC-over-RDMA (rpcrdma_ep, RDMA CM) or TCP
  *                      (orpc_clnt on a kernel socket), calls matched to their completions
  *   nfsperf_verify.c   the patterned blocks, their verify header (md5 or crc32c) and checks
