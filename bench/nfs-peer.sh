@@ -2,8 +2,9 @@
 # bench/nfs-peer.sh - droce-nfsd against its peer, nfs-ganesha (Debian's nfs-ganesha and
 # nfs-ganesha-vfs, VFS FSAL), both serving the same directory over NFSv3/TCP, each in a network
 # namespace of its own, driven by the same droce-nfsperf job over loopback (issue 17's "peer"):
-#   randread 4 KiB and randwrite 4 KiB (UNSTABLE, COMMIT at the end), 2 connections x
-#   iodepth 16, on 2 files of 64 MiB laid out once (page-cache data), S seconds each.
+#   randread 4 KiB and randwrite 4 KiB (UNSTABLE, COMMIT at the end), and sequential read and
+#   write of 1 MiB blocks (goodput, MiB/s), 2 connections x iodepth 16, on 2 files of 64 MiB
+#   laid out once (page-cache data), S seconds each.
 # For each server and job: IOPS, p50/p99, and CPU per operation:
 #   server CPU-s   the server process's user + system time (all its threads: ganesha's
 #                  workers, droce-nfsd's lcore-less --listen loop and helper threads), from
@@ -164,6 +165,7 @@ import json, sys
 path, srv, job, rc, sticks, mticks, hz, vers = sys.argv[1:]
 d = json.load(open(path))
 iops = sum(j["read"]["iops"] + j["write"]["iops"] for j in d["jobs"])
+mib_s = sum(j["read"]["bw_bytes"] + j["write"]["bw_bytes"] for j in d["jobs"]) / 1048576.0
 rt = max(j["job_runtime"] for j in d["jobs"]) / 1000.0
 ios = sum(j["read"]["total_ios"] + j["write"]["total_ios"] for j in d["jobs"])
 def pct(k):
@@ -173,7 +175,7 @@ def pct(k):
 errs = sum(sum(j["nfs"]["errors"].values()) for j in d["jobs"])
 scpu = int(sticks) / int(hz)
 mcpu = max(int(mticks), 0) / int(hz)
-print(json.dumps({"server": srv, "nfs": vers, "job": job, "exit": int(rc), "errors": errs, "iops": iops,
+print(json.dumps({"server": srv, "nfs": vers, "job": job, "exit": int(rc), "errors": errs, "iops": iops, "mib_s": mib_s,
                   "ios": ios, "runtime_s": rt, "p50_us": pct("50.000000"),
                   "p99_us": pct("99.000000"), "server_cpu_s": scpu, "machine_cpu_s": mcpu,
                   "iops_per_server_cpu_s": ios / scpu if scpu else 0,
@@ -193,6 +195,8 @@ for srv in droce ganesha; do
 	for VERS in 3 4.1; do
 		run $srv randread-4k --rw randread --bs 4k
 		run $srv randwrite-4k --rw randwrite --bs 4k
+		run $srv read-1m --rw read --bs 1m
+		run $srv write-1m --rw write --bs 1m
 	done
 	stop
 done
@@ -225,6 +229,8 @@ if [ -z "${NO_RDMA:-}" ]; then
 	for VERS in 3 4.1; do
 		run droce-rdma randread-4k --rw randread --bs 4k
 		run droce-rdma randwrite-4k --rw randwrite --bs 4k
+		run droce-rdma read-1m --rw read --bs 1m
+		run droce-rdma write-1m --rw write --bs 1m
 	done
 	stop
 	lab_down
@@ -236,10 +242,10 @@ rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 print(f"# droce-nfsd (--listen, kernel TCP) vs nfs-ganesha 4.3 (VFS), NFSv3 and 4.1 over TCP on loopback, "
       f"and droce-nfsd over RDMA (net_af_packet veth); droce-nfsperf 2 connections x iodepth 16, "
       f"{sys.argv[3]} s per job")
-print(f"{'server':10} {'nfs':3} {'job':13} {'IOPS':>9} {'p50 us':>8} {'p99 us':>8} {'srv CPU-s':>9} "
+print(f"{'server':10} {'nfs':3} {'job':13} {'IOPS':>9} {'MiB/s':>7} {'p50 us':>8} {'p99 us':>8} {'srv CPU-s':>9} "
       f"{'IOPS/srv CPU-s':>14} {'mach CPU-s':>10} {'IOPS/mach CPU-s':>15} {'errors':>6}")
 for r in rows:
-    print(f"{r['server']:10} {r['nfs']:3} {r['job']:13} {r['iops']:9.0f} {r['p50_us']:8.0f} {r['p99_us']:8.0f} "
+    print(f"{r['server']:10} {r['nfs']:3} {r['job']:13} {r['iops']:9.0f} {r['mib_s']:7.0f} {r['p50_us']:8.0f} {r['p99_us']:8.0f} "
           f"{r['server_cpu_s']:9.2f} {r['iops_per_server_cpu_s']:14.0f} {r['machine_cpu_s']:10.2f} "
           f"{r['iops_per_machine_cpu_s']:15.0f} {r['errors']:6d}")
 by = {(r["server"], r["job"]): r for r in rows if r["nfs"] == "3"}
