@@ -326,7 +326,8 @@ struct np_result {
 	struct np_dirstats d[NP_NDIRS];
 	struct np_errs errs;
 	uint64_t calls[NFS3_NPROCS];
-	uint64_t calls4;		 /**< NFSv4.1: COMPOUNDs sent */
+	uint64_t calls4; /**< NFSv4.1: COMPOUNDs sent */
+	uint32_t slots4; /**< NFSv4.1: the fore channel's slots the server granted (0: none) */
 	uint64_t ops4[NFS4_OP_LAST + 1]; /**< NFSv4.1: operations in them */
 	uint64_t sync_ios;		 /**< COMMITs (fio's "sync": its fsyncs) */
 	struct np_lat sync_lat;

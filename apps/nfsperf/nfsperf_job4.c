@@ -155,6 +155,7 @@ static void csess_done(void *ctx, int err, const struct orpc_reply_hdr *h, const
 		}
 		/* the slots are what the server granted, at most iodepth + 1 (asked) */
 		np4_sess_init(&j->s4, cs->fore.maxrequests);
+		j->res.slots4 = j->s4.nslots;
 		j->s4.clientid = clientid;
 		memcpy(j->s4.sessionid, cs->sessionid, sizeof(j->s4.sessionid));
 		np_job_set_state(j, JOB_RECLAIM);

@@ -164,6 +164,9 @@ void np_result_merge(struct np_result *to, const struct np_result *from)
 	for (uint32_t p = 0; p < NFS3_NPROCS; p++)
 		to->calls[p] += from->calls[p];
 	to->calls4 += from->calls4;
+	/* merged jobs: the fewest slots any session had */
+	if (from->slots4 && (!to->slots4 || from->slots4 < to->slots4))
+		to->slots4 = from->slots4;
 	for (uint32_t p = 0; p <= NFS4_OP_LAST; p++)
 		to->ops4[p] += from->ops4[p];
 	to->sync_ios += from->sync_ios;
@@ -278,10 +281,12 @@ static void json_nfs(FILE *f, const struct np_report *r, const struct np_result 
 	fprintf(f,
 		"      \"nfs\" : {\n        \"transport\" : \"%s\",\n        \"version\" : \"%s\",\n"
 		"        \"server\" : \"%s\",\n"
-		"        \"export\" : \"%s\",\n        \"verify_errors\" : %" PRIu64
-		",\n        \"calls\" : {",
+		"        \"export\" : \"%s\",\n        \"verify_errors\" : %" PRIu64 ",\n",
 		r->o->xprt == NP_XPRT_RDMA ? "rdma" : "tcp", r->o->v41 ? "4.1" : "3", r->o->server,
 		r->o->export, res->d[NP_READ].verify_errors + res->d[NP_WRITE].verify_errors);
+	if (r->o->v41)
+		fprintf(f, "        \"session_slots\" : %u,\n", res->slots4);
+	fprintf(f, "        \"calls\" : {");
 	for (uint32_t p = 0; p < NFS3_NPROCS; p++) {
 		if (!res->calls[p])
 			continue;
@@ -415,7 +420,8 @@ void np_report_text(FILE *f, const struct np_report *r)
 			if (res->calls[p])
 				fprintf(f, " %s=%" PRIu64, nfs3_proc_name(p), res->calls[p]);
 		if (res->calls4)
-			fprintf(f, " COMPOUND=%" PRIu64, res->calls4);
+			fprintf(f, " COMPOUND=%" PRIu64 " (session slots %u)", res->calls4,
+				res->slots4);
 		for (uint32_t p = 0; p <= NFS4_OP_LAST; p++)
 			if (res->ops4[p])
 				fprintf(f, " %s=%" PRIu64, nfs4_op_name(p), res->ops4[p]);
