@@ -2,8 +2,9 @@
 # bench/nfs-peer.sh - droce-nfsd against its peer, nfs-ganesha (Debian's nfs-ganesha and
 # nfs-ganesha-vfs, VFS FSAL), both serving the same directory over NFSv3/TCP, each in a network
 # namespace of its own, driven by the same droce-nfsperf job over loopback (issue 17's "peer"):
-#   randread 4 KiB and randwrite 4 KiB (UNSTABLE, COMMIT at the end), 2 connections x
-#   iodepth 16, on 2 files of 64 MiB laid out once (page-cache data), S seconds each.
+#   randread 4 KiB and randwrite 4 KiB (UNSTABLE, COMMIT at the end), and sequential read and
+#   write of 1 MiB blocks (goodput, MiB/s), 2 connections x iodepth 16, on 2 files of 64 MiB
+#   laid out once (page-cache data), S seconds each.
 # For each server and job: IOPS, p50/p99, and CPU per operation:
 #   server CPU-s   the server process's user + system time (all its threads: ganesha's
 #                  workers, droce-nfsd's lcore-less --listen loop and helper threads), from
@@ -14,6 +15,9 @@
 #                  plus whatever else runs on the machine (it is shared: read it as an upper
 #                  bound);
 # and "IOPS per server CPU-s" = IOPS x seconds / server CPU-s (the same for machine CPU-s).
+# Every server and job runs twice: NFSv3 and NFSv4.1 (droce-nfsperf --nfs-version 4.1: a
+# session per connection, OPEN/CLOSE, SEQUENCE on a slot per call), side by side in the table
+# (column "nfs") and the JSON (rows[].nfs); the ratios compare like with like.
 # droce-nfsd runs with --listen (kernel sockets, no DPDK), which is how it serves TCP when it has
 # no RoCE port; with its RoCE stack the TCP path goes through the exception TAP instead (not
 # measured here). Then droce-nfsd over RDMA (two droce stacks over a veth pair, the same job;
@@ -61,7 +65,7 @@ trap cleanup EXIT
 
 cat > "$W/ganesha.conf" << EOF
 NFS_CORE_PARAM {
-	Protocols = 3;
+	Protocols = 3, 4;
 	NFS_Port = 2049;
 	MNT_Port = 20048;
 	Enable_NLM = false;
@@ -72,7 +76,7 @@ EXPORT {
 	Export_Id = 1;
 	Path = $EXP;
 	Pseudo = $EXP;
-	Protocols = 3;
+	Protocols = 3, 4;
 	Transports = TCP;
 	Access_Type = RW;
 	Squash = No_Root_Squash;
@@ -82,6 +86,8 @@ EXPORT {
 LOG { Default_Log_Level = WARN; }
 EOF
 echo "$EXP 127.0.0.0/8(rw,no_root_squash,insecure)" > "$W/exports"
+# droce-nfsd serves 4.1 beside 3, without a grace period (nothing to reclaim)
+printf '[nfs]\nversions = 3,4.1\ngrace = 0\n' > "$W/droce.ini"
 
 cpu_of() { # PID -> user + system ticks of the process (all threads)
 	awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0
@@ -105,7 +111,7 @@ start() {
 			-p "$W/ganesha.pid" > "$W/ganesha.out" 2>&1 &
 		SRV=$!
 	else
-		ip netns exec "$NS" "$NFSD" --listen 127.0.0.1 --exports "$W/exports" \
+		ip netns exec "$NS" "$NFSD" --listen 127.0.0.1 --config "$W/droce.ini" --exports "$W/exports" \
 			--state "$W/state" --seconds 3600 > "$W/droce.log" 2>&1 &
 		SRV=$!
 	fi
@@ -131,16 +137,17 @@ stop() {
 }
 
 # run SERVER JOB ARGS...: one measured droce-nfsperf run (in $CNS, with $CARGS: the transport
-# and the server); appends a row to $W/rows
+# and the server; NFS version $VERS); appends a row to $W/rows
 run() {
 	local srv=$1 job=$2 s0 m0 s1 m1 c
 	shift 2
+	VERS=${VERS:-3}
 	s0=$(cpu_of "$SRV")
 	m0=$(machine_busy)
 	ip netns exec "$CNS" timeout $((SECS + 60)) "$PERF" "${CARGS[@]}" \
 		--export "$EXP" --name peer --numjobs 2 --iodepth 16 --nrfiles 1 --size 64m \
-		--runtime "$SECS" --time_based --output-format=json --output "$W/$srv-$job.json" \
-		--eta never "$@" > "$W/$srv-$job.out" 2>&1 &
+		--runtime "$SECS" --time_based --output-format=json --nfs-version "$VERS" \
+		--output "$W/$srv-$job-$VERS.json" --eta never "$@" > "$W/$srv-$job-$VERS.out" 2>&1 &
 	c=$!
 	# the client's own time, sampled just before it exits
 	local ct=0
@@ -152,11 +159,13 @@ run() {
 	local rc=$?
 	s1=$(cpu_of "$SRV")
 	m1=$(machine_busy)
-	python3 - "$W/$srv-$job.json" "$srv" "$job" "$rc" "$((s1 - s0))" "$((m1 - m0 - ct))" "$HZ" >> "$W/rows" << 'PY'
+	python3 - "$W/$srv-$job-$VERS.json" "$srv" "$job" "$rc" "$((s1 - s0))" "$((m1 - m0 - ct))" "$HZ" \
+		"$VERS" >> "$W/rows" << 'PY'
 import json, sys
-path, srv, job, rc, sticks, mticks, hz = sys.argv[1:]
+path, srv, job, rc, sticks, mticks, hz, vers = sys.argv[1:]
 d = json.load(open(path))
 iops = sum(j["read"]["iops"] + j["write"]["iops"] for j in d["jobs"])
+mib_s = sum(j["read"]["bw_bytes"] + j["write"]["bw_bytes"] for j in d["jobs"]) / 1048576.0
 rt = max(j["job_runtime"] for j in d["jobs"]) / 1000.0
 ios = sum(j["read"]["total_ios"] + j["write"]["total_ios"] for j in d["jobs"])
 def pct(k):
@@ -166,7 +175,7 @@ def pct(k):
 errs = sum(sum(j["nfs"]["errors"].values()) for j in d["jobs"])
 scpu = int(sticks) / int(hz)
 mcpu = max(int(mticks), 0) / int(hz)
-print(json.dumps({"server": srv, "job": job, "exit": int(rc), "errors": errs, "iops": iops,
+print(json.dumps({"server": srv, "nfs": vers, "job": job, "exit": int(rc), "errors": errs, "iops": iops, "mib_s": mib_s,
                   "ios": ios, "runtime_s": rt, "p50_us": pct("50.000000"),
                   "p99_us": pct("99.000000"), "server_cpu_s": scpu, "machine_cpu_s": mcpu,
                   "iops_per_server_cpu_s": ios / scpu if scpu else 0,
@@ -183,8 +192,12 @@ for srv in droce ganesha; do
 	ip netns exec "$NS" timeout 300 "$PERF" --transport tcp --server 127.0.0.1 \
 		--export "$EXP" --name peer --numjobs 2 --iodepth 16 --size 64m --rw randread \
 		--runtime 1 --eta never > "$W/$srv-layout.out" 2>&1
-	run $srv randread-4k --rw randread --bs 4k
-	run $srv randwrite-4k --rw randwrite --bs 4k
+	for VERS in 3 4.1; do
+		run $srv randread-4k --rw randread --bs 4k
+		run $srv randwrite-4k --rw randwrite --bs 4k
+		run $srv read-1m --rw read --bs 1m
+		run $srv write-1m --rw write --bs 1m
+	done
 	stop
 done
 ip netns del "$NS" 2>/dev/null
@@ -202,6 +215,7 @@ if [ -z "${NO_RDMA:-}" ]; then
 	lab_config b "$LAB_VETH_B" "$LAB_TAP_B" "$LAB_IP4_B" "$LAB_IP6_B" 1
 	sed -i 's/^memory = .*/memory = 512/' "$LAB_DIR/a.ini" "$LAB_DIR/b.ini"
 	echo "$EXP 10.77.0.0/24(rw,no_root_squash,insecure)" > "$W/exports.rdma"
+	printf '\n[nfs]\nversions = 3,4.1\ngrace = 0\n' >> "$LAB_DIR/b.ini"
 	ip netns exec "$LAB_NS_B" "$NFSD" --config "$LAB_DIR/b.ini" --exports "$W/exports.rdma" \
 		--state "$W/state" --seconds 3600 > "$W/droce-rdma.log" 2>&1 &
 	SRV=$!
@@ -212,8 +226,12 @@ if [ -z "${NO_RDMA:-}" ]; then
 	done
 	CNS=$LAB_NS_A
 	CARGS=(--config "$LAB_DIR/a.ini" --transport rdma --server "$LAB_IP4_B")
-	run droce-rdma randread-4k --rw randread --bs 4k
-	run droce-rdma randwrite-4k --rw randwrite --bs 4k
+	for VERS in 3 4.1; do
+		run droce-rdma randread-4k --rw randread --bs 4k
+		run droce-rdma randwrite-4k --rw randwrite --bs 4k
+		run droce-rdma read-1m --rw read --bs 1m
+		run droce-rdma write-1m --rw write --bs 1m
+	done
 	stop
 	lab_down
 fi
@@ -221,18 +239,28 @@ fi
 python3 - "$W/rows" "${JSON:-}" "$SECS" << 'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-print(f"# droce-nfsd (--listen, kernel TCP) vs nfs-ganesha 4.3 (VFS), NFSv3 over TCP on loopback, "
+print(f"# droce-nfsd (--listen, kernel TCP) vs nfs-ganesha 4.3 (VFS), NFSv3 and 4.1 over TCP on loopback, "
       f"and droce-nfsd over RDMA (net_af_packet veth); droce-nfsperf 2 connections x iodepth 16, "
       f"{sys.argv[3]} s per job")
-print(f"{'server':10} {'job':13} {'IOPS':>9} {'p50 us':>8} {'p99 us':>8} {'srv CPU-s':>9} "
+print(f"{'server':10} {'nfs':3} {'job':13} {'IOPS':>9} {'MiB/s':>7} {'p50 us':>8} {'p99 us':>8} {'srv CPU-s':>9} "
       f"{'IOPS/srv CPU-s':>14} {'mach CPU-s':>10} {'IOPS/mach CPU-s':>15} {'errors':>6}")
 for r in rows:
-    print(f"{r['server']:10} {r['job']:13} {r['iops']:9.0f} {r['p50_us']:8.0f} {r['p99_us']:8.0f} "
+    print(f"{r['server']:10} {r['nfs']:3} {r['job']:13} {r['iops']:9.0f} {r['mib_s']:7.0f} {r['p50_us']:8.0f} {r['p99_us']:8.0f} "
           f"{r['server_cpu_s']:9.2f} {r['iops_per_server_cpu_s']:14.0f} {r['machine_cpu_s']:10.2f} "
           f"{r['iops_per_machine_cpu_s']:15.0f} {r['errors']:6d}")
-by = {(r["server"], r["job"]): r for r in rows}
+by = {(r["server"], r["job"]): r for r in rows if r["nfs"] == "3"}
+by41 = {(r["server"], r["job"]): r for r in rows if r["nfs"] == "4.1"}
 ratios = {}
+ratios41 = {}
 for job in sorted({r["job"] for r in rows}):
+    d, g = by41.get(("droce", job)), by41.get(("ganesha", job))
+    if d and g and g["iops_per_server_cpu_s"] and g["iops_per_machine_cpu_s"]:
+        ratios41[job] = {"per_server_cpu": d["iops_per_server_cpu_s"] / g["iops_per_server_cpu_s"],
+                         "per_machine_cpu": d["iops_per_machine_cpu_s"] / g["iops_per_machine_cpu_s"],
+                         "iops": d["iops"] / g["iops"] if g["iops"] else 0}
+        print(f"# {job}, NFSv4.1: droce-nfsd / ganesha: IOPS x{ratios41[job]['iops']:.2f}, per "
+              f"server CPU-s x{ratios41[job]['per_server_cpu']:.2f}, per machine CPU-s "
+              f"x{ratios41[job]['per_machine_cpu']:.2f}")
     d, g = by.get(("droce", job)), by.get(("ganesha", job))
     if d and g and g["iops_per_server_cpu_s"] and g["iops_per_machine_cpu_s"]:
         ratios[job] = {"per_server_cpu": d["iops_per_server_cpu_s"] / g["iops_per_server_cpu_s"],
@@ -248,6 +276,7 @@ for job in sorted({r["job"] for r in rows}):
         print(f"# {job}: droce-nfsd over RDMA / ganesha over TCP: IOPS x{ratios[job]['rdma_iops']:.2f}, "
               f"per machine CPU-s x{ratios[job]['rdma_per_machine_cpu']:.2f} (issue 17's target: x3)")
 if sys.argv[2]:
-    json.dump({"rows": rows, "ratios": ratios}, open(sys.argv[2], "w"), indent=1)
+    json.dump({"rows": rows, "ratios": ratios, "ratios_nfs41": ratios41}, open(sys.argv[2], "w"),
+              indent=1)
 sys.exit(1 if any(r["exit"] or r["errors"] for r in rows) else 0)
 PY

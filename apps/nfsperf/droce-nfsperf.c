@@ -15,6 +15,8 @@
  *      RDMA), WRITE (data by read chunk; FILE_SYNC with sync=1, else UNSTABLE), COMMIT every
  *      fsync=N writes, until size bytes are done or runtime has passed;
  *   4. COMMIT of every file written UNSTABLE, REMOVE with unlink=1, UMNT, then the report.
+ * With --nfs-version 4.1 there is no MOUNT: each job's connection gets a session, and the
+ * set-up, workload and end calls are COMPOUNDs (nfsperf_job4.c, nfsperf_nfs4.c; docs/nfsperf.md).
  * Every NFS status, RPC reply error and transport error is counted by its name; verify=
  * failures print the offset and the expected and found bytes. The exit status is 0 only when
  * no call failed and no block failed verification.
@@ -31,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -39,7 +42,7 @@
 
 #include "app_start.h"
 #include "mount_xdr.h"
-#include "nfsperf.h"
+#include "nfsperf_job.h"
 #include "roce_cm.h"
 #include "stk_lcore.h"
 #include "stk_stack.h"
@@ -49,85 +52,13 @@
 #define READDIR_PAGES 64u
 #define NS 1000000000ull
 
-/** One job's state machine (STYLE §4): the set-up calls run one at a time, the workload with
- * iodepth calls in flight. */
-#define JOB_STATE_LIST(X)                                                                          \
-	X(CONNECT) /**< its connection is coming up */                                             \
-	X(READDIR) /**< READDIRPLUS of the export's root, page by page */                          \
-	X(LOOKUP)  /**< LOOKUP of file fi */                                                       \
-	X(CREATE)  /**< CREATE of file fi: LOOKUP said NOENT */                                    \
-	X(GETATTR) /**< GETATTR of file fi: its size */                                            \
-	X(LAYOUT)  /**< WRITE the pattern into files too short for the reads */                    \
-	X(RUN)	   /**< the workload */                                                            \
-	X(DRAIN)   /**< no new calls: wait for those in flight */                                  \
-	X(COMMIT)  /**< COMMIT of file fi, written UNSTABLE */                                     \
-	X(VERIFY)  /**< a write-only job with verify: READ back every block it wrote */            \
-	X(UNLINK)  /**< REMOVE of file fi (unlink=1) */                                            \
-	X(DONE)	   /**< finished; its connection is closed */                                      \
-	X(FAILED)  /**< a set-up call failed: the job ends */
-
-#define JOB_ENUM_(n) JOB_##n,
-enum job_state { JOB_STATE_LIST(JOB_ENUM_) JOB_NUM_STATES };
-#define JOB_NAME_(n) #n,
 static const char *const job_state_names[] = {JOB_STATE_LIST(JOB_NAME_)};
-
-enum io_kind { IO_READ, IO_WRITE, IO_COMMIT };
-
-struct np_job;
-
-/** One call of the workload (or of the layout) in flight. */
-struct np_io {
-	struct np_job *job;
-	bool busy, layout;
-	bool reread; /**< the read-back of a write-only job's blocks (not in the results) */
-	enum io_kind kind;
-	uint32_t file;
-	uint64_t off;
-	uint64_t start; /**< ns, when the call went out */
-};
-
-struct np_file {
-	struct nfs_fh fh;
-	uint64_t size;
-	bool layout;	  /**< laid out by this run */
-	bool dirty;	  /**< written UNSTABLE since its last COMMIT */
-	bool seen;	  /**< READDIRPLUS listed it */
-	uint8_t *written; /**< write-only jobs with verify: a bit per block written */
-};
-
-struct np_job {
-	uint32_t idx;
-	enum job_state state;
-	uint64_t state_cnt[JOB_NUM_STATES];
-	struct np_conn conn;
-	struct np_file files[NP_MAX_FILES];
-	uint32_t fi;	     /**< set-up: the file at hand */
-	bool meta_busy;	     /**< a set-up call is in flight */
-	uint64_t meta_start; /**< ns, when it went out */
-	uint64_t cookie;     /**< READDIRPLUS position */
-	uint8_t verf[NFS3_VERF_SIZE];
-	uint32_t pages, entries;
-	struct np_io io[NP_MAX_DEPTH];
-	uint32_t inflight;
-	uint64_t rnd;
-	uint32_t seq_file;
-	uint64_t seq_off;
-	uint64_t issued; /**< bytes of the workload issued */
-	uint32_t writes_since_commit;
-	uint32_t last_write_file;   /**< what fsync=N's COMMIT commits */
-	uint64_t lay_file, lay_off; /**< layout cursor */
-	uint64_t run_start, run_end;
-	FILE *iops_log, *lat_log; /**< fio's per-job logs */
-	struct np_result res;
-};
 
 static struct {
 	struct np_opts o;
 	struct app_start app;
 	bool stack;
 	struct np_env env;
-	uint64_t fsize; /**< per file, a multiple of bs */
-	uint64_t nblocks;
 	/* MOUNT */
 	struct orpc_clnt mnt;
 	bool mnt_open, mnt_sent, mnt_done, umnt_sent, umnt_done;
@@ -135,7 +66,6 @@ static struct {
 	int phase; /**< 0 mount, 1 jobs, 2 umount, 3 disconnecting, 4 done */
 	uint64_t phase_deadline;
 	struct np_job *jobs;
-	uint8_t *wbuf; /**< a block's bytes, encoded at once into the call */
 	uint64_t t0, next_tick;
 	uint64_t verify_printed;
 	int signals;
@@ -164,6 +94,8 @@ static struct {
 	      .verify_print = 10},
 };
 
+struct np_run np_run;
+
 /* ---- errors by name ---- */
 
 static const char *errno_name(int err)
@@ -190,7 +122,7 @@ static const char *errno_name(int err)
 	}
 }
 
-static void job_error(struct np_job *j, int errnum, const char *name)
+void np_job_error(struct np_job *j, int errnum, const char *name)
 {
 	np_err_count(&j->res.errs, name);
 	if (!j->res.error)
@@ -202,19 +134,19 @@ static void job_error(struct np_job *j, int errnum, const char *name)
  * NFS3_OK... left to the caller; this only counts transport and RPC errors.
  * @return true when the results are there to decode.
  */
-static bool rpc_ok(struct np_job *j, int err, const struct orpc_reply_hdr *h, const char *proc)
+bool np_job_rpc_ok(struct np_job *j, int err, const struct orpc_reply_hdr *h, const char *proc)
 {
 	if (err) {
-		job_error(j, -err, errno_name(-err));
+		np_job_error(j, -err, errno_name(-err));
 		fprintf(stderr, "droce-nfsperf: job %u: %s: %s\n", j->idx, proc, strerror(-err));
 		return false;
 	}
 	if (h->denied) {
-		job_error(j, EACCES, orpc_auth_stat_name(h->why));
+		np_job_error(j, EACCES, orpc_auth_stat_name(h->why));
 		return false;
 	}
 	if (h->stat != SUCCESS) {
-		job_error(j, EPROTO, orpc_accept_stat_name(h->stat));
+		np_job_error(j, EPROTO, orpc_accept_stat_name(h->stat));
 		return false;
 	}
 	return true;
@@ -224,7 +156,7 @@ static bool nfs_ok(struct np_job *j, enum nfs_stat st)
 {
 	if (st == NFS_OK)
 		return true;
-	job_error(j, EIO, nfs_stat_name(st));
+	np_job_error(j, EIO, nfs_stat_name(st));
 	return false;
 }
 
@@ -237,30 +169,30 @@ static bool decode(struct np_job *j, xdrproc_t xres, void *res, const uint8_t *p
 	ok = xres(&x, res, 0);
 	xdr_destroy(&x);
 	if (!ok)
-		job_error(j, EBADMSG, "undecodable results");
+		np_job_error(j, EBADMSG, "undecodable results");
 	return ok;
 }
 
 /* ---- the job's files ---- */
 
-static void file_name(const struct np_job *j, uint32_t f, char *buf, size_t cap)
+void np_job_file_name(const struct np_job *j, uint32_t f, char *buf, size_t cap)
 {
 	snprintf(buf, cap, "%s.%u.%u", g.o.name, j->idx, f);
 }
 
-static uint32_t file_id(const struct np_job *j, uint32_t f)
+uint32_t np_job_file_id(const struct np_job *j, uint32_t f)
 {
 	return j->idx << 16 | f;
 }
 
-static void set_state(struct np_job *j, enum job_state s)
+void np_job_set_state(struct np_job *j, enum job_state s)
 {
 	if (j->state != s)
 		j->state_cnt[s]++;
 	j->state = s;
 }
 
-static bool reads(void)
+bool np_run_reads(void)
 {
 	return g.o.rw != NP_RW_WRITE && g.o.rw != NP_RW_RANDWRITE;
 }
@@ -295,13 +227,13 @@ static int meta_call(struct np_job *j, uint32_t proc, xdrproc_t xargs, void *arg
 	return rc;
 }
 
-static void job_fail(struct np_job *j, const char *why)
+void np_job_fail(struct np_job *j, const char *why)
 {
 	fprintf(stderr, "droce-nfsperf: job %u, in %s: %s\n", j->idx, job_state_names[j->state],
 		why);
 	if (!j->res.error)
 		j->res.error = EIO;
-	set_state(j, JOB_FAILED);
+	np_job_set_state(j, JOB_FAILED);
 }
 
 static void readdir_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
@@ -312,9 +244,9 @@ static void readdir_done(void *ctx, int err, const struct orpc_reply_hdr *h, con
 	struct nfs3_readdir_res r = {.entries = ents, .cap = READDIR_ENTRIES};
 
 	j->meta_busy = false;
-	if (!rpc_ok(j, err, h, "READDIRPLUS") ||
+	if (!np_job_rpc_ok(j, err, h, "READDIRPLUS") ||
 	    !decode(j, (xdrproc_t)xdr_nfs3_readdirplus_res, &r, p, len) || !nfs_ok(j, r.status)) {
-		job_fail(j, "READDIRPLUS of the export's root failed");
+		np_job_fail(j, "READDIRPLUS of the export's root failed");
 		return;
 	}
 	j->pages++;
@@ -323,7 +255,7 @@ static void readdir_done(void *ctx, int err, const struct orpc_reply_hdr *h, con
 		for (uint32_t f = 0; f < g.o.nrfiles; f++) {
 			char n[96];
 
-			file_name(j, f, n, sizeof(n));
+			np_job_file_name(j, f, n, sizeof(n));
 			if (strlen(n) == ents[i].namelen &&
 			    !memcmp(n, ents[i].name, ents[i].namelen))
 				j->files[f].seen = true;
@@ -333,7 +265,7 @@ static void readdir_done(void *ctx, int err, const struct orpc_reply_hdr *h, con
 	memcpy(j->verf, r.cookieverf, sizeof(j->verf));
 	if (r.eof || !r.count || j->pages >= READDIR_PAGES) {
 		j->fi = 0;
-		set_state(j, JOB_LOOKUP);
+		np_job_set_state(j, JOB_LOOKUP);
 	}
 }
 
@@ -344,21 +276,21 @@ static void lookup_done(void *ctx, int err, const struct orpc_reply_hdr *h, cons
 	struct nfs3_lookup_res r = {0};
 
 	j->meta_busy = false;
-	if (!rpc_ok(j, err, h, "LOOKUP") ||
+	if (!np_job_rpc_ok(j, err, h, "LOOKUP") ||
 	    !decode(j, (xdrproc_t)xdr_nfs3_lookup_res, &r, p, len)) {
-		job_fail(j, "LOOKUP failed");
+		np_job_fail(j, "LOOKUP failed");
 		return;
 	}
 	if (r.status == NFS_ERR_NOENT) {
-		set_state(j, JOB_CREATE);
+		np_job_set_state(j, JOB_CREATE);
 		return;
 	}
 	if (!nfs_ok(j, r.status)) {
-		job_fail(j, "LOOKUP failed");
+		np_job_fail(j, "LOOKUP failed");
 		return;
 	}
 	j->files[j->fi].fh = r.fh;
-	set_state(j, JOB_GETATTR);
+	np_job_set_state(j, JOB_GETATTR);
 }
 
 static void create_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
@@ -368,14 +300,14 @@ static void create_done(void *ctx, int err, const struct orpc_reply_hdr *h, cons
 	struct nfs3_create_res r = {0};
 
 	j->meta_busy = false;
-	if (!rpc_ok(j, err, h, "CREATE") ||
+	if (!np_job_rpc_ok(j, err, h, "CREATE") ||
 	    !decode(j, (xdrproc_t)xdr_nfs3_create_res, &r, p, len) || !nfs_ok(j, r.status) ||
 	    !r.fh.valid) {
-		job_fail(j, "CREATE failed");
+		np_job_fail(j, "CREATE failed");
 		return;
 	}
 	j->files[j->fi].fh = r.fh.fh;
-	set_state(j, JOB_GETATTR);
+	np_job_set_state(j, JOB_GETATTR);
 }
 
 static void getattr_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
@@ -386,25 +318,25 @@ static void getattr_done(void *ctx, int err, const struct orpc_reply_hdr *h, con
 	struct np_file *f = &j->files[j->fi];
 
 	j->meta_busy = false;
-	if (!rpc_ok(j, err, h, "GETATTR") ||
+	if (!np_job_rpc_ok(j, err, h, "GETATTR") ||
 	    !decode(j, (xdrproc_t)xdr_nfs3_getattr_res, &r, p, len) || !nfs_ok(j, r.status)) {
-		job_fail(j, "GETATTR failed");
+		np_job_fail(j, "GETATTR failed");
 		return;
 	}
 	if (r.attr.type != NFS_REG) {
-		job_fail(j, "a job's file name is taken by something not a regular file");
+		np_job_fail(j, "a job's file name is taken by something not a regular file");
 		return;
 	}
 	f->size = r.attr.size;
 	/* reads need the whole file there, in its pattern: lay out what is short */
-	f->layout = reads() && f->size < g.fsize;
+	f->layout = np_run_reads() && f->size < np_run.fsize;
 	if (++j->fi < g.o.nrfiles) {
-		set_state(j, JOB_LOOKUP);
+		np_job_set_state(j, JOB_LOOKUP);
 		return;
 	}
 	j->lay_file = 0;
 	j->lay_off = 0;
-	set_state(j, JOB_LAYOUT);
+	np_job_set_state(j, JOB_LAYOUT);
 }
 
 static void commit_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
@@ -414,8 +346,8 @@ static void commit_done(void *ctx, int err, const struct orpc_reply_hdr *h, cons
 	struct nfs3_commit_res r = {0};
 
 	j->meta_busy = false;
-	if (rpc_ok(j, err, h, "COMMIT") && decode(j, (xdrproc_t)xdr_nfs3_commit_res, &r, p, len) &&
-	    nfs_ok(j, r.status)) {
+	if (np_job_rpc_ok(j, err, h, "COMMIT") &&
+	    decode(j, (xdrproc_t)xdr_nfs3_commit_res, &r, p, len) && nfs_ok(j, r.status)) {
 		j->files[j->fi].dirty = false;
 		j->res.sync_ios++;
 		np_lat_add(&j->res.sync_lat, np_now_ns() - j->meta_start);
@@ -430,15 +362,56 @@ static void remove_done(void *ctx, int err, const struct orpc_reply_hdr *h, cons
 	struct nfs3_wcc_res r = {0};
 
 	j->meta_busy = false;
-	if (rpc_ok(j, err, h, "REMOVE") && decode(j, (xdrproc_t)xdr_nfs3_wcc_res, &r, p, len))
+	if (np_job_rpc_ok(j, err, h, "REMOVE") &&
+	    decode(j, (xdrproc_t)xdr_nfs3_wcc_res, &r, p, len))
 		nfs_ok(j, r.status);
 	j->fi++;
 }
 
+static bool v4(void)
+{
+	return g.o.v41;
+}
+
 /* ---- the workload's calls ---- */
 
-static void io_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
-		    uint32_t len)
+/* A READ's data: the whole block, and (verify=) what np_block_fill wrote there. */
+static bool read_check(struct np_job *j, const struct np_io *io, uint32_t count,
+		       const uint8_t *data, uint32_t data_len)
+{
+	struct np_dirstats *ds = &j->res.d[NP_READ];
+	char why[512], fname[96];
+
+	if (count != g.o.bs || data_len != g.o.bs) {
+		ds->short_ios++;
+		np_job_error(j, EIO, "short read");
+		return false;
+	}
+	if (g.o.verify == NP_VERIFY_NONE)
+		return true;
+	if (np_block_check(data, data_len, np_job_file_id(j, io->file), io->off, g.o.verify,
+			   g.o.randseed, g.o.verify_interval, why, sizeof(why)))
+		return true;
+	ds->verify_errors++;
+	np_job_error(j, EILSEQ, "verify");
+	if (g.verify_printed++ < g.o.verify_print) {
+		np_job_file_name(j, io->file, fname, sizeof(fname));
+		fprintf(stderr, "verify: %s: %s\n", fname, why);
+	}
+	return false;
+}
+
+/* A whole WRITE: what the verify phase reads back. */
+static void write_mark(struct np_job *j, const struct np_io *io)
+{
+	if (j->files[io->file].written && !io->layout) {
+		uint64_t b = io->off / g.o.bs;
+
+		j->files[io->file].written[b / 8] |= (uint8_t)(1u << (b % 8));
+	}
+}
+
+void np_io_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p, uint32_t len)
 {
 	struct np_io *io = ctx;
 	struct np_job *j = io->job;
@@ -450,61 +423,58 @@ static void io_done(void *ctx, int err, const struct orpc_reply_hdr *h, const ui
 	io->busy = false;
 	if (j->inflight)
 		j->inflight--;
-	if (io->kind == IO_COMMIT) {
+	if (v4()) {
+		struct nfs4_ref data = {0};
+		uint64_t wait;
+
+		ok = np4_io_done(io, err, h, p, len, &data, &wait);
+		if (wait) {
+			/* NFS4ERR_DELAY: the same call again shortly, still counted in flight */
+			io->busy = true;
+			io->delayed = true;
+			io->retry_at = np_now_ns() + wait;
+			j->inflight++;
+			return;
+		}
+		if (ok && io->kind == IO_READ)
+			ok = read_check(j, io, data.len, data.p, data.len);
+		else if (ok && io->kind == IO_WRITE)
+			write_mark(j, io);
+		if (io->kind == IO_COMMIT) {
+			if (ok) {
+				j->res.sync_ios++;
+				np_lat_add(&j->res.sync_lat, lat);
+			}
+			return;
+		}
+	} else if (io->kind == IO_COMMIT) {
 		struct nfs3_commit_res r = {0};
 
-		if (rpc_ok(j, err, h, "COMMIT") &&
+		if (np_job_rpc_ok(j, err, h, "COMMIT") &&
 		    decode(j, (xdrproc_t)xdr_nfs3_commit_res, &r, p, len) && nfs_ok(j, r.status)) {
 			j->res.sync_ios++;
 			np_lat_add(&j->res.sync_lat, lat);
 		}
 		return;
-	}
-	if (io->kind == IO_READ) {
+	} else if (io->kind == IO_READ) {
 		struct nfs3_read_res r = {0};
 
-		if (rpc_ok(j, err, h, "READ") &&
-		    decode(j, (xdrproc_t)xdr_nfs3_read_res, &r, p, len) && nfs_ok(j, r.status)) {
-			if (r.count != g.o.bs || r.data_len != g.o.bs) {
-				ds->short_ios++;
-				job_error(j, EIO, "short read");
-			} else if (g.o.verify != NP_VERIFY_NONE) {
-				char why[512], fname[96];
-
-				if (np_block_check(r.data, r.data_len, file_id(j, io->file),
-						   io->off, g.o.verify, g.o.randseed,
-						   g.o.verify_interval, why, sizeof(why))) {
-					ok = true;
-				} else {
-					ds->verify_errors++;
-					job_error(j, EILSEQ, "verify");
-					if (g.verify_printed++ < g.o.verify_print) {
-						file_name(j, io->file, fname, sizeof(fname));
-						fprintf(stderr, "verify: %s: %s\n", fname, why);
-					}
-				}
-			} else {
-				ok = true;
-			}
-		}
+		if (np_job_rpc_ok(j, err, h, "READ") &&
+		    decode(j, (xdrproc_t)xdr_nfs3_read_res, &r, p, len) && nfs_ok(j, r.status))
+			ok = read_check(j, io, r.count, r.data, r.data_len);
 	} else {
 		struct nfs3_write_res r = {0};
 
-		if (rpc_ok(j, err, h, "WRITE") &&
+		if (np_job_rpc_ok(j, err, h, "WRITE") &&
 		    decode(j, (xdrproc_t)xdr_nfs3_write_res, &r, p, len) && nfs_ok(j, r.status)) {
 			if (r.count != g.o.bs) {
 				ds->short_ios++;
-				job_error(j, EIO, "short write");
+				np_job_error(j, EIO, "short write");
 			} else {
 				ok = true;
 				if (r.committed == NFS_UNSTABLE)
 					j->files[io->file].dirty = true;
-				if (j->files[io->file].written && !io->layout) {
-					uint64_t b = io->off / g.o.bs;
-
-					j->files[io->file].written[b / 8] |=
-						(uint8_t)(1u << (b % 8));
-				}
+				write_mark(j, io);
 			}
 		}
 	}
@@ -535,11 +505,14 @@ static int io_start(struct np_job *j, struct np_io *io)
 
 	io->job = j;
 	io->start = np_now_ns();
-	if (io->kind == IO_READ) {
+	io->delayed = false;
+	if (v4()) {
+		rc = np4_io_start(j, io);
+	} else if (io->kind == IO_READ) {
 		struct nfs3_read_args a = {.fh = f->fh, .offset = io->off, .count = g.o.bs};
 
 		rc = np_conn_call(&j->conn, NFS3_PROGRAM, NFS3_VERSION, NFS3_PROC_READ,
-				  (xdrproc_t)xdr_nfs3_read_args, &a, 0, true, 0, io_done, io);
+				  (xdrproc_t)xdr_nfs3_read_args, &a, 0, true, 0, np_io_done, io);
 		if (!rc)
 			j->res.calls[NFS3_PROC_READ]++;
 	} else if (io->kind == IO_WRITE) {
@@ -547,13 +520,13 @@ static int io_start(struct np_job *j, struct np_io *io)
 					    .offset = io->off,
 					    .count = g.o.bs,
 					    .stable = g.o.sync ? NFS_FILE_SYNC : NFS_UNSTABLE,
-					    .data = g.wbuf,
+					    .data = np_run.wbuf,
 					    .data_len = g.o.bs};
 
-		np_block_fill(g.wbuf, g.o.bs, file_id(j, io->file), io->off, g.o.verify,
+		np_block_fill(np_run.wbuf, g.o.bs, np_job_file_id(j, io->file), io->off, g.o.verify,
 			      g.o.randseed, g.o.verify_interval);
 		rc = np_conn_call(&j->conn, NFS3_PROGRAM, NFS3_VERSION, NFS3_PROC_WRITE,
-				  (xdrproc_t)xdr_nfs3_write_args, &a, g.o.bs, false, 0, io_done,
+				  (xdrproc_t)xdr_nfs3_write_args, &a, g.o.bs, false, 0, np_io_done,
 				  io);
 		if (!rc)
 			j->res.calls[NFS3_PROC_WRITE]++;
@@ -561,7 +534,7 @@ static int io_start(struct np_job *j, struct np_io *io)
 		struct nfs3_commit_args a = {.fh = f->fh};
 
 		rc = np_conn_call(&j->conn, NFS3_PROGRAM, NFS3_VERSION, NFS3_PROC_COMMIT,
-				  (xdrproc_t)xdr_nfs3_commit_args, &a, 0, false, 0, io_done, io);
+				  (xdrproc_t)xdr_nfs3_commit_args, &a, 0, false, 0, np_io_done, io);
 		if (!rc)
 			j->res.calls[NFS3_PROC_COMMIT]++;
 	}
@@ -569,7 +542,7 @@ static int io_start(struct np_job *j, struct np_io *io)
 		io->busy = true;
 		j->inflight++;
 	} else if (rc != -EBUSY) {
-		job_error(j, -rc, errno_name(-rc));
+		np_job_error(j, -rc, errno_name(-rc));
 	}
 	return rc;
 }
@@ -608,12 +581,12 @@ static bool next_io(struct np_job *j, struct np_io *io, uint64_t now)
 	io->layout = false;
 	if (random_rw()) {
 		io->file = (uint32_t)(rnd(j) % g.o.nrfiles);
-		io->off = (rnd(j) % g.nblocks) * g.o.bs;
+		io->off = (rnd(j) % np_run.nblocks) * g.o.bs;
 	} else {
 		io->file = j->seq_file;
 		io->off = j->seq_off;
 		j->seq_off += g.o.bs;
-		if (j->seq_off >= g.fsize) {
+		if (j->seq_off >= np_run.fsize) {
 			j->seq_off = 0;
 			j->seq_file = (j->seq_file + 1) % g.o.nrfiles;
 		}
@@ -629,7 +602,7 @@ static void run_ios(struct np_job *j, uint64_t now)
 		struct np_io want;
 
 		if (!next_io(j, &want, now)) {
-			set_state(j, JOB_DRAIN);
+			np_job_set_state(j, JOB_DRAIN);
 			return;
 		}
 		io->kind = want.kind;
@@ -656,7 +629,7 @@ static bool layout_ios(struct np_job *j)
 
 	while (np_conn_room(&j->conn) && (io = io_get(j)) != NULL) {
 		while (j->lay_file < g.o.nrfiles &&
-		       (!j->files[j->lay_file].layout || j->lay_off >= g.fsize)) {
+		       (!j->files[j->lay_file].layout || j->lay_off >= np_run.fsize)) {
 			j->lay_file++;
 			j->lay_off = 0;
 		}
@@ -687,10 +660,10 @@ static bool reread_ios(struct np_job *j)
 			if (j->lay_file >= g.o.nrfiles)
 				return j->inflight == 0;
 			f = &j->files[j->lay_file];
-			if (j->lay_off < g.nblocks &&
+			if (j->lay_off < np_run.nblocks &&
 			    f->written[j->lay_off / 8] & (1u << (j->lay_off % 8)))
 				break;
-			if (++j->lay_off >= g.nblocks) {
+			if (++j->lay_off >= np_run.nblocks) {
 				j->lay_file++;
 				j->lay_off = 0;
 			}
@@ -707,7 +680,36 @@ static bool reread_ios(struct np_job *j)
 	return false;
 }
 
+/* NFSv4.1: the workload's calls NFS4ERR_DELAY sent back go again once their wait is over. */
+static void retry_delayed(struct np_job *j, uint64_t now)
+{
+	for (uint32_t i = 0; i < g.o.iodepth; i++) {
+		struct np_io *io = &j->io[i];
+
+		if (!io->delayed || now < io->retry_at)
+			continue;
+		io->busy = false;
+		j->inflight--;
+		if (io_start(j, io) != 0) {
+			io->busy = true;
+			io->delayed = true;
+			io->retry_at = now + NP4_DELAY_NS;
+			j->inflight++;
+			return;
+		}
+	}
+}
+
 /* ---- the job's machine ---- */
+
+/* After the COMMITs and the read-back: 4.1 CLOSEs its files, then REMOVE (unlink=1). */
+static enum job_state after_verify(struct np_job *j)
+{
+	j->fi = 0;
+	if (v4())
+		return JOB_CLOSE;
+	return g.o.unlink ? JOB_UNLINK : JOB_DONE;
+}
 
 static void job_step(struct np_job *j, uint64_t now)
 {
@@ -716,16 +718,37 @@ static void job_step(struct np_job *j, uint64_t now)
 	int rc = 0;
 
 	if (j->state != JOB_DONE && j->state != JOB_FAILED && j->conn.state == NP_CONN_FAILED) {
-		job_fail(j, j->conn.why ? j->conn.why : "the connection failed");
+		np_job_fail(j, j->conn.why ? j->conn.why : "the connection failed");
 	}
+	if (v4() && j->inflight)
+		retry_delayed(j, now);
 	do {
 		prev = j->state;
-		if (j->meta_busy)
+		if (j->meta_busy || now < j->retry_at)
 			break;
 		switch (j->state) {
 		case JOB_CONNECT:
 			if (j->conn.state == NP_CONN_UP)
-				set_state(j, JOB_READDIR);
+				np_job_set_state(j, v4() ? JOB_EXCHANGE_ID : JOB_READDIR);
+			break;
+		case JOB_EXCHANGE_ID:
+		case JOB_CREATE_SESSION:
+		case JOB_RECLAIM:
+		case JOB_ROOTFH:
+		case JOB_OPEN:
+		case JOB_DESTROY_SESSION:
+		case JOB_DESTROY_CLIENTID:
+			rc = np4_job_step(j, name, sizeof(name));
+			break;
+		case JOB_CLOSE:
+			while (j->fi < g.o.nrfiles && !j->files[j->fi].open)
+				j->fi++;
+			if (j->fi >= g.o.nrfiles) {
+				j->fi = 0;
+				np_job_set_state(j, g.o.unlink ? JOB_UNLINK : JOB_DESTROY_SESSION);
+				break;
+			}
+			rc = np4_job_step(j, name, sizeof(name));
 			break;
 		case JOB_READDIR: {
 			struct nfs3_readdirplus_args a = {.dir = g.root,
@@ -742,7 +765,7 @@ static void job_step(struct np_job *j, uint64_t now)
 		case JOB_LOOKUP: {
 			struct nfs3_diropargs a = {.dir = g.root, .name = name};
 
-			file_name(j, j->fi, name, sizeof(name));
+			np_job_file_name(j, j->fi, name, sizeof(name));
 			a.namelen = (uint32_t)strlen(name);
 			rc = meta_call(j, NFS3_PROC_LOOKUP, (xdrproc_t)xdr_nfs3_diropargs, &a, 0,
 				       lookup_done);
@@ -753,7 +776,7 @@ static void job_step(struct np_job *j, uint64_t now)
 						     .mode = NFS_CREATE_UNCHECKED,
 						     .sattr = {.set_mode = true, .mode = 0644}};
 
-			file_name(j, j->fi, name, sizeof(name));
+			np_job_file_name(j, j->fi, name, sizeof(name));
 			a.where.namelen = (uint32_t)strlen(name);
 			rc = meta_call(j, NFS3_PROC_CREATE, (xdrproc_t)xdr_nfs3_create_args, &a, 0,
 				       create_done);
@@ -771,7 +794,7 @@ static void job_step(struct np_job *j, uint64_t now)
 				/* the layout's UNSTABLE writes are committed at the end with the
 				 * workload's: a COMMIT now would be timed with nothing */
 				j->run_start = now;
-				set_state(j, JOB_RUN);
+				np_job_set_state(j, JOB_RUN);
 			}
 			break;
 		case JOB_RUN:
@@ -781,7 +804,7 @@ static void job_step(struct np_job *j, uint64_t now)
 			if (j->inflight == 0) {
 				j->run_end = now;
 				j->fi = 0;
-				set_state(j, JOB_COMMIT);
+				np_job_set_state(j, JOB_COMMIT);
 			}
 			break;
 		case JOB_COMMIT:
@@ -792,12 +815,14 @@ static void job_step(struct np_job *j, uint64_t now)
 				j->lay_file = 0;
 				j->lay_off = 0;
 				if (j->files[0].written)
-					set_state(j, JOB_VERIFY);
+					np_job_set_state(j, JOB_VERIFY);
 				else
-					set_state(j, g.o.unlink ? JOB_UNLINK : JOB_DONE);
+					np_job_set_state(j, after_verify(j));
 				break;
 			}
-			{
+			if (v4()) {
+				rc = np4_job_step(j, name, sizeof(name));
+			} else {
 				struct nfs3_commit_args a = {.fh = j->files[j->fi].fh};
 
 				rc = meta_call(j, NFS3_PROC_COMMIT, (xdrproc_t)xdr_nfs3_commit_args,
@@ -806,17 +831,19 @@ static void job_step(struct np_job *j, uint64_t now)
 			break;
 		case JOB_VERIFY:
 			if (reread_ios(j))
-				set_state(j, g.o.unlink ? JOB_UNLINK : JOB_DONE);
+				np_job_set_state(j, after_verify(j));
 			break;
 		case JOB_UNLINK:
 			if (j->fi >= g.o.nrfiles) {
-				set_state(j, JOB_DONE);
+				np_job_set_state(j, v4() ? JOB_DESTROY_SESSION : JOB_DONE);
 				break;
 			}
-			{
+			if (v4()) {
+				rc = np4_job_step(j, name, sizeof(name));
+			} else {
 				struct nfs3_diropargs a = {.dir = g.root, .name = name};
 
-				file_name(j, j->fi, name, sizeof(name));
+				np_job_file_name(j, j->fi, name, sizeof(name));
 				a.namelen = (uint32_t)strlen(name);
 				rc = meta_call(j, NFS3_PROC_REMOVE, (xdrproc_t)xdr_nfs3_diropargs,
 					       &a, 0, remove_done);
@@ -826,7 +853,7 @@ static void job_step(struct np_job *j, uint64_t now)
 			break;
 		}
 		if (rc && rc != -EBUSY) {
-			job_fail(j, strerror(-rc));
+			np_job_fail(j, strerror(-rc));
 			rc = 0;
 		}
 	} while (j->state != prev);
@@ -1009,7 +1036,17 @@ static void start_jobs(void)
 		j->rnd = g.o.randseed ^ (0x9e3779b97f4a7c15ull * (i + 1));
 		snprintf(j->res.name, sizeof(j->res.name), "%s", g.o.name);
 		j->res.jobid = i;
-		set_state(j, JOB_CONNECT);
+		j->meta_slot = -1;
+		/* a client owner unique per run and job: hostname, pid, the run's start */
+		{
+			char host[64] = "";
+
+			gethostname(host, sizeof(host) - 1);
+			snprintf(j->owner, sizeof(j->owner), "droce-nfsperf:%s:%d:%" PRIx64 ":%u",
+				 host, (int)getpid(), np_run.t0_verf, i);
+		}
+		np4_sess_init(&j->s4, 1);
+		np_job_set_state(j, JOB_CONNECT);
 		if (g.o.iops_log || g.o.lat_log) {
 			char path[512];
 
@@ -1023,15 +1060,15 @@ static void start_jobs(void)
 				j->lat_log = fopen(path, "w");
 			}
 		}
-		if (g.o.verify != NP_VERIFY_NONE && !reads())
+		if (g.o.verify != NP_VERIFY_NONE && !np_run_reads())
 			for (uint32_t f = 0; f < g.o.nrfiles; f++)
-				j->files[f].written = calloc(g.nblocks / 8 + 1, 1);
+				j->files[f].written = calloc(np_run.nblocks / 8 + 1, 1);
 		/* one more than iodepth: a set-up call never waits for the workload's */
 		rc = np_conn_open(&j->conn, &g.env, g.o.iodepth + 1, max_io);
 		if (rc) {
 			fprintf(stderr, "droce-nfsperf: job %u: connection: %s\n", i,
 				strerror(-rc));
-			job_fail(j, "no connection");
+			np_job_fail(j, "no connection");
 		}
 	}
 }
@@ -1061,7 +1098,11 @@ static int run_poll(uint64_t now)
 	if (g.mnt_open)
 		work += orpc_clnt_poll(&g.mnt);
 	switch (g.phase) {
-	case 0: /* MOUNT */
+	case 0: /* MOUNT (NFSv3 only: 4.1 finds the export through the server's pseudo-fs) */
+		if (v4() && !g.mnt_sent) {
+			g.mnt_sent = true;
+			g.mnt_done = true;
+		}
 		if (!g.mnt_sent) {
 			int rc = orpc_clnt_init(&g.mnt, g.o.server, g.o.mount_port, 3000, 3);
 
@@ -1100,7 +1141,7 @@ static int run_poll(uint64_t now)
 		if (g.signals && now > g.signal_at + 5 * NS)
 			for (uint32_t i = 0; i < g.o.numjobs; i++)
 				if (g.jobs[i].state != JOB_DONE && g.jobs[i].state != JOB_FAILED)
-					job_fail(&g.jobs[i], "interrupted");
+					np_job_fail(&g.jobs[i], "interrupted");
 		if (jobs_over()) {
 			for (uint32_t i = 0; i < g.o.numjobs; i++)
 				np_conn_close(&g.jobs[i].conn);
@@ -1111,7 +1152,7 @@ static int run_poll(uint64_t now)
 	case 2: /* UMNT, best effort */
 		if (!g.umnt_sent) {
 			g.umnt_sent = true;
-			if (mount_call(NFS_MNT_PROC_UMNT, umnt_done) != 0)
+			if (v4() || mount_call(NFS_MNT_PROC_UMNT, umnt_done) != 0)
 				g.umnt_done = true;
 		}
 		for (uint32_t i = 0; i < g.o.numjobs; i++)
@@ -1244,15 +1285,22 @@ int main(int argc, char **argv)
 	status = np_opts_parse(&g.o, app_argc, app_argv);
 	if (status)
 		return status;
-	g.fsize = g.o.size / g.o.nrfiles / g.o.bs * g.o.bs;
-	g.nblocks = g.fsize / g.o.bs;
+	np_run.o = &g.o;
+	np_run.fsize = g.o.size / g.o.nrfiles / g.o.bs * g.o.bs;
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		np_run.t0_verf = (uint64_t)ts.tv_sec * NS + (uint64_t)ts.tv_nsec;
+	}
+	np_run.nblocks = np_run.fsize / g.o.bs;
 	g.env.o = &g.o;
 	g.env.sys.uid = g.o.uid;
 	g.env.sys.gid = g.o.gid;
 	snprintf(g.env.sys.machname, sizeof(g.env.sys.machname), "droce-nfsperf");
 	g.jobs = calloc(g.o.numjobs, sizeof(*g.jobs));
-	g.wbuf = malloc(g.o.bs);
-	if (!g.jobs || !g.wbuf)
+	np_run.wbuf = malloc(g.o.bs);
+	if (!g.jobs || !np_run.wbuf)
 		return 1;
 	/* RDMA needs droce's stack; TCP uses it when a configuration is given (the exception
 	 * TAP carries the kernel's TCP), and runs on the host's network otherwise */
@@ -1314,7 +1362,7 @@ int main(int argc, char **argv)
 	for (uint32_t i = 0; i < g.o.numjobs; i++)
 		for (uint32_t f = 0; f < g.o.nrfiles; f++)
 			free(g.jobs[i].files[f].written);
-	free(g.wbuf);
+	free(np_run.wbuf);
 	free(g.jobs);
 	return status;
 }

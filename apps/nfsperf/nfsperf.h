@@ -4,6 +4,9 @@
  * and statistics, and the four parts of the tool:
  *   droce-nfsperf.c    MOUNT, the jobs' state machine, the main loop
  *   nfsperf_opts.c     the command line (fio's option names)
+ *   nfsperf_nfs4.c     NFSv4.1: COMPOUND encoding, reply decoding, the session's slot table
+ *   nfsperf_job4.c     NFSv4.1: a job's COMPOUNDs and their replies (nfsperf_job.h: the job
+ *                      state droce-nfsperf.c shares with it)
  *   nfsperf_xprt.c     one NFS connection: RPC-over-RDMA (rpcrdma_ep, RDMA CM) or TCP
  *                      (orpc_clnt on a kernel socket), calls matched to their completions
  *   nfsperf_verify.c   the patterned blocks, their verify header (md5 or crc32c) and checks
@@ -19,6 +22,7 @@
 #include <stdio.h>
 
 #include "nfs3_xdr.h"
+#include "nfs4_xdr.h"
 #include "orpc_clnt.h"
 #include "orpc_msg.h"
 #include "stk_pkt.h"
@@ -54,6 +58,7 @@ struct np_opts {
 	const char *export;
 	const char *name; /**< job name: files are NAME.JOB.FILE, as fio names them */
 	enum np_xprt_kind xprt;
+	bool v41; /**< --nfs-version 4.1: sessions and OPEN/CLOSE, no MOUNT (default 3) */
 	uint16_t port, mount_port;
 	enum np_rw rw;
 	uint32_t rwmixread; /**< % of reads in rw/randrw */
@@ -121,6 +126,76 @@ void np_err_count(struct np_errs *e, const char *name);
  *         exits 0
  */
 int np_opts_parse(struct np_opts *o, int argc, char **argv);
+
+/* ---- nfsperf_nfs4.c ---- */
+
+#define NP4_MAX_OPS 8u			  /**< operations in one COMPOUND */
+#define NP4_MAX_SLOTS (NP_MAX_DEPTH + 1u) /**< iodepth, and one for the set-up calls */
+
+struct np4_op {
+	uint32_t op; /**< enum nfs4_op */
+	union nfs4_op_args a;
+};
+
+/** A COMPOUND's arguments (tag empty, minorversion 1). */
+struct np4_compound {
+	uint32_t n;
+	struct np4_op ops[NP4_MAX_OPS];
+};
+
+/** A COMPOUND's results: references point into the reply's bytes. */
+struct np4_reply {
+	uint32_t status; /**< the COMPOUND's: the last result's */
+	uint32_t n;	 /**< results decoded */
+	struct nfs4_op_res r[NP4_MAX_OPS];
+};
+
+struct np4_slot {
+	uint32_t seqid; /**< for the slot's next request */
+	bool busy;
+};
+
+/** One session (a client ID and its fore channel) per connection. */
+struct np4_sess {
+	uint64_t clientid;
+	uint32_t cs_seq; /**< EXCHANGE_ID's eir_sequenceid, for CREATE_SESSION */
+	uint8_t sessionid[NFS4_SESSIONID_SIZE];
+	uint32_t nslots; /**< the server's ca_maxrequests, at most NP4_MAX_SLOTS */
+	uint32_t target; /**< the server's target_highest_slotid (and highest_slotid) */
+	struct np4_slot slot[NP4_MAX_SLOTS];
+};
+
+/** COMPOUND4args encoder (an xdrproc_t for np_conn_call). */
+bool_t np4_xdr_compound(XDR *x, struct np4_compound *c);
+/**
+ * Decode COMPOUND4res: at most NP4_MAX_OPS results; an operation whose results do not decode
+ * ends the list. @return 0, or -EBADMSG (r->n says how many results came whole)
+ */
+int np4_reply_decode(const uint8_t *p, uint32_t len, struct np4_reply *r);
+/** The index of the first failed result, or r->n when all succeeded. */
+uint32_t np4_reply_failed(const struct np4_reply *r);
+/** The first successful result of operation @p op, or NULL. */
+const struct nfs4_op_res *np4_reply_op(const struct np4_reply *r, uint32_t op);
+/** GETATTR's type and size (asked for alone). @return 0, or -EBADMSG */
+int np4_attr_type_size(const struct nfs4_getattr_res *g, uint32_t *type, uint64_t *size);
+
+/** Start a session's slot table with @p nslots slots (the server's ca_maxrequests). */
+void np4_sess_init(struct np4_sess *s, uint32_t nslots);
+/** A free slot at or below the server's target, marked busy. @return its id, or -1 */
+int np4_slot_get(struct np4_sess *s);
+/** Free a slot whose call never went out. */
+void np4_slot_put(struct np4_sess *s, uint32_t slot);
+/** SEQUENCE's arguments for a call on @p slot. */
+void np4_sequence_args(const struct np4_sess *s, uint32_t slot, struct nfs4_sequence_args *a);
+/** A call on @p slot ended (r NULL: no reply): the slot's sequenceid moves on when SEQUENCE
+ * succeeded, and the server's target is taken. */
+void np4_slot_done(struct np4_sess *s, uint32_t slot, const struct np4_reply *r);
+/* Append an operation to a COMPOUND (the caller keeps within NP4_MAX_OPS). */
+void np4_op_seq(struct np4_compound *c, const struct np4_sess *s, uint32_t slot);
+void np4_op_putfh(struct np4_compound *c, const uint8_t *fh, uint32_t len);
+void np4_op(struct np4_compound *c, uint32_t op); /**< one without arguments */
+/** nfsstat4 by its RFC name: "NFS4ERR_DELAY" (NFS4_OK is "NFS4ERR_OK"), "NFS4ERR_?". */
+const char *np4_stat_name(uint32_t st);
 
 /* ---- nfsperf_xprt.c ---- */
 
@@ -251,7 +326,10 @@ struct np_result {
 	struct np_dirstats d[NP_NDIRS];
 	struct np_errs errs;
 	uint64_t calls[NFS3_NPROCS];
-	uint64_t sync_ios; /**< COMMITs (fio's "sync": its fsyncs) */
+	uint64_t calls4; /**< NFSv4.1: COMPOUNDs sent */
+	uint32_t slots4; /**< NFSv4.1: the fore channel's slots the server granted (0: none) */
+	uint64_t ops4[NFS4_OP_LAST + 1]; /**< NFSv4.1: operations in them */
+	uint64_t sync_ios;		 /**< COMMITs (fio's "sync": its fsyncs) */
 	struct np_lat sync_lat;
 	double runtime_s;
 	int error; /**< first error's errno-like number (fio's "error") */

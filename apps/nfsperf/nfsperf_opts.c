@@ -2,6 +2,7 @@
 /*
  * nfsperf_opts.c - droce-nfsperf's command line: fio's option names (rw, rwmixread, bs, iodepth,
  * numjobs, size, runtime, time_based, nrfiles, verify, verify_interval, sync, fsync, unlink,
+ * nfs-version (or vers=, as mount(8) spells it),
  * output-format, group_reporting, eta, randseed, write_iops_log, write_lat_log), as --key=value
  * or as fio's bare key=value words, and droce's own (config, server, export, transport, ports,
  * credential, inline size, timeouts, plot). docs/nfsperf.md lists them.
@@ -60,6 +61,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: droce-nfsperf [EAL args --] [--config FILE] --server IP [--export PATH]\n"
+		"       [--nfs-version 3|4.1 (or vers=)]\n"
 		"       [--transport rdma|tcp] [--port N] [--mount-port N] [--name NAME]\n"
 		"       [--rw read|write|randread|randwrite|rw|randrw] [--rwmixread PCT] [--bs N]\n"
 		"       [--iodepth N] [--numjobs N] [--size N] [--runtime S] [--time_based]\n"
@@ -82,7 +84,8 @@ int np_opts_parse(struct np_opts *op, int argc, char **argv)
 		O_VINT,
 		O_IOPSLOG,
 		O_LATLOG,
-		O_PLOT
+		O_PLOT,
+		O_VERS
 	};
 	static const struct option opts[] = {{"server", 1, NULL, 's'},
 					     {"export", 1, NULL, 'e'},
@@ -118,6 +121,8 @@ int np_opts_parse(struct np_opts *op, int argc, char **argv)
 					     {"write_iops_log", 1, NULL, O_IOPSLOG},
 					     {"write_lat_log", 1, NULL, O_LATLOG},
 					     {"plot", 1, NULL, O_PLOT},
+					     {"nfs-version", 1, NULL, O_VERS},
+					     {"vers", 1, NULL, O_VERS},
 					     {"help", 0, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
 	uint64_t v;
@@ -260,6 +265,14 @@ int np_opts_parse(struct np_opts *op, int argc, char **argv)
 			break;
 		case O_PLOT:
 			op->plot = optarg;
+			break;
+		case O_VERS:
+			if (!strcmp(optarg, "3"))
+				op->v41 = false;
+			else if (!strcmp(optarg, "4.1"))
+				op->v41 = true;
+			else
+				goto bad;
 			break;
 		case O_VINT:
 			if (parse_size(optarg, &v) != 0 || v < 2 * NP_VHDR_LEN || v > NP_MAX_BS)

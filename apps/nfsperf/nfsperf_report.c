@@ -163,6 +163,12 @@ void np_result_merge(struct np_result *to, const struct np_result *from)
 	errs_merge(&to->errs, &from->errs);
 	for (uint32_t p = 0; p < NFS3_NPROCS; p++)
 		to->calls[p] += from->calls[p];
+	to->calls4 += from->calls4;
+	/* merged jobs: the fewest slots any session had */
+	if (from->slots4 && (!to->slots4 || from->slots4 < to->slots4))
+		to->slots4 = from->slots4;
+	for (uint32_t p = 0; p <= NFS4_OP_LAST; p++)
+		to->ops4[p] += from->ops4[p];
 	to->sync_ios += from->sync_ios;
 	np_lat_merge(&to->sync_lat, &from->sync_lat);
 	if (from->runtime_s > to->runtime_s)
@@ -273,17 +279,30 @@ static void json_nfs(FILE *f, const struct np_report *r, const struct np_result 
 	bool first = true;
 
 	fprintf(f,
-		"      \"nfs\" : {\n        \"transport\" : \"%s\",\n        \"server\" : \"%s\",\n"
-		"        \"export\" : \"%s\",\n        \"verify_errors\" : %" PRIu64
-		",\n        \"calls\" : {",
-		r->o->xprt == NP_XPRT_RDMA ? "rdma" : "tcp", r->o->server, r->o->export,
-		res->d[NP_READ].verify_errors + res->d[NP_WRITE].verify_errors);
+		"      \"nfs\" : {\n        \"transport\" : \"%s\",\n        \"version\" : \"%s\",\n"
+		"        \"server\" : \"%s\",\n"
+		"        \"export\" : \"%s\",\n        \"verify_errors\" : %" PRIu64 ",\n",
+		r->o->xprt == NP_XPRT_RDMA ? "rdma" : "tcp", r->o->v41 ? "4.1" : "3", r->o->server,
+		r->o->export, res->d[NP_READ].verify_errors + res->d[NP_WRITE].verify_errors);
+	if (r->o->v41)
+		fprintf(f, "        \"session_slots\" : %u,\n", res->slots4);
+	fprintf(f, "        \"calls\" : {");
 	for (uint32_t p = 0; p < NFS3_NPROCS; p++) {
 		if (!res->calls[p])
 			continue;
 		fprintf(f, "%s\n          \"%s\" : %" PRIu64, first ? "" : ",", nfs3_proc_name(p),
 			res->calls[p]);
 		first = false;
+	}
+	/* 4.1: the COMPOUNDs, and the operations in them by name */
+	if (res->calls4) {
+		fprintf(f, "%s\n          \"COMPOUND\" : %" PRIu64, first ? "" : ",", res->calls4);
+		first = false;
+	}
+	for (uint32_t p = 0; p <= NFS4_OP_LAST; p++) {
+		if (!res->ops4[p])
+			continue;
+		fprintf(f, ",\n          \"%s\" : %" PRIu64, nfs4_op_name(p), res->ops4[p]);
 	}
 	fprintf(f, "%s},\n        \"errors\" : {", first ? "" : "\n        ");
 	for (uint32_t i = 0; i < res->errs.n; i++)
@@ -386,11 +405,11 @@ void np_report_text(FILE *f, const struct np_report *r)
 		const struct np_result *res = &r->res[j];
 
 		fprintf(f,
-			"%s: (groupid=0, jobs=%u): err=%2d: transport=%s, rw=%s, bs=%u, "
+			"%s: (groupid=0, jobs=%u): err=%2d: transport=%s, nfs=%s, rw=%s, bs=%u, "
 			"iodepth=%u\n",
 			res->name, r->o->group_reporting ? r->o->numjobs : 1, res->error,
-			r->o->xprt == NP_XPRT_RDMA ? "rdma" : "tcp", rw_name(r->o->rw), r->o->bs,
-			r->o->iodepth);
+			r->o->xprt == NP_XPRT_RDMA ? "rdma" : "tcp", r->o->v41 ? "4.1" : "3",
+			rw_name(r->o->rw), r->o->bs, r->o->iodepth);
 		text_dir(f, "read", &res->d[NP_READ], res->runtime_s);
 		text_dir(f, "write", &res->d[NP_WRITE], res->runtime_s);
 		if (res->sync_ios)
@@ -400,6 +419,12 @@ void np_report_text(FILE *f, const struct np_report *r)
 		for (uint32_t p = 0; p < NFS3_NPROCS; p++)
 			if (res->calls[p])
 				fprintf(f, " %s=%" PRIu64, nfs3_proc_name(p), res->calls[p]);
+		if (res->calls4)
+			fprintf(f, " COMPOUND=%" PRIu64 " (session slots %u)", res->calls4,
+				res->slots4);
+		for (uint32_t p = 0; p <= NFS4_OP_LAST; p++)
+			if (res->ops4[p])
+				fprintf(f, " %s=%" PRIu64, nfs4_op_name(p), res->ops4[p]);
 		fprintf(f, "\n  errors:");
 		if (!res->errs.n)
 			fprintf(f, " none");

@@ -6,8 +6,15 @@
  * verify blocks (a block reads back; one changed byte is named at its offset with the
  * expected and found bytes, for md5, crc32c and no checksum; a block from another offset is
  * a bad header; verify_interval units), and fio's JSON (parsed back by python3 in the
- * integration test; here: the keys and the consistency of io_bytes, total_ios and iops).
+ * integration test; here: the keys and the consistency of io_bytes, total_ios and iops), and
+ * the NFSv4.1 client pieces: a COMPOUND encoded word for word as RFC 8881 lays it out (§16.2.1
+ * COMPOUND4args, §18.46 SEQUENCE, §18.19 PUTFH, §18.32 WRITE, §18.22 READ), the WRITE data
+ * opaque ending the call (what the RDMA client's DDP range assumes), replies written by hand
+ * decoded (READ's data, SEQUENCE's slot fields, a failed SEQUENCE), the slot table (sequenceid
+ * moves only on a successful SEQUENCE; target_highest_slotid obeyed; highest_slotid), and
+ * GETATTR's type and size.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -158,6 +165,172 @@ static void test_json(void **state)
 	free(r);
 }
 
+/* ---- NFSv4.1 ---- */
+
+/* Big-endian words into a byte buffer. */
+static uint32_t put_words(uint8_t *b, uint32_t off, const uint32_t *w, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		b[off++] = (uint8_t)(w[i] >> 24);
+		b[off++] = (uint8_t)(w[i] >> 16);
+		b[off++] = (uint8_t)(w[i] >> 8);
+		b[off++] = (uint8_t)w[i];
+	}
+	return off;
+}
+
+static void test_nfs4_write_compound(void **state)
+{
+	static const uint8_t fh[6] = {0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6};
+	static const uint8_t data[5] = {'h', 'e', 'l', 'l', 'o'};
+	struct np4_sess s;
+	struct np4_compound c = {0};
+	uint8_t got[512], want[512];
+	uint32_t n = 0;
+	XDR x;
+
+	(void)state;
+	np4_sess_init(&s, 4);
+	for (uint32_t i = 0; i < NFS4_SESSIONID_SIZE; i++)
+		s.sessionid[i] = (uint8_t)(0xa0 + i);
+	s.slot[2].seqid = 7;
+	assert_int_equal(np4_slot_get(&s), 0);
+	assert_int_equal(np4_slot_get(&s), 1);
+	assert_int_equal(np4_slot_get(&s), 2);
+	np4_slot_put(&s, 1);
+	np4_op_seq(&c, &s, 2);
+	np4_op_putfh(&c, fh, sizeof(fh));
+	np4_op(&c, NFS4_OP_WRITE);
+	c.ops[2].a.write = (struct nfs4_write_args){
+		.sid = {.seqid = 1, .other = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}},
+		.offset = 0x100000002ull,
+		.stable = NFS_UNSTABLE,
+		.data = {data, sizeof(data)}};
+	xdrmem_create(&x, (char *)got, sizeof(got), XDR_ENCODE);
+	assert_true(np4_xdr_compound(&x, &c));
+
+	/* COMPOUND4args: tag<> empty, minorversion 1, three argop4 */
+	n = put_words(want, n, (const uint32_t[]){0, 1, 3}, 3);
+	/* SEQUENCE4args: sessionid, sequenceid 7 (slot 2's), slotid 2, highest_slotid 2 (slot
+	 * 1 was given back), cachethis FALSE */
+	n = put_words(want, n, (const uint32_t[]){53}, 1);
+	n = put_words(
+		want, n,
+		(const uint32_t[]){0xa0a1a2a3, 0xa4a5a6a7, 0xa8a9aaab, 0xacadaeaf, 7, 2, 2, 0}, 8);
+	/* PUTFH4args: nfs_fh4<> of 6 bytes, padded to 8 */
+	n = put_words(want, n, (const uint32_t[]){22, 6, 0xf1f2f3f4, 0xf5f60000}, 4);
+	/* WRITE4args: stateid4 (seqid, other[12]), offset4, stable_how4 UNSTABLE4 (0), data<> */
+	n = put_words(want, n,
+		      (const uint32_t[]){38, 1, 0x01020304, 0x05060708, 0x090a0b0c, 1, 2, 0, 5,
+					 0x68656c6c, 0x6f000000},
+		      11);
+	assert_int_equal(xdr_getpos(&x), n);
+	assert_memory_equal(got, want, n);
+	/* the data's content starts where np_conn_call's DDP range says: the call's length less
+	 * the rounded-up data */
+	assert_memory_equal(got + n - 8, data, sizeof(data));
+	xdr_destroy(&x);
+}
+
+static void test_nfs4_read_reply(void **state)
+{
+	uint8_t b[256];
+	uint32_t n = 0;
+	struct np4_reply r;
+	struct np4_sess s;
+	const struct nfs4_op_res *rd;
+
+	(void)state;
+	/* COMPOUND4res: NFS4_OK, tag<> empty, 3 results */
+	n = put_words(b, n, (const uint32_t[]){0, 0, 3}, 3);
+	/* SEQUENCE4resok: sessionid, sequenceid 1, slotid 0, highest_slotid 3,
+	 * target_highest_slotid 1, status_flags 0 */
+	n = put_words(b, n, (const uint32_t[]){53, 0, 1, 2, 3, 4, 1, 0, 3, 1, 0}, 11);
+	/* PUTFH: NFS4_OK; READ4resok: eof TRUE, data<> "hello" */
+	n = put_words(b, n, (const uint32_t[]){22, 0, 25, 0, 1, 5, 0x68656c6c, 0x6f000000}, 8);
+	assert_int_equal(np4_reply_decode(b, n, &r), 0);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_int_equal(r.n, 3);
+	assert_int_equal(np4_reply_failed(&r), 3);
+	assert_int_equal(r.r[0].u.seq.target_highest_slotid, 1);
+	rd = np4_reply_op(&r, NFS4_OP_READ);
+	assert_non_null(rd);
+	assert_true(rd->u.read.eof);
+	assert_int_equal(rd->u.read.data.len, 5);
+	assert_ptr_equal(rd->u.read.data.p, b + n - 8); /* the bytes in place, not copied */
+	assert_memory_equal(rd->u.read.data.p, "hello", 5);
+
+	/* the slot moves on; the server's target (1) caps the slots handed out */
+	np4_sess_init(&s, 4);
+	assert_int_equal(np4_slot_get(&s), 0);
+	np4_slot_done(&s, 0, &r);
+	assert_int_equal(s.slot[0].seqid, 2);
+	assert_int_equal(s.target, 1);
+	assert_int_equal(np4_slot_get(&s), 0);
+	assert_int_equal(np4_slot_get(&s), 1);
+	assert_int_equal(np4_slot_get(&s), -1);
+
+	/* truncated: the READ's data is short */
+	assert_int_equal(np4_reply_decode(b, n - 4, &r), -EBADMSG);
+	assert_int_equal(r.n, 2);
+}
+
+static void test_nfs4_failed_sequence(void **state)
+{
+	uint8_t b[64];
+	uint32_t n;
+	struct np4_reply r;
+	struct np4_sess s;
+	struct nfs4_sequence_args a;
+
+	(void)state;
+	/* COMPOUND4res: NFS4ERR_DELAY, tag<> empty, one result: SEQUENCE NFS4ERR_DELAY */
+	n = put_words(b, 0, (const uint32_t[]){10008, 0, 1, 53, 10008}, 5);
+	assert_int_equal(np4_reply_decode(b, n, &r), 0);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(np4_reply_failed(&r), 0);
+	assert_string_equal(np4_stat_name(r.r[0].status), "NFS4ERR_DELAY");
+	assert_string_equal(np4_stat_name(NFS4ERR_BADSESSION), "NFS4ERR_BADSESSION");
+	assert_string_equal(np4_stat_name(NFS4ERR_DEADSESSION), "NFS4ERR_DEADSESSION");
+	assert_null(np4_reply_op(&r, NFS4_OP_SEQUENCE));
+	/* the server did not move the slot on: its next request has the same sequenceid */
+	np4_sess_init(&s, 2);
+	assert_int_equal(np4_slot_get(&s), 0);
+	np4_slot_done(&s, 0, &r);
+	assert_int_equal(s.slot[0].seqid, 1);
+	assert_int_equal(s.target, 1);
+	np4_sequence_args(&s, 0, &a);
+	assert_int_equal(a.sequenceid, 1);
+	/* no reply at all: the same */
+	assert_int_equal(np4_slot_get(&s), 0);
+	np4_slot_done(&s, 0, NULL);
+	assert_int_equal(s.slot[0].seqid, 1);
+}
+
+static void test_nfs4_attrs(void **state)
+{
+	struct nfs4_getattr_res g = {0};
+	uint8_t v[12];
+	uint32_t type = 0;
+	uint64_t size = 0;
+
+	(void)state;
+	/* fattr4 of type (1) and size (4): NF4REG, then 0x123456789 */
+	put_words(v, 0, (const uint32_t[]){1, 0x1, 0x23456789}, 3);
+	nfs4_bit_set(&g.mask, NFS4_A_TYPE);
+	nfs4_bit_set(&g.mask, NFS4_A_SIZE);
+	g.vals = (struct nfs4_ref){v, sizeof(v)};
+	assert_int_equal(np4_attr_type_size(&g, &type, &size), 0);
+	assert_int_equal(type, 1);
+	assert_true(size == 0x123456789ull);
+	g.vals.len = 11;
+	assert_int_equal(np4_attr_type_size(&g, &type, &size), -EBADMSG);
+	/* an attribute not asked for: its length is unknown, so the list is not walked */
+	nfs4_bit_set(&g.mask, NFS4_A_MODE);
+	g.vals.len = sizeof(v);
+	assert_int_equal(np4_attr_type_size(&g, &type, &size), -EBADMSG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -166,6 +339,10 @@ int main(void)
 		cmocka_unit_test(test_verify),
 		cmocka_unit_test(test_verify_misplaced),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_nfs4_write_compound),
+		cmocka_unit_test(test_nfs4_read_reply),
+		cmocka_unit_test(test_nfs4_failed_sequence),
+		cmocka_unit_test(test_nfs4_attrs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,7 +18,15 @@
 #      prints "verify: FILE: ... first bad byte at offset N" with the exact offset and the
 #      expected and found bytes, and the JSON counts it under errors.verify;
 #   5. unlink=1 removes the job's files (REMOVE);
-#   6. droce-nfsd stops on SIGINT with exit 0, having answered no call with GARBAGE_ARGS or
+#   6. NFSv4.1 (--nfs-version 4.1: EXCHANGE_ID, CREATE_SESSION, OPEN, SEQUENCE on a slot per
+#      call, CLOSE, DESTROY_SESSION/CLIENTID, no MOUNT): over RDMA a 256 KiB sequential write
+#      with verify=crc32c (read back), then a read of it with verify=crc32c, DDP both ways;
+#      randrw 4 KiB, 2 jobs, iodepth 8, verify=crc32c; over TCP randrw 64 KiB with fsync=8;
+#      each exits 0 with fio's JSON consistent, no error, nfs.version "4.1" and the session
+#      operations counted; the written file is whole on the server's disk; the server grants
+#      6 slots a session (v4_slots): iodepth 4 gets the 5 it asks, iodepth 8 runs on 6 (a
+#      slot beyond them would be NFS4ERR_BADSLOT, an error);
+#   7. droce-nfsd stops on SIGINT with exit 0, having answered no call with GARBAGE_ARGS or
 #      SYSTEM_ERR and seen no RDMA error.
 # Usage: nfsperf_veth.sh PATH/TO/droce-nfsd PATH/TO/droce-nfsperf      Exit 77 = skipped.
 set -u
@@ -41,6 +49,9 @@ lab_config a "$LAB_VETH_A" "$LAB_TAP_A" "$LAB_IP4_A" "$LAB_IP6_A" 0
 lab_config b "$LAB_VETH_B" "$LAB_TAP_B" "$LAB_IP4_B" "$LAB_IP6_B" 1
 sed -i 's/^memory = .*/memory = 512/' "$LAB_DIR/b.ini"
 sed -i 's/^memory = .*/memory = 384/' "$LAB_DIR/a.ini"
+# NFSv4.1 beside v3, no grace period (a fresh server: nothing to reclaim), 6 slots a session
+# (fewer than iodepth 8 asks for)
+printf '\n[nfs]\nversions = 3,4.1\ngrace = 0\nv4_slots = 6\n' >> "$LAB_DIR/b.ini"
 EXP=$LAB_DIR/exp
 mkdir -p "$EXP" "$LAB_DIR/state"
 echo "$EXP 10.77.0.0/24(rw,no_root_squash,insecure)" > "$LAB_DIR/exports"
@@ -189,6 +200,53 @@ check "the corrupt run's JSON: the checks, and verify counted" judge rdma_corrup
 perf rdma_unlink --transport rdma --name big --rw read --bs 256k --size 4m --unlink 1
 check "unlink=1: exit 0, REMOVE made, the file is gone from droce-nfsd's disk" \
 	bash -c "[ $RC = 0 ] && [ ! -e '$EXP/big.0.0' ] && grep -q '\"REMOVE\"' '$LAB_DIR/rdma_unlink.json'"
+
+# 6. NFSv4.1
+V4OPS="EXCHANGE_ID CREATE_SESSION RECLAIM_COMPLETE PUTROOTFH SEQUENCE OPEN GETFH CLOSE DESTROY_SESSION DESTROY_CLIENTID"
+# v41 NAME: the run says NFS 4.1 and made every session operation
+v41() {
+	python3 -c "import json,sys; sys.exit(0 if all(j['nfs']['version'] == '4.1' and 'MNT' not in j['nfs']['calls'] for j in json.load(open('$LAB_DIR/$1.json'))['jobs']) else 1)"
+}
+# slots NAME N: every job's session had N slots
+slots() {
+	python3 -c "import json,sys; sys.exit(0 if all(j['nfs']['session_slots'] == $2 for j in json.load(open('$LAB_DIR/$1.json'))['jobs']) else 1)"
+}
+# v41ok NAME OP...: v41, and every job made each of these operations
+v41ok() { v41 "$1" && calls "$@"; }
+gone() { [ ! -e "$1" ]; }
+perf v41_rdma_seqw --nfs-version 4.1 --transport rdma --name v4 --rw write --bs 256k --iodepth 4 \
+	--size 4m --verify crc32c
+check "4.1 RDMA sequential write 256 KiB, verify=crc32c (read back): exit 0" [ $RC = 0 ]
+check "4.1 RDMA sequential write: the JSON's checks" judge v41_rdma_seqw 262144 1 0
+check "4.1 RDMA sequential write: version 4.1, the session's operations, WRITE, READ, COMMIT" \
+	v41ok v41_rdma_seqw $V4OPS WRITE READ COMMIT
+check "4.1 iodepth 4: the session has the 5 slots asked for" slots v41_rdma_seqw 5
+check "4.1: the file is whole on droce-nfsd's disk (4 MiB)" [ "$(stat -c %s "$EXP/v4.0.0")" = 4194304 ]
+# 256 KiB cannot go inline: with no long call and no long reply, WRITE's data went by read
+# chunk and READ's came by write chunk
+check "4.1 RDMA: 256 KiB of data both ways without a long call or reply (DDP)" \
+	grep -Eq '"xprt_stats" : "rdma: .*long calls 0 long replies 0 ' "$LAB_DIR/v41_rdma_seqw.json"
+perf v41_rdma_seqr --nfs-version 4.1 --transport rdma --name v4 --rw read --bs 256k --iodepth 4 \
+	--size 4m --verify crc32c
+check "4.1 RDMA sequential read 256 KiB, verify=crc32c of what was written: exit 0" [ $RC = 0 ]
+check "4.1 RDMA sequential read: the JSON's checks" judge v41_rdma_seqr 262144 1 0
+check "4.1 RDMA read: no long reply (READ's data by write chunk), no WRITE (nothing to lay out)" \
+	bash -c "grep -Eq '\"xprt_stats\" : \"rdma: .*long calls 0 long replies 0 ' '$LAB_DIR/v41_rdma_seqr.json' && ! grep -q '\"WRITE\"' '$LAB_DIR/v41_rdma_seqr.json'"
+perf v41_rdma_randrw --nfs-version 4.1 --transport rdma --name v4r --rw randrw --rwmixread 50 \
+	--bs 4k --iodepth 8 --numjobs 2 --nrfiles 2 --size 2m --runtime 4 --verify crc32c
+check "4.1 RDMA randrw 4 KiB, 2 jobs, iodepth 8, verify=crc32c: exit 0" [ $RC = 0 ]
+check "4.1 RDMA randrw: the JSON's checks" judge v41_rdma_randrw 4096 2 0
+check "4.1 RDMA randrw: version 4.1 and the session's operations in both jobs" \
+	v41ok v41_rdma_randrw $V4OPS READ WRITE
+check "4.1 iodepth 8: the sessions have the server's 6 slots (9 asked), and no error" \
+	slots v41_rdma_randrw 6
+perf v41_tcp_randrw --nfs-version 4.1 --transport tcp --name v4t --rw randrw --rwmixread 70 \
+	--bs 64k --iodepth 4 --numjobs 2 --size 4m --runtime 4 --verify crc32c --fsync 8 --unlink 1
+check "4.1 TCP randrw 64 KiB, 2 jobs, verify=crc32c, fsync=8, unlink=1: exit 0" [ $RC = 0 ]
+check "4.1 TCP randrw: the JSON's checks" judge v41_tcp_randrw 65536 2 0
+check "4.1 TCP randrw: version 4.1, the session's operations, COMMIT and REMOVE" \
+	v41ok v41_tcp_randrw $V4OPS COMMIT REMOVE
+check "4.1 TCP unlink=1: the files are gone from droce-nfsd's disk" gone "$EXP/v4t.0.0"
 
 lab_stop nfsd
 st=$?

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nfsperf_job.h - droce-nfsperf's jobs, shared by the run (droce-nfsperf.c: the state machine,
+ * NFSv3's calls, the workload) and NFSv4.1's calls (nfsperf_job4.c): the job's states, its
+ * files and calls in flight, and what the run shares with them (np_run).
+ */
+#ifndef NFSPERF_JOB_H
+#define NFSPERF_JOB_H
+
+#include "nfsperf.h"
+
+#define NP4_DELAY_NS 2000000ull	  /**< NFS4ERR_DELAY: a call goes again this much later */
+#define NP4_GRACE_NS 100000000ull /**< NFS4ERR_GRACE: the server's grace period; again then */
+
+/** One job's state machine (STYLE §4): the set-up calls run one at a time, the workload with
+ * iodepth calls in flight. */
+#define JOB_STATE_LIST(X)                                                                          \
+	X(CONNECT)	    /**< its connection is coming up */                                    \
+	X(READDIR)	    /**< READDIRPLUS of the export's root, page by page */                 \
+	X(LOOKUP)	    /**< LOOKUP of file fi */                                              \
+	X(CREATE)	    /**< CREATE of file fi: LOOKUP said NOENT */                           \
+	X(GETATTR)	    /**< GETATTR of file fi: its size */                                   \
+	X(LAYOUT)	    /**< WRITE the pattern into files too short for the reads */           \
+	X(RUN)		    /**< the workload */                                                   \
+	X(DRAIN)	    /**< no new calls: wait for those in flight */                         \
+	X(COMMIT)	    /**< COMMIT of file fi, written UNSTABLE */                            \
+	X(VERIFY)	    /**< a write-only job with verify: READ back every block it wrote */   \
+	X(UNLINK)	    /**< REMOVE of file fi (unlink=1) */                                   \
+	X(EXCHANGE_ID)	    /**< 4.1: EXCHANGE_ID, our client owner */                             \
+	X(CREATE_SESSION)   /**< 4.1: CREATE_SESSION, iodepth + 1 fore channel slots */            \
+	X(RECLAIM)	    /**< 4.1: RECLAIM_COMPLETE (nothing to reclaim) */                     \
+	X(ROOTFH)	    /**< 4.1: PUTROOTFH, LOOKUP of the export's components, GETFH */       \
+	X(OPEN)		    /**< 4.1: OPEN (create, unchecked) of file fi, GETFH, GETATTR */       \
+	X(CLOSE)	    /**< 4.1: CLOSE of file fi */                                          \
+	X(DESTROY_SESSION)  /**< 4.1: DESTROY_SESSION */                                           \
+	X(DESTROY_CLIENTID) /**< 4.1: DESTROY_CLIENTID */                                          \
+	X(DONE)		    /**< finished; its connection is closed */                             \
+	X(FAILED)	    /**< a set-up call failed: the job ends */
+
+#define JOB_ENUM_(n) JOB_##n,
+enum job_state { JOB_STATE_LIST(JOB_ENUM_) JOB_NUM_STATES };
+#define JOB_NAME_(n) #n,
+
+enum io_kind { IO_READ, IO_WRITE, IO_COMMIT };
+
+struct np_job;
+
+/** One call of the workload (or of the layout) in flight. */
+struct np_io {
+	struct np_job *job;
+	bool busy, layout;
+	bool reread; /**< the read-back of a write-only job's blocks (not in the results) */
+	enum io_kind kind;
+	uint32_t file;
+	uint64_t off;
+	uint64_t start; /**< ns, when the call went out */
+	uint32_t slot;	/**< 4.1: the session slot it went on */
+	bool delayed;	/**< 4.1: NFS4ERR_DELAY: goes again at retry_at (counted in flight) */
+	uint64_t retry_at;
+};
+
+struct np_file {
+	struct nfs_fh fh;
+	uint64_t size;
+	bool layout;		  /**< laid out by this run */
+	bool dirty;		  /**< written UNSTABLE since its last COMMIT */
+	bool seen;		  /**< READDIRPLUS listed it */
+	uint8_t *written;	  /**< write-only jobs with verify: a bit per block written */
+	uint8_t fh4[NFS4_FHSIZE]; /**< 4.1: its handle, */
+	uint32_t fh4_len;
+	struct nfs4_stateid sid; /**< and the open stateid */
+	bool open;
+};
+
+struct np_job {
+	uint32_t idx;
+	enum job_state state;
+	uint64_t state_cnt[JOB_NUM_STATES];
+	struct np_conn conn;
+	struct np_file files[NP_MAX_FILES];
+	uint32_t fi;	     /**< set-up: the file at hand */
+	bool meta_busy;	     /**< a set-up call is in flight */
+	uint64_t meta_start; /**< ns, when it went out */
+	uint64_t cookie;     /**< READDIRPLUS position */
+	uint8_t verf[NFS3_VERF_SIZE];
+	uint32_t pages, entries;
+	struct np_io io[NP_MAX_DEPTH];
+	uint32_t inflight;
+	uint64_t rnd;
+	uint32_t seq_file;
+	uint64_t seq_off;
+	uint64_t issued; /**< bytes of the workload issued */
+	uint32_t writes_since_commit;
+	uint32_t last_write_file;   /**< what fsync=N's COMMIT commits */
+	uint64_t lay_file, lay_off; /**< layout cursor */
+	uint64_t run_start, run_end;
+	FILE *iops_log, *lat_log; /**< fio's per-job logs */
+	struct np_result res;
+	/* NFSv4.1 */
+	struct np4_sess s4;
+	char owner[96];		   /**< the client owner and open owner: unique per run and job */
+	uint8_t dir4[NFS4_FHSIZE]; /**< the export's root (on the way: the last component's) */
+	uint32_t dir4_len;
+	uint32_t comp;	    /**< ROOTFH: bytes of the export path looked up so far */
+	uint32_t comp_next; /**< ROOTFH: ... once the call in flight succeeds */
+	int meta_slot;	    /**< the slot of the set-up call in flight, or -1 */
+	uint64_t retry_at;  /**< NFS4ERR_DELAY: the set-up call goes again then (ns) */
+};
+
+/** What the run shares with its jobs' calls (droce-nfsperf.c fills it in at the start). */
+struct np_run {
+	const struct np_opts *o;
+	uint64_t fsize;	  /**< per file, a multiple of bs */
+	uint64_t nblocks; /**< per file */
+	uint8_t *wbuf;	  /**< a block's bytes, encoded at once into the call */
+	uint64_t t0_verf; /**< 4.1: EXCHANGE_ID's verifier, the run's start */
+};
+extern struct np_run np_run;
+
+/* droce-nfsperf.c: the job's helpers */
+
+/** Does the workload read (its files must be whole, laid out if short)? */
+bool np_run_reads(void);
+/** Count an error by name; the job's first errno-like number is kept. */
+void np_job_error(struct np_job *j, int errnum, const char *name);
+/** A set-up call failed: the reason on stderr, the job ends. */
+void np_job_fail(struct np_job *j, const char *why);
+void np_job_set_state(struct np_job *j, enum job_state s);
+/** Transport and RPC errors of a reply, counted. @return true when its results are there */
+bool np_job_rpc_ok(struct np_job *j, int err, const struct orpc_reply_hdr *h, const char *proc);
+void np_job_file_name(const struct np_job *j, uint32_t f, char *buf, size_t cap);
+uint32_t np_job_file_id(const struct np_job *j, uint32_t f);
+/** The workload's completion (np_done_t), ctx the np_io. */
+void np_io_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p, uint32_t len);
+
+/* nfsperf_job4.c */
+
+/** The set-up call of a 4.1 job's state (name: a buffer for a file's name).
+ * @return 0 (sent, or nothing to send), or np_conn_call's error */
+int np4_job_step(struct np_job *j, char *name, size_t cap);
+/** Start a workload call on a free slot. @return 0, -EBUSY (no slot, no room), np_conn_call's */
+int np4_io_start(struct np_job *j, struct np_io *io);
+/** A workload call's reply: its slot moves on, errors are counted. @return true when it
+ * succeeded (READ: *data holds the data); false, with *wait set when the same call should go
+ * again that much later (NFS4ERR_DELAY, NFS4ERR_GRACE) */
+bool np4_io_done(struct np_io *io, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
+		 uint32_t len, struct nfs4_ref *data, uint64_t *wait);
+
+#endif /* NFSPERF_JOB_H */
