@@ -16,7 +16,10 @@
 #      droce sent, the RoCE frames are right (with several calls' read chunks read at once
 #      tshark 4.0 rebuilds few WRITE calls (6 of 769 in a run), so it cannot name all the replies: counted);
 #   3. in the VM: knfsd's counters (/proc/net/rpc/nfsd proc3) grew by READ, WRITE, COMMIT and
-#      REMOVE.
+#      REMOVE;
+#   4. NFSv4.1 (knfsd restarted with 4.1 on): RDMA randrw 16 KiB iodepth 4 verify=crc32c and TCP
+#      randrw 64 KiB verify=md5 fsync=8, both unlink=1: exit 0, no error; captured, tshark decodes
+#      droce's COMPOUNDs over RDMA and flags none, the RoCE frames are right.
 # The fio-style JSON of each run is kept in the artifacts. Usage: nfsperf.sh APPS_DIR
 # [ARTIFACT_DIR] (APPS_DIR holds droce-nfsperf)      Exit 77 = skipped (with the reason).
 set -u
@@ -182,6 +185,31 @@ field() { echo "$1" | awk -v f=$(($2 + 3)) '{print $f}'; }
 grew() { [ "$(field "$after" $1)" -gt "$(field "$before" $1)" ] 2>/dev/null; }
 check "knfsd counted READs, WRITEs, COMMITs and REMOVEs (proc3)" \
 	bash -c "$(declare -f field grew); before='$before' after='$after'; grew 6 && grew 7 && grew 21 && grew 12"
+# ---- NFSv4.1 against knfsd: knfsd restarts with v4.1 on (lease and grace 10 s, the least it
+# takes, waited out: an OPEN in the grace period gets NFS4ERR_GRACE, which droce-nfsperf waits
+# on but counts), RDMA 20049 again; the export is the v4 pseudo
+# root (fsid=0), so the jobs look up "/". Captured: tshark decodes the 4.1 COMPOUNDs over RDMA.
+vm_run vm1 "rpc.nfsd 0; echo 10 > /proc/fs/nfsd/nfsv4leasetime; echo 10 > /proc/fs/nfsd/nfsv4gracetime;
+echo '+4 +4.1' > /proc/fs/nfsd/versions; rpc.nfsd 4 2>&1; grep -q rdma /proc/fs/nfsd/portlist || echo 'rdma 20049' > /proc/fs/nfsd/portlist;
+echo portlist \$(cat /proc/fs/nfsd/portlist); echo versions \$(cat /proc/fs/nfsd/versions); sleep 11" 60 | sed 's/^/# vm1: /'
+lab_capture_start v41 || exit 1
+perf rdma41 --transport rdma --nfs-version 4.1 --export / --name np41 --rw randrw --rwmixread 50 \
+	--bs 16k --iodepth 4 --size 2m --runtime 20 --verify crc32c --unlink 1
+check "NFSv4.1 RDMA randrw 16 KiB, iodepth 4, verify=crc32c against knfsd: exit 0" [ $RC = 0 ]
+check "NFSv4.1 RDMA: reads and writes done, no error of any kind" clean rdma41
+perf tcp41 --transport tcp --nfs-version 4.1 --export / --name np41t --rw randrw --rwmixread 70 \
+	--bs 64k --iodepth 4 --size 4m --runtime 20 --verify md5 --fsync 8 --unlink 1
+check "NFSv4.1 TCP randrw 64 KiB, iodepth 4, verify=md5, fsync=8 against knfsd: exit 0" [ $RC = 0 ]
+check "NFSv4.1 TCP: reads and writes done, no error of any kind" clean tcp41
+lab_capture_stop
+n41=$(tshark -r "$LABI_DIR/v41.pcap" -Y "rpcordma && nfs && rpc.programversion == 4 && ip.src == $LABI_DROCE_IP" 2>/dev/null | wc -l)
+echo "# v41: NFSv4 COMPOUNDs droce sent over RDMA that tshark decodes: $n41"
+check "v41: tshark decodes droce-nfsperf's NFSv4.1 COMPOUNDs over RDMA (at least 50)" [ "$n41" -ge 50 ]
+flagged v41
+check "v41: tshark flags nothing droce sent" [ "$ours" = 0 ]
+check "v41: the RoCE frames are well formed and their ICRCs verify" \
+	python3 "$HERE/wire_check.py" "$LABI_DIR/v41.pcap" "$(sed -nE 's/.*port 0 ([0-9A-Fa-f:]{17}) .*/\1/p' "$LABI_DIR/rdma41.err" | head -1)"
+
 [ -n "$LABI_ARTIFACTS" ] && cp "$LABI_DIR"/*.json "$LABI_DIR"/*.err "$LABI_DIR"/*.pcap "$LABI_ARTIFACTS"/ 2>/dev/null
 echo "# nfsperf: $fails failed, $((SECONDS - T0)) s"
 [ "$fails" = 0 ]
