@@ -19,7 +19,8 @@
 # (stall_diag.py): which side stopped answering or retransmits without end - if rxe stalls
 # under TCG, the test says so.
 # Usage: lossy.sh PATH/TO/droce-ping [ARTIFACT_DIR]
-#   LS_SIZE (16000), LS_COUNT (20), LS_SEED (4791), LS_SCENARIOS ("loss reorder loss2")
+#   LS_SIZE (16000), LS_COUNT (20), LS_SEED (4791), LS_SCENARIOS ("loss reorder loss2"),
+#   LS_DIRS ("vm_server droce_server": which directions run)
 # Exit 77 = skipped (with the reason). Console logs, captures and outputs go to ARTIFACT_DIR.
 set -u
 DPING=$(readlink -f "$1")
@@ -29,7 +30,9 @@ LS_SIZE=${LS_SIZE:-16000}
 LS_COUNT=${LS_COUNT:-20}
 LS_SEED=${LS_SEED:-4791}
 LS_SCENARIOS=${LS_SCENARIOS:-loss reorder loss2}
+LS_DIRS=" ${LS_DIRS:-vm_server droce_server} "
 RUN_SEC=45
+DREQ_WAIT=10
 T0=$SECONDS
 . "$HERE/lab.sh"
 . "$HERE/rping_lib.sh"
@@ -66,6 +69,12 @@ wire() {
 		sed 's/^#* */#   /'
 }
 
+# vm_dreqs PCAP: how many CM DisconnectRequests the VM sent that reached droce
+vm_dreqs() {
+	tshark -r "$1" -Y "infiniband && eth.src != $(droce_mac)" -T fields -e _ws.col.Info 2>/dev/null |
+		grep -c "DisconnectRequest"
+}
+
 # diagnose NAME END: a run that did not finish, from its capture
 diagnose() {
 	python3 "$HERE/stall_diag.py" "$LABI_DIR/$1.pcap" "$(droce_mac)" "$2" |
@@ -81,6 +90,8 @@ for sc in $LS_SCENARIOS; do
 
 	# ---- rping -s in the VM, droce-ping -c -V
 	name=$sc-vm_server
+	[[ $LS_DIRS == *" vm_server "* ]] || name=
+	if [ -n "$name" ]; then
 	vm_run vm1 "tc qdisc replace dev eth0 root ${VM_QDISC[$sc]}" 20
 	lab_capture_start "$name" || exit 1
 	vm_cmd vm1 "$LABI_DIR/$name.vm" $((RUN_SEC + 20)) "rping -s -V -S $LS_SIZE -a $VMIP" &
@@ -106,17 +117,20 @@ for sc in $LS_SCENARIOS; do
 		"$([ "$rd/$rv" = 0/0 ] && ! grep -q "data mismatch" "$LABI_DIR/$name.droce.err" &&
 			echo true || echo false)"
 	if [ "$rd/$rv" != 0/0 ]; then
-		dping_lines "$LABI_DIR/$name.droce.err" | tail -n 8 | sed 's/^/#   droce-ping: /'
-		tail -n 8 "$LABI_DIR/$name.vm.err" | sed 's/^/#   rping: /'
+		dping_lines "$LABI_DIR/$name.droce.err" | tail -n 8 | sed 's/^/#   droce-ping (failed run): /'
+		tail -n 8 "$LABI_DIR/$name.vm.err" | sed 's/^/#   rping (failed run): /'
 		[ "$rd" = 124 ] && echo "# droce-ping did not finish within $RUN_SEC s"
 		diagnose "$name" "$tend"
 	fi
 	wire "$name"
 	results+=("$(printf '%-8s rping -s (rxe) <- droce-ping -c -V  %6s s  netem drops %3s  exit %s/%s' \
 		"$sc" "$t" "${drops:-?}" "$rd" "$rv")")
+	fi
 
 	# ---- droce-ping -s, rping -c -V in the VM
 	name=$sc-droce_server
+	[[ $LS_DIRS == *" droce_server "* ]] || name=
+	if [ -n "$name" ]; then
 	vm_run vm1 "tc qdisc replace dev eth0 root ${VM_QDISC[$sc]}" 20
 	lab_capture_start "$name" || exit 1
 	dping_start "$name" $((RUN_SEC + 20)) -s -d -v -S "$LS_SIZE" -a "$LABI_DROCE_IP"
@@ -133,24 +147,46 @@ for sc in $LS_SCENARIOS; do
 	fi
 	tend=$(date +%s.%N)
 	[ "$rv" = 0 ] || kill -TERM $DPING_PID 2>/dev/null
+	# rping done: droce-ping -s ends on the client's DREQ. rping -c destroys its id right after
+	# rdma_disconnect(), and Linux's ib_cm cancels a DREQ it has not had answered when its id
+	# is destroyed (cm_destroy_id(), state DREQ_SENT): a DREQ netem drops is never sent again,
+	# and the server waits for it, rping -s as droce-ping -s. So: up to DREQ_WAIT s for it,
+	# then SIGTERM, and the capture says whether a DREQ from the VM ever reached droce.
+	for ((i = 0; i < DREQ_WAIT * 10; i++)); do
+		kill -0 $DPING_PID 2>/dev/null || break
+		sleep 0.1
+	done
+	stopped=
+	kill -0 $DPING_PID 2>/dev/null && stopped=1 && kill -TERM $DPING_PID
 	wait $DPING_PID
 	rd=$?
 	lab_capture_stop
 	drops=$(vm_drops)
+	dreqs=$(vm_dreqs "$LABI_DIR/$name.pcap")
+	if [ -n "$stopped" ] && [ "$rv" = 0 ]; then
+		echo "# droce-ping -s had not ended ${DREQ_WAIT} s after rping -c (stopped by SIGTERM: exit $rd); DREQs from the VM in the capture: $dreqs"
+		lost=false
+		[ "$dreqs" = 0 ] && [ "$rd" = 143 ] && lost=true
+		check "... $sc: droce-ping -s waited only for a DREQ that never reached it (netem dropped it, and ib_cm does not resend it once rping destroyed its id)" $lost
+		$lost && rd=0
+	fi
 	check "$sc: droce-ping -s <- rping -c -V -S $LS_SIZE -C $LS_COUNT: rping validated, both exit 0 (droce $rd, rping $rv; ${t} s; netem dropped ${drops:-?})" \
 		"$([ "$rd/$rv" = 0/0 ] && ! grep -q "data mismatch" "$LABI_DIR/$name.vm.err" &&
 			echo true || echo false)"
 	check "... $sc: what droce's RDMA READs brought is rping's data, ping for ping" \
 		cmp -s "$LABI_DIR/want_s" <(grep -a "^server ping data: " "$LABI_DIR/$name.droce.out")
 	if [ "$rd/$rv" != 0/0 ]; then
-		dping_lines "$LABI_DIR/$name.droce.err" | tail -n 8 | sed 's/^/#   droce-ping: /'
-		cat "$LABI_DIR/$name.vm.out" "$LABI_DIR/$name.vm.err" | tail -n 8 | sed 's/^/#   rping: /'
+		# "failed run" in each line: the suite's summary keeps lines that say fail
+		dping_lines "$LABI_DIR/$name.droce.err" | tail -n 8 | sed 's/^/#   droce-ping (failed run): /'
+		cat "$LABI_DIR/$name.vm.out" "$LABI_DIR/$name.vm.err" | tail -n 8 |
+			sed 's/^/#   rping (failed run): /'
 		[ "$rv" = 143 ] && echo "# rping -c did not finish within $RUN_SEC s"
 		diagnose "$name" "$tend"
 	fi
 	wire "$name"
 	results+=("$(printf '%-8s droce-ping -s <- rping -c -V (rxe)  %6s s  netem drops %3s  exit %s/%s' \
 		"$sc" "$t" "${drops:-?}" "$rd" "$rv")")
+	fi
 	vm_run vm1 "tc qdisc del dev eth0 root" 20 > /dev/null 2>&1
 done
 
