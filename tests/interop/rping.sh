@@ -117,6 +117,10 @@ for size in $RP_SIZES; do
 		vm_cmd vm1 "$LABI_DIR/$name.vm" 40 "rping -c ${v[*]} -V -S $size -C $RP_COUNT -a $LABI_DROCE_IP"
 		rv=$?
 		t=$(secs_since "$t0")
+		if [ "$rv" = 255 ] && rping_teardown_race "$LABI_DIR/$name.vm.err"; then
+			echo "# rping -c exited 255 in its known race at exit, after its test loop (DISCONNECTED event, then rdma_get_cm_event: EBADF; rping_lib.sh): counted as exit 0"
+			rv=0
+		fi
 	else
 		echo "# droce-ping -s did not listen within 10 s"
 		rv=-
