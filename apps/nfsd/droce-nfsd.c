@@ -783,6 +783,14 @@ static void print_stats(void)
 		       (unsigned long long)v4.deleg_conflicts, (unsigned long long)v4.cb_probes,
 		       (unsigned long long)v4.cb_errors, (unsigned long long)v4.cb_bad_replies,
 		       (unsigned long long)v4.lock_waits, (unsigned long long)v4.lock_notifies);
+		printf("nfs4: client records %llu (loaded %llu, files ignored %llu, written %llu, "
+		       "write errors %llu); reclaims %llu, NO_GRACE %llu, GRACE %llu; in grace %d\n",
+		       (unsigned long long)v4.records, (unsigned long long)v4.records_loaded,
+		       (unsigned long long)v4.records_files_ignored,
+		       (unsigned long long)v4.records_writes,
+		       (unsigned long long)v4.records_write_errors, (unsigned long long)v4.reclaims,
+		       (unsigned long long)v4.no_grace, (unsigned long long)v4.grace_refused,
+		       (int)v4.in_grace);
 	}
 	if (g.nlm_up) {
 		uint32_t locks, waiters;
@@ -1018,6 +1026,8 @@ static const struct orpc_program *nfs_program(void)
 		c.state.lease_s = g.conf.v4_lease_s;
 		c.state.slots = g.conf.v4_slots;
 		c.max_io = g.conf.max_io;
+		/* the clients of the records in --state reclaim for [nfs] grace after a start */
+		c.grace_s = g.conf.grace_s;
 		snprintf(c.domain, sizeof(c.domain), "%s", g.conf.v4_domain);
 		g.v4 = nfs4_server_create(g.fs, &c);
 		if (!g.v4)

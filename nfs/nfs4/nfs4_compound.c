@@ -49,6 +49,15 @@ void nfs4_server_conf_default(struct nfs4_server_conf *c)
 	c->max_io = 1u << 20;
 }
 
+/* a recorded client went for good: its stable record goes */
+static void forget_client(void *arg, struct nfs4_client *c)
+{
+	struct nfs4_server *s = arg;
+
+	nfs4_recov_forget(&s->rec, c->owner, c->ownerlen);
+	c->recorded = false;
+}
+
 /* a client record is going: its opens, lock states and locks go first */
 static void release_client(void *arg, struct nfs4_client *c)
 {
@@ -82,8 +91,14 @@ struct nfs4_server *nfs4_server_create(struct nfs_fs *fs, const struct nfs4_serv
 	/* a manager of its own until droce-nfsd hands it NLM's (nfs4_server_set_lock_mgr) */
 	nfs_lock_mgr_init(&s->own_mgr, &(struct nfs_lock_conf){0});
 	s->mgr = &s->own_mgr;
-	if (s->st)
+	if (s->st) {
 		nfs4_state_set_release(s->st, release_client, s);
+		nfs4_state_set_forget(s->st, forget_client, s);
+	}
+	/* the owners that may reclaim: the records of the last run (RFC 8881 §8.4.3) */
+	nfs4_recov_init(&s->rec, fs ? nfs_fs_state_dir(fs) : NULL,
+			(uint64_t)conf->grace_s * 1000000000ull, s->now_ns());
+	nfs4_recov_load(&s->rec);
 	if (!s->st || !s->reply || !s->iobuf || !s->ot || nfs4_cb_init(s) != 0) {
 		int e = errno ? errno : ENOMEM;
 
@@ -102,6 +117,7 @@ void nfs4_server_destroy(struct nfs4_server *s)
 	nfs4_state_destroy(s->st);
 	nfs4_otab_destroy(s->ot);
 	nfs4_cb_fini(s);
+	nfs4_recov_fini(&s->rec);
 	nfs_lock_mgr_fini(&s->own_mgr);
 	free(s->iobuf);
 	free(s->reply);
@@ -116,6 +132,42 @@ void nfs4_server_set_lock_mgr(struct nfs4_server *s, struct nfs_lock_mgr *m)
 void nfs4_server_set_clock(struct nfs4_server *s, uint64_t (*now_ns)(void))
 {
 	s->now_ns = now_ns;
+	/* the grace period counts on the new clock */
+	s->rec.grace_end_ns = now_ns() + s->rec.grace_ns;
+}
+
+bool nfs4_server_in_grace(struct nfs4_server *s)
+{
+	nfs4_recov_step(&s->rec, s->now_ns());
+	return s->rec.grace == NFS4_GRACE_RECLAIM;
+}
+
+uint32_t nfs4_grace_check(struct nfs4_compound *c, bool reclaim)
+{
+	struct nfs4_client *clp = c->sess ? c->sess->clp : NULL;
+
+	if (!clp)
+		return NFS4ERR_SERVERFAULT;
+	return nfs4_recov_check(&c->s->rec, clp->owner, clp->ownerlen, clp->reclaim_complete,
+				reclaim, c->s->now_ns());
+}
+
+void nfs4_client_opened(struct nfs4_server *s, struct nfs4_client *clp)
+{
+	if (!clp->recorded)
+		clp->recorded = nfs4_recov_opened(&s->rec, clp->owner, clp->ownerlen);
+}
+
+void nfs4_client_reclaimed(struct nfs4_server *s, struct nfs4_client *clp)
+{
+	if (clp->recorded) {
+		nfs4_recov_step(&s->rec, s->now_ns());
+		return;
+	}
+	clp->recorded = nfs4_recov_complete(&s->rec, clp->owner, clp->ownerlen, s->now_ns());
+	/* state reclaimed after its record was dropped (grace ran out first) is recorded anew */
+	if (!clp->recorded && clp->owners)
+		clp->recorded = nfs4_recov_opened(&s->rec, clp->owner, clp->ownerlen);
 }
 
 struct nfs4_state *nfs4_server_state(struct nfs4_server *s)
@@ -134,6 +186,15 @@ void nfs4_server_stats(const struct nfs4_server *s, struct nfs4_stats *st)
 	st->old_stateid = o.sid_state[NFS4_SID_ERR_OLD];
 	st->stale_stateid = o.sid_state[NFS4_SID_ERR_STALE];
 	st->expired_stateid = o.sid_state[NFS4_SID_ERR_EXPIRED];
+	st->records = s->rec.st.records;
+	st->records_loaded = s->rec.st.loaded;
+	st->records_files_ignored = s->rec.st.files_ignored;
+	st->records_writes = s->rec.st.writes;
+	st->records_write_errors = s->rec.st.write_errors;
+	st->reclaims = s->rec.st.reclaims;
+	st->no_grace = s->rec.st.no_grace;
+	st->grace_refused = s->rec.st.grace_refused;
+	st->in_grace = s->rec.grace == NFS4_GRACE_RECLAIM;
 }
 
 struct nfs4_pseudo *nfs4_compound_pseudo(struct nfs4_compound *c)

@@ -12,7 +12,8 @@
  * chunk; otherwise the data is encoded inline. WRITE's data needs nothing here: the transport
  * has already spliced the read chunk into the call at its XDR position.
  *
- * The pseudo file system is read-only: changes in it are ROFS; READ of it is ISDIR.
+ * The pseudo file system is read-only: changes in it are ROFS; READ of it is ISDIR. REMOVE and
+ * RENAME wait for the grace period's end (GRACE: nfs4_recover.h), as knfsd's do.
  */
 #include <string.h>
 
@@ -222,6 +223,9 @@ uint32_t nfs4_op_remove(struct nfs4_compound *c, union nfs4_op_args *a, union nf
 
 	if (s != NFS4_OK)
 		return s;
+	/* a file a client may still reclaim an open of stays (RFC 8881 §18.25.4, as knfsd) */
+	if (nfs4_server_in_grace(c->s))
+		return NFS4ERR_GRACE;
 	s = nfs4_check_name(&a->name);
 	if (s != NFS4_OK)
 		return s;
@@ -250,6 +254,8 @@ uint32_t nfs4_op_rename(struct nfs4_compound *c, union nfs4_op_args *a, union nf
 		return NFS4ERR_NOFILEHANDLE;
 	if (c->saved.kind != NFS4_FH_REAL || c->cur.kind != NFS4_FH_REAL)
 		return c->saved.kind == c->cur.kind ? NFS4ERR_ROFS : NFS4ERR_XDEV;
+	if (nfs4_server_in_grace(c->s))
+		return NFS4ERR_GRACE; /* as REMOVE */
 	s = nfs4_check_name(&ra->oldname);
 	if (s == NFS4_OK)
 		s = nfs4_check_name(&ra->newname);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "nfs4_open.h"
+#include "nfs4_recover.h"
 #include "nfs4_state.h"
 #include "nfs4_svc.h"
 #include "nfs4_xdr.h"
@@ -200,7 +201,21 @@ struct nfs4_server {
 	uint32_t cb_xid;
 	struct nfs4_cb_calls *cb;
 	struct nfs4_lock_waiter *lkw; /**< NFS4_LOCK_WAITERS */
+	struct nfs4_recov rec;	      /**< stable client records and grace */
 };
+
+/* ---- stable client records and grace (nfs4_compound.c over nfs4_recover.c) ---- */
+
+/**
+ * The grace rule (nfs4_recover.h) for the compound's client: reclaim, an OPEN CLAIM_PREVIOUS
+ * or a LOCK reclaim. @return NFS4_OK, NFS4ERR_GRACE, NFS4ERR_NO_GRACE (SERVERFAULT without a
+ * session)
+ */
+uint32_t nfs4_grace_check(struct nfs4_compound *c, bool reclaim);
+/** The client got state (a successful OPEN): its owner is recorded if it is not yet. */
+void nfs4_client_opened(struct nfs4_server *s, struct nfs4_client *clp);
+/** The client sent RECLAIM_COMPLETE: a loaded owner's record is ACTIVE now. */
+void nfs4_client_reclaimed(struct nfs4_server *s, struct nfs4_client *clp);
 
 /* ---- the backchannel and delegations (nfs4_cb.c) ---- */
 

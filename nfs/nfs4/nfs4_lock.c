@@ -9,7 +9,10 @@
  *
  *   length 0, or offset + length past 2^64 (length not all ones)  -> INVAL
  *   WRITE_LT on an open without write access                      -> OPENMODE
- *   reclaim                                                        -> NO_GRACE
+ *   reclaim out of grace, by an owner not recorded, or after
+ *     the client's RECLAIM_COMPLETE (nfs4_recover.h)                 -> NO_GRACE
+ *   no reclaim in grace, or before the client's RECLAIM_COMPLETE    -> GRACE
+ *   LOCKT in grace                                                 -> GRACE
  *   the lock manager's grace period (NLM's, after a restart)       -> GRACE
  *   a conflicting lock, NFSv3's or NFSv4's                         -> DENIED with LOCK4denied
  *   the lock manager full                                          -> DELAY
@@ -146,11 +149,10 @@ uint32_t nfs4_op_lock(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 	s = range(l->offset, l->length, &req.off, &req.len);
 	if (s != NFS4_OK)
 		return s;
-	if (l->reclaim)
-		return NFS4ERR_NO_GRACE;
-	/* no new lock before the client's RECLAIM_COMPLETE (RFC 8881 §18.51.3) */
-	if (c->sess && !c->sess->clp->reclaim_complete)
-		return NFS4ERR_GRACE;
+	/* reclaims in grace only, new locks after it (RFC 8881 §8.4.2, §18.51.3) */
+	s = nfs4_grace_check(c, l->reclaim);
+	if (s != NFS4_OK)
+		return s;
 	s = lock_state(c, l, &st, &made);
 	if (s != NFS4_OK)
 		return s;
@@ -164,6 +166,7 @@ uint32_t nfs4_op_lock(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 	req.file = st->key;
 	req.addr = c->ctx->peer;
 	req.exclusive = exclusive(l->type);
+	req.reclaim = l->reclaim; /* a shared manager in NLM's grace takes it then */
 	s = from_lock_status(c, nfs_lock_process(c->s->mgr, &req, &res), &res, r);
 	if (s == NFS4ERR_DENIED && (l->type == READW_LT || l->type == WRITEW_LT))
 		nfs4_lock_wait(c->s, st);
@@ -195,6 +198,9 @@ uint32_t nfs4_op_lockt(struct nfs4_compound *c, union nfs4_op_args *a, union nfs
 		return NFS4ERR_ISDIR;
 	if (!c->sess)
 		return NFS4ERR_SERVERFAULT;
+	/* nothing is known of the locks not yet reclaimed (knfsd answers the same) */
+	if (nfs4_server_in_grace(c->s))
+		return NFS4ERR_GRACE;
 	s = range(l->offset, l->length, &req.off, &req.len);
 	if (s != NFS4_OK)
 		return s;

@@ -10,8 +10,11 @@
  *   OPEN claim:  CLAIM_NULL (name in the current directory), CLAIM_FH (the current file)
  *                CLAIM_DELEGATE_CUR, CLAIM_DELEG_CUR_FH: the same, under a delegation of the
  *                client's on that file (its stateid checked)
- *                CLAIM_PREVIOUS -> NO_GRACE (client records do not survive a restart)
- *                CLAIM_DELEGATE_PREV, CLAIM_DELEG_PREV_FH -> NOTSUPP (nothing survives one)
+ *                CLAIM_PREVIOUS: the current file, reclaimed in grace by a client whose owner
+ *                the stable records name (nfs4_recover.h), else NO_GRACE; never a delegation
+ *                CLAIM_DELEGATE_PREV, CLAIM_DELEG_PREV_FH -> NOTSUPP (no delegation survives)
+ *   grace:       any other claim during grace, or before the client's RECLAIM_COMPLETE -> GRACE
+ *   records:     a client's first successful OPEN records its owner in the state directory
  *   create:      UNCHECKED4, GUARDED4 (EXIST), EXCLUSIVE4 and EXCLUSIVE4_1 (the verifier in
  *                the file's times, as NFSv3's EXCLUSIVE; EXCLUSIVE4_1's attributes after)
  *   the file:    a directory ISDIR, a symbolic link SYMLINK, other non-regular WRONG_TYPE;
@@ -607,13 +610,12 @@ static uint32_t open_target(struct nfs4_compound *c, const struct nfs4_open_args
 		break;
 	case CLAIM_FH:
 	case CLAIM_DELEG_CUR_FH:
+	case CLAIM_PREVIOUS: /* the file the client had open: the current one (§18.16.3) */
 		if (c->cur.kind != NFS4_FH_REAL)
 			return NFS4ERR_ISDIR;
 		*fh = c->cur.fh;
 		st = nfs_fs_getattr(c->ctx, fh, at);
 		return st == NFS_OK ? NFS4_OK : nfs4_stat_from_nfs(st);
-	case CLAIM_PREVIOUS:
-		return NFS4ERR_NO_GRACE; /* nothing to reclaim: no grace period for NFSv4 */
 	default:
 		return NFS4ERR_NOTSUPP; /* DELEGATE_PREV: no delegation survives a restart */
 	}
@@ -692,10 +694,11 @@ uint32_t nfs4_op_open(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 
 	if (!clp)
 		return NFS4ERR_SERVERFAULT;
-	/* RFC 8881 §18.51.3: no new state before the client's RECLAIM_COMPLETE (Linux sends it
-	 * right after CREATE_SESSION; knfsd refuses the same way) */
-	if (o->claim != CLAIM_PREVIOUS && !clp->reclaim_complete)
-		return NFS4ERR_GRACE;
+	/* reclaims in grace only, new opens after it and after the client's RECLAIM_COMPLETE
+	 * (RFC 8881 §8.4.2, §18.51.3; Linux sends it right after CREATE_SESSION) */
+	s = nfs4_grace_check(c, o->claim == CLAIM_PREVIOUS);
+	if (s != NFS4_OK)
+		return s;
 	if (!access ||
 	    (o->share_access & ~(OPEN4_SHARE_ACCESS_BOTH | OPEN4_SHARE_ACCESS_WANT_MASK |
 				 OPEN4_SHARE_ACCESS_WANT_SIGNAL | OPEN4_SHARE_ACCESS_WANT_PUSH)) ||
@@ -754,7 +757,10 @@ uint32_t nfs4_op_open(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 	}
 	res->rflags = OPEN4_RESULT_LOCKTYPE_POSIX |
 		      (nfs4_cb_may_notify(c->s, clp) ? OPEN4_RESULT_MAY_NOTIFY_LOCK : 0);
-	nfs4_deleg_offer(c, clp, &fh, &key, o, res);
+	/* a reclaim gets no delegation, whatever it had (OPEN_DELEGATE_NONE: res is zeroed) */
+	if (o->claim != CLAIM_PREVIOUS)
+		nfs4_deleg_offer(c, clp, &fh, &key, o, res);
+	nfs4_client_opened(c->s, clp);
 	nfs4_set_cur_real(c, &fh);
 	nfs4_set_cur_sid(c, &res->sid);
 	c->s->stats.opens++;

@@ -244,6 +244,11 @@ uint32_t nfs4_op_bind_conn(struct nfs4_compound *c, union nfs4_op_args *a, union
 uint32_t nfs4_op_reclaim_complete(struct nfs4_compound *c, union nfs4_op_args *a,
 				  union nfs4_op_resok *r)
 {
+	uint32_t s = nfs4_reclaim_complete(c->s->st, c->sess, a->one_fs);
+
 	(void)r;
-	return nfs4_reclaim_complete(c->s->st, c->sess, a->one_fs);
+	/* a loaded owner's reclaims are over: its record stays (grace may end now) */
+	if (s == NFS4_OK && !a->one_fs)
+		nfs4_client_reclaimed(c->s, c->sess->clp);
+	return s;
 }

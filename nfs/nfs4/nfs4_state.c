@@ -4,9 +4,10 @@
  * (RFC 8881 §18.35.5), CREATE_SESSION's own sequence and retry (§18.36.4), the slot table and
  * reply cache that SEQUENCE evaluates (§2.10.6.1), DESTROY_SESSION, DESTROY_CLIENTID,
  * BIND_CONN_TO_SESSION's answer (which channels a connection binds; nfs4_cb.c binds the back
- * one), RECLAIM_COMPLETE, and lease expiry. The backchannel's calls and delegations are
- * nfs4_cb.c's; CREATE_SESSION grants CONN_BACK_CHAN when its caller says the connection can
- * carry backward calls.
+ * one), RECLAIM_COMPLETE, and lease expiry. Stable records and grace are nfs4_recover.c's: the
+ * forget hook tells the server of each client that goes for good. The backchannel's calls
+ * and delegations are nfs4_cb.c's; CREATE_SESSION grants CONN_BACK_CHAN when its caller says
+ * the connection can carry backward calls.
  *
  * Clients are kept in a flat table of max_clients pointers, searched linearly (by id, or by
  * owner for EXCHANGE_ID): a server has tens of clients, not thousands.
@@ -32,6 +33,9 @@ struct nfs4_state {
 	struct nfs4_state_stats st;
 	nfs4_release_fn release;
 	void *release_arg;
+	nfs4_forget_fn forget;
+	void *forget_arg;
+	bool closing; /**< nfs4_state_destroy: the clients go, their stable records stay */
 };
 
 #define NAME_(n) #n,
@@ -120,6 +124,8 @@ static void client_free(struct nfs4_state *st, uint32_t i)
 {
 	struct nfs4_client *c = st->clients[i];
 
+	if (c->recorded && st->forget && !st->closing)
+		st->forget(st->forget_arg, c);
 	if (c->owners && st->release)
 		st->release(st->release_arg, c);
 	while (c->sessions) {
@@ -137,6 +143,7 @@ void nfs4_state_destroy(struct nfs4_state *st)
 {
 	if (!st)
 		return;
+	st->closing = true;
 	for (uint32_t i = 0; i < st->conf.max_clients; i++)
 		if (st->clients[i])
 			client_free(st, i);
@@ -166,6 +173,12 @@ void nfs4_state_set_release(struct nfs4_state *st, nfs4_release_fn fn, void *arg
 {
 	st->release = fn;
 	st->release_arg = arg;
+}
+
+void nfs4_state_set_forget(struct nfs4_state *st, nfs4_forget_fn fn, void *arg)
+{
+	st->forget = fn;
+	st->forget_arg = arg;
 }
 
 struct nfs4_client *nfs4_client_find(struct nfs4_state *st, uint64_t clientid)

@@ -12,7 +12,10 @@
  * their stateids hang off struct nfs4_client (`owners`) and are nfs4_open.c's. A client record
  * that goes (lease expiry, DESTROY_CLIENTID, a new incarnation confirmed by CREATE_SESSION)
  * hands its state to the release hook first (nfs4_state_set_release), which frees it and its
- * locks. Client records do not survive a restart yet (§8.4.3 is issue 16's).
+ * locks. The stable records of the owners that held state (RFC 8881 §8.4.3), and the grace
+ * period they reclaim in after a restart, are nfs4_recover.h's: a record is made when the
+ * server says so (c->recorded), and the forget hook (nfs4_state_set_forget) hears of every
+ * client record that goes for good (not of those freed when the table is destroyed).
  *
  * The session's life and each SEQUENCE's evaluation are state machines (house style §4):
  * enum nfs4_sess_state and enum nfs4_seq_state below, each state set through one setter that
@@ -149,6 +152,7 @@ struct nfs4_client {
 	struct nfs4_create_session_res cs_res;
 	uint64_t expire_ns; /**< the lease runs out */
 	bool reclaim_complete;
+	bool recorded; /**< its owner has an ACTIVE stable record (nfs4_recover.h) */
 	struct nfs4_session *sessions;
 	uint32_t nsessions;
 	void *owners;	  /**< open and lock state (struct nfs4_cstate, nfs4_open.h), NULL: none */
@@ -236,6 +240,12 @@ uint32_t nfs4_reclaim_complete(struct nfs4_state *st, struct nfs4_session *cur, 
  * (c->owners not NULL): the owner of that state frees it, and sets c->owners to NULL. */
 typedef void (*nfs4_release_fn)(void *arg, struct nfs4_client *c);
 void nfs4_state_set_release(struct nfs4_state *st, nfs4_release_fn fn, void *arg);
+
+/** Called with each client record about to go for good (lease expiry, DESTROY_CLIENTID, a
+ * new incarnation or principal replacing it; not nfs4_state_destroy): its stable record goes
+ * (nfs4_recover.h). Called before the release hook. */
+typedef void (*nfs4_forget_fn)(void *arg, struct nfs4_client *c);
+void nfs4_state_set_forget(struct nfs4_state *st, nfs4_forget_fn fn, void *arg);
 
 /** Find a session by id (tests, the fuzz target), or NULL. */
 struct nfs4_session *nfs4_session_find(struct nfs4_state *st,

@@ -22,6 +22,7 @@
 #ifndef NFS4_SVC_H
 #define NFS4_SVC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "nfs4_state.h"
@@ -31,13 +32,17 @@
 struct nfs4_server_conf {
 	struct nfs4_state_conf state; /**< slots, lease, channel limits, client table */
 	uint32_t max_io;	      /**< maxread / maxwrite announced */
+	/** the grace period after a start, seconds (RFC 8881 §8.4.2; 0: none): clients whose
+	 * owners the state directory's records name reclaim in it (nfs4_recover.h) */
+	uint32_t grace_s;
 	/** owner@domain strings SETATTR accepts: "N@domain" with this domain (empty: any); names
 	 * go out as numeric strings whatever it is (Linux's nfs4_disable_idmapping) */
 	char domain[64];
 };
 
 /** droce-nfsd's defaults: 32 slots, 90 s lease, 1 MiB + 4 KiB requests and replies, 2 KiB
- * cached per slot, 64 operations, 1024 clients; boot from the clock. */
+ * cached per slot, 64 operations, 1024 clients; boot from the clock; no grace period (droce-nfsd
+ * sets [nfs] grace). */
 void nfs4_server_conf_default(struct nfs4_server_conf *c);
 
 struct nfs4_stats {
@@ -55,8 +60,12 @@ struct nfs4_stats {
 	uint64_t recalls_sent, recalls_answered, deleg_conflicts;
 	uint64_t cb_probes, cb_errors, cb_bad_replies;
 	uint64_t lock_waits, lock_notifies; /**< blocking LOCKs remembered, CB_NOTIFY_LOCKs sent */
-	uint64_t cb_state[4];		    /**< entries into each enum nfs4_cb_state */
-	uint64_t dlg_state[5];		    /**< entries into each enum nfs4_dlg_state */
+	/* stable client records and grace (nfs4_recover.h's nfs4_recov_stats) */
+	uint64_t records, records_loaded, records_files_ignored, records_writes;
+	uint64_t records_write_errors, reclaims, no_grace, grace_refused;
+	bool in_grace;
+	uint64_t cb_state[4];  /**< entries into each enum nfs4_cb_state */
+	uint64_t dlg_state[5]; /**< entries into each enum nfs4_dlg_state */
 };
 
 struct nfs4_server;
@@ -66,6 +75,8 @@ struct nfs4_server *nfs4_server_create(struct nfs_fs *fs, const struct nfs4_serv
 void nfs4_server_destroy(struct nfs4_server *s);
 /** The clock (CLOCK_MONOTONIC ns by default): tests move time with their own. */
 void nfs4_server_set_clock(struct nfs4_server *s, uint64_t (*now_ns)(void));
+/** Is the server in its grace period (nfs4_recover.h)? */
+bool nfs4_server_in_grace(struct nfs4_server *s);
 struct nfs4_state *nfs4_server_state(struct nfs4_server *s);
 void nfs4_server_stats(const struct nfs4_server *s, struct nfs4_stats *st);
 

@@ -347,8 +347,8 @@ static void test_open_errors(void **state)
 					 &osid, NULL),
 				 NFS4_OK);
 	}
-	/* CLAIM_PREVIOUS: no grace period to reclaim in; the claims of a delegation held
-	 * before a client's restart: none survives one */
+	/* CLAIM_PREVIOUS: no grace period to reclaim in (test_nfs4_grace.c has one); the
+	 * claims of a delegation held before a client's restart: none survives one */
 	a = open_args("o", "", OPEN4_SHARE_ACCESS_READ, 0, NOCREATE, (struct nfs4_fattr){0});
 	a.open.claim = CLAIM_PREVIOUS;
 	assert_int_equal(one_op(&s, &root, NFS4_OP_OPEN, &a, NULL), NFS4ERR_NO_GRACE);

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nfs4_recover.h - NFSv4.1 stable client records and the grace period (RFC 8881 §8.4.2,
+ * §8.4.3, §9.11, §18.51), as Linux's nfsd tracks them (nfs4recover.c): which client owners held
+ * state that must survive a restart, kept in the state directory, and the grace period after a
+ * start during which those owners, and only those, reclaim their opens (OPEN CLAIM_PREVIOUS)
+ * and locks (LOCK reclaim) before anyone makes new state.
+ *
+ * The records: statedir/nfs4.clients, replaced atomically (nfs_state_write: temporary file,
+ * fsync, rename) whenever the set changes:
+ *
+ *     droce-nfs4-clients 1 <n>\n
+ *     <co_ownerid in lower-case hex>\n        (n lines, each 1..NFS4_OPAQUE_LIMIT bytes)
+ *
+ * A client is recorded at its first successful OPEN (it holds state now), or, when its owner
+ * was loaded at start, at its RECLAIM_COMPLETE; its record goes when it is destroyed
+ * (DESTROY_CLIENTID), expires, or is replaced by a new incarnation (not when the server stops).
+ * A loaded owner that has not completed its reclaims when grace ends is dropped.
+ *
+ * Grace (enum nfs4_grace_state): from the start for conf grace_s, ending early once no loaded
+ * owner is left to complete (at once when none was loaded). During it OPEN and LOCK without
+ * reclaim, and LOCKT, are NFS4ERR_GRACE for everyone; a reclaim is served to a client whose
+ * owner was loaded and that has not sent RECLAIM_COMPLETE, else NFS4ERR_NO_GRACE (always
+ * after grace). Locks in a lock manager shared with NLM also wait for NLM's grace (the
+ * manager answers GRACE itself).
+ *
+ * The file is written from the server's thread (the lcore): one fsync per client that first
+ * gets state, and per client that goes. Threading: the server's thread, as nfs4_state.
+ */
+#ifndef NFS4_RECOVER_H
+#define NFS4_RECOVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NFS4_RECORDS_FILE "nfs4.clients"
+#define NFS4_RECORDS_MAX 2048u /**< records held (and loaded) at once */
+
+/* One stable record's life. */
+#define NFS4_REC_STATE_LIST(X)                                                                     \
+	X(PREV)	  /* loaded at start: a client of this owner may reclaim during grace */           \
+	X(ACTIVE) /* a client of this run holds state that must survive (its first OPEN), or a  \
+		     loaded owner's client completed its reclaims */  \
+	X(GONE)	  /* its client was destroyed or expired, or a loaded owner did not complete     \
+		     by grace's end: out of the file, freed */
+
+#define NFS4_REC_ENUM_(n) NFS4_REC_##n,
+enum nfs4_rec_state { NFS4_REC_STATE_LIST(NFS4_REC_ENUM_) NFS4_REC_NUM_STATES };
+
+/* The server's grace period after a start. */
+#define NFS4_GRACE_STATE_LIST(X)                                                                   \
+	X(RECLAIM) /* grace: loaded owners reclaim; no new opens or locks (NFS4ERR_GRACE) */       \
+	X(OVER)	   /* its time ran out or no loaded owner is left to complete: new state goes,    \
+		      reclaims are NO_GRACE */
+
+#define NFS4_GRACE_ENUM_(n) NFS4_GRACE_##n,
+enum nfs4_grace_state { NFS4_GRACE_STATE_LIST(NFS4_GRACE_ENUM_) NFS4_GRACE_NUM_STATES };
+
+const char *nfs4_rec_state_name(enum nfs4_rec_state s);
+const char *nfs4_grace_state_name(enum nfs4_grace_state s);
+
+struct nfs4_rec {
+	enum nfs4_rec_state state;
+	uint32_t len;
+	uint8_t owner[]; /**< co_ownerid */
+};
+
+struct nfs4_recov_stats {
+	uint64_t records;	/**< now (PREV and ACTIVE) */
+	uint64_t loaded;	/**< records loaded at start */
+	uint64_t files_ignored; /**< records files that did not parse (none loaded from them) */
+	uint64_t writes, write_errors, full;
+	uint64_t reclaims;	/**< OPEN CLAIM_PREVIOUS and LOCK reclaims let through */
+	uint64_t no_grace;	/**< reclaims refused */
+	uint64_t grace_refused; /**< new state refused during grace */
+	uint64_t rec_state[NFS4_REC_NUM_STATES];     /**< entries into each state */
+	uint64_t grace_state[NFS4_GRACE_NUM_STATES]; /**< entries into each state */
+};
+
+struct nfs4_recov {
+	const char *dir; /**< the state directory (the backend's), NULL: nothing kept */
+	enum nfs4_grace_state grace;
+	uint64_t grace_ns; /**< the grace period's length */
+	uint64_t grace_end_ns;
+	uint32_t n;
+	struct nfs4_rec *rec[NFS4_RECORDS_MAX];
+	struct nfs4_recov_stats st;
+};
+
+/**
+ * Start: no records, grace RECLAIM for grace_ns from now (OVER at the first step when nothing
+ * is loaded). dir may be NULL (nothing is loaded or written).
+ */
+void nfs4_recov_init(struct nfs4_recov *r, const char *dir, uint64_t grace_ns, uint64_t now);
+/** Free every record (the file stays as it is: the next start loads it). */
+void nfs4_recov_fini(struct nfs4_recov *r);
+
+/**
+ * Load the records in text (the file's bytes, not necessarily NUL-terminated) as PREV.
+ * Limits: the header line, at most NFS4_RECORDS_MAX records, each 1..NFS4_OPAQUE_LIMIT bytes
+ * in an even count of lower-case hex digits ending in a newline, nothing after the n-th.
+ * Anything else (truncated, garbage, a count that does not match) loads nothing from the text
+ * and counts files_ignored. A duplicate owner is loaded once.
+ * @return records loaded, or -EINVAL
+ */
+int nfs4_recov_parse(struct nfs4_recov *r, const char *text, size_t len);
+/** Read statedir/nfs4.clients and parse it. @return records loaded, 0 without a file,
+ * -EINVAL (ignored), -errno (unreadable: counted as ignored too) */
+int nfs4_recov_load(struct nfs4_recov *r);
+
+/** The record of owner, or NULL. */
+struct nfs4_rec *nfs4_recov_find(struct nfs4_recov *r, const uint8_t *owner, uint32_t len);
+
+/** Move grace on (its time, or no PREV left): at OVER the PREV records are dropped. */
+void nfs4_recov_step(struct nfs4_recov *r, uint64_t now);
+
+/**
+ * May a client of owner (reclaim_done: it sent RECLAIM_COMPLETE) do this now? reclaim: an
+ * OPEN CLAIM_PREVIOUS or LOCK reclaim. @return NFS4_OK, NFS4ERR_GRACE (new state during grace,
+ * or before the client's RECLAIM_COMPLETE: RFC 8881 §18.51.3), NFS4ERR_NO_GRACE
+ */
+uint32_t nfs4_recov_check(struct nfs4_recov *r, const uint8_t *owner, uint32_t len,
+			  bool reclaim_done, bool reclaim, uint64_t now);
+
+/** A client of owner got state (a successful OPEN): recorded ACTIVE unless it is already
+ * recorded (a PREV record waits for RECLAIM_COMPLETE). @return true when it is ACTIVE now */
+bool nfs4_recov_opened(struct nfs4_recov *r, const uint8_t *owner, uint32_t len);
+/** RECLAIM_COMPLETE of a client of owner: its PREV record is ACTIVE now (grace may end).
+ * @return true when the owner's record is ACTIVE now */
+bool nfs4_recov_complete(struct nfs4_recov *r, const uint8_t *owner, uint32_t len, uint64_t now);
+/** A recorded client went for good: its record is GONE. */
+void nfs4_recov_forget(struct nfs4_recov *r, const uint8_t *owner, uint32_t len);
+
+#endif /* NFS4_RECOVER_H */
