@@ -454,6 +454,8 @@ static bool calls_in_flight(void)
 		return true;
 	if (g.aio && nfs_aio_inflight(g.aio) > 0)
 		return true;
+	if (g.v4 && nfs4_server_busy(g.v4))
+		return true; /* a stable records write, or a reply held for it */
 	for (uint32_t k = 0; k < NFSD_CONNS_MAX; k++)
 		if (g.conns[k].ep && !g.conns[k].closing && rpcrdma_ep_busy(g.conns[k].ep))
 			return true;
@@ -587,6 +589,8 @@ static void serve_poll(struct stk_lcore *lc, void *arg)
 	(void)arg;
 	if (g.pool)
 		work += nfs_pool_poll(g.pool, nfs3_pool_done, 64);
+	if (g.v4) /* NFSv4's stable records: writes ended, replies held for them */
+		work += nfs4_server_poll(g.v4);
 	while (roce_cm_get_event(g.cm, &ev) == 0) {
 		on_cm_event(&ev);
 		work++;
@@ -791,6 +795,11 @@ static void print_stats(void)
 		       (unsigned long long)v4.records_write_errors, (unsigned long long)v4.reclaims,
 		       (unsigned long long)v4.no_grace, (unsigned long long)v4.grace_refused,
 		       (int)v4.in_grace);
+		printf("nfs4: boot epoch %u; replies held for a records write %llu (not held %llu), "
+		       "records written on the lcore %llu\n",
+		       v4.boot, (unsigned long long)v4.records_held,
+		       (unsigned long long)v4.records_unheld,
+		       (unsigned long long)v4.records_sync_writes);
 	}
 	if (g.nlm_up) {
 		uint32_t locks, waiters;
@@ -1077,11 +1086,15 @@ static int serve_tcp_only(long secs)
 		epoll_ctl(wait_fd, EPOLL_CTL_ADD, nfs_aio_event_fd(g.aio), &ev);
 	if (g.metrics)
 		epoll_ctl(wait_fd, EPOLL_CTL_ADD, app_metrics_fd(g.metrics), &ev);
+	if (g.v4 && nfs4_server_event_fd(g.v4) >= 0)
+		epoll_ctl(wait_fd, EPOLL_CTL_ADD, nfs4_server_event_fd(g.v4), &ev);
 	for (;;) {
 		/* callbacks in flight have sockets of their own, outside the epoll set */
 		epoll_wait(wait_fd, &ev, 1, cb_active || g.state != NFSD_SERVING ? 10 : 100);
 		if (g.pool)
 			nfs_pool_poll(g.pool, nfs3_pool_done, 64);
+		if (g.v4)
+			nfs4_server_poll(g.v4);
 		orpc_tcp_srv_poll(&g.tcp);
 		if (g.aio)
 			nfs_aio_poll(g.aio, nfs3_aio_done, 64);
@@ -1103,6 +1116,10 @@ out:
 	reload_fini();
 	/* the calls still with io_uring and the helpers end first: their connections wait for
 	 * them */
+	/* NFSv4's records written and the replies held for them sent, while their connections
+	 * are there */
+	if (g.v4)
+		nfs4_server_flush(g.v4);
 	nfs_aio_destroy(g.aio, nfs3_aio_done);
 	g.aio = NULL;
 	nfs_pool_destroy(g.pool, nfs3_pool_done);
@@ -1367,6 +1384,10 @@ out:
 		stk_lcore_poll(stk_lcore_get(rte_get_main_lcore()));
 	}
 	reload_fini();
+	/* NFSv4's records written and the replies held for them sent, while their connections
+	 * are there */
+	if (g.v4)
+		nfs4_server_flush(g.v4);
 	nfs_aio_destroy(g.aio, nfs3_aio_done);
 	g.aio = NULL;
 	nfs_pool_destroy(g.pool, nfs3_pool_done);

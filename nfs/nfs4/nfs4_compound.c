@@ -84,10 +84,18 @@ struct nfs4_server *nfs4_server_create(struct nfs_fs *fs, const struct nfs4_serv
 	s->conf = *conf;
 	s->now_ns = mono_ns;
 	s->boot_sec = (int64_t)time(NULL);
-	s->st = nfs4_state_create(&conf->state);
+	s->waiters_tail = &s->waiters;
+	/* the owners that may reclaim: the records of the last run (RFC 8881 §8.4.3) */
+	nfs4_recov_init(&s->rec, fs ? nfs_fs_state_dir(fs) : NULL,
+			(uint64_t)conf->grace_s * 1000000000ull, s->now_ns());
+	nfs4_recov_load(&s->rec);
+	/* this run's epoch, past the last run's even within its second: the ids it hands out
+	 * (client ids, session ids, stateids) are never an earlier run's */
+	s->conf.state.boot = nfs4_recov_epoch(&s->rec, conf->state.boot);
+	s->st = nfs4_state_create(&s->conf.state);
 	s->reply = malloc(conf->state.max_resp);
 	s->iobuf = malloc(conf->max_io > NFS_PATH_MAX ? conf->max_io : NFS_PATH_MAX);
-	s->ot = nfs4_otab_create(conf->state.boot);
+	s->ot = nfs4_otab_create(s->conf.state.boot);
 	/* a manager of its own until droce-nfsd hands it NLM's (nfs4_server_set_lock_mgr) */
 	nfs_lock_mgr_init(&s->own_mgr, &(struct nfs_lock_conf){0});
 	s->mgr = &s->own_mgr;
@@ -95,10 +103,6 @@ struct nfs4_server *nfs4_server_create(struct nfs_fs *fs, const struct nfs4_serv
 		nfs4_state_set_release(s->st, release_client, s);
 		nfs4_state_set_forget(s->st, forget_client, s);
 	}
-	/* the owners that may reclaim: the records of the last run (RFC 8881 §8.4.3) */
-	nfs4_recov_init(&s->rec, fs ? nfs_fs_state_dir(fs) : NULL,
-			(uint64_t)conf->grace_s * 1000000000ull, s->now_ns());
-	nfs4_recov_load(&s->rec);
 	if (!s->st || !s->reply || !s->iobuf || !s->ot || nfs4_cb_init(s) != 0) {
 		int e = errno ? errno : ENOMEM;
 
@@ -117,6 +121,9 @@ void nfs4_server_destroy(struct nfs4_server *s)
 	nfs4_state_destroy(s->st);
 	nfs4_otab_destroy(s->ot);
 	nfs4_cb_fini(s);
+	/* the last changes are written, and held replies let go (droce-nfsd flushes before its
+	 * transports go, so that none are left here) */
+	nfs4_server_flush(s);
 	nfs4_recov_fini(&s->rec);
 	nfs_lock_mgr_fini(&s->own_mgr);
 	free(s->iobuf);
@@ -152,10 +159,21 @@ uint32_t nfs4_grace_check(struct nfs4_compound *c, bool reclaim)
 				reclaim, c->s->now_ns());
 }
 
+/* the compound's reply waits until the client's record is written */
+static void wait_for_record(struct nfs4_server *s, const struct nfs4_client *clp)
+{
+	if (clp->recorded && clp->rec_gen > s->rec.gen_done && clp->rec_gen > s->rec_wait)
+		s->rec_wait = clp->rec_gen;
+}
+
 void nfs4_client_opened(struct nfs4_server *s, struct nfs4_client *clp)
 {
-	if (!clp->recorded)
+	if (!clp->recorded) {
 		clp->recorded = nfs4_recov_opened(&s->rec, clp->owner, clp->ownerlen);
+		clp->rec_gen = s->rec.gen; /* the set with it (or a later one) */
+	}
+	/* every OPEN until the record is written: state is never granted ahead of it */
+	wait_for_record(s, clp);
 }
 
 void nfs4_client_reclaimed(struct nfs4_server *s, struct nfs4_client *clp)
@@ -164,10 +182,69 @@ void nfs4_client_reclaimed(struct nfs4_server *s, struct nfs4_client *clp)
 		nfs4_recov_step(&s->rec, s->now_ns());
 		return;
 	}
+	/* a loaded owner's record is in the file already: nothing to wait for */
 	clp->recorded = nfs4_recov_complete(&s->rec, clp->owner, clp->ownerlen, s->now_ns());
+	clp->rec_gen = 0;
 	/* state reclaimed after its record was dropped (grace ran out first) is recorded anew */
-	if (!clp->recorded && clp->owners)
+	if (!clp->recorded && clp->owners) {
 		clp->recorded = nfs4_recov_opened(&s->rec, clp->owner, clp->ownerlen);
+		clp->rec_gen = s->rec.gen;
+		wait_for_record(s, clp);
+	}
+}
+
+/* a COMPOUND reply held until the records' write of generation gen has ended */
+struct nfs4_rec_waiter {
+	struct nfs4_rec_waiter *next;
+	struct orpc_pending *p;
+	uint64_t gen;
+	uint32_t len;
+	uint8_t reply[]; /**< the reply's bytes (the server's buffer is the next call's) */
+};
+
+/* the held replies whose write ended go (in order: generations only grow) */
+static uint32_t release_waiters(struct nfs4_server *s)
+{
+	uint32_t n = 0;
+
+	while (s->waiters && s->waiters->gen <= s->rec.gen_done) {
+		struct nfs4_rec_waiter *w = s->waiters;
+
+		s->waiters = w->next;
+		if (!s->waiters)
+			s->waiters_tail = &s->waiters;
+		/* the transport encodes the reply (from w->reply) and sends it, now */
+		orpc_pending_done(w->p, SUCCESS);
+		free(w);
+		n++;
+	}
+	return n;
+}
+
+uint32_t nfs4_server_poll(struct nfs4_server *s)
+{
+	return nfs4_recov_poll(&s->rec) + release_waiters(s);
+}
+
+void nfs4_server_flush(struct nfs4_server *s)
+{
+	nfs4_recov_flush(&s->rec);
+	release_waiters(s);
+}
+
+bool nfs4_server_busy(const struct nfs4_server *s)
+{
+	return s->waiters || nfs4_recov_busy(&s->rec);
+}
+
+int nfs4_server_event_fd(const struct nfs4_server *s)
+{
+	return nfs4_recov_event_fd(&s->rec);
+}
+
+bool nfs4_server_reply_waits(const struct nfs4_server *s)
+{
+	return s->rec_wait > s->rec.gen_done;
 }
 
 struct nfs4_state *nfs4_server_state(struct nfs4_server *s)
@@ -194,6 +271,8 @@ void nfs4_server_stats(const struct nfs4_server *s, struct nfs4_stats *st)
 	st->reclaims = s->rec.st.reclaims;
 	st->no_grace = s->rec.st.no_grace;
 	st->grace_refused = s->rec.st.grace_refused;
+	st->records_sync_writes = s->rec.st.sync_writes;
+	st->boot = s->conf.state.boot;
 	st->in_grace = s->rec.grace == NFS4_GRACE_RECLAIM;
 }
 
@@ -324,6 +403,7 @@ uint32_t nfs4_compound_io(struct nfs4_server *s, struct nfs_ctx *ctx, const uint
 	XDR x, out;
 
 	*reply = s->reply;
+	s->rec_wait = 0;
 	if (io) {
 		io->ddp_len = 0;
 		io->placed = false;
@@ -495,6 +575,41 @@ static enum accept_stat nfs4_null(struct orpc_req *r, void *args, void *res)
 	return SUCCESS;
 }
 
+/* The compound granted state to a client whose stable record is not written yet: its reply
+ * waits for the write (nfs4_server_poll lets it go), so that a client never holds state a
+ * crash would forget it held. Not held (and counted): a reply with data placed by DDP, over
+ * UDP, or without memory. */
+static bool hold_reply(struct nfs4_server *s, struct orpc_req *r, void *args, void *res)
+{
+	struct compound_res *o = res;
+	const uint8_t *own = o->p;
+	struct nfs4_rec_waiter *w;
+
+	if (r->ddp_len)
+		goto unheld;
+	w = malloc(sizeof(*w) + o->len);
+	if (!w)
+		goto unheld;
+	memcpy(w->reply, o->p, o->len);
+	w->len = o->len;
+	w->gen = s->rec_wait;
+	w->next = NULL;
+	o->p = w->reply; /* what the pending call's copy of res points at */
+	w->p = orpc_svc_defer(r, args, res);
+	if (!w->p) {
+		o->p = own;
+		free(w);
+		goto unheld;
+	}
+	*s->waiters_tail = w;
+	s->waiters_tail = &w->next;
+	s->stats.records_held++;
+	return true;
+unheld:
+	s->stats.records_unheld++;
+	return false;
+}
+
 static enum accept_stat nfs4_compound_proc(struct orpc_req *r, void *args, void *res)
 {
 	const struct nfs3_server *v3 = r->svc->ctx;
@@ -514,6 +629,8 @@ static enum accept_stat nfs4_compound_proc(struct orpc_req *r, void *args, void 
 	/* READ's data or READLINK's text at the reply's end goes by the write chunk */
 	r->ddp_len = io.ddp_len;
 	r->ddp_placed = io.placed;
+	if (o->len && nfs4_server_reply_waits(v3->v4) && hold_reply(v3->v4, r, args, res))
+		return ORPC_DEFER;
 	return o->len ? SUCCESS : SYSTEM_ERR;
 }
 

@@ -202,6 +202,11 @@ struct nfs4_server {
 	struct nfs4_cb_calls *cb;
 	struct nfs4_lock_waiter *lkw; /**< NFS4_LOCK_WAITERS */
 	struct nfs4_recov rec;	      /**< stable client records and grace */
+	/** the records' generation the compound being run needs durable before its reply goes
+	 * (an OPEN that recorded its client, or of a client whose record is not written yet);
+	 * 0: none */
+	uint64_t rec_wait;
+	struct nfs4_rec_waiter *waiters, **waiters_tail; /**< replies held for a write, in order */
 };
 
 /* ---- stable client records and grace (nfs4_compound.c over nfs4_recover.c) ---- */
@@ -212,7 +217,8 @@ struct nfs4_server {
  * session)
  */
 uint32_t nfs4_grace_check(struct nfs4_compound *c, bool reclaim);
-/** The client got state (a successful OPEN): its owner is recorded if it is not yet. */
+/** The client got state (a successful OPEN): its owner is recorded if it is not yet, and the
+ * compound's reply waits for the record's write (s->rec_wait). */
 void nfs4_client_opened(struct nfs4_server *s, struct nfs4_client *clp);
 /** The client sent RECLAIM_COMPLETE: a loaded owner's record is ACTIVE now. */
 void nfs4_client_reclaimed(struct nfs4_server *s, struct nfs4_client *clp);

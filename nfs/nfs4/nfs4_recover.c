@@ -6,9 +6,11 @@
  * grace period's (enum nfs4_grace_state), each set through one counting setter, and the rule
  * OPEN and LOCK ask (nfs4_recov_check).
  *
- * Records are few (one per client that held state) and searched linearly.
+ * Records are few (one per client that held state) and searched linearly. The file is written
+ * by a helper thread (a one-worker nfs_pool), one write at a time, coalesced by generation.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +18,10 @@
 #include "nfs4_proto.h"
 #include "nfs4_recover.h"
 #include "nfs_fs.h"
+#include "nfs_pool.h"
 
 #define HEADER "droce-nfs4-clients 1 "
+#define EPOCH_HEADER "droce-nfs4-epoch 1 "
 
 #define NAME_(n) #n,
 static const char *const rec_names[] = {NFS4_REC_STATE_LIST(NAME_)};
@@ -34,6 +38,8 @@ const char *nfs4_grace_state_name(enum nfs4_grace_state s)
 {
 	return s < NFS4_GRACE_NUM_STATES ? grace_names[s] : "?";
 }
+
+static void job_work(void *arg);
 
 /* the one setter of each machine: counts every entry into a state */
 static void rec_set_state(struct nfs4_recov *r, struct nfs4_rec *e, enum nfs4_rec_state to)
@@ -58,10 +64,19 @@ void nfs4_recov_init(struct nfs4_recov *r, const char *dir, uint64_t grace_ns, u
 	r->grace_end_ns = now + grace_ns;
 	r->grace = NFS4_GRACE_RECLAIM;
 	r->st.grace_state[NFS4_GRACE_RECLAIM]++;
+	/* the writer's helper, from the start: its event fd is known before serving (a failure
+	 * is tried again at the first write, and writes go on the lcore meanwhile) */
+	if (dir)
+		r->pool = nfs_pool_create("nfs4rec", 1, job_work);
 }
 
 void nfs4_recov_fini(struct nfs4_recov *r)
 {
+	nfs4_recov_flush(r);
+	r->closing = true;
+	if (r->pool)
+		nfs_pool_destroy(r->pool, NULL);
+	r->pool = NULL;
 	for (uint32_t i = 0; i < r->n; i++)
 		free(r->rec[i]);
 	r->n = 0;
@@ -235,24 +250,53 @@ int nfs4_recov_load(struct nfs4_recov *r)
 	return rc;
 }
 
-/* the PREV and ACTIVE records, as the file holds them */
-static void rec_write(struct nfs4_recov *r)
+/* ---- the writer: the text on the lcore, write + fsync + rename on the helper ---- */
+
+struct rec_job {
+	struct nfs4_recov *r;
+	uint64_t gen; /**< the set's generation this text is */
+	int rc;	      /**< nfs_state_write's, set by the helper */
+	size_t len;
+	char text[];
+};
+
+/* on the helper thread: r is only read for its directory, set before the pool started */
+static void job_work(void *arg)
+{
+	struct rec_job *j = arg;
+
+	j->rc = nfs_state_write(j->r->dir, NFS4_RECORDS_FILE, j->text, j->len);
+}
+
+static void job_end(struct nfs4_recov *r, struct rec_job *j)
+{
+	r->gen_done = j->gen;
+	if (j->rc) {
+		r->st.write_errors++;
+	} else {
+		r->st.writes++;
+		r->gen_durable = j->gen;
+	}
+	free(j);
+}
+
+/* the PREV and ACTIVE records, as the file holds them, tagged with the set's generation */
+static struct rec_job *rec_text(struct nfs4_recov *r)
 {
 	static const char hex[] = "0123456789abcdef";
-	size_t cap = sizeof(HEADER) + 16, len;
-	char *buf, *p;
-	int rc;
+	size_t cap = sizeof(HEADER) + 16;
+	struct rec_job *j;
+	char *p;
 
-	if (!r->dir)
-		return;
 	for (uint32_t i = 0; i < r->n; i++)
 		cap += 2 * (size_t)r->rec[i]->len + 1;
-	buf = malloc(cap);
-	if (!buf) {
-		r->st.write_errors++;
-		return;
-	}
-	p = buf + snprintf(buf, cap, HEADER "%u\n", r->n);
+	j = malloc(sizeof(*j) + cap);
+	if (!j)
+		return NULL;
+	j->r = r;
+	j->gen = r->gen;
+	j->rc = 0;
+	p = j->text + snprintf(j->text, cap, HEADER "%u\n", r->n);
 	for (uint32_t i = 0; i < r->n; i++) {
 		const struct nfs4_rec *e = r->rec[i];
 
@@ -262,13 +306,126 @@ static void rec_write(struct nfs4_recov *r)
 		}
 		*p++ = '\n';
 	}
-	len = (size_t)(p - buf);
-	rc = nfs_state_write(r->dir, NFS4_RECORDS_FILE, buf, len);
-	free(buf);
-	if (rc)
+	j->len = (size_t)(p - j->text);
+	return j;
+}
+
+/* one write of the newest set, unless one is in flight (its end starts the next) or the file
+ * has it already */
+static void rec_kick(struct nfs4_recov *r)
+{
+	struct rec_job *j;
+
+	if (r->inflight || r->gen_sent == r->gen || r->closing)
+		return;
+	j = rec_text(r);
+	if (!j) {
 		r->st.write_errors++;
-	else
-		r->st.writes++;
+		return; /* the next change, poll or flush tries again */
+	}
+	r->gen_sent = j->gen;
+	if (r->pool && nfs_pool_submit(r->pool, j) == 0) {
+		r->inflight = true;
+		return;
+	}
+	/* no helper: the lcore writes (counted, so that it shows) */
+	r->st.sync_writes++;
+	job_work(j);
+	job_end(r, j);
+}
+
+static void job_done(void *arg)
+{
+	struct rec_job *j = arg;
+	struct nfs4_recov *r = j->r;
+
+	r->inflight = false;
+	job_end(r, j);
+	rec_kick(r); /* the changes made while it was written */
+}
+
+/* the set changed: a new generation to write */
+static void rec_write(struct nfs4_recov *r)
+{
+	if (!r->dir)
+		return;
+	r->gen++;
+	if (!r->pool && !r->closing)
+		r->pool = nfs_pool_create("nfs4rec", 1, job_work);
+	rec_kick(r);
+}
+
+uint32_t nfs4_recov_poll(struct nfs4_recov *r)
+{
+	uint32_t n = 0;
+
+	if (r->pool)
+		n = nfs_pool_poll(r->pool, job_done, 4);
+	rec_kick(r); /* one that could not be built before */
+	return n;
+}
+
+bool nfs4_recov_busy(const struct nfs4_recov *r)
+{
+	return r->inflight || r->gen_sent != r->gen;
+}
+
+int nfs4_recov_event_fd(const struct nfs4_recov *r)
+{
+	return r->pool ? nfs_pool_event_fd(r->pool) : -1;
+}
+
+void nfs4_recov_flush(struct nfs4_recov *r)
+{
+	int tries = 0;
+
+	while (nfs4_recov_busy(r)) {
+		struct pollfd pfd = {.fd = nfs4_recov_event_fd(r), .events = POLLIN};
+
+		if (r->inflight && pfd.fd >= 0)
+			poll(&pfd, 1, 10);
+		nfs4_recov_poll(r);
+		/* a text that cannot be built (no memory) is not waited for for ever */
+		if (!r->inflight && r->gen_sent != r->gen && ++tries > 100)
+			break;
+	}
+}
+
+/* ---- the boot epoch ---- */
+
+uint32_t nfs4_recov_epoch(struct nfs4_recov *r, uint32_t floor)
+{
+	char buf[64], *end;
+	unsigned long long last;
+	uint32_t epoch = floor;
+	long n;
+	int len;
+
+	if (!r->dir)
+		return epoch ? epoch : 1;
+	n = nfs_state_read(r->dir, NFS4_EPOCH_FILE, buf, sizeof(buf));
+	if (n >= 0) {
+		const size_t hl = sizeof(EPOCH_HEADER) - 1;
+
+		errno = 0;
+		if ((size_t)n > hl && memcmp(buf, EPOCH_HEADER, hl) == 0 && buf[hl] >= '0' &&
+		    buf[hl] <= '9' && (last = strtoull(buf + hl, &end, 10), errno == 0) &&
+		    end == buf + n - 1 && *end == '\n' && last <= UINT32_MAX) {
+			if (last >= epoch)
+				epoch = (uint32_t)last + 1;
+		} else {
+			r->st.epoch_files_ignored++;
+		}
+	} else if (n != -ENOENT) {
+		r->st.epoch_files_ignored++;
+	}
+	/* 0 and all ones are the special stateids' words (nfs4_open.c), never an epoch */
+	if (epoch == 0 || epoch == UINT32_MAX)
+		epoch = 1;
+	len = snprintf(buf, sizeof(buf), EPOCH_HEADER "%u\n", epoch);
+	if (nfs_state_write(r->dir, NFS4_EPOCH_FILE, buf, (size_t)len) != 0)
+		r->st.epoch_write_errors++;
+	return epoch;
 }
 
 /* ---- the grace period ---- */

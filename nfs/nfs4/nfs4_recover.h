@@ -24,8 +24,19 @@
  * after grace). Locks in a lock manager shared with NLM also wait for NLM's grace (the
  * manager answers GRACE itself).
  *
- * The file is written from the server's thread (the lcore): one fsync per client that first
- * gets state, and per client that goes. Threading: the server's thread, as nfs4_state.
+ * The file is written off the server's thread: the lcore builds the text, a helper thread of
+ * the records' own (nfs_pool, one worker) runs nfs_state_write (write, fsync, rename), and the
+ * lcore hears of its end in nfs4_recov_poll. Writes coalesce: while one is in flight further
+ * changes only bump the generation (gen), and one more write of the newest set goes when it
+ * ends. A record is durable once a write of a generation at or past the one that added it has
+ * completed (gen_durable); the server holds the reply of a COMPOUND whose OPEN recorded its
+ * client until then (nfs4_server_poll, docs/nfs.md "Restart and grace"). Without a helper
+ * thread (it could not be started) the write runs on the lcore, counted in sync_writes.
+ *
+ * The boot epoch (nfs4_recov_epoch): statedir/nfs4.epoch holds the last run's, and each start
+ * takes max(floor, last + 1), so two starts in one second still differ.
+ *
+ * Threading: the server's thread, as nfs4_state (the helper thread only writes the file).
  */
 #ifndef NFS4_RECOVER_H
 #define NFS4_RECOVER_H
@@ -35,6 +46,7 @@
 #include <stdint.h>
 
 #define NFS4_RECORDS_FILE "nfs4.clients"
+#define NFS4_EPOCH_FILE "nfs4.epoch"
 #define NFS4_RECORDS_MAX 2048u /**< records held (and loaded) at once */
 
 /* One stable record's life. */
@@ -71,12 +83,17 @@ struct nfs4_recov_stats {
 	uint64_t loaded;	/**< records loaded at start */
 	uint64_t files_ignored; /**< records files that did not parse (none loaded from them) */
 	uint64_t writes, write_errors, full;
+	uint64_t sync_writes;	      /**< written on the lcore: no helper thread */
+	uint64_t epoch_files_ignored; /**< nfs4.epoch files that did not parse */
+	uint64_t epoch_write_errors;  /**< nfs4.epoch could not be written at start */
 	uint64_t reclaims;	/**< OPEN CLAIM_PREVIOUS and LOCK reclaims let through */
 	uint64_t no_grace;	/**< reclaims refused */
 	uint64_t grace_refused; /**< new state refused during grace */
 	uint64_t rec_state[NFS4_REC_NUM_STATES];     /**< entries into each state */
 	uint64_t grace_state[NFS4_GRACE_NUM_STATES]; /**< entries into each state */
 };
+
+struct nfs_pool;
 
 struct nfs4_recov {
 	const char *dir; /**< the state directory (the backend's), NULL: nothing kept */
@@ -86,6 +103,14 @@ struct nfs4_recov {
 	uint32_t n;
 	struct nfs4_rec *rec[NFS4_RECORDS_MAX];
 	struct nfs4_recov_stats st;
+	/* the writer (the helper's job, nfs4_recover.c) */
+	struct nfs_pool *pool; /**< one worker for the file, NULL: none (no dir, or it failed) */
+	bool inflight;	       /**< a write is with the helper */
+	bool closing;	       /**< fini: no new writes from a write's end */
+	uint64_t gen;	       /**< changes to the set so far (each needs a write) */
+	uint64_t gen_sent;     /**< the newest generation handed to a write */
+	uint64_t gen_done;     /**< ... whose write ended (written or failed) */
+	uint64_t gen_durable;  /**< ... whose write ended written (fsync and rename done) */
 };
 
 /**
@@ -93,8 +118,29 @@ struct nfs4_recov {
  * is loaded). dir may be NULL (nothing is loaded or written).
  */
 void nfs4_recov_init(struct nfs4_recov *r, const char *dir, uint64_t grace_ns, uint64_t now);
-/** Free every record (the file stays as it is: the next start loads it). */
+/** Wait for the writes (nfs4_recov_flush), stop the helper, free every record (the file
+ * stays as it is: the next start loads it). */
 void nfs4_recov_fini(struct nfs4_recov *r);
+
+/**
+ * This run's boot epoch, kept in dir/nfs4.epoch (NFS4_EPOCH_FILE, "droce-nfs4-epoch 1 <n>\n"):
+ * max(floor, the file's + 1), never 0 nor UINT32_MAX (the special stateids' words), written
+ * (fsync, rename) before it is returned: the start blocks on it, nothing is served yet. A file
+ * that does not parse counts epoch_files_ignored and is replaced; a failed write counts
+ * epoch_write_errors (this run still has floor or more, the next may repeat it). r->dir NULL:
+ * floor as it is (the clock's second: two starts in one second share it).
+ */
+uint32_t nfs4_recov_epoch(struct nfs4_recov *r, uint32_t floor);
+
+/** On the lcore: take the ends of the helper's writes (and start the next one when the set
+ * changed meanwhile). @return writes that ended */
+uint32_t nfs4_recov_poll(struct nfs4_recov *r);
+/** Block until every change so far has been written (or failed): at stop, and for tests. */
+void nfs4_recov_flush(struct nfs4_recov *r);
+/** Is a change not written yet (a write in flight, or one to start)? */
+bool nfs4_recov_busy(const struct nfs4_recov *r);
+/** An fd readable when a write ended (for a caller sleeping in epoll), -1: none. */
+int nfs4_recov_event_fd(const struct nfs4_recov *r);
 
 /**
  * Load the records in text (the file's bytes, not necessarily NUL-terminated) as PREV.

@@ -17,7 +17,9 @@
  * reply are DDP-eligible (nfs4_compound_io, RFC 8267).
  *
  * Threading: a server belongs to one thread (the lcore), which runs each compound to its end
- * (file-system calls included: no deferral to the helper threads yet).
+ * (file-system calls included: no deferral to the helper threads yet). Only the stable client
+ * records are written by a helper thread of their own; a reply that waits for that write is
+ * held (nfs4_server_poll).
  */
 #ifndef NFS4_SVC_H
 #define NFS4_SVC_H
@@ -63,6 +65,10 @@ struct nfs4_stats {
 	/* stable client records and grace (nfs4_recover.h's nfs4_recov_stats) */
 	uint64_t records, records_loaded, records_files_ignored, records_writes;
 	uint64_t records_write_errors, reclaims, no_grace, grace_refused;
+	uint64_t records_sync_writes; /**< records written on the lcore (no helper thread) */
+	uint64_t records_held;	      /**< replies held until their client's record was written */
+	uint64_t records_unheld; /**< ... that went before it (UDP, DDP data, no memory) */
+	uint32_t boot;		 /**< this run's epoch (nfs4_recover.h nfs4_recov_epoch) */
 	bool in_grace;
 	uint64_t cb_state[4];  /**< entries into each enum nfs4_cb_state */
 	uint64_t dlg_state[5]; /**< entries into each enum nfs4_dlg_state */
@@ -75,6 +81,21 @@ struct nfs4_server *nfs4_server_create(struct nfs_fs *fs, const struct nfs4_serv
 void nfs4_server_destroy(struct nfs4_server *s);
 /** The clock (CLOCK_MONOTONIC ns by default): tests move time with their own. */
 void nfs4_server_set_clock(struct nfs4_server *s, uint64_t (*now_ns)(void));
+/**
+ * On the lcore, in its loop: take the ends of the stable records' writes (a helper thread does
+ * them, nfs4_recover.h) and send the COMPOUND replies held for them. @return work done
+ */
+uint32_t nfs4_server_poll(struct nfs4_server *s);
+/** Block until the records are written and the held replies sent: before the transports go. */
+void nfs4_server_flush(struct nfs4_server *s);
+/** A records write in flight or to start, or a reply held for one. */
+bool nfs4_server_busy(const struct nfs4_server *s);
+/** An fd readable when a records write ended (for a caller sleeping in epoll), -1: none. */
+int nfs4_server_event_fd(const struct nfs4_server *s);
+/** Does the last compound's reply wait for a records write (its OPEN recorded the client)?
+ * The RPC program holds such a reply (orpc_svc_defer) until nfs4_server_poll sees the write
+ * end; nfs4_compound's callers without a transport (tests) poll or flush themselves. */
+bool nfs4_server_reply_waits(const struct nfs4_server *s);
 /** Is the server in its grace period (nfs4_recover.h)? */
 bool nfs4_server_in_grace(struct nfs4_server *s);
 struct nfs4_state *nfs4_server_state(struct nfs4_server *s);

@@ -31,9 +31,9 @@
 #define GRACE_S 30u
 #define NS_PER_S 1000000000ull
 
-/* the server and its backend stop, and start again on the same state directory and export
- * (a new boot epoch, as a restart one second or more later has) */
-static void restart(uint32_t grace_s)
+/* the server and its backend stop, and start again on the same state directory and export;
+ * next_second: the clock's second moved on (else the restart is within the same second) */
+static void restart_at(uint32_t grace_s, bool next_second)
 {
 	char exports[1024], err[256];
 
@@ -42,11 +42,17 @@ static void restart(uint32_t grace_s)
 	snprintf(exports, sizeof(exports), "%s *(rw,no_root_squash,insecure)\n", n4f_exp_a);
 	assert_int_equal(nfs_fs_open(&n4f_fs, exports, n4f_statedir, err, sizeof(err)), 0);
 	n4f_ctx.fs = n4f_fs;
-	n4f_conf.state.boot++;
+	if (next_second)
+		n4f_conf.state.boot++;
 	n4f_conf.grace_s = grace_s;
 	n4f_srv = nfs4_server_create(n4f_fs, &n4f_conf);
 	assert_non_null(n4f_srv);
 	nfs4_server_set_clock(n4f_srv, n4f_clock);
+}
+
+static void restart(uint32_t grace_s)
+{
+	restart_at(grace_s, true);
 }
 
 static void records_path(char *out, size_t cap)
@@ -61,6 +67,10 @@ static int first_start(void **state)
 	char p[256];
 
 	(void)state;
+	/* the last test's server writes its last changes first (they would land after the
+	 * unlink otherwise) */
+	if (n4f_srv)
+		nfs4_server_flush(n4f_srv);
 	records_path(p, sizeof(p));
 	unlink(p);
 	n4f_conf.state.lease_s = 90;
@@ -184,10 +194,13 @@ static uint32_t read_at(struct n4f_sess *s, const struct nfs_fh *fh, const struc
 	return one_op(s, fh, NFS4_OP_READ, &a, out);
 }
 
-/* the records file's text, or "" without one */
+/* the records file's text once the writes so far ended, or "" without one */
 static void records_text(char *buf, size_t cap)
 {
-	long n = nfs_state_read(n4f_statedir, NFS4_RECORDS_FILE, buf, cap);
+	long n;
+
+	nfs4_server_flush(n4f_srv);
+	n = nfs_state_read(n4f_statedir, NFS4_RECORDS_FILE, buf, cap);
 
 	if (n < 0)
 		buf[0] = 0;
@@ -463,6 +476,104 @@ static void test_records_garbage_file(void **state)
 	assert_false(nfs4_server_in_grace(n4f_srv));
 }
 
+/* ---- the boot epoch: restarts within one second still get new ids ---- */
+
+static void test_epoch_same_second(void **state)
+{
+	uint32_t e0, e1, e2;
+	struct n4f_sess A, A1;
+	struct nfs4_recov *r;
+	char text[128];
+
+	(void)state;
+	n4f_open_session("client-A", &A);
+	e0 = stats().boot;
+	assert_true(e0 >= n4f_conf.state.boot);
+	/* two restarts in the clock's same second: the epoch still moves on */
+	restart_at(GRACE_S, false);
+	e1 = stats().boot;
+	assert_int_equal(e1, e0 + 1);
+	/* the first run's client id is another run's: STALE_CLIENTID, not accepted */
+	assert_int_equal(n4f_create_session(A.clientid, 2, NULL), NFS4ERR_STALE_CLIENTID);
+	n4f_new_session("client-A", &A1);
+	assert_true(A1.clientid != A.clientid);
+	assert_true(A1.clientid >> 32 == e1);
+	restart_at(GRACE_S, false);
+	e2 = stats().boot;
+	assert_int_equal(e2, e1 + 1);
+	assert_int_equal(n4f_create_session(A.clientid, 2, NULL), NFS4ERR_STALE_CLIENTID);
+	assert_int_equal(n4f_create_session(A1.clientid, 2, NULL), NFS4ERR_STALE_CLIENTID);
+	/* the file holds this run's epoch */
+	snprintf(text, sizeof(text), "droce-nfs4-epoch 1 %u\n", e2);
+	{
+		char got[128];
+
+		assert_true(nfs_state_read(n4f_statedir, NFS4_EPOCH_FILE, got, sizeof(got)) > 0);
+		assert_string_equal(got, text);
+	}
+	/* a clock ahead of the file wins */
+	r = calloc(1, sizeof(*r));
+	assert_non_null(r);
+	nfs4_recov_init(r, n4f_statedir, 0, 0);
+	assert_int_equal(nfs4_recov_epoch(r, e2 + 100), e2 + 100);
+	/* a file that does not parse is counted and replaced; the floor is taken */
+	assert_int_equal(nfs_state_write(n4f_statedir, NFS4_EPOCH_FILE, "droce-nfs4-epoch 1 x\n", 21),
+			 0);
+	assert_int_equal(nfs4_recov_epoch(r, 7), 7);
+	assert_int_equal(r->st.epoch_files_ignored, 1);
+	assert_int_equal(nfs4_recov_epoch(r, 7), 8);
+	nfs4_recov_fini(r);
+	/* without a state directory: the floor (the clock's second), never 0 */
+	nfs4_recov_init(r, NULL, 0, 0);
+	assert_int_equal(nfs4_recov_epoch(r, 5), 5);
+	assert_int_equal(nfs4_recov_epoch(r, 0), 1);
+	nfs4_recov_fini(r);
+	free(r);
+}
+
+/* ---- the records are written by a helper thread; OPEN's reply waits for the write ---- */
+
+static void test_records_written_async(void **state)
+{
+	struct n4f_sess A, B, C;
+	char text[256];
+	long n;
+
+	(void)state;
+	n4f_open_session("client-A", &A);
+	n4f_open_session("client-B", &B);
+	n4f_open_session("client-C", &C);
+	assert_false(nfs4_server_busy(n4f_srv));
+	/* A's first OPEN records it: the write is with the helper, and the reply must wait */
+	assert_int_equal(open_file(&A, "oa", OPEN4_SHARE_ACCESS_READ, NULL, NULL), NFS4_OK);
+	assert_true(nfs4_server_reply_waits(n4f_srv));
+	assert_true(nfs4_server_busy(n4f_srv));
+	/* another OPEN of A before the write ended waits too (no state ahead of the record) */
+	assert_int_equal(open_file(&A, "oa2", OPEN4_SHARE_ACCESS_READ, NULL, NULL), NFS4_OK);
+	assert_true(nfs4_server_reply_waits(n4f_srv));
+	/* B and C while A's write is in flight: coalesced into one more write */
+	assert_int_equal(open_file(&B, "ob", OPEN4_SHARE_ACCESS_READ, NULL, NULL), NFS4_OK);
+	assert_int_equal(open_file(&C, "oc", OPEN4_SHARE_ACCESS_READ, NULL, NULL), NFS4_OK);
+	assert_true(nfs4_server_reply_waits(n4f_srv));
+	/* the lcore's loop: poll until the writes ended */
+	for (int i = 0; i < 5000 && nfs4_server_busy(n4f_srv); i++) {
+		nfs4_server_poll(n4f_srv);
+		usleep(1000);
+	}
+	assert_false(nfs4_server_busy(n4f_srv));
+	assert_false(nfs4_server_reply_waits(n4f_srv));
+	assert_int_equal(stats().records_writes, 2);
+	assert_int_equal(stats().records_sync_writes, 0);
+	n = nfs_state_read(n4f_statedir, NFS4_RECORDS_FILE, text, sizeof(text));
+	assert_true(n > 0);
+	assert_string_equal(text, "droce-nfs4-clients 1 3\n636c69656e742d41\n636c69656e742d42\n"
+				  "636c69656e742d43\n");
+	/* a recorded client's later OPENs do not wait */
+	assert_int_equal(open_file(&B, "ob2", OPEN4_SHARE_ACCESS_READ, NULL, NULL), NFS4_OK);
+	assert_false(nfs4_server_reply_waits(n4f_srv));
+	assert_false(nfs4_server_busy(n4f_srv));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -471,6 +582,8 @@ int main(void)
 		cmocka_unit_test_setup(test_grace_ends_by_time, first_start),
 		cmocka_unit_test_setup(test_records_removed, first_start),
 		cmocka_unit_test_setup(test_records_garbage_file, first_start),
+		cmocka_unit_test_setup(test_epoch_same_second, first_start),
+		cmocka_unit_test_setup(test_records_written_async, first_start),
 	};
 
 	if (geteuid() != 0) {
