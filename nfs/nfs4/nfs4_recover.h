@@ -86,9 +86,9 @@ struct nfs4_recov_stats {
 	uint64_t sync_writes;	      /**< written on the lcore: no helper thread */
 	uint64_t epoch_files_ignored; /**< nfs4.epoch files that did not parse */
 	uint64_t epoch_write_errors;  /**< nfs4.epoch could not be written at start */
-	uint64_t reclaims;	/**< OPEN CLAIM_PREVIOUS and LOCK reclaims let through */
-	uint64_t no_grace;	/**< reclaims refused */
-	uint64_t grace_refused; /**< new state refused during grace */
+	uint64_t reclaims;	      /**< OPEN CLAIM_PREVIOUS and LOCK reclaims let through */
+	uint64_t no_grace;	      /**< reclaims refused */
+	uint64_t grace_refused;	      /**< new state refused during grace */
 	uint64_t rec_state[NFS4_REC_NUM_STATES];     /**< entries into each state */
 	uint64_t grace_state[NFS4_GRACE_NUM_STATES]; /**< entries into each state */
 };

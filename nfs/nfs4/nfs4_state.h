@@ -152,7 +152,7 @@ struct nfs4_client {
 	struct nfs4_create_session_res cs_res;
 	uint64_t expire_ns; /**< the lease runs out */
 	bool reclaim_complete;
-	bool recorded; /**< its owner has an ACTIVE stable record (nfs4_recover.h) */
+	bool recorded;	  /**< its owner has an ACTIVE stable record (nfs4_recover.h) */
 	uint64_t rec_gen; /**< the records' generation that holds it (0: the file had it) */
 	struct nfs4_session *sessions;
 	uint32_t nsessions;

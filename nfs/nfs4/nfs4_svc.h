@@ -67,8 +67,8 @@ struct nfs4_stats {
 	uint64_t records_write_errors, reclaims, no_grace, grace_refused;
 	uint64_t records_sync_writes; /**< records written on the lcore (no helper thread) */
 	uint64_t records_held;	      /**< replies held until their client's record was written */
-	uint64_t records_unheld; /**< ... that went before it (UDP, DDP data, no memory) */
-	uint32_t boot;		 /**< this run's epoch (nfs4_recover.h nfs4_recov_epoch) */
+	uint64_t records_unheld;      /**< ... that went before it (UDP, DDP data, no memory) */
+	uint32_t boot;		      /**< this run's epoch (nfs4_recover.h nfs4_recov_epoch) */
 	bool in_grace;
 	uint64_t cb_state[4];  /**< entries into each enum nfs4_cb_state */
 	uint64_t dlg_state[5]; /**< entries into each enum nfs4_dlg_state */

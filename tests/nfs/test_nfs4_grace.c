@@ -517,8 +517,8 @@ static void test_epoch_same_second(void **state)
 	nfs4_recov_init(r, n4f_statedir, 0, 0);
 	assert_int_equal(nfs4_recov_epoch(r, e2 + 100), e2 + 100);
 	/* a file that does not parse is counted and replaced; the floor is taken */
-	assert_int_equal(nfs_state_write(n4f_statedir, NFS4_EPOCH_FILE, "droce-nfs4-epoch 1 x\n", 21),
-			 0);
+	assert_int_equal(
+		nfs_state_write(n4f_statedir, NFS4_EPOCH_FILE, "droce-nfs4-epoch 1 x\n", 21), 0);
 	assert_int_equal(nfs4_recov_epoch(r, 7), 7);
 	assert_int_equal(r->st.epoch_files_ignored, 1);
 	assert_int_equal(nfs4_recov_epoch(r, 7), 8);
