@@ -57,11 +57,14 @@ struct conn {
 
 static struct orpc_svc *client_bc; /* the client's backchannel programs, when a test sets it */
 
+/* the lcore's loop, as droce-nfsd's: NFSv4's stable records writes end there too (an OPEN's
+ * reply is held until its client's record is written) */
 static void poll_all(struct conn *c)
 {
 	stk_lcore_poll(rp.lc);
 	rpcrdma_ep_poll(c->c);
 	rpcrdma_ep_poll(c->sv);
+	nfs4_server_poll(n4f_srv);
 }
 
 static void expect_event(struct conn *c, int k, enum roce_cm_event_type t, struct roce_cm_event *ev)
@@ -246,6 +249,15 @@ static void test_nfs4_over_rdma(void **state)
 	n4f_op(&b, NFS4_OP_GETFH, NULL);
 	call(&c, &b, 0, 0, false, 0, &r);
 	assert_int_equal(r.status, NFS4_OK);
+	{
+		struct nfs4_stats ns;
+
+		/* the client's first OPEN recorded it: the reply waited for the records write */
+		nfs4_server_stats(n4f_srv, &ns);
+		assert_int_equal(ns.records_held, 1);
+		assert_int_equal(ns.records_unheld, 0);
+		assert_false(nfs4_server_busy(n4f_srv));
+	}
 	sid = r.r[2].u.open.sid;
 	fh.len = r.r[3].u.fh.len;
 	memcpy(fh.data, r.r[3].u.fh.p, fh.len);
