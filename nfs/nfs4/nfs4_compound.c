@@ -202,17 +202,26 @@ struct nfs4_rec_waiter {
 	uint8_t reply[]; /**< the reply's bytes (the server's buffer is the next call's) */
 };
 
-/* the held replies whose write ended go (in order: generations only grow) */
+/* the held replies whose write ended go. The list is taken whole first: a transport that
+ * sends one may run the connection's next call at once, which may hold its reply anew (on the
+ * list as it is then); one connection holds one call at a time, so order does not matter. */
 static uint32_t release_waiters(struct nfs4_server *s)
 {
+	struct nfs4_rec_waiter *w = s->waiters, *next;
 	uint32_t n = 0;
 
-	while (s->waiters && s->waiters->gen <= s->rec.gen_done) {
-		struct nfs4_rec_waiter *w = s->waiters;
-
-		s->waiters = w->next;
-		if (!s->waiters)
-			s->waiters_tail = &s->waiters;
+	if (!w)
+		return 0;
+	s->waiters = NULL;
+	s->waiters_tail = &s->waiters;
+	for (; w; w = next) {
+		next = w->next;
+		if (w->gen > s->rec.gen_done) {
+			w->next = NULL;
+			*s->waiters_tail = w;
+			s->waiters_tail = &w->next;
+			continue;
+		}
 		/* the transport encodes the reply (from w->reply) and sends it, now */
 		orpc_pending_done(w->p, SUCCESS);
 		free(w);
