@@ -194,6 +194,73 @@ agreed=$(grep -E ' /mnt/d nfs4? ' "$LABI_DIR/vm4.novers" | grep -oE '[ ,]vers=[0
 check "novers: mount.nfs -o rdma without vers= agrees on NFSv4.2 with droce (${agreed:-nothing})" \
 	[ "$agreed" = 4.2 ]
 
+# restart (RFC 8881 §8.4.2, issue 16): droce-nfsd stops and starts again on the same state
+# directory while the VM's 4.1 client over RDMA holds a whole-file fcntl lock (lock_tool hold)
+# and a file open for writing (a shell's fd 7). The client finds the new instance (BADSESSION,
+# STALE_CLIENTID), reclaims its opens with CLAIM_PREVIOUS and its lock with reclaim = true
+# during the new instance's grace ([nfs] grace = 20), and RECLAIM_COMPLETE ends the grace
+# early. Checked: before and after the restart a v3 client (NLM, the VM's lockd and statd, a
+# second mount over TCP) is refused the lock, so droce's lock table holds the reclaimed lock;
+# the write through fd 7 after the restart reaches droce's disk; the new instance counts the
+# reclaims, and its capture shows them.
+restart_phase1() {
+	local out="$LABI_DIR/vm4.restart1"
+	if ! gcc -static -O2 -o "$EXP/lock_tool" "$HERE/lock_tool.c" > "$LABI_DIR/lock_tool.build.log" 2>&1; then
+		echo "FAIL - lock_tool did not build:"; cat "$LABI_DIR/lock_tool.build.log"; fails=$((fails + 1)); return 1
+	fi
+	rm -f "$EXP/rst.lock" "$EXP/rst.data"
+	vm_run vm1 "mkdir -p /var/lib/nfs/sm /var/lib/nfs/sm.bak /run/rpcbind /mnt/d /mnt/e
+	pidof rpcbind > /dev/null || rpcbind -w 2>&1 || rpcbind 2>&1
+	pidof rpc.statd > /dev/null || rpc.statd 2>&1
+	mount -t nfs -o vers=4.1,proto=rdma,port=20049 $D:$EXP /mnt/d &&
+	mount -t nfs -o vers=3,proto=tcp $D:$EXP /mnt/e && echo mounted &&
+	cd /mnt/d && (./lock_tool hold rst.lock 300 < /dev/null > /tmp/holder.out 2>&1 & echo \$! > /tmp/holder.pid) &&
+	(exec 7<> /mnt/d/rst.data; echo before-restart >&7; while [ ! -e /tmp/go ]; do sleep 0.2; done
+	 echo after-restart >&7; echo wrote-after=\$? > /tmp/writer.out; exec 7>&-) < /dev/null > /dev/null 2>&1 &
+	sleep 3; /mnt/e/lock_tool try /mnt/e/rst.lock; echo v3-try-before=\$?" 120 > "$out" 2>&1
+	sed 's/^/# vm1 restart: /' "$out"
+	check "restart: the VM mounts 4.1 over RDMA and v3 over TCP, with locking" grep -q '^mounted' "$out"
+	check "restart: before it, the v3 client is refused the lock the 4.1 client holds" \
+		grep -q '^v3-try-before=1' "$out"
+}
+restart_phase2() {
+	local out="$LABI_DIR/vm4.restart2" n
+	cp "$LABI_DIR/droce4.ini" "$LABI_DIR/droce4b.ini"
+	sed -i 's/^grace = 0$/grace = 20/' "$LABI_DIR/droce4b.ini"
+	lab_capture_start nfs4_restart || return 1
+	ip netns exec "$LABI_DNS" timeout 600 "$NFSD" --config "$LABI_DIR/droce4b.ini" \
+		--exports "$LABI_DIR/exports4" --state "$LABI_DIR/state" \
+		> "$LABI_DIR/nfsd4b.out" 2> "$LABI_DIR/nfsd4b.err" &
+	NPID2=$!
+	LABI_PIDS+=("$NPID2")
+	for _ in $(seq 100); do grep -q "^serving" "$LABI_DIR/nfsd4b.out" && break; sleep 0.1; done
+	check "restart: droce-nfsd serves again on the same state directory" grep -q "^serving" "$LABI_DIR/nfsd4b.out"
+	t0=$SECONDS
+	vm_run vm1 "t0=\$(date +%s); ls -l /mnt/d/rst.data > /dev/null; echo first-call-after=\$((\$(date +%s) - t0))s
+	touch /tmp/go; sleep 2; cat /tmp/writer.out
+	/mnt/e/lock_tool try /mnt/e/rst.lock; echo v3-try-after=\$? after=\$((\$(date +%s) - t0))s
+	kill \$(cat /tmp/holder.pid); sleep 1; umount /mnt/d; umount /mnt/e; echo unmounted" 200 > "$out" 2>&1
+	sed 's/^/# vm1 restart: /' "$out"
+	lab_capture_stop
+	kill -TERM "$NPID2"; wait "$NPID2"
+	grep -E '^nfs4: (client records|boot epoch)' "$LABI_DIR/nfsd4b.out" | sed 's/^/# droce-nfsd after the restart: /'
+	check "restart: the write through the fd opened before the restart succeeds" grep -q '^wrote-after=0' "$out"
+	check "restart: droce's copy holds both writes" \
+		[ "$(cat "$EXP/rst.data" 2>/dev/null)" = "$(printf 'before-restart\nafter-restart')" ]
+	check "restart: after it, the v3 client is still refused the lock (the 4.1 client reclaimed it)" \
+		grep -q '^v3-try-after=1' "$out"
+	n=$(sed -nE 's/.*; reclaims ([0-9]+),.*/\1/p' "$LABI_DIR/nfsd4b.out")
+	check "restart: the new instance counts the client's reclaims: 2 opens and 1 lock (${n:-?})" \
+		[ "${n:-0}" -ge 3 ]
+	cap=$LABI_DIR/nfs4_restart.pcap
+	n=$(tshark -r "$cap" -Y 'nfs.open.claim_type == 1' 2>/dev/null | wc -l)
+	check "restart: the capture holds OPEN with CLAIM_PREVIOUS ($n frames)" [ "$n" -gt 0 ]
+	n=$(tshark -r "$cap" -Y 'nfs.lock.reclaim == 1' 2>/dev/null | wc -l)
+	check "restart: the capture holds LOCK with reclaim = true ($n frames)" [ "$n" -gt 0 ]
+	n=$(tshark -r "$cap" -Y 'nfs.opcode == 58' 2>/dev/null | wc -l)
+	check "restart: the capture holds RECLAIM_COMPLETE ($n frames)" [ "$n" -gt 0 ]
+}
+restart_phase1
 kill -TERM "$NPID"; wait "$NPID"
 sed 's/^/# droce-nfsd: /' "$LABI_DIR/nfsd4.out"
 sed 's/^/# droce-nfsd stderr: /' "$LABI_DIR/nfsd4.err" | tail -n 20
@@ -216,6 +283,8 @@ check "the capture holds NFSv4 over RPC-over-RDMA" [ "$nv4" -gt 0 ]
 check "tshark flags no frame droce sent (but replies placed by RDMA WRITE)" [ "$odd" = 0 ]
 check "the RoCE frames are well formed and their ICRCs verify" \
 	python3 "$HERE/wire_check.py" "$cap" "$(sed -nE 's/.*port 0 ([0-9A-Fa-f:]{17}) .*/\1/p' "$LABI_DIR/nfsd4.err" "$LABI_DIR/nfsd4.out" | head -1)"
+restart_phase2
+[ -n "$LABI_ARTIFACTS" ] && cp "$LABI_DIR"/nfsd4b.* "$LABI_DIR/nfs4_restart.pcap" "$LABI_ARTIFACTS"/ 2>/dev/null
 [ -n "$LABI_ARTIFACTS" ] && cp "$LABI_DIR"/nfsd4.* "$LABI_DIR"/vm4.* "$LABI_DIR/exports4" "$cap" "$LABI_DIR/nfs4_deleg.pcap" "$LABI_ARTIFACTS"/ 2>/dev/null
 echo "# nfs4_mount: $fails failed, $((SECONDS - T0)) s"
 [ "$fails" = 0 ]
