@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rpcrdma_ep.c - the RPC-over-RDMA v1 endpoint (rpcrdma_ep.h): buffers and credits, the four
- * primitives on the QP, the server's request state machine and the client's call slots.
+ * primitives on the QP, the server's request state machine and the client's call slots. The
+ * backchannel (RFC 8167) is in rpcrdma_bc.c; the state both share is in rpcrdma_int.h.
  *
  * Operation (server): a receive completion queues its buffer. Requests are taken in arrival
  * order: the header is decoded (a refusal answers RDMA_ERROR); read chunks are fetched with
@@ -25,8 +26,7 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
-#include "orpc_bc.h"
-#include "rpcrdma_ep.h"
+#include "rpcrdma_int.h"
 
 #define WR_RECV 1ull
 #define WR_SEND 2ull
@@ -40,95 +40,6 @@
 #define NO_SLOT UINT32_MAX
 #define PAD4(n) ((4u - ((n)&3u)) & 3u)
 
-struct rpcrdma_ep;
-
-struct sreq { /* a server request being worked on: one of the endpoint's calls served at once */
-	struct rpcrdma_ep *ep;
-	uint32_t idx; /* in ep->reqs */
-	enum rpcrdma_req_state state;
-	/* its staging: read chunks (or the DDP sink), the rebuilt call, the reply */
-	uint8_t *stage_in, *stage_call, *stage_out;
-	bool stage_busy;    /* its chunk WRITEs and reply SEND are not complete yet */
-	uint32_t rbuf, len; /* receive buffer and bytes in it */
-	struct rpcrdma_hdr h;
-	enum rpcrdma_dec dec;
-	uint32_t reads_pending;
-	uint32_t chunk_off[RPCRDMA_MAX_READ_SEGS]; /* where each read segment lands in chunks */
-	/* where the read segments land: stage_in, or stage_call at the chunk's XDR position when
-	 * the call has one read chunk in its inline body (in place: no copy to rebuild it) */
-	uint8_t *chunks;
-	bool in_place;
-	struct orpc_pending *pending; /* HANDLING: the deferred call */
-	bool resumed;		      /* HANDLING: it has ended */
-};
-
-struct cslot { /* a client call in flight */
-	bool used;
-	uint32_t xid;		       /* network order */
-	uint8_t *call, *reply, *wdata; /* staging: long call / DDP args, reply chunk, write chunk */
-	bool has_reply_chunk, has_wchunk;
-	rpcrdma_done_t done;
-	void *ctx;
-	/* FRWR: this slot's fast-registration region over its staging */
-	struct roce_mr *frmr;
-	uint32_t key;	  /* the key of the current registration */
-	uint8_t gen;	  /* its low byte, new for every registration */
-	bool registered;  /* the key is valid: invalidate before the reply is used */
-	bool inv_pending; /* a LOCAL_INV is on its way; the reply waits in held_rbuf */
-	uint32_t held_rbuf, held_len;
-};
-
-struct rpcrdma_ep {
-	enum rpcrdma_role role;
-	struct rpcrdma_ep_conf conf;
-	struct roce_pd *pd;
-	struct roce_cq *cq;
-	struct roce_qp *qp;
-	struct roce_mr *mr;
-	struct orpc_svc *svc;
-	struct orpc_peer peer_addr; /* who is at the other end, for the upper layer */
-	uint8_t *region;
-	uint64_t region_len;
-	uint32_t nrecv, nsend;
-	uint8_t *recv_bufs, *send_bufs;
-	uint32_t *send_free, nsend_free;
-	/* server */
-	uint32_t *fifo, fifo_head, fifo_n; /* received buffers in arrival order */
-	uint32_t *fifo_len;
-	struct sreq reqs[RPCRDMA_SRV_MAX_CALLS];
-	uint32_t nreqs;
-	/* the request whose staging a send buffer's SEND frees (the reply SEND behind its chunk
-	 * WRITEs), or -1: a reply that used no staging must not free it, since the request may
-	 * have taken its staging again for a later call before that SEND completes */
-	int16_t send_req[RPCRDMA_MAX_SENDS];
-	uint32_t inflight;
-	struct rpcrdma_seg wsegs[RPCRDMA_MAX_WRITE_CHUNKS]
-				[RPCRDMA_MAX_CHUNK_SEGS]; /* the reply's */
-	struct rpcrdma_seg rsegs[RPCRDMA_MAX_CHUNK_SEGS];
-	/* client */
-	struct cslot slots[RPCRDMA_CLNT_MAX_SLOTS];
-	uint32_t nslots;
-	/* server: backchannel calls in flight (RFC 8167) */
-	struct {
-		bool used;
-		uint32_t xid;
-		rpcrdma_done_t done;
-		void *ctx;
-	} bc[RPCRDMA_BC_SLOTS];
-	uint64_t bc_id; /* server: its registration in svc->bc, 0 when none */
-	uint32_t outstanding;
-	uint8_t *scratch; /* a reply rebuilt with its write-chunk data */
-	/* negotiated */
-	struct rpcrdma_cm_priv peer;
-	uint32_t inline_send, credits;
-	uint32_t inline_recv; /* what the peer may send us inline: RFC 8797 §7, both sides' words */
-	bool started, failed, closing;
-	bool quiesced; /* rpcrdma_ep_quiesce: calls received from now on wait unserved */
-	uint32_t last_key;
-	uint64_t last_iova;
-	struct rpcrdma_ep_stats st;
-};
-
 #define NAME_(n) #n,
 static const char *const req_names[] = {RPCRDMA_REQ_STATE_LIST(NAME_)};
 
@@ -141,11 +52,6 @@ static void set_state(struct sreq *r, enum rpcrdma_req_state s)
 {
 	r->state = s;
 	r->ep->st.req_state[s]++;
-}
-
-static uint8_t *recv_buf(struct rpcrdma_ep *ep, uint32_t i)
-{
-	return ep->recv_bufs + (size_t)i * ep->conf.inline_max;
 }
 
 static uint8_t *send_buf(struct rpcrdma_ep *ep, uint32_t i)
@@ -316,7 +222,7 @@ uint8_t rpcrdma_ep_private_data(const struct rpcrdma_ep *ep, uint8_t out[RPCRDMA
 	return RPCRDMA_CM_PRIV_LEN;
 }
 
-static int post_recv(struct rpcrdma_ep *ep, uint32_t i)
+int rpcrdma_post_recv(struct rpcrdma_ep *ep, uint32_t i)
 {
 	struct roce_sge sge = {(uintptr_t)recv_buf(ep, i), ep->conf.inline_max, ep->mr->lkey};
 	struct roce_recv_wr wr = {.wr_id = WR_ID(WR_RECV, i), .sg_list = &sge, .num_sge = 1};
@@ -324,29 +230,6 @@ static int post_recv(struct rpcrdma_ep *ep, uint32_t i)
 
 	return roce_post_recv(ep->qp, &wr, &bad);
 }
-
-static int rdma_bc_call(void *conn, const uint8_t *msg, uint32_t len, orpc_bc_done_t done,
-			void *ctx)
-{
-	return rpcrdma_ep_bc_call(conn, msg, len, done, ctx);
-}
-
-/* The upper layer gave up on a backward call: its slot is free, a late reply is a stray. */
-static int rdma_bc_cancel(void *conn, uint32_t xid)
-{
-	struct rpcrdma_ep *ep = conn;
-
-	for (uint32_t i = 0; i < RPCRDMA_BC_SLOTS; i++) {
-		if (ep->bc[i].used && ep->bc[i].xid == xid) {
-			memset(&ep->bc[i], 0, sizeof(ep->bc[i]));
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-static const struct orpc_bc_ops rdma_bc_ops = {
-	.call = rdma_bc_call, .cancel = rdma_bc_cancel, .name = "rdma"};
 
 int rpcrdma_ep_start(struct rpcrdma_ep *ep, const uint8_t *peer_priv, uint32_t len)
 {
@@ -362,23 +245,21 @@ int rpcrdma_ep_start(struct rpcrdma_ep *ep, const uint8_t *peer_priv, uint32_t l
 	if (ep->peer.max_send < ep->inline_recv)
 		ep->inline_recv = ep->peer.max_send;
 	for (uint32_t i = 0; i < ep->nrecv; i++) {
-		rc = post_recv(ep, i);
+		rc = rpcrdma_post_recv(ep, i);
 		if (rc)
 			return rc;
 	}
 	ep->started = true;
 	/* the calls of this connection carry its backchannel's id to the upper layer */
-	if (ep->role == RPCRDMA_SERVER && ep->svc->bc && !ep->bc_id)
-		ep->bc_id = orpc_bc_register(ep->svc->bc, &rdma_bc_ops, ep);
-	ep->peer_addr.bc_id = ep->bc_id;
+	rpcrdma_bc_register(ep);
 	return 0;
 }
 
 /* ---- the primitives ---- */
 
 /* send: a header and a body from a send buffer; inv_rkey != 0 asks the peer to invalidate */
-static int prim_send(struct rpcrdma_ep *ep, const struct rpcrdma_hdr_out *o, const uint8_t *body,
-		     uint32_t blen, uint32_t inv_rkey, const struct sreq *r)
+int rpcrdma_prim_send(struct rpcrdma_ep *ep, const struct rpcrdma_hdr_out *o, const uint8_t *body,
+		      uint32_t blen, uint32_t inv_rkey, const struct sreq *r)
 {
 	struct roce_send_wr wr, *bad;
 	struct roce_sge sge;
@@ -480,114 +361,6 @@ static int prim_ddp_read(struct rpcrdma_ep *ep, const struct rpcrdma_seg *seg, u
 
 /* ---- server ---- */
 
-/* The RPC direction of an inline message: 0 CALL, 1 REPLY, or -1 when too short (RFC 8167 §4:
- * a receiver tells backchannel traffic from forward traffic by this word). */
-static int msg_direction(const uint8_t *m, uint32_t len)
-{
-	if (len < 8)
-		return -1;
-	return m[4] == 0 && m[5] == 0 && m[6] == 0 && m[7] <= 1 ? m[7] : -1;
-}
-
-/* A reply to one of our backchannel calls: hand it over. */
-static void bc_reply(struct rpcrdma_ep *ep, const uint8_t *m, uint32_t len)
-{
-	uint32_t xid;
-
-	memcpy(&xid, m, 4);
-	for (uint32_t i = 0; i < RPCRDMA_BC_SLOTS; i++) {
-		if (ep->bc[i].used && ep->bc[i].xid == xid) {
-			rpcrdma_done_t done = ep->bc[i].done;
-			void *ctx = ep->bc[i].ctx;
-
-			ep->bc[i].used = false;
-			ep->st.bc_replies_rx++;
-			if (done)
-				done(ctx, 0, m, len);
-			return;
-		}
-	}
-	ep->st.stray_replies++;
-}
-
-/* Server, a receive completed: when it is a reply on the backchannel (RFC 8167: an RDMA_MSG
- * with no chunks whose RPC direction word says REPLY), hand it over and post the receive again
- * at once. It came in one of the RPCRDMA_BC_SLOTS receives posted beyond the credits, so it
- * neither counts as a forward call in flight nor waits behind them. @return true when taken */
-static bool server_bc_reply(struct rpcrdma_ep *ep, uint32_t idx, uint32_t len)
-{
-	struct rpcrdma_hdr h;
-	const uint8_t *b = recv_buf(ep, idx);
-	uint32_t w[9];
-
-	/* a glance first, so a forward call is not decoded twice: RDMA_MSG, three empty chunk
-	 * lists (28 bytes of header), then xid and a direction word of REPLY */
-	if (len < sizeof(w))
-		return false;
-	memcpy(w, b, sizeof(w));
-	if (ntohl(w[3]) != RPCRDMA_MSG || w[4] || w[5] || w[6] || ntohl(w[8]) != 1)
-		return false;
-	if (rpcrdma_hdr_decode(b, len, &h) != RPCRDMA_DEC_OK || h.proc != RPCRDMA_MSG ||
-	    h.nr_rsegs || h.nr_wchunks || h.has_reply ||
-	    msg_direction(b + h.hdr_len, len - h.hdr_len) != 1)
-		return false;
-	bc_reply(ep, b + h.hdr_len, len - h.hdr_len);
-	if (!ep->failed && post_recv(ep, idx) != 0)
-		ep->failed = true;
-	return true;
-}
-
-/* End every backchannel call still waiting (each done once: its slot is freed first) and
- * leave the table: the connection can carry no more. */
-static void bc_fail_all(struct rpcrdma_ep *ep, int err)
-{
-	if (ep->bc_id && ep->svc && ep->svc->bc)
-		orpc_bc_unregister(ep->svc->bc, ep->bc_id);
-	ep->bc_id = 0;
-	ep->peer_addr.bc_id = 0;
-	for (uint32_t i = 0; i < RPCRDMA_BC_SLOTS; i++) {
-		if (ep->bc[i].used) {
-			rpcrdma_done_t done = ep->bc[i].done;
-			void *ctx = ep->bc[i].ctx;
-
-			ep->bc[i].used = false;
-			if (done)
-				done(ctx, err, NULL, 0);
-		}
-	}
-}
-
-int rpcrdma_ep_bc_call(struct rpcrdma_ep *ep, const uint8_t *msg, uint32_t len, rpcrdma_done_t done,
-		       void *ctx)
-{
-	struct rpcrdma_hdr_out o = {
-		.vers = RPCRDMA_VERSION, .credits = ep->credits, .proc = RPCRDMA_MSG};
-	uint32_t i;
-	int rc;
-
-	if (ep->role != RPCRDMA_SERVER)
-		return -EINVAL;
-	if (!ep->started || ep->failed || ep->closing)
-		return -ENOTCONN;
-	if (msg_direction(msg, len) != 0)
-		return -EINVAL;
-	for (i = 0; i < RPCRDMA_BC_SLOTS && ep->bc[i].used; i++)
-		;
-	if (i == RPCRDMA_BC_SLOTS)
-		return -EBUSY;
-	memcpy(&o.xid, msg, 4);
-	/* RFC 8167 §4: backchannel messages are inline only, no chunks */
-	rc = prim_send(ep, &o, msg, len, 0, NULL);
-	if (rc)
-		return rc;
-	ep->bc[i].used = true;
-	memcpy(&ep->bc[i].xid, msg, 4);
-	ep->bc[i].done = done;
-	ep->bc[i].ctx = ctx;
-	ep->st.bc_calls_sent++;
-	return 0;
-}
-
 static void send_error(struct rpcrdma_ep *ep, const struct rpcrdma_hdr *h, enum rpcrdma_dec d)
 {
 	struct rpcrdma_hdr_out o = {.xid = h->xid,
@@ -603,7 +376,7 @@ static void send_error(struct rpcrdma_ep *ep, const struct rpcrdma_hdr *h, enum 
 		o.err = RPCRDMA_ERR_CHUNK;
 		ep->st.err_chunk_sent++;
 	}
-	prim_send(ep, &o, NULL, 0, 0, NULL);
+	rpcrdma_prim_send(ep, &o, NULL, 0, 0, NULL);
 }
 
 static uint32_t first_position(const struct rpcrdma_hdr *h)
@@ -860,7 +633,7 @@ static enum rpcrdma_req_state err_chunk(struct rpcrdma_ep *ep, struct rpcrdma_hd
 	ep->st.err_chunk_sent++;
 	o->proc = RPCRDMA_ERROR;
 	o->err = RPCRDMA_ERR_CHUNK;
-	prim_send(ep, o, NULL, 0, 0, r);
+	rpcrdma_prim_send(ep, o, NULL, 0, 0, r);
 	return RPCRDMA_REQ_REPLYING;
 }
 
@@ -947,8 +720,8 @@ static enum rpcrdma_req_state reply_out(struct sreq *r, uint32_t n, enum orpc_ou
 	/* the chunk lists alone can outgrow a peer that receives less than it sends */
 	if (rpcrdma_hdr_size(&o) + body > ep->inline_send)
 		return err_chunk(ep, &o, r);
-	if (prim_send(ep, &o, r->stage_out, body, ep->peer.remote_inv_ok ? single_rkey(&r->h) : 0,
-		      r) != 0)
+	if (rpcrdma_prim_send(ep, &o, r->stage_out, body,
+			      ep->peer.remote_inv_ok ? single_rkey(&r->h) : 0, r) != 0)
 		return RPCRDMA_REQ_ERR_RDMA;
 	return RPCRDMA_REQ_REPLYING;
 }
@@ -989,7 +762,7 @@ static void run_req(struct sreq *r)
 			break;
 		case RPCRDMA_REQ_DONE:
 			/* the call is consumed: its receive goes back, keeping credits = receives */
-			if (!ep->failed && post_recv(ep, r->rbuf) != 0)
+			if (!ep->failed && rpcrdma_post_recv(ep, r->rbuf) != 0)
 				ep->failed = true;
 			ep->inflight--;
 			next = RPCRDMA_REQ_FREE;
@@ -1197,7 +970,7 @@ int rpcrdma_clnt_call(struct rpcrdma_ep *ep, const struct rpcrdma_call *c, rpcrd
 		if (rc)
 			return rc;
 	}
-	rc = prim_send(ep, &o, inl, ilen, 0, NULL);
+	rc = rpcrdma_prim_send(ep, &o, inl, ilen, 0, NULL);
 	if (rc)
 		return rc;
 	k->used = true;
@@ -1223,30 +996,6 @@ static void slot_finish(struct rpcrdma_ep *ep, struct cslot *k, int err, const u
 		done(ctx, err, reply, len);
 }
 
-/* A call from the server on the backchannel (RFC 8167): dispatched through the client's
- * backchannel programs, answered inline. Without programs, or when the reply does not fit
- * inline, it is dropped and counted (the server's RPC layer times it out). */
-static void client_bc_call(struct rpcrdma_ep *ep, const struct rpcrdma_hdr *h, const uint8_t *m,
-			   uint32_t len)
-{
-	struct rpcrdma_hdr_out o = {
-		.xid = h->xid, .vers = RPCRDMA_VERSION, .credits = ep->nslots, .proc = RPCRDMA_MSG};
-	uint32_t n;
-
-	ep->st.bc_calls_rx++;
-	if (!ep->svc || h->nr_rsegs || h->nr_wchunks || h->has_reply) {
-		ep->st.bc_dropped++;
-		return;
-	}
-	n = orpc_svc_dispatch_peer(ep->svc, m, len, ep, &ep->peer_addr, ep->scratch,
-				   ep->conf.inline_max, NULL);
-	if (!n || prim_send(ep, &o, ep->scratch, n, 0, NULL) != 0) {
-		ep->st.bc_dropped++;
-		return;
-	}
-	ep->st.bc_replies_sent++;
-}
-
 static void client_recv(struct rpcrdma_ep *ep, uint32_t i, uint32_t len, uint32_t inv_key)
 {
 	const uint8_t *b = recv_buf(ep, i);
@@ -1260,10 +1009,8 @@ static void client_recv(struct rpcrdma_ep *ep, uint32_t i, uint32_t len, uint32_
 		ep->st.rx_drop++;
 		goto repost;
 	}
-	if (h.proc == RPCRDMA_MSG && msg_direction(b + h.hdr_len, len - h.hdr_len) == 0) {
-		client_bc_call(ep, &h, b + h.hdr_len, len - h.hdr_len);
+	if (rpcrdma_bc_client_recv(ep, &h, b + h.hdr_len, len - h.hdr_len))
 		goto repost;
-	}
 	for (uint32_t s = 0; s < ep->nslots && !k; s++)
 		if (ep->slots[s].used && ep->slots[s].xid == h.xid)
 			k = &ep->slots[s];
@@ -1334,7 +1081,7 @@ static void client_recv(struct rpcrdma_ep *ep, uint32_t i, uint32_t len, uint32_
 	ep->st.long_replies += h.proc == RPCRDMA_NOMSG;
 	slot_finish(ep, k, 0, reply, rlen);
 repost:
-	if (post_recv(ep, i) != 0)
+	if (rpcrdma_post_recv(ep, i) != 0)
 		ep->failed = true;
 }
 
@@ -1396,7 +1143,7 @@ int rpcrdma_ep_poll(struct rpcrdma_ep *ep)
 						    : 0);
 				break;
 			}
-			if (server_bc_reply(ep, idx, wc[j].byte_len))
+			if (rpcrdma_bc_server_recv(ep, idx, wc[j].byte_len))
 				break;
 			if (ep->inflight >= ep->credits)
 				ep->st.credit_overrun++;
@@ -1431,7 +1178,7 @@ int rpcrdma_ep_poll(struct rpcrdma_ep *ep)
 			fail_all(ep, -EIO);
 			return n;
 		}
-		bc_fail_all(ep, -ENOTCONN);
+		rpcrdma_bc_fail_all(ep, -ENOTCONN);
 		for (uint32_t i = 0; i < ep->nreqs; i++) {
 			if (ep->reqs[i].state != RPCRDMA_REQ_READING)
 				continue;
@@ -1488,7 +1235,7 @@ int rpcrdma_ep_destroy(struct rpcrdma_ep *ep)
 	if (!ep->closing) {
 		ep->closing = true;
 		fail_all(ep, -ECANCELED);
-		bc_fail_all(ep, -ENOTCONN);
+		rpcrdma_bc_fail_all(ep, -ENOTCONN);
 		roce_destroy_qp(ep->qp);
 		while (roce_poll_cq(ep->cq, 32, wc) > 0)
 			;
