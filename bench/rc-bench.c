@@ -2,7 +2,8 @@
 /*
  * rc-bench - RoCE RC transport throughput and latency over net_ring or net_memif, in one
  * process. The link's ports are in rc-bench-link.c, the memcpy/ICRC baselines in
- * rc-bench-baseline.c, the tables and JSON in rc-bench-report.c.
+ * rc-bench-baseline.c, the tables and JSON in rc-bench-report.c, the post-mode ping-pong and
+ * the registered memory's placement in rc-bench-post.c (shared state: rc-bench-int.h).
  *
  * Two stack interfaces joined by a virtual link, one roce device on each, and one RC QP pair
  * between them, as in tests/roce/rc_fixture.c. The link (--link):
@@ -46,7 +47,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -62,94 +62,27 @@
 #include <rte_pause.h>
 #include <rte_ring.h>
 
+#include "rc-bench-int.h"
 #include "rc-bench.h"
 #include "roce_icrc.h"
 #include "roce_tx.h"
 #include "roce_verbs.h"
 #include "stk_stack.h"
 
-#define SIDE_BUF (8u << 20) /* registered memory per side */
-#define SRC_OFF 0u	    /* sources: [0, 4 MiB) */
-#define DST_OFF (4u << 20)  /* destinations: [4 MiB, 8 MiB) */
-#define REGION (4u << 20)   /* size of each */
-#define MAX_SEND_WR 256u    /* per QP */
+#define MAX_SEND_WR 256u /* per QP */
 #define MAX_RECV_WR 512u
 #define MAX_RATE_DEPTH 128u
-#define RING_SIZE 16384u   /* frames per direction (net_ring) */
-#define MEMIF_RING 1024u   /* default slots per memif ring (--memif-ring) */
-#define MEMIF_BUF 9216u	   /* default bytes per memif buffer (--memif-buf); see rc-bench-link.c */
-#define POOL_SIZE 16383u   /* mbufs */
-#define RAW_INFLIGHT 1024u /* frames the UDP baseline keeps in flight */
-#define SINK_PORT 9u	   /* UDP port of the baseline's sink */
-#define PP_RECVS 64u	   /* receives A keeps posted for ping-pong replies */
-#define PP_MAX_SAMPLES 200000u
-#define STALL_S 2	    /* no completion for this long: the cell failed */
+#define RING_SIZE 16384u    /* frames per direction (net_ring) */
+#define MEMIF_RING 1024u    /* default slots per memif ring (--memif-ring) */
+#define MEMIF_BUF 9216u	    /* default bytes per memif buffer (--memif-buf); see rc-bench-link.c */
+#define POOL_SIZE 16383u    /* mbufs */
+#define RAW_INFLIGHT 1024u  /* frames the UDP baseline keeps in flight */
+#define SINK_PORT 9u	    /* UDP port of the baseline's sink */
 #define START_PSN 0xffff00u /* PSNs wrap early in every cell */
-#define RCB_MAX_SIZES 16
-#define RCB_MAX_MTUS 2
-
-/** What side B's poll hook does with its completions (and the UDP sink with frames). */
-enum b_mode {
-	B_IDLE, /**< nothing expected: any completion is an error */
-	B_SINK, /**< SEND cell: check each receive, repost it in the same slot */
-	B_PONG, /**< ping-pong: repost the receive and answer with a 64 B SEND */
-	B_RAW,	/**< UDP baseline: count the datagrams the sink gets */
-	B_NUM_MODES
-};
-
-/** The virtual link between the two sides. */
-enum link {
-	LINK_RING,  /**< crossed net_ring ports */
-	LINK_MEMIF, /**< net_memif server (A) and client (B) on one socket, copy mode */
-	LINK_NUM
-};
 
 static const char *const link_names[LINK_NUM] = {"ring", "memif"};
 
-struct side {
-	uint16_t port;
-	uint16_t iface;
-	struct roce_dev *dev;
-	struct roce_pd *pd;
-	struct roce_cq *cq;
-	struct roce_mr *mr;
-	struct roce_qp *qp;
-	uint8_t *buf;
-};
-
-static struct {
-	/* options */
-	enum link link;
-	uint32_t memif_ring; /**< slots per memif ring, a power of 2 */
-	uint32_t memif_buf;  /**< bytes per memif buffer (one frame each, see rc-bench-link.c) */
-	const char *json;
-	double secs, warmup;
-	uint32_t sizes[RCB_MAX_SIZES];
-	unsigned nsizes;
-	uint32_t mtus[RCB_MAX_MTUS];
-	unsigned nmtus;
-	bool ops[RCB_NUM_OPS];
-	unsigned lcores_list[2];
-	unsigned nlcores;
-	uint32_t depth, rate_depth, inflight;
-	uint32_t mbuf_room, ip_mtu;
-	unsigned timeout_s;
-	bool cells_only; /**< the matrix only: no baselines, message rate, ping-pong (profiling) */
-	enum roce_post_mode post; /**< post mode of the cells and the message rate */
-	enum roce_post_mode pp_post[RCB_PP_MODES]; /**< ping-pong: post modes compared */
-	unsigned npp_post;
-	unsigned pp_rounds;  /**< ping-pong rounds per mode, interleaved */
-	uint32_t pp_busy_ns; /**< ping-pong: B's hook stands for other work this long per loop */
-	bool region_mmap;    /**< --region mmap: the registered buffers are not DPDK memory */
-	/* set-up */
-	struct rte_mempool *pool;
-	struct side s[2];
-	struct stk_lcore *la, *lb; /**< lb == la with one lcore */
-	unsigned lcore_b;	   /**< EAL lcore of side B (two lcores) */
-	uint64_t hz;
-	/* baselines and results */
-	struct rcb_run run;
-} g = {
+struct rcb_globals rcb_g = {
 	.secs = 0.3,
 	.warmup = 0.05,
 	.sizes = {64, 256, 1024, 4096, 16384, 65536, 262144, 1048576},
@@ -171,32 +104,7 @@ static struct {
 	.pp_rounds = 2,
 };
 
-/*
- * Side B's control block. A writes the mode and geometry while B is parked (two lcores) or
- * between its own polls (one lcore); B writes the counters and the first error it saw. The
- * three groups sit on their own cache lines, so that B's per-message counters do not bounce
- * the line A polls for errors, and A's rare writes do not bounce the line B polls.
- */
-static struct {
-	/* A -> B; the geometry changes only while B is parked */
-	enum b_mode mode;
-	uint32_t size;	   /**< SEND: expected byte_len */
-	uint32_t stride;   /**< SEND: receive slot stride */
-	uint32_t park_req; /**< A asks B to stop polling (atomic) */
-	uint32_t quit;	   /**< B's loop ends (atomic) */
-	uint32_t mark_seq; /**< A bumps it; B then notes its CPU time and busy cycles (atomic) */
-	uint32_t probe;	   /**< B resolves A's MAC from its own lcore (atomic) */
-	/* B -> A, rarely written */
-	uint32_t parked __rte_cache_aligned; /**< B says it stopped (atomic) */
-	uint32_t err; /**< first bad completion: status + 1000 * kind (atomic) */
-	uint32_t mark_seen;
-	double mark_cpu[2];
-	uint64_t mark_tsc[2];
-	uint64_t mark_busy[2]; /**< B's busy cycles at the marks (two lcores) */
-	/* B -> A, per message or frame */
-	uint64_t recvs __rte_cache_aligned; /**< SEND: receives completed and checked (atomic) */
-	uint64_t raw_rcvd;
-} bc;
+struct rcb_bctl rcb_bc;
 
 /* B's loop accounting (two lcores): cycles of iterations that received or sent frames. */
 static struct {
@@ -245,11 +153,11 @@ static void b_error(uint32_t code)
 {
 	uint32_t none = 0;
 
-	__atomic_compare_exchange_n(&bc.err, &none, code, false, __ATOMIC_RELEASE,
+	__atomic_compare_exchange_n(&rcb_bc.err, &none, code, false, __ATOMIC_RELEASE,
 				    __ATOMIC_RELAXED);
 }
 
-static int post_recv(struct side *sd, uint64_t id, uint8_t *addr, uint32_t len)
+int rcb_post_recv(struct side *sd, uint64_t id, uint8_t *addr, uint32_t len)
 {
 	struct roce_sge sg = {.addr = (uintptr_t)addr, .length = len, .lkey = sd->mr->lkey};
 	struct roce_recv_wr r = {.wr_id = id, .sg_list = &sg, .num_sge = 1}, *bad;
@@ -257,8 +165,8 @@ static int post_recv(struct side *sd, uint64_t id, uint8_t *addr, uint32_t len)
 	return roce_post_recv(sd->qp, &r, &bad);
 }
 
-static int post_send(struct side *sd, enum roce_wr_opcode op, uint64_t id, uint8_t *laddr,
-		     uint32_t len, uint64_t raddr, uint32_t rkey, bool signaled)
+int rcb_post_send(struct side *sd, enum roce_wr_opcode op, uint64_t id, uint8_t *laddr,
+		  uint32_t len, uint64_t raddr, uint32_t rkey, bool signaled)
 {
 	struct roce_sge sg = {.addr = (uintptr_t)laddr, .length = len, .lkey = sd->mr->lkey};
 	struct roce_send_wr w, *bad;
@@ -281,23 +189,23 @@ static int post_send(struct side *sd, enum roce_wr_opcode op, uint64_t id, uint8
 static void b_poll(struct stk_lcore *lc, void *arg)
 {
 	uint64_t busy_end = 0;
-	struct side *b = &g.s[1];
+	struct side *b = &rcb_g.s[1];
 	struct roce_wc wc[32];
-	uint32_t seq = __atomic_load_n(&bc.mark_seq, __ATOMIC_ACQUIRE);
+	uint32_t seq = __atomic_load_n(&rcb_bc.mark_seq, __ATOMIC_ACQUIRE);
 	int n;
 	(void)arg;
 
-	if (seq != bc.mark_seen) {
-		bc.mark_seen = seq;
-		bc.mark_cpu[seq & 1] = thread_cpu_s();
-		bc.mark_tsc[seq & 1] = rte_rdtsc();
-		bc.mark_busy[seq & 1] = bstat.busy;
+	if (seq != rcb_bc.mark_seen) {
+		rcb_bc.mark_seen = seq;
+		rcb_bc.mark_cpu[seq & 1] = thread_cpu_s();
+		rcb_bc.mark_tsc[seq & 1] = rte_rdtsc();
+		rcb_bc.mark_busy[seq & 1] = bstat.busy;
 	}
-	if (__atomic_load_n(&bc.probe, __ATOMIC_ACQUIRE)) {
-		const struct stk_iface *ifb = stk_iface_get(g.s[1].iface);
+	if (__atomic_load_n(&rcb_bc.probe, __ATOMIC_ACQUIRE)) {
+		const struct stk_iface *ifb = stk_iface_get(rcb_g.s[1].iface);
 
-		stk_neigh_probe(lc, ifb, &stk_iface_get(g.s[0].iface)->ip4);
-		__atomic_store_n(&bc.probe, 0, __ATOMIC_RELEASE);
+		stk_neigh_probe(lc, ifb, &stk_iface_get(rcb_g.s[0].iface)->ip4);
+		__atomic_store_n(&rcb_bc.probe, 0, __ATOMIC_RELEASE);
 	}
 	if (!b->qp)
 		return;
@@ -315,23 +223,24 @@ static void b_poll(struct stk_lcore *lc, void *arg)
 			b_error(2000 + w->opcode);
 			continue;
 		}
-		switch (bc.mode) {
+		switch (rcb_bc.mode) {
 		case B_SINK:
-			if (w->byte_len != bc.size)
+			if (w->byte_len != rcb_bc.size)
 				b_error(3000);
 			/* the next message for this slot comes only after this repost */
-			if (post_recv(b, w->wr_id, b->buf + DST_OFF + w->wr_id * bc.stride,
-				      bc.stride) != 0)
+			if (rcb_post_recv(b, w->wr_id, b->buf + DST_OFF + w->wr_id * rcb_bc.stride,
+					  rcb_bc.stride) != 0)
 				b_error(4000);
-			__atomic_store_n(&bc.recvs, bc.recvs + 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&rcb_bc.recvs, rcb_bc.recvs + 1, __ATOMIC_RELEASE);
 			break;
 		case B_PONG:
 			if (w->byte_len != 64)
 				b_error(3000);
-			if (post_recv(b, w->wr_id, b->buf + DST_OFF + w->wr_id * 64, 64) != 0 ||
-			    post_send(b, ROCE_WR_SEND, 0, b->buf + SRC_OFF, 64, 0, 0, false) != 0)
+			if (rcb_post_recv(b, w->wr_id, b->buf + DST_OFF + w->wr_id * 64, 64) != 0 ||
+			    rcb_post_send(b, ROCE_WR_SEND, 0, b->buf + SRC_OFF, 64, 0, 0, false) !=
+				    0)
 				b_error(4000);
-			__atomic_store_n(&bc.recvs, bc.recvs + 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&rcb_bc.recvs, rcb_bc.recvs + 1, __ATOMIC_RELEASE);
 			break;
 		default:
 			b_error(5000);
@@ -340,8 +249,8 @@ static void b_poll(struct stk_lcore *lc, void *arg)
 	}
 	/* other work of the lcore's consumers (--pp-busy-ns), after the answer was posted: a
 	 * reply only queued waits for it and for the next iteration's poll */
-	if (bc.mode == B_PONG && g.pp_busy_ns) {
-		busy_end = rte_rdtsc() + g.pp_busy_ns * g.hz / 1000000000u;
+	if (rcb_bc.mode == B_PONG && rcb_g.pp_busy_ns) {
+		busy_end = rte_rdtsc() + rcb_g.pp_busy_ns * rcb_g.hz / 1000000000u;
 		while (rte_rdtsc() < busy_end)
 			rte_pause();
 	}
@@ -355,7 +264,7 @@ static int sink_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte
 	(void)ifc;
 	(void)p;
 	(void)arg;
-	__atomic_store_n(&bc.raw_rcvd, bc.raw_rcvd + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&rcb_bc.raw_rcvd, rcb_bc.raw_rcvd + 1, __ATOMIC_RELEASE);
 	rte_pktmbuf_free(m);
 	return 0;
 }
@@ -374,31 +283,31 @@ static uint64_t lcore_tx(const struct stk_lcore *lc)
  * iteration that received or sent a frame counts as busy. */
 static int b_main(void *arg)
 {
-	uint64_t last_tx = lcore_tx(g.lb);
+	uint64_t last_tx = lcore_tx(rcb_g.lb);
 	(void)arg;
 
-	while (!__atomic_load_n(&bc.quit, __ATOMIC_ACQUIRE)) {
+	while (!__atomic_load_n(&rcb_bc.quit, __ATOMIC_ACQUIRE)) {
 		uint64_t t0, tx;
 		unsigned rx;
 
-		if (__atomic_load_n(&bc.park_req, __ATOMIC_ACQUIRE)) {
-			stk_lcore_flush(g.lb);
-			__atomic_store_n(&bc.parked, 1, __ATOMIC_RELEASE);
-			while (__atomic_load_n(&bc.park_req, __ATOMIC_ACQUIRE) &&
-			       !__atomic_load_n(&bc.quit, __ATOMIC_ACQUIRE))
+		if (__atomic_load_n(&rcb_bc.park_req, __ATOMIC_ACQUIRE)) {
+			stk_lcore_flush(rcb_g.lb);
+			__atomic_store_n(&rcb_bc.parked, 1, __ATOMIC_RELEASE);
+			while (__atomic_load_n(&rcb_bc.park_req, __ATOMIC_ACQUIRE) &&
+			       !__atomic_load_n(&rcb_bc.quit, __ATOMIC_ACQUIRE))
 				rte_pause();
-			__atomic_store_n(&bc.parked, 0, __ATOMIC_RELEASE);
-			last_tx = lcore_tx(g.lb);
+			__atomic_store_n(&rcb_bc.parked, 0, __ATOMIC_RELEASE);
+			last_tx = lcore_tx(rcb_g.lb);
 			continue;
 		}
 		t0 = rte_rdtsc();
-		rx = stk_lcore_poll(g.lb);
-		tx = lcore_tx(g.lb);
+		rx = stk_lcore_poll(rcb_g.lb);
+		tx = lcore_tx(rcb_g.lb);
 		if (rx || tx != last_tx)
 			bstat.busy += rte_rdtsc() - t0;
 		last_tx = tx;
 	}
-	stk_lcore_flush(g.lb);
+	stk_lcore_flush(rcb_g.lb);
 	return 0;
 }
 
@@ -408,7 +317,7 @@ static volatile uint64_t line_token __rte_cache_aligned;
 
 static int line_pong(void *arg)
 {
-	uint64_t lim = rte_rdtsc() + 2 * g.hz;
+	uint64_t lim = rte_rdtsc() + 2 * rcb_g.hz;
 	(void)arg;
 
 	for (uint64_t i = 0; i < LINE_ROUNDS && rte_rdtsc() < lim; i++) {
@@ -432,7 +341,7 @@ static double line_rtt(unsigned lcore)
 	if (rte_eal_remote_launch(line_pong, NULL, lcore) != 0)
 		return 0;
 	t0 = rte_rdtsc();
-	lim = t0 + 2 * g.hz;
+	lim = t0 + 2 * rcb_g.hz;
 	for (i = 0; i < LINE_ROUNDS && rte_rdtsc() < lim; i++) {
 		line_token = 2 * i + 1;
 		while (line_token != 2 * i + 2 && rte_rdtsc() < lim)
@@ -440,40 +349,40 @@ static double line_rtt(unsigned lcore)
 	}
 	t1 = rte_rdtsc();
 	rte_eal_wait_lcore(lcore);
-	return i == LINE_ROUNDS ? (double)(t1 - t0) * 1e9 / (double)g.hz / LINE_ROUNDS : 0;
+	return i == LINE_ROUNDS ? (double)(t1 - t0) * 1e9 / (double)rcb_g.hz / LINE_ROUNDS : 0;
 }
 
 /* Stop B's lcore between polls, so A may touch B's QP, CQ and memory. */
-static void park_b(void)
+void rcb_park_b(void)
 {
-	if (g.la == g.lb)
+	if (rcb_g.la == rcb_g.lb)
 		return;
-	__atomic_store_n(&bc.park_req, 1, __ATOMIC_RELEASE);
-	while (!__atomic_load_n(&bc.parked, __ATOMIC_ACQUIRE))
+	__atomic_store_n(&rcb_bc.park_req, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&rcb_bc.parked, __ATOMIC_ACQUIRE))
 		rte_pause();
 }
 
-static void unpark_b(void)
+void rcb_unpark_b(void)
 {
-	if (g.la == g.lb)
+	if (rcb_g.la == rcb_g.lb)
 		return;
-	__atomic_store_n(&bc.park_req, 0, __ATOMIC_RELEASE);
-	while (__atomic_load_n(&bc.parked, __ATOMIC_ACQUIRE))
+	__atomic_store_n(&rcb_bc.park_req, 0, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&rcb_bc.parked, __ATOMIC_ACQUIRE))
 		rte_pause();
 }
 
 /* Poll A (and B, with one lcore) for @p ms milliseconds. */
-static void settle(unsigned ms)
+void rcb_settle(unsigned ms)
 {
-	uint64_t end = rte_rdtsc() + g.hz * ms / 1000;
+	uint64_t end = rte_rdtsc() + rcb_g.hz * ms / 1000;
 
 	while (rte_rdtsc() < end)
-		stk_lcore_poll(g.la);
+		stk_lcore_poll(rcb_g.la);
 }
 
 /* ------------------------------------------------------------------ QP pair */
 
-static int pair_create(uint32_t mtu_bytes)
+int rcb_pair_create(uint32_t mtu_bytes)
 {
 	enum roce_mtu mtu = mtu_bytes == 4096	? ROCE_MTU_4096
 			    : mtu_bytes == 2048 ? ROCE_MTU_2048
@@ -483,14 +392,14 @@ static int pair_create(uint32_t mtu_bytes)
 
 	for (int k = 0; k < 2; k++) {
 		struct roce_qp_init_attr ia = {
-			.send_cq = g.s[k].cq, .recv_cq = g.s[k].cq, .qp_type = ROCE_QPT_RC};
+			.send_cq = rcb_g.s[k].cq, .recv_cq = rcb_g.s[k].cq, .qp_type = ROCE_QPT_RC};
 
 		ia.cap.max_send_wr = MAX_SEND_WR;
 		ia.cap.max_recv_wr = MAX_RECV_WR;
 		ia.cap.max_send_sge = 1;
 		ia.cap.max_recv_sge = 1;
-		g.s[k].qp = roce_create_qp(g.s[k].pd, &ia);
-		if (!g.s[k].qp)
+		rcb_g.s[k].qp = roce_create_qp(rcb_g.s[k].pd, &ia);
+		if (!rcb_g.s[k].qp)
 			return -rte_errno;
 	}
 	for (int k = 0; k < 2; k++) {
@@ -501,19 +410,19 @@ static int pair_create(uint32_t mtu_bytes)
 		a.qp_state = ROCE_QPS_INIT;
 		a.port_num = 1;
 		a.qp_access_flags = ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ;
-		rc = roce_modify_qp(g.s[k].qp, &a,
+		rc = roce_modify_qp(rcb_g.s[k].qp, &a,
 				    ROCE_QP_STATE | ROCE_QP_PKEY_INDEX | ROCE_QP_PORT |
 					    ROCE_QP_ACCESS_FLAGS);
 		if (rc != 0)
 			return rc;
 		a.qp_state = ROCE_QPS_RTR;
 		a.path_mtu = mtu;
-		a.dest_qp_num = roce_qp_num(g.s[!k].qp);
+		a.dest_qp_num = roce_qp_num(rcb_g.s[!k].qp);
 		a.rq_psn = START_PSN;
 		a.max_dest_rd_atomic = ROCE_MAX_RD_ATOMIC;
 		a.min_rnr_timer = 1;
-		a.ah_attr.dgid_ip = stk_iface_get(g.s[!k].iface)->ip4;
-		rc = roce_modify_qp(g.s[k].qp, &a,
+		a.ah_attr.dgid_ip = stk_iface_get(rcb_g.s[!k].iface)->ip4;
+		rc = roce_modify_qp(rcb_g.s[k].qp, &a,
 				    ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU |
 					    ROCE_QP_DEST_QPN | ROCE_QP_RQ_PSN |
 					    ROCE_QP_MAX_DEST_RD_ATOMIC | ROCE_QP_MIN_RNR_TIMER);
@@ -533,7 +442,7 @@ static int pair_create(uint32_t mtu_bytes)
 		a.retry_cnt = 7;
 		a.rnr_retry = 7;
 		a.max_rd_atomic = ROCE_MAX_RD_ATOMIC;
-		rc = roce_modify_qp(g.s[k].qp, &a,
+		rc = roce_modify_qp(rcb_g.s[k].qp, &a,
 				    ROCE_QP_STATE | ROCE_QP_SQ_PSN | ROCE_QP_TIMEOUT |
 					    ROCE_QP_RETRY_CNT | ROCE_QP_RNR_RETRY |
 					    ROCE_QP_MAX_QP_RD_ATOMIC);
@@ -544,17 +453,17 @@ static int pair_create(uint32_t mtu_bytes)
 }
 
 /* Destroy the pair (B parked) and empty both CQs. Frames still in flight to it are dropped
- * by the receiver as "no QP"; callers drain first, see settle(). */
-static void pair_destroy(void)
+ * by the receiver as "no QP"; callers drain first, see rcb_settle(). */
+void rcb_pair_destroy(void)
 {
 	for (int k = 0; k < 2; k++) {
 		struct roce_wc wc[64];
 
-		if (!g.s[k].qp)
+		if (!rcb_g.s[k].qp)
 			continue;
-		roce_destroy_qp(g.s[k].qp);
-		g.s[k].qp = NULL;
-		while (roce_poll_cq(g.s[k].cq, 64, wc) > 0)
+		roce_destroy_qp(rcb_g.s[k].qp);
+		rcb_g.s[k].qp = NULL;
+		while (roce_poll_cq(rcb_g.s[k].cq, 64, wc) > 0)
 			;
 	}
 }
@@ -571,7 +480,7 @@ static uint64_t stack_drops(void)
 	for (int k = 0; k < 2; k++) {
 		struct rte_eth_stats es;
 
-		if (rte_eth_stats_get(g.s[k].port, &es) == 0)
+		if (rte_eth_stats_get(rcb_g.s[k].port, &es) == 0)
 			n += es.imissed + es.ierrors + es.oerrors + es.rx_nombuf;
 	}
 	return n;
@@ -589,29 +498,30 @@ static uint64_t tx_pkts(uint16_t iface)
 
 static uint32_t depth_for(uint32_t size)
 {
-	uint32_t d = g.inflight / size;
+	uint32_t d = rcb_g.inflight / size;
 
-	return RTE_MAX(2u, RTE_MIN(d, g.depth));
+	return RTE_MAX(2u, RTE_MIN(d, rcb_g.depth));
 }
 
 /* Post WR number @p i of a cell on A. */
 static int post_cell_wr(const struct rcb_cell *c, uint64_t i, uint32_t stride)
 {
-	struct side *a = &g.s[0], *b = &g.s[1];
+	struct side *a = &rcb_g.s[0], *b = &rcb_g.s[1];
 	uint32_t slot = (uint32_t)(i % c->depth);
 
 	switch (c->op) {
 	case RCB_WRITE:
-		return post_send(a, ROCE_WR_RDMA_WRITE, i, a->buf + SRC_OFF + slot * stride,
-				 c->size, (uintptr_t)(b->buf + DST_OFF + slot * stride),
-				 b->mr->rkey, true);
+		return rcb_post_send(a, ROCE_WR_RDMA_WRITE, i, a->buf + SRC_OFF + slot * stride,
+				     c->size, (uintptr_t)(b->buf + DST_OFF + slot * stride),
+				     b->mr->rkey, true);
 	case RCB_READ:
-		return post_send(a, ROCE_WR_RDMA_READ, i, a->buf + DST_OFF + slot * stride, c->size,
-				 (uintptr_t)(b->buf + SRC_OFF + slot * stride), b->mr->rkey, true);
+		return rcb_post_send(a, ROCE_WR_RDMA_READ, i, a->buf + DST_OFF + slot * stride,
+				     c->size, (uintptr_t)(b->buf + SRC_OFF + slot * stride),
+				     b->mr->rkey, true);
 	case RCB_SEND:
 	default:
-		return post_send(a, ROCE_WR_SEND, i, a->buf + SRC_OFF + slot * stride, c->size, 0,
-				 0, true);
+		return rcb_post_send(a, ROCE_WR_SEND, i, a->buf + SRC_OFF + slot * stride, c->size,
+				     0, 0, true);
 	}
 }
 
@@ -636,7 +546,7 @@ static void cell_fail(struct rcb_cell *c, const char *fmt, ...)
  */
 static void cell_verify(struct rcb_cell *c, uint32_t stride, uint32_t rqd)
 {
-	const struct side *a = &g.s[0], *b = &g.s[1];
+	const struct side *a = &rcb_g.s[0], *b = &rcb_g.s[1];
 	uint32_t nslots = c->op == RCB_SEND ? rqd : c->depth;
 
 	if (c->total < nslots)
@@ -675,7 +585,7 @@ static void cell_verify(struct rcb_cell *c, uint32_t stride, uint32_t rqd)
  */
 static void run_cell(struct rcb_cell *c, uint64_t seed)
 {
-	struct side *a = &g.s[0], *b = &g.s[1];
+	struct side *a = &rcb_g.s[0], *b = &rcb_g.s[1];
 	uint32_t stride = RTE_ALIGN(c->size, 64), rqd = 0;
 	uint32_t pkts_per_msg = (c->size + c->mtu - 1) / c->mtu;
 	uint64_t posted = 0, done = 0, d0 = 0, d1 = 0, t0 = 0, t1 = 0, start, warm_end, end;
@@ -687,12 +597,12 @@ static void run_cell(struct rcb_cell *c, uint64_t seed)
 
 	c->ok = true;
 	c->why[0] = '\0';
-	park_b();
-	rc = pair_create(c->mtu);
+	rcb_park_b();
+	rc = rcb_pair_create(c->mtu);
 	if (rc != 0) {
 		cell_fail(c, "QP pair: %s", strerror(-rc));
-		pair_destroy();
-		unpark_b();
+		rcb_pair_destroy();
+		rcb_unpark_b();
 		return;
 	}
 	for (uint32_t i = 0; i < c->depth; i++) {
@@ -707,20 +617,20 @@ static void run_cell(struct rcb_cell *c, uint64_t seed)
 		rqd -= rqd % c->depth;
 		memset(b->buf + DST_OFF, 0, (size_t)rqd * stride);
 		for (uint32_t j = 0; j < rqd; j++)
-			if (post_recv(b, j, b->buf + DST_OFF + j * stride, stride) != 0)
+			if (rcb_post_recv(b, j, b->buf + DST_OFF + j * stride, stride) != 0)
 				cell_fail(c, "posting receive %u", j);
-		bc.mode = B_SINK;
-		bc.size = c->size;
-		bc.stride = stride;
+		rcb_bc.mode = B_SINK;
+		rcb_bc.size = c->size;
+		rcb_bc.stride = stride;
 	} else {
 		memset((c->op == RCB_READ ? a : b)->buf + DST_OFF, 0, (size_t)c->depth * stride);
-		bc.mode = B_IDLE;
+		rcb_bc.mode = B_IDLE;
 	}
-	bc.recvs = 0;
-	bc.err = 0;
+	rcb_bc.recvs = 0;
+	rcb_bc.err = 0;
 	drops0 = stack_drops();
 	tx0 = tx_pkts(c->op == RCB_READ ? b->iface : a->iface);
-	unpark_b();
+	rcb_unpark_b();
 
 	for (uint32_t i = 0; i < c->depth && c->ok; i++) {
 		rc = post_cell_wr(c, posted, stride);
@@ -730,20 +640,20 @@ static void run_cell(struct rcb_cell *c, uint64_t seed)
 			posted++;
 	}
 	start = last = rte_rdtsc();
-	warm_end = start + (uint64_t)(g.warmup * (double)g.hz);
-	end = warm_end + (uint64_t)(g.secs * (double)g.hz);
+	warm_end = start + (uint64_t)(rcb_g.warmup * (double)rcb_g.hz);
+	end = warm_end + (uint64_t)(rcb_g.secs * (double)rcb_g.hz);
 	prev = start;
-	last_tx = lcore_tx(g.la);
+	last_tx = lcore_tx(rcb_g.la);
 	while (c->ok && done < posted) {
 		struct roce_wc wc[32];
 		uint64_t now, tx;
 		unsigned rx;
 		int n;
 
-		rx = stk_lcore_poll(g.la);
+		rx = stk_lcore_poll(rcb_g.la);
 		n = roce_poll_cq(a->cq, 32, wc);
 		now = rte_rdtsc();
-		tx = lcore_tx(g.la);
+		tx = lcore_tx(rcb_g.la);
 		if (measuring && !stopped && (rx || n || tx != last_tx))
 			busy += now - prev;
 		prev = now;
@@ -778,35 +688,36 @@ static void run_cell(struct rcb_cell *c, uint64_t seed)
 			d0 = done;
 			t0 = now;
 			cpu0 = thread_cpu_s();
-			__atomic_fetch_add(&bc.mark_seq, 1, __ATOMIC_RELEASE);
+			__atomic_fetch_add(&rcb_bc.mark_seq, 1, __ATOMIC_RELEASE);
 		}
 		if (!stopped && now >= end) {
 			stopped = true;
 			d1 = done;
 			t1 = now;
 			cpu1 = thread_cpu_s();
-			seq1 = __atomic_add_fetch(&bc.mark_seq, 1, __ATOMIC_RELEASE);
+			seq1 = __atomic_add_fetch(&rcb_bc.mark_seq, 1, __ATOMIC_RELEASE);
 		}
-		if (now - last > STALL_S * g.hz)
+		if (now - last > STALL_S * rcb_g.hz)
 			cell_fail(c, "stalled: %" PRIu64 " of %" PRIu64 " completed", done, posted);
-		if (__atomic_load_n(&bc.err, __ATOMIC_ACQUIRE))
-			cell_fail(c, "side B: error code %u", bc.err);
+		if (__atomic_load_n(&rcb_bc.err, __ATOMIC_ACQUIRE))
+			cell_fail(c, "side B: error code %u", rcb_bc.err);
 	}
 	/* B has seen every receive before the last ACK left it; give it time to poll them */
 	if (c->ok && c->op == RCB_SEND) {
-		uint64_t lim = rte_rdtsc() + STALL_S * g.hz;
+		uint64_t lim = rte_rdtsc() + STALL_S * rcb_g.hz;
 
-		while (__atomic_load_n(&bc.recvs, __ATOMIC_ACQUIRE) < posted && rte_rdtsc() < lim)
-			stk_lcore_poll(g.la);
-		if (bc.recvs != posted)
-			cell_fail(c, "B completed %" PRIu64 " of %" PRIu64 " receives", bc.recvs,
-				  posted);
+		while (__atomic_load_n(&rcb_bc.recvs, __ATOMIC_ACQUIRE) < posted &&
+		       rte_rdtsc() < lim)
+			stk_lcore_poll(rcb_g.la);
+		if (rcb_bc.recvs != posted)
+			cell_fail(c, "B completed %" PRIu64 " of %" PRIu64 " receives",
+				  rcb_bc.recvs, posted);
 	}
 	if (!c->ok)
-		settle(20); /* let both sides drop what is still in flight before the QPs go */
-	park_b();
-	if (c->ok && bc.err)
-		cell_fail(c, "side B: error code %u", bc.err);
+		rcb_settle(20); /* let both sides drop what is still in flight before the QPs go */
+	rcb_park_b();
+	if (c->ok && rcb_bc.err)
+		cell_fail(c, "side B: error code %u", rcb_bc.err);
 	c->total = done;
 	c->drops = stack_drops() - drops0;
 	{
@@ -818,180 +729,27 @@ static void run_cell(struct rcb_cell *c, uint64_t seed)
 	}
 	if (c->ok && stopped && t1 > t0) {
 		c->msgs = d1 - d0;
-		c->secs = (double)(t1 - t0) / (double)g.hz;
+		c->secs = (double)(t1 - t0) / (double)rcb_g.hz;
 		c->mps = (double)c->msgs / c->secs;
 		c->gbps = c->mps * c->size * 8 / 1e9;
 		c->data_mpps = c->mps * pkts_per_msg / 1e6;
 		c->cpu_a = (cpu1 - cpu0) / c->secs;
 		c->busy_a = (double)busy / (double)(t1 - t0);
-		if (g.la != g.lb && bc.mark_seen == seq1) {
+		if (rcb_g.la != rcb_g.lb && rcb_bc.mark_seen == seq1) {
 			unsigned e = seq1 & 1, s0 = !e;
-			double wall = (double)(bc.mark_tsc[e] - bc.mark_tsc[s0]);
+			double wall = (double)(rcb_bc.mark_tsc[e] - rcb_bc.mark_tsc[s0]);
 
-			c->cpu_b = (bc.mark_cpu[e] - bc.mark_cpu[s0]) * (double)g.hz / wall;
-			c->busy_b = (double)(bc.mark_busy[e] - bc.mark_busy[s0]) / wall;
+			c->cpu_b = (rcb_bc.mark_cpu[e] - rcb_bc.mark_cpu[s0]) * (double)rcb_g.hz /
+				   wall;
+			c->busy_b = (double)(rcb_bc.mark_busy[e] - rcb_bc.mark_busy[s0]) / wall;
 		}
 		cell_verify(c, stride, rqd);
 	} else if (c->ok) {
 		cell_fail(c, "no measured window");
 	}
-	pair_destroy();
-	bc.mode = B_IDLE;
-	unpark_b();
-}
-
-/* ------------------------------------------------------------------ ping-pong */
-
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-
-	return (a > b) - (a < b);
-}
-
-static void pp_fail(struct rcb_pingpong *p, const char *why)
-{
-	if (p->ok)
-		snprintf(p->why, sizeof(p->why), "%s", why);
-	p->ok = false;
-}
-
-_Static_assert(
-	ROCE_POST_QUEUE == 0 && ROCE_POST_DOORBELL == 1 && ROCE_POST_IMMEDIATE == 2 &&
-		ROCE_POST_NUM_MODES == RCB_PP_MODES,
-	"rcb_post_names[] and the report's immediate/queue ratio follow enum roce_post_mode");
-
-/* Post mode @p m on both devices (B parked or on this lcore). */
-static void set_post_mode(enum roce_post_mode m)
-{
-	for (int k = 0; k < 2; k++)
-		roce_dev_set_post_mode(g.s[k].dev, m);
-}
-
-/*
- * SEND ping-pong: A sends 64 B, B's hook answers with 64 B on receipt; one round trip is
- * from A's post to A's receive completion of the answer. Sends are unsignalled on both
- * sides (their ACKs free the send queue), so only receives complete. Both devices post in
- * mode p->post. One round: its samples are appended at rtt[*nrtt].
- */
-static void pingpong_round(struct rcb_pingpong *p, uint64_t *rtt, uint32_t *nrtt)
-{
-	struct side *a = &g.s[0], *b = &g.s[1];
-	struct roce_dev_counts c0[2], c1[2];
-	uint64_t t_end, warm = 1000, i = 0;
-	uint32_t n = *nrtt, lim_n = n + PP_MAX_SAMPLES / g.pp_rounds; /* a share for each round */
-
-	park_b();
-	set_post_mode(p->post);
-	if (pair_create(p->mtu) != 0) {
-		pp_fail(p, "QP pair");
-		pair_destroy();
-		unpark_b();
-		return;
-	}
-	for (uint32_t j = 0; j < PP_RECVS; j++) {
-		if (post_recv(a, j, a->buf + DST_OFF + j * 64, 64) != 0 ||
-		    post_recv(b, j, b->buf + DST_OFF + j * 64, 64) != 0)
-			pp_fail(p, "posting receives");
-	}
-	rcb_fill(a->buf + SRC_OFF, 64, 7);
-	rcb_fill(b->buf + SRC_OFF, 64, 8);
-	bc.mode = B_PONG;
-	bc.recvs = 0;
-	bc.err = 0;
-	for (int k = 0; k < 2; k++)
-		roce_dev_counts(g.s[k].dev, &c0[k]);
-	unpark_b();
-	t_end = rte_rdtsc() + (uint64_t)((g.secs + g.warmup) * (double)g.hz);
-	while (p->ok && n < lim_n && rte_rdtsc() < t_end) {
-		uint64_t t0 = rte_rdtsc(), lim = t0 + STALL_S * g.hz;
-		struct roce_wc wc;
-		int got = 0;
-
-		if (post_send(a, ROCE_WR_SEND, i, a->buf + SRC_OFF, 64, 0, 0, false) != 0) {
-			pp_fail(p, "post_send");
-			break;
-		}
-		while (got == 0 && rte_rdtsc() < lim) {
-			stk_lcore_poll(g.la);
-			got = roce_poll_cq(a->cq, 1, &wc);
-		}
-		if (got != 1 || wc.status != ROCE_WC_SUCCESS || wc.opcode != ROCE_WC_RECV ||
-		    wc.byte_len != 64) {
-			pp_fail(p, got ? "bad reply completion" : "no reply within 2 s");
-			break;
-		}
-		if (i++ >= warm)
-			rtt[n++] = rte_rdtsc() - t0;
-		if (post_recv(a, wc.wr_id, a->buf + DST_OFF + wc.wr_id * 64, 64) != 0) {
-			pp_fail(p, "reposting a receive");
-			break;
-		}
-	}
-	settle(5); /* the last ACKs */
-	park_b();
-	if (bc.err)
-		pp_fail(p, "side B reported an error");
-	if (p->ok && memcmp(a->buf + DST_OFF, b->buf + SRC_OFF, 64) != 0)
-		pp_fail(p, "reply bytes differ");
-	*nrtt = n;
-	for (int k = 0; k < 2; k++) { /* how the posts of each side went out */
-		roce_dev_counts(g.s[k].dev, &c1[k]);
-		p->tx_now[k] += c1[k].post_tx_now - c0[k].post_tx_now;
-		p->doorbell[k] += c1[k].post_doorbell - c0[k].post_doorbell;
-		p->deferred[k] += c1[k].post_deferred - c0[k].post_deferred;
-	}
-	pair_destroy();
-	set_post_mode(g.post);
-	bc.mode = B_IDLE;
-	unpark_b();
-}
-
-/* The percentiles of @p n round trips in @p rtt (sorted here). */
-static void pingpong_stats(struct rcb_pingpong *p, uint64_t *rtt, uint32_t n)
-{
-	if (p->ok && n > 0) {
-		double sum = 0, us = 1e6 / (double)g.hz;
-
-		qsort(rtt, n, sizeof(rtt[0]), cmp_u64);
-		for (uint32_t j = 0; j < n; j++)
-			sum += (double)rtt[j];
-		p->n = n;
-		p->min_us = (double)rtt[0] * us;
-		p->p50_us = (double)rtt[n / 2] * us;
-		p->p99_us = (double)rtt[(uint64_t)n * 99 / 100] * us;
-		p->p999_us = (double)rtt[(uint64_t)n * 999 / 1000] * us;
-		p->mean_us = sum / n * us;
-	} else if (p->ok) {
-		pp_fail(p, "no samples");
-	}
-}
-
-/* Ping-pong at @p mtu in every post mode asked for, rounds interleaved (mode 1, mode 2, ...,
- * mode 1, ...), so that a busy moment of the machine falls on all of them alike. */
-static void run_pingpongs(struct rcb_mode *r, uint32_t mtu)
-{
-	static uint64_t rtt[RCB_PP_MODES][PP_MAX_SAMPLES];
-	uint32_t n[RCB_PP_MODES] = {0};
-	struct rcb_pingpong *p = &r->pp[r->npp];
-
-	for (unsigned k = 0; k < g.npp_post; k++) {
-		memset(&p[k], 0, sizeof(p[k]));
-		p[k].mtu = mtu;
-		p[k].post = g.pp_post[k];
-		p[k].busy_ns = g.pp_busy_ns;
-		p[k].ok = true;
-	}
-	for (unsigned round = 0; round < g.pp_rounds; round++)
-		for (unsigned k = 0; k < g.npp_post; k++)
-			if (p[k].ok)
-				pingpong_round(&p[k], rtt[k], &n[k]);
-	for (unsigned k = 0; k < g.npp_post; k++) {
-		pingpong_stats(&p[k], rtt[k], n[k]);
-		fprintf(stderr, "rc-bench: %u lcore(s): ping-pong @%u, post %s: p50 %.2f us\n",
-			r->lcores, mtu, rcb_post_names[p[k].post], p[k].p50_us);
-	}
-	r->npp += g.npp_post;
+	rcb_pair_destroy();
+	rcb_bc.mode = B_IDLE;
+	rcb_unpark_b();
 }
 
 /* ------------------------------------------------------------------ UDP baseline */
@@ -1003,9 +761,9 @@ static void run_pingpongs(struct rcb_mode *r, uint32_t mtu)
  */
 static void run_raw(struct rcb_raw *r)
 {
-	const struct stk_iface *ifa = stk_iface_get(g.s[0].iface);
+	const struct stk_iface *ifa = stk_iface_get(rcb_g.s[0].iface);
 	struct stk_flow f = {
-		.dst = stk_iface_get(g.s[1].iface)->ip4,
+		.dst = stk_iface_get(rcb_g.s[1].iface)->ip4,
 		.sport = SINK_PORT,
 		.dport = SINK_PORT,
 		.pcp = STK_PCP_DEFAULT,
@@ -1015,23 +773,24 @@ static void run_raw(struct rcb_raw *r)
 	bool measuring = false;
 
 	r->ok = true;
-	if (r->payload + 64 > g.mbuf_room) {
+	if (r->payload + 64 > rcb_g.mbuf_room) {
 		r->ok = false;
 		return;
 	}
-	park_b();
-	bc.mode = B_RAW;
-	bc.raw_rcvd = 0;
-	unpark_b();
+	rcb_park_b();
+	rcb_bc.mode = B_RAW;
+	rcb_bc.raw_rcvd = 0;
+	rcb_unpark_b();
 	/* resolve B's MAC first: frames sent meanwhile would wait in a short neighbour queue */
-	stk_neigh_probe(g.la, ifa, &f.dst);
-	settle(5);
+	stk_neigh_probe(rcb_g.la, ifa, &f.dst);
+	rcb_settle(5);
 	drops0 = stack_drops();
 	start = rte_rdtsc();
-	warm_end = start + (uint64_t)(g.warmup * (double)g.hz);
-	end = warm_end + (uint64_t)(g.secs * (double)g.hz);
+	warm_end = start + (uint64_t)(rcb_g.warmup * (double)rcb_g.hz);
+	end = warm_end + (uint64_t)(rcb_g.secs * (double)rcb_g.hz);
 	for (;;) {
-		uint64_t now = rte_rdtsc(), rcvd = __atomic_load_n(&bc.raw_rcvd, __ATOMIC_ACQUIRE);
+		uint64_t now = rte_rdtsc(),
+			 rcvd = __atomic_load_n(&rcb_bc.raw_rcvd, __ATOMIC_ACQUIRE);
 		unsigned burst = sent - rcvd < RAW_INFLIGHT ? STK_BURST : 0;
 
 		if (!measuring && now >= warm_end) {
@@ -1045,28 +804,28 @@ static void run_raw(struct rcb_raw *r)
 			break;
 		}
 		for (unsigned k = 0; k < burst; k++) {
-			struct rte_mbuf *m = rte_pktmbuf_alloc(g.pool);
+			struct rte_mbuf *m = rte_pktmbuf_alloc(rcb_g.pool);
 
 			if (!m)
 				break;
 			if (!rte_pktmbuf_append(m, (uint16_t)r->payload) ||
-			    stk_udp_send(g.la, ifa, m, &f) != 0) {
+			    stk_udp_send(rcb_g.la, ifa, m, &f) != 0) {
 				rte_pktmbuf_free(m);
 				r->send_failed++;
 				break;
 			}
 			sent++;
 		}
-		stk_lcore_poll(g.la);
+		stk_lcore_poll(rcb_g.la);
 	}
-	lim = rte_rdtsc() + g.hz;
-	while (__atomic_load_n(&bc.raw_rcvd, __ATOMIC_ACQUIRE) < sent && rte_rdtsc() < lim)
-		stk_lcore_poll(g.la);
-	park_b();
+	lim = rte_rdtsc() + rcb_g.hz;
+	while (__atomic_load_n(&rcb_bc.raw_rcvd, __ATOMIC_ACQUIRE) < sent && rte_rdtsc() < lim)
+		stk_lcore_poll(rcb_g.la);
+	rcb_park_b();
 	r->drops = stack_drops() - drops0;
-	r->mpps = t1 > t0 ? (double)(r1 - r0) * (double)g.hz / (double)(t1 - t0) / 1e6 : 0;
-	bc.mode = B_IDLE;
-	unpark_b();
+	r->mpps = t1 > t0 ? (double)(r1 - r0) * (double)rcb_g.hz / (double)(t1 - t0) / 1e6 : 0;
+	rcb_bc.mode = B_IDLE;
+	rcb_unpark_b();
 }
 
 /* ------------------------------------------------------------------ set-up */
@@ -1074,20 +833,20 @@ static void run_raw(struct rcb_raw *r)
 /* Ports, interfaces, devices, PDs, CQs and registered memory: kept for the whole run. */
 static void setup(void)
 {
-	g.pool = rte_pktmbuf_pool_create("rcb_pool", POOL_SIZE, 256, 0,
-					 (uint16_t)(g.mbuf_room + RTE_PKTMBUF_HEADROOM),
-					 (int)rte_socket_id());
-	if (!g.pool)
+	rcb_g.pool = rte_pktmbuf_pool_create("rcb_pool", POOL_SIZE, 256, 0,
+					     (uint16_t)(rcb_g.mbuf_room + RTE_PKTMBUF_HEADROOM),
+					     (int)rte_socket_id());
+	if (!rcb_g.pool)
 		rte_exit(EXIT_FAILURE, "rc-bench: pool: %s\n", rte_strerror(rte_errno));
-	rcb_pool_pretouch(g.pool, POOL_SIZE);
-	if (g.link == LINK_MEMIF) {
-		const struct rcb_link_conf lc = {.pool = g.pool,
-						 .memif_ring = g.memif_ring,
-						 .memif_buf = g.memif_buf,
-						 .ip_mtu = g.ip_mtu,
-						 .mbuf_room = g.mbuf_room};
+	rcb_pool_pretouch(rcb_g.pool, POOL_SIZE);
+	if (rcb_g.link == LINK_MEMIF) {
+		const struct rcb_link_conf lc = {.pool = rcb_g.pool,
+						 .memif_ring = rcb_g.memif_ring,
+						 .memif_buf = rcb_g.memif_buf,
+						 .ip_mtu = rcb_g.ip_mtu,
+						 .mbuf_room = rcb_g.mbuf_room};
 
-		rcb_memif_ports(&lc, &g.s[0].port, &g.s[1].port);
+		rcb_memif_ports(&lc, &rcb_g.s[0].port, &rcb_g.s[1].port);
 	} else {
 		struct rte_ring *r[2];
 
@@ -1095,8 +854,8 @@ static void setup(void)
 		r[1] = rte_ring_create("rcb_r1", RING_SIZE, (int)rte_socket_id(), 0);
 		if (!r[0] || !r[1])
 			rte_exit(EXIT_FAILURE, "rc-bench: rings: %s\n", rte_strerror(rte_errno));
-		g.s[0].port = rcb_ring_port("rcb_a", r[0], r[1], g.pool);
-		g.s[1].port = rcb_ring_port("rcb_b", r[1], r[0], g.pool);
+		rcb_g.s[0].port = rcb_ring_port("rcb_a", r[0], r[1], rcb_g.pool);
+		rcb_g.s[1].port = rcb_ring_port("rcb_b", r[1], r[0], rcb_g.pool);
 	}
 	for (int k = 0; k < 2; k++) {
 		struct stk_iface ifc;
@@ -1104,41 +863,31 @@ static void setup(void)
 
 		memset(&ifc, 0, sizeof(ifc));
 		snprintf(ifc.name, sizeof(ifc.name), "rcb%d", k);
-		ifc.port_id = g.s[k].port;
+		ifc.port_id = rcb_g.s[k].port;
 		ifc.exc_port_id = STK_NO_PORT;
 		ifc.mac = (struct rte_ether_addr){{0x02, 0, 0, 0, 0x78, (uint8_t)(1 + k)}};
 		stk_ipaddr_parse(k ? "10.78.0.2" : "10.78.0.1", &ifc.ip4);
 		ifc.ip4_prefix = 24;
-		ifc.mtu = (uint16_t)g.ip_mtu;
+		ifc.mtu = (uint16_t)rcb_g.ip_mtu;
 		ifc.nb_rxq = ifc.nb_txq = 1;
 		idx = stk_iface_add(&ifc);
 		if (idx < 0)
 			rte_exit(EXIT_FAILURE, "rc-bench: stk_iface_add failed\n");
-		g.s[k].iface = (uint16_t)idx;
-		g.s[k].dev = roce_dev_open(g.s[k].iface);
-		g.s[k].pd = g.s[k].dev ? roce_alloc_pd(g.s[k].dev) : NULL;
-		g.s[k].cq = g.s[k].dev ? roce_create_cq(g.s[k].dev, 4096) : NULL;
-		if (g.s[k].dev)
-			roce_dev_set_post_mode(g.s[k].dev, g.post);
-		if (g.region_mmap) {
-			/* memory DPDK does not know: in PA mode only the kernel's pagemap has its
-			 * IOVAs (looked up at registration, or per packet with --iova packet) */
-			void *p = mmap(NULL, SIDE_BUF, PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-
-			g.s[k].buf = p == MAP_FAILED ? NULL : p;
-			if (g.s[k].buf && mlock(g.s[k].buf, SIDE_BUF) != 0)
-				fprintf(stderr, "rc-bench: mlock: %s\n", strerror(errno));
-		} else {
-			g.s[k].buf = rte_zmalloc("rcb_buf", SIDE_BUF, 4096);
-		}
-		if (!g.s[k].pd || !g.s[k].cq || !g.s[k].buf)
+		rcb_g.s[k].iface = (uint16_t)idx;
+		rcb_g.s[k].dev = roce_dev_open(rcb_g.s[k].iface);
+		rcb_g.s[k].pd = rcb_g.s[k].dev ? roce_alloc_pd(rcb_g.s[k].dev) : NULL;
+		rcb_g.s[k].cq = rcb_g.s[k].dev ? roce_create_cq(rcb_g.s[k].dev, 4096) : NULL;
+		if (rcb_g.s[k].dev)
+			roce_dev_set_post_mode(rcb_g.s[k].dev, rcb_g.post);
+		rcb_g.s[k].buf = rcb_side_buf();
+		if (!rcb_g.s[k].pd || !rcb_g.s[k].cq || !rcb_g.s[k].buf)
 			rte_exit(EXIT_FAILURE, "rc-bench: roce device %d: %s\n", k,
 				 rte_strerror(rte_errno));
-		g.s[k].mr = roce_reg_mr(g.s[k].pd, g.s[k].buf, SIDE_BUF, (uintptr_t)g.s[k].buf,
-					ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE |
-						ROCE_ACCESS_REMOTE_READ);
-		if (!g.s[k].mr)
+		rcb_g.s[k].mr = roce_reg_mr(rcb_g.s[k].pd, rcb_g.s[k].buf, SIDE_BUF,
+					    (uintptr_t)rcb_g.s[k].buf,
+					    ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE |
+						    ROCE_ACCESS_REMOTE_READ);
+		if (!rcb_g.s[k].mr)
 			rte_exit(EXIT_FAILURE, "rc-bench: reg_mr: %s\n", rte_strerror(rte_errno));
 	}
 	if (stk_udp_bind(SINK_PORT, sink_rx, NULL) != 0)
@@ -1157,48 +906,49 @@ static int lcores_create(struct rcb_mode *r)
 	unsigned main_id = rte_get_main_lcore();
 
 	stk_neigh_params_default(&np);
-	g.la = stk_lcore_create(main_id, 0, true, g.pool, &np);
-	if (!g.la)
+	rcb_g.la = stk_lcore_create(main_id, 0, true, rcb_g.pool, &np);
+	if (!rcb_g.la)
 		return -rte_errno;
-	g.la->rxq[0] = (struct stk_rxq){.iface = g.s[0].iface, .port_id = g.s[0].port};
-	g.la->nb_rxq = 1;
-	stk_lcore_add_poll(g.la, roce_poll, g.s[0].dev);
+	rcb_g.la->rxq[0] = (struct stk_rxq){.iface = rcb_g.s[0].iface, .port_id = rcb_g.s[0].port};
+	rcb_g.la->nb_rxq = 1;
+	stk_lcore_add_poll(rcb_g.la, roce_poll, rcb_g.s[0].dev);
 	if (n == 1) {
-		g.lb = g.la;
+		rcb_g.lb = rcb_g.la;
 	} else {
-		g.lcore_b = rte_get_next_lcore(main_id, 1, 0);
-		if (g.lcore_b >= RTE_MAX_LCORE)
+		rcb_g.lcore_b = rte_get_next_lcore(main_id, 1, 0);
+		if (rcb_g.lcore_b >= RTE_MAX_LCORE)
 			return -ENODEV;
-		r->line_rtt_ns = line_rtt(g.lcore_b);
-		g.lb = stk_lcore_create(g.lcore_b, 0, false, g.pool, &np);
-		if (!g.lb)
+		r->line_rtt_ns = line_rtt(rcb_g.lcore_b);
+		rcb_g.lb = stk_lcore_create(rcb_g.lcore_b, 0, false, rcb_g.pool, &np);
+		if (!rcb_g.lb)
 			return -rte_errno;
-		g.lb->nb_rxq = 0;
+		rcb_g.lb->nb_rxq = 0;
 	}
-	g.lb->rxq[g.lb->nb_rxq++] = (struct stk_rxq){.iface = g.s[1].iface, .port_id = g.s[1].port};
-	stk_lcore_add_poll(g.lb, roce_poll, g.s[1].dev);
-	stk_lcore_add_poll(g.lb, b_poll, NULL);
-	memset(&bc, 0, sizeof(bc));
+	rcb_g.lb->rxq[rcb_g.lb->nb_rxq++] =
+		(struct stk_rxq){.iface = rcb_g.s[1].iface, .port_id = rcb_g.s[1].port};
+	stk_lcore_add_poll(rcb_g.lb, roce_poll, rcb_g.s[1].dev);
+	stk_lcore_add_poll(rcb_g.lb, b_poll, NULL);
+	memset(&rcb_bc, 0, sizeof(rcb_bc));
 	if (n == 2) {
-		bc.park_req = 1; /* B starts parked */
-		if (rte_eal_remote_launch(b_main, NULL, g.lcore_b) != 0)
+		rcb_bc.park_req = 1; /* B starts parked */
+		if (rte_eal_remote_launch(b_main, NULL, rcb_g.lcore_b) != 0)
 			return -EBUSY;
-		while (!__atomic_load_n(&bc.parked, __ATOMIC_ACQUIRE))
+		while (!__atomic_load_n(&rcb_bc.parked, __ATOMIC_ACQUIRE))
 			rte_pause();
-		unpark_b();
+		rcb_unpark_b();
 	}
 	return 0;
 }
 
 static void lcores_destroy(void)
 {
-	if (g.lb != g.la) {
-		__atomic_store_n(&bc.quit, 1, __ATOMIC_RELEASE);
-		rte_eal_wait_lcore(g.lcore_b);
-		stk_lcore_destroy(g.lb);
+	if (rcb_g.lb != rcb_g.la) {
+		__atomic_store_n(&rcb_bc.quit, 1, __ATOMIC_RELEASE);
+		rte_eal_wait_lcore(rcb_g.lcore_b);
+		stk_lcore_destroy(rcb_g.lb);
 	}
-	stk_lcore_destroy(g.la);
-	g.la = g.lb = NULL;
+	stk_lcore_destroy(rcb_g.la);
+	rcb_g.la = rcb_g.lb = NULL;
 }
 
 /* ------------------------------------------------------------------ main */
@@ -1226,18 +976,6 @@ static unsigned parse_list(const char *s, uint32_t *out, unsigned max)
 			return 0;
 	}
 	return n;
-}
-
-/* "immediate", "doorbell", "queue" -> the mode. @return 0 or -1. */
-static int parse_post(const char *s, enum roce_post_mode *m)
-{
-	for (int k = 0; k < ROCE_POST_NUM_MODES; k++) {
-		if (!strcmp(s, rcb_post_names[k])) {
-			*m = (enum roce_post_mode)k;
-			return 0;
-		}
-	}
-	return -1;
 }
 
 static void usage(void)
@@ -1288,90 +1026,90 @@ static void parse_args(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'k':
-			for (g.link = 0; g.link < LINK_NUM; g.link++)
-				if (!strcmp(optarg, link_names[g.link]))
+			for (rcb_g.link = 0; rcb_g.link < LINK_NUM; rcb_g.link++)
+				if (!strcmp(optarg, link_names[rcb_g.link]))
 					break;
-			if (g.link == LINK_NUM)
+			if (rcb_g.link == LINK_NUM)
 				usage();
 			break;
 		case 'R':
-			g.memif_ring = (uint32_t)atoi(optarg);
+			rcb_g.memif_ring = (uint32_t)atoi(optarg);
 			break;
 		case 'B':
-			g.memif_buf = (uint32_t)atoi(optarg);
+			rcb_g.memif_buf = (uint32_t)atoi(optarg);
 			break;
 		case 'j':
-			g.json = optarg;
+			rcb_g.json = optarg;
 			break;
 		case 's':
-			g.secs = atof(optarg);
+			rcb_g.secs = atof(optarg);
 			break;
 		case 'w':
-			g.warmup = atof(optarg);
+			rcb_g.warmup = atof(optarg);
 			break;
 		case 'z':
-			g.nsizes = parse_list(optarg, g.sizes, RCB_MAX_SIZES);
+			rcb_g.nsizes = parse_list(optarg, rcb_g.sizes, RCB_MAX_SIZES);
 			break;
 		case 'm':
-			g.nmtus = parse_list(optarg, g.mtus, RCB_MAX_MTUS);
+			rcb_g.nmtus = parse_list(optarg, rcb_g.mtus, RCB_MAX_MTUS);
 			break;
 		case 'o':
-			g.ops[RCB_WRITE] = strstr(optarg, "write") != NULL;
-			g.ops[RCB_READ] = strstr(optarg, "read") != NULL;
-			g.ops[RCB_SEND] = strstr(optarg, "send") != NULL;
+			rcb_g.ops[RCB_WRITE] = strstr(optarg, "write") != NULL;
+			rcb_g.ops[RCB_READ] = strstr(optarg, "read") != NULL;
+			rcb_g.ops[RCB_SEND] = strstr(optarg, "send") != NULL;
 			break;
 		case 'l':
-			g.nlcores = parse_list(optarg, tmp, 2);
-			for (unsigned i = 0; i < g.nlcores; i++)
-				g.lcores_list[i] = tmp[i];
+			rcb_g.nlcores = parse_list(optarg, tmp, 2);
+			for (unsigned i = 0; i < rcb_g.nlcores; i++)
+				rcb_g.lcores_list[i] = tmp[i];
 			break;
 		case 'd':
-			g.depth = (uint32_t)atoi(optarg);
+			rcb_g.depth = (uint32_t)atoi(optarg);
 			break;
 		case 'i':
-			g.inflight = (uint32_t)atoi(optarg) << 10;
+			rcb_g.inflight = (uint32_t)atoi(optarg) << 10;
 			break;
 		case 'r':
-			g.rate_depth = (uint32_t)atoi(optarg);
+			rcb_g.rate_depth = (uint32_t)atoi(optarg);
 			break;
 		case 'b':
-			g.mbuf_room = (uint32_t)atoi(optarg);
+			rcb_g.mbuf_room = (uint32_t)atoi(optarg);
 			break;
 		case 'u':
-			g.ip_mtu = (uint32_t)atoi(optarg);
+			rcb_g.ip_mtu = (uint32_t)atoi(optarg);
 			break;
 		case 't':
-			g.timeout_s = (unsigned)atoi(optarg);
+			rcb_g.timeout_s = (unsigned)atoi(optarg);
 			break;
 		case 'n':
-			g.cells_only = true;
+			rcb_g.cells_only = true;
 			break;
 		case 'P':
-			if (parse_post(optarg, &g.post) != 0)
+			if (rcb_parse_post(optarg, &rcb_g.post) != 0)
 				usage();
 			break;
 		case 'Q': {
 			char *save = NULL, *tok, *list = strdup(optarg);
 
-			g.npp_post = 0;
+			rcb_g.npp_post = 0;
 			for (tok = strtok_r(list, ",", &save); tok;
 			     tok = strtok_r(NULL, ",", &save))
-				if (g.npp_post >= RCB_PP_MODES ||
-				    parse_post(tok, &g.pp_post[g.npp_post++]) != 0)
+				if (rcb_g.npp_post >= RCB_PP_MODES ||
+				    rcb_parse_post(tok, &rcb_g.pp_post[rcb_g.npp_post++]) != 0)
 					usage();
 			free(list);
 			break;
 		}
 		case 'N':
-			g.pp_rounds = (unsigned)atoi(optarg);
+			rcb_g.pp_rounds = (unsigned)atoi(optarg);
 			break;
 		case 'y':
-			g.pp_busy_ns = (uint32_t)atoi(optarg);
+			rcb_g.pp_busy_ns = (uint32_t)atoi(optarg);
 			break;
 		case 'g':
 			if (strcmp(optarg, "heap") && strcmp(optarg, "mmap"))
 				usage();
-			g.region_mmap = !strcmp(optarg, "mmap");
+			rcb_g.region_mmap = !strcmp(optarg, "mmap");
 			break;
 		case 'v':
 			if (strcmp(optarg, "region") && strcmp(optarg, "packet"))
@@ -1382,21 +1120,23 @@ static void parse_args(int argc, char **argv)
 			usage();
 		}
 	}
-	if (g.nsizes == 0 || g.nmtus == 0 || g.secs <= 0 || g.warmup < 0 || g.depth == 0 ||
-	    g.depth > MAX_SEND_WR / 2 || g.rate_depth == 0 || g.rate_depth > MAX_RATE_DEPTH ||
-	    g.inflight == 0 || g.ip_mtu < 576 || g.ip_mtu > 9216 ||
-	    g.mbuf_room + RTE_PKTMBUF_HEADROOM > UINT16_MAX || g.memif_ring < 256 ||
-	    g.memif_ring > 16384 || (g.memif_ring & (g.memif_ring - 1)) || g.memif_buf < 128 ||
-	    g.memif_buf > UINT16_MAX || g.npp_post == 0 || g.pp_rounds == 0)
+	if (rcb_g.nsizes == 0 || rcb_g.nmtus == 0 || rcb_g.secs <= 0 || rcb_g.warmup < 0 ||
+	    rcb_g.depth == 0 || rcb_g.depth > MAX_SEND_WR / 2 || rcb_g.rate_depth == 0 ||
+	    rcb_g.rate_depth > MAX_RATE_DEPTH || rcb_g.inflight == 0 || rcb_g.ip_mtu < 576 ||
+	    rcb_g.ip_mtu > 9216 || rcb_g.mbuf_room + RTE_PKTMBUF_HEADROOM > UINT16_MAX ||
+	    rcb_g.memif_ring < 256 || rcb_g.memif_ring > 16384 ||
+	    (rcb_g.memif_ring & (rcb_g.memif_ring - 1)) || rcb_g.memif_buf < 128 ||
+	    rcb_g.memif_buf > UINT16_MAX || rcb_g.npp_post == 0 || rcb_g.pp_rounds == 0)
 		usage();
-	for (unsigned i = 0; i < g.nsizes; i++)
-		if (g.sizes[i] == 0 || (uint64_t)g.sizes[i] * 2 > REGION)
+	for (unsigned i = 0; i < rcb_g.nsizes; i++)
+		if (rcb_g.sizes[i] == 0 || (uint64_t)rcb_g.sizes[i] * 2 > REGION)
 			usage();
-	for (unsigned i = 0; i < g.nmtus; i++)
-		if (g.mtus[i] < 256 || g.mtus[i] > 4096 || (g.mtus[i] & (g.mtus[i] - 1)))
+	for (unsigned i = 0; i < rcb_g.nmtus; i++)
+		if (rcb_g.mtus[i] < 256 || rcb_g.mtus[i] > 4096 ||
+		    (rcb_g.mtus[i] & (rcb_g.mtus[i] - 1)))
 			usage();
-	for (unsigned i = 0; i < g.nlcores; i++)
-		if (g.lcores_list[i] != 1 && g.lcores_list[i] != 2)
+	for (unsigned i = 0; i < rcb_g.nlcores; i++)
+		if (rcb_g.lcores_list[i] != 1 && rcb_g.lcores_list[i] != 2)
 			usage();
 }
 
@@ -1412,7 +1152,8 @@ static void json_add_link(const char *path)
 	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 1 && (buf = malloc((size_t)n)) &&
 	    fseek(f, 0, SEEK_SET) == 0 && fread(buf, 1, (size_t)n, f) == (size_t)n &&
 	    buf[0] == '{' && fseek(f, 0, SEEK_SET) == 0)
-		fprintf(f, "{\n  \"link\":\"%s\",%.*s", link_names[g.link], (int)(n - 1), buf + 1);
+		fprintf(f, "{\n  \"link\":\"%s\",%.*s", link_names[rcb_g.link], (int)(n - 1),
+			buf + 1);
 	free(buf);
 	fclose(f);
 }
@@ -1420,18 +1161,18 @@ static void json_add_link(const char *path)
 /* What the report shows of the options. */
 static void report_params(void)
 {
-	g.run.secs = g.secs;
-	g.run.warmup = g.warmup;
-	memcpy(g.run.mtus, g.mtus, sizeof(g.mtus));
-	g.run.nmtus = g.nmtus;
-	g.run.depth = g.depth;
-	g.run.rate_depth = g.rate_depth;
-	g.run.inflight = g.inflight;
-	g.run.mbuf_room = g.mbuf_room;
-	g.run.ip_mtu = g.ip_mtu;
-	g.run.ring = g.link == LINK_MEMIF ? g.memif_ring : RING_SIZE;
-	g.run.pool = POOL_SIZE;
-	g.run.post = (int)g.post;
+	rcb_g.run.secs = rcb_g.secs;
+	rcb_g.run.warmup = rcb_g.warmup;
+	memcpy(rcb_g.run.mtus, rcb_g.mtus, sizeof(rcb_g.mtus));
+	rcb_g.run.nmtus = rcb_g.nmtus;
+	rcb_g.run.depth = rcb_g.depth;
+	rcb_g.run.rate_depth = rcb_g.rate_depth;
+	rcb_g.run.inflight = rcb_g.inflight;
+	rcb_g.run.mbuf_room = rcb_g.mbuf_room;
+	rcb_g.run.ip_mtu = rcb_g.ip_mtu;
+	rcb_g.run.ring = rcb_g.link == LINK_MEMIF ? rcb_g.memif_ring : RING_SIZE;
+	rcb_g.run.pool = POOL_SIZE;
+	rcb_g.run.post = (int)rcb_g.post;
 }
 
 /* Everything for one placement, in the order: baseline, matrix, message rate, ping-pong. */
@@ -1439,26 +1180,27 @@ static void run_mode(struct rcb_mode *r)
 {
 	uint64_t seed = 1 + r->lcores * 100000ull;
 
-	if (!g.cells_only) {
+	if (!rcb_g.cells_only) {
 		r->raw[r->nraw++].payload = 64;
-		for (unsigned m = 0; m < g.nmtus; m++) /* a data packet's BTH + payload + ICRC */
-			r->raw[r->nraw++].payload = g.mtus[m] + 16;
+		for (unsigned m = 0; m < rcb_g.nmtus;
+		     m++) /* a data packet's BTH + payload + ICRC */
+			r->raw[r->nraw++].payload = rcb_g.mtus[m] + 16;
 	}
 	for (unsigned i = 0; i < r->nraw; i++) {
 		run_raw(&r->raw[i]);
 		fprintf(stderr, "rc-bench: %u lcore(s): UDP %u B: %.2f Mpps\n", r->lcores,
 			r->raw[i].payload, r->raw[i].mpps);
 	}
-	for (unsigned m = 0; m < g.nmtus; m++) {
+	for (unsigned m = 0; m < rcb_g.nmtus; m++) {
 		for (int op = 0; op < RCB_NUM_OPS; op++) {
-			if (!g.ops[op])
+			if (!rcb_g.ops[op])
 				continue;
-			for (unsigned z = 0; z < g.nsizes; z++) {
+			for (unsigned z = 0; z < rcb_g.nsizes; z++) {
 				struct rcb_cell *c = &r->cells[r->ncells++];
 
 				c->op = (enum rcb_op)op;
-				c->mtu = g.mtus[m];
-				c->size = g.sizes[z];
+				c->mtu = rcb_g.mtus[m];
+				c->size = rcb_g.sizes[z];
 				c->depth = depth_for(c->size);
 				run_cell(c, seed++);
 				fprintf(stderr, "rc-bench: %u lcore(s): %s %u %u: %s %.2f Gbit/s\n",
@@ -1466,21 +1208,21 @@ static void run_mode(struct rcb_mode *r)
 					c->ok ? "ok" : c->why, c->gbps);
 			}
 		}
-		if (g.cells_only)
+		if (rcb_g.cells_only)
 			continue;
 		for (int op = 0; op < RCB_NUM_OPS; op++) {
 			struct rcb_cell *c;
 
-			if (op == RCB_READ || !g.ops[op])
+			if (op == RCB_READ || !rcb_g.ops[op])
 				continue; /* READ is held to max_rd_atomic (16) outstanding */
 			c = &r->rate[r->nrate++];
 			c->op = (enum rcb_op)op;
-			c->mtu = g.mtus[m];
+			c->mtu = rcb_g.mtus[m];
 			c->size = 64;
-			c->depth = g.rate_depth;
+			c->depth = rcb_g.rate_depth;
 			run_cell(c, seed++);
 		}
-		run_pingpongs(r, g.mtus[m]);
+		rcb_run_pingpongs(r, rcb_g.mtus[m]);
 	}
 }
 
@@ -1494,80 +1236,83 @@ int main(int argc, char **argv)
 	argv += ret;
 	parse_args(argc, argv);
 	signal(SIGALRM, on_alarm);
-	alarm(g.timeout_s);
-	g.hz = rte_get_tsc_hz();
-	if (g.nlcores == 0) {
-		g.lcores_list[g.nlcores++] = 1;
+	alarm(rcb_g.timeout_s);
+	rcb_g.hz = rte_get_tsc_hz();
+	if (rcb_g.nlcores == 0) {
+		rcb_g.lcores_list[rcb_g.nlcores++] = 1;
 		if (rte_lcore_count() >= 2)
-			g.lcores_list[g.nlcores++] = 2;
+			rcb_g.lcores_list[rcb_g.nlcores++] = 2;
 	}
 	setup();
-	if (!g.cells_only) {
-		g.run.memcpy_gbs[0] =
-			rcb_memcpy_rate(g.s[0].buf + SRC_OFF, g.s[0].buf + DST_OFF, 4096, g.secs);
-		g.run.memcpy_gbs[1] =
-			rcb_memcpy_rate(g.s[0].buf + SRC_OFF, g.s[0].buf + DST_OFF, 65536, g.secs);
-		for (unsigned m = 0; m < g.nmtus; m++)
-			g.run.icrc_gbs[m] = rcb_icrc_rate(g.pool, g.s[0].iface, g.s[1].iface,
-							  g.s[0].buf + SRC_OFF, g.mtus[m], g.secs);
+	if (!rcb_g.cells_only) {
+		rcb_g.run.memcpy_gbs[0] = rcb_memcpy_rate(
+			rcb_g.s[0].buf + SRC_OFF, rcb_g.s[0].buf + DST_OFF, 4096, rcb_g.secs);
+		rcb_g.run.memcpy_gbs[1] = rcb_memcpy_rate(
+			rcb_g.s[0].buf + SRC_OFF, rcb_g.s[0].buf + DST_OFF, 65536, rcb_g.secs);
+		for (unsigned m = 0; m < rcb_g.nmtus; m++)
+			rcb_g.run.icrc_gbs[m] =
+				rcb_icrc_rate(rcb_g.pool, rcb_g.s[0].iface, rcb_g.s[1].iface,
+					      rcb_g.s[0].buf + SRC_OFF, rcb_g.mtus[m], rcb_g.secs);
 	}
-	if (g.link == LINK_MEMIF)
+	if (rcb_g.link == LINK_MEMIF)
 		printf("rc-bench: net_memif A (server) <-> B (client) in one process, socket %s, "
 		       "%u slots per ring, %u B buffers, copy mode",
-		       rcb_memif_sock(), g.memif_ring, g.memif_buf);
+		       rcb_memif_sock(), rcb_g.memif_ring, rcb_g.memif_buf);
 	else
 		printf("rc-bench: net_ring A<->B in one process");
-	printf(", IP MTU %u, %.2f s per cell after %.2f s warm-up, ICRC engine %s, %s\n", g.ip_mtu,
-	       g.secs, g.warmup, roce_icrc_impl() == ROCE_CRC_ISAL ? "isa-l" : "table",
+	printf(", IP MTU %u, %.2f s per cell after %.2f s warm-up, ICRC engine %s, %s\n",
+	       rcb_g.ip_mtu, rcb_g.secs, rcb_g.warmup,
+	       roce_icrc_impl() == ROCE_CRC_ISAL ? "isa-l" : "table",
 	       rte_eal_has_hugepages() ? "hugepages" : "no hugepages");
 	printf("baselines: memcpy %.1f GB/s (4 KiB pieces), %.1f GB/s (64 KiB pieces), 2 MiB "
 	       "span",
-	       g.run.memcpy_gbs[0], g.run.memcpy_gbs[1]);
-	for (unsigned m = 0; m < g.nmtus; m++)
-		printf("; ICRC check %.1f GB/s (%u B frames, in L2)", g.run.icrc_gbs[m], g.mtus[m]);
+	       rcb_g.run.memcpy_gbs[0], rcb_g.run.memcpy_gbs[1]);
+	for (unsigned m = 0; m < rcb_g.nmtus; m++)
+		printf("; ICRC check %.1f GB/s (%u B frames, in L2)", rcb_g.run.icrc_gbs[m],
+		       rcb_g.mtus[m]);
 	printf("\n");
-	for (unsigned m = 0; m < g.nmtus; m++) {
-		double cp = g.run.memcpy_gbs[0], crc = g.run.icrc_gbs[m];
+	for (unsigned m = 0; m < rcb_g.nmtus; m++) {
+		double cp = rcb_g.run.memcpy_gbs[0], crc = rcb_g.run.icrc_gbs[m];
 
 		if (cp > 0 && crc > 0)
 			printf("byte-cost bound @%u (ICRC on TX and on RX + one memcpy per byte at "
 			       "the rates above, no per-packet cost): one core %.1f Gbit/s; with "
 			       "two, the receiver's core %.1f Gbit/s\n",
-			       g.mtus[m], 8 / (2 / crc + 1 / cp), 8 / (1 / crc + 1 / cp));
+			       rcb_g.mtus[m], 8 / (2 / crc + 1 / cp), 8 / (1 / crc + 1 / cp));
 	}
 	fflush(stdout);
-	for (unsigned i = 0; i < g.nlcores; i++) {
-		struct rcb_mode *r = &g.run.res[g.run.nres++];
+	for (unsigned i = 0; i < rcb_g.nlcores; i++) {
+		struct rcb_mode *r = &rcb_g.run.res[rcb_g.run.nres++];
 		int rc;
 
-		r->lcores = g.lcores_list[i];
+		r->lcores = rcb_g.lcores_list[i];
 		rc = lcores_create(r);
 		if (rc != 0) {
 			fprintf(stderr, "rc-bench: %u lcore(s): %s (give EAL -l 0,1)\n", r->lcores,
 				strerror(-rc));
 			lcores_destroy();
-			g.run.nres--;
+			rcb_g.run.nres--;
 			continue;
 		}
 		/* resolve both MACs before any cell: frames sent while ARP runs wait in a short
 		 * neighbour queue, and the ones beyond it are lost and resent */
-		__atomic_store_n(&bc.probe, 1, __ATOMIC_RELEASE);
-		stk_neigh_probe(g.la, stk_iface_get(g.s[0].iface),
-				&stk_iface_get(g.s[1].iface)->ip4);
-		settle(10);
+		__atomic_store_n(&rcb_bc.probe, 1, __ATOMIC_RELEASE);
+		stk_neigh_probe(rcb_g.la, stk_iface_get(rcb_g.s[0].iface),
+				&stk_iface_get(rcb_g.s[1].iface)->ip4);
+		rcb_settle(10);
 		run_mode(r);
 		lcores_destroy();
 		report_params();
 		rcb_print_mode(r);
-		rcb_print_ratios(&g.run, r);
+		rcb_print_ratios(&rcb_g.run, r);
 		fflush(stdout);
 	}
-	if (g.json) {
+	if (rcb_g.json) {
 		report_params();
-		if (rcb_write_json(&g.run, g.json) == 0)
-			json_add_link(g.json);
+		if (rcb_write_json(&rcb_g.run, rcb_g.json) == 0)
+			json_add_link(rcb_g.json);
 	}
-	if (g.link == LINK_MEMIF) {
+	if (rcb_g.link == LINK_MEMIF) {
 		/*
 		 * No teardown: with both memif ends in one process, EAL's interrupt thread runs
 		 * the memif control-channel handlers of one end while the other end, or EAL
@@ -1580,8 +1325,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (int k = 0; k < 2; k++) {
-		rte_eth_dev_stop(g.s[k].port);
-		rte_eth_dev_close(g.s[k].port);
+		rte_eth_dev_stop(rcb_g.s[k].port);
+		rte_eth_dev_close(rcb_g.s[k].port);
 	}
 	rte_eal_cleanup();
 	return 0;
