@@ -16,8 +16,11 @@
 
 #include <cmocka.h>
 
+#include "nfs3_svc.h"
 #include "nfs4_fixture.h"
+#include "nfs4_svc.h"
 #include "nfs_xdr_prim.h"
+#include "orpc_svc.h"
 
 char n4f_base[128], n4f_statedir[160], n4f_exp_a[160];
 struct nfs_fs *n4f_fs;
@@ -152,6 +155,16 @@ uint32_t n4f_create_session(uint64_t clientid, uint32_t seq, struct nfs4_create_
 	return r.status;
 }
 
+/* a new session: every slot's next sequence id is 1 */
+static void sess_init(struct n4f_sess *s, uint64_t clientid, const uint8_t *sessionid)
+{
+	memset(s, 0, sizeof(*s));
+	s->clientid = clientid;
+	memcpy(s->id, sessionid, NFS4_SESSIONID_SIZE);
+	for (int i = 0; i < 8; i++)
+		s->seq[i] = 1;
+}
+
 void n4f_new_session(const char *owner, struct n4f_sess *s)
 {
 	struct nfs4_exchange_id_res e;
@@ -159,11 +172,7 @@ void n4f_new_session(const char *owner, struct n4f_sess *s)
 
 	assert_int_equal(n4f_exchange_id(owner, "verf0001", 0, &e), NFS4_OK);
 	assert_int_equal(n4f_create_session(e.clientid, e.sequenceid, &c), NFS4_OK);
-	memset(s, 0, sizeof(*s));
-	s->clientid = e.clientid;
-	memcpy(s->id, c.sessionid, NFS4_SESSIONID_SIZE);
-	for (int i = 0; i < 8; i++)
-		s->seq[i] = 1;
+	sess_init(s, e.clientid, c.sessionid);
 }
 
 void n4f_reclaim_complete(struct n4f_sess *s)
@@ -194,6 +203,82 @@ void n4f_seq(struct n4f_cb *b, struct n4f_sess *s, uint32_t slot, uint32_t seqid
 void n4f_session(struct n4f_cb *b, struct n4f_sess *s)
 {
 	n4f_seq(b, s, 0, s->seq[0]++, false);
+}
+
+void n4f_session_minor(struct n4f_cb *b, struct n4f_sess *s, uint32_t minor)
+{
+	union nfs4_op_args a = {0};
+
+	memcpy(a.seq.sessionid, s->id, NFS4_SESSIONID_SIZE);
+	a.seq.sequenceid = s->seq[0]++;
+	n4f_start(b, minor, "");
+	n4f_op(b, NFS4_OP_SEQUENCE, &a);
+}
+
+uint32_t n4f_open_session_with(const char *owner, uint32_t minor, union nfs4_op_args *cs,
+			       struct n4f_sess *s)
+{
+	struct nfs4_exchange_id_res e;
+	struct n4f_reply r;
+	struct n4f_cb b;
+
+	assert_int_equal(n4f_exchange_id(owner, "verf0001", 0, &e), NFS4_OK);
+	cs->csess.clientid = e.clientid;
+	cs->csess.sequence = e.sequenceid;
+	n4f_start(&b, minor, "");
+	n4f_op(&b, NFS4_OP_CREATE_SESSION, cs);
+	n4f_run(&b, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	sess_init(s, e.clientid, r.r[0].u.csess.sessionid);
+	n4f_reclaim_complete(s);
+	return r.r[0].u.csess.flags;
+}
+
+/* ---- compounds used everywhere ---- */
+
+uint32_t n4f_fh_op(struct n4f_sess *s, const struct nfs_fh *fh, uint32_t op, union nfs4_op_args *a,
+		   struct n4f_reply *out)
+{
+	struct n4f_reply r, *rp = out ? out : &r;
+	struct n4f_cb b;
+
+	n4f_session(&b, s);
+	if (fh)
+		n4f_putfh(&b, fh);
+	n4f_op(&b, op, a);
+	n4f_run(&b, rp);
+	return rp->status;
+}
+
+void n4f_open_args(union nfs4_op_args *a, const char *owner, const char *name, uint32_t access,
+		   uint32_t opentype)
+{
+	memset(a, 0, sizeof(*a));
+	a->open.share_access = access;
+	a->open.owner = (struct nfs4_ref){(const uint8_t *)owner, (uint32_t)strlen(owner)};
+	a->open.opentype = opentype;
+	a->open.createmode = UNCHECKED4;
+	a->open.claim = CLAIM_NULL;
+	a->open.name = (struct nfs4_ref){(const uint8_t *)name, (uint32_t)strlen(name)};
+}
+
+uint32_t n4f_open_getfh(struct n4f_sess *s, uint32_t minor, const struct nfs_fh *dir,
+			union nfs4_op_args *a, struct n4f_reply *out)
+{
+	struct n4f_cb b;
+
+	n4f_session_minor(&b, s, minor);
+	n4f_putfh(&b, dir);
+	n4f_op(&b, NFS4_OP_OPEN, a);
+	n4f_op(&b, NFS4_OP_GETFH, NULL);
+	n4f_run(&b, out);
+	return out->status;
+}
+
+void n4f_fh_of(const struct n4f_reply *r, uint32_t i, struct nfs_fh *fh)
+{
+	fh->len = r->r[i].u.fh.len;
+	memcpy(fh->data, r->r[i].u.fh.p, fh->len);
 }
 
 /* ---- set-up ---- */
@@ -291,4 +376,23 @@ void n4f_putfh(struct n4f_cb *b, const struct nfs_fh *fh)
 void n4f_path_of(char *out, size_t cap, const char *name)
 {
 	snprintf(out, cap, "%s/%s", n4f_exp_a, name);
+}
+
+int n4f_setup_rpc(struct nfs3_server *v3, struct orpc_svc *svc, struct orpc_program *prog,
+		  struct orpc_version vers[2])
+{
+	n4f_setup(NULL);
+	if (nfs3_server_init(v3, n4f_fs, 1u << 20) != 0)
+		return -1;
+	v3->v4 = n4f_srv;
+	nfs4_program_v3_v4(prog, vers);
+	svc->ctx = v3;
+	orpc_svc_add(svc, prog);
+	return 0;
+}
+
+void n4f_teardown_rpc(struct nfs3_server *v3)
+{
+	nfs3_server_fini(v3);
+	n4f_teardown(NULL);
 }

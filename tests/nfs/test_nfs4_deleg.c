@@ -389,32 +389,16 @@ static const uint32_t sec_sys[] = {1, 1, 1, 0x6d000000, 0, 0, 0};
  * connection id (0: one that carries no backward call). @return csr_flags */
 static uint32_t session_on(const char *owner, uint64_t id, struct n4f_sess *s)
 {
-	struct nfs4_exchange_id_res e;
 	union nfs4_op_args a = {0};
 	uint8_t sec[sizeof(sec_sys)];
-	struct n4f_reply r;
-	struct n4f_cb b;
 
 	n4f_bc_id = id;
-	assert_int_equal(n4f_exchange_id(owner, "verf0001", 0, &e), NFS4_OK);
-	a.csess.clientid = e.clientid;
-	a.csess.sequence = e.sequenceid;
 	a.csess.flags = CREATE_SESSION4_FLAG_CONN_BACK_CHAN;
 	n4f_default_attrs(&a.csess.fore);
 	n4f_default_attrs(&a.csess.back);
 	a.csess.cb_program = CB_PROG;
 	a.csess.sec_parms = (struct nfs4_raw){1, {sec, words(sec, sec_sys, 7)}};
-	n4f_start(&b, session_minor, "");
-	n4f_op(&b, NFS4_OP_CREATE_SESSION, &a);
-	n4f_run(&b, &r);
-	assert_int_equal(r.status, NFS4_OK);
-	memset(s, 0, sizeof(*s));
-	s->clientid = e.clientid;
-	memcpy(s->id, r.r[0].u.csess.sessionid, NFS4_SESSIONID_SIZE);
-	for (int i = 0; i < 8; i++)
-		s->seq[i] = 1;
-	n4f_reclaim_complete(s);
-	return r.r[0].u.csess.flags;
+	return n4f_open_session_with(owner, session_minor, &a, s);
 }
 
 /* SEQUENCE alone: its sr_status_flags */
@@ -447,27 +431,15 @@ static uint32_t open_file(struct n4f_sess *s, const char *owner, uint32_t access
 			  struct nfs4_open_res *o, struct nfs_fh *fh)
 {
 	struct nfs_fh root = n4f_root_fh();
-	union nfs4_op_args a = {0};
+	union nfs4_op_args a;
 	struct n4f_reply r;
-	struct n4f_cb b;
 
-	a.open.share_access = access;
-	a.open.owner = (struct nfs4_ref){(const uint8_t *)owner, (uint32_t)strlen(owner)};
-	a.open.opentype = OPEN4_NOCREATE;
-	a.open.claim = CLAIM_NULL;
-	a.open.name = (struct nfs4_ref){(const uint8_t *)"file", 4};
-	n4f_session(&b, s);
-	n4f_putfh(&b, &root);
-	n4f_op(&b, NFS4_OP_OPEN, &a);
-	n4f_op(&b, NFS4_OP_GETFH, NULL);
-	n4f_run(&b, &r);
-	if (r.status == NFS4_OK) {
+	n4f_open_args(&a, owner, "file", access, OPEN4_NOCREATE);
+	if (n4f_open_getfh(s, 1, &root, &a, &r) == NFS4_OK) {
 		if (o)
 			*o = r.r[2].u.open;
-		if (fh) {
-			fh->len = r.r[3].u.fh.len;
-			memcpy(fh->data, r.r[3].u.fh.p, fh->len);
-		}
+		if (fh)
+			n4f_fh_of(&r, 3, fh);
 	}
 	return r.status;
 }
@@ -476,14 +448,7 @@ static uint32_t open_file(struct n4f_sess *s, const char *owner, uint32_t access
 static uint32_t sid_op(struct n4f_sess *s, const struct nfs_fh *fh, uint32_t op,
 		       const struct nfs4_stateid *sid)
 {
-	struct n4f_reply r;
-	struct n4f_cb b;
-
-	n4f_session(&b, s);
-	n4f_putfh(&b, fh);
-	n4f_op(&b, op, &(union nfs4_op_args){.sid = *sid});
-	n4f_run(&b, &r);
-	return r.status;
+	return n4f_fh_op(s, fh, op, &(union nfs4_op_args){.sid = *sid}, NULL);
 }
 
 static uint64_t id_a;
@@ -713,7 +678,6 @@ static void test_deleg_revoked_after_lease(void **state)
 	struct nfs_fh fh;
 	union nfs4_op_args t = {0};
 	struct n4f_reply r;
-	struct n4f_cb cb;
 	uint8_t raw[16];
 
 	(void)state;
@@ -736,9 +700,7 @@ static void test_deleg_revoked_after_lease(void **state)
 	memcpy(raw + 4, o.deleg_sid.other, 12);
 	t.test_stateid.n = 1;
 	t.test_stateid.raw = (struct nfs4_ref){raw, 16};
-	n4f_session(&cb, &a);
-	n4f_op(&cb, NFS4_OP_TEST_STATEID, &t);
-	n4f_run(&cb, &r);
+	n4f_fh_op(&a, NULL, NFS4_OP_TEST_STATEID, &t, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	assert_int_equal(r.r[1].u.test_stateid.status[0], NFS4ERR_DELEG_REVOKED);
 	assert_int_equal(sid_op(&a, &fh, NFS4_OP_DELEGRETURN, &o.deleg_sid), NFS4ERR_DELEG_REVOKED);
@@ -873,25 +835,14 @@ static void test_recall_refused(void **state)
 		struct nfs_fh root = n4f_root_fh();
 		union nfs4_op_args oa = {0};
 		struct n4f_reply r;
-		struct n4f_cb cb;
 
-		oa.open.share_access = OPEN4_SHARE_ACCESS_READ;
-		oa.open.owner = (struct nfs4_ref){(const uint8_t *)"oa", 2};
-		oa.open.opentype = OPEN4_NOCREATE;
-		oa.open.claim = CLAIM_NULL;
-		oa.open.name = (struct nfs4_ref){(const uint8_t *)"file3", 5};
-		n4f_session(&cb, &a);
-		n4f_putfh(&cb, &root);
-		n4f_op(&cb, NFS4_OP_OPEN, &oa);
-		n4f_run(&cb, &r);
+		n4f_open_args(&oa, "oa", "file3", OPEN4_SHARE_ACCESS_READ, OPEN4_NOCREATE);
+		n4f_fh_op(&a, &root, NFS4_OP_OPEN, &oa, &r);
 		assert_int_equal(r.status, NFS4_OK);
 		assert_int_equal(r.r[2].u.open.deleg_type, OPEN_DELEGATE_READ);
 		oa.open.owner = (struct nfs4_ref){(const uint8_t *)"ob", 2};
 		oa.open.share_access = OPEN4_SHARE_ACCESS_WRITE;
-		n4f_session(&cb, &b);
-		n4f_putfh(&cb, &root);
-		n4f_op(&cb, NFS4_OP_OPEN, &oa);
-		n4f_run(&cb, &r);
+		n4f_fh_op(&b, &root, NFS4_OP_OPEN, &oa, &r);
 		assert_int_equal(r.status, NFS4ERR_DELAY);
 	}
 	assert_int_equal(ncalls, 3);
@@ -953,17 +904,13 @@ static uint32_t open_deleg_cur_fh(struct n4f_sess *s, const struct nfs_fh *fh,
 {
 	union nfs4_op_args a = {0};
 	struct n4f_reply r;
-	struct n4f_cb b;
 
 	a.open.share_access = OPEN4_SHARE_ACCESS_READ;
 	a.open.owner = (struct nfs4_ref){(const uint8_t *)"oc", 2};
 	a.open.opentype = OPEN4_NOCREATE;
 	a.open.claim = CLAIM_DELEG_CUR_FH;
 	a.open.deleg_sid = *d;
-	n4f_session(&b, s);
-	n4f_putfh(&b, fh);
-	n4f_op(&b, NFS4_OP_OPEN, &a);
-	n4f_run(&b, &r);
+	n4f_fh_op(s, fh, NFS4_OP_OPEN, &a, &r);
 	if (r.status == NFS4_OK && o)
 		*o = r.r[2].u.open;
 	return r.status;
@@ -1002,23 +949,18 @@ static void test_backchannel_ctl(void **state)
 	struct nfs4_open_res o;
 	struct n4f_sess s, b;
 	struct n4f_reply r;
-	struct n4f_cb cb;
 
 	(void)state;
 	client_a(&s);
 	/* a new program, and AUTH_NONE from now on */
 	a.bc_ctl.cb_program = 0x40000123;
 	a.bc_ctl.sec_parms = (struct nfs4_raw){1, {sec, words(sec, (const uint32_t[]){0}, 1)}};
-	n4f_session(&cb, &s);
-	n4f_op(&cb, NFS4_OP_BACKCHANNEL_CTL, &a);
-	n4f_run(&cb, &r);
+	n4f_fh_op(&s, NULL, NFS4_OP_BACKCHANNEL_CTL, &a, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	/* RPCSEC_GSS alone cannot be done */
 	a.bc_ctl.sec_parms =
 		(struct nfs4_raw){1, {sec, words(sec, (const uint32_t[]){6, 1, 0, 0}, 4)}};
-	n4f_session(&cb, &s);
-	n4f_op(&cb, NFS4_OP_BACKCHANNEL_CTL, &a);
-	n4f_run(&cb, &r);
+	n4f_fh_op(&s, NULL, NFS4_OP_BACKCHANNEL_CTL, &a, &r);
 	assert_int_equal(r.status, NFS4ERR_INVAL);
 	/* the recall goes to the new program with AUTH_NONE */
 	assert_int_equal(open_file(&s, "oa", OPEN4_SHARE_ACCESS_READ, &o, NULL), NFS4_OK);
@@ -1035,15 +977,11 @@ static void test_backchannel_ctl(void **state)
 static uint32_t remove_name(struct n4f_sess *s, const char *name)
 {
 	struct nfs_fh root = n4f_root_fh();
-	struct n4f_reply r;
-	struct n4f_cb b;
 
-	n4f_session(&b, s);
-	n4f_putfh(&b, &root);
-	n4f_op(&b, NFS4_OP_REMOVE,
-	       &(union nfs4_op_args){.name = {(const uint8_t *)name, (uint32_t)strlen(name)}});
-	n4f_run(&b, &r);
-	return r.status;
+	return n4f_fh_op(
+		s, &root, NFS4_OP_REMOVE,
+		&(union nfs4_op_args){.name = {(const uint8_t *)name, (uint32_t)strlen(name)}},
+		NULL);
 }
 
 static void test_two_recalls_one_slot(void **state)
@@ -1054,7 +992,6 @@ static void test_two_recalls_one_slot(void **state)
 	union nfs4_op_args oa = {0};
 	struct nfs_fh root = n4f_root_fh();
 	struct n4f_reply r;
-	struct n4f_cb cb;
 	char p[300];
 
 	(void)state;
@@ -1063,20 +1000,11 @@ static void test_two_recalls_one_slot(void **state)
 	client_a(&a);
 	session_on("client-b", 0, &b);
 	assert_int_equal(open_file(&a, "oa", OPEN4_SHARE_ACCESS_READ, &o1, &fh1), NFS4_OK);
-	oa.open.share_access = OPEN4_SHARE_ACCESS_READ;
-	oa.open.owner = (struct nfs4_ref){(const uint8_t *)"oa", 2};
-	oa.open.opentype = OPEN4_NOCREATE;
-	oa.open.claim = CLAIM_NULL;
-	oa.open.name = (struct nfs4_ref){(const uint8_t *)"file2", 5};
-	n4f_session(&cb, &a);
-	n4f_putfh(&cb, &root);
-	n4f_op(&cb, NFS4_OP_OPEN, &oa);
-	n4f_op(&cb, NFS4_OP_GETFH, NULL);
-	n4f_run(&cb, &r);
+	n4f_open_args(&oa, "oa", "file2", OPEN4_SHARE_ACCESS_READ, OPEN4_NOCREATE);
+	n4f_open_getfh(&a, 1, &root, &oa, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	o2 = r.r[2].u.open;
-	fh2.len = r.r[3].u.fh.len;
-	memcpy(fh2.data, r.r[3].u.fh.p, fh2.len);
+	n4f_fh_of(&r, 3, &fh2);
 	assert_int_equal(o2.deleg_type, OPEN_DELEGATE_READ);
 	/* B removes file2 and writes file: two recalls, one backchannel slot */
 	assert_int_equal(remove_name(&b, "file2"), NFS4ERR_DELAY);
@@ -1156,10 +1084,7 @@ static void test_conflicting_changes(void **state)
 	assert_int_equal(o.deleg_type, OPEN_DELEGATE_READ);
 	/* v4 SETATTR of the size (anonymous stateid): DELAY, and the recall goes */
 	a.setattr.attrs = (struct nfs4_fattr){{1, {1u << NFS4_A_SIZE}}, {sz, 8}};
-	n4f_session(&cb, &b);
-	n4f_putfh(&cb, &fh);
-	n4f_op(&cb, NFS4_OP_SETATTR, &a);
-	n4f_run(&cb, &r);
+	n4f_fh_op(&b, &fh, NFS4_OP_SETATTR, &a, &r);
 	assert_int_equal(r.status, NFS4ERR_DELAY);
 	assert_int_equal(ncalls, 2);
 	/* v4 RENAME of it, v4 RENAME onto it, v4 LINK of it: DELAY, no second recall */
@@ -1335,7 +1260,6 @@ static uint32_t lock_new(struct n4f_sess *s, const struct nfs_fh *fh,
 {
 	union nfs4_op_args a = {0};
 	struct n4f_reply r;
-	struct n4f_cb b;
 
 	a.lock.type = type;
 	a.lock.offset = 0;
@@ -1345,10 +1269,7 @@ static uint32_t lock_new(struct n4f_sess *s, const struct nfs_fh *fh,
 	a.lock.lock_owner.clientid = s->clientid;
 	a.lock.lock_owner.owner =
 		(struct nfs4_ref){(const uint8_t *)owner, (uint32_t)strlen(owner)};
-	n4f_session(&b, s);
-	n4f_putfh(&b, fh);
-	n4f_op(&b, NFS4_OP_LOCK, &a);
-	n4f_run(&b, &r);
+	n4f_fh_op(s, fh, NFS4_OP_LOCK, &a, &r);
 	if (r.status == NFS4_OK && lsid)
 		*lsid = r.r[2].u.sid;
 	return r.status;
@@ -1362,7 +1283,6 @@ static void test_notify_lock(void **state)
 	union nfs4_op_args u = {0};
 	struct n4f_sess a, b;
 	struct n4f_reply r;
-	struct n4f_cb cb;
 	struct nfs_fh fh;
 	uint32_t at;
 
@@ -1382,10 +1302,7 @@ static void test_notify_lock(void **state)
 	u.locku.sid = lb;
 	u.locku.offset = 0;
 	u.locku.length = 10;
-	n4f_session(&cb, &b);
-	n4f_putfh(&cb, &fh);
-	n4f_op(&cb, NFS4_OP_LOCKU, &u);
-	n4f_run(&cb, &r);
+	n4f_fh_op(&b, &fh, NFS4_OP_LOCKU, &u, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	assert_int_equal(ncalls, 2);
 	assert_int_equal(calls[1].conn, conn_a);
@@ -1459,15 +1376,9 @@ int main(void)
 		fprintf(stderr, "test_nfs4_deleg: needs root (open_by_handle_at); skipped\n");
 		return 77;
 	}
-	n4f_setup(NULL);
-	if (nfs3_server_init(&v3, n4f_fs, 1u << 20) != 0)
+	if (n4f_setup_rpc(&v3, &svc, &prog, vers) != 0)
 		return 1;
-	v3.v4 = n4f_srv;
-	nfs4_program_v3_v4(&prog, vers);
-	svc.ctx = &v3;
-	orpc_svc_add(&svc, &prog);
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
-	nfs3_server_fini(&v3);
-	n4f_teardown(NULL);
+	n4f_teardown_rpc(&v3);
 	return rc;
 }
