@@ -239,10 +239,16 @@ uint32_t n4f_open_session_with(const char *owner, uint32_t minor, union nfs4_op_
 uint32_t n4f_fh_op(struct n4f_sess *s, const struct nfs_fh *fh, uint32_t op, union nfs4_op_args *a,
 		   struct n4f_reply *out)
 {
+	return n4f_fh_op_minor(s, 1, fh, op, a, out);
+}
+
+uint32_t n4f_fh_op_minor(struct n4f_sess *s, uint32_t minor, const struct nfs_fh *fh, uint32_t op,
+			 union nfs4_op_args *a, struct n4f_reply *out)
+{
 	struct n4f_reply r, *rp = out ? out : &r;
 	struct n4f_cb b;
 
-	n4f_session(&b, s);
+	n4f_session_minor(&b, s, minor);
 	if (fh)
 		n4f_putfh(&b, fh);
 	n4f_op(&b, op, a);

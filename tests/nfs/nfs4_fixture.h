@@ -89,6 +89,9 @@ uint32_t n4f_open_session_with(const char *owner, uint32_t minor, union nfs4_op_
  */
 uint32_t n4f_fh_op(struct n4f_sess *s, const struct nfs_fh *fh, uint32_t op, union nfs4_op_args *a,
 		   struct n4f_reply *out);
+/** n4f_fh_op in a compound of minor version @p minor */
+uint32_t n4f_fh_op_minor(struct n4f_sess *s, uint32_t minor, const struct nfs_fh *fh, uint32_t op,
+			 union nfs4_op_args *a, struct n4f_reply *out);
 /** OPEN's arguments into @p a (cleared first): CLAIM_NULL of @p name by @p owner with share
  * @p access; @p opentype OPEN4_NOCREATE, or OPEN4_CREATE (UNCHECKED4, no attributes) */
 void n4f_open_args(union nfs4_op_args *a, const char *owner, const char *name, uint32_t access,

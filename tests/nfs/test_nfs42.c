@@ -39,54 +39,26 @@
 
 static const struct nfs4_stateid anon_sid = {0, {0}};
 
-/* SEQUENCE in a compound of minor version minor */
-static void start(struct n4f_cb *b, struct n4f_sess *s, uint32_t minor)
-{
-	union nfs4_op_args a = {0};
-
-	memcpy(a.seq.sessionid, s->id, NFS4_SESSIONID_SIZE);
-	a.seq.sequenceid = s->seq[0]++;
-	n4f_start(b, minor, "");
-	n4f_op(b, NFS4_OP_SEQUENCE, &a);
-}
-
 /* OPEN (CLAIM_NULL, UNCHECKED4 create) of name in the export's root: stateid and handle */
 static void do_open(struct n4f_sess *s, const char *name, uint32_t access, struct nfs4_stateid *sid,
 		    struct nfs_fh *fh)
 {
 	struct nfs_fh root = n4f_root_fh();
-	union nfs4_op_args a = {0};
+	union nfs4_op_args a;
 	struct n4f_reply r;
-	struct n4f_cb b;
 
-	a.open.share_access = access;
-	a.open.owner = (struct nfs4_ref){(const uint8_t *)"o42", 3};
-	a.open.opentype = OPEN4_CREATE;
-	a.open.createmode = UNCHECKED4;
-	a.open.claim = CLAIM_NULL;
-	a.open.name = (struct nfs4_ref){(const uint8_t *)name, (uint32_t)strlen(name)};
-	start(&b, s, 2);
-	n4f_putfh(&b, &root);
-	n4f_op(&b, NFS4_OP_OPEN, &a);
-	n4f_op(&b, NFS4_OP_GETFH, NULL);
-	n4f_run(&b, &r);
+	n4f_open_args(&a, "o42", name, access, OPEN4_CREATE);
+	n4f_open_getfh(s, 2, &root, &a, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	*sid = r.r[2].u.open.sid;
-	fh->len = r.r[3].u.fh.len;
-	memcpy(fh->data, r.r[3].u.fh.p, fh->len);
+	n4f_fh_of(&r, 3, fh);
 }
 
 /* SEQUENCE, PUTFH, op (minor version 2): its status, the reply in *out */
 static uint32_t one_op(struct n4f_sess *s, const struct nfs_fh *fh, uint32_t op,
 		       union nfs4_op_args *a, struct n4f_reply *out)
 {
-	struct n4f_cb b;
-
-	start(&b, s, 2);
-	n4f_putfh(&b, fh);
-	n4f_op(&b, op, a);
-	n4f_run(&b, out);
-	return out->status;
+	return n4f_fh_op_minor(s, 2, fh, op, a, out);
 }
 
 static uint32_t space(struct n4f_sess *s, const struct nfs_fh *fh, uint32_t op,
@@ -224,7 +196,7 @@ static uint32_t xfer(struct n4f_sess *s, const struct nfs_fh *src, const struct 
 {
 	struct n4f_cb b;
 
-	start(&b, s, 2);
+	n4f_session_minor(&b, s, 2);
 	n4f_putfh(&b, src);
 	n4f_op(&b, NFS4_OP_SAVEFH, NULL);
 	n4f_putfh(&b, dst);
@@ -399,7 +371,7 @@ static void test_minor1_illegal(void **state)
 	memset(&a, 0, sizeof(a));
 	n4f_open_session("minor1", &s);
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
-		start(&b, &s, 1);
+		n4f_session_minor(&b, &s, 1);
 		n4f_op(&b, ops[i], &a);
 		n4f_run(&b, &r);
 		assert_int_equal(r.status, NFS4ERR_OP_ILLEGAL);

@@ -69,39 +69,17 @@ static uint32_t do_open(struct n4f_sess *s, const char *owner, const char *name,
 	uint8_t mb[4];
 	union nfs4_op_args a = open_args(owner, name, access, deny, create, fattr_mode(mb, 0600));
 	struct n4f_reply r;
-	struct n4f_cb b;
 
-	n4f_session(&b, s);
-	n4f_putfh(&b, &root);
-	n4f_op(&b, NFS4_OP_OPEN, &a);
-	n4f_op(&b, NFS4_OP_GETFH, NULL);
-	n4f_run(&b, &r);
-	if (r.status == NFS4_OK) {
+	if (n4f_open_getfh(s, 1, &root, &a, &r) == NFS4_OK) {
 		assert_int_equal(r.n, 4);
 		assert_int_equal(r.r[2].u.open.deleg_type, OPEN_DELEGATE_NONE);
 		assert_int_equal(r.r[2].u.open.rflags, OPEN4_RESULT_LOCKTYPE_POSIX);
 		if (sid)
 			*sid = r.r[2].u.open.sid;
-		if (fh) {
-			fh->len = r.r[3].u.fh.len;
-			memcpy(fh->data, r.r[3].u.fh.p, fh->len);
-		}
+		if (fh)
+			n4f_fh_of(&r, 3, fh);
 	}
 	return r.status;
-}
-
-/* SEQUENCE, PUTFH, then one operation: its status (and the reply in *out) */
-static uint32_t one_op(struct n4f_sess *s, const struct nfs_fh *fh, uint32_t op,
-		       union nfs4_op_args *a, struct n4f_reply *out)
-{
-	struct n4f_reply r, *rp = out ? out : &r;
-	struct n4f_cb b;
-
-	n4f_session(&b, s);
-	n4f_putfh(&b, fh);
-	n4f_op(&b, op, a);
-	n4f_run(&b, rp);
-	return rp->status;
 }
 
 static uint32_t write_at(struct n4f_sess *s, const struct nfs_fh *fh,
@@ -114,7 +92,7 @@ static uint32_t write_at(struct n4f_sess *s, const struct nfs_fh *fh,
 	a.write.offset = off;
 	a.write.stable = stable;
 	a.write.data = (struct nfs4_ref){(const uint8_t *)data, (uint32_t)strlen(data)};
-	return one_op(s, fh, NFS4_OP_WRITE, &a, out);
+	return n4f_fh_op(s, fh, NFS4_OP_WRITE, &a, out);
 }
 
 static uint32_t read_at(struct n4f_sess *s, const struct nfs_fh *fh, const struct nfs4_stateid *sid,
@@ -125,7 +103,7 @@ static uint32_t read_at(struct n4f_sess *s, const struct nfs_fh *fh, const struc
 	a.read.sid = *sid;
 	a.read.offset = off;
 	a.read.count = count;
-	return one_op(s, fh, NFS4_OP_READ, &a, out);
+	return n4f_fh_op(s, fh, NFS4_OP_READ, &a, out);
 }
 
 static uint32_t close_sid(struct n4f_sess *s, const struct nfs_fh *fh,
@@ -134,7 +112,7 @@ static uint32_t close_sid(struct n4f_sess *s, const struct nfs_fh *fh,
 	union nfs4_op_args a = {0};
 
 	a.close.sid = *sid;
-	return one_op(s, fh, NFS4_OP_CLOSE, &a, NULL);
+	return n4f_fh_op(s, fh, NFS4_OP_CLOSE, &a, NULL);
 }
 
 static const struct nfs4_stateid anon_sid;
@@ -351,24 +329,24 @@ static void test_open_errors(void **state)
 	 * claims of a delegation held before a client's restart: none survives one */
 	a = open_args("o", "", OPEN4_SHARE_ACCESS_READ, 0, NOCREATE, (struct nfs4_fattr){0});
 	a.open.claim = CLAIM_PREVIOUS;
-	assert_int_equal(one_op(&s, &root, NFS4_OP_OPEN, &a, NULL), NFS4ERR_NO_GRACE);
+	assert_int_equal(n4f_fh_op(&s, &root, NFS4_OP_OPEN, &a, NULL), NFS4ERR_NO_GRACE);
 	a.open.claim = CLAIM_DELEG_PREV_FH;
-	assert_int_equal(one_op(&s, &root, NFS4_OP_OPEN, &a, NULL), NFS4ERR_NOTSUPP);
+	assert_int_equal(n4f_fh_op(&s, &root, NFS4_OP_OPEN, &a, NULL), NFS4ERR_NOTSUPP);
 	/* no delegation, and the reason when the client says what it wants */
 	a = open_args("o", "file", OPEN4_SHARE_ACCESS_READ | OPEN4_SHARE_ACCESS_WANT_NO_DELEG, 0,
 		      NOCREATE, (struct nfs4_fattr){0});
-	assert_int_equal(one_op(&s, &root, NFS4_OP_OPEN, &a, &r), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&s, &root, NFS4_OP_OPEN, &a, &r), NFS4_OK);
 	assert_int_equal(r.r[2].u.open.deleg_type, OPEN_DELEGATE_NONE_EXT);
 	assert_int_equal(r.r[2].u.open.why_no_deleg, WND4_NOT_WANTED);
 	a.open.share_access = OPEN4_SHARE_ACCESS_READ | 0x0100; /* WANT_READ_DELEG */
-	assert_int_equal(one_op(&s, &root, NFS4_OP_OPEN, &a, &r), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&s, &root, NFS4_OP_OPEN, &a, &r), NFS4_OK);
 	assert_int_equal(r.r[2].u.open.deleg_type, OPEN_DELEGATE_NONE_EXT);
 	assert_int_equal(r.r[2].u.open.why_no_deleg, WND4_RESOURCE);
 	/* CLAIM_FH: the current file itself */
 	assert_int_equal(do_open(&s, "o", "file", OPEN4_SHARE_ACCESS_READ, 0, NOCREATE, NULL, &fh),
 			 NFS4_OK);
 	a.open.claim = CLAIM_FH;
-	assert_int_equal(one_op(&s, &fh, NFS4_OP_OPEN, &a, &r), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&s, &fh, NFS4_OP_OPEN, &a, &r), NFS4_OK);
 	assert_int_equal(r.r[2].u.open.sid.seqid, 4); /* the fourth open of o on file */
 	/* the pseudo root: read-only */
 	n4f_session(&b, &s);
@@ -383,15 +361,15 @@ static void test_open_errors(void **state)
 
 		a = open_args("o", "y", OPEN4_SHARE_ACCESS_READ, 0, UNCHECKED4,
 			      (struct nfs4_fattr){{2, {0, 2}}, {two, 8}});
-		assert_int_equal(one_op(&s, &root, NFS4_OP_OPEN, &a, NULL), NFS4ERR_BADXDR);
+		assert_int_equal(n4f_fh_op(&s, &root, NFS4_OP_OPEN, &a, NULL), NFS4ERR_BADXDR);
 		a.open.attrs = (struct nfs4_fattr){{1, {1u << NFS4_A_TYPE}}, {two, 4}};
-		assert_int_equal(one_op(&s, &root, NFS4_OP_OPEN, &a, NULL), NFS4ERR_INVAL);
+		assert_int_equal(n4f_fh_op(&s, &root, NFS4_OP_OPEN, &a, NULL), NFS4ERR_INVAL);
 		a.open.attrs = (struct nfs4_fattr){{1, {1u << 12}}, {two, 4}}; /* acl */
-		assert_int_equal(one_op(&s, &root, NFS4_OP_OPEN, &a, NULL), NFS4ERR_ATTRNOTSUPP);
+		assert_int_equal(n4f_fh_op(&s, &root, NFS4_OP_OPEN, &a, NULL), NFS4ERR_ATTRNOTSUPP);
 		/* EXCLUSIVE4_1 with a size: not one of suppattr_exclcreat's */
 		a.open.createmode = EXCLUSIVE4_1;
 		a.open.attrs = (struct nfs4_fattr){{1, {1u << NFS4_A_SIZE}}, {two, 8}};
-		assert_int_equal(one_op(&s, &root, NFS4_OP_OPEN, &a, NULL), NFS4ERR_INVAL);
+		assert_int_equal(n4f_fh_op(&s, &root, NFS4_OP_OPEN, &a, NULL), NFS4ERR_INVAL);
 	}
 }
 
@@ -429,9 +407,9 @@ static void test_share_reservations(void **state)
 	/* OPEN_DOWNGRADE: more than A has is INVAL; down to read / deny none lets B write */
 	d.downgrade =
 		(struct nfs4_downgrade_args){a1, 0, OPEN4_SHARE_ACCESS_READ, OPEN4_SHARE_DENY_BOTH};
-	assert_int_equal(one_op(&A, &fh, NFS4_OP_OPEN_DOWNGRADE, &d, NULL), NFS4ERR_INVAL);
+	assert_int_equal(n4f_fh_op(&A, &fh, NFS4_OP_OPEN_DOWNGRADE, &d, NULL), NFS4ERR_INVAL);
 	d.downgrade.share_deny = 0;
-	assert_int_equal(one_op(&A, &fh, NFS4_OP_OPEN_DOWNGRADE, &d, &r), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&A, &fh, NFS4_OP_OPEN_DOWNGRADE, &d, &r), NFS4_OK);
 	assert_int_equal(r.r[2].u.sid.seqid, 2);
 	assert_int_equal(
 		do_open(&B, "ob", "file", OPEN4_SHARE_ACCESS_WRITE, 0, NOCREATE, &b2, NULL),
@@ -511,7 +489,7 @@ static void test_stateid_rules(void **state)
 			memcpy(p + 4, t[i].other, 12);
 		}
 		a.test_stateid = (struct nfs4_test_stateid_args){5, {raw, sizeof(raw)}};
-		assert_int_equal(one_op(&s, &fh, NFS4_OP_TEST_STATEID, &a, &r), NFS4_OK);
+		assert_int_equal(n4f_fh_op(&s, &fh, NFS4_OP_TEST_STATEID, &a, &r), NFS4_OK);
 		assert_int_equal(r.r[2].u.test_stateid.n, 5);
 		assert_int_equal(r.r[2].u.test_stateid.status[0], NFS4_OK);
 		assert_int_equal(r.r[2].u.test_stateid.status[1], NFS4ERR_BAD_STATEID);
@@ -549,9 +527,9 @@ static void test_stateid_rules(void **state)
 	}
 	/* FREE_STATEID of an open: LOCKS_HELD (CLOSE frees it) */
 	a.sid = sid;
-	assert_int_equal(one_op(&s, &fh, NFS4_OP_FREE_STATEID, &a, NULL), NFS4ERR_LOCKS_HELD);
+	assert_int_equal(n4f_fh_op(&s, &fh, NFS4_OP_FREE_STATEID, &a, NULL), NFS4ERR_LOCKS_HELD);
 	assert_int_equal(close_sid(&s, &fh, &sid), NFS4_OK);
-	assert_int_equal(one_op(&s, &fh, NFS4_OP_FREE_STATEID, &a, NULL), NFS4ERR_BAD_STATEID);
+	assert_int_equal(n4f_fh_op(&s, &fh, NFS4_OP_FREE_STATEID, &a, NULL), NFS4ERR_BAD_STATEID);
 }
 
 /* ---- I/O ---- */
@@ -576,7 +554,7 @@ static void test_read_write_commit(void **state)
 	nfs_fs_write_verf(n4f_fs, verf);
 	assert_memory_equal(wverf, verf, 8);
 	a.commit = (struct nfs4_commit_args){0, 0};
-	assert_int_equal(one_op(&s, &fh, NFS4_OP_COMMIT, &a, &r), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&s, &fh, NFS4_OP_COMMIT, &a, &r), NFS4_OK);
 	assert_memory_equal(r.r[2].u.verf, verf, 8);
 	/* a hole then the data; reading past the end: eof, nothing */
 	assert_int_equal(read_at(&s, &fh, &sid, 0, 100, &r), NFS4_OK);
@@ -719,8 +697,7 @@ static void test_dir_ops(void **state)
 	n4f_run(&b, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	assert_true(r.r[2].u.create.cinfo.after != r.r[2].u.create.cinfo.before);
-	sub.len = r.r[3].u.fh.len;
-	memcpy(sub.data, r.r[3].u.fh.p, sub.len);
+	n4f_fh_of(&r, 3, &sub);
 	n4f_path_of(path, sizeof(path), "sub");
 	assert_int_equal(stat(path, &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
@@ -739,7 +716,7 @@ static void test_dir_ops(void **state)
 	assert_int_equal(readlink(path, link, sizeof(link)), 7);
 	a.create.type = NFS_REG;
 	a.create.name = (struct nfs4_ref){(const uint8_t *)"reg", 3};
-	assert_int_equal(one_op(&s, &sub, NFS4_OP_CREATE, &a, NULL), NFS4ERR_BADTYPE);
+	assert_int_equal(n4f_fh_op(&s, &sub, NFS4_OP_CREATE, &a, NULL), NFS4ERR_BADTYPE);
 	/* LINK: SAVEFH the file, PUTFH the directory */
 	n4f_session(&b, &s);
 	n4f_putfh(&b, &root);
@@ -782,9 +759,9 @@ static void test_dir_ops(void **state)
 		n4f_run(&b, &r);
 		assert_int_equal(r.status, NFS4_OK);
 		a.getattr = (struct nfs4_bitmap){1, {1u << NFS4_A_SIZE}};
-		assert_int_equal(one_op(&s, &ofh, NFS4_OP_GETATTR, &a, NULL), NFS4ERR_STALE);
+		assert_int_equal(n4f_fh_op(&s, &ofh, NFS4_OP_GETATTR, &a, NULL), NFS4ERR_STALE);
 		assert_int_equal(close_sid(&s, &ofh, &osid), NFS4_OK);
-		assert_int_equal(one_op(&s, &ofh, NFS4_OP_GETATTR, &a, NULL), NFS4ERR_STALE);
+		assert_int_equal(n4f_fh_op(&s, &ofh, NFS4_OP_GETATTR, &a, NULL), NFS4ERR_STALE);
 		a.rename = (struct nfs4_rename_args){{(const uint8_t *)"victim", 6},
 						     {(const uint8_t *)"hard2", 5}};
 		n4f_session(&b, &s);
@@ -795,10 +772,10 @@ static void test_dir_ops(void **state)
 		assert_int_equal(r.status, NFS4_OK);
 	}
 	/* RENAME without a saved handle */
-	assert_int_equal(one_op(&s, &root, NFS4_OP_RENAME, &a, NULL), NFS4ERR_NOFILEHANDLE);
+	assert_int_equal(n4f_fh_op(&s, &root, NFS4_OP_RENAME, &a, NULL), NFS4ERR_NOFILEHANDLE);
 	/* READDIR of the export's root: no "." or "..", the types asked for */
 	a.readdir = (struct nfs4_readdir_args){0, {0}, 4096, 8192, {1, {1u << NFS4_A_TYPE}}};
-	assert_int_equal(one_op(&s, &root, NFS4_OP_READDIR, &a, &r), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&s, &root, NFS4_OP_READDIR, &a, &r), NFS4_OK);
 	assert_true(r.r[2].u.readdir.eof);
 	n = entries(&r.r[2].u.readdir, d, 32);
 	assert_int_equal(n, r.r[2].u.readdir.nentries);
@@ -822,7 +799,7 @@ static void test_dir_ops(void **state)
 
 			a.readdir = (struct nfs4_readdir_args){
 				cookie, {0}, 100, 16 + 40, {1, {1u << NFS4_A_TYPE}}};
-			assert_int_equal(one_op(&s, &root, NFS4_OP_READDIR, &a, &r), NFS4_OK);
+			assert_int_equal(n4f_fh_op(&s, &root, NFS4_OP_READDIR, &a, &r), NFS4_OK);
 			assert_true(entries(&r.r[2].u.readdir, one, 2) <= 1);
 			if (r.r[2].u.readdir.nentries) {
 				assert_true(find(d, n, one[0].name) >= 0);
@@ -835,18 +812,18 @@ static void test_dir_ops(void **state)
 		assert_int_equal(seen, n);
 	}
 	a.readdir = (struct nfs4_readdir_args){0, {0}, 10, 20, {1, {1u << NFS4_A_TYPE}}};
-	assert_int_equal(one_op(&s, &root, NFS4_OP_READDIR, &a, NULL), NFS4ERR_TOOSMALL);
+	assert_int_equal(n4f_fh_op(&s, &root, NFS4_OP_READDIR, &a, NULL), NFS4ERR_TOOSMALL);
 	/* REMOVE a file, and a directory (not empty first) */
 	a.name = (struct nfs4_ref){(const uint8_t *)"sub", 3};
-	assert_int_equal(one_op(&s, &root, NFS4_OP_REMOVE, &a, NULL), NFS4ERR_NOTEMPTY);
+	assert_int_equal(n4f_fh_op(&s, &root, NFS4_OP_REMOVE, &a, NULL), NFS4ERR_NOTEMPTY);
 	a.name = (struct nfs4_ref){(const uint8_t *)"ln", 2};
-	assert_int_equal(one_op(&s, &sub, NFS4_OP_REMOVE, &a, &r), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&s, &sub, NFS4_OP_REMOVE, &a, &r), NFS4_OK);
 	a.name = (struct nfs4_ref){(const uint8_t *)"sub", 3};
-	assert_int_equal(one_op(&s, &root, NFS4_OP_REMOVE, &a, NULL), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&s, &root, NFS4_OP_REMOVE, &a, NULL), NFS4_OK);
 	a.name = (struct nfs4_ref){(const uint8_t *)"hard2", 5};
-	assert_int_equal(one_op(&s, &root, NFS4_OP_REMOVE, &a, NULL), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&s, &root, NFS4_OP_REMOVE, &a, NULL), NFS4_OK);
 	a.name = (struct nfs4_ref){(const uint8_t *)"hard2", 5};
-	assert_int_equal(one_op(&s, &root, NFS4_OP_REMOVE, &a, NULL), NFS4ERR_NOENT);
+	assert_int_equal(n4f_fh_op(&s, &root, NFS4_OP_REMOVE, &a, NULL), NFS4ERR_NOENT);
 	/* READDIR of the pseudo root: "tmp", a directory on the way to the export */
 	n4f_session(&b, &s);
 	n4f_op(&b, NFS4_OP_PUTROOTFH, NULL);
@@ -862,7 +839,7 @@ static void test_dir_ops(void **state)
 	assert_true(d[0].cookie > 2);
 	/* SECINFO names AUTH_SYS for a name that is there */
 	a.name = (struct nfs4_ref){(const uint8_t *)"file", 4};
-	assert_int_equal(one_op(&s, &root, NFS4_OP_SECINFO, &a, &r), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&s, &root, NFS4_OP_SECINFO, &a, &r), NFS4_OK);
 	assert_int_equal(r.r[2].u.secinfo.flavor[0], AUTH_SYS);
 }
 
@@ -903,19 +880,19 @@ static void test_setattr_verify(void **state)
 	/* mode */
 	a.setattr.sid = anon_sid;
 	a.setattr.attrs = fattr_mode(mb, 0640);
-	assert_int_equal(one_op(&s, &fh, NFS4_OP_SETATTR, &a, &r), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&s, &fh, NFS4_OP_SETATTR, &a, &r), NFS4_OK);
 	assert_int_equal(r.r[2].u.attrsset.w[1], 1u << (NFS4_A_MODE - 32));
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0640);
 	/* owners as numbers, and number@domain */
 	a.setattr.attrs = fattr_owner(buf, "4321", "8765@example.org");
-	assert_int_equal(one_op(&s, &fh, NFS4_OP_SETATTR, &a, NULL), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&s, &fh, NFS4_OP_SETATTR, &a, NULL), NFS4_OK);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_uid, 4321);
 	assert_int_equal(st.st_gid, 8765);
 	/* a name we cannot map: BADOWNER, and attrsset (empty) goes with the error */
 	a.setattr.attrs = fattr_owner(buf, "bob", "0");
-	assert_int_equal(one_op(&s, &fh, NFS4_OP_SETATTR, &a, &r), NFS4ERR_BADOWNER);
+	assert_int_equal(n4f_fh_op(&s, &fh, NFS4_OP_SETATTR, &a, &r), NFS4ERR_BADOWNER);
 	assert_int_equal(r.r[2].u.attrsset.n, 0);
 	/* size needs a stateid that may write: the open's */
 	{
@@ -923,11 +900,12 @@ static void test_setattr_verify(void **state)
 
 		a.setattr.sid = sid;
 		a.setattr.attrs = (struct nfs4_fattr){{1, {1u << NFS4_A_SIZE}}, {sz, 8}};
-		assert_int_equal(one_op(&s, &fh, NFS4_OP_SETATTR, &a, NULL), NFS4_OK);
+		assert_int_equal(n4f_fh_op(&s, &fh, NFS4_OP_SETATTR, &a, NULL), NFS4_OK);
 		assert_int_equal(stat(path, &st), 0);
 		assert_int_equal(st.st_size, 4096);
 		a.setattr.sid.other[11] ^= 1;
-		assert_int_equal(one_op(&s, &fh, NFS4_OP_SETATTR, &a, NULL), NFS4ERR_BAD_STATEID);
+		assert_int_equal(n4f_fh_op(&s, &fh, NFS4_OP_SETATTR, &a, NULL),
+				 NFS4ERR_BAD_STATEID);
 	}
 	/* times: the client's for mtime, the server's for atime */
 	{
@@ -943,7 +921,7 @@ static void test_setattr_verify(void **state)
 		/* atime: SET_TO_SERVER_TIME4 comes first (bit 48 < 54) */
 		memmove(t + 4, t, 16);
 		t[0] = t[1] = t[2] = t[3] = 0;
-		assert_int_equal(one_op(&s, &fh, NFS4_OP_SETATTR, &a, NULL), NFS4_OK);
+		assert_int_equal(n4f_fh_op(&s, &fh, NFS4_OP_SETATTR, &a, NULL), NFS4_OK);
 		assert_int_equal(stat(path, &st), 0);
 		assert_int_equal(st.st_mtim.tv_sec, 1000000000);
 		assert_int_equal(st.st_mtim.tv_nsec, 7);
@@ -951,20 +929,20 @@ static void test_setattr_verify(void **state)
 	}
 	/* VERIFY / NVERIFY: mode 0640 is so, 0600 is not */
 	a.verify = fattr_mode(mb, 0640);
-	assert_int_equal(one_op(&s, &fh, NFS4_OP_VERIFY, &a, NULL), NFS4_OK);
-	assert_int_equal(one_op(&s, &fh, NFS4_OP_NVERIFY, &a, NULL), NFS4ERR_SAME);
+	assert_int_equal(n4f_fh_op(&s, &fh, NFS4_OP_VERIFY, &a, NULL), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&s, &fh, NFS4_OP_NVERIFY, &a, NULL), NFS4ERR_SAME);
 	a.verify = fattr_mode(mb, 0600);
-	assert_int_equal(one_op(&s, &fh, NFS4_OP_VERIFY, &a, NULL), NFS4ERR_NOT_SAME);
-	assert_int_equal(one_op(&s, &fh, NFS4_OP_NVERIFY, &a, NULL), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&s, &fh, NFS4_OP_VERIFY, &a, NULL), NFS4ERR_NOT_SAME);
+	assert_int_equal(n4f_fh_op(&s, &fh, NFS4_OP_NVERIFY, &a, NULL), NFS4_OK);
 	a.verify.mask = (struct nfs4_bitmap){1, {1u << 12}}; /* acl: not served */
-	assert_int_equal(one_op(&s, &fh, NFS4_OP_VERIFY, &a, NULL), NFS4ERR_ATTRNOTSUPP);
+	assert_int_equal(n4f_fh_op(&s, &fh, NFS4_OP_VERIFY, &a, NULL), NFS4ERR_ATTRNOTSUPP);
 	/* GETATTR of a write-only attribute */
 	a.getattr = (struct nfs4_bitmap){2, {0, 1u << (NFS4_A_TIME_MODIFY_SET - 32)}};
-	assert_int_equal(one_op(&s, &fh, NFS4_OP_GETATTR, &a, NULL), NFS4ERR_INVAL);
+	assert_int_equal(n4f_fh_op(&s, &fh, NFS4_OP_GETATTR, &a, NULL), NFS4ERR_INVAL);
 	/* space and files come from the file system */
 	a.getattr = (struct nfs4_bitmap){
 		2, {1u << NFS4_A_FILES_TOTAL, 1u << (NFS4_A_SPACE_TOTAL - 32)}};
-	assert_int_equal(one_op(&s, &fh, NFS4_OP_GETATTR, &a, &r), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&s, &fh, NFS4_OP_GETATTR, &a, &r), NFS4_OK);
 	assert_int_equal(r.r[2].u.getattr.vals.len, 16);
 	assert_true(nfs4_bit(&r.r[2].u.getattr.mask, NFS4_A_SPACE_TOTAL));
 }
@@ -1008,12 +986,12 @@ static void test_locks(void **state)
 			 NFS4_OK);
 	/* A write-locks 0..99 */
 	a = lock_new(WRITE_LT, 0, 100, &oa, "lockowner-a");
-	assert_int_equal(one_op(&A, &fh, NFS4_OP_LOCK, &a, &r), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&A, &fh, NFS4_OP_LOCK, &a, &r), NFS4_OK);
 	la = r.r[2].u.sid;
 	assert_int_equal(la.seqid, 1); /* a new lock state's first stateid (RFC 8881 §8.2.2) */
 	/* B's overlapping read lock: DENIED, naming A's lock and owner */
 	a = lock_new(READ_LT, 50, 10, &ob, "lockowner-b");
-	assert_int_equal(one_op(&B, &fh, NFS4_OP_LOCK, &a, &r), NFS4ERR_DENIED);
+	assert_int_equal(n4f_fh_op(&B, &fh, NFS4_OP_LOCK, &a, &r), NFS4ERR_DENIED);
 	assert_true(r.r[2].u.denied.offset == 0 && r.r[2].u.denied.length == 100);
 	assert_int_equal(r.r[2].u.denied.type, WRITE_LT);
 	assert_true(r.r[2].u.denied.owner.clientid == A.clientid);
@@ -1033,17 +1011,17 @@ static void test_locks(void **state)
 	/* LOCKT says the same; past A's range it is free */
 	a.lockt =
 		(struct nfs4_lockt_args){WRITE_LT, 10, UINT64_MAX, {0, {(const uint8_t *)"t", 1}}};
-	assert_int_equal(one_op(&B, &fh, NFS4_OP_LOCKT, &a, NULL), NFS4ERR_DENIED);
+	assert_int_equal(n4f_fh_op(&B, &fh, NFS4_OP_LOCKT, &a, NULL), NFS4ERR_DENIED);
 	a.lockt.offset = 100;
-	assert_int_equal(one_op(&B, &fh, NFS4_OP_LOCKT, &a, NULL), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&B, &fh, NFS4_OP_LOCKT, &a, NULL), NFS4_OK);
 	/* bad ranges */
 	a = lock_new(READ_LT, 0, 0, &ob, "lockowner-b");
-	assert_int_equal(one_op(&B, &fh, NFS4_OP_LOCK, &a, NULL), NFS4ERR_INVAL);
+	assert_int_equal(n4f_fh_op(&B, &fh, NFS4_OP_LOCK, &a, NULL), NFS4ERR_INVAL);
 	a = lock_new(READ_LT, UINT64_MAX - 1, 10, &ob, "lockowner-b");
-	assert_int_equal(one_op(&B, &fh, NFS4_OP_LOCK, &a, NULL), NFS4ERR_INVAL);
+	assert_int_equal(n4f_fh_op(&B, &fh, NFS4_OP_LOCK, &a, NULL), NFS4ERR_INVAL);
 	a = lock_new(READ_LT, 0, 1, &ob, "lockowner-b");
 	a.lock.reclaim = true;
-	assert_int_equal(one_op(&B, &fh, NFS4_OP_LOCK, &a, NULL), NFS4ERR_NO_GRACE);
+	assert_int_equal(n4f_fh_op(&B, &fh, NFS4_OP_LOCK, &a, NULL), NFS4ERR_NO_GRACE);
 	/* an NLM lock (NFSv3's client "v3host") on 1000..1009 in the same manager */
 	{
 		struct nfs_lock_req req = {
@@ -1056,28 +1034,28 @@ static void test_locks(void **state)
 		assert_int_equal(nfs_lock_process(&mgr, &req, &res), NFS_LOCK_GRANTED);
 	}
 	a = lock_new(READ_LT, 1005, UINT64_MAX, &ob, "lockowner-b");
-	assert_int_equal(one_op(&B, &fh, NFS4_OP_LOCK, &a, &r), NFS4ERR_DENIED);
+	assert_int_equal(n4f_fh_op(&B, &fh, NFS4_OP_LOCK, &a, &r), NFS4ERR_DENIED);
 	assert_true(r.r[2].u.denied.offset == 1000 && r.r[2].u.denied.length == 10);
 	/* LOCKU A's range: B's lock goes through now, by its existing lock state after */
 	a.locku = (struct nfs4_locku_args){WRITE_LT, 0, la, 0, 100};
-	assert_int_equal(one_op(&A, &fh, NFS4_OP_LOCKU, &a, &r), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&A, &fh, NFS4_OP_LOCKU, &a, &r), NFS4_OK);
 	assert_int_equal(r.r[2].u.sid.seqid, 2);
 	a = lock_new(WRITE_LT, 0, 100, &ob, "lockowner-b");
-	assert_int_equal(one_op(&B, &fh, NFS4_OP_LOCK, &a, &r), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&B, &fh, NFS4_OP_LOCK, &a, &r), NFS4_OK);
 	lb = r.r[2].u.sid;
 	a = (union nfs4_op_args){0};
 	a.lock.type = WRITE_LT;
 	a.lock.offset = 200;
 	a.lock.length = 1;
 	a.lock.lock_sid = lb;
-	assert_int_equal(one_op(&B, &fh, NFS4_OP_LOCK, &a, &r), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&B, &fh, NFS4_OP_LOCK, &a, &r), NFS4_OK);
 	assert_int_equal(r.r[2].u.sid.seqid, lb.seqid + 1);
 	/* an old lock stateid */
-	assert_int_equal(one_op(&B, &fh, NFS4_OP_LOCK, &a, NULL), NFS4ERR_OLD_STATEID);
+	assert_int_equal(n4f_fh_op(&B, &fh, NFS4_OP_LOCK, &a, NULL), NFS4ERR_OLD_STATEID);
 	/* FREE_STATEID: A's lock state holds nothing now; CLOSE of B drops its locks */
 	a.sid = la;
 	a.sid.seqid = 0;
-	assert_int_equal(one_op(&A, &fh, NFS4_OP_FREE_STATEID, &a, NULL), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&A, &fh, NFS4_OP_FREE_STATEID, &a, NULL), NFS4_OK);
 	nfs_lock_count(&mgr, &locks, &waiters);
 	assert_int_equal(locks, 3); /* B's two and the NLM lock */
 	ob.seqid = 0;
@@ -1088,7 +1066,7 @@ static void test_locks(void **state)
 	assert_int_equal(do_open(&B, "ob", "file", OPEN4_SHARE_ACCESS_READ, 0, NOCREATE, &ob, NULL),
 			 NFS4_OK);
 	a = lock_new(WRITE_LT, 0, 1, &ob, "lockowner-b");
-	assert_int_equal(one_op(&B, &fh, NFS4_OP_LOCK, &a, NULL), NFS4ERR_OPENMODE);
+	assert_int_equal(n4f_fh_op(&B, &fh, NFS4_OP_LOCK, &a, NULL), NFS4ERR_OPENMODE);
 	nfs4_server_destroy(n4f_srv);
 	n4f_srv = NULL;
 	nfs_lock_count(&mgr, &locks, &waiters);
@@ -1118,7 +1096,7 @@ static void test_state_freed_with_client(void **state)
 				 UNCHECKED4, NULL, NULL),
 			 NFS4_OK);
 	a = lock_new(WRITE_LT, 0, UINT64_MAX, &sid, "lo");
-	assert_int_equal(one_op(&s, &fh, NFS4_OP_LOCK, &a, NULL), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&s, &fh, NFS4_OP_LOCK, &a, NULL), NFS4_OK);
 	nfs4_otab_stats(n4f_srv->ot, &ot);
 	assert_int_equal(ot.stids, 3);
 	assert_int_equal(ot.owners, 3);
@@ -1161,12 +1139,12 @@ static void test_unmount(void **state)
 	assert_int_equal(do_open(&s, "o", "file", OPEN4_SHARE_ACCESS_BOTH, 0, NOCREATE, &sid, &fh),
 			 NFS4_OK);
 	a = lock_new(WRITE_LT, 0, 10, &sid, "lo");
-	assert_int_equal(one_op(&s, &fh, NFS4_OP_LOCK, &a, &r), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&s, &fh, NFS4_OP_LOCK, &a, &r), NFS4_OK);
 	lsid = r.r[2].u.sid;
 	a.locku = (struct nfs4_locku_args){WRITE_LT, 0, lsid, 0, 10};
-	assert_int_equal(one_op(&s, &fh, NFS4_OP_LOCKU, &a, &r), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&s, &fh, NFS4_OP_LOCKU, &a, &r), NFS4_OK);
 	a.sid = r.r[2].u.sid;
-	assert_int_equal(one_op(&s, &fh, NFS4_OP_FREE_STATEID, &a, NULL), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&s, &fh, NFS4_OP_FREE_STATEID, &a, NULL), NFS4_OK);
 	assert_int_equal(close_sid(&s, &fh, &sid), NFS4_OK);
 	nfs4_otab_stats(n4f_srv->ot, &ot);
 	assert_int_equal(ot.stids, 0);

@@ -237,12 +237,7 @@ static void test_nfs4_over_rdma(void **state)
 	call(&c, &b, 0, 0, false, 0, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	/* OPEN (create) */
-	memset(&a, 0, sizeof(a));
-	a.open.share_access = OPEN4_SHARE_ACCESS_BOTH;
-	a.open.owner = (struct nfs4_ref){(const uint8_t *)"o", 1};
-	a.open.opentype = OPEN4_CREATE;
-	a.open.claim = CLAIM_NULL;
-	a.open.name = (struct nfs4_ref){(const uint8_t *)"viardma", 7};
+	n4f_open_args(&a, "o", "viardma", OPEN4_SHARE_ACCESS_BOTH, OPEN4_CREATE);
 	n4f_session(&b, &s);
 	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
 	n4f_op(&b, NFS4_OP_OPEN, &a);
@@ -259,8 +254,7 @@ static void test_nfs4_over_rdma(void **state)
 		assert_false(nfs4_server_busy(n4f_srv));
 	}
 	sid = r.r[2].u.open.sid;
-	fh.len = r.r[3].u.fh.len;
-	memcpy(fh.data, r.r[3].u.fh.p, fh.len);
+	n4f_fh_of(&r, 3, &fh);
 	/* WRITE: the data by read chunk at its position, GETATTR after it inline */
 	for (uint32_t i = 0; i < sizeof(data); i++)
 		data[i] = (char)(i * 7 + 3);
@@ -520,12 +514,7 @@ static void test_backchannel_over_rdma(void **state)
 	call(&c, &b, 0, 0, false, 0, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	/* a read open: a delegation */
-	memset(&a, 0, sizeof(a));
-	a.open.share_access = OPEN4_SHARE_ACCESS_READ;
-	a.open.owner = (struct nfs4_ref){(const uint8_t *)"o", 1};
-	a.open.opentype = OPEN4_NOCREATE;
-	a.open.claim = CLAIM_NULL;
-	a.open.name = (struct nfs4_ref){(const uint8_t *)"file", 4};
+	n4f_open_args(&a, "o", "file", OPEN4_SHARE_ACCESS_READ, OPEN4_NOCREATE);
 	n4f_session(&b, &s);
 	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
 	n4f_op(&b, NFS4_OP_OPEN, &a);
@@ -534,8 +523,7 @@ static void test_backchannel_over_rdma(void **state)
 	assert_int_equal(r.status, NFS4_OK);
 	assert_int_equal(r.r[2].u.open.deleg_type, OPEN_DELEGATE_READ);
 	dsid = r.r[2].u.open.deleg_sid;
-	fh.len = r.r[3].u.fh.len;
-	memcpy(fh.data, r.r[3].u.fh.p, fh.len);
+	n4f_fh_of(&r, 3, &fh);
 	/* another client (no backchannel, straight into the server) opens it for writing */
 	n4f_open_session("rdma other", &other);
 	a.open.share_access = OPEN4_SHARE_ACCESS_WRITE;
@@ -597,16 +585,10 @@ int main(void)
 	}
 	if (rte_eal_init(10, eal) < 0 || ring_pair_up(&rp, "n4", 81, 1500) != 0)
 		return 1;
-	n4f_setup(NULL);
-	if (nfs3_server_init(&v3, n4f_fs, 1u << 20) != 0)
+	if (n4f_setup_rpc(&v3, &svc, &prog, vers) != 0)
 		return 1;
-	v3.v4 = n4f_srv;
-	nfs4_program_v3_v4(&prog, vers);
-	svc.ctx = &v3;
-	orpc_svc_add(&svc, &prog);
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
-	nfs3_server_fini(&v3);
-	n4f_teardown(NULL);
+	n4f_teardown_rpc(&v3);
 	for (int k = 0; k < 2; k++) {
 		roce_cm_close(rp.cm[k]);
 		rp.cm[k] = NULL;
