@@ -1020,6 +1020,12 @@ static void start_aio(void)
 	g.rdma_nfs.aio = g.aio;
 }
 
+/* the NFS versions program 100003 answers, for the "serving" line */
+static const char *nfs_versions_served(void)
+{
+	return g.conf.v41 ? "NFSv3, NFSv4.1 and 4.2" : "NFSv3";
+}
+
 /* --listen: the kernel's sockets only, waiting in epoll (nothing else to poll) */
 /* Program 100003 as configured: version 3 alone (PROG_MISMATCH 3..3 for v4, so a Linux
  * mount without vers= falls back to v3), or versions 3 and 4 with the NFSv4.1 server given to
@@ -1072,9 +1078,10 @@ static int serve_tcp_only(long secs)
 	register_all(g.listen_ip, false);
 	if (lock_init(g.listen_ip) != 0 || listen_all(g.listen_ip) != 0 || metrics_start() != 0)
 		goto out;
-	printf("serving at %s: NFSv3 on tcp %u, MOUNT v1/v3 on tcp/udp %u, NLM v4 on tcp/udp %u, "
+	printf("serving at %s: %s on tcp %u, MOUNT v1/v3 on tcp/udp %u, NLM v4 on tcp/udp %u, "
 	       "NSM on tcp/udp %u, portmapper on tcp/udp %u\n",
-	       g.listen_ip, NFS3_PORT, MOUNT_PORT, NLM_PORT, NSM_PORT, ORPC_PMAP_PORT);
+	       g.listen_ip, nfs_versions_served(), NFS3_PORT, MOUNT_PORT, NLM_PORT, NSM_PORT,
+	       ORPC_PMAP_PORT);
 	/* sleep until a socket or a helper thread has something */
 	wait_fd = epoll_create1(EPOLL_CLOEXEC);
 	ev.events = EPOLLIN;
@@ -1359,9 +1366,10 @@ int main(int argc, char **argv)
 	g.end = secs > 0 ? rte_get_tsc_cycles() + (uint64_t)secs * rte_get_tsc_hz() : 0;
 	stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), roce_poll, g.dev);
 	stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), serve_poll, NULL);
-	printf("serving at %s: NFSv3 on rdma %u and tcp %u, MOUNT v1/v3 on tcp/udp %u, NLM v4 on "
+	printf("serving at %s: %s on rdma %u and tcp %u, MOUNT v1/v3 on tcp/udp %u, NLM v4 on "
 	       "tcp/udp %u, NSM on tcp/udp %u, portmapper on tcp/udp %u\n",
-	       ip, NFS3_RDMA_PORT, NFS3_PORT, MOUNT_PORT, NLM_PORT, NSM_PORT, ORPC_PMAP_PORT);
+	       ip, nfs_versions_served(), NFS3_RDMA_PORT, NFS3_PORT, MOUNT_PORT, NLM_PORT, NSM_PORT,
+	       ORPC_PMAP_PORT);
 	stk_run();
 	print_stats();
 	rc = 0;
