@@ -2,12 +2,14 @@
 # Interop test: the Linux NFS client (kernel 6.1) in the lab VM mounts droce-nfsd with NFSv4.1
 # (issue 16) and runs cthon04's basic tests on it. droce-nfsd runs with `[nfs] versions =
 # 3,4.1` in droce's namespace and serves an export directory on this machine's file system.
-#   - mounts: -o vers=4.1,proto=rdma,port=20049, -o vers=4.1,proto=tcp and -o vers=4.2,
+#   - mounts: -o vers=4.1,proto=rdma,port=20049, -o vers=4.2,proto=tcp and -o vers=4.2,
 #     proto=rdma, rsize/wsize 1 MiB; on each cthon04 basic (static binaries run from the export
-#     itself) and a 16 MiB file written in the VM and read back, md5 equal in the VM (after
-#     dropping its caches) and on droce's disk; cthon04 lock (tlocklfs, tlock64: NFSv4 LOCK,
-#     LOCKT, LOCKU; no lockd or statd) on 4.1 over RDMA, cthon04 special on 4.2 over RDMA (its
-#     4.2 operations answer NOTSUPP and the client falls back); the server runs with grace = 0;
+#     itself), lock (tlocklfs, tlock64: NFSv4 LOCK, LOCKT, LOCKU; no lockd or statd), special
+#     (on 4.2 its 4.2 operations answer NOTSUPP and the client falls back) and general (cc,
+#     make, tbl, nroff in the mount), and a 16 MiB file written in the VM and read back, md5
+#     equal in the VM (after dropping its caches) and on droce's disk; grace = 0;
+#   - a read delegation recalled over the RDMA backchannel, nconnect=4, and a restart of
+#     droce-nfsd under a client holding a lock and an open file (below);
 #   - a plain `-o rdma,port=20049` without vers= (mount.nfs itself: the VM's `mount` is
 #     BusyBox's, see below): the client starts at 4.2 and must agree on it;
 #   - the wire (the rdma mount and its basic tests): tshark decodes every RPC-over-RDMA frame,
@@ -49,6 +51,13 @@ cthon_part_into special "$LABI_DIR" "$LABI_DIR/sp" runtests runtests.wrk op_unlk
 	dupreq excltest negseek rename holey truncate nfsidem nstat stat stat2 touchn fstat rewind \
 	telldir bigfile bigfile2 freesp || exit 1
 mv "$LABI_DIR/sp/cthon04/special" "$EXP/cs.rdma42"
+cp -r "$EXP/cs.rdma42" "$EXP/cs.rdma41"
+cp -r "$EXP/cs.rdma42" "$EXP/cs.tcp42"
+# general compiles, makes and formats in the mount with the VM's own toolchain, beside
+# tests.init so that its runtests copies its sources into the test directory (as nfs_mount.sh)
+mkdir -p "$EXP/cthon04/general"
+(cd "$LABI_DIR/cthon04.src/general" && cp Makefile runtests runtests.wrk large.c large4.sh stat.c \
+	mkdummy rmdummy nroff.in makefile.tst "$EXP/cthon04/general/")
 
 cat > "$LABI_DIR/exports4" <<EOF
 # droce-nfsd's exports for the lab (exports(5))
@@ -97,6 +106,14 @@ mount_run() {
 		vm_run vm1 "cd /mnt/d/cs.$name && sh ./runtests; echo special-exit=\$?" 900 > "$out.special" 2>&1
 		grep -vE '^\s*$' "$out.special" | tail -n 40 | sed "s/^/# vm1 $name special: /"
 		check "$name: cthon04 special passes" grep -q "special-exit=0" "$out.special"
+	fi
+	if [[ $extra == *" general "* ]]; then
+		vm_run vm1 "cd /mnt/d/cthon04/general && NFSTESTDIR=/mnt/d/cg.$name sh ./runtests;
+			echo general-exit=\$?; rm -rf /mnt/d/cg.$name" 1200 > "$out.general" 2>&1
+		grep -vE '^\s*$' "$out.general" | tail -n 40 | sed "s/^/# vm1 $name general: /"
+		check "$name: cthon04 general passes (cc, make, tbl and nroff in the mount)" \
+			grep -q "General tests complete" "$out.general"
+		check "... $name: general's runtests exits 0" grep -q "general-exit=0" "$out.general"
 	fi
 	vm_run vm1 "rm -rf /mnt/d/cb.$name; dd if=/dev/urandom of=/tmp/big bs=1M count=$mib 2>/dev/null &&
 		cp /tmp/big /mnt/d/big.$name && sync && echo 3 > /proc/sys/vm/drop_caches &&
@@ -172,12 +189,12 @@ nconnect_run() { # NAME OPTIONS
 }
 
 lab_capture_start nfs4_mount || exit 1
-mount_run rdma41 "vers=4.1,proto=rdma,port=20049,rsize=1048576,wsize=1048576" 4.1 16 lock
+mount_run rdma41 "vers=4.1,proto=rdma,port=20049,rsize=1048576,wsize=1048576" 4.1 16 lock special general
 deleg_run
-mount_run tcp41 "vers=4.1,proto=tcp,rsize=1048576,wsize=1048576" 4.1 16
+mount_run tcp42 "vers=4.2,proto=tcp,rsize=1048576,wsize=1048576" 4.2 16 lock special general
 nconnect_run tcp proto=tcp
 nconnect_run rdma proto=rdma,port=20049
-mount_run rdma42 "vers=4.2,proto=rdma,port=20049,rsize=1048576,wsize=1048576" 4.2 16 special
+mount_run rdma42 "vers=4.2,proto=rdma,port=20049,rsize=1048576,wsize=1048576" 4.2 16 lock special general
 
 # no vers=: nfs-utils' mount.nfs starts at 4.2 and goes down until a version mounts; droce
 # must be taken at 4.2. It is called by name: the VM's `mount` is BusyBox's applet, which mounts

@@ -9,8 +9,11 @@
 #   knfsd     droce's MOUNT (TCP) and NFSv3-over-RPC-over-RDMA clients vs Linux knfsd (knfsd.sh)
 #   rpcinfo_vm  the VM's rpcinfo vs droce's portmapper at droce's address (rpcinfo_vm.sh)
 #   nfs_mount   the VM's Linux NFS client mounts droce-nfsd (rdma, tcp) and runs cthon04 (nfs_mount.sh)
-#   nfs4_mount  NFSv4.1 and 4.2 mounts (rdma, tcp), cthon04 basic, lock and special (nfs4_mount.sh)
-#   nfs_lock    the same without nolock: cthon04 lock, flock, reclaim after a restart (nfs_lock.sh)
+#   nfs4_mount  NFSv4.1 and 4.2 mounts (rdma, tcp), cthon04 basic, general, special and lock,
+#               a delegation recall, nconnect, a restart with reclaim (nfs4_mount.sh)
+#   nfs4_two    two VMs mount NFSv4.1 over RDMA: a delegation recalled across them, a lock that
+#               blocks the other until released (nfs4_two.sh; vm2 boots for it alone)
+#   nfs_lock    nfs_mount without nolock: cthon04 lock, flock, reclaim after a restart (nfs_lock.sh)
 #   nfs_appliance  droce-nfsd from one INI: restart under a writer, SIGHUP reload (nfs_appliance.sh)
 #   demo        the README's main job, scripts/demo.sh --check (demo.sh)
 #   rdma_ep     rdma_server/rdma_client <-> droce-rdma-server/-client (rdma_ep.sh)
@@ -37,14 +40,18 @@ APPS=$(dirname "$PING") # the librdmacm example tools are built beside droce-pin
 ROOT=$5
 shift 5
 TESTS=("$@")
-[ ${#TESTS[@]} -gt 0 ] || TESTS=(pingpong rping bad_rkey lossy perftest knfsd rpcinfo_vm nfs_mount nfs4_mount nfs_lock nfs_appliance demo rdma_ep udaddy ucmatose cmtime nfsperf)
+[ ${#TESTS[@]} -gt 0 ] || TESTS=(pingpong rping bad_rkey lossy perftest knfsd rpcinfo_vm nfs_mount nfs4_mount nfs4_two nfs_lock nfs_appliance demo rdma_ep udaddy ucmatose cmtime nfsperf)
 # the bound of each test (its own bounds are tighter; this one catches a hung script)
 declare -A BOUND=([pingpong]=600 [rping]=600 [bad_rkey]=600 [lossy]=900 [perftest]=1500 [knfsd]=600
-	[rpcinfo_vm]=300 [nfs_mount]=1500 [nfs4_mount]=1200 [nfs_lock]=1500 [nfs_appliance]=900 [demo]=600
+	[rpcinfo_vm]=300 [nfs_mount]=1500 [nfs4_mount]=1200 [nfs4_two]=600 [nfs_lock]=1500 [nfs_appliance]=900 [demo]=600
 	[rdma_ep]=300 [udaddy]=300 [ucmatose]=400 [cmtime]=400 [nfsperf]=400)
 declare -A BIN=([pingpong]=$PINGPONG [rping]=$PING [bad_rkey]=$PING [lossy]=$PING [perftest]=$PERF
-	[knfsd]=$PROBE [rpcinfo_vm]=$PROBE [nfs_mount]=$PROBE [nfs4_mount]=$PROBE [nfs_lock]=$PROBE [nfs_appliance]=$PROBE [demo]=$PROBE
+	[knfsd]=$PROBE [rpcinfo_vm]=$PROBE [nfs_mount]=$PROBE [nfs4_mount]=$PROBE [nfs4_two]=$PROBE [nfs_lock]=$PROBE [nfs_appliance]=$PROBE [demo]=$PROBE
 	[rdma_ep]=$APPS [udaddy]=$APPS [ucmatose]=$APPS [cmtime]=$APPS [nfsperf]=$APPS)
+
+# the tests that need a second VM: vm2 boots before each of them and goes after it (an idle
+# TCG VM still costs CPU and memory the others would share)
+declare -A TWO_VMS=([nfs4_two]=1)
 
 LABI_ARTIFACTS=$ROOT/suite
 mkdir -p "$LABI_ARTIFACTS"
@@ -74,6 +81,22 @@ fi
 echo "# lab up after $((SECONDS - T0)) s; every test below uses this VM"
 STATE=$LABI_DIR/shared.env
 lab_share "$STATE"
+
+# vm2_up / vm2_down: the second VM, for the tests in TWO_VMS
+vm2_up() {
+	labi_boot vm2
+	labi_wait_ready vm2 2>&1 | comment
+	kill -0 "${LABI_VM_PID[vm2]:-0}" 2>/dev/null || return 1
+	lab_share "$STATE"
+}
+vm2_down() {
+	labi_kill_vm vm2
+	ip netns exec "$LABI_NS" ip link del vmtap2 2>/dev/null
+	LABI_VMS=("${LABI_VMS[@]/vm2/}")
+	LABI_VMS=(${LABI_VMS[@]})
+	[ -f "$LABI_DIR/vm2/console.log" ] && mv "$LABI_DIR/vm2/console.log" "$LABI_DIR/vm2.console.$SECONDS.log"
+	lab_share "$STATE"
+}
 
 # vm_fresh VM: boot VM again when a test killed it or it stopped answering
 vm_fresh() {
@@ -117,6 +140,12 @@ for t in "${TESTS[@]}"; do
 		failed=$((failed + 1))
 		continue
 	fi
+	if [ -n "${TWO_VMS[$t]:-}" ] && ! vm2_up; then
+		echo "not ok $n - $t # the lab's second VM did not boot"
+		failed=$((failed + 1))
+		vm2_down
+		continue
+	fi
 	t1=$SECONDS
 	LABI_SHARED=$STATE timeout -k 10 "${BOUND[$t]}" bash "$HERE/$t.sh" "${BIN[$t]}" "$ROOT/$t" \
 		> "$LABI_DIR/suite-$t.out" 2>&1
@@ -142,6 +171,7 @@ for t in "${TESTS[@]}"; do
 		cp "$LABI_DIR/suite-$t.out" "$ROOT/$t/output.txt" 2>/dev/null
 		again=", on the second attempt: the first ended with exit $first_rc"
 	fi
+	[ -n "${TWO_VMS[$t]:-}" ] && vm2_down
 	case $rc in
 	0) echo "ok $n - $t ($((SECONDS - t1)) s$again)" ;;
 	77) echo "ok $n - $t # SKIP $(grep -m1 '^SKIP' "$LABI_DIR/suite-$t.out")" ;;
