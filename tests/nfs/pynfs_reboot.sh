@@ -45,7 +45,8 @@ cleanup() {
 	[ -n "$p" ] && kill -KILL "$p" 2>/dev/null
 	ip netns del "$NS" 2>/dev/null
 	[ -n "$ART" ] && mkdir -p "$ART" &&
-		cp "$out"/nfsd.* "$out"/pynfs.* "$out"/helper.log "$out"/results.json "$ART"/ 2>/dev/null
+		cp "$out"/nfsd.* "$out"/pynfs.* "$out"/helper.log "$out"/serverhelper "$out"/results.json \
+			"$ART"/ 2>/dev/null
 	rm -rf "$out"
 }
 trap cleanup EXIT
