@@ -100,20 +100,6 @@ static union nfs4_op_args open_args(const char *owner, const char *name, uint32_
 	return a;
 }
 
-/* SEQUENCE, PUTFH, then one operation: its status (and the reply in *out) */
-static uint32_t one_op(struct n4f_sess *s, const struct nfs_fh *fh, uint32_t op,
-		       union nfs4_op_args *a, struct n4f_reply *out)
-{
-	struct n4f_reply r, *rp = out ? out : &r;
-	struct n4f_cb b;
-
-	n4f_session(&b, s);
-	n4f_putfh(&b, fh);
-	n4f_op(&b, op, a);
-	n4f_run(&b, rp);
-	return rp->status;
-}
-
 /* OPEN "file" in export A's root (CLAIM_NULL): the stateid and the file's handle */
 static uint32_t open_file(struct n4f_sess *s, const char *owner, uint32_t access,
 			  struct nfs4_stateid *sid, struct nfs_fh *fh)
@@ -145,7 +131,7 @@ static uint32_t reclaim_open(struct n4f_sess *s, const struct nfs_fh *fh, const 
 {
 	union nfs4_op_args a = open_args(owner, "", access, CLAIM_PREVIOUS);
 	struct n4f_reply r;
-	uint32_t st = one_op(s, fh, NFS4_OP_OPEN, &a, &r);
+	uint32_t st = n4f_fh_op(s, fh, NFS4_OP_OPEN, &a, &r);
 
 	if (st == NFS4_OK) {
 		assert_int_equal(r.r[2].u.open.deleg_type, OPEN_DELEGATE_NONE);
@@ -180,7 +166,7 @@ static uint32_t write_at(struct n4f_sess *s, const struct nfs_fh *fh,
 	a.write.offset = off;
 	a.write.stable = NFS_FILE_SYNC;
 	a.write.data = (struct nfs4_ref){(const uint8_t *)data, (uint32_t)strlen(data)};
-	return one_op(s, fh, NFS4_OP_WRITE, &a, NULL);
+	return n4f_fh_op(s, fh, NFS4_OP_WRITE, &a, NULL);
 }
 
 static uint32_t read_at(struct n4f_sess *s, const struct nfs_fh *fh, const struct nfs4_stateid *sid,
@@ -191,7 +177,7 @@ static uint32_t read_at(struct n4f_sess *s, const struct nfs_fh *fh, const struc
 	a.read.sid = *sid;
 	a.read.offset = off;
 	a.read.count = count;
-	return one_op(s, fh, NFS4_OP_READ, &a, out);
+	return n4f_fh_op(s, fh, NFS4_OP_READ, &a, out);
 }
 
 /* the records file's text once the writes so far ended, or "" without one */
@@ -246,7 +232,7 @@ static void test_restart_reclaim(void **state)
 	assert_string_equal(text, "droce-nfs4-clients 1 1\n636c69656e742d41\n");
 	assert_int_equal(write_at(&A, &fh, &oa, 0, "kept across restart"), NFS4_OK);
 	a = lock_new(WRITE_LT, 0, 100, &oa, "lockowner-a", false);
-	assert_int_equal(one_op(&A, &fh, NFS4_OP_LOCK, &a, &r), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&A, &fh, NFS4_OP_LOCK, &a, &r), NFS4_OK);
 	la = r.r[2].u.sid;
 	assert_int_equal(stats().records, 1);
 
@@ -266,15 +252,15 @@ static void test_restart_reclaim(void **state)
 	assert_int_equal(read_at(&A2, &fh, &oa, 0, 4, NULL), NFS4ERR_STALE_STATEID);
 	a = (union nfs4_op_args){0};
 	a.locku = (struct nfs4_locku_args){WRITE_LT, 0, la, 0, 100};
-	assert_int_equal(one_op(&A2, &fh, NFS4_OP_LOCKU, &a, NULL), NFS4ERR_STALE_STATEID);
+	assert_int_equal(n4f_fh_op(&A2, &fh, NFS4_OP_LOCKU, &a, NULL), NFS4ERR_STALE_STATEID);
 	/* before RECLAIM_COMPLETE: reclaims go, new state does not */
 	assert_int_equal(open_file(&A2, "oa-new", OPEN4_SHARE_ACCESS_READ, NULL, NULL),
 			 NFS4ERR_GRACE);
 	assert_int_equal(reclaim_open(&A2, &fh, "oa", OPEN4_SHARE_ACCESS_BOTH, &oa2), NFS4_OK);
 	a = lock_new(WRITE_LT, 0, 100, &oa2, "lockowner-a", true);
-	assert_int_equal(one_op(&A2, &fh, NFS4_OP_LOCK, &a, NULL), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&A2, &fh, NFS4_OP_LOCK, &a, NULL), NFS4_OK);
 	a = lock_new(WRITE_LT, 0, 100, &oa2, "lockowner-a2", false);
-	assert_int_equal(one_op(&A2, &fh, NFS4_OP_LOCK, &a, NULL), NFS4ERR_GRACE);
+	assert_int_equal(n4f_fh_op(&A2, &fh, NFS4_OP_LOCK, &a, NULL), NFS4ERR_GRACE);
 	assert_int_equal(stats().reclaims, 2);
 
 	/* a client the records do not name: no reclaim, and no new state during grace */
@@ -284,11 +270,11 @@ static void test_restart_reclaim(void **state)
 	n4f_reclaim_complete(&B);
 	assert_int_equal(open_file(&B, "ob", OPEN4_SHARE_ACCESS_BOTH, NULL, NULL), NFS4ERR_GRACE);
 	a.lockt = (struct nfs4_lockt_args){READ_LT, 0, 1, {0, {(const uint8_t *)"t", 1}}};
-	assert_int_equal(one_op(&B, &fh, NFS4_OP_LOCKT, &a, NULL), NFS4ERR_GRACE);
+	assert_int_equal(n4f_fh_op(&B, &fh, NFS4_OP_LOCKT, &a, NULL), NFS4ERR_GRACE);
 	/* nor may a file A could still reclaim go (REMOVE and RENAME wait, as knfsd) */
 	root = n4f_root_fh();
 	a = (union nfs4_op_args){.name = {(const uint8_t *)"file", 4}};
-	assert_int_equal(one_op(&B, &root, NFS4_OP_REMOVE, &a, NULL), NFS4ERR_GRACE);
+	assert_int_equal(n4f_fh_op(&B, &root, NFS4_OP_REMOVE, &a, NULL), NFS4ERR_GRACE);
 	assert_true(nfs4_server_in_grace(n4f_srv));
 
 	/* A's RECLAIM_COMPLETE: every recorded client is back, grace ends early */
@@ -302,13 +288,13 @@ static void test_restart_reclaim(void **state)
 	/* B opens now; A's reclaimed lock holds as before, and the data is there */
 	assert_int_equal(open_file(&B, "ob", OPEN4_SHARE_ACCESS_BOTH, &ob, NULL), NFS4_OK);
 	a = lock_new(READ_LT, 50, 10, &ob, "lockowner-b", false);
-	assert_int_equal(one_op(&B, &fh, NFS4_OP_LOCK, &a, &r), NFS4ERR_DENIED);
+	assert_int_equal(n4f_fh_op(&B, &fh, NFS4_OP_LOCK, &a, &r), NFS4ERR_DENIED);
 	assert_true(r.r[2].u.denied.offset == 0 && r.r[2].u.denied.length == 100);
 	assert_true(r.r[2].u.denied.owner.clientid == A2.clientid);
 	assert_int_equal(r.r[2].u.denied.owner.owner.len, 11);
 	assert_memory_equal(r.r[2].u.denied.owner.owner.p, "lockowner-a", 11);
 	a = lock_new(READ_LT, 100, 10, &ob, "lockowner-b", false);
-	assert_int_equal(one_op(&B, &fh, NFS4_OP_LOCK, &a, NULL), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&B, &fh, NFS4_OP_LOCK, &a, NULL), NFS4_OK);
 	assert_int_equal(read_at(&B, &fh, &ob, 0, 64, &r), NFS4_OK);
 	assert_int_equal(r.r[2].u.read.data.len, 19);
 	assert_memory_equal(r.r[2].u.read.data.p, "kept across restart", 19);
@@ -371,7 +357,7 @@ static void test_records_removed(void **state)
 	assert_int_equal(stats().records, 2);
 	/* A unmounts: CLOSE, DESTROY_SESSION, DESTROY_CLIENTID; its record goes */
 	a.close.sid = sid;
-	assert_int_equal(one_op(&A, &fh, NFS4_OP_CLOSE, &a, NULL), NFS4_OK);
+	assert_int_equal(n4f_fh_op(&A, &fh, NFS4_OP_CLOSE, &a, NULL), NFS4_OK);
 	destroy_session_and_client(&A);
 	records_text(text, sizeof(text));
 	assert_string_equal(text, "droce-nfs4-clients 1 1\n636c69656e742d43\n");
