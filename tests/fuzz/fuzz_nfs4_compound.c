@@ -20,6 +20,12 @@
  * The export's path is fixed (the seeds LOOKUP it by name) and emptied at start: two runs of
  * this target at once would share it (the suites run one at a time).
  *
+ * The export's files are real, so a run is bounded in disk: ALLOCATE reserves blocks (a length
+ * near the free space fills the disk), and WRITE and COPY place data. A CI run once ended in ENOSPC right after this target. As root the
+ * export lives in a tmpfs of FUZZ_TMPFS_SIZE in a mount namespace of the process's own (gone when
+ * it exits); otherwise RLIMIT_FSIZE caps every file at FUZZ_FILE_CAP (SIGXFSZ ignored: the call
+ * fails with EFBIG and the server answers NFS4ERR_FBIG or IO).
+ *
  * The backchannel: every input comes on a connection registered in an orpc_bc_table whose fake
  * transport answers each backward call at once, inside the call (the harness session asks
  * CONN_BACK_CHAN with AUTH_NONE, so it is probed and delegations are granted: a seed OPENs g
@@ -43,10 +49,17 @@
 
 #include <fcntl.h>
 #include <ftw.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define FUZZ_EXPORT "/tmp/droce_fuzz_nfs4/e"
+#define FUZZ_TOP "/tmp/droce_fuzz_nfs4"
+#define FUZZ_EXPORT FUZZ_TOP "/e"
+#define FUZZ_TMPFS_SIZE "size=256m"
+#define FUZZ_FILE_CAP (64u << 20)
 
 static struct nfs_fs *fs;
 static struct nfs4_server *srv;
@@ -175,7 +188,6 @@ static void tree(void)
 {
 	int fd;
 
-	mkdir("/tmp/droce_fuzz_nfs4", 0755);
 	mkdir(FUZZ_EXPORT, 0777);
 	mkdir(FUZZ_EXPORT "/d", 0777);
 	if (symlink("f", FUZZ_EXPORT "/l") != 0) {
@@ -356,12 +368,32 @@ static void harness_state(void)
 		harness_open();
 }
 
+/* see the top of the file: a tmpfs of our own as root, a per-file cap otherwise */
+static void bound_disk(void)
+{
+	struct rlimit rl = {FUZZ_FILE_CAP, FUZZ_FILE_CAP};
+
+	signal(SIGXFSZ, SIG_IGN);
+	mkdir(FUZZ_TOP, 0755);
+	if (geteuid() == 0 && unshare(CLONE_NEWNS) == 0 &&
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+	    mount("droce_fuzz", FUZZ_TOP, "tmpfs", MS_NOSUID | MS_NODEV, FUZZ_TMPFS_SIZE) == 0)
+		return;
+	fprintf(stderr,
+		"fuzz_nfs4_compound: no private tmpfs for the export (%s); files are capped "
+		"at %u MiB each instead\n",
+		geteuid() ? "not root" : strerror(errno), FUZZ_FILE_CAP >> 20);
+	if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+		fprintf(stderr, "fuzz_nfs4_compound: setrlimit: %s\n", strerror(errno));
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	char dir[] = "/tmp/fuzz_nfs4.XXXXXX", err[256];
 	struct nfs4_server_conf c;
 
 	(void)argc, (void)argv;
+	bound_disk();
 	/* what an earlier run left in the export goes: every run starts from f, d and l */
 	nftw(FUZZ_EXPORT, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	tree();
