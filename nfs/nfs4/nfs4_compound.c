@@ -185,8 +185,12 @@ void nfs4_client_reclaimed(struct nfs4_server *s, struct nfs4_client *clp)
 	/* a loaded owner's record is in the file already: nothing to wait for */
 	clp->recorded = nfs4_recov_complete(&s->rec, clp->owner, clp->ownerlen, s->now_ns());
 	clp->rec_gen = 0;
-	/* state reclaimed after its record was dropped (grace ran out first) is recorded anew */
-	if (!clp->recorded && clp->owners) {
+	/* any other client is recorded now, state or not, as knfsd records a 4.1 client at its
+	 * RECLAIM_COMPLETE: after a restart the grace period then waits for it too, so a client
+	 * that completed its reclaims before a second restart (RFC 8881 §8.4.3's edge cases,
+	 * pynfs REBT2-4) is not overtaken by new state from others; its reply waits for the write
+	 * like a first OPEN's */
+	if (!clp->recorded) {
 		clp->recorded = nfs4_recov_opened(&s->rec, clp->owner, clp->ownerlen);
 		clp->rec_gen = s->rec.gen;
 		wait_for_record(s, clp);

@@ -220,7 +220,8 @@ uint32_t nfs4_grace_check(struct nfs4_compound *c, bool reclaim);
 /** The client got state (a successful OPEN): its owner is recorded if it is not yet, and the
  * compound's reply waits for the record's write (s->rec_wait). */
 void nfs4_client_opened(struct nfs4_server *s, struct nfs4_client *clp);
-/** The client sent RECLAIM_COMPLETE: a loaded owner's record is ACTIVE now. */
+/** The client sent RECLAIM_COMPLETE: a loaded owner's record is ACTIVE now; any other client
+ * is recorded, and the compound's reply waits for the write as for a first OPEN. */
 void nfs4_client_reclaimed(struct nfs4_server *s, struct nfs4_client *clp);
 
 /* ---- the backchannel and delegations (nfs4_cb.c) ---- */

@@ -12,8 +12,8 @@
  *     droce-nfs4-clients 1 <n>\n
  *     <co_ownerid in lower-case hex>\n        (n lines, each 1..NFS4_OPAQUE_LIMIT bytes)
  *
- * A client is recorded at its first successful OPEN (it holds state now), or, when its owner
- * was loaded at start, at its RECLAIM_COMPLETE; its record goes when it is destroyed
+ * A client is recorded at its RECLAIM_COMPLETE, state or not (as knfsd records a 4.1 client),
+ * or at its first successful OPEN if it sent none; its record goes when it is destroyed
  * (DESTROY_CLIENTID), expires, or is replaced by a new incarnation (not when the server stops).
  * A loaded owner that has not completed its reclaims when grace ends is dropped.
  *
@@ -52,8 +52,8 @@
 /* One stable record's life. */
 #define NFS4_REC_STATE_LIST(X)                                                                     \
 	X(PREV)	  /* loaded at start: a client of this owner may reclaim during grace */           \
-	X(ACTIVE) /* a client of this run holds state that must survive (its first OPEN), or a  \
-		     loaded owner's client completed its reclaims */  \
+	X(ACTIVE) /* a client of this run completed its reclaims (RECLAIM_COMPLETE) or holds    \
+		     state that must survive (its first OPEN) */  \
 	X(GONE)	  /* its client was destroyed or expired, or a loaded owner did not complete     \
 		     by grace's end: out of the file, freed */
 

@@ -7,9 +7,11 @@
  * old client id STALE_CLIENTID, the old stateid STALE_STATEID; the client reclaims its open
  * (CLAIM_PREVIOUS) and its lock (reclaim) and sends RECLAIM_COMPLETE, which ends grace early;
  * a client the records do not name gets NO_GRACE on a reclaim and GRACE on new state while
- * grace lasts; the reclaimed lock conflicts as before and the data is there. Grace ending by
- * time drops the owners that did not come back; DESTROY_CLIENTID and lease expiry remove a
- * record; the records file's parser ignores (and counts) a file that does not parse.
+ * grace lasts; the reclaimed lock conflicts as before and the data is there. A client is
+ * recorded at its RECLAIM_COMPLETE (as knfsd), so after a restart grace waits for one that had
+ * no state as well (pynfs REBT2a-4a). Grace ending by time drops the owners that did not come
+ * back; DESTROY_CLIENTID and lease expiry remove a record; the records file's parser ignores
+ * (and counts) a file that does not parse.
  *
  * Needs root for the backend (open_by_handle_at): exits 77 (skipped) otherwise.
  */
@@ -223,11 +225,15 @@ static void test_restart_reclaim(void **state)
 	(void)state;
 	/* nothing was recorded: no grace to wait for, the first client goes at once */
 	assert_false(nfs4_server_in_grace(n4f_srv));
-	n4f_open_session("client-A", &A);
+	n4f_new_session("client-A", &A);
 	records_text(text, sizeof(text));
-	assert_string_equal(text, ""); /* RECLAIM_COMPLETE alone records nothing */
+	assert_string_equal(text, ""); /* a session alone records nothing */
+	/* RECLAIM_COMPLETE recorded the owner, as knfsd does: "client-A" in hex */
+	n4f_reclaim_complete(&A);
+	records_text(text, sizeof(text));
+	assert_string_equal(text, "droce-nfs4-clients 1 1\n636c69656e742d41\n");
 	assert_int_equal(open_file(&A, "oa", OPEN4_SHARE_ACCESS_BOTH, &oa, &fh), NFS4_OK);
-	/* its first OPEN recorded the owner: "client-A" in hex */
+	/* its OPEN adds nothing */
 	records_text(text, sizeof(text));
 	assert_string_equal(text, "droce-nfs4-clients 1 1\n636c69656e742d41\n");
 	assert_int_equal(write_at(&A, &fh, &oa, 0, "kept across restart"), NFS4_OK);
@@ -277,13 +283,14 @@ static void test_restart_reclaim(void **state)
 	assert_int_equal(n4f_fh_op(&B, &root, NFS4_OP_REMOVE, &a, NULL), NFS4ERR_GRACE);
 	assert_true(nfs4_server_in_grace(n4f_srv));
 
-	/* A's RECLAIM_COMPLETE: every recorded client is back, grace ends early */
+	/* A's RECLAIM_COMPLETE: every loaded client is back, grace ends early (B, recorded at its
+	 * own RECLAIM_COMPLETE in this run, is not waited for) */
 	n4f_reclaim_complete(&A2);
 	assert_false(nfs4_server_in_grace(n4f_srv));
 	assert_int_equal(reclaim_open(&A2, &fh, "oa", OPEN4_SHARE_ACCESS_BOTH, NULL),
 			 NFS4ERR_NO_GRACE);
 	records_text(text, sizeof(text));
-	assert_string_equal(text, "droce-nfs4-clients 1 1\n636c69656e742d41\n");
+	assert_string_equal(text, "droce-nfs4-clients 1 2\n636c69656e742d41\n636c69656e742d42\n");
 
 	/* B opens now; A's reclaimed lock holds as before, and the data is there */
 	assert_int_equal(open_file(&B, "ob", OPEN4_SHARE_ACCESS_BOTH, &ob, NULL), NFS4_OK);
@@ -300,6 +307,36 @@ static void test_restart_reclaim(void **state)
 	assert_memory_equal(r.r[2].u.read.data.p, "kept across restart", 19);
 	/* both are recorded now */
 	assert_int_equal(stats().records, 2);
+}
+
+/* ---- a client recorded by RECLAIM_COMPLETE alone holds grace open after a restart ---- */
+
+static void test_grace_waits_for_completed_client(void **state)
+{
+	struct n4f_sess A, B, C;
+	struct nfs_fh fh;
+
+	(void)state;
+	/* A holds an open; B only mounted (RECLAIM_COMPLETE, no state) */
+	n4f_open_session("client-A", &A);
+	assert_int_equal(open_file(&A, "oa", OPEN4_SHARE_ACCESS_READ, NULL, &fh), NFS4_OK);
+	n4f_open_session("client-B", &B);
+	assert_int_equal(stats().records, 2);
+	restart(GRACE_S);
+	assert_int_equal(stats().records_loaded, 2);
+	/* A reclaims and completes: B is still to come, so grace lasts and C's new OPEN waits */
+	n4f_new_session("client-A", &A);
+	assert_int_equal(reclaim_open(&A, &fh, "oa", OPEN4_SHARE_ACCESS_READ, NULL), NFS4_OK);
+	n4f_reclaim_complete(&A);
+	assert_true(nfs4_server_in_grace(n4f_srv));
+	n4f_open_session("client-C", &C);
+	assert_int_equal(open_file(&C, "oc", OPEN4_SHARE_ACCESS_READ, NULL, NULL), NFS4ERR_GRACE);
+	assert_int_equal(open_file(&A, "oa2", OPEN4_SHARE_ACCESS_READ, NULL, NULL), NFS4ERR_GRACE);
+	/* B comes back with nothing to reclaim: its RECLAIM_COMPLETE ends grace */
+	n4f_open_session("client-B", &B);
+	assert_false(nfs4_server_in_grace(n4f_srv));
+	assert_int_equal(open_file(&C, "oc", OPEN4_SHARE_ACCESS_READ, NULL, NULL), NFS4_OK);
+	assert_int_equal(stats().records, 3);
 }
 
 /* ---- grace ends by time: the owners that did not come back are dropped ---- */
@@ -526,20 +563,21 @@ static void test_records_written_async(void **state)
 	long n;
 
 	(void)state;
-	n4f_open_session("client-A", &A);
-	n4f_open_session("client-B", &B);
-	n4f_open_session("client-C", &C);
+	n4f_new_session("client-A", &A);
+	n4f_new_session("client-B", &B);
+	n4f_new_session("client-C", &C);
 	assert_false(nfs4_server_busy(n4f_srv));
-	/* A's first OPEN records it: the write is with the helper, and the reply must wait */
-	assert_int_equal(open_file(&A, "oa", OPEN4_SHARE_ACCESS_READ, NULL, NULL), NFS4_OK);
+	/* A's RECLAIM_COMPLETE records it: the write is with the helper, and the reply waits */
+	n4f_reclaim_complete(&A);
 	assert_true(nfs4_server_reply_waits(n4f_srv));
 	assert_true(nfs4_server_busy(n4f_srv));
-	/* another OPEN of A before the write ended waits too (no state ahead of the record) */
-	assert_int_equal(open_file(&A, "oa2", OPEN4_SHARE_ACCESS_READ, NULL, NULL), NFS4_OK);
+	/* an OPEN of A before the write ended waits too (no state ahead of the record) */
+	assert_int_equal(open_file(&A, "oa", OPEN4_SHARE_ACCESS_READ, NULL, NULL), NFS4_OK);
 	assert_true(nfs4_server_reply_waits(n4f_srv));
 	/* B and C while A's write is in flight: coalesced into one more write */
-	assert_int_equal(open_file(&B, "ob", OPEN4_SHARE_ACCESS_READ, NULL, NULL), NFS4_OK);
-	assert_int_equal(open_file(&C, "oc", OPEN4_SHARE_ACCESS_READ, NULL, NULL), NFS4_OK);
+	n4f_reclaim_complete(&B);
+	assert_true(nfs4_server_reply_waits(n4f_srv));
+	n4f_reclaim_complete(&C);
 	assert_true(nfs4_server_reply_waits(n4f_srv));
 	/* the lcore's loop: poll until the writes ended */
 	for (int i = 0; i < 5000 && nfs4_server_busy(n4f_srv); i++) {
@@ -565,6 +603,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records_parse),
 		cmocka_unit_test_setup(test_restart_reclaim, first_start),
+		cmocka_unit_test_setup(test_grace_waits_for_completed_client, first_start),
 		cmocka_unit_test_setup(test_grace_ends_by_time, first_start),
 		cmocka_unit_test_setup(test_records_removed, first_start),
 		cmocka_unit_test_setup(test_records_garbage_file, first_start),
