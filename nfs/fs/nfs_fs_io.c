@@ -25,10 +25,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -333,6 +335,62 @@ out:
 
 /* ---- space and server-side copies (NFSv4.2: RFC 7862 §15.1, §15.4, §15.2, §15.13) ---- */
 
+/* Bytes of [off, end) the file has blocks for, by FIEMAP (written and unwritten extents alike);
+ * when the file system has no FIEMAP, or the range has more extents than are read here, the
+ * file's whole allocation (@have), which bounds it from above either way. */
+static uint64_t held_in_range(int fd, uint64_t off, uint64_t end, uint64_t have)
+{
+	struct {
+		struct fiemap m;
+		struct fiemap_extent e[32];
+	} f;
+	uint64_t held = 0, pos = off;
+
+	for (int round = 0; round < 64 && pos < end; round++) {
+		memset(&f, 0, sizeof(f));
+		f.m.fm_start = pos;
+		f.m.fm_length = end - pos;
+		f.m.fm_extent_count = 32;
+		if (ioctl(fd, FS_IOC_FIEMAP, &f.m) != 0)
+			return have;
+		if (f.m.fm_mapped_extents == 0)
+			return held;
+		for (uint32_t i = 0; i < f.m.fm_mapped_extents; i++) {
+			const struct fiemap_extent *e = &f.e[i];
+			uint64_t lo = e->fe_logical > off ? e->fe_logical : off;
+			uint64_t hi = e->fe_logical + e->fe_length < end
+					      ? e->fe_logical + e->fe_length
+					      : end;
+
+			held += hi > lo ? hi - lo : 0;
+			pos = e->fe_logical + e->fe_length;
+			if (e->fe_flags & FIEMAP_EXTENT_LAST)
+				return held;
+		}
+	}
+	return pos >= end ? held : have;
+}
+
+/* A reservation that cannot fit is refused before it starts: a failed fallocate on ext4 keeps
+ * the blocks it reserved, so an ALLOCATE past the free space would leave the file system full
+ * for every client and still fail. The range needs at least len minus the blocks it holds
+ * already; more than the free blocks (root's reserve counted, the larger figure) cannot
+ * succeed, and nothing else is refused here. */
+static bool cannot_fit(int fd, uint64_t off, uint64_t len)
+{
+	struct statvfs v;
+	struct stat st;
+	uint64_t held, avail;
+
+	if (fstat(fd, &st) != 0 || fstatvfs(fd, &v) != 0)
+		return false; /* fallocate decides */
+	avail = (uint64_t)v.f_bfree * v.f_frsize;
+	if (len <= avail)
+		return false;
+	held = held_in_range(fd, off, off + len, (uint64_t)st.st_blocks * 512u);
+	return held < len && len - held > avail;
+}
+
 enum nfs_stat nfs_fs_allocate(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint64_t off,
 			      uint64_t len, bool punch)
 {
@@ -350,8 +408,10 @@ enum nfs_stat nfs_fs_allocate(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint
 	if (s != NFS_OK)
 		goto out;
 	/* as the caller, like a write: the caller's quota and the kernel's rules */
-	if (fallocate(fd, punch ? FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE : 0, (off_t)off,
-		      (off_t)len) != 0)
+	if (!punch && cannot_fit(fd, off, len))
+		s = NFS_ERR_NOSPC;
+	else if (fallocate(fd, punch ? FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE : 0, (off_t)off,
+			   (off_t)len) != 0)
 		s = nfs_stat_from_errno(errno);
 	nfs_cred_leave();
 	/* a sync export makes the new extents durable before it answers, as a stable WRITE */

@@ -2,7 +2,8 @@
 /*
  * test_nfs_fs_ops.c - the NFS backend's (nfs/fs) operations on a real file system: CREATE's
  * three modes, READDIR(PLUS) in pieces, the data and directory operations with their weak
- * cache consistency data, and mount points (with and without crossmnt, across a restart).
+ * cache consistency data, mount points (with and without crossmnt, across a restart), and
+ * ALLOCATE past the free space of a loop-mounted ext4 (refused, nothing reserved).
  *
  * Needs root (credential switching, open_by_handle_at): exits 77 (skipped) otherwise. The
  * export trees live under a fresh directory in /tmp (nfs_fs_fixture.c; the fixture checks
@@ -17,6 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -371,13 +375,80 @@ static void test_mount_points(void **state)
 	nfs_fs_close(fs);
 }
 
+/* ---- ALLOCATE past the free space, on ext4 ---- */
+
+static uint64_t free_bytes(const char *dir)
+{
+	struct statvfs v;
+
+	assert_int_equal(statvfs(dir, &v), 0);
+	return (uint64_t)v.f_bfree * v.f_frsize;
+}
+
+/* ext4 keeps what a failed fallocate reserved: ALLOCATE of more than the free space must be
+ * NOSPC without filling the file system (a fuzzed ALLOCATE once filled CI's disk), and one that
+ * fits only because the range is allocated already must still go. A 64 MiB ext4 image, loop
+ * mounted in the test's own mount namespace (gone with it). */
+static void test_allocate_past_free(void **state)
+{
+	char img[512], dir[512], cmd[2200], text[600];
+	struct nfs_fh root, f;
+	struct nfs_fs *fs;
+	struct nfs_ctx c;
+	struct stat st;
+	uint64_t before, after, len;
+
+	(void)state;
+	if (!nfsf_have_ns)
+		skip();
+	nfsf_pathf(img, sizeof(img), "ext4.img");
+	nfsf_pathf(dir, sizeof(dir), "e4");
+	nfsf_mkdir_rel("e4", 0755);
+	snprintf(cmd, sizeof(cmd),
+		 "truncate -s 64M %s && mkfs.ext4 -q -F %s && mount -o loop %s %s", img, img, img,
+		 dir);
+	if (system(cmd) != 0) {
+		printf("# no loop-mounted ext4 here (truncate, mkfs.ext4, mount -o loop)\n");
+		if (getenv("DROCE_CI"))
+			fail_msg("CI must run this: a loop-mounted ext4 is needed");
+		skip();
+	}
+	snprintf(text, sizeof(text), "%s 127.0.0.1(rw,no_root_squash)\n", dir);
+	fs = nfsf_open_fs(text);
+	c = nfsf_ctx_of(fs, "127.0.0.1", 0, 0);
+	root = nfsf_mount_of(&c, "e4");
+	assert_int_equal(nfsf_create(&c, &root, "f", NFS_CREATE_UNCHECKED, 0644, NULL, &f, NULL),
+			 NFS_OK);
+	/* 1 GiB on a 64 MiB file system: NOSPC, and the free space is as it was */
+	before = free_bytes(dir);
+	assert_int_equal(nfs_fs_allocate(&c, &f, 0, 1ull << 30, false), NFS_ERR_NOSPC);
+	after = free_bytes(dir);
+	assert_true(after + (64u << 10) >= before);
+	/* 8 MiB fits and is reserved */
+	assert_int_equal(nfs_fs_allocate(&c, &f, 0, 8u << 20, false), NFS_OK);
+	nfsf_pathf(cmd, sizeof(cmd), "e4/f");
+	assert_int_equal(stat(cmd, &st), 0);
+	assert_true((uint64_t)st.st_blocks * 512 >= 8u << 20);
+	/* more than the free space over a range whose first 8 MiB are reserved: it needs less
+	 * than it asks, fits, and is not refused */
+	len = free_bytes(dir) + (4u << 20);
+	assert_int_equal(nfs_fs_allocate(&c, &f, 0, len, false), NFS_OK);
+	assert_int_equal(stat(cmd, &st), 0);
+	assert_true((uint64_t)st.st_size == len);
+	/* and past that, refused again without a block taken */
+	before = free_bytes(dir);
+	assert_int_equal(nfs_fs_allocate(&c, &f, len, before + (1u << 20), false), NFS_ERR_NOSPC);
+	assert_true(free_bytes(dir) + (64u << 10) >= before);
+	nfs_fs_close(fs);
+	assert_int_equal(umount(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_create_modes),
-		cmocka_unit_test(test_readdir),
-		cmocka_unit_test(test_data_and_dirs),
-		cmocka_unit_test(test_mount_points),
+		cmocka_unit_test(test_create_modes),	   cmocka_unit_test(test_readdir),
+		cmocka_unit_test(test_data_and_dirs),	   cmocka_unit_test(test_mount_points),
+		cmocka_unit_test(test_allocate_past_free),
 	};
 	int rc = nfsf_up(true);
 
