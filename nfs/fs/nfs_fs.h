@@ -311,9 +311,9 @@ enum nfs_stat nfs_fs_commit(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint64
 /**
  * Reserve (fallocate mode 0) or, with punch, free (FALLOC_FL_PUNCH_HOLE | KEEP_SIZE) the
  * bytes [off, off + len) of a regular file, as the caller with WRITE's checks; a sync export
- * fsyncs after. NFSv4.2's ALLOCATE and DEALLOCATE. A reservation needing more than the free
- * blocks (len minus what the file holds already) is NOSPC before fallocate runs: ext4 keeps
- * what a failed fallocate reserved.
+ * fsyncs after. NFSv4.2's ALLOCATE and DEALLOCATE. A reservation that certainly cannot fit
+ * (len less what the range holds already, more than the free blocks) is NOSPC before fallocate
+ * runs: ext4 keeps what a failed fallocate reserved. What might fit is left to fallocate.
  * @return NFS_OK, FBIG (off + len past INT64_MAX), ROFS, ACCES, ISDIR, INVAL (not a regular
  * file, len 0), NOSPC, DQUOT, NOTSUPP (the file system cannot), or another errno's status
  */

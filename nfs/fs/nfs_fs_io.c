@@ -357,7 +357,7 @@ static uint64_t held_in_range(int fd, uint64_t off, uint64_t end, uint64_t have)
 			return held;
 		for (uint32_t i = 0; i < f.m.fm_mapped_extents; i++) {
 			const struct fiemap_extent *e = &f.e[i];
-			uint64_t lo = e->fe_logical > off ? e->fe_logical : off;
+			uint64_t lo = e->fe_logical > pos ? e->fe_logical : pos;
 			uint64_t hi = e->fe_logical + e->fe_length < end
 					      ? e->fe_logical + e->fe_length
 					      : end;
@@ -371,11 +371,14 @@ static uint64_t held_in_range(int fd, uint64_t off, uint64_t end, uint64_t have)
 	return pos >= end ? held : have;
 }
 
-/* A reservation that cannot fit is refused before it starts: a failed fallocate on ext4 keeps
- * the blocks it reserved, so an ALLOCATE past the free space would leave the file system full
- * for every client and still fail. The range needs at least len minus the blocks it holds
- * already; more than the free blocks (root's reserve counted, the larger figure) cannot
- * succeed, and nothing else is refused here. */
+/* A reservation that certainly cannot fit is refused before it starts: a failed fallocate on
+ * ext4 keeps the blocks it reserved, so an ALLOCATE past the free space would leave the file
+ * system full for every client and still fail. The range needs at least len minus the blocks it
+ * holds already; more than the free blocks cannot succeed. f_bfree, not f_bavail: the caller's
+ * fs uid changes, not the server's CAP_SYS_RESOURCE, so every caller may use ext4's reserve. A
+ * file system that reports no size (tmpfs without a limit) is left to fallocate, and so is
+ * anything that might fit: two racing ALLOCATEs, a quota (EDQUOT), or extent-tree blocks can
+ * still make a checked one fail part-way. */
 static bool cannot_fit(int fd, uint64_t off, uint64_t len)
 {
 	struct statvfs v;
@@ -384,6 +387,8 @@ static bool cannot_fit(int fd, uint64_t off, uint64_t len)
 
 	if (fstat(fd, &st) != 0 || fstatvfs(fd, &v) != 0)
 		return false; /* fallocate decides */
+	if (v.f_blocks == 0)
+		return false; /* no size reported */
 	avail = (uint64_t)v.f_bfree * v.f_frsize;
 	if (len <= avail)
 		return false;

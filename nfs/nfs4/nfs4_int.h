@@ -203,7 +203,8 @@ struct nfs4_server {
 	struct nfs4_lock_waiter *lkw; /**< NFS4_LOCK_WAITERS */
 	struct nfs4_recov rec;	      /**< stable client records and grace */
 	/** the records' generation the compound being run needs durable before its reply goes
-	 * (an OPEN that recorded its client, or of a client whose record is not written yet);
+	 * (a RECLAIM_COMPLETE or OPEN that recorded its client, or an OPEN of a client whose
+	 * record is not written yet);
 	 * 0: none */
 	uint64_t rec_wait;
 	struct nfs4_rec_waiter *waiters, **waiters_tail; /**< replies held for a write, in order */

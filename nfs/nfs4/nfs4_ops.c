@@ -247,7 +247,8 @@ uint32_t nfs4_op_reclaim_complete(struct nfs4_compound *c, union nfs4_op_args *a
 	uint32_t s = nfs4_reclaim_complete(c->s->st, c->sess, a->one_fs);
 
 	(void)r;
-	/* a loaded owner's reclaims are over: its record stays (grace may end now) */
+	/* the client's reclaims are over: a loaded owner's record stays (grace may end now), any
+	 * other client is recorded */
 	if (s == NFS4_OK && !a->one_fs)
 		nfs4_client_reclaimed(c->s, c->sess->clp);
 	return s;

@@ -92,7 +92,8 @@ void nfs4_server_flush(struct nfs4_server *s);
 bool nfs4_server_busy(const struct nfs4_server *s);
 /** An fd readable when a records write ended (for a caller sleeping in epoll), -1: none. */
 int nfs4_server_event_fd(const struct nfs4_server *s);
-/** Does the last compound's reply wait for a records write (its OPEN recorded the client)?
+/** Does the last compound's reply wait for a records write (its RECLAIM_COMPLETE or OPEN
+ * recorded the client)?
  * The RPC program holds such a reply (orpc_svc_defer) until nfs4_server_poll sees the write
  * end; nfs4_compound's callers without a transport (tests) poll or flush themselves. */
 bool nfs4_server_reply_waits(const struct nfs4_server *s);

@@ -17,14 +17,15 @@
  * twelve 0x02 bytes becomes the harness open's stateid `other`: OPEN_DOWNGRADE, CLOSE, READ,
  * WRITE, SETATTR, LOCK, LOCKU, TEST_STATEID and FREE_STATEID are reached with live state. The
  * export's files change as inputs run (the harness puts f, d and l back when they are gone).
- * The export's path is fixed (the seeds LOOKUP it by name) and emptied at start: two runs of
- * this target at once would share it (the suites run one at a time).
+ * The export's path is fixed (the seeds LOOKUP it by name) and emptied at start: without root,
+ * two runs of this target at once would share it (the suites run one at a time).
  *
- * The export's files are real, so a run is bounded in disk: ALLOCATE reserves blocks (a length
- * near the free space fills the disk), and WRITE and COPY place data. A CI run once ended in ENOSPC right after this target. As root the
- * export lives in a tmpfs of FUZZ_TMPFS_SIZE in a mount namespace of the process's own (gone when
- * it exits); otherwise RLIMIT_FSIZE caps every file at FUZZ_FILE_CAP (SIGXFSZ ignored: the call
- * fails with EFBIG and the server answers NFS4ERR_FBIG or IO).
+ * The export's files are real: ALLOCATE reserves blocks, WRITE and COPY place data. A CI run
+ * once ended in ENOSPC right after this target (a fuzzed ALLOCATE on ext4). As root the export
+ * lives in a tmpfs of FUZZ_TMPFS_SIZE in a mount namespace of the process's own (gone when it
+ * exits), which bounds the run's disk use; otherwise RLIMIT_FSIZE caps each file at
+ * FUZZ_FILE_CAP (SIGXFSZ ignored: the call fails with EFBIG and the server answers NFS4ERR_FBIG
+ * or IO), which bounds each file, not how many the inputs create.
  *
  * The backchannel: every input comes on a connection registered in an orpc_bc_table whose fake
  * transport answers each backward call at once, inside the call (the harness session asks
@@ -58,7 +59,7 @@
 
 #define FUZZ_TOP "/tmp/droce_fuzz_nfs4"
 #define FUZZ_EXPORT FUZZ_TOP "/e"
-#define FUZZ_TMPFS_SIZE "size=256m"
+#define FUZZ_TMPFS_SIZE "size=256m,mode=0755"
 #define FUZZ_FILE_CAP (64u << 20)
 
 static struct nfs_fs *fs;

@@ -262,6 +262,11 @@ void nfsf_down(void)
 
 		nfsf_pathf(p, sizeof(p), "a/mnt");
 		umount2(p, MNT_DETACH);
+		/* test_nfs_fs_ops's loop-mounted ext4 and tmpfs, left mounted by a failed assertion */
+		nfsf_pathf(p, sizeof(p), "e4");
+		umount2(p, MNT_DETACH);
+		nfsf_pathf(p, sizeof(p), "t0");
+		umount2(p, MNT_DETACH);
 	}
 	nftw(nfsf_base, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 }

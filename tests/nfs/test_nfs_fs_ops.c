@@ -3,7 +3,8 @@
  * test_nfs_fs_ops.c - the NFS backend's (nfs/fs) operations on a real file system: CREATE's
  * three modes, READDIR(PLUS) in pieces, the data and directory operations with their weak
  * cache consistency data, mount points (with and without crossmnt, across a restart), and
- * ALLOCATE past the free space of a loop-mounted ext4 (refused, nothing reserved).
+ * ALLOCATE past the free space of a loop-mounted ext4 (refused, nothing reserved) and on a
+ * tmpfs that reports no size (served).
  *
  * Needs root (credential switching, open_by_handle_at): exits 77 (skipped) otherwise. The
  * export trees live under a fresh directory in /tmp (nfs_fs_fixture.c; the fixture checks
@@ -443,12 +444,44 @@ static void test_allocate_past_free(void **state)
 	assert_int_equal(umount(dir), 0);
 }
 
+/* a tmpfs without a size limit reports no blocks at all: an ALLOCATE there is fallocate's to
+ * decide, not refused for want of free blocks that statvfs cannot show */
+static void test_allocate_unsized_tmpfs(void **state)
+{
+	char dir[512], text[600];
+	struct nfs_fh root, f;
+	struct nfs_fs *fs;
+	struct nfs_ctx c;
+	struct statvfs v;
+
+	(void)state;
+	if (!nfsf_have_ns)
+		skip();
+	nfsf_pathf(dir, sizeof(dir), "t0");
+	nfsf_mkdir_rel("t0", 0755);
+	assert_int_equal(mount("nfsfs_t0", dir, "tmpfs", 0, "size=0"), 0);
+	assert_int_equal(statvfs(dir, &v), 0);
+	assert_true(v.f_blocks == 0 && v.f_bfree == 0);
+	snprintf(text, sizeof(text), "%s 127.0.0.1(rw,no_root_squash)\n", dir);
+	fs = nfsf_open_fs(text);
+	c = nfsf_ctx_of(fs, "127.0.0.1", 0, 0);
+	root = nfsf_mount_of(&c, "t0");
+	assert_int_equal(nfsf_create(&c, &root, "f", NFS_CREATE_UNCHECKED, 0644, NULL, &f, NULL),
+			 NFS_OK);
+	assert_int_equal(nfs_fs_allocate(&c, &f, 0, 1u << 20, false), NFS_OK);
+	nfs_fs_close(fs);
+	assert_int_equal(umount(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_create_modes),	   cmocka_unit_test(test_readdir),
-		cmocka_unit_test(test_data_and_dirs),	   cmocka_unit_test(test_mount_points),
+		cmocka_unit_test(test_create_modes),
+		cmocka_unit_test(test_readdir),
+		cmocka_unit_test(test_data_and_dirs),
+		cmocka_unit_test(test_mount_points),
 		cmocka_unit_test(test_allocate_past_free),
+		cmocka_unit_test(test_allocate_unsized_tmpfs),
 	};
 	int rc = nfsf_up(true);
 
