@@ -340,9 +340,9 @@ out:
  * file's whole allocation (@have), which bounds it from above either way. */
 static uint64_t held_in_range(int fd, uint64_t off, uint64_t end, uint64_t have)
 {
-	struct {
+	union { /* a union may hold a struct with a flexible array member (C11 6.7.2.1) */
 		struct fiemap m;
-		struct fiemap_extent e[32];
+		uint8_t b[sizeof(struct fiemap) + 32 * sizeof(struct fiemap_extent)];
 	} f;
 	uint64_t held = 0, pos = off;
 
@@ -356,7 +356,7 @@ static uint64_t held_in_range(int fd, uint64_t off, uint64_t end, uint64_t have)
 		if (f.m.fm_mapped_extents == 0)
 			return held;
 		for (uint32_t i = 0; i < f.m.fm_mapped_extents; i++) {
-			const struct fiemap_extent *e = &f.e[i];
+			const struct fiemap_extent *e = &f.m.fm_extents[i];
 			uint64_t lo = e->fe_logical > pos ? e->fe_logical : pos;
 			uint64_t hi = e->fe_logical + e->fe_length < end
 					      ? e->fe_logical + e->fe_length
