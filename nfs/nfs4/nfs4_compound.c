@@ -590,8 +590,8 @@ static enum accept_stat nfs4_null(struct orpc_req *r, void *args, void *res)
 
 /* The compound recorded its client (RECLAIM_COMPLETE) or granted state to a client whose stable
  * record is not written yet: its reply waits for the write (nfs4_server_poll lets it go), so
- * that a client never holds state, or a completed reclaim, that a crash would forget. Not held (and counted): a reply with data placed by DDP, over
- * UDP, or without memory. */
+ * that a client never holds state, or a completed reclaim, that a crash would forget. Not held
+ * (and counted): a reply with data placed by DDP, over UDP, or without memory. */
 static bool hold_reply(struct nfs4_server *s, struct orpc_req *r, void *args, void *res)
 {
 	struct compound_res *o = res;

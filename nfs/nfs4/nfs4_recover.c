@@ -6,8 +6,9 @@
  * grace period's (enum nfs4_grace_state), each set through one counting setter, and the rule
  * OPEN and LOCK ask (nfs4_recov_check).
  *
- * Records are few (one per client that sent RECLAIM_COMPLETE or held state) and searched linearly. The file is written
- * by a helper thread (a one-worker nfs_pool), one write at a time, coalesced by generation.
+ * Records are few (one per client that sent RECLAIM_COMPLETE or held state) and searched
+ * linearly. The file is written by a helper thread (a one-worker nfs_pool), one write at a
+ * time, coalesced by generation.
  */
 #include <errno.h>
 #include <poll.h>

@@ -13,8 +13,9 @@
  *     <co_ownerid in lower-case hex>\n        (n lines, each 1..NFS4_OPAQUE_LIMIT bytes)
  *
  * A client is recorded at its RECLAIM_COMPLETE, state or not (as knfsd records a 4.1 client);
- * an OPEN records it only when that could not (a full table, no memory). Its record goes when it is destroyed
- * (DESTROY_CLIENTID), expires, or is replaced by a new incarnation (not when the server stops).
+ * an OPEN records it only when that could not (a full table, no memory). Its record goes when
+ * it is destroyed (DESTROY_CLIENTID), expires, or is replaced by a new incarnation (not when
+ * the server stops).
  * A loaded owner that has not completed its reclaims when grace ends is dropped.
  *
  * Grace (enum nfs4_grace_state): from the start for conf grace_s, ending early once no loaded
@@ -29,9 +30,10 @@
  * lcore hears of its end in nfs4_recov_poll. Writes coalesce: while one is in flight further
  * changes only bump the generation (gen), and one more write of the newest set goes when it
  * ends. A record is durable once a write of a generation at or past the one that added it has
- * completed (gen_durable); the server holds the reply of a COMPOUND whose RECLAIM_COMPLETE or OPEN
- * recorded its client until then (nfs4_server_poll, docs/nfs.md "Restart and grace"). Without a helper
- * thread (it could not be started) the write runs on the lcore, counted in sync_writes.
+ * completed (gen_durable); the server holds the reply of a COMPOUND whose RECLAIM_COMPLETE or
+ * OPEN recorded its client until then (nfs4_server_poll, docs/nfs.md "Restart and grace").
+ * Without a helper thread (it could not be started) the write runs on the lcore, counted in
+ * sync_writes.
  *
  * The boot epoch (nfs4_recov_epoch): statedir/nfs4.epoch holds the last run's, and each start
  * takes max(floor, last + 1), so two starts in one second still differ.
@@ -52,8 +54,8 @@
 /* One stable record's life. */
 #define NFS4_REC_STATE_LIST(X)                                                                     \
 	X(PREV)	  /* loaded at start: a client of this owner may reclaim during grace */           \
-	X(ACTIVE) /* a client of this run completed its reclaims (RECLAIM_COMPLETE) or holds    \
-		     state that must survive (its first OPEN) */  \
+	X(ACTIVE) /* a client of this run completed its reclaims or holds state that must    \
+		     survive */     \
 	X(GONE)	  /* its client was destroyed or expired, or a loaded owner did not complete     \
 		     by grace's end: out of the file, freed */
 
@@ -169,8 +171,9 @@ void nfs4_recov_step(struct nfs4_recov *r, uint64_t now);
 uint32_t nfs4_recov_check(struct nfs4_recov *r, const uint8_t *owner, uint32_t len,
 			  bool reclaim_done, bool reclaim, uint64_t now);
 
-/** A client of owner completed its reclaims (RECLAIM_COMPLETE, not a loaded owner) or got state
- * (a successful OPEN): recorded ACTIVE unless it is already recorded (a PREV record waits for RECLAIM_COMPLETE). @return true when it is ACTIVE now */
+/** A client of owner completed its reclaims (RECLAIM_COMPLETE, not a loaded owner) or got
+ * state (a successful OPEN): recorded ACTIVE unless it is already recorded (a PREV record waits
+ * for RECLAIM_COMPLETE). @return true when it is ACTIVE now */
 bool nfs4_recov_opened(struct nfs4_recov *r, const uint8_t *owner, uint32_t len);
 /** RECLAIM_COMPLETE of a client of owner: its PREV record is ACTIVE now (grace may end).
  * @return true when the owner's record is ACTIVE now */

@@ -12,10 +12,9 @@
  * their stateids hang off struct nfs4_client (`owners`) and are nfs4_open.c's. A client record
  * that goes (lease expiry, DESTROY_CLIENTID, a new incarnation confirmed by CREATE_SESSION)
  * hands its state to the release hook first (nfs4_state_set_release), which frees it and its
- * locks. The stable records of the owners that completed their reclaims or
- * held state (RFC 8881 §8.4.3), and the grace
- * period they reclaim in after a restart, are nfs4_recover.h's: a record is made when the
- * server says so (c->recorded), and the forget hook (nfs4_state_set_forget) hears of every
+ * locks. The stable records of the owners that completed their reclaims or held state (RFC
+ * 8881 §8.4.3), and the grace period they reclaim in after a restart, are nfs4_recover.h's: a
+ * record is made when the server says so (c->recorded), and the forget hook (nfs4_state_set_forget) hears of every
  * client record that goes for good (not of those freed when the table is destroyed).
  *
  * The session's life and each SEQUENCE's evaluation are state machines (house style §4):

@@ -262,7 +262,7 @@ void nfsf_down(void)
 
 		nfsf_pathf(p, sizeof(p), "a/mnt");
 		umount2(p, MNT_DETACH);
-		/* test_nfs_fs_ops's loop-mounted ext4 and tmpfs, left mounted by a failed assertion */
+		/* test_nfs_fs_ops's ext4 and tmpfs, left mounted by a failed assertion */
 		nfsf_pathf(p, sizeof(p), "e4");
 		umount2(p, MNT_DETACH);
 		nfsf_pathf(p, sizeof(p), "t0");

@@ -386,14 +386,32 @@ static uint64_t free_bytes(const char *dir)
 	return (uint64_t)v.f_bfree * v.f_frsize;
 }
 
+/* the backend exporting @dir (the tree's @rel) alone to 127.0.0.1 as root, with a file f
+ * created in it: its handle in @f, the caller in @c */
+static struct nfs_fs *serve_with_file(const char *dir, const char *rel, struct nfs_ctx *c,
+				      struct nfs_fh *f)
+{
+	struct nfs_fh root;
+	struct nfs_fs *fs;
+	char text[600];
+
+	snprintf(text, sizeof(text), "%s 127.0.0.1(rw,no_root_squash)\n", dir);
+	fs = nfsf_open_fs(text);
+	*c = nfsf_ctx_of(fs, "127.0.0.1", 0, 0);
+	root = nfsf_mount_of(c, rel);
+	assert_int_equal(nfsf_create(c, &root, "f", NFS_CREATE_UNCHECKED, 0644, NULL, f, NULL),
+			 NFS_OK);
+	return fs;
+}
+
 /* ext4 keeps what a failed fallocate reserved: ALLOCATE of more than the free space must be
  * NOSPC without filling the file system (a fuzzed ALLOCATE once filled CI's disk), and one that
  * fits only because the range is allocated already must still go. A 64 MiB ext4 image, loop
  * mounted in the test's own mount namespace (gone with it). */
 static void test_allocate_past_free(void **state)
 {
-	char img[512], dir[512], cmd[2200], text[600];
-	struct nfs_fh root, f;
+	char img[512], dir[512], cmd[2200];
+	struct nfs_fh f;
 	struct nfs_fs *fs;
 	struct nfs_ctx c;
 	struct stat st;
@@ -414,12 +432,7 @@ static void test_allocate_past_free(void **state)
 			fail_msg("CI must run this: a loop-mounted ext4 is needed");
 		skip();
 	}
-	snprintf(text, sizeof(text), "%s 127.0.0.1(rw,no_root_squash)\n", dir);
-	fs = nfsf_open_fs(text);
-	c = nfsf_ctx_of(fs, "127.0.0.1", 0, 0);
-	root = nfsf_mount_of(&c, "e4");
-	assert_int_equal(nfsf_create(&c, &root, "f", NFS_CREATE_UNCHECKED, 0644, NULL, &f, NULL),
-			 NFS_OK);
+	fs = serve_with_file(dir, "e4", &c, &f);
 	/* 1 GiB on a 64 MiB file system: NOSPC, and the free space is as it was */
 	before = free_bytes(dir);
 	assert_int_equal(nfs_fs_allocate(&c, &f, 0, 1ull << 30, false), NFS_ERR_NOSPC);
@@ -448,8 +461,8 @@ static void test_allocate_past_free(void **state)
  * decide, not refused for want of free blocks that statvfs cannot show */
 static void test_allocate_unsized_tmpfs(void **state)
 {
-	char dir[512], text[600];
-	struct nfs_fh root, f;
+	char dir[512];
+	struct nfs_fh f;
 	struct nfs_fs *fs;
 	struct nfs_ctx c;
 	struct statvfs v;
@@ -462,12 +475,7 @@ static void test_allocate_unsized_tmpfs(void **state)
 	assert_int_equal(mount("nfsfs_t0", dir, "tmpfs", 0, "size=0"), 0);
 	assert_int_equal(statvfs(dir, &v), 0);
 	assert_true(v.f_blocks == 0 && v.f_bfree == 0);
-	snprintf(text, sizeof(text), "%s 127.0.0.1(rw,no_root_squash)\n", dir);
-	fs = nfsf_open_fs(text);
-	c = nfsf_ctx_of(fs, "127.0.0.1", 0, 0);
-	root = nfsf_mount_of(&c, "t0");
-	assert_int_equal(nfsf_create(&c, &root, "f", NFS_CREATE_UNCHECKED, 0644, NULL, &f, NULL),
-			 NFS_OK);
+	fs = serve_with_file(dir, "t0", &c, &f);
 	assert_int_equal(nfs_fs_allocate(&c, &f, 0, 1u << 20, false), NFS_OK);
 	nfs_fs_close(fs);
 	assert_int_equal(umount(dir), 0);
