@@ -599,6 +599,11 @@ void nfs3_aio_done(const struct nfs_aio_done *d)
 	struct nfs3_scratch *sc = r->user;
 	void *res = orpc_pending_res(p);
 
+	if (nfs4_is_call(r)) {
+		nfs4_aio_done(d);
+		return;
+	}
+
 	if (d->write) {
 		struct nfs3_write_res *o = res;
 
@@ -858,6 +863,11 @@ void nfs3_pool_work(void *job)
 	struct orpc_req *r = orpc_pending_req(p);
 	struct nfs3_scratch *sc = r->user;
 
+	if (nfs4_is_call(r)) {
+		nfs4_pool_work(job);
+		return;
+	}
+
 	if (is_mount(r))
 		sc->stat = mount_mnt_work(r, orpc_pending_args(p), orpc_pending_res(p));
 	else
@@ -870,6 +880,11 @@ void nfs3_pool_done(void *job)
 	struct orpc_req *r = orpc_pending_req(p);
 	struct nfs3_server *s = r->svc->ctx;
 	struct nfs3_scratch *sc = r->user;
+
+	if (nfs4_is_call(r)) {
+		nfs4_pool_done(job);
+		return;
+	}
 
 	if (is_mount(r))
 		mount_mnt_end(r, orpc_pending_args(p), orpc_pending_res(p));

@@ -26,6 +26,8 @@
 
 #include "nfs3_svc.h"
 #include "nfs4_int.h"
+#include "nfs_aio.h"
+#include "nfs_pool.h"
 
 static uint64_t mono_ns(void)
 {
@@ -402,30 +404,306 @@ uint32_t nfs4_compound(struct nfs4_server *s, struct nfs_ctx *ctx, const uint8_t
 	return nfs4_compound_io(s, ctx, args, len, NULL, reply);
 }
 
+/* What the loop over a compound's operations carries: on the stack while it runs, in a
+ * struct nfs4_cont while an operation's file work runs elsewhere. */
+struct nfs4_run {
+	struct nfs4_compound c;
+	const uint8_t *args; /**< the COMPOUND4args (SEQUENCE's request hash) */
+	uint32_t len;
+	uint32_t numops; /**< as the header said */
+	uint32_t ndec;	 /**< decoded: s->ops[] and s->args[] */
+	uint32_t pre[NFS4_MAX_OPS];
+	uint32_t status, nres, numres_pos;
+	bool cachethis;
+	uint64_t now;
+};
+
+/*
+ * A compound waiting for the file work of one operation (READ, WRITE or COMMIT): the loop's
+ * state, its decoded operations and the results encoded so far. On the lcore the work ends
+ * with nfs4_cont_resume, which puts them back into the server and goes on from that operation.
+ * The session is kept by id, not pointer: it (and its client) may go meanwhile.
+ */
+struct nfs4_cont {
+	struct nfs4_server *s;
+	struct orpc_pending *p; /**< the RPC call deferred for it (nfs4_compound_proc) */
+	struct nfs4_run k;	/**< k.c.ctx and k.c.io point at ctx and io */
+	struct nfs_ctx ctx;
+	struct nfs4_io io;
+	uint64_t rec_wait; /**< s->rec_wait so far */
+	bool has_sess;
+	uint8_t sessionid[NFS4_SESSIONID_SIZE];
+	uint32_t slotid, seqid;
+	uint8_t *buf; /**< a READ's data when it is not placed in the sink */
+	uint32_t replen;
+	uint8_t *reply; /**< the results before the waiting operation */
+	uint32_t ops[NFS4_MAX_OPS];
+	union nfs4_op_args args[]; /**< k.ndec */
+};
+
+enum run_end { RUN_DONE, RUN_REPLAY, RUN_WAIT };
+
+/* count an operation's failure by kind */
+static void count_status(struct nfs4_server *s, uint32_t st)
+{
+	if (st == NFS4ERR_OP_ILLEGAL)
+		s->stats.illegal++;
+	else if (st == NFS4ERR_NOTSUPP)
+		s->stats.notsupp++;
+	else if (st == NFS4ERR_BADXDR)
+		s->stats.badxdr++;
+	else if (st == NFS4ERR_OP_NOT_IN_SESSION)
+		s->stats.not_in_session++;
+}
+
+/*
+ * Run the operations from `from` on, encoding each result into out, until one fails or all
+ * ran. first: op `from`'s results, made already (a resumed READ, WRITE or COMMIT).
+ * @return RUN_WAIT: op k->c.opidx answered NFS4_DEFER (nothing of it encoded); RUN_REPLAY:
+ * SEQUENCE found a retry, *replay is its slot's cached reply (*rlen bytes)
+ */
+static enum run_end run_ops(struct nfs4_server *s, struct nfs4_run *k, XDR *out, uint32_t from,
+			    struct nfs4_op_res *first, const uint8_t **replay, uint32_t *rlen)
+{
+	struct nfs4_compound *c = &k->c;
+	struct nfs4_op_res res;
+
+	for (uint32_t i = from; i < k->ndec; i++) {
+		uint32_t op = s->ops[i];
+		const struct nfs4_op_desc *d = nfs4_op_desc(op);
+
+		c->opidx = i;
+		if (first && i == from) {
+			res = *first;
+			count_status(s, res.status);
+			goto put;
+		}
+		memset(&res, 0, sizeof(res));
+		res.op = op;
+		s->stats.ops++;
+		s->stats.op[op <= NFS4_OP_LAST ? op : 0]++;
+		res.status = precheck(c, i, k->pre[i]);
+		if (res.status == NFS4_OK && op == NFS4_OP_SEQUENCE) {
+			struct nfs4_seq_outcome so;
+
+			nfs4_sequence(s->st, &s->args[0].seq, k->numops, k->len,
+				      req_hash(k->args, k->len), k->now, &res.u.seq, &so);
+			if (so.state == NFS4_SEQ_REPLAY) {
+				*replay = so.slot->reply;
+				*rlen = so.slot->len;
+				return RUN_REPLAY;
+			}
+			res.status = so.status;
+			if (so.state == NFS4_SEQ_NEW) {
+				res.u.seq.status_flags |= nfs4_cb_seq_flags(s, so.sess);
+				c->sess = so.sess;
+				c->slot = so.slot;
+				k->cachethis = s->args[0].seq.cachethis;
+			}
+		} else if (res.status == NFS4_OK) {
+			res.status = d->fn(c, &s->args[i], &res.u);
+			if (res.status == NFS4_DEFER)
+				return RUN_WAIT;
+		}
+		count_status(s, res.status);
+	put:
+		if (res.status == NFS4_OK)
+			track_sid(c, op);
+		k->status = put_result(c, out, &res, k->cachethis);
+		k->nres++;
+		if (k->status != NFS4_OK)
+			break;
+	}
+	return RUN_DONE;
+}
+
+/* The reply's head patched (status, count of results), DDP's tail noted, the slot's reply
+ * kept. @return the reply's length */
+static uint32_t run_finish(struct nfs4_server *s, struct nfs4_run *k, XDR *out, struct nfs4_io *io)
+{
+	struct nfs4_compound *c = &k->c;
+	uint32_t n = xdr_getpos(out);
+
+	if (k->status != NFS4_OK)
+		s->stats.status_err++;
+	xdr_setpos(out, 0);
+	xdr_uint32_t(out, &k->status);
+	xdr_setpos(out, k->numres_pos);
+	xdr_uint32_t(out, &k->nres);
+	xdr_destroy(out);
+	/* the last result is READ's or READLINK's, its data the reply's tail: the transport may
+	 * send it by the write chunk (RFC 8267 §4.1) */
+	if (io && c->ddp_op >= 0 && (uint32_t)c->ddp_op + 1 == k->nres && k->status == NFS4_OK &&
+	    c->ddp_len) {
+		io->ddp_len = c->ddp_len;
+		io->placed = c->ddp_placed;
+		/* a sink: the call brought a write chunk, the data goes by it */
+		s->stats.ddp_reads += io->sink != NULL;
+		s->stats.ddp_placed += c->ddp_placed;
+	}
+	if (c->sess)
+		nfs4_sequence_done(s->st, c->sess, c->slot, s->reply, n, !(io && io->ddp_len));
+	return n;
+}
+
+/* The loop stopped at an operation whose file work is to run elsewhere: keep what it had.
+ * @return NULL when memory is short (the caller runs the work at once) */
+static struct nfs4_cont *cont_make(struct nfs4_server *s, struct nfs4_run *k, XDR *out)
+{
+	struct nfs4_compound *c = &k->c;
+	struct nfs4_work *w = &c->work;
+	struct nfs4_cont *t = calloc(1, sizeof(*t) + k->ndec * sizeof(t->args[0]));
+
+	if (!t)
+		return NULL;
+	t->replen = xdr_getpos(out);
+	t->reply = malloc(t->replen);
+	if (w->kind == NFS4_WORK_READ && !w->placed)
+		t->buf = malloc(w->count ? w->count : 1);
+	if (!t->reply || (w->kind == NFS4_WORK_READ && !w->placed && !t->buf)) {
+		free(t->buf);
+		free(t->reply);
+		free(t);
+		return NULL;
+	}
+	memcpy(t->reply, s->reply, t->replen);
+	if (t->buf)
+		w->dest = t->buf;
+	t->s = s;
+	t->k = *k;
+	t->ctx = *c->ctx;
+	t->io = *c->io;
+	t->io.cont = NULL;
+	t->k.c.ctx = &t->ctx;
+	t->k.c.io = &t->io;
+	t->k.c.may_defer = false; /* one wait per compound */
+	t->k.c.pseudo_built = false;
+	t->rec_wait = s->rec_wait;
+	memcpy(t->ops, s->ops, k->ndec * sizeof(t->ops[0]));
+	memcpy(t->args, s->args, k->ndec * sizeof(t->args[0]));
+	if (c->sess) {
+		/* a retry meanwhile is DELAY; nfs4_sequence_done ends it */
+		c->slot->state = NFS4_SLOT_IN_PROGRESS;
+		t->has_sess = true;
+		memcpy(t->sessionid, c->sess->id, NFS4_SESSIONID_SIZE);
+		t->slotid = s->args[0].seq.slotid;
+		t->seqid = s->args[0].seq.sequenceid;
+	}
+	t->k.c.sess = NULL; /* found again by id */
+	t->k.c.slot = NULL;
+	return t;
+}
+
+void nfs4_cont_work(struct nfs4_cont *t)
+{
+	nfs4_work_run(&t->ctx, &t->k.c.work);
+}
+
+struct nfs4_work *nfs4_cont_work_of(struct nfs4_cont *t)
+{
+	return &t->k.c.work;
+}
+
+struct nfs_ctx *nfs4_cont_ctx(struct nfs4_cont *t)
+{
+	return &t->ctx;
+}
+
+void nfs4_cont_free(struct nfs4_cont *t)
+{
+	if (!t)
+		return;
+	free(t->buf);
+	free(t->reply);
+	free(t);
+}
+
+uint32_t nfs4_cont_resume(struct nfs4_cont *t, const uint8_t **reply)
+{
+	struct nfs4_server *s = t->s;
+	struct nfs4_run *k = &t->k;
+	struct nfs4_compound *c = &k->c;
+	uint32_t i = c->opidx, rlen = 0;
+	struct nfs4_op_res res;
+	enum run_end e;
+	XDR out;
+
+	*reply = s->reply;
+	s->stats.io_resumed++;
+	memcpy(s->ops, t->ops, k->ndec * sizeof(t->ops[0]));
+	memcpy(s->args, t->args, k->ndec * sizeof(t->args[0]));
+	memcpy(s->reply, t->reply, t->replen);
+	s->rec_wait = t->rec_wait;
+	if (t->has_sess) {
+		struct nfs4_session *sess = nfs4_session_find(s->st, t->sessionid);
+		struct nfs4_slot *slot =
+			sess && t->slotid < sess->fore.maxrequests ? &sess->slots[t->slotid] : NULL;
+
+		if (slot && slot->state == NFS4_SLOT_IN_PROGRESS && slot->seqid == t->seqid) {
+			c->sess = sess;
+			c->slot = slot;
+		}
+	}
+	memset(&res, 0, sizeof(res));
+	res.op = s->ops[i];
+	res.status = nfs4_work_end(c, &res.u);
+	xdrmem_create(&out, (char *)s->reply, s->conf.state.max_resp, XDR_ENCODE);
+	xdr_setpos(&out, t->replen);
+	if (t->has_sess && !c->sess) {
+		/* the session went while the work ran (DESTROY_SESSION from another connection, its
+		 * client gone): this result is the last one run */
+		s->stats.io_session_gone++;
+		if (res.status == NFS4_OK && i + 1 < k->ndec) {
+			k->status = put_result(c, &out, &res, false);
+			k->nres++;
+			memset(&res, 0, sizeof(res));
+			res.op = s->ops[++i];
+			res.status = NFS4ERR_BADSESSION;
+			c->opidx = i;
+		}
+		k->status = put_result(c, &out, &res, false);
+		k->nres++;
+		return run_finish(s, k, &out, &t->io);
+	}
+	e = run_ops(s, k, &out, i, &res, reply, &rlen);
+	if (e != RUN_DONE) { /* neither can happen past SEQUENCE with may_defer off */
+		xdr_destroy(&out);
+		*reply = s->reply;
+		return 0;
+	}
+	return run_finish(s, k, &out, &t->io);
+}
+
 uint32_t nfs4_compound_io(struct nfs4_server *s, struct nfs_ctx *ctx, const uint8_t *args,
 			  uint32_t len, struct nfs4_io *io, const uint8_t **reply)
 {
-	struct nfs4_compound c = {
-		.s = s, .ctx = ctx, .io = io, .ddp_op = -1, .bc_id = io ? io->bc_id : 0};
+	struct nfs4_run k = {.c = {.s = s,
+				   .ctx = ctx,
+				   .io = io,
+				   .ddp_op = -1,
+				   .bc_id = io ? io->bc_id : 0,
+				   .may_defer = io && io->defer},
+			     .args = args,
+			     .len = len};
 	struct nfs4_compound_hdr h = {0};
-	uint32_t pre[NFS4_MAX_OPS] = {0};
-	uint32_t ndec = 0, status = NFS4_OK, nres = 0, numres_pos, n;
-	bool cachethis = false, ok = true;
-	uint64_t now = s->now_ns();
-	struct nfs4_op_res res;
+	uint32_t rlen = 0;
+	bool ok = true;
+	enum run_end e;
 	XDR x, out;
 
+	k.now = s->now_ns();
 	*reply = s->reply;
 	s->rec_wait = 0;
 	if (io) {
 		io->ddp_len = 0;
 		io->placed = false;
+		io->cont = NULL;
 	}
 	s->stats.compounds++;
-	if (now - s->last_sweep_ns > 1000000000ull) {
-		nfs4_state_expire(s->st, now);
-		nfs4_cb_sweep(s, now);
-		s->last_sweep_ns = now;
+	if (k.now - s->last_sweep_ns > 1000000000ull) {
+		nfs4_state_expire(s->st, k.now);
+		nfs4_cb_sweep(s, k.now);
+		s->last_sweep_ns = k.now;
 	}
 	xdrmem_create(&x, (char *)(uintptr_t)args, len, XDR_DECODE);
 	if (!nfs4_xdr_compound_hdr(&x, &h)) {
@@ -439,34 +717,34 @@ uint32_t nfs4_compound_io(struct nfs4_server *s, struct nfs_ctx *ctx, const uint
 		s->stats.minor_mismatch++;
 		return bare_reply(s, NFS4ERR_MINOR_VERS_MISMATCH, h.tag);
 	}
-	c.minor = h.minorversion;
-	c.numops = h.numops;
+	k.c.minor = h.minorversion;
+	k.c.numops = k.numops = h.numops;
 	/* decode first: a compound cut short runs nothing */
-	while (ndec < h.numops && ndec < NFS4_MAX_OPS) {
-		union nfs4_op_args *a = &s->args[ndec];
+	while (k.ndec < h.numops && k.ndec < NFS4_MAX_OPS) {
+		union nfs4_op_args *a = &s->args[k.ndec];
 		const struct nfs4_op_desc *d;
 		bool known;
 
 		memset(a, 0, sizeof(*a));
-		if (!nfs4_xdr_argop(&x, &s->ops[ndec], a, &known)) {
+		if (!nfs4_xdr_argop(&x, &s->ops[k.ndec], a, &known)) {
 			if (!known) {
 				ok = false; /* the opcode word is missing */
 				break;
 			}
-			pre[ndec++] = NFS4ERR_BADXDR;
+			k.pre[k.ndec++] = NFS4ERR_BADXDR;
 			break;
 		}
-		d = nfs4_op_desc(s->ops[ndec]);
-		if (!d || ((d->flags & NFS4_OPF_MINOR2) && c.minor < 2)) {
-			s->ops[ndec] = NFS4_OP_ILLEGAL;
-			pre[ndec++] = NFS4ERR_OP_ILLEGAL;
+		d = nfs4_op_desc(s->ops[k.ndec]);
+		if (!d || ((d->flags & NFS4_OPF_MINOR2) && k.c.minor < 2)) {
+			s->ops[k.ndec] = NFS4_OP_ILLEGAL;
+			k.pre[k.ndec++] = NFS4ERR_OP_ILLEGAL;
 			break;
 		}
 		if (!known) {
-			pre[ndec++] = NFS4ERR_NOTSUPP;
+			k.pre[k.ndec++] = NFS4ERR_NOTSUPP;
 			break;
 		}
-		ndec++;
+		k.ndec++;
 	}
 	xdr_destroy(&x);
 	if (!ok) {
@@ -482,75 +760,32 @@ uint32_t nfs4_compound_io(struct nfs4_server *s, struct nfs_ctx *ctx, const uint
 			xdr_destroy(&out);
 			return 0;
 		}
-		numres_pos = xdr_getpos(&out) - 4;
+		k.numres_pos = xdr_getpos(&out) - 4;
 	}
-	for (uint32_t i = 0; i < ndec; i++) {
-		uint32_t op = s->ops[i];
-		const struct nfs4_op_desc *d = nfs4_op_desc(op);
+	e = run_ops(s, &k, &out, 0, NULL, reply, &rlen);
+	if (e == RUN_REPLAY) {
+		xdr_destroy(&out);
+		return rlen;
+	}
+	if (e == RUN_WAIT) {
+		struct nfs4_op_res res;
 
-		c.opidx = i;
-		memset(&res, 0, sizeof(res));
-		res.op = op;
-		s->stats.ops++;
-		s->stats.op[op <= NFS4_OP_LAST ? op : 0]++;
-		res.status = precheck(&c, i, pre[i]);
-		if (res.status == NFS4_OK && op == NFS4_OP_SEQUENCE) {
-			struct nfs4_seq_outcome so;
-
-			nfs4_sequence(s->st, &s->args[0].seq, h.numops, len, req_hash(args, len),
-				      now, &res.u.seq, &so);
-			if (so.state == NFS4_SEQ_REPLAY) {
-				xdr_destroy(&out);
-				*reply = so.slot->reply;
-				return so.slot->len;
-			}
-			res.status = so.status;
-			if (so.state == NFS4_SEQ_NEW) {
-				res.u.seq.status_flags |= nfs4_cb_seq_flags(s, so.sess);
-				c.sess = so.sess;
-				c.slot = so.slot;
-				cachethis = s->args[0].seq.cachethis;
-			}
-		} else if (res.status == NFS4_OK) {
-			res.status = d->fn(&c, &s->args[i], &res.u);
-			if (res.status == NFS4_OK)
-				track_sid(&c, op);
+		io->cont = cont_make(s, &k, &out);
+		if (io->cont) {
+			xdr_destroy(&out);
+			s->stats.io_deferred++;
+			return 0;
 		}
-		if (res.status == NFS4ERR_OP_ILLEGAL)
-			s->stats.illegal++;
-		else if (res.status == NFS4ERR_NOTSUPP)
-			s->stats.notsupp++;
-		else if (res.status == NFS4ERR_BADXDR)
-			s->stats.badxdr++;
-		else if (res.status == NFS4ERR_OP_NOT_IN_SESSION)
-			s->stats.not_in_session++;
-		status = put_result(&c, &out, &res, cachethis);
-		nres++;
-		if (status != NFS4_OK)
-			break;
+		/* no memory to wait: the work runs here, into the server's buffer */
+		s->stats.io_inline++;
+		nfs4_work_run(ctx, &k.c.work);
+		memset(&res, 0, sizeof(res));
+		res.op = s->ops[k.c.opidx];
+		res.status = nfs4_work_end(&k.c, &res.u);
+		k.c.may_defer = false;
+		e = run_ops(s, &k, &out, k.c.opidx, &res, reply, &rlen);
 	}
-	if (status != NFS4_OK)
-		s->stats.status_err++;
-	n = xdr_getpos(&out);
-	/* patch the status and the count of results into the head */
-	xdr_setpos(&out, 0);
-	xdr_uint32_t(&out, &status);
-	xdr_setpos(&out, numres_pos);
-	xdr_uint32_t(&out, &nres);
-	xdr_destroy(&out);
-	/* the last result is READ's or READLINK's, its data the reply's tail: the transport may
-	 * send it by the write chunk (RFC 8267 §4.1) */
-	if (io && c.ddp_op >= 0 && (uint32_t)c.ddp_op + 1 == nres && status == NFS4_OK &&
-	    c.ddp_len) {
-		io->ddp_len = c.ddp_len;
-		io->placed = c.ddp_placed;
-		/* a sink: the call brought a write chunk, the data goes by it */
-		s->stats.ddp_reads += io->sink != NULL;
-		s->stats.ddp_placed += c.ddp_placed;
-	}
-	if (c.sess)
-		nfs4_sequence_done(s->st, c.sess, c.slot, s->reply, n, !(io && io->ddp_len));
-	return n;
+	return run_finish(s, &k, &out, io);
 }
 
 /* ---- the RPC program ---- */
@@ -590,9 +825,11 @@ static enum accept_stat nfs4_null(struct orpc_req *r, void *args, void *res)
 
 /* The compound recorded its client (RECLAIM_COMPLETE) or granted state to a client whose stable
  * record is not written yet: its reply waits for the write (nfs4_server_poll lets it go), so
- * that a client never holds state, or a completed reclaim, that a crash would forget. Not held
- * (and counted): a reply with data placed by DDP, over UDP, or without memory. */
-static bool hold_reply(struct nfs4_server *s, struct orpc_req *r, void *args, void *res)
+ * that a client never holds state, or a completed reclaim, that a crash would forget. p: the
+ * call, deferred already (a compound that waited for file work), or NULL: deferred here. Not
+ * held (and counted): a reply with data placed by DDP, over UDP, or without memory. */
+static bool hold_reply(struct nfs4_server *s, struct orpc_req *r, struct orpc_pending *p,
+		       void *args, void *res)
 {
 	struct compound_res *o = res;
 	const uint8_t *own = o->p;
@@ -608,7 +845,7 @@ static bool hold_reply(struct nfs4_server *s, struct orpc_req *r, void *args, vo
 	w->gen = s->rec_wait;
 	w->next = NULL;
 	o->p = w->reply; /* what the pending call's copy of res points at */
-	w->p = orpc_svc_defer(r, args, res);
+	w->p = p ? p : orpc_svc_defer(r, args, res);
 	if (!w->p) {
 		o->p = own;
 		free(w);
@@ -623,26 +860,131 @@ unheld:
 	return false;
 }
 
+/* A compound that waited for its file work goes on (on the lcore) and its reply goes. */
+static void resume_pending(struct nfs4_cont *t, struct orpc_pending *p)
+{
+	struct orpc_req *r = orpc_pending_req(p);
+	struct compound_res *o = orpc_pending_res(p);
+	const struct nfs3_server *v3 = r->svc->ctx;
+	struct nfs4_server *s = v3->v4;
+	struct nfs4_io *io = &t->io;
+
+	o->len = nfs4_cont_resume(t, &o->p);
+	r->ddp_len = io->ddp_len;
+	r->ddp_placed = io->placed;
+	if (o->len && nfs4_server_reply_waits(s) && hold_reply(s, r, p, orpc_pending_args(p), o)) {
+		nfs4_cont_free(t);
+		return;
+	}
+	/* the transport encodes the reply now: it is in the server's buffer, READ's data in it
+	 * or in the sink */
+	orpc_pending_done(p, o->len ? SUCCESS : SYSTEM_ERR);
+	nfs4_cont_free(t);
+}
+
+bool nfs4_is_call(const struct orpc_req *r)
+{
+	return r->call.prog == NFS3_PROG && r->call.vers == NFS4_VERSION;
+}
+
+void nfs4_pool_work(void *job)
+{
+	nfs4_cont_work(orpc_pending_req(job)->user);
+}
+
+void nfs4_pool_done(void *job)
+{
+	resume_pending(orpc_pending_req(job)->user, job);
+}
+
+void nfs4_aio_done(const struct nfs_aio_done *d)
+{
+	struct orpc_pending *p = d->cookie;
+	struct nfs4_cont *t = orpc_pending_req(p)->user;
+	struct nfs4_work *w = nfs4_cont_work_of(t);
+
+	w->status = d->status;
+	w->done = d->count;
+	w->eof = d->eof;
+	w->committed = d->committed;
+	resume_pending(t, p);
+}
+
+/*
+ * The compound waits for a READ's, WRITE's or COMMIT's file work: io_uring on the lcore when
+ * the backend can start it without blocking (nfs_aio.h), else the helper threads. The call is
+ * deferred until it ends (nfs4_aio_done, nfs4_pool_done). With neither, or when the transport
+ * cannot defer, the work runs here and the reply goes at once.
+ */
+static enum accept_stat start_work(struct nfs3_server *v3, struct orpc_req *r, void *args,
+				   void *res, struct nfs4_cont *t)
+{
+	struct nfs4_work *w = nfs4_cont_work_of(t);
+	struct nfs4_server *s = v3->v4;
+	struct compound_res *o = res;
+	struct nfs_aio_op *op = NULL;
+	struct orpc_pending *p = NULL;
+	bool pool = false;
+
+	if (v3->aio && w->kind == NFS4_WORK_READ)
+		op = nfs_aio_read(v3->aio, nfs4_cont_ctx(t), &w->fh, w->offset, w->count, w->dest);
+	else if (v3->aio && w->kind == NFS4_WORK_WRITE)
+		op = nfs_aio_write(v3->aio, nfs4_cont_ctx(t), &w->fh, w->offset, w->data, w->count,
+				   w->stable);
+	if (!op)
+		pool = v3->pool && nfs_pool_inflight(v3->pool) < NFS_POOL_RING;
+	if (op || pool)
+		p = orpc_svc_defer(r, args, res);
+	if (p) {
+		orpc_pending_req(p)->user = t;
+		if (op) {
+			nfs_aio_submit(op, p);
+			s->stats.io_aio++;
+		} else {
+			nfs_pool_submit(v3->pool, p); /* cannot fail: the ring has room */
+			s->stats.io_pool++;
+		}
+		return ORPC_DEFER;
+	}
+	if (op)
+		nfs_aio_cancel(op);
+	s->stats.io_inline++;
+	nfs4_cont_work(t);
+	o->len = nfs4_cont_resume(t, &o->p);
+	r->ddp_len = t->io.ddp_len;
+	r->ddp_placed = t->io.placed;
+	nfs4_cont_free(t);
+	if (o->len && nfs4_server_reply_waits(s) && hold_reply(s, r, NULL, args, res))
+		return ORPC_DEFER;
+	return o->len ? SUCCESS : SYSTEM_ERR;
+}
+
 static enum accept_stat nfs4_compound_proc(struct orpc_req *r, void *args, void *res)
 {
-	const struct nfs3_server *v3 = r->svc->ctx;
+	struct nfs3_server *v3 = r->svc->ctx;
 	struct compound_args *a = args;
 	struct compound_res *o = res;
 	struct nfs_ctx ctx;
-
-	struct nfs4_io io = {r->peer->ddp_sink, r->peer->ddp_sink_len, 0, false, r->peer->bc_id};
+	struct nfs4_io io = {.sink = r->peer->ddp_sink,
+			     .sink_len = r->peer->ddp_sink_len,
+			     .bc_id = r->peer->bc_id};
 
 	if (!v3 || !v3->v4)
 		return SYSTEM_ERR;
 	/* one lcore serves NFSv4 today: its table is the server's */
 	if (!v3->v4->bc && r->svc->bc)
 		nfs4_server_set_bc(v3->v4, r->svc->bc);
+	/* READ, WRITE and COMMIT wait off the lcore when something can run them (not over UDP:
+	 * orpc_svc_defer would refuse, and the work runs at once anyway) */
+	io.defer = (v3->aio || v3->pool) && r->peer->xprt != ORPC_XPRT_UDP;
 	nfs3_make_ctx(r, v3->fs, &ctx);
 	o->len = nfs4_compound_io(v3->v4, &ctx, a->p, a->len, &io, &o->p);
+	if (io.cont)
+		return start_work(v3, r, args, res, io.cont);
 	/* READ's data or READLINK's text at the reply's end goes by the write chunk */
 	r->ddp_len = io.ddp_len;
 	r->ddp_placed = io.placed;
-	if (o->len && nfs4_server_reply_waits(v3->v4) && hold_reply(v3->v4, r, args, res))
+	if (o->len && nfs4_server_reply_waits(v3->v4) && hold_reply(v3->v4, r, NULL, args, res))
 		return ORPC_DEFER;
 	return o->len ? SUCCESS : SYSTEM_ERR;
 }

@@ -48,37 +48,94 @@ static bool ddp_tail(const struct nfs4_compound *c)
 	return c->io && c->opidx + 1 == c->numops;
 }
 
+/* The work is run here, or (c->may_defer) left to the caller: NFS4_DEFER. */
+static uint32_t work(struct nfs4_compound *c, union nfs4_op_resok *r)
+{
+	if (c->may_defer)
+		return NFS4_DEFER;
+	nfs4_work_run(c->ctx, &c->work);
+	return nfs4_work_end(c, r);
+}
+
 uint32_t nfs4_op_read(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
 {
 	const struct nfs4_read_args *ra = &a->read;
 	uint32_t count = ra->count < c->s->conf.max_io ? ra->count : c->s->conf.max_io;
-	struct nfs4_read_res *o = &r->read;
-	bool av, placed = false;
-	struct nfs_attr at;
-	enum nfs_stat st;
-	uint8_t *dest = c->s->iobuf;
-	uint32_t got = 0, s = need_real(c, NFS4ERR_ISDIR);
+	struct nfs4_work *w = &c->work;
+	uint32_t s = need_real(c, NFS4ERR_ISDIR);
 
 	if (s != NFS4_OK)
 		return s;
 	s = nfs4_sid_check_io(c, &ra->sid, &c->cur.fh, false);
 	if (s != NFS4_OK)
 		return s;
+	memset(w, 0, sizeof(*w));
+	w->kind = NFS4_WORK_READ;
+	w->fh = c->cur.fh;
+	w->offset = ra->offset;
+	w->count = count;
+	/* a deferred READ not placed gets a buffer of its own (nfs4_compound.c) */
+	w->dest = c->s->iobuf;
 	if (ddp_tail(c) && c->io->sink && count <= c->io->sink_len) {
-		dest = c->io->sink;
-		placed = true;
+		w->dest = c->io->sink;
+		w->placed = true;
 	}
-	st = nfs_fs_read(c->ctx, &c->cur.fh, ra->offset, count, dest, &got, &o->eof, &av, &at);
-	if (st != NFS_OK)
-		return nfs4_stat_from_nfs(st);
-	o->data = (struct nfs4_ref){dest, got};
-	o->placed = placed;
-	if (ddp_tail(c)) {
-		c->ddp_op = (int32_t)c->opidx;
-		c->ddp_len = got;
-		c->ddp_placed = placed;
+	return work(c, r);
+}
+
+void nfs4_work_run(struct nfs_ctx *ctx, struct nfs4_work *w)
+{
+	struct nfs_wcc wcc;
+	struct nfs_attr at;
+	bool av;
+
+	switch (w->kind) {
+	case NFS4_WORK_READ:
+		w->status = nfs_fs_read(ctx, &w->fh, w->offset, w->count, w->dest, &w->done,
+					&w->eof, &av, &at);
+		break;
+	case NFS4_WORK_WRITE:
+		w->status = nfs_fs_write(ctx, &w->fh, w->offset, w->data, w->count, w->stable,
+					 &w->done, &w->committed, &wcc);
+		break;
+	case NFS4_WORK_COMMIT:
+		w->status = nfs_fs_commit(ctx, &w->fh, w->offset, w->count, &wcc);
+		break;
+	default:
+		w->status = NFS_ERR_SERVERFAULT;
+		break;
 	}
-	return NFS4_OK;
+}
+
+uint32_t nfs4_work_end(struct nfs4_compound *c, union nfs4_op_resok *r)
+{
+	const struct nfs4_work *w = &c->work;
+
+	if (w->status != NFS_OK)
+		return nfs4_stat_from_nfs(w->status);
+	switch (w->kind) {
+	case NFS4_WORK_READ:
+		r->read.data = (struct nfs4_ref){w->dest, w->done};
+		r->read.eof = w->eof;
+		r->read.placed = w->placed;
+		if (ddp_tail(c)) {
+			c->ddp_op = (int32_t)c->opidx;
+			c->ddp_len = w->done;
+			c->ddp_placed = w->placed;
+		}
+		return NFS4_OK;
+	case NFS4_WORK_WRITE:
+		r->write.count = w->done;
+		r->write.committed = w->committed;
+		/* the verifier NFSv3's WRITE and COMMIT answer: one server, one restart story */
+		nfs_fs_write_verf(c->s->fs, r->write.verf);
+		return NFS4_OK;
+	case NFS4_WORK_COMMIT:
+		nfs_fs_write_verf(c->s->fs, r->verf);
+		return NFS4_OK;
+	default:
+		return NFS4ERR_SERVERFAULT;
+	}
 }
 
 /* Another client's read delegations of fh (or of the name in dir) come back before it
@@ -113,10 +170,7 @@ static bool deleg_held_name(struct nfs4_compound *c, const struct nfs_fh *dir,
 uint32_t nfs4_op_write(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
 {
 	const struct nfs4_write_args *wa = &a->write;
-	struct nfs4_write_res *o = &r->write;
-	enum nfs_stable committed;
-	struct nfs_wcc wcc;
-	enum nfs_stat st;
+	struct nfs4_work *w = &c->work;
 	uint32_t s = need_real(c, NFS4ERR_ISDIR);
 
 	if (s != NFS4_OK)
@@ -128,29 +182,29 @@ uint32_t nfs4_op_write(struct nfs4_compound *c, union nfs4_op_args *a, union nfs
 		return NFS4ERR_INVAL;
 	if (deleg_held(c, &c->cur.fh))
 		return NFS4ERR_DELAY;
-	st = nfs_fs_write(c->ctx, &c->cur.fh, wa->offset, wa->data.p, wa->data.len,
-			  (enum nfs_stable)wa->stable, &o->count, &committed, &wcc);
-	if (st != NFS_OK)
-		return nfs4_stat_from_nfs(st);
-	o->committed = committed;
-	/* the verifier NFSv3's WRITE and COMMIT answer: one server, one restart story */
-	nfs_fs_write_verf(c->s->fs, o->verf);
-	return NFS4_OK;
+	memset(w, 0, sizeof(*w));
+	w->kind = NFS4_WORK_WRITE;
+	w->fh = c->cur.fh;
+	w->offset = wa->offset;
+	w->data = wa->data.p;
+	w->count = wa->data.len;
+	w->stable = (enum nfs_stable)wa->stable;
+	return work(c, r);
 }
 
 uint32_t nfs4_op_commit(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
 {
-	struct nfs_wcc wcc;
-	enum nfs_stat st;
+	struct nfs4_work *w = &c->work;
 	uint32_t s = need_real(c, NFS4ERR_ISDIR);
 
 	if (s != NFS4_OK)
 		return s;
-	st = nfs_fs_commit(c->ctx, &c->cur.fh, a->commit.offset, a->commit.count, &wcc);
-	if (st != NFS_OK)
-		return nfs4_stat_from_nfs(st);
-	nfs_fs_write_verf(c->s->fs, r->verf);
-	return NFS4_OK;
+	memset(w, 0, sizeof(*w));
+	w->kind = NFS4_WORK_COMMIT;
+	w->fh = c->cur.fh;
+	w->offset = a->commit.offset;
+	w->count = a->commit.count;
+	return work(c, r);
 }
 
 /* ---- CREATE, REMOVE, RENAME, LINK ---- */

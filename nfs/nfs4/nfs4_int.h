@@ -81,7 +81,45 @@ struct nfs4_io {
 	uint32_t ddp_len; /**< bytes of that opaque's content (0: none) */
 	bool placed;	  /**< they are at sink, not in the reply (which ends with their length) */
 	uint64_t bc_id;	  /**< in: the call's connection's backchannel id (orpc_peer.bc_id) */
+	/** in: the caller can let the compound wait for a READ's, WRITE's or COMMIT's file work
+	 * off the lcore (nfs4_compound_proc: io_uring or the helper threads) */
+	bool defer;
+	/** out: the compound waits; nfs4_compound_io answered 0 and the caller runs the work
+	 * (nfs4_cont_work) and then nfs4_cont_resume. NULL: the reply is made. */
+	struct nfs4_cont *cont;
 };
+
+struct nfs4_compound;
+
+/** The file work an operation leaves to whoever runs it (a READ, WRITE or COMMIT): the
+ * operation's checks are done; nothing in it touches the server's state. */
+enum nfs4_work_kind { NFS4_WORK_NONE = 0, NFS4_WORK_READ, NFS4_WORK_WRITE, NFS4_WORK_COMMIT };
+
+struct nfs4_work {
+	enum nfs4_work_kind kind;
+	struct nfs_fh fh;
+	uint64_t offset;
+	uint32_t count;		/**< READ: bytes asked; WRITE: bytes given; COMMIT: its count */
+	const uint8_t *data;	/**< WRITE: the data (in the call) */
+	uint8_t *dest;		/**< READ: where the data goes */
+	bool placed;		/**< READ: dest is the transport's DDP sink */
+	enum nfs_stable stable; /**< WRITE */
+	/* what the work answered */
+	enum nfs_stat status;
+	uint32_t done; /**< bytes read or written */
+	bool eof;      /**< READ */
+	enum nfs_stable committed;
+};
+
+/** A handler's answer (never on the wire): its file work is in c->work, to be run off the
+ * lcore before nfs4_work_end makes its results (c->may_defer was set). */
+#define NFS4_DEFER 0xfffffff0u
+
+/** Do w's file work as ctx (on any thread: only the backend is touched). */
+void nfs4_work_run(struct nfs_ctx *ctx, struct nfs4_work *w);
+/** On the lcore, after nfs4_work_run: the operation's results from c->work.
+ * @return its status */
+uint32_t nfs4_work_end(struct nfs4_compound *c, union nfs4_op_resok *r);
 
 struct nfs4_compound {
 	struct nfs4_server *s;
@@ -101,6 +139,10 @@ struct nfs4_compound {
 	uint32_t ddp_len;   /**< its length */
 	bool ddp_placed;    /**< the data sits in io->sink */
 	uint8_t fhbuf[NFS4_FHSIZE]; /**< GETFH's result */
+	/** READ, WRITE and COMMIT may answer NFS4_DEFER (io->defer; once per compound: the
+	 * operations after a resumed one run here) */
+	bool may_defer;
+	struct nfs4_work work; /**< the file work of the operation that answered NFS4_DEFER */
 };
 
 typedef uint32_t (*nfs4_handler_t)(struct nfs4_compound *c, union nfs4_op_args *a,

@@ -566,6 +566,8 @@ static enum nfs4_seq_state seq_check_seqid(struct seq_ctx *c)
 {
 	const struct nfs4_slot *sl = c->o->slot;
 
+	if (sl->state == NFS4_SLOT_IN_PROGRESS)
+		return NFS4_SEQ_ERR_DELAY;
 	if (c->a->sequenceid == sl->seqid + 1)
 		return NFS4_SEQ_CHECK_LIMITS;
 	if (sl->state == NFS4_SLOT_FRESH || c->a->sequenceid != sl->seqid)
@@ -587,6 +589,7 @@ static enum nfs4_seq_state seq_check_limits(struct seq_ctx *c)
 static const uint32_t seq_status[NFS4_SEQ_NUM_STATES] = {
 	[NFS4_SEQ_NEW] = NFS4_OK,
 	[NFS4_SEQ_REPLAY] = NFS4_OK,
+	[NFS4_SEQ_ERR_DELAY] = NFS4ERR_DELAY,
 	[NFS4_SEQ_ERR_BADSESSION] = NFS4ERR_BADSESSION,
 	[NFS4_SEQ_ERR_BADSLOT] = NFS4ERR_BADSLOT,
 	[NFS4_SEQ_ERR_MISORDERED] = NFS4ERR_SEQ_MISORDERED,

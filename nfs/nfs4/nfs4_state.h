@@ -71,6 +71,7 @@ enum nfs4_sess_state { NFS4_SESS_STATE_LIST(NFS4_SESS_ENUM_) NFS4_SESS_NUM_STATE
 	X(CHECK_LIMITS)	      /* a new request: within the session's operations and size? */       \
 	X(NEW)		      /* serve it; its reply goes into the slot */                         \
 	X(REPLAY)	      /* a retry of the slot's last request: its cached reply again */     \
+	X(ERR_DELAY)	      /* the slot's last request is still being served (its file work) */  \
 	X(ERR_BADSESSION)     /* no such session (or its client expired) */                        \
 	X(ERR_BADSLOT)	      /* slot id beyond the table */                                       \
 	X(ERR_MISORDERED)     /* sequence id neither the slot's nor the next */                    \
@@ -89,6 +90,9 @@ enum nfs4_slot_state {
 	NFS4_SLOT_FRESH,    /**< never used: sequence id 0, the first request is 1 */
 	NFS4_SLOT_CACHED,   /**< its last request's reply is kept */
 	NFS4_SLOT_UNCACHED, /**< its last request's reply was too long to keep */
+	/** its last request waits for file work off the lcore (nfs4_compound.c): any request
+	 * on the slot meanwhile is NFS4ERR_DELAY (RFC 8881 §2.10.6.2, as knfsd's slot in use) */
+	NFS4_SLOT_IN_PROGRESS,
 };
 
 struct nfs4_slot {

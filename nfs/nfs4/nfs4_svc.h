@@ -16,10 +16,15 @@
  * NFS4ERR_NOTSUPP; undefined ones OP_ILLEGAL. READ's data and READLINK's text at the end of a
  * reply are DDP-eligible (nfs4_compound_io, RFC 8267).
  *
- * Threading: a server belongs to one thread (the lcore), which runs each compound to its end
- * (file-system calls included: no deferral to the helper threads yet). Only the stable client
- * records are written by a helper thread of their own; a reply that waits for that write is
- * held (nfs4_server_poll).
+ * Threading: a server belongs to one thread (the lcore): its state is touched there only. A
+ * compound runs there, except the file work of a READ, WRITE or COMMIT when its RPC program
+ * can defer the call: that goes to io_uring on the lcore (nfs_aio.h) or to the helper threads
+ * (nfs_pool.h), and the compound goes on from that operation on the lcore when it ends
+ * (struct nfs4_cont). Meanwhile the slot answers NFS4ERR_DELAY to a retry. A compound waits
+ * like that once: a second such operation in it runs on the lcore. The other operations' file
+ * calls (LOOKUP, GETATTR, OPEN, READDIR, ...) still run on the lcore. The stable client records
+ * are written by a helper thread of their own; a reply that waits for that write is held
+ * (nfs4_server_poll).
  */
 #ifndef NFS4_SVC_H
 #define NFS4_SVC_H
@@ -70,8 +75,14 @@ struct nfs4_stats {
 	uint64_t records_unheld;      /**< ... that went before it (UDP, DDP data, no memory) */
 	uint32_t boot;		      /**< this run's epoch (nfs4_recover.h nfs4_recov_epoch) */
 	bool in_grace;
-	uint64_t cb_state[4];  /**< entries into each enum nfs4_cb_state */
-	uint64_t dlg_state[5]; /**< entries into each enum nfs4_dlg_state */
+	/* READ, WRITE and COMMIT file work off the lcore (struct nfs4_cont) */
+	uint64_t io_deferred;	  /**< compounds that waited for it */
+	uint64_t io_aio, io_pool; /**< ... by io_uring, by the helper threads */
+	uint64_t io_inline;	  /**< ... that could not, and ran it on the lcore */
+	uint64_t io_resumed;	  /**< went on after it */
+	uint64_t io_session_gone; /**< ... whose session had gone meanwhile */
+	uint64_t cb_state[4];	  /**< entries into each enum nfs4_cb_state */
+	uint64_t dlg_state[5];	  /**< entries into each enum nfs4_dlg_state */
 };
 
 struct nfs4_server;
@@ -119,6 +130,30 @@ struct nfs4_io;
  * program calls. io may be NULL. */
 uint32_t nfs4_compound_io(struct nfs4_server *s, struct nfs_ctx *ctx, const uint8_t *args,
 			  uint32_t len, struct nfs4_io *io, const uint8_t **reply);
+
+/** A compound waiting for an operation's file work (nfs4_io.defer, nfs4_int.h). */
+struct nfs4_cont;
+/** Its file work, on any thread (a helper thread's job). */
+void nfs4_cont_work(struct nfs4_cont *t);
+/**
+ * On the lcore once the work ended: the compound goes on from that operation.
+ * @param reply  set to the reply's bytes (the server's buffer, valid until the next call)
+ * @return its length (0: SYSTEM_ERR). The io's DDP fields are the continuation's own
+ *         (nfs4_compound_proc reads them); free it with nfs4_cont_free after the reply went.
+ */
+uint32_t nfs4_cont_resume(struct nfs4_cont *t, const uint8_t **reply);
+void nfs4_cont_free(struct nfs4_cont *t);
+struct nfs4_work *nfs4_cont_work_of(struct nfs4_cont *t);
+struct nfs_ctx *nfs4_cont_ctx(struct nfs4_cont *t);
+
+/* The RPC program's deferred compounds, through the NFSv3 server's helper threads and io_uring
+ * (nfs3_pool_work, nfs3_pool_done and nfs3_aio_done hand a version 4 call here). */
+struct orpc_req;
+struct nfs_aio_done;
+bool nfs4_is_call(const struct orpc_req *r);
+void nfs4_pool_work(void *job);
+void nfs4_pool_done(void *job);
+void nfs4_aio_done(const struct nfs_aio_done *d);
 
 struct orpc_bc_table;
 /** Backward calls (NFSv4.1 callbacks) go through t, the lcore's table (orpc_bc.h); NULL: none.

@@ -206,7 +206,7 @@ static void tree(void)
 static uint32_t run(const uint8_t *b, uint32_t len, const uint8_t **rep, struct nfs4_io *io)
 {
 	struct nfs_ctx ctx = {.fs = fs, .cred = {.flavor = 1}};
-	struct nfs4_io plain = {NULL, 0, 0, false, 0};
+	struct nfs4_io plain = {.sink = NULL};
 
 	ctx.peer.ss_family = AF_INET;
 	if (!io)
@@ -494,7 +494,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	nfs4_stid_each(srv, find_deleg, NULL);
 	patch(buf, (uint32_t)size);
 	{
-		struct nfs4_io io = {sink, sizeof(sink), 0, false, 0};
+		struct nfs4_io io = {.sink = sink, .sink_len = sizeof(sink)};
 		struct nfs4_compound_res_hdr rh;
 		struct nfs4_op_res r;
 		const uint8_t *rep;

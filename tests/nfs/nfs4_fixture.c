@@ -95,7 +95,7 @@ uint64_t n4f_bc_id;
 void n4f_run_raw(const uint8_t *args, uint32_t len, struct n4f_reply *out)
 {
 	/* a connection that carries backward calls comes with an nfs4_io saying which */
-	struct nfs4_io io = {NULL, 0, 0, false, n4f_bc_id};
+	struct nfs4_io io = {.bc_id = n4f_bc_id};
 	const uint8_t *rep;
 	uint32_t n = n4f_bc_id ? nfs4_compound_io(n4f_srv, &n4f_ctx, args, len, &io, &rep)
 			       : nfs4_compound(n4f_srv, &n4f_ctx, args, len, &rep);

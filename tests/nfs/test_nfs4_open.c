@@ -577,7 +577,7 @@ static void test_read_write_commit(void **state)
 static void test_read_ddp(void **state)
 {
 	static uint8_t sink[4096];
-	struct nfs4_io io = {sink, sizeof(sink), 0, false, 0};
+	struct nfs4_io io = {.sink = sink, .sink_len = sizeof(sink)};
 	struct nfs4_stateid sid;
 	const uint8_t *rep;
 	struct n4f_reply r;

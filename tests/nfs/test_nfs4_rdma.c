@@ -38,6 +38,8 @@
 #include "nfs3_svc.h"
 #include "nfs4_fixture.h"
 #include "nfs4_svc.h"
+#include "nfs_aio.h"
+#include "nfs_pool.h"
 #include "nfs_xdr_prim.h"
 #include "orpc_bc.h"
 #include "orpc_msg.h"
@@ -59,12 +61,18 @@ static struct orpc_svc *client_bc; /* the client's backchannel programs, when a 
 
 /* the lcore's loop, as droce-nfsd's: NFSv4's stable records writes end there too (an OPEN's
  * reply is held until its client's record is written) */
+static bool hold_work; /* a test holds the file work's ends back: they are not polled */
+
 static void poll_all(struct conn *c)
 {
 	stk_lcore_poll(rp.lc);
 	rpcrdma_ep_poll(c->c);
 	rpcrdma_ep_poll(c->sv);
 	nfs4_server_poll(n4f_srv);
+	if (v3.pool && !hold_work)
+		nfs_pool_poll(v3.pool, nfs3_pool_done, 64);
+	if (v3.aio && !hold_work)
+		nfs_aio_poll(v3.aio, nfs3_aio_done, 64);
 }
 
 static void expect_event(struct conn *c, int k, enum roce_cm_event_type t, struct roce_cm_event *ev)
@@ -153,44 +161,92 @@ static void on_done(void *ctx, int err, const uint8_t *reply, uint32_t len)
 static uint32_t xid = 0x4000;
 
 /*
- * One COMPOUND over RDMA: the RPC header (AUTH_SYS root) then b's bytes; ddp_off/ddp_len
- * (relative to the compound) name the WRITE data for a read chunk; ddp_reply offers a write
- * chunk, reply_max a reply chunk. The reply's COMPOUND4res is parsed into out.
+ * One COMPOUND over RDMA, sent: the RPC header (AUTH_SYS root) then b's bytes, from msg;
+ * ddp_off/ddp_len (relative to the compound) name the WRITE data for a read chunk; ddp_reply
+ * offers a write chunk, reply_max a reply chunk. call_wait takes its reply.
  */
-static void call(struct conn *c, struct n4f_cb *b, uint32_t ddp_off, uint32_t ddp_len,
-		 bool ddp_reply, uint32_t reply_max, struct n4f_reply *out)
+static void call_start(struct conn *c, uint8_t *msg, uint32_t cap, struct n4f_cb *b,
+		       uint32_t ddp_off, uint32_t ddp_len, bool ddp_reply, uint32_t reply_max,
+		       struct result *r)
 {
-	static uint8_t msg[(1u << 17) + 512];
 	struct orpc_authsys sys = {.machname = "client", .uid = 0, .gid = 0};
 	struct rpcrdma_call rc = {.msg = msg, .ddp_reply = ddp_reply, .reply_max = reply_max};
-	struct result r = {0};
-	struct orpc_reply_hdr h;
-	uint32_t hdr, len = n4f_end(b, 0), off;
-	uint64_t end = rte_get_tsc_cycles() + 20 * rte_get_tsc_hz();
+	uint32_t hdr, len = n4f_end(b, 0);
 	XDR x;
 
-	xdrmem_create(&x, (char *)msg, sizeof(msg), XDR_ENCODE);
+	memset(r, 0, sizeof(*r));
+	xdrmem_create(&x, (char *)msg, cap, XDR_ENCODE);
 	assert_true(
 		orpc_call_encode(&x, xid++, NFS4_PROGRAM, NFS4_VERSION, NFS4_PROC_COMPOUND, &sys));
 	hdr = xdr_getpos(&x);
 	xdr_destroy(&x);
+	assert_true(hdr + len <= cap);
 	memcpy(msg + hdr, b->buf, len);
 	rc.len = hdr + len;
 	if (ddp_len) {
 		rc.ddp_off = hdr + ddp_off;
 		rc.ddp_len = ddp_len;
 	}
-	assert_int_equal(rpcrdma_clnt_call(c->c, &rc, on_done, &r), 0);
-	while (!r.done) {
+	assert_int_equal(rpcrdma_clnt_call(c->c, &rc, on_done, r), 0);
+}
+
+/* The reply of a call_start, its COMPOUND4res parsed into out. */
+static void call_wait(struct conn *c, struct result *r, struct n4f_reply *out)
+{
+	uint64_t end = rte_get_tsc_cycles() + 20 * rte_get_tsc_hz();
+	struct orpc_reply_hdr h;
+	uint32_t off;
+
+	while (!r->done) {
 		assert_true(rte_get_tsc_cycles() < end);
 		poll_all(c);
 	}
-	assert_int_equal(r.err, 0);
-	assert_int_equal(orpc_reply_decode(r.reply, r.len, &h, &off), 0);
+	assert_int_equal(r->err, 0);
+	assert_int_equal(orpc_reply_decode(r->reply, r->len, &h, &off), 0);
 	assert_false(h.denied);
 	assert_int_equal(h.stat, SUCCESS);
-	n4f_parse(r.reply + off, r.len - off, out);
-	free(r.reply);
+	n4f_parse(r->reply + off, r->len - off, out);
+	free(r->reply);
+	r->reply = NULL;
+}
+
+static void call(struct conn *c, struct n4f_cb *b, uint32_t ddp_off, uint32_t ddp_len,
+		 bool ddp_reply, uint32_t reply_max, struct n4f_reply *out)
+{
+	static uint8_t msg[(1u << 17) + 512];
+	struct result r;
+
+	call_start(c, msg, sizeof(msg), b, ddp_off, ddp_len, ddp_reply, reply_max, &r);
+	call_wait(c, &r, out);
+}
+
+/* EXCHANGE_ID offering a reply chunk, as Linux's first one does, then CREATE_SESSION */
+static void rdma_session(struct conn *c, const char *owner, struct n4f_sess *s)
+{
+	union nfs4_op_args a = {0};
+	struct n4f_reply r;
+	struct n4f_cb b;
+
+	memset(s, 0, sizeof(*s));
+	memcpy(a.exid.verifier, "rdmaverf", 8);
+	a.exid.ownerid = (struct nfs4_ref){(const uint8_t *)owner, (uint32_t)strlen(owner)};
+	n4f_start(&b, 1, "");
+	n4f_op(&b, NFS4_OP_EXCHANGE_ID, &a);
+	call(c, &b, 0, 0, false, 8192, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	s->clientid = r.r[0].u.exid.clientid;
+	memset(&a, 0, sizeof(a));
+	a.csess.clientid = s->clientid;
+	a.csess.sequence = r.r[0].u.exid.sequenceid;
+	n4f_default_attrs(&a.csess.fore);
+	n4f_default_attrs(&a.csess.back);
+	n4f_start(&b, 1, "");
+	n4f_op(&b, NFS4_OP_CREATE_SESSION, &a);
+	call(c, &b, 0, 0, false, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	memcpy(s->id, r.r[0].u.csess.sessionid, NFS4_SESSIONID_SIZE);
+	for (int i = 0; i < 8; i++)
+		s->seq[i] = 1;
 }
 
 static void test_nfs4_over_rdma(void **state)
@@ -213,25 +269,7 @@ static void test_nfs4_over_rdma(void **state)
 	assert_int_equal(nfs_fs_mount(&n4f_ctx, n4f_exp_a, &root), NFS_OK);
 	rr_connect(&c);
 	st = rpcrdma_ep_stats(c.sv);
-	/* EXCHANGE_ID with a reply chunk offered, as Linux's first one; CREATE_SESSION */
-	memcpy(a.exid.verifier, "rdmaverf", 8);
-	a.exid.ownerid = (struct nfs4_ref){(const uint8_t *)"rdma client", 11};
-	n4f_start(&b, 1, "");
-	n4f_op(&b, NFS4_OP_EXCHANGE_ID, &a);
-	call(&c, &b, 0, 0, false, 8192, &r);
-	assert_int_equal(r.status, NFS4_OK);
-	s.clientid = r.r[0].u.exid.clientid;
-	memset(&a, 0, sizeof(a));
-	a.csess.clientid = s.clientid;
-	a.csess.sequence = r.r[0].u.exid.sequenceid;
-	n4f_default_attrs(&a.csess.fore);
-	n4f_default_attrs(&a.csess.back);
-	n4f_start(&b, 1, "");
-	n4f_op(&b, NFS4_OP_CREATE_SESSION, &a);
-	call(&c, &b, 0, 0, false, 0, &r);
-	assert_int_equal(r.status, NFS4_OK);
-	memcpy(s.id, r.r[0].u.csess.sessionid, NFS4_SESSIONID_SIZE);
-	s.seq[0] = 1;
+	rdma_session(&c, "rdma client", &s);
 	n4f_session(&b, &s);
 	n4f_op(&b, NFS4_OP_RECLAIM_COMPLETE, &(union nfs4_op_args){.one_fs = false});
 	call(&c, &b, 0, 0, false, 0, &r);
@@ -575,6 +613,205 @@ static void test_backchannel_over_rdma(void **state)
 	nfs4_server_set_bc(n4f_srv, NULL);
 }
 
+/* ---- READ, WRITE and COMMIT off the lcore (struct nfs4_cont) ---- */
+
+/* the server's counters of file work off the lcore, now */
+static struct nfs4_stats io_stats(void)
+{
+	struct nfs4_stats ns;
+
+	nfs4_server_stats(n4f_srv, &ns);
+	return ns;
+}
+
+/* poll, without the file work's ends, until the server has deferred n compounds */
+static void until_deferred(struct conn *c, uint64_t n)
+{
+	uint64_t end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+
+	while (io_stats().io_deferred < n) {
+		assert_true(rte_get_tsc_cycles() < end);
+		poll_all(c);
+	}
+}
+
+/*
+ * With helper threads and io_uring, as droce-nfsd runs: a WRITE (data by read chunk, GETATTR
+ * after it), a READ placed in the write chunk, a READ inline (its own buffer) and a COMMIT
+ * each wait for their file work off the lcore, and the compound goes on after it (GETATTR
+ * sees the WRITE). While a COMMIT waits: a retry on its slot is NFS4ERR_DELAY, another slot's
+ * compound is served, and once it ends the retry replays its reply. A session destroyed while
+ * its compound waits: the compound ends without it (the rest of it BADSESSION).
+ */
+static void test_io_off_lcore(void **state)
+{
+	static char data[65536];
+	static uint8_t msg2[4096], msg3[4096];
+	union nfs4_op_args a = {0};
+	struct nfs4_stateid sid;
+	struct n4f_sess s, s2;
+	struct nfs4_stats before, now;
+	struct result r1, r2, r3;
+	struct nfs_fh root, fh;
+	uint8_t verf[NFS4_VERIFIER_SIZE];
+	struct n4f_reply r;
+	struct n4f_cb b;
+	struct conn c;
+	char path[300];
+	uint32_t pos, seq;
+	int fd;
+
+	(void)state;
+	v3.pool = nfs_pool_create("t4io", 2, nfs3_pool_work);
+	assert_non_null(v3.pool);
+	v3.aio = nfs_aio_create(n4f_fs, 64); /* NULL without io_uring: the pool does it all */
+	assert_int_equal(nfs_fs_mount(&n4f_ctx, n4f_exp_a, &root), NFS_OK);
+	rr_connect(&c);
+	rdma_session(&c, "io client", &s);
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_RECLAIM_COMPLETE, &(union nfs4_op_args){.one_fs = false});
+	call(&c, &b, 0, 0, false, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	n4f_open_args(&a, "o", "viaio", OPEN4_SHARE_ACCESS_BOTH, OPEN4_CREATE);
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
+	n4f_op(&b, NFS4_OP_OPEN, &a);
+	n4f_op(&b, NFS4_OP_GETFH, NULL);
+	call(&c, &b, 0, 0, false, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	sid = r.r[2].u.open.sid;
+	n4f_fh_of(&r, 3, &fh);
+
+	/* WRITE 64 KiB by read chunk, FILE_SYNC, then GETATTR: the compound goes on after it */
+	for (uint32_t i = 0; i < sizeof(data); i++)
+		data[i] = (char)(i * 13 + 5);
+	before = io_stats();
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {fh.data, fh.len}});
+	pos = xdr_getpos(&b.x) + 4 + 16 + 8 + 4 + 4;
+	a.write = (struct nfs4_write_args){sid, 0, NFS_FILE_SYNC, {(const uint8_t *)data, 65536}};
+	n4f_op(&b, NFS4_OP_WRITE, &a);
+	n4f_op(&b, NFS4_OP_GETATTR, &(union nfs4_op_args){.getattr = {1, {1u << NFS4_A_SIZE}}});
+	call(&c, &b, pos, sizeof(data), false, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_int_equal(r.n, 4);
+	assert_int_equal(r.r[2].u.write.count, sizeof(data));
+	assert_memory_equal(r.r[3].u.getattr.vals.p, "\0\0\0\0\0\1\0\0", 8);
+	memcpy(verf, r.r[2].u.write.verf, sizeof(verf));
+	now = io_stats();
+	assert_int_equal(now.io_deferred, before.io_deferred + 1);
+	assert_int_equal(now.io_resumed, before.io_resumed + 1);
+	assert_int_equal(now.io_aio + now.io_pool, before.io_aio + before.io_pool + 1);
+	assert_int_equal(now.io_inline, before.io_inline);
+	snprintf(path, sizeof(path), "%s/viaio", n4f_exp_a);
+	{
+		static char back[sizeof(data)];
+
+		fd = open(path, O_RDONLY);
+		assert_true(fd >= 0);
+		assert_int_equal(read(fd, back, sizeof(back)), (ssize_t)sizeof(back));
+		close(fd);
+		assert_memory_equal(back, data, sizeof(data));
+	}
+
+	/* READ placed by the work in the write chunk's sink */
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {fh.data, fh.len}});
+	n4f_op(&b, NFS4_OP_READ, &(union nfs4_op_args){.read = {sid, 0, sizeof(data)}});
+	call(&c, &b, 0, 0, true, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_true(r.r[2].u.read.eof);
+	assert_int_equal(r.r[2].u.read.data.len, sizeof(data));
+	assert_memory_equal(r.r[2].u.read.data.p, data, sizeof(data));
+	/* READ inline (a reply chunk, no write chunk): the data in the compound's own buffer */
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {fh.data, fh.len}});
+	n4f_op(&b, NFS4_OP_READ, &(union nfs4_op_args){.read = {sid, 1000, 3000}});
+	call(&c, &b, 0, 0, false, 8192, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_false(r.r[2].u.read.eof);
+	assert_int_equal(r.r[2].u.read.data.len, 3000);
+	assert_memory_equal(r.r[2].u.read.data.p, data + 1000, 3000);
+	/* COMMIT: by the helper threads (io_uring does not sync here) */
+	before = now;
+	now = io_stats();
+	assert_int_equal(now.io_deferred, before.io_deferred + 2);
+	before = now;
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {fh.data, fh.len}});
+	n4f_op(&b, NFS4_OP_COMMIT, &(union nfs4_op_args){.commit = {0, 0}});
+	call(&c, &b, 0, 0, false, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_memory_equal(r.r[2].u.verf, verf, sizeof(verf));
+	now = io_stats();
+	assert_int_equal(now.io_pool, before.io_pool + 1);
+
+	/* a COMMIT waits (its end held back): a retry on its slot is DELAY, slot 1 is served */
+	hold_work = true;
+	seq = s.seq[0]++;
+	n4f_seq(&b, &s, 0, seq, true);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {fh.data, fh.len}});
+	n4f_op(&b, NFS4_OP_COMMIT, &(union nfs4_op_args){.commit = {0, 0}});
+	call_start(&c, msg2, sizeof(msg2), &b, 0, 0, false, 0, &r1);
+	until_deferred(&c, now.io_deferred + 1);
+	n4f_seq(&b, &s, 0, seq, true);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {fh.data, fh.len}});
+	n4f_op(&b, NFS4_OP_COMMIT, &(union nfs4_op_args){.commit = {0, 0}});
+	call(&c, &b, 0, 0, false, 0, &r);
+	assert_int_equal(r.status, NFS4ERR_DELAY);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r1.done, 0);
+	n4f_seq(&b, &s, 1, s.seq[1]++, false);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {fh.data, fh.len}});
+	n4f_op(&b, NFS4_OP_GETATTR, &(union nfs4_op_args){.getattr = {1, {1u << NFS4_A_SIZE}}});
+	call(&c, &b, 0, 0, false, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_int_equal(r1.done, 0);
+	hold_work = false;
+	call_wait(&c, &r1, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_int_equal(r.n, 3);
+	/* now the slot holds the COMMIT's reply: the retry replays it */
+	n4f_seq(&b, &s, 0, seq, true);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {fh.data, fh.len}});
+	n4f_op(&b, NFS4_OP_COMMIT, &(union nfs4_op_args){.commit = {0, 0}});
+	call(&c, &b, 0, 0, false, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_int_equal(r.n, 3);
+	assert_memory_equal(r.r[2].u.verf, verf, sizeof(verf));
+
+	/* the session goes (DESTROY_SESSION in another session of the client) while its
+	 * COMMIT, GETATTR waits: COMMIT's result, then BADSESSION */
+	rdma_session(&c, "io client", &s2);
+	now = io_stats();
+	hold_work = true;
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {fh.data, fh.len}});
+	n4f_op(&b, NFS4_OP_COMMIT, &(union nfs4_op_args){.commit = {0, 0}});
+	n4f_op(&b, NFS4_OP_GETATTR, &(union nfs4_op_args){.getattr = {1, {1u << NFS4_A_SIZE}}});
+	call_start(&c, msg3, sizeof(msg3), &b, 0, 0, false, 0, &r3);
+	until_deferred(&c, now.io_deferred + 1);
+	n4f_session(&b, &s2);
+	memcpy(a.sessionid, s.id, NFS4_SESSIONID_SIZE);
+	n4f_op(&b, NFS4_OP_DESTROY_SESSION, &a);
+	call_start(&c, msg2, sizeof(msg2), &b, 0, 0, false, 0, &r2);
+	call_wait(&c, &r2, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	hold_work = false;
+	call_wait(&c, &r3, &r);
+	assert_int_equal(r.status, NFS4ERR_BADSESSION);
+	assert_int_equal(r.n, 4);
+	assert_int_equal(r.r[2].status, NFS4_OK);
+	assert_int_equal(r.r[3].status, NFS4ERR_BADSESSION);
+	assert_int_equal(io_stats().io_session_gone, now.io_session_gone + 1);
+	rr_disconnect(&c);
+	nfs_pool_destroy(v3.pool, nfs3_pool_done);
+	v3.pool = NULL;
+	if (v3.aio)
+		nfs_aio_destroy(v3.aio, nfs3_aio_done);
+	v3.aio = NULL;
+}
+
 int main(void)
 {
 	static char a0[] = "test_nfs4_rdma", a1[] = "--no-huge", a2[] = "-m", a3[] = "512",
@@ -584,6 +821,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nfs4_over_rdma),
 		cmocka_unit_test(test_backchannel_over_rdma),
+		cmocka_unit_test(test_io_off_lcore),
 	};
 	int rc;
 
