@@ -800,6 +800,12 @@ static void print_stats(void)
 		       v4.boot, (unsigned long long)v4.records_held,
 		       (unsigned long long)v4.records_unheld,
 		       (unsigned long long)v4.records_sync_writes);
+		printf("nfs4: compounds that waited for READ/WRITE/COMMIT file work off the lcore "
+		       "%llu (io_uring %llu, helper threads %llu), ran it on the lcore %llu, went on "
+		       "%llu (session gone %llu)\n",
+		       (unsigned long long)v4.io_deferred, (unsigned long long)v4.io_aio,
+		       (unsigned long long)v4.io_pool, (unsigned long long)v4.io_inline,
+		       (unsigned long long)v4.io_resumed, (unsigned long long)v4.io_session_gone);
 	}
 	if (g.nlm_up) {
 		uint32_t locks, waiters;
@@ -1123,14 +1129,14 @@ out:
 	reload_fini();
 	/* the calls still with io_uring and the helpers end first: their connections wait for
 	 * them */
-	/* NFSv4's records written and the replies held for them sent, while their connections
-	 * are there */
-	if (g.v4)
-		nfs4_server_flush(g.v4);
 	nfs_aio_destroy(g.aio, nfs3_aio_done);
 	g.aio = NULL;
 	nfs_pool_destroy(g.pool, nfs3_pool_done);
 	g.pool = NULL;
+	/* NFSv4's records written and the replies held for them sent, while their connections
+	 * are there (after the file work: a compound that waited for it may hold its reply) */
+	if (g.v4)
+		nfs4_server_flush(g.v4);
 	if (g.tcp_up)
 		orpc_tcp_srv_fini(&g.tcp);
 	if (g.lock_tcp_up)
@@ -1392,14 +1398,14 @@ out:
 		stk_lcore_poll(stk_lcore_get(rte_get_main_lcore()));
 	}
 	reload_fini();
-	/* NFSv4's records written and the replies held for them sent, while their connections
-	 * are there */
-	if (g.v4)
-		nfs4_server_flush(g.v4);
 	nfs_aio_destroy(g.aio, nfs3_aio_done);
 	g.aio = NULL;
 	nfs_pool_destroy(g.pool, nfs3_pool_done);
 	g.pool = NULL;
+	/* NFSv4's records written and the replies held for them sent, while their connections
+	 * are there (after the file work: a compound that waited for it may hold its reply) */
+	if (g.v4)
+		nfs4_server_flush(g.v4);
 	if (g.tcp_up)
 		orpc_tcp_srv_fini(&g.tcp);
 	g.tcp_up = false;

@@ -18,6 +18,11 @@
  *   ... past maxresponsesize_cached with sa_cachethis -> that op: REP_TOO_BIG_TO_CACHE
  * The operations decoded before a failing decode still run, as Linux's nfsd does. A SEQUENCE
  * that replays answers the slot's cached bytes as they are.
+ *
+ * READ, WRITE and COMMIT may leave their file work to io_uring or the helper threads
+ * (nfs4_io.defer): the loop stops there, its state goes into a struct nfs4_cont, and
+ * nfs4_cont_resume goes on from that operation when the work ended (docs/nfs.md, "Where a
+ * compound runs").
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -609,6 +614,11 @@ struct nfs_ctx *nfs4_cont_ctx(struct nfs4_cont *t)
 	return &t->ctx;
 }
 
+const struct nfs4_io *nfs4_cont_io(const struct nfs4_cont *t)
+{
+	return &t->io;
+}
+
 void nfs4_cont_free(struct nfs4_cont *t)
 {
 	if (!t)
@@ -951,8 +961,8 @@ static enum accept_stat start_work(struct nfs3_server *v3, struct orpc_req *r, v
 	s->stats.io_inline++;
 	nfs4_cont_work(t);
 	o->len = nfs4_cont_resume(t, &o->p);
-	r->ddp_len = t->io.ddp_len;
-	r->ddp_placed = t->io.placed;
+	r->ddp_len = nfs4_cont_io(t)->ddp_len;
+	r->ddp_placed = nfs4_cont_io(t)->placed;
 	nfs4_cont_free(t);
 	if (o->len && nfs4_server_reply_waits(s) && hold_reply(s, r, NULL, args, res))
 		return ORPC_DEFER;

@@ -115,6 +115,9 @@ struct nfs4_work {
  * lcore before nfs4_work_end makes its results (c->may_defer was set). */
 #define NFS4_DEFER 0xfffffff0u
 
+/** A waiting compound's DDP fields (after nfs4_cont_resume: its reply's tail). */
+const struct nfs4_io *nfs4_cont_io(const struct nfs4_cont *t);
+
 /** Do w's file work as ctx (on any thread: only the backend is touched). */
 void nfs4_work_run(struct nfs_ctx *ctx, struct nfs4_work *w);
 /** On the lcore, after nfs4_work_run: the operation's results from c->work.

@@ -35,6 +35,13 @@
  * live one). After an input whose last byte is odd, the harness breaks the delegations of g as
  * an NFSv3 WRITE would (nfs4_deleg_break), and the fake transport answers the recall by the
  * last byte's bits 1-2: success, DELAY, bytes that do not decode, or -ENOTCONN.
+ *
+ * Waiting for file work: with bit 3 of the last byte set the input may wait (nfs4_io.defer); a
+ * READ, WRITE or COMMIT then leaves the compound waiting (struct nfs4_cont), which keeps the
+ * input's bytes. The waiting compounds finish (their work run, nfs4_cont_resume, the reply
+ * checked as above) at the start of the next input, unless its last byte has bit 4 set and
+ * fewer than WAITING wait: so a retry on a waiting slot (DELAY), other compounds meanwhile and a
+ * session destroyed meanwhile are reached.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -467,6 +474,58 @@ static void patch(uint8_t *b, uint32_t len)
 	xdr_destroy(&x);
 }
 
+/* A reply: COMPOUND4res of exactly its length (a placed READ's data appended first). */
+static void check_reply(const uint8_t *rep, uint32_t rl, const struct nfs4_io *io)
+{
+	struct nfs4_compound_res_hdr rh;
+	struct nfs4_op_res r;
+	uint8_t *whole = NULL;
+	XDR x;
+
+	CHECK(rl > 0);
+	CHECK(io->ddp_len <= rl || io->placed);
+	if (io->placed) {
+		/* the data went to the sink: put it back where the reply would carry it */
+		uint32_t pad = (4 - io->ddp_len % 4) % 4;
+
+		CHECK(io->ddp_len <= sizeof(sink));
+		whole = calloc(1, rl + io->ddp_len + pad);
+		memcpy(whole, rep, rl);
+		memcpy(whole + rl, sink, io->ddp_len);
+		rep = whole;
+		rl += io->ddp_len + pad;
+	}
+	xdrmem_create(&x, (char *)(uintptr_t)rep, rl, XDR_DECODE);
+	CHECK(nfs4_xdr_compound_res_hdr(&x, &rh));
+	for (uint32_t i = 0; i < rh.numres; i++)
+		CHECK(nfs4_xdr_resop(&x, &r));
+	CHECK(xdr_getpos(&x) == rl);
+	xdr_destroy(&x);
+	free(whole);
+}
+
+#define WAITING 4
+static struct {
+	struct nfs4_cont *t;
+	uint8_t *buf; /* the input the compound's arguments point into */
+} waiting[WAITING];
+static unsigned nwaiting;
+
+static void finish_waiting(void)
+{
+	for (unsigned i = 0; i < nwaiting; i++) {
+		const uint8_t *rep;
+		uint32_t rl;
+
+		nfs4_cont_work(waiting[i].t);
+		rl = nfs4_cont_resume(waiting[i].t, &rep);
+		check_reply(rep, rl, nfs4_cont_io(waiting[i].t));
+		nfs4_cont_free(waiting[i].t);
+		free(waiting[i].buf);
+	}
+	nwaiting = 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct nfs4_compound_hdr h1, h2;
@@ -490,38 +549,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(memcmp(out[0], out[1], (size_t)l1) == 0);
 	}
 	CHECK(srv); /* a fresh state directory and a /tmp export need nothing special */
+	if (!(size && (data[size - 1] & 16) && nwaiting < WAITING))
+		finish_waiting();
 	memset(deleg_other, 0, sizeof(deleg_other));
 	nfs4_stid_each(srv, find_deleg, NULL);
 	patch(buf, (uint32_t)size);
 	{
 		struct nfs4_io io = {.sink = sink, .sink_len = sizeof(sink)};
-		struct nfs4_compound_res_hdr rh;
-		struct nfs4_op_res r;
 		const uint8_t *rep;
-		uint32_t rl = run(buf, (uint32_t)size, &rep, &io);
-		uint8_t *whole = NULL;
-		XDR x;
+		uint32_t rl;
 
-		CHECK(rl > 0);
-		CHECK(io.ddp_len <= rl || io.placed);
-		if (io.placed) {
-			/* the data went to the sink: put it back where the reply would carry it */
-			uint32_t pad = (4 - io.ddp_len % 4) % 4;
-
-			CHECK(io.ddp_len <= sizeof(sink));
-			whole = calloc(1, rl + io.ddp_len + pad);
-			memcpy(whole, rep, rl);
-			memcpy(whole + rl, sink, io.ddp_len);
-			rep = whole;
-			rl += io.ddp_len + pad;
+		io.defer = size && (data[size - 1] & 8) && nwaiting < WAITING;
+		rl = run(buf, (uint32_t)size, &rep, &io);
+		if (io.cont) {
+			CHECK(io.defer && rl == 0);
+			waiting[nwaiting].t = io.cont;
+			waiting[nwaiting++].buf = buf;
+			buf = NULL; /* the waiting compound's now */
+		} else {
+			check_reply(rep, rl, &io);
 		}
-		xdrmem_create(&x, (char *)(uintptr_t)rep, rl, XDR_DECODE);
-		CHECK(nfs4_xdr_compound_res_hdr(&x, &rh));
-		for (uint32_t i = 0; i < rh.numres; i++)
-			CHECK(nfs4_xdr_resop(&x, &r));
-		CHECK(xdr_getpos(&x) == rl);
-		xdr_destroy(&x);
-		free(whole);
 	}
 	if (size && (data[size - 1] & 1)) {
 		reply_mode = (data[size - 1] >> 1) & 3;

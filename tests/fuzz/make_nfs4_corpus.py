@@ -128,6 +128,15 @@ seeds = {
     "lock_wait_unlock": compound([HSEQ()] + F + [LOCKW(2, "lw3"), op(14, W(2, 0) + CUR + H(0)
                                                                      + H(100))]),
     "bind_conn_back": compound([op(41, b"\x01" * 16 + W(7, 0))]),
+    # waiting for file work (the harness reads the last byte: bit 3 lets the compound wait,
+    # bit 4 keeps earlier waiting compounds waiting through this input): a READ that waits,
+    # a WRITE then GETATTR that waits, a COMMIT that waits while the next input runs, and a
+    # READ on the same slot that is then DELAY (the trailing word is the control byte)
+    "wait_read": compound([HSEQ()] + F + [op(25, HSID + H(0) + W(4096))]) + W(0x08),
+    "wait_write_getattr": compound([HSEQ(1)] + F + [op(38, HSID + H(5) + W(0) + S("abc")),
+                                                    GETATTR]) + W(0x08),
+    "wait_commit": compound([HSEQ(2)] + F + [op(5, H(0) + W(0))]) + W(0x08),
+    "wait_retry_delay": compound([HSEQ()] + F + [op(25, HSID + H(0) + W(100))]) + W(0, 0x10),
 }
 d = os.path.join("tests", "fuzz", "corpus", "nfs4_compound")
 os.makedirs(d, exist_ok=True)
