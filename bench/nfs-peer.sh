@@ -22,6 +22,9 @@
 # no RoCE port; with its RoCE stack the TCP path goes through the exception TAP instead (not
 # measured here). Then droce-nfsd over RDMA (two droce stacks over a veth pair, the same job;
 # NO_RDMA=1 leaves it out), whose polling lcore makes its CPU time the run's wall time. It prints a table and writes JSON (--json FILE); it asserts nothing about speed.
+# LCORE=1 adds droce-nfsd with threads = 0 and io_uring = 0 ("droce-lcore": every file call
+# made on its loop, as NFSv4's were before READ, WRITE and COMMIT left it), and the ratios
+# droce-nfsd / droce-lcore (JSON ratios_lcore): what the hop off the loop costs or gains.
 # Exit 77 (skipped) without root, ganesha.nfsd or rpcbind.
 # Usage: nfs-peer.sh PATH/TO/droce-nfsd PATH/TO/droce-nfsperf [--seconds S] [--json FILE]
 #        [--dir DIR]
@@ -88,6 +91,7 @@ EOF
 echo "$EXP 127.0.0.0/8(rw,no_root_squash,insecure)" > "$W/exports"
 # droce-nfsd serves 4.1 beside 3, without a grace period (nothing to reclaim)
 printf '[nfs]\nversions = 3,4.1\ngrace = 0\n' > "$W/droce.ini"
+printf '[nfs]\nversions = 3,4.1\ngrace = 0\nthreads = 0\nio_uring = 0\n' > "$W/droce-lcore.ini"
 
 cpu_of() { # PID -> user + system ticks of the process (all threads)
 	awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0
@@ -111,7 +115,7 @@ start() {
 			-p "$W/ganesha.pid" > "$W/ganesha.out" 2>&1 &
 		SRV=$!
 	else
-		ip netns exec "$NS" "$NFSD" --listen 127.0.0.1 --config "$W/droce.ini" --exports "$W/exports" \
+		ip netns exec "$NS" "$NFSD" --listen 127.0.0.1 --config "$W/$1.ini" --exports "$W/exports" \
 			--state "$W/state" --seconds 3600 > "$W/droce.log" 2>&1 &
 		SRV=$!
 	fi
@@ -186,7 +190,7 @@ PY
 : > "$W/rows"
 CNS=$NS
 CARGS=(--transport tcp --server 127.0.0.1)
-for srv in droce ganesha; do
+for srv in droce ganesha ${LCORE:+droce-lcore}; do
 	start $srv || exit 1
 	# lay the files out (not measured): a short randread makes and fills them
 	ip netns exec "$NS" timeout 300 "$PERF" --transport tcp --server 127.0.0.1 \
@@ -242,10 +246,10 @@ rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 print(f"# droce-nfsd (--listen, kernel TCP) vs nfs-ganesha 4.3 (VFS), NFSv3 and 4.1 over TCP on loopback, "
       f"and droce-nfsd over RDMA (net_af_packet veth); droce-nfsperf 2 connections x iodepth 16, "
       f"{sys.argv[3]} s per job")
-print(f"{'server':10} {'nfs':3} {'job':13} {'IOPS':>9} {'MiB/s':>7} {'p50 us':>8} {'p99 us':>8} {'srv CPU-s':>9} "
+print(f"{'server':11} {'nfs':3} {'job':13} {'IOPS':>9} {'MiB/s':>7} {'p50 us':>8} {'p99 us':>8} {'srv CPU-s':>9} "
       f"{'IOPS/srv CPU-s':>14} {'mach CPU-s':>10} {'IOPS/mach CPU-s':>15} {'errors':>6}")
 for r in rows:
-    print(f"{r['server']:10} {r['nfs']:3} {r['job']:13} {r['iops']:9.0f} {r['mib_s']:7.0f} {r['p50_us']:8.0f} {r['p99_us']:8.0f} "
+    print(f"{r['server']:11} {r['nfs']:3} {r['job']:13} {r['iops']:9.0f} {r['mib_s']:7.0f} {r['p50_us']:8.0f} {r['p99_us']:8.0f} "
           f"{r['server_cpu_s']:9.2f} {r['iops_per_server_cpu_s']:14.0f} {r['machine_cpu_s']:10.2f} "
           f"{r['iops_per_machine_cpu_s']:15.0f} {r['errors']:6d}")
 by = {(r["server"], r["job"]): r for r in rows if r["nfs"] == "3"}
@@ -275,8 +279,19 @@ for job in sorted({r["job"] for r in rows}):
         ratios[job]["rdma_iops"] = r["iops"] / g["iops"] if g["iops"] else 0
         print(f"# {job}: droce-nfsd over RDMA / ganesha over TCP: IOPS x{ratios[job]['rdma_iops']:.2f}, "
               f"per machine CPU-s x{ratios[job]['rdma_per_machine_cpu']:.2f} (issue 17's target: x3)")
+lcore = {}
+for vers in ("3", "4.1"):
+    b = {r["job"]: r for r in rows if r["nfs"] == vers and r["server"] == "droce-lcore"}
+    for job, lc in sorted(b.items()):
+        d = next((r for r in rows if r["nfs"] == vers and r["server"] == "droce" and r["job"] == job), None)
+        if d and lc["iops"] and lc["iops_per_server_cpu_s"]:
+            lcore[f"{vers}/{job}"] = {"iops": d["iops"] / lc["iops"],
+                                      "per_server_cpu": d["iops_per_server_cpu_s"] / lc["iops_per_server_cpu_s"]}
+            print(f"# {job}, NFS {vers}: droce-nfsd / droce-lcore (every file call on the loop): IOPS "
+                  f"x{lcore[f'{vers}/{job}']['iops']:.2f}, per server CPU-s "
+                  f"x{lcore[f'{vers}/{job}']['per_server_cpu']:.2f}")
 if sys.argv[2]:
-    json.dump({"rows": rows, "ratios": ratios, "ratios_nfs41": ratios41}, open(sys.argv[2], "w"),
-              indent=1)
+    json.dump({"rows": rows, "ratios": ratios, "ratios_nfs41": ratios41, "ratios_lcore": lcore},
+              open(sys.argv[2], "w"), indent=1)
 sys.exit(1 if any(r["exit"] or r["errors"] for r in rows) else 0)
 PY

@@ -133,6 +133,8 @@ void nfs4_server_destroy(struct nfs4_server *s)
 	nfs4_server_flush(s);
 	nfs4_recov_fini(&s->rec);
 	nfs_lock_mgr_fini(&s->own_mgr);
+	while (s->nrbuf)
+		free(s->rbuf[--s->nrbuf]);
 	free(s->iobuf);
 	free(s->reply);
 	free(s);
@@ -563,18 +565,20 @@ static struct nfs4_cont *cont_make(struct nfs4_server *s, struct nfs4_run *k, XD
 		return NULL;
 	t->replen = xdr_getpos(out);
 	t->reply = malloc(t->replen);
-	if (w->kind == NFS4_WORK_READ && !w->placed)
+	/* a READ's own buffer: its count when small (the heap's bins), else one of max_io kept
+	 * for the next (1 MiB from the heap's top each time made glibc grow and trim it per READ) */
+	if (w->kind == NFS4_WORK_READ && !w->placed && w->count <= NFS4_RBUF_SMALL)
 		t->buf = malloc(w->count ? w->count : 1);
+	else if (w->kind == NFS4_WORK_READ && !w->placed)
+		t->buf = s->nrbuf ? s->rbuf[--s->nrbuf] : malloc(s->conf.max_io);
+	t->s = s;
 	if (!t->reply || (w->kind == NFS4_WORK_READ && !w->placed && !t->buf)) {
-		free(t->buf);
-		free(t->reply);
-		free(t);
+		nfs4_cont_free(t);
 		return NULL;
 	}
 	memcpy(t->reply, s->reply, t->replen);
 	if (t->buf)
 		w->dest = t->buf;
-	t->s = s;
 	t->k = *k;
 	t->ctx = *c->ctx;
 	t->io = *c->io;
@@ -623,7 +627,10 @@ void nfs4_cont_free(struct nfs4_cont *t)
 {
 	if (!t)
 		return;
-	free(t->buf);
+	if (t->buf && t->k.c.work.count > NFS4_RBUF_SMALL && t->s->nrbuf < NFS4_RBUF_KEEP)
+		t->s->rbuf[t->s->nrbuf++] = t->buf;
+	else
+		free(t->buf);
 	free(t->reply);
 	free(t);
 }

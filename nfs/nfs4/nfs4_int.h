@@ -18,6 +18,8 @@
 #include "nfs_fs.h"
 
 #define NFS4_MAX_OPS 64u	/**< operations decoded per compound (ca_maxoperations) */
+#define NFS4_RBUF_KEEP 8u	/**< READ buffers kept for compounds that wait (nfs4_compound.c) */
+#define NFS4_RBUF_SMALL 65536u	/**< ... for READs longer than this; shorter ones get their count */
 #define NFS4_ATTRVALS_MAX 4096u /**< attrlist4 bytes (GETATTR) */
 #define NFS4_PSEUDO_MAX 256u	/**< pseudo file system nodes */
 #define NFS4_PSEUDO_FSID_MAJOR 0x70736575ull /**< "pseu": the pseudo file system's fsid */
@@ -253,6 +255,10 @@ struct nfs4_server {
 	 * 0: none */
 	uint64_t rec_wait;
 	struct nfs4_rec_waiter *waiters, **waiters_tail; /**< replies held for a write, in order */
+	/** conf.max_io buffers of inline READs that waited, kept for the next ones (a fresh 1 MiB
+	 * allocation per READ faulted its pages in each time) */
+	uint8_t *rbuf[NFS4_RBUF_KEEP];
+	uint32_t nrbuf;
 };
 
 /* ---- stable client records and grace (nfs4_compound.c over nfs4_recover.c) ---- */
