@@ -800,7 +800,7 @@ static void print_stats(void)
 		       v4.boot, (unsigned long long)v4.records_held,
 		       (unsigned long long)v4.records_unheld,
 		       (unsigned long long)v4.records_sync_writes);
-		printf("nfs4: compounds that waited for READ/WRITE/COMMIT file work off the lcore "
+		printf("nfs4: compounds that waited for file work off the lcore "
 		       "%llu (io_uring %llu, helper threads %llu), ran it on the lcore %llu, went on "
 		       "%llu (session gone %llu)\n",
 		       (unsigned long long)v4.io_deferred, (unsigned long long)v4.io_aio,

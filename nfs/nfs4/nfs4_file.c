@@ -101,6 +101,29 @@ void nfs4_work_run(struct nfs_ctx *ctx, struct nfs4_work *w)
 	case NFS4_WORK_COMMIT:
 		w->status = nfs_fs_commit(ctx, &w->fh, w->offset, w->count, &wcc);
 		break;
+	case NFS4_WORK_CREATE:
+		if (w->ftype == NFS_DIR)
+			w->status = nfs_fs_mkdir(ctx, &w->fh, w->name, w->namelen, &w->sa,
+						 &w->newfh, &at, &w->wcc);
+		else if (w->ftype == NFS_LNK)
+			w->status = nfs_fs_symlink(ctx, &w->fh, w->name, w->namelen, &w->sa,
+						   w->name2, w->namelen2, &w->newfh, &at, &w->wcc);
+		else
+			w->status = nfs_fs_mknod(ctx, &w->fh, w->name, w->namelen, w->ftype, &w->sa,
+						 w->spec1, w->spec2, &w->newfh, &at, &w->wcc);
+		break;
+	case NFS4_WORK_REMOVE:
+		w->status = w->rmdir ? nfs_fs_rmdir(ctx, &w->fh, w->name, w->namelen, &w->wcc)
+				     : nfs_fs_remove(ctx, &w->fh, w->name, w->namelen, &w->wcc);
+		break;
+	case NFS4_WORK_RENAME:
+		w->status = nfs_fs_rename(ctx, &w->fh, w->name, w->namelen, &w->fh2, w->name2,
+					  w->namelen2, &w->wcc, &w->wcc2);
+		break;
+	case NFS4_WORK_LINK:
+		w->status =
+			nfs_fs_link(ctx, &w->fh, &w->fh2, w->name, w->namelen, &av, &at, &w->wcc);
+		break;
 	default:
 		w->status = NFS_ERR_SERVERFAULT;
 		break;
@@ -132,6 +155,19 @@ uint32_t nfs4_work_end(struct nfs4_compound *c, union nfs4_op_resok *r)
 		return NFS4_OK;
 	case NFS4_WORK_COMMIT:
 		nfs_fs_write_verf(c->s->fs, r->verf);
+		return NFS4_OK;
+	case NFS4_WORK_CREATE:
+		cinfo_of(&w->wcc, &r->create.cinfo);
+		r->create.attrset = w->attrset;
+		nfs4_set_cur_real(c, &w->newfh);
+		return NFS4_OK;
+	case NFS4_WORK_REMOVE:
+	case NFS4_WORK_LINK:
+		cinfo_of(&w->wcc, &r->cinfo);
+		return NFS4_OK;
+	case NFS4_WORK_RENAME:
+		cinfo_of(&w->wcc, &r->rename.src);
+		cinfo_of(&w->wcc2, &r->rename.dst);
 		return NFS4_OK;
 	default:
 		return NFS4ERR_SERVERFAULT;
@@ -212,12 +248,7 @@ uint32_t nfs4_op_commit(struct nfs4_compound *c, union nfs4_op_args *a, union nf
 uint32_t nfs4_op_create(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
 {
 	const struct nfs4_create_args *ca = &a->create;
-	const char *name = (const char *)ca->name.p;
-	struct nfs_sattr sa;
-	struct nfs_wcc wcc = {0};
-	struct nfs_attr at;
-	struct nfs_fh fh;
-	enum nfs_stat st;
+	struct nfs4_work *w = &c->work;
 	uint32_t s = need_real(c, NFS4ERR_ROFS);
 
 	if (s != NFS4_OK)
@@ -225,51 +256,52 @@ uint32_t nfs4_op_create(struct nfs4_compound *c, union nfs4_op_args *a, union nf
 	s = nfs4_check_name(&ca->name);
 	if (s != NFS4_OK)
 		return s;
-	s = nfs4_fattr_to_sattr(c->s, &ca->attrs, &sa);
+	memset(w, 0, sizeof(*w));
+	s = nfs4_fattr_to_sattr(c->s, &ca->attrs, &w->sa);
 	if (s != NFS4_OK)
 		return s;
 	switch (ca->type) {
 	case NFS_DIR:
-		if (!sa.set_mode) {
-			sa.set_mode = true;
-			sa.mode = 0755;
+		if (!w->sa.set_mode) {
+			w->sa.set_mode = true;
+			w->sa.mode = 0755;
 		}
-		st = nfs_fs_mkdir(c->ctx, &c->cur.fh, name, ca->name.len, &sa, &fh, &at, &wcc);
 		break;
 	case NFS_LNK:
 		if (ca->linkdata.len == 0)
 			return NFS4ERR_INVAL;
-		st = nfs_fs_symlink(c->ctx, &c->cur.fh, name, ca->name.len, &sa,
-				    (const char *)ca->linkdata.p, ca->linkdata.len, &fh, &at, &wcc);
+		w->name2 = (const char *)ca->linkdata.p;
+		w->namelen2 = ca->linkdata.len;
 		break;
 	case NFS_BLK:
 	case NFS_CHR:
 	case NFS_SOCK:
 	case NFS_FIFO:
 		/* as NFSv3's MKNOD: the file system (and the caller's rights) decide */
-		if (!sa.set_mode) {
-			sa.set_mode = true;
-			sa.mode = 0644;
+		if (!w->sa.set_mode) {
+			w->sa.set_mode = true;
+			w->sa.mode = 0644;
 		}
-		st = nfs_fs_mknod(c->ctx, &c->cur.fh, name, ca->name.len, (enum nfs_ftype)ca->type,
-				  &sa, ca->spec1, ca->spec2, &fh, &at, &wcc);
+		w->spec1 = ca->spec1;
+		w->spec2 = ca->spec2;
 		break;
 	default:
 		return NFS4ERR_BADTYPE; /* regular files come by OPEN; named attributes: none */
 	}
-	if (st != NFS_OK)
-		return nfs4_stat_from_nfs(st);
-	cinfo_of(&wcc, &r->create.cinfo);
-	r->create.attrset = ca->attrs.mask;
-	nfs4_set_cur_real(c, &fh);
-	return NFS4_OK;
+	w->kind = NFS4_WORK_CREATE;
+	w->ftype = (enum nfs_ftype)ca->type;
+	w->fh = c->cur.fh;
+	w->name = (const char *)ca->name.p;
+	w->namelen = ca->name.len;
+	w->attrset = ca->attrs.mask;
+	return work(c, r);
 }
 
 uint32_t nfs4_op_remove(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
 {
 	const char *name = (const char *)a->name.p;
+	struct nfs4_work *w = &c->work;
 	struct nfs_attr obj, dir;
-	struct nfs_wcc wcc = {0};
 	bool dv = false;
 	struct nfs_fh fh;
 	enum nfs_stat st;
@@ -285,23 +317,23 @@ uint32_t nfs4_op_remove(struct nfs4_compound *c, union nfs4_op_args *a, union nf
 		return s;
 	/* one operation for both: a directory goes by rmdir (RFC 8881 §18.25) */
 	st = nfs_fs_lookup(c->ctx, &c->cur.fh, name, a->name.len, &fh, &obj, &dv, &dir);
-	if (st == NFS_OK && obj.type != NFS_DIR && deleg_held(c, &fh))
-		return NFS4ERR_DELAY;
-	if (st == NFS_OK && obj.type == NFS_DIR)
-		st = nfs_fs_rmdir(c->ctx, &c->cur.fh, name, a->name.len, &wcc);
-	else if (st == NFS_OK)
-		st = nfs_fs_remove(c->ctx, &c->cur.fh, name, a->name.len, &wcc);
 	if (st != NFS_OK)
 		return nfs4_stat_from_nfs(st);
-	cinfo_of(&wcc, &r->cinfo);
-	return NFS4_OK;
+	if (obj.type != NFS_DIR && deleg_held(c, &fh))
+		return NFS4ERR_DELAY;
+	memset(w, 0, sizeof(*w));
+	w->kind = NFS4_WORK_REMOVE;
+	w->fh = c->cur.fh;
+	w->name = name;
+	w->namelen = a->name.len;
+	w->rmdir = obj.type == NFS_DIR;
+	return work(c, r);
 }
 
 uint32_t nfs4_op_rename(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
 {
 	const struct nfs4_rename_args *ra = &a->rename;
-	struct nfs_wcc from = {0}, to = {0};
-	enum nfs_stat st;
+	struct nfs4_work *w = &c->work;
 	uint32_t s;
 
 	if (c->saved.kind == NFS4_FH_NONE)
@@ -319,21 +351,20 @@ uint32_t nfs4_op_rename(struct nfs4_compound *c, union nfs4_op_args *a, union nf
 	if (deleg_held_name(c, &c->saved.fh, &ra->oldname) ||
 	    deleg_held_name(c, &c->cur.fh, &ra->newname))
 		return NFS4ERR_DELAY;
-	st = nfs_fs_rename(c->ctx, &c->saved.fh, (const char *)ra->oldname.p, ra->oldname.len,
-			   &c->cur.fh, (const char *)ra->newname.p, ra->newname.len, &from, &to);
-	if (st != NFS_OK)
-		return nfs4_stat_from_nfs(st);
-	cinfo_of(&from, &r->rename.src);
-	cinfo_of(&to, &r->rename.dst);
-	return NFS4_OK;
+	memset(w, 0, sizeof(*w));
+	w->kind = NFS4_WORK_RENAME;
+	w->fh = c->saved.fh;
+	w->name = (const char *)ra->oldname.p;
+	w->namelen = ra->oldname.len;
+	w->fh2 = c->cur.fh;
+	w->name2 = (const char *)ra->newname.p;
+	w->namelen2 = ra->newname.len;
+	return work(c, r);
 }
 
 uint32_t nfs4_op_link(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
 {
-	struct nfs_wcc wcc = {0};
-	struct nfs_attr at;
-	enum nfs_stat st;
-	bool av;
+	struct nfs4_work *w = &c->work;
 	uint32_t s;
 
 	if (c->saved.kind == NFS4_FH_NONE)
@@ -349,12 +380,13 @@ uint32_t nfs4_op_link(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 	 * breaks read delegations */
 	if (deleg_held(c, &c->saved.fh))
 		return NFS4ERR_DELAY;
-	st = nfs_fs_link(c->ctx, &c->saved.fh, &c->cur.fh, (const char *)a->name.p, a->name.len,
-			 &av, &at, &wcc);
-	if (st != NFS_OK)
-		return nfs4_stat_from_nfs(st);
-	cinfo_of(&wcc, &r->cinfo);
-	return NFS4_OK;
+	memset(w, 0, sizeof(*w));
+	w->kind = NFS4_WORK_LINK;
+	w->fh = c->saved.fh;
+	w->fh2 = c->cur.fh;
+	w->name = (const char *)a->name.p;
+	w->namelen = a->name.len;
+	return work(c, r);
 }
 
 /* ---- READDIR ---- */

@@ -93,9 +93,18 @@ struct nfs4_io {
 
 struct nfs4_compound;
 
-/** The file work an operation leaves to whoever runs it (a READ, WRITE or COMMIT): the
+/** The file work an operation leaves to whoever runs it (READ, WRITE, COMMIT, CREATE, REMOVE, RENAME, LINK): the
  * operation's checks are done; nothing in it touches the server's state. */
-enum nfs4_work_kind { NFS4_WORK_NONE = 0, NFS4_WORK_READ, NFS4_WORK_WRITE, NFS4_WORK_COMMIT };
+enum nfs4_work_kind {
+	NFS4_WORK_NONE = 0,
+	NFS4_WORK_READ,
+	NFS4_WORK_WRITE,
+	NFS4_WORK_COMMIT,
+	NFS4_WORK_CREATE, /**< CREATE: mkdir, symlink or mknod in fh */
+	NFS4_WORK_REMOVE, /**< REMOVE: name in fh (rmdir when a directory) */
+	NFS4_WORK_RENAME, /**< RENAME: name in fh to name2 in fh2 */
+	NFS4_WORK_LINK,	  /**< LINK: the file fh as name in the directory fh2 */
+};
 
 struct nfs4_work {
 	enum nfs4_work_kind kind;
@@ -106,11 +115,22 @@ struct nfs4_work {
 	uint8_t *dest;		/**< READ: where the data goes */
 	bool placed;		/**< READ: dest is the transport's DDP sink */
 	enum nfs_stable stable; /**< WRITE */
+	/* CREATE, REMOVE, RENAME, LINK (names point into the call) */
+	struct nfs_fh fh2;
+	const char *name, *name2; /**< name2: RENAME's new name, CREATE's symlink target */
+	uint32_t namelen, namelen2;
+	enum nfs_ftype ftype; /**< CREATE */
+	struct nfs_sattr sa;  /**< CREATE */
+	uint32_t spec1, spec2;
+	struct nfs4_bitmap attrset; /**< CREATE: the attributes set (its answer's attrset) */
+	bool rmdir;		    /**< REMOVE: the name is a directory */
 	/* what the work answered */
 	enum nfs_stat status;
 	uint32_t done; /**< bytes read or written */
 	bool eof;      /**< READ */
 	enum nfs_stable committed;
+	struct nfs_fh newfh;	  /**< CREATE */
+	struct nfs_wcc wcc, wcc2; /**< the directories' (RENAME: from, to) */
 };
 
 /** A handler's answer (never on the wire): its file work is in c->work, to be run off the
@@ -144,7 +164,8 @@ struct nfs4_compound {
 	uint32_t ddp_len;   /**< its length */
 	bool ddp_placed;    /**< the data sits in io->sink */
 	uint8_t fhbuf[NFS4_FHSIZE]; /**< GETFH's result */
-	/** READ, WRITE and COMMIT may answer NFS4_DEFER (io->defer; once per compound: the
+	/** READ, WRITE, COMMIT, CREATE, REMOVE, RENAME and LINK may answer NFS4_DEFER
+	 * (io->defer; once per compound: the
 	 * operations after a resumed one run here) */
 	bool may_defer;
 	struct nfs4_work work; /**< the file work of the operation that answered NFS4_DEFER */

@@ -17,9 +17,10 @@
  * reply are DDP-eligible (nfs4_compound_io, RFC 8267).
  *
  * Threading: a server belongs to one thread (the lcore): its state is touched there only. A
- * compound runs there, except the file work of a READ, WRITE or COMMIT when its RPC program
- * can defer the call: that goes to io_uring on the lcore (nfs_aio.h) or to the helper threads
- * (nfs_pool.h), and the compound goes on from that operation on the lcore when it ends
+ * compound runs there, except the file work of a READ, WRITE, COMMIT, CREATE, REMOVE, RENAME
+ * or LINK when its RPC program can defer the call: that goes to io_uring on the lcore
+ * (nfs_aio.h) or to the helper threads (nfs_pool.h), and the compound goes on from that
+ * operation on the lcore when it ends
  * (struct nfs4_cont). Meanwhile the slot answers NFS4ERR_DELAY to a retry. A compound waits
  * like that once: a second such operation in it runs on the lcore. The other operations' file
  * calls (LOOKUP, GETATTR, OPEN, READDIR, ...) still run on the lcore. The stable client records
@@ -75,7 +76,7 @@ struct nfs4_stats {
 	uint64_t records_unheld;      /**< ... that went before it (UDP, DDP data, no memory) */
 	uint32_t boot;		      /**< this run's epoch (nfs4_recover.h nfs4_recov_epoch) */
 	bool in_grace;
-	/* READ, WRITE and COMMIT file work off the lcore (struct nfs4_cont) */
+	/* READ, WRITE, COMMIT, CREATE, REMOVE, RENAME and LINK file work off the lcore */
 	uint64_t io_deferred;	  /**< compounds that waited for it */
 	uint64_t io_aio, io_pool; /**< ... by io_uring, by the helper threads */
 	uint64_t io_inline;	  /**< ... that could not, and ran it on the lcore */

@@ -613,7 +613,7 @@ static void test_backchannel_over_rdma(void **state)
 	nfs4_server_set_bc(n4f_srv, NULL);
 }
 
-/* ---- READ, WRITE and COMMIT off the lcore (struct nfs4_cont) ---- */
+/* ---- file work off the lcore (struct nfs4_cont) ---- */
 
 /* the server's counters of file work off the lcore, now */
 static struct nfs4_stats io_stats(void)
@@ -745,6 +745,65 @@ static void test_io_off_lcore(void **state)
 	assert_memory_equal(r.r[2].u.verf, verf, sizeof(verf));
 	now = io_stats();
 	assert_int_equal(now.io_pool, before.io_pool + 1);
+
+	/* CREATE (a directory, then LOOKUP into it: the current handle is the new one), LINK,
+	 * RENAME and REMOVE: each by the helper threads */
+	before = io_stats();
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
+	a.create = (struct nfs4_create_args){NFS_DIR,	{0}, 0, 0, {(const uint8_t *)"iodir", 5},
+					     {{0}, {0}}};
+	n4f_op(&b, NFS4_OP_CREATE, &a);
+	n4f_op(&b, NFS4_OP_GETFH, NULL);
+	call(&c, &b, 0, 0, false, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_int_equal(r.n, 4);
+	snprintf(path, sizeof(path), "%s/iodir", n4f_exp_a);
+	{
+		struct stat sb;
+		struct nfs_fh dfh;
+
+		assert_int_equal(stat(path, &sb), 0);
+		assert_true(S_ISDIR(sb.st_mode));
+		n4f_fh_of(&r, 3, &dfh);
+		/* the handle GETFH gave after CREATE is the new directory's */
+		n4f_session(&b, &s);
+		n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {dfh.data, dfh.len}});
+		n4f_op(&b, NFS4_OP_SAVEFH, NULL);
+		n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {fh.data, fh.len}});
+		n4f_op(&b, NFS4_OP_SAVEFH, NULL);
+		n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {dfh.data, dfh.len}});
+		n4f_op(&b, NFS4_OP_LINK,
+		       &(union nfs4_op_args){.name = {(const uint8_t *)"hard", 4}});
+		call(&c, &b, 0, 0, false, 0, &r);
+		assert_int_equal(r.status, NFS4_OK);
+		snprintf(path, sizeof(path), "%s/iodir/hard", n4f_exp_a);
+		assert_int_equal(stat(path, &sb), 0);
+		assert_int_equal(sb.st_size, sizeof(data));
+		assert_int_equal(sb.st_nlink, 2);
+		/* RENAME iodir/hard -> iodir/moved, then REMOVE it */
+		n4f_session(&b, &s);
+		n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {dfh.data, dfh.len}});
+		n4f_op(&b, NFS4_OP_SAVEFH, NULL);
+		a.rename = (struct nfs4_rename_args){{(const uint8_t *)"hard", 4},
+						     {(const uint8_t *)"moved", 5}};
+		n4f_op(&b, NFS4_OP_RENAME, &a);
+		call(&c, &b, 0, 0, false, 0, &r);
+		assert_int_equal(r.status, NFS4_OK);
+		assert_int_equal(stat(path, &sb), -1);
+		snprintf(path, sizeof(path), "%s/iodir/moved", n4f_exp_a);
+		assert_int_equal(stat(path, &sb), 0);
+		n4f_session(&b, &s);
+		n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {dfh.data, dfh.len}});
+		n4f_op(&b, NFS4_OP_REMOVE,
+		       &(union nfs4_op_args){.name = {(const uint8_t *)"moved", 5}});
+		call(&c, &b, 0, 0, false, 0, &r);
+		assert_int_equal(r.status, NFS4_OK);
+		assert_int_equal(stat(path, &sb), -1);
+	}
+	now = io_stats();
+	assert_int_equal(now.io_pool, before.io_pool + 4);
+	assert_int_equal(now.io_deferred, before.io_deferred + 4);
 
 	/* a COMMIT waits (its end held back): a retry on its slot is DELAY, slot 1 is served */
 	hold_work = true;
