@@ -19,10 +19,10 @@
  * The operations decoded before a failing decode still run, as Linux's nfsd does. A SEQUENCE
  * that replays answers the slot's cached bytes as they are.
  *
- * READ, WRITE, COMMIT, CREATE, REMOVE, RENAME and LINK may leave their file work to io_uring
- * or the helper threads (nfs4_io.defer): the loop stops there, its state goes into a struct
- * nfs4_cont, and nfs4_cont_resume goes on from that operation when the work ended (docs/nfs.md,
- * "Where a compound runs").
+ * READ, WRITE, COMMIT, CREATE, REMOVE, RENAME, LINK and SETATTR may leave their file work to
+ * io_uring or the helper threads (nfs4_io.defer): the loop stops there, its state goes into a
+ * struct nfs4_cont, and nfs4_cont_resume goes on from that operation when the work ended
+ * (docs/nfs.md, "Where a compound runs").
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -427,9 +427,9 @@ struct nfs4_run {
 
 /*
  * A compound waiting for the file work of one operation (READ, WRITE, COMMIT, CREATE, REMOVE,
- * RENAME or LINK): the loop's
- * state, its decoded operations and the results encoded so far. On the lcore the work ends
- * with nfs4_cont_resume, which puts them back into the server and goes on from that operation.
+ * RENAME, LINK or SETATTR): the loop's state, its decoded operations and the results encoded so
+ * far. On the lcore the work ends with nfs4_cont_resume, which puts them back into the server
+ * and goes on from that operation.
  * The session is kept by id, not pointer: it (and its client) may go meanwhile.
  */
 struct nfs4_cont {
@@ -992,8 +992,9 @@ static enum accept_stat nfs4_compound_proc(struct orpc_req *r, void *args, void 
 	/* one lcore serves NFSv4 today: its table is the server's */
 	if (!v3->v4->bc && r->svc->bc)
 		nfs4_server_set_bc(v3->v4, r->svc->bc);
-	/* READ, WRITE, COMMIT, CREATE, REMOVE, RENAME and LINK wait off the lcore when something
-	 * can run them (not over UDP: orpc_svc_defer would refuse, and the work runs at once) */
+	/* READ, WRITE, COMMIT, CREATE, REMOVE, RENAME, LINK and SETATTR wait off the lcore when
+	 * something can run them (not over UDP: orpc_svc_defer would refuse, and the work runs at
+	 * once) */
 	io.defer = (v3->aio || v3->pool) && r->peer->xprt != ORPC_XPRT_UDP;
 	nfs3_make_ctx(r, v3->fs, &ctx);
 	o->len = nfs4_compound_io(v3->v4, &ctx, a->p, a->len, &io, &o->p);

@@ -124,6 +124,9 @@ void nfs4_work_run(struct nfs_ctx *ctx, struct nfs4_work *w)
 		w->status =
 			nfs_fs_link(ctx, &w->fh, &w->fh2, w->name, w->namelen, &av, &at, &w->wcc);
 		break;
+	case NFS4_WORK_SETATTR:
+		w->status = nfs_fs_setattr(ctx, &w->fh, &w->sa, NULL, &w->wcc);
+		break;
 	default:
 		w->status = NFS_ERR_SERVERFAULT;
 		break;
@@ -168,6 +171,9 @@ uint32_t nfs4_work_end(struct nfs4_compound *c, union nfs4_op_resok *r)
 	case NFS4_WORK_RENAME:
 		cinfo_of(&w->wcc, &r->rename.src);
 		cinfo_of(&w->wcc2, &r->rename.dst);
+		return NFS4_OK;
+	case NFS4_WORK_SETATTR:
+		r->attrsset = w->attrset;
 		return NFS4_OK;
 	default:
 		return NFS4ERR_SERVERFAULT;
@@ -503,9 +509,8 @@ uint32_t nfs4_op_readlink(struct nfs4_compound *c, union nfs4_op_args *a, union 
 uint32_t nfs4_op_setattr(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
 {
 	const struct nfs4_setattr_args *sa = &a->setattr;
+	struct nfs4_work *w = &c->work;
 	struct nfs_sattr set;
-	struct nfs_wcc wcc;
-	enum nfs_stat st;
 	uint32_t s;
 
 	memset(&r->attrsset, 0, sizeof(r->attrsset));
@@ -522,11 +527,12 @@ uint32_t nfs4_op_setattr(struct nfs4_compound *c, union nfs4_op_args *a, union n
 		if (deleg_held(c, &c->cur.fh))
 			return NFS4ERR_DELAY;
 	}
-	st = nfs_fs_setattr(c->ctx, &c->cur.fh, &set, NULL, &wcc);
-	if (st != NFS_OK)
-		return nfs4_stat_from_nfs(st);
-	r->attrsset = sa->attrs.mask;
-	return NFS4_OK;
+	memset(w, 0, sizeof(*w));
+	w->kind = NFS4_WORK_SETATTR;
+	w->fh = c->cur.fh;
+	w->sa = set;
+	w->attrset = sa->attrs.mask;
+	return work(c, r);
 }
 
 /* Do the current object's attributes equal what fattr4 f says? (VERIFY's comparison: the

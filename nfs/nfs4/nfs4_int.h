@@ -93,17 +93,19 @@ struct nfs4_io {
 
 struct nfs4_compound;
 
-/** The file work an operation leaves to whoever runs it (READ, WRITE, COMMIT, CREATE, REMOVE, RENAME, LINK): the
- * operation's checks are done; nothing in it touches the server's state. */
+/** The file work an operation leaves to whoever runs it (READ, WRITE, COMMIT, CREATE, REMOVE,
+ * RENAME, LINK, SETATTR): the operation's checks are done; nothing in it touches the server's
+ * state. */
 enum nfs4_work_kind {
 	NFS4_WORK_NONE = 0,
 	NFS4_WORK_READ,
 	NFS4_WORK_WRITE,
 	NFS4_WORK_COMMIT,
-	NFS4_WORK_CREATE, /**< CREATE: mkdir, symlink or mknod in fh */
-	NFS4_WORK_REMOVE, /**< REMOVE: name in fh (rmdir when a directory) */
-	NFS4_WORK_RENAME, /**< RENAME: name in fh to name2 in fh2 */
-	NFS4_WORK_LINK,	  /**< LINK: the file fh as name in the directory fh2 */
+	NFS4_WORK_CREATE,  /**< CREATE: mkdir, symlink or mknod in fh */
+	NFS4_WORK_REMOVE,  /**< REMOVE: name in fh (rmdir when a directory) */
+	NFS4_WORK_RENAME,  /**< RENAME: name in fh to name2 in fh2 */
+	NFS4_WORK_LINK,	   /**< LINK: the file fh as name in the directory fh2 */
+	NFS4_WORK_SETATTR, /**< SETATTR: sa on fh (a size change truncates) */
 };
 
 struct nfs4_work {
@@ -120,9 +122,9 @@ struct nfs4_work {
 	const char *name, *name2; /**< name2: RENAME's new name, CREATE's symlink target */
 	uint32_t namelen, namelen2;
 	enum nfs_ftype ftype; /**< CREATE */
-	struct nfs_sattr sa;  /**< CREATE */
+	struct nfs_sattr sa;  /**< CREATE, SETATTR */
 	uint32_t spec1, spec2;
-	struct nfs4_bitmap attrset; /**< CREATE: the attributes set (its answer's attrset) */
+	struct nfs4_bitmap attrset; /**< CREATE, SETATTR: the attributes set (the answer's) */
 	bool rmdir;		    /**< REMOVE: the name is a directory */
 	/* what the work answered */
 	enum nfs_stat status;
@@ -164,7 +166,7 @@ struct nfs4_compound {
 	uint32_t ddp_len;   /**< its length */
 	bool ddp_placed;    /**< the data sits in io->sink */
 	uint8_t fhbuf[NFS4_FHSIZE]; /**< GETFH's result */
-	/** READ, WRITE, COMMIT, CREATE, REMOVE, RENAME and LINK may answer NFS4_DEFER
+	/** READ, WRITE, COMMIT, CREATE, REMOVE, RENAME, LINK and SETATTR may answer NFS4_DEFER
 	 * (io->defer; once per compound: the
 	 * operations after a resumed one run here) */
 	bool may_defer;

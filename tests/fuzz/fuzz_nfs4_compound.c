@@ -37,11 +37,11 @@
  * last byte's bits 1-2: success, DELAY, bytes that do not decode, or -ENOTCONN.
  *
  * Waiting for file work: with bit 3 of the last byte set the input may wait (nfs4_io.defer); a
- * READ, WRITE, COMMIT, CREATE, REMOVE, RENAME or LINK then leaves the compound waiting (struct nfs4_cont), which keeps the
- * input's bytes. The waiting compounds finish (their work run, nfs4_cont_resume, the reply
- * checked as above) at the start of the next input, unless its last byte has bit 4 set and
- * fewer than WAITING wait: so a retry on a waiting slot (DELAY), other compounds meanwhile and a
- * session destroyed meanwhile are reached.
+ * READ, WRITE, COMMIT, CREATE, REMOVE, RENAME, LINK or SETATTR then leaves the compound waiting
+ * (struct nfs4_cont), which keeps the input's bytes. The waiting compounds finish (their work
+ * run, nfs4_cont_resume, the reply checked as above) at the start of the next input, unless its
+ * last byte has bit 4 set and fewer than WAITING wait: so a retry on a waiting slot (DELAY),
+ * other compounds meanwhile and a session destroyed meanwhile are reached.
  */
 #include <errno.h>
 #include <stdint.h>

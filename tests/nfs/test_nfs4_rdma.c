@@ -801,9 +801,25 @@ static void test_io_off_lcore(void **state)
 		assert_int_equal(r.status, NFS4_OK);
 		assert_int_equal(stat(path, &sb), -1);
 	}
+	/* SETATTR of the size (by the open's stateid): the file is cut to 1000 bytes */
+	{
+		static const uint8_t sz[8] = {0, 0, 0, 0, 0, 0, 0x03, 0xe8};
+		struct stat sb;
+
+		n4f_session(&b, &s);
+		n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {fh.data, fh.len}});
+		a.setattr.sid = sid;
+		a.setattr.attrs = (struct nfs4_fattr){{1, {1u << NFS4_A_SIZE}}, {sz, 8}};
+		n4f_op(&b, NFS4_OP_SETATTR, &a);
+		call(&c, &b, 0, 0, false, 0, &r);
+		assert_int_equal(r.status, NFS4_OK);
+		snprintf(path, sizeof(path), "%s/viaio", n4f_exp_a);
+		assert_int_equal(stat(path, &sb), 0);
+		assert_int_equal(sb.st_size, 1000);
+	}
 	now = io_stats();
-	assert_int_equal(now.io_pool, before.io_pool + 4);
-	assert_int_equal(now.io_deferred, before.io_deferred + 4);
+	assert_int_equal(now.io_pool, before.io_pool + 5);
+	assert_int_equal(now.io_deferred, before.io_deferred + 5);
 
 	/* a COMMIT waits (its end held back): a retry on its slot is DELAY, slot 1 is served */
 	hold_work = true;
