@@ -700,6 +700,12 @@ void nfs4_deleg_offer(struct nfs4_compound *c, struct nfs4_client *clp, const st
 	 * must not meet a delegation (as Linux's nfsd) */
 	if (nfs_lock_in_grace(c->s->mgr))
 		goto none;
+	/* a change whose delegation check is done waits for its file work: the file it changes
+	 * could be this one (a delegation is always optional: none is the safe answer) */
+	if (c->s->changes_waiting) {
+		why = WND4_CONTENTION;
+		goto none;
+	}
 	nfs4_stid_each(c->s, offer_one, &k);
 	if (k.contention) {
 		why = WND4_CONTENTION;

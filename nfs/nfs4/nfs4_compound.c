@@ -443,6 +443,7 @@ struct nfs4_cont {
 	uint8_t sessionid[NFS4_SESSIONID_SIZE];
 	uint32_t slotid, seqid;
 	uint8_t *buf; /**< a READ's data when it is not placed in the sink */
+	bool change;  /**< counted in s->changes_waiting until it resumes */
 	uint32_t replen;
 	uint8_t *reply; /**< the results before the waiting operation */
 	uint32_t ops[NFS4_MAX_OPS];
@@ -601,6 +602,10 @@ static struct nfs4_cont *cont_make(struct nfs4_server *s, struct nfs4_run *k, XD
 	}
 	t->k.c.sess = NULL; /* found again by id */
 	t->k.c.slot = NULL;
+	if (w->kind != NFS4_WORK_READ && w->kind != NFS4_WORK_COMMIT) {
+		t->change = true;
+		s->changes_waiting++;
+	}
 	return t;
 }
 
@@ -647,7 +652,10 @@ uint32_t nfs4_cont_resume(struct nfs4_cont *t, const uint8_t **reply)
 	XDR out;
 
 	*reply = s->reply;
-	s->stats.io_resumed++;
+	if (t->change) {
+		t->change = false;
+		s->changes_waiting--;
+	}
 	memcpy(s->ops, t->ops, k->ndec * sizeof(t->ops[0]));
 	memcpy(s->args, t->args, k->ndec * sizeof(t->args[0]));
 	memcpy(s->reply, t->reply, t->replen);
@@ -671,24 +679,27 @@ uint32_t nfs4_cont_resume(struct nfs4_cont *t, const uint8_t **reply)
 		/* the session went while the work ran (DESTROY_SESSION from another connection, its
 		 * client gone): this result is the last one run */
 		s->stats.io_session_gone++;
-		if (res.status == NFS4_OK && i + 1 < k->ndec) {
-			k->status = put_result(c, &out, &res, false);
-			k->nres++;
+		if (res.status == NFS4_OK)
+			track_sid(c, res.op);
+		k->status = put_result(c, &out, &res, false);
+		k->nres++;
+		if (k->status == NFS4_OK && i + 1 < k->ndec) {
 			memset(&res, 0, sizeof(res));
 			res.op = s->ops[++i];
 			res.status = NFS4ERR_BADSESSION;
 			c->opidx = i;
+			s->stats.ops++;
+			s->stats.op[res.op <= NFS4_OP_LAST ? res.op : 0]++;
+			k->status = put_result(c, &out, &res, false);
+			k->nres++;
 		}
-		k->status = put_result(c, &out, &res, false);
-		k->nres++;
 		return run_finish(s, k, &out, &t->io);
 	}
 	e = run_ops(s, k, &out, i, &res, reply, &rlen);
-	if (e != RUN_DONE) { /* neither can happen past SEQUENCE with may_defer off */
-		xdr_destroy(&out);
-		*reply = s->reply;
-		return 0;
-	}
+	/* RUN_REPLAY and RUN_WAIT cannot happen past SEQUENCE with may_defer off; were they to,
+	 * the reply is what ran, and the slot is let go all the same */
+	*reply = s->reply;
+	(void)e;
 	return run_finish(s, k, &out, &t->io);
 }
 
@@ -791,7 +802,6 @@ uint32_t nfs4_compound_io(struct nfs4_server *s, struct nfs_ctx *ctx, const uint
 		io->cont = cont_make(s, &k, &out);
 		if (io->cont) {
 			xdr_destroy(&out);
-			s->stats.io_deferred++;
 			return 0;
 		}
 		/* no memory to wait: the work runs here, into the server's buffer */
@@ -887,6 +897,7 @@ static void resume_pending(struct nfs4_cont *t, struct orpc_pending *p)
 	struct nfs4_server *s = v3->v4;
 	struct nfs4_io *io = &t->io;
 
+	s->stats.io_resumed++;
 	o->len = nfs4_cont_resume(t, &o->p);
 	r->ddp_len = io->ddp_len;
 	r->ddp_placed = io->placed;
@@ -955,6 +966,7 @@ static enum accept_stat start_work(struct nfs3_server *v3, struct orpc_req *r, v
 		p = orpc_svc_defer(r, args, res);
 	if (p) {
 		orpc_pending_req(p)->user = t;
+		s->stats.io_deferred++;
 		if (op) {
 			nfs_aio_submit(op, p);
 			s->stats.io_aio++;
@@ -996,6 +1008,7 @@ static enum accept_stat nfs4_compound_proc(struct orpc_req *r, void *args, void 
 	 * something can run them (not over UDP: orpc_svc_defer would refuse, and the work runs at
 	 * once) */
 	io.defer = (v3->aio || v3->pool) && r->peer->xprt != ORPC_XPRT_UDP;
+	io.defer_pool = v3->pool != NULL;
 	nfs3_make_ctx(r, v3->fs, &ctx);
 	o->len = nfs4_compound_io(v3->v4, &ctx, a->p, a->len, &io, &o->p);
 	if (io.cont)

@@ -42,16 +42,33 @@ static uint32_t need_real(const struct nfs4_compound *c, uint32_t pseudo_status)
 
 /* ---- READ, WRITE, COMMIT ---- */
 
+/* the anonymous or READ-bypass stateid (RFC 8881 §8.2.3): a change made with one is covered by
+ * no open of the caller, so no OPEN's share deny or delegation offer sees it while it would
+ * wait: it runs on the lcore, its checks and its change at once */
+static bool special_sid(const struct nfs4_stateid *s)
+{
+	bool zero = true, ones = true;
+
+	for (unsigned i = 0; i < sizeof(s->other); i++) {
+		zero &= s->other[i] == 0;
+		ones &= s->other[i] == 0xff;
+	}
+	return zero || ones;
+}
+
 /* this operation's DDP-eligible data is the reply's tail (the compound's last operation) */
 static bool ddp_tail(const struct nfs4_compound *c)
 {
 	return c->io && c->opidx + 1 == c->numops;
 }
 
-/* The work is run here, or (c->may_defer) left to the caller: NFS4_DEFER. */
+/* The work is run here, or (c->may_defer) left to the caller: NFS4_DEFER. Only READ and WRITE
+ * wait without helper threads (io_uring does them). */
 static uint32_t work(struct nfs4_compound *c, union nfs4_op_resok *r)
 {
-	if (c->may_defer)
+	enum nfs4_work_kind k = c->work.kind;
+
+	if (c->may_defer && (c->io->defer_pool || k == NFS4_WORK_READ || k == NFS4_WORK_WRITE))
 		return NFS4_DEFER;
 	nfs4_work_run(c->ctx, &c->work);
 	return nfs4_work_end(c, r);
@@ -231,6 +248,12 @@ uint32_t nfs4_op_write(struct nfs4_compound *c, union nfs4_op_args *a, union nfs
 	w->data = wa->data.p;
 	w->count = wa->data.len;
 	w->stable = (enum nfs_stable)wa->stable;
+	if (special_sid(&wa->sid) && c->may_defer) {
+		c->may_defer = false;
+		s = work(c, r);
+		c->may_defer = true;
+		return s;
+	}
 	return work(c, r);
 }
 
@@ -532,6 +555,12 @@ uint32_t nfs4_op_setattr(struct nfs4_compound *c, union nfs4_op_args *a, union n
 	w->fh = c->cur.fh;
 	w->sa = set;
 	w->attrset = sa->attrs.mask;
+	if (set.set_size && special_sid(&sa->sid) && c->may_defer) {
+		c->may_defer = false;
+		s = work(c, r);
+		c->may_defer = true;
+		return s;
+	}
 	return work(c, r);
 }
 

@@ -86,6 +86,9 @@ struct nfs4_io {
 	/** in: the caller can let the compound wait for a READ's, WRITE's or COMMIT's file work
 	 * off the lcore (nfs4_compound_proc: io_uring or the helper threads) */
 	bool defer;
+	/** in: ... and helper threads run the others' (without them only READ and WRITE wait, by
+	 * io_uring) */
+	bool defer_pool;
 	/** out: the compound waits; nfs4_compound_io answered 0 and the caller runs the work
 	 * (nfs4_cont_work) and then nfs4_cont_resume. NULL: the reply is made. */
 	struct nfs4_cont *cont;
@@ -167,7 +170,7 @@ struct nfs4_compound {
 	bool ddp_placed;    /**< the data sits in io->sink */
 	uint8_t fhbuf[NFS4_FHSIZE]; /**< GETFH's result */
 	/** READ, WRITE, COMMIT, CREATE, REMOVE, RENAME, LINK and SETATTR may answer NFS4_DEFER
-	 * (io->defer; once per compound: the
+	 * (io->defer, io->defer_pool for all but READ and WRITE; once per compound: the
 	 * operations after a resumed one run here) */
 	bool may_defer;
 	struct nfs4_work work; /**< the file work of the operation that answered NFS4_DEFER */
@@ -282,6 +285,9 @@ struct nfs4_server {
 	 * allocation per READ faulted its pages in each time) */
 	uint8_t *rbuf[NFS4_RBUF_KEEP];
 	uint32_t nrbuf;
+	/** changes (WRITE, SETATTR, CREATE, REMOVE, RENAME, LINK) waiting for their file work:
+	 * no delegation is granted meanwhile (their delegation check is behind them) */
+	uint32_t changes_waiting;
 };
 
 /* ---- stable client records and grace (nfs4_compound.c over nfs4_recover.c) ---- */

@@ -79,8 +79,8 @@ struct nfs4_stats {
 	/* READ, WRITE, COMMIT, CREATE, REMOVE, RENAME, LINK and SETATTR file work off the lcore */
 	uint64_t io_deferred;	  /**< compounds that waited for it */
 	uint64_t io_aio, io_pool; /**< ... by io_uring, by the helper threads */
-	uint64_t io_inline;	  /**< ... that could not, and ran it on the lcore */
-	uint64_t io_resumed;	  /**< went on after it */
+	uint64_t io_inline;  /**< would have waited but could not (memory, room): ran it here */
+	uint64_t io_resumed; /**< waited and went on after it */
 	uint64_t io_session_gone; /**< ... whose session had gone meanwhile */
 	uint64_t cb_state[4];	  /**< entries into each enum nfs4_cb_state */
 	uint64_t dlg_state[5];	  /**< entries into each enum nfs4_dlg_state */

@@ -560,6 +560,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint32_t rl;
 
 		io.defer = size && (data[size - 1] & 8) && nwaiting < WAITING;
+		io.defer_pool = io.defer;
 		rl = run(buf, (uint32_t)size, &rep, &io);
 		if (io.cont) {
 			CHECK(io.defer && rl == 0);
