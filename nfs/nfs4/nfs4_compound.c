@@ -614,16 +614,6 @@ void nfs4_cont_work(struct nfs4_cont *t)
 	nfs4_work_run(&t->ctx, &t->k.c.work);
 }
 
-struct nfs4_work *nfs4_cont_work_of(struct nfs4_cont *t)
-{
-	return &t->k.c.work;
-}
-
-struct nfs_ctx *nfs4_cont_ctx(struct nfs4_cont *t)
-{
-	return &t->ctx;
-}
-
 const struct nfs4_io *nfs4_cont_io(const struct nfs4_cont *t)
 {
 	return &t->io;
@@ -648,7 +638,6 @@ uint32_t nfs4_cont_resume(struct nfs4_cont *t, const uint8_t **reply)
 	struct nfs4_compound *c = &k->c;
 	uint32_t i = c->opidx, rlen = 0;
 	struct nfs4_op_res res;
-	enum run_end e;
 	XDR out;
 
 	*reply = s->reply;
@@ -695,11 +684,10 @@ uint32_t nfs4_cont_resume(struct nfs4_cont *t, const uint8_t **reply)
 		}
 		return run_finish(s, k, &out, &t->io);
 	}
-	e = run_ops(s, k, &out, i, &res, reply, &rlen);
 	/* RUN_REPLAY and RUN_WAIT cannot happen past SEQUENCE with may_defer off; were they to,
 	 * the reply is what ran, and the slot is let go all the same */
+	run_ops(s, k, &out, i, &res, reply, &rlen);
 	*reply = s->reply;
-	(void)e;
 	return run_finish(s, k, &out, &t->io);
 }
 
@@ -930,7 +918,7 @@ void nfs4_aio_done(const struct nfs_aio_done *d)
 {
 	struct orpc_pending *p = d->cookie;
 	struct nfs4_cont *t = orpc_pending_req(p)->user;
-	struct nfs4_work *w = nfs4_cont_work_of(t);
+	struct nfs4_work *w = &t->k.c.work;
 
 	w->status = d->status;
 	w->done = d->count;
@@ -948,7 +936,7 @@ void nfs4_aio_done(const struct nfs_aio_done *d)
 static enum accept_stat start_work(struct nfs3_server *v3, struct orpc_req *r, void *args,
 				   void *res, struct nfs4_cont *t)
 {
-	struct nfs4_work *w = nfs4_cont_work_of(t);
+	struct nfs4_work *w = &t->k.c.work;
 	struct nfs4_server *s = v3->v4;
 	struct compound_res *o = res;
 	struct nfs_aio_op *op = NULL;
@@ -956,9 +944,9 @@ static enum accept_stat start_work(struct nfs3_server *v3, struct orpc_req *r, v
 	bool pool = false;
 
 	if (v3->aio && w->kind == NFS4_WORK_READ)
-		op = nfs_aio_read(v3->aio, nfs4_cont_ctx(t), &w->fh, w->offset, w->count, w->dest);
+		op = nfs_aio_read(v3->aio, &t->ctx, &w->fh, w->offset, w->count, w->dest);
 	else if (v3->aio && w->kind == NFS4_WORK_WRITE)
-		op = nfs_aio_write(v3->aio, nfs4_cont_ctx(t), &w->fh, w->offset, w->data, w->count,
+		op = nfs_aio_write(v3->aio, &t->ctx, &w->fh, w->offset, w->data, w->count,
 				   w->stable);
 	if (!op)
 		pool = v3->pool && nfs_pool_inflight(v3->pool) < NFS_POOL_RING;
@@ -981,8 +969,8 @@ static enum accept_stat start_work(struct nfs3_server *v3, struct orpc_req *r, v
 	s->stats.io_inline++;
 	nfs4_cont_work(t);
 	o->len = nfs4_cont_resume(t, &o->p);
-	r->ddp_len = nfs4_cont_io(t)->ddp_len;
-	r->ddp_placed = nfs4_cont_io(t)->placed;
+	r->ddp_len = t->io.ddp_len;
+	r->ddp_placed = t->io.placed;
 	nfs4_cont_free(t);
 	if (o->len && nfs4_server_reply_waits(s) && hold_reply(s, r, NULL, args, res))
 		return ORPC_DEFER;

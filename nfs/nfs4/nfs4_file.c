@@ -62,6 +62,18 @@ static bool ddp_tail(const struct nfs4_compound *c)
 	return c->io && c->opidx + 1 == c->numops;
 }
 
+/* c->work, emptied, for an operation's file work of kind k on fh */
+static struct nfs4_work *work_start(struct nfs4_compound *c, enum nfs4_work_kind k,
+				    const struct nfs_fh *fh)
+{
+	struct nfs4_work *w = &c->work;
+
+	memset(w, 0, sizeof(*w));
+	w->kind = k;
+	w->fh = *fh;
+	return w;
+}
+
 /* The work is run here, or (c->may_defer) left to the caller: NFS4_DEFER. Only READ and WRITE
  * wait without helper threads (io_uring does them). */
 static uint32_t work(struct nfs4_compound *c, union nfs4_op_resok *r)
@@ -86,9 +98,7 @@ uint32_t nfs4_op_read(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 	s = nfs4_sid_check_io(c, &ra->sid, &c->cur.fh, false);
 	if (s != NFS4_OK)
 		return s;
-	memset(w, 0, sizeof(*w));
-	w->kind = NFS4_WORK_READ;
-	w->fh = c->cur.fh;
+	w = work_start(c, NFS4_WORK_READ, &c->cur.fh);
 	w->offset = ra->offset;
 	w->count = count;
 	/* a deferred READ not placed gets a buffer of its own (nfs4_compound.c) */
@@ -98,6 +108,18 @@ uint32_t nfs4_op_read(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 		w->placed = true;
 	}
 	return work(c, r);
+}
+
+/* The work is run here, whatever may_defer says: its checks and its change stay together */
+static uint32_t work_here(struct nfs4_compound *c, union nfs4_op_resok *r)
+{
+	bool may = c->may_defer;
+	uint32_t s;
+
+	c->may_defer = false;
+	s = work(c, r);
+	c->may_defer = may;
+	return s;
 }
 
 void nfs4_work_run(struct nfs_ctx *ctx, struct nfs4_work *w)
@@ -241,20 +263,12 @@ uint32_t nfs4_op_write(struct nfs4_compound *c, union nfs4_op_args *a, union nfs
 		return NFS4ERR_INVAL;
 	if (deleg_held(c, &c->cur.fh))
 		return NFS4ERR_DELAY;
-	memset(w, 0, sizeof(*w));
-	w->kind = NFS4_WORK_WRITE;
-	w->fh = c->cur.fh;
+	w = work_start(c, NFS4_WORK_WRITE, &c->cur.fh);
 	w->offset = wa->offset;
 	w->data = wa->data.p;
 	w->count = wa->data.len;
 	w->stable = (enum nfs_stable)wa->stable;
-	if (special_sid(&wa->sid) && c->may_defer) {
-		c->may_defer = false;
-		s = work(c, r);
-		c->may_defer = true;
-		return s;
-	}
-	return work(c, r);
+	return special_sid(&wa->sid) ? work_here(c, r) : work(c, r);
 }
 
 uint32_t nfs4_op_commit(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
@@ -264,9 +278,7 @@ uint32_t nfs4_op_commit(struct nfs4_compound *c, union nfs4_op_args *a, union nf
 
 	if (s != NFS4_OK)
 		return s;
-	memset(w, 0, sizeof(*w));
-	w->kind = NFS4_WORK_COMMIT;
-	w->fh = c->cur.fh;
+	w = work_start(c, NFS4_WORK_COMMIT, &c->cur.fh);
 	w->offset = a->commit.offset;
 	w->count = a->commit.count;
 	return work(c, r);
@@ -350,9 +362,7 @@ uint32_t nfs4_op_remove(struct nfs4_compound *c, union nfs4_op_args *a, union nf
 		return nfs4_stat_from_nfs(st);
 	if (obj.type != NFS_DIR && deleg_held(c, &fh))
 		return NFS4ERR_DELAY;
-	memset(w, 0, sizeof(*w));
-	w->kind = NFS4_WORK_REMOVE;
-	w->fh = c->cur.fh;
+	w = work_start(c, NFS4_WORK_REMOVE, &c->cur.fh);
 	w->name = name;
 	w->namelen = a->name.len;
 	w->rmdir = obj.type == NFS_DIR;
@@ -380,9 +390,7 @@ uint32_t nfs4_op_rename(struct nfs4_compound *c, union nfs4_op_args *a, union nf
 	if (deleg_held_name(c, &c->saved.fh, &ra->oldname) ||
 	    deleg_held_name(c, &c->cur.fh, &ra->newname))
 		return NFS4ERR_DELAY;
-	memset(w, 0, sizeof(*w));
-	w->kind = NFS4_WORK_RENAME;
-	w->fh = c->saved.fh;
+	w = work_start(c, NFS4_WORK_RENAME, &c->saved.fh);
 	w->name = (const char *)ra->oldname.p;
 	w->namelen = ra->oldname.len;
 	w->fh2 = c->cur.fh;
@@ -409,9 +417,7 @@ uint32_t nfs4_op_link(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 	 * breaks read delegations */
 	if (deleg_held(c, &c->saved.fh))
 		return NFS4ERR_DELAY;
-	memset(w, 0, sizeof(*w));
-	w->kind = NFS4_WORK_LINK;
-	w->fh = c->saved.fh;
+	w = work_start(c, NFS4_WORK_LINK, &c->saved.fh);
 	w->fh2 = c->cur.fh;
 	w->name = (const char *)a->name.p;
 	w->namelen = a->name.len;
@@ -550,18 +556,10 @@ uint32_t nfs4_op_setattr(struct nfs4_compound *c, union nfs4_op_args *a, union n
 		if (deleg_held(c, &c->cur.fh))
 			return NFS4ERR_DELAY;
 	}
-	memset(w, 0, sizeof(*w));
-	w->kind = NFS4_WORK_SETATTR;
-	w->fh = c->cur.fh;
+	w = work_start(c, NFS4_WORK_SETATTR, &c->cur.fh);
 	w->sa = set;
 	w->attrset = sa->attrs.mask;
-	if (set.set_size && special_sid(&sa->sid) && c->may_defer) {
-		c->may_defer = false;
-		s = work(c, r);
-		c->may_defer = true;
-		return s;
-	}
-	return work(c, r);
+	return set.set_size && special_sid(&sa->sid) ? work_here(c, r) : work(c, r);
 }
 
 /* Do the current object's attributes equal what fattr4 f says? (VERIFY's comparison: the

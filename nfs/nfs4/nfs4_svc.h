@@ -144,8 +144,6 @@ void nfs4_cont_work(struct nfs4_cont *t);
  */
 uint32_t nfs4_cont_resume(struct nfs4_cont *t, const uint8_t **reply);
 void nfs4_cont_free(struct nfs4_cont *t);
-struct nfs4_work *nfs4_cont_work_of(struct nfs4_cont *t);
-struct nfs_ctx *nfs4_cont_ctx(struct nfs4_cont *t);
 
 /* The RPC program's deferred compounds, through the NFSv3 server's helper threads and io_uring
  * (nfs3_pool_work, nfs3_pool_done and nfs3_aio_done hand a version 4 call here). */

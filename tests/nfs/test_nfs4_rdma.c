@@ -249,6 +249,19 @@ static void rdma_session(struct conn *c, const char *owner, struct n4f_sess *s)
 		s->seq[i] = 1;
 }
 
+/* the file at path holds exactly len bytes: data */
+static void assert_file_is(const char *path, const char *data, size_t len)
+{
+	static char back[65536];
+	int fd = open(path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_true(len <= sizeof(back));
+	assert_int_equal(read(fd, back, len), (ssize_t)len);
+	close(fd);
+	assert_memory_equal(back, data, len);
+}
+
 static void test_nfs4_over_rdma(void **state)
 {
 	static char data[8192];
@@ -318,15 +331,7 @@ static void test_nfs4_over_rdma(void **state)
 	assert_int_equal(r.r[3].u.getattr.vals.len, 8);
 	assert_memory_equal(r.r[3].u.getattr.vals.p, "\0\0\0\0\0\0\x20\0", 8);
 	snprintf(path, sizeof(path), "%s/viardma", n4f_exp_a);
-	{
-		static char back[sizeof(data)];
-
-		fd = open(path, O_RDONLY);
-		assert_true(fd >= 0);
-		assert_int_equal(read(fd, back, sizeof(back)), (ssize_t)sizeof(back));
-		close(fd);
-		assert_memory_equal(back, data, sizeof(data));
-	}
+	assert_file_is(path, data, sizeof(data));
 	/* a length that is not a multiple of 4: the chunk's round-up (RFC 8166 §3.4.5) is the
 	 * transport's, GETATTR still decodes after it */
 	n4f_session(&b, &s);
@@ -659,7 +664,6 @@ static void test_io_off_lcore(void **state)
 	struct conn c;
 	char path[300];
 	uint32_t pos, seq;
-	int fd;
 
 	(void)state;
 	v3.pool = nfs_pool_create("t4io", 2, nfs3_pool_work);
@@ -704,15 +708,7 @@ static void test_io_off_lcore(void **state)
 	assert_int_equal(now.io_aio + now.io_pool, before.io_aio + before.io_pool + 1);
 	assert_int_equal(now.io_inline, before.io_inline);
 	snprintf(path, sizeof(path), "%s/viaio", n4f_exp_a);
-	{
-		static char back[sizeof(data)];
-
-		fd = open(path, O_RDONLY);
-		assert_true(fd >= 0);
-		assert_int_equal(read(fd, back, sizeof(back)), (ssize_t)sizeof(back));
-		close(fd);
-		assert_memory_equal(back, data, sizeof(data));
-	}
+	assert_file_is(path, data, sizeof(data));
 
 	/* READ placed by the work in the write chunk's sink */
 	n4f_session(&b, &s);
