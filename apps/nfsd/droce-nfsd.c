@@ -760,6 +760,7 @@ static void print_stats(void)
 	       (unsigned long long)(g.tcp_nfs.st.read_bytes + g.rdma_nfs.st.read_bytes),
 	       (unsigned long long)(g.tcp_nfs.st.write_bytes + g.rdma_nfs.st.write_bytes));
 	if (g.v4) {
+		struct nfs4_state_stats vs;
 		struct nfs4_stats v4;
 
 		nfs4_server_stats(g.v4, &v4);
@@ -806,6 +807,13 @@ static void print_stats(void)
 		       (unsigned long long)v4.io_deferred, (unsigned long long)v4.io_aio,
 		       (unsigned long long)v4.io_pool, (unsigned long long)v4.io_inline,
 		       (unsigned long long)v4.io_resumed, (unsigned long long)v4.io_session_gone);
+		nfs4_state_stats(nfs4_server_state(g.v4), &vs);
+		printf("nfs4: clients %llu, sessions %llu; expired %llu, destroyed %llu; kept for a "
+		       "compound in flight: DELAY %llu, expiry put off %llu\n",
+		       (unsigned long long)vs.clients, (unsigned long long)vs.sessions,
+		       (unsigned long long)vs.clients_expired,
+		       (unsigned long long)vs.clients_destroyed,
+		       (unsigned long long)vs.destroy_busy, (unsigned long long)vs.expiry_held);
 	}
 	if (g.nlm_up) {
 		uint32_t locks, waiters;
@@ -1069,6 +1077,7 @@ static int serve_tcp_only(long secs)
 	struct epoll_event ev;
 	int rc = 1, wait_fd = -1;
 	uint32_t cb_active = 0;
+	bool served = false;
 
 	if (nfs3_server_init(&g.tcp_nfs, g.fs, g.conf.max_io) != 0 || start_pool() != 0)
 		goto out;
@@ -1119,7 +1128,7 @@ static int serve_tcp_only(long secs)
 		if (life_step(end && time(NULL) >= end))
 			break;
 	}
-	print_stats();
+	served = true; /* the counters are printed once the file work in flight ended */
 	rc = 0;
 out:
 	if (wait_fd >= 0)
@@ -1137,6 +1146,8 @@ out:
 	 * are there (after the file work: a compound that waited for it may hold its reply) */
 	if (g.v4)
 		nfs4_server_flush(g.v4);
+	if (served)
+		print_stats();
 	if (g.tcp_up)
 		orpc_tcp_srv_fini(&g.tcp);
 	if (g.lock_tcp_up)
@@ -1232,6 +1243,7 @@ int main(int argc, char **argv)
 	const char *over[4][2] = {
 		{"state", NULL}, {"grace", NULL}, {"threads", NULL}, {"metrics", NULL}};
 	int eal_argc, app_argc, o, rc = 1;
+	bool served = false;
 	char **eal_argv, **app_argv, *text;
 	struct stk_config cfg;
 	const struct stk_iface *ifc;
@@ -1377,7 +1389,7 @@ int main(int argc, char **argv)
 	       ip, nfs_versions_served(), NFS3_RDMA_PORT, NFS3_PORT, MOUNT_PORT, NLM_PORT, NSM_PORT,
 	       ORPC_PMAP_PORT);
 	stk_run();
-	print_stats();
+	served = true; /* the counters are printed once the file work in flight ended */
 	rc = 0;
 out:
 	/* no new connections, then every connection ends and its endpoint is destroyed once the
@@ -1406,6 +1418,8 @@ out:
 	 * are there (after the file work: a compound that waited for it may hold its reply) */
 	if (g.v4)
 		nfs4_server_flush(g.v4);
+	if (served)
+		print_stats();
 	if (g.tcp_up)
 		orpc_tcp_srv_fini(&g.tcp);
 	g.tcp_up = false;

@@ -665,8 +665,9 @@ uint32_t nfs4_cont_resume(struct nfs4_cont *t, const uint8_t **reply)
 	xdrmem_create(&out, (char *)s->reply, s->conf.state.max_resp, XDR_ENCODE);
 	xdr_setpos(&out, t->replen);
 	if (t->has_sess && !c->sess) {
-		/* the session went while the work ran (DESTROY_SESSION from another connection, its
-		 * client gone): this result is the last one run */
+		/* the session went while the work ran. DESTROY_SESSION, the lease's expiry and a
+		 * restarted client's CREATE_SESSION wait for a compound in flight (nfs4_state.c), so
+		 * this is a defence: this result is the last one run */
 		s->stats.io_session_gone++;
 		if (res.status == NFS4_OK)
 			track_sid(c, res.op);

@@ -201,9 +201,35 @@ static uint32_t owner_index(const struct nfs4_state *st, const struct nfs4_ref *
 	return UINT32_MAX;
 }
 
-static bool expired(const struct nfs4_client *c, uint64_t now)
+/* a compound of the session waits for its file work (its slot is IN_PROGRESS) */
+static bool session_busy(const struct nfs4_session *s)
 {
-	return now > c->expire_ns;
+	for (uint32_t i = 0; i < s->fore.maxrequests; i++)
+		if (s->slots[i].state == NFS4_SLOT_IN_PROGRESS)
+			return true;
+	return false;
+}
+
+static bool client_busy(const struct nfs4_client *c)
+{
+	for (const struct nfs4_session *s = c->sessions; s; s = s->next)
+		if (session_busy(s))
+			return true;
+	return false;
+}
+
+/* The lease ran out. A client with a compound still waiting for its file work is not expired
+ * under it (knfsd keeps a client in use too): the next sweep or SEQUENCE after the compound
+ * ended does it. */
+static bool expired(struct nfs4_state *st, const struct nfs4_client *c, uint64_t now)
+{
+	if (now <= c->expire_ns)
+		return false;
+	if (client_busy(c)) {
+		st->st.expiry_held++;
+		return false;
+	}
+	return true;
 }
 
 static void renew(const struct nfs4_state *st, struct nfs4_client *c, uint64_t now)
@@ -216,7 +242,7 @@ uint32_t nfs4_state_expire(struct nfs4_state *st, uint64_t now)
 	uint32_t n = 0;
 
 	for (uint32_t i = 0; i < st->conf.max_clients; i++)
-		if (st->clients[i] && expired(st->clients[i], now)) {
+		if (st->clients[i] && expired(st, st->clients[i], now)) {
 			client_free(st, i);
 			st->st.clients_expired++;
 			n++;
@@ -440,7 +466,7 @@ uint32_t nfs4_create_session(struct nfs4_state *st, const struct nfs4_principal 
 	if (i == UINT32_MAX)
 		return NFS4ERR_STALE_CLIENTID;
 	c = st->clients[i];
-	if (expired(c, now)) {
+	if (expired(st, c, now)) {
 		client_free(st, i);
 		st->st.clients_expired++;
 		return NFS4ERR_STALE_CLIENTID;
@@ -480,6 +506,11 @@ uint32_t nfs4_create_session(struct nfs4_state *st, const struct nfs4_principal 
 
 		if (old != UINT32_MAX && cur && cur->clp == st->clients[old])
 			return NFS4ERR_DELAY; /* it is running this compound */
+		if (old != UINT32_MAX && client_busy(st->clients[old])) {
+			/* a compound of it waits for its file work (knfsd: the client is in use) */
+			st->st.destroy_busy++;
+			return NFS4ERR_DELAY;
+		}
 		s = session_new(st, c, a, &fore, back_ok, res);
 		if (s != NFS4_OK)
 			return s;
@@ -544,7 +575,7 @@ static enum nfs4_seq_state seq_start(struct seq_ctx *c)
 
 static enum nfs4_seq_state seq_check_lease(struct seq_ctx *c)
 {
-	if (expired(c->o->sess->clp, c->now)) {
+	if (expired(c->st, c->o->sess->clp, c->now)) {
 		client_free(c->st, c->ci);
 		c->st->st.clients_expired++;
 		c->o->sess = NULL;
@@ -681,6 +712,12 @@ uint32_t nfs4_destroy_session(struct nfs4_state *st, const uint8_t id[NFS4_SESSI
 
 	if (!s)
 		return NFS4ERR_BADSESSION;
+	/* a compound of it still waits for its file work: DELAY until it ended, as knfsd answers
+	 * for a session in use (RFC 8881 §18.37.3 leaves it to the server) */
+	if (session_busy(s)) {
+		st->st.destroy_busy++;
+		return NFS4ERR_DELAY;
+	}
 	if (s == cur) {
 		/* RFC 8881 §18.37.3: destroying the compound's own session must end it */
 		if (!last)

@@ -168,6 +168,10 @@ struct nfs4_state_stats {
 	uint64_t clients, sessions; /**< now */
 	uint64_t clients_created, clients_confirmed, clients_expired, clients_destroyed;
 	uint64_t sessions_created, sessions_destroyed;
+	/** DESTROY_SESSION, or the CREATE_SESSION that confirms a restarted client, answered
+	 * DELAY: a compound of the session or client waited for its file work; lease expiries
+	 * put off for the same reason (per sweep or SEQUENCE that saw one) */
+	uint64_t destroy_busy, expiry_held;
 	uint64_t replays, cached, uncached;
 	uint64_t sess_state[NFS4_SESS_NUM_STATES]; /**< entries into each state */
 	uint64_t seq_state[NFS4_SEQ_NUM_STATES];
