@@ -495,19 +495,54 @@ static const struct orpc_version cb_vers[] = {{1, 2, cb_procs}};
 static const struct orpc_program cb_prog = {
 	.prog = CB_PROG, .name = "nfs4_cb", .nvers = 1, .vers = cb_vers};
 
+/* ---- file work off the lcore (struct nfs4_cont) ---- */
+
+/* the server's counters of file work off the lcore, now */
+static struct nfs4_stats io_stats(void)
+{
+	struct nfs4_stats ns;
+
+	nfs4_server_stats(n4f_srv, &ns);
+	return ns;
+}
+
+/* the server's client and session counters, now */
+static struct nfs4_state_stats state_stats(void)
+{
+	struct nfs4_state_stats st;
+
+	nfs4_state_stats(nfs4_server_state(n4f_srv), &st);
+	return st;
+}
+
+/* poll, without the file work's ends, until the server has deferred n compounds */
+static void until_deferred(struct conn *c, uint64_t n)
+{
+	uint64_t end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+
+	while (io_stats().io_deferred < n) {
+		assert_true(rte_get_tsc_cycles() < end);
+		poll_all(c);
+	}
+}
+
 /*
  * A client whose session has its backchannel on its own RDMA connection: CREATE_SESSION with
- * CONN_BACK_CHAN is probed by CB_NULL through the client's program; its read delegation is
- * recalled there when another client opens the file for writing, and DELEGRETURN over RDMA
- * lets that client in.
+ * CONN_BACK_CHAN is probed by CB_NULL through the client's program; while another client's
+ * change waits for its file work, a read open gets no delegation (WND4_CONTENTION); after it,
+ * the read open gets one, which is recalled there when another client opens the file for
+ * writing, and DELEGRETURN over RDMA lets that client in.
  */
 static void test_backchannel_over_rdma(void **state)
 {
 	static const uint8_t sec_sys[28] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 'm', 0, 0, 0};
 	static struct orpc_svc cb_svc;
 	static struct orpc_bc_table t;
+	static uint8_t msg[4096];
 	union nfs4_op_args a = {0};
-	struct nfs4_stats st0, st;
+	struct nfs4_stats st0, st, before;
+	struct n4f_sess w;
+	struct result rw;
 	struct nfs4_session *ss;
 	struct nfs4_stateid dsid;
 	struct n4f_sess s = {0}, other;
@@ -564,7 +599,35 @@ static void test_backchannel_over_rdma(void **state)
 	n4f_op(&b, NFS4_OP_RECLAIM_COMPLETE, &(union nfs4_op_args){.one_fs = false});
 	call(&c, &b, 0, 0, false, 0, &r);
 	assert_int_equal(r.status, NFS4_OK);
-	/* a read open: a delegation */
+	/* another client's CREATE waits for its file work (helper threads on): a read open
+	 * meanwhile gets no delegation, its file could be what the change is about */
+	v3.pool = nfs_pool_create("t4bc", 1, nfs3_pool_work);
+	assert_non_null(v3.pool);
+	rdma_session(&c, "rdma changer", &w);
+	before = io_stats();
+	hold_work = true;
+	n4f_session(&b, &w);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
+	a.create = (struct nfs4_create_args){
+		NFS_DIR, {NULL, 0}, 0, 0, {(const uint8_t *)"waitdir", 7}, {{0}, {0}}};
+	n4f_op(&b, NFS4_OP_CREATE, &a);
+	call_start(&c, msg, sizeof(msg), &b, 0, 0, false, 0, &rw);
+	until_deferred(&c, before.io_deferred + 1);
+	n4f_open_args(&a, "o", "file", OPEN4_SHARE_ACCESS_READ, OPEN4_NOCREATE);
+	a.open.share_access |= OPEN4_SHARE_ACCESS_WANT_READ_DELEG;
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
+	n4f_op(&b, NFS4_OP_OPEN, &a);
+	call(&c, &b, 0, 0, false, 0, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	assert_int_equal(r.r[2].u.open.deleg_type, OPEN_DELEGATE_NONE_EXT);
+	assert_int_equal(r.r[2].u.open.why_no_deleg, WND4_CONTENTION);
+	hold_work = false;
+	call_wait(&c, &rw, &r);
+	assert_int_equal(r.status, NFS4_OK);
+	nfs_pool_destroy(v3.pool, nfs3_pool_done);
+	v3.pool = NULL;
+	/* a read open now: a delegation */
 	n4f_open_args(&a, "o", "file", OPEN4_SHARE_ACCESS_READ, OPEN4_NOCREATE);
 	n4f_session(&b, &s);
 	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
@@ -616,37 +679,6 @@ static void test_backchannel_over_rdma(void **state)
 	client_bc = NULL;
 	svc.bc = NULL;
 	nfs4_server_set_bc(n4f_srv, NULL);
-}
-
-/* ---- file work off the lcore (struct nfs4_cont) ---- */
-
-/* the server's counters of file work off the lcore, now */
-static struct nfs4_stats io_stats(void)
-{
-	struct nfs4_stats ns;
-
-	nfs4_server_stats(n4f_srv, &ns);
-	return ns;
-}
-
-/* the server's client and session counters, now */
-static struct nfs4_state_stats state_stats(void)
-{
-	struct nfs4_state_stats st;
-
-	nfs4_state_stats(nfs4_server_state(n4f_srv), &st);
-	return st;
-}
-
-/* poll, without the file work's ends, until the server has deferred n compounds */
-static void until_deferred(struct conn *c, uint64_t n)
-{
-	uint64_t end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
-
-	while (io_stats().io_deferred < n) {
-		assert_true(rte_get_tsc_cycles() < end);
-		poll_all(c);
-	}
 }
 
 /*
