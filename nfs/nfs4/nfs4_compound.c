@@ -19,7 +19,8 @@
  * The operations decoded before a failing decode still run, as Linux's nfsd does. A SEQUENCE
  * that replays answers the slot's cached bytes as they are.
  *
- * READ, WRITE, COMMIT, CREATE, REMOVE, RENAME, LINK and SETATTR may leave their file work to
+ * READ, WRITE, COMMIT, CREATE, REMOVE, RENAME, LINK, SETATTR, LOOKUP, READDIR and READLINK may
+ * leave their file work to
  * io_uring or the helper threads (nfs4_io.defer): the loop stops there, its state goes into a
  * struct nfs4_cont, and nfs4_cont_resume goes on from that operation when the work ended
  * (docs/nfs.md, "Where a compound runs").
@@ -442,7 +443,9 @@ struct nfs4_cont {
 	bool has_sess;
 	uint8_t sessionid[NFS4_SESSIONID_SIZE];
 	uint32_t slotid, seqid;
-	uint8_t *buf; /**< a READ's data when it is not placed in the sink */
+	uint8_t *buf; /**< a READ's data when it is not placed in the sink, READDIR's entries,
+		       * READLINK's text */
+	bool bufbig;  /**< buf is max_io long (kept for the next in s->rbuf) */
 	bool change;  /**< counted in s->changes_waiting until it resumes */
 	uint32_t replen;
 	uint8_t *reply; /**< the results before the waiting operation */
@@ -562,19 +565,27 @@ static struct nfs4_cont *cont_make(struct nfs4_server *s, struct nfs4_run *k, XD
 	struct nfs4_compound *c = &k->c;
 	struct nfs4_work *w = &c->work;
 	struct nfs4_cont *t = calloc(1, sizeof(*t) + k->ndec * sizeof(t->args[0]));
+	uint32_t need;
+	bool own;
 
 	if (!t)
 		return NULL;
 	t->replen = xdr_getpos(out);
 	t->reply = malloc(t->replen);
-	/* a READ's own buffer: its count when small (the heap's bins), else one of max_io kept
-	 * for the next (1 MiB from the heap's top each time made glibc grow and trim it per READ) */
-	if (w->kind == NFS4_WORK_READ && !w->placed && w->count <= NFS4_RBUF_SMALL)
-		t->buf = malloc(w->count ? w->count : 1);
-	else if (w->kind == NFS4_WORK_READ && !w->placed)
+	/* the results' own buffer: their size when small (the heap's bins), else one of max_io
+	 * kept for the next (1 MiB from the heap's top each time made glibc grow and trim it per
+	 * READ) */
+	need = w->kind == NFS4_WORK_READLINK ? NFS_PATH_MAX : w->count;
+	own = (w->kind == NFS4_WORK_READ && !w->placed) || w->kind == NFS4_WORK_READDIR ||
+	      w->kind == NFS4_WORK_READLINK;
+	if (own && need <= NFS4_RBUF_SMALL) {
+		t->buf = malloc(need ? need : 1);
+	} else if (own) {
 		t->buf = s->nrbuf ? s->rbuf[--s->nrbuf] : malloc(s->conf.max_io);
+		t->bufbig = true;
+	}
 	t->s = s;
-	if (!t->reply || (w->kind == NFS4_WORK_READ && !w->placed && !t->buf)) {
+	if (!t->reply || (own && !t->buf)) {
 		nfs4_cont_free(t);
 		return NULL;
 	}
@@ -602,7 +613,9 @@ static struct nfs4_cont *cont_make(struct nfs4_server *s, struct nfs4_run *k, XD
 	}
 	t->k.c.sess = NULL; /* found again by id */
 	t->k.c.slot = NULL;
-	if (w->kind != NFS4_WORK_READ && w->kind != NFS4_WORK_COMMIT) {
+	if (w->kind != NFS4_WORK_READ && w->kind != NFS4_WORK_COMMIT &&
+	    w->kind != NFS4_WORK_LOOKUP && w->kind != NFS4_WORK_READDIR &&
+	    w->kind != NFS4_WORK_READLINK) {
 		t->change = true;
 		s->changes_waiting++;
 	}
@@ -611,7 +624,7 @@ static struct nfs4_cont *cont_make(struct nfs4_server *s, struct nfs4_run *k, XD
 
 void nfs4_cont_work(struct nfs4_cont *t)
 {
-	nfs4_work_run(&t->ctx, &t->k.c.work);
+	nfs4_work_run(&t->k.c);
 }
 
 const struct nfs4_io *nfs4_cont_io(const struct nfs4_cont *t)
@@ -623,7 +636,7 @@ void nfs4_cont_free(struct nfs4_cont *t)
 {
 	if (!t)
 		return;
-	if (t->buf && t->k.c.work.count > NFS4_RBUF_SMALL && t->s->nrbuf < NFS4_RBUF_KEEP)
+	if (t->buf && t->bufbig && t->s->nrbuf < NFS4_RBUF_KEEP)
 		t->s->rbuf[t->s->nrbuf++] = t->buf;
 	else
 		free(t->buf);
@@ -795,7 +808,7 @@ uint32_t nfs4_compound_io(struct nfs4_server *s, struct nfs_ctx *ctx, const uint
 		}
 		/* no memory to wait: the work runs here, into the server's buffer */
 		s->stats.io_inline++;
-		nfs4_work_run(ctx, &k.c.work);
+		nfs4_work_run(&k.c);
 		memset(&res, 0, sizeof(res));
 		res.op = s->ops[k.c.opidx];
 		res.status = nfs4_work_end(&k.c, &res.u);
@@ -993,7 +1006,8 @@ static enum accept_stat nfs4_compound_proc(struct orpc_req *r, void *args, void 
 	/* one lcore serves NFSv4 today: its table is the server's */
 	if (!v3->v4->bc && r->svc->bc)
 		nfs4_server_set_bc(v3->v4, r->svc->bc);
-	/* READ, WRITE, COMMIT, CREATE, REMOVE, RENAME, LINK and SETATTR wait off the lcore when
+	/* READ, WRITE, COMMIT, CREATE, REMOVE, RENAME, LINK, SETATTR, LOOKUP, READDIR and
+	 * READLINK wait off the lcore when
 	 * something can run them (not over UDP: orpc_svc_defer would refuse, and the work runs at
 	 * once) */
 	io.defer = (v3->aio || v3->pool) && r->peer->xprt != ORPC_XPRT_UDP;

@@ -62,9 +62,8 @@ static bool ddp_tail(const struct nfs4_compound *c)
 	return c->io && c->opidx + 1 == c->numops;
 }
 
-/* c->work, emptied, for an operation's file work of kind k on fh */
-static struct nfs4_work *work_start(struct nfs4_compound *c, enum nfs4_work_kind k,
-				    const struct nfs_fh *fh)
+struct nfs4_work *nfs4_work_start(struct nfs4_compound *c, enum nfs4_work_kind k,
+				  const struct nfs_fh *fh)
 {
 	struct nfs4_work *w = &c->work;
 
@@ -74,15 +73,14 @@ static struct nfs4_work *work_start(struct nfs4_compound *c, enum nfs4_work_kind
 	return w;
 }
 
-/* The work is run here, or (c->may_defer) left to the caller: NFS4_DEFER. Only READ and WRITE
- * wait without helper threads (io_uring does them). */
-static uint32_t work(struct nfs4_compound *c, union nfs4_op_resok *r)
+/* Only READ and WRITE wait without helper threads (io_uring does them). */
+uint32_t nfs4_work(struct nfs4_compound *c, union nfs4_op_resok *r)
 {
 	enum nfs4_work_kind k = c->work.kind;
 
 	if (c->may_defer && (c->io->defer_pool || k == NFS4_WORK_READ || k == NFS4_WORK_WRITE))
 		return NFS4_DEFER;
-	nfs4_work_run(c->ctx, &c->work);
+	nfs4_work_run(c);
 	return nfs4_work_end(c, r);
 }
 
@@ -98,7 +96,7 @@ uint32_t nfs4_op_read(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 	s = nfs4_sid_check_io(c, &ra->sid, &c->cur.fh, false);
 	if (s != NFS4_OK)
 		return s;
-	w = work_start(c, NFS4_WORK_READ, &c->cur.fh);
+	w = nfs4_work_start(c, NFS4_WORK_READ, &c->cur.fh);
 	w->offset = ra->offset;
 	w->count = count;
 	/* a deferred READ not placed gets a buffer of its own (nfs4_compound.c) */
@@ -107,7 +105,7 @@ uint32_t nfs4_op_read(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 		w->dest = c->io->sink;
 		w->placed = true;
 	}
-	return work(c, r);
+	return nfs4_work(c, r);
 }
 
 /* The work is run here, whatever may_defer says: its checks and its change stay together */
@@ -117,15 +115,19 @@ static uint32_t work_here(struct nfs4_compound *c, union nfs4_op_resok *r)
 	uint32_t s;
 
 	c->may_defer = false;
-	s = work(c, r);
+	s = nfs4_work(c, r);
 	c->may_defer = may;
 	return s;
 }
 
-void nfs4_work_run(struct nfs_ctx *ctx, struct nfs4_work *w)
+static void readdir_run(struct nfs4_compound *c, struct nfs4_work *w);
+
+void nfs4_work_run(struct nfs4_compound *c)
 {
+	struct nfs4_work *w = &c->work;
+	struct nfs_ctx *ctx = c->ctx;
+	struct nfs_attr at, dir;
 	struct nfs_wcc wcc;
-	struct nfs_attr at;
 	bool av;
 
 	switch (w->kind) {
@@ -166,10 +168,35 @@ void nfs4_work_run(struct nfs_ctx *ctx, struct nfs4_work *w)
 	case NFS4_WORK_SETATTR:
 		w->status = nfs_fs_setattr(ctx, &w->fh, &w->sa, NULL, &w->wcc);
 		break;
+	case NFS4_WORK_LOOKUP:
+		w->status = nfs_fs_lookup(ctx, &w->fh, w->name, w->namelen, &w->newfh, &at,
+					  &w->dir_valid, &dir);
+		w->dirtype = dir.type;
+		break;
+	case NFS4_WORK_READDIR:
+		readdir_run(c, w);
+		break;
+	case NFS4_WORK_READLINK:
+		w->status = nfs_fs_readlink(ctx, &w->fh, (char *)w->dest, NFS_PATH_MAX, &w->done,
+					    &av, &at);
+		break;
 	default:
 		w->status = NFS_ERR_SERVERFAULT;
 		break;
 	}
+}
+
+/* the answer of a failed work: as nfs4_stat_from_nfs, but for what an operation says itself */
+static uint32_t work_error(const struct nfs4_work *w)
+{
+	/* LOOKUP in a non-directory: NOTDIR, or SYMLINK for a symbolic link (RFC 8881
+	 * §18.13.3) */
+	if (w->kind == NFS4_WORK_LOOKUP && w->status == NFS_ERR_NOTDIR && w->dir_valid)
+		return w->dirtype == NFS_LNK ? NFS4ERR_SYMLINK : NFS4ERR_NOTDIR;
+	/* READLINK of something that is not a link */
+	if (w->kind == NFS4_WORK_READLINK && w->status == NFS_ERR_INVAL)
+		return NFS4ERR_INVAL;
+	return nfs4_stat_from_nfs(w->status);
 }
 
 uint32_t nfs4_work_end(struct nfs4_compound *c, union nfs4_op_resok *r)
@@ -177,7 +204,7 @@ uint32_t nfs4_work_end(struct nfs4_compound *c, union nfs4_op_resok *r)
 	const struct nfs4_work *w = &c->work;
 
 	if (w->status != NFS_OK)
-		return nfs4_stat_from_nfs(w->status);
+		return work_error(w);
 	switch (w->kind) {
 	case NFS4_WORK_READ:
 		r->read.data = (struct nfs4_ref){w->dest, w->done};
@@ -213,6 +240,25 @@ uint32_t nfs4_work_end(struct nfs4_compound *c, union nfs4_op_resok *r)
 		return NFS4_OK;
 	case NFS4_WORK_SETATTR:
 		r->attrsset = w->attrset;
+		return NFS4_OK;
+	case NFS4_WORK_LOOKUP:
+		nfs4_set_cur_real(c, &w->newfh);
+		return NFS4_OK;
+	case NFS4_WORK_READDIR:
+		memcpy(r->readdir.verf, w->verf, NFS4_VERIFIER_SIZE);
+		r->readdir.entries = (struct nfs4_ref){w->dest, w->done};
+		r->readdir.eof = w->eof && !w->full;
+		r->readdir.nentries = w->nentries;
+		return w->nentries == 0 && w->full ? NFS4ERR_TOOSMALL : NFS4_OK;
+	case NFS4_WORK_READLINK:
+		r->link = (struct nfs4_ref){w->dest, w->done};
+		/* the link text is DDP-eligible too (RFC 8267 §4.1): a write chunk takes it,
+		 * inline */
+		if (ddp_tail(c)) {
+			c->ddp_op = (int32_t)c->opidx;
+			c->ddp_len = w->done;
+			c->ddp_placed = false;
+		}
 		return NFS4_OK;
 	default:
 		return NFS4ERR_SERVERFAULT;
@@ -263,12 +309,12 @@ uint32_t nfs4_op_write(struct nfs4_compound *c, union nfs4_op_args *a, union nfs
 		return NFS4ERR_INVAL;
 	if (deleg_held(c, &c->cur.fh))
 		return NFS4ERR_DELAY;
-	w = work_start(c, NFS4_WORK_WRITE, &c->cur.fh);
+	w = nfs4_work_start(c, NFS4_WORK_WRITE, &c->cur.fh);
 	w->offset = wa->offset;
 	w->data = wa->data.p;
 	w->count = wa->data.len;
 	w->stable = (enum nfs_stable)wa->stable;
-	return special_sid(&wa->sid) ? work_here(c, r) : work(c, r);
+	return special_sid(&wa->sid) ? work_here(c, r) : nfs4_work(c, r);
 }
 
 uint32_t nfs4_op_commit(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
@@ -278,10 +324,10 @@ uint32_t nfs4_op_commit(struct nfs4_compound *c, union nfs4_op_args *a, union nf
 
 	if (s != NFS4_OK)
 		return s;
-	w = work_start(c, NFS4_WORK_COMMIT, &c->cur.fh);
+	w = nfs4_work_start(c, NFS4_WORK_COMMIT, &c->cur.fh);
 	w->offset = a->commit.offset;
 	w->count = a->commit.count;
-	return work(c, r);
+	return nfs4_work(c, r);
 }
 
 /* ---- CREATE, REMOVE, RENAME, LINK ---- */
@@ -335,7 +381,7 @@ uint32_t nfs4_op_create(struct nfs4_compound *c, union nfs4_op_args *a, union nf
 	w->name = (const char *)ca->name.p;
 	w->namelen = ca->name.len;
 	w->attrset = ca->attrs.mask;
-	return work(c, r);
+	return nfs4_work(c, r);
 }
 
 uint32_t nfs4_op_remove(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
@@ -362,11 +408,11 @@ uint32_t nfs4_op_remove(struct nfs4_compound *c, union nfs4_op_args *a, union nf
 		return nfs4_stat_from_nfs(st);
 	if (obj.type != NFS_DIR && deleg_held(c, &fh))
 		return NFS4ERR_DELAY;
-	w = work_start(c, NFS4_WORK_REMOVE, &c->cur.fh);
+	w = nfs4_work_start(c, NFS4_WORK_REMOVE, &c->cur.fh);
 	w->name = name;
 	w->namelen = a->name.len;
 	w->rmdir = obj.type == NFS_DIR;
-	return work(c, r);
+	return nfs4_work(c, r);
 }
 
 uint32_t nfs4_op_rename(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
@@ -390,13 +436,13 @@ uint32_t nfs4_op_rename(struct nfs4_compound *c, union nfs4_op_args *a, union nf
 	if (deleg_held_name(c, &c->saved.fh, &ra->oldname) ||
 	    deleg_held_name(c, &c->cur.fh, &ra->newname))
 		return NFS4ERR_DELAY;
-	w = work_start(c, NFS4_WORK_RENAME, &c->saved.fh);
+	w = nfs4_work_start(c, NFS4_WORK_RENAME, &c->saved.fh);
 	w->name = (const char *)ra->oldname.p;
 	w->namelen = ra->oldname.len;
 	w->fh2 = c->cur.fh;
 	w->name2 = (const char *)ra->newname.p;
 	w->namelen2 = ra->newname.len;
-	return work(c, r);
+	return nfs4_work(c, r);
 }
 
 uint32_t nfs4_op_link(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
@@ -417,11 +463,11 @@ uint32_t nfs4_op_link(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 	 * breaks read delegations */
 	if (deleg_held(c, &c->saved.fh))
 		return NFS4ERR_DELAY;
-	w = work_start(c, NFS4_WORK_LINK, &c->saved.fh);
+	w = nfs4_work_start(c, NFS4_WORK_LINK, &c->saved.fh);
 	w->fh2 = c->cur.fh;
 	w->name = (const char *)a->name.p;
 	w->namelen = a->name.len;
-	return work(c, r);
+	return nfs4_work(c, r);
 }
 
 /* ---- READDIR ---- */
@@ -464,12 +510,8 @@ static bool rd_entry(void *arg, const struct nfs_dirent *e)
 uint32_t nfs4_op_readdir(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
 {
 	const struct nfs4_readdir_args *ra = &a->readdir;
-	struct nfs4_readdir_res *o = &r->readdir;
-	uint32_t maxcount = ra->maxcount, s;
-	struct rd_ctx d = {.c = c, .want = &ra->attr_request};
-	struct nfs_attr dir;
-	bool dv;
-	enum nfs_stat st;
+	uint32_t maxcount = ra->maxcount, limit, s;
+	struct nfs4_work *w;
 
 	/* cookies 1 and 2 are reserved (RFC 8881 §18.23.3) */
 	if (ra->cookie == 1 || ra->cookie == 2)
@@ -485,54 +527,52 @@ uint32_t nfs4_op_readdir(struct nfs4_compound *c, union nfs4_op_args *a, union n
 	/* verifier, the list's end and eof take 16 bytes of maxcount */
 	if (maxcount < 16 + 24)
 		return NFS4ERR_TOOSMALL;
-	d.limit = maxcount - 16;
+	limit = maxcount - 16;
 	if (c->cur.kind == NFS4_FH_PSEUDO)
-		return nfs4_readdir_pseudo(c, ra, d.limit, o);
+		return nfs4_readdir_pseudo(c, ra, limit, &r->readdir);
 	s = need_real(c, NFS4ERR_NOTDIR);
 	if (s != NFS4_OK)
 		return s;
-	memcpy(o->verf, ra->verf, NFS4_VERIFIER_SIZE);
-	if (ra->cookie == 0)
-		memset(o->verf, 0, NFS4_VERIFIER_SIZE);
-	xdrmem_create(&d.x, (char *)c->s->iobuf, c->s->conf.max_io, XDR_ENCODE);
-	st = nfs_fs_readdir(c->ctx, &c->cur.fh, ra->cookie, o->verf, true, rd_entry, &d, &o->eof,
-			    &dv, &dir);
-	o->entries = (struct nfs4_ref){c->s->iobuf, xdr_getpos(&d.x)};
+	w = nfs4_work_start(c, NFS4_WORK_READDIR, &c->cur.fh);
+	w->offset = ra->cookie;
+	if (ra->cookie != 0)
+		memcpy(w->verf, ra->verf, NFS4_VERIFIER_SIZE);
+	w->want = ra->attr_request;
+	w->count = limit;
+	/* a deferred READDIR gets a buffer of its own (nfs4_compound.c) */
+	w->dest = c->s->iobuf;
+	return nfs4_work(c, r);
+}
+
+/* the entries, encoded into w->dest as the reply's dirlist4 wants them (on any thread: the
+ * attribute encoders read only the server's configuration) */
+static void readdir_run(struct nfs4_compound *c, struct nfs4_work *w)
+{
+	struct rd_ctx d = {.c = c, .want = &w->want, .limit = w->count};
+	struct nfs_attr dir;
+	bool dv;
+
+	xdrmem_create(&d.x, (char *)w->dest, w->count, XDR_ENCODE);
+	w->status = nfs_fs_readdir(c->ctx, &w->fh, w->offset, w->verf, true, rd_entry, &d, &w->eof,
+				   &dv, &dir);
+	w->done = xdr_getpos(&d.x);
 	xdr_destroy(&d.x);
-	if (st != NFS_OK)
-		return nfs4_stat_from_nfs(st);
-	if (d.full)
-		o->eof = false;
-	if (d.n == 0 && d.full)
-		return NFS4ERR_TOOSMALL;
-	o->nentries = d.n;
-	return NFS4_OK;
+	w->nentries = d.n;
+	w->full = d.full;
 }
 
 /* ---- READLINK, SETATTR, VERIFY, NVERIFY ---- */
 
 uint32_t nfs4_op_readlink(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
 {
-	struct nfs_attr at;
-	enum nfs_stat st;
-	uint32_t len = 0;
-	bool av;
 	uint32_t s = need_real(c, NFS4ERR_INVAL);
 
 	(void)a;
 	if (s != NFS4_OK)
 		return s;
-	st = nfs_fs_readlink(c->ctx, &c->cur.fh, (char *)c->s->iobuf, NFS_PATH_MAX, &len, &av, &at);
-	if (st != NFS_OK)
-		return st == NFS_ERR_INVAL ? NFS4ERR_INVAL : nfs4_stat_from_nfs(st);
-	r->link = (struct nfs4_ref){c->s->iobuf, len};
-	/* the link text is DDP-eligible too (RFC 8267 §4.1): a write chunk takes it, inline */
-	if (ddp_tail(c)) {
-		c->ddp_op = (int32_t)c->opidx;
-		c->ddp_len = len;
-		c->ddp_placed = false;
-	}
-	return NFS4_OK;
+	/* a deferred READLINK gets a buffer of its own (nfs4_compound.c) */
+	nfs4_work_start(c, NFS4_WORK_READLINK, &c->cur.fh)->dest = c->s->iobuf;
+	return nfs4_work(c, r);
 }
 
 uint32_t nfs4_op_setattr(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
@@ -556,10 +596,10 @@ uint32_t nfs4_op_setattr(struct nfs4_compound *c, union nfs4_op_args *a, union n
 		if (deleg_held(c, &c->cur.fh))
 			return NFS4ERR_DELAY;
 	}
-	w = work_start(c, NFS4_WORK_SETATTR, &c->cur.fh);
+	w = nfs4_work_start(c, NFS4_WORK_SETATTR, &c->cur.fh);
 	w->sa = set;
 	w->attrset = sa->attrs.mask;
-	return set.set_size && special_sid(&sa->sid) ? work_here(c, r) : work(c, r);
+	return set.set_size && special_sid(&sa->sid) ? work_here(c, r) : nfs4_work(c, r);
 }
 
 /* Do the current object's attributes equal what fattr4 f says? (VERIFY's comparison: the

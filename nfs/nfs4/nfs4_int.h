@@ -97,27 +97,31 @@ struct nfs4_io {
 struct nfs4_compound;
 
 /** The file work an operation leaves to whoever runs it (READ, WRITE, COMMIT, CREATE, REMOVE,
- * RENAME, LINK, SETATTR): the operation's checks are done; nothing in it touches the server's
- * state. */
+ * RENAME, LINK, SETATTR, LOOKUP, READDIR, READLINK): the operation's checks are done; nothing
+ * in it touches the server's state. */
 enum nfs4_work_kind {
 	NFS4_WORK_NONE = 0,
 	NFS4_WORK_READ,
 	NFS4_WORK_WRITE,
 	NFS4_WORK_COMMIT,
-	NFS4_WORK_CREATE,  /**< CREATE: mkdir, symlink or mknod in fh */
-	NFS4_WORK_REMOVE,  /**< REMOVE: name in fh (rmdir when a directory) */
-	NFS4_WORK_RENAME,  /**< RENAME: name in fh to name2 in fh2 */
-	NFS4_WORK_LINK,	   /**< LINK: the file fh as name in the directory fh2 */
-	NFS4_WORK_SETATTR, /**< SETATTR: sa on fh (a size change truncates) */
+	NFS4_WORK_CREATE,   /**< CREATE: mkdir, symlink or mknod in fh */
+	NFS4_WORK_REMOVE,   /**< REMOVE: name in fh (rmdir when a directory) */
+	NFS4_WORK_RENAME,   /**< RENAME: name in fh to name2 in fh2 */
+	NFS4_WORK_LINK,	    /**< LINK: the file fh as name in the directory fh2 */
+	NFS4_WORK_SETATTR,  /**< SETATTR: sa on fh (a size change truncates) */
+	NFS4_WORK_LOOKUP,   /**< LOOKUP: name in the directory fh */
+	NFS4_WORK_READDIR,  /**< READDIR: fh's entries from offset (the cookie), encoded */
+	NFS4_WORK_READLINK, /**< READLINK: fh's text */
 };
 
 struct nfs4_work {
 	enum nfs4_work_kind kind;
 	struct nfs_fh fh;
 	uint64_t offset;
-	uint32_t count;		/**< READ: bytes asked; WRITE: bytes given; COMMIT: its count */
+	uint32_t count;		/**< READ: bytes asked; WRITE: bytes given; COMMIT: its count;
+				     READDIR: the entries' room in dest (maxcount less 16) */
 	const uint8_t *data;	/**< WRITE: the data (in the call) */
-	uint8_t *dest;		/**< READ: where the data goes */
+	uint8_t *dest;		/**< READ, READDIR, READLINK: where the results go */
 	bool placed;		/**< READ: dest is the transport's DDP sink */
 	enum nfs_stable stable; /**< WRITE */
 	/* CREATE, REMOVE, RENAME, LINK (names point into the call) */
@@ -127,12 +131,18 @@ struct nfs4_work {
 	enum nfs_ftype ftype; /**< CREATE */
 	struct nfs_sattr sa;  /**< CREATE, SETATTR */
 	uint32_t spec1, spec2;
-	struct nfs4_bitmap attrset; /**< CREATE, SETATTR: the attributes set (the answer's) */
-	bool rmdir;		    /**< REMOVE: the name is a directory */
+	struct nfs4_bitmap attrset;	  /**< CREATE, SETATTR: the attributes set (the answer's) */
+	bool rmdir;			  /**< REMOVE: the name is a directory */
+	struct nfs4_bitmap want;	  /**< READDIR: the attributes of each entry */
+	uint8_t verf[NFS4_VERIFIER_SIZE]; /**< READDIR: the cookie verifier (in, then out) */
 	/* what the work answered */
 	enum nfs_stat status;
-	uint32_t done; /**< bytes read or written */
-	bool eof;      /**< READ */
+	uint32_t done;	   /**< bytes read, written, or put in dest */
+	bool eof;	   /**< READ, READDIR */
+	uint32_t nentries; /**< READDIR: entries in dest */
+	bool full;	   /**< READDIR: an entry did not fit */
+	bool dir_valid;	   /**< LOOKUP: dirtype is the type of fh */
+	enum nfs_ftype dirtype;
 	enum nfs_stable committed;
 	struct nfs_fh newfh;	  /**< CREATE */
 	struct nfs_wcc wcc, wcc2; /**< the directories' (RENAME: from, to) */
@@ -145,8 +155,14 @@ struct nfs4_work {
 /** A waiting compound's DDP fields (after nfs4_cont_resume: its reply's tail). */
 const struct nfs4_io *nfs4_cont_io(const struct nfs4_cont *t);
 
-/** Do w's file work as ctx (on any thread: only the backend is touched). */
-void nfs4_work_run(struct nfs_ctx *ctx, struct nfs4_work *w);
+/** Do c->work as c->ctx (on any thread: only the backend, c->work and the server's
+ * configuration are touched). */
+void nfs4_work_run(struct nfs4_compound *c);
+/** c->work emptied, for an operation's file work of kind k on fh. */
+struct nfs4_work *nfs4_work_start(struct nfs4_compound *c, enum nfs4_work_kind k,
+				  const struct nfs_fh *fh);
+/** c->work run here, or (c->may_defer) left to the caller: NFS4_DEFER. */
+uint32_t nfs4_work(struct nfs4_compound *c, union nfs4_op_resok *r);
 /** On the lcore, after nfs4_work_run: the operation's results from c->work.
  * @return its status */
 uint32_t nfs4_work_end(struct nfs4_compound *c, union nfs4_op_resok *r);
@@ -169,7 +185,8 @@ struct nfs4_compound {
 	uint32_t ddp_len;   /**< its length */
 	bool ddp_placed;    /**< the data sits in io->sink */
 	uint8_t fhbuf[NFS4_FHSIZE]; /**< GETFH's result */
-	/** READ, WRITE, COMMIT, CREATE, REMOVE, RENAME, LINK and SETATTR may answer NFS4_DEFER
+	/** READ, WRITE, COMMIT, CREATE, REMOVE, RENAME, LINK, SETATTR, LOOKUP, READDIR and
+	 * READLINK may answer NFS4_DEFER
 	 * (io->defer, io->defer_pool for all but READ and WRITE; once per compound: the
 	 * operations after a resumed one run here) */
 	bool may_defer;

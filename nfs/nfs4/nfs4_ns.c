@@ -178,13 +178,9 @@ static uint32_t not_dir(const struct nfs_attr *a)
 
 uint32_t nfs4_op_lookup(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
 {
-	struct nfs_attr obj, dir;
-	bool dir_valid = false;
-	struct nfs_fh fh;
-	enum nfs_stat s;
+	struct nfs4_work *w;
 	uint32_t st = nfs4_check_name(&a->name);
 
-	(void)r;
 	if (st != NFS4_OK)
 		return st;
 	if (c->cur.kind == NFS4_FH_PSEUDO) {
@@ -196,14 +192,11 @@ uint32_t nfs4_op_lookup(struct nfs4_compound *c, union nfs4_op_args *a, union nf
 		i = nfs4_pseudo_child(p, c->s->fs, d, (const char *)a->name.p, a->name.len);
 		return i < 0 ? NFS4ERR_NOENT : enter_node(c, p, i);
 	}
-	s = nfs_fs_lookup(c->ctx, &c->cur.fh, (const char *)a->name.p, a->name.len, &fh, &obj,
-			  &dir_valid, &dir);
-	if (s == NFS_ERR_NOTDIR && dir_valid)
-		return not_dir(&dir);
-	if (s != NFS_OK)
-		return nfs4_stat_from_nfs(s);
-	set_real(&c->cur, &fh);
-	return NFS4_OK;
+	/* the name points into the call, which a deferred compound keeps */
+	w = nfs4_work_start(c, NFS4_WORK_LOOKUP, &c->cur.fh);
+	w->name = (const char *)a->name.p;
+	w->namelen = a->name.len;
+	return nfs4_work(c, r);
 }
 
 uint32_t nfs4_op_lookupp(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)

@@ -860,6 +860,93 @@ static void test_io_off_lcore(void **state)
 	assert_int_equal(now.io_pool, before.io_pool + 5);
 	assert_int_equal(now.io_deferred, before.io_deferred + 5);
 
+	/* LOOKUP, READDIR and READLINK read the file system off the lcore too */
+	before = io_stats();
+	{
+		struct nfs_fh lfh;
+		uint32_t sz = 0;
+
+		/* LOOKUP of the file: GETFH and GETATTR after it see it */
+		n4f_session(&b, &s);
+		n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
+		n4f_op(&b, NFS4_OP_LOOKUP,
+		       &(union nfs4_op_args){.name = {(const uint8_t *)"viaio", 5}});
+		n4f_op(&b, NFS4_OP_GETFH, NULL);
+		n4f_op(&b, NFS4_OP_GETATTR,
+		       &(union nfs4_op_args){.getattr = {1, {1u << NFS4_A_SIZE}}});
+		call(&c, &b, 0, 0, false, 0, &r);
+		assert_int_equal(r.status, NFS4_OK);
+		assert_int_equal(r.n, 5);
+		n4f_fh_of(&r, 3, &lfh);
+		assert_int_equal(lfh.len, fh.len);
+		assert_memory_equal(lfh.data, fh.data, fh.len);
+		/* size 1000: the SETATTR above */
+		assert_int_equal(r.r[4].u.getattr.vals.len, 8);
+		sz = (uint32_t)r.r[4].u.getattr.vals.p[4] << 24 |
+		     (uint32_t)r.r[4].u.getattr.vals.p[5] << 16 |
+		     (uint32_t)r.r[4].u.getattr.vals.p[6] << 8 | r.r[4].u.getattr.vals.p[7];
+		assert_int_equal(sz, 1000);
+		/* a name that is not there, and a LOOKUP in a file: their errors after the wait */
+		n4f_session(&b, &s);
+		n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
+		n4f_op(&b, NFS4_OP_LOOKUP,
+		       &(union nfs4_op_args){.name = {(const uint8_t *)"nothere", 7}});
+		n4f_op(&b, NFS4_OP_GETFH, NULL);
+		call(&c, &b, 0, 0, false, 0, &r);
+		assert_int_equal(r.status, NFS4ERR_NOENT);
+		assert_int_equal(r.n, 3);
+		n4f_session(&b, &s);
+		n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {fh.data, fh.len}});
+		n4f_op(&b, NFS4_OP_LOOKUP,
+		       &(union nfs4_op_args){.name = {(const uint8_t *)"x", 1}});
+		call(&c, &b, 0, 0, false, 0, &r);
+		assert_int_equal(r.status, NFS4ERR_NOTDIR);
+		/* READDIR of the export's root: the file among its entries */
+		memset(&a, 0, sizeof(a));
+		a.readdir.maxcount = 8192;
+		a.readdir.dircount = 8192;
+		a.readdir.attr_request = (struct nfs4_bitmap){1, {1u << NFS4_A_TYPE}};
+		n4f_session(&b, &s);
+		n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
+		n4f_op(&b, NFS4_OP_READDIR, &a);
+		call(&c, &b, 0, 0, false, 0, &r);
+		assert_int_equal(r.status, NFS4_OK);
+		assert_true(r.r[2].u.readdir.nentries >= 1);
+		assert_true(r.r[2].u.readdir.eof);
+		assert_non_null(memmem(r.r[2].u.readdir.entries.p, r.r[2].u.readdir.entries.len,
+				       "viaio", 5));
+		/* READLINK of a link made for it (the CREATE waits too) */
+		memset(&a, 0, sizeof(a));
+		a.create = (struct nfs4_create_args){
+			NFS_LNK, {(const uint8_t *)"to/some/where", 13}, 0,
+			0,	 {(const uint8_t *)"iolink", 6},	 {{0}, {0}}};
+		n4f_session(&b, &s);
+		n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
+		n4f_op(&b, NFS4_OP_CREATE, &a);
+		n4f_op(&b, NFS4_OP_GETFH, NULL);
+		call(&c, &b, 0, 0, false, 0, &r);
+		assert_int_equal(r.status, NFS4_OK);
+		n4f_fh_of(&r, 3, &lfh);
+		n4f_session(&b, &s);
+		n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {lfh.data, lfh.len}});
+		n4f_op(&b, NFS4_OP_READLINK, NULL);
+		call(&c, &b, 0, 0, false, 0, &r);
+		assert_int_equal(r.status, NFS4_OK);
+		assert_int_equal(r.r[2].u.link.len, 13);
+		assert_memory_equal(r.r[2].u.link.p, "to/some/where", 13);
+		/* READLINK of a file is INVAL, after the wait */
+		n4f_session(&b, &s);
+		n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {fh.data, fh.len}});
+		n4f_op(&b, NFS4_OP_READLINK, NULL);
+		call(&c, &b, 0, 0, false, 0, &r);
+		assert_int_equal(r.status, NFS4ERR_INVAL);
+	}
+	now = io_stats();
+	/* three LOOKUPs, READDIR, CREATE and two READLINKs, each by the helper threads */
+	assert_int_equal(now.io_deferred, before.io_deferred + 7);
+	assert_int_equal(now.io_pool, before.io_pool + 7);
+	assert_int_equal(now.io_resumed, before.io_resumed + 7);
+
 	/* a COMMIT waits (its end held back): a retry on its slot is DELAY, slot 1 is served */
 	hold_work = true;
 	seq = s.seq[0]++;
