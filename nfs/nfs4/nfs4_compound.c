@@ -19,8 +19,8 @@
  * The operations decoded before a failing decode still run, as Linux's nfsd does. A SEQUENCE
  * that replays answers the slot's cached bytes as they are.
  *
- * READ, WRITE, COMMIT, CREATE, REMOVE, RENAME, LINK, SETATTR, LOOKUP, READDIR and READLINK may
- * leave their file work to
+ * The operations with file work (enum nfs4_work_kind: READ, WRITE, COMMIT, CREATE, REMOVE,
+ * RENAME, LINK, SETATTR, LOOKUP, READDIR, READLINK, OPEN and the 4.2 ones) may leave it to
  * io_uring or the helper threads (nfs4_io.defer): the loop stops there, its state goes into a
  * struct nfs4_cont, and nfs4_cont_resume goes on from that operation when the work ended
  * (docs/nfs.md, "Where a compound runs").
@@ -558,6 +558,28 @@ static uint32_t run_finish(struct nfs4_server *s, struct nfs4_run *k, XDR *out, 
 	return n;
 }
 
+/* The work changes a file whose delegation check is done already (an OPEN's check comes
+ * after its work, unless its create may truncate a file that is there) */
+static bool is_change(const struct nfs4_work *w)
+{
+	switch (w->kind) {
+	case NFS4_WORK_WRITE:
+	case NFS4_WORK_CREATE:
+	case NFS4_WORK_REMOVE:
+	case NFS4_WORK_RENAME:
+	case NFS4_WORK_LINK:
+	case NFS4_WORK_SETATTR:
+	case NFS4_WORK_SPACE:
+	case NFS4_WORK_COPY:
+	case NFS4_WORK_CLONE:
+		return true;
+	case NFS4_WORK_OPEN:
+		return w->open_how == NFS4_OPENW_CREATE && w->sa.set_size;
+	default:
+		return false;
+	}
+}
+
 /* The loop stopped at an operation whose file work is to run elsewhere: keep what it had.
  * @return NULL when memory is short (the caller runs the work at once) */
 static struct nfs4_cont *cont_make(struct nfs4_server *s, struct nfs4_run *k, XDR *out)
@@ -613,9 +635,7 @@ static struct nfs4_cont *cont_make(struct nfs4_server *s, struct nfs4_run *k, XD
 	}
 	t->k.c.sess = NULL; /* found again by id */
 	t->k.c.slot = NULL;
-	if (w->kind != NFS4_WORK_READ && w->kind != NFS4_WORK_COMMIT &&
-	    w->kind != NFS4_WORK_LOOKUP && w->kind != NFS4_WORK_READDIR &&
-	    w->kind != NFS4_WORK_READLINK) {
+	if (is_change(w)) {
 		t->change = true;
 		s->changes_waiting++;
 	}
@@ -1006,8 +1026,7 @@ static enum accept_stat nfs4_compound_proc(struct orpc_req *r, void *args, void 
 	/* one lcore serves NFSv4 today: its table is the server's */
 	if (!v3->v4->bc && r->svc->bc)
 		nfs4_server_set_bc(v3->v4, r->svc->bc);
-	/* READ, WRITE, COMMIT, CREATE, REMOVE, RENAME, LINK, SETATTR, LOOKUP, READDIR and
-	 * READLINK wait off the lcore when
+	/* the operations with file work (enum nfs4_work_kind) wait off the lcore when
 	 * something can run them (not over UDP: orpc_svc_defer would refuse, and the work runs at
 	 * once) */
 	io.defer = (v3->aio || v3->pool) && r->peer->xprt != ORPC_XPRT_UDP;

@@ -180,6 +180,22 @@ void nfs4_work_run(struct nfs4_compound *c)
 		w->status = nfs_fs_readlink(ctx, &w->fh, (char *)w->dest, NFS_PATH_MAX, &w->done,
 					    &av, &at);
 		break;
+	case NFS4_WORK_OPEN:
+		nfs4_open_run(c, w);
+		break;
+	case NFS4_WORK_SPACE:
+		w->status = nfs_fs_allocate(ctx, &w->fh, w->offset, w->len64, w->flag);
+		break;
+	case NFS4_WORK_SEEK:
+		w->status = nfs_fs_seek(ctx, &w->fh, w->offset, w->flag, &w->result64, &w->eof);
+		break;
+	case NFS4_WORK_COPY:
+		w->status = nfs_fs_copy(ctx, &w->fh, w->offset, &w->fh2, w->offset2, w->len64,
+					NFS4_COPY_SYNC_MAX, &w->result64);
+		break;
+	case NFS4_WORK_CLONE:
+		w->status = nfs_fs_clone(ctx, &w->fh, w->offset, &w->fh2, w->offset2, w->len64);
+		break;
 	default:
 		w->status = NFS_ERR_SERVERFAULT;
 		break;
@@ -260,6 +276,25 @@ uint32_t nfs4_work_end(struct nfs4_compound *c, union nfs4_op_resok *r)
 			c->ddp_placed = false;
 		}
 		return NFS4_OK;
+	case NFS4_WORK_OPEN:
+		return nfs4_open_end(c, &r->open);
+	case NFS4_WORK_SPACE:
+	case NFS4_WORK_CLONE:
+		return NFS4_OK;
+	case NFS4_WORK_SEEK:
+		r->seek.offset = w->result64;
+		r->seek.eof = w->eof;
+		return NFS4_OK;
+	case NFS4_WORK_COPY:
+		memset(&r->copy, 0, sizeof(r->copy));
+		r->copy.count = w->result64;
+		r->copy.has_callback_id = false;
+		r->copy.committed = NFS_UNSTABLE;
+		/* the verifier WRITE answers: a COMMIT after the copy compares against it */
+		nfs_fs_write_verf(c->s->fs, r->copy.verf);
+		r->copy.consecutive = true;
+		r->copy.synchronous = true;
+		return NFS4_OK;
 	default:
 		return NFS4ERR_SERVERFAULT;
 	}
@@ -279,8 +314,8 @@ static bool deleg_held(struct nfs4_compound *c, const struct nfs_fh *fh)
 	return nfs4_deleg_conflict(c->s, &key, c->sess ? c->sess->clp : NULL);
 }
 
-static bool deleg_held_name(struct nfs4_compound *c, const struct nfs_fh *dir,
-			    const struct nfs4_ref *name)
+bool nfs4_deleg_held_name(struct nfs4_compound *c, const struct nfs_fh *dir,
+			  const struct nfs4_ref *name)
 {
 	struct nfs_attr at, dat;
 	struct nfs_fh fh;
@@ -433,8 +468,8 @@ uint32_t nfs4_op_rename(struct nfs4_compound *c, union nfs4_op_args *a, union nf
 	if (s != NFS4_OK)
 		return s;
 	/* the file renamed, and one the new name replaces */
-	if (deleg_held_name(c, &c->saved.fh, &ra->oldname) ||
-	    deleg_held_name(c, &c->cur.fh, &ra->newname))
+	if (nfs4_deleg_held_name(c, &c->saved.fh, &ra->oldname) ||
+	    nfs4_deleg_held_name(c, &c->cur.fh, &ra->newname))
 		return NFS4ERR_DELAY;
 	w = nfs4_work_start(c, NFS4_WORK_RENAME, &c->saved.fh);
 	w->name = (const char *)ra->oldname.p;

@@ -17,7 +17,8 @@
 #include "nfs4_xdr.h"
 #include "nfs_fs.h"
 
-#define NFS4_MAX_OPS 64u	/**< operations decoded per compound (ca_maxoperations) */
+#define NFS4_MAX_OPS 64u		/**< operations decoded per compound (ca_maxoperations) */
+#define NFS4_COPY_SYNC_MAX (4ull << 20) /**< bytes one synchronous COPY copies at most */
 #define NFS4_RBUF_KEEP 8u	/**< READ buffers kept for compounds that wait (nfs4_compound.c) */
 #define NFS4_RBUF_SMALL 65536u	/**< ... for READs longer than this; shorter ones get their count */
 #define NFS4_ATTRVALS_MAX 4096u /**< attrlist4 bytes (GETATTR) */
@@ -96,9 +97,8 @@ struct nfs4_io {
 
 struct nfs4_compound;
 
-/** The file work an operation leaves to whoever runs it (READ, WRITE, COMMIT, CREATE, REMOVE,
- * RENAME, LINK, SETATTR, LOOKUP, READDIR, READLINK): the operation's checks are done; nothing
- * in it touches the server's state. */
+/** The file work an operation leaves to whoever runs it: the operation's checks are done;
+ * nothing in it touches the server's state. */
 enum nfs4_work_kind {
 	NFS4_WORK_NONE = 0,
 	NFS4_WORK_READ,
@@ -112,6 +112,18 @@ enum nfs4_work_kind {
 	NFS4_WORK_LOOKUP,   /**< LOOKUP: name in the directory fh */
 	NFS4_WORK_READDIR,  /**< READDIR: fh's entries from offset (the cookie), encoded */
 	NFS4_WORK_READLINK, /**< READLINK: fh's text */
+	NFS4_WORK_OPEN,	    /**< OPEN: the file found or made (open_how), checked, its key */
+	NFS4_WORK_SPACE,    /**< ALLOCATE, DEALLOCATE (flag: punch): offset, len64 of fh */
+	NFS4_WORK_SEEK,	    /**< SEEK (flag: a hole) from offset in fh */
+	NFS4_WORK_COPY,	    /**< COPY: len64 from fh at offset to fh2 at offset2 */
+	NFS4_WORK_CLONE,    /**< CLONE: as COPY */
+};
+
+/** How an OPEN's work finds its file. */
+enum nfs4_open_how {
+	NFS4_OPENW_FH,	   /**< the current handle is the file (CLAIM_FH, _PREVIOUS, ...) */
+	NFS4_OPENW_LOOKUP, /**< name in the directory fh */
+	NFS4_OPENW_CREATE, /**< name created in the directory fh (createmode, sa, verf) */
 };
 
 struct nfs4_work {
@@ -134,15 +146,28 @@ struct nfs4_work {
 	struct nfs4_bitmap attrset;	  /**< CREATE, SETATTR: the attributes set (the answer's) */
 	bool rmdir;			  /**< REMOVE: the name is a directory */
 	struct nfs4_bitmap want;	  /**< READDIR: the attributes of each entry */
-	uint8_t verf[NFS4_VERIFIER_SIZE]; /**< READDIR: the cookie verifier (in, then out) */
+	uint8_t verf[NFS4_VERIFIER_SIZE]; /**< READDIR: the cookie verifier (in, then out);
+					   * OPEN: the exclusive create's verifier */
+	enum nfs4_open_how open_how;	  /**< OPEN */
+	uint32_t createmode;		  /**< OPEN (createmode4) */
+	bool setattr_after;		  /**< OPEN: EXCLUSIVE4_1's attributes, after the create */
+	uint32_t access;		  /**< OPEN: the share access to check */
+	uint64_t offset2, len64;	  /**< the 4.2 operations' */
+	bool flag;			  /**< SPACE: punch a hole; SEEK: for a hole */
 	/* what the work answered */
 	enum nfs_stat status;
 	uint32_t done;	   /**< bytes read, written, or put in dest */
 	bool eof;	   /**< READ, READDIR */
 	uint32_t nentries; /**< READDIR: entries in dest */
 	bool full;	   /**< READDIR: an entry did not fit */
-	bool dir_valid;	   /**< LOOKUP: dirtype is the type of fh */
+	bool dir_valid;	   /**< LOOKUP, OPEN: dirtype and dirctime are fh's */
 	enum nfs_ftype dirtype;
+	struct nfs_time dirctime;
+	uint32_t v4status;    /**< OPEN: its answer so far (the work's steps are its own) */
+	struct nfs_attr attr; /**< OPEN: the file's */
+	bool created;	      /**< OPEN: the file is new */
+	uint8_t key[16];      /**< OPEN: the file's key (nfs_fs_file_key) */
+	uint64_t result64;    /**< SEEK: the offset found; COPY: bytes copied */
 	enum nfs_stable committed;
 	struct nfs_fh newfh;	  /**< CREATE */
 	struct nfs_wcc wcc, wcc2; /**< the directories' (RENAME: from, to) */
@@ -163,6 +188,14 @@ struct nfs4_work *nfs4_work_start(struct nfs4_compound *c, enum nfs4_work_kind k
 				  const struct nfs_fh *fh);
 /** c->work run here, or (c->may_defer) left to the caller: NFS4_DEFER. */
 uint32_t nfs4_work(struct nfs4_compound *c, union nfs4_op_resok *r);
+/** OPEN's work (nfs4_open.c): find or make the file, check it, its key. */
+void nfs4_open_run(struct nfs4_compound *c, struct nfs4_work *w);
+/** OPEN after its work, on the lcore: the open state. @return its status */
+uint32_t nfs4_open_end(struct nfs4_compound *c, struct nfs4_open_res *res);
+/** Another client's read delegation of the name in dir comes back before it changes: true
+ * while one is held (the operation answers DELAY). */
+bool nfs4_deleg_held_name(struct nfs4_compound *c, const struct nfs_fh *dir,
+			  const struct nfs4_ref *name);
 /** On the lcore, after nfs4_work_run: the operation's results from c->work.
  * @return its status */
 uint32_t nfs4_work_end(struct nfs4_compound *c, union nfs4_op_resok *r);
@@ -185,8 +218,7 @@ struct nfs4_compound {
 	uint32_t ddp_len;   /**< its length */
 	bool ddp_placed;    /**< the data sits in io->sink */
 	uint8_t fhbuf[NFS4_FHSIZE]; /**< GETFH's result */
-	/** READ, WRITE, COMMIT, CREATE, REMOVE, RENAME, LINK, SETATTR, LOOKUP, READDIR and
-	 * READLINK may answer NFS4_DEFER
+	/** the operations with file work (enum nfs4_work_kind) may answer NFS4_DEFER
 	 * (io->defer, io->defer_pool for all but READ and WRITE; once per compound: the
 	 * operations after a resumed one run here) */
 	bool may_defer;

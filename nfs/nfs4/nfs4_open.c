@@ -530,139 +530,132 @@ static uint32_t type_ok(const struct nfs_attr *a)
 	}
 }
 
-/* create (or find) the file named in the current directory */
-static uint32_t open_create(struct nfs4_compound *c, const struct nfs4_open_args *o,
-			    struct nfs_fh *fh, struct nfs_attr *at, struct nfs4_open_res *res,
-			    bool *created)
+/* The create's arguments, checked on the lcore (into the work): UNCHECKED4 and GUARDED4 set
+ * their attributes at the create, EXCLUSIVE4_1 after it (the times hold the verifier) */
+static uint32_t create_prep(struct nfs4_compound *c, const struct nfs4_open_args *o,
+			    struct nfs4_work *w)
 {
-	static const enum nfs_createmode how[] = {NFS_CREATE_UNCHECKED, NFS_CREATE_GUARDED,
-						  NFS_CREATE_EXCLUSIVE, NFS_CREATE_EXCLUSIVE};
-	struct nfs_sattr sa = {0};
-	struct nfs_wcc wcc = {0};
-	enum nfs_stat st;
 	uint32_t s;
 
 	if (o->createmode != EXCLUSIVE4) {
-		s = nfs4_fattr_to_sattr(c->s, &o->attrs, &sa);
+		s = nfs4_fattr_to_sattr(c->s, &o->attrs, &w->sa);
 		if (s != NFS4_OK)
 			return s;
 	}
 	if (o->createmode == EXCLUSIVE4_1) {
 		struct nfs4_bitmap ok;
 
-		/* the times hold the verifier: only suppattr_exclcreat's may come along */
+		/* only suppattr_exclcreat's attributes may come along */
 		nfs4_exclcreat_attrs(&ok);
-		for (uint32_t w = 0; w < o->attrs.mask.n; w++)
-			if (o->attrs.mask.w[w] & ~(w < ok.n ? ok.w[w] : 0))
+		for (uint32_t i = 0; i < o->attrs.mask.n; i++)
+			if (o->attrs.mask.w[i] & ~(i < ok.n ? ok.w[i] : 0))
 				return NFS4ERR_INVAL;
+		w->setattr_after = o->attrs.mask.n != 0;
 	}
-	if (!sa.set_mode) {
-		sa.set_mode = true;
-		sa.mode = 0644;
+	if (!w->sa.set_mode) {
+		w->sa.set_mode = true;
+		w->sa.mode = 0644;
 	}
-	if (o->createmode == UNCHECKED4) {
+	w->createmode = o->createmode;
+	memcpy(w->verf, o->verf, NFS4_VERIFIER_SIZE);
+	return NFS4_OK;
+}
+
+/* create (or find) the file named in the directory (on any thread) */
+static uint32_t open_create(struct nfs_ctx *ctx, struct nfs4_work *w)
+{
+	static const enum nfs_createmode how[] = {NFS_CREATE_UNCHECKED, NFS_CREATE_GUARDED,
+						  NFS_CREATE_EXCLUSIVE, NFS_CREATE_EXCLUSIVE};
+	enum nfs_stat st;
+
+	w->created = true;
+	if (w->createmode == UNCHECKED4) {
 		/* a name already there is opened, not created: its access is checked as any
 		 * open's (the creator of a new file may open it whatever its mode) */
 		struct nfs_attr oa, da;
 		struct nfs_fh efh;
 		bool dv;
 
-		if (nfs_fs_lookup(c->ctx, &c->cur.fh, (const char *)o->name.p, o->name.len, &efh,
-				  &oa, &dv, &da) == NFS_OK)
-			*created = false;
-		else
-			*created = true;
-	} else {
-		*created = true;
+		if (nfs_fs_lookup(ctx, &w->fh, w->name, w->namelen, &efh, &oa, &dv, &da) == NFS_OK)
+			w->created = false;
 	}
-	st = nfs_fs_create(
-		c->ctx, &c->cur.fh, (const char *)o->name.p, o->name.len, how[o->createmode],
-		o->createmode >= EXCLUSIVE4 ? &(struct nfs_sattr){0} : &sa, o->verf, fh, at, &wcc);
+	st = nfs_fs_create(ctx, &w->fh, w->name, w->namelen, how[w->createmode],
+			   w->createmode >= EXCLUSIVE4 ? &(struct nfs_sattr){0} : &w->sa, w->verf,
+			   &w->newfh, &w->attr, &w->wcc);
 	if (st != NFS_OK)
 		return nfs4_stat_from_nfs(st);
-	if (o->createmode == EXCLUSIVE4_1 && o->attrs.mask.n) {
+	if (w->setattr_after) {
 		struct nfs_wcc fw;
 
-		st = nfs_fs_setattr(c->ctx, fh, &sa, NULL, &fw);
+		st = nfs_fs_setattr(ctx, &w->newfh, &w->sa, NULL, &fw);
 		if (st != NFS_OK)
 			return nfs4_stat_from_nfs(st);
 		if (fw.post_valid)
-			*at = fw.post;
+			w->attr = fw.post;
 	}
-	cinfo_of(&wcc, &res->cinfo);
-	if (o->createmode != EXCLUSIVE4)
-		res->attrset = o->attrs.mask;
 	return NFS4_OK;
 }
 
-static uint32_t open_target(struct nfs4_compound *c, const struct nfs4_open_args *o,
-			    struct nfs_fh *fh, struct nfs_attr *at, struct nfs4_open_res *res,
-			    bool *created)
+/* the file the OPEN is about (on any thread) */
+static uint32_t open_find(struct nfs_ctx *ctx, struct nfs4_work *w)
 {
 	struct nfs_attr dir;
-	bool dv = false;
 	enum nfs_stat st;
-	uint32_t s;
 
-	switch (o->claim) {
-	case CLAIM_NULL:
-	case CLAIM_DELEGATE_CUR: /* the delegation is checked once the file is known */
-		break;
-	case CLAIM_FH:
-	case CLAIM_DELEG_CUR_FH:
-	case CLAIM_PREVIOUS: /* the file the client had open: the current one (§18.16.3) */
-		if (c->cur.kind != NFS4_FH_REAL)
-			return NFS4ERR_ISDIR;
-		*fh = c->cur.fh;
-		st = nfs_fs_getattr(c->ctx, fh, at);
+	switch (w->open_how) {
+	case NFS4_OPENW_FH:
+		w->newfh = w->fh;
+		st = nfs_fs_getattr(ctx, &w->fh, &w->attr);
 		return st == NFS_OK ? NFS4_OK : nfs4_stat_from_nfs(st);
-	default:
-		return NFS4ERR_NOTSUPP; /* DELEGATE_PREV: no delegation survives a restart */
+	case NFS4_OPENW_CREATE:
+		return open_create(ctx, w);
+	case NFS4_OPENW_LOOKUP:
+		break;
 	}
-	s = nfs4_check_name(&o->name);
-	if (s != NFS4_OK)
-		return s;
-	if (c->cur.kind != NFS4_FH_REAL) {
-		/* the pseudo file system: read-only, and it has only directories */
-		if (o->opentype == OPEN4_CREATE)
-			return NFS4ERR_ROFS;
-		return NFS4ERR_ISDIR;
-	}
-	if (o->opentype == OPEN4_CREATE && o->claim == CLAIM_NULL)
-		return open_create(c, o, fh, at, res, created);
-	st = nfs_fs_lookup(c->ctx, &c->cur.fh, (const char *)o->name.p, o->name.len, fh, at, &dv,
+	st = nfs_fs_lookup(ctx, &w->fh, w->name, w->namelen, &w->newfh, &w->attr, &w->dir_valid,
 			   &dir);
-	if (st == NFS_ERR_NOTDIR && dv && dir.type == NFS_LNK)
+	if (st == NFS_ERR_NOTDIR && w->dir_valid && dir.type == NFS_LNK)
 		return NFS4ERR_SYMLINK;
 	if (st != NFS_OK)
 		return nfs4_stat_from_nfs(st);
-	if (dv) {
-		uint64_t ch = (uint64_t)dir.ctime.sec * NS_PER_S + dir.ctime.nsec;
-
-		res->cinfo = (struct nfs4_cinfo){true, ch, ch};
-	}
+	w->dirctime = dir.ctime;
 	return NFS4_OK;
 }
 
 /* may the caller open it for access? (the owner always may, as knfsd's owner override) */
-static uint32_t open_access(struct nfs4_compound *c, const struct nfs_fh *fh,
-			    const struct nfs_attr *at, uint32_t access)
+static uint32_t open_access(struct nfs_ctx *ctx, const struct nfs_fh *fh, const struct nfs_attr *at,
+			    uint32_t access)
 {
 	uint32_t want = 0, granted = 0;
 	struct nfs_attr a2;
 	bool av;
 	enum nfs_stat st;
 
-	if (c->ctx->cred.flavor == 1 && c->ctx->cred.uid == at->uid && at->uid != 0)
+	if (ctx->cred.flavor == 1 && ctx->cred.uid == at->uid && at->uid != 0)
 		return NFS4_OK;
 	if (access & OPEN4_SHARE_ACCESS_READ)
 		want |= ACCESS4_READ;
 	if (access & OPEN4_SHARE_ACCESS_WRITE)
 		want |= ACCESS4_MODIFY;
-	st = nfs_fs_access(c->ctx, fh, want, &granted, &av, &a2);
+	st = nfs_fs_access(ctx, fh, want, &granted, &av, &a2);
 	if (st != NFS_OK)
 		return nfs4_stat_from_nfs(st);
 	return (granted & want) == want ? NFS4_OK : NFS4ERR_ACCESS;
+}
+
+void nfs4_open_run(struct nfs4_compound *c, struct nfs4_work *w)
+{
+	uint32_t s;
+
+	w->status = NFS_OK; /* the answer is v4status */
+	s = open_find(c->ctx, w);
+	if (s == NFS4_OK)
+		s = type_ok(&w->attr);
+	if (s == NFS4_OK && !w->created)
+		s = open_access(c->ctx, &w->newfh, &w->attr, w->access);
+	if (s == NFS4_OK && nfs_fs_file_key(c->ctx, &w->newfh, w->key) != NFS_OK)
+		s = NFS4ERR_STALE;
+	w->v4status = s;
 }
 
 /* another open of the file whose deny meets access, or whose access meets deny */
@@ -678,21 +671,19 @@ static bool share_conflict(struct nfs4_server *s, const struct nfs_lock_key *key
 	return false;
 }
 
+/*
+ * OPEN on the lcore: the claim and arguments checked, then its file work (nfs4_open_run: the
+ * file found or made, its type and access checked, its key), which may wait off the lcore;
+ * then nfs4_open_end makes the open state on the lcore.
+ */
 uint32_t nfs4_op_open(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
 {
 	const struct nfs4_open_args *o = &a->open;
-	struct nfs4_open_res *res = &r->open;
 	uint32_t access = o->share_access & OPEN4_SHARE_ACCESS_BOTH;
-	struct nfs4_client *clp = c->sess ? c->sess->clp : NULL;
-	struct nfs4_stid *st = NULL;
-	struct nfs4_owner *owner;
-	struct nfs_lock_key key;
-	bool created = false;
-	struct nfs_attr at;
-	struct nfs_fh fh;
+	struct nfs4_work *w;
 	uint32_t s;
 
-	if (!clp)
+	if (!c->sess)
 		return NFS4ERR_SERVERFAULT;
 	/* reclaims in grace only, new opens after it and after the client's RECLAIM_COMPLETE
 	 * (RFC 8881 §8.4.2, §18.51.3; Linux sends it right after CREATE_SESSION) */
@@ -704,26 +695,81 @@ uint32_t nfs4_op_open(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 				 OPEN4_SHARE_ACCESS_WANT_SIGNAL | OPEN4_SHARE_ACCESS_WANT_PUSH)) ||
 	    o->share_deny > OPEN4_SHARE_DENY_BOTH || o->owner.len == 0)
 		return NFS4ERR_INVAL;
-	memset(res, 0, sizeof(*res));
-	s = open_target(c, o, &fh, &at, res, &created);
+	w = nfs4_work_start(c, NFS4_WORK_OPEN, &c->cur.fh);
+	w->access = access;
+	switch (o->claim) {
+	case CLAIM_NULL:
+	case CLAIM_DELEGATE_CUR: /* the delegation is checked once the file is known */
+		break;
+	case CLAIM_FH:
+	case CLAIM_DELEG_CUR_FH:
+	case CLAIM_PREVIOUS: /* the file the client had open: the current one (§18.16.3) */
+		if (c->cur.kind != NFS4_FH_REAL)
+			return NFS4ERR_ISDIR;
+		w->open_how = NFS4_OPENW_FH;
+		return nfs4_work(c, r);
+	default:
+		return NFS4ERR_NOTSUPP; /* DELEGATE_PREV: no delegation survives a restart */
+	}
+	s = nfs4_check_name(&o->name);
 	if (s != NFS4_OK)
 		return s;
-	s = type_ok(&at);
-	if (s != NFS4_OK)
-		return s;
-	if (!created) {
-		s = open_access(c, &fh, &at, access);
+	if (c->cur.kind != NFS4_FH_REAL) {
+		/* the pseudo file system: read-only, and it has only directories */
+		if (o->opentype == OPEN4_CREATE)
+			return NFS4ERR_ROFS;
+		return NFS4ERR_ISDIR;
+	}
+	/* the name points into the call, which a deferred compound keeps */
+	w->name = (const char *)o->name.p;
+	w->namelen = o->name.len;
+	w->open_how = NFS4_OPENW_LOOKUP;
+	if (o->opentype == OPEN4_CREATE && o->claim == CLAIM_NULL) {
+		s = create_prep(c, o, w);
 		if (s != NFS4_OK)
 			return s;
+		w->open_how = NFS4_OPENW_CREATE;
+		/* UNCHECKED4 with a size truncates a file that is there: another client's read
+		 * delegation of it comes back first, as for REMOVE */
+		if (o->createmode == UNCHECKED4 && w->sa.set_size &&
+		    nfs4_deleg_held_name(c, &c->cur.fh, &o->name))
+			return NFS4ERR_DELAY;
+	}
+	return nfs4_work(c, r);
+}
+
+uint32_t nfs4_open_end(struct nfs4_compound *c, struct nfs4_open_res *res)
+{
+	const struct nfs4_open_args *o = &c->s->args[c->opidx].open;
+	uint32_t access = o->share_access & OPEN4_SHARE_ACCESS_BOTH;
+	const struct nfs4_work *w = &c->work;
+	struct nfs4_client *clp = c->sess ? c->sess->clp : NULL;
+	struct nfs4_stid *st = NULL;
+	struct nfs4_owner *owner;
+	struct nfs_lock_key key;
+	struct nfs_fh fh = w->newfh;
+
+	if (w->v4status != NFS4_OK)
+		return w->v4status;
+	if (!clp)
+		return NFS4ERR_SERVERFAULT;
+	memset(res, 0, sizeof(*res));
+	if (w->open_how == NFS4_OPENW_CREATE) {
+		cinfo_of(&w->wcc, &res->cinfo);
+		if (o->createmode != EXCLUSIVE4)
+			res->attrset = o->attrs.mask;
+	} else if (w->open_how == NFS4_OPENW_LOOKUP && w->dir_valid) {
+		uint64_t ch = (uint64_t)w->dirctime.sec * NS_PER_S + w->dirctime.nsec;
+
+		res->cinfo = (struct nfs4_cinfo){true, ch, ch};
 	}
 	key.len = 16;
-	if (nfs_fs_file_key(c->ctx, &fh, key.b) != NFS_OK)
-		return NFS4ERR_STALE;
+	memcpy(key.b, w->key, sizeof(w->key));
 	if (o->claim == CLAIM_DELEGATE_CUR || o->claim == CLAIM_DELEG_CUR_FH) {
 		/* an open under the client's own delegation of this very file (§10.4.2) */
 		struct nfs4_stid *d;
+		uint32_t s = nfs4_sid_find(c, &o->deleg_sid, NFS4_SID_DELEG, &fh, false, &d);
 
-		s = nfs4_sid_find(c, &o->deleg_sid, NFS4_SID_DELEG, &fh, false, &d);
 		if (s != NFS4_OK)
 			return s;
 	}

@@ -76,8 +76,7 @@ struct nfs4_stats {
 	uint64_t records_unheld;      /**< ... that went before it (UDP, DDP data, no memory) */
 	uint32_t boot;		      /**< this run's epoch (nfs4_recover.h nfs4_recov_epoch) */
 	bool in_grace;
-	/* the file work of READ, WRITE, COMMIT, CREATE, REMOVE, RENAME, LINK, SETATTR, LOOKUP,
-	 * READDIR and READLINK off the lcore */
+	/* the operations' file work off the lcore (enum nfs4_work_kind) */
 	uint64_t io_deferred;	  /**< compounds that waited for it */
 	uint64_t io_aio, io_pool; /**< ... by io_uring, by the helper threads */
 	uint64_t io_inline;  /**< would have waited but could not (memory, room): ran it here */

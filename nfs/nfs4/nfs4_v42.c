@@ -18,17 +18,16 @@
  */
 #include "nfs4_int.h"
 
-#define NFS4_COPY_SYNC_MAX (4ull << 20) /**< bytes one synchronous COPY copies at most */
-
 /* the current handle names a file of an export: the pseudo file system has directories only */
 static uint32_t need_real(const struct nfs4_compound *c)
 {
 	return c->cur.kind == NFS4_FH_REAL ? NFS4_OK : NFS4ERR_ISDIR;
 }
 
-static uint32_t space(struct nfs4_compound *c, const struct nfs4_alloc_args *l, bool punch)
+static uint32_t space(struct nfs4_compound *c, const struct nfs4_alloc_args *l, bool punch,
+		      union nfs4_op_resok *r)
 {
-	enum nfs_stat st;
+	struct nfs4_work *w;
 	uint32_t s = need_real(c);
 
 	if (s != NFS4_OK)
@@ -36,26 +35,27 @@ static uint32_t space(struct nfs4_compound *c, const struct nfs4_alloc_args *l, 
 	s = nfs4_sid_check_io(c, &l->sid, &c->cur.fh, true);
 	if (s != NFS4_OK)
 		return s;
-	st = nfs_fs_allocate(c->ctx, &c->cur.fh, l->offset, l->length, punch);
-	return st == NFS_OK ? NFS4_OK : nfs4_stat_from_nfs(st);
+	w = nfs4_work_start(c, NFS4_WORK_SPACE, &c->cur.fh);
+	w->offset = l->offset;
+	w->len64 = l->length;
+	w->flag = punch;
+	return nfs4_work(c, r);
 }
 
 uint32_t nfs4_op_allocate(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
 {
-	(void)r;
-	return space(c, &a->alloc, false);
+	return space(c, &a->alloc, false, r);
 }
 
 uint32_t nfs4_op_deallocate(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
 {
-	(void)r;
-	return space(c, &a->alloc, true);
+	return space(c, &a->alloc, true, r);
 }
 
 uint32_t nfs4_op_seek(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
 {
 	const struct nfs4_seek_args *k = &a->seek;
-	enum nfs_stat st;
+	struct nfs4_work *w;
 	uint32_t s = need_real(c);
 
 	if (s != NFS4_OK)
@@ -63,9 +63,10 @@ uint32_t nfs4_op_seek(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 	s = nfs4_sid_check_io(c, &k->sid, &c->cur.fh, false);
 	if (s != NFS4_OK)
 		return s;
-	st = nfs_fs_seek(c->ctx, &c->cur.fh, k->offset, k->what == NFS4_CONTENT_HOLE,
-			 &r->seek.offset, &r->seek.eof);
-	return st == NFS_OK ? NFS4_OK : nfs4_stat_from_nfs(st);
+	w = nfs4_work_start(c, NFS4_WORK_SEEK, &c->cur.fh);
+	w->offset = k->offset;
+	w->flag = k->what == NFS4_CONTENT_HOLE;
+	return nfs4_work(c, r);
 }
 
 /* COPY's and CLONE's handles and stateids: the source is SAVED_FH, read by src; the
@@ -86,8 +87,7 @@ static uint32_t xfer_check(struct nfs4_compound *c, const struct nfs4_stateid *s
 uint32_t nfs4_op_copy(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
 {
 	const struct nfs4_copy_args *k = &a->copy;
-	struct nfs4_copy_res *o = &r->copy;
-	enum nfs_stat st;
+	struct nfs4_work *w;
 	uint32_t s;
 
 	/* an inter-server copy (§4) would need COPY_NOTIFY and a client of the source server */
@@ -96,29 +96,27 @@ uint32_t nfs4_op_copy(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 	s = xfer_check(c, &k->src_sid, &k->dst_sid);
 	if (s != NFS4_OK)
 		return s;
-	st = nfs_fs_copy(c->ctx, &c->saved.fh, k->src_offset, &c->cur.fh, k->dst_offset, k->count,
-			 NFS4_COPY_SYNC_MAX, &o->count);
-	if (st != NFS_OK)
-		return nfs4_stat_from_nfs(st);
-	o->has_callback_id = false;
-	o->committed = NFS_UNSTABLE;
-	/* the verifier WRITE answers: a COMMIT after the copy compares against it */
-	nfs_fs_write_verf(c->s->fs, o->verf);
-	o->consecutive = true;
-	o->synchronous = true;
-	return NFS4_OK;
+	w = nfs4_work_start(c, NFS4_WORK_COPY, &c->saved.fh);
+	w->offset = k->src_offset;
+	w->fh2 = c->cur.fh;
+	w->offset2 = k->dst_offset;
+	w->len64 = k->count;
+	return nfs4_work(c, r);
 }
 
 uint32_t nfs4_op_clone(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
 {
 	const struct nfs4_clone_args *k = &a->clone;
-	enum nfs_stat st;
+	struct nfs4_work *w;
 	uint32_t s;
 
-	(void)r;
 	s = xfer_check(c, &k->src_sid, &k->dst_sid);
 	if (s != NFS4_OK)
 		return s;
-	st = nfs_fs_clone(c->ctx, &c->saved.fh, k->src_offset, &c->cur.fh, k->dst_offset, k->count);
-	return st == NFS_OK ? NFS4_OK : nfs4_stat_from_nfs(st);
+	w = nfs4_work_start(c, NFS4_WORK_CLONE, &c->saved.fh);
+	w->offset = k->src_offset;
+	w->fh2 = c->cur.fh;
+	w->offset2 = k->dst_offset;
+	w->len64 = k->count;
+	return nfs4_work(c, r);
 }

@@ -538,11 +538,11 @@ static void test_backchannel_over_rdma(void **state)
 	static const uint8_t sec_sys[28] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 'm', 0, 0, 0};
 	static struct orpc_svc cb_svc;
 	static struct orpc_bc_table t;
-	static uint8_t msg[4096];
+	static uint8_t msg[4096], msg2[4096];
 	union nfs4_op_args a = {0};
 	struct nfs4_stats st0, st, before;
 	struct n4f_sess w;
-	struct result rw;
+	struct result rw, ro;
 	struct nfs4_session *ss;
 	struct nfs4_stateid dsid;
 	struct n4f_sess s = {0}, other;
@@ -599,29 +599,39 @@ static void test_backchannel_over_rdma(void **state)
 	n4f_op(&b, NFS4_OP_RECLAIM_COMPLETE, &(union nfs4_op_args){.one_fs = false});
 	call(&c, &b, 0, 0, false, 0, &r);
 	assert_int_equal(r.status, NFS4_OK);
-	/* another client's CREATE waits for its file work (helper threads on): a read open
-	 * meanwhile gets no delegation, its file could be what the change is about */
+	/* with one helper thread, a read OPEN waits for its file work, then another client's
+	 * CREATE for its own: the OPEN ends (on the lcore, where its delegation is decided) while
+	 * the CREATE still waits, and gets no delegation (the change could be about its file) */
 	v3.pool = nfs_pool_create("t4bc", 1, nfs3_pool_work);
 	assert_non_null(v3.pool);
 	rdma_session(&c, "rdma changer", &w);
 	before = io_stats();
 	hold_work = true;
+	n4f_open_args(&a, "o", "file", OPEN4_SHARE_ACCESS_READ, OPEN4_NOCREATE);
+	a.open.share_access |= OPEN4_SHARE_ACCESS_WANT_READ_DELEG;
+	n4f_session(&b, &s);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
+	n4f_op(&b, NFS4_OP_OPEN, &a);
+	call_start(&c, msg2, sizeof(msg2), &b, 0, 0, false, 0, &ro);
+	until_deferred(&c, before.io_deferred + 1);
 	n4f_session(&b, &w);
 	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
 	a.create = (struct nfs4_create_args){
 		NFS_DIR, {NULL, 0}, 0, 0, {(const uint8_t *)"waitdir", 7}, {{0}, {0}}};
 	n4f_op(&b, NFS4_OP_CREATE, &a);
 	call_start(&c, msg, sizeof(msg), &b, 0, 0, false, 0, &rw);
-	until_deferred(&c, before.io_deferred + 1);
-	n4f_open_args(&a, "o", "file", OPEN4_SHARE_ACCESS_READ, OPEN4_NOCREATE);
-	a.open.share_access |= OPEN4_SHARE_ACCESS_WANT_READ_DELEG;
-	n4f_session(&b, &s);
-	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
-	n4f_op(&b, NFS4_OP_OPEN, &a);
-	call(&c, &b, 0, 0, false, 0, &r);
+	until_deferred(&c, before.io_deferred + 2);
+	/* the OPEN's end alone (the helper hands the works back in order) */
+	end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+	while (nfs_pool_poll(v3.pool, nfs3_pool_done, 1) == 0) {
+		assert_true(rte_get_tsc_cycles() < end);
+		poll_all(&c);
+	}
+	call_wait(&c, &ro, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	assert_int_equal(r.r[2].u.open.deleg_type, OPEN_DELEGATE_NONE_EXT);
 	assert_int_equal(r.r[2].u.open.why_no_deleg, WND4_CONTENTION);
+	assert_int_equal(rw.done, 0);
 	hold_work = false;
 	call_wait(&c, &rw, &r);
 	assert_int_equal(r.status, NFS4_OK);
@@ -863,7 +873,9 @@ static void test_io_off_lcore(void **state)
 	/* LOOKUP, READDIR and READLINK read the file system off the lcore too */
 	before = io_stats();
 	{
-		struct nfs_fh lfh;
+		struct nfs4_stateid osid;
+		struct nfs_fh lfh, ofh;
+		struct stat sb;
 		uint32_t sz = 0;
 
 		/* LOOKUP of the file: GETFH and GETATTR after it see it */
@@ -940,12 +952,58 @@ static void test_io_off_lcore(void **state)
 		n4f_op(&b, NFS4_OP_READLINK, NULL);
 		call(&c, &b, 0, 0, false, 0, &r);
 		assert_int_equal(r.status, NFS4ERR_INVAL);
+		/* OPEN creates a file (GETFH after it: the new one), and one of a name that is not
+		 * there is NOENT: each after its wait */
+		n4f_open_args(&a, "o2", "madebyopen", OPEN4_SHARE_ACCESS_BOTH, OPEN4_CREATE);
+		n4f_session(&b, &s);
+		n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
+		n4f_op(&b, NFS4_OP_OPEN, &a);
+		n4f_op(&b, NFS4_OP_GETFH, NULL);
+		call(&c, &b, 0, 0, false, 0, &r);
+		assert_int_equal(r.status, NFS4_OK);
+		assert_int_equal(r.r[2].u.open.sid.seqid, 1);
+		osid = r.r[2].u.open.sid;
+		n4f_fh_of(&r, 3, &ofh);
+		snprintf(path, sizeof(path), "%s/madebyopen", n4f_exp_a);
+		assert_int_equal(stat(path, &sb), 0);
+		assert_true(S_ISREG(sb.st_mode));
+		/* NFSv4.2: COPY of viaio's 1000 bytes into it, then SEEK to its first data */
+		memset(&a, 0, sizeof(a));
+		a.copy.src_sid = sid;
+		a.copy.dst_sid = osid;
+		a.copy.count = 1000;
+		n4f_session_minor(&b, &s, 2);
+		n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {fh.data, fh.len}});
+		n4f_op(&b, NFS4_OP_SAVEFH, NULL);
+		n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {ofh.data, ofh.len}});
+		n4f_op(&b, NFS4_OP_COPY, &a);
+		call(&c, &b, 0, 0, false, 0, &r);
+		assert_int_equal(r.status, NFS4_OK);
+		assert_int_equal(r.r[4].u.copy.count, 1000);
+		assert_int_equal(stat(path, &sb), 0);
+		assert_int_equal(sb.st_size, 1000);
+		memset(&a, 0, sizeof(a));
+		a.seek = (struct nfs4_seek_args){osid, 0, NFS4_CONTENT_DATA};
+		n4f_session_minor(&b, &s, 2);
+		n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {ofh.data, ofh.len}});
+		n4f_op(&b, NFS4_OP_SEEK, &a);
+		call(&c, &b, 0, 0, false, 0, &r);
+		assert_int_equal(r.status, NFS4_OK);
+		assert_int_equal(r.r[2].u.seek.offset, 0);
+		assert_false(r.r[2].u.seek.eof);
+		n4f_open_args(&a, "o2", "nothere", OPEN4_SHARE_ACCESS_READ, OPEN4_NOCREATE);
+		n4f_session(&b, &s);
+		n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
+		n4f_op(&b, NFS4_OP_OPEN, &a);
+		call(&c, &b, 0, 0, false, 0, &r);
+		assert_int_equal(r.status, NFS4ERR_NOENT);
 	}
 	now = io_stats();
-	/* three LOOKUPs, READDIR, CREATE and two READLINKs, each by the helper threads */
-	assert_int_equal(now.io_deferred, before.io_deferred + 7);
-	assert_int_equal(now.io_pool, before.io_pool + 7);
-	assert_int_equal(now.io_resumed, before.io_resumed + 7);
+	/* three LOOKUPs, READDIR, CREATE, two READLINKs, two OPENs, COPY and SEEK, each by the
+	 * helper threads */
+	assert_int_equal(now.io_deferred, before.io_deferred + 11);
+	assert_int_equal(now.io_pool, before.io_pool + 11);
+	assert_int_equal(now.io_resumed, before.io_resumed + 11);
 
 	/* a COMMIT waits (its end held back): a retry on its slot is DELAY, slot 1 is served */
 	hold_work = true;
