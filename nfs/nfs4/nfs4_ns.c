@@ -264,9 +264,14 @@ uint32_t nfs4_op_access(struct nfs4_compound *c, union nfs4_op_args *a, union nf
 uint32_t nfs4_op_secinfo(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
 {
 	struct nfs4_cfh dir = c->cur;
-	uint32_t st = nfs4_op_lookup(c, a, r);
+	bool may = c->may_defer;
+	uint32_t st;
 
-	/* the name must be there (NOENT); what it is served with is AUTH_SYS, as everything */
+	/* the name must be there (NOENT); what it is served with is AUTH_SYS, as everything.
+	 * The lookup runs here (SECINFO is rare: a mount's): its result is SECINFO's own */
+	c->may_defer = false;
+	st = nfs4_op_lookup(c, a, r);
+	c->may_defer = may;
 	c->cur = dir;
 	if (st != NFS4_OK)
 		return st;

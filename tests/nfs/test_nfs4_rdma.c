@@ -898,6 +898,18 @@ static void test_io_off_lcore(void **state)
 		     (uint32_t)r.r[4].u.getattr.vals.p[5] << 16 |
 		     (uint32_t)r.r[4].u.getattr.vals.p[6] << 8 | r.r[4].u.getattr.vals.p[7];
 		assert_int_equal(sz, 1000);
+		/* SECINFO's lookup does not wait: its result is its own, and it consumes the
+		 * current handle (RFC 8881 §2.6.3.1.1.8; pynfs SEC2) */
+		n4f_session(&b, &s);
+		n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
+		n4f_op(&b, NFS4_OP_SECINFO,
+		       &(union nfs4_op_args){.name = {(const uint8_t *)"viaio", 5}});
+		n4f_op(&b, NFS4_OP_GETFH, NULL);
+		call(&c, &b, 0, 0, false, 0, &r);
+		assert_int_equal(r.status, NFS4ERR_NOFILEHANDLE);
+		assert_int_equal(r.n, 4);
+		assert_int_equal(r.r[2].status, NFS4_OK);
+		assert_int_equal(r.r[2].u.secinfo.n, 1);
 		/* a name that is not there, and a LOOKUP in a file: their errors after the wait */
 		n4f_session(&b, &s);
 		n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
