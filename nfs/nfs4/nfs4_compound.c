@@ -558,8 +558,9 @@ static uint32_t run_finish(struct nfs4_server *s, struct nfs4_run *k, XDR *out, 
 	return n;
 }
 
-/* The work changes a file whose delegation check is done already (an OPEN's check comes
- * after its work, unless its create may truncate a file that is there) */
+/* The work changes the file system before the compound's end: no delegation is granted
+ * meanwhile (a grant's check could not see the change: a REMOVE's recall check is done before
+ * its work, an OPEN that creates makes its open state after it) */
 static bool is_change(const struct nfs4_work *w)
 {
 	switch (w->kind) {
@@ -574,7 +575,7 @@ static bool is_change(const struct nfs4_work *w)
 	case NFS4_WORK_CLONE:
 		return true;
 	case NFS4_WORK_OPEN:
-		return w->open_how == NFS4_OPENW_CREATE && w->sa.set_size;
+		return w->open_how == NFS4_OPENW_CREATE;
 	default:
 		return false;
 	}

@@ -171,7 +171,8 @@ void nfs4_work_run(struct nfs4_compound *c)
 	case NFS4_WORK_LOOKUP:
 		w->status = nfs_fs_lookup(ctx, &w->fh, w->name, w->namelen, &w->newfh, &at,
 					  &w->dir_valid, &dir);
-		w->dirtype = dir.type;
+		if (w->dir_valid)
+			w->dirtype = dir.type;
 		break;
 	case NFS4_WORK_READDIR:
 		readdir_run(c, w);

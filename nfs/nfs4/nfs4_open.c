@@ -618,7 +618,8 @@ static uint32_t open_find(struct nfs_ctx *ctx, struct nfs4_work *w)
 		return NFS4ERR_SYMLINK;
 	if (st != NFS_OK)
 		return nfs4_stat_from_nfs(st);
-	w->dirctime = dir.ctime;
+	if (w->dir_valid)
+		w->dirctime = dir.ctime;
 	return NFS4_OK;
 }
 

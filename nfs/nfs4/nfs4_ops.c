@@ -217,7 +217,8 @@ uint32_t nfs4_op_destroy_session(struct nfs4_compound *c, union nfs4_op_args *a,
 				 union nfs4_op_resok *r)
 {
 	(void)r;
-	return nfs4_destroy_session(c->s->st, a->sessionid, c->sess, c->opidx + 1 == c->numops);
+	return nfs4_destroy_session(c->s->st, a->sessionid, c->sess, c->slot,
+				    c->opidx + 1 == c->numops);
 }
 
 uint32_t nfs4_op_destroy_clientid(struct nfs4_compound *c, union nfs4_op_args *a,

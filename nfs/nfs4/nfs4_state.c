@@ -201,11 +201,12 @@ static uint32_t owner_index(const struct nfs4_state *st, const struct nfs4_ref *
 	return UINT32_MAX;
 }
 
-/* a compound of the session waits for its file work (its slot is IN_PROGRESS) */
-static bool session_busy(const struct nfs4_session *s)
+/* a compound of the session waits for its file work (its slot is IN_PROGRESS); own: the
+ * asking compound's slot (a compound that waited keeps its slot IN_PROGRESS to its end) */
+static bool session_busy(const struct nfs4_session *s, const struct nfs4_slot *own)
 {
 	for (uint32_t i = 0; i < s->fore.maxrequests; i++)
-		if (s->slots[i].state == NFS4_SLOT_IN_PROGRESS)
+		if (s->slots[i].state == NFS4_SLOT_IN_PROGRESS && &s->slots[i] != own)
 			return true;
 	return false;
 }
@@ -213,7 +214,7 @@ static bool session_busy(const struct nfs4_session *s)
 static bool client_busy(const struct nfs4_client *c)
 {
 	for (const struct nfs4_session *s = c->sessions; s; s = s->next)
-		if (session_busy(s))
+		if (session_busy(s, NULL))
 			return true;
 	return false;
 }
@@ -705,7 +706,7 @@ void nfs4_sequence_done(struct nfs4_state *st, struct nfs4_session *sess, struct
 /* ---- DESTROY_SESSION, DESTROY_CLIENTID, BIND_CONN_TO_SESSION, RECLAIM_COMPLETE ---- */
 
 uint32_t nfs4_destroy_session(struct nfs4_state *st, const uint8_t id[NFS4_SESSIONID_SIZE],
-			      struct nfs4_session *cur, bool last)
+			      struct nfs4_session *cur, const struct nfs4_slot *own, bool last)
 {
 	uint32_t ci;
 	struct nfs4_session *s = session_find(st, id, &ci);
@@ -714,7 +715,7 @@ uint32_t nfs4_destroy_session(struct nfs4_state *st, const uint8_t id[NFS4_SESSI
 		return NFS4ERR_BADSESSION;
 	/* a compound of it still waits for its file work: DELAY until it ended, as knfsd answers
 	 * for a session in use (RFC 8881 §18.37.3 leaves it to the server) */
-	if (session_busy(s)) {
+	if (session_busy(s, s == cur ? own : NULL)) {
 		st->st.destroy_busy++;
 		return NFS4ERR_DELAY;
 	}

@@ -227,10 +227,10 @@ void nfs4_sequence(struct nfs4_state *st, const struct nfs4_sequence_args *a, ui
 void nfs4_sequence_done(struct nfs4_state *st, struct nfs4_session *sess, struct nfs4_slot *slot,
 			const uint8_t *reply, uint32_t len, bool keep);
 
-/** DESTROY_SESSION (§18.37); cur: the session the compound runs in, or NULL. last: this is
- * the compound's last operation. @return an nfsstat4 */
+/** DESTROY_SESSION (§18.37); cur: the session the compound runs in, or NULL, own its slot.
+ * last: this is the compound's last operation. @return an nfsstat4 */
 uint32_t nfs4_destroy_session(struct nfs4_state *st, const uint8_t id[NFS4_SESSIONID_SIZE],
-			      struct nfs4_session *cur, bool last);
+			      struct nfs4_session *cur, const struct nfs4_slot *own, bool last);
 
 /** DESTROY_CLIENTID (§18.50). @return an nfsstat4 */
 uint32_t nfs4_destroy_clientid(struct nfs4_state *st, uint64_t clientid);
