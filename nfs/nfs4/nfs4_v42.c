@@ -84,10 +84,22 @@ static uint32_t xfer_check(struct nfs4_compound *c, const struct nfs4_stateid *s
 	return s;
 }
 
+/* COPY's or CLONE's file work: count bytes from SAVED_FH at src to CURRENT_FH at dst */
+static uint32_t xfer_work(struct nfs4_compound *c, enum nfs4_work_kind kind, uint64_t src,
+			  uint64_t dst, uint64_t count, union nfs4_op_resok *r)
+{
+	struct nfs4_work *w = nfs4_work_start(c, kind, &c->saved.fh);
+
+	w->offset = src;
+	w->fh2 = c->cur.fh;
+	w->offset2 = dst;
+	w->len64 = count;
+	return nfs4_work(c, r);
+}
+
 uint32_t nfs4_op_copy(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
 {
 	const struct nfs4_copy_args *k = &a->copy;
-	struct nfs4_work *w;
 	uint32_t s;
 
 	/* an inter-server copy (§4) would need COPY_NOTIFY and a client of the source server */
@@ -96,27 +108,16 @@ uint32_t nfs4_op_copy(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4
 	s = xfer_check(c, &k->src_sid, &k->dst_sid);
 	if (s != NFS4_OK)
 		return s;
-	w = nfs4_work_start(c, NFS4_WORK_COPY, &c->saved.fh);
-	w->offset = k->src_offset;
-	w->fh2 = c->cur.fh;
-	w->offset2 = k->dst_offset;
-	w->len64 = k->count;
-	return nfs4_work(c, r);
+	return xfer_work(c, NFS4_WORK_COPY, k->src_offset, k->dst_offset, k->count, r);
 }
 
 uint32_t nfs4_op_clone(struct nfs4_compound *c, union nfs4_op_args *a, union nfs4_op_resok *r)
 {
 	const struct nfs4_clone_args *k = &a->clone;
-	struct nfs4_work *w;
 	uint32_t s;
 
 	s = xfer_check(c, &k->src_sid, &k->dst_sid);
 	if (s != NFS4_OK)
 		return s;
-	w = nfs4_work_start(c, NFS4_WORK_CLONE, &c->saved.fh);
-	w->offset = k->src_offset;
-	w->fh2 = c->cur.fh;
-	w->offset2 = k->dst_offset;
-	w->len64 = k->count;
-	return nfs4_work(c, r);
+	return xfer_work(c, NFS4_WORK_CLONE, k->src_offset, k->dst_offset, k->count, r);
 }

@@ -249,6 +249,19 @@ static void rdma_session(struct conn *c, const char *owner, struct n4f_sess *s)
 		s->seq[i] = 1;
 }
 
+/* SEQUENCE on s, PUTFH dir, OPEN a, GETFH, over the connection */
+static void open_getfh(struct conn *c, struct n4f_sess *s, const struct nfs_fh *dir,
+		       union nfs4_op_args *a, struct n4f_reply *r)
+{
+	struct n4f_cb b;
+
+	n4f_session(&b, s);
+	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {dir->data, dir->len}});
+	n4f_op(&b, NFS4_OP_OPEN, a);
+	n4f_op(&b, NFS4_OP_GETFH, NULL);
+	call(c, &b, 0, 0, false, 0, r);
+}
+
 /* the file at path holds exactly len bytes: data */
 static void assert_file_is(const char *path, const char *data, size_t len)
 {
@@ -297,11 +310,7 @@ static void test_nfs4_over_rdma(void **state)
 	}
 	/* OPEN (create) */
 	n4f_open_args(&a, "o", "viardma", OPEN4_SHARE_ACCESS_BOTH, OPEN4_CREATE);
-	n4f_session(&b, &s);
-	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
-	n4f_op(&b, NFS4_OP_OPEN, &a);
-	n4f_op(&b, NFS4_OP_GETFH, NULL);
-	call(&c, &b, 0, 0, false, 0, &r);
+	open_getfh(&c, &s, &root, &a, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	{
 		struct nfs4_stats ns;
@@ -643,11 +652,7 @@ static void test_backchannel_over_rdma(void **state)
 	v3.pool = NULL;
 	/* a read open now: a delegation */
 	n4f_open_args(&a, "o", "file", OPEN4_SHARE_ACCESS_READ, OPEN4_NOCREATE);
-	n4f_session(&b, &s);
-	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
-	n4f_op(&b, NFS4_OP_OPEN, &a);
-	n4f_op(&b, NFS4_OP_GETFH, NULL);
-	call(&c, &b, 0, 0, false, 0, &r);
+	open_getfh(&c, &s, &root, &a, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	assert_int_equal(r.r[2].u.open.deleg_type, OPEN_DELEGATE_READ);
 	dsid = r.r[2].u.open.deleg_sid;
@@ -734,11 +739,7 @@ static void test_io_off_lcore(void **state)
 	call(&c, &b, 0, 0, false, 0, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	n4f_open_args(&a, "o", "viaio", OPEN4_SHARE_ACCESS_BOTH, OPEN4_CREATE);
-	n4f_session(&b, &s);
-	n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
-	n4f_op(&b, NFS4_OP_OPEN, &a);
-	n4f_op(&b, NFS4_OP_GETFH, NULL);
-	call(&c, &b, 0, 0, false, 0, &r);
+	open_getfh(&c, &s, &root, &a, &r);
 	assert_int_equal(r.status, NFS4_OK);
 	sid = r.r[2].u.open.sid;
 	n4f_fh_of(&r, 3, &fh);
@@ -971,11 +972,7 @@ static void test_io_off_lcore(void **state)
 		/* OPEN creates a file (GETFH after it: the new one), and one of a name that is not
 		 * there is NOENT: each after its wait */
 		n4f_open_args(&a, "o2", "madebyopen", OPEN4_SHARE_ACCESS_BOTH, OPEN4_CREATE);
-		n4f_session(&b, &s);
-		n4f_op(&b, NFS4_OP_PUTFH, &(union nfs4_op_args){.fh = {root.data, root.len}});
-		n4f_op(&b, NFS4_OP_OPEN, &a);
-		n4f_op(&b, NFS4_OP_GETFH, NULL);
-		call(&c, &b, 0, 0, false, 0, &r);
+		open_getfh(&c, &s, &root, &a, &r);
 		assert_int_equal(r.status, NFS4_OK);
 		assert_int_equal(r.r[2].u.open.sid.seqid, 1);
 		osid = r.r[2].u.open.sid;
