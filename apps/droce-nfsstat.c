@@ -3,7 +3,9 @@
  * droce-nfsstat - nfsstat -s for droce-nfsd: reads its Prometheus metrics (droce-nfsd
  * --metrics IP:PORT, docs/observability.md) over HTTP and prints the server's NFSv3 calls per
  * procedure with their share and latency (p50/p99 estimated from the histograms), bytes, the
- * statuses answered, the duplicate request cache, connections and helper threads.
+ * statuses answered, the duplicate request cache, connections and helper threads; when it
+ * serves NFSv4.1/4.2, its COMPOUNDs and the operations that ran, the same way, with the
+ * failed operations by status, bytes, clients and sessions.
  *
  * Usage: droce-nfsstat [-s IP:PORT] [-j] [-w SECONDS [-n COUNT]]
  *   -s  where droce-nfsd serves /metrics (default 127.0.0.1:9464)
@@ -30,6 +32,9 @@
 #define MAX_BODY (16u << 20)
 #define TIMEOUT_MS 5000
 #define NPROCS 22
+
+#define V4 "droce_nfsd_nfs4_"
+#define V4_HIST V4 "op_duration_seconds_bucket"
 
 static const char *const procs[NPROCS] = {
 	"NULL",	   "GETATTR",	  "SETATTR", "LOOKUP", "ACCESS",   "READLINK", "READ",	 "WRITE",
@@ -309,15 +314,15 @@ static double calls(const struct scrape *sc, int p)
  * histogram_quantile: linear within the bucket that holds it). NAN without calls; past the
  * last finite bound, that bound (and *over set).
  */
-static double quantile_us(const struct scrape *sc, int p, double q, bool *over)
+static double hist_quantile_us(const struct scrape *sc, const char *hb, const char *key,
+			       const char *name, double q, bool *over)
 {
-	const char *hb = "droce_nfsd_nfs3_call_duration_seconds_bucket";
-	char want[64];
+	char want[96];
 	double total = 0, prev_le = 0, prev_cum = 0, rank;
 	size_t first = sc->n;
 
 	*over = false;
-	snprintf(want, sizeof(want), "proc=\"%s\",le=\"", procs[p]);
+	snprintf(want, sizeof(want), "%s=\"%s\",le=\"", key, name);
 	for (size_t i = 0; i < sc->n; i++)
 		if (strcmp(sc->s[i].name, hb) == 0 &&
 		    strncmp(sc->s[i].labels, want, strlen(want)) == 0) {
@@ -348,12 +353,141 @@ static double quantile_us(const struct scrape *sc, int p, double q, bool *over)
 	return NAN;
 }
 
+static double quantile_us(const struct scrape *sc, int p, double q, bool *over)
+{
+	return hist_quantile_us(sc, "droce_nfsd_nfs3_call_duration_seconds_bucket", "proc",
+				procs[p], q, over);
+}
+
+/* NFSv4: the operations' labels (op="NAME") in the order droce-nfsd lists them (opcode
+ * order); *n of them. @return the labels (pointers into sc), NULL when none */
+static const char **v4_ops(const struct scrape *sc, size_t *n)
+{
+	const char **ops = NULL;
+
+	*n = 0;
+	for (size_t i = 0; i < sc->n; i++) {
+		const char **p;
+
+		if (strcmp(sc->s[i].name, V4 "ops_total") != 0 ||
+		    strncmp(sc->s[i].labels, "op=\"", 4) != 0)
+			continue;
+		p = realloc(ops, (*n + 1) * sizeof(*ops));
+		if (!p)
+			break;
+		ops = p;
+		ops[(*n)++] = sc->s[i].labels;
+	}
+	return ops;
+}
+
+/* op="READ": the name's length (it starts at lab + 4) */
+static int op_len(const char *lab)
+{
+	return (int)strcspn(lab + 4, "\"");
+}
+
+static double v4_calls(const struct scrape *sc, const char *lab)
+{
+	return get(sc, V4 "ops_total", lab);
+}
+
+static double v4_quantile_us(const struct scrape *sc, const char *lab, double q, bool *over)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%.*s", op_len(lab), lab + 4);
+	return hist_quantile_us(sc, V4_HIST, "op", name, q, over);
+}
+
 static void print_us(FILE *f, double us, bool over)
 {
 	if (isnan(us))
 		fprintf(f, "  %10s", "-");
 	else
 		fprintf(f, " %s%10.0f", over ? ">" : " ", us);
+}
+
+static void print_v4_table(const struct scrape *sc)
+{
+	size_t n;
+	const char **ops = v4_ops(sc, &n);
+	double total = 0;
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++)
+		total += v4_calls(sc, ops[i]);
+	printf("\nServer nfs v4: %.0f compounds, %.0f failed; %.0f operations\n",
+	       get(sc, V4 "compounds_total", ""), get(sc, V4 "compound_errors_total", ""), total);
+	printf("%-20s %12s %7s %9s %11s %11s\n", "op", "calls", "%", "errors", "p50 us", "p99 us");
+	for (size_t i = 0; i < n; i++) {
+		double c = v4_calls(sc, ops[i]);
+		bool o50, o99;
+		double p50, p99;
+
+		if (c <= 0)
+			continue; /* the table lists what ran; the JSON every operation */
+		p50 = v4_quantile_us(sc, ops[i], 0.5, &o50);
+		p99 = v4_quantile_us(sc, ops[i], 0.99, &o99);
+		printf("%-20.*s %12.0f %6.1f%% %9.0f", op_len(ops[i]), ops[i] + 4, c,
+		       total > 0 ? 100.0 * c / total : 0.0, get(sc, V4 "op_errors_total", ops[i]));
+		print_us(stdout, p50, o50);
+		print_us(stdout, p99, o99);
+		printf("\n");
+	}
+	printf("\nv4 bytes: read %.0f, written %.0f\n", get(sc, V4 "read_bytes_total", ""),
+	       get(sc, V4 "written_bytes_total", ""));
+	printf("v4 failed operations by status:");
+	for (size_t i = 0; i < sc->n; i++) {
+		const char *l = sc->s[i].labels + 8; /* status=" */
+
+		if (strcmp(sc->s[i].name, V4 "op_status_total") != 0 || sc->s[i].v <= 0)
+			continue;
+		printf("%s %.*s %.0f", any ? "," : "", (int)strcspn(l, "\""), l, sc->s[i].v);
+		any = true;
+	}
+	printf(any ? "\n" : " none\n");
+	printf("v4 clients %.0f, sessions %.0f; delegations granted %.0f, recalled %.0f; in "
+	       "grace %.0f\n",
+	       get(sc, V4 "clients", ""), get(sc, V4 "sessions", ""),
+	       get(sc, V4 "delegations_granted_total", ""),
+	       get(sc, V4 "delegations_recalled_total", ""), get(sc, V4 "in_grace", ""));
+	free(ops);
+}
+
+static void print_v4_json(const struct scrape *sc)
+{
+	size_t n;
+	const char **ops = v4_ops(sc, &n);
+	bool any = false;
+
+	printf(",\"nfs4\":{\"compounds\":%.0f,\"compound_errors\":%.0f,\"ops\":{",
+	       get(sc, V4 "compounds_total", ""), get(sc, V4 "compound_errors_total", ""));
+	for (size_t i = 0; i < n; i++) {
+		bool o;
+		double q50 = v4_quantile_us(sc, ops[i], 0.5, &o);
+		double q99 = v4_quantile_us(sc, ops[i], 0.99, &o);
+
+		printf("%s\"%.*s\":{\"calls\":%.0f,\"errors\":%.0f", i ? "," : "", op_len(ops[i]),
+		       ops[i] + 4, v4_calls(sc, ops[i]), get(sc, V4 "op_errors_total", ops[i]));
+		if (!isnan(q50))
+			printf(",\"p50_us\":%.1f,\"p99_us\":%.1f", q50, q99);
+		printf("}");
+	}
+	printf("},\"status\":{");
+	for (size_t i = 0; i < sc->n; i++)
+		if (strcmp(sc->s[i].name, V4 "op_status_total") == 0 && sc->s[i].v > 0) {
+			const char *l = sc->s[i].labels + 8; /* status=" */
+
+			printf("%s\"%.*s\":%.0f", any ? "," : "", (int)strcspn(l, "\""), l,
+			       sc->s[i].v);
+			any = true;
+		}
+	printf("},\"read_bytes\":%.0f,\"written_bytes\":%.0f,\"clients\":%.0f,"
+	       "\"sessions\":%.0f}",
+	       get(sc, V4 "read_bytes_total", ""), get(sc, V4 "written_bytes_total", ""),
+	       get(sc, V4 "clients", ""), get(sc, V4 "sessions", ""));
+	free(ops);
 }
 
 static void print_table(const char *at, const struct scrape *sc)
@@ -411,6 +545,8 @@ static void print_table(const char *at, const struct scrape *sc)
 	       get(sc, "droce_nfsd_helper_calls_total", ""),
 	       get(sc, "droce_nfsd_helper_inline_total", ""),
 	       get(sc, "droce_nfsd_helper_queue_depth", ""));
+	if (has(sc, V4 "compounds_total"))
+		print_v4_table(sc);
 }
 
 static void print_json(const char *at, const struct scrape *sc)
@@ -456,11 +592,14 @@ static void print_json(const char *at, const struct scrape *sc)
 	       get(sc, "droce_nfsd_rdma_accepted_total", ""),
 	       sum(sc, "droce_nfsd_tcp_connections", ""),
 	       sum(sc, "droce_nfsd_tcp_accepted_total", ""));
-	printf("\"helper\":{\"threads\":%.0f,\"calls\":%.0f,\"inline\":%.0f,\"queue\":%.0f}}\n",
+	printf("\"helper\":{\"threads\":%.0f,\"calls\":%.0f,\"inline\":%.0f,\"queue\":%.0f}",
 	       get(sc, "droce_nfsd_helper_threads", ""),
 	       get(sc, "droce_nfsd_helper_calls_total", ""),
 	       get(sc, "droce_nfsd_helper_inline_total", ""),
 	       get(sc, "droce_nfsd_helper_queue_depth", ""));
+	if (has(sc, V4 "compounds_total"))
+		print_v4_json(sc);
+	printf("}\n");
 }
 
 /* Watch mode: rates per second between two scrapes. */
@@ -472,10 +611,16 @@ static void print_rates(const struct scrape *a, const struct scrape *b, bool jso
 	double wr = get(b, "droce_nfsd_nfs3_written_bytes_total", "") -
 		    get(a, "droce_nfsd_nfs3_written_bytes_total", "");
 
+	size_t n4 = 0;
+	const char **ops = has(b, V4 "compounds_total") ? v4_ops(b, &n4) : NULL;
+	double c4 = get(b, V4 "compounds_total", "") - get(a, V4 "compounds_total", "");
+
 	if (dt <= 0)
 		dt = 1e-9;
 	for (int p = 0; p < NPROCS; p++)
 		total += calls(b, p) - calls(a, p);
+	rd += get(b, V4 "read_bytes_total", "") - get(a, V4 "read_bytes_total", "");
+	wr += get(b, V4 "written_bytes_total", "") - get(a, V4 "written_bytes_total", "");
 	if (json) {
 		printf("{\"interval_s\":%.3f,\"calls_per_s\":%.1f,\"procs_per_s\":{", dt,
 		       total / dt);
@@ -485,7 +630,19 @@ static void print_rates(const struct scrape *a, const struct scrape *b, bool jso
 			if (d > 0)
 				printf("%s\"%s\":%.1f", any++ ? "," : "", procs[p], d / dt);
 		}
-		printf("},\"read_bytes_per_s\":%.0f,\"written_bytes_per_s\":%.0f}\n", rd / dt,
+		printf("}");
+		if (ops) {
+			printf(",\"nfs4_compounds_per_s\":%.1f,\"nfs4_ops_per_s\":{", c4 / dt);
+			for (size_t i = 0, any = 0; i < n4; i++) {
+				double d = v4_calls(b, ops[i]) - v4_calls(a, ops[i]);
+
+				if (d > 0)
+					printf("%s\"%.*s\":%.1f", any++ ? "," : "", op_len(ops[i]),
+					       ops[i] + 4, d / dt);
+			}
+			printf("}");
+		}
+		printf(",\"read_bytes_per_s\":%.0f,\"written_bytes_per_s\":%.0f}\n", rd / dt,
 		       wr / dt);
 	} else {
 		printf("%.1f s: %.1f calls/s, read %.0f B/s, written %.0f B/s", dt, total / dt,
@@ -496,8 +653,17 @@ static void print_rates(const struct scrape *a, const struct scrape *b, bool jso
 			if (d > 0)
 				printf(", %s %.1f/s", procs[p], d / dt);
 		}
+		if (ops)
+			printf("; v4 %.1f compounds/s", c4 / dt);
+		for (size_t i = 0; i < n4; i++) {
+			double d = v4_calls(b, ops[i]) - v4_calls(a, ops[i]);
+
+			if (d > 0)
+				printf(", %.*s %.1f/s", op_len(ops[i]), ops[i] + 4, d / dt);
+		}
 		printf("\n");
 	}
+	free(ops);
 	fflush(stdout);
 }
 

@@ -901,6 +901,27 @@ static int tel_nlm(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* /droce/nfs's NFSv4 part: compounds, operations by name (those that ran), errors, bytes */
+static void tel_nfs4(struct rte_tel_data *d)
+{
+	static struct nfs4_stats v4; /* the telemetry thread's own copy */
+	struct rte_tel_data *o = rte_tel_data_alloc();
+
+	nfs4_server_stats(g.v4, &v4);
+	rte_tel_data_add_dict_u64(d, "nfs4_compounds", v4.compounds);
+	rte_tel_data_add_dict_u64(d, "nfs4_compound_errors", v4.status_err);
+	rte_tel_data_add_dict_u64(d, "nfs4_read_bytes", v4.read_bytes);
+	rte_tel_data_add_dict_u64(d, "nfs4_write_bytes", v4.write_bytes);
+	if (!o)
+		return;
+	rte_tel_data_start_dict(o);
+	for (uint32_t op = 0; op <= NFS4_OP_LAST; op++)
+		if (v4.op[op])
+			rte_tel_data_add_dict_u64(o, nfs4_op_name(op), v4.op[op]);
+	if (rte_tel_data_add_dict_container(d, "nfs4_ops", o, 0) != 0)
+		rte_tel_data_free(o);
+}
+
 static int tel_nfs(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	static const char *const procs[NFS3_NPROCS] = {
@@ -953,7 +974,79 @@ static int tel_nfs(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "rofs", fst.rofs);
 	rte_tel_data_add_dict_u64(d, "rdma_connections", g.accepted - g.closed);
 	rte_tel_data_add_dict_u64(d, "tcp_connections", orpc_tcp_srv_nconns(&g.tcp));
+	if (g.v4)
+		tel_nfs4(d);
 	return 0;
+}
+
+/* The latency histograms (nfs_lat_bucket's buckets: bucket i counts calls of at most 2^i µs,
+ * the last longer ones): per NFSv3 procedure and NFSv4 operation that ran at least once */
+static int tel_latency(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	static const char *const procs[NFS3_NPROCS] = {
+		"NULL",	  "GETATTR", "SETATTR",	 "LOOKUP", "ACCESS",  "READLINK",
+		"READ",	  "WRITE",   "CREATE",	 "MKDIR",  "SYMLINK", "MKNOD",
+		"REMOVE", "RMDIR",   "RENAME",	 "LINK",   "READDIR", "READDIRPLUS",
+		"FSSTAT", "FSINFO",  "PATHCONF", "COMMIT"};
+	static struct nfs4_stats v4; /* the telemetry thread's own copy */
+	const struct nfs3_server *sv[2] = {&g.tcp_nfs, &g.rdma_nfs};
+	struct rte_tel_data *le = rte_tel_data_alloc(), *h3 = rte_tel_data_alloc(),
+			    *h4 = g.v4 ? rte_tel_data_alloc() : NULL;
+	int rc = 0;
+
+	(void)cmd, (void)params;
+	if (!le || !h3 || (g.v4 && !h4)) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_start_array(le, RTE_TEL_U64_VAL);
+	for (uint32_t i = 0; i + 1 < NFS_LAT_BUCKETS; i++)
+		rte_tel_data_add_array_u64(le, 1ull << i);
+	if (rte_tel_data_add_dict_container(d, "bucket_le_us", le, 0) == 0)
+		le = NULL;
+	rte_tel_data_start_dict(h3);
+	for (uint32_t p = 0; p < NFS3_NPROCS; p++) {
+		struct rte_tel_data *a;
+
+		if (!sv[0]->st.proc[p] && !sv[1]->st.proc[p])
+			continue;
+		a = rte_tel_data_alloc();
+		if (!a)
+			break;
+		rte_tel_data_start_array(a, RTE_TEL_U64_VAL);
+		for (uint32_t k = 0; k < NFS_LAT_BUCKETS; k++)
+			rte_tel_data_add_array_u64(a, sv[0]->st.lat[p][k] + sv[1]->st.lat[p][k]);
+		if (rte_tel_data_add_dict_container(h3, procs[p], a, 0) != 0)
+			rte_tel_data_free(a);
+	}
+	if (rte_tel_data_add_dict_container(d, "nfs3", h3, 0) == 0)
+		h3 = NULL;
+	if (h4) {
+		nfs4_server_stats(g.v4, &v4);
+		rte_tel_data_start_dict(h4);
+		for (uint32_t op = 0; op <= NFS4_OP_LAST; op++) {
+			struct rte_tel_data *a;
+
+			if (!v4.op[op])
+				continue;
+			a = rte_tel_data_alloc();
+			if (!a)
+				break;
+			rte_tel_data_start_array(a, RTE_TEL_U64_VAL);
+			for (uint32_t k = 0; k < NFS_LAT_BUCKETS; k++)
+				rte_tel_data_add_array_u64(a, v4.op_lat[op][k]);
+			if (rte_tel_data_add_dict_container(h4, nfs4_op_name(op), a, 0) != 0)
+				rte_tel_data_free(a);
+		}
+		if (rte_tel_data_add_dict_container(d, "nfs4", h4, 0) == 0)
+			h4 = NULL;
+	}
+out:
+	rte_tel_data_free(le);
+	rte_tel_data_free(h3);
+	rte_tel_data_free(h4);
+	return rc;
 }
 
 /* GET /metrics (--metrics): the counters above for Prometheus, written on this lcore */
@@ -973,6 +1066,7 @@ static void write_metrics(struct app_buf *b, void *arg)
 		.aio = g.aio,
 		.threads = g.conf.threads,
 		.fs = g.fs,
+		.v4 = g.v4,
 		.rdma = rdma,
 		.rdma_accepted = g.accepted,
 		.rdma_rejected = g.rejected,
@@ -1370,6 +1464,11 @@ int main(int argc, char **argv)
 				       "NFS server counters: calls, outcomes, errors, bytes, DRC. "
 				       "No params") != 0)
 		fprintf(stderr, "droce-nfsd: /droce/nfs not registered with telemetry\n");
+	if (rte_telemetry_register_cmd("/droce/nfs/latency", tel_latency,
+				       "Latency histograms per NFSv3 procedure and NFSv4 operation "
+				       "that ran: bucket i counts calls of at most bucket_le_us[i] "
+				       "us, the last longer ones. No params") != 0)
+		fprintf(stderr, "droce-nfsd: /droce/nfs/latency not registered with telemetry\n");
 	if (rte_telemetry_register_cmd("/droce/nfs/clients", tel_clients,
 				       "Connections: transport, peer, calls, credits granted, "
 				       "overruns, DDP bytes. No params") != 0)

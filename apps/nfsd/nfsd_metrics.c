@@ -169,6 +169,85 @@ static void write_nfs3(struct app_buf *b, const struct nfsd_metrics_src *s)
 	gauge(b, P "helper_threads", "helper threads for the file-system work", s->threads);
 }
 
+static void write_nfs4(struct app_buf *b, struct nfs4_server *v4)
+{
+	static struct nfs4_stats t; /* 14 KiB: off the stack; one lcore writes /metrics */
+	double le[NFS_LAT_BUCKETS - 1];
+	struct nfs4_state_stats ss;
+	char lab[64];
+
+	nfs4_server_stats(v4, &t);
+	nfs4_state_stats(nfs4_server_state(v4), &ss);
+	for (uint32_t i = 0; i + 1 < NFS_LAT_BUCKETS; i++)
+		le[i] = (double)(1u << i) * 1e-6;
+	counter(b, P "nfs4_compounds_total", "NFSv4.1/4.2 COMPOUNDs answered (TCP and RDMA)",
+		t.compounds);
+	counter(b, P "nfs4_compound_errors_total",
+		"COMPOUNDs that ended on a failing operation (its status is the compound's)",
+		t.status_err);
+	app_prom_family(b, P "nfs4_compound_duration_seconds", "histogram",
+			"COMPOUND latency, from its decoding to its reply (file work off the lcore "
+			"included)");
+	app_prom_histogram(b, P "nfs4_compound_duration_seconds", NULL, le, t.compound_lat,
+			   NFS_LAT_BUCKETS, (double)t.compound_lat_ns * 1e-9);
+	/* the operations served (a name for the opcode); ILLEGAL counts undefined opcodes */
+	app_prom_family(b, P "nfs4_ops_total", "counter", "NFSv4 operations run, by operation");
+	for (uint32_t op = 0; op <= NFS4_OP_LAST; op++) {
+		if (op && strcmp(nfs4_op_name(op), "ILLEGAL") == 0)
+			continue;
+		snprintf(lab, sizeof(lab), "op=\"%s\"", nfs4_op_name(op));
+		app_prom_sample(b, P "nfs4_ops_total", lab, t.op[op]);
+	}
+	app_prom_family(b, P "nfs4_op_errors_total", "counter",
+			"NFSv4 operations that failed, by operation");
+	for (uint32_t op = 0; op <= NFS4_OP_LAST; op++) {
+		if (op && strcmp(nfs4_op_name(op), "ILLEGAL") == 0)
+			continue;
+		snprintf(lab, sizeof(lab), "op=\"%s\"", nfs4_op_name(op));
+		app_prom_sample(b, P "nfs4_op_errors_total", lab, t.op_err[op]);
+	}
+	app_prom_family(b, P "nfs4_op_duration_seconds", "histogram",
+			"NFSv4 operation latency, from its start to its result (file work off the "
+			"lcore included), by operation");
+	for (uint32_t op = 0; op <= NFS4_OP_LAST; op++) {
+		if (op && strcmp(nfs4_op_name(op), "ILLEGAL") == 0)
+			continue;
+		snprintf(lab, sizeof(lab), "op=\"%s\"", nfs4_op_name(op));
+		app_prom_histogram(b, P "nfs4_op_duration_seconds", lab, le, t.op_lat[op],
+				   NFS_LAT_BUCKETS, (double)t.op_lat_ns[op] * 1e-9);
+	}
+	app_prom_family(b, P "nfs4_op_status_total", "counter",
+			"failed NFSv4 operations by status (other: a status not listed)");
+	for (uint32_t k = 1; k <= NFS4_NSTATUS; k++) {
+		if (k == NFS4_NSTATUS)
+			snprintf(lab, sizeof(lab), "status=\"other\"");
+		else
+			snprintf(lab, sizeof(lab), "status=\"NFS4ERR_%s\"",
+				 nfs4_stat_name(nfs4_stat_of_slot(k)));
+		app_prom_sample(b, P "nfs4_op_status_total", lab, t.status[k]);
+	}
+	counter(b, P "nfs4_read_bytes_total", "bytes returned by successful NFSv4 READs",
+		t.read_bytes);
+	counter(b, P "nfs4_written_bytes_total", "bytes written by successful NFSv4 WRITEs",
+		t.write_bytes);
+	gauge(b, P "nfs4_clients", "NFSv4 client IDs held", ss.clients);
+	gauge(b, P "nfs4_sessions", "NFSv4.1 sessions open", ss.sessions);
+	counter(b, P "nfs4_clients_expired_total", "client IDs whose lease expired",
+		ss.clients_expired);
+	counter(b, P "nfs4_opens_total", "successful OPENs", t.opens);
+	counter(b, P "nfs4_closes_total", "CLOSEs", t.closes);
+	counter(b, P "nfs4_delegations_granted_total", "read delegations granted",
+		t.delegs_granted);
+	counter(b, P "nfs4_delegations_recalled_total", "CB_RECALLs sent", t.recalls_sent);
+	counter(b, P "nfs4_delegations_revoked_total", "delegations revoked", t.delegs_revoked);
+	gauge(b, P "nfs4_in_grace", "1 during the grace period after start (reclaims only)",
+	      t.in_grace);
+	counter(b, P "nfs4_waited_total",
+		"COMPOUNDs that waited for an operation's file work off the lcore", t.io_deferred);
+	counter(b, P "nfs4_ran_inline_total",
+		"COMPOUNDs that ran such file work on the lcore (no memory to wait)", t.io_inline);
+}
+
 static void write_rpc(struct app_buf *b, const struct nfsd_metrics_src *s)
 {
 	struct orpc_drc_stats d = {0};
@@ -345,6 +424,8 @@ void nfsd_metrics_write(struct app_buf *b, const struct nfsd_metrics_src *s)
 			"start time of the process since the Unix epoch, in seconds");
 	app_prom_sample_f(b, P "start_time_seconds", NULL, s->start_time);
 	write_nfs3(b, s);
+	if (s->v4)
+		write_nfs4(b, s->v4);
 	write_rpc(b, s);
 	write_conns(b, s);
 	if (s->nlm)

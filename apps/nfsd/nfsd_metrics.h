@@ -2,7 +2,8 @@
 /*
  * nfsd_metrics.h - droce-nfsd's counters as Prometheus metrics (names droce_nfsd_*, listed
  * in docs/observability.md): NFSv3 calls and latency histograms per procedure, bytes, NFS
- * statuses, RPC outcomes, the duplicate request cache, RDMA and TCP connections, the helper
+ * statuses, NFSv4.1/4.2 compounds and operations (counts, latency histograms, statuses, bytes,
+ * clients and sessions, delegations), RPC outcomes, the duplicate request cache, RDMA and TCP connections, the helper
  * threads, NLM/NSM and the lock manager, the backend's refusals, the process' start time.
  *
  * droce-nfsd fills a struct nfsd_metrics_src with pointers to what it owns and calls
@@ -16,6 +17,7 @@
 
 #include "app_prom.h"
 #include "nfs3_svc.h"
+#include "nfs4_svc.h"
 #include "nfs_aio.h"
 #include "nfs_pool.h"
 #include "nlm_svc.h"
@@ -37,7 +39,8 @@ struct nfsd_metrics_src {
 	const struct nfs_aio *aio;	/**< NULL: no io_uring */
 	uint32_t threads;		/**< helper threads */
 	const struct nfs_fs *fs;
-	bool rdma; /**< RDMA served: the rdma_* metrics below mean something */
+	struct nfs4_server *v4; /**< NULL: NFSv4 not served (no nfs4_* metrics) */
+	bool rdma;		/**< RDMA served: the rdma_* metrics below mean something */
 	uint64_t rdma_accepted, rdma_rejected, rdma_closed;
 	double start_time; /**< the process' start, Unix seconds (nfsd_metrics_start_time) */
 };

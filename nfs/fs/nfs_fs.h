@@ -66,6 +66,13 @@ enum nfs_stat {
 enum nfs_stat nfs_stat_from_errno(int err);
 const char *nfs_stat_name(enum nfs_stat s);
 
+/** Latency histograms' buckets (NFSv3 procedures, NFSv4 operations): bucket i counts what took
+ * at most 2^i µs; the last, NFS_LAT_BUCKETS - 1, what took longer than 2^20 µs. */
+#define NFS_LAT_BUCKETS 22u
+/** The bucket of something that took @p ns nanoseconds: the smallest i with ns <= 2^i µs, or
+ * NFS_LAT_BUCKETS - 1. */
+uint32_t nfs_lat_bucket(uint64_t ns);
+
 #define NFS_FH_MAX 64u	   /**< NFSv3's limit */
 #define NFS_NAME_MAX 255u  /**< longer names: NFS3ERR_NAMETOOLONG */
 #define NFS_PATH_MAX 1024u /**< MOUNT's dirpath and symlink targets */

@@ -87,3 +87,12 @@ const char *nfs_stat_name(enum nfs_stat s)
 			return nfs_stat_table[i].name;
 	return "NFS3ERR_unknown";
 }
+
+uint32_t nfs_lat_bucket(uint64_t ns)
+{
+	/* ns <= 2^i µs  <=>  ceil(ns / 1000) <= 2^i */
+	uint64_t us = ns / 1000 + (ns % 1000 != 0);
+	uint32_t i = us <= 1 ? 0 : 64 - (uint32_t)__builtin_clzll(us - 1);
+
+	return i < NFS_LAT_BUCKETS - 1 ? i : NFS_LAT_BUCKETS - 1;
+}

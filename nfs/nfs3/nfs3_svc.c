@@ -107,11 +107,7 @@ static uint64_t now_ns(void)
 
 uint32_t nfs3_lat_bucket(uint64_t ns)
 {
-	/* ns <= 2^i µs  <=>  ceil(ns / 1000) <= 2^i */
-	uint64_t us = ns / 1000 + (ns % 1000 != 0);
-	uint32_t i = us <= 1 ? 0 : 64 - (uint32_t)__builtin_clzll(us - 1);
-
-	return i < NFS3_LAT_BUCKETS - 1 ? i : NFS3_LAT_BUCKETS - 1;
+	return nfs_lat_bucket(ns);
 }
 
 /* Every handler ends here. Handlers run on a helper thread when the server has a pool, so

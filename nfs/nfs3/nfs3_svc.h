@@ -34,7 +34,7 @@ extern const struct orpc_program mount_program;
 
 /** Latency buckets: bucket i (0..20) counts calls that took at most 2^i µs, bucket 21 the
  * rest (+Inf). Not cumulative. */
-#define NFS3_LAT_BUCKETS 22u
+#define NFS3_LAT_BUCKETS NFS_LAT_BUCKETS
 
 /** Counters: per procedure, and per NFS status answered. Written only by the lcore that owns
  * the server (nfs3_count); other threads may read them, slightly stale, one aligned 64-bit

@@ -424,6 +424,7 @@ struct nfs4_run {
 	uint32_t status, nres, numres_pos;
 	bool cachethis;
 	uint64_t now;
+	uint64_t op_t0; /**< when the operation now running started (the previous one ended) */
 };
 
 /*
@@ -468,6 +469,24 @@ static void count_status(struct nfs4_server *s, uint32_t st)
 		s->stats.not_in_session++;
 }
 
+/* An operation's result, encoded with its final status: its counters. ns: since it started */
+static void count_op(struct nfs4_server *s, const struct nfs4_op_res *res, uint32_t status,
+		     uint64_t ns)
+{
+	uint32_t op = res->op <= NFS4_OP_LAST ? res->op : 0;
+
+	s->stats.op_lat[op][nfs_lat_bucket(ns)]++;
+	s->stats.op_lat_ns[op] += ns;
+	if (status != NFS4_OK) {
+		s->stats.op_err[op]++;
+		s->stats.status[nfs4_stat_slot(status)]++;
+	} else if (op == NFS4_OP_READ) {
+		s->stats.read_bytes += res->u.read.data.len;
+	} else if (op == NFS4_OP_WRITE) {
+		s->stats.write_bytes += res->u.write.count;
+	}
+}
+
 /*
  * Run the operations from `from` on, encoding each result into out, until one fails or all
  * ran. first: op `from`'s results, made already (a resumed operation).
@@ -480,9 +499,12 @@ static enum run_end run_ops(struct nfs4_server *s, struct nfs4_run *k, XDR *out,
 	struct nfs4_compound *c = &k->c;
 	struct nfs4_op_res res;
 
+	if (!first)
+		k->op_t0 = s->now_ns();
 	for (uint32_t i = from; i < k->ndec; i++) {
 		uint32_t op = s->ops[i];
 		const struct nfs4_op_desc *d = nfs4_op_desc(op);
+		uint64_t end;
 
 		c->opidx = i;
 		if (first && i == from) {
@@ -523,6 +545,9 @@ static enum run_end run_ops(struct nfs4_server *s, struct nfs4_run *k, XDR *out,
 			track_sid(c, op);
 		k->status = put_result(c, out, &res, k->cachethis);
 		k->nres++;
+		end = s->now_ns();
+		count_op(s, &res, k->status, end - k->op_t0);
+		k->op_t0 = end;
 		if (k->status != NFS4_OK)
 			break;
 	}
@@ -536,8 +561,12 @@ static uint32_t run_finish(struct nfs4_server *s, struct nfs4_run *k, XDR *out, 
 	struct nfs4_compound *c = &k->c;
 	uint32_t n = xdr_getpos(out);
 
+	uint64_t ns = s->now_ns() - k->now;
+
 	if (k->status != NFS4_OK)
 		s->stats.status_err++;
+	s->stats.compound_lat[nfs_lat_bucket(ns)]++;
+	s->stats.compound_lat_ns += ns;
 	xdr_setpos(out, 0);
 	xdr_uint32_t(out, &k->status);
 	xdr_setpos(out, k->numres_pos);
@@ -707,6 +736,7 @@ uint32_t nfs4_cont_resume(struct nfs4_cont *t, const uint8_t **reply)
 			track_sid(c, res.op);
 		k->status = put_result(c, &out, &res, false);
 		k->nres++;
+		count_op(s, &res, k->status, s->now_ns() - k->op_t0);
 		if (k->status == NFS4_OK && i + 1 < k->ndec) {
 			memset(&res, 0, sizeof(res));
 			res.op = s->ops[++i];
@@ -716,6 +746,7 @@ uint32_t nfs4_cont_resume(struct nfs4_cont *t, const uint8_t **reply)
 			s->stats.op[res.op <= NFS4_OP_LAST ? res.op : 0]++;
 			k->status = put_result(c, &out, &res, false);
 			k->nres++;
+			count_op(s, &res, k->status, 0);
 		}
 		return run_finish(s, k, &out, &t->io);
 	}

@@ -150,6 +150,27 @@ const char *nfs4_stat_name(uint32_t st)
 	}
 }
 
+#define SLOT_CASE_(n, v)                                                                           \
+	case v:                                                                                    \
+		return NFS4_SI_##n;
+#define SLOT_VALUE_(n, v) v,
+
+uint32_t nfs4_stat_slot(uint32_t st)
+{
+	switch (st) {
+		NFS4_STATUS_LIST(SLOT_CASE_)
+	default:
+		return NFS4_NSTATUS;
+	}
+}
+
+uint32_t nfs4_stat_of_slot(uint32_t slot)
+{
+	static const uint32_t value[NFS4_NSTATUS] = {NFS4_STATUS_LIST(SLOT_VALUE_)};
+
+	return slot < NFS4_NSTATUS ? value[slot] : NFS4ERR_SERVERFAULT;
+}
+
 /* ---- the session operations ---- */
 
 static void principal(const struct nfs4_compound *c, struct nfs4_principal *p)

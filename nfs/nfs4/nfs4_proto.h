@@ -226,6 +226,14 @@ enum nfs4_stat { NFS4_STATUS_LIST(NFS4_STATUS_ENUM_) };
 
 const char *nfs4_stat_name(uint32_t st);
 
+#define NFS4_STATUS_SLOT_(n, v) NFS4_SI_##n,
+/** Each listed status' index: the slots of the counters by status (nfs4_stats.status). */
+enum nfs4_stat_slot { NFS4_STATUS_LIST(NFS4_STATUS_SLOT_) NFS4_NSTATUS };
+/** The slot of a status; NFS4_NSTATUS for one that is not listed. */
+uint32_t nfs4_stat_slot(uint32_t st);
+/** The status in a slot below NFS4_NSTATUS. */
+uint32_t nfs4_stat_of_slot(uint32_t slot);
+
 /* Attributes (RFC 8881 §5.6 REQUIRED, §5.7 RECOMMENDED): the numbers served or named here. */
 enum nfs4_attr {
 	NFS4_A_SUPPORTED_ATTRS = 0,

@@ -58,6 +58,14 @@ struct nfs4_stats {
 	uint64_t op[NFS4_OP_LAST + 1]; /**< by opcode (0: OP_ILLEGAL) */
 	uint64_t badxdr, minor_mismatch, illegal, notsupp, not_in_session;
 	uint64_t status_err; /**< compounds that ended on a failing operation */
+	/** operations by opcode: time from their start to their result (file work off the lcore
+	 * included), in nfs_lat_bucket's buckets, and its sum */
+	uint64_t op_lat[NFS4_OP_LAST + 1][NFS_LAT_BUCKETS];
+	uint64_t op_lat_ns[NFS4_OP_LAST + 1];
+	uint64_t op_err[NFS4_OP_LAST + 1]; /**< operations that failed, by opcode */
+	uint64_t status[NFS4_NSTATUS + 1]; /**< failed operations by nfs4_stat_slot (last: other) */
+	uint64_t read_bytes, write_bytes;  /**< READ's data sent, WRITE's written (NFS4_OK) */
+	uint64_t compound_lat[NFS_LAT_BUCKETS], compound_lat_ns; /**< whole compounds, the same */
 	/* stateids (nfs4_open.c): the check's answers (nfs4_otab_stats.sid_state) */
 	uint64_t bad_stateid, old_stateid, stale_stateid, expired_stateid, share_denied;
 	uint64_t opens, closes, locks_denied;

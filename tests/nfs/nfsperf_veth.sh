@@ -26,12 +26,19 @@
 #      operations counted; the written file is whole on the server's disk; the server grants
 #      6 slots a session (v4_slots): iodepth 4 gets the 5 it asks, iodepth 8 runs on 6 (a
 #      slot beyond them would be NFS4ERR_BADSLOT, an error);
-#   7. droce-nfsd stops on SIGINT with exit 0, having answered no call with GARBAGE_ARGS or
+#   7. droce-nfsd's NFSv4 metrics (its /metrics at its own address): the COMPOUNDs and each
+#      operation's count (and its latency histogram's count) are exactly what droce-nfsperf's
+#      JSON says the 4.1 runs sent, nothing else ran, nothing failed, READ's and WRITE's
+#      bytes are counted, no client or session is left; droce-nfsstat's v4 table and its JSON
+#      carry the same counts;
+#   8. droce-nfsd stops on SIGINT with exit 0, having answered no call with GARBAGE_ARGS or
 #      SYSTEM_ERR and seen no RDMA error.
-# Usage: nfsperf_veth.sh PATH/TO/droce-nfsd PATH/TO/droce-nfsperf      Exit 77 = skipped.
+# Usage: nfsperf_veth.sh PATH/TO/droce-nfsd PATH/TO/droce-nfsperf [PATH/TO/droce-nfsstat]
+# Exit 77 = skipped.
 set -u
 NFSD=$(readlink -f "$1")
 PERF=$(readlink -f "$2")
+NFSSTAT=${3:+$(readlink -f "$3")}
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/../../scripts/lab.sh"
 if ! why=$(lab_can_run); then echo "SKIP: $why"; exit 77; fi
@@ -51,7 +58,9 @@ sed -i 's/^memory = .*/memory = 512/' "$LAB_DIR/b.ini"
 sed -i 's/^memory = .*/memory = 384/' "$LAB_DIR/a.ini"
 # NFSv4.1 beside v3, no grace period (a fresh server: nothing to reclaim), 6 slots a session
 # (fewer than iodepth 8 asks for)
-printf '\n[nfs]\nversions = 3,4.1\ngrace = 0\nv4_slots = 6\n' >> "$LAB_DIR/b.ini"
+# and its metrics at its own address (7: the NFSv4 counters against the client's)
+printf '\n[nfs]\nversions = 3,4.1\ngrace = 0\nv4_slots = 6\nmetrics = %s:9464\n' "$LAB_IP4_B" \
+	>> "$LAB_DIR/b.ini"
 EXP=$LAB_DIR/exp
 mkdir -p "$EXP" "$LAB_DIR/state"
 echo "$EXP 10.77.0.0/24(rw,no_root_squash,insecure)" > "$LAB_DIR/exports"
@@ -248,9 +257,94 @@ check "4.1 TCP randrw: version 4.1, the session's operations, COMMIT and REMOVE"
 	v41ok v41_tcp_randrw $V4OPS COMMIT REMOVE
 check "4.1 TCP unlink=1: the files are gone from droce-nfsd's disk" gone "$EXP/v4t.0.0"
 
+# 7. droce-nfsd's NFSv4 metrics against what the client sent: the 4.1 runs above are the only
+# NFSv4 traffic, none of them failed a call, so every COMPOUND and every operation droce-nfsperf
+# counted was run by the server once
+V4RUNS="v41_rdma_seqw v41_rdma_seqr v41_rdma_randrw v41_tcp_randrw"
+ip netns exec "$LAB_NS_B" timeout 30 python3 - "$LAB_IP4_B" 9464 "$LAB_DIR" $V4RUNS \
+	> "$LAB_DIR/v4metrics.log" 2>&1 <<'PY'
+import json, socket, sys
+ip, port, d, runs = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+s = socket.create_connection((ip, port), timeout=10)
+s.sendall(b"GET /metrics HTTP/1.1\r\nHost: droce\r\n\r\n")
+raw = b""
+while True:
+    c = s.recv(65536)
+    if not c:
+        break
+    raw += c
+m = {}
+for line in raw.partition(b"\r\n\r\n")[2].decode().splitlines():
+    if line and not line.startswith("#"):
+        k, v = line.rsplit(" ", 1)
+        m[k] = float(v)
+want, rd, wr = {}, 0, 0
+for r in runs:
+    for j in json.load(open(f"{d}/{r}.json"))["jobs"]:
+        for k, v in j["nfs"]["calls"].items():
+            want[k] = want.get(k, 0) + v
+fails = 0
+def check(what, cond):
+    global fails
+    print(("ok   - " if cond else "FAIL - ") + what)
+    fails += 0 if cond else 1
+comp = want.pop("COMPOUND")
+check(f"droce_nfsd_nfs4_compounds_total is the COMPOUNDs droce-nfsperf sent ({comp:.0f}): "
+      f"{m.get('droce_nfsd_nfs4_compounds_total')}", m.get("droce_nfsd_nfs4_compounds_total") == comp)
+got = {k: m.get('droce_nfsd_nfs4_ops_total{op="%s"}' % k) for k in want}
+check(f"droce_nfsd_nfs4_ops_total per operation is what droce-nfsperf sent: {want}; got {got}",
+      got == want)
+ran = {k[len('droce_nfsd_nfs4_ops_total{op="'):-2]: v for k, v in m.items()
+       if k.startswith("droce_nfsd_nfs4_ops_total{") and v}
+check(f"no other operation ran ({sorted(set(ran) - set(want))})", set(ran) == set(want))
+hist = {k: m.get('droce_nfsd_nfs4_op_duration_seconds_count{op="%s"}' % k) for k in want}
+inf = {k: m.get('droce_nfsd_nfs4_op_duration_seconds_bucket{op="%s",le="+Inf"}' % k) for k in want}
+check("each operation's latency histogram counts it as often (_count and le=+Inf)",
+      hist == want and inf == want)
+check("READ's latency sum is positive", m.get('droce_nfsd_nfs4_op_duration_seconds_sum{op="READ"}', 0) > 0)
+check("the compounds' histogram counts every compound",
+      m.get("droce_nfsd_nfs4_compound_duration_seconds_count") == comp)
+check("no failed operation, no failed compound",
+      m.get("droce_nfsd_nfs4_compound_errors_total") == 0 and
+      sum(v for k, v in m.items() if k.startswith("droce_nfsd_nfs4_op_errors_total")) == 0)
+check("bytes: READ's and WRITE's are counted (read %s, written %s)" %
+      (m.get("droce_nfsd_nfs4_read_bytes_total"), m.get("droce_nfsd_nfs4_written_bytes_total")),
+      m.get("droce_nfsd_nfs4_read_bytes_total", 0) >= 4 << 20 and
+      m.get("droce_nfsd_nfs4_written_bytes_total", 0) >= 4 << 20)
+check("the clients destroyed their IDs and sessions: clients 0, sessions 0",
+      m.get("droce_nfsd_nfs4_clients") == 0 and m.get("droce_nfsd_nfs4_sessions") == 0)
+json.dump(want, open(f"{d}/v4want.json", "w"))
+sys.exit(1 if fails else 0)
+PY
+rc=$?
+sed 's/^/  /' "$LAB_DIR/v4metrics.log"
+check "the NFSv4 metrics agree with droce-nfsperf's counts (exit $rc)" [ "$rc" = 0 ]
+if [ -n "$NFSSTAT" ]; then
+	ip netns exec "$LAB_NS_B" timeout 30 "$NFSSTAT" -s "$LAB_IP4_B:9464" > "$LAB_DIR/nfsstat.log" 2>&1
+	rc=$?
+	sed -n '/^Server nfs v4/,$p' "$LAB_DIR/nfsstat.log" | sed 's/^/# droce-nfsstat: /'
+	ip netns exec "$LAB_NS_B" timeout 30 "$NFSSTAT" -s "$LAB_IP4_B:9464" -j > "$LAB_DIR/nfsstat.json" 2>&1
+	rc2=$?
+	check "droce-nfsstat: exit 0, and its v4 table's rows and its JSON carry droce-nfsperf's counts" \
+		python3 - "$LAB_DIR" $rc $rc2 <<'PY'
+import json, re, sys
+d = sys.argv[1]
+want = json.load(open(f"{d}/v4want.json"))
+text = open(f"{d}/nfsstat.log").read()
+rows = {m.group(1): float(m.group(2)) for m in re.finditer(r"^([A-Z_0-9]+) +(\d+) +[\d.]+% +0 ", text.split("Server nfs v4", 1)[-1], re.M)}
+j = json.load(open(f"{d}/nfsstat.json"))["nfs4"]
+jc = {k: v["calls"] for k, v in j["ops"].items() if v["calls"]}
+ok = sys.argv[2] == "0" and sys.argv[3] == "0" and rows == want and jc == want
+ok = ok and 0 <= j["ops"]["READ"]["p50_us"] <= j["ops"]["READ"]["p99_us"]
+if not ok:
+    print("# table rows", rows, "json", jc, "want", want)
+sys.exit(0 if ok else 1)
+PY
+fi
+
 lab_stop nfsd
 st=$?
-grep -E "^(tcp|rdma|nfs3|drc|fs):" "$LAB_DIR/nfsd.log" | sed 's/^/# droce-nfsd: /'
+grep -E "^(tcp|rdma|nfs3|nfs4|drc|fs):" "$LAB_DIR/nfsd.log" | sed 's/^/# droce-nfsd: /'
 check "droce-nfsd stopped on SIGINT with exit 0 (exit $st)" [ "$st" = 0 ]
 check "droce-nfsd answered every call (no GARBAGE_ARGS, SYSTEM_ERR or RDMA error)" \
 	bash -c "! grep -Eq 'GARBAGE_ARGS [1-9]|SYSTEM_ERR [1-9]|rdma_errors [1-9]' '$LAB_DIR/nfsd.log'"
