@@ -3,11 +3,12 @@
 # builds droce, boots the interop lab (tests/interop/lab.sh: a QEMU VM running Debian's Linux
 # kernel with soft-RoCE, the NFS client and rdma-core, built from Debian packages), starts
 # droce-nfsd in droce's network namespace from one INI file (the stack's sections, [nfs] and an
-# [export NAME] section), and has the VM's Linux client mount droce with
-# `mount -o rdma,port=20049,vers=3`. The VM writes a file and reads it back (the rates are
-# printed), the md5 sums in the VM, through the mount and on droce's disk are printed side by
-# side, the VM's mountstats show the rdma transport, droce-nfsd's counters are shown, and
-# everything is cleaned up. Takes 1-3 minutes (more the first time, while the VM image is
+# [export NAME] section), serving NFSv3 and NFSv4.1/4.2. The VM's Linux client asks droce's
+# portmapper what it serves (rpcinfo -p, showmount -e), then mounts droce with a plain
+# `mount -o rdma`, which agrees on NFSv4.2 over RDMA. The VM writes a file and reads it back
+# (the rates are printed), the md5 sums in the VM, through the mount and on droce's disk are
+# printed side by side, the VM's mountstats show the rdma transport, droce-nfsd's counters are
+# shown (droce-nfsstat, rte_telemetry, its exit summary), and everything is cleaned up. Takes 1-3 minutes (more the first time, while the VM image is
 # built). Run as root.
 #
 #   --check       assert each step (ok/FAIL lines, exit 1 when one failed): how CI runs it
@@ -69,6 +70,7 @@ CONF=$LABI_DIR/droce-nfsd.ini
 idle_sleep_us = 50
 
 [nfs]
+versions = 3,4.1
 state = $LABI_DIR/state
 threads = 4
 grace = 0
@@ -80,7 +82,7 @@ clients = $LABI_NET.0/24(rw,no_root_squash)
 EOF
 } > "$CONF"
 
-say "droce-nfsd at $D from one config file: NFSv3 on RDMA 20049 and TCP 2049, MOUNT, NLM, portmapper"
+say "droce-nfsd at $D from one config file: NFSv3 and NFSv4.1/4.2 on RDMA 20049 and TCP 2049, MOUNT, NLM, portmapper"
 sed -n '/^\[nfs\]/,$p' "$CONF"
 step "droce-nfsd --check accepts the config" "$NFSD" --check --config "$CONF" || exit 1
 ip netns exec "$LABI_DNS" "$NFSD" --config "$CONF" > "$LABI_DIR/nfsd.out" 2> "$LABI_DIR/nfsd.err" &
@@ -90,20 +92,33 @@ for _ in $(seq 100); do grep -q "^serving" "$LABI_DIR/nfsd.out" && break; sleep 
 grep "^serving" "$LABI_DIR/nfsd.out"
 step "droce-nfsd serves" grep -q "^serving" "$LABI_DIR/nfsd.out" || { cat "$LABI_DIR/nfsd.err"; exit 1; }
 
-say "the VM ($VM) mounts droce over RDMA"
-vm_run vm1 "mkdir -p /mnt/droce && mount -t nfs -o rdma,port=20049,vers=3,nolock $D:$EXP /mnt/droce && grep /mnt/droce /proc/mounts" 120 |
+say "the VM ($VM) asks droce's portmapper what it serves, and droce's MOUNT what it exports"
+vm_run vm1 "rpcinfo -p $D; showmount -e $D" 60 | tee "$LABI_DIR/vm.rpcinfo"
+step "rpcinfo -p lists NFS 3 and 4 over TCP, MOUNT, NLM and NSM at droce" \
+	bash -c "grep -Eq '^ +100003 +3 +tcp +2049 ' '$LABI_DIR/vm.rpcinfo' &&
+		grep -Eq '^ +100003 +4 +tcp +2049 ' '$LABI_DIR/vm.rpcinfo' &&
+		grep -Eq '^ +100005 +3 +(tcp|udp) ' '$LABI_DIR/vm.rpcinfo' &&
+		grep -Eq '^ +100021 +4 +tcp ' '$LABI_DIR/vm.rpcinfo' &&
+		grep -Eq '^ +100024 +1 +tcp ' '$LABI_DIR/vm.rpcinfo'"
+step "showmount -e lists the export to the lab's network" \
+	grep -Eq "^$EXP +$LABI_NET.0/24" "$LABI_DIR/vm.rpcinfo"
+
+say "the VM ($VM) mounts droce with mount -o rdma (no version, no port given)"
+vm_run vm1 "mkdir -p /mnt/droce && mount -t nfs -o rdma $D:$EXP /mnt/droce && grep /mnt/droce /proc/mounts" 120 |
 	tee "$LABI_DIR/vm.mount"
-step "the VM mounted droce with proto=rdma" grep -q " /mnt/droce nfs .*proto=rdma" "$LABI_DIR/vm.mount" || exit 1
+step "the VM mounted droce with proto=rdma" grep -q " /mnt/droce nfs.* .*proto=rdma" "$LABI_DIR/vm.mount" || exit 1
+step "the client and droce agreed on NFSv4.2 (vers=4.2), on port 20049" \
+	grep -q " /mnt/droce nfs4 .*vers=4.2,.*port=20049" "$LABI_DIR/vm.mount"
 
 say "the VM writes 16 MiB, drops its caches, reads it back, and lists the export (the VM runs under TCG emulation: the rates are the emulator's, not droce's)"
 vm_run vm1 "cat /mnt/droce/README; dd if=/dev/urandom of=/tmp/f bs=1M count=16 2>/dev/null
 	up() { cut -d' ' -f1 /proc/uptime; }
 	rate() { awk -v a=\$1 -v b=\$2 'BEGIN { d = b - a; if (d < 0.01) d = 0.01; printf \"%.1f MiB/s (16 MiB in %.2f s)\", 16 / d, d }'; }
 	t0=\$(up); dd if=/tmp/f of=/mnt/droce/from-linux bs=1M conv=fsync 2>/dev/null; t1=\$(up)
-	echo \"write over NFS/RDMA: \$(rate \$t0 \$t1)\"
+	echo \"write over NFSv4.2/RDMA: \$(rate \$t0 \$t1)\"
 	echo 3 > /proc/sys/vm/drop_caches
 	t0=\$(up); dd if=/mnt/droce/from-linux of=/dev/null bs=1M 2>/dev/null; t1=\$(up)
-	echo \"read over NFS/RDMA:  \$(rate \$t0 \$t1)\"
+	echo \"read over NFSv4.2/RDMA:  \$(rate \$t0 \$t1)\"
 	echo \"md5 in the VM:         \$(md5sum < /tmp/f | cut -d' ' -f1)\"
 	echo \"md5 through the mount: \$(md5sum < /mnt/droce/from-linux | cut -d' ' -f1)\"
 	ls -l /mnt/droce; df -h /mnt/droce" 300 | tee "$LABI_DIR/vm.io"
@@ -121,8 +136,29 @@ step "mountstats name the rdma transport" grep -q "xprt:[[:space:]]*rdma" "$LABI
 
 say "droce-nfsstat: droce-nfsd's counters from its Prometheus endpoint ($D:9464/metrics)"
 ip netns exec "$LABI_DNS" "$(dirname "$NFSD")/droce-nfsstat" -s "$D:9464" | tee "$LABI_DIR/nfsstat.out"
-step "droce-nfsstat shows the WRITEs and READs" \
-	bash -c "grep -qE '^ *WRITE +[1-9]' '$LABI_DIR/nfsstat.out' && grep -qE '^ *READ +[1-9]' '$LABI_DIR/nfsstat.out'"
+step "droce-nfsstat's NFSv4 table shows the WRITEs and READs" \
+	bash -c "sed -n '/^Server nfs v4/,\$p' '$LABI_DIR/nfsstat.out' > '$LABI_DIR/nfsstat.v4' &&
+		grep -qE '^WRITE +[1-9]' '$LABI_DIR/nfsstat.v4' && grep -qE '^READ +[1-9]' '$LABI_DIR/nfsstat.v4'"
+
+say "rte_telemetry: /droce/nfs and /droce/nfs/latency (dpdk-telemetry.py, as an operator reads them)"
+for c in /droce/nfs /droce/nfs/latency; do
+	echo "$c" | timeout 10 dpdk-telemetry.py -f "droce_il_$LABI_ID" 2>/dev/null | tail -n 1
+done > "$LABI_DIR/telemetry.json"
+python3 - "$LABI_DIR/telemetry.json" > "$LABI_DIR/telemetry.txt" 2>&1 <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+t, lat = json.loads(lines[0])["/droce/nfs"], json.loads(lines[1])["/droce/nfs/latency"]
+ops = t["nfs4_ops"]
+print(f"nfs4_compounds {t['nfs4_compounds']}, READ {ops.get('READ')}, WRITE {ops.get('WRITE')}, "
+      f"written {t['nfs4_write_bytes']} bytes; READ latency buckets {lat.get('nfs4_READ')}")
+ok = ops.get("READ", 0) > 0 and ops.get("WRITE", 0) > 0 and t["nfs4_write_bytes"] >= 16 << 20
+ok = ok and sum(lat["nfs4_READ"]) == ops["READ"] and sum(lat["nfs4_WRITE"]) == ops["WRITE"]
+ok = ok and len(lat["bucket_le_us"]) + 1 == len(lat["nfs4_READ"])
+sys.exit(0 if ok else 1)
+PY
+tel=$?
+cat "$LABI_DIR/telemetry.txt"
+step "telemetry counts the v4 READs and WRITEs, the 16 MiB written, and their latency histograms hold each" [ $tel = 0 ]
 
 say "unmounting, stopping droce-nfsd (SIGTERM: it drains and syncs), and its counters"
 vm_run vm1 "umount /mnt/droce" 60
@@ -132,8 +168,8 @@ wait "$NPID"
 rc=$?
 cat "$LABI_DIR/nfsd.out"
 step "droce-nfsd drained and exited 0" bash -c "[ $rc = 0 ] && grep -q '^drained: every call answered' '$LABI_DIR/nfsd.out'"
-step "droce-nfsd counted the WRITEs and READs over RDMA" \
-	bash -c "grep -qE '^nfs3: WRITE tcp 0 rdma [1-9]' '$LABI_DIR/nfsd.out' && grep -qE '^nfs3: READ tcp 0 rdma [1-9]' '$LABI_DIR/nfsd.out'"
+step "droce-nfsd counted the NFSv4 WRITEs and READs" \
+	bash -c "grep -qE '^nfs4: WRITE [1-9]' '$LABI_DIR/nfsd.out' && grep -qE '^nfs4: READ [1-9]' '$LABI_DIR/nfsd.out'"
 if [ $CHECK = 1 ]; then
 	echo "# demo: $fails failed"
 fi

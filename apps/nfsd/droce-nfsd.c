@@ -697,9 +697,12 @@ static void register_all(const char *ip, bool rdma)
 		orpc_pmap_register(&g.pm, ORPC_PMAP_PROG, v, "tcp", ip, ORPC_PMAP_PORT);
 		orpc_pmap_register(&g.pm, ORPC_PMAP_PROG, v, "udp", ip, ORPC_PMAP_PORT);
 	}
-	orpc_pmap_register(&g.pm, NFS3_PROG, 3, "tcp", ip, NFS3_PORT);
-	if (rdma)
-		orpc_pmap_register(&g.pm, NFS3_PROG, 3, "rdma", ip, NFS3_RDMA_PORT);
+	/* NFSv4 (4.1 and 4.2) beside v3 when served, on the same ports */
+	for (uint32_t v = 3; v <= (g.v4 ? 4u : 3u); v++) {
+		orpc_pmap_register(&g.pm, NFS3_PROG, v, "tcp", ip, NFS3_PORT);
+		if (rdma)
+			orpc_pmap_register(&g.pm, NFS3_PROG, v, "rdma", ip, NFS3_RDMA_PORT);
+	}
 	for (uint32_t v = 1; v <= 3; v += 2) {
 		orpc_pmap_register(&g.pm, MOUNT_PROG, v, "tcp", ip, MOUNT_PORT);
 		orpc_pmap_register(&g.pm, MOUNT_PROG, v, "udp", ip, MOUNT_PORT);
@@ -979,8 +982,24 @@ static int tel_nfs(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-/* The latency histograms (nfs_lat_bucket's buckets: bucket i counts calls of at most 2^i µs,
- * the last longer ones): per NFSv3 procedure and NFSv4 operation that ran at least once */
+/* One latency histogram as an array under key (nfs_lat_bucket's buckets). rte_telemetry
+ * nests one level only: the histograms are arrays in the command's own dict. */
+static void tel_hist(struct rte_tel_data *d, const char *key, const uint64_t *a,
+		     const uint64_t *b)
+{
+	struct rte_tel_data *h = rte_tel_data_alloc();
+
+	if (!h)
+		return;
+	rte_tel_data_start_array(h, RTE_TEL_U64_VAL);
+	for (uint32_t k = 0; k < NFS_LAT_BUCKETS; k++)
+		rte_tel_data_add_array_u64(h, a[k] + (b ? b[k] : 0));
+	if (rte_tel_data_add_dict_container(d, key, h, 0) != 0)
+		rte_tel_data_free(h);
+}
+
+/* The latency histograms: bucket i counts calls of at most bucket_le_us[i] µs, the last
+ * longer ones; "nfs3_PROC" per NFSv3 procedure and "nfs4_OP" per NFSv4 operation that ran */
 static int tel_latency(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	static const char *const procs[NFS3_NPROCS] = {
@@ -990,63 +1009,34 @@ static int tel_latency(const char *cmd, const char *params, struct rte_tel_data 
 		"FSSTAT", "FSINFO",  "PATHCONF", "COMMIT"};
 	static struct nfs4_stats v4; /* the telemetry thread's own copy */
 	const struct nfs3_server *sv[2] = {&g.tcp_nfs, &g.rdma_nfs};
-	struct rte_tel_data *le = rte_tel_data_alloc(), *h3 = rte_tel_data_alloc(),
-			    *h4 = g.v4 ? rte_tel_data_alloc() : NULL;
-	int rc = 0;
+	struct rte_tel_data *le = rte_tel_data_alloc();
+	char key[64];
 
 	(void)cmd, (void)params;
-	if (!le || !h3 || (g.v4 && !h4)) {
-		rc = -ENOMEM;
-		goto out;
-	}
+	if (!le)
+		return -ENOMEM;
 	rte_tel_data_start_dict(d);
 	rte_tel_data_start_array(le, RTE_TEL_U64_VAL);
 	for (uint32_t i = 0; i + 1 < NFS_LAT_BUCKETS; i++)
 		rte_tel_data_add_array_u64(le, 1ull << i);
-	if (rte_tel_data_add_dict_container(d, "bucket_le_us", le, 0) == 0)
-		le = NULL;
-	rte_tel_data_start_dict(h3);
+	if (rte_tel_data_add_dict_container(d, "bucket_le_us", le, 0) != 0)
+		rte_tel_data_free(le);
 	for (uint32_t p = 0; p < NFS3_NPROCS; p++) {
-		struct rte_tel_data *a;
-
 		if (!sv[0]->st.proc[p] && !sv[1]->st.proc[p])
 			continue;
-		a = rte_tel_data_alloc();
-		if (!a)
-			break;
-		rte_tel_data_start_array(a, RTE_TEL_U64_VAL);
-		for (uint32_t k = 0; k < NFS_LAT_BUCKETS; k++)
-			rte_tel_data_add_array_u64(a, sv[0]->st.lat[p][k] + sv[1]->st.lat[p][k]);
-		if (rte_tel_data_add_dict_container(h3, procs[p], a, 0) != 0)
-			rte_tel_data_free(a);
+		snprintf(key, sizeof(key), "nfs3_%s", procs[p]);
+		tel_hist(d, key, sv[0]->st.lat[p], sv[1]->st.lat[p]);
 	}
-	if (rte_tel_data_add_dict_container(d, "nfs3", h3, 0) == 0)
-		h3 = NULL;
-	if (h4) {
-		nfs4_server_stats(g.v4, &v4);
-		rte_tel_data_start_dict(h4);
-		for (uint32_t op = 0; op <= NFS4_OP_LAST; op++) {
-			struct rte_tel_data *a;
-
-			if (!v4.op[op])
-				continue;
-			a = rte_tel_data_alloc();
-			if (!a)
-				break;
-			rte_tel_data_start_array(a, RTE_TEL_U64_VAL);
-			for (uint32_t k = 0; k < NFS_LAT_BUCKETS; k++)
-				rte_tel_data_add_array_u64(a, v4.op_lat[op][k]);
-			if (rte_tel_data_add_dict_container(h4, nfs4_op_name(op), a, 0) != 0)
-				rte_tel_data_free(a);
-		}
-		if (rte_tel_data_add_dict_container(d, "nfs4", h4, 0) == 0)
-			h4 = NULL;
+	if (!g.v4)
+		return 0;
+	nfs4_server_stats(g.v4, &v4);
+	for (uint32_t op = 0; op <= NFS4_OP_LAST; op++) {
+		if (!v4.op[op])
+			continue;
+		snprintf(key, sizeof(key), "nfs4_%s", nfs4_op_name(op));
+		tel_hist(d, key, v4.op_lat[op], NULL);
 	}
-out:
-	rte_tel_data_free(le);
-	rte_tel_data_free(h3);
-	rte_tel_data_free(h4);
-	return rc;
+	return 0;
 }
 
 /* GET /metrics (--metrics): the counters above for Prometheus, written on this lcore */
@@ -1466,8 +1456,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "droce-nfsd: /droce/nfs not registered with telemetry\n");
 	if (rte_telemetry_register_cmd("/droce/nfs/latency", tel_latency,
 				       "Latency histograms per NFSv3 procedure and NFSv4 operation "
-				       "that ran: bucket i counts calls of at most bucket_le_us[i] "
-				       "us, the last longer ones. No params") != 0)
+				       "(buckets: at most bucket_le_us[i] us). No params") != 0)
 		fprintf(stderr, "droce-nfsd: /droce/nfs/latency not registered with telemetry\n");
 	if (rte_telemetry_register_cmd("/droce/nfs/clients", tel_clients,
 				       "Connections: transport, peer, calls, credits granted, "
