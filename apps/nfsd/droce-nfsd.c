@@ -64,6 +64,7 @@
 #include "orpc_pmap.h"
 #include "orpc_tcp.h"
 #include "roce_cm.h"
+#include "roce_dcqcn.h"
 #include "roce_verbs.h"
 #include "rpcrdma_ep.h"
 #include "stk_config.h"
@@ -1283,11 +1284,15 @@ static int check_files(void)
 			return 2;
 		}
 	}
-	/* the stack's sections, unless there is no stack (--listen) */
+	/* the stack's sections and [dcqcn], unless there is no stack (--listen) */
 	if (g.config && !g.listen_ip) {
+		struct roce_dcqcn_params cc;
+		bool cc_on;
+
 		stk_config_default(&cfg);
 		cfg.upper_sections = nfsd_conf_sections;
-		if (stk_config_load(g.config, &cfg, err, sizeof(err)) != 0) {
+		if (stk_config_load(g.config, &cfg, err, sizeof(err)) != 0 ||
+		    roce_dcqcn_config_load(g.config, &cc_on, &cc, err, sizeof(err)) != 0) {
 			fprintf(stderr, "droce-nfsd: %s\n", err);
 			return 2;
 		}
@@ -1330,6 +1335,8 @@ int main(int argc, char **argv)
 	bool served = false;
 	char **eal_argv, **app_argv, *text;
 	struct stk_config cfg;
+	struct roce_dcqcn_params cc;
+	bool cc_on = false;
 	const struct stk_iface *ifc;
 	char err[1024], ip[64];
 	long secs = 0;
@@ -1409,7 +1416,8 @@ int main(int argc, char **argv)
 	}
 	stk_config_default(&cfg);
 	cfg.upper_sections = nfsd_conf_sections;
-	if (stk_config_load(g.config, &cfg, err, sizeof(err)) != 0) {
+	if (stk_config_load(g.config, &cfg, err, sizeof(err)) != 0 ||
+	    roce_dcqcn_config_load(g.config, &cc_on, &cc, err, sizeof(err)) != 0) {
 		fprintf(stderr, "droce-nfsd: %s\n", err);
 		return 2;
 	}
@@ -1421,6 +1429,14 @@ int main(int argc, char **argv)
 	ifc = stk_iface_get(0);
 	stk_ipaddr_str(&ifc->ip4, ip, sizeof(ip));
 	g.dev = roce_dev_open(0);
+	/* [dcqcn]: every QP of the device (the RDMA connections) reacts to CNPs from then on */
+	if (g.dev && cc_on) {
+		if (roce_dev_set_cc(g.dev, &cc) != 0) {
+			fprintf(stderr, "droce-nfsd: the [dcqcn] parameters were refused\n");
+			goto out;
+		}
+		printf("dcqcn: on, line %.0f Gbit/s, min %.1f Gbit/s\n", cc.line_gbps, cc.min_gbps);
+	}
 	g.cm = g.dev ? roce_cm_open(g.dev) : NULL;
 	g.pd = g.dev ? roce_alloc_pd(g.dev) : NULL;
 	g.listen = g.cm ? roce_cm_create_id(g.cm, ROCE_CM_PS_TCP, NULL) : NULL;

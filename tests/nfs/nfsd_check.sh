@@ -57,6 +57,16 @@ run good_ini 0 "1 export(s) ok" --listen 127.0.0.1 --config "$out/good_ini.ini"
 # the stack's and droce-nfsd's sections in one file: each reader skips the other's
 { printf '%s\n' "[eal]" "lcores = 0" "[port0]" "vdev = net_ring0" "ipv4 = 10.9.0.1/24"; cat "$out/good_ini.ini"; } > "$out/both.ini"
 run both 0 "1 export(s) ok" --config "$out/both.ini"
+# [dcqcn] in droce-nfsd's file is read by droce-nfsd (the transport's DCQCN for its RDMA
+# connections): good keys pass, a bad key or value is named with what is accepted
+{ cat "$out/both.ini"; printf '%s\n' "" "[dcqcn]" "line_gbps = 25" "min_gbps = 0.01"; } > "$out/cc.ini"
+run dcqcn_good 0 "1 export(s) ok" --config "$out/cc.ini"
+{ cat "$out/both.ini"; printf '%s\n' "" "[dcqcn]" "line_gbs = 25"; } > "$out/ccbad.ini"
+run dcqcn_badkey 2 "\[dcqcn\] line_gbs = 25: unknown key; known: enable line_gbps" --config "$out/ccbad.ini"
+{ cat "$out/both.ini"; printf '%s\n' "" "[dcqcn]" "line_gbps = 25" "min_gbps = 30"; } > "$out/ccmin.ini"
+run dcqcn_min 2 "\[dcqcn\] min_gbps = : must not exceed line_gbps" --config "$out/ccmin.ini"
+{ cat "$out/both.ini"; printf '%s\n' "" "[dcqcn]" "enable = maybe"; } > "$out/ccen.ini"
+run dcqcn_enable 2 "\[dcqcn\] enable = maybe: say yes or no" --config "$out/ccen.ini"
 for kv in "threads = 65|from 0 to 64" "grace = 3601|from 0 to 3600" "credits = 0|from 1 to 1024" \
 	"inline = 512|from 1024 to 65536" "max_io = 2097152|from 4096 to 1048576" \
 	"max_io = 6000|a multiple of 4096" "connections = 65|from 1 to 64" "drain = -1|from 0 to 600" \
@@ -65,7 +75,8 @@ for kv in "threads = 65|from 0 to 64" "grace = 3601|from 0 to 3600" "credits = 0
 	"threads = four|an integer" "versions = 4.2|expected 3 or 3,4.1" "versions = 4.1|v3 is always served" "metrics = 9464|IP:PORT" \
 	"metrics = 127.0.0.1:70000|IP:PORT" "metrics = localhost:9464|IP:PORT" \
 	"metrics = ::1:9464|IP:PORT" "state = relative/dir|an absolute path" \
-	"v4_domain = a b|expected a domain name" \
+	"v4_domain = a b|expected a domain name" "v4_lease = 4|from 5 to 3600" \
+	"v4_lease = 3601|from 5 to 3600" "v4_slots = 0|from 1 to 1024" "v4_slots = 1025|from 1 to 1024" \
 	"exports = exports.txt|an absolute path" "lease = 90|unknown key; known: exports state"; do
 	line=${kv%%|*}
 	why=${kv#*|}

@@ -61,6 +61,8 @@ sed -i 's/^memory = .*/memory = 384/' "$LAB_DIR/a.ini"
 # and its metrics at its own address (7: the NFSv4 counters against the client's)
 printf '\n[nfs]\nversions = 3,4.1\ngrace = 0\nv4_slots = 6\nmetrics = %s:9464\n' "$LAB_IP4_B" \
 	>> "$LAB_DIR/b.ini"
+# DCQCN for droce-nfsd's RDMA connections, from its own file's [dcqcn]
+printf '\n[dcqcn]\nline_gbps = 25\n' >> "$LAB_DIR/b.ini"
 EXP=$LAB_DIR/exp
 mkdir -p "$EXP" "$LAB_DIR/state"
 echo "$EXP 10.77.0.0/24(rw,no_root_squash,insecure)" > "$LAB_DIR/exports"
@@ -71,6 +73,8 @@ ip netns exec "$LAB_NS_B" timeout 300 "$NFSD" --config "$LAB_DIR/b.ini" \
 LAB_PID_nfsd=$!
 LAB_PIDS+=($LAB_PID_nfsd)
 lab_wait_log nfsd '^serving at' 30 || exit 1
+check "droce-nfsd turned DCQCN on from its [dcqcn] section (line 25 Gbit/s)" \
+	grep -q "^dcqcn: on, line 25 Gbit/s" "$LAB_DIR/nfsd.log"
 
 # perf NAME ARGS...: droce-nfsperf in A, JSON into $LAB_DIR/NAME.json, stderr in NAME.err;
 # sets RC
