@@ -985,8 +985,7 @@ static int tel_nfs(const char *cmd, const char *params, struct rte_tel_data *d)
 
 /* One latency histogram as an array under key (nfs_lat_bucket's buckets). rte_telemetry
  * nests one level only: the histograms are arrays in the command's own dict. */
-static void tel_hist(struct rte_tel_data *d, const char *key, const uint64_t *a,
-		     const uint64_t *b)
+static void tel_hist(struct rte_tel_data *d, const char *key, const uint64_t *a, const uint64_t *b)
 {
 	struct rte_tel_data *h = rte_tel_data_alloc();
 
@@ -1170,7 +1169,7 @@ static int serve_tcp_only(long secs)
 	g.svc.ctx = &g.tcp_nfs;
 	orpc_bc_table_init(&g.bc);
 	g.svc.bc = &g.bc;
-	if (orpc_svc_drc_enable(&g.svc) != 0 || !nfs_program())
+	if (orpc_svc_drc_enable_n(&g.svc, g.conf.drc_entries) != 0 || !nfs_program())
 		goto out;
 	orpc_svc_add(&g.svc, &orpc_pmap_program);
 	orpc_svc_add(&g.svc, nfs_program());
@@ -1455,8 +1454,8 @@ int main(int argc, char **argv)
 	g.rdma_svc.ctx = &g.rdma_nfs;
 	orpc_bc_table_init(&g.bc);
 	g.svc.bc = g.rdma_svc.bc = &g.bc;
-	if (orpc_svc_drc_enable(&g.svc) != 0 || orpc_svc_drc_enable(&g.rdma_svc) != 0 ||
-	    !nfs_program()) {
+	if (orpc_svc_drc_enable_n(&g.svc, g.conf.drc_entries) != 0 ||
+	    orpc_svc_drc_enable_n(&g.rdma_svc, g.conf.drc_entries) != 0 || !nfs_program()) {
 		fprintf(stderr, "droce-nfsd: out of memory\n");
 		goto out;
 	}

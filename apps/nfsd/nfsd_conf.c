@@ -16,6 +16,7 @@
 
 #include "nfs_fs.h"
 #include "nfsd_conf.h"
+#include "orpc_svc.h"
 
 const char *const nfsd_conf_sections[] = {"nfs", "export ", NULL};
 
@@ -78,6 +79,7 @@ static const struct key keys[] = {
 	U("connections", connections, 1, NFSD_CONNS_MAX, 0),
 	U("calls_per_connection", conn_calls, 1, 16, 0),
 	U("drain", drain_s, 0, 600, 0),
+	U("drc", drc_entries, ORPC_DRC_MIN, ORPC_DRC_MAX, ORPC_DRC_WAYS),
 	U("v4_lease", v4_lease_s, 5, 3600, 0),
 	U("v4_slots", v4_slots, 1, 1024, 0),
 	S("v4_domain", v4_domain, K_DOMAIN),
@@ -260,6 +262,7 @@ void nfsd_conf_default(struct nfsd_conf *c)
 	c->drain_s = 10;
 	c->v4_lease_s = 90;
 	c->v4_slots = 32;
+	c->drc_entries = ORPC_DRC_ENTRIES;
 }
 
 int nfsd_conf_load(const char *path, struct nfsd_conf *conf, char *err, size_t errlen)

@@ -45,9 +45,10 @@ struct nfsd_conf {
 	char state[512];
 	uint32_t threads, uring_depth, conn_calls, grace_s, credits, inline_max, max_io,
 		connections, drain_s, v4_lease_s, v4_slots;
-	bool v41;	    /**< versions includes 4.1: program 100003 version 4 is registered */
-	char metrics[128];  /**< "IP:PORT", or empty */
-	char v4_domain[64]; /**< NFSv4 "N@domain" owners: this domain only (empty: any) */
+	uint32_t drc_entries; /**< duplicate request cache entries, per server (TCP/UDP, RDMA) */
+	bool v41;	      /**< versions includes 4.1: program 100003 version 4 is registered */
+	char metrics[128];    /**< "IP:PORT", or empty */
+	char v4_domain[64];   /**< NFSv4 "N@domain" owners: this domain only (empty: any) */
 };
 
 /** The defaults (docs/config.md). */

@@ -280,6 +280,8 @@ static void write_rpc(struct app_buf *b, const struct nfsd_metrics_src *s)
 		d.evicted += one.evicted;
 		d.too_big += one.too_big;
 	}
+	gauge(b, P "drc_entries", "the duplicate request cache's size per server ([nfs] drc)",
+	      s->svc[0] ? orpc_svc_drc_entries(s->svc[0]) : 0);
 	counter(b, P "drc_inserted_total", "replies kept by the duplicate request cache",
 		d.inserted);
 	counter(b, P "drc_replayed_total",

@@ -56,14 +56,32 @@ struct orpc_drc_entry {
 struct orpc_drc {
 	uint64_t clock;
 	struct orpc_drc_stats st;
-	struct orpc_drc_entry e[ORPC_DRC_ENTRIES];
+	uint32_t nsets; /**< sets of ORPC_DRC_WAYS entries */
+	struct orpc_drc_entry e[];
 };
+
+int orpc_svc_drc_enable_n(struct orpc_svc *s, uint32_t entries)
+{
+	if (entries < ORPC_DRC_MIN || entries > ORPC_DRC_MAX || entries % ORPC_DRC_WAYS)
+		return -EINVAL;
+	if (s->drc && s->drc->nsets * ORPC_DRC_WAYS == entries)
+		return 0;
+	free(s->drc);
+	s->drc = calloc(1, sizeof(*s->drc) + (size_t)entries * sizeof(s->drc->e[0]));
+	if (!s->drc)
+		return -ENOMEM;
+	s->drc->nsets = entries / ORPC_DRC_WAYS;
+	return 0;
+}
 
 int orpc_svc_drc_enable(struct orpc_svc *s)
 {
-	if (!s->drc)
-		s->drc = calloc(1, sizeof(*s->drc));
-	return s->drc ? 0 : -ENOMEM;
+	return s->drc ? 0 : orpc_svc_drc_enable_n(s, ORPC_DRC_ENTRIES);
+}
+
+uint32_t orpc_svc_drc_entries(const struct orpc_svc *s)
+{
+	return s->drc ? s->drc->nsets * ORPC_DRC_WAYS : 0;
 }
 
 void orpc_svc_drc_disable(struct orpc_svc *s)
@@ -123,7 +141,7 @@ static struct orpc_drc_entry *drc_lookup(struct orpc_drc *d, const struct orpc_r
 	if (!k.family)
 		return NULL;
 	k.csum = drc_csum(args, arglen);
-	set = ((k.xid ^ k.csum) * 2654435761u) % (ORPC_DRC_ENTRIES / ORPC_DRC_WAYS);
+	set = ((k.xid ^ k.csum) * 2654435761u) % d->nsets;
 	e = &d->e[set * ORPC_DRC_WAYS];
 	for (uint32_t w = 0; w < ORPC_DRC_WAYS; w++, e++) {
 		if (e->state != DRC_FREE && e->xid == k.xid && e->csum == k.csum &&

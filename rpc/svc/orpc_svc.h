@@ -110,10 +110,13 @@ struct orpc_svc_stats {
  * their length. A retransmission of a call that ran gets the same reply without running again;
  * one that arrives while the call still runs (deferred) is dropped. Replies are kept as RPC
  * messages, without any transport framing, so a retransmission over a new connection (or the
- * other transport's framing) is answered correctly. Bounded: ORPC_DRC_ENTRIES, LRU within a
- * set of ORPC_DRC_WAYS; replies longer than ORPC_DRC_MAX_REPLY are not kept.
+ * other transport's framing) is answered correctly. Bounded: ORPC_DRC_ENTRIES by default
+ * (orpc_svc_drc_enable_n sets another size), LRU within a set of ORPC_DRC_WAYS; replies longer
+ * than ORPC_DRC_MAX_REPLY are not kept. An entry takes about 1.1 KiB.
  */
 #define ORPC_DRC_ENTRIES 4096u
+#define ORPC_DRC_MIN 64u      /**< the smallest size orpc_svc_drc_enable_n takes */
+#define ORPC_DRC_MAX 1048576u /**< the largest */
 #define ORPC_DRC_WAYS 8u
 #define ORPC_DRC_MAX_REPLY 1024u
 
@@ -173,7 +176,14 @@ struct orpc_svc {
 };
 
 /** Give s a duplicate request cache. @return 0 or -ENOMEM */
+/** The cache with ORPC_DRC_ENTRIES entries (kept as it is when there is one). @return 0 or
+ * -ENOMEM */
 int orpc_svc_drc_enable(struct orpc_svc *s);
+/** The cache with @p entries entries (ORPC_DRC_MIN..ORPC_DRC_MAX, a multiple of
+ * ORPC_DRC_WAYS); one of another size is emptied and replaced. @return 0, -EINVAL, -ENOMEM */
+int orpc_svc_drc_enable_n(struct orpc_svc *s, uint32_t entries);
+/** Its size in entries, 0 without one. */
+uint32_t orpc_svc_drc_entries(const struct orpc_svc *s);
 void orpc_svc_drc_disable(struct orpc_svc *s);
 void orpc_svc_drc_stats(const struct orpc_svc *s, struct orpc_drc_stats *st);
 

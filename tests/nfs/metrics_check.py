@@ -113,6 +113,11 @@ check("GET /metrics: 200, text format 0.0.4",
       b"Content-Type: text/plain; version=0.0.4" in head)
 check("before any call every droce_nfsd_nfs3_calls_total is 0",
       all(first.get('droce_nfsd_nfs3_calls_total{proc="%s"}' % p) == 0 for p in PROCS))
+check("NFSv4 is served ([nfs] versions = 3,4.1): its families are there, at 0 "
+      "(compounds, READ's histogram, clients)",
+      first.get("droce_nfsd_nfs4_compounds_total") == 0 and
+      first.get('droce_nfsd_nfs4_op_duration_seconds_count{op="READ"}') == 0 and
+      first.get("droce_nfsd_nfs4_clients") == 0)
 check("GET / answers 404", status_of(http_raw(b"GET / HTTP/1.1\r\n\r\n")) == 404)
 check("GET /metricsx answers 404", status_of(http_raw(b"GET /metricsx HTTP/1.1\r\n\r\n")) == 404)
 r = http_raw(b"POST /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n")

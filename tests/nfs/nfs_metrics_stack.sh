@@ -32,7 +32,8 @@ lab_config b "$LAB_VETH_B" "$LAB_TAP_B" "$LAB_IP4_B" "$LAB_IP6_B" 0
 sed -i 's/^memory = .*/memory = 512/' "$LAB_DIR/b.ini"
 M="$LAB_IP4_B:9464"
 # the endpoint from the INI this time ([nfs] metrics; nfs_metrics uses --metrics)
-printf '\n[nfs]\nmetrics = %s\n' "$M" >> "$LAB_DIR/b.ini"
+# and a duplicate request cache of 1024 entries ([nfs] drc; the scrape shows its size)
+printf '\n[nfs]\nmetrics = %s\ndrc = 1024\n' "$M" >> "$LAB_DIR/b.ini"
 mkdir -p "$LAB_DIR/exp" "$LAB_DIR/state"
 printf 'hi\n' > "$LAB_DIR/exp/f"
 echo "$LAB_DIR/exp 10.77.0.0/24(rw,no_root_squash,insecure)" > "$LAB_DIR/exports"
@@ -75,6 +76,8 @@ check("READ counted once (%s)" % m.get('droce_nfsd_nfs3_calls_total{proc="READ"}
 check("READ's histogram count is 1",
       m.get('droce_nfsd_nfs3_call_duration_seconds_count{proc="READ"}') == 1)
 check("3 bytes read", m.get("droce_nfsd_nfs3_read_bytes_total") == 3)
+check("the duplicate request cache has the 1024 entries [nfs] drc asked (%s)" % m.get("droce_nfsd_drc_entries"),
+      m.get("droce_nfsd_drc_entries") == 1024)
 check("the RDMA series are there: rdma_connections 0, svc=\"rdma\" outcomes",
       m.get("droce_nfsd_rdma_connections") == 0 and
       'droce_nfsd_rpc_outcomes_total{svc="rdma",outcome="SUCCESS"}' in m)

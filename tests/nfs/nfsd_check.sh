@@ -52,7 +52,7 @@ ini() {
 }
 ini good_ini "threads = 8" "grace = 30" "credits = 64" "inline = 65536" "max_io = 262144" \
 	"connections = 32" "drain = 5" "versions = 3,4.1" "v4_lease = 15" "v4_slots = 64" "v4_domain = example.org" "state = $out/st2" "metrics = 127.0.0.1:9464" \
-	"io_uring = 0" "calls_per_connection = 16"
+	"io_uring = 0" "calls_per_connection = 16" "drc = 1024"
 run good_ini 0 "1 export(s) ok" --listen 127.0.0.1 --config "$out/good_ini.ini"
 # the stack's and droce-nfsd's sections in one file: each reader skips the other's
 { printf '%s\n' "[eal]" "lcores = 0" "[port0]" "vdev = net_ring0" "ipv4 = 10.9.0.1/24"; cat "$out/good_ini.ini"; } > "$out/both.ini"
@@ -71,7 +71,8 @@ for kv in "threads = 65|from 0 to 64" "grace = 3601|from 0 to 3600" "credits = 0
 	"inline = 512|from 1024 to 65536" "max_io = 2097152|from 4096 to 1048576" \
 	"max_io = 6000|a multiple of 4096" "connections = 65|from 1 to 64" "drain = -1|from 0 to 600" \
 	"io_uring = 4097|from 0 to 4096" "calls_per_connection = 0|from 1 to 16" \
-	"calls_per_connection = 17|from 1 to 16" \
+	"calls_per_connection = 17|from 1 to 16" "drc = 100|a multiple of 8 from 64 to 1048576" \
+	"drc = 32|from 64 to 1048576" "drc = 2097152|from 64 to 1048576" \
 	"threads = four|an integer" "versions = 4.2|expected 3 or 3,4.1" "versions = 4.1|v3 is always served" "metrics = 9464|IP:PORT" \
 	"metrics = 127.0.0.1:70000|IP:PORT" "metrics = localhost:9464|IP:PORT" \
 	"metrics = ::1:9464|IP:PORT" "state = relative/dir|an absolute path" \

@@ -618,6 +618,54 @@ static void bump_call(struct wb *x, uint32_t xid, uint32_t delta)
 	w(x, delta);
 }
 
+/* The cache's size is the one asked (droce-nfsd's [nfs] drc): 64 entries in sets of 8 keep
+ * only recent calls. Of 200 distinct BUMPs from one host, the first one's retransmission runs
+ * again (evicted) while the last one's is answered from the cache; 136 or more were evicted. A
+ * size outside 64..1048576 or not a multiple of 8 is refused and leaves the cache as it was. */
+static void test_drc_size(void **st)
+{
+	static struct orpc_svc d;
+	static uint8_t rep[256];
+	struct orpc_peer a = peer_at("10.0.0.1", 801, ORPC_XPRT_TCP);
+	struct orpc_drc_stats ds;
+	enum orpc_outcome o;
+	uint32_t v0;
+	struct wb x;
+
+	(void)st;
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(orpc_svc_add(&d, &orpc_test_program), 0);
+	assert_int_equal(orpc_svc_drc_enable_n(&d, 63), -EINVAL);
+	assert_int_equal(orpc_svc_drc_enable_n(&d, 68), -EINVAL);
+	assert_int_equal(orpc_svc_drc_enable_n(&d, ORPC_DRC_MAX + 8), -EINVAL);
+	assert_int_equal(orpc_svc_drc_entries(&d), 0);
+	assert_int_equal(orpc_svc_drc_enable_n(&d, 64), 0);
+	assert_int_equal(orpc_svc_drc_entries(&d), 64);
+	assert_int_equal(orpc_svc_drc_enable(&d), 0); /* kept as it is */
+	assert_int_equal(orpc_svc_drc_entries(&d), 64);
+	for (uint32_t i = 0; i < 200; i++) {
+		bump_call(&x, 0x5000 + i, 1);
+		orpc_svc_dispatch_peer(&d, x.b, x.n, NULL, &a, rep, sizeof(rep), &o);
+		assert_int_equal(o, ORPC_OUT_SUCCESS);
+	}
+	orpc_svc_drc_stats(&d, &ds);
+	assert_int_equal(ds.inserted, 200);
+	assert_true(ds.evicted >= 200 - 64);
+	v0 = orpc_test_bump_value();
+	bump_call(&x, 0x5000 + 199, 1);
+	orpc_svc_dispatch_peer(&d, x.b, x.n, NULL, &a, rep, sizeof(rep), &o);
+	assert_int_equal(o, ORPC_OUT_DRC_REPLAY);
+	assert_int_equal(orpc_test_bump_value(), v0);
+	bump_call(&x, 0x5000, 1);
+	orpc_svc_dispatch_peer(&d, x.b, x.n, NULL, &a, rep, sizeof(rep), &o);
+	assert_int_equal(o, ORPC_OUT_SUCCESS);
+	assert_int_equal(orpc_test_bump_value(), v0 + 1);
+	assert_int_equal(orpc_svc_drc_enable_n(&d, 4096), 0);
+	assert_int_equal(orpc_svc_drc_entries(&d), 4096);
+	orpc_svc_drc_disable(&d);
+	assert_int_equal(orpc_svc_drc_entries(&d), 0);
+}
+
 /* The duplicate request cache: a retransmission of a non-idempotent call (BUMP) from the same
  * address, even from another port (a reconnect), gets the first reply and does not run again;
  * another address, other arguments or another xid run it; a retransmission while the call is
@@ -1097,6 +1145,7 @@ int main(void)
 		cmocka_unit_test(test_drops),
 		cmocka_unit_test(test_record_marking),
 		cmocka_unit_test(test_duplicate_request_cache),
+		cmocka_unit_test(test_drc_size),
 	};
 	const struct CMUnitTest tcp_tests[] = {
 		cmocka_unit_test(test_tcp_echo_large),
