@@ -150,6 +150,7 @@ struct client_row {
 	bool rdma;
 	char addr[INET6_ADDRSTRLEN + 8];
 	uint64_t calls, credits, overruns, ddp_read_bytes, ddp_write_bytes;
+	uint64_t in_use; /**< credits in use: calls received and not answered yet */
 };
 static struct {
 	_Atomic uint32_t seq;
@@ -315,6 +316,7 @@ static void clients_snapshot(void)
 		*c = (struct client_row){.rdma = true,
 					 .calls = es->rx_msgs,
 					 .credits = info.credits,
+					 .in_use = info.calls_waiting + info.calls_serving,
 					 .overruns = es->credit_overrun,
 					 .ddp_read_bytes = es->ddp_read_bytes,
 					 .ddp_write_bytes = es->ddp_write_bytes};
@@ -367,6 +369,7 @@ static int tel_clients(const char *cmd, const char *params, struct rte_tel_data 
 		if (rows[i].rdma) {
 			rte_tel_data_add_dict_u64(c, "calls", rows[i].calls);
 			rte_tel_data_add_dict_u64(c, "credits", rows[i].credits);
+			rte_tel_data_add_dict_u64(c, "credits_in_use", rows[i].in_use);
 			rte_tel_data_add_dict_u64(c, "credit_overruns", rows[i].overruns);
 			rte_tel_data_add_dict_u64(c, "ddp_read_bytes", rows[i].ddp_read_bytes);
 			rte_tel_data_add_dict_u64(c, "ddp_write_bytes", rows[i].ddp_write_bytes);

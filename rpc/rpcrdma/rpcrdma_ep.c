@@ -1215,6 +1215,10 @@ void rpcrdma_ep_info(const struct rpcrdma_ep *ep, struct rpcrdma_ep_info *i)
 	i->inline_send = ep->inline_send;
 	i->inline_recv = ep->inline_recv;
 	i->credits = ep->credits;
+	i->calls_waiting = ep->role == RPCRDMA_SERVER ? ep->fifo_n : 0;
+	i->calls_serving = 0;
+	for (uint32_t k = 0; ep->role == RPCRDMA_SERVER && k < ep->nreqs; k++)
+		i->calls_serving += ep->reqs[k].state != RPCRDMA_REQ_FREE;
 	i->failed = ep->failed;
 	i->last_frwr_key = ep->last_key;
 	i->last_frwr_iova = ep->last_iova;

@@ -185,7 +185,10 @@ struct rpcrdma_ep_info {
 	bool peer_remote_inv; /**< it accepts Send With Invalidate */
 	uint32_t inline_send; /**< our inline sends are at most this long */
 	uint32_t inline_recv;
-	uint32_t credits;	 /**< server: granted; client: last grant received */
+	uint32_t credits; /**< server: granted; client: last grant received */
+	/** server: the credits in use now, calls received and not answered yet: those waiting
+	 * for a request (in arrival order) and those a request serves */
+	uint32_t calls_waiting, calls_serving;
 	uint32_t last_frwr_key;	 /**< client with frwr: the key of the last registration */
 	uint64_t last_frwr_iova; /**< and the address it starts at */
 	bool failed;

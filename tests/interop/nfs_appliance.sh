@@ -9,7 +9,8 @@
 #     it resend what was not committed) and ends with exit 0; both droce-nfsd runs served
 #     WRITEs (so the transfer did span the restart); the file is md5-equal to its source in the
 #     VM after dropping its caches and on droce's disk.
-#   - rte_telemetry's /droce/nfs/clients lists the VM's RDMA connection, its credits (128), its
+#   - rte_telemetry's /droce/nfs/clients lists the VM's RDMA connection, its credits (128, and
+#     those in use, at most 128), its
 #     calls and the bytes droce pulled by RDMA READ (the WRITEs' data);
 #   - SIGHUP with the mount in place: the config loses [export one] and gains [export two];
 #     droce-nfsd logs the reload, the VM's mount of one answers EACCES ("Permission denied")
@@ -134,7 +135,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))["/droce/nfs/clients"]
 rows = [v for v in d.values() if v["transport"] == "rdma" and v["peer"].startswith(sys.argv[2] + ":")]
 sys.exit(0 if len(rows) == 1 and rows[0]["credits"] == 128 and rows[0]["calls"] > 0
-         and rows[0]["ddp_read_bytes"] > 0 else 1)' "$LABI_DIR/aclients.json" "$VMIP"
+         and rows[0]["ddp_read_bytes"] > 0 and 0 <= rows[0]["credits_in_use"] <= 128 else 1)' "$LABI_DIR/aclients.json" "$VMIP"
 
 # ---- SIGHUP: one goes, two comes ----
 config two "$TWO"

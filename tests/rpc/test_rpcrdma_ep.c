@@ -497,8 +497,24 @@ static void deferred_with(uint32_t server_calls)
 	/* the ECHO is answered while the deferred call waits; with one request, it waits */
 	assert_int_equal(r[1].done, server_calls != 1 ? 1 : 0);
 	assert_int_equal(ss->deferred, 1);
+	{
+		struct rpcrdma_ep_info si;
+
+		/* the credits in use: the deferred call, and with one request the ECHO waiting */
+		rpcrdma_ep_info(c.sv, &si);
+		assert_int_equal(si.calls_serving, 1);
+		assert_int_equal(si.calls_waiting, server_calls != 1 ? 0 : 1);
+	}
 	assert_int_equal(orpc_test_later_run(), 1);
 	wait_done(&c, r, 2);
+	{
+		struct rpcrdma_ep_info si;
+
+		for (int i = 0; i < 1000; i++)
+			poll_all(&c);
+		rpcrdma_ep_info(c.sv, &si);
+		assert_int_equal(si.calls_serving + si.calls_waiting, 0);
+	}
 	check_echo(&r[0], 1u << 20, 21);
 	check_echo(&r[1], 3000, 22);
 	free(r[0].reply);
