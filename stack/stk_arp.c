@@ -48,8 +48,10 @@ void stk_neigh_learn(struct stk_lcore *lc, const struct stk_iface *ifc, const st
 			      stk_neigh_flush_cb, lc);
 	if (rc > 0) {
 		lc->stats[ifc->idx].c[STK_CNT_neigh_learned]++;
-		STK_LOG(INFO, "%s: neighbour %s is at " RTE_ETHER_ADDR_PRT_FMT, ifc->name,
-			stk_ipaddr_str(ip, buf, sizeof(buf)), RTE_ETHER_ADDR_BYTES(mac));
+		/* a peer can make many (one per address it claims): once a second at most; the
+		 * counters (neigh_learned, /droce/neigh_count) have them all */
+		STK_LOG_RL(INFO, "%s: neighbour %s is at " RTE_ETHER_ADDR_PRT_FMT, ifc->name,
+			   stk_ipaddr_str(ip, buf, sizeof(buf)), RTE_ETHER_ADDR_BYTES(mac));
 	}
 	if (rc > 0 || answer)
 		stk_ctrl_publish_neigh(lc, ifc->idx, ip, mac);

@@ -1345,6 +1345,11 @@ int main(int argc, char **argv)
 	bool check_only = false;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* under systemd, every line (ours, the stack's, DPDK's) with its priority for journald */
+	if (nfsd_log_journal() < 0)
+		fprintf(stderr,
+			"droce-nfsd: JOURNAL_STREAM is set but the log streams could not be "
+			"made: lines go out without priorities\n");
 	nfsd_conf_default(&g.conf);
 	g.conn_rl = (struct nfsd_ratelimit){.burst = 20, .interval_s = 10};
 	stk_split_args(argc, argv, &eal_argc, &eal_argv, &app_argc, &app_argv);

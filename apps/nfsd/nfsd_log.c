@@ -2,10 +2,14 @@
 /*
  * nfsd_log.c - droce-nfsd's log lines and their rate limit (nfsd_log.h).
  */
+#include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "nfsd_log.h"
 
@@ -50,6 +54,106 @@ void nfsd_log(enum nfsd_log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vlog(level, fmt, ap);
 	va_end(ap);
+}
+
+/* ---- prefixed streams (journald) ---- */
+
+struct prefixed {
+	int fd, prio;
+	size_t n;
+	char line[4096];
+};
+
+static void put_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return; /* nowhere to say it */
+		p += w;
+		len -= (size_t)w;
+	}
+}
+
+/* One line (with its newline, or a piece of a long one) out, with its priority */
+static void emit(struct prefixed *s)
+{
+	char pre[8];
+	bool has = s->n >= 3 && s->line[0] == '<' && isdigit((unsigned char)s->line[1]) &&
+		   s->line[2] == '>';
+
+	if (!has) {
+		snprintf(pre, sizeof(pre), "<%d>", s->prio);
+		put_all(s->fd, pre, strlen(pre));
+	}
+	put_all(s->fd, s->line, s->n);
+	s->n = 0;
+}
+
+static ssize_t prefixed_write(void *cookie, const char *p, size_t len)
+{
+	struct prefixed *s = cookie;
+
+	for (size_t i = 0; i < len; i++) {
+		s->line[s->n++] = p[i];
+		if (p[i] == '\n' || s->n == sizeof(s->line))
+			emit(s);
+	}
+	return (ssize_t)len;
+}
+
+static int prefixed_close(void *cookie)
+{
+	struct prefixed *s = cookie;
+
+	if (s->n) {
+		s->line[s->n++] = '\n';
+		emit(s);
+	}
+	free(s);
+	return 0;
+}
+
+FILE *nfsd_log_prefixed(int fd, int prio)
+{
+	cookie_io_functions_t io = {.write = prefixed_write, .close = prefixed_close};
+	struct prefixed *s = calloc(1, sizeof(*s));
+	FILE *f;
+
+	if (!s)
+		return NULL;
+	s->fd = fd;
+	s->prio = prio;
+	f = fopencookie(s, "w", io);
+	if (!f) {
+		free(s);
+		return NULL;
+	}
+	setvbuf(f, NULL, _IOLBF, 0);
+	return f;
+}
+
+int nfsd_log_journal(void)
+{
+	FILE *out, *err;
+
+	if (!getenv("JOURNAL_STREAM"))
+		return 0;
+	fflush(stdout);
+	fflush(stderr);
+	out = nfsd_log_prefixed(STDOUT_FILENO, NFSD_LOG_INFO);
+	err = out ? nfsd_log_prefixed(STDERR_FILENO, NFSD_LOG_ERR) : NULL;
+	if (!err) {
+		if (out)
+			fclose(out);
+		return -1;
+	}
+	stdout = out;
+	stderr = err;
+	return 1;
 }
 
 void nfsd_log_rl(struct nfsd_ratelimit *rl, enum nfsd_log_level level, const char *fmt, ...)

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum nfsd_log_level { NFSD_LOG_ERR = 3, NFSD_LOG_WARN = 4, NFSD_LOG_INFO = 6 };
 
@@ -32,6 +33,21 @@ bool nfsd_rl_allow(struct nfsd_ratelimit *rl, uint64_t now_ns, uint32_t *report)
 /** One line at level (printf format, no trailing newline needed). */
 void nfsd_log(enum nfsd_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/**
+ * A stream that writes to fd line by line, each line starting with "<prio>" unless it starts
+ * with a priority already ("<N>"). A line longer than its buffer (4 KiB) is cut there and each
+ * piece gets the prefix. @return the stream (line buffered), or NULL with errno
+ */
+FILE *nfsd_log_prefixed(int fd, int prio);
+
+/**
+ * Under systemd (JOURNAL_STREAM set): stdout and stderr become nfsd_log_prefixed streams,
+ * "<6>" and "<3>", so every line droce-nfsd, the stack and DPDK print carries a priority
+ * journald records. @return 1 when done, 0 when not under systemd, -1 when it failed (the
+ * streams are left as they were)
+ */
+int nfsd_log_journal(void);
 
 /** One line through rl (CLOCK_MONOTONIC). */
 void nfsd_log_rl(struct nfsd_ratelimit *rl, enum nfsd_log_level level, const char *fmt, ...)

@@ -2,7 +2,9 @@
 /*
  * test_nfsd_log.c - droce-nfsd's rate limit on messages a client can cause (apps/nfsd/nfsd_log.c):
  * a burst per interval goes out, the rest is counted, and the count is reported once, with
- * the first message of a later interval.
+ * the first message of a later interval; and the streams journald reads: each line gets its
+ * priority unless it has one, long lines are cut with each piece prefixed, a last line without
+ * its newline goes out at close.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +12,8 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "nfsd_log.h"
 
@@ -52,11 +56,44 @@ static void test_zero_burst(void **state)
 	assert_int_equal(rep, 2);
 }
 
+static void test_prefixed_stream(void **state)
+{
+	static char got[16384], want[16384], big[5000];
+	int p[2];
+	size_t n = 0;
+	ssize_t r;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	f = nfsd_log_prefixed(p[1], 3);
+	assert_non_null(f);
+	fprintf(f, "droce-nfsd: a line\n<4>has its own\n");
+	fprintf(f, "in two ");
+	fprintf(f, "pieces\n<x>not a priority\n");
+	memset(big, 'b', sizeof(big) - 1);
+	fprintf(f, "%s\n", big);
+	fprintf(f, "no newline");
+	assert_int_equal(fclose(f), 0);
+	close(p[1]);
+	while ((r = read(p[0], got + n, sizeof(got) - 1 - n)) > 0)
+		n += (size_t)r;
+	close(p[0]);
+	got[n] = 0;
+	/* the 4999 b's: 4096 bytes fill the buffer (a piece), the other 903 and the newline */
+	snprintf(want, sizeof(want),
+		 "<3>droce-nfsd: a line\n<4>has its own\n<3>in two pieces\n<3><x>not a "
+		 "priority\n<3>%.4096s<3>%s\n<3>no newline\n",
+		 big, big + 4096);
+	assert_string_equal(got, want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_burst_then_count),
 		cmocka_unit_test(test_zero_burst),
+		cmocka_unit_test(test_prefixed_stream),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
