@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Packaging (issue 15): `meson install` into a scratch root puts the binaries, the systemd unit,
-# the example configs, the sysctl hugepage drop-in and the docs where Debian would; the unit
+# the example configs, the sysctl hugepage drop-in, the docs and the man pages where Debian
+# would (every config key in droce-nfsd.ini(5) and docs/config.md); the unit
 # passes `systemd-analyze verify`; and the installed droce-nfsd.ini, with its paths pointed at
 # scratch directories, passes `droce-nfsd --check` (every key in it is one droce-nfsd knows).
 # Usage: install.sh BUILD_DIR        Exit 77 = skipped (with the reason).
@@ -62,5 +63,35 @@ rc=$?
 sed 's/^/# droce-nfsd --check: /' "$out/check"
 check "the installed droce-nfsd.ini passes --check (2 exports, the stack's sections too)" \
 	bash -c "[ $rc = 0 ] && grep -q '2 export(s) ok' '$out/check'"
+# the man pages, and every key droce-nfsd knows ([nfs] from its "known:" list, [dcqcn] from the
+# transport's) in droce-nfsd.ini(5) and in docs/config.md
+man5=$D$prefix/share/man/man5/droce-nfsd.ini.5
+for f in "$prefix/share/man/man8/droce-nfsd.8" "$prefix/share/man/man8/droce-nfsstat.8" \
+	"$prefix/share/man/man5/droce-nfsd.ini.5"; do
+	check "installed: $f" [ -e "$D$f" ]
+done
+printf '[nfs]\nnosuchkey = 1\n' > "$out/k1.ini"
+nfskeys=$("$D$prefix/bin/droce-nfsd" --check --listen 127.0.0.1 --config "$out/k1.ini" 2>&1 |
+	sed -n 's/.*unknown key; known: //p')
+{ sed -n '/^\[eal\]/,/^\[nfs\]/p' "$out/nfsd.ini" | sed '$d'; printf '[dcqcn]\nnosuchkey = 1\n'; } > "$out/k2.ini"
+cckeys=$("$D$prefix/bin/droce-nfsd" --check --config "$out/k2.ini" --exports /dev/null 2>&1 |
+	sed -n 's/.*unknown key; known: //p')
+echo "# [nfs] keys: $nfskeys; [dcqcn] keys: $cckeys"
+HERE=$(cd "$(dirname "$0")" && pwd)
+missing=
+for k in $nfskeys $cckeys; do
+	grep -q "^\.B $k\$" "$man5" || missing="$missing man:$k"
+	grep -q "^| $k |" "$HERE/../docs/config.md" || missing="$missing config.md:$k"
+done
+check "every [nfs] and [dcqcn] key is in droce-nfsd.ini(5) and docs/config.md (missing:$missing)" \
+	bash -c "[ -n '$nfskeys' ] && [ -n '$cckeys' ] && [ -z '$missing' ]"
+if command -v groff > /dev/null; then
+	groff -man -Tutf8 -ww -z "$D$prefix/share/man/man8/droce-nfsd.8" \
+		"$D$prefix/share/man/man8/droce-nfsstat.8" "$man5" > "$out/groff" 2>&1
+	sed 's/^/# groff: /' "$out/groff"
+	check "groff renders the man pages without a warning" [ ! -s "$out/groff" ]
+else
+	echo "# groff is not installed: the man pages' syntax is not checked"
+fi
 echo "# install: $fails failed"
 [ "$fails" = 0 ]

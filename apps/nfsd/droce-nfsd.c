@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * droce-nfsd - the NFS server: NFSv3 over RPC-over-RDMA (port 20049, droce's RoCE stack and
- * CM) and over TCP (2049), MOUNT v1/v3 over TCP and UDP (20048), NLM v4 (locks, 4045) and NSM
+ * droce-nfsd - the NFS server: NFSv3, and NFSv4.1/4.2 with [nfs] versions = 3,4.1, over
+ * RPC-over-RDMA (port 20049, droce's RoCE stack and CM; [dcqcn] for its QPs) and over TCP (2049), MOUNT v1/v3 over TCP and UDP (20048), NLM v4 (locks, 4045) and NSM
  * (status, 4046) over TCP and UDP, and droce's portmapper on 111 listing them. TCP and UDP
  * use the kernel's sockets bound to droce's address: they reach the wire through droce's
  * exception TAP, so every service speaks from one address.
