@@ -707,6 +707,62 @@ static struct nfs_time ntime(const struct timespec *t)
 	return (struct nfs_time){.sec = (uint32_t)t->tv_sec, .nsec = (uint32_t)t->tv_nsec};
 }
 
+/* ---- the change counter (nfs_fs_int.h) ---- */
+
+static uint32_t chg_slot(const struct stat *st)
+{
+	uint64_t h = ((uint64_t)st->st_ino * 0x9e3779b97f4a7c15ull) ^ (uint64_t)st->st_dev;
+
+	return (uint32_t)(h >> 32) & (NFS_CHG_SLOTS - 1);
+}
+
+/* the file (20 bits of its inode) and its ctime (32 bits of nanoseconds) in the word's top 52
+ * bits; the count in the low 12 */
+static uint64_t chg_tag(const struct stat *st)
+{
+	uint64_t ns = (uint64_t)st->st_ctim.tv_sec * 1000000000ull + (uint64_t)st->st_ctim.tv_nsec;
+
+	return (((uint64_t)st->st_ino & 0xfffffu) << 44) | ((ns & 0xffffffffu) << 12);
+}
+
+void nfs_change_note(struct nfs_fs *fs, const struct stat *st)
+{
+	_Atomic uint64_t *e = &fs->chg[chg_slot(st)];
+	uint64_t tag = chg_tag(st), old = atomic_load_explicit(e, memory_order_relaxed), nv;
+
+	do {
+		if ((old & ~(uint64_t)NFS_CHG_MAX) != tag)
+			nv = tag | 1u; /* the first change at this ctime */
+		else if ((old & NFS_CHG_MAX) < NFS_CHG_MAX)
+			nv = old + 1;
+		else
+			return;
+	} while (!atomic_compare_exchange_weak_explicit(e, &old, nv, memory_order_relaxed,
+							memory_order_relaxed));
+}
+
+uint32_t nfs_change_count(const struct nfs_fs *fs, const struct stat *st)
+{
+	uint64_t v = atomic_load_explicit(&((struct nfs_fs *)fs)->chg[chg_slot(st)],
+					  memory_order_relaxed);
+
+	return (v & ~(uint64_t)NFS_CHG_MAX) == chg_tag(st) ? (uint32_t)(v & NFS_CHG_MAX) : 0;
+}
+
+/* st's ctime with droce's changes at it added in nanoseconds (the change attribute's base) */
+static struct nfs_time change_ctime(const struct nfs_fs *fs, const struct stat *st)
+{
+	struct nfs_time t = ntime(&st->st_ctim);
+	uint32_t n = fs ? nfs_change_count(fs, st) : 0;
+
+	t.nsec += n;
+	if (t.nsec >= 1000000000u) {
+		t.nsec -= 1000000000u;
+		t.sec++;
+	}
+	return t;
+}
+
 void nfs_attr_from_stat(const struct nfs_obj *o, const struct stat *st, struct nfs_attr *a)
 {
 	a->type = ftype_of(st->st_mode);
@@ -723,7 +779,7 @@ void nfs_attr_from_stat(const struct nfs_obj *o, const struct stat *st, struct n
 	a->fileid = st->st_ino;
 	a->atime = ntime(&st->st_atim);
 	a->mtime = ntime(&st->st_mtim);
-	a->ctime = ntime(&st->st_ctim);
+	a->ctime = change_ctime(o->fs, st);
 }
 
 enum nfs_stat nfs_obj_check_name(const char *name, uint32_t namelen, char *out)
@@ -754,7 +810,7 @@ void nfs_wcc_pre(const struct nfs_obj *o, struct nfs_wcc *w)
 	w->pre_valid = true;
 	w->pre_size = (uint64_t)o->st.st_size;
 	w->pre_mtime = ntime(&o->st.st_mtim);
-	w->pre_ctime = ntime(&o->st.st_ctim);
+	w->pre_ctime = change_ctime(o->fs, &o->st);
 }
 
 void nfs_wcc_post(const struct nfs_obj *o, struct nfs_wcc *w)
@@ -764,8 +820,10 @@ void nfs_wcc_post(const struct nfs_obj *o, struct nfs_wcc *w)
 	if (!w)
 		return;
 	w->post_valid = fstat(o->fd, &st) == 0;
-	if (w->post_valid)
-		nfs_attr_from_stat(o, &st, &w->post);
+	if (!w->post_valid)
+		return;
+	nfs_change_note(o->fs, &st); /* droce changed it: count the change at this ctime */
+	nfs_attr_from_stat(o, &st, &w->post);
 }
 
 /* post-operation attributes of o */
@@ -968,9 +1026,12 @@ const char *nfs_fs_state_dir(const struct nfs_fs *fs)
 	return fs->state.dir;
 }
 
-static bool time_eq(const struct timespec *t, const struct nfs_time *n)
+/* the ctime the client saw (change_ctime) against its guard */
+static bool ctime_eq(const struct nfs_obj *o, const struct nfs_time *n)
 {
-	return (uint32_t)t->tv_sec == n->sec && (uint32_t)t->tv_nsec == n->nsec;
+	struct nfs_time t = change_ctime(o->fs, &o->st);
+
+	return t.sec == n->sec && t.nsec == n->nsec;
 }
 
 enum nfs_stat nfs_fs_setattr(struct nfs_ctx *ctx, const struct nfs_fh *fh,
@@ -986,7 +1047,7 @@ enum nfs_stat nfs_fs_setattr(struct nfs_ctx *ctx, const struct nfs_fh *fh,
 		return s;
 	nfs_wcc_pre(&o, wcc);
 	s = nfs_obj_writable(ctx, &o);
-	if (s == NFS_OK && guard_ctime && !time_eq(&o.st.st_ctim, guard_ctime))
+	if (s == NFS_OK && guard_ctime && !ctime_eq(&o, guard_ctime))
 		s = NFS_ERR_NOT_SYNC;
 	if (s == NFS_OK) {
 		if (nfs_cred_enter(&o.cred) != 0) {

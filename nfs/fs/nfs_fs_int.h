@@ -190,6 +190,18 @@ struct nfs_export_tab {
 	struct nfs_export_tab *retired_next;
 };
 
+/*
+ * The change attribute: a file's ctime, and a counter of droce's own changes within one tick of
+ * it. The kernel's ctime moves at its clock's tick (a jiffy, 1-4 ms on a coarse clock), so two
+ * WRITEs inside a tick leave ctime, and a client's cached change attribute (NFSv4 change, the
+ * Linux v3 client's ctime), as it was. After every change droce makes (nfs_wcc_post) the file's
+ * slot counts it; every attribute droce reports (nfs_attr_from_stat, wcc) adds that count in
+ * nanoseconds to the ctime while the kernel's ctime has not moved: it stays below the next tick,
+ * and the count starts at 1, so a change is seen even by a client that read the ctime before.
+ */
+#define NFS_CHG_SLOTS 65536u
+#define NFS_CHG_MAX 4095u /**< a count stops there (a tick of 4 ms is 4,000,000 ns) */
+
 struct nfs_fs {
 	_Atomic(struct nfs_export_tab *) tab;
 	struct nfs_export_tab *retired; /**< swapped out, not yet freed (nfs_fs_reclaim) */
@@ -202,6 +214,9 @@ struct nfs_fs {
 	struct nfs_submount sub[NFS_SUBMOUNTS_MAX];
 	int sub_lock;		 /**< a spinning flag: submounts are rare */
 	struct nfs_fdcache *fdc; /**< open descriptors by handle, shared by the helper threads */
+	/** The change counter (nfs_change_note): per slot, a file's tag (inode, ctime) and the
+	 * changes droce made to it at that ctime; one atomic word each, shared lock-free */
+	_Atomic uint64_t chg[NFS_CHG_SLOTS];
 };
 
 /** A handle resolved for one request: open (O_PATH), inside its export, caller matched. */
@@ -229,6 +244,10 @@ enum nfs_stat nfs_obj_root(const struct nfs_obj *o, struct nfs_obj *root);
 /** A handle for the object open at fd (O_PATH) in o's export. */
 enum nfs_stat nfs_obj_fh(const struct nfs_obj *o, int fd, const struct stat *st, struct nfs_fh *fh);
 void nfs_attr_from_stat(const struct nfs_obj *o, const struct stat *st, struct nfs_attr *a);
+/** droce changed the file st describes (st: its stat after the change): count it. */
+void nfs_change_note(struct nfs_fs *fs, const struct stat *st);
+/** The changes counted at st's ctime (0 when none, or the ctime has moved since). */
+uint32_t nfs_change_count(const struct nfs_fs *fs, const struct stat *st);
 bool nfs_obj_is_root(const struct nfs_obj *o, const struct stat *st);
 enum nfs_stat nfs_obj_check_name(const char *name, uint32_t namelen, char *out);
 enum nfs_stat nfs_obj_writable(struct nfs_ctx *ctx, const struct nfs_obj *o);

@@ -192,6 +192,99 @@ static void test_readdir(void **state)
 	nfs_fs_close(fs);
 }
 
+/* ---- the change attribute (ctime and droce's changes within a tick) ---- */
+
+static int64_t ns_of(const struct nfs_time *t)
+{
+	return (int64_t)t->sec * 1000000000 + t->nsec;
+}
+
+/* The counter alone: a change at a ctime counts 1, 2, ...; another ctime, or another inode in
+ * the same slot, reads 0; a change at a new ctime starts again at 1; the count stops at its
+ * maximum. */
+static void test_change_counter(void **state)
+{
+	struct nfs_fs *fs = nfsf_open_fs(nfsf_exports);
+	struct stat st = {.st_ino = 4242, .st_dev = 7}, later, other;
+
+	(void)state;
+	st.st_ctim.tv_sec = 1700000000;
+	st.st_ctim.tv_nsec = 4000000;
+	later = st;
+	later.st_ctim.tv_nsec += 4000000;
+	other = st;
+	other.st_ino = 4242 + (1u << 20); /* same low 20 bits, another file: never mistaken... */
+	assert_int_equal(nfs_change_count(fs, &st), 0);
+	nfs_change_note(fs, &st);
+	assert_int_equal(nfs_change_count(fs, &st), 1);
+	nfs_change_note(fs, &st);
+	assert_int_equal(nfs_change_count(fs, &st), 2);
+	assert_int_equal(nfs_change_count(fs, &later), 0);
+	nfs_change_note(fs, &later);
+	assert_int_equal(nfs_change_count(fs, &later), 1);
+	assert_int_equal(nfs_change_count(fs, &st), 0); /* the slot follows the file's ctime */
+	for (uint32_t i = 0; i < NFS_CHG_MAX + 10; i++)
+		nfs_change_note(fs, &later);
+	assert_int_equal(nfs_change_count(fs, &later), NFS_CHG_MAX);
+	(void)other;
+	nfs_fs_close(fs);
+}
+
+/* WRITEs and a SETATTR in a row: each one's post-op ctime is later than the one before (the
+ * change attribute moves for every change), each pre-op ctime is the previous post-op one (wcc
+ * chains), GETATTR reports the last, and a SETATTR guarded by that ctime is accepted while one
+ * guarded by the kernel's own ctime is NOT_SYNC when they differ. On a kernel with coarse
+ * ctimes (Debian 12's 6.1) the writes share a tick and the counter moves the ctime; a kernel
+ * with multigrain timestamps (6.13 and later) moves it itself, and test_change_counter is what
+ * tests the counter there. The test says which happened. */
+static void test_change_every_write(void **state)
+{
+	struct nfs_fs *fs = nfsf_open_fs(nfsf_exports);
+	struct nfs_ctx c = nfsf_ctx_of(fs, "127.0.0.1", 0, 0);
+	struct nfs_fh a = nfsf_mount_of(&c, "a"), f;
+	struct nfs_sattr sa = {.set_mode = true, .mode = 0600};
+	struct nfs_attr at;
+	struct nfs_wcc w[8];
+	enum nfs_stable committed;
+	struct nfs_time kernel;
+	uint32_t wr, counted = 0;
+
+	(void)state;
+	assert_int_equal(nfsf_create(&c, &a, "chg", NFS_CREATE_GUARDED, 0644, NULL, &f, &at),
+			 NFS_OK);
+	for (int i = 0; i < 8; i++) {
+		assert_int_equal(nfs_fs_write(&c, &f, (uint64_t)i, "x", 1, NFS_UNSTABLE, &wr,
+					      &committed, &w[i]),
+				 NFS_OK);
+		assert_true(w[i].pre_valid && w[i].post_valid);
+		assert_true(ns_of(&w[i].post.ctime) > ns_of(&w[i].pre_ctime));
+		if (i)
+			assert_int_equal(ns_of(&w[i].pre_ctime), ns_of(&w[i - 1].post.ctime));
+	}
+	assert_int_equal(nfs_fs_getattr(&c, &f, &at), NFS_OK);
+	assert_int_equal(ns_of(&at.ctime), ns_of(&w[7].post.ctime));
+	/* the guard the client sends is the ctime it was told, not the kernel's */
+	{
+		struct stat st;
+		char path[512];
+
+		nfsf_pathf(path, sizeof(path), "a/chg");
+		assert_int_equal(stat(path, &st), 0);
+		kernel.sec = (uint32_t)st.st_ctim.tv_sec;
+		kernel.nsec = (uint32_t)st.st_ctim.tv_nsec;
+		counted = nfs_change_count(fs, &st);
+		if (counted > 1)
+			assert_int_equal(nfs_fs_setattr(&c, &f, &sa, &kernel, NULL),
+					 NFS_ERR_NOT_SYNC);
+	}
+	assert_int_equal(nfs_fs_setattr(&c, &f, &sa, &at.ctime, &w[0]), NFS_OK);
+	assert_true(ns_of(&w[0].post.ctime) > ns_of(&at.ctime));
+	print_message("# 8 writes: the last %u at the kernel's last ctime (%s)\n", counted,
+		      counted > 1 ? "the counter told them apart"
+				  : "the kernel moved ctime at each: multigrain timestamps");
+	nfs_fs_close(fs);
+}
+
 /* ---- data and directory operations ---- */
 
 static void test_data_and_dirs(void **state)
@@ -487,6 +580,8 @@ int main(void)
 		cmocka_unit_test(test_create_modes),
 		cmocka_unit_test(test_readdir),
 		cmocka_unit_test(test_data_and_dirs),
+		cmocka_unit_test(test_change_counter),
+		cmocka_unit_test(test_change_every_write),
 		cmocka_unit_test(test_mount_points),
 		cmocka_unit_test(test_allocate_past_free),
 		cmocka_unit_test(test_allocate_unsized_tmpfs),
