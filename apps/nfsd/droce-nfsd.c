@@ -435,6 +435,34 @@ static const char *exports_from(void)
 	return what;
 }
 
+/* An export asking subtree_check gets a warning: droce does not enforce it (docs/nfs.md) */
+static void warn_subtree_check(const struct nfs_export *ex, int n)
+{
+	for (int i = 0; i < n; i++)
+		for (uint32_t k = 0; k < ex[i].nclients; k++)
+			if (ex[i].clients[k].opts.subtree_check) {
+				nfsd_log(
+					NFSD_LOG_WARN,
+					"%s: export %s: subtree_check is not enforced: handles are "
+					"sealed to their export and directories checked to be inside "
+					"it, but a file renamed out of it stays reachable by a handle "
+					"given before (docs/nfs.md); say no_subtree_check to silence "
+					"this",
+					exports_from(), ex[i].path);
+				break;
+			}
+}
+
+static void warn_exports(const char *text)
+{
+	static struct nfs_export ex[NFS_EXPORT_MAX];
+	char err[256];
+	int n = nfs_exports_parse(text, ex, NFS_EXPORT_MAX, err, sizeof(err));
+
+	if (n > 0)
+		warn_subtree_check(ex, n);
+}
+
 static void *reload_main(void *arg)
 {
 	char *text = exports_text(true, g.reload_err, sizeof(g.reload_err));
@@ -444,6 +472,8 @@ static void *reload_main(void *arg)
 	g.reload_rc = text ? nfs_fs_reload_prepare(g.fs, text, &g.reload_next, g.reload_err,
 						   sizeof(g.reload_err))
 			   : -EINVAL;
+	if (g.reload_rc == 0)
+		warn_exports(text);
 	free(text);
 	atomic_store(&g.reload_phase, RELOAD_READY);
 	return NULL;
@@ -1272,6 +1302,7 @@ static int check_files(void)
 			n == -ENOSPC ? "more exports than droce serves (64)" : err);
 		return 2;
 	}
+	warn_subtree_check(ex, n);
 	for (int i = 0; i < n; i++) {
 		struct stat st;
 
@@ -1408,6 +1439,8 @@ int main(int argc, char **argv)
 	}
 	raise_nofile();
 	rc = nfs_fs_open(&g.fs, text, g.conf.state, err, sizeof(err));
+	if (rc == 0)
+		warn_exports(text);
 	free(text);
 	if (rc) {
 		fprintf(stderr, "droce-nfsd: %s: %s\n", exports_from(), err);

@@ -32,6 +32,10 @@ printf '%s\n' "$out/a *(rw,sec=krb5)" > "$out/badsec"
 printf '%s\n' "[eal]" "lcores = 0" "bogus_key = 1" > "$out/bad.ini"
 
 run good 0 "2 export(s) ok" --exports "$out/good" --state "$out/state"
+check "good: no subtree_check warning" bash -c "! grep -q subtree_check '$out/good.out'"
+# subtree_check is accepted, and droce-nfsd says it does not enforce it
+printf '%s\n' "$out/a *(rw,subtree_check)" > "$out/subtree"
+run subtree 0 "export $out/a: subtree_check is not enforced: .*say no_subtree_check" --exports "$out/subtree"
 run badopt 2 "bogus_option" --exports "$out/badopt"
 run nopath 2 "$out/nowhere" --exports "$out/nopath"
 run notdir 2 "not a directory" --exports "$out/notdir"
