@@ -1124,6 +1124,8 @@ int rpcrdma_ep_poll(struct rpcrdma_ep *ep)
 				ep->st.flushed++;
 			else
 				ep->st.rdma_errors++;
+			ep->st.rx_too_long +=
+				type == WR_RECV && wc[j].status == ROCE_WC_LOC_LEN_ERR;
 			ep->failed = true;
 			if (type == WR_SEND)
 				send_done(ep, idx);

@@ -107,10 +107,13 @@ struct rpcrdma_ep_stats {
 	uint64_t bc_dropped; /**< client: backchannel calls with no programs or chunks, or a
 				reply that does not fit inline */
 	uint64_t req_state[RPCRDMA_REQ_NUM_STATES];
-	uint64_t deferred;	 /**< calls the upper layer finished later (orpc_svc_defer) */
-	uint64_t ddp_placed;	 /**< replies whose DDP data the handler put in place (no copy) */
+	uint64_t deferred;   /**< calls the upper layer finished later (orpc_svc_defer) */
+	uint64_t ddp_placed; /**< replies whose DDP data the handler put in place (no copy) */
 	uint64_t in_place_calls; /**< calls whose read chunk the RDMA READs put where the rebuilt
-				    call has it (no copy) */
+				    call has it (no copy) */	/** rdma_errors of which a message longer than the receive buffers (the inline size announced): the
+	 * receive fails with LOC_LEN_ERR and the QP goes to error; no RDMA_ERROR can answer it,
+	 * the peer's SEND fails (a NAK, invalid request) and the connection ends */
+	uint64_t rx_too_long;
 };
 
 struct rpcrdma_ep;

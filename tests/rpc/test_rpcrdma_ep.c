@@ -1024,6 +1024,48 @@ static void test_bad_headers_and_keys(void **st)
 	rr_disconnect(&c);
 }
 
+/* A message longer than the inline size the server announced (its receive buffers): the
+ * receive fails with LOC_LEN_ERR, nothing is dispatched and no RDMA_ERROR can answer it (it is
+ * not in any buffer); the server counts it, its endpoint fails, the client's SEND fails with a
+ * NAK; a new connection works. RFC 8166 leaves this to the transport (a receive too small ends
+ * the connection); ERR_CHUNK answers what a header says, not a message that never arrived. */
+static void test_oversized_inline(void **st)
+{
+	struct rpcrdma_hdr_out o = {
+		.xid = 0x0a0b0c0d, .vers = 1, .credits = 1, .proc = RPCRDMA_MSG};
+	static uint8_t msg[8192];
+	struct rpcrdma_ep_info si;
+	uint32_t off, n;
+	struct raw r;
+	struct conn c;
+	int h;
+
+	(void)st;
+	r.buf = rte_zmalloc("raw", sizeof(msg), 64);
+	r.mr = roce_reg_mr(s[0].pd, r.buf, sizeof(msg), (uintptr_t)r.buf, ROCE_ACCESS_LOCAL_WRITE);
+	assert_non_null(r.mr);
+	rr_connect(&c, NULL, NULL);
+	echo(&c, 1, 0, false, false, 0);
+	rpcrdma_ep_info(c.sv, &si);
+	h = rpcrdma_hdr_encode(&o, msg, sizeof(msg));
+	n = echo_call(msg + h, sizeof(msg) - (uint32_t)h, si.inline_recv + 100, 9, &off);
+	assert_true((uint32_t)h + n > si.inline_recv);
+	raw_send(&r, c.c, msg, (uint32_t)h + n);
+	spin(&c, 300);
+	assert_int_equal(rpcrdma_ep_stats(c.sv)->rx_too_long, 1);
+	assert_true(rpcrdma_ep_stats(c.sv)->rdma_errors >= 1);
+	assert_int_equal(rpcrdma_ep_stats(c.sv)->err_chunk_sent, 0);
+	assert_int_equal(rpcrdma_ep_stats(c.sv)->rx_msgs, 1); /* only the first ECHO arrived */
+	rpcrdma_ep_info(c.sv, &si);
+	assert_true(si.failed);
+	assert_int_equal(roce_dereg_mr(r.mr), 0);
+	rte_free(r.buf);
+	rr_disconnect(&c);
+	rr_connect(&c, NULL, NULL);
+	echo(&c, 3000, 10, false, false, 0);
+	rr_disconnect(&c);
+}
+
 /* Read chunks whose rebuilt call would be longer than the server's max_chunk: ECHO's data
  * (max_chunk - 47 bytes at position 44) ends the call exactly at max_chunk once rounded up,
  * and a second chunk sits at position max_chunk. The server must refuse it with ERR_CHUNK and
@@ -1150,6 +1192,7 @@ int main(void)
 		cmocka_unit_test(test_backchannel_table),
 		cmocka_unit_test(test_frwr),
 		cmocka_unit_test(test_bad_headers_and_keys),
+		cmocka_unit_test(test_oversized_inline),
 		cmocka_unit_test(test_read_chunks_past_max_chunk),
 		cmocka_unit_test(test_reply_header_too_long),
 	};
