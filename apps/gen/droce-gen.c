@@ -27,6 +27,12 @@
  * most frames cost the few bytes that change, as testpmd's txonly frames cost their headers.
  * Every 4093rd templated RoCE frame's ICRC is checked in full.
  * bench/gen-rate.py sets it against dpdk-testpmd --forward-mode=txonly on the same vdev.
+ *
+ * Replay mode (--replay FILE): the RoCEv2 frames of a pcap or pcapng capture, rewritten for
+ * --peer (our MAC and IPv4 address to the peer's, destination QPs and rkeys through --qpn-map
+ * and --rkey-map, each destination QP's PSNs moved to start at --psn-base, the ICRC computed
+ * again: gen_replay.h) and sent at their recorded pace, or --replay-pps frames a second,
+ * --replay-loops times. Frames that are not RoCEv2 over IPv4 are skipped and counted by reason.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -42,6 +48,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include "gen_replay.h"
 #include "roce_hdr.h"
 #include "roce_icrc.h"
 #include "roce_tx.h"
@@ -97,7 +104,18 @@ static struct {
 	/* rate mode */
 	uint64_t t_measure, t_end, opackets0, opackets1, t_measure_end;
 	uint64_t built, build_fail;
-	bool template;	    /**< --template: frames copied from one template */
+	bool template; /**< --template: frames copied from one template */
+	/* replay mode (--replay) */
+	const char *replay;
+	uint8_t *cap_buf;
+	long cap_len;
+	struct gen_pcap cap;
+	struct gen_rewrite rw;
+	uint32_t replay_pps, replay_loops, loop;
+	bool replay_started, have_frame, cap_bad;
+	struct gen_pcap_frame fr;
+	uint64_t t0, ts0, nframe, frames_read;
+	uint64_t replayed, skipped[GEN_SKIP_NUM], rw_qpn, rw_rkey, rw_psn, t_replay_end;
 	uint64_t icrc_bad;  /**< templated RoCE frames whose ICRC did not check */
 	uint64_t icrc_seen; /**< of those checked */
 	/* sender state (main lcore only) */
@@ -595,6 +613,94 @@ static enum gen_state step_linger(uint64_t now)
 	return now >= g.deadline ? GEN_DONE : GEN_LINGER;
 }
 
+/* Replay: the next frame of the capture, starting it again for another loop. @return 1, or 0
+ * when every loop is done (or the capture is malformed past this point: cap_bad) */
+static int replay_fetch(uint64_t now)
+{
+	for (;;) {
+		int rc = gen_pcap_next(&g.cap, &g.fr);
+
+		if (rc == 1)
+			return 1;
+		if (rc < 0)
+			g.cap_bad = true;
+		if (rc < 0 || ++g.loop >= g.replay_loops)
+			return 0;
+		gen_pcap_open(&g.cap, g.cap_buf, (uint64_t)g.cap_len);
+		g.t0 = now; /* each loop at its own recorded pace */
+		g.nframe = 0;
+	}
+}
+
+/* Replay mode: send the frames that are due, a burst at most per loop round. */
+static enum gen_state step_replay(struct stk_lcore *lc, const struct stk_iface *ifc, uint64_t now)
+{
+	double hz = (double)rte_get_tsc_hz();
+
+	if (!g.replay_started) {
+		g.replay_started = true;
+		g.rw.src_mac = ifc->mac;
+		g.rw.dst_mac = stk_iface_is_local(ifc, &g.peer) ? ifc->mac : g.peer_mac;
+		g.rw.src_ip = ifc->ip4.v4;
+		g.rw.dst_ip = g.peer.v4;
+		g.t0 = now;
+		if (!stk_iface_is_local(ifc, &g.peer) && !g.resolved) {
+			fprintf(stderr,
+				"droce-gen: --replay: the peer must be on-link (resolved by "
+				"ARP) or ourselves\n");
+			return GEN_DONE;
+		}
+	}
+	for (unsigned k = 0; k < GEN_BURST; k++) {
+		struct gen_rewrite_res res;
+		enum gen_skip why;
+		struct rte_mbuf *m;
+		uint64_t due;
+		uint8_t *d;
+
+		if (!g.have_frame) {
+			if (!replay_fetch(now)) {
+				stk_lcore_flush(lc);
+				g.t_replay_end = rte_get_tsc_cycles();
+				return GEN_DONE;
+			}
+			g.have_frame = true;
+			if (g.nframe == 0)
+				g.ts0 = g.fr.ts_ns;
+		}
+		if (g.replay_pps)
+			due = g.t0 + (uint64_t)((double)g.nframe * hz / g.replay_pps);
+		else
+			due = g.t0 +
+			      (uint64_t)((double)(g.fr.ts_ns >= g.ts0 ? g.fr.ts_ns - g.ts0 : 0) *
+					 hz / 1e9);
+		if (now < due)
+			return GEN_SEND;
+		m = rte_pktmbuf_alloc(lc->pool);
+		d = m ? (uint8_t *)rte_pktmbuf_mtod(m, uint8_t *) : NULL;
+		if (!m) {
+			g.build_fail++;
+			return GEN_SEND; /* the pool is empty for now: again next round */
+		}
+		why = gen_replay_rewrite(&g.rw, &g.fr, d, rte_pktmbuf_tailroom(m), &res);
+		g.have_frame = false;
+		g.nframe++;
+		g.frames_read++;
+		if (why != GEN_OK) {
+			g.skipped[why]++;
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		rte_pktmbuf_append(m, (uint16_t)res.len);
+		g.rw_qpn += res.qpn;
+		g.rw_rkey += res.rkey;
+		g.rw_psn += res.psn;
+		stk_tx_frame(lc, ifc, m);
+		g.replayed++;
+	}
+	return GEN_SEND;
+}
+
 static void gen_poll(struct stk_lcore *lc, void *arg)
 {
 	const struct stk_iface *ifc = stk_iface_get(g.iface);
@@ -609,7 +715,9 @@ static void gen_poll(struct stk_lcore *lc, void *arg)
 			g.state = step_resolve(lc, ifc, now);
 			break;
 		case GEN_SEND:
-			g.state = g.rate_s ? step_rate(lc, ifc, now) : step_send(lc, ifc, now);
+			g.state = g.replay   ? step_replay(lc, ifc, now)
+				  : g.rate_s ? step_rate(lc, ifc, now)
+					     : step_send(lc, ifc, now);
 			break;
 		case GEN_DRAIN:
 			g.state = step_drain(now);
@@ -652,6 +760,14 @@ static void usage(FILE *f, const char *prog)
 		"      --roce-qpn N      rate mode: their destination QP (default 0x11)\n"
 		"      --template        rate mode: copy every frame from one built at the start,\n"
 		"                        changing the sequence number, the PSN and the ICRC\n"
+		"      --replay FILE     replay mode: send the RoCEv2 frames of a pcap/pcapng capture\n"
+		"                        to --peer (IPv4), rewritten: our MAC and address as the\n"
+		"                        source, the peer's as the destination, the ICRC again\n"
+		"      --replay-pps N    at N frames a second (default 0: the capture's own pace)\n"
+		"      --replay-loops N  the capture N times (default 1)\n"
+		"      --qpn-map A:B     destination QP A becomes B (up to 16)\n"
+		"      --rkey-map A:B    RETH/AtomicETH rkey A becomes B (up to 16)\n"
+		"      --psn-base N      each destination QP's first PSN becomes N, the rest follow\n"
 		"      --hold            when done, stop polling but keep the ports open until\n"
 		"                        SIGINT/SIGTERM (a memif peer may then leave safely)\n"
 		"  -j, --json            print the result as one JSON line\n"
@@ -734,6 +850,12 @@ static int parse_args(int argc, char **argv)
 		{"roce", no_argument, NULL, 8},
 		{"roce-qpn", required_argument, NULL, 9},
 		{"template", no_argument, NULL, 10},
+		{"replay", required_argument, NULL, 11},
+		{"replay-pps", required_argument, NULL, 12},
+		{"replay-loops", required_argument, NULL, 13},
+		{"qpn-map", required_argument, NULL, 14},
+		{"rkey-map", required_argument, NULL, 15},
+		{"psn-base", required_argument, NULL, 16},
 		{"json", no_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -827,6 +949,34 @@ static int parse_args(int argc, char **argv)
 		case 10:
 			g.template = true;
 			break;
+		case 11:
+			g.replay = optarg;
+			break;
+		case 12:
+			if (parse_u32("--replay-pps", optarg, 0, 100000000, &g.replay_pps))
+				return -1;
+			break;
+		case 13:
+			if (parse_u32("--replay-loops", optarg, 1, 1000000, &g.replay_loops))
+				return -1;
+			break;
+		case 14:
+		case 15:
+			if (gen_map_add(c == 14 ? &g.rw.qpn : &g.rw.rkey, optarg,
+					c == 14 ? 0xffffffu : 0xffffffffu) != 0) {
+				fprintf(stderr,
+					"droce-gen: --%s %s: expected FROM:TO (decimal or 0x hex, "
+					"%s), at most %u of them\n",
+					c == 14 ? "qpn-map" : "rkey-map", optarg,
+					c == 14 ? "24-bit QP numbers" : "32-bit keys", GEN_MAP_MAX);
+				return -1;
+			}
+			break;
+		case 16:
+			if (parse_u32("--psn-base", optarg, 0, 0xffffff, &g.rw.psn_base))
+				return -1;
+			g.rw.psn_rebase = true;
+			break;
 		case 'j':
 			g.json = true;
 			break;
@@ -862,6 +1012,35 @@ static int parse_args(int argc, char **argv)
 		fprintf(stderr, "droce-gen: --rate needs --peer ADDR:PORT\n");
 		return -1;
 	}
+	if (g.replay && (!g.has_peer || g.peer.family != 4 || g.rate_s)) {
+		fprintf(stderr, "droce-gen: --replay needs --peer A.B.C.D:PORT (IPv4; the port is "
+				"not used: RoCEv2 goes to 4791) and no --rate\n");
+		return -1;
+	}
+	if (!g.replay &&
+	    (g.replay_pps || g.replay_loops || g.rw.qpn.n || g.rw.rkey.n || g.rw.psn_rebase)) {
+		fprintf(stderr, "droce-gen: --replay-pps, --replay-loops, --qpn-map, --rkey-map "
+				"and --psn-base go with --replay FILE\n");
+		return -1;
+	}
+	if (g.replay) {
+		FILE *f = fopen(g.replay, "rb");
+
+		if (!g.replay_loops)
+			g.replay_loops = 1;
+		if (f && fseek(f, 0, SEEK_END) == 0 && (g.cap_len = ftell(f)) > 0 &&
+		    fseek(f, 0, SEEK_SET) == 0 && (g.cap_buf = malloc((size_t)g.cap_len)) &&
+		    fread(g.cap_buf, 1, (size_t)g.cap_len, f) == (size_t)g.cap_len &&
+		    gen_pcap_open(&g.cap, g.cap_buf, (uint64_t)g.cap_len) == 0) {
+			fclose(f);
+		} else {
+			fprintf(stderr, "droce-gen: --replay %s: %s\n", g.replay,
+				!f ? strerror(errno) : "not a pcap or pcapng capture");
+			if (f)
+				fclose(f);
+			return -1;
+		}
+	}
 	if (g.linger_s == -2)
 		g.linger_s = g.has_peer ? 0 : -1;
 	return 0;
@@ -893,6 +1072,39 @@ static void report_rate(void)
 		       fps / 1e6, size, g.roce ? "RoCEv2 SEND ONLY" : "UDP",
 		       g.template ? " from a template" : "", frames, secs, g.sent, g.send_fail,
 		       g.build_fail, tpl.restamped, g.icrc_seen, g.icrc_bad);
+	fflush(stdout);
+}
+
+static void report_replay(void)
+{
+	uint64_t skipped = 0;
+
+	for (int i = 1; i < GEN_SKIP_NUM; i++)
+		skipped += g.skipped[i];
+	if (g.json) {
+		printf("{\"mode\":\"replay\",\"frames\":%" PRIu64 ",\"sent\":%" PRIu64
+		       ",\"skipped\":%" PRIu64,
+		       g.frames_read, g.replayed, skipped);
+		for (int i = 1; i < GEN_SKIP_NUM; i++)
+			printf(",\"skipped_%s\":%" PRIu64, gen_skip_name((enum gen_skip)i),
+			       g.skipped[i]);
+		printf(",\"qpn_rewritten\":%" PRIu64 ",\"rkey_rewritten\":%" PRIu64
+		       ",\"psn_rewritten\":%" PRIu64 ",\"loops\":%u,\"capture_malformed\":%s,"
+		       "\"seconds\":%.3f}\n",
+		       g.rw_qpn, g.rw_rkey, g.rw_psn, g.replay_loops, g.cap_bad ? "true" : "false",
+		       g.t_replay_end > g.t0 ? (double)(g.t_replay_end - g.t0) / rte_get_tsc_hz()
+					     : 0.0);
+	} else {
+		printf("droce-gen: replay: %" PRIu64 " frames sent, %" PRIu64 " skipped",
+		       g.replayed, skipped);
+		for (int i = 1; i < GEN_SKIP_NUM; i++)
+			if (g.skipped[i])
+				printf(" (%s %" PRIu64 ")", gen_skip_name((enum gen_skip)i),
+				       g.skipped[i]);
+		printf("; QPN rewritten %" PRIu64 ", rkey %" PRIu64 ", PSN %" PRIu64 "%s\n",
+		       g.rw_qpn, g.rw_rkey, g.rw_psn,
+		       g.cap_bad ? "; the capture is malformed past the last frame sent" : "");
+	}
 	fflush(stdout);
 }
 
@@ -995,7 +1207,9 @@ int main(int argc, char **argv)
 	stk_run();
 	if (!g.quiet && g.state != GEN_DONE)
 		printf("droce-gen: stopped in state %s\n", gen_state_names[g.state]);
-	if (g.rate_s)
+	if (g.replay)
+		report_replay();
+	else if (g.rate_s)
 		report_rate();
 	else
 		report();
@@ -1004,13 +1218,16 @@ int main(int argc, char **argv)
 		hold_until_signal(g_signals);
 	verified = verified_total();
 	status = 0;
-	if (g.rate_s)
+	if (g.replay)
+		status = g.state == GEN_DONE && g.replayed > 0 && !g.cap_bad ? 0 : 1;
+	else if (g.rate_s)
 		status = g.state == GEN_DONE && g.opackets1 > g.opackets0 && !g.icrc_bad ? 0 : 1;
 	else if (g.has_peer && (verified != g.count || g.sent != g.count))
 		status = 1;
 out:
 	stk_teardown();
 	free(g.seen);
+	free(g.cap_buf);
 	rte_eal_cleanup();
 	return status;
 }

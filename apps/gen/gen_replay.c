@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gen_replay.c - droce-gen --replay's capture reader and frame rewrite (gen_replay.h).
+ * Formats: the pcap file format (tcpdump.org, "libpcap File Format") and pcapng
+ * (draft-ietf-opsawg-pcapng: SHB, IDB with if_tsresol, EPB).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "gen_replay.h"
+#include "roce_hdr.h"
+#include "roce_icrc.h"
+#include "roce_opcode.h"
+
+#define PCAPNG_SHB 0x0a0d0d0au
+#define PCAPNG_IDB 1u
+#define PCAPNG_EPB 6u
+#define PCAPNG_IFS 8u /* interfaces whose link type and stamp unit are kept (gen_pcap) */
+#define ROCE_PORT 4791u
+
+static uint32_t rd32(const uint8_t *p, bool swap)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+static uint16_t be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t be24(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+}
+
+static void put24(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 16);
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)v;
+}
+
+int gen_pcap_open(struct gen_pcap *p, const uint8_t *buf, uint64_t len)
+{
+	uint32_t magic;
+
+	memset(p, 0, sizeof(*p));
+	if (len < 24)
+		return -EINVAL;
+	p->buf = buf;
+	p->len = len;
+	memcpy(&magic, buf, 4);
+	if (magic == PCAPNG_SHB) {
+		uint32_t bom;
+
+		memcpy(&bom, buf + 8, 4);
+		if (bom != 0x1a2b3c4du) /* a big-endian section: not read */
+			return -EINVAL;
+		p->ng = true;
+		return 0;
+	}
+	if (magic == 0xa1b2c3d4u || magic == 0xa1b23c4du) {
+		p->swap = false;
+	} else if (magic == 0xd4c3b2a1u || magic == 0x4d3cb2a1u) {
+		p->swap = true;
+	} else {
+		return -EINVAL;
+	}
+	p->nano = magic == 0xa1b23c4du || magic == 0x4d3cb2a1u;
+	p->linktype = rd32(buf + 20, p->swap) & 0xffff;
+	p->off = 24;
+	return 0;
+}
+
+/* if_tsresol (option 9) of an IDB's options in [o, end): units per second */
+static uint64_t idb_div(const uint8_t *o, const uint8_t *end)
+{
+	while (o + 4 <= end) {
+		uint16_t code, olen;
+
+		memcpy(&code, o, 2);
+		memcpy(&olen, o + 2, 2);
+		if (code == 0 || o + 4 + olen > end)
+			break;
+		if (code == 9 && olen >= 1) {
+			uint8_t r = o[4];
+			uint64_t d = 1;
+
+			if (r & 0x80) {
+				if ((r & 0x7f) > 63)
+					return 1000000;
+				return 1ull << (r & 0x7f);
+			}
+			for (uint8_t i = 0; i < r && i < 19; i++)
+				d *= 10;
+			return d;
+		}
+		o += 4 + ((olen + 3u) & ~3u);
+	}
+	return 1000000; /* microseconds */
+}
+
+static uint64_t to_ns(uint64_t ts, uint64_t div)
+{
+	if (div == 1000000000ull)
+		return ts;
+	if (div < 1000000000ull && 1000000000ull % div == 0)
+		return ts * (1000000000ull / div);
+	return (uint64_t)((double)ts * 1e9 / (double)div);
+}
+
+static int next_ng(struct gen_pcap *p, struct gen_pcap_frame *f)
+{
+	while (p->off + 12 <= p->len) {
+		const uint8_t *b = p->buf + p->off;
+		uint32_t type = rd32(b, false), blen = rd32(b + 4, false);
+
+		if (blen < 12 || blen % 4 || blen > p->len - p->off)
+			return -EINVAL;
+		p->off += blen;
+		if (type == PCAPNG_SHB) {
+			p->nifs = 0; /* a new section starts its own interfaces */
+			if (blen < 28 || rd32(b + 8, false) != 0x1a2b3c4du)
+				return -EINVAL;
+		} else if (type == PCAPNG_IDB) {
+			if (blen < 20)
+				return -EINVAL;
+			if (p->nifs < PCAPNG_IFS) {
+				p->if_link[p->nifs] = rd32(b + 8, false) & 0xffff;
+				p->if_div[p->nifs] = idb_div(b + 16, b + blen - 4);
+			}
+			p->nifs++;
+		} else if (type == PCAPNG_EPB) {
+			uint32_t ifid, caplen;
+
+			if (blen < 32)
+				return -EINVAL;
+			ifid = rd32(b + 8, false);
+			caplen = rd32(b + 20, false);
+			if (caplen > blen - 32)
+				return -EINVAL;
+			if (ifid >= p->nifs || ifid >= PCAPNG_IFS)
+				continue; /* a frame of an interface never described */
+			f->data = b + 28;
+			f->caplen = caplen;
+			f->origlen = rd32(b + 24, false);
+			f->linktype = p->if_link[ifid];
+			f->ts_ns = to_ns((uint64_t)rd32(b + 12, false) << 32 | rd32(b + 16, false),
+					 p->if_div[ifid]);
+			return 1;
+		}
+		/* other blocks (statistics, name resolution, simple packets) are skipped */
+	}
+	return p->off == p->len ? 0 : -EINVAL;
+}
+
+int gen_pcap_next(struct gen_pcap *p, struct gen_pcap_frame *f)
+{
+	const uint8_t *r;
+	uint32_t caplen;
+
+	if (p->ng)
+		return next_ng(p, f);
+	if (p->off == p->len)
+		return 0;
+	if (p->len - p->off < 16)
+		return -EINVAL;
+	r = p->buf + p->off;
+	caplen = rd32(r + 8, p->swap);
+	if (caplen > p->len - p->off - 16)
+		return -EINVAL;
+	f->data = r + 16;
+	f->caplen = caplen;
+	f->origlen = rd32(r + 12, p->swap);
+	f->linktype = p->linktype;
+	f->ts_ns = (uint64_t)rd32(r, p->swap) * 1000000000ull +
+		   (uint64_t)rd32(r + 4, p->swap) * (p->nano ? 1u : 1000u);
+	p->off += 16 + (uint64_t)caplen;
+	return 1;
+}
+
+/* ---- the rewrite ---- */
+
+static const char *const skip_names[GEN_SKIP_NUM] = {"ok",   "linktype", "truncated",	"not_roce",
+						     "ipv6", "bad_len",	 "too_many_qps"};
+
+const char *gen_skip_name(enum gen_skip s)
+{
+	return s < GEN_SKIP_NUM ? skip_names[s] : "?";
+}
+
+static bool map(const struct gen_map *m, uint32_t *v)
+{
+	for (uint32_t i = 0; i < m->n; i++)
+		if (m->from[i] == *v) {
+			*v = m->to[i];
+			return true;
+		}
+	return false;
+}
+
+static uint16_t ip_csum(const uint8_t *h, uint32_t len)
+{
+	uint32_t s = 0;
+
+	for (uint32_t i = 0; i + 1 < len; i += 2)
+		s += (uint32_t)(h[i] << 8 | h[i + 1]);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+/* an rkey at off from the BTH (its RETH's or AtomicETH's, +8), inside the headers */
+static bool rkey_at(struct gen_rewrite *rw, uint8_t *bth, uint32_t off, uint32_t roce_len)
+{
+	uint32_t k;
+
+	if (!off || off + 12 > roce_len - ROCE_ICRC_LEN)
+		return false;
+	k = (uint32_t)bth[off + 8] << 24 | (uint32_t)bth[off + 9] << 16 |
+	    (uint32_t)bth[off + 10] << 8 | bth[off + 11];
+	if (!map(&rw->rkey, &k))
+		return false;
+	bth[off + 8] = (uint8_t)(k >> 24);
+	bth[off + 9] = (uint8_t)(k >> 16);
+	bth[off + 10] = (uint8_t)(k >> 8);
+	bth[off + 11] = (uint8_t)k;
+	return true;
+}
+
+enum gen_skip gen_replay_rewrite(struct gen_rewrite *rw, const struct gen_pcap_frame *f,
+				 uint8_t *out, uint32_t cap, struct gen_rewrite_res *res)
+{
+	const uint8_t *d = f->data, *ip;
+	uint32_t l2 = 14, ihl, tot, udplen, roce_len, len;
+	const struct roce_opinfo *oi;
+	uint16_t type;
+	uint8_t *bth;
+	uint32_t qpn;
+
+	memset(res, 0, sizeof(*res));
+	if (f->linktype != 1)
+		return GEN_SKIP_LINKTYPE;
+	if (f->caplen < 14)
+		return f->origlen > f->caplen ? GEN_SKIP_TRUNCATED : GEN_SKIP_NOT_ROCE;
+	type = be16(d + 12);
+	if (type == 0x8100) {
+		if (f->caplen < 18)
+			return GEN_SKIP_TRUNCATED;
+		type = be16(d + 16);
+		l2 = 18;
+	}
+	if (type == 0x86dd) {
+		/* RoCEv2 over IPv6 (next header UDP, to 4791) is told apart from other IPv6 */
+		if (f->caplen >= l2 + 40 + 4 && d[l2 + 6] == 17 &&
+		    be16(d + l2 + 40 + 2) == ROCE_PORT)
+			return GEN_SKIP_IPV6;
+		return GEN_SKIP_NOT_ROCE;
+	}
+	if (type != 0x0800 || f->caplen < l2 + 20)
+		return GEN_SKIP_NOT_ROCE;
+	ip = d + l2;
+	ihl = (uint32_t)(ip[0] & 0x0f) * 4;
+	if ((ip[0] >> 4) != 4 || ihl < 20 || ip[9] != 17 || f->caplen < l2 + ihl + 8 ||
+	    be16(ip + ihl + 2) != ROCE_PORT)
+		return GEN_SKIP_NOT_ROCE;
+	if (f->origlen > f->caplen)
+		return GEN_SKIP_TRUNCATED;
+	tot = be16(ip + 2);
+	udplen = be16(ip + ihl + 4);
+	if (tot < ihl + 8 || l2 + tot > f->caplen || udplen != tot - ihl)
+		return GEN_SKIP_BAD_LEN;
+	roce_len = udplen - 8;
+	if (roce_len < sizeof(struct roce_bth) + ROCE_ICRC_LEN)
+		return GEN_SKIP_BAD_LEN;
+	len = 14 + tot; /* our Ethernet header, no tag; Ethernet padding is not kept */
+	if (len > cap || len > UINT16_MAX)
+		return GEN_SKIP_BAD_LEN;
+	/* Ethernet */
+	memcpy(out, &rw->dst_mac, 6);
+	memcpy(out + 6, &rw->src_mac, 6);
+	out[12] = 0x08;
+	out[13] = 0x00;
+	memcpy(out + 14, ip, tot);
+	/* IPv4: our address to the peer's, checksum again */
+	memcpy(out + 14 + 12, &rw->src_ip, 4);
+	memcpy(out + 14 + 16, &rw->dst_ip, 4);
+	out[14 + 10] = 0;
+	out[14 + 11] = 0;
+	{
+		uint16_t c = ip_csum(out + 14, ihl);
+
+		out[14 + 10] = (uint8_t)(c >> 8);
+		out[14 + 11] = (uint8_t)c;
+	}
+	/* UDP: the checksum is left out (0), as RoCEv2 senders may */
+	out[14 + ihl + 6] = 0;
+	out[14 + ihl + 7] = 0;
+	bth = out + 14 + ihl + 8;
+	qpn = be24(bth + 5);
+	if (map(&rw->qpn, &qpn)) {
+		put24(bth + 5, qpn);
+		res->qpn = true;
+	}
+	if (rw->psn_rebase) {
+		uint32_t i;
+
+		for (i = 0; i < rw->npsn && rw->psn_qpn[i] != qpn; i++)
+			;
+		if (i == rw->npsn) {
+			if (rw->npsn == RTE_DIM(rw->psn_qpn))
+				return GEN_SKIP_QPS;
+			rw->psn_qpn[i] = qpn;
+			rw->psn_delta[i] = (rw->psn_base - be24(bth + 9)) & 0xffffffu;
+			rw->npsn++;
+		}
+		put24(bth + 9, (be24(bth + 9) + rw->psn_delta[i]) & 0xffffffu);
+		res->psn = true;
+	}
+	oi = roce_opinfo(bth[0]);
+	if (oi && (oi->flags & ROCE_OPF_RETH))
+		res->rkey = rkey_at(rw, bth, oi->off[ROCE_EXT_RETH], roce_len);
+	else if (oi && (oi->flags & ROCE_OPF_ATOMICETH))
+		res->rkey = rkey_at(rw, bth, oi->off[ROCE_EXT_ATOMICETH], roce_len);
+	{
+		/* the ICRC over the rewritten frame: a one-segment mbuf around out */
+		struct rte_mbuf m;
+
+		memset(&m, 0, sizeof(m));
+		m.buf_addr = out;
+		m.buf_len = (uint16_t)(cap > UINT16_MAX ? UINT16_MAX : cap);
+		m.data_len = (uint16_t)len;
+		m.pkt_len = len;
+		m.nb_segs = 1;
+		roce_icrc_fill(&m, 14, (uint16_t)(14 + ihl + 8), len - ROCE_ICRC_LEN);
+	}
+	res->len = len;
+	return GEN_OK;
+}
+
+int gen_map_add(struct gen_map *m, const char *v, uint32_t max)
+{
+	char *end;
+	unsigned long a, b;
+
+	if (m->n == GEN_MAP_MAX)
+		return -EINVAL;
+	errno = 0;
+	a = strtoul(v, &end, 0);
+	if (errno || end == v || *end != ':' || a > max)
+		return -EINVAL;
+	v = end + 1;
+	b = strtoul(v, &end, 0);
+	if (errno || end == v || *end || b > max)
+		return -EINVAL;
+	m->from[m->n] = (uint32_t)a;
+	m->to[m->n] = (uint32_t)b;
+	m->n++;
+	return 0;
+}

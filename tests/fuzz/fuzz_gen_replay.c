@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * fuzz_gen_replay.c - libFuzzer target for droce-gen --replay (apps/gen/gen_replay.c): the
+ * capture reader (pcap in both byte orders and stamp units, pcapng's blocks) and the rewrite of
+ * each frame it yields. The input, copied into a heap buffer of exactly its size so ASan catches
+ * a read past it, is a capture file. Besides "no crash, no over-read":
+ * - every frame the reader yields lies inside the file;
+ * - the reader ends (returns 0 or -EINVAL) within one step per 12 bytes of input;
+ * - a rewritten frame is no longer than its captured frame (our 14-byte Ethernet header
+ *   replaces the capture's, an 802.1Q tag is dropped, padding is not kept), fits the output, is IPv4 UDP to 4791 from
+ *   our address to the peer's with a zero UDP checksum and a right IPv4 header checksum, and
+ *   its ICRC checks (roce_icrc_check);
+ * - the rewrite's maps and PSN base hold: a mapped QPN comes out as its target.
+ * Seeds: the first frames of ../shared/captures' RoCE captures, as pcap and as pcapng, and a
+ * few hand-made malformed files (tests/fuzz/corpus/gen_replay).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "fuzz_check.h"
+
+#include "gen_replay.h"
+#include "roce_icrc.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc, (void)argv;
+	return 0;
+}
+
+static uint16_t sum16(const uint8_t *h, uint32_t len)
+{
+	uint32_t s = 0;
+
+	for (uint32_t i = 0; i + 1 < len; i += 2)
+		s += (uint32_t)(h[i] << 8 | h[i + 1]);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static uint8_t out[65536 + 64];
+	struct gen_rewrite rw = {.src_mac = {{2, 0, 0, 0, 0, 1}},
+				 .dst_mac = {{2, 0, 0, 0, 0, 2}},
+				 .src_ip = 0x0100000a, /* 10.0.0.1, network order */
+				 .dst_ip = 0x0200000a,
+				 .psn_rebase = true,
+				 .psn_base = 0xfffff0};
+	struct gen_pcap p;
+	struct gen_pcap_frame f;
+	uint8_t *buf;
+	size_t steps = 0;
+	int rc;
+
+	if (size > 65536)
+		return 0;
+	rw.qpn.n = 1;
+	rw.qpn.from[0] = 0x11;
+	rw.qpn.to[0] = 0xabcdef;
+	rw.rkey.n = 1;
+	rw.rkey.from[0] = 0x21d;
+	rw.rkey.to[0] = 0x12345678;
+	buf = malloc(size ? size : 1);
+	memcpy(buf, data, size);
+	if (gen_pcap_open(&p, buf, size) != 0) {
+		free(buf);
+		return 0;
+	}
+	while ((rc = gen_pcap_next(&p, &f)) == 1) {
+		struct gen_rewrite_res res;
+		enum gen_skip why;
+
+		CHECK(++steps <= size / 12 + 1);
+		CHECK(f.data >= buf && f.data + f.caplen <= buf + size);
+		why = gen_replay_rewrite(&rw, &f, out, sizeof(out), &res);
+		CHECK(why < GEN_SKIP_NUM);
+		if (why != GEN_OK)
+			continue;
+		CHECK(res.len <= f.caplen && res.len <= sizeof(out) && res.len >= 14 + 20 + 8 + 16);
+		CHECK(out[12] == 0x08 && out[13] == 0x00 && (out[14] >> 4) == 4 &&
+		      out[14 + 9] == 17);
+		{
+			uint32_t ihl = (uint32_t)(out[14] & 15) * 4;
+			const uint8_t *udp = out + 14 + ihl;
+			struct rte_mbuf m;
+
+			CHECK(memcmp(out + 14 + 12, &rw.src_ip, 4) == 0);
+			CHECK(memcmp(out + 14 + 16, &rw.dst_ip, 4) == 0);
+			CHECK(sum16(out + 14, ihl) == 0xffff);
+			CHECK(udp[2] == 0x12 && udp[3] == 0xb7 && udp[6] == 0 && udp[7] == 0);
+			CHECK(!res.qpn ||
+			      (udp[8 + 5] == 0xab && udp[8 + 6] == 0xcd && udp[8 + 7] == 0xef));
+			memset(&m, 0, sizeof(m));
+			m.buf_addr = out;
+			m.buf_len = UINT16_MAX;
+			m.data_len = (uint16_t)res.len;
+			m.pkt_len = res.len;
+			m.nb_segs = 1;
+			CHECK(roce_icrc_check(&m, 14, (uint16_t)(14 + ihl + 8), res.len - 4));
+		}
+	}
+	CHECK(rc == 0 || rc == -EINVAL);
+	free(buf);
+	return 0;
+}
+
+#ifdef DROCE_FUZZ_REPLAY
+#include "replay_main.h"
+#endif

@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# droce-gen --replay (issue 18 item 4) on a net_pcap port (no root, no hugepages): Linux's RC
+# traffic from rc_write_read_atomic.pcap (tests/data; WRITE, READ, atomics between two
+# rxe hosts) replayed to droce's own address, its frames captured by net_pcap, then read by
+# tshark and by this script, which knows the rewrite rules but not droce-gen's code:
+#   - every RoCEv2 frame of the capture went out, in order, and nothing else;
+#   - each frame equals its original but for what the rewrite changes: Ethernet addresses, IP
+#     addresses and checksum, the UDP checksum (0), the BTH's destination QP through
+#     --qpn-map, its PSN moved so that each destination QP starts at --psn-base, the RETH's or
+#     AtomicETH's rkey through --rkey-map, and the ICRC;
+#   - tshark decodes every output frame as InfiniBand with those values (QPN, PSN, rkey);
+#   - every ICRC checks, computed here from the RoCEv2 rules (zlib's CRC-32 over the masked
+#     pseudo-header, BTH and payload), the originals' too (which proves this check);
+#   - at the recorded pace (nanosecond stamps 0.1 s apart) no frame goes out early;
+#   - --replay-loops 2 sends the capture twice; a capture made here with ARP, TCP, RoCEv2 over
+#     IPv6, an 802.1Q-tagged RoCE frame and one cut by the snap length sends the RoCE frames
+#     (untagged) and skips the others, counted by reason; a file that is not a
+#     capture is refused with exit 2 and a message; a capture cut short is reported malformed
+#     with exit 1 after the frames before the cut.
+# Usage: gen_replay.sh PATH/TO/droce-gen CAPTURES_DIR (tests/data)       Exit 77 = skipped.
+set -u
+gen=$(readlink -f "$1")
+caps=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir" /var/run/dpdk/genreplay-$$-*' EXIT
+command -v python3 > /dev/null || { echo "SKIP: needs python3"; exit 77; }
+command -v tshark > /dev/null || { echo "SKIP: needs tshark (Debian package tshark)"; exit 77; }
+[ -r "$caps/rc_write_read_atomic.pcap" ] || { echo "FAIL - $caps/rc_write_read_atomic.pcap is not there"; exit 1; }
+fails=0
+check() { if "${@:2}"; then echo "ok   - $1"; else echo "FAIL - $1"; fails=$((fails + 1)); fi; }
+eal=(--no-huge -m 256 --no-pci --no-shconf -l 0 --log-level='*:error')
+# replay NAME CAPTURE ARGS...: the output capture NAME.pcap, the JSON line NAME.json, exit NAME.rc
+replay() {
+	local name=$1 cap=$2
+	shift 2
+	printf '[port0]\nvdev = net_pcap0,tx_pcap=%s\nipv4 = 10.98.0.1/24\n' "$dir/$name.pcap" > "$dir/$name.ini"
+	"$gen" "${eal[@]}" --file-prefix="genreplay-$$-$name" -- -c "$dir/$name.ini" \
+		-p 10.98.0.1:4791 --replay "$cap" -j -q "$@" > "$dir/$name.out" 2>&1
+	echo $? > "$dir/$name.rc"
+	grep '^{"mode":"replay"' "$dir/$name.out" > "$dir/$name.json"
+	sed "s/^/# $name: /" "$dir/$name.out"
+}
+SRC=$caps/rc_write_read_atomic.pcap
+replay main "$SRC" --replay-pps 200000 --qpn-map 0x11:0x123 --qpn-map 0x13:0xabcdef \
+	--rkey-map 0x21d:0xabcdef01 --rkey-map 0x4ba:7 --psn-base 16777200
+check "replay: exit 0" [ "$(cat "$dir/main.rc")" = 0 ]
+python3 - "$SRC" "$dir/main.pcap" "$dir/main.json" > "$dir/main.check" 2>&1 << 'PY'
+import json, struct, sys, zlib
+src, out, js = sys.argv[1:4]
+def frames(path):
+    d = open(path, "rb").read()
+    magic = struct.unpack("<I", d[:4])[0]
+    e = "<" if magic in (0xa1b2c3d4, 0xa1b23c4d) else ">"
+    off, fr = 24, []
+    while off + 16 <= len(d):
+        incl = struct.unpack(e + "I", d[off + 8:off + 12])[0]
+        fr.append(d[off + 16:off + 16 + incl])
+        off += 16 + incl
+    return fr
+def roce(f):
+    """(ip header, udp, roce bytes) of an IPv4 RoCEv2 frame, else None"""
+    l2 = 18 if f[12:14] == b"\x81\x00" else 14
+    if f[l2 - 2:l2] != b"\x08\x00" or f[l2 + 9] != 17:
+        return None
+    ihl = (f[l2] & 15) * 4
+    tot = struct.unpack(">H", f[l2 + 2:l2 + 4])[0]
+    udp = f[l2 + ihl:l2 + ihl + 8]
+    if struct.unpack(">H", udp[2:4])[0] != 4791:
+        return None
+    return f[l2:l2 + ihl], udp, f[l2 + ihl + 8:l2 + tot]
+def icrc_ok(ip, udp, r):
+    # RoCEv2 ICRC: CRC-32 over 8 bytes of 1s, the IP header with TOS, TTL and checksum set to
+    # 1s, the UDP header with its checksum set to 1s, the BTH with its resv8a byte set to 1s,
+    # and the payload; stored little-endian after it
+    ip, udp, bth = bytearray(ip), bytearray(udp), bytearray(r[:12])
+    ip[1] = 0xff; ip[8] = 0xff; ip[10:12] = b"\xff\xff"
+    udp[6:8] = b"\xff\xff"
+    bth[4] = 0xff
+    crc = zlib.crc32(b"\xff" * 8 + bytes(ip) + bytes(udp) + bytes(bth) + r[12:-4])
+    return crc == struct.unpack("<I", r[-4:])[0]
+RETH = {0x06, 0x0a, 0x0b, 0x0c}  # RC WRITE FIRST, ONLY, ONLY w/ imm, READ REQUEST
+ATOMIC = {0x13, 0x14}            # RC CMP_SWAP, FETCH_ADD
+qmap = {0x11: 0x123, 0x13: 0xabcdef}
+kmap = {0x21d: 0xabcdef01, 0x4ba: 7}
+base = 16777200
+fails = 0
+def check(what, cond):
+    global fails
+    print(("ok   - " if cond else "FAIL - ") + what)
+    fails += 0 if cond else 1
+ins = [x for x in (roce(f) for f in frames(src)) if x]
+outs = [roce(f) for f in frames(out)]
+check(f"{len(outs)} frames out, the capture's {len(ins)} RoCEv2 frames", len(outs) == len(ins) and all(outs))
+check("the originals' ICRCs check here (the check is right)", all(icrc_ok(*x) for x in ins))
+check("every output ICRC checks", all(o and icrc_ok(*o) for o in outs))
+first, bad, nq, nk = {}, [], 0, 0
+for i, (a, b) in enumerate(zip(ins, outs)):
+    (ia, ua, ra), (ib, ub, rb) = a, b
+    op = ra[0]
+    q = int.from_bytes(ra[5:8], "big")
+    q2 = qmap.get(q, q)
+    first.setdefault(q2, int.from_bytes(ra[9:12], "big"))
+    psn = (int.from_bytes(ra[9:12], "big") - first[q2] + base) & 0xffffff
+    want = bytearray(ra)
+    want[5:8] = q2.to_bytes(3, "big")
+    want[9:12] = psn.to_bytes(3, "big")
+    nq += q in qmap
+    if op in RETH or op in ATOMIC:
+        k = int.from_bytes(ra[20:24], "big")
+        if k in kmap:
+            want[20:24] = kmap[k].to_bytes(4, "big")
+            nk += 1
+    if bytes(want[:-4]) != rb[:-4]:
+        bad.append(i + 1)
+    if ib[12:16] != bytes([10, 98, 0, 1]) or ib[16:20] != bytes([10, 98, 0, 1]) or ub[6:8] != b"\0\0" or ub[:2] != ua[:2]:
+        bad.append(-(i + 1))
+    if ia[:8] != ib[:8] or ia[20:] != ib[20:] or ib[8:9] != ia[8:9]:
+        bad.append(-(i + 1))
+check(f"each frame is its original but for the rewrites (differing: {bad[:8]})", not bad)
+j = json.load(open(js))
+check(f"droce-gen's counts: sent {j['sent']}, QPN {j['qpn_rewritten']} (want {nq}), rkey "
+      f"{j['rkey_rewritten']} (want {nk}), nothing skipped",
+      j["sent"] == len(ins) and j["qpn_rewritten"] == nq and j["rkey_rewritten"] == nk and
+      j["skipped"] == 0 and nq > 0 and nk > 0)
+sys.exit(1 if fails else 0)
+PY
+rc=$?
+sed 's/^/  /' "$dir/main.check"
+check "the output frames are the capture's, rewritten as asked (exit $rc)" [ "$rc" = 0 ]
+# tshark's view of the output: InfiniBand frames with the new QPNs, PSNs and rkeys
+tshark -r "$dir/main.pcap" -T fields -e infiniband.bth.destqp -e infiniband.bth.psn \
+	-e infiniband.reth.r_key -e _ws.expert.message 2>/dev/null > "$dir/ts.txt"
+check "tshark: every frame InfiniBand, no expert message (malformed, bad length)" \
+	bash -c "[ \$(wc -l < '$dir/ts.txt') = \$(python3 -c 'import json; print(json.load(open(\"$dir/main.json\"))[\"sent\"])') ] &&
+		! awk -F'\t' '\$1 == \"\" || \$4 != \"\"' '$dir/ts.txt' | grep -q ."
+check "tshark: QP 0x11 is 0x000123 and its first PSN 16777200, rkey 0x21d is 0xabcdef01" \
+	bash -c "head -n 1 '$dir/ts.txt' | grep -q \$'^0x000123\t16777200\t0xabcdef01'"
+check "tshark: no frame still goes to QP 0x000011 or 0x000013" \
+	bash -c "! cut -f1 '$dir/ts.txt' | grep -qx '0x000011\|0x000013'"
+replay loops "$SRC" --replay-pps 400000 --replay-loops 2
+check "--replay-loops 2: exit 0 and twice the frames ($(sed -E 's/.*"sent":([0-9]+).*/\1/' "$dir/loops.json"))" \
+	bash -c "[ \$(cat '$dir/loops.rc') = 0 ] && [ \$(sed -E 's/.*\"sent\":([0-9]+).*/\\1/' '$dir/loops.json') = \$((2 * \$(sed -E 's/.*\"sent\":([0-9]+).*/\\1/' '$dir/main.json'))) ]"
+# a capture of other traffic too, made here from the first RoCE frame: an ARP request, an IPv4
+# TCP segment, RoCEv2 over IPv6, the RoCE frame with an 802.1Q tag, the RoCE frame cut short by
+# the capture's snap length, and the RoCE frame as it is. Two go out (the tag dropped), the
+# others are skipped by reason
+python3 - "$SRC" "$dir/mixed.pcap" << 'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+e = "<" if struct.unpack("<I", d[:4])[0] in (0xa1b2c3d4, 0xa1b23c4d) else ">"
+incl = struct.unpack(e + "I", d[24 + 8:24 + 12])[0]
+roce = d[40:40 + incl]
+eth = roce[:12]
+arp = eth + b"\x08\x06" + bytes(28)
+tcp = eth + b"\x08\x00" + bytes([0x45, 0, 0, 40]) + bytes(5) + b"\x06" + bytes(10) + bytes(20)
+v6 = eth + b"\x86\xdd" + bytes([0x60, 0, 0, 0, 0, 20, 17, 64]) + bytes(32) + struct.pack(">HHHH", 1234, 4791, 20, 0) + bytes(12)
+vlan = roce[:12] + b"\x81\x00\x00\x05" + roce[12:]
+out = bytearray(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+for i, (f, orig) in enumerate([(arp, 0), (tcp, 0), (v6, 0), (vlan, 0), (roce[:60], len(roce)), (roce, 0)]):
+    out += struct.pack("<IIII", 1, i, len(f), orig or len(f)) + f
+open(sys.argv[2], "wb").write(out)
+PY
+replay mixed "$dir/mixed.pcap" --replay-pps 100000
+check "a capture of other traffic: 2 RoCE frames sent (one had a VLAN tag), ARP and TCP not_roce 2, IPv6 1, truncated 1" \
+	bash -c "grep -q '\"sent\":2,\"skipped\":4,\"skipped_linktype\":0,\"skipped_truncated\":1,\"skipped_not_roce\":2,\"skipped_ipv6\":1,' '$dir/mixed.json'"
+check "the tagged frame went out untagged and the same as the untagged one" \
+	bash -c "[ \$(tshark -r '$dir/mixed.pcap' -T fields -e vlan.id -e infiniband.bth.psn 2>/dev/null | sort -u | wc -l) = 1 ] && [ -z \"\$(tshark -r '$dir/mixed.pcap' -T fields -e vlan.id 2>/dev/null | tr -d '\n')\" ]"
+# the recorded pace: 5 frames stamped 0.1 s apart go out no sooner than their stamps say (the
+# run's span is at least 0.4 s; no upper bound is asserted: a loaded machine may be late)
+python3 - "$SRC" "$dir/paced.pcap" << 'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+e = "<" if struct.unpack("<I", d[:4])[0] in (0xa1b2c3d4, 0xa1b23c4d) else ">"
+incl = struct.unpack(e + "I", d[24 + 8:24 + 12])[0]
+roce = d[40:40 + incl]
+out = bytearray(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 65535, 1))  # nanosecond stamps
+for i in range(5):
+    out += struct.pack("<IIII", 100, i * 100000000, len(roce), len(roce)) + roce
+open(sys.argv[2], "wb").write(out)
+PY
+replay paced "$dir/paced.pcap"
+check "recorded pace: 5 frames sent over at least 0.4 s ($(sed -E 's/.*"seconds":([0-9.]+).*/\1/' "$dir/paced.json") s)" \
+	bash -c "[ \$(cat '$dir/paced.rc') = 0 ] && grep -q '\"sent\":5,' '$dir/paced.json' &&
+		python3 -c \"import json,sys; sys.exit(0 if json.load(open('$dir/paced.json'))['seconds'] >= 0.4 else 1)\""
+# bad input
+printf 'this is not a capture\n' > "$dir/text"
+replay text "$dir/text"
+check "a file that is not a capture: exit 2, and the message says so" \
+	bash -c "[ \$(cat '$dir/text.rc') = 2 ] && grep -q 'not a pcap or pcapng capture' '$dir/text.out'"
+head -c 3000 "$SRC" > "$dir/cut.pcap"
+replay cut "$dir/cut.pcap" --replay-pps 100000
+check "a capture cut short: the whole frames before the cut sent, then exit 1, malformed" \
+	bash -c "[ \$(cat '$dir/cut.rc') = 1 ] && grep -q '\"capture_malformed\":true' '$dir/cut.json' &&
+		grep -Eq '\"sent\":[1-9]' '$dir/cut.json'"
+echo "# gen_replay: $fails failed"
+[ "$fails" = 0 ]
