@@ -33,6 +33,16 @@
  * and --rkey-map, each destination QP's PSNs moved to start at --psn-base, the ICRC computed
  * again: gen_replay.h) and sent at their recorded pace, or --replay-pps frames a second,
  * --replay-loops times. Frames that are not RoCEv2 over IPv4 are skipped and counted by reason.
+ *
+ * Loopback mode (--loopback, issue 18 item 3): TX on --iface, RX on --rx-iface of the same
+ * process, the two ports joined by a cable (a veth pair, memif, a real link). -n frames of
+ * RoCEv2 RC SEND ONLY to the RX port's address (UDP 4791, bound here: no RoCE device runs),
+ * --pps a second; each payload carries the magic, the sequence number and the TSC. The RX side
+ * checks each frame's ICRC and counts what arrived once, twice (duplicated), after a later one
+ * (reordered), with a bad ICRC or header (bad; it is also lost: lost = sent - arrived intact),
+ * and the one-way latency from the shared TSC (a
+ * histogram). The stack's impairment ([portN] impair_tx = ...,roce_only) can be turned on to see
+ * the tool count what was injected; the run prints the TX port's impair_* counters beside.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -54,7 +64,9 @@
 #include "roce_tx.h"
 #include "stk_arp.h"
 #include "stk_config.h"
+#include "stk_hist.h"
 #include "stk_stack.h"
+#include "stk_stats.h"
 
 #define GEN_MAGIC 0x4452474eu /* "DRGN" */
 #define GEN_HDR 16
@@ -116,8 +128,16 @@ static struct {
 	struct gen_pcap_frame fr;
 	uint64_t t0, ts0, nframe, frames_read;
 	uint64_t replayed, skipped[GEN_SKIP_NUM], rw_qpn, rw_rkey, rw_psn, t_replay_end;
-	uint64_t icrc_bad;  /**< templated RoCE frames whose ICRC did not check */
-	uint64_t icrc_seen; /**< of those checked */
+	/* loopback mode (--loopback); the RX side runs on the lcore that polls --rx-iface */
+	bool loopback;
+	uint16_t rx_iface;
+	uint32_t pps;
+	bool rx_iface_set, lb_settle;
+	uint32_t lb_max_seq; /**< the highest sequence number received, +1 (0: none yet) */
+	uint64_t lb_rx, lb_unique, lb_dup, lb_reordered, lb_bad, lb_foreign;
+	struct stk_hist *lb_lat; /**< one-way latency, TSC cycles */
+	uint64_t icrc_bad;	 /**< templated RoCE frames whose ICRC did not check */
+	uint64_t icrc_seen;	 /**< of those checked */
 	/* sender state (main lcore only) */
 	enum gen_state state;
 	uint32_t next_seq;
@@ -231,6 +251,52 @@ static int reply_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rt
 	return 0;
 corrupt:
 	ls->corrupt++;
+	rte_pktmbuf_free(m);
+	return 0;
+}
+
+/* Loopback's receiver: a RoCEv2 frame of ours on --rx-iface (UDP 4791; BTH, magic, sequence,
+ * TSC, ICRC). Runs on the one lcore that polls that port's queue. */
+static int loop_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m,
+		   const struct stk_pkt *p, void *arg)
+{
+	uint8_t buf[sizeof(struct roce_bth) + GEN_HDR];
+	uint32_t magic, seq, bth_off = p->payload_off;
+	const uint8_t *d;
+	uint64_t tsc, now = rte_get_tsc_cycles();
+	(void)lc, (void)arg;
+
+	if (ifc->idx != g.rx_iface) {
+		g.lb_foreign++;
+		goto out;
+	}
+	g.lb_rx++;
+	d = p->payload_len >= sizeof(buf) + 4 ? rte_pktmbuf_read(m, bth_off, sizeof(buf), buf)
+					      : NULL;
+	if (!d || d[0] != 0x04 ||
+	    !roce_icrc_check(m, p->l3_off, (uint16_t)bth_off, bth_off + p->payload_len - 4u)) {
+		g.lb_bad++;
+		goto out;
+	}
+	memcpy(&magic, d + sizeof(struct roce_bth), 4);
+	memcpy(&seq, d + sizeof(struct roce_bth) + 4, 4);
+	memcpy(&tsc, d + sizeof(struct roce_bth) + 8, 8);
+	if (magic != GEN_MAGIC || seq >= g.count) {
+		g.lb_bad++;
+		goto out;
+	}
+	if (g.seen[seq]) {
+		g.lb_dup++; /* a copy of one seen already: a duplicate, not also a reordering */
+		goto out;
+	}
+	g.seen[seq] = 1;
+	g.lb_unique++;
+	if (seq + 1 < g.lb_max_seq)
+		g.lb_reordered++; /* a later frame came first */
+	else
+		g.lb_max_seq = seq + 1;
+	stk_hist_record(g.lb_lat, now >= tsc ? now - tsc : 0);
+out:
 	rte_pktmbuf_free(m);
 	return 0;
 }
@@ -590,8 +656,50 @@ static enum gen_state step_rate(struct stk_lcore *lc, const struct stk_iface *if
 	return GEN_SEND;
 }
 
+/* Loopback's sender: -n frames to the RX port, --pps a second (0: a burst every round). */
+static enum gen_state step_loop(struct stk_lcore *lc, const struct stk_iface *ifc, uint64_t now)
+{
+	struct roce_path path = {.dgid_ip = g.peer, .dscp = g.dscp, .ecn = g.ecn};
+
+	if (!g.t_measure)
+		g.t_measure = now;
+	for (unsigned k = 0; k < GEN_BURST && g.next_seq < g.count; k++) {
+		struct rte_mbuf *m;
+
+		if (g.pps &&
+		    now < g.t_measure + (uint64_t)((double)g.next_seq * rte_get_tsc_hz() / g.pps))
+			break;
+		m = rate_frame(lc, ifc, &path, g.next_seq, rte_get_tsc_cycles());
+		if (!m) {
+			g.build_fail++;
+			break; /* the pool is empty for now: again next round */
+		}
+		if (stk_ip_send(lc, ifc, m, &g.peer) != 0) {
+			rte_pktmbuf_free(m);
+			g.send_fail++;
+		} else {
+			g.sent++;
+		}
+		g.next_seq++;
+	}
+	if (g.next_seq < g.count)
+		return GEN_SEND;
+	stk_lcore_flush(lc);
+	g.t_measure_end = rte_get_tsc_cycles();
+	g.deadline = now + ms_to_tsc(g.wait_ms);
+	return GEN_DRAIN;
+}
+
 static enum gen_state step_drain(uint64_t now)
 {
+	if (g.loopback) {
+		/* all arrived (or the wait is over): 50 ms more for copies and late frames */
+		if (!g.lb_settle && (g.lb_unique >= g.sent || now >= g.deadline)) {
+			g.lb_settle = true;
+			g.deadline = now + ms_to_tsc(50);
+		}
+		return g.lb_settle && now >= g.deadline ? GEN_DONE : GEN_DRAIN;
+	}
 	if (verified_total() >= g.sent || now >= g.deadline) {
 		if (!g.quiet) {
 			printf("droce-gen: stream complete: %" PRIu64 "/%u verified\n",
@@ -715,7 +823,8 @@ static void gen_poll(struct stk_lcore *lc, void *arg)
 			g.state = step_resolve(lc, ifc, now);
 			break;
 		case GEN_SEND:
-			g.state = g.replay   ? step_replay(lc, ifc, now)
+			g.state = g.loopback ? step_loop(lc, ifc, now)
+				  : g.replay ? step_replay(lc, ifc, now)
 				  : g.rate_s ? step_rate(lc, ifc, now)
 					     : step_send(lc, ifc, now);
 			break;
@@ -768,6 +877,11 @@ static void usage(FILE *f, const char *prog)
 		"      --qpn-map A:B     destination QP A becomes B (up to 16)\n"
 		"      --rkey-map A:B    RETH/AtomicETH rkey A becomes B (up to 16)\n"
 		"      --psn-base N      each destination QP's first PSN becomes N, the rest follow\n"
+		"      --loopback        loopback mode: -n RoCEv2 frames from --iface to the address\n"
+		"                        of --rx-iface (the other end of a cable), counted there:\n"
+		"                        lost, duplicated, reordered, bad, one-way latency\n"
+		"      --rx-iface N      loopback: the receiving interface (default 1)\n"
+		"      --pps N           loopback: frames a second (default 0: as fast as it can)\n"
 		"      --hold            when done, stop polling but keep the ports open until\n"
 		"                        SIGINT/SIGTERM (a memif peer may then leave safely)\n"
 		"  -j, --json            print the result as one JSON line\n"
@@ -856,6 +970,9 @@ static int parse_args(int argc, char **argv)
 		{"qpn-map", required_argument, NULL, 14},
 		{"rkey-map", required_argument, NULL, 15},
 		{"psn-base", required_argument, NULL, 16},
+		{"loopback", no_argument, NULL, 17},
+		{"rx-iface", required_argument, NULL, 18},
+		{"pps", required_argument, NULL, 19},
 		{"json", no_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -977,6 +1094,19 @@ static int parse_args(int argc, char **argv)
 				return -1;
 			g.rw.psn_rebase = true;
 			break;
+		case 17:
+			g.loopback = true;
+			break;
+		case 18:
+			if (parse_u32("--rx-iface", optarg, 0, STK_MAX_PORTS - 1, &x))
+				return -1;
+			g.rx_iface = (uint16_t)x;
+			g.rx_iface_set = true;
+			break;
+		case 19:
+			if (parse_u32("--pps", optarg, 0, 100000000, &g.pps))
+				return -1;
+			break;
 		case 'j':
 			g.json = true;
 			break;
@@ -997,6 +1127,31 @@ static int parse_args(int argc, char **argv)
 	}
 	if (!g.config) {
 		fprintf(stderr, "droce-gen: -c/--config FILE is required (see conf/example.ini)\n");
+		return -1;
+	}
+	if (g.loopback) {
+		if (g.has_peer || g.rate_s || g.replay || g.echo_port) {
+			fprintf(stderr,
+				"droce-gen: --loopback sends to --rx-iface's own address: no "
+				"--peer, --echo, --rate or --replay with it\n");
+			return -1;
+		}
+		if (!g.rx_iface_set)
+			g.rx_iface = 1;
+		if (g.rx_iface == g.iface) {
+			fprintf(stderr,
+				"droce-gen: --loopback: --rx-iface must differ from --iface\n");
+			return -1;
+		}
+		if (g.frame_size < ROCE_OVERHEAD + GEN_HDR)
+			g.frame_size = 128; /* room for the magic, the sequence and the TSC */
+		g.roce = true;
+		if (g.linger_s == -2)
+			g.linger_s = 0;
+		return 0;
+	}
+	if ((g.rx_iface_set || g.pps) && !g.loopback) {
+		fprintf(stderr, "droce-gen: --rx-iface and --pps go with --loopback\n");
 		return -1;
 	}
 	if (!g.has_peer && !g.echo_port) {
@@ -1072,6 +1227,51 @@ static void report_rate(void)
 		       fps / 1e6, size, g.roce ? "RoCEv2 SEND ONLY" : "UDP",
 		       g.template ? " from a template" : "", frames, secs, g.sent, g.send_fail,
 		       g.build_fail, tpl.restamped, g.icrc_seen, g.icrc_bad);
+	fflush(stdout);
+}
+
+static void report_loop(void)
+{
+	double ns = 1e9 / (double)rte_get_tsc_hz();
+	struct stk_port_stats tx;
+	uint64_t lost = g.sent > g.lb_unique ? g.sent - g.lb_unique : 0;
+	double secs = (double)(g.t_measure_end - g.t_measure) / (double)rte_get_tsc_hz();
+
+	stk_stats_sum(g.iface, &tx);
+	if (g.json) {
+		printf("{\"mode\":\"loopback\",\"sent\":%" PRIu64 ",\"received\":%" PRIu64
+		       ",\"unique\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"duplicated\":%" PRIu64
+		       ",\"reordered\":%" PRIu64 ",\"bad\":%" PRIu64 ",\"send_failed\":%" PRIu64
+		       ",\"seconds\":%.3f,\"one_way_ns\":{\"min\":%.0f,\"p50\":%.0f,\"p99\":%.0f,"
+		       "\"max\":%.0f},\"impair_tx\":{\"dropped\":%" PRIu64
+		       ",\"duplicated\":%" PRIu64 ",\"reordered\":%" PRIu64
+		       ",\"corrupted\":%" PRIu64 ",\"delayed\":%" PRIu64 ",\"delay_full\":%" PRIu64
+		       "}}\n",
+		       g.sent, g.lb_rx, g.lb_unique, lost, g.lb_dup, g.lb_reordered, g.lb_bad,
+		       g.send_fail, secs, (double)stk_hist_min(g.lb_lat) * ns,
+		       (double)stk_hist_percentile(g.lb_lat, 50) * ns,
+		       (double)stk_hist_percentile(g.lb_lat, 99) * ns,
+		       (double)stk_hist_max(g.lb_lat) * ns, tx.c[STK_CNT_impair_dropped],
+		       tx.c[STK_CNT_impair_duplicated], tx.c[STK_CNT_impair_reordered],
+		       tx.c[STK_CNT_impair_corrupted], tx.c[STK_CNT_impair_delayed],
+		       tx.c[STK_CNT_impair_delay_full]);
+	} else {
+		printf("droce-gen: loopback: sent %" PRIu64 " in %.3f s, received %" PRIu64
+		       " (unique %" PRIu64 "): lost %" PRIu64 ", duplicated %" PRIu64
+		       ", reordered %" PRIu64 ", bad %" PRIu64 "; one-way min/p50/p99/max "
+		       "%.1f/%.1f/%.1f/%.1f us\n",
+		       g.sent, secs, g.lb_rx, g.lb_unique, lost, g.lb_dup, g.lb_reordered, g.lb_bad,
+		       (double)stk_hist_min(g.lb_lat) * ns / 1e3,
+		       (double)stk_hist_percentile(g.lb_lat, 50) * ns / 1e3,
+		       (double)stk_hist_percentile(g.lb_lat, 99) * ns / 1e3,
+		       (double)stk_hist_max(g.lb_lat) * ns / 1e3);
+		printf("droce-gen: the TX port's impairment: dropped %" PRIu64
+		       ", duplicated %" PRIu64 ", reordered %" PRIu64 ", corrupted %" PRIu64
+		       ", delayed %" PRIu64 "\n",
+		       tx.c[STK_CNT_impair_dropped], tx.c[STK_CNT_impair_duplicated],
+		       tx.c[STK_CNT_impair_reordered], tx.c[STK_CNT_impair_corrupted],
+		       tx.c[STK_CNT_impair_delayed]);
+	}
 	fflush(stdout);
 }
 
@@ -1178,6 +1378,27 @@ int main(int argc, char **argv)
 		rte_eal_cleanup();
 		return 3;
 	}
+	if (g.loopback) {
+		const struct stk_iface *rx =
+			g.rx_iface < cfg.nb_ports ? stk_iface_get(g.rx_iface) : NULL;
+
+		if (!rx || !rx->ip4.family) {
+			fprintf(stderr,
+				"droce-gen: --loopback: --rx-iface %u needs a port with an "
+				"IPv4 address in the configuration\n",
+				g.rx_iface);
+			status = 2;
+			goto out;
+		}
+		g.peer = rx->ip4;
+		g.has_peer = true;
+		g.lb_lat = stk_hist_create(STK_HIST_SUB_BITS_DEFAULT);
+		if (!g.lb_lat || (rc = stk_udp_bind(4791, loop_rx, NULL)) != 0) {
+			fprintf(stderr, "droce-gen: --loopback: cannot bind UDP 4791\n");
+			status = 2;
+			goto out;
+		}
+	}
 	if (g.echo_port && (rc = stk_udp_bind(g.echo_port, echo_rx, NULL)) != 0) {
 		fprintf(stderr, "droce-gen: cannot bind UDP %u: %s\n", g.echo_port, strerror(-rc));
 		status = 2;
@@ -1207,7 +1428,9 @@ int main(int argc, char **argv)
 	stk_run();
 	if (!g.quiet && g.state != GEN_DONE)
 		printf("droce-gen: stopped in state %s\n", gen_state_names[g.state]);
-	if (g.replay)
+	if (g.loopback)
+		report_loop();
+	else if (g.replay)
 		report_replay();
 	else if (g.rate_s)
 		report_rate();
@@ -1218,7 +1441,9 @@ int main(int argc, char **argv)
 		hold_until_signal(g_signals);
 	verified = verified_total();
 	status = 0;
-	if (g.replay)
+	if (g.loopback)
+		status = g.state == GEN_DONE && g.sent == g.count ? 0 : 1;
+	else if (g.replay)
 		status = g.state == GEN_DONE && g.replayed > 0 && !g.cap_bad ? 0 : 1;
 	else if (g.rate_s)
 		status = g.state == GEN_DONE && g.opackets1 > g.opackets0 && !g.icrc_bad ? 0 : 1;
@@ -1228,6 +1453,7 @@ out:
 	stk_teardown();
 	free(g.seen);
 	free(g.cap_buf);
+	stk_hist_free(g.lb_lat);
 	rte_eal_cleanup();
 	return status;
 }
