@@ -16,6 +16,8 @@
 #     others would add minutes and exercise nothing new); general compiles (gcc 12), runs make
 #     and formats with tbl and nroff in the mount, with the toolchain the lab image carries;
 #   - a root_squash export: a file root creates there is owned by 65534 on droce's disk;
+#   - showmount -a, -d and -e from the VM (MOUNT DUMP and EXPORT) while a v3 mount is in
+#     place, and -a again after its unmount (UMNT took it off the list);
 #   - the wire (rdma1m's mount and basic tests): tshark decodes every RPC-over-RDMA frame and
 #     flags none droce sent, and the RoCE frames are well formed with ICRCs that verify.
 # Locks: these mounts keep nolock (this test starts no rpc.statd in the VM); locking mounts,
@@ -160,6 +162,22 @@ vm_run vm1 "mount -t nfs -o rdma,port=20049,nolock $D:$EXP /mnt/d && grep ' /mnt
 	> "$LABI_DIR/vm.novers" 2>&1
 sed 's/^/# vm1 novers: /' "$LABI_DIR/vm.novers"
 check "a mount without vers= falls back to v3 (vers=3 in /proc/mounts)" grep -q "vers=3" "$LABI_DIR/vm.novers"
+
+# MOUNT's other procedures as showmount uses them: while mounted, DUMP (-a: client:dir, -d:
+# dirs) lists the VM and the export and EXPORT (-e) the exports; after the unmount (UMNT) DUMP
+# no longer lists the VM
+VMIP=$(vm_ip vm1)
+vm_run vm1 "mount -t nfs -o vers=3,proto=tcp,nolock $D:$EXP /mnt/d && echo '== mounted' &&
+	showmount -a $D; showmount -d $D; showmount -e $D; umount /mnt/d && echo '== unmounted' &&
+	showmount -a $D; echo showmount-exit=\$?" 120 > "$LABI_DIR/vm.showmount" 2>&1
+sed 's/^/# vm1 showmount: /' "$LABI_DIR/vm.showmount"
+check "showmount -a (MOUNT DUMP) lists $VMIP:$EXP while mounted, -d the export, -e every export" \
+	bash -c "sed -n '/== mounted/,/== unmounted/p' '$LABI_DIR/vm.showmount' > '$LABI_DIR/vm.sm1' &&
+		grep -qx '$VMIP:$EXP' '$LABI_DIR/vm.sm1' && grep -qx '$EXP' '$LABI_DIR/vm.sm1' &&
+		grep -Eq '^$EXP +' '$LABI_DIR/vm.sm1' && grep -Eq '^$SQ +' '$LABI_DIR/vm.sm1'"
+check "after the unmount (UMNT) DUMP no longer lists the VM" \
+	bash -c "sed -n '/== unmounted/,\$p' '$LABI_DIR/vm.showmount' > '$LABI_DIR/vm.sm2' &&
+		grep -q 'showmount-exit=0' '$LABI_DIR/vm.sm2' && ! grep -q '$VMIP:' '$LABI_DIR/vm.sm2'"
 
 # root_squash: what root creates belongs to the anonymous user on droce's disk
 vm_run vm1 "mount -t nfs -o vers=3,proto=rdma,port=20049,nolock $D:$SQ /mnt/d && touch /mnt/d/byroot && ls -ln /mnt/d; umount /mnt/d" 120 \
