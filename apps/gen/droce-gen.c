@@ -126,7 +126,7 @@ static struct {
 	uint32_t replay_pps, replay_loops, loop;
 	bool replay_started, have_frame, cap_bad;
 	struct gen_pcap_frame fr;
-	uint64_t t0, ts0, nframe, frames_read;
+	uint64_t t0, ts0, nframe, frames_read, t_replay_start, loop_sent;
 	uint64_t replayed, skipped[GEN_SKIP_NUM], rw_qpn, rw_rkey, rw_psn, t_replay_end;
 	/* loopback mode (--loopback); the RX side runs on the lcore that polls --rx-iface */
 	bool loopback;
@@ -670,6 +670,11 @@ static enum gen_state step_loop(struct stk_lcore *lc, const struct stk_iface *if
 		    now < g.t_measure + (uint64_t)((double)g.next_seq * rte_get_tsc_hz() / g.pps))
 			break;
 		m = rate_frame(lc, ifc, &path, g.next_seq, rte_get_tsc_cycles());
+		if (!m && rte_errno != ENOMEM) {
+			fprintf(stderr, "droce-gen: --loopback: cannot build a %u-byte frame: %s\n",
+				g.frame_size, rte_strerror(rte_errno));
+			return GEN_DONE;
+		}
 		if (!m) {
 			g.build_fail++;
 			break; /* the pool is empty for now: again next round */
@@ -737,6 +742,7 @@ static int replay_fetch(uint64_t now)
 		gen_pcap_open(&g.cap, g.cap_buf, (uint64_t)g.cap_len);
 		g.t0 = now; /* each loop at its own recorded pace */
 		g.nframe = 0;
+		g.loop_sent = 0;
 	}
 }
 
@@ -752,6 +758,7 @@ static enum gen_state step_replay(struct stk_lcore *lc, const struct stk_iface *
 		g.rw.src_ip = ifc->ip4.v4;
 		g.rw.dst_ip = g.peer.v4;
 		g.t0 = now;
+		g.t_replay_start = now;
 		if (!stk_iface_is_local(ifc, &g.peer) && !g.resolved) {
 			fprintf(stderr,
 				"droce-gen: --replay: the peer must be on-link (resolved by "
@@ -776,8 +783,8 @@ static enum gen_state step_replay(struct stk_lcore *lc, const struct stk_iface *
 			if (g.nframe == 0)
 				g.ts0 = g.fr.ts_ns;
 		}
-		if (g.replay_pps)
-			due = g.t0 + (uint64_t)((double)g.nframe * hz / g.replay_pps);
+		if (g.replay_pps) /* frames sent, not those skipped, take the rate's slots */
+			due = g.t0 + (uint64_t)((double)g.loop_sent * hz / g.replay_pps);
 		else
 			due = g.t0 +
 			      (uint64_t)((double)(g.fr.ts_ns >= g.ts0 ? g.fr.ts_ns - g.ts0 : 0) *
@@ -805,6 +812,7 @@ static enum gen_state step_replay(struct stk_lcore *lc, const struct stk_iface *
 		g.rw_psn += res.psn;
 		stk_tx_frame(lc, ifc, m);
 		g.replayed++;
+		g.loop_sent++;
 	}
 	return GEN_SEND;
 }
@@ -1235,7 +1243,9 @@ static void report_loop(void)
 	double ns = 1e9 / (double)rte_get_tsc_hz();
 	struct stk_port_stats tx;
 	uint64_t lost = g.sent > g.lb_unique ? g.sent - g.lb_unique : 0;
-	double secs = (double)(g.t_measure_end - g.t_measure) / (double)rte_get_tsc_hz();
+	double secs = g.t_measure_end > g.t_measure
+			      ? (double)(g.t_measure_end - g.t_measure) / (double)rte_get_tsc_hz()
+			      : 0.0;
 
 	stk_stats_sum(g.iface, &tx);
 	if (g.json) {
@@ -1292,8 +1302,9 @@ static void report_replay(void)
 		       ",\"psn_rewritten\":%" PRIu64 ",\"loops\":%u,\"capture_malformed\":%s,"
 		       "\"seconds\":%.3f}\n",
 		       g.rw_qpn, g.rw_rkey, g.rw_psn, g.replay_loops, g.cap_bad ? "true" : "false",
-		       g.t_replay_end > g.t0 ? (double)(g.t_replay_end - g.t0) / rte_get_tsc_hz()
-					     : 0.0);
+		       g.t_replay_end > g.t_replay_start
+			       ? (double)(g.t_replay_end - g.t_replay_start) / rte_get_tsc_hz()
+			       : 0.0);
 	} else {
 		printf("droce-gen: replay: %" PRIu64 " frames sent, %" PRIu64 " skipped",
 		       g.replayed, skipped);

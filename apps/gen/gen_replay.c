@@ -187,8 +187,8 @@ int gen_pcap_next(struct gen_pcap *p, struct gen_pcap_frame *f)
 
 /* ---- the rewrite ---- */
 
-static const char *const skip_names[GEN_SKIP_NUM] = {"ok",   "linktype", "truncated",	"not_roce",
-						     "ipv6", "bad_len",	 "too_many_qps"};
+static const char *const skip_names[GEN_SKIP_NUM] = {
+	"ok", "linktype", "truncated", "not_roce", "ipv6", "bad_len", "too_many_qps", "too_long"};
 
 const char *gen_skip_name(enum gen_skip s)
 {
@@ -281,7 +281,7 @@ enum gen_skip gen_replay_rewrite(struct gen_rewrite *rw, const struct gen_pcap_f
 		return GEN_SKIP_BAD_LEN;
 	len = 14 + tot; /* our Ethernet header, no tag; Ethernet padding is not kept */
 	if (len > cap || len > UINT16_MAX)
-		return GEN_SKIP_BAD_LEN;
+		return GEN_SKIP_TOO_LONG;
 	/* Ethernet */
 	memcpy(out, &rw->dst_mac, 6);
 	memcpy(out + 6, &rw->src_mac, 6);

@@ -82,6 +82,7 @@ enum gen_skip {
 	GEN_SKIP_IPV6,	    /**< RoCEv2 over IPv6: not rewritten (our address is IPv4) */
 	GEN_SKIP_BAD_LEN,   /**< IP, UDP and frame lengths disagree, or no room for BTH + ICRC */
 	GEN_SKIP_QPS,	    /**< more destination QPs than the PSN table holds (64) */
+	GEN_SKIP_TOO_LONG,  /**< longer than one mbuf's room (the pool's data room) */
 	GEN_SKIP_NUM
 };
 

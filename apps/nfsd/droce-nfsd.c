@@ -131,7 +131,8 @@ static struct {
 	enum nfsd_state state;
 	uint64_t state_cnt[NFSD_NUM_STATES];
 	uint64_t drain_end_ns, settle_end_ns;
-	bool drain_cut; /* the bound passed, or a second signal */
+	bool drain_cut;		 /* the bound passed, or a second signal */
+	uint64_t drain_start_ns; /* the first signal seen (the drain began) */
 	/* reload */
 	_Atomic int reload_phase;
 	pthread_t reload_thread;
@@ -160,6 +161,10 @@ static struct {
 } snap;
 
 static volatile sig_atomic_t stop, hup;
+
+/* A second SIGTERM/SIGINT this soon after the first is timeout(1)'s copy of it (to the process
+ * group), not an operator's second signal */
+#define SIGNAL_COPY_NS 500000000ull
 
 static void on_signal(int sig)
 {
@@ -577,6 +582,7 @@ static bool life_step(bool time_up)
 		/* one signal so far: a copy of the first (timeout(1) sends its TERM to the child
 		 * and again to its process group) must not read as a second one */
 		stop = 1;
+		g.drain_start_ns = now;
 		g.drain_end_ns = now + (uint64_t)g.conf.drain_s * 1000000000ull;
 		printf("draining: no new connections; %u call(s) with the helper threads, at most "
 		       "%u s\n",
@@ -584,6 +590,11 @@ static bool life_step(bool time_up)
 		set_state(NFSD_DRAINING);
 		return false;
 	case NFSD_DRAINING:
+		/* the copy can also come after this loop saw the first and began the drain (the
+		 * kernel delivers the two kill()s microseconds apart): one within SIGNAL_COPY_NS of
+		 * the first is that copy, not an operator's second signal */
+		if (stop > 1 && now - g.drain_start_ns < SIGNAL_COPY_NS)
+			stop = 1;
 		if (stop > 1 || now >= g.drain_end_ns) {
 			g.drain_cut = true;
 			printf("drain cut short (%s) with %u call(s) in flight\n",
@@ -596,6 +607,8 @@ static bool life_step(bool time_up)
 		}
 		return false;
 	case NFSD_SETTLING:
+		if (stop > 1 && now - g.drain_start_ns < SIGNAL_COPY_NS)
+			stop = 1; /* timeout(1)'s copy, as above */
 		if (calls_in_flight())
 			set_state(NFSD_DRAINING); /* a call that was queued in a connection */
 		else if (now >= g.settle_end_ns || stop > 1)

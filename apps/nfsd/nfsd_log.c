@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -64,32 +66,28 @@ struct prefixed {
 	char line[4096];
 };
 
-static void put_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return; /* nowhere to say it */
-		p += w;
-		len -= (size_t)w;
-	}
-}
-
-/* One line (with its newline, or a piece of a long one) out, with its priority */
+/* One line out with its priority, in one write: stdout and stderr may share a journal stream
+ * and other threads write lines of their own (a line ending with its newline, or a piece of a
+ * long one, which gets a newline here) */
 static void emit(struct prefixed *s)
 {
 	char pre[8];
 	bool has = s->n >= 3 && s->line[0] == '<' && isdigit((unsigned char)s->line[1]) &&
 		   s->line[2] == '>';
+	struct iovec v[3];
+	int nv = 0;
 
 	if (!has) {
 		snprintf(pre, sizeof(pre), "<%d>", s->prio);
-		put_all(s->fd, pre, strlen(pre));
+		v[nv++] = (struct iovec){pre, strlen(pre)};
 	}
-	put_all(s->fd, s->line, s->n);
+	static char nl[] = "\n";
+
+	v[nv++] = (struct iovec){s->line, s->n};
+	if (s->line[s->n - 1] != '\n')
+		v[nv++] = (struct iovec){nl, 1};
+	while (writev(s->fd, v, nv) < 0 && errno == EINTR)
+		; /* a short or failed write has nowhere to be said */
 	s->n = 0;
 }
 
@@ -99,7 +97,7 @@ static ssize_t prefixed_write(void *cookie, const char *p, size_t len)
 
 	for (size_t i = 0; i < len; i++) {
 		s->line[s->n++] = p[i];
-		if (p[i] == '\n' || s->n == sizeof(s->line))
+		if (p[i] == '\n' || s->n == sizeof(s->line) - 1)
 			emit(s);
 	}
 	return (ssize_t)len;
@@ -109,10 +107,8 @@ static int prefixed_close(void *cookie)
 {
 	struct prefixed *s = cookie;
 
-	if (s->n) {
-		s->line[s->n++] = '\n';
-		emit(s);
-	}
+	if (s->n)
+		emit(s); /* the last line, given its newline */
 	free(s);
 	return 0;
 }
@@ -136,11 +132,23 @@ FILE *nfsd_log_prefixed(int fd, int prio)
 	return f;
 }
 
+/* Is fd the stream JOURNAL_STREAM names ("DEV:INODE", systemd.exec(5))? */
+static bool is_journal(int fd, const char *js)
+{
+	unsigned long long dev, ino;
+	struct stat st;
+
+	return js && sscanf(js, "%llu:%llu", &dev, &ino) == 2 && fstat(fd, &st) == 0 &&
+	       (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
 int nfsd_log_journal(void)
 {
+	const char *js = getenv("JOURNAL_STREAM");
 	FILE *out, *err;
 
-	if (!getenv("JOURNAL_STREAM"))
+	/* systemd's word for it: stderr is the journal's stream (not redirected since) */
+	if (!is_journal(STDERR_FILENO, js))
 		return 0;
 	fflush(stdout);
 	fflush(stderr);

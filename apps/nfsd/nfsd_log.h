@@ -42,7 +42,8 @@ void nfsd_log(enum nfsd_log_level level, const char *fmt, ...)
 FILE *nfsd_log_prefixed(int fd, int prio);
 
 /**
- * Under systemd (JOURNAL_STREAM set): stdout and stderr become nfsd_log_prefixed streams,
+ * Under systemd (JOURNAL_STREAM names stderr's device and inode, systemd.exec(5): the output
+ * was not redirected since): stdout and stderr become nfsd_log_prefixed streams,
  * "<6>" and "<3>", so every line droce-nfsd, the stack and DPDK print carries a priority
  * journald records. @return 1 when done, 0 when not under systemd, -1 when it failed (the
  * streams are left as they were)

@@ -337,7 +337,7 @@ static void finish(struct nfs_aio_op *op, int res, nfs_aio_done_t done)
 		d.committed = op->stable == NFS_UNSTABLE ? NFS_UNSTABLE : NFS_FILE_SYNC;
 		if (d.status != NFS_OK)
 			d.count = 0;
-		nfs_wcc_post(&op->o, &d.wcc);
+		nfs_wcc_end(&op->o, &d.wcc, d.count > 0);
 	} else if (fstat(op->fd, &st) == 0) {
 		/* one fstat after the read: end of file, and the post-operation attributes */
 		if (d.status == NFS_OK)

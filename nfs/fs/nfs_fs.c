@@ -731,11 +731,17 @@ void nfs_change_note(struct nfs_fs *fs, const struct stat *st)
 	uint64_t tag = chg_tag(st), old = atomic_load_explicit(e, memory_order_relaxed), nv;
 
 	do {
-		if ((old & ~(uint64_t)NFS_CHG_MAX) != tag)
-			nv = tag | 1u; /* the first change at this ctime */
-		else if ((old & NFS_CHG_MAX) < NFS_CHG_MAX)
-			nv = old + 1;
+		uint64_t n = old & NFS_CHG_MAX;
+
+		if ((old & ~(uint64_t)NFS_CHG_MAX) == tag)
+			nv = n < NFS_CHG_MAX ? old + 1 : old;
+		else if ((old >> 44) == (tag >> 44) || !old)
+			nv = tag | 1u; /* the file's first change at this ctime */
 		else
+			/* another file had the slot: go on from its count, so that this file, if it
+			 * had the slot before at this ctime, never shows a count it showed then */
+			nv = tag | (n < NFS_CHG_MAX ? n + 1 : n);
+		if (nv == old)
 			return;
 	} while (!atomic_compare_exchange_weak_explicit(e, &old, nv, memory_order_relaxed,
 							memory_order_relaxed));
@@ -813,17 +819,34 @@ void nfs_wcc_pre(const struct nfs_obj *o, struct nfs_wcc *w)
 	w->pre_ctime = change_ctime(o->fs, &o->st);
 }
 
+void nfs_wcc_end(const struct nfs_obj *o, struct nfs_wcc *w, bool changed)
+{
+	struct stat st;
+	bool ok;
+
+	if (!w && !changed)
+		return;
+	ok = fstat(o->fd, &st) == 0;
+	if (ok && changed)
+		nfs_change_note(o->fs, &st); /* droce changed it: count the change at this ctime */
+	if (!w)
+		return;
+	w->post_valid = ok;
+	if (ok)
+		nfs_attr_from_stat(o, &st, &w->post);
+}
+
 void nfs_wcc_post(const struct nfs_obj *o, struct nfs_wcc *w)
+{
+	nfs_wcc_end(o, w, false);
+}
+
+void nfs_change_note_fd(struct nfs_fs *fs, int fd)
 {
 	struct stat st;
 
-	if (!w)
-		return;
-	w->post_valid = fstat(o->fd, &st) == 0;
-	if (!w->post_valid)
-		return;
-	nfs_change_note(o->fs, &st); /* droce changed it: count the change at this ctime */
-	nfs_attr_from_stat(o, &st, &w->post);
+	if (fd >= 0 && fstat(fd, &st) == 0)
+		nfs_change_note(fs, &st);
 }
 
 /* post-operation attributes of o */
@@ -1057,7 +1080,7 @@ enum nfs_stat nfs_fs_setattr(struct nfs_ctx *ctx, const struct nfs_fh *fh,
 			nfs_cred_leave();
 		}
 	}
-	nfs_wcc_post(&o, wcc);
+	nfs_wcc_end(&o, wcc, s == NFS_OK);
 	nfs_obj_put(&o);
 	return s;
 }

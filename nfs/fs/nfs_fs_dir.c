@@ -55,11 +55,12 @@ static enum nfs_stat dir_begin(struct nfs_ctx *ctx, const struct nfs_fh *dir, co
 	return s;
 }
 
-/* End it: back to root, post-operation attributes, release. */
-static void dir_end(struct nfs_obj *o, struct nfs_wcc *wcc)
+/* End it: back to root, post-operation attributes (changed: the directory was changed, the
+ * operation succeeded), release. */
+static void dir_end(struct nfs_obj *o, struct nfs_wcc *wcc, bool changed)
 {
 	nfs_cred_leave();
-	nfs_wcc_post(o, wcc);
+	nfs_wcc_end(o, wcc, changed);
 	nfs_obj_put(o);
 }
 
@@ -78,6 +79,11 @@ static enum nfs_stat made(struct nfs_obj *o, int fd, const struct nfs_sattr *sa,
 			return s;
 		if (fstat(fd, &st) != 0)
 			return nfs_stat_from_errno(errno);
+		/* attributes set (an UNCHECKED create's size on a file that was there, a new
+		 * file's owner or times): a change of the object */
+		if (sa->set_mode || sa->set_uid || sa->set_gid || sa->set_size ||
+		    sa->atime_how != NFS_TIME_DONT || sa->mtime_how != NFS_TIME_DONT)
+			nfs_change_note(o->fs, &st);
 	}
 	s = fh ? nfs_obj_fh(o, fd, &st, fh) : NFS_OK;
 	if (s == NFS_OK && attr)
@@ -113,6 +119,7 @@ enum nfs_stat nfs_fs_create(struct nfs_ctx *ctx, const struct nfs_fh *dir, const
 	struct nfs_obj o;
 	enum nfs_stat s;
 	struct stat st;
+	bool created = false; /* a new name in the directory (not an existing file taken) */
 	int fd;
 
 	if (how > NFS_CREATE_EXCLUSIVE)
@@ -128,6 +135,7 @@ enum nfs_stat nfs_fs_create(struct nfs_ctx *ctx, const struct nfs_fh *dir, const
 			    O_CREAT | O_EXCL | O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
 			    how == NFS_CREATE_EXCLUSIVE ? 0 : mode);
 		if (fd >= 0) {
+			created = true;
 			if (how == NFS_CREATE_EXCLUSIVE) {
 				/* the verifier in the times, until the client's SETATTR replaces
 				 * them */
@@ -177,7 +185,7 @@ enum nfs_stat nfs_fs_create(struct nfs_ctx *ctx, const struct nfs_fh *dir, const
 out:
 	if (fd >= 0)
 		close(fd);
-	dir_end(&o, dir_wcc);
+	dir_end(&o, dir_wcc, s == NFS_OK && created);
 	return s;
 }
 
@@ -199,7 +207,7 @@ static enum nfs_stat new_done(struct nfs_obj *o, const char *n, int rc, int extr
 	}
 	if (fd >= 0)
 		close(fd);
-	dir_end(o, dir_wcc);
+	dir_end(o, dir_wcc, rc == 0);
 	return s;
 }
 
@@ -304,7 +312,7 @@ static enum nfs_stat unlink_name(struct nfs_ctx *ctx, const struct nfs_fh *dir, 
 		s = errno == EEXIST ? NFS_ERR_NOTEMPTY : nfs_stat_from_errno(errno);
 	else if (known)
 		forget_removed(&o, &st);
-	dir_end(&o, dir_wcc);
+	dir_end(&o, dir_wcc, s == NFS_OK);
 	return s;
 }
 
@@ -360,11 +368,18 @@ enum nfs_stat nfs_fs_rename(struct nfs_ctx *ctx, const struct nfs_fh *from_dir,
 		else if (known)
 			forget_removed(&t, &over);
 		nfs_cred_leave();
+		if (s == NFS_OK) {
+			/* the object renamed changes too (its ctime, a directory's "..") */
+			struct stat moved;
+
+			if (fstatat(t.fd, tn, &moved, AT_SYMLINK_NOFOLLOW) == 0)
+				nfs_change_note(ctx->fs, &moved);
+		}
 	}
-	nfs_wcc_post(&t, to_wcc);
+	nfs_wcc_end(&t, to_wcc, s == NFS_OK);
 	nfs_obj_put(&t);
 out_f:
-	nfs_wcc_post(&f, from_wcc);
+	nfs_wcc_end(&f, from_wcc, s == NFS_OK);
 	nfs_obj_put(&f);
 	return s;
 }
@@ -400,13 +415,15 @@ enum nfs_stat nfs_fs_link(struct nfs_ctx *ctx, const struct nfs_fh *fh, const st
 			s = nfs_stat_from_errno(errno);
 		nfs_cred_leave();
 	}
+	if (s == NFS_OK)
+		nfs_change_note_fd(ctx->fs, f.fd); /* a new link: the file's ctime and nlink */
 	if (attr_valid && attr && fstat(f.fd, &st) == 0) {
 		nfs_attr_from_stat(&f, &st, attr);
 		*attr_valid = true;
 	}
 	nfs_obj_put(&f);
 out_d:
-	nfs_wcc_post(&d, dir_wcc);
+	nfs_wcc_end(&d, dir_wcc, s == NFS_OK);
 	nfs_obj_put(&d);
 	return s;
 }

@@ -194,7 +194,9 @@ struct nfs_export_tab {
  * The change attribute: a file's ctime, and a counter of droce's own changes within one tick of
  * it. The kernel's ctime moves at its clock's tick (a jiffy, 1-4 ms on a coarse clock), so two
  * WRITEs inside a tick leave ctime, and a client's cached change attribute (NFSv4 change, the
- * Linux v3 client's ctime), as it was. After every change droce makes (nfs_wcc_post) the file's
+ * Linux v3 client's ctime), as it was. After every change droce makes (nfs_wcc_end with changed,
+ * or nfs_change_note_fd for a file that is not the operation's object: LINK's and RENAME's) the
+ * file's
  * slot counts it; every attribute droce reports (nfs_attr_from_stat, wcc) adds that count in
  * nanoseconds to the ctime while the kernel's ctime has not moved: it stays below the next tick,
  * and the count starts at 1, so a change is seen even by a client that read the ctime before.
@@ -252,7 +254,14 @@ bool nfs_obj_is_root(const struct nfs_obj *o, const struct stat *st);
 enum nfs_stat nfs_obj_check_name(const char *name, uint32_t namelen, char *out);
 enum nfs_stat nfs_obj_writable(struct nfs_ctx *ctx, const struct nfs_obj *o);
 void nfs_wcc_pre(const struct nfs_obj *o, struct nfs_wcc *w);
+/** After an operation on o: its post-operation attributes into w (when not NULL), and when the
+ * operation changed o (it succeeded and modified it), the change counted (nfs_change_note)
+ * first, so the attributes include it. */
+void nfs_wcc_end(const struct nfs_obj *o, struct nfs_wcc *w, bool changed);
+/** nfs_wcc_end with nothing changed (COMMIT, a failure). */
 void nfs_wcc_post(const struct nfs_obj *o, struct nfs_wcc *w);
+/** droce changed the file open at fd: count it (nfs_change_note over its fstat). */
+void nfs_change_note_fd(struct nfs_fs *fs, int fd);
 /** Reopen the object at fd (O_PATH, stat st) for I/O as o's caller (flags O_RDONLY/O_WRONLY/
  * O_RDWR), with knfsd's owner override. Call with the caller's credential entered.
  * @return fd or -errno */

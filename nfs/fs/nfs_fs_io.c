@@ -288,7 +288,7 @@ enum nfs_stat nfs_fs_write(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint64_
 	if (own)
 		close(fd);
 out:
-	nfs_wcc_post(&o, wcc);
+	nfs_wcc_end(&o, wcc, n > 0); /* bytes written change the file, whatever the sync did */
 	nfs_obj_put(&o);
 	return s;
 }
@@ -419,6 +419,8 @@ enum nfs_stat nfs_fs_allocate(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint
 			   (off_t)len) != 0)
 		s = nfs_stat_from_errno(errno);
 	nfs_cred_leave();
+	if (s == NFS_OK)
+		nfs_change_note_fd(ctx->fs, fd);
 	/* a sync export makes the new extents durable before it answers, as a stable WRITE */
 	if (s == NFS_OK && !o.client->opts.async && fsync(fd) != 0) {
 		verf_rotate(ctx->fs);
@@ -575,6 +577,8 @@ enum nfs_stat nfs_fs_copy(struct nfs_ctx *ctx, const struct nfs_fh *src, uint64_
 		done += (uint64_t)n;
 	}
 	*copied = done;
+	if (done)
+		nfs_change_note_fd(ctx->fs, x.dfd);
 out:
 	xfer_close(&x);
 	return s;
@@ -600,6 +604,8 @@ enum nfs_stat nfs_fs_clone(struct nfs_ctx *ctx, const struct nfs_fh *src, uint64
 	/* a file system that cannot share extents says EOPNOTSUPP (or ENOTTY): NOTSUPP */
 	if (ioctl(x.dfd, FICLONERANGE, &r) != 0)
 		s = nfs_stat_from_errno(errno);
+	else
+		nfs_change_note_fd(ctx->fs, x.dfd);
 	xfer_close(&x);
 	return s;
 }

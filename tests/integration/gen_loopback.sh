@@ -13,7 +13,8 @@
 #   - corrupt=1%: lost (a bad ICRC, or a bit the IP/UDP layer refuses) == impair_corrupted but
 #     the few flips no check can see (the BTH bits the ICRC masks), at most 5 %;
 #   - delay=100%:300us at 5,000 a second: every frame delayed, the smallest one-way latency at
-#     least 300 us, nothing lost.
+#     least 300 us, nothing lost;
+#   - a frame larger than the MTU: exit 1 with a message (not a loop retrying it).
 # Usage: gen_loopback.sh PATH/TO/droce-gen      Exit 77 = skipped.
 set -u
 GEN=$(readlink -f "$1")
@@ -91,5 +92,10 @@ check "corrupt=1%: every corrupted frame lost (bad ICRC or refused) but those wh
 run delay "delay=100%:300us,seed=11,roce_only" -n 2000 --pps 5000
 check "delay=100%:300us: every frame delayed, one-way min >= 300 us, nothing lost" \
 	judge delay "i['delayed'] == 2000 and j['one_way_ns']['min'] >= 300000 and j['lost'] == 0" 2000
+# a frame the port cannot carry (9000 bytes on a 1500-byte MTU) ends the run with a message
+# instead of retrying for ever
+run big off -n 10 --frame-size 9000
+check "--frame-size 9000 over a 1500-byte MTU: exit 1, saying the frame cannot be built" \
+	bash -c "[ \$(cat '$dir/big.rc') = 1 ] && grep -q 'cannot build a 9000-byte frame' '$dir/big.out'"
 echo "# gen_loopback: $fails failed"
 [ "$fails" = 0 ]

@@ -111,15 +111,21 @@ run exports_key 0 "$out/good: 2 export(s) ok" --listen 127.0.0.1 --config "$out/
 run cmdline_threads 2 "the command line: \[nfs\] threads = 99: expected an integer from 0 to 64" \
 	--listen 127.0.0.1 --config "$out/good_ini.ini" --threads 99
 run cmdline_wins 0 "2 export(s) ok" --listen 127.0.0.1 --config "$out/good_ini.ini" --exports "$out/good"
-# under systemd (JOURNAL_STREAM set) every line carries its syslog priority for journald: the
-# "ok" line on stdout <6>, the error on stderr <3>
-JOURNAL_STREAM=8:1 "$NFSD" --check --exports "$out/good" > "$out/j_ok.out" 2> "$out/j_ok.err"
-JOURNAL_STREAM=8:1 "$NFSD" --check --exports "$out/badopt" > "$out/j_bad.out" 2> "$out/j_bad.err"
-sed 's/^/#   journal: /' "$out/j_ok.out" "$out/j_bad.err"
+# under systemd (JOURNAL_STREAM names stderr's device and inode, systemd.exec(5)) every line
+# carries its syslog priority for journald: the "ok" line on stdout <6>, the error on stderr
+# <3>; when the variable names another file (the output was redirected since), none
+: > "$out/j_ok.log"
+: > "$out/j_bad.log"
+JOURNAL_STREAM=$(stat -c %d:%i "$out/j_ok.log") "$NFSD" --check --exports "$out/good" >> "$out/j_ok.log" 2>&1
+JOURNAL_STREAM=$(stat -c %d:%i "$out/j_bad.log") "$NFSD" --check --exports "$out/badopt" >> "$out/j_bad.log" 2>&1
+JOURNAL_STREAM=$(stat -c %d:%i "$out/j_ok.log") "$NFSD" --check --exports "$out/good" > "$out/j_other.log" 2>&1
+sed 's/^/#   journal: /' "$out/j_ok.log" "$out/j_bad.log" "$out/j_other.log"
 check "JOURNAL_STREAM: the ok line starts <6>, the error <3>, and every line has a priority" \
-	bash -c "grep -q '^<6>droce-nfsd: .*2 export(s) ok' '$out/j_ok.out' &&
-		grep -q '^<3>droce-nfsd: .*bogus_option' '$out/j_bad.err' &&
-		! grep -qv '^<[0-9]>' '$out/j_ok.out' '$out/j_bad.err'"
+	bash -c "grep -q '^<6>droce-nfsd: .*2 export(s) ok' '$out/j_ok.log' &&
+		grep -q '^<3>droce-nfsd: .*bogus_option' '$out/j_bad.log' &&
+		! grep -qv '^<[0-9]>' '$out/j_ok.log' '$out/j_bad.log'"
+check "JOURNAL_STREAM naming another file: no priorities" \
+	bash -c "grep -q '^droce-nfsd: .*2 export(s) ok' '$out/j_other.log'"
 check "--check wrote nothing (the state directories it was given were not made)" \
 	[ ! -e "$out/state" -a ! -e "$out/st2" ]
 echo "# nfsd_check: $fails failed"

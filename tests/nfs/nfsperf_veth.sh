@@ -26,6 +26,9 @@
 #      operations counted; the written file is whole on the server's disk; the server grants
 #      6 slots a session (v4_slots): iodepth 4 gets the 5 it asks, iodepth 8 runs on 6 (a
 #      slot beyond them would be NFS4ERR_BADSLOT, an error);
+#      Their RoCE frames, captured on the server's veth end, decode in tshark as InfiniBand
+#      with good ICRCs, and as RPC-over-RDMA carrying NFSv4 COMPOUNDs, flagged only where
+#      tshark 4.0 cannot join a reply placed by RDMA WRITE;
 #   7. droce-nfsd's NFSv4 metrics (its /metrics at its own address): the COMPOUNDs and each
 #      operation's count (and its latency histogram's count) are exactly what droce-nfsperf's
 #      JSON says the 4.1 runs sent, nothing else ran, nothing failed, READ's and WRITE's
@@ -214,7 +217,12 @@ perf rdma_unlink --transport rdma --name big --rw read --bs 256k --size 4m --unl
 check "unlink=1: exit 0, REMOVE made, the file is gone from droce-nfsd's disk" \
 	bash -c "[ $RC = 0 ] && [ ! -e '$EXP/big.0.0' ] && grep -q '\"REMOVE\"' '$LAB_DIR/rdma_unlink.json'"
 
-# 6. NFSv4.1
+# 6. NFSv4.1 (its RoCE frames captured on the server's veth end for the wire check below)
+WIRE=$LAB_DIR/v41.pcapng
+ip netns exec "$LAB_NS_B" timeout 200 tshark -q -i "$LAB_VETH_B" -f "udp port 4791" -w "$WIRE" \
+	> "$LAB_DIR/tshark.log" 2>&1 &
+TSHARK_PID=$!
+for _ in $(seq 100); do grep -q "Capturing on" "$LAB_DIR/tshark.log" 2>/dev/null && break; sleep 0.1; done
 V4OPS="EXCHANGE_ID CREATE_SESSION RECLAIM_COMPLETE PUTROOTFH SEQUENCE OPEN GETFH CLOSE DESTROY_SESSION DESTROY_CLIENTID"
 # v41 NAME: the run says NFS 4.1 and made every session operation
 v41() {
@@ -260,6 +268,24 @@ check "4.1 TCP randrw: the JSON's checks" judge v41_tcp_randrw 65536 2 0
 check "4.1 TCP randrw: version 4.1, the session's operations, COMMIT and REMOVE" \
 	v41ok v41_tcp_randrw $V4OPS COMMIT REMOVE
 check "4.1 TCP unlink=1: the files are gone from droce-nfsd's disk" gone "$EXP/v4t.0.0"
+
+kill -INT "$TSHARK_PID" 2>/dev/null
+wait "$TSHARK_PID" 2>/dev/null
+# the wire: the 4.1 runs' RoCE frames (droce-nfsd and droce-nfsperf, both droce) decode in
+# tshark as InfiniBand with good ICRCs (wire_check.py), tshark reads their RPC-over-RDMA and
+# NFSv4 COMPOUNDs, and flags none but replies whose data went by RDMA WRITE (tshark 4.0's
+# reassembly cannot join those, as in the knfsd interop point)
+SMAC=$(ip -n "$LAB_NS_B" -o link show "$LAB_VETH_B" | sed -nE 's/.*link\/ether ([0-9a-f:]{17}).*/\1/p')
+check "the 4.1 runs' RoCE frames decode as InfiniBand and their ICRCs verify (wire_check.py)" \
+	python3 "$HERE/../interop/wire_check.py" "$WIRE" "$SMAC"
+nc4=$(tshark -r "$WIRE" -Y 'nfs.main_opcode == 53 || nfs.opcode == 53' 2>/dev/null | wc -l)
+tshark -r "$WIRE" -Y '_ws.malformed || _ws.expert.severity == error' -T fields -e frame.number \
+	-e rpc.msgtyp -e rpcordma.msg_type -e rpcordma.writes_count 2>/dev/null > "$LAB_DIR/v41.flagged"
+odd=$(awk -F'\t' '{ split($2, t, ","); split($3, m, ","); split($4, w, ",");
+	if (!(t[1] == 1 && (m[1] == 1 || w[1] > 0))) print }' "$LAB_DIR/v41.flagged" | wc -l)
+echo "# wire: $nc4 frames with an NFSv4 SEQUENCE, $(wc -l < "$LAB_DIR/v41.flagged") flagged, $odd of them not a reply placed by RDMA WRITE"
+check "tshark reads the NFSv4.1 COMPOUNDs over RPC-over-RDMA ($nc4 with SEQUENCE), and flags none but replies placed by RDMA WRITE" \
+	bash -c "[ $nc4 -gt 0 ] && [ $odd = 0 ]"
 
 # 7. droce-nfsd's NFSv4 metrics against what the client sent: the 4.1 runs above are the only
 # NFSv4 traffic, none of them failed a call, so every COMPOUND and every operation droce-nfsperf

@@ -199,21 +199,20 @@ static int64_t ns_of(const struct nfs_time *t)
 	return (int64_t)t->sec * 1000000000 + t->nsec;
 }
 
-/* The counter alone: a change at a ctime counts 1, 2, ...; another ctime, or another inode in
- * the same slot, reads 0; a change at a new ctime starts again at 1; the count stops at its
- * maximum. */
+/* The counter alone: a change at a ctime counts 1, 2, ...; another ctime reads 0; a change at
+ * a new ctime starts again at 1; the count stops at its maximum; another file in the same slot
+ * makes the first read 0, and goes on from the slot's count, so the first file's next change
+ * at the same ctime shows a count it never showed. */
 static void test_change_counter(void **state)
 {
 	struct nfs_fs *fs = nfsf_open_fs(nfsf_exports);
-	struct stat st = {.st_ino = 4242, .st_dev = 7}, later, other;
+	struct stat st = {.st_ino = 4242, .st_dev = 7}, later;
 
 	(void)state;
 	st.st_ctim.tv_sec = 1700000000;
 	st.st_ctim.tv_nsec = 4000000;
 	later = st;
 	later.st_ctim.tv_nsec += 4000000;
-	other = st;
-	other.st_ino = 4242 + (1u << 20); /* same low 20 bits, another file: never mistaken... */
 	assert_int_equal(nfs_change_count(fs, &st), 0);
 	nfs_change_note(fs, &st);
 	assert_int_equal(nfs_change_count(fs, &st), 1);
@@ -226,13 +225,35 @@ static void test_change_counter(void **state)
 	for (uint32_t i = 0; i < NFS_CHG_MAX + 10; i++)
 		nfs_change_note(fs, &later);
 	assert_int_equal(nfs_change_count(fs, &later), NFS_CHG_MAX);
-	(void)other;
+	/* another file that takes a slot goes on from the count there: a file that had the slot
+	 * before, at the same ctime, never sees a count again */
+	{
+		struct stat a = st, b;
+		uint32_t first;
+
+		a.st_ino = 777;
+		a.st_ctim.tv_nsec = 12000000;
+		b = a;
+		nfs_change_note(fs, &a);
+		first = nfs_change_count(fs, &a);
+		assert_int_equal(first, 1);
+		for (uint64_t ino = 778; ino < 778 + (1u << 22); ino++) { /* a file in a's slot */
+			b.st_ino = ino;
+			nfs_change_note(fs, &b);
+			if (!nfs_change_count(fs, &a))
+				break;
+		}
+		assert_int_equal(nfs_change_count(fs, &a), 0);
+		assert_int_equal(nfs_change_count(fs, &b), first + 1);
+		nfs_change_note(fs, &a); /* a again, same ctime */
+		assert_int_equal(nfs_change_count(fs, &a), first + 2);
+	}
 	nfs_fs_close(fs);
 }
 
 /* WRITEs and a SETATTR in a row: each one's post-op ctime is later than the one before (the
  * change attribute moves for every change), each pre-op ctime is the previous post-op one (wcc
- * chains), GETATTR reports the last, and a SETATTR guarded by that ctime is accepted while one
+ * chains), a COMMIT and a SETATTR its guard refuses leave it as it was, GETATTR reports the last, and a SETATTR guarded by that ctime is accepted while one
  * guarded by the kernel's own ctime is NOT_SYNC when they differ. On a kernel with coarse
  * ctimes (Debian 12's 6.1) the writes share a tick and the counter moves the ctime; a kernel
  * with multigrain timestamps (6.13 and later) moves it itself, and test_change_counter is what
@@ -261,6 +282,11 @@ static void test_change_every_write(void **state)
 		if (i)
 			assert_int_equal(ns_of(&w[i].pre_ctime), ns_of(&w[i - 1].post.ctime));
 	}
+	/* what changes nothing moves nothing: a COMMIT, a SETATTR refused by its guard */
+	assert_int_equal(nfs_fs_commit(&c, &f, 0, 0, &w[1]), NFS_OK);
+	assert_int_equal(ns_of(&w[1].post.ctime), ns_of(&w[7].post.ctime));
+	assert_int_equal(nfs_fs_setattr(&c, &f, &sa, &(struct nfs_time){1, 1}, &w[1]),
+			 NFS_ERR_NOT_SYNC);
 	assert_int_equal(nfs_fs_getattr(&c, &f, &at), NFS_OK);
 	assert_int_equal(ns_of(&at.ctime), ns_of(&w[7].post.ctime));
 	/* the guard the client sends is the ctime it was told, not the kernel's */

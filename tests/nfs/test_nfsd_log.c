@@ -3,8 +3,8 @@
  * test_nfsd_log.c - droce-nfsd's rate limit on messages a client can cause (apps/nfsd/nfsd_log.c):
  * a burst per interval goes out, the rest is counted, and the count is reported once, with
  * the first message of a later interval; and the streams journald reads: each line gets its
- * priority unless it has one, long lines are cut with each piece prefixed, a last line without
- * its newline goes out at close.
+ * priority unless it has one, long lines are cut with each piece prefixed and ended, a last line
+ * without its newline goes out at close with one.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -80,11 +80,11 @@ static void test_prefixed_stream(void **state)
 		n += (size_t)r;
 	close(p[0]);
 	got[n] = 0;
-	/* the 4999 b's: 4096 bytes fill the buffer (a piece), the other 903 and the newline */
+	/* the 4999 b's: 4095 fill the buffer (a piece, given a newline), then the other 904 */
 	snprintf(want, sizeof(want),
 		 "<3>droce-nfsd: a line\n<4>has its own\n<3>in two pieces\n<3><x>not a "
-		 "priority\n<3>%.4096s<3>%s\n<3>no newline\n",
-		 big, big + 4096);
+		 "priority\n<3>%.4095s\n<3>%s\n<3>no newline\n",
+		 big, big + 4095);
 	assert_string_equal(got, want);
 }
 
