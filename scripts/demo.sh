@@ -104,7 +104,10 @@ step "showmount -e lists the export to the lab's network" \
 	grep -Eq "^$EXP +$LABI_NET.0/24" "$LABI_DIR/vm.rpcinfo"
 
 say "the VM ($VM) mounts droce with mount -o rdma (no version, no port given)"
-vm_run vm1 "mkdir -p /mnt/droce && mount -t nfs -o rdma $D:$EXP /mnt/droce && grep /mnt/droce /proc/mounts" 120 |
+# mount.nfs by name, as util-linux's mount calls it: the lab VM's mount is BusyBox's applet,
+# which tries its own NFSv2/v3 code first whenever rpcbind runs in the VM (other interop
+# points start it) and would mount v3 without asking for v4 (tests/interop/nfs4_mount.sh)
+vm_run vm1 "mkdir -p /mnt/droce && /sbin/mount.nfs $D:$EXP /mnt/droce -o rdma && grep /mnt/droce /proc/mounts" 120 |
 	tee "$LABI_DIR/vm.mount"
 step "the VM mounted droce with proto=rdma" grep -q " /mnt/droce nfs.* .*proto=rdma" "$LABI_DIR/vm.mount" || exit 1
 step "the client and droce agreed on NFSv4.2 (vers=4.2), on port 20049" \

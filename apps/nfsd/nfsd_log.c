@@ -142,6 +142,19 @@ static bool is_journal(int fd, const char *js)
 	       (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
 }
 
+static FILE *orig_out, *orig_err;
+
+/* At exit: the last partial lines out, the streams closed and the process's own back */
+static void journal_close(void)
+{
+	FILE *o = stdout, *e = stderr;
+
+	stdout = orig_out;
+	stderr = orig_err;
+	fclose(o);
+	fclose(e);
+}
+
 int nfsd_log_journal(void)
 {
 	const char *js = getenv("JOURNAL_STREAM");
@@ -159,8 +172,11 @@ int nfsd_log_journal(void)
 			fclose(out);
 		return -1;
 	}
+	orig_out = stdout;
+	orig_err = stderr;
 	stdout = out;
 	stderr = err;
+	atexit(journal_close);
 	return 1;
 }
 
