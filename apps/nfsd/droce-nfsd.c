@@ -954,22 +954,26 @@ static int tel_nlm(const char *cmd, const char *params, struct rte_tel_data *d)
 /* /droce/nfs's NFSv4 part: compounds, operations by name (those that ran), errors, bytes */
 static void tel_nfs4(struct rte_tel_data *d)
 {
-	static struct nfs4_stats v4; /* the telemetry thread's own copy */
-	struct rte_tel_data *o = rte_tel_data_alloc();
+	/* this caller's own copy (14 KiB: off the stack; each telemetry client has a thread) */
+	struct nfs4_stats *v4 = malloc(sizeof(*v4));
+	struct rte_tel_data *o = v4 ? rte_tel_data_alloc() : NULL;
 
-	nfs4_server_stats(g.v4, &v4);
-	rte_tel_data_add_dict_u64(d, "nfs4_compounds", v4.compounds);
-	rte_tel_data_add_dict_u64(d, "nfs4_compound_errors", v4.status_err);
-	rte_tel_data_add_dict_u64(d, "nfs4_read_bytes", v4.read_bytes);
-	rte_tel_data_add_dict_u64(d, "nfs4_write_bytes", v4.write_bytes);
-	if (!o)
+	if (!v4)
 		return;
-	rte_tel_data_start_dict(o);
-	for (uint32_t op = 0; op <= NFS4_OP_LAST; op++)
-		if (v4.op[op])
-			rte_tel_data_add_dict_u64(o, nfs4_op_name(op), v4.op[op]);
-	if (rte_tel_data_add_dict_container(d, "nfs4_ops", o, 0) != 0)
-		rte_tel_data_free(o);
+	nfs4_server_stats(g.v4, v4);
+	rte_tel_data_add_dict_u64(d, "nfs4_compounds", v4->compounds);
+	rte_tel_data_add_dict_u64(d, "nfs4_compound_errors", v4->status_err);
+	rte_tel_data_add_dict_u64(d, "nfs4_read_bytes", v4->read_bytes);
+	rte_tel_data_add_dict_u64(d, "nfs4_write_bytes", v4->write_bytes);
+	if (o) {
+		rte_tel_data_start_dict(o);
+		for (uint32_t op = 0; op <= NFS4_OP_LAST; op++)
+			if (v4->op[op])
+				rte_tel_data_add_dict_u64(o, nfs4_op_name(op), v4->op[op]);
+		if (rte_tel_data_add_dict_container(d, "nfs4_ops", o, 0) != 0)
+			rte_tel_data_free(o);
+	}
+	free(v4);
 }
 
 static int tel_nfs(const char *cmd, const char *params, struct rte_tel_data *d)
@@ -1053,9 +1057,9 @@ static int tel_latency(const char *cmd, const char *params, struct rte_tel_data 
 		"READ",	  "WRITE",   "CREATE",	 "MKDIR",  "SYMLINK", "MKNOD",
 		"REMOVE", "RMDIR",   "RENAME",	 "LINK",   "READDIR", "READDIRPLUS",
 		"FSSTAT", "FSINFO",  "PATHCONF", "COMMIT"};
-	static struct nfs4_stats v4; /* the telemetry thread's own copy */
 	const struct nfs3_server *sv[2] = {&g.tcp_nfs, &g.rdma_nfs};
 	struct rte_tel_data *le = rte_tel_data_alloc();
+	struct nfs4_stats *v4;
 	char key[64];
 
 	(void)cmd, (void)params;
@@ -1073,15 +1077,18 @@ static int tel_latency(const char *cmd, const char *params, struct rte_tel_data 
 		snprintf(key, sizeof(key), "nfs3_%s", procs[p]);
 		tel_hist(d, key, sv[0]->st.lat[p], sv[1]->st.lat[p]);
 	}
-	if (!g.v4)
+	/* this caller's own copy (each telemetry client has a thread) */
+	v4 = g.v4 ? malloc(sizeof(*v4)) : NULL;
+	if (!v4)
 		return 0;
-	nfs4_server_stats(g.v4, &v4);
+	nfs4_server_stats(g.v4, v4);
 	for (uint32_t op = 0; op <= NFS4_OP_LAST; op++) {
-		if (!v4.op[op])
+		if (!v4->op[op])
 			continue;
 		snprintf(key, sizeof(key), "nfs4_%s", nfs4_op_name(op));
-		tel_hist(d, key, v4.op_lat[op], NULL);
+		tel_hist(d, key, v4->op_lat[op], NULL);
 	}
+	free(v4);
 	return 0;
 }
 

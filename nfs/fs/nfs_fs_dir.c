@@ -338,7 +338,7 @@ enum nfs_stat nfs_fs_rename(struct nfs_ctx *ctx, const struct nfs_fh *from_dir,
 	struct nfs_obj f, t;
 	struct stat over, from;
 	enum nfs_stat s;
-	bool known;
+	bool known, noop = false;
 
 	if (to_wcc)
 		memset(to_wcc, 0, sizeof(*to_wcc));
@@ -359,16 +359,20 @@ enum nfs_stat nfs_fs_rename(struct nfs_ctx *ctx, const struct nfs_fh *from_dir,
 	if (s == NFS_OK && nfs_cred_enter(&f.cred) != 0)
 		s = NFS_ERR_SERVERFAULT;
 	if (s == NFS_OK) {
-		/* a name renamed over loses its inode's link, as a REMOVE */
-		known = fstatat(t.fd, tn, &over, AT_SYMLINK_NOFOLLOW) == 0 &&
-			fstatat(f.fd, fn, &from, AT_SYMLINK_NOFOLLOW) == 0 &&
-			(over.st_dev != from.st_dev || over.st_ino != from.st_ino);
+		bool both = fstatat(t.fd, tn, &over, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    fstatat(f.fd, fn, &from, AT_SYMLINK_NOFOLLOW) == 0;
+
+		/* a name renamed over loses its inode's link, as a REMOVE; a rename onto the same
+		 * inode (itself, a hard link of it) does nothing (rename(2)), and changes nothing
+		 * (pynfs RNM18-20 check the change info) */
+		known = both && (over.st_dev != from.st_dev || over.st_ino != from.st_ino);
+		noop = both && !known;
 		if (renameat(f.fd, fn, t.fd, tn) != 0)
 			s = errno == EEXIST ? NFS_ERR_NOTEMPTY : nfs_stat_from_errno(errno);
 		else if (known)
 			forget_removed(&t, &over);
 		nfs_cred_leave();
-		if (s == NFS_OK) {
+		if (s == NFS_OK && !noop) {
 			/* the object renamed changes too (its ctime, a directory's "..") */
 			struct stat moved;
 
@@ -376,10 +380,10 @@ enum nfs_stat nfs_fs_rename(struct nfs_ctx *ctx, const struct nfs_fh *from_dir,
 				nfs_change_note(ctx->fs, &moved);
 		}
 	}
-	nfs_wcc_end(&t, to_wcc, s == NFS_OK);
+	nfs_wcc_end(&t, to_wcc, s == NFS_OK && !noop);
 	nfs_obj_put(&t);
 out_f:
-	nfs_wcc_end(&f, from_wcc, s == NFS_OK);
+	nfs_wcc_end(&f, from_wcc, s == NFS_OK && !noop);
 	nfs_obj_put(&f);
 	return s;
 }

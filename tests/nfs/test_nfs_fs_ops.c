@@ -253,7 +253,8 @@ static void test_change_counter(void **state)
 
 /* WRITEs and a SETATTR in a row: each one's post-op ctime is later than the one before (the
  * change attribute moves for every change), each pre-op ctime is the previous post-op one (wcc
- * chains), a COMMIT and a SETATTR its guard refuses leave it as it was, GETATTR reports the last, and a SETATTR guarded by that ctime is accepted while one
+ * chains), a COMMIT, a SETATTR its guard refuses and a rename onto itself leave it as it was,
+ * GETATTR reports the last, and a SETATTR guarded by that ctime is accepted while one
  * guarded by the kernel's own ctime is NOT_SYNC when they differ. On a kernel with coarse
  * ctimes (Debian 12's 6.1) the writes share a tick and the counter moves the ctime; a kernel
  * with multigrain timestamps (6.13 and later) moves it itself, and test_change_counter is what
@@ -305,6 +306,13 @@ static void test_change_every_write(void **state)
 	}
 	assert_int_equal(nfs_fs_setattr(&c, &f, &sa, &at.ctime, &w[0]), NFS_OK);
 	assert_true(ns_of(&w[0].post.ctime) > ns_of(&at.ctime));
+	/* a rename onto itself does nothing (rename(2)), and the directory's change info says so
+	 * (pynfs RNM18-20); a real one moves it */
+	assert_int_equal(nfs_fs_rename(&c, &a, "chg", 3, &a, "chg", 3, &w[2], &w[3]), NFS_OK);
+	assert_int_equal(ns_of(&w[2].pre_ctime), ns_of(&w[2].post.ctime));
+	assert_int_equal(ns_of(&w[3].pre_ctime), ns_of(&w[3].post.ctime));
+	assert_int_equal(nfs_fs_rename(&c, &a, "chg", 3, &a, "chg2", 4, &w[2], &w[3]), NFS_OK);
+	assert_true(ns_of(&w[3].post.ctime) > ns_of(&w[3].pre_ctime));
 	print_message("# 8 writes: the last %u at the kernel's last ctime (%s)\n", counted,
 		      counted > 1 ? "the counter told them apart"
 				  : "the kernel moved ctime at each: multigrain timestamps");
