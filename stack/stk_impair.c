@@ -258,6 +258,26 @@ static struct rte_mbuf *mark_ce(struct stk_impair *s, struct rte_mbuf *m)
 	return m;
 }
 
+/*
+ * A frame that waits (delayed, held for reordering) keeps the bytes it had when it was sent, as
+ * on a wire: one whose data is shared (an external buffer over memory a RoCE sender reuses once
+ * its message completes, a clone) waits as a private copy. rpcrdma_veth saw one frame, held
+ * while its retransmission completed the WRITE, go out later with the server's next data under
+ * the old ICRC. @return the frame to hold (@m, or its copy; @m when no mbuf is left)
+ */
+static struct rte_mbuf *own_bytes(struct stk_impair *s, struct rte_mbuf *m)
+{
+	struct rte_mbuf *c;
+
+	if (writable(m))
+		return m;
+	c = rte_pktmbuf_copy(m, s->pool, 0, UINT32_MAX);
+	if (!c)
+		return m;
+	rte_pktmbuf_free(m);
+	return c;
+}
+
 static bool delay_push(struct stk_impair *s, struct rte_mbuf *m)
 {
 	unsigned slot;
@@ -282,6 +302,8 @@ static unsigned stage(struct stk_impair *s, struct rte_mbuf *m, struct rte_mbuf 
 	if (chance(s, K_CE))
 		m = mark_ce(s, m);
 	if (chance(s, K_DELAY)) {
+		if (s->dq_len < STK_IMPAIR_DELAY_SLOTS)
+			m = own_bytes(s, m);
 		if (delay_push(s, m)) {
 			s->cnt[STK_CNT_impair_delayed]++;
 			m = NULL;
@@ -291,7 +313,7 @@ static unsigned stage(struct stk_impair *s, struct rte_mbuf *m, struct rte_mbuf 
 	}
 	/* the follower of a held frame is never held itself: it has to release it */
 	if (m && !held && chance(s, K_REORDER)) {
-		s->held = m;
+		s->held = own_bytes(s, m);
 		s->held_due = rte_get_tsc_cycles() + s->hold_tsc;
 		s->cnt[STK_CNT_impair_reordered]++;
 		return 0;

@@ -1036,6 +1036,55 @@ static void test_reorder_swaps_with_next(void **state)
 		check_intact(i, want[i]);
 }
 
+/* A frame held for reordering or delayed keeps the bytes it had when sent: its payload, an
+ * external buffer (RoCE's zero copy from registered memory), is rewritten by its owner while the
+ * frame waits (a message completed by a retransmission, the buffer reused), and what goes out
+ * later is still what was sent. */
+static void test_waiting_frame_keeps_its_bytes(void **state)
+{
+	static uint8_t ext[256] __rte_aligned(8);
+	struct rte_mbuf_ext_shared_info *shinfo;
+	uint16_t ext_len = sizeof(ext);
+	struct stk_impair_conf c;
+	uint8_t b[UT_FRAME_MAX];
+	uint16_t len = frame(b, 0);
+
+	shinfo = rte_pktmbuf_ext_shinfo_init_helper(ext, &ext_len, ext_free, NULL);
+	assert_non_null(shinfo);
+	for (int delay = 0; delay < 2; delay++) {
+		struct rte_mbuf *hdr = ut_mbuf(b, SEQ_OFF), *pay = rte_pktmbuf_alloc(ut_pool());
+
+		memset(&c, 0, sizeof(c));
+		if (delay) {
+			c.delay_ppm = STK_IMPAIR_PPM;
+			c.delay_us = 200;
+		} else {
+			c.reorder_ppm = STK_IMPAIR_PPM;
+		}
+		assert_int_equal(stk_impair_set(0, STK_IMPAIR_TX, &c), 0);
+		memcpy(ext, b + SEQ_OFF, len - SEQ_OFF);
+		assert_non_null(hdr);
+		assert_non_null(pay);
+		rte_mbuf_ext_refcnt_update(shinfo, 1);
+		rte_pktmbuf_attach_extbuf(pay, ext, RTE_BAD_IOVA, ext_len, shinfo);
+		pay->data_off = 0;
+		pay->data_len = (uint16_t)(len - SEQ_OFF);
+		pay->pkt_len = pay->data_len;
+		assert_int_equal(rte_pktmbuf_chain(hdr, pay), 0);
+		nrec = 0;
+		stk_tx_frame(fx.lc, fx.ifc, hdr);
+		collect_tx();
+		assert_int_equal(nrec, 0); /* it waits */
+		memset(ext, 0xee,
+		       ext_len); /* its owner reuses the memory (not the shared info after it) */
+		settle(1, 1000000);
+		assert_int_equal(nrec, 1);
+		assert_memory_equal(recs[0].b, b, len);
+	}
+	/* the waiting copies let go of the memory: only the test's reference is left */
+	assert_int_equal(rte_mbuf_ext_refcnt_update(shinfo, -1), 0);
+}
+
 static void test_delay_releases_after(void **state)
 {
 	enum { DELAY_US = 2000 };
@@ -1316,6 +1365,7 @@ int main(int argc, char **argv)
 		T(test_corrupt_one_bit),
 		T(test_corrupt_chained_and_shared),
 		T(test_reorder_swaps_with_next),
+		T(test_waiting_frame_keeps_its_bytes),
 		T(test_delay_releases_after),
 		T(test_delay_queue_full),
 		T(test_destroy_frees_waiting),
