@@ -51,6 +51,7 @@
 #include <rte_telemetry.h>
 
 #include "app_metrics.h"
+#include "mount_xdr.h"
 #include "nfs3_svc.h"
 #include "nfs4_svc.h"
 #include "nfs_aio.h"
@@ -59,6 +60,7 @@
 #include "nfsd_conf.h"
 #include "nfsd_log.h"
 #include "nfsd_metrics.h"
+#include "nfsd_tel.h"
 #include "nlm_svc.h"
 #include "orpc_bc.h"
 #include "orpc_pmap.h"
@@ -762,11 +764,6 @@ static void register_all(const char *ip, bool rdma)
 
 static void print_stats(void)
 {
-	static const char *const names[NFS3_NPROCS] = {
-		"NULL",	  "GETATTR", "SETATTR",	 "LOOKUP", "ACCESS",  "READLINK",
-		"READ",	  "WRITE",   "CREATE",	 "MKDIR",  "SYMLINK", "MKNOD",
-		"REMOVE", "RMDIR",   "RENAME",	 "LINK",   "READDIR", "READDIRPLUS",
-		"FSSTAT", "FSINFO",  "PATHCONF", "COMMIT"};
 	struct nfs_fs_stats fst;
 	struct orpc_drc_stats drc[2];
 
@@ -787,18 +784,13 @@ static void print_stats(void)
 			       (unsigned long long)g.lock_svc.stats.outcome[k]);
 	for (uint32_t p = 0; p < NFS3_NPROCS; p++)
 		if (g.tcp_nfs.st.proc[p] + g.rdma_nfs.st.proc[p])
-			printf("nfs3: %s tcp %llu rdma %llu\n", names[p],
+			printf("nfs3: %s tcp %llu rdma %llu\n", nfs3_proc_name(p),
 			       (unsigned long long)g.tcp_nfs.st.proc[p],
 			       (unsigned long long)g.rdma_nfs.st.proc[p]);
-	{
-		static const char *const mnames[MOUNT_NPROCS] = {"NULL", "MNT",	    "DUMP",
-								 "UMNT", "UMNTALL", "EXPORT"};
-
-		for (uint32_t p = 0; p < MOUNT_NPROCS; p++)
-			if (g.tcp_nfs.st.mount_proc[p])
-				printf("mount: %s %llu\n", mnames[p],
-				       (unsigned long long)g.tcp_nfs.st.mount_proc[p]);
-	}
+	for (uint32_t p = 0; p < MOUNT_NPROCS; p++)
+		if (g.tcp_nfs.st.mount_proc[p])
+			printf("mount: %s %llu\n", nfs_mnt_proc_name(p),
+			       (unsigned long long)g.tcp_nfs.st.mount_proc[p]);
 	printf("nfs3: calls on helper threads %llu, run inline for want of scratch %llu, READs and "
 	       "WRITEs by io_uring %llu\n",
 	       (unsigned long long)(g.tcp_nfs.st.deferred + g.rdma_nfs.st.deferred),
@@ -951,149 +943,17 @@ static int tel_nlm(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-/* /droce/nfs's NFSv4 part: compounds, operations by name (those that ran), errors, bytes */
-static void tel_nfs4(struct rte_tel_data *d)
-{
-	/* this caller's own copy (14 KiB: off the stack; each telemetry client has a thread) */
-	struct nfs4_stats *v4 = malloc(sizeof(*v4));
-	struct rte_tel_data *o = v4 ? rte_tel_data_alloc() : NULL;
-
-	if (!v4)
-		return;
-	nfs4_server_stats(g.v4, v4);
-	rte_tel_data_add_dict_u64(d, "nfs4_compounds", v4->compounds);
-	rte_tel_data_add_dict_u64(d, "nfs4_compound_errors", v4->status_err);
-	rte_tel_data_add_dict_u64(d, "nfs4_read_bytes", v4->read_bytes);
-	rte_tel_data_add_dict_u64(d, "nfs4_write_bytes", v4->write_bytes);
-	if (o) {
-		rte_tel_data_start_dict(o);
-		for (uint32_t op = 0; op <= NFS4_OP_LAST; op++)
-			if (v4->op[op])
-				rte_tel_data_add_dict_u64(o, nfs4_op_name(op), v4->op[op]);
-		if (rte_tel_data_add_dict_container(d, "nfs4_ops", o, 0) != 0)
-			rte_tel_data_free(o);
-	}
-	free(v4);
-}
-
-static int tel_nfs(const char *cmd, const char *params, struct rte_tel_data *d)
-{
-	static const char *const procs[NFS3_NPROCS] = {
-		"NULL",	  "GETATTR", "SETATTR",	 "LOOKUP", "ACCESS",  "READLINK",
-		"READ",	  "WRITE",   "CREATE",	 "MKDIR",  "SYMLINK", "MKNOD",
-		"REMOVE", "RMDIR",   "RENAME",	 "LINK",   "READDIR", "READDIRPLUS",
-		"FSSTAT", "FSINFO",  "PATHCONF", "COMMIT"};
-	const struct nfs3_server *sv[2] = {&g.tcp_nfs, &g.rdma_nfs};
-	struct orpc_drc_stats drc[2];
-	struct nfs_fs_stats fst;
-	struct rte_tel_data *p = rte_tel_data_alloc(), *o = rte_tel_data_alloc();
-
-	(void)cmd, (void)params;
-	if (!p || !o) {
-		rte_tel_data_free(p);
-		rte_tel_data_free(o);
-		return -ENOMEM;
-	}
-	rte_tel_data_start_dict(d);
-	rte_tel_data_start_dict(p);
-	for (uint32_t i = 0; i < NFS3_NPROCS; i++)
-		rte_tel_data_add_dict_u64(p, procs[i], sv[0]->st.proc[i] + sv[1]->st.proc[i]);
-	rte_tel_data_add_dict_container(d, "nfs3_calls", p, 0);
-	rte_tel_data_start_dict(o);
-	for (int k = 0; k < ORPC_OUT_NUM; k++)
-		rte_tel_data_add_dict_u64(o, orpc_outcome_name((enum orpc_outcome)k),
-					  g.svc.stats.outcome[k] + g.rdma_svc.stats.outcome[k]);
-	rte_tel_data_add_dict_container(d, "rpc_outcomes", o, 0);
-	for (uint32_t i = 0; i < 32; i++)
-		if (sv[0]->st.status[i] + sv[1]->st.status[i] && i)
-			rte_tel_data_add_dict_u64(d, nfs_stat_name(nfs3_stat_of_slot(i)),
-						  sv[0]->st.status[i] + sv[1]->st.status[i]);
-	rte_tel_data_add_dict_u64(d, "status_ok", sv[0]->st.status_ok + sv[1]->st.status_ok);
-	rte_tel_data_add_dict_u64(d, "status_err", sv[0]->st.status_err + sv[1]->st.status_err);
-	rte_tel_data_add_dict_u64(d, "read_bytes", sv[0]->st.read_bytes + sv[1]->st.read_bytes);
-	rte_tel_data_add_dict_u64(d, "write_bytes", sv[0]->st.write_bytes + sv[1]->st.write_bytes);
-	rte_tel_data_add_dict_u64(d, "on_helper_threads", sv[0]->st.deferred + sv[1]->st.deferred);
-	rte_tel_data_add_dict_u64(d, "helper_queue", g.pool ? nfs_pool_inflight(g.pool) : 0);
-	rte_tel_data_add_dict_u64(d, "on_io_uring", sv[0]->st.aio + sv[1]->st.aio);
-	rte_tel_data_add_dict_u64(d, "io_uring_queue", g.aio ? nfs_aio_inflight(g.aio) : 0);
-	orpc_svc_drc_stats(&g.svc, &drc[0]);
-	orpc_svc_drc_stats(&g.rdma_svc, &drc[1]);
-	rte_tel_data_add_dict_u64(d, "drc_replayed", drc[0].replayed + drc[1].replayed);
-	rte_tel_data_add_dict_u64(d, "drc_in_progress_drops",
-				  drc[0].in_progress_drops + drc[1].in_progress_drops);
-	nfs_fs_stats(g.fs, &fst);
-	rte_tel_data_add_dict_u64(d, "badhandle", fst.badhandle);
-	rte_tel_data_add_dict_u64(d, "stale", fst.stale);
-	rte_tel_data_add_dict_u64(d, "client_refused", fst.acces_client);
-	rte_tel_data_add_dict_u64(d, "rofs", fst.rofs);
-	rte_tel_data_add_dict_u64(d, "rdma_connections", g.accepted - g.closed);
-	rte_tel_data_add_dict_u64(d, "tcp_connections", orpc_tcp_srv_nconns(&g.tcp));
-	if (g.v4)
-		tel_nfs4(d);
-	return 0;
-}
-
-/* One latency histogram as an array under key (nfs_lat_bucket's buckets). rte_telemetry
- * nests one level only: the histograms are arrays in the command's own dict. */
-static void tel_hist(struct rte_tel_data *d, const char *key, const uint64_t *a, const uint64_t *b)
-{
-	struct rte_tel_data *h = rte_tel_data_alloc();
-
-	if (!h)
-		return;
-	rte_tel_data_start_array(h, RTE_TEL_U64_VAL);
-	for (uint32_t k = 0; k < NFS_LAT_BUCKETS; k++)
-		rte_tel_data_add_array_u64(h, a[k] + (b ? b[k] : 0));
-	if (rte_tel_data_add_dict_container(d, key, h, 0) != 0)
-		rte_tel_data_free(h);
-}
-
-/* The latency histograms: bucket i counts calls of at most bucket_le_us[i] µs, the last
- * longer ones; "nfs3_PROC" per NFSv3 procedure and "nfs4_OP" per NFSv4 operation that ran */
+/* /droce/nfs/latency (nfsd_tel.c) */
 static int tel_latency(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	static const char *const procs[NFS3_NPROCS] = {
-		"NULL",	  "GETATTR", "SETATTR",	 "LOOKUP", "ACCESS",  "READLINK",
-		"READ",	  "WRITE",   "CREATE",	 "MKDIR",  "SYMLINK", "MKNOD",
-		"REMOVE", "RMDIR",   "RENAME",	 "LINK",   "READDIR", "READDIRPLUS",
-		"FSSTAT", "FSINFO",  "PATHCONF", "COMMIT"};
-	const struct nfs3_server *sv[2] = {&g.tcp_nfs, &g.rdma_nfs};
-	struct rte_tel_data *le = rte_tel_data_alloc();
-	struct nfs4_stats *v4;
-	char key[64];
+	const struct nfs3_server *const sv[2] = {&g.tcp_nfs, &g.rdma_nfs};
 
 	(void)cmd, (void)params;
-	if (!le)
-		return -ENOMEM;
-	rte_tel_data_start_dict(d);
-	rte_tel_data_start_array(le, RTE_TEL_U64_VAL);
-	for (uint32_t i = 0; i + 1 < NFS_LAT_BUCKETS; i++)
-		rte_tel_data_add_array_u64(le, 1ull << i);
-	if (rte_tel_data_add_dict_container(d, "bucket_le_us", le, 0) != 0)
-		rte_tel_data_free(le);
-	for (uint32_t p = 0; p < NFS3_NPROCS; p++) {
-		if (!sv[0]->st.proc[p] && !sv[1]->st.proc[p])
-			continue;
-		snprintf(key, sizeof(key), "nfs3_%s", procs[p]);
-		tel_hist(d, key, sv[0]->st.lat[p], sv[1]->st.lat[p]);
-	}
-	/* this caller's own copy (each telemetry client has a thread) */
-	v4 = g.v4 ? malloc(sizeof(*v4)) : NULL;
-	if (!v4)
-		return 0;
-	nfs4_server_stats(g.v4, v4);
-	for (uint32_t op = 0; op <= NFS4_OP_LAST; op++) {
-		if (!v4->op[op])
-			continue;
-		snprintf(key, sizeof(key), "nfs4_%s", nfs4_op_name(op));
-		tel_hist(d, key, v4->op_lat[op], NULL);
-	}
-	free(v4);
-	return 0;
+	return nfsd_tel_latency(d, sv, g.v4);
 }
 
-/* GET /metrics (--metrics): the counters above for Prometheus, written on this lcore */
-static void write_metrics(struct app_buf *b, void *arg)
+/* What the counters are read from, for /metrics and rte_telemetry's /droce/nfs */
+static void metrics_src(struct nfsd_metrics_src *out)
 {
 	bool rdma = !g.listen_ip;
 	struct nfsd_metrics_src s = {
@@ -1117,7 +977,26 @@ static void write_metrics(struct app_buf *b, void *arg)
 		.start_time = nfsd_metrics_start_time(),
 	};
 
+	*out = s;
+}
+
+/* /droce/nfs (nfsd_tel.c; stack mode: both servers are there) */
+static int tel_nfs(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct nfsd_metrics_src s;
+
+	(void)cmd, (void)params;
+	metrics_src(&s);
+	return nfsd_tel_nfs(d, &s);
+}
+
+/* GET /metrics (--metrics): the counters above for Prometheus, written on this lcore */
+static void write_metrics(struct app_buf *b, void *arg)
+{
+	struct nfsd_metrics_src s;
+
 	(void)arg;
+	metrics_src(&s);
 	nfsd_metrics_write(b, &s);
 }
 
