@@ -58,6 +58,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include "gen_cat.h"
 #include "gen_replay.h"
 #include "roce_hdr.h"
 #include "roce_icrc.h"
@@ -136,8 +137,11 @@ static struct {
 	uint32_t lb_max_seq; /**< the highest sequence number received, +1 (0: none yet) */
 	uint64_t lb_rx, lb_unique, lb_dup, lb_reordered, lb_bad, lb_foreign;
 	struct stk_hist *lb_lat; /**< one-way latency, TSC cycles */
-	uint64_t icrc_bad;	 /**< templated RoCE frames whose ICRC did not check */
-	uint64_t icrc_seen;	 /**< of those checked */
+	/* catalogue mode (--catalogue, gen_cat.c) */
+	bool catalogue, cat_list, cat_qps;
+	struct gen_cat_opts cat;
+	uint64_t icrc_bad;  /**< templated RoCE frames whose ICRC did not check */
+	uint64_t icrc_seen; /**< of those checked */
 	/* sender state (main lcore only) */
 	enum gen_state state;
 	uint32_t next_seq;
@@ -157,6 +161,7 @@ static struct {
 	.linger_s = -2, /* unset */
 	.frame_size = 64,
 	.roce_qpn = 0x11,
+	.cat = {.verb = GEN_CAT_NUM_VERBS, .wait_ms = 200},
 };
 
 static volatile sig_atomic_t g_signals; /* SIGINT/SIGTERM seen */
@@ -824,6 +829,11 @@ static void gen_poll(struct stk_lcore *lc, void *arg)
 	enum gen_state prev;
 	(void)arg;
 
+	if (g.catalogue) {
+		if (gen_cat_step(lc, ifc, now))
+			stk_stop();
+		return;
+	}
 	do {
 		prev = g.state;
 		switch (g.state) {
@@ -890,6 +900,15 @@ static void usage(FILE *f, const char *prog)
 		"                        lost, duplicated, reordered, bad, one-way latency\n"
 		"      --rx-iface N      loopback: the receiving interface (default 1)\n"
 		"      --pps N           loopback: frames a second (default 0: as fast as it can)\n"
+		"      --catalogue VERB  catalogue mode: malformed and adversarial frames to the QPs\n"
+		"                        of a perftest server at --peer ADDR:PORT (VERB write:\n"
+		"                        ib_write_bw -q N; atomic: ib_atomic_bw -q N), each entry's\n"
+		"                        reaction and a probe checked against the spec (docs/gen.md)\n"
+		"      --cat-qps         print the server's -q for --catalogue VERB and exit\n"
+		"      --cat-list        print the catalogue and exit\n"
+		"      --cat-only LIST   only these entries (comma-separated names)\n"
+		"      --cat-wait MS     how long to watch for replies, per phase (default 200)\n"
+		"      --cat-peer KIND   droce or rxe: whose known deviations are accepted\n"
 		"      --hold            when done, stop polling but keep the ports open until\n"
 		"                        SIGINT/SIGTERM (a memif peer may then leave safely)\n"
 		"  -j, --json            print the result as one JSON line\n"
@@ -981,6 +1000,12 @@ static int parse_args(int argc, char **argv)
 		{"loopback", no_argument, NULL, 17},
 		{"rx-iface", required_argument, NULL, 18},
 		{"pps", required_argument, NULL, 19},
+		{"catalogue", required_argument, NULL, 20},
+		{"cat-qps", no_argument, NULL, 21},
+		{"cat-list", no_argument, NULL, 22},
+		{"cat-only", required_argument, NULL, 23},
+		{"cat-wait", required_argument, NULL, 24},
+		{"cat-peer", required_argument, NULL, 25},
 		{"json", no_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -1115,6 +1140,38 @@ static int parse_args(int argc, char **argv)
 			if (parse_u32("--pps", optarg, 0, 100000000, &g.pps))
 				return -1;
 			break;
+		case 20:
+			g.catalogue = true;
+			g.cat.verb = gen_cat_verb_parse(optarg);
+			if (g.cat.verb == GEN_CAT_NUM_VERBS) {
+				fprintf(stderr,
+					"droce-gen: --catalogue %s: expected write (an ib_write_bw "
+					"server) or atomic (ib_atomic_bw)\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 21:
+			g.cat_qps = true;
+			break;
+		case 22:
+			g.cat_list = true;
+			break;
+		case 23:
+			g.cat.only = optarg;
+			break;
+		case 24:
+			if (parse_u32("--cat-wait", optarg, 10, 60000, &g.cat.wait_ms))
+				return -1;
+			break;
+		case 25:
+			if (strcmp(optarg, "droce") != 0 && strcmp(optarg, "rxe") != 0) {
+				fprintf(stderr, "droce-gen: --cat-peer %s: expected droce or rxe\n",
+					optarg);
+				return -1;
+			}
+			g.cat.peer = optarg;
+			break;
 		case 'j':
 			g.json = true;
 			break;
@@ -1133,9 +1190,44 @@ static int parse_args(int argc, char **argv)
 		fprintf(stderr, "droce-gen: unexpected argument '%s'\n", argv[optind]);
 		return -1;
 	}
+	if (g.cat_list) {
+		gen_cat_list(stdout);
+		exit(0);
+	}
+	if (g.cat_qps || g.cat.only || g.cat.peer) {
+		int n;
+
+		if (!g.catalogue) {
+			fprintf(stderr, "droce-gen: --cat-qps, --cat-only and --cat-peer go with "
+					"--catalogue VERB\n");
+			return -1;
+		}
+		n = gen_cat_qps(g.cat.verb, g.cat.only);
+		if (n < 0)
+			return -1;
+		if (g.cat_qps) {
+			printf("%d\n", n);
+			exit(0);
+		}
+	}
 	if (!g.config) {
 		fprintf(stderr, "droce-gen: -c/--config FILE is required (see conf/example.ini)\n");
 		return -1;
+	}
+	if (g.catalogue) {
+		if (!g.has_peer || g.peer.family != 4 || g.loopback || g.rate_s || g.replay ||
+		    g.echo_port) {
+			fprintf(stderr,
+				"droce-gen: --catalogue needs --peer A.B.C.D:PORT (the perftest "
+				"server's IPv4 address and port, 18515 by default) and no "
+				"other mode\n");
+			return -1;
+		}
+		g.cat.server = g.peer;
+		g.cat.port = g.peer_port;
+		g.cat.iface = g.iface;
+		g.cat.json = g.json;
+		return 0;
 	}
 	if (g.loopback) {
 		if (g.has_peer || g.rate_s || g.replay || g.echo_port) {
@@ -1409,6 +1501,23 @@ int main(int argc, char **argv)
 			status = 2;
 			goto out;
 		}
+	}
+	if (g.catalogue) {
+		const struct stk_iface *ifc = stk_iface_get(g.iface);
+
+		if (!ifc->ip4.family || gen_cat_start(&g.cat) != 0) {
+			if (!ifc->ip4.family)
+				fprintf(stderr,
+					"droce-gen: --catalogue: interface %u has no IPv4 "
+					"address\n",
+					g.iface);
+			status = 2;
+			goto out;
+		}
+		stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), gen_poll, NULL);
+		stk_run();
+		status = gen_cat_finish();
+		goto out;
 	}
 	if (g.echo_port && (rc = stk_udp_bind(g.echo_port, echo_rx, NULL)) != 0) {
 		fprintf(stderr, "droce-gen: cannot bind UDP %u: %s\n", g.echo_port, strerror(-rc));

@@ -44,7 +44,7 @@
 #include "droce-perf.h"
 #include "stk_stack.h"
 
-#define KEY_MSG_SIZE_GID 108	/* perftest KEY_MSG_SIZE_GID */
+#define KEY_MSG_SIZE_GID APP_PT_KEYS_LEN
 #define XCHG_CONNECT_MS 30000	/* a client may start before the server listens */
 #define XCHG_DONE_LINGER_MS 500 /* the peer's "done" is read before we close */
 
@@ -282,60 +282,6 @@ int perf_xchg_data(const void *mine, void *theirs, uint32_t len)
 	return rc;
 }
 
-static void format_keys(const struct perf_dest *d, char msg[KEY_MSG_SIZE_GID])
-{
-	int n;
-
-	n = snprintf(msg, KEY_MSG_SIZE_GID, "%04x:%04x:%06x:%06x:%08x:%016llx:", d->lid,
-		     d->out_reads, d->qpn, d->psn, d->rkey, (unsigned long long)d->vaddr);
-	for (int i = 0; i < 16; i++)
-		n += snprintf(msg + n, (size_t)(KEY_MSG_SIZE_GID - n), "%02x:", d->gid[i]);
-	snprintf(msg + n, (size_t)(KEY_MSG_SIZE_GID - n), "%08x:", d->srqn);
-}
-
-/* Parse the 108-byte key text: 23 colon-terminated hex fields. @return 0 or -EINVAL. */
-static int parse_keys(const char msg[KEY_MSG_SIZE_GID], struct perf_dest *d)
-{
-	static const uint64_t max[7] = {0xffff,	     0xffff,	 0xffffff, 0xffffff,
-					0xffffffffu, UINT64_MAX, 0};
-	uint64_t v[23];
-	const char *s = msg;
-	int i;
-
-	for (i = 0; i < 23; i++) {
-		const char *colon = memchr(s, ':', (size_t)(msg + KEY_MSG_SIZE_GID - s));
-		char field[20], *end;
-		size_t n;
-
-		if (!colon)
-			return -EINVAL;
-		n = (size_t)(colon - s);
-		if (n == 0 || n >= sizeof(field))
-			return -EINVAL;
-		memcpy(field, s, n);
-		field[n] = '\0';
-		errno = 0;
-		v[i] = strtoull(field, &end, 16);
-		if (errno || *end)
-			return -EINVAL;
-		if (i < 6 && v[i] > max[i])
-			return -EINVAL;
-		if (i >= 6 && i < 22 && v[i] > 0xff)
-			return -EINVAL;
-		s = colon + 1;
-	}
-	d->lid = (uint32_t)v[0];
-	d->out_reads = (uint32_t)v[1];
-	d->qpn = (uint32_t)v[2];
-	d->psn = (uint32_t)v[3];
-	d->rkey = (uint32_t)v[4];
-	d->vaddr = v[5];
-	for (i = 0; i < 16; i++)
-		d->gid[i] = (uint8_t)v[6 + i];
-	d->srqn = (uint32_t)v[22];
-	return 0;
-}
-
 static void encode_wire(const struct perf_dest *d, struct perf_dest_wire *w)
 {
 	memset(w, 0, sizeof(*w));
@@ -380,7 +326,7 @@ int perf_hand_shake(const struct perf_dest *mine, struct perf_dest *theirs)
 		i = &win;
 		len = sizeof(wout);
 	} else {
-		format_keys(mine, out);
+		app_pt_format_keys(mine, out);
 	}
 	if (perf.p.servername) {
 		rc = raw_write(o, len);
@@ -401,7 +347,7 @@ int perf_hand_shake(const struct perf_dest *mine, struct perf_dest *theirs)
 		return 0;
 	}
 	in[KEY_MSG_SIZE_GID - 1] = '\0';
-	if (parse_keys(in, theirs) != 0) {
+	if (app_pt_parse_keys(in, theirs) != 0) {
 		fprintf(stderr, "Couldn't parse line <%.*s>\n", KEY_MSG_SIZE_GID, in);
 		return -EPROTO;
 	}

@@ -25,6 +25,7 @@
 #include <rte_byteorder.h>
 #include <rte_common.h>
 
+#include "app_perftest.h"
 #include "app_start.h"
 #include "roce_cm.h"
 #include "roce_dcqcn.h"
@@ -104,18 +105,6 @@ struct perf_params {
 	uint32_t cycle_buffer;	  /**< page size, the max of both sides after check_sys_data */
 	uint32_t cache_line_size; /**< likewise */
 	char rem_version[PERF_VERSION_LEN + 1];
-};
-
-/** One side's connection data (perftest struct pingpong_dest), host order. */
-struct perf_dest {
-	uint32_t lid;
-	uint32_t out_reads;
-	uint32_t qpn;
-	uint32_t psn;
-	uint32_t rkey;
-	uint64_t vaddr;
-	uint8_t gid[16]; /**< wire order */
-	uint32_t srqn;
 };
 
 /**
