@@ -196,6 +196,20 @@ static struct roce_mr *remote_mr(struct roce_qp *qp, uint32_t rkey, uint64_t va,
 	return roce_mr_lookup(qp->pd->dev, rkey, true, qp->pd, va, len, right, &why);
 }
 
+/* Does the QP take this kind of request at all (its access flags, IBA 10.2.3)? A WRITE, READ
+ * or atomic the QP is not enabled for is an operation it does not support: NAK invalid
+ * request, before any rkey is looked at (rxe's check_op_valid() the same); a region without
+ * the right, on a QP that has it, is a remote access error (remote_mr()). */
+static bool qp_enables(const struct roce_qp *qp, uint32_t flags)
+{
+	uint32_t need = flags & ROCE_OPF_WRITE	  ? ROCE_ACCESS_REMOTE_WRITE
+			: flags & ROCE_OPF_READ	  ? ROCE_ACCESS_REMOTE_READ
+			: flags & ROCE_OPF_ATOMIC ? ROCE_ACCESS_REMOTE_ATOMIC
+						  : 0;
+
+	return (qp->attr.qp_access_flags & need) == need;
+}
+
 static uint8_t *mr_ptr(const struct roce_mr *mr, uint64_t va)
 {
 	return (uint8_t *)mr->addr + (va - mr->iova);
@@ -733,6 +747,8 @@ static void responder_rc(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mb
 			o = ROCE_RESP_ERR_LENGTH;
 		else if (reth_too_long(rp))
 			o = ROCE_RESP_ERR_LENGTH;
+		else if (!qp_enables(qp, flags))
+			o = ROCE_RESP_ERR_OPCODE;
 		else if (flags & ROCE_OPF_SEND)
 			o = do_send(qp, m, rp);
 		else if (flags & ROCE_OPF_WRITE)

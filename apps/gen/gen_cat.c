@@ -758,9 +758,10 @@ static const struct cat_entry cat_table[] = {
 	{"bad-length", W, s_bad_len, R_(NAK_RAE), CAT_DEAD, false,
 	 "WRITE FIRST whose DMA length is 1 GiB",
 	 "IBA 9.4.4, 10.6: outside the region: NAK remote access error"},
-	{"write-no-right", A, s_write_on_atomic, R_(NAK_RAE), CAT_DEAD, false,
-	 "WRITE ONLY to memory registered for atomics only",
-	 "IBA 10.6 access rights: NAK remote access error"},
+	{"write-not-enabled", A, s_write_on_atomic, R_(NAK_INV), CAT_DEAD, false,
+	 "WRITE ONLY to a QP (and region) enabled for atomics only",
+	 "IBA 10.2.3: an operation the QP is not enabled for is an invalid request (a region "
+	 "without the right, on a QP that has it, would be a remote access error)"},
 	{"send-no-recv", W, s_send_no_recv, R_(RNR), CAT_ALIVE, false,
 	 "SEND ONLY to a QP with no receive posted",
 	 "IBA 9.7.5.2.8: RNR NAK, the PSN not consumed; QP unchanged"},

@@ -155,6 +155,51 @@ static void read_len_beyond_2_31(void **st)
 }
 
 /*
+ * A READ or an atomic to a QP whose access flags enable RDMA WRITE only: an operation the QP
+ * does not take is an invalid request, answered before any rkey is looked at (rxe's
+ * check_op_valid() the same; droce-gen --catalogue's write-not-enabled showed droce answering
+ * remote access error instead), and fatal. The region has every right, so only the QP's flags
+ * refuse. The control: a WRITE ONLY on the same kind of QP is placed.
+ */
+static void op_not_enabled_on_qp(void **st)
+{
+	static const uint8_t ops[] = {ROCE_OP_RC_RDMA_READ_REQUEST, ROCE_OP_RC_FETCH_ADD,
+				      ROCE_OP_RC_RDMA_WRITE_ONLY};
+	(void)st;
+
+	for (unsigned k = 0; k < RTE_DIM(ops); k++) {
+		struct roce_qp_attr a, qb;
+		struct roce_tx t;
+		uint64_t t0;
+		bool write = ops[k] == ROCE_OP_RC_RDMA_WRITE_ONLY;
+
+		rcf_connect_pair(ROCE_MTU_1024, 7, 1);
+		memset(&a, 0, sizeof(a));
+		a.qp_state = ROCE_QPS_RTS;
+		a.qp_access_flags = ROCE_ACCESS_REMOTE_WRITE;
+		assert_int_equal(
+			roce_modify_qp(rcf_s[1].qp, &a, ROCE_QP_STATE | ROCE_QP_ACCESS_FLAGS), 0);
+		assert_int_equal(roce_query_qp(rcf_s[1].qp, &qb, NULL), 0);
+		t0 = rcf_s[1].qp->cnt[ROCE_QPC_tx_pkts];
+		memset(&t, 0, sizeof(t));
+		t.opcode = ops[k];
+		t.psn = qb.rq_psn;
+		t.ackreq = true;
+		t.va = (uintptr_t)rcf_s[1].buf;
+		t.rkey = rcf_s[1].mr->rkey;
+		t.dmalen = write ? 64 : ops[k] == ROCE_OP_RC_FETCH_ADD ? 0 : 64;
+		t.swap_add = 1;
+		rcf_inject_to_b_polls(&t, rcf_s[0].buf, write ? 64 : 0, 5);
+		assert_int_equal(rcf_s[1].qp->resp.outcome[ROCE_RESP_ERR_RKEY], 0);
+		assert_int_equal(rcf_s[1].qp->resp.outcome[ROCE_RESP_ERR_OPCODE], write ? 0 : 1);
+		assert_int_equal(rcf_s[1].qp->resp.outcome[ROCE_RESP_PLACED], write ? 1 : 0);
+		assert_int_equal(rcf_s[1].qp->cnt[ROCE_QPC_tx_pkts] - t0, 1); /* the NAK, or ACK */
+		assert_int_equal(roce_qp_state(rcf_s[1].qp), write ? ROCE_QPS_RTS : ROCE_QPS_ERR);
+		rcf_disconnect_pair();
+	}
+}
+
+/*
  * Issue 11, "confirm": READ responses were checked for their total length only. Confirmed: a
  * MIDDLE could start a READ, a FIRST or MIDDLE be short, a LAST or ONLY be longer than the
  * path MTU, and the READ completed. B is deaf and the responses to A's 3000-byte READ (MTU
@@ -386,6 +431,7 @@ int main(void)
 		cmocka_unit_test(too_many_reads),
 		cmocka_unit_test(atomic_counts_as_responder_resource),
 		cmocka_unit_test(read_len_beyond_2_31),
+		cmocka_unit_test(op_not_enabled_on_qp),
 		cmocka_unit_test(read_response_order),
 		cmocka_unit_test(trailing_payload_dropped),
 		cmocka_unit_test(foreign_source_dropped),
