@@ -43,6 +43,11 @@
  * and the one-way latency from the shared TSC (a
  * histogram). The stack's impairment ([portN] impair_tx = ...,roce_only) can be turned on to see
  * the tool count what was injected; the run prints the TX port's impair_* counters beside.
+ *
+ * Catalogue mode (--catalogue write|atomic, issue 18 item 2; gen_cat.c): malformed and
+ * adversarial RoCEv2 frames, one entry per QP of a perftest server at --peer (ib_write_bw or
+ * ib_atomic_bw -q N, connected with made-up keys over perftest's TCP exchange); each entry's
+ * reaction (NAK by syndrome, ACK, nothing) and a follow-up probe are checked against the spec.
  */
 #include <errno.h>
 #include <getopt.h>

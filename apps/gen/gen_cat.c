@@ -1392,13 +1392,16 @@ int gen_cat_finish(void)
 		       ",\"rx_foreign\":%" PRIu64 "}\n",
 		       ok, dev, bad, cat.rx_bad, cat.rx_foreign);
 	} else {
-		printf("%-20s %-26s %-26s %-6s %-6s %5s %s\n", "entry", "spec: reaction",
-		       "observed", "expect", "probe", "CNPs", "verdict");
+		printf("%-20s %-26s %-26s %8s %-6s %-6s %5s %s\n", "entry", "spec: reaction",
+		       "observed", "after ms", "expect", "probe", "CNPs", "verdict");
 		for (uint32_t i = 0; i < cat.n; i++) {
 			const struct cat_result *r = &cat.r[i];
+			char ms[16] = "-";
 
-			printf("%-20s %-26s %-26s %-6s %-6s %5u %s\n", r->e->name,
-			       gen_cat_react_name(r->e->expect), gen_cat_react_name(r->react),
+			if (r->react != GEN_CAT_NONE)
+				snprintf(ms, sizeof(ms), "%.1f", r->react_ms);
+			printf("%-20s %-26s %-26s %8s %-6s %-6s %5u %s\n", r->e->name,
+			       gen_cat_react_name(r->e->expect), gen_cat_react_name(r->react), ms,
 			       after_names[r->e->after],
 			       r->probed ? (r->alive ? "alive" : "dead") : "-", r->cnps,
 			       verdict_name(r));
