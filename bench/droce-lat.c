@@ -66,9 +66,11 @@
 #include <rte_version.h>
 
 #include "rc-bench.h"
+#include "roce_dcqcn.h"
 #include "roce_verbs.h"
 #include "stk_config.h"
 #include "stk_hist.h"
+#include "stk_impair.h"
 #include "stk_stack.h"
 
 #define HDRS 42 /* Ethernet, IPv4, UDP */
@@ -185,10 +187,12 @@ static struct {
 	const char *link;
 	const char *json;
 	uint32_t size, iters, warmup, timeout_s;
-	unsigned lcores; /**< RC: 1, or 2 with side B on its own lcore */
-	int post;	 /**< RC: enum roce_post_mode of both devices */
-	uint64_t dump;	 /**< --dump: the round trip whose stamp log is printed (0: none) */
-	uint32_t load;	 /**< --load: 64 KiB WRITEs kept in flight on a second QP pair */
+	unsigned lcores;   /**< RC: 1, or 2 with side B on its own lcore */
+	int post;	   /**< RC: enum roce_post_mode of both devices */
+	uint64_t dump;	   /**< --dump: the round trip whose stamp log is printed (0: none) */
+	uint32_t load;	   /**< --load: 64 KiB WRITEs kept in flight on a second QP pair */
+	double dcqcn_gbps; /**< --dcqcn: DCQCN on both devices at this line rate (0: off) */
+	uint32_t ce_ppm;   /**< --ce: side A's RoCE frames CE-marked, per million */
 	uint64_t load_done, load_t0, load_t1; /**< bulk WRITEs completed, and when */
 	/* set-up */
 	struct rte_mempool *pool;
@@ -943,6 +947,21 @@ static void setup_rc(void)
 		g.s[k].cq = g.s[k].dev ? roce_create_cq(g.s[k].dev, 1024) : NULL;
 		if (g.s[k].dev)
 			roce_dev_set_post_mode(g.s[k].dev, (enum roce_post_mode)g.post);
+		if (g.s[k].dev && g.dcqcn_gbps > 0) {
+			struct roce_dcqcn_params cc;
+
+			roce_dcqcn_params_default(&cc, g.dcqcn_gbps);
+			if (roce_dev_set_cc(g.s[k].dev, &cc) != 0)
+				rte_exit(EXIT_FAILURE, "droce-lat: DCQCN parameters refused\n");
+		}
+		if (k == 0 && g.ce_ppm) {
+			/* A's RoCE frames marked CE as a congested switch would: B, the notification
+			 * point, answers with CNPs, and A's QPs (the bulk flow's above all) slow down */
+			struct stk_impair_conf ic = {.roce_only = true, .ce_ppm = g.ce_ppm};
+
+			if (stk_impair_set(g.s[0].iface, STK_IMPAIR_TX, &ic) != 0)
+				rte_exit(EXIT_FAILURE, "droce-lat: --ce: impairment refused\n");
+		}
 		g.s[k].buf = rte_zmalloc("lat_buf", SIDE_BUF, 4096);
 		if (!g.s[k].pd || !g.s[k].cq || !g.s[k].buf)
 			rte_exit(EXIT_FAILURE, "droce-lat: roce device %d: %s\n", k,
@@ -1060,6 +1079,15 @@ static void print_report(void)
 		printf("  under load: %u x 64 KiB RDMA WRITEs in flight on a second QP pair, %" PRIu64
 		       " done, %.2f Gbit/s\n",
 		       g.load, g.load_done, load_gbps());
+	if (g.dcqcn_gbps > 0) {
+		struct roce_qp_cc_info ci = {0};
+
+		if (g.s[0].lqp)
+			roce_qp_cc_info(g.s[0].lqp, &ci);
+		printf("  DCQCN on (line %.1f Gbit/s), CE marks %u ppm: the bulk flow got %" PRIu64
+		       " CNPs, its rate now %.2f Gbit/s\n",
+		       g.dcqcn_gbps, g.ce_ppm, ci.cnp_rx, ci.rate_gbps);
+	}
 	if (g.mode == MODE_ECHO) {
 		if (g.nlstat)
 			printf("  rte_latencystats (RX callback to TX callback, ns):");
@@ -1113,6 +1141,16 @@ static int write_json(const char *path, int status)
 	fprintf(f,
 		"\"load\": {\"depth\": %u, \"size\": %u, \"done\": %" PRIu64 ", \"gbps\": %.3f}, ",
 		g.load, LOAD_SIZE, g.load_done, load_gbps());
+	{
+		struct roce_qp_cc_info ci = {0};
+
+		if (g.s[0].lqp)
+			roce_qp_cc_info(g.s[0].lqp, &ci);
+		fprintf(f,
+			"\"dcqcn\": {\"line_gbps\": %.3f, \"ce_ppm\": %u, \"load_cnp_rx\": %" PRIu64
+			", \"load_rate_gbps\": %.3f}, ",
+			g.dcqcn_gbps, g.ce_ppm, ci.cnp_rx, ci.rate_gbps);
+	}
 	fprintf(f, "\"size\": %u, \"iters\": %u, \"warmup\": %u, \"dpdk\": \"%s\", ", g.size,
 		g.iters, g.warmup, rte_version());
 	fprintf(f,
@@ -1175,6 +1213,9 @@ static void usage(const char *prog)
 		"  --dump N        print round trip N's stamp log on stderr\n"
 		"  --load N        RC: a background bulk flow on a second QP pair, N RDMA WRITEs\n"
 		"                  of 64 KiB from A to B kept in flight (0..64, default 0)\n"
+		"  --dcqcn GBPS    RC: DCQCN on both sides, line rate GBPS (docs/cc.md)\n"
+		"  --ce PPM        RC: side A's RoCE frames CE-marked, PPM per million (the\n"
+		"                  stack's impairment), so B sends CNPs and A slows down\n"
 		"  --post P        RC: immediate (default: a post sends), doorbell (at the end of\n"
 		"                  the loop iteration) or queue (at the next poll)\n"
 		"One EAL lcore. Exit: 0 done, 1 failed, 2 bad usage.\n",
@@ -1190,6 +1231,7 @@ static int parse_args(int argc, char **argv)
 		{"json", required_argument, NULL, 'j'},	  {"timeout", required_argument, NULL, 't'},
 		{"lcores", required_argument, NULL, 'L'}, {"dump", required_argument, NULL, 'D'},
 		{"load", required_argument, NULL, 'W'},	  {"post", required_argument, NULL, 'P'},
+		{"dcqcn", required_argument, NULL, 'Q'},  {"ce", required_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0},
 	};
 	int c, mode = -1;
@@ -1213,6 +1255,17 @@ static int parse_args(int argc, char **argv)
 			g.load = (uint32_t)strtoul(optarg, NULL, 0);
 			if (g.load > 64)
 				return -EINVAL;
+			break;
+		case 'Q':
+			g.dcqcn_gbps = strtod(optarg, &end);
+			if (*end || !(g.dcqcn_gbps >= 0.001 && g.dcqcn_gbps <= 1000))
+				return -EINVAL;
+			break;
+		case 'C':
+			v = strtoul(optarg, &end, 0);
+			if (*end || v > 1000000)
+				return -EINVAL;
+			g.ce_ppm = (uint32_t)v;
 			break;
 		case 'P':
 			if (!strcmp(optarg, "queue"))
@@ -1260,10 +1313,8 @@ static int parse_args(int argc, char **argv)
 	}
 	if (mode < 0 || g.iters == 0 || g.size < 8 || g.size > 1024)
 		return -EINVAL;
-	if (g.load && g.lcores == 2) {
-		/* with side B on its own lcore the loaded SEND ping-pong stalled (bad completions,
-		 * not diagnosed): one lcore only until it is */
-		fprintf(stderr, "droce-lat: --load works with --lcores 1 only\n");
+	if ((g.dcqcn_gbps > 0 || g.ce_ppm) && mode < MODE_SEND) {
+		fprintf(stderr, "droce-lat: --dcqcn and --ce go with the RC modes\n");
 		return -EINVAL;
 	}
 	g.mode = (enum lat_mode)mode;

@@ -43,7 +43,13 @@ sys.path.insert(0, HERE)
 import run as stackbench  # noqa: E402  (Proc, eal_args, cleanup_prefixes, machine facts)
 
 PCTS = ("p50", "p90", "p99", "p99.9", "p99.99", "max")
-CASES = ("testpmd", "udp", "echo", "send", "write", "read")
+CASES = ("testpmd", "udp", "echo", "send", "write", "read", "send-load", "send-dcqcn")
+# latency under load (issue 18): the SEND ping-pong with a background bulk flow of 4 x 64 KiB
+# RDMA WRITEs in flight on a second QP pair, and the same with DCQCN on and 2 % of side A's
+# RoCE frames CE-marked (the stack's impairment as the congested switch), so B answers with
+# CNPs and the bulk flow slows down
+LOADED = {"send-load": ["--load", "4"],
+          "send-dcqcn": ["--load", "4", "--dcqcn", "100", "--ce", "20000"]}
 
 
 def log(msg):
@@ -108,7 +114,7 @@ def show(text):
 def run_lat(args, case, tag, tmp):
     """One droce-lat run; returns its JSON (for echo with the server's under "server")."""
     out = os.path.join(tmp, f"{tag}.json")
-    mode = "raw" if case in ("testpmd", "echo") else case
+    mode = "raw" if case in ("testpmd", "echo") else case.split("-")[0]
     rc2 = mode in ("send", "write", "read") and args.rc_lcores == 2
     lcores = f"{args.dut_lcore},{args.refl_lcore}" if rc2 else str(args.dut_lcore)
     eal = stackbench.eal_args(args, lcores, args.dut_lcore if rc2 else None,
@@ -124,7 +130,7 @@ def run_lat(args, case, tag, tmp):
                     else start_reflector(args, sock, tag))
             argv += ["--port", memif_vdev(sock, "client")]
         else:
-            argv += ["--link", "memif", "--lcores", str(args.rc_lcores)]
+            argv += ["--link", "memif", "--lcores", str(args.rc_lcores)] + LOADED.get(case, [])
         p = stackbench.Proc(argv, args.limit, f"droce-lat {mode}")
         rc = p.p.wait()
         p.t.join(timeout=5)
@@ -350,6 +356,15 @@ def main():
                          "the ratios of this run mean little")
     for n in notes:
         print("note: " + n)
+    for case in LOADED:
+        if case in best:
+            ld, cc = best[case].get("load", {}), best[case].get("dcqcn", {})
+            print(f"{case}: the bulk flow ran at {ld.get('gbps', 0):.2f} Gbit/s "
+                  f"({ld.get('depth', 0)} x 64 KiB WRITEs in flight)"
+                  + (f"; DCQCN with {cc.get('ce_ppm', 0) / 1e4:g} % CE marks: "
+                     f"{cc.get('load_cnp_rx', 0)} CNPs, its rate cut to "
+                     f"{cc.get('load_rate_gbps', 0):.2f} Gbit/s"
+                     if cc.get("line_gbps") else ""))
     if "echo" in best:
         srv = best["echo"]["server"]
         ls = srv.get("latencystats_ns", {})
