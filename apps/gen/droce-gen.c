@@ -1510,6 +1510,13 @@ int main(int argc, char **argv)
 	if (g.catalogue) {
 		const struct stk_iface *ifc = stk_iface_get(g.iface);
 
+		if (rte_lcore_count() != 1) {
+			/* the replies are judged where the state machine runs: one lcore polls */
+			fprintf(stderr, "droce-gen: --catalogue runs on one lcore: set lcores = N "
+					"(a single core) in [eal]\n");
+			status = 2;
+			goto out;
+		}
 		if (!ifc->ip4.family || gen_cat_start(&g.cat) != 0) {
 			if (!ifc->ip4.family)
 				fprintf(stderr,

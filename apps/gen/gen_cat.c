@@ -279,12 +279,13 @@ struct cat_result {
 	struct gen_cat_reply log[CAT_LOG];
 	uint32_t nlog, replies, cnps;
 	enum gen_cat_react react;
-	uint32_t nak_psn;   /**< the AETH's PSN of the NAK that set react */
-	uint32_t probe_psn; /**< the PSN the probe went at */
-	bool probed, alive; /**< the probe's PSN was acknowledged */
-	double probe_ms;    /**< how long that took */
-	double react_ms;    /**< from the entry's first frame to its first reply */
-	bool verdict_ok;    /**< as the spec expects, or as the peer's known deviation */
+	uint32_t nak_psn;     /**< the AETH's PSN of the NAK that set react */
+	uint32_t probe_psn;   /**< the PSN the probe went at */
+	bool probed, alive;   /**< the probe's PSN was acknowledged */
+	uint32_t probe_other; /**< other replies while the probe waited (a NAK to it, ...) */
+	double probe_ms;      /**< how long that took */
+	double react_ms;      /**< from the entry's first frame to its first reply */
+	bool verdict_ok;      /**< as the spec expects, or as the peer's known deviation */
 	const struct cat_deviation *dev; /**< the known deviation that matched */
 };
 
@@ -302,7 +303,7 @@ static struct {
 	pthread_t thread;
 	bool thread_up;
 	int keys_ready;	  /**< 1: keys exchanged, -1: failed */
-	int entries_done; /**< the lcore ran them all */
+	int entries_done; /**< the lcore ran them all (1), or gave up (-1: no exchange at the end) */
 	int closed;	  /**< the control thread is finished */
 	int sock;
 	char why[200]; /**< why the exchange failed */
@@ -857,7 +858,7 @@ int gen_cat_qps(enum gen_cat_verb verb, const char *only)
 			}
 			if (cat_table[i].verb != verb) {
 				fprintf(stderr,
-					"droce-gen: --cat-only: %s runs on a %s server, not "
+					"droce-gen: --cat-only: %s runs on the %s server, not "
 					"--catalogue %s\n",
 					tok, verb_names[cat_table[i].verb], verb_names[verb]);
 				return -1;
@@ -926,7 +927,7 @@ static int cat_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_
 	if (!d || p->payload_len < 16 ||
 	    !roce_icrc_check(m, p->l3_off, p->payload_off,
 			     (uint32_t)p->payload_off + p->payload_len - ROCE_ICRC_LEN) ||
-	    gen_cat_decode(d, p->payload_len, &rep) != 0) {
+	    gen_cat_decode(d, n, &rep) != 0) {
 		cat.rx_bad++;
 		goto out;
 	}
@@ -953,12 +954,15 @@ static int cat_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_
 			r->react = rep.react;
 			r->nak_psn = rep.psn;
 		}
-	} else if (cat.state == CAT_ST_PROBE && !r->alive &&
-		   (rep.react == GEN_CAT_ACK || rep.react == GEN_CAT_ATOMIC_ACK) &&
-		   rep.psn == r->probe_psn) {
-		r->alive = true;
-		r->probe_ms = (double)(rte_get_tsc_cycles() - cat.probe_tsc) * 1e3 /
-			      (double)rte_get_tsc_hz();
+	} else if (cat.state == CAT_ST_PROBE) {
+		if (!r->alive && (rep.react == GEN_CAT_ACK || rep.react == GEN_CAT_ATOMIC_ACK) &&
+		    rep.psn == r->probe_psn) {
+			r->alive = true;
+			r->probe_ms = (double)(rte_get_tsc_cycles() - cat.probe_tsc) * 1e3 /
+				      (double)rte_get_tsc_hz();
+		} else if (!r->alive) {
+			r->probe_other++; /* answered, but not as a live QP: neither verdict */
+		}
 	}
 out:
 	rte_pktmbuf_free(m);
@@ -1138,7 +1142,7 @@ static void *cat_control(void *arg)
 		__atomic_store_n(&cat.keys_ready, 1, __ATOMIC_RELEASE);
 		while (!__atomic_load_n(&cat.entries_done, __ATOMIC_ACQUIRE) && !stk_stopping())
 			usleep(10000);
-		if (__atomic_load_n(&cat.entries_done, __ATOMIC_ACQUIRE))
+		if (__atomic_load_n(&cat.entries_done, __ATOMIC_ACQUIRE) > 0)
 			pt_close();
 	}
 	if (cat.sock >= 0)
@@ -1154,6 +1158,7 @@ int gen_cat_start(const struct gen_cat_opts *o)
 
 	cat.o = *o;
 	cat.n = 0;
+	srand48((long)rte_get_tsc_cycles()); /* each run's PSNs its own */
 	for (size_t i = 0; i < CAT_N && cat.n < CAT_MAX_ENTRIES; i++) {
 		struct cat_result *r;
 
@@ -1214,12 +1219,16 @@ static enum cat_state step_keys(struct stk_lcore *lc, const struct stk_iface *if
 
 static enum cat_state step_resolve(struct stk_lcore *lc, const struct stk_iface *ifc, uint64_t now)
 {
-	const struct stk_neigh *nb = stk_neigh_lookup(lc->neigh, ifc->idx, &cat.o.server);
+	const struct stk_neigh *nb;
 
+	if (stk_ip_ready(lc, ifc, &cat.o.server) || !stk_iface_on_link(ifc, &cat.o.server))
+		return CAT_ST_SEND; /* via a gateway: stk_ip_send() resolves the next hop */
+	nb = stk_neigh_lookup(lc->neigh, ifc->idx, &cat.o.server);
 	if (nb && nb->state != STK_NEIGH_INCOMPLETE)
 		return CAT_ST_SEND;
 	if (now >= cat.deadline) {
 		snprintf(cat.why, sizeof(cat.why), "no answer to ARP for the server");
+		__atomic_store_n(&cat.entries_done, -1, __ATOMIC_RELEASE); /* the thread ends too */
 		return CAT_ST_DONE;
 	}
 	if (now >= cat.probe_tsc) {
@@ -1323,6 +1332,8 @@ static bool matches(const struct cat_result *r, enum gen_cat_react react, enum c
 {
 	if (r->react != react || r->alive != (after == CAT_ALIVE))
 		return false;
+	if (after == CAT_DEAD && r->probe_other)
+		return false; /* dead is silence: a NAK to the probe is a QP still answering */
 	if (cnp && r->cnps == 0)
 		return false;
 	if (react == GEN_CAT_NAK_SEQ && r->nak_psn != (r->probe_psn & 0xffffffu))
@@ -1385,8 +1396,12 @@ int gen_cat_finish(void)
 			       "\"verdict\":\"%s\"}",
 			       i ? "," : "", r->e->name, gen_cat_react_name(r->e->expect),
 			       after_names[r->e->after], r->e->cnp ? "true" : "false",
-			       gen_cat_react_name(r->react), r->alive ? "alive" : "dead", r->cnps,
-			       r->replies, r->sent, r->react_ms, r->probe_ms, verdict_name(r));
+			       gen_cat_react_name(r->react),
+			       r->alive		? "alive"
+			       : r->probe_other ? "answered"
+						: "dead",
+			       r->cnps, r->replies, r->sent, r->react_ms, r->probe_ms,
+			       verdict_name(r));
 		}
 		printf("],\"as_spec\":%u,\"deviations\":%u,\"differ\":%u,\"rx_bad\":%" PRIu64
 		       ",\"rx_foreign\":%" PRIu64 "}\n",
@@ -1403,8 +1418,11 @@ int gen_cat_finish(void)
 			printf("%-20s %-26s %-26s %8s %-6s %-6s %5u %s\n", r->e->name,
 			       gen_cat_react_name(r->e->expect), gen_cat_react_name(r->react), ms,
 			       after_names[r->e->after],
-			       r->probed ? (r->alive ? "alive" : "dead") : "-", r->cnps,
-			       verdict_name(r));
+			       r->probed ? (r->alive	     ? "alive"
+					    : r->probe_other ? "NAKed"
+							     : "dead")
+					 : "-",
+			       r->cnps, verdict_name(r));
 			if (r->dev)
 				printf("%20s   (%s)\n", "", r->dev->why);
 		}

@@ -23,7 +23,7 @@ check "an unknown verb exits 2 naming what is accepted" \
 	eval '[ $? = 2 ] && grep -q "expected write" "$LAB_DIR/err"'
 "$GEN" --catalogue write --cat-only valid-atomic --cat-qps > /dev/null 2> "$LAB_DIR/err"
 check "an atomic entry on a write server is refused (exit 2)" \
-	eval '[ $? = 2 ] && grep -q "runs on a atomic server" "$LAB_DIR/err"'
+	eval '[ $? = 2 ] && grep -q "runs on the atomic server" "$LAB_DIR/err"'
 check "--cat-qps counts the selected entries" \
 	[ "$("$GEN" --catalogue write --cat-only bad-icrc,psn-ahead --cat-qps)" = 2 ]
 

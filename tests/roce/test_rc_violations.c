@@ -155,46 +155,56 @@ static void read_len_beyond_2_31(void **st)
 }
 
 /*
- * A READ or an atomic to a QP whose access flags enable RDMA WRITE only: an operation the QP
- * does not take is an invalid request, answered before any rkey is looked at (rxe's
- * check_op_valid() the same; droce-gen --catalogue's write-not-enabled showed droce answering
- * remote access error instead), and fatal. The region has every right, so only the QP's flags
- * refuse. The control: a WRITE ONLY on the same kind of QP is placed.
+ * A READ or an atomic to a QP whose access flags enable RDMA WRITE only, and a WRITE to one
+ * that enables atomics only (droce-gen --catalogue's write-not-enabled, which showed droce
+ * answering remote access error): an operation the QP does not take is an invalid request,
+ * answered before any rkey is looked at (rxe's check_op_valid() the same), and fatal. The
+ * region has every right, so only the QP's flags refuse. The control: a WRITE ONLY on a QP
+ * that enables WRITE is placed.
  */
 static void op_not_enabled_on_qp(void **st)
 {
-	static const uint8_t ops[] = {ROCE_OP_RC_RDMA_READ_REQUEST, ROCE_OP_RC_FETCH_ADD,
-				      ROCE_OP_RC_RDMA_WRITE_ONLY};
+	static const struct {
+		uint8_t op;
+		uint32_t qp_access;
+		bool placed;
+	} cases[] = {
+		{ROCE_OP_RC_RDMA_READ_REQUEST, ROCE_ACCESS_REMOTE_WRITE, false},
+		{ROCE_OP_RC_FETCH_ADD, ROCE_ACCESS_REMOTE_WRITE, false},
+		{ROCE_OP_RC_RDMA_WRITE_ONLY, ROCE_ACCESS_REMOTE_ATOMIC, false},
+		{ROCE_OP_RC_RDMA_WRITE_ONLY, ROCE_ACCESS_REMOTE_WRITE, true},
+	};
 	(void)st;
 
-	for (unsigned k = 0; k < RTE_DIM(ops); k++) {
+	for (unsigned k = 0; k < RTE_DIM(cases); k++) {
 		struct roce_qp_attr a, qb;
 		struct roce_tx t;
 		uint64_t t0;
-		bool write = ops[k] == ROCE_OP_RC_RDMA_WRITE_ONLY;
+		uint8_t op = cases[k].op;
+		bool write = op == ROCE_OP_RC_RDMA_WRITE_ONLY, placed = cases[k].placed;
 
 		rcf_connect_pair(ROCE_MTU_1024, 7, 1);
 		memset(&a, 0, sizeof(a));
 		a.qp_state = ROCE_QPS_RTS;
-		a.qp_access_flags = ROCE_ACCESS_REMOTE_WRITE;
+		a.qp_access_flags = cases[k].qp_access;
 		assert_int_equal(
 			roce_modify_qp(rcf_s[1].qp, &a, ROCE_QP_STATE | ROCE_QP_ACCESS_FLAGS), 0);
 		assert_int_equal(roce_query_qp(rcf_s[1].qp, &qb, NULL), 0);
 		t0 = rcf_s[1].qp->cnt[ROCE_QPC_tx_pkts];
 		memset(&t, 0, sizeof(t));
-		t.opcode = ops[k];
+		t.opcode = op;
 		t.psn = qb.rq_psn;
 		t.ackreq = true;
 		t.va = (uintptr_t)rcf_s[1].buf;
 		t.rkey = rcf_s[1].mr->rkey;
-		t.dmalen = write ? 64 : ops[k] == ROCE_OP_RC_FETCH_ADD ? 0 : 64;
+		t.dmalen = op == ROCE_OP_RC_FETCH_ADD ? 0 : 64;
 		t.swap_add = 1;
 		rcf_inject_to_b_polls(&t, rcf_s[0].buf, write ? 64 : 0, 5);
 		assert_int_equal(rcf_s[1].qp->resp.outcome[ROCE_RESP_ERR_RKEY], 0);
-		assert_int_equal(rcf_s[1].qp->resp.outcome[ROCE_RESP_ERR_OPCODE], write ? 0 : 1);
-		assert_int_equal(rcf_s[1].qp->resp.outcome[ROCE_RESP_PLACED], write ? 1 : 0);
+		assert_int_equal(rcf_s[1].qp->resp.outcome[ROCE_RESP_ERR_OPCODE], placed ? 0 : 1);
+		assert_int_equal(rcf_s[1].qp->resp.outcome[ROCE_RESP_PLACED], placed ? 1 : 0);
 		assert_int_equal(rcf_s[1].qp->cnt[ROCE_QPC_tx_pkts] - t0, 1); /* the NAK, or ACK */
-		assert_int_equal(roce_qp_state(rcf_s[1].qp), write ? ROCE_QPS_RTS : ROCE_QPS_ERR);
+		assert_int_equal(roce_qp_state(rcf_s[1].qp), placed ? ROCE_QPS_RTS : ROCE_QPS_ERR);
 		rcf_disconnect_pair();
 	}
 }
