@@ -511,6 +511,7 @@ void roce_completer_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf
 		goto out;
 	switch (roce_aeth_syndrome(aeth) & ROCE_AETH_TYPE_MASK) {
 	case ROCE_AETH_ACK:
+		qp->cnt[ROCE_QPC_acks_rx]++;
 		/* an ACK beyond an unfinished READ may just have overtaken its responses; if
 		 * they were lost, the retransmission timer resumes the READ */
 		if (ack_until(qp, rp->psn))
@@ -540,14 +541,17 @@ void roce_completer_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf
 			retry(qp, resume_point(qp, rp->psn), now, false);
 			break;
 		case ROCE_NAK_REM_ACCESS_ERR:
+			qp->cnt[ROCE_QPC_nak_fatal_rx]++;
 			ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK));
 			roce_qp_fatal(qp, ROCE_WC_REM_ACCESS_ERR);
 			break;
 		case ROCE_NAK_REM_OP_ERR:
+			qp->cnt[ROCE_QPC_nak_fatal_rx]++;
 			ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK));
 			roce_qp_fatal(qp, ROCE_WC_REM_OP_ERR);
 			break;
 		default:
+			qp->cnt[ROCE_QPC_nak_fatal_rx]++;
 			ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK));
 			roce_qp_fatal(qp, ROCE_WC_REM_INV_REQ_ERR);
 			break;

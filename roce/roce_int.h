@@ -251,6 +251,8 @@ struct roce_resp {
 	X(nak_seq_rx)                                                                              \
 	X(rnr_nak_tx)                                                                              \
 	X(rnr_nak_rx)                                                                              \
+	X(acks_rx)	/* ACKs (AETH syndrome ACK) received */                                    \
+	X(nak_fatal_rx) /* NAKs that end the QP received: invalid request, access, operational */  \
 	X(nak_fatal_tx)                                                                            \
 	X(duplicates_rx)                                                                           \
 	X(ghost_acks)                                                                              \

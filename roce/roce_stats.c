@@ -137,6 +137,8 @@ void roce_qp_query_stats(const struct roce_qp *qp, struct roce_qp_stats *s)
 	s->nak_seq_rx = qp->cnt[ROCE_QPC_nak_seq_rx];
 	s->rnr_nak_tx = qp->cnt[ROCE_QPC_rnr_nak_tx];
 	s->rnr_nak_rx = qp->cnt[ROCE_QPC_rnr_nak_rx];
+	s->acks_rx = qp->cnt[ROCE_QPC_acks_rx];
+	s->nak_fatal_rx = qp->cnt[ROCE_QPC_nak_fatal_rx];
 	s->nak_seq_tx = qp->cnt[ROCE_QPC_nak_seq_tx];
 	s->cwnd_cut_skipped = qp->cnt[ROCE_QPC_cwnd_cut_skipped];
 	s->cwnd = qp->req.cwnd;

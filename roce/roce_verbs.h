@@ -415,8 +415,10 @@ struct roce_qp_stats {
 	uint64_t cwnd_cut_skipped; /**< losses inside a window already cut */
 	uint64_t rnr_nak_tx;	   /**< RNR NAKs our responder sent: a SEND found no receive */
 	uint64_t rnr_nak_rx;	   /**< RNR NAKs received */
-	uint32_t cwnd;		   /**< in-flight window now, PSNs */
-	double srtt_us, rto_us;	   /**< smoothed RTT and the adaptive RTO now (0: no sample) */
+	uint64_t acks_rx;	/**< ACKs received (AETH syndrome ACK; coalesced: one per many) */
+	uint64_t nak_fatal_rx;	/**< NAKs that end the QP received (invalid request, access, op) */
+	uint32_t cwnd;		/**< in-flight window now, PSNs */
+	double srtt_us, rto_us; /**< smoothed RTT and the adaptive RTO now (0: no sample) */
 };
 
 /** Fill @p s for @p qp (read on the lcore that owns the QP, or when it is quiet). */

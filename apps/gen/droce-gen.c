@@ -64,6 +64,7 @@
 #include <rte_mbuf.h>
 
 #include "gen_cat.h"
+#include "gen_flow.h"
 #include "gen_replay.h"
 #include "roce_hdr.h"
 #include "roce_icrc.h"
@@ -145,6 +146,12 @@ static struct {
 	/* catalogue mode (--catalogue, gen_cat.c) */
 	bool catalogue, cat_list, cat_qps;
 	struct gen_cat_opts cat;
+	/* flow mode (--flow, gen_flow.c) */
+	bool flow;
+	struct gen_flow_opts fo;
+	double gbps;
+	bool pcp_set, dscp_set;
+	uint8_t pcp;
 	uint64_t icrc_bad;  /**< templated RoCE frames whose ICRC did not check */
 	uint64_t icrc_seen; /**< of those checked */
 	/* sender state (main lcore only) */
@@ -167,6 +174,13 @@ static struct {
 	.frame_size = 64,
 	.roce_qpn = 0x11,
 	.cat = {.verb = GEN_CAT_NUM_VERBS, .wait_ms = 200},
+	.fo = {.verb = GEN_FLOW_NUM_VERBS,
+	       .qps = 1,
+	       .depth = 16,
+	       .seconds = 5,
+	       .nsizes = 1,
+	       .size = {65536},
+	       .weight = {1}},
 };
 
 static volatile sig_atomic_t g_signals; /* SIGINT/SIGTERM seen */
@@ -839,6 +853,11 @@ static void gen_poll(struct stk_lcore *lc, void *arg)
 			stk_stop();
 		return;
 	}
+	if (g.flow) {
+		if (gen_flow_step(lc, ifc, now))
+			stk_stop();
+		return;
+	}
 	do {
 		prev = g.state;
 		switch (g.state) {
@@ -914,6 +933,17 @@ static void usage(FILE *f, const char *prog)
 		"      --cat-only LIST   only these entries (comma-separated names)\n"
 		"      --cat-wait MS     how long to watch for replies, per phase (default 200)\n"
 		"      --cat-peer KIND   droce or rxe: whose known deviations are accepted\n"
+		"      --flow VERB       flow mode: droce's RC QPs as the requester towards a perftest\n"
+		"                        server at --peer ADDR:PORT (VERB write: ib_write_bw -q N;\n"
+		"                        read: ib_read_bw -q N; -s at least the largest size)\n"
+		"      --qps N           flow: QPs, the server's -q (default 1)\n"
+		"      --depth N         flow: WRs in flight per QP (default 16)\n"
+		"      --seconds N       flow: how long (default 5)\n"
+		"      --sizes LIST      flow: SIZE[:WEIGHT],... message sizes by weight (64k)\n"
+		"      --pps N           flow: at most N packets a second (loopback: frames)\n"
+		"      --gbps G          flow: at most G Gbit/s of payload\n"
+		"      --pcp N           flow: 802.1Q priority 0..7 (with --dscp: the QPs' own\n"
+		"                        marking instead of the port's RoCE class)\n"
 		"      --hold            when done, stop polling but keep the ports open until\n"
 		"                        SIGINT/SIGTERM (a memif peer may then leave safely)\n"
 		"  -j, --json            print the result as one JSON line\n"
@@ -1011,6 +1041,13 @@ static int parse_args(int argc, char **argv)
 		{"cat-only", required_argument, NULL, 23},
 		{"cat-wait", required_argument, NULL, 24},
 		{"cat-peer", required_argument, NULL, 25},
+		{"flow", required_argument, NULL, 26},
+		{"qps", required_argument, NULL, 27},
+		{"depth", required_argument, NULL, 28},
+		{"seconds", required_argument, NULL, 29},
+		{"sizes", required_argument, NULL, 30},
+		{"gbps", required_argument, NULL, 31},
+		{"pcp", required_argument, NULL, 32},
 		{"json", no_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -1072,6 +1109,7 @@ static int parse_args(int argc, char **argv)
 			if (parse_u32("--dscp", optarg, 0, 63, &x))
 				return -1;
 			g.dscp = (uint8_t)x;
+			g.dscp_set = true;
 			break;
 		case 3:
 			if (parse_u32("--ecn", optarg, 0, 3, &x))
@@ -1177,6 +1215,50 @@ static int parse_args(int argc, char **argv)
 			}
 			g.cat.peer = optarg;
 			break;
+		case 26:
+			g.flow = true;
+			g.fo.verb = gen_flow_verb_parse(optarg);
+			if (g.fo.verb == GEN_FLOW_NUM_VERBS) {
+				fprintf(stderr,
+					"droce-gen: --flow %s: expected write (an ib_write_bw server) "
+					"or read (ib_read_bw)\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 27:
+			if (parse_u32("--qps", optarg, 1, GEN_FLOW_MAX_QPS, &g.fo.qps))
+				return -1;
+			break;
+		case 28:
+			if (parse_u32("--depth", optarg, 1, 1024, &g.fo.depth))
+				return -1;
+			break;
+		case 29:
+			if (parse_u32("--seconds", optarg, 1, 3600, &g.fo.seconds))
+				return -1;
+			break;
+		case 30:
+			if (gen_flow_parse_sizes(optarg, &g.fo) != 0)
+				return -1;
+			break;
+		case 31: {
+			char *end;
+
+			g.gbps = strtod(optarg, &end);
+			if (*end || !(g.gbps >= 0.001 && g.gbps <= 1000)) {
+				fprintf(stderr, "droce-gen: --gbps %s: expected 0.001 to 1000\n",
+					optarg);
+				return -1;
+			}
+			break;
+		}
+		case 32:
+			if (parse_u32("--pcp", optarg, 0, 7, &x))
+				return -1;
+			g.pcp = (uint8_t)x;
+			g.pcp_set = true;
+			break;
 		case 'j':
 			g.json = true;
 			break;
@@ -1219,6 +1301,35 @@ static int parse_args(int argc, char **argv)
 		fprintf(stderr, "droce-gen: -c/--config FILE is required (see conf/example.ini)\n");
 		return -1;
 	}
+	if (g.flow) {
+		if (!g.has_peer || g.peer.family != 4 || g.loopback || g.rate_s || g.replay ||
+		    g.echo_port || g.catalogue) {
+			fprintf(stderr, "droce-gen: --flow needs --peer A.B.C.D:PORT (the perftest "
+					"server's IPv4 address and port, 18515 by default) and no "
+					"other mode\n");
+			return -1;
+		}
+		if (g.pps && g.gbps > 0) {
+			fprintf(stderr, "droce-gen: --flow: --pps or --gbps, not both\n");
+			return -1;
+		}
+		g.fo.pps = g.pps;
+		g.fo.gbps = g.gbps;
+		g.fo.dscp = g.dscp;
+		g.fo.dscp_set = g.dscp_set;
+		g.fo.ecn = g.ecn;
+		g.fo.pcp = g.pcp;
+		g.fo.pcp_set = g.pcp_set;
+		g.fo.server = g.peer;
+		g.fo.port = g.peer_port;
+		g.fo.iface = g.iface;
+		g.fo.json = g.json;
+		return 0;
+	}
+	if ((g.pcp_set || g.gbps > 0) && !g.flow) {
+		fprintf(stderr, "droce-gen: --pcp and --gbps go with --flow\n");
+		return -1;
+	}
 	if (g.catalogue) {
 		if (!g.has_peer || g.peer.family != 4 || g.loopback || g.rate_s || g.replay ||
 		    g.echo_port) {
@@ -1255,7 +1366,7 @@ static int parse_args(int argc, char **argv)
 			g.linger_s = 0;
 		return 0;
 	}
-	if ((g.rx_iface_set || g.pps) && !g.loopback) {
+	if ((g.rx_iface_set || g.pps) && !g.loopback && !g.flow) {
 		fprintf(stderr, "droce-gen: --rx-iface and --pps go with --loopback\n");
 		return -1;
 	}
@@ -1529,6 +1640,22 @@ int main(int argc, char **argv)
 		stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), gen_poll, NULL);
 		stk_run();
 		status = gen_cat_finish();
+		goto out;
+	}
+	if (g.flow) {
+		const struct stk_iface *ifc = stk_iface_get(g.iface);
+
+		if (!ifc->ip4.family || gen_flow_start(&g.fo) != 0) {
+			if (!ifc->ip4.family)
+				fprintf(stderr,
+					"droce-gen: --flow: interface %u has no IPv4 address\n",
+					g.iface);
+			status = 2;
+			goto out;
+		}
+		stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), gen_poll, NULL);
+		stk_run();
+		status = gen_flow_finish();
 		goto out;
 	}
 	if (g.echo_port && (rc = stk_udp_bind(g.echo_port, echo_rx, NULL)) != 0) {

@@ -25,12 +25,9 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
@@ -38,8 +35,8 @@
 #include <rte_mbuf.h>
 
 #include "app_perftest.h"
-#include "app_sock.h"
 #include "gen_cat.h"
+#include "gen_pt.h"
 #include "roce_hdr.h"
 #include "roce_icrc.h"
 #include "roce_opcode.h"
@@ -50,13 +47,11 @@
 #define CAT_LQPN0 0x100u    /* our made-up QPNs: 0x100 + entry */
 #define CAT_MAX_ENTRIES 40u /* QPs of one server at most */
 #define CAT_LOG 16u	    /* replies kept per entry */
-#define CAT_PT_VERSION "6.06"
-#define CAT_PT_VERSION_LEN 16
-#define CAT_SIZE 64u	  /* bytes of a valid WRITE */
-#define CAT_PMTU 1024u	  /* what we ask in perftest's MTU exchange (ibv_mtu 3) */
-#define CAT_UDP_BTH 28u	  /* IPv4 20 + UDP 8: the BTH's offset from the IP header */
-#define CAT_FLOOD 64u	  /* frames of the CE-marked flood */
-#define CAT_STORM_MS 300u /* the PFC XOFF storm */
+#define CAT_SIZE 64u	    /* bytes of a valid WRITE */
+#define CAT_PMTU 1024u	    /* what we ask in perftest's MTU exchange (ibv_mtu 3) */
+#define CAT_UDP_BTH 28u	    /* IPv4 20 + UDP 8: the BTH's offset from the IP header */
+#define CAT_FLOOD 64u	    /* frames of the CE-marked flood */
+#define CAT_STORM_MS 300u   /* the PFC XOFF storm */
 #define CAT_STORM_GAP_US 2000u
 
 /* ------------------------------------------------------------------ decoding replies */
@@ -305,10 +300,10 @@ static struct {
 	int keys_ready;	  /**< 1: keys exchanged, -1: failed */
 	int entries_done; /**< the lcore ran them all (1), or gave up (-1: no exchange at the end) */
 	int closed;	  /**< the control thread is finished */
-	int sock;
-	char why[200]; /**< why the exchange failed */
-	uint32_t mtu;  /**< the path MTU both sides agreed */
-} cat = {.sock = -1, .mtu = CAT_PMTU};
+	struct gen_pt pt; /**< perftest's exchange */
+	char why[200];	  /**< why the run failed */
+	uint32_t mtu;	  /**< the path MTU both sides agreed */
+} cat = {.pt.sock = -1, .mtu = CAT_PMTU};
 
 /* the counting setter: every transition is counted (the run's report shows them) */
 static void cat_set_state(enum cat_state s)
@@ -969,185 +964,42 @@ out:
 	return 0;
 }
 
-/* ------------------------------------------------------------------ perftest's exchange */
-
-static int pt_read(void *p, size_t len)
-{
-	size_t got = 0;
-
-	while (got < len) {
-		int rc = app_wait_fd(cat.sock, POLLIN, 60000);
-		ssize_t n;
-
-		if (rc)
-			return rc;
-		n = read(cat.sock, (uint8_t *)p + got, len - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n == 0 ? -EPIPE : -errno;
-		got += (size_t)n;
-	}
-	return 0;
-}
-
-/* ctx_xchg_data(): the client writes first */
-static int pt_xchg(const void *mine, void *theirs, size_t len)
-{
-	int rc = app_write_full(cat.sock, mine, len);
-
-	return rc ? rc : pt_read(theirs, len);
-}
-
-static int pt_connect(void)
-{
-	struct sockaddr_in dst = {.sin_family = AF_INET}, src = {.sin_family = AF_INET};
-	const struct stk_iface *ifc = stk_iface_get(cat.o.iface);
-	uint64_t until = rte_get_tsc_cycles() + 30 * rte_get_tsc_hz();
-
-	dst.sin_port = htons(cat.o.port);
-	dst.sin_addr.s_addr = cat.o.server.v4;
-	src.sin_addr.s_addr = ifc->ip4.v4;
-	while (!stk_stopping() && rte_get_tsc_cycles() < until) {
-		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-
-		if (fd >= 0 && bind(fd, (struct sockaddr *)&src, sizeof(src)) == 0 &&
-		    app_connect_bounded(fd, (struct sockaddr *)&dst, sizeof(dst), 2000) == 0) {
-			cat.sock = fd;
-			return 0;
-		}
-		if (fd >= 0)
-			close(fd);
-		usleep(200000);
-	}
-	return -ECONNREFUSED;
-}
+/* ------------------------------------------------------------------ the control thread */
 
 static void my_keys(uint32_t i, struct perf_dest *d)
 {
-	const struct stk_iface *ifc = stk_iface_get(cat.o.iface);
-
 	memset(d, 0, sizeof(*d));
 	d->out_reads = 1;
 	d->qpn = cat.r[i].q.lqpn;
 	d->psn = cat.r[i].q.psn0;
-	d->gid[10] = d->gid[11] = 0xff; /* IPv4-mapped: our RoCEv2 GID */
-	memcpy(&d->gid[12], &ifc->ip4.v4, 4);
-}
-
-static int pt_keys(uint32_t i, struct perf_dest *theirs)
-{
-	char out[APP_PT_KEYS_LEN], in[APP_PT_KEYS_LEN];
-	struct perf_dest mine;
-	int rc;
-
-	my_keys(i, &mine);
-	app_pt_format_keys(&mine, out);
-	rc = pt_xchg(out, in, sizeof(in));
-	if (rc)
-		return rc;
-	in[APP_PT_KEYS_LEN - 1] = '\0';
-	return app_pt_parse_keys(in, theirs);
-}
-
-/* establish_connection(), exchange_versions(), check_sys_data(), check_mtu(), then the keys
- * of every QP twice and one more handshake, as write_bw and atomic_bw do
- * (droce-perf-script.c) */
-static int pt_open(void)
-{
-	char mine[CAT_PT_VERSION_LEN] = CAT_PT_VERSION, theirs[CAT_PT_VERSION_LEN + 1] = {0};
-	double ver;
-	int rc;
-
-	if (pt_connect() != 0) {
-		snprintf(cat.why, sizeof(cat.why), "cannot connect to the perftest server on %u",
-			 cat.o.port);
-		return -1;
-	}
-	if ((rc = pt_xchg(mine, theirs, CAT_PT_VERSION_LEN)) != 0)
-		goto fail;
-	ver = atof(theirs);
-	if (ver < 5.70) {
-		snprintf(cat.why, sizeof(cat.why), "the server speaks perftest %.16s (< 5.70)",
-			 theirs);
-		return -1;
-	}
-	{
-		rte_be32_t m4 = rte_cpu_to_be_32(4096), r4;
-
-		if ((rc = pt_xchg(&m4, &r4, 4)) != 0)
-			goto fail;
-		m4 = rte_cpu_to_be_32(64);
-		if ((rc = pt_xchg(&m4, &r4, 4)) != 0)
-			goto fail;
-	}
-	{
-		char cur[4] = "3", rem[5] = {0}; /* IBV_MTU_1024 */
-		long code;
-
-		if ((rc = pt_xchg(cur, rem, 2)) != 0)
-			goto fail;
-		code = strtol(rem, NULL, 10);
-		if (code >= 1 && code < 3)
-			cat.mtu = 128u << code;
-	}
-	for (int round = 0; round < 2; round++)
-		for (uint32_t i = 0; i < cat.n; i++) {
-			struct perf_dest d;
-
-			if ((rc = pt_keys(i, &d)) != 0)
-				goto fail;
-			cat.r[i].q.dqpn = d.qpn;
-			cat.r[i].q.rkey = d.rkey;
-			cat.r[i].q.va = d.vaddr;
-		}
-	{
-		/* "An additional handshake is required after moving qp to RTR" */
-		struct perf_dest d;
-
-		if ((rc = pt_keys(0, &d)) != 0)
-			goto fail;
-	}
-	return 0;
-fail:
-	snprintf(cat.why, sizeof(cat.why), "perftest's exchange failed: %s", strerror(-rc));
-	return -1;
-}
-
-/* the end of write_bw/atomic_bw: a handshake, our report (five exchanges, big endian), and
- * ctx_close_connection(): a handshake and "done" */
-static void pt_close(void)
-{
-	struct perf_dest d;
-	uint64_t m[5] = {rte_cpu_to_be_64(CAT_SIZE), rte_cpu_to_be_64(cat.n), 0, 0, 0}, r;
-	bool ok = pt_keys(0, &d) == 0;
-
-	for (int i = 0; ok && i < 5; i++)
-		ok = pt_xchg(&m[i], &r, 8) == 0;
-	if (ok && pt_keys(0, &d) == 0 && app_write_full(cat.sock, "done", 5) == 0 &&
-	    app_wait_fd(cat.sock, POLLIN, 500) == 0) {
-		char done[5];
-		ssize_t n = read(cat.sock, done, sizeof(done));
-
-		(void)n;
-	}
+	gen_pt_gid(cat.o.iface, d->gid);
 }
 
 static void *cat_control(void *arg)
 {
+	struct perf_dest mine[CAT_MAX_ENTRIES], theirs[CAT_MAX_ENTRIES];
 	(void)arg;
-	if (pt_open() != 0) {
+
+	for (uint32_t i = 0; i < cat.n; i++)
+		my_keys(i, &mine[i]);
+	if (gen_pt_open(&cat.pt, cat.n, mine, theirs) != 0) {
+		snprintf(cat.why, sizeof(cat.why), "%s", cat.pt.why);
 		__atomic_store_n(&cat.keys_ready, -1, __ATOMIC_RELEASE);
 	} else {
+		for (uint32_t i = 0; i < cat.n; i++) {
+			cat.r[i].q.dqpn = theirs[i].qpn;
+			cat.r[i].q.rkey = theirs[i].rkey;
+			cat.r[i].q.va = theirs[i].vaddr;
+		}
+		cat.mtu = cat.pt.mtu;
 		__atomic_store_n(&cat.keys_ready, 1, __ATOMIC_RELEASE);
 		while (!__atomic_load_n(&cat.entries_done, __ATOMIC_ACQUIRE) && !stk_stopping())
 			usleep(10000);
 		if (__atomic_load_n(&cat.entries_done, __ATOMIC_ACQUIRE) > 0)
-			pt_close();
+			gen_pt_close(&cat.pt, &mine[0], CAT_SIZE, cat.n);
+		else
+			gen_pt_abort(&cat.pt);
 	}
-	if (cat.sock >= 0)
-		close(cat.sock);
-	cat.sock = -1;
 	__atomic_store_n(&cat.closed, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -1158,6 +1010,9 @@ int gen_cat_start(const struct gen_cat_opts *o)
 
 	cat.o = *o;
 	cat.n = 0;
+	cat.pt.server = o->server;
+	cat.pt.port = o->port;
+	cat.pt.iface = o->iface;
 	srand48((long)rte_get_tsc_cycles()); /* each run's PSNs its own */
 	for (size_t i = 0; i < CAT_N && cat.n < CAT_MAX_ENTRIES; i++) {
 		struct cat_result *r;

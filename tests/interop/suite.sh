@@ -5,6 +5,7 @@
 #   rping     rping <-> droce-ping                          (rping.sh)
 #   bad_rkey  a raw verbs program in the VM vs droce's responder (bad_rkey.sh)
 #   catalogue droce-gen's malformed and adversarial frames vs rxe's perftest servers (catalogue.sh)
+#   gen_flow  droce-gen's RC flows (droce's QPs) vs rxe's ib_write_bw/ib_read_bw (gen_flow.sh)
 #   lossy     rping <-> droce-ping over netem loss/reorder  (lossy.sh)
 #   perftest  perftest 6.06 <-> droce-perf, and ib_write_bw/ib_send_bw over netem (perftest.sh)
 #   knfsd     droce's MOUNT (TCP) and NFSv3-over-RPC-over-RDMA clients vs Linux knfsd (knfsd.sh)
@@ -41,12 +42,12 @@ APPS=$(dirname "$PING") # the librdmacm example tools are built beside droce-pin
 ROOT=$5
 shift 5
 TESTS=("$@")
-[ ${#TESTS[@]} -gt 0 ] || TESTS=(pingpong rping bad_rkey catalogue lossy perftest knfsd rpcinfo_vm nfs_mount nfs4_mount nfs4_two nfs_lock nfs_appliance demo rdma_ep udaddy ucmatose cmtime nfsperf)
+[ ${#TESTS[@]} -gt 0 ] || TESTS=(pingpong rping bad_rkey catalogue gen_flow lossy perftest knfsd rpcinfo_vm nfs_mount nfs4_mount nfs4_two nfs_lock nfs_appliance demo rdma_ep udaddy ucmatose cmtime nfsperf)
 # the bound of each test (its own bounds are tighter; this one catches a hung script)
-declare -A BOUND=([pingpong]=600 [rping]=600 [bad_rkey]=600 [catalogue]=600 [lossy]=900 [perftest]=1500 [knfsd]=600
+declare -A BOUND=([pingpong]=600 [rping]=600 [bad_rkey]=600 [catalogue]=600 [gen_flow]=300 [lossy]=900 [perftest]=1500 [knfsd]=600
 	[rpcinfo_vm]=300 [nfs_mount]=1500 [nfs4_mount]=1200 [nfs4_two]=600 [nfs_lock]=1500 [nfs_appliance]=900 [demo]=600
 	[rdma_ep]=300 [udaddy]=300 [ucmatose]=400 [cmtime]=400 [nfsperf]=400)
-declare -A BIN=([pingpong]=$PINGPONG [rping]=$PING [bad_rkey]=$PING [catalogue]=$APPS [lossy]=$PING [perftest]=$PERF
+declare -A BIN=([pingpong]=$PINGPONG [rping]=$PING [bad_rkey]=$PING [catalogue]=$APPS [gen_flow]=$APPS [lossy]=$PING [perftest]=$PERF
 	[knfsd]=$PROBE [rpcinfo_vm]=$PROBE [nfs_mount]=$PROBE [nfs4_mount]=$PROBE [nfs4_two]=$PROBE [nfs_lock]=$PROBE [nfs_appliance]=$PROBE [demo]=$PROBE
 	[rdma_ep]=$APPS [udaddy]=$APPS [ucmatose]=$APPS [cmtime]=$APPS [nfsperf]=$APPS)
 
