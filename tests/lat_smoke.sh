@@ -51,12 +51,19 @@ check "the stage table is printed" grep -q "B: transport -> consumer" "$dir/send
 run send-load --mode send --link memif --load 4
 loaded() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['load']['done'] > 0 and j['load']['depth'] == 4, j['load']" "$dir/send-load.json"; }
 check "send-load: the bulk flow completed WRITEs meanwhile" loaded
-"$lat" "${eal[@]}" --file-prefix="lat-$$-bad" -- --mode send --lcores 2 --load 4 > /dev/null 2>&1
-check "--load with --lcores 2 is refused (exit 2)" [ $? = 2 ]
-# side B on a second lcore (--lcores 2): the two stamp logs merged by TSC still match
+# with DCQCN on and 2 % of A's RoCE frames CE-marked: B answers with CNPs, the bulk flow's rate
+# is cut, and the ping-pong still completes
+run send-dcqcn --mode send --link memif --load 4 --dcqcn 100 --ce 20000
+cnps() { python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['dcqcn']; assert d['line_gbps'] == 100 and d['ce_ppm'] == 20000 and d['load_cnp_rx'] > 0 and d['load_rate_gbps'] < 100, d" "$dir/send-dcqcn.json"; }
+check "send-dcqcn: the bulk flow got CNPs and its rate was cut below the line rate" cnps
+"$lat" "${eal[@]}" --file-prefix="lat-$$-bad" -- --mode raw --port net_ring0 --dcqcn 10 > /dev/null 2>&1
+check "--dcqcn outside the RC modes is refused (exit 2)" [ $? = 2 ]
+# side B on a second lcore (--lcores 2): the two stamp logs merged by TSC still match; and under
+# load, which once stalled (docs/latency.md)
 if [ "$(nproc)" -gt 1 ]; then
 	eal=(--no-huge -m 256 --no-pci --no-shconf -l 0,1 --log-level='*:error')
 	for m in send read; do run "$m-memif-2lcores" --mode "$m" --link memif --lcores 2; done
+	run send-load-2lcores --mode send --link memif --lcores 2 --load 4
 	eal=(--no-huge -m 256 --no-pci --no-shconf -l 0 --log-level='*:error')
 fi
 

@@ -150,6 +150,7 @@ static struct {
 	bool flow;
 	struct gen_flow_opts fo;
 	double gbps;
+	bool flow_opt; /**< --qps, --depth, --seconds or --sizes given */
 	bool pcp_set, dscp_set;
 	uint8_t pcp;
 	uint64_t icrc_bad;  /**< templated RoCE frames whose ICRC did not check */
@@ -1227,18 +1228,22 @@ static int parse_args(int argc, char **argv)
 			}
 			break;
 		case 27:
+			g.flow_opt = true;
 			if (parse_u32("--qps", optarg, 1, GEN_FLOW_MAX_QPS, &g.fo.qps))
 				return -1;
 			break;
 		case 28:
+			g.flow_opt = true;
 			if (parse_u32("--depth", optarg, 1, 1024, &g.fo.depth))
 				return -1;
 			break;
 		case 29:
+			g.flow_opt = true;
 			if (parse_u32("--seconds", optarg, 1, 3600, &g.fo.seconds))
 				return -1;
 			break;
 		case 30:
+			g.flow_opt = true;
 			if (gen_flow_parse_sizes(optarg, &g.fo) != 0)
 				return -1;
 			break;
@@ -1313,6 +1318,10 @@ static int parse_args(int argc, char **argv)
 			fprintf(stderr, "droce-gen: --flow: --pps or --gbps, not both\n");
 			return -1;
 		}
+		if (g.rx_iface_set) {
+			fprintf(stderr, "droce-gen: --flow: --rx-iface goes with --loopback\n");
+			return -1;
+		}
 		g.fo.pps = g.pps;
 		g.fo.gbps = g.gbps;
 		g.fo.dscp = g.dscp;
@@ -1326,8 +1335,10 @@ static int parse_args(int argc, char **argv)
 		g.fo.json = g.json;
 		return 0;
 	}
-	if ((g.pcp_set || g.gbps > 0) && !g.flow) {
-		fprintf(stderr, "droce-gen: --pcp and --gbps go with --flow\n");
+	if ((g.pcp_set || g.gbps > 0 || g.flow_opt) && !g.flow) {
+		fprintf(stderr,
+			"droce-gen: --qps, --depth, --seconds, --sizes, --pcp and --gbps go "
+			"with --flow\n");
 		return -1;
 	}
 	if (g.catalogue) {
@@ -1366,7 +1377,7 @@ static int parse_args(int argc, char **argv)
 			g.linger_s = 0;
 		return 0;
 	}
-	if ((g.rx_iface_set || g.pps) && !g.loopback && !g.flow) {
+	if ((g.rx_iface_set || g.pps) && !g.loopback) {
 		fprintf(stderr, "droce-gen: --rx-iface and --pps go with --loopback\n");
 		return -1;
 	}

@@ -501,6 +501,14 @@ static int s_psn_ahead(struct cat_ctx *c)
 	return 1;
 }
 
+static int s_psn_far_behind(struct cat_ctx *c)
+{
+	PATH(c);
+	/* more than 2^23 behind: outside the duplicate region, so ahead (IBA 9.7.5.1) */
+	send_frame(c, write_only(c, &path, c->q->psn - 0x800010u));
+	return 1;
+}
+
 static int s_psn_behind(struct cat_ctx *c)
 {
 	PATH(c);
@@ -738,6 +746,10 @@ static const struct cat_entry cat_table[] = {
 	{"psn-ahead", W, s_psn_ahead, R_(NAK_SEQ), CAT_ALIVE, false,
 	 "WRITE ONLY 10 PSNs ahead of the expected one",
 	 "IBA 9.7.5.2.2: one NAK PSN sequence error with the expected PSN; QP unchanged"},
+	{"psn-far-behind", W, s_psn_far_behind, R_(NAK_SEQ), CAT_ALIVE, false,
+	 "WRITE ONLY 2^23 + 16 PSNs behind the expected one (outside the duplicate window)",
+	 "IBA 9.7.5.1: only the 2^23 PSNs before the expected one are duplicates; the rest "
+	 "is ahead: NAK PSN sequence error; QP unchanged"},
 	{"psn-behind", W, s_psn_behind, R_(ACK), CAT_ALIVE, false,
 	 "WRITE ONLY at the PSN before the expected one (a duplicate)",
 	 "IBA 9.7.5.2.1: a duplicate is acknowledged again, not executed; QP unchanged"},
@@ -1013,6 +1025,7 @@ int gen_cat_start(const struct gen_cat_opts *o)
 	cat.pt.server = o->server;
 	cat.pt.port = o->port;
 	cat.pt.iface = o->iface;
+	cat.pt.mtu = CAT_PMTU; /* the entries' frames are sized for it (over-pmtu: 1280 B) */
 	srand48((long)rte_get_tsc_cycles()); /* each run's PSNs its own */
 	for (size_t i = 0; i < CAT_N && cat.n < CAT_MAX_ENTRIES; i++) {
 		struct cat_result *r;

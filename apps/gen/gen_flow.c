@@ -56,7 +56,8 @@ struct flow_qp {
 	struct roce_qp *qp;
 	struct perf_dest mine, theirs;
 	uint32_t inflight;
-	uint64_t posted, msgs, bytes, errors;
+	uint64_t posted, msgs, bytes, errors, flushed;
+	uint64_t short_reads; /**< READ completions with fewer bytes than asked */
 	enum roce_wc_status first_error;
 	bool failed;
 };
@@ -72,7 +73,8 @@ static struct {
 	uint8_t *buf;
 	uint32_t max_size, wsum, mtu, rr;
 	struct flow_qp q[GEN_FLOW_MAX_QPS];
-	uint64_t t_start, t_end, t_stop, next_tsc, deadline;
+	uint64_t t_start, t_end, t_stop, deadline;
+	double next_tsc; /**< pacing: the next post's TSC (fractions kept) */
 	struct gen_pt pt;
 	pthread_t thread;
 	bool thread_up;
@@ -105,6 +107,8 @@ static int parse_size(const char *s, char **end, uint32_t *out)
 	v = strtoull(s, end, 10);
 	if (errno || *end == s)
 		return -1;
+	if (v > GEN_FLOW_MAX_SIZE)
+		return -1; /* before any shift can wrap */
 	if (**end == 'k' || **end == 'K')
 		v <<= 10, (*end)++;
 	else if (**end == 'm' || **end == 'M')
@@ -139,6 +143,8 @@ int gen_flow_parse_sizes(const char *s, struct gen_flow_opts *o)
 			goto bad;
 		o->size[o->nsizes] = size;
 		o->weight[o->nsizes++] = weight;
+		if (*end == ',' && end[1] == '\0')
+			goto bad; /* a trailing comma: an empty item */
 		p = *end ? end + 1 : end;
 	}
 	if (o->nsizes)
@@ -194,7 +200,18 @@ int gen_flow_start(const struct gen_flow_opts *o)
 	fl.pt.server = o->server;
 	fl.pt.port = o->port;
 	fl.pt.iface = o->iface;
-	fl.mtu = 1024;
+	{
+		/* the largest path MTU a WRITE FIRST fits in the port's (IPv4, UDP, BTH, RETH,
+		 * ICRC: 60 bytes), at most 4096; the server's may be smaller */
+		uint32_t room = stk_iface_get(o->iface)->mtu - 60;
+
+		fl.pt.mtu = room >= 4096   ? 4096
+			    : room >= 2048 ? 2048
+			    : room >= 1024 ? 1024
+			    : room >= 512  ? 512
+					   : 256;
+	}
+	fl.mtu = fl.pt.mtu;
 	for (uint32_t k = 0; k < o->nsizes; k++) {
 		fl.max_size = RTE_MAX(fl.max_size, o->size[k]);
 		fl.wsum += o->weight[k];
@@ -209,7 +226,7 @@ int gen_flow_start(const struct gen_flow_opts *o)
 					      ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE |
 						      ROCE_ACCESS_REMOTE_READ)
 				: NULL;
-	if (!fl.mr) {
+	if (!fl.mr || !fl.cq) {
 		fprintf(stderr,
 			"droce-gen: --flow: the RoCE device, its CQ or %zu bytes of "
 			"registered memory: %s\n",
@@ -358,8 +375,20 @@ static void poll_cq(void)
 		if (q->inflight)
 			q->inflight--;
 		if (wc[k].status == ROCE_WC_SUCCESS) {
+			uint32_t asked = (uint32_t)wc[k].wr_id;
+
 			q->msgs++;
-			q->bytes += (uint32_t)wc[k].wr_id;
+			if (fl.o.verb == GEN_FLOW_READ) { /* what arrived, as the completion says */
+				q->bytes += wc[k].byte_len;
+				q->short_reads += wc[k].byte_len != asked;
+			} else {
+				q->bytes += asked;
+			}
+			continue;
+		}
+		if (wc[k].status == ROCE_WC_WR_FLUSH_ERR) {
+			q->flushed++; /* after the error that failed the QP: not one of its own */
+			q->failed = true;
 			continue;
 		}
 		if (!q->errors++)
@@ -375,15 +404,17 @@ static void post_some(uint64_t now)
 	bool paced = fl.o.pps > 0 || fl.o.gbps > 0;
 
 	for (unsigned k = 0, tried = 0; k < FLOW_BURST && tried < fl.o.qps;) {
-		uint32_t i = fl.rr++ % fl.o.qps, size;
-		struct flow_qp *q = &fl.q[i];
+		uint32_t i, size;
+		struct flow_qp *q;
 
+		if (paced && (double)now < fl.next_tsc)
+			return; /* before the turn moves on: every QP keeps its share */
+		i = fl.rr++ % fl.o.qps;
+		q = &fl.q[i];
 		if (q->failed || q->inflight >= fl.o.depth) {
 			tried++;
 			continue;
 		}
-		if (paced && now < fl.next_tsc)
-			return;
 		size = pick_size();
 		if (post_one(i, size) != 0) {
 			tried++;
@@ -394,13 +425,13 @@ static void post_some(uint64_t now)
 		k++;
 		tried = 0;
 		if (paced) {
-			uint64_t base = RTE_MAX(fl.next_tsc, now > slack ? now - slack : 0);
+			double base = RTE_MAX(fl.next_tsc, (double)(now > slack ? now - slack : 0));
 			double dt = fl.o.pps > 0
 					    ? (double)((size + fl.mtu - 1) / fl.mtu) * (double)hz /
 						      fl.o.pps
 					    : (double)size * 8 * (double)hz / (fl.o.gbps * 1e9);
 
-			fl.next_tsc = base + (uint64_t)dt;
+			fl.next_tsc = base + dt;
 		}
 	}
 }
@@ -427,7 +458,7 @@ static enum flow_state step_keys(uint64_t now)
 		return FL_DONE;
 	}
 	fl.t_start = now;
-	fl.next_tsc = now;
+	fl.next_tsc = (double)now;
 	fl.t_end = now + (uint64_t)fl.o.seconds * rte_get_tsc_hz();
 	if (!fl.o.json)
 		printf("droce-gen: flow: %u QPs connected (path MTU %u), %s for %u s\n", fl.o.qps,
@@ -438,6 +469,7 @@ static enum flow_state step_keys(uint64_t now)
 static enum flow_state step_run(uint64_t now)
 {
 	poll_cq();
+	fl.t_stop = now;
 	if (now >= fl.t_end) {
 		fl.deadline = now + (uint64_t)FLOW_DRAIN_S * rte_get_tsc_hz();
 		return FL_DRAIN;
@@ -451,7 +483,6 @@ static enum flow_state step_drain(uint64_t now)
 	poll_cq();
 	if (inflight() && now < fl.deadline)
 		return FL_DRAIN;
-	fl.t_stop = now;
 	if (inflight())
 		snprintf(fl.why, sizeof(fl.why), "%u WRs still in flight %d s after the end",
 			 inflight(), FLOW_DRAIN_S);
@@ -502,7 +533,7 @@ int gen_flow_finish(void)
 			roce_qp_query_stats(fl.q[i].qp, &st[i]);
 		msgs += fl.q[i].msgs;
 		bytes += fl.q[i].bytes;
-		errors += fl.q[i].errors;
+		errors += fl.q[i].errors + fl.q[i].short_reads;
 		all_ran = all_ran && fl.q[i].msgs > 0;
 	}
 	if (fl.why[0])
@@ -524,11 +555,13 @@ int gen_flow_finish(void)
 			       ",\"nak_seq_rx\":%" PRIu64 ",\"rnr_nak_rx\":%" PRIu64
 			       ",\"nak_fatal_rx\":%" PRIu64 ",\"retransmits\":%" PRIu64
 			       ",\"timeouts\":%" PRIu64 ",\"errors\":%" PRIu64
+			       ",\"flushed\":%" PRIu64 ",\"short_reads\":%" PRIu64
 			       ",\"first_error\":\"%s\"}",
 			       i ? "," : "", q->mine.qpn, q->theirs.qpn, q->posted, q->msgs,
 			       q->bytes, secs > 0 ? (double)q->bytes * 8 / secs / 1e9 : 0,
 			       st[i].tx_pkts, st[i].acks_rx, st[i].nak_seq_rx, st[i].rnr_nak_rx,
 			       st[i].nak_fatal_rx, st[i].retransmits, st[i].timeouts, q->errors,
+			       q->flushed, q->short_reads,
 			       q->errors ? roce_wc_status_str(q->first_error) : "");
 		}
 		printf("],\"messages\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"gbps\":%.4f,"

@@ -109,8 +109,15 @@ int gen_pt_open(struct gen_pt *pt, uint32_t n, const struct perf_dest *mine,
 	char vmine[PT_VERSION_LEN] = PT_VERSION, vtheirs[PT_VERSION_LEN + 1] = {0};
 	int rc;
 
+	uint32_t offer = pt->mtu ? pt->mtu : 1024;
+	long mine_code = offer >= 4096	 ? 5
+			 : offer >= 2048 ? 4
+			 : offer >= 1024 ? 3
+			 : offer >= 512	 ? 2
+					 : 1;
+
 	pt->sock = -1;
-	pt->mtu = 1024;
+	pt->mtu = 128u << mine_code;
 	if (pt_connect(pt) != 0) {
 		snprintf(pt->why, sizeof(pt->why), "cannot connect to the perftest server on %u",
 			 pt->port);
@@ -134,14 +141,14 @@ int gen_pt_open(struct gen_pt *pt, uint32_t n, const struct perf_dest *mine,
 			goto fail;
 	}
 	{
-		char cur[4] = "3", rem[5] = {0}; /* IBV_MTU_1024 */
+		char cur[4] = {(char)('0' + mine_code)}, rem[5] = {0}; /* ibv_mtu's code */
 		long code;
 
 		if ((rc = pt_xchg(pt, cur, rem, 2)) != 0)
 			goto fail;
 		code = strtol(rem, NULL, 10);
-		if (code >= 1 && code < 3)
-			pt->mtu = 128u << code; /* 1: 256, 2: 512 */
+		if (code >= 1 && code < mine_code)
+			pt->mtu = 128u << code; /* the smaller wins: 1 is 256 ... 5 is 4096 */
 	}
 	for (int round = 0; round < 2; round++)
 		for (uint32_t i = 0; i < n; i++)

@@ -23,7 +23,7 @@ struct gen_pt {
 	uint16_t port;		  /**< perftest's -p (18515) */
 	uint16_t iface;		  /**< ours: the source address */
 	int sock;
-	uint32_t mtu;  /**< the path MTU both sides agreed (we ask 1024) */
+	uint32_t mtu;  /**< in: the path MTU to offer (0: 1024); out: the one both agreed */
 	char why[200]; /**< why the exchange failed */
 };
 

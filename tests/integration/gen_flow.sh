@@ -29,6 +29,10 @@ check "an unknown verb exits 2 naming what is accepted" \
 check "a size of 0 is refused (exit 2)" eval '[ $? = 2 ] && grep -q "sizes 0" "$LAB_DIR/err"'
 "$GEN" -c /nonexistent --flow write -p 10.0.0.1:18515 --pps 10 --gbps 1 > /dev/null 2> "$LAB_DIR/err"
 check "--pps with --gbps is refused (exit 2)" eval '[ $? = 2 ] && grep -q "not both" "$LAB_DIR/err"'
+"$GEN" -c /nonexistent --flow write -p 10.0.0.1:18515 --sizes 64, > /dev/null 2> "$LAB_DIR/err"
+check "a trailing comma in --sizes is refused (exit 2)" [ $? = 2 ]
+"$GEN" -c /nonexistent -e 7 --qps 2 > /dev/null 2> "$LAB_DIR/err"
+check "--qps without --flow is refused (exit 2)" eval '[ $? = 2 ] && grep -q "go with --flow" "$LAB_DIR/err"'
 
 if ! why=$(lab_can_run); then echo "SKIP: $why"; exit 77; fi
 trap lab_down EXIT
@@ -81,6 +85,9 @@ flow w write_bw "-q 2 -s 65536" -- --flow write --qps 2 --depth 8 --seconds 2 \
 check "write: droce-gen exits 0 and droce-perf finishes perftest's exchange (exit 0)" [ "$RC/$SRC" = 0/0 ]
 check "write: both QPs moved data, 64..65536 B a message, ACKs received, no error" \
 	js w "len(q) == 2 and all(x['messages'] > 0 and 64 * x['messages'] <= x['bytes'] <= 65536 * x['messages'] and x['acks_rx'] > 0 and x['errors'] == 0 for x in q)"
+# the mix 64:1,4096:2,65536:1 averages 18448 bytes a message
+check "write: the sizes are drawn by weight (18448 bytes a message on average, within 25 %)" \
+	js w "13836 <= d['bytes'] / d['messages'] <= 23060"
 check "write: the totals are the sum of the QPs'" \
 	js w "d['messages'] == sum(x['messages'] for x in q) and d['bytes'] == sum(x['bytes'] for x in q) and d['errors'] == 0"
 if [ -n "$cap" ]; then
@@ -90,14 +97,14 @@ if [ -n "$cap" ]; then
 		-e ip.dsfield.dscp -e ip.dsfield.ecn 2>/dev/null | sort | uniq -c)
 	echo "# write: the QPs' frames' DSCP/ECN: $(echo $marks)"
 	check "write: every frame of the QPs carries DSCP 46 and ECN 1" \
-		[ "$(echo "$marks" | grep -c .)" = 1 ] && [ "$(echo $marks | awk '{ print $2, $3 }')" = "46 1" ]
+		eval '[ "$(echo "$marks" | grep -c .)" = 1 ] && [ "$(echo $marks | awk "{ print \$2, \$3 }")" = "46 1" ]'
 fi
 
 # 2. read
 flow r read_bw "-q 1 -s 65536" -- --flow read --qps 1 --depth 4 --seconds 2 --sizes 64k
 check "read: exit 0 on both sides" [ "$RC/$SRC" = 0/0 ]
-check "read: 64 KiB READs completed, no error" \
-	js r "q[0]['messages'] > 0 and q[0]['bytes'] == 65536 * q[0]['messages'] and q[0]['errors'] == 0"
+check "read: 64 KiB READs completed whole (each completion's byte count), no error" \
+	js r "q[0]['messages'] > 0 and q[0]['bytes'] == 65536 * q[0]['messages'] and q[0]['short_reads'] == 0 and q[0]['errors'] == 0"
 
 # 3. pacing: an upper bound (a slow machine only lowers the rate), and some progress
 flow pps write_bw "-q 1 -s 4096" -- --flow write --qps 1 --seconds 2 --sizes 1k --pps 2000

@@ -65,7 +65,7 @@ run read "ib_read_bw -d rxe0 -x 1 -F -q 1 -s 65536 -n 5" -- --flow read --qps 1 
 	--seconds 3 --sizes 64k
 check "read: droce-gen exits 0 and ib_read_bw in the VM exits 0" [ "$RC/$VRC" = 0/0 ]
 check "read: 64 KiB READs answered by rxe, no error completion" \
-	js read "q[0]['messages'] > 0 and q[0]['bytes'] == 65536 * q[0]['messages'] and q[0]['errors'] == 0"
+	js read "q[0]['messages'] > 0 and q[0]['bytes'] == 65536 * q[0]['messages'] and q[0]['short_reads'] == 0 and q[0]['errors'] == 0"
 lab_capture_stop
 droce_mac=$(sed -nE 's/.*port 0 ([0-9A-Fa-f:]{17}) .*/\1/p' "$LABI_DIR/write.err" | head -1)
 python3 "$HERE/wire_check.py" "$LABI_DIR/gen_flow.pcap" "$droce_mac" > "$LABI_DIR/wire.log" 2>&1
