@@ -278,6 +278,7 @@ struct cat_result {
 	uint32_t probe_psn;   /**< the PSN the probe went at */
 	bool probed, alive;   /**< the probe's PSN was acknowledged */
 	uint32_t probe_other; /**< other replies while the probe waited (a NAK to it, ...) */
+	uint32_t msn;	      /**< the last AETH's MSN before the probe: messages executed */
 	double probe_ms;      /**< how long that took */
 	double react_ms;      /**< from the entry's first frame to its first reply */
 	bool verdict_ok;      /**< as the spec expects, or as the peer's known deviation */
@@ -954,6 +955,8 @@ static int cat_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_
 	if (idx != cat.cur)
 		goto out; /* late: logged, not judged */
 	if (cat.state == CAT_ST_SEND || cat.state == CAT_ST_OBSERVE) {
+		if (rep.has_aeth)
+			r->msn = rep.msn;
 		if (r->react == GEN_CAT_NONE)
 			r->react_ms = (double)(rte_get_tsc_cycles() - cat.ctx.t0) * 1e3 /
 				      (double)rte_get_tsc_hz();
@@ -962,8 +965,10 @@ static int cat_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_
 			r->nak_psn = rep.psn;
 		}
 	} else if (cat.state == CAT_ST_PROBE) {
+		/* the probe's answer names its PSN, and its MSN is one more than the messages the
+		 * peer had executed: a frame the peer took late (after --cat-wait) shows there */
 		if (!r->alive && (rep.react == GEN_CAT_ACK || rep.react == GEN_CAT_ATOMIC_ACK) &&
-		    rep.psn == r->probe_psn) {
+		    rep.psn == r->probe_psn && rep.msn == ((r->msn + 1) & 0xffffffu)) {
 			r->alive = true;
 			r->probe_ms = (double)(rte_get_tsc_cycles() - cat.probe_tsc) * 1e3 /
 				      (double)rte_get_tsc_hz();
