@@ -50,6 +50,28 @@ int app_write_full(int fd, const void *p, size_t len)
 	return 0;
 }
 
+int app_read_full(int fd, void *p, size_t len, unsigned ms)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n;
+		int rc = app_wait_fd(fd, POLLIN, ms);
+
+		if (rc)
+			return rc;
+		n = read(fd, (uint8_t *)p + got, len - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EPIPE;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
 int app_connect_bounded(int fd, const struct sockaddr *sa, socklen_t len, unsigned ms)
 {
 	int err = 0, rc;

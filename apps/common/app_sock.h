@@ -17,6 +17,10 @@ int app_wait_fd(int fd, short events, unsigned ms);
 /** Write all @p len bytes (retrying on EINTR). @return 0 or -errno. */
 int app_write_full(int fd, const void *p, size_t len);
 
+/** Read exactly @p len bytes, waiting up to @p ms (0: no bound) for each part.
+ * @return 0, -EPIPE (closed), -ETIMEDOUT, -EINTR (the stack is stopping) or -errno. */
+int app_read_full(int fd, void *p, size_t len, unsigned ms);
+
 /** Finish a non-blocking connect() of @p fd to @p sa within @p ms, then make @p fd blocking.
  * @return 0, -ETIMEDOUT, -EINTR or -errno (e.g. -ECONNREFUSED). */
 int app_connect_bounded(int fd, const struct sockaddr *sa, socklen_t len, unsigned ms);

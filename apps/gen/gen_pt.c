@@ -22,32 +22,12 @@
 #define PT_VERSION "6.06"
 #define PT_VERSION_LEN 16
 
-static int pt_read(struct gen_pt *pt, void *p, size_t len)
-{
-	size_t got = 0;
-
-	while (got < len) {
-		int rc = app_wait_fd(pt->sock, POLLIN, 60000);
-		ssize_t n;
-
-		if (rc)
-			return rc;
-		n = read(pt->sock, (uint8_t *)p + got, len - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n == 0 ? -EPIPE : -errno;
-		got += (size_t)n;
-	}
-	return 0;
-}
-
 /* ctx_xchg_data(): the client writes first */
 static int pt_xchg(struct gen_pt *pt, const void *mine, void *theirs, size_t len)
 {
 	int rc = app_write_full(pt->sock, mine, len);
 
-	return rc ? rc : pt_read(pt, theirs, len);
+	return rc ? rc : app_read_full(pt->sock, theirs, len, 60000);
 }
 
 static int pt_connect(struct gen_pt *pt)

@@ -50,30 +50,6 @@
 
 /* ------------------------------------------------------------------ sockets */
 
-/* Read exactly @p len bytes; the peer may take as long as its test runs. @return 0, -EPIPE
- * (closed), -EINTR (stopping) or -errno. */
-static int read_full(int fd, void *p, size_t len)
-{
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t n;
-		int rc = app_wait_fd(fd, POLLIN, 0);
-
-		if (rc)
-			return rc;
-		n = read(fd, (uint8_t *)p + got, len - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EPIPE;
-		got += (size_t)n;
-	}
-	return 0;
-}
-
 static socklen_t droce_sockaddr(uint16_t port, struct sockaddr_in *s)
 {
 	const struct stk_iface *ifc = stk_iface_get(perf.p.iface);
@@ -253,7 +229,8 @@ static int raw_read(void *p, uint32_t len)
 {
 	if (perf.p.rdma_cm)
 		return perf_comm_recv(p, len);
-	return read_full(perf.sock_fd, p, len);
+	return app_read_full(perf.sock_fd, p, len,
+			     0) /* the peer may take as long as its test runs */;
 }
 
 int perf_xchg_open(void)

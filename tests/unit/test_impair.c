@@ -900,6 +900,25 @@ static void ext_free(void *addr, void *opaque)
 	fail_msg("the external buffer's last reference went with a frame");
 }
 
+/* The frame @p b of @p len bytes as RoCE sends it: the headers (SEQ_OFF bytes) in an mbuf of
+ * the pool, the rest attached from @p ext (already holding those bytes) as an external buffer
+ * sharing @p shinfo, which takes one more reference. */
+static struct rte_mbuf *ext_frame(const uint8_t *b, uint16_t len, uint8_t *ext, uint16_t ext_len,
+				  struct rte_mbuf_ext_shared_info *shinfo)
+{
+	struct rte_mbuf *hdr = ut_mbuf(b, SEQ_OFF), *pay = rte_pktmbuf_alloc(ut_pool());
+
+	assert_non_null(hdr);
+	assert_non_null(pay);
+	rte_mbuf_ext_refcnt_update(shinfo, 1);
+	rte_pktmbuf_attach_extbuf(pay, ext, RTE_BAD_IOVA, ext_len, shinfo);
+	pay->data_off = 0;
+	pay->data_len = (uint16_t)(len - SEQ_OFF);
+	pay->pkt_len = pay->data_len;
+	assert_int_equal(rte_pktmbuf_chain(hdr, pay), 0);
+	return hdr;
+}
+
 static void test_corrupt_chained_and_shared(void **state)
 {
 	struct stk_impair_conf c;
@@ -969,18 +988,9 @@ static void test_corrupt_chained_and_shared(void **state)
 		memcpy(ext, b + SEQ_OFF, len - SEQ_OFF);
 		/* the shared info starts with one reference: the test's own */
 		for (unsigned i = 0; i < 200; i++) {
-			struct rte_mbuf *hdr = ut_mbuf(b, SEQ_OFF),
-					*pay = rte_pktmbuf_alloc(ut_pool());
+			struct rte_mbuf *hdr = ext_frame(b, len, ext, ext_len, shinfo);
 			int off, bit;
 
-			assert_non_null(hdr);
-			assert_non_null(pay);
-			rte_mbuf_ext_refcnt_update(shinfo, 1);
-			rte_pktmbuf_attach_extbuf(pay, ext, RTE_BAD_IOVA, ext_len, shinfo);
-			pay->data_off = 0;
-			pay->data_len = (uint16_t)(len - SEQ_OFF);
-			pay->pkt_len = pay->data_len;
-			assert_int_equal(rte_pktmbuf_chain(hdr, pay), 0);
 			nrec = 0;
 			stk_tx_frame(fx.lc, fx.ifc, hdr);
 			collect_tx();
@@ -1052,7 +1062,7 @@ static void test_waiting_frame_keeps_its_bytes(void **state)
 	shinfo = rte_pktmbuf_ext_shinfo_init_helper(ext, &ext_len, ext_free, NULL);
 	assert_non_null(shinfo);
 	for (int delay = 0; delay < 2; delay++) {
-		struct rte_mbuf *hdr = ut_mbuf(b, SEQ_OFF), *pay = rte_pktmbuf_alloc(ut_pool());
+		struct rte_mbuf *hdr;
 
 		memset(&c, 0, sizeof(c));
 		if (delay) {
@@ -1063,14 +1073,7 @@ static void test_waiting_frame_keeps_its_bytes(void **state)
 		}
 		assert_int_equal(stk_impair_set(0, STK_IMPAIR_TX, &c), 0);
 		memcpy(ext, b + SEQ_OFF, len - SEQ_OFF);
-		assert_non_null(hdr);
-		assert_non_null(pay);
-		rte_mbuf_ext_refcnt_update(shinfo, 1);
-		rte_pktmbuf_attach_extbuf(pay, ext, RTE_BAD_IOVA, ext_len, shinfo);
-		pay->data_off = 0;
-		pay->data_len = (uint16_t)(len - SEQ_OFF);
-		pay->pkt_len = pay->data_len;
-		assert_int_equal(rte_pktmbuf_chain(hdr, pay), 0);
+		hdr = ext_frame(b, len, ext, ext_len, shinfo);
 		nrec = 0;
 		stk_tx_frame(fx.lc, fx.ifc, hdr);
 		collect_tx();
