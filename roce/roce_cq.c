@@ -57,6 +57,7 @@ struct roce_cq *roce_create_cq_ctx(struct roce_dev *dev, uint32_t cqe, void *cq_
 	cq->mask = n - 1;
 	cq->cqe = n - 1;
 	cq->context = cq_context;
+	cq->lane = ROCE_LANE_NONE;
 	dev->n.cqs++;
 	return cq;
 }
@@ -97,19 +98,25 @@ static void cq_fail_qps(struct roce_cq *cq)
 		    qp->state == ROCE_QPS_RESET || qp->state == ROCE_QPS_ERR)
 			continue;
 		qp->fail_pending = true;
-		dev->fail_pending = true;
+		roce_qp_lane(qp)->fail_pending = true;
 	}
+}
+
+/* The lane whose counters a CQ's events go to. */
+static struct roce_lane *cq_lane(struct roce_cq *cq)
+{
+	return &cq->dev->lane[cq->lane == ROCE_LANE_NONE ? 0 : cq->lane];
 }
 
 int roce_cq_push(struct roce_cq *cq, const struct roce_wc *wc)
 {
 	if (unlikely(cq->error)) {
-		cq->dev->n.cqe_lost++;
+		cq_lane(cq)->cnt[ROCE_LNC_cqe_lost]++;
 		return -EIO;
 	}
 	if (unlikely(cq->head - cq->tail >= cq->cqe)) {
 		cq->error = true;
-		cq->dev->n.cqe_lost++;
+		cq_lane(cq)->cnt[ROCE_LNC_cqe_lost]++;
 		roce_event_raise(cq->dev, ROCE_EVENT_CQ_ERR, cq);
 		cq_fail_qps(cq);
 		return -ENOSPC;
@@ -125,7 +132,7 @@ void roce_qp_complete(struct roce_qp *qp, struct roce_cq *cq, struct roce_wc *wc
 	wc->qp_num = qp->qpn;
 	if (unlikely(roce_cq_push(cq, wc) != 0) && qp->state != ROCE_QPS_ERR) {
 		qp->fail_pending = true;
-		qp->pd->dev->fail_pending = true;
+		roce_qp_lane(qp)->fail_pending = true;
 	}
 }
 
@@ -135,6 +142,8 @@ int roce_poll_cq(struct roce_cq *cq, int n, struct roce_wc *wc)
 
 	if (!cq || n < 0 || (n > 0 && !wc))
 		return -EINVAL;
+	if (unlikely(!roce_lane_mine(cq_lane(cq))))
+		return -EXDEV;
 	while (k < n && cq->tail != cq->head) {
 		wc[k++] = cq->ring[cq->tail & cq->mask];
 		cq->tail++;
@@ -148,6 +157,8 @@ int roce_cq_process(struct roce_cq *cq, int budget)
 
 	if (!cq || budget < 1)
 		return -EINVAL;
+	if (unlikely(!roce_lane_mine(cq_lane(cq))))
+		return -EXDEV;
 	if (cq->in_process)
 		return -EBUSY;
 	cq->in_process = true;
@@ -160,7 +171,7 @@ int roce_cq_process(struct roce_cq *cq, int budget)
 		if (likely(wc.wr_cqe && wc.wr_cqe->done))
 			wc.wr_cqe->done(cq, &wc);
 		else
-			cq->dev->n.wc_no_done++;
+			cq_lane(cq)->cnt[ROCE_LNC_wc_no_done]++;
 	}
 	cq->in_process = false;
 	return k;

@@ -48,16 +48,38 @@ bool roce_event_type_raised(enum roce_event_type t)
 	return (unsigned)t < ROCE_EVENT_NUM && ev_tab[t].raised;
 }
 
+/* The lane whose queue takes an event of kind @p elem on @p obj: its object's lane; port and
+ * device events go to the primary lane (it reads the link). */
+static struct roce_lane *ev_lane(struct roce_dev *dev, enum roce_event_elem elem, void *obj)
+{
+	uint8_t i = 0;
+
+	switch (elem) {
+	case ROCE_ELEM_CQ:
+		i = ((struct roce_cq *)obj)->lane;
+		break;
+	case ROCE_ELEM_QP:
+		return roce_qp_lane(obj);
+	case ROCE_ELEM_SRQ:
+		i = ((struct roce_srq *)obj)->lane;
+		break;
+	default:
+		break;
+	}
+	return &dev->lane[i == ROCE_LANE_NONE ? 0 : i];
+}
+
 void roce_event_raise(struct roce_dev *dev, enum roce_event_type t, void *obj)
 {
+	struct roce_lane *lane = ev_lane(dev, ev_tab[t].elem, obj);
 	struct roce_async_event *ev;
 
-	dev->n.async_raised[t]++;
-	if (dev->ev_head - dev->ev_tail >= ROCE_ASYNC_QLEN) {
-		dev->n.async_dropped++; /* the oldest are kept: they are the causes */
+	lane->async_raised[t]++;
+	if (lane->ev_head - lane->ev_tail >= ROCE_ASYNC_QLEN) {
+		lane->cnt[ROCE_LNC_async_dropped]++; /* the oldest are kept: they are the causes */
 		return;
 	}
-	ev = &dev->ev[dev->ev_head++ % ROCE_ASYNC_QLEN];
+	ev = &lane->ev[lane->ev_head++ % ROCE_ASYNC_QLEN];
 	memset(ev, 0, sizeof(*ev));
 	ev->event_type = t;
 	switch (ev_tab[t].elem) {
@@ -98,31 +120,43 @@ static const void *ev_obj(const struct roce_async_event *ev)
 
 void roce_event_purge(struct roce_dev *dev, const void *obj)
 {
-	uint32_t keep = dev->ev_tail;
+	for (unsigned l = 0; l < dev->nlanes; l++) {
+		struct roce_lane *lane = &dev->lane[l];
+		uint32_t keep = lane->ev_tail;
 
-	/* compact in place, oldest first: the order of the others stays */
-	for (uint32_t i = dev->ev_tail; i != dev->ev_head; i++) {
-		const struct roce_async_event *ev = &dev->ev[i % ROCE_ASYNC_QLEN];
+		/* compact in place, oldest first: the order of the others stays */
+		for (uint32_t i = lane->ev_tail; i != lane->ev_head; i++) {
+			const struct roce_async_event *ev = &lane->ev[i % ROCE_ASYNC_QLEN];
 
-		if (ev_obj(ev) == obj) {
-			dev->n.async_purged++;
-			continue;
+			if (ev_obj(ev) == obj) {
+				lane->cnt[ROCE_LNC_async_purged]++;
+				continue;
+			}
+			if (keep != i)
+				lane->ev[keep % ROCE_ASYNC_QLEN] = *ev;
+			keep++;
 		}
-		if (keep != i)
-			dev->ev[keep % ROCE_ASYNC_QLEN] = *ev;
-		keep++;
+		lane->ev_head = keep;
 	}
-	dev->ev_head = keep;
+}
+
+static int lane_get_event(struct roce_lane *lane, struct roce_async_event *ev)
+{
+	if (lane->ev_tail == lane->ev_head)
+		return -EAGAIN;
+	*ev = lane->ev[lane->ev_tail++ % ROCE_ASYNC_QLEN];
+	return 0;
 }
 
 int roce_get_async_event(struct roce_dev *dev, struct roce_async_event *ev)
 {
+	struct roce_lane *lane;
+
 	if (!dev || !ev)
 		return -EINVAL;
-	if (dev->ev_tail == dev->ev_head)
-		return -EAGAIN;
-	*ev = dev->ev[dev->ev_tail++ % ROCE_ASYNC_QLEN];
-	return 0;
+	/* the calling lcore's lane; a thread that runs none reads the primary's */
+	lane = roce_lane_of(dev, rte_lcore_id());
+	return lane_get_event(lane ? lane : &dev->lane[0], ev);
 }
 
 int roce_set_async_handler(struct roce_dev *dev, roce_async_fn fn, void *arg)
@@ -134,13 +168,14 @@ int roce_set_async_handler(struct roce_dev *dev, roce_async_fn fn, void *arg)
 	return 0;
 }
 
-void roce_event_dispatch(struct roce_dev *dev)
+void roce_event_dispatch(struct roce_lane *lane)
 {
+	struct roce_dev *dev = lane->dev;
 	struct roce_async_event ev;
 
 	/* one at a time: the handler may raise more (they are delivered in this loop too) or
 	 * destroy an object whose later events the purge then removes */
-	while (dev->ev_fn && roce_get_async_event(dev, &ev) == 0)
+	while (dev->ev_fn && lane_get_event(lane, &ev) == 0)
 		dev->ev_fn(&ev, dev->ev_arg);
 }
 
@@ -157,13 +192,15 @@ static void qp_fail(struct roce_qp *qp, bool event)
 	roce_modify_qp(qp, &a, ROCE_QP_STATE); /* flushes; LAST_WQE_REACHED with an SRQ */
 }
 
-void roce_dev_fail_qps(struct roce_dev *dev)
+void roce_lane_fail_qps(struct roce_lane *lane)
 {
-	dev->fail_pending = false;
+	struct roce_dev *dev = lane->dev;
+
+	lane->fail_pending = false;
 	for (uint32_t i = 0; i <= ROCE_MAX_QP; i++) {
 		struct roce_qp *qp = i < ROCE_MAX_QP ? dev->qps[i] : dev->gsi;
 
-		if (qp && qp->fail_pending)
+		if (qp && qp->fail_pending && roce_qp_lane(qp) == lane)
 			qp_fail(qp, true);
 	}
 }

@@ -32,40 +32,89 @@
 enum roce_rx_counter { ROCE_RX_COUNTERS(ROCE_RX_ENUM_) ROCE_RX_NUM };
 #undef ROCE_RX_ENUM_
 
-struct roce_dev {
-	uint16_t iface;
-	unsigned owner;		  /**< lcore that runs this device's QPs; RTE_MAX_LCORE: not yet */
-	struct rte_ring *rx_ring; /**< frames that reached another lcore, for the owner */
-	struct roce_qp *polled;	  /**< QPs in RTS/SQD/ERR the engine runs (one lcore per dev) */
+#define ROCE_MAX_LANES 8    /* lcores one device can run on */
+#define ROCE_LANE_RING 4096 /* frames handed to one lane by the others */
+#define ROCE_LANE_CMDS 1024 /* QP commands queued for one lane */
+#define ROCE_LANE_NONE UINT8_MAX
+
+/* X(name): per-lane counters of the fast path (summed in roce_dev_counts()) */
+#define ROCE_LANE_COUNTERS(X)                                                                      \
+	X(cqe_lost)                                                                                \
+	X(wc_no_done)                                                                              \
+	X(post_tx_now)                                                                             \
+	X(post_doorbell)                                                                           \
+	X(post_deferred)                                                                           \
+	X(async_dropped)                                                                           \
+	X(async_purged)                                                                            \
+	X(wrong_lcore) /* a QP, CQ or SRQ used from an lcore that is not its lane's: refused */    \
+	X(qp_joined)   /* QPs this lane took over (placement after RTS, or joined while live) */   \
+	X(cmd_full)    /* a QP command could not be queued for this lane */
+
+#define ROCE_LNC_ENUM_(n) ROCE_LNC_##n,
+enum roce_lane_counter { ROCE_LANE_COUNTERS(ROCE_LNC_ENUM_) ROCE_LNC_NUM };
+#undef ROCE_LNC_ENUM_
+
+/** A frame one lane received for a QP of another, with its parse results (not parsed again). */
+struct roce_handoff {
+	struct rte_mbuf *m;
+	uint32_t parsed; /**< 0: only stk_parse()d (from an lcore that runs no lane): decode it */
+	struct stk_pkt p;
+	struct roce_pkt rp;
+} __rte_aligned(8);
+
+/**
+ * One lcore's share of a device (issue 12 item 7): the QPs it runs, its doorbell, its event
+ * queue and counters. Only that lcore writes it; other lcores reach it through its two rings.
+ */
+struct roce_lane {
+	struct roce_dev *dev;
+	uint8_t idx;
+	unsigned lcore;		/**< EAL lcore that runs it; RTE_MAX_LCORE: the first to poll */
+	bool live;		/**< its lcore has polled: other lcores may not touch its objects */
+	struct rte_ring *ring;	/**< struct roce_handoff: frames other lanes received for it */
+	struct rte_ring *cmd;	/**< QP commands (roce_lane_cmd()): join, fail, release */
+	struct roce_qp *polled; /**< QPs in RTR..ERR this lane runs */
+	uint32_t nqps;		/**< QPs whose home is this lane (least-loaded placement) */
+	uint64_t poll_epoch;	/**< its polls (read by other lanes: QP destroy's grace period) */
+	/* starting transmission from a post (roce_post.c) */
+	bool in_engine;	      /**< an engine or the CM runs: a post rings the doorbell */
+	struct roce_qp *rung; /**< QPs posted to since the doorbell was rung */
+	bool fail_pending;    /**< some QP's CQ went to error: fail them at the next safe point */
 	uint64_t drops[ROCE_RX_NUM];	      /**< receive-side refusals (enum roce_rx_counter) */
 	uint64_t decode_drops[ROCE_DROP_NUM]; /**< drops[decode] by decoder reason */
-	uint32_t max_path_mtu; /**< largest IB MTU (bytes) that fits the interface MTU */
-	struct roce_mr **mrs;  /**< key table: index = key >> 8; slot 0 unused */
-	uint32_t mr_hint;      /**< where to look for a free slot next */
-	uint8_t key_seq;       /**< variable low byte of new keys */
-	struct roce_qp **qps;  /**< QPN - ROCE_FIRST_QPN -> QP */
-	struct roce_qp *gsi;   /**< QP1, if created */
-	struct roce_cm *cm;    /**< its connection manager (roce_cm.c), if started */
-	uint64_t rto_min;      /**< floor of the adaptive RTO (TSC); 0 = IBA timeout only */
-	bool cc_on;	       /**< DCQCN: QPs entering RTS get a reaction point, CE gets CNPs */
-	struct roce_dcqcn_params cc;
-	uint32_t qp_hint;
-	struct roce_dev_counts n; /**< live objects and the counters roce_dev_counts() gives */
-	/* asynchronous events (roce_event.c): a ring that keeps the oldest */
+	uint64_t cnt[ROCE_LNC_NUM];	      /**< enum roce_lane_counter */
+	uint64_t async_raised[ROCE_EVENT_NUM];
+	/* asynchronous events of its objects (roce_event.c): a ring that keeps the oldest */
 	struct roce_async_event ev[ROCE_ASYNC_QLEN];
 	uint32_t ev_head, ev_tail; /**< next to fill, next to take (free-running) */
-	roce_async_fn ev_fn;	   /**< roce_set_async_handler() */
+} __rte_cache_aligned;
+
+struct roce_dev {
+	uint16_t iface;
+	struct roce_lane lane[ROCE_MAX_LANES]; /**< lane 0 (primary) runs the CM and QP1 */
+	uint8_t nlanes;
+	uint8_t place;			/**< enum roce_place */
+	uint8_t rr_next;		/**< round-robin placement: next lane */
+	uint8_t lane_of[RTE_MAX_LCORE]; /**< lcore -> lane index, ROCE_LANE_NONE */
+	uint32_t max_path_mtu;		/**< largest IB MTU (bytes) that fits the interface MTU */
+	struct roce_mr **mrs;		/**< key table: index = key >> 8; slot 0 unused */
+	uint32_t mr_hint;		/**< where to look for a free slot next */
+	uint8_t key_seq;		/**< variable low byte of new keys */
+	struct roce_qp **qps;		/**< QPN - ROCE_FIRST_QPN -> QP */
+	struct roce_qp *gsi;		/**< QP1, if created */
+	struct roce_cm *cm;		/**< its connection manager (roce_cm.c), if started */
+	uint64_t rto_min; /**< floor of the adaptive RTO (TSC); 0 = IBA timeout only */
+	bool cc_on;	  /**< DCQCN: QPs entering RTS get a reaction point, CE gets CNPs */
+	struct roce_dcqcn_params cc;
+	uint32_t qp_hint;
+	struct roce_dev_counts n; /**< live objects and control-path counters */
+	roce_async_fn ev_fn;	  /**< roce_set_async_handler() */
 	void *ev_arg;
-	bool fail_pending;  /**< some QP's CQ went to error: fail them at the next safe point */
 	int8_t link_up;	    /**< last link state seen: 1 up, 0 down, -1 not read yet */
 	uint64_t link_next; /**< TSC of the next link check; UINT64_MAX: no more */
 	/** ROCE_RESERVED_LKEY's region: DPDK's memory, local only (roce_mr_lookup()) */
 	struct roce_mr dma_mr;
-	uint64_t poll_epoch; /**< roce_dev_poll() calls: each gives every QP a new burst */
-	/* starting transmission from a post (roce_post.c) */
-	uint8_t post_mode;    /**< enum roce_post_mode */
-	bool in_engine;	      /**< an engine or the CM runs: a post rings the doorbell */
-	struct roce_qp *rung; /**< QPs posted to since the doorbell was rung */
+	uint8_t post_mode; /**< enum roce_post_mode */
 };
 
 struct roce_pd {
@@ -89,6 +138,7 @@ struct roce_cq {
 	uint32_t users;
 	struct roce_wc *ring;
 	void *context; /**< cq_context */
+	uint8_t lane;  /**< the lane of the QPs that use it (ROCE_LANE_NONE: none yet) */
 };
 
 /** A queued send WR, with its SGEs (and inline data) copied at post time. */
@@ -130,6 +180,7 @@ struct roce_srq {
 	uint32_t srq_limit; /**< armed limit; 0: not armed (it disarms when it fires) */
 	uint32_t users;
 	void *context; /**< srq_context */
+	uint8_t lane;  /**< as roce_cq.lane */
 };
 
 #define ROCE_ATOMIC_CACHE 16 /* replies kept for duplicate atomics, >= max_dest_rd_atomic */
@@ -260,7 +311,8 @@ struct roce_resp {
 	X(bad_read_resp) /* READ response out of FIRST/MIDDLE/LAST order or size: BAD_RESP */      \
 	X(local_mr_gone) /* data for a local region deregistered or invalidated since the post */  \
 	X(cnp_tx)                                                                                  \
-	X(cnp_rx)
+	X(cnp_rx)                                                                                  \
+	X(lcore_moves) /* times its engines ran on another lcore than the time before (1: one) */
 
 #define ROCE_QPC_ENUM_(n) ROCE_QPC_##n,
 enum roce_qp_counter { ROCE_QP_COUNTERS(ROCE_QPC_ENUM_) ROCE_QPC_NUM };
@@ -288,8 +340,25 @@ struct roce_qp {
 	bool polled;
 	bool fail_pending;	   /**< its CQ went to error: to ERR at the next safe point */
 	bool rung;		   /**< on dev->rung: the doorbell runs its requester */
-	struct roce_qp *next_rung; /**< dev->rung list */
+	struct roce_qp *next_rung; /**< lane->rung list */
+	struct roce_lane *lane;	   /**< the lane that runs it now (read by other lanes: atomic) */
+	uint8_t home;		   /**< the lane it runs on from RTS on (placement) */
+	bool released;		   /**< its lane let it go (roce_destroy_qp() from another lcore) */
+	bool release_asked;	   /**< RELEASE is queued for its lane */
+	bool unpublished;	   /**< out of the QPN table: the grace period runs */
+	unsigned ran_on;	   /**< lcore its engines last ran on (lcore_moves) */
+	uint64_t grace[ROCE_MAX_LANES]; /**< lanes' poll_epoch at the release */
 };
+
+/** @p qp's engines run on @p lcore: count a change of lcore (one lane runs a QP at a time, so
+ * a QP that changes more than once after its move home shows a threading bug). */
+static inline void roce_qp_ran_on(struct roce_qp *qp, unsigned lcore)
+{
+	if (unlikely(qp->ran_on != lcore)) {
+		qp->ran_on = lcore;
+		qp->cnt[ROCE_QPC_lcore_moves]++;
+	}
+}
 
 /** Number of entries in a work queue. */
 static inline uint32_t roce_wq_count(const struct roce_wq *q)
@@ -346,8 +415,8 @@ bool roce_event_type_raised(enum roce_event_type t);
 /** The object @p obj (QP, CQ or SRQ) is being destroyed: remove its queued events. */
 void roce_event_purge(struct roce_dev *dev, const void *obj);
 
-/** Hand the queued events to the handler, if one is set (end of roce_dev_poll()). */
-void roce_event_dispatch(struct roce_dev *dev);
+/** Hand @p lane's queued events to the handler, if one is set (end of its poll). */
+void roce_event_dispatch(struct roce_lane *lane);
 
 /** Read the port's link: raise PORT_ACTIVE / PORT_ERR on a change, DEVICE_FATAL when the
  * port is gone (every QP to ERR). Called from roce_dev_poll() when @p now passes link_next. */
@@ -361,15 +430,15 @@ void roce_dev_link_check(struct roce_dev *dev, uint64_t now);
  */
 void roce_qp_complete(struct roce_qp *qp, struct roce_cq *cq, struct roce_wc *wc);
 
-/** Move every QP marked by a CQ error to ERR with QP_FATAL (roce_dev_fail_pending()). */
-void roce_dev_fail_qps(struct roce_dev *dev);
+/** Move every QP of @p lane marked by a CQ error to ERR with QP_FATAL. */
+void roce_lane_fail_qps(struct roce_lane *lane);
 
 /** A safe point (no engine is in the middle of a QP's queues): fail the QPs a CQ error marked.
  * One load and a branch when nothing is marked. */
-static inline void roce_dev_fail_pending(struct roce_dev *dev)
+static inline void roce_lane_fail_pending(struct roce_lane *lane)
 {
-	if (unlikely(dev->fail_pending))
-		roce_dev_fail_qps(dev);
+	if (unlikely(lane->fail_pending))
+		roce_lane_fail_qps(lane);
 }
 
 /** A receive WQE was taken from @p srq: raise SRQ_LIMIT_REACHED (and disarm) when fewer than
@@ -381,6 +450,71 @@ static inline void roce_srq_taken(struct roce_srq *srq)
 		roce_event_raise(srq->pd->dev, ROCE_EVENT_SRQ_LIMIT_REACHED, srq);
 	}
 }
+
+/* ------------------------------------------------------------------ lanes (roce_lane.c) */
+
+/** @return the lane @p lcore runs for @p dev, or NULL. */
+static inline struct roce_lane *roce_lane_of(struct roce_dev *dev, unsigned lcore)
+{
+	uint8_t i = lcore < RTE_MAX_LCORE ? dev->lane_of[lcore] : ROCE_LANE_NONE;
+
+	return i == ROCE_LANE_NONE ? NULL : &dev->lane[i];
+}
+
+/** @return the lane that runs @p qp now (another lane may read it while it moves). */
+static inline struct roce_lane *roce_qp_lane(const struct roce_qp *qp)
+{
+	return __atomic_load_n(&qp->lane, __ATOMIC_ACQUIRE);
+}
+
+/** A receive counter (enum roce_rx_counter) / a decoder drop reason, summed over the lanes. */
+uint64_t roce_dev_rx_drops(const struct roce_dev *dev, unsigned k);
+uint64_t roce_dev_decode_drops(const struct roce_dev *dev, unsigned k);
+
+/** Is the calling thread @p lane's lcore, or does no lcore run the lane yet? */
+bool roce_lane_here(const struct roce_lane *lane);
+
+/** The lane @p lcore runs for @p dev at the start of its poll (claiming the only lane of a
+ * device without roce_dev_set_lcores()), or NULL: it runs none. */
+struct roce_lane *roce_lane_enter(struct roce_dev *dev, unsigned lcore);
+
+/**
+ * May the calling thread use an object of @p lane (post, poll, modify)? Yes on the lane's
+ * lcore, and on any thread while no lcore runs the lane yet (set-up). Another lcore is
+ * refused: counted in wrong_lcore, and a panic in debug builds (ROCE_DEBUG).
+ */
+bool roce_lane_mine(struct roce_lane *lane);
+/** Debug builds: roce_lane_mine() panics on a refusal (a test of the refusal turns it off). */
+extern bool roce_wrong_lcore_panics;
+
+/** Set up lane @p i of @p dev (its rings). @return 0 or -ENOMEM. */
+int roce_lane_init(struct roce_dev *dev, unsigned i);
+/** Free lane @p i's rings and the frames still in them. */
+void roce_lane_fini(struct roce_dev *dev, unsigned i);
+
+/** The lane a new QP will run on from RTS on (the device's placement, or @p init's lcore).
+ * @return its index, or -EINVAL when @p init names an lcore that runs no lane. */
+int roce_lane_place(struct roce_dev *dev, const struct roce_qp_init_attr *init);
+
+/** Link @p qp into its lane's polled list: directly on the lane's lcore or while the lane is
+ * not live, else through the lane's command ring. */
+void roce_lane_link(struct roce_qp *qp);
+/** Take @p qp off its lane's polled list (the lane's lcore, or while it is not live). */
+void roce_lane_unlink(struct roce_qp *qp);
+/** @p qp reached RTS: move it to its home lane, if it is not there. */
+void roce_lane_go_home(struct roce_qp *qp);
+
+/** QP commands another lcore queues for a QP's lane. */
+enum roce_lane_cmd_type {
+	ROCE_LANE_CMD_JOIN,    /**< link the QP into the lane's polled list */
+	ROCE_LANE_CMD_FAIL,    /**< modify it to ERR (the CM's disconnect) */
+	ROCE_LANE_CMD_RELEASE, /**< stop running it: roce_destroy_qp() from another lcore */
+};
+/** Queue command @p t for @p qp on its lane. @return 0 or -ENOBUFS. */
+int roce_lane_cmd(struct roce_qp *qp, enum roce_lane_cmd_type t);
+
+/** Run @p lane's queued commands (start of its poll). */
+void roce_lane_run_cmds(struct roce_lane *lane);
 
 /* ------------------------------------------------------------------ posting (roce_post.c) */
 
@@ -394,8 +528,8 @@ void roce_post_kick(struct roce_qp *qp);
 /** @p qp is being destroyed: take it off the doorbell's list. */
 void roce_post_forget(struct roce_qp *qp);
 
-/** @p dev is being closed: cancel its queued doorbell. */
-void roce_post_dev_close(struct roce_dev *dev);
+/** @p lane's device is being closed: cancel its queued doorbell. */
+void roce_post_lane_close(struct roce_lane *lane);
 
 struct roce_cm;
 /** Run the CM of a device: its QP1 completions and timers (from roce_dev_poll). */

@@ -48,7 +48,9 @@ struct roce_dev *roce_dev_open(uint16_t iface)
 	dev->mr_hint = 1;
 	dev->key_seq = 0x5a;
 	dev->rto_min = rte_get_tsc_hz() / 1000000 * ROCE_RTO_MIN_US;
-	dev->owner = RTE_MAX_LCORE;
+	dev->nlanes = 1; /* claimed by the first lcore that polls, unless roce_dev_set_lcores() */
+	dev->lane[0].lcore = RTE_MAX_LCORE;
+	memset(dev->lane_of, ROCE_LANE_NONE, sizeof(dev->lane_of));
 	dev->post_mode = ROCE_POST_IMMEDIATE;
 	/* the reserved lkey's region: the bounds are DPDK's memory lists, checked per use */
 	dev->dma_mr.lkey = ROCE_RESERVED_LKEY;
@@ -60,14 +62,6 @@ struct roce_dev *roce_dev_open(uint16_t iface)
 	dev->dma_mr.zc.free_cb = roce_zc_free;
 	rte_mbuf_ext_refcnt_set(&dev->dma_mr.zc, 1);
 	dev->link_up = -1; /* read at the first poll (link_next 0) */
-	{
-		char rn[RTE_RING_NAMESIZE];
-
-		snprintf(rn, sizeof(rn), "roce_rx_%u_%d", iface, (int)getpid());
-		dev->rx_ring = rte_ring_create(rn, 4096, SOCKET_ID_ANY, RING_F_SC_DEQ);
-		if (!dev->rx_ring)
-			goto nomem;
-	}
 	if (roce_devs[iface]) {
 		rte_free(dev->mrs);
 		rte_free(dev->qps);
@@ -83,13 +77,18 @@ struct roce_dev *roce_dev_open(uint16_t iface)
 		rte_errno = EBUSY;
 		return NULL;
 	}
+	if (roce_lane_init(dev, 0) != 0) {
+		roce_lane_fini(dev, 0);
+		if (!roce_nb_devs)
+			stk_udp_unbind(STK_ROCE_UDP_PORT);
+		goto nomem;
+	}
 	roce_devs[iface] = dev;
 	roce_nb_devs++;
 	roce_telemetry_register(); /* fails harmlessly where telemetry is off */
 	return dev;
 nomem:
 	if (dev) {
-		rte_ring_free(dev->rx_ring);
 		rte_free(dev->mrs);
 		rte_free(dev->qps);
 		rte_free(dev);
@@ -105,13 +104,9 @@ int roce_dev_close(struct roce_dev *dev)
 	if (dev->n.pds || dev->n.cqs || dev->n.qps || dev->n.mrs || dev->n.srqs ||
 	    rte_mbuf_ext_refcnt_read(&dev->dma_mr.zc) != 1)
 		return -EBUSY;
-	roce_post_dev_close(dev);
-	{
-		void *m;
-
-		while (rte_ring_dequeue(dev->rx_ring, &m) == 0)
-			rte_pktmbuf_free(m);
-		rte_ring_free(dev->rx_ring);
+	for (unsigned i = 0; i < dev->nlanes; i++) {
+		roce_post_lane_close(&dev->lane[i]);
+		roce_lane_fini(dev, i);
 	}
 	roce_devs[dev->iface] = NULL;
 	if (--roce_nb_devs == 0)
@@ -125,7 +120,41 @@ int roce_dev_close(struct roce_dev *dev)
 void roce_dev_counts(const struct roce_dev *dev, struct roce_dev_counts *c)
 {
 	*c = dev->n;
-	c->rx_handoff = dev->drops[ROCE_RX_HANDOFF];
+	/* the fast path counts per lane (each lcore its own) */
+	for (unsigned i = 0; i < dev->nlanes; i++) {
+		const struct roce_lane *l = &dev->lane[i];
+
+		c->rx_handoff += l->drops[ROCE_RX_HANDOFF];
+		c->cqe_lost += l->cnt[ROCE_LNC_cqe_lost];
+		c->wc_no_done += l->cnt[ROCE_LNC_wc_no_done];
+		c->post_tx_now += l->cnt[ROCE_LNC_post_tx_now];
+		c->post_doorbell += l->cnt[ROCE_LNC_post_doorbell];
+		c->post_deferred += l->cnt[ROCE_LNC_post_deferred];
+		c->async_dropped += l->cnt[ROCE_LNC_async_dropped];
+		c->async_purged += l->cnt[ROCE_LNC_async_purged];
+		c->wrong_lcore += l->cnt[ROCE_LNC_wrong_lcore];
+		c->qp_joined += l->cnt[ROCE_LNC_qp_joined];
+		for (unsigned k = 0; k < ROCE_EVENT_NUM; k++)
+			c->async_raised[k] += l->async_raised[k];
+	}
+}
+
+uint64_t roce_dev_rx_drops(const struct roce_dev *dev, unsigned k)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < dev->nlanes; i++)
+		n += k < ROCE_RX_NUM ? dev->lane[i].drops[k] : 0;
+	return n;
+}
+
+uint64_t roce_dev_decode_drops(const struct roce_dev *dev, unsigned k)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < dev->nlanes; i++)
+		n += k < ROCE_DROP_NUM ? dev->lane[i].decode_drops[k] : 0;
+	return n;
 }
 
 struct roce_pd *roce_alloc_pd(struct roce_dev *dev)

@@ -53,85 +53,88 @@ static bool tx_ready(const struct roce_qp *qp, struct stk_lcore *lc)
 	return stk_ip_ready(lc, ifc, &path->dgid_ip);
 }
 
-/* Run the requester of @p qp on the owner lcore @p lc, outside every engine.
+/* Run the requester of @p qp on its lane's lcore @p lc, outside every engine.
  * @return whether it put a frame in the TX buffer. */
-static bool run_requester(struct roce_dev *dev, struct roce_qp *qp, struct stk_lcore *lc)
+static bool run_requester(struct roce_lane *lane, struct roce_qp *qp, struct stk_lcore *lc)
 {
 	uint64_t tx0 = qp->cnt[ROCE_QPC_tx_pkts];
 
 	if (qp->state != ROCE_QPS_RTS || qp->fail_pending || !tx_ready(qp, lc)) {
-		dev->n.post_deferred++;
+		lane->cnt[ROCE_LNC_post_deferred]++;
 		return false;
 	}
-	dev->in_engine = true;
+	lane->in_engine = true;
+	roce_qp_ran_on(qp, lc->lcore_id);
 	roce_requester_run(qp, lc, rte_get_tsc_cycles());
-	dev->in_engine = false;
+	lane->in_engine = false;
 	if (qp->cnt[ROCE_QPC_tx_pkts] != tx0)
 		return true;
 	if (qp->req.cur != qp->sq.head)
-		dev->n.post_deferred++; /* the window, pacing, or this poll's burst is used up */
+		lane->cnt[ROCE_LNC_post_deferred]++; /* the window, pacing, or the burst is used */
 	return false;
 }
 
 /* The doorbell (stk_lcore_defer()): every QP posted to since it was rung, once. */
 static void doorbell_run(struct stk_lcore *lc, void *arg)
 {
-	struct roce_dev *dev = arg;
+	struct roce_lane *lane = arg;
 	struct roce_qp *qp;
 
-	roce_dev_fail_pending(dev); /* a safe point, as at the start of a poll */
-	while ((qp = dev->rung) != NULL) {
-		dev->rung = qp->next_rung;
+	roce_lane_fail_pending(lane); /* a safe point, as at the start of a poll */
+	while ((qp = lane->rung) != NULL) {
+		lane->rung = qp->next_rung;
 		qp->rung = false;
 		qp->next_rung = NULL;
-		run_requester(dev, qp, lc);
+		run_requester(lane, qp, lc);
 	}
 	/* the frames leave in the TX flush that follows in stk_lcore_poll() */
 }
 
-static void ring(struct roce_dev *dev, struct roce_qp *qp, struct stk_lcore *lc)
+static void ring(struct roce_lane *lane, struct roce_qp *qp, struct stk_lcore *lc)
 {
-	dev->n.post_doorbell++;
+	lane->cnt[ROCE_LNC_post_doorbell]++;
 	if (!qp->rung) {
 		qp->rung = true;
-		qp->next_rung = dev->rung;
-		dev->rung = qp;
+		qp->next_rung = lane->rung;
+		lane->rung = qp;
 	}
 	/* queued once per lcore iteration (stk_lcore_defer() ignores a pair already queued); no
 	 * room: the QP stays rung, and the next poll sends anyway */
-	stk_lcore_defer(lc, doorbell_run, dev);
+	stk_lcore_defer(lc, doorbell_run, lane);
 }
 
 void roce_post_kick(struct roce_qp *qp)
 {
 	struct roce_dev *dev = qp->pd->dev;
+	struct roce_lane *lane;
 	struct stk_lcore *lc;
 
 	if (dev->post_mode == ROCE_POST_QUEUE)
 		return;
-	/* another thread: the owner's next poll sends it (and nothing here touches the owner's
+	/* another thread: the lane's next poll sends it (and nothing here touches the lane's
 	 * counters or lists). The loop context is looked up, not kept: an application may
 	 * destroy an lcore context and make another for the same lcore. */
 	lc = stk_lcore_self();
-	if (!lc || lc->lcore_id != __atomic_load_n(&dev->owner, __ATOMIC_ACQUIRE))
+	lane = roce_qp_lane(qp);
+	if (!lc || lc->lcore_id != __atomic_load_n(&lane->lcore, __ATOMIC_ACQUIRE) || !lane->live)
 		return;
-	if (dev->post_mode == ROCE_POST_DOORBELL || dev->in_engine) {
-		ring(dev, qp, lc);
+	if (dev->post_mode == ROCE_POST_DOORBELL || lane->in_engine) {
+		ring(lane, qp, lc);
 		return;
 	}
-	if (run_requester(dev, qp, lc)) {
-		dev->n.post_tx_now++;
+	if (run_requester(lane, qp, lc)) {
+		lane->cnt[ROCE_LNC_post_tx_now]++;
 		stk_lcore_flush(lc);
 	}
 }
 
 void roce_post_forget(struct roce_qp *qp)
 {
-	struct roce_dev *dev = qp->pd->dev;
+	struct roce_lane *lane = roce_qp_lane(qp);
 
 	if (!qp->rung)
 		return;
-	for (struct roce_qp **pp = &dev->rung; *pp; pp = &(*pp)->next_rung) {
+	for (struct roce_qp **pp = &lane->rung; *pp; pp = &(*pp)->next_rung) {
 		if (*pp == qp) {
 			*pp = qp->next_rung;
 			break;
@@ -141,14 +144,14 @@ void roce_post_forget(struct roce_qp *qp)
 	qp->next_rung = NULL;
 }
 
-void roce_post_dev_close(struct roce_dev *dev)
+void roce_post_lane_close(struct roce_lane *lane)
 {
-	unsigned owner = __atomic_load_n(&dev->owner, __ATOMIC_ACQUIRE);
+	unsigned owner = __atomic_load_n(&lane->lcore, __ATOMIC_ACQUIRE);
 	struct stk_lcore *lc = owner < RTE_MAX_LCORE ? stk_lcore_get(owner) : NULL;
 
 	if (lc)
-		stk_lcore_defer_cancel(lc, doorbell_run, dev);
-	dev->rung = NULL;
+		stk_lcore_defer_cancel(lc, doorbell_run, lane);
+	lane->rung = NULL;
 }
 
 int roce_dev_set_post_mode(struct roce_dev *dev, enum roce_post_mode mode)

@@ -96,9 +96,10 @@ static int qpn_alloc(struct roce_dev *dev, struct roce_qp *qp)
 		uint32_t i = (dev->qp_hint + k) % ROCE_MAX_QP;
 
 		if (!dev->qps[i]) {
-			dev->qps[i] = qp;
-			dev->qp_hint = (i + 1) % ROCE_MAX_QP;
 			qp->qpn = ROCE_FIRST_QPN + i;
+			/* published last: other lanes look QPs up by number (roce_rx()) */
+			__atomic_store_n(&dev->qps[i], qp, __ATOMIC_RELEASE);
+			dev->qp_hint = (i + 1) % ROCE_MAX_QP;
 			return 0;
 		}
 	}
@@ -109,9 +110,14 @@ static int gsi_alloc(struct roce_dev *dev, struct roce_qp *qp)
 {
 	if (dev->gsi)
 		return -EEXIST;
-	dev->gsi = qp;
 	qp->qpn = ROCE_GSI_QPN;
+	__atomic_store_n(&dev->gsi, qp, __ATOMIC_RELEASE);
 	return 0;
+}
+
+static bool cq_lane_ok(const struct roce_cq *cq, int lane)
+{
+	return !cq || cq->lane == ROCE_LANE_NONE || cq->lane == lane;
 }
 
 struct roce_qp *roce_create_qp(struct roce_pd *pd, struct roce_qp_init_attr *init)
@@ -119,6 +125,7 @@ struct roce_qp *roce_create_qp(struct roce_pd *pd, struct roce_qp_init_attr *ini
 	struct roce_qp_cap *cap;
 	struct roce_qp *qp;
 	struct roce_dev *dev;
+	int home;
 
 	if (!pd || !init || !init->send_cq || (!init->recv_cq && !init->srq)) {
 		rte_errno = EINVAL;
@@ -136,6 +143,13 @@ struct roce_qp *roce_create_qp(struct roce_pd *pd, struct roce_qp_init_attr *ini
 		return NULL;
 	}
 	dev = pd->dev;
+	home = roce_lane_place(dev, init);
+	if (home < 0 || !cq_lane_ok(init->send_cq, home) || !cq_lane_ok(init->recv_cq, home) ||
+	    (init->srq && init->srq->lane != ROCE_LANE_NONE && init->srq->lane != home)) {
+		/* a CQ or SRQ belongs to one lane: the one of the QPs that use it */
+		rte_errno = EINVAL;
+		return NULL;
+	}
 	qp = rte_zmalloc("roce_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE);
 	if (!qp) {
 		rte_errno = ENOMEM;
@@ -153,6 +167,14 @@ struct roce_qp *roce_create_qp(struct roce_pd *pd, struct roce_qp_init_attr *ini
 		rte_errno = ENOMEM;
 		return NULL;
 	}
+	/* every QP starts on the primary lane (the CM's) and runs on its home from RTS on */
+	qp->lane = &dev->lane[0];
+	qp->home = (uint8_t)home;
+	qp->ran_on = RTE_MAX_LCORE;
+	qp->pd = pd;
+	/* the GSI QP is a UD QP everywhere else; only its number and Q_Key are special */
+	qp->type = init->qp_type == ROCE_QPT_GSI ? ROCE_QPT_UD : init->qp_type;
+	qp->state = ROCE_QPS_RESET;
 	if (init->qp_type == ROCE_QPT_GSI ? gsi_alloc(dev, qp) != 0 : qpn_alloc(dev, qp) != 0) {
 		roce_wq_fini(&qp->sq);
 		roce_wq_fini(&qp->rq);
@@ -162,37 +184,91 @@ struct roce_qp *roce_create_qp(struct roce_pd *pd, struct roce_qp_init_attr *ini
 	}
 	if (init->srq)
 		cap->max_recv_wr = cap->max_recv_sge = 0;
-	qp->pd = pd;
-	/* the GSI QP is a UD QP everywhere else; only its number and Q_Key are special */
-	qp->type = init->qp_type == ROCE_QPT_GSI ? ROCE_QPT_UD : init->qp_type;
-	qp->state = ROCE_QPS_RESET;
 	qp->init = *init;
 	pd->users++;
 	init->send_cq->users++;
-	if (init->recv_cq)
+	init->send_cq->lane = (uint8_t)home;
+	if (init->recv_cq) {
 		init->recv_cq->users++;
-	if (init->srq)
+		init->recv_cq->lane = (uint8_t)home;
+	}
+	if (init->srq) {
 		init->srq->users++;
+		init->srq->lane = (uint8_t)home;
+	}
+	dev->lane[home].nqps++;
 	dev->n.qps++;
 	return qp;
+}
+
+/* Take @qp out of the QPN table. */
+static void unpublish(struct roce_dev *dev, struct roce_qp *qp)
+{
+	if (qp->qpn == ROCE_GSI_QPN) {
+		if (dev->gsi == qp)
+			__atomic_store_n(&dev->gsi, NULL, __ATOMIC_RELEASE);
+	} else if (dev->qps[qp->qpn - ROCE_FIRST_QPN] == qp) {
+		__atomic_store_n(&dev->qps[qp->qpn - ROCE_FIRST_QPN], NULL, __ATOMIC_RELEASE);
+	}
+}
+
+/*
+ * May @qp's memory go? Only once no lane can hold a pointer to it: every other live lane has
+ * started a poll since it left the QPN table (lanes look QPs up by number as frames arrive).
+ * The first call records where the lanes stand; later calls answer once all have moved on.
+ */
+static bool grace_over(struct roce_dev *dev, struct roce_qp *qp)
+{
+	bool over = true;
+
+	if (!qp->unpublished) {
+		unpublish(dev, qp);
+		qp->unpublished = true;
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		for (unsigned i = 0; i < dev->nlanes; i++) {
+			struct roce_lane *l = &dev->lane[i];
+
+			qp->grace[i] = __atomic_load_n(&l->poll_epoch, __ATOMIC_ACQUIRE);
+			if (__atomic_load_n(&l->live, __ATOMIC_ACQUIRE) && !roce_lane_here(l))
+				over = false;
+		}
+		return over;
+	}
+	for (unsigned i = 0; i < dev->nlanes; i++) {
+		struct roce_lane *l = &dev->lane[i];
+
+		if (__atomic_load_n(&l->live, __ATOMIC_ACQUIRE) && !roce_lane_here(l) &&
+		    __atomic_load_n(&l->poll_epoch, __ATOMIC_ACQUIRE) <= qp->grace[i])
+			over = false;
+	}
+	return over;
 }
 
 int roce_destroy_qp(struct roce_qp *qp)
 {
 	struct roce_dev *dev;
+	struct roce_lane *lane;
 
 	if (!qp)
 		return -EINVAL;
 	dev = qp->pd->dev;
+	lane = roce_qp_lane(qp);
+	if (!roce_lane_here(lane) && !__atomic_load_n(&qp->released, __ATOMIC_ACQUIRE)) {
+		/* its lane runs it: ask that lane to let go first */
+		if (!qp->release_asked && roce_lane_cmd(qp, ROCE_LANE_CMD_RELEASE) == 0)
+			qp->release_asked = true;
+		return -EBUSY;
+	}
+	if (!grace_over(dev, qp))
+		return -EBUSY;
 	/* issue 11 item 2: a connection's later DREP, DREQ or timer must not reach this memory */
 	roce_cm_qp_destroyed(qp);
-	roce_qp_engine_stop(qp);
-	roce_post_forget(qp);
+	if (!qp->released) {
+		roce_qp_engine_stop(qp);
+		roce_post_forget(qp);
+	}
 	roce_event_purge(dev, qp);
-	if (qp->qpn == ROCE_GSI_QPN)
-		dev->gsi = NULL;
-	else
-		dev->qps[qp->qpn - ROCE_FIRST_QPN] = NULL;
+	unpublish(dev, qp);
 	qp->pd->users--;
 	qp->init.send_cq->users--;
 	if (qp->init.recv_cq)
@@ -201,6 +277,7 @@ int roce_destroy_qp(struct roce_qp *qp)
 		qp->init.srq->users--;
 	roce_wq_fini(&qp->sq);
 	roce_wq_fini(&qp->rq);
+	dev->lane[qp->home].nqps--;
 	dev->n.qps--;
 	rte_free(qp);
 	return 0;
@@ -457,6 +534,14 @@ int roce_modify_qp(struct roce_qp *qp, const struct roce_qp_attr *attr, int mask
 
 	if (!qp || !attr)
 		return -EINVAL;
+	if (unlikely(!roce_lane_here(roce_qp_lane(qp)))) {
+		/* another lane runs it: only a move to ERR (the CM's disconnect, a device
+		 * failure) is taken, and that lane applies it at its next poll */
+		if (mask == M_(STATE) && attr->qp_state == ROCE_QPS_ERR)
+			return roce_lane_cmd(qp, ROCE_LANE_CMD_FAIL);
+		roce_lane_mine(roce_qp_lane(qp));
+		return -EXDEV;
+	}
 	cur = qp->state;
 	if ((mask & M_(CUR_STATE)) && attr->cur_qp_state != cur)
 		return -EINVAL;
@@ -702,6 +787,7 @@ struct roce_srq *roce_create_srq(struct roce_pd *pd, struct roce_srq_init_attr *
 	srq->pd = pd;
 	srq->srq_limit = init->srq_limit;
 	srq->context = init->srq_context;
+	srq->lane = ROCE_LANE_NONE;
 	pd->users++;
 	pd->dev->n.srqs++;
 	return srq;

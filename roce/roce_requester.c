@@ -216,7 +216,7 @@ static void sample_start(struct roce_qp *qp, bool answered, uint32_t npsn, uint6
 
 void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 {
-	uint64_t epoch = qp->pd->dev->poll_epoch;
+	uint64_t epoch = roce_qp_lane(qp)->poll_epoch;
 	uint32_t mtu = roce_qp_mtu(qp);
 	unsigned sent = 0, budget;
 	uint8_t tmp[4096];

@@ -176,16 +176,10 @@ void roce_qp_fatal(struct roce_qp *qp, enum roce_wc_status status)
 
 void roce_qp_engine_rtr(struct roce_qp *qp)
 {
-	struct roce_dev *dev = qp->pd->dev;
-
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	qp->resp.psn = qp->attr.rq_psn;
 	/* polled from RTR on: a responder answers READs before its QP reaches RTS */
-	if (!qp->polled) {
-		qp->polled = true;
-		qp->next_polled = dev->polled;
-		dev->polled = qp;
-	}
+	roce_lane_link(qp);
 }
 
 void roce_qp_engine_rts(struct roce_qp *qp)
@@ -209,69 +203,112 @@ void roce_qp_engine_rts(struct roce_qp *qp)
 	qp->comp.psn = qp->attr.sq_psn;
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	qp->comp.rnr_left = qp->attr.rnr_retry;
-	if (!qp->polled) {
-		qp->polled = true;
-		qp->next_polled = dev->polled;
-		dev->polled = qp;
-	}
+	roce_lane_link(qp);
+	/* set up on the primary lane (the CM's); from here on it runs on its home lane */
+	roce_lane_go_home(qp);
 }
 
 void roce_qp_engine_stop(struct roce_qp *qp)
 {
-	struct roce_qp **pp = &qp->pd->dev->polled;
-
-	for (; *pp; pp = &(*pp)->next_polled) {
-		if (*pp == qp) {
-			*pp = qp->next_polled;
-			break;
-		}
-	}
-	qp->polled = false;
+	roce_lane_unlink(qp);
 }
 
-static void rx_local(struct roce_dev *dev, struct stk_lcore *lc, struct rte_mbuf *m,
+static void rx_qp(struct roce_lane *lane, struct stk_lcore *lc, struct rte_mbuf *m,
+		  const struct stk_pkt *p, const struct roce_pkt *rp, struct roce_qp *qp);
+static void rx_frame(struct roce_lane *lane, struct stk_lcore *lc, struct rte_mbuf *m,
 		     const struct stk_pkt *p);
+
+static struct roce_qp *find_qp(struct roce_dev *dev, uint32_t qpn)
+{
+	if (qpn == ROCE_GSI_QPN)
+		return __atomic_load_n(&dev->gsi, __ATOMIC_ACQUIRE);
+	if (qpn < ROCE_FIRST_QPN || qpn >= ROCE_FIRST_QPN + ROCE_MAX_QP)
+		return NULL;
+	return __atomic_load_n(&dev->qps[qpn - ROCE_FIRST_QPN], __ATOMIC_ACQUIRE);
+}
+
+/* Hand @m to lane @to (with its parse results when @rp is set). Takes @m. */
+static void handoff(struct roce_lane *from, struct roce_lane *to, struct rte_mbuf *m,
+		    const struct stk_pkt *p, const struct roce_pkt *rp)
+{
+	struct roce_handoff h;
+
+	h.m = m;
+	h.p = *p;
+	h.parsed = rp != NULL;
+	if (rp)
+		h.rp = *rp;
+	if (rte_ring_mp_enqueue_elem(to->ring, &h, sizeof(h)) != 0) {
+		if (from)
+			from->drops[ROCE_RX_DROP_HANDOFF_FULL]++;
+		else /* an lcore running no lane: a rare count, kept on the target */
+			__atomic_fetch_add(&to->drops[ROCE_RX_DROP_HANDOFF_FULL], 1,
+					   __ATOMIC_RELAXED);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (from)
+		from->drops[ROCE_RX_HANDOFF]++;
+	else
+		__atomic_fetch_add(&to->drops[ROCE_RX_HANDOFF], 1, __ATOMIC_RELAXED);
+}
+
+/* A frame another lane (or an lcore running none) handed to @lane. */
+static void rx_handed(struct roce_lane *lane, struct stk_lcore *lc, struct roce_handoff *h)
+{
+	struct roce_qp *qp;
+
+	if (!h->parsed) {
+		rx_frame(lane, lc, h->m, &h->p);
+		return;
+	}
+	/* looked up again by number: the QP may have been destroyed or moved meanwhile */
+	qp = find_qp(lane->dev, h->rp.dqpn);
+	if (!qp) {
+		lane->drops[ROCE_RX_DROP_NO_QP]++;
+		rte_pktmbuf_free(h->m);
+		return;
+	}
+	if (roce_qp_lane(qp) != lane) {
+		handoff(lane, roce_qp_lane(qp), h->m, &h->p, &h->rp);
+		return;
+	}
+	rx_qp(lane, lc, h->m, &h->p, &h->rp, qp);
+}
 
 void roce_dev_poll(struct roce_dev *dev, struct stk_lcore *lc)
 {
 	uint64_t now = rte_get_tsc_cycles();
-	struct rte_mbuf *in[32];
+	struct roce_handoff in[32];
+	struct roce_lane *lane;
 	unsigned n;
 
-	/* the lcore that polls a device first owns its QPs; frames other lcores received come
-	 * here. Claimed atomically: roce_rx() on other lcores reads it. A second lcore polling
-	 * the same device touches nothing. */
-	if (__atomic_load_n(&dev->owner, __ATOMIC_ACQUIRE) != lc->lcore_id) {
-		unsigned none = RTE_MAX_LCORE;
-
-		if (!__atomic_compare_exchange_n(&dev->owner, &none, lc->lcore_id, false,
-						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-			return;
-	}
+	/* the lane this lcore runs; an lcore that runs none of the device's touches nothing */
+	lane = roce_lane_enter(dev, lc->lcore_id);
+	if (!lane)
+		return;
 	/* from here to the event handler the engines and the CM run: a post made meanwhile (a
 	 * CM event handler's) rings the doorbell instead of running the requester inside them */
-	dev->in_engine = true;
-	dev->poll_epoch++; /* every QP's requester gets a new burst */
-	n = rte_ring_sc_dequeue_burst(dev->rx_ring, (void **)in, RTE_DIM(in), NULL);
+	lane->in_engine = true;
+	/* every QP's requester gets a new burst; other lanes read it (destroy's grace period) */
+	__atomic_store_n(&lane->poll_epoch, lane->poll_epoch + 1, __ATOMIC_RELEASE);
+	if (unlikely(!rte_ring_empty(lane->cmd)))
+		roce_lane_run_cmds(lane);
+	n = rte_ring_sc_dequeue_burst_elem(lane->ring, in, sizeof(in[0]), RTE_DIM(in), NULL);
 	/* the responder's receive backlog (frames other lcores handed over, not yet processed)
 	 * drives PFC XOFF/XON generation on a software-PFC port, with the RX queue's fill */
 	if (unlikely(stk_iface_get(dev->iface)->pfc_mode == STK_PFC_MODE_SW))
-		stk_pfc_report_backlog(lc, dev->iface, n + rte_ring_count(dev->rx_ring));
-	for (unsigned i = 0; i < n; i++) {
-		struct stk_pkt p;
-
-		if (stk_parse(in[i], &p) == 0)
-			rx_local(dev, lc, in[i], &p);
-		else
-			rte_pktmbuf_free(in[i]);
-	}
-	if (unlikely(now >= dev->link_next))
+		stk_pfc_report_backlog(lc, dev->iface, n + rte_ring_count(lane->ring));
+	for (unsigned i = 0; i < n; i++)
+		rx_handed(lane, lc, &in[i]);
+	if (lane->idx == 0 && unlikely(now >= dev->link_next))
 		roce_dev_link_check(dev, now);
 	/* safe points: QPs whose CQ went to error (control-path flushes, the last poll) fail
 	 * here, and again between one QP's engines (a completion lost by the responder or
 	 * completer stops the requester before it sends more) */
-	roce_dev_fail_pending(dev);
-	for (struct roce_qp *qp = dev->polled; qp; qp = qp->next_polled) {
+	roce_lane_fail_pending(lane);
+	for (struct roce_qp *qp = lane->polled; qp; qp = qp->next_polled) {
+		roce_qp_ran_on(qp, lc->lcore_id);
 		if (qp->resp.rq_count && qp->state >= ROCE_QPS_RTR && qp->state != ROCE_QPS_ERR)
 			roce_responder_run(qp, lc);
 		if (qp->state != ROCE_QPS_RTS)
@@ -279,17 +316,17 @@ void roce_dev_poll(struct roce_dev *dev, struct stk_lcore *lc)
 		if (qp->cc)
 			roce_dcqcn_rp_tick(&qp->rp, now);
 		roce_completer_tick(qp, lc, now);
-		roce_dev_fail_pending(dev);
+		roce_lane_fail_pending(lane);
 		if (qp->state == ROCE_QPS_RTS)
 			roce_requester_run(qp, lc, now);
 	}
-	roce_dev_fail_pending(dev);
-	if (dev->cm)
+	roce_lane_fail_pending(lane);
+	if (lane->idx == 0 && dev->cm)
 		roce_cm_tick(dev->cm, now);
-	dev->in_engine = false;
+	lane->in_engine = false;
 	/* the consumer's handler runs last, outside every engine */
-	if (dev->ev_fn && dev->ev_tail != dev->ev_head)
-		roce_event_dispatch(dev);
+	if (dev->ev_fn && lane->ev_tail != lane->ev_head)
+		roce_event_dispatch(lane);
 }
 
 void roce_poll(struct stk_lcore *lc, void *dev)
@@ -297,39 +334,27 @@ void roce_poll(struct stk_lcore *lc, void *dev)
 	roce_dev_poll(dev, lc);
 }
 
-static struct roce_qp *find_qp(struct roce_dev *dev, uint32_t qpn)
-{
-	if (qpn == ROCE_GSI_QPN)
-		return dev->gsi;
-	if (qpn < ROCE_FIRST_QPN || qpn >= ROCE_FIRST_QPN + ROCE_MAX_QP)
-		return NULL;
-	return dev->qps[qpn - ROCE_FIRST_QPN];
-}
-
 int roce_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m,
 	    const struct stk_pkt *p, void *arg)
 {
 	struct roce_dev *dev = roce_devs[ifc->idx];
+	struct roce_lane *lane;
 	(void)arg;
 
 	if (!dev)
 		return -1; /* the stack counts it */
-	if (__atomic_load_n(&dev->owner, __ATOMIC_ACQUIRE) != lc->lcore_id) {
-		/* RSS put it on another lcore: hand it to the owner, the only one touching QPs.
-		 * Before the owner's first poll no lcore owns the device yet, and none may run
-		 * rx_local() alongside the others: the frame waits in the ring for the first
-		 * lcore that polls the device (issue 11, confirm list). */
-		if (rte_ring_mp_enqueue(dev->rx_ring, m) != 0) {
-			dev->drops[ROCE_RX_DROP_HANDOFF_FULL]++;
-			rte_pktmbuf_free(m);
-		} else {
-			dev->drops[ROCE_RX_HANDOFF]++;
-		}
+	lane = roce_lane_of(dev, lc->lcore_id);
+	if (unlikely(!lane)) {
+		/* RSS put it on an lcore that runs none of the device's lanes: the primary
+		 * decodes it. Before the first poll no lcore owns a one-lane device yet, and
+		 * none may run the engines alongside the others: the frame waits in the ring for
+		 * the first lcore that polls the device (issue 11, confirm list). */
+		handoff(NULL, &dev->lane[0], m, p, NULL);
 		return 0;
 	}
-	dev->in_engine = true;
-	rx_local(dev, lc, m, p);
-	dev->in_engine = false;
+	lane->in_engine = true;
+	rx_frame(lane, lc, m, p);
+	lane->in_engine = false;
 	return 0;
 }
 
@@ -370,46 +395,69 @@ static bool pkey_match(uint16_t a, uint16_t b)
  * in the responder). Counts the drop by reason.
  */
 static bool from_peer(const struct roce_qp *qp, const struct stk_pkt *p, const struct roce_pkt *rp,
-		      struct roce_dev *dev)
+		      struct roce_lane *lane)
 {
 	if ((qp->type != ROCE_QPT_RC && qp->type != ROCE_QPT_UC) || qp->state < ROCE_QPS_RTR)
 		return true;
 	if (!stk_ipaddr_eq(&p->src, &qp->attr.ah_attr.dgid_ip)) {
-		dev->drops[ROCE_RX_DROP_PEER_ADDR]++;
+		lane->drops[ROCE_RX_DROP_PEER_ADDR]++;
 		return false;
 	}
 	if (!pkey_match(roce_bth_pkey(rp->bth), ROCE_DEFAULT_PKEY)) {
-		dev->drops[ROCE_RX_DROP_PKEY]++;
+		lane->drops[ROCE_RX_DROP_PKEY]++;
 		return false;
 	}
 	return true;
 }
 
-/* A RoCE frame on the lcore that owns @dev: decode, ICRC, QP, dispatch. Takes @m. */
-static void rx_local(struct roce_dev *dev, struct stk_lcore *lc, struct rte_mbuf *m,
+/* A RoCE frame on lane @lane's lcore: decode, ICRC, find the QP; then process it here, or hand
+ * it with the parse results to the lane that runs the QP. Takes @m. */
+static void rx_frame(struct roce_lane *lane, struct stk_lcore *lc, struct rte_mbuf *m,
 		     const struct stk_pkt *p)
 {
 	struct roce_pkt rp;
+	struct roce_lane *owner;
 	struct roce_qp *qp;
 
-	/* a safe point between frames: a QP whose CQ went to error fails before it takes more */
-	roce_dev_fail_pending(dev);
 	if (roce_pkt_parse(m, p, &rp) != 0) {
-		dev->drops[ROCE_RX_DROP_DECODE]++;
-		dev->decode_drops[rp.drop]++;
+		lane->drops[ROCE_RX_DROP_DECODE]++;
+		lane->decode_drops[rp.drop]++;
 		goto drop;
 	}
 	if (roce_icrc_enforce &&
 	    !roce_icrc_check(m, p->l3_off, rp.bth_off, rp.payload_off + rp.payload_len + rp.pad)) {
-		dev->drops[ROCE_RX_DROP_ICRC]++;
+		lane->drops[ROCE_RX_DROP_ICRC]++;
 		goto drop;
 	}
-	qp = find_qp(dev, rp.dqpn);
+	qp = find_qp(lane->dev, rp.dqpn);
 	if (!qp) {
-		dev->drops[ROCE_RX_DROP_NO_QP]++;
+		lane->drops[ROCE_RX_DROP_NO_QP]++;
 		goto drop;
 	}
-	if (!from_peer(qp, p, &rp, dev))
+	owner = roce_qp_lane(qp);
+	if (owner != lane) {
+		handoff(lane, owner, m, p, &rp);
+		return;
+	}
+	rx_qp(lane, lc, m, p, &rp, qp);
+	return;
+drop:
+	rte_pktmbuf_free(m);
+}
+
+/* A decoded frame for @qp, on the lane that runs it: checks against the QP, then the responder
+ * (requests) or the completer (responses). Takes @m. */
+static void rx_qp(struct roce_lane *lane, struct stk_lcore *lc, struct rte_mbuf *m,
+		  const struct stk_pkt *p, const struct roce_pkt *rpp, struct roce_qp *qp)
+{
+	struct roce_dev *dev = lane->dev;
+	struct roce_pkt rp = *rpp;
+
+	/* a safe point between frames: a QP whose CQ went to error fails before it takes more */
+	roce_lane_fail_pending(lane);
+	if (unlikely(qp->released))
+		goto drop; /* being destroyed from another lcore */
+	if (!from_peer(qp, p, &rp, lane))
 		goto drop; /* before a CNP, a CE mark or a PSN can act on the QP */
 	if (rp.opcode == ROCE_OP_CNP) {
 		/* DCQCN reaction point: a notification point saw our packets marked */
@@ -421,15 +469,16 @@ static void rx_local(struct roce_dev *dev, struct stk_lcore *lc, struct rte_mbuf
 	if ((qp->type == ROCE_QPT_RC && !(rp.op->flags & ROCE_OPF_RC)) ||
 	    (qp->type == ROCE_QPT_UC && !(rp.op->flags & ROCE_OPF_UC)) ||
 	    (qp->type == ROCE_QPT_UD && !(rp.op->flags & ROCE_OPF_UD))) {
-		dev->drops[ROCE_RX_DROP_QP_TYPE]++;
+		lane->drops[ROCE_RX_DROP_QP_TYPE]++;
 		goto drop;
 	}
 	/* IBA 10.3.1: RTR and later receive; RESET and INIT drop silently */
 	if (qp->state < ROCE_QPS_RTR || qp->state == ROCE_QPS_ERR) {
-		dev->drops[ROCE_RX_DROP_QP_STATE]++;
+		lane->drops[ROCE_RX_DROP_QP_STATE]++;
 		goto drop;
 	}
 	qp->cnt[ROCE_QPC_rx_pkts]++;
+	roce_qp_ran_on(qp, lc->lcore_id);
 	if ((p->tos & 3) == 3 && dev->cc_on && qp->type != ROCE_QPT_UD &&
 	    (rp.op->flags & ROCE_OPF_REQ))
 		send_cnp(dev, qp, lc);

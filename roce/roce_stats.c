@@ -26,6 +26,30 @@ static const char *const resp_names[ROCE_RESP_NUM] = {ROCE_RESP_OUTCOMES(ROCE_RE
 static const char *const rx_drop_names[ROCE_RX_NUM] = {ROCE_RX_COUNTERS(ROCE_RX_NAME_)};
 #undef ROCE_RX_NAME_
 
+/* Each lane: its lcore, the QPs placed on it and what it handed over or was refused. */
+static void tel_lanes(const struct roce_dev *dev, struct rte_tel_data *x)
+{
+	for (unsigned l = 0; l < dev->nlanes; l++) {
+		const struct roce_lane *lane = &dev->lane[l];
+		struct rte_tel_data *t = rte_tel_data_alloc();
+		char key[32];
+
+		if (!t)
+			return;
+		rte_tel_data_start_dict(t);
+		rte_tel_data_add_dict_u64(t, "lcore", lane->lcore);
+		rte_tel_data_add_dict_u64(t, "qps", lane->nqps);
+		rte_tel_data_add_dict_u64(t, "polls", lane->poll_epoch);
+		rte_tel_data_add_dict_u64(t, "rx_handoff", lane->drops[ROCE_RX_HANDOFF]);
+		rte_tel_data_add_dict_u64(t, "drop_handoff_full",
+					  lane->drops[ROCE_RX_DROP_HANDOFF_FULL]);
+		rte_tel_data_add_dict_u64(t, "wrong_lcore", lane->cnt[ROCE_LNC_wrong_lcore]);
+		rte_tel_data_add_dict_u64(t, "qp_joined", lane->cnt[ROCE_LNC_qp_joined]);
+		snprintf(key, sizeof(key), "lane%u", l);
+		rte_tel_data_add_dict_container(x, key, t, 0);
+	}
+}
+
 static int tel_roce(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	(void)cmd;
@@ -34,6 +58,8 @@ static int tel_roce(const char *cmd, const char *params, struct rte_tel_data *d)
 	for (unsigned i = 0; i < STK_MAX_PORTS; i++) {
 		const struct roce_dev *dev = roce_devs[i];
 		struct rte_tel_data *x;
+		struct roce_dev_counts n;
+		uint64_t queued;
 		char key[32];
 
 		if (!dev)
@@ -43,17 +69,18 @@ static int tel_roce(const char *cmd, const char *params, struct rte_tel_data *d)
 			return -ENOMEM;
 		rte_tel_data_start_dict(x);
 		for (unsigned k = 0; k < RTE_DIM(rx_drop_names); k++)
-			rte_tel_data_add_dict_u64(x, rx_drop_names[k], dev->drops[k]);
+			rte_tel_data_add_dict_u64(x, rx_drop_names[k], roce_dev_rx_drops(dev, k));
 		/* drop_decode by the decoder's reason (roce_pkt.h ROCE_DROP_LIST) */
 		for (unsigned k = ROCE_DROP_NONE + 1; k < ROCE_DROP_NUM; k++) {
 			char dk[64];
 
 			snprintf(dk, sizeof(dk), "drop_decode_%s", roce_drop_name(k));
-			rte_tel_data_add_dict_u64(x, dk, dev->decode_drops[k]);
+			rte_tel_data_add_dict_u64(x, dk, roce_dev_decode_drops(dev, k));
 		}
-		rte_tel_data_add_dict_u64(x, "qps", dev->n.qps);
-		rte_tel_data_add_dict_u64(x, "mrs", dev->n.mrs);
-		rte_tel_data_add_dict_u64(x, "mr_dereg_busy", dev->n.mr_dereg_busy);
+		roce_dev_counts(dev, &n);
+		rte_tel_data_add_dict_u64(x, "qps", n.qps);
+		rte_tel_data_add_dict_u64(x, "mrs", n.mrs);
+		rte_tel_data_add_dict_u64(x, "mr_dereg_busy", n.mr_dereg_busy);
 		/* asynchronous events raised, by type (those droce raises), and what was lost */
 		for (unsigned k = 0; k < ROCE_EVENT_NUM; k++) {
 			char ek[64];
@@ -61,43 +88,53 @@ static int tel_roce(const char *cmd, const char *params, struct rte_tel_data *d)
 			if (!roce_event_type_raised(k))
 				continue;
 			snprintf(ek, sizeof(ek), "async_%s", roce_event_type_str(k));
-			rte_tel_data_add_dict_u64(x, ek, dev->n.async_raised[k]);
+			rte_tel_data_add_dict_u64(x, ek, n.async_raised[k]);
 		}
-		rte_tel_data_add_dict_u64(x, "async_dropped", dev->n.async_dropped);
-		rte_tel_data_add_dict_u64(x, "async_purged", dev->n.async_purged);
-		rte_tel_data_add_dict_u64(x, "async_queued", dev->ev_head - dev->ev_tail);
-		rte_tel_data_add_dict_u64(x, "cqe_lost", dev->n.cqe_lost);
-		rte_tel_data_add_dict_u64(x, "wc_no_done", dev->n.wc_no_done);
-		rte_tel_data_add_dict_u64(x, "post_tx_now", dev->n.post_tx_now);
-		rte_tel_data_add_dict_u64(x, "post_doorbell", dev->n.post_doorbell);
-		rte_tel_data_add_dict_u64(x, "post_deferred", dev->n.post_deferred);
-		for (const struct roce_qp *qp = dev->polled; qp; qp = qp->next_polled) {
-			struct rte_tel_data *q = rte_tel_data_alloc();
+		rte_tel_data_add_dict_u64(x, "async_dropped", n.async_dropped);
+		rte_tel_data_add_dict_u64(x, "async_purged", n.async_purged);
+		queued = 0;
+		for (unsigned l = 0; l < dev->nlanes; l++)
+			queued += dev->lane[l].ev_head - dev->lane[l].ev_tail;
+		rte_tel_data_add_dict_u64(x, "async_queued", queued);
+		rte_tel_data_add_dict_u64(x, "cqe_lost", n.cqe_lost);
+		rte_tel_data_add_dict_u64(x, "wc_no_done", n.wc_no_done);
+		rte_tel_data_add_dict_u64(x, "post_tx_now", n.post_tx_now);
+		rte_tel_data_add_dict_u64(x, "post_doorbell", n.post_doorbell);
+		rte_tel_data_add_dict_u64(x, "post_deferred", n.post_deferred);
+		rte_tel_data_add_dict_u64(x, "wrong_lcore", n.wrong_lcore);
+		rte_tel_data_add_dict_u64(x, "qp_joined", n.qp_joined);
+		tel_lanes(dev, x);
+		for (unsigned l = 0; l < dev->nlanes; l++)
+			for (const struct roce_qp *qp = dev->lane[l].polled; qp;
+			     qp = qp->next_polled) {
+				struct rte_tel_data *q = rte_tel_data_alloc();
 
-			if (!q)
-				break;
-			rte_tel_data_start_dict(q);
-			rte_tel_data_add_dict_string(q, "state", roce_qp_state_str(qp->state));
-			rte_tel_data_add_dict_u64(q, "dest_qpn", qp->attr.dest_qp_num);
-			rte_tel_data_add_dict_u64(q, "sq_psn", qp->req.psn);
-			rte_tel_data_add_dict_u64(q, "rq_psn", qp->resp.psn);
-			for (unsigned k = 0; k < ROCE_QPC_NUM; k++)
-				rte_tel_data_add_dict_u64(q, qpc_names[k], qp->cnt[k]);
-			if (qp->cc) {
-				rte_tel_data_add_dict_string(q, "cc_stage",
-							     roce_dcqcn_stage_str(qp->rp.stage));
-				rte_tel_data_add_dict_u64(q, "cc_rate_mbps",
-							  (uint64_t)(qp->rp.rc * 1000.0));
-				rte_tel_data_add_dict_u64(q, "cc_target_mbps",
-							  (uint64_t)(qp->rp.rt * 1000.0));
-				rte_tel_data_add_dict_u64(q, "cc_alpha_ppm",
-							  (uint64_t)(qp->rp.alpha * 1e6));
+				if (!q)
+					break;
+				rte_tel_data_start_dict(q);
+				rte_tel_data_add_dict_string(q, "state",
+							     roce_qp_state_str(qp->state));
+				rte_tel_data_add_dict_u64(q, "dest_qpn", qp->attr.dest_qp_num);
+				rte_tel_data_add_dict_u64(q, "sq_psn", qp->req.psn);
+				rte_tel_data_add_dict_u64(q, "rq_psn", qp->resp.psn);
+				for (unsigned k = 0; k < ROCE_QPC_NUM; k++)
+					rte_tel_data_add_dict_u64(q, qpc_names[k], qp->cnt[k]);
+				if (qp->cc) {
+					rte_tel_data_add_dict_string(
+						q, "cc_stage", roce_dcqcn_stage_str(qp->rp.stage));
+					rte_tel_data_add_dict_u64(q, "cc_rate_mbps",
+								  (uint64_t)(qp->rp.rc * 1000.0));
+					rte_tel_data_add_dict_u64(q, "cc_target_mbps",
+								  (uint64_t)(qp->rp.rt * 1000.0));
+					rte_tel_data_add_dict_u64(q, "cc_alpha_ppm",
+								  (uint64_t)(qp->rp.alpha * 1e6));
+				}
+				for (unsigned k = 0; k < ROCE_RESP_NUM; k++)
+					rte_tel_data_add_dict_u64(q, resp_names[k],
+								  qp->resp.outcome[k]);
+				snprintf(key, sizeof(key), "qp_0x%x", qp->qpn);
+				rte_tel_data_add_dict_container(x, key, q, 0);
 			}
-			for (unsigned k = 0; k < ROCE_RESP_NUM; k++)
-				rte_tel_data_add_dict_u64(q, resp_names[k], qp->resp.outcome[k]);
-			snprintf(key, sizeof(key), "qp_0x%x", qp->qpn);
-			rte_tel_data_add_dict_container(x, key, q, 0);
-		}
 		if (dev->cm) {
 			struct rte_tel_data *c = rte_tel_data_alloc();
 

@@ -5,11 +5,14 @@
  * (names, access flags, QP attributes and masks, work-completion status and opcodes mirror
  * <infiniband/verbs.h>, so rdma-core users feel at home).
  *
- * Threading: a QP, its CQs and SRQ belong to one lcore (run to completion): post_send,
- * post_recv, poll_cq, cq_process and get_async_event are called on that lcore. Creating and
- * destroying objects and registering memory is control-path work, done before the lcores use
- * the object. Asynchronous events (QP, CQ, SRQ, port, device) queue per device; a handler
- * runs at the end of roce_poll(), outside the engines.
+ * Threading: a device runs on one or more lcores (its lanes, roce_dev_set_lcores()). A QP, its
+ * CQs and SRQ belong to one lane (run to completion): post_send, post_recv, poll_cq,
+ * cq_process and get_async_event are called on that lane's lcore; another lcore is refused
+ * with -EXDEV once the lane runs. A QP runs on the primary lane (the CM's) until it reaches
+ * RTS, then on its home lane (roce_qp_init_attr.lcore or the device's placement). Creating
+ * and destroying objects and registering memory is control-path work, done before the lcores
+ * use the object. Asynchronous events (QP, CQ, SRQ, port, device) queue per lane; a handler
+ * runs at the end of roce_poll(), outside the engines, on the lane's lcore.
  *
  * Errors: constructors return the object or NULL with rte_errno set; everything else
  * returns 0 or -errno. Invalid calls never crash (IBA C10-*: wrong state, exceeded limits,
@@ -105,6 +108,33 @@ struct roce_dev *roce_dev_open(uint16_t iface);
  * until no queued zero-copy frame points into it, see roce_dereg_mr()), or while zero-copy
  * frames of ROCE_RESERVED_LKEY SGEs are queued. */
 int roce_dev_close(struct roce_dev *dev);
+
+/**
+ * Run @p dev on the @p n lcores in @p lcores (its lanes; n <= ROCE_MAX_LANES, each registers
+ * roce_poll(lc, dev) on its stk_lcore). The first is the primary lane: the CM, QP1, the link
+ * and every QP before it reaches RTS run there. Frames one lane receives for another lane's
+ * QP are decoded and checked once, then handed over through the owner's ring. Control path:
+ * before any lcore polls the device. Without it a device has one lane, claimed by the first
+ * lcore that polls it.
+ * @return 0, -EINVAL (n is 0 or too large, an lcore twice or not an EAL lcore), -EBUSY (the
+ * device is already polled or has QPs) or -ENOMEM.
+ */
+int roce_dev_set_lcores(struct roce_dev *dev, const unsigned *lcores, unsigned n);
+
+/** How QPs created without roce_qp_init_attr.on_lcore choose their home lane. */
+enum roce_place {
+	ROCE_PLACE_PRIMARY,	 /**< all on the primary lane (the default) */
+	ROCE_PLACE_ROUND_ROBIN,	 /**< lane after lane, in creation order */
+	ROCE_PLACE_LEAST_LOADED, /**< the lane with the fewest QPs */
+	ROCE_PLACE_NUM
+};
+/** Set @p dev's placement (applies to QPs created afterwards, the CM's consumers' included).
+ * @return 0 or -EINVAL. */
+int roce_dev_set_placement(struct roce_dev *dev, enum roce_place policy);
+
+/** @return the lcore of @p qp's home lane (where it runs from RTS on; RTE_MAX_LCORE: the
+ * first lcore to poll the device). */
+unsigned roce_qp_lcore(const struct roce_qp *qp);
 
 struct roce_pd *roce_alloc_pd(struct roce_dev *dev);
 /** @return 0, or -EBUSY while MRs, QPs or SRQs use it. */
@@ -515,6 +545,8 @@ struct roce_qp_init_attr {
 	enum roce_qp_type qp_type;
 	bool sq_sig_all;  /**< every send WR is signalled */
 	void *qp_context; /**< the consumer's: roce_qp_context(), the QP's async events */
+	bool on_lcore;	  /**< its home lane is @p lcore's; false: the device's placement */
+	unsigned lcore;	  /**< with on_lcore: one of the device's lanes' lcores */
 };
 
 /**
@@ -526,12 +558,16 @@ struct roce_ah *roce_create_ah(struct roce_pd *pd, const struct roce_path *path)
 int roce_destroy_ah(struct roce_ah *ah);
 
 struct roce_qp *roce_create_qp(struct roce_pd *pd, struct roce_qp_init_attr *init);
-/** @return 0 or -EBUSY (QP still attached to a connection) / -EINVAL. */
+/** @return 0 or -EINVAL; -EBUSY while another lcore's lane runs the QP: the call asked that
+ * lane to let it go, call again after its next poll (every lane's, in fact). */
 int roce_destroy_qp(struct roce_qp *qp);
 /**
  * Change QP attributes and state (IBA 10.3.1, Table 91-style required/optional attributes).
+ * From an lcore that is not the QP's lane's (while that lane runs), only a move to ERR is
+ * taken: it is queued for the lane, which applies it at its next poll.
  * @return 0; -EINVAL for a transition that is not allowed, a missing required attribute, an
- * attribute not allowed in the transition, or a value out of range.
+ * attribute not allowed in the transition, or a value out of range; -EXDEV from the wrong
+ * lcore; -ENOBUFS when the lane's command ring is full.
  */
 int roce_modify_qp(struct roce_qp *qp, const struct roce_qp_attr *attr, int attr_mask);
 int roce_query_qp(const struct roce_qp *qp, struct roce_qp_attr *attr,
@@ -619,9 +655,10 @@ struct stk_lcore;
 /**
  * The engine's poll hook: run every QP of device @p dev (a struct roce_dev *) on this lcore -
  * send what the send queues allow, fire retransmission and RNR timers. Register it with
- * stk_lcore_add_poll(lc, roce_poll, dev) on the lcore that owns the device's QPs. The first
- * lcore that polls a device owns it; frames any lcore receives for it before that wait in the
- * device's ring for the owner, and another lcore polling the same device does nothing.
+ * stk_lcore_add_poll(lc, roce_poll, dev) on each lcore that runs one of the device's lanes
+ * (roce_dev_set_lcores()). Without lanes set, the first lcore that polls a device owns it;
+ * frames any lcore receives for it before that wait in the device's ring for the owner, and
+ * another lcore polling the same device does nothing.
  * It also reads the port's link every 100 ms (PORT_ACTIVE / PORT_ERR / DEVICE_FATAL), fails the
  * QPs a CQ error marked, and ends by handing queued events to the roce_set_async_handler().
  */
@@ -728,7 +765,9 @@ int roce_set_async_handler(struct roce_dev *dev, roce_async_fn fn, void *arg);
 /** Counts of live objects (tests check everything is back to zero), and event counters. */
 struct roce_dev_counts {
 	uint32_t pds, mrs, cqs, srqs, qps;
-	uint64_t rx_handoff;	/**< frames another lcore received and passed to the owner */
+	uint64_t rx_handoff;  /**< frames another lcore received and passed to the owner */
+	uint64_t wrong_lcore; /**< calls refused: an object used from another lane's lcore */
+	uint64_t qp_joined;   /**< QPs a lane took over (placement at RTS, or joined while live) */
 	uint64_t mr_dereg_busy; /**< roce_dereg_mr() answered -EBUSY (frames pointed into it) */
 	uint64_t async_raised[ROCE_EVENT_NUM]; /**< asynchronous events raised, by type */
 	uint64_t async_dropped; /**< raised while the event queue was full: not delivered */

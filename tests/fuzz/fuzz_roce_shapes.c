@@ -1089,9 +1089,9 @@ static void forge(struct fuzz_in *in, int k)
 	}
 	/* straight into the stack (not through the wire, where the pair's own frames would
 	 * share the counter): a frame with the harness's ICRC never fails the ICRC check */
-	drops = fp.dev[k]->drops[ROCE_RX_DROP_ICRC];
+	drops = roce_dev_rx_drops(fp.dev[k], ROCE_RX_DROP_ICRC);
 	stk_input(fp.lc, stk_iface_get((uint16_t)k), m);
-	CHECK(!good || fp.dev[k]->drops[ROCE_RX_DROP_ICRC] == drops);
+	CHECK(!good || roce_dev_rx_drops(fp.dev[k], ROCE_RX_DROP_ICRC) == drops);
 }
 
 /* ------------------------------------------------------------------ the sequence */
@@ -1234,10 +1234,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		static const char *const names[] = {ROCE_RX_COUNTERS(RX_NAME_)};
 
 		for (unsigned i = 0; i < ROCE_RX_NUM; i++)
-			if (fp.dev[k]->drops[i])
+			if (roce_dev_rx_drops(fp.dev[k], i))
 				fprintf(stderr, "side %d %s %lu\n", k, names[i],
-					(unsigned long)fp.dev[k]->drops[i]);
-		memset(fp.dev[k]->drops, 0, sizeof(fp.dev[k]->drops));
+					(unsigned long)roce_dev_rx_drops(fp.dev[k], i));
+		memset(fp.dev[k]->lane[0].drops, 0, sizeof(fp.dev[k]->lane[0].drops));
 	}
 	fuzz_pair_check_leaks(&fp, "fuzz_roce_shapes");
 	return 0;

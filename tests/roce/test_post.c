@@ -237,7 +237,7 @@ static void non_owner_post_does_not_transmit(void **st)
 
 	assert_true(other < RTE_MAX_LCORE);
 	connect_resolved();
-	assert_int_equal(rcf_s[0].dev->owner, rte_lcore_id());
+	assert_int_equal(rcf_s[0].dev->lane[0].lcore, rte_lcore_id());
 	tx0 = rcf_s[0].qp->cnt[ROCE_QPC_tx_pkts];
 	now0 = DEVC(0, post_tx_now);
 	bell0 = DEVC(0, post_doorbell);
@@ -378,10 +378,10 @@ static void post_inside_the_engine_rings(void **st)
 	connect_resolved();
 	bell0 = DEVC(0, post_doorbell);
 	now0 = DEVC(0, post_tx_now);
-	rcf_s[0].dev->in_engine = true; /* as inside roce_poll() or a received frame */
+	rcf_s[0].dev->lane[0].in_engine = true; /* as inside roce_poll() or a received frame */
 	rcf_post(0, ROCE_WR_RDMA_WRITE, 3, 0, 64, (uintptr_t)(rcf_s[1].buf + 4096),
 		 rcf_s[1].mr->rkey);
-	rcf_s[0].dev->in_engine = false;
+	rcf_s[0].dev->lane[0].in_engine = false;
 	assert_int_equal(DEVC(0, post_doorbell) - bell0, 1);
 	assert_int_equal(DEVC(0, post_tx_now), now0);
 	assert_int_equal(rte_ring_count(to_b), 0);

@@ -501,7 +501,10 @@ static void owner_claimed_by_first_poll(void **st)
 		while (rte_get_tsc_cycles() < end)
 			stk_lcore_poll(rcf_lc);
 	}
-	rcf_s[1].dev->owner = RTE_MAX_LCORE; /* as if no lcore had polled B's device yet */
+	/* as if no lcore had polled B's device yet */
+	rcf_s[1].dev->lane[0].lcore = RTE_MAX_LCORE;
+	rcf_s[1].dev->lane[0].live = false;
+	rcf_s[1].dev->lane_of[rte_lcore_id()] = ROCE_LANE_NONE;
 	roce_dev_counts(rcf_s[1].dev, &before);
 	for (int i = 0; i < 5; i++)
 		stk_lcore_poll(lc2);
@@ -509,9 +512,9 @@ static void owner_claimed_by_first_poll(void **st)
 	assert_int_equal(after.rx_handoff - before.rx_handoff, 1);
 	assert_int_equal(rcf_s[1].qp->resp.psn, psn); /* untouched by lcore 1 */
 	assert_int_equal(roce_poll_cq(rcf_s[1].cq, 1, &wc), 0);
-	assert_int_equal(rcf_s[1].dev->owner, RTE_MAX_LCORE);
+	assert_int_equal(rcf_s[1].dev->lane[0].lcore, RTE_MAX_LCORE);
 	rcf_drive(2); /* lcore 0 polls B's device first: it owns it and receives the SEND */
-	assert_int_equal(rcf_s[1].dev->owner, rte_lcore_id());
+	assert_int_equal(rcf_s[1].dev->lane[0].lcore, rte_lcore_id());
 	assert_int_equal(roce_poll_cq(rcf_s[1].cq, 1, &wc), 1);
 	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
 	assert_int_equal(wc.byte_len, 100);

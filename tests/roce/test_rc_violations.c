@@ -308,13 +308,13 @@ static void trailing_payload_dropped(void **st)
 	assert_int_equal(roce_query_qp(rcf_s[0].qp, &qa, NULL), 0);
 	assert_int_equal(roce_query_qp(rcf_s[1].qp, &qb, NULL), 0);
 	t0 = rcf_s[1].qp->cnt[ROCE_QPC_tx_pkts];
-	d0 = rcf_s[1].dev->decode_drops[ROCE_DROP_TRAILING];
+	d0 = roce_dev_decode_drops(rcf_s[1].dev, ROCE_DROP_TRAILING);
 	/* a READ request (RETH from a WRITE_ONLY) with 8 bytes after the RETH */
 	memset(body, 0xab, sizeof(body));
 	rcf_inject_relabelled(0, ROCE_OP_RC_RDMA_WRITE_ONLY, ROCE_OP_RC_RDMA_READ_REQUEST,
 			      qb.rq_psn, (uintptr_t)rcf_s[1].buf, rcf_s[1].mr->rkey, body, 8);
 	assert_int_equal(rcf_s[1].qp->cnt[ROCE_QPC_tx_pkts], t0); /* not answered */
-	assert_int_equal(rcf_s[1].dev->decode_drops[ROCE_DROP_TRAILING], d0 + 1);
+	assert_int_equal(roce_dev_decode_drops(rcf_s[1].dev, ROCE_DROP_TRAILING), d0 + 1);
 	/* a FETCH_ADD (its AtomicETH as a SEND_ONLY's payload) with 8 more bytes */
 	*target = 7;
 	{
@@ -330,7 +330,7 @@ static void trailing_payload_dropped(void **st)
 			      28 + 8);
 	assert_true(*target == 7); /* not executed */
 	assert_int_equal(rcf_s[1].qp->cnt[ROCE_QPC_tx_pkts], t0);
-	assert_int_equal(rcf_s[1].dev->decode_drops[ROCE_DROP_TRAILING], d0 + 2);
+	assert_int_equal(roce_dev_decode_drops(rcf_s[1].dev, ROCE_DROP_TRAILING), d0 + 2);
 	/* a remote-access-error NAK (its AETH as payload) with 8 more bytes, for A's SEND */
 	assert_int_equal(stk_impair_set(1, STK_IMPAIR_RX, &deaf), 0);
 	rcf_fill(rcf_s[0].buf, 100, 1);
@@ -340,7 +340,7 @@ static void trailing_payload_dropped(void **st)
 	body[0] = 0x62; /* NAK, remote access error; MSN 0 */
 	rcf_inject_relabelled(1, ROCE_OP_RC_SEND_ONLY, ROCE_OP_RC_ACKNOWLEDGE, qa.sq_psn, 0, 0,
 			      body, 4 + 8);
-	assert_int_equal(rcf_s[0].dev->decode_drops[ROCE_DROP_TRAILING], 1);
+	assert_int_equal(roce_dev_decode_drops(rcf_s[0].dev, ROCE_DROP_TRAILING), 1);
 	assert_int_equal(roce_qp_state(rcf_s[0].qp), ROCE_QPS_RTS);
 	assert_int_equal(stk_impair_set(1, STK_IMPAIR_RX, NULL), 0);
 	rcf_post_recv(1, 10, 65536, 4096);
@@ -380,10 +380,10 @@ static void foreign_source_dropped(void **st)
 	b_tx = rcf_s[1].qp->cnt[ROCE_QPC_tx_pkts];
 	b_nak = rcf_s[1].qp->cnt[ROCE_QPC_nak_seq_tx];
 	cuts = rcf_s[0].qp->rp.stage_cnt[ROCE_DCQCN_FAST_RECOVERY];
-	a_addr = rcf_s[0].dev->drops[ROCE_RX_DROP_PEER_ADDR];
-	a_pkey = rcf_s[0].dev->drops[ROCE_RX_DROP_PKEY];
-	b_addr = rcf_s[1].dev->drops[ROCE_RX_DROP_PEER_ADDR];
-	b_pkey = rcf_s[1].dev->drops[ROCE_RX_DROP_PKEY];
+	a_addr = roce_dev_rx_drops(rcf_s[0].dev, ROCE_RX_DROP_PEER_ADDR);
+	a_pkey = roce_dev_rx_drops(rcf_s[0].dev, ROCE_RX_DROP_PKEY);
+	b_addr = roce_dev_rx_drops(rcf_s[1].dev, ROCE_RX_DROP_PEER_ADDR);
+	b_pkey = roce_dev_rx_drops(rcf_s[1].dev, ROCE_RX_DROP_PKEY);
 	memset(body, 0x5a, sizeof(body));
 
 	/* a CNP to A from the third host, and one from B's address with a foreign P_Key */
@@ -393,8 +393,8 @@ static void foreign_source_dropped(void **st)
 	assert_int_equal(ia2.cnp_rx, ia.cnp_rx);
 	assert_true(ia2.rate_gbps == ia.rate_gbps); /* no rate cut */
 	assert_int_equal(rcf_s[0].qp->rp.stage_cnt[ROCE_DCQCN_FAST_RECOVERY], cuts);
-	assert_int_equal(rcf_s[0].dev->drops[ROCE_RX_DROP_PEER_ADDR], a_addr + 1);
-	assert_int_equal(rcf_s[0].dev->drops[ROCE_RX_DROP_PKEY], a_pkey + 1);
+	assert_int_equal(roce_dev_rx_drops(rcf_s[0].dev, ROCE_RX_DROP_PEER_ADDR), a_addr + 1);
+	assert_int_equal(roce_dev_rx_drops(rcf_s[0].dev, ROCE_RX_DROP_PKEY), a_pkey + 1);
 	/* a CE-marked SEND from the third host, with a PSN from B's future */
 	rcf_forge_to(1, "10.77.0.3", ROCE_OP_RC_SEND_ONLY, qb.rq_psn + 100, 0, 3, body, 64);
 	/* the same at B's expected PSN, and from B's peer's address with a foreign P_Key */
@@ -408,8 +408,8 @@ static void foreign_source_dropped(void **st)
 	assert_int_equal(rcf_s[1].qp->cnt[ROCE_QPC_tx_pkts], b_tx);	/* nothing sent */
 	assert_int_equal(roce_poll_cq(rcf_s[1].cq, 1, &wc), 0);		/* nothing delivered */
 	assert_int_equal(rcf_s[1].qp->resp.psn, qb.rq_psn);		/* PSN unmoved */
-	assert_int_equal(rcf_s[1].dev->drops[ROCE_RX_DROP_PEER_ADDR], b_addr + 2);
-	assert_int_equal(rcf_s[1].dev->drops[ROCE_RX_DROP_PKEY], b_pkey + 2);
+	assert_int_equal(roce_dev_rx_drops(rcf_s[1].dev, ROCE_RX_DROP_PEER_ADDR), b_addr + 2);
+	assert_int_equal(roce_dev_rx_drops(rcf_s[1].dev, ROCE_RX_DROP_PKEY), b_pkey + 2);
 
 	/* the connection is untouched: A's SEND lands in the receive posted above */
 	rcf_fill(rcf_s[0].buf, 100, 3);
