@@ -77,9 +77,10 @@ struct roce_lane {
 	uint32_t nqps;		/**< QPs whose home is this lane (least-loaded placement) */
 	uint64_t poll_epoch;	/**< its polls (read by other lanes: QP destroy's grace period) */
 	/* starting transmission from a post (roce_post.c) */
-	bool in_engine;	      /**< an engine or the CM runs: a post rings the doorbell */
-	struct roce_qp *rung; /**< QPs posted to since the doorbell was rung */
-	bool fail_pending;    /**< some QP's CQ went to error: fail them at the next safe point */
+	bool in_engine;		/**< an engine or the CM runs: a post rings the doorbell */
+	struct roce_qp *rung;	/**< QPs posted to since the doorbell was rung */
+	struct roce_qp *moving; /**< QPs that reached RTS here, to move home at the poll's end */
+	bool fail_pending;	/**< some QP's CQ went to error: fail them at the next safe point */
 	uint64_t drops[ROCE_RX_NUM];	      /**< receive-side refusals (enum roce_rx_counter) */
 	uint64_t decode_drops[ROCE_DROP_NUM]; /**< drops[decode] by decoder reason */
 	uint64_t cnt[ROCE_LNC_NUM];	      /**< enum roce_lane_counter */
@@ -107,6 +108,7 @@ struct roce_dev {
 	bool cc_on;	  /**< DCQCN: QPs entering RTS get a reaction point, CE gets CNPs */
 	struct roce_dcqcn_params cc;
 	uint32_t qp_hint;
+	uint16_t qp_gen; /**< generations of created QPs (lane commands name QPN + generation) */
 	struct roce_dev_counts n; /**< live objects and control-path counters */
 	roce_async_fn ev_fn;	  /**< roce_set_async_handler() */
 	void *ev_arg;
@@ -344,9 +346,12 @@ struct roce_qp {
 	struct roce_lane *lane;	   /**< the lane that runs it now (read by other lanes: atomic) */
 	uint8_t home;		   /**< the lane it runs on from RTS on (placement) */
 	bool released;		   /**< its lane let it go (roce_destroy_qp() from another lcore) */
-	bool release_asked;	   /**< RELEASE is queued for its lane */
-	bool unpublished;	   /**< out of the QPN table: the grace period runs */
-	unsigned ran_on;	   /**< lcore its engines last ran on (lcore_moves) */
+	struct roce_lane *release_asked; /**< the lane RELEASE was queued for */
+	uint16_t gen;			 /**< the device's QP generation at its creation */
+	bool move_pending;		 /**< on lane->moving: goes home at the poll's end */
+	struct roce_qp *next_moving;
+	bool unpublished;		/**< out of the QPN table: the grace period runs */
+	unsigned ran_on;		/**< lcore its engines last ran on (lcore_moves) */
 	uint64_t grace[ROCE_MAX_LANES]; /**< lanes' poll_epoch at the release */
 };
 
@@ -501,8 +506,13 @@ int roce_lane_place(struct roce_dev *dev, const struct roce_qp_init_attr *init);
 void roce_lane_link(struct roce_qp *qp);
 /** Take @p qp off its lane's polled list (the lane's lcore, or while it is not live). */
 void roce_lane_unlink(struct roce_qp *qp);
-/** @p qp reached RTS: move it to its home lane, if it is not there. */
+/** @p qp reached RTS: move it to its home lane, if it is not there - at the end of the
+ * running lane's poll when called on its lcore, else at once. */
 void roce_lane_go_home(struct roce_qp *qp);
+/** End of @p lane's poll: move the QPs that reached RTS on it to their home lanes. */
+void roce_lane_run_moves(struct roce_lane *lane);
+/** @p qp is being destroyed or released: take it off its lane's moving list. */
+void roce_lane_forget_move(struct roce_qp *qp);
 
 /** QP commands another lcore queues for a QP's lane. */
 enum roce_lane_cmd_type {

@@ -31,8 +31,12 @@
 #include "roce_engine.h"
 #include "stk_stack.h"
 
-#define CMD_QPN_MASK 0xffffffu
-#define CMD_SHIFT 24
+/* a command: type (3 bits) | the QP's generation (16 bits) | QPN (13 bits: QPNs < 8192), so
+ * a command for a destroyed QP never acts on a new one that took its number */
+#define CMD_QPN_BITS 13
+#define CMD_QPN_MASK ((1u << CMD_QPN_BITS) - 1)
+#define CMD_GEN_SHIFT CMD_QPN_BITS
+#define CMD_SHIFT 29
 
 extern int roce_logtype;
 
@@ -40,6 +44,10 @@ bool roce_lane_here(const struct roce_lane *lane)
 {
 	unsigned lc = lane->lcore;
 
+	/* a device on one lane keeps the rules it had before lanes: the control path may use
+	 * its objects from any thread (it knows when the lcore is quiet) */
+	if (lane->dev->nlanes == 1)
+		return true;
 	if (!__atomic_load_n(&lane->live, __ATOMIC_ACQUIRE) || lc == rte_lcore_id())
 		return true;
 	/* a worker lcore whose function returned runs nothing any more (the control thread
@@ -212,32 +220,87 @@ void roce_lane_unlink(struct roce_qp *qp)
 	qp->next_polled = NULL;
 }
 
-void roce_lane_go_home(struct roce_qp *qp)
+/* Move @qp from the lane that runs it to its home: it stops running it, then the pointer
+ * moves (frames the old lane still holds for it are forwarded), then the home links it - at
+ * once while that lane is not running, else through its command ring. @return false when the
+ * home's command ring has no room (the QP stays, and is moved later). */
+static bool move_home(struct roce_qp *qp)
 {
-	struct roce_dev *dev = qp->pd->dev;
-	struct roce_lane *home = &dev->lane[qp->home];
-	struct roce_lane *from = roce_qp_lane(qp);
+	struct roce_lane *home = &qp->pd->dev->lane[qp->home];
+	bool direct = roce_lane_here(home);
 
-	if (from == home)
-		return;
-	/* the lane it leaves stops running it, then the pointer moves (frames the old lane still
-	 * holds for it are forwarded), then the home links it: at once while that lane is not
-	 * running, else through its command ring */
+	if (!direct && rte_ring_free_count(home->cmd) == 0)
+		return false;
 	roce_lane_unlink(qp);
 	roce_post_forget(qp);
 	__atomic_store_n(&qp->lane, home, __ATOMIC_RELEASE);
-	if (roce_lane_here(home)) {
+	if (direct) {
 		link_here(home, qp);
 		home->cnt[ROCE_LNC_qp_joined]++;
 	} else {
 		roce_lane_cmd(qp, ROCE_LANE_CMD_JOIN);
 	}
+	return true;
+}
+
+void roce_lane_go_home(struct roce_qp *qp)
+{
+	struct roce_lane *from = roce_qp_lane(qp);
+
+	if (from == &qp->pd->dev->lane[qp->home] || qp->move_pending)
+		return;
+	/* on the running lane's lcore (the CM's modify, a consumer's call): moved at the end of
+	 * that lane's poll, once the CM and the caller are done with the QP; during set-up before
+	 * the lanes run, now */
+	if (__atomic_load_n(&from->live, __ATOMIC_ACQUIRE) && from->lcore == rte_lcore_id()) {
+		qp->move_pending = true;
+		qp->next_moving = from->moving;
+		from->moving = qp;
+		return;
+	}
+	move_home(qp);
+}
+
+void roce_lane_run_moves(struct roce_lane *lane)
+{
+	struct roce_qp *qp = lane->moving, *stay = NULL;
+
+	lane->moving = NULL;
+	while (qp) {
+		struct roce_qp *next = qp->next_moving;
+
+		if (roce_qp_lane(qp) == lane && !move_home(qp)) {
+			qp->next_moving = stay; /* no room in its home's ring: the next poll */
+			stay = qp;
+		} else {
+			qp->move_pending = false;
+			qp->next_moving = NULL;
+		}
+		qp = next;
+	}
+	lane->moving = stay;
+}
+
+void roce_lane_forget_move(struct roce_qp *qp)
+{
+	struct roce_lane *lane = roce_qp_lane(qp);
+
+	if (!qp->move_pending)
+		return;
+	for (struct roce_qp **pp = &lane->moving; *pp; pp = &(*pp)->next_moving) {
+		if (*pp == qp) {
+			*pp = qp->next_moving;
+			break;
+		}
+	}
+	qp->move_pending = false;
+	qp->next_moving = NULL;
 }
 
 int roce_lane_cmd(struct roce_qp *qp, enum roce_lane_cmd_type t)
 {
 	struct roce_lane *lane = roce_qp_lane(qp);
-	uint32_t c = ((uint32_t)t << CMD_SHIFT) | qp->qpn;
+	uint32_t c = ((uint32_t)t << CMD_SHIFT) | ((uint32_t)qp->gen << CMD_GEN_SHIFT) | qp->qpn;
 
 	if (rte_ring_mp_enqueue_elem(lane->cmd, &c, sizeof(c)) != 0) {
 		__atomic_fetch_add(&lane->cnt[ROCE_LNC_cmd_full], 1, __ATOMIC_RELAXED);
@@ -264,6 +327,7 @@ static void release(struct roce_lane *lane, struct roce_qp *qp)
 
 	roce_lane_unlink(qp);
 	roce_post_forget(qp);
+	roce_lane_forget_move(qp);
 	roce_event_purge(dev, qp); /* this lane's queue: the destroyer cannot reach it */
 	__atomic_store_n(&qp->released, true, __ATOMIC_RELEASE);
 }
@@ -277,8 +341,9 @@ void roce_lane_run_cmds(struct roce_lane *lane)
 		struct roce_qp *qp = qp_by_num(lane->dev, c[i] & CMD_QPN_MASK);
 		struct roce_qp_attr a = {.qp_state = ROCE_QPS_ERR};
 
-		if (!qp || roce_qp_lane(qp) != lane || qp->released)
-			continue; /* destroyed, or moved on since */
+		if (!qp || qp->gen != (uint16_t)(c[i] >> CMD_GEN_SHIFT) ||
+		    roce_qp_lane(qp) != lane || qp->released)
+			continue; /* destroyed (its number taken again), or moved on since */
 		switch ((enum roce_lane_cmd_type)(c[i] >> CMD_SHIFT)) {
 		case ROCE_LANE_CMD_JOIN:
 			if (qp->state >= ROCE_QPS_RTR && !qp->polled) {

@@ -171,6 +171,7 @@ struct roce_qp *roce_create_qp(struct roce_pd *pd, struct roce_qp_init_attr *ini
 	qp->lane = &dev->lane[0];
 	qp->home = (uint8_t)home;
 	qp->ran_on = RTE_MAX_LCORE;
+	qp->gen = ++dev->qp_gen;
 	qp->pd = pd;
 	/* the GSI QP is a UD QP everywhere else; only its number and Q_Key are special */
 	qp->type = init->qp_type == ROCE_QPT_GSI ? ROCE_QPT_UD : init->qp_type;
@@ -255,8 +256,8 @@ int roce_destroy_qp(struct roce_qp *qp)
 	lane = roce_qp_lane(qp);
 	if (!roce_lane_here(lane) && !__atomic_load_n(&qp->released, __ATOMIC_ACQUIRE)) {
 		/* its lane runs it: ask that lane to let go first */
-		if (!qp->release_asked && roce_lane_cmd(qp, ROCE_LANE_CMD_RELEASE) == 0)
-			qp->release_asked = true;
+		if (qp->release_asked != lane && roce_lane_cmd(qp, ROCE_LANE_CMD_RELEASE) == 0)
+			qp->release_asked = lane; /* asked again if it moved lanes meanwhile */
 		return -EBUSY;
 	}
 	if (!grace_over(dev, qp))
@@ -266,6 +267,7 @@ int roce_destroy_qp(struct roce_qp *qp)
 	if (!qp->released) {
 		roce_qp_engine_stop(qp);
 		roce_post_forget(qp);
+		roce_lane_forget_move(qp);
 	}
 	roce_event_purge(dev, qp);
 	unpublish(dev, qp);

@@ -327,6 +327,9 @@ void roce_dev_poll(struct roce_dev *dev, struct stk_lcore *lc)
 	/* the consumer's handler runs last, outside every engine */
 	if (dev->ev_fn && lane->ev_tail != lane->ev_head)
 		roce_event_dispatch(lane);
+	/* QPs that reached RTS here (the CM's, the handler's) go home once all are done */
+	if (unlikely(lane->moving != NULL))
+		roce_lane_run_moves(lane);
 }
 
 void roce_poll(struct stk_lcore *lc, void *dev)
