@@ -1458,6 +1458,9 @@ int roce_cm_close(struct roce_cm *cm)
 		return -EINVAL;
 	if (cm->st.ids)
 		return -EBUSY;
+	/* QP1 goes at once only when no other lane of the device runs (destroy's grace period) */
+	if (roce_dev_others_run(cm->dev))
+		return -EBUSY;
 	/* MADs still queued point into cm->buf (zero copy): wait for them, nothing torn down */
 	if (rte_mbuf_ext_refcnt_read(&cm->mr->zc) != 1)
 		return -EBUSY;

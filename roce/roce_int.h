@@ -476,6 +476,9 @@ static inline struct roce_lane *roce_qp_lane(const struct roce_qp *qp)
 uint64_t roce_dev_rx_drops(const struct roce_dev *dev, unsigned k);
 uint64_t roce_dev_decode_drops(const struct roce_dev *dev, unsigned k);
 
+/** @return whether a lane of @p dev other than the caller's runs (its lcore polls it). */
+bool roce_dev_others_run(struct roce_dev *dev);
+
 /** Is the calling thread @p lane's lcore, or does no lcore run the lane yet? */
 bool roce_lane_here(const struct roce_lane *lane);
 

@@ -61,6 +61,14 @@ bool roce_wrong_lcore_panics = true;
 bool roce_wrong_lcore_panics;
 #endif
 
+bool roce_dev_others_run(struct roce_dev *dev)
+{
+	for (unsigned i = 0; i < dev->nlanes; i++)
+		if (!roce_lane_here(&dev->lane[i]))
+			return true;
+	return false;
+}
+
 bool roce_lane_mine(struct roce_lane *lane)
 {
 	if (likely(roce_lane_here(lane)))

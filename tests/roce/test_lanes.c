@@ -40,6 +40,7 @@
 #include <rte_random.h>
 #include <rte_ring.h>
 
+#include "roce_cm.h"
 #include "roce_engine.h"
 #include "stk_stack.h"
 
@@ -72,6 +73,11 @@ static int npairs_live; /* pairs [0, npairs_live) take part */
 static volatile int posted[NQP];
 static int want[2], got[2]; /* per lane: completions expected / seen (written by the lane) */
 static int bad_wc[2];
+/* the CM test's passive QPs: a CQ each, polled by the lane the QP went home to */
+#define NCM 8
+static struct roce_qp *cm_qp[NCM];
+static struct roce_cq *cm_cq[NCM];
+static volatile int ncm;
 
 static uint16_t ring_port(const char *name, struct rte_ring **rx, struct rte_ring **tx)
 {
@@ -236,13 +242,31 @@ static void lane_step(int l)
 		if (n < 0)
 			bad_wc[l]++;
 	}
+	for (int i = 0; i < ncm; i++) {
+		int n;
+
+		if (roce_qp_lcore(cm_qp[i]) != lcore_of[l] || roce_qp_lane(cm_qp[i])->idx != l)
+			continue; /* not home yet: lane 0 runs it until the end of its poll */
+		n = roce_poll_cq(cm_cq[i], 32, wc);
+		for (int k = 0; k < n; k++) {
+			if (wc[k].status != ROCE_WC_SUCCESS || wc[k].qp != cm_qp[i])
+				bad_wc[l]++;
+			got[l]++;
+		}
+		if (n < 0)
+			bad_wc[l]++;
+	}
 }
+
+static uint64_t l1_iters; /* lane 1's passes (the test waits for it to pass over a change) */
 
 static int lane1_main(void *arg)
 {
 	(void)arg;
-	while (!stop)
+	while (!stop) {
 		lane_step(1);
+		__atomic_fetch_add(&l1_iters, 1, __ATOMIC_RELEASE);
+	}
 	return 0;
 }
 
@@ -384,6 +408,198 @@ static void refusals(void **st)
 	stop = 0;
 }
 
+/* Destroy @qp from lane 0 while lane 1 runs: -EBUSY until it may go. */
+static void destroy_running(struct roce_qp *qp)
+{
+	int rc, t = 0;
+
+	while ((rc = roce_destroy_qp(qp)) == -EBUSY && t++ < 1000000)
+		lane_step(0);
+	assert_int_equal(rc, 0);
+	assert_true(t >= 1);
+}
+
+/*
+ * cm: B listens with round-robin placement; A opens NCM connections through the CMs, which
+ * run on lane 0. B's consumer creates each QP (with a CQ of its own) at CONNECT_REQUEST and
+ * accepts on lane 0; each QP then goes to its home lane: half to lane 1. A SEND on every
+ * connection arrives where its QP lives; A's disconnect moves B's lane-1 QPs to ERR through
+ * lane 1's command ring; their destroy from lane 0 waits for the release.
+ */
+static void cm_round_robin(void **st)
+{
+	static const struct roce_cm_conn_param prm = {.cm_response_timeout = 16,
+						      .max_cm_retries = 4,
+						      .local_ack_timeout = 14,
+						      .retry_count = 7,
+						      .rnr_retry_count = 7};
+	struct roce_cm *cm[2];
+	struct roce_cm_id *lid, *aid[NCM], *bid[NCM];
+	struct roce_qp *aqp[NCM];
+	struct stk_ipaddr bip;
+	int est_a = 0, est_b = 0, disc = 0, per_lane[2] = {0, 0}, got0[2];
+	uint64_t end;
+	(void)st;
+
+	for (int k = 0; k < 2; k++) {
+		cm[k] = roce_cm_open(S[k].dev);
+		assert_non_null(cm[k]);
+	}
+	assert_int_equal(roce_dev_set_placement(S[1].dev, ROCE_PLACE_ROUND_ROBIN), 0);
+	S[1].dev->rr_next = 0;
+	stk_ipaddr_parse("10.78.0.2", &bip);
+	lid = roce_cm_create_id(cm[1], ROCE_CM_PS_TCP, NULL);
+	assert_non_null(lid);
+	assert_int_equal(roce_cm_listen(lid, 7600, 16), 0);
+	got0[0] = got[0];
+	got0[1] = got[1];
+	assert_int_equal(rte_eal_remote_launch(lane1_main, NULL, lcore_of[1]), 0);
+	for (int i = 0; i < NCM; i++) {
+		struct roce_qp_init_attr ia;
+
+		memset(&ia, 0, sizeof(ia));
+		ia.qp_type = ROCE_QPT_RC;
+		ia.cap.max_send_wr = ia.cap.max_recv_wr = 4;
+		ia.send_cq = ia.recv_cq = S[0].cq[0];
+		ia.on_lcore = true;
+		ia.lcore = lcore_of[0];
+		aqp[i] = roce_create_qp(S[0].pd, &ia);
+		aid[i] = roce_cm_create_id(cm[0], ROCE_CM_PS_TCP, NULL);
+		assert_non_null(aqp[i]);
+		assert_non_null(aid[i]);
+		assert_int_equal(roce_cm_connect(aid[i], &bip, 7600, aqp[i], &prm), 0);
+	}
+	end = rte_get_tsc_cycles() + 20 * rte_get_tsc_hz();
+	while ((est_a < NCM || est_b < NCM || got[1] - got0[1] + got[0] - got0[0] < 2 * NCM) &&
+	       rte_get_tsc_cycles() < end) {
+		struct roce_cm_event ev;
+
+		lane_step(0);
+		while (roce_cm_get_event(cm[1], &ev) == 0) {
+			if (ev.event == ROCE_CM_EVENT_CONNECT_REQUEST) {
+				struct roce_qp_init_attr ia;
+				struct roce_sge sge;
+				struct roce_recv_wr rw, *bad;
+				int n = ncm;
+
+				memset(&ia, 0, sizeof(ia));
+				ia.qp_type = ROCE_QPT_RC;
+				ia.cap.max_send_wr = ia.cap.max_recv_wr = 4;
+				cm_cq[n] = roce_create_cq(S[1].dev, 16);
+				assert_non_null(cm_cq[n]);
+				ia.send_cq = ia.recv_cq = cm_cq[n];
+				cm_qp[n] = roce_create_qp(S[1].pd, &ia); /* placed by the policy */
+				assert_non_null(cm_qp[n]);
+				per_lane[roce_qp_lcore(cm_qp[n]) == lcore_of[1]]++;
+				bid[n] = ev.id;
+				assert_int_equal(roce_cm_accept(ev.id, cm_qp[n], &prm), 0);
+				/* still on lane 0 (this lcore) until the end of its next poll */
+				sge = (struct roce_sge){.addr = (uintptr_t)S[1].buf +
+								(size_t)n * SLOT + SND_OFF,
+							.length = SND_LEN,
+							.lkey = S[1].mr->lkey};
+				rw = (struct roce_recv_wr){
+					.wr_id = (uint64_t)n, .sg_list = &sge, .num_sge = 1};
+				assert_int_equal(roce_post_recv(cm_qp[n], &rw, &bad), 0);
+				__atomic_store_n(&ncm, n + 1, __ATOMIC_RELEASE);
+			} else if (ev.event == ROCE_CM_EVENT_ESTABLISHED) {
+				est_b++;
+			} else {
+				fail_msg("B: CM event %s", roce_cm_event_str(ev.event));
+			}
+		}
+		while (roce_cm_get_event(cm[0], &ev) == 0) {
+			struct roce_sge sge;
+			struct roce_send_wr w, *bad;
+			int i;
+
+			if (ev.event != ROCE_CM_EVENT_ESTABLISHED)
+				fail_msg("A: CM event %s", roce_cm_event_str(ev.event));
+			for (i = 0; i < NCM && aid[i] != ev.id; i++)
+				;
+			assert_true(i < NCM);
+			est_a++;
+			sge = (struct roce_sge){.addr = (uintptr_t)S[0].buf + (size_t)i * SLOT + 1,
+						.length = 100,
+						.lkey = S[0].mr->lkey};
+			memset(&w, 0, sizeof(w));
+			w.wr_id = (uint64_t)i;
+			w.sg_list = &sge;
+			w.num_sge = 1;
+			w.opcode = ROCE_WR_SEND;
+			w.send_flags = ROCE_SEND_SIGNALED;
+			assert_int_equal(roce_post_send(aqp[i], &w, &bad), 0);
+		}
+	}
+	assert_int_equal(est_a, NCM);
+	assert_int_equal(est_b, NCM);
+	/* round-robin: half on each lane; each SEND completed on A (lane 0) and was received on
+	 * the lane its B QP went home to */
+	assert_int_equal(per_lane[0], NCM / 2);
+	assert_int_equal(per_lane[1], NCM / 2);
+	assert_int_equal(got[0] - got0[0], NCM + NCM / 2);
+	assert_int_equal(got[1] - got0[1], NCM / 2);
+	assert_int_equal(bad_wc[0] + bad_wc[1], 0);
+	for (int i = 0; i < NCM; i++) {
+		/* which SEND went where: B's connection n is not A's connection n */
+		int n;
+
+		for (n = 0; n < NCM && roce_qp_num(cm_qp[n]) != aqp[i]->attr.dest_qp_num; n++)
+			;
+		assert_true(n < NCM);
+		assert_memory_equal(S[1].buf + (size_t)n * SLOT + SND_OFF,
+				    S[0].buf + (size_t)i * SLOT + 1, 100);
+		assert_int_equal(roce_qp_lane(cm_qp[n])->lcore, roce_qp_lcore(cm_qp[n]));
+		assert_int_equal(cm_qp[n]->ran_on, roce_qp_lcore(cm_qp[n]));
+	}
+	/* A disconnects: B's CM (lane 0) moves each QP to ERR, through lane 1's ring for half */
+	for (int i = 0; i < NCM; i++)
+		assert_int_equal(roce_cm_disconnect(aid[i]), 0);
+	end = rte_get_tsc_cycles() + 10 * rte_get_tsc_hz();
+	while (disc < 2 * NCM && rte_get_tsc_cycles() < end) {
+		struct roce_cm_event ev;
+
+		lane_step(0);
+		for (int k = 0; k < 2; k++)
+			while (roce_cm_get_event(cm[k], &ev) == 0)
+				disc += ev.event == ROCE_CM_EVENT_DISCONNECTED;
+	}
+	assert_int_equal(disc, 2 * NCM);
+	for (int n = 0; n < NCM; n++) {
+		for (int t = 0; roce_qp_state(cm_qp[n]) != ROCE_QPS_ERR && t < 100000; t++)
+			lane_step(0);
+		assert_int_equal(roce_qp_state(cm_qp[n]), ROCE_QPS_ERR);
+	}
+	/* lane 1 stops looking at B's QPs (the test's loop, not the transport) before they go */
+	{
+		uint64_t it = __atomic_load_n(&l1_iters, __ATOMIC_ACQUIRE);
+
+		__atomic_store_n(&ncm, 0, __ATOMIC_RELEASE);
+		while (__atomic_load_n(&l1_iters, __ATOMIC_ACQUIRE) < it + 2)
+			lane_step(0);
+	}
+	for (int i = 0; i < NCM; i++) {
+		assert_int_equal(roce_cm_destroy_id(aid[i]), 0);
+		assert_int_equal(roce_cm_destroy_id(bid[i]), 0);
+		/* lane 1 runs: a QP goes after a grace period (and, on lane 1, its release) */
+		destroy_running(aqp[i]);
+		destroy_running(cm_qp[i]);
+	}
+	/* the CM (QP1) closes once the other lanes have stopped */
+	assert_int_equal(roce_cm_close(cm[0]), -EBUSY);
+	stop = 1;
+	assert_int_equal(rte_eal_wait_lcore(lcore_of[1]), 0);
+	stop = 0;
+	for (int i = 0; i < NCM; i++)
+		assert_int_equal(roce_destroy_cq(cm_cq[i]), 0);
+	assert_int_equal(roce_cm_destroy_id(lid), 0);
+	for (int k = 0; k < 2; k++) {
+		for (int t = 0; t < 100; t++)
+			lane_step(0);
+		assert_int_equal(roce_cm_close(cm[k]), 0);
+	}
+}
+
 static int setup(void **st)
 {
 	struct rte_ring *ab[2], *ba[2];
@@ -515,6 +731,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(spread_and_live),
 		cmocka_unit_test(refusals),
+		cmocka_unit_test(cm_round_robin),
 		cmocka_unit_test(set_lcores_refused),
 	};
 	int rc;
