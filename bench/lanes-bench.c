@@ -16,7 +16,11 @@
  * against two lcores), and JSON. Every destination slot is compared after each cell: a cell
  * that moved wrong data prints FAIL. It asserts nothing about speed.
  *
+ * --one-region: both pairs send from and write into one region per side (one per pair's buffer
+ * half by default), to show what a region shared by lanes costs.
+ *
  * Usage: lanes-bench [EAL args, two lcores] -- [--seconds S] [--depth N] [--json FILE]
+ *        [--one-region]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -48,6 +52,7 @@ static const char *const place_name[NPLACE] = {"split", "shared", "crossed"};
 struct side {
 	struct roce_dev *dev;
 	struct roce_pd *pd;
+	struct roce_mr *whole; /* --one-region: one region over both halves, for both pairs */
 	struct roce_mr *mr[2]; /* one region per pair's half: a region's zero-copy reference
 				* count is written per frame, so a shared one bounces between cores */
 	uint8_t *buf;
@@ -70,6 +75,7 @@ static struct {
 	double seconds;
 	unsigned depth;
 	const char *json;
+	bool one_region;
 	struct rte_mempool *pool;
 	unsigned lcore[2];
 	uint16_t port[6]; /* 0,1: shared A, B (two queues); 2..5: split A0, B0, A1, B1 */
@@ -153,7 +159,9 @@ static void side_open(struct side *s, uint16_t iface, bool lanes)
 				    ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE);
 	for (int l = 0; l < 2; l++)
 		s->cq[l] = roce_create_cq(s->dev, 4 * MAX_DEPTH);
-	if (!s->mr[0] || !s->mr[1] || !s->cq[0] || !s->cq[1])
+	s->whole = roce_reg_mr(s->pd, s->buf, BUF_LEN, (uintptr_t)s->buf,
+			       ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE);
+	if (!s->mr[0] || !s->mr[1] || !s->whole || !s->cq[0] || !s->cq[1])
 		goto fail;
 	return;
 fail:
@@ -239,9 +247,10 @@ fail:
 static int post_one(struct pair *p, uint64_t i)
 {
 	uint32_t off = p->size < SLOT ? (uint32_t)(i % (SLOT / p->size)) * p->size : 0;
-	struct roce_sge sge = {.addr = (uintptr_t)p->a->buf + p->base + off,
-			       .length = p->size,
-			       .lkey = p->a->mr[p->base / SLOT]->lkey};
+	struct roce_sge sge = {
+		.addr = (uintptr_t)p->a->buf + p->base + off,
+		.length = p->size,
+		.lkey = (g.one_region ? p->a->whole : p->a->mr[p->base / SLOT])->lkey};
 	struct roce_send_wr w, *bad;
 
 	memset(&w, 0, sizeof(w));
@@ -251,7 +260,7 @@ static int post_one(struct pair *p, uint64_t i)
 	w.opcode = ROCE_WR_RDMA_WRITE;
 	w.send_flags = ROCE_SEND_SIGNALED;
 	w.wr.rdma.remote_addr = (uintptr_t)p->b->buf + p->base + off;
-	w.wr.rdma.rkey = p->b->mr[p->base / SLOT]->rkey;
+	w.wr.rdma.rkey = (g.one_region ? p->b->whole : p->b->mr[p->base / SLOT])->rkey;
 	return roce_post_send(p->qa, &w, &bad);
 }
 
@@ -430,6 +439,7 @@ int main(int argc, char **argv)
 	static const struct option lo[] = {{"seconds", 1, NULL, 's'},
 					   {"depth", 1, NULL, 'd'},
 					   {"json", 1, NULL, 'j'},
+					   {"one-region", 0, NULL, 'o'},
 					   {NULL, 0, NULL, 0}};
 
 	if (n < 0) {
@@ -449,9 +459,12 @@ int main(int argc, char **argv)
 		case 'j':
 			g.json = optarg;
 			break;
+		case 'o':
+			g.one_region = true;
+			break;
 		default:
 			fprintf(stderr, "usage: lanes-bench [EAL] -- [--seconds S] [--depth N] "
-					"[--json FILE]\n");
+					"[--json FILE] [--one-region]\n");
 			return 2;
 		}
 	}
@@ -484,8 +497,9 @@ int main(int argc, char **argv)
 	for (int l = 0; l < 2; l++)
 		for (int k = 0; k < 2; k++)
 			side_open(&g.sp[l][k], (uint16_t)(2 + 2 * l + k), false);
-	printf("lanes-bench: RDMA WRITE, depth %u, %.1f s per cell, lcores %u and %u\n", g.depth,
-	       g.seconds, g.lcore[0], g.lcore[1]);
+	printf("lanes-bench: RDMA WRITE, depth %u, %.1f s per cell, lcores %u and %u, %s\n",
+	       g.depth, g.seconds, g.lcore[0], g.lcore[1],
+	       g.one_region ? "one region per side" : "a region per pair and side");
 	printf("%-8s %-8s %12s %12s %12s %8s\n", "size", "place", "lcore0", "lcore1", "total",
 	       "vs split");
 	for (int z = 0; z < 2; z++) {

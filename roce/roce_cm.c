@@ -1462,7 +1462,7 @@ int roce_cm_close(struct roce_cm *cm)
 	if (roce_dev_others_run(cm->dev))
 		return -EBUSY;
 	/* MADs still queued point into cm->buf (zero copy): wait for them, nothing torn down */
-	if (rte_mbuf_ext_refcnt_read(&cm->mr->zc) != 1)
+	if (roce_mr_busy(cm->mr))
 		return -EBUSY;
 	while (cm->ovf_head) { /* none: they went with their identifiers */
 		struct cm_ev_node *n = cm->ovf_head;

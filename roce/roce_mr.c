@@ -21,6 +21,23 @@
 #include "stk_lcore.h"
 #include "stk_stack.h"
 
+/* Each lane's reference on the region: the region's own, 1. */
+static void roce_mr_zc_init(struct roce_mr *mr)
+{
+	for (unsigned i = 0; i < ROCE_MAX_LANES; i++) {
+		mr->zc[i].s.free_cb = roce_zc_free;
+		rte_mbuf_ext_refcnt_set(&mr->zc[i].s, 1);
+	}
+}
+
+bool roce_mr_busy(const struct roce_mr *mr)
+{
+	for (unsigned i = 0; i < ROCE_MAX_LANES; i++)
+		if (rte_mbuf_ext_refcnt_read(&mr->zc[i].s) != 1)
+			return true;
+	return false;
+}
+
 struct roce_dev *roce_dev_open(uint16_t iface)
 {
 	const struct stk_iface *ifc;
@@ -59,8 +76,7 @@ struct roce_dev *roce_dev_open(uint16_t iface)
 	dev->dma_mr.state = ROCE_MR_VALID;
 	dev->dma_mr.length = UINT64_MAX;
 	dev->dma_mr.dma_base = UINT64_MAX;
-	dev->dma_mr.zc.free_cb = roce_zc_free;
-	rte_mbuf_ext_refcnt_set(&dev->dma_mr.zc, 1);
+	roce_mr_zc_init(&dev->dma_mr);
 	dev->link_up = -1; /* read at the first poll (link_next 0) */
 	if (roce_devs[iface]) {
 		rte_free(dev->mrs);
@@ -102,7 +118,7 @@ int roce_dev_close(struct roce_dev *dev)
 	if (!dev)
 		return -EINVAL;
 	if (dev->n.pds || dev->n.cqs || dev->n.qps || dev->n.mrs || dev->n.srqs ||
-	    rte_mbuf_ext_refcnt_read(&dev->dma_mr.zc) != 1)
+	    roce_mr_busy(&dev->dma_mr))
 		return -EBUSY;
 	for (unsigned i = 0; i < dev->nlanes; i++) {
 		roce_post_lane_close(&dev->lane[i]);
@@ -206,8 +222,7 @@ static struct roce_mr *mr_new(struct roce_pd *pd)
 		return NULL;
 	}
 	mr->pd = pd;
-	mr->zc.free_cb = roce_zc_free;
-	rte_mbuf_ext_refcnt_set(&mr->zc, 1); /* the region's own reference */
+	roce_mr_zc_init(mr);
 	if (slot_alloc(pd->dev, mr) != 0) {
 		rte_free(mr);
 		rte_errno = ENOSPC;
@@ -389,7 +404,7 @@ int roce_dereg_mr(struct roce_mr *mr)
 	if (dev->mrs[mr->index] != mr)
 		return -EINVAL;
 	mr->state = ROCE_MR_DEAD;
-	if (rte_mbuf_ext_refcnt_read(&mr->zc) != 1) {
+	if (roce_mr_busy(mr)) {
 		dev->n.mr_dereg_busy++;
 		return -EBUSY;
 	}

@@ -125,6 +125,7 @@ int roce_qp_xmit_to(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t,
 		    const struct roce_path *path)
 {
 	const struct stk_iface *ifc = stk_iface_get(qp->pd->dev->iface);
+	unsigned lane = roce_qp_lane(qp)->idx; /* whose count on the region the frame holds */
 	uint64_t iova = 0;
 	struct rte_mbuf *m;
 	int rc;
@@ -133,11 +134,12 @@ int roce_qp_xmit_to(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t,
 	t->lqpn = qp->qpn;
 	/* the IOVA registration resolved; bytes across pages of non-contiguous IOVAs: copied */
 	if (unlikely(roce_iova_per_packet)) {
-		m = roce_tx_build(lc->pool, ifc, t, payload, len, zc ? &zc->zc : NULL);
+		m = roce_tx_build(lc->pool, ifc, t, payload, len, zc ? &zc->zc[lane].s : NULL);
 	} else {
 		if (zc && len && !roce_mr_dma(zc, payload, len, &iova))
 			zc = NULL;
-		m = roce_tx_build_iova(lc->pool, ifc, t, payload, len, zc ? &zc->zc : NULL, iova);
+		m = roce_tx_build_iova(lc->pool, ifc, t, payload, len, zc ? &zc->zc[lane].s : NULL,
+				       iova);
 	}
 	if (!m) {
 		qp->cnt[ROCE_QPC_tx_failed]++; /* no mbuf: go-back-N or a timeout resends it */

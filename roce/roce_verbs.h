@@ -28,6 +28,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <rte_common.h>
+#include <rte_mbuf_core.h>
+
 #include "roce_hdr.h"
 #include "stk_pkt.h"
 
@@ -67,6 +70,13 @@ enum roce_mr_state {
 	ROCE_MR_DEAD,	 /**< being deregistered: keys dead, frames still point into it */
 };
 
+#define ROCE_MAX_LANES 8 /* lcores one device can run on (roce_dev_set_lcores()) */
+
+/** Internal: one lane's reference count on a region's bytes, on a cache line of its own. */
+struct roce_zc_ref {
+	struct rte_mbuf_ext_shared_info s;
+} __rte_cache_aligned;
+
 /** A memory region: what the peer addresses by (rkey, iova) and we by (lkey, addr). */
 struct roce_mr {
 	struct roce_pd *pd;
@@ -80,9 +90,11 @@ struct roce_mr {
 	bool fast_reg;	 /**< made by roce_alloc_mr() */
 	uint32_t index;	 /**< slot in the key table (key >> 8) */
 	/** Internal: zero-copy frames (request payloads, READ responses) attach the region's
-	 * bytes as external buffers sharing this; its count is 1 + the frames that point into
-	 * the region, wherever they wait (TX buffer, PFC hold queue, neighbour queue). */
-	struct rte_mbuf_ext_shared_info zc;
+	 * bytes as external buffers sharing zc[lane of the QP that sent them]; each count is 1 +
+	 * the frames of that lane that point into the region, wherever they wait (TX buffer, PFC
+	 * hold queue, neighbour queue). One per lane, so lanes sending from one region do not
+	 * bounce a shared count between their cores (bench/README.md, lanes). */
+	struct roce_zc_ref zc[ROCE_MAX_LANES];
 	/* Internal: the region's IOVAs for the NIC, resolved once at registration (and at each
 	 * REG_MR WR of a fast-registration region), never per packet: */
 	uint64_t dma_base;   /**< IOVA of addr when IOVA-contiguous; else UINT64_MAX */
@@ -104,6 +116,9 @@ struct roce_mr {
 
 /** Open the RoCE device on stack interface @p iface. @return the device or NULL (rte_errno). */
 struct roce_dev *roce_dev_open(uint16_t iface);
+/** @return whether zero-copy frames still point into @p mr (any lane's). */
+bool roce_mr_busy(const struct roce_mr *mr);
+
 /** Close a device. @return 0, or -EBUSY while PDs, CQs, QPs or MRs remain (a region stays
  * until no queued zero-copy frame points into it, see roce_dereg_mr()), or while zero-copy
  * frames of ROCE_RESERVED_LKEY SGEs are queued. */

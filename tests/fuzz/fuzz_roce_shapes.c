@@ -201,7 +201,7 @@ static bool in_arena(const struct side *d, const uint8_t *p)
 /* Frames still point into a region (zero copy): they only ever point into its home. */
 static bool fr_referenced(const struct roce_mr *mr)
 {
-	return mr && rte_mbuf_ext_refcnt_read(&mr->zc) > 1;
+	return mr && roce_mr_busy(mr);
 }
 
 #ifndef FUZZ_ASAN
