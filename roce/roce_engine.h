@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * roce_engine.h - the RC/UC/UD engines, internal to roce/:
- *   roce_rx.c         UDP 4791 hook: decode, ICRC, QP lookup, dispatch
+ *   roce_rx.c         UDP 4791 hook: decode, ICRC, QP lookup, handoff to the QP's lane, dispatch
+ *   roce_poll.c       the device poll of each lane
+ *   roce_engine.c     engine life cycle (RTR, RTS, stop, fatal), DCQCN parameters
+ *   roce_xmit.c       transmit one packet, copy and scatter payload bytes
+ *   roce_timer.c      IBA timer encodings
  *   roce_requester.c  send queue -> request packets (segmentation, PSNs, READ/atomic limits)
  *   roce_responder.c  request packets -> placement, receive completions, ACK/NAK/responses
  *   roce_completer.c  ACK/NAK/responses -> send completions; retransmission and RNR timers
- * All of it runs on the lcore that owns the QP, without locks.
+ * All of it runs on the lcore of the lane that runs the QP, without locks.
  */
 #ifndef ROCE_ENGINE_H
 #define ROCE_ENGINE_H
@@ -125,5 +129,8 @@ void roce_qp_engine_stop(struct roce_qp *qp);
 
 /** Run every started QP of @p dev once: requester, timers. Called from the lcore loop. */
 void roce_dev_poll(struct roce_dev *dev, struct stk_lcore *lc);
+
+/** A frame another lane (or an lcore running none) handed to @p lane (roce_poll.c). */
+void roce_rx_handed(struct roce_lane *lane, struct stk_lcore *lc, struct roce_handoff *h);
 
 #endif /* ROCE_ENGINE_H */

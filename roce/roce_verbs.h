@@ -18,8 +18,9 @@
  * returns 0 or -errno. Invalid calls never crash (IBA C10-*: wrong state, exceeded limits,
  * bad lkey, a length beyond the MR).
  *
- * Position: the QP engines (requester, responder, completer; next step) consume what this
- * file queues; the RPC layer uses four primitives on a connected QP built on these.
+ * Position: the QP engines (roce_requester.c, roce_responder.c, roce_completer.c) consume
+ * what this file queues; rpc/ builds its four transport primitives (send, recv, ddp-write,
+ * ddp-read) on these calls (rpc/rpcrdma). docs/roce.md documents each call.
  */
 #ifndef ROCE_VERBS_H
 #define ROCE_VERBS_H
