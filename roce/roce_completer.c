@@ -59,8 +59,8 @@ static void complete_head(struct roce_qp *qp)
 		wc.byte_len = e->length;
 		roce_qp_complete(qp, qp->init.send_cq, &wc);
 	}
-	if (is_rd_atomic(e) && qp->req.rd_out)
-		qp->req.rd_out--;
+	if (is_rd_atomic(e))
+		roce_requester_rd_done(qp);
 	qp->comp.psn = roce_psn_add(e->first_psn, e->npsn);
 	qp->comp.read_off = 0;
 	qp->comp.read_gap = 0;
@@ -111,44 +111,16 @@ static bool ack_until(struct roce_qp *qp, uint32_t psn)
 	return moved;
 }
 
-/* Go-back-N: resume sending at @psn, inside the WQE that holds it. */
+/* Go-back-N: ask the requester to resume sending at @psn (never behind what is
+ * acknowledged); a READ at the head it resumes awaits its first response again. */
 static void go_back(struct roce_qp *qp, uint32_t psn)
 {
-	uint32_t mtu = roce_qp_mtu(qp);
-
 	if (roce_psn_cmp(psn, qp->comp.psn) < 0)
-		psn = qp->comp.psn; /* never behind what is acknowledged */
-
-	/* the WQE being sent counts too when part of it is out (a window or a poll's burst
-	 * ended inside it) */
-	uint64_t end = qp->req.cur + (qp->req.off && qp->req.cur != qp->sq.head ? 1 : 0);
-
-	for (uint64_t i = qp->sq.tail; i != end; i++) {
-		struct roce_swqe *e = roce_sq_at(&qp->sq, i);
-
-		if (e->npsn == 0 || roce_psn_cmp(psn, e->first_psn) < 0 ||
-		    roce_psn_cmp(psn, roce_psn_add(e->first_psn, e->npsn - 1)) > 0)
-			continue;
-		/* READ/atomic requests between here and the old position are re-issued */
-		for (uint64_t k = i; k != qp->req.cur; k++)
-			if (is_rd_atomic(roce_sq_at(&qp->sq, k)) && qp->req.rd_out)
-				qp->req.rd_out--;
-		qp->req.cur = i;
-		qp->req.halted = false; /* a failed local operation ahead halts it again */
-		qp->req.off = e->wr.opcode == ROCE_WR_RDMA_READ
-				      ? (i == qp->sq.tail ? qp->comp.read_off : 0)
-				      : roce_psn_diff(psn, e->first_psn) * mtu;
-		if (e->wr.opcode == ROCE_WR_RDMA_READ && i == qp->sq.tail)
-			qp->comp.read_gap = qp->comp.psn + 1; /* awaits its first response */
-		if (e->wr.opcode == ROCE_WR_RDMA_READ && qp->req.off) {
-			psn = roce_psn_add(e->first_psn, qp->req.off / mtu);
-			qp->req.rd_out++; /* a resumed READ stays outstanding */
-		} else if (is_rd_atomic(e)) {
-			psn = e->first_psn;
-		}
-		qp->req.psn = psn;
-		return;
-	}
+		psn = qp->comp.psn;
+	if (roce_requester_rewind(qp, psn, qp->comp.read_off) == qp->sq.tail &&
+	    qp->sq.tail != qp->sq.head &&
+	    roce_sq_at(&qp->sq, qp->sq.tail)->wr.opcode == ROCE_WR_RDMA_READ)
+		qp->comp.read_gap = qp->comp.psn + 1;
 }
 
 /* Something sent is not yet acknowledged (also inside a partly sent head WQE). */
@@ -216,6 +188,14 @@ static void rtt_sample(struct roce_qp *qp, uint64_t now)
 	c->rto = RTE_MAX(c->srtt + 4 * c->rttvar, qp->pd->dev->rto_min);
 }
 
+void roce_completer_sample(struct roce_qp *qp, uint32_t psn, uint64_t now)
+{
+	if (!qp->comp.sample_tsc) {
+		qp->comp.sample_tsc = now;
+		qp->comp.sample_psn = psn;
+	}
+}
+
 void roce_completer_arm(struct roce_qp *qp, uint64_t now)
 {
 	if (qp->comp.deadline == 0) {
@@ -235,7 +215,7 @@ void roce_completer_arm(struct roce_qp *qp, uint64_t now)
  */
 static void cwnd_acked(struct roce_qp *qp, uint32_t n)
 {
-	struct roce_req *r = &qp->req;
+	struct roce_comp *r = &qp->comp;
 
 	if (r->cwnd < r->ssthresh) {
 		r->cwnd = RTE_MIN(r->cwnd + n, r->ssthresh);
@@ -260,8 +240,8 @@ static void cwnd_loss(struct roce_qp *qp)
 		qp->cnt[ROCE_QPC_cwnd_cut_skipped]++;
 		return;
 	}
-	qp->req.cwnd = RTE_MAX(qp->req.cwnd / 2, ROCE_CWND_MIN);
-	qp->req.ssthresh = qp->req.cwnd;
+	qp->comp.cwnd = RTE_MAX(qp->comp.cwnd / 2, ROCE_CWND_MIN);
+	qp->comp.ssthresh = qp->comp.cwnd;
 	c->acked = 0;
 	c->in_recovery = true;
 	c->recover = qp->req.high_psn;
@@ -276,8 +256,8 @@ static void cwnd_timeout(struct roce_qp *qp)
 {
 	struct roce_comp *c = &qp->comp;
 
-	qp->req.ssthresh = RTE_MAX(qp->req.cwnd / 2, ROCE_CWND_MIN);
-	qp->req.cwnd = 1;
+	qp->comp.ssthresh = RTE_MAX(qp->comp.cwnd / 2, ROCE_CWND_MIN);
+	qp->comp.cwnd = 1;
 	c->acked = 0;
 	c->in_recovery = true;
 	c->recover = qp->req.high_psn;

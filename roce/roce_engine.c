@@ -48,8 +48,8 @@ void roce_qp_engine_rts(struct roce_qp *qp)
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	qp->req.psn = qp->attr.sq_psn;
 	qp->req.high_psn = qp->attr.sq_psn;
-	qp->req.cwnd = ROCE_CWND_INIT;
-	qp->req.ssthresh = ROCE_CWND_MAX;
+	qp->comp.cwnd = ROCE_CWND_INIT;
+	qp->comp.ssthresh = ROCE_CWND_MAX;
 	qp->cc = dev->cc_on && qp->type != ROCE_QPT_UD;
 	if (qp->cc) {
 		roce_dcqcn_rp_init(&qp->rp, &dev->cc, rte_get_tsc_hz(), rte_get_tsc_cycles());

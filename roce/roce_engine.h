@@ -39,6 +39,22 @@ int roce_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *
 /** Send what the send queue allows. */
 void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now);
 
+/**
+ * Go-back-N, asked by the completer: resume sending at PSN @p psn (not behind the oldest
+ * unacknowledged one), inside the WQE that holds it; a READ at the head resumes @p read_off
+ * bytes in (what its responses already placed). The requester's state is its own: only it
+ * moves its position, its PSN and its count of outstanding READs and atomics.
+ * @return the index of the WQE it resumes, or UINT64_MAX when no sent WQE holds @p psn.
+ */
+uint64_t roce_requester_rewind(struct roce_qp *qp, uint32_t psn, uint32_t read_off);
+
+/** A READ or atomic WQE completed: one less outstanding (the completer tells the requester). */
+void roce_requester_rd_done(struct roce_qp *qp);
+
+/** A new PSN @p psn that asks for an answer left at @p now: the completer times one at a time
+ * (Karn) for the adaptive retransmission timeout. */
+void roce_completer_sample(struct roce_qp *qp, uint32_t psn, uint64_t now);
+
 /** Handle a request packet addressed to @p qp. Takes @p m. */
 void roce_responder_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
 		       const struct roce_pkt *rp);

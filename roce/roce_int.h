@@ -195,8 +195,6 @@ struct roce_req {
 	uint32_t off;	      /**< bytes of it already sent */
 	uint32_t rd_out;      /**< READ / atomic requests awaiting responses */
 	uint32_t high_psn;    /**< one past the highest PSN sent so far (new vs. resent) */
-	uint32_t cwnd;	      /**< PSNs we may have unacknowledged (AIMD, see roce_completer.c) */
-	uint32_t ssthresh;    /**< below it cwnd doubles per round trip, above it grows by one */
 	bool halted;	      /**< a local operation failed: nothing more is sent (the QP fails) */
 	uint64_t burst_epoch; /**< the device's poll count when burst_sent was last reset */
 	uint32_t burst_sent;  /**< packets sent since then: the poll and posts share one burst */
@@ -205,6 +203,8 @@ struct roce_req {
 /** Completer: acknowledgement and retry state (one deadline per QP). */
 struct roce_comp {
 	uint32_t psn;	    /**< oldest unacknowledged PSN */
+	uint32_t cwnd;	    /**< PSNs we may have unacknowledged (AIMD; the requester reads it) */
+	uint32_t ssthresh;  /**< below it cwnd doubles per round trip, above it grows by one */
 	uint32_t read_off;  /**< bytes of the READ at sq.tail already placed */
 	uint64_t deadline;  /**< TSC of the retransmission timeout; 0 = none armed */
 	uint64_t rnr_until; /**< TSC before which nothing is resent after an RNR NAK */

@@ -208,10 +208,48 @@ static void sample_start(struct roce_qp *qp, bool answered, uint32_t npsn, uint6
 	if (roce_psn_cmp(psn, qp->req.high_psn) < 0)
 		return; /* a resent PSN */
 	qp->req.high_psn = roce_psn_add(psn, npsn);
-	if (answered && !qp->comp.sample_tsc && qp->type == ROCE_QPT_RC) {
-		qp->comp.sample_tsc = now;
-		qp->comp.sample_psn = psn;
+	if (answered && qp->type == ROCE_QPT_RC)
+		roce_completer_sample(qp, psn, now); /* the completer times it */
+}
+
+uint64_t roce_requester_rewind(struct roce_qp *qp, uint32_t psn, uint32_t read_off)
+{
+	uint32_t mtu = roce_qp_mtu(qp);
+	/* the WQE being sent counts too when part of it is out (a window or a poll's burst
+	 * ended inside it) */
+	uint64_t end = qp->req.cur + (qp->req.off && qp->req.cur != qp->sq.head ? 1 : 0);
+
+	for (uint64_t i = qp->sq.tail; i != end; i++) {
+		struct roce_swqe *e = roce_sq_at(&qp->sq, i);
+
+		if (e->npsn == 0 || roce_psn_cmp(psn, e->first_psn) < 0 ||
+		    roce_psn_cmp(psn, roce_psn_add(e->first_psn, e->npsn - 1)) > 0)
+			continue;
+		/* READ/atomic requests between here and the old position are re-issued */
+		for (uint64_t k = i; k != qp->req.cur; k++)
+			if (is_rd_atomic(roce_sq_at(&qp->sq, k)->wr.opcode) && qp->req.rd_out)
+				qp->req.rd_out--;
+		qp->req.cur = i;
+		qp->req.halted = false; /* a failed local operation ahead halts it again */
+		qp->req.off = e->wr.opcode == ROCE_WR_RDMA_READ
+				      ? (i == qp->sq.tail ? read_off : 0)
+				      : roce_psn_diff(psn, e->first_psn) * mtu;
+		if (e->wr.opcode == ROCE_WR_RDMA_READ && qp->req.off) {
+			psn = roce_psn_add(e->first_psn, qp->req.off / mtu);
+			qp->req.rd_out++; /* a resumed READ stays outstanding */
+		} else if (is_rd_atomic(e->wr.opcode)) {
+			psn = e->first_psn;
+		}
+		qp->req.psn = psn;
+		return i;
 	}
+	return UINT64_MAX;
+}
+
+void roce_requester_rd_done(struct roce_qp *qp)
+{
+	if (qp->req.rd_out)
+		qp->req.rd_out--;
 }
 
 void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
@@ -244,7 +282,7 @@ void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 		struct roce_mr *zc = NULL;
 
 		if (roce_psn_cmp(qp->req.psn, qp->comp.psn) > 0 &&
-		    roce_psn_diff(qp->req.psn, qp->comp.psn) >= qp->req.cwnd)
+		    roce_psn_diff(qp->req.psn, qp->comp.psn) >= qp->comp.cwnd)
 			break;
 		/* DCQCN pacing: free at line rate, one check of the TSC otherwise */
 		if (qp->cc && !roce_dcqcn_rp_may_send(&qp->rp, now))
@@ -337,7 +375,7 @@ void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 
 				t.ackreq = qp->type == ROCE_QPT_RC &&
 					   (last || ((qp->req.psn + 1) % REQ_ACKREQ_EVERY) == 0 ||
-					    out == qp->req.cwnd / 2 || out >= qp->req.cwnd);
+					    out == qp->comp.cwnd / 2 || out >= qp->comp.cwnd);
 			}
 			if (len) {
 				pl = payload_at(qp, e, qp->req.off, len, tmp, &zc);

@@ -178,7 +178,7 @@ void roce_qp_query_stats(const struct roce_qp *qp, struct roce_qp_stats *s)
 	s->nak_fatal_rx = qp->cnt[ROCE_QPC_nak_fatal_rx];
 	s->nak_seq_tx = qp->cnt[ROCE_QPC_nak_seq_tx];
 	s->cwnd_cut_skipped = qp->cnt[ROCE_QPC_cwnd_cut_skipped];
-	s->cwnd = qp->req.cwnd;
+	s->cwnd = qp->comp.cwnd;
 	s->srtt_us = (double)qp->comp.srtt * 1e6 / hz;
 	s->rto_us = (double)qp->comp.rto * 1e6 / hz;
 }

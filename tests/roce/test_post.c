@@ -292,8 +292,8 @@ static void burst_and_window(void **st)
 	rcf_drive(20);
 	assert_int_equal(rte_ring_count(to_b), 0);
 
-	rcf_s[0].qp->req.cwnd = 16;
-	rcf_s[0].qp->req.ssthresh = 16;
+	rcf_s[0].qp->comp.cwnd = 16;
+	rcf_s[0].qp->comp.ssthresh = 16;
 	for (int i = 0; i < 40; i++)
 		rcf_post(0, ROCE_WR_RDMA_WRITE, 100 + (uint64_t)i, (uint32_t)i * 64, 64,
 			 (uintptr_t)(rcf_s[1].buf + (2u << 20) + (uint32_t)i * 64),
