@@ -454,93 +454,147 @@ static void retry(struct roce_qp *qp, uint32_t psn, uint64_t now, bool timeout)
 	qp->comp.deadline = now + timer_len(qp);
 }
 
-void roce_completer_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
-		       const struct roce_pkt *rp)
+/* Classify a response packet for @qp (no state changes): the completer's state machine in
+ * data, as the responder's outcome table (STYLE section 4). */
+static enum roce_comp_outcome classify(const struct roce_qp *qp, const struct roce_pkt *rp)
 {
-	uint64_t now = rte_get_tsc_cycles();
-	const struct roce_aeth *aeth = roce_pkt_ext(rp, ROCE_EXT_AETH);
-	(void)lc;
+	uint8_t syn;
 
 	if (qp->type != ROCE_QPT_RC || qp->state != ROCE_QPS_RTS)
-		goto out;
+		return ROCE_COMP_IGNORED;
 	/* an answer for a PSN we never sent (a peer confused about our starting PSN, or a
 	 * stray frame) acknowledges nothing: completing work on it would lose data */
-	if (roce_psn_cmp(rp->psn, qp->req.high_psn) >= 0) {
-		qp->cnt[ROCE_QPC_ghost_acks]++;
-		goto out;
-	}
+	if (roce_psn_cmp(rp->psn, qp->req.high_psn) >= 0)
+		return ROCE_COMP_GHOST;
 	switch (rp->opcode) {
 	case ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST:
 	case ROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE:
 	case ROCE_OP_RC_RDMA_READ_RESPONSE_LAST:
 	case ROCE_OP_RC_RDMA_READ_RESPONSE_ONLY:
-		read_response(qp, m, rp, now);
-		goto out;
+		return ROCE_COMP_READ_RESPONSE;
 	case ROCE_OP_RC_ATOMIC_ACKNOWLEDGE:
-		atomic_ack(qp, rp, now);
-		goto out;
+		return ROCE_COMP_ATOMIC_ACK;
 	case ROCE_OP_RC_ACKNOWLEDGE:
 		break;
 	default:
-		goto out;
+		return ROCE_COMP_IGNORED;
 	}
+	syn = roce_aeth_syndrome(roce_pkt_ext(rp, ROCE_EXT_AETH));
 	/* A NAK for a PSN already acknowledged is stale (duplicated or overtaken): going back
 	 * behind comp.psn would resend what the responder has. */
-	if ((roce_aeth_syndrome(aeth) & ROCE_AETH_TYPE_MASK) != ROCE_AETH_ACK &&
-	    roce_psn_cmp(rp->psn, qp->comp.psn) < 0)
-		goto out;
-	switch (roce_aeth_syndrome(aeth) & ROCE_AETH_TYPE_MASK) {
+	if ((syn & ROCE_AETH_TYPE_MASK) != ROCE_AETH_ACK && roce_psn_cmp(rp->psn, qp->comp.psn) < 0)
+		return ROCE_COMP_STALE_NAK;
+	switch (syn & ROCE_AETH_TYPE_MASK) {
 	case ROCE_AETH_ACK:
-		qp->cnt[ROCE_QPC_acks_rx]++;
-		/* an ACK beyond an unfinished READ may just have overtaken its responses; if
-		 * they were lost, the retransmission timer resumes the READ */
-		if (ack_until(qp, rp->psn))
-			progress(qp, now);
-		break;
+		return ROCE_COMP_ACK;
 	case ROCE_AETH_RNR_NAK:
-		ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK));
-		if (qp->attr.rnr_retry != 7) {
-			if (qp->comp.rnr_left == 0) {
-				roce_qp_fatal(qp, ROCE_WC_RNR_RETRY_EXC_ERR);
-				break;
-			}
-			qp->comp.rnr_left--;
-		}
-		qp->cnt[ROCE_QPC_rnr_nak_rx]++;
-		qp->comp.rnr_until = now + roce_rnr_tsc(roce_aeth_syndrome(aeth));
-		go_back(qp, rp->psn);
-		qp->comp.deadline = 0;
-		break;
+		return ROCE_COMP_RNR_NAK;
 	case ROCE_AETH_NAK:
-		switch (roce_aeth_syndrome(aeth) & ROCE_AETH_VALUE_MASK) {
+		switch (syn & ROCE_AETH_VALUE_MASK) {
 		case ROCE_NAK_PSN_SEQ_ERR:
-			qp->cnt[ROCE_QPC_nak_seq_rx]++;
-			/* everything before the NAKed PSN arrived: that much is progress */
-			if (ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK)))
-				progress(qp, now);
-			retry(qp, resume_point(qp, rp->psn), now, false);
-			break;
+			return ROCE_COMP_NAK_SEQ;
 		case ROCE_NAK_REM_ACCESS_ERR:
-			qp->cnt[ROCE_QPC_nak_fatal_rx]++;
-			ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK));
-			roce_qp_fatal(qp, ROCE_WC_REM_ACCESS_ERR);
-			break;
+			return ROCE_COMP_NAK_REM_ACCESS;
 		case ROCE_NAK_REM_OP_ERR:
-			qp->cnt[ROCE_QPC_nak_fatal_rx]++;
-			ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK));
-			roce_qp_fatal(qp, ROCE_WC_REM_OP_ERR);
-			break;
+			return ROCE_COMP_NAK_REM_OP;
 		default:
-			qp->cnt[ROCE_QPC_nak_fatal_rx]++;
-			ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK));
-			roce_qp_fatal(qp, ROCE_WC_REM_INV_REQ_ERR);
-			break;
+			return ROCE_COMP_NAK_INV_REQ;
 		}
-		break;
 	default:
-		break; /* reserved syndromes are ignored */
+		return ROCE_COMP_RESERVED; /* reserved syndromes are ignored */
 	}
-out:
+}
+
+static void on_read_response(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pkt *rp,
+			     uint64_t now)
+{
+	read_response(qp, m, rp, now);
+}
+
+static void on_atomic_ack(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pkt *rp,
+			  uint64_t now)
+{
+	(void)m;
+	atomic_ack(qp, rp, now);
+}
+
+static void on_ack(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pkt *rp, uint64_t now)
+{
+	(void)m;
+	/* an ACK beyond an unfinished READ may just have overtaken its responses; if they were
+	 * lost, the retransmission timer resumes the READ */
+	if (ack_until(qp, rp->psn))
+		progress(qp, now);
+}
+
+static void on_rnr_nak(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pkt *rp,
+		       uint64_t now)
+{
+	(void)m;
+	ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK));
+	if (qp->attr.rnr_retry != 7) {
+		if (qp->comp.rnr_left == 0) {
+			roce_qp_fatal(qp, ROCE_WC_RNR_RETRY_EXC_ERR);
+			return;
+		}
+		qp->comp.rnr_left--;
+	}
+	qp->comp.rnr_until =
+		now + roce_rnr_tsc(roce_aeth_syndrome(roce_pkt_ext(rp, ROCE_EXT_AETH)));
+	go_back(qp, rp->psn);
+	qp->comp.deadline = 0;
+}
+
+static void on_nak_seq(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pkt *rp,
+		       uint64_t now)
+{
+	(void)m;
+	/* everything before the NAKed PSN arrived: that much is progress */
+	if (ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK)))
+		progress(qp, now);
+	retry(qp, resume_point(qp, rp->psn), now, false);
+}
+
+/*
+ * Every way the completer can take a response, and what it does: a handler (NULL: nothing
+ * more), the QP counter it bumps (ROCE_QPC_NUM: none) and, for the fatal NAKs, the status the
+ * head WQE completes with before the QP fails (everything before the NAKed PSN is
+ * acknowledged first).
+ */
+static const struct {
+	void (*fn)(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pkt *rp, uint64_t now);
+	enum roce_qp_counter counter;
+	enum roce_wc_status fatal; /**< ROCE_WC_SUCCESS: not fatal */
+} outcome_tab[ROCE_COMP_NUM] = {
+	[ROCE_COMP_IGNORED] = {NULL, ROCE_QPC_NUM, ROCE_WC_SUCCESS},
+	[ROCE_COMP_GHOST] = {NULL, ROCE_QPC_ghost_acks, ROCE_WC_SUCCESS},
+	[ROCE_COMP_READ_RESPONSE] = {on_read_response, ROCE_QPC_NUM, ROCE_WC_SUCCESS},
+	[ROCE_COMP_ATOMIC_ACK] = {on_atomic_ack, ROCE_QPC_NUM, ROCE_WC_SUCCESS},
+	[ROCE_COMP_STALE_NAK] = {NULL, ROCE_QPC_NUM, ROCE_WC_SUCCESS},
+	[ROCE_COMP_ACK] = {on_ack, ROCE_QPC_acks_rx, ROCE_WC_SUCCESS},
+	[ROCE_COMP_RNR_NAK] = {on_rnr_nak, ROCE_QPC_rnr_nak_rx, ROCE_WC_SUCCESS},
+	[ROCE_COMP_NAK_SEQ] = {on_nak_seq, ROCE_QPC_nak_seq_rx, ROCE_WC_SUCCESS},
+	[ROCE_COMP_NAK_REM_ACCESS] = {NULL, ROCE_QPC_nak_fatal_rx, ROCE_WC_REM_ACCESS_ERR},
+	[ROCE_COMP_NAK_REM_OP] = {NULL, ROCE_QPC_nak_fatal_rx, ROCE_WC_REM_OP_ERR},
+	[ROCE_COMP_NAK_INV_REQ] = {NULL, ROCE_QPC_nak_fatal_rx, ROCE_WC_REM_INV_REQ_ERR},
+	[ROCE_COMP_RESERVED] = {NULL, ROCE_QPC_NUM, ROCE_WC_SUCCESS},
+};
+
+void roce_completer_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
+		       const struct roce_pkt *rp)
+{
+	enum roce_comp_outcome o = classify(qp, rp);
+	(void)lc;
+
+	qp->comp.outcome[o]++;
+	if (outcome_tab[o].counter != ROCE_QPC_NUM)
+		qp->cnt[outcome_tab[o].counter]++;
+	if (outcome_tab[o].fatal != ROCE_WC_SUCCESS) {
+		ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK));
+		roce_qp_fatal(qp, outcome_tab[o].fatal);
+	} else if (outcome_tab[o].fn) {
+		outcome_tab[o].fn(qp, m, rp, rte_get_tsc_cycles());
+	}
 	rte_pktmbuf_free(m);
 }
 

@@ -188,6 +188,26 @@ struct roce_srq {
 #define ROCE_ATOMIC_CACHE 16 /* replies kept for duplicate atomics, >= max_dest_rd_atomic */
 #define ROCE_READ_REPLAY 16  /* READ requests kept for duplicate replay */
 
+/* X(name): how the completer took a response packet (ACK, NAK, READ response, atomic ACK);
+ * each has its row in roce_completer.c's outcome table, and a counter in telemetry */
+#define ROCE_COMP_OUTCOMES(X)                                                                      \
+	X(IGNORED)	  /* not an RC QP in RTS, or an opcode that is no response: dropped */     \
+	X(GHOST)	  /* an answer for a PSN never sent: acknowledges nothing */               \
+	X(READ_RESPONSE)  /* READ response data, placed or refused by read_response() */           \
+	X(ATOMIC_ACK)	  /* atomic ACK with its original value */                                 \
+	X(STALE_NAK)	  /* a NAK behind what is acknowledged (duplicated or overtaken) */        \
+	X(ACK)		  /* acknowledges up to its PSN */                                         \
+	X(RNR_NAK)	  /* receiver not ready: acknowledged before it, resend after its timer */ \
+	X(NAK_SEQ)	  /* PSN sequence error: acknowledged before it, go back to it */          \
+	X(NAK_REM_ACCESS) /* remote access error: fatal */                                         \
+	X(NAK_REM_OP)	  /* remote operational error: fatal */                                    \
+	X(NAK_INV_REQ)	  /* invalid request (and unknown NAK codes): fatal */                     \
+	X(RESERVED)	  /* a reserved AETH syndrome: ignored */
+
+#define ROCE_COMP_ENUM_(n) ROCE_COMP_##n,
+enum roce_comp_outcome { ROCE_COMP_OUTCOMES(ROCE_COMP_ENUM_) ROCE_COMP_NUM };
+#undef ROCE_COMP_ENUM_
+
 /** Requester: where segmentation of the send queue stands. */
 struct roce_req {
 	uint32_t psn;	      /**< next PSN to send */
@@ -221,6 +241,7 @@ struct roce_comp {
 	uint32_t acked;	   /**< PSNs acknowledged towards the next additive cwnd step */
 	uint32_t recover;  /**< in recovery until psn passes this (the window's end at the cut) */
 	bool in_recovery;  /**< the window was cut for a loss in the current window */
+	uint64_t outcome[ROCE_COMP_NUM]; /**< responses by outcome (telemetry) */
 };
 
 /* X(name): how the responder finished with a request; each has its answer in

@@ -22,6 +22,10 @@ static const char *const qpc_names[ROCE_QPC_NUM] = {ROCE_QP_COUNTERS(ROCE_QPC_NA
 static const char *const resp_names[ROCE_RESP_NUM] = {ROCE_RESP_OUTCOMES(ROCE_RESP_NAME_)};
 #undef ROCE_RESP_NAME_
 
+#define ROCE_COMP_NAME_(n) "comp_" #n,
+static const char *const comp_names[ROCE_COMP_NUM] = {ROCE_COMP_OUTCOMES(ROCE_COMP_NAME_)};
+#undef ROCE_COMP_NAME_
+
 #define ROCE_RX_NAME_(n, s) s,
 static const char *const rx_drop_names[ROCE_RX_NUM] = {ROCE_RX_COUNTERS(ROCE_RX_NAME_)};
 #undef ROCE_RX_NAME_
@@ -132,6 +136,9 @@ static int tel_roce(const char *cmd, const char *params, struct rte_tel_data *d)
 				for (unsigned k = 0; k < ROCE_RESP_NUM; k++)
 					rte_tel_data_add_dict_u64(q, resp_names[k],
 								  qp->resp.outcome[k]);
+				for (unsigned k = 0; k < ROCE_COMP_NUM; k++)
+					rte_tel_data_add_dict_u64(q, comp_names[k],
+								  qp->comp.outcome[k]);
 				snprintf(key, sizeof(key), "qp_0x%x", qp->qpn);
 				rte_tel_data_add_dict_container(x, key, q, 0);
 			}
