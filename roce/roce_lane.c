@@ -155,6 +155,13 @@ int roce_dev_set_placement(struct roce_dev *dev, enum roce_place policy)
 	return 0;
 }
 
+unsigned roce_dev_pick_lcore(struct roce_dev *dev)
+{
+	struct roce_qp_init_attr ia = {.qp_type = ROCE_QPT_RC};
+
+	return dev->lane[roce_lane_place(dev, &ia)].lcore;
+}
+
 unsigned roce_qp_lcore(const struct roce_qp *qp)
 {
 	return qp->pd->dev->lane[qp->home].lcore;

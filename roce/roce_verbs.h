@@ -148,6 +148,13 @@ enum roce_place {
  * @return 0 or -EINVAL. */
 int roce_dev_set_placement(struct roce_dev *dev, enum roce_place policy);
 
+/**
+ * Apply @p dev's placement now: @return the lcore the next QP should live on (advances the
+ * round-robin). A consumer that makes CQs per lane picks the lane first, then creates the QP
+ * with roce_qp_init_attr.on_lcore and that lane's CQ. Control path or the primary lane.
+ */
+unsigned roce_dev_pick_lcore(struct roce_dev *dev);
+
 /** @return the lcore of @p qp's home lane (where it runs from RTS on; RTE_MAX_LCORE: the
  * first lcore to poll the device). */
 unsigned roce_qp_lcore(const struct roce_qp *qp);

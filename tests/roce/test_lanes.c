@@ -355,6 +355,14 @@ static void spread_and_live(void **st)
 	/* crossing pairs were handed over between B's lanes (and A's, for B's replies) */
 	assert_true(c[1].rx_handoff > 0);
 	assert_true(c[0].rx_handoff > 0);
+	/* the policy, asked first (a consumer with CQs per lane): round-robin goes on */
+	{
+		unsigned a = roce_dev_pick_lcore(S[1].dev), b = roce_dev_pick_lcore(S[1].dev);
+
+		assert_true(a != b);
+		assert_true(a == lcore_of[0] || a == lcore_of[1]);
+		assert_true(b == lcore_of[0] || b == lcore_of[1]);
+	}
 	/* the live pairs' lane-1 QPs joined through the ring: B's odd round-robin ones and
 	 * A's odd ones */
 	for (int k = 0; k < 2; k++)
