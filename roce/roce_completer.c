@@ -539,6 +539,7 @@ static void on_rnr_nak(struct roce_qp *qp, struct rte_mbuf *m, const struct roce
 		}
 		qp->comp.rnr_left--;
 	}
+	qp->cnt[ROCE_QPC_rnr_nak_rx]++; /* not counted when it ends the QP (as before) */
 	qp->comp.rnr_until =
 		now + roce_rnr_tsc(roce_aeth_syndrome(roce_pkt_ext(rp, ROCE_EXT_AETH)));
 	go_back(qp, rp->psn);
@@ -572,7 +573,7 @@ static const struct {
 	[ROCE_COMP_ATOMIC_ACK] = {on_atomic_ack, ROCE_QPC_NUM, ROCE_WC_SUCCESS},
 	[ROCE_COMP_STALE_NAK] = {NULL, ROCE_QPC_NUM, ROCE_WC_SUCCESS},
 	[ROCE_COMP_ACK] = {on_ack, ROCE_QPC_acks_rx, ROCE_WC_SUCCESS},
-	[ROCE_COMP_RNR_NAK] = {on_rnr_nak, ROCE_QPC_rnr_nak_rx, ROCE_WC_SUCCESS},
+	[ROCE_COMP_RNR_NAK] = {on_rnr_nak, ROCE_QPC_NUM, ROCE_WC_SUCCESS}, /* counts itself */
 	[ROCE_COMP_NAK_SEQ] = {on_nak_seq, ROCE_QPC_nak_seq_rx, ROCE_WC_SUCCESS},
 	[ROCE_COMP_NAK_REM_ACCESS] = {NULL, ROCE_QPC_nak_fatal_rx, ROCE_WC_REM_ACCESS_ERR},
 	[ROCE_COMP_NAK_REM_OP] = {NULL, ROCE_QPC_nak_fatal_rx, ROCE_WC_REM_OP_ERR},

@@ -370,6 +370,7 @@ struct roce_qp {
 	struct roce_lane *release_asked; /**< the lane RELEASE was queued for */
 	uint16_t gen;			 /**< the device's QP generation at its creation */
 	bool move_pending;		 /**< on lane->moving: goes home at the poll's end */
+	bool joining;			 /**< a JOIN is queued for its home (move_home()) */
 	struct roce_qp *next_moving;
 	bool unpublished;		/**< out of the QPN table: the grace period runs */
 	unsigned ran_on;		/**< lcore its engines last ran on (lcore_moves) */

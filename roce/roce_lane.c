@@ -235,26 +235,40 @@ void roce_lane_unlink(struct roce_qp *qp)
 	qp->next_polled = NULL;
 }
 
+static int lane_cmd_to(struct roce_lane *lane, struct roce_qp *qp, enum roce_lane_cmd_type t);
+
 /* Move @qp from the lane that runs it to its home: it stops running it, then the pointer
  * moves (frames the old lane still holds for it are forwarded), then the home links it - at
  * once while that lane is not running, else through its command ring. @return false when the
  * home's command ring has no room (the QP stays, and is moved later). */
 static bool move_home(struct roce_qp *qp)
 {
-	struct roce_lane *home = &qp->pd->dev->lane[qp->home];
-	bool direct = roce_lane_here(home);
+	struct roce_dev *dev = qp->pd->dev;
+	struct roce_lane *home = &dev->lane[qp->home];
+	struct roce_lane *mine = roce_lane_of(dev, rte_lcore_id());
+	/* linked here only while no lane runs the home and the caller runs none (set-up);
+	 * else the home links it itself, from its command ring */
+	bool direct = !__atomic_load_n(&home->live, __ATOMIC_ACQUIRE) &&
+		      !(mine && __atomic_load_n(&mine->live, __ATOMIC_ACQUIRE));
 
-	if (!direct && rte_ring_free_count(home->cmd) == 0)
-		return false;
 	roce_lane_unlink(qp);
 	roce_post_forget(qp);
-	__atomic_store_n(&qp->lane, home, __ATOMIC_RELEASE);
 	if (direct) {
+		__atomic_store_n(&qp->lane, home, __ATOMIC_RELEASE);
 		link_here(home, qp);
 		home->cnt[ROCE_LNC_qp_joined]++;
-	} else {
-		roce_lane_cmd(qp, ROCE_LANE_CMD_JOIN);
+		return true;
 	}
+	/* the JOIN is queued before the QP is handed over: when the ring is full nothing has
+	 * moved yet (the QP stays, relinked, and is moved at a later poll); a JOIN the home
+	 * takes before the pointer moved waits for it (joining) */
+	qp->joining = true;
+	if (lane_cmd_to(home, qp, ROCE_LANE_CMD_JOIN) != 0) {
+		qp->joining = false;
+		link_here(roce_qp_lane(qp), qp);
+		return false;
+	}
+	__atomic_store_n(&qp->lane, home, __ATOMIC_RELEASE);
 	return true;
 }
 
@@ -312,9 +326,8 @@ void roce_lane_forget_move(struct roce_qp *qp)
 	qp->next_moving = NULL;
 }
 
-int roce_lane_cmd(struct roce_qp *qp, enum roce_lane_cmd_type t)
+static int lane_cmd_to(struct roce_lane *lane, struct roce_qp *qp, enum roce_lane_cmd_type t)
 {
-	struct roce_lane *lane = roce_qp_lane(qp);
 	uint32_t c = ((uint32_t)t << CMD_SHIFT) | ((uint32_t)qp->gen << CMD_GEN_SHIFT) | qp->qpn;
 
 	if (rte_ring_mp_enqueue_elem(lane->cmd, &c, sizeof(c)) != 0) {
@@ -324,6 +337,11 @@ int roce_lane_cmd(struct roce_qp *qp, enum roce_lane_cmd_type t)
 		return -ENOBUFS;
 	}
 	return 0;
+}
+
+int roce_lane_cmd(struct roce_qp *qp, enum roce_lane_cmd_type t)
+{
+	return lane_cmd_to(roce_qp_lane(qp), qp, t);
 }
 
 static struct roce_qp *qp_by_num(struct roce_dev *dev, uint32_t qpn)
@@ -356,11 +374,19 @@ void roce_lane_run_cmds(struct roce_lane *lane)
 		struct roce_qp *qp = qp_by_num(lane->dev, c[i] & CMD_QPN_MASK);
 		struct roce_qp_attr a = {.qp_state = ROCE_QPS_ERR};
 
-		if (!qp || qp->gen != (uint16_t)(c[i] >> CMD_GEN_SHIFT) ||
-		    roce_qp_lane(qp) != lane || qp->released)
-			continue; /* destroyed (its number taken again), or moved on since */
+		if (!qp || qp->gen != (uint16_t)(c[i] >> CMD_GEN_SHIFT))
+			continue; /* destroyed (its number taken again) */
+		if ((enum roce_lane_cmd_type)(c[i] >> CMD_SHIFT) == ROCE_LANE_CMD_JOIN &&
+		    __atomic_load_n(&qp->joining, __ATOMIC_ACQUIRE) && roce_qp_lane(qp) != lane) {
+			/* its old lane is about to hand it over: take it at the next poll */
+			lane_cmd_to(lane, qp, ROCE_LANE_CMD_JOIN);
+			continue;
+		}
+		if (roce_qp_lane(qp) != lane || qp->released)
+			continue; /* moved on since */
 		switch ((enum roce_lane_cmd_type)(c[i] >> CMD_SHIFT)) {
 		case ROCE_LANE_CMD_JOIN:
+			qp->joining = false;
 			if (qp->state >= ROCE_QPS_RTR && !qp->polled) {
 				link_here(lane, qp);
 				lane->cnt[ROCE_LNC_qp_joined]++;
