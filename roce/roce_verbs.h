@@ -330,7 +330,9 @@ int roce_destroy_cq(struct roce_cq *cq);
 /**
  * Take up to @p n completions. A CQ in error (it overflowed, ROCE_EVENT_CQ_ERR) still gives
  * back the completions it holds, then 0: it takes no new ones.
- * @return how many (0..n), or -EINVAL.
+ * Threading: the lcore of the CQ's lane (the lane of the QPs that use it); another lcore of a
+ * multi-lane device gets -EXDEV (counted; a panic in debug builds).
+ * @return how many (0..n), -EINVAL or -EXDEV.
  */
 int roce_poll_cq(struct roce_cq *cq, int n, struct roce_wc *wc);
 /**
@@ -341,7 +343,7 @@ int roce_poll_cq(struct roce_cq *cq, int n, struct roce_wc *wc);
  * destroy QPs; it must not destroy this CQ or call roce_cq_process() on it again.
  * Threading: the lcore that owns the CQ (as roce_poll_cq()).
  * @return completions dispatched (0..budget); -EINVAL (NULL CQ, budget < 1); -EBUSY (called
- * from one of this CQ's own callbacks).
+ * from one of this CQ's own callbacks); -EXDEV (another lane's lcore).
  */
 int roce_cq_process(struct roce_cq *cq, int budget);
 /** @return true once the CQ overflowed: it is in error (IBA 10.10.2.3, CQ Error). */
