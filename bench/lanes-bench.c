@@ -39,6 +39,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "roce_int.h" /* lane counters, for LANES_BENCH_DEBUG */
 #include "roce_verbs.h"
 #include "stk_stack.h"
 
@@ -67,6 +68,7 @@ struct pair {
 	uint32_t size;
 	uint32_t base; /* its half of the buffers: the pairs never touch each other's lines */
 	uint64_t done; /* completions in the window */
+	uint64_t left; /* completions still missing when the cell gave up */
 	uint64_t posted;
 	bool ok;
 };
@@ -84,6 +86,7 @@ static struct {
 	struct side sp[2][2]; /* split devices: [pair][A/B] */
 	struct pair pr[2];
 	volatile int go, stop;
+	unsigned finished; /* lanes whose pair is done (each keeps polling for the other) */
 	uint64_t t0, t1;
 } g = {.seconds = 2.0, .depth = 128};
 
@@ -228,7 +231,8 @@ static void qp_connect(struct roce_qp *q[2], const char *ipa, const char *ipb)
 		memset(&a, 0, sizeof(a));
 		a.qp_state = ROCE_QPS_RTS;
 		a.sq_psn = 100;
-		a.timeout = 14;
+		a.timeout =
+			18; /* 1.07 s: busy-polling lcores on an oversubscribed machine (CI runs tests side by side) are descheduled for tens of ms */
 		a.retry_cnt = 7;
 		a.rnr_retry = 7;
 		a.max_rd_atomic = 4;
@@ -294,8 +298,12 @@ static int run_lane(void *arg)
 			uint64_t now;
 
 			inflight--;
-			if (wc[i].status != ROCE_WC_SUCCESS)
+			if (wc[i].status != ROCE_WC_SUCCESS) {
+				if (p->ok && getenv("LANES_BENCH_DEBUG"))
+					fprintf(stderr, "lane %d: %s\n", l,
+						roce_wc_status_str(wc[i].status));
 				p->ok = false;
+			}
 			now = rte_get_tsc_cycles();
 			if (now >= g.t0 && now < g.t1)
 				p->done++;
@@ -303,9 +311,15 @@ static int run_lane(void *arg)
 		if (g.stop && rte_get_tsc_cycles() > g.t1 + 5 * rte_get_tsc_hz())
 			break; /* a lost completion: reported as FAIL */
 	}
+	p->left = inflight;
 	if (inflight)
 		p->ok = false;
-	/* let the last ACKs and frames settle on this lcore */
+	/* this lane also runs the other pair's peer QP or hands its frames over (shared,
+	 * crossed): keep polling until both lanes are done, then let the last frames settle */
+	__atomic_fetch_add(&g.finished, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&g.finished, __ATOMIC_ACQUIRE) < 2 &&
+	       rte_get_tsc_cycles() < g.t1 + 6 * rte_get_tsc_hz())
+		stk_lcore_poll(lc);
 	for (int i = 0; i < 2000; i++)
 		stk_lcore_poll(lc);
 	return 0;
@@ -314,6 +328,7 @@ static int run_lane(void *arg)
 struct cell {
 	double mps[2], gbps[2];
 	bool ok;
+	const char *why; /* a FAIL's reason */
 };
 
 static void stop_lcore_ctx(void)
@@ -396,6 +411,7 @@ static void run_cell(enum place pl, uint32_t size, struct cell *c)
 			p->a->buf[p->base + i] = (uint8_t)(i * 7 + (uint32_t)l * 13 + 1);
 	}
 	g.go = g.stop = 0;
+	g.finished = 0;
 	g.t0 = rte_get_tsc_cycles() + hz / 5; /* a warm-up, then the window */
 	g.t1 = g.t0 + (uint64_t)(g.seconds * (double)hz);
 	if (rte_eal_remote_launch(run_lane, (void *)(uintptr_t)1, g.lcore[1]) != 0)
@@ -408,7 +424,28 @@ static void run_cell(enum place pl, uint32_t size, struct cell *c)
 			fprintf(stderr, "lane %d: posted %lu done %lu ok %d state %d/%d\n", l,
 				(unsigned long)g.pr[l].posted, (unsigned long)g.pr[l].done,
 				g.pr[l].ok, roce_qp_state(g.pr[l].qa), roce_qp_state(g.pr[l].qb));
+	if (getenv("LANES_BENCH_DEBUG"))
+		for (int k = 0; k < 2; k++) {
+			struct roce_dev_counts n;
+			struct roce_qp_stats qs;
+
+			roce_dev_counts(g.pr[0].a->dev, &n);
+			roce_qp_query_stats(k ? g.pr[1].qa : g.pr[0].qa, &qs);
+			fprintf(stderr,
+				"dev A handoff %lu full %lu/%lu; qp A%d retransmits %lu timeouts %lu "
+				"nak_seq_rx %lu\n",
+				(unsigned long)n.rx_handoff,
+				(unsigned long)g.pr[0]
+					.a->dev->lane[0]
+					.drops[ROCE_RX_DROP_HANDOFF_FULL],
+				(unsigned long)g.pr[0]
+					.a->dev->lane[1]
+					.drops[ROCE_RX_DROP_HANDOFF_FULL],
+				k, (unsigned long)qs.retransmits, (unsigned long)qs.timeouts,
+				(unsigned long)qs.nak_seq_rx);
+		}
 	c->ok = true;
+	c->why = NULL;
 	for (int l = 0; l < 2; l++) {
 		struct pair *p = &g.pr[l];
 		uint32_t span = size < SLOT ? SLOT : size;
@@ -416,8 +453,14 @@ static void run_cell(enum place pl, uint32_t size, struct cell *c)
 		c->mps[l] = (double)p->done / g.seconds / 1e6;
 		c->gbps[l] = (double)p->done * size * 8 / g.seconds / 1e9;
 		/* every WRITE went to the same offsets in B's buffer as in A's */
-		if (!p->ok || memcmp(p->a->buf + p->base, p->b->buf + p->base, span) != 0 ||
-		    p->done == 0)
+		if (!p->ok)
+			c->why = p->left ? "completions missing after 5 s" : "a WR failed";
+		else if (p->done == 0)
+			c->why = "no completion in the window";
+		else if (memcmp(p->a->buf + p->base, p->b->buf + p->base, span) != 0)
+			c->why = "data differ";
+		if (!p->ok || p->done == 0 ||
+		    memcmp(p->a->buf + p->base, p->b->buf + p->base, span) != 0)
 			c->ok = false;
 	}
 	for (int l = 0; l < 2; l++) {
@@ -513,7 +556,8 @@ int main(int argc, char **argv)
 			base = rate ? cells[z][0].mps[0] + cells[z][0].mps[1]
 				    : cells[z][0].gbps[0] + cells[z][0].gbps[1];
 			if (!c->ok) {
-				printf("%-8u %-8s %12s\n", sizes[z], place_name[pl], "FAIL");
+				printf("%-8u %-8s %12s (%s)\n", sizes[z], place_name[pl], "FAIL",
+				       c->why ? c->why : "?");
 				continue;
 			}
 			printf("%-8u %-8s %9.3f %s %9.3f %s %9.3f %s %8.2f\n", sizes[z],

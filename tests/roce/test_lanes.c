@@ -173,7 +173,8 @@ static void qp_up(int j, bool placed)
 		memset(&a, 0, sizeof(a));
 		a.qp_state = ROCE_QPS_RTS;
 		a.sq_psn = 1000u * (unsigned)j + 7u * (unsigned)!k;
-		a.timeout = 14;
+		a.timeout =
+			18; /* 1.07 s: busy-polling lcores on an oversubscribed machine (CI runs tests side by side) are descheduled for tens of ms */
 		a.retry_cnt = 7;
 		a.rnr_retry = 7;
 		a.max_rd_atomic = 4;
@@ -438,7 +439,7 @@ static void cm_round_robin(void **st)
 {
 	static const struct roce_cm_conn_param prm = {.cm_response_timeout = 16,
 						      .max_cm_retries = 4,
-						      .local_ack_timeout = 14,
+						      .local_ack_timeout = 18,
 						      .retry_count = 7,
 						      .rnr_retry_count = 7};
 	struct roce_cm *cm[2];
