@@ -390,8 +390,10 @@ static void read_response(struct roce_qp *qp, struct rte_mbuf *m, const struct r
 	progress(qp, now);
 }
 
-static void atomic_ack(struct roce_qp *qp, const struct roce_pkt *rp, uint64_t now)
+static void atomic_ack(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pkt *rp,
+		       uint64_t now)
 {
+	(void)m; /* the value is in the AtomicAckETH */
 	const struct roce_atomicacketh *a = roce_pkt_ext(rp, ROCE_EXT_ATOMICACKETH);
 	struct roce_swqe *e;
 	uint64_t orig;
@@ -505,19 +507,6 @@ static enum roce_comp_outcome classify(const struct roce_qp *qp, const struct ro
 	}
 }
 
-static void on_read_response(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pkt *rp,
-			     uint64_t now)
-{
-	read_response(qp, m, rp, now);
-}
-
-static void on_atomic_ack(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pkt *rp,
-			  uint64_t now)
-{
-	(void)m;
-	atomic_ack(qp, rp, now);
-}
-
 static void on_ack(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pkt *rp, uint64_t now)
 {
 	(void)m;
@@ -569,8 +558,8 @@ static const struct {
 } outcome_tab[ROCE_COMP_NUM] = {
 	[ROCE_COMP_IGNORED] = {NULL, ROCE_QPC_NUM, ROCE_WC_SUCCESS},
 	[ROCE_COMP_GHOST] = {NULL, ROCE_QPC_ghost_acks, ROCE_WC_SUCCESS},
-	[ROCE_COMP_READ_RESPONSE] = {on_read_response, ROCE_QPC_NUM, ROCE_WC_SUCCESS},
-	[ROCE_COMP_ATOMIC_ACK] = {on_atomic_ack, ROCE_QPC_NUM, ROCE_WC_SUCCESS},
+	[ROCE_COMP_READ_RESPONSE] = {read_response, ROCE_QPC_NUM, ROCE_WC_SUCCESS},
+	[ROCE_COMP_ATOMIC_ACK] = {atomic_ack, ROCE_QPC_NUM, ROCE_WC_SUCCESS},
 	[ROCE_COMP_STALE_NAK] = {NULL, ROCE_QPC_NUM, ROCE_WC_SUCCESS},
 	[ROCE_COMP_ACK] = {on_ack, ROCE_QPC_acks_rx, ROCE_WC_SUCCESS},
 	[ROCE_COMP_RNR_NAK] = {on_rnr_nak, ROCE_QPC_NUM, ROCE_WC_SUCCESS}, /* counts itself */

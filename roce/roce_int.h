@@ -488,6 +488,17 @@ static inline struct roce_lane *roce_lane_of(struct roce_dev *dev, unsigned lcor
 	return i == ROCE_LANE_NONE ? NULL : &dev->lane[i];
 }
 
+/** @return the QP numbered @p qpn, or NULL (other lanes look QPs up as frames arrive: the
+ * table's entries are published and cleared atomically, roce_qp.c). */
+static inline struct roce_qp *roce_qp_by_num(struct roce_dev *dev, uint32_t qpn)
+{
+	if (qpn == ROCE_GSI_QPN)
+		return __atomic_load_n(&dev->gsi, __ATOMIC_ACQUIRE);
+	if (qpn < ROCE_FIRST_QPN || qpn >= ROCE_FIRST_QPN + ROCE_MAX_QP)
+		return NULL;
+	return __atomic_load_n(&dev->qps[qpn - ROCE_FIRST_QPN], __ATOMIC_ACQUIRE);
+}
+
 /** @return the lane that runs @p qp now (another lane may read it while it moves). */
 static inline struct roce_lane *roce_qp_lane(const struct roce_qp *qp)
 {
@@ -513,7 +524,12 @@ struct roce_lane *roce_lane_enter(struct roce_dev *dev, unsigned lcore);
  * lcore, and on any thread while no lcore runs the lane yet (set-up). Another lcore is
  * refused: counted in wrong_lcore, and a panic in debug builds (ROCE_DEBUG).
  */
-bool roce_lane_mine(struct roce_lane *lane);
+bool roce_lane_mine_check(struct roce_lane *lane);
+static inline bool roce_lane_mine(struct roce_lane *lane)
+{
+	/* a one-lane device (every device before issue 12 item 7): no call out, no TLS read */
+	return likely(lane->dev->nlanes == 1) || roce_lane_mine_check(lane);
+}
 /** Debug builds: roce_lane_mine() panics on a refusal (a test of the refusal turns it off). */
 extern bool roce_wrong_lcore_panics;
 

@@ -69,7 +69,7 @@ bool roce_dev_others_run(struct roce_dev *dev)
 	return false;
 }
 
-bool roce_lane_mine(struct roce_lane *lane)
+bool roce_lane_mine_check(struct roce_lane *lane)
 {
 	if (likely(roce_lane_here(lane)))
 		return true;
@@ -344,15 +344,6 @@ int roce_lane_cmd(struct roce_qp *qp, enum roce_lane_cmd_type t)
 	return lane_cmd_to(roce_qp_lane(qp), qp, t);
 }
 
-static struct roce_qp *qp_by_num(struct roce_dev *dev, uint32_t qpn)
-{
-	if (qpn == ROCE_GSI_QPN)
-		return dev->gsi;
-	if (qpn < ROCE_FIRST_QPN || qpn >= ROCE_FIRST_QPN + ROCE_MAX_QP)
-		return NULL;
-	return dev->qps[qpn - ROCE_FIRST_QPN];
-}
-
 /* RELEASE: this lane stops running @qp so another lcore may destroy it. */
 static void release(struct roce_lane *lane, struct roce_qp *qp)
 {
@@ -371,7 +362,7 @@ void roce_lane_run_cmds(struct roce_lane *lane)
 	unsigned n = rte_ring_sc_dequeue_burst_elem(lane->cmd, c, sizeof(c[0]), RTE_DIM(c), NULL);
 
 	for (unsigned i = 0; i < n; i++) {
-		struct roce_qp *qp = qp_by_num(lane->dev, c[i] & CMD_QPN_MASK);
+		struct roce_qp *qp = roce_qp_by_num(lane->dev, c[i] & CMD_QPN_MASK);
 		struct roce_qp_attr a = {.qp_state = ROCE_QPS_ERR};
 
 		if (!qp || qp->gen != (uint16_t)(c[i] >> CMD_GEN_SHIFT))

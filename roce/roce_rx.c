@@ -30,15 +30,6 @@ static void rx_qp(struct roce_lane *lane, struct stk_lcore *lc, struct rte_mbuf 
 static void rx_frame(struct roce_lane *lane, struct stk_lcore *lc, struct rte_mbuf *m,
 		     const struct stk_pkt *p);
 
-static struct roce_qp *find_qp(struct roce_dev *dev, uint32_t qpn)
-{
-	if (qpn == ROCE_GSI_QPN)
-		return __atomic_load_n(&dev->gsi, __ATOMIC_ACQUIRE);
-	if (qpn < ROCE_FIRST_QPN || qpn >= ROCE_FIRST_QPN + ROCE_MAX_QP)
-		return NULL;
-	return __atomic_load_n(&dev->qps[qpn - ROCE_FIRST_QPN], __ATOMIC_ACQUIRE);
-}
-
 /* Hand @m to lane @to (with its parse results when @rp is set). Takes @m. */
 static void handoff(struct roce_lane *from, struct roce_lane *to, struct rte_mbuf *m,
 		    const struct stk_pkt *p, const struct roce_pkt *rp)
@@ -75,7 +66,7 @@ void roce_rx_handed(struct roce_lane *lane, struct stk_lcore *lc, struct roce_ha
 		return;
 	}
 	/* looked up again by number: the QP may have been destroyed or moved meanwhile */
-	qp = find_qp(lane->dev, h->rp.dqpn);
+	qp = roce_qp_by_num(lane->dev, h->rp.dqpn);
 	if (!qp) {
 		lane->drops[ROCE_RX_DROP_NO_QP]++;
 		rte_pktmbuf_free(h->m);
@@ -183,7 +174,7 @@ static void rx_frame(struct roce_lane *lane, struct stk_lcore *lc, struct rte_mb
 		lane->drops[ROCE_RX_DROP_ICRC]++;
 		goto drop;
 	}
-	qp = find_qp(lane->dev, rp.dqpn);
+	qp = roce_qp_by_num(lane->dev, rp.dqpn);
 	if (!qp) {
 		lane->drops[ROCE_RX_DROP_NO_QP]++;
 		goto drop;
@@ -202,27 +193,26 @@ drop:
 /* A decoded frame for @qp, on the lane that runs it: checks against the QP, then the responder
  * (requests) or the completer (responses). Takes @m. */
 static void rx_qp(struct roce_lane *lane, struct stk_lcore *lc, struct rte_mbuf *m,
-		  const struct stk_pkt *p, const struct roce_pkt *rpp, struct roce_qp *qp)
+		  const struct stk_pkt *p, const struct roce_pkt *rp, struct roce_qp *qp)
 {
 	struct roce_dev *dev = lane->dev;
-	struct roce_pkt rp = *rpp;
 
 	/* a safe point between frames: a QP whose CQ went to error fails before it takes more */
 	roce_lane_fail_pending(lane);
 	if (unlikely(qp->released))
 		goto drop; /* being destroyed from another lcore */
-	if (!from_peer(qp, p, &rp, lane))
+	if (!from_peer(qp, p, rp, lane))
 		goto drop; /* before a CNP, a CE mark or a PSN can act on the QP */
-	if (rp.opcode == ROCE_OP_CNP) {
+	if (rp->opcode == ROCE_OP_CNP) {
 		/* DCQCN reaction point: a notification point saw our packets marked */
 		qp->cnt[ROCE_QPC_cnp_rx]++;
 		if (qp->cc)
 			roce_dcqcn_rp_cnp(&qp->rp, rte_get_tsc_cycles());
 		goto drop;
 	}
-	if ((qp->type == ROCE_QPT_RC && !(rp.op->flags & ROCE_OPF_RC)) ||
-	    (qp->type == ROCE_QPT_UC && !(rp.op->flags & ROCE_OPF_UC)) ||
-	    (qp->type == ROCE_QPT_UD && !(rp.op->flags & ROCE_OPF_UD))) {
+	if ((qp->type == ROCE_QPT_RC && !(rp->op->flags & ROCE_OPF_RC)) ||
+	    (qp->type == ROCE_QPT_UC && !(rp->op->flags & ROCE_OPF_UC)) ||
+	    (qp->type == ROCE_QPT_UD && !(rp->op->flags & ROCE_OPF_UD))) {
 		lane->drops[ROCE_RX_DROP_QP_TYPE]++;
 		goto drop;
 	}
@@ -234,12 +224,12 @@ static void rx_qp(struct roce_lane *lane, struct stk_lcore *lc, struct rte_mbuf 
 	qp->cnt[ROCE_QPC_rx_pkts]++;
 	roce_qp_ran_on(qp, lc->lcore_id);
 	if ((p->tos & 3) == 3 && dev->cc_on && qp->type != ROCE_QPT_UD &&
-	    (rp.op->flags & ROCE_OPF_REQ))
+	    (rp->op->flags & ROCE_OPF_REQ))
 		send_cnp(dev, qp, lc);
-	if (rp.op->flags & ROCE_OPF_REQ)
-		roce_responder_rx(qp, lc, m, &rp);
+	if (rp->op->flags & ROCE_OPF_REQ)
+		roce_responder_rx(qp, lc, m, rp);
 	else
-		roce_completer_rx(qp, lc, m, &rp);
+		roce_completer_rx(qp, lc, m, rp);
 	return;
 drop:
 	rte_pktmbuf_free(m);
