@@ -47,7 +47,7 @@ static enum roce_wc_opcode wc_opcode(enum roce_wr_opcode op)
 
 static void complete_head(struct roce_qp *qp)
 {
-	const struct roce_swqe *e = roce_sq_at(&qp->sq, qp->sq.tail);
+	struct roce_swqe *e = roce_sq_at(&qp->sq, qp->sq.tail);
 
 	if (e->signaled) {
 		struct roce_wc wc;
@@ -57,8 +57,14 @@ static void complete_head(struct roce_qp *qp)
 		wc.status = ROCE_WC_SUCCESS;
 		wc.opcode = wc_opcode(e->wr.opcode);
 		wc.byte_len = e->length;
+		if (e->wr.opcode == ROCE_WR_RDMA_READ && (e->wr.send_flags & ROCE_SEND_MBUF)) {
+			/* a READ into mbufs: the chain goes to the consumer with the completion */
+			wc.mbuf = e->wr.mbuf;
+			e->wr.mbuf = NULL;
+		}
 		roce_qp_complete(qp, qp->init.send_cq, &wc);
 	}
+	roce_swqe_release(e); /* a SEND/WRITE's payload chain: the QP's reference */
 	if (is_rd_atomic(e))
 		roce_requester_rd_done(qp);
 	qp->comp.psn = roce_psn_add(e->first_psn, e->npsn);
@@ -336,7 +342,32 @@ static bool early_ok(const struct roce_qp *qp, uint64_t cfg)
 	return qp->comp.read_off > 0 && qp->comp.read_gap != qp->comp.psn + 1;
 }
 
-static void read_response(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pkt *rp,
+/*
+ * A READ into mbufs (ROCE_SEND_MBUF): keep the response's payload as its frame's own buffer at
+ * the end of the WQE's chain. Without an mbuf to clone a shared frame into, the response is
+ * dropped unplaced, as if lost: the next one shows the gap and the READ is re-issued for the
+ * rest (counted, rx_mbuf_nomem). A chain that would pass rte_mbuf's segment limit fails the
+ * WR with LOC_LEN_ERR. @return true when kept.
+ */
+static bool keep_payload(struct roce_qp *qp, struct roce_swqe *e, struct rte_mbuf **mp,
+			 const struct roce_pkt *rp)
+{
+	struct rte_mbuf *p = roce_mbuf_payload(*mp, rp->payload_off, rp->payload_len, (*mp)->pool);
+
+	*mp = NULL;
+	if (!p) {
+		qp->cnt[ROCE_QPC_rx_mbuf_nomem]++;
+		return false;
+	}
+	if (!roce_mbuf_append(&e->wr.mbuf, &e->mtail, p)) {
+		rte_pktmbuf_free(p);
+		roce_qp_fatal(qp, ROCE_WC_LOC_LEN_ERR);
+		return false;
+	}
+	return true;
+}
+
+static void read_response(struct roce_qp *qp, struct rte_mbuf **mp, const struct roce_pkt *rp,
 			  uint64_t now)
 {
 	struct roce_swqe *e;
@@ -372,16 +403,21 @@ static void read_response(struct roce_qp *qp, struct rte_mbuf *m, const struct r
 		roce_qp_fatal(qp, ROCE_WC_BAD_RESP_ERR);
 		return;
 	}
-	if (!roce_sge_writable(qp, e->sge, (uint32_t)e->wr.num_sge, qp->comp.read_off,
-			       rp->payload_len)) {
+	if (e->wr.send_flags & ROCE_SEND_MBUF) {
+		/* a READ into mbufs: the frame's buffer joins the response chain */
+		if (rp->payload_len && !keep_payload(qp, e, mp, rp))
+			return;
+	} else if (!roce_sge_writable(qp, e->sge, (uint32_t)e->wr.num_sge, qp->comp.read_off,
+				      rp->payload_len)) {
 		/* the READ's local region was deregistered or invalidated since the post: not a
 		 * byte of it is written (issue 11 item 1); as rxe's completer, LOC_PROT_ERR */
 		qp->cnt[ROCE_QPC_local_mr_gone]++;
 		roce_qp_fatal(qp, ROCE_WC_LOC_PROT_ERR);
 		return;
+	} else {
+		roce_sge_scatter(e->sge, (uint32_t)e->wr.num_sge, *mp, rp->payload_off,
+				 rp->payload_len, qp->comp.read_off);
 	}
-	roce_sge_scatter(e->sge, (uint32_t)e->wr.num_sge, m, rp->payload_off, rp->payload_len,
-			 qp->comp.read_off);
 	qp->comp.read_off += rp->payload_len;
 	qp->comp.psn = roce_psn_add(qp->comp.psn, 1);
 	cwnd_acked(qp, 1);
@@ -390,7 +426,7 @@ static void read_response(struct roce_qp *qp, struct rte_mbuf *m, const struct r
 	progress(qp, now);
 }
 
-static void atomic_ack(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pkt *rp,
+static void atomic_ack(struct roce_qp *qp, struct rte_mbuf **m, const struct roce_pkt *rp,
 		       uint64_t now)
 {
 	(void)m; /* the value is in the AtomicAckETH */
@@ -507,7 +543,7 @@ static enum roce_comp_outcome classify(const struct roce_qp *qp, const struct ro
 	}
 }
 
-static void on_ack(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pkt *rp, uint64_t now)
+static void on_ack(struct roce_qp *qp, struct rte_mbuf **m, const struct roce_pkt *rp, uint64_t now)
 {
 	(void)m;
 	/* an ACK beyond an unfinished READ may just have overtaken its responses; if they were
@@ -516,7 +552,7 @@ static void on_ack(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pkt
 		progress(qp, now);
 }
 
-static void on_rnr_nak(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pkt *rp,
+static void on_rnr_nak(struct roce_qp *qp, struct rte_mbuf **m, const struct roce_pkt *rp,
 		       uint64_t now)
 {
 	(void)m;
@@ -535,7 +571,7 @@ static void on_rnr_nak(struct roce_qp *qp, struct rte_mbuf *m, const struct roce
 	qp->comp.deadline = 0;
 }
 
-static void on_nak_seq(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pkt *rp,
+static void on_nak_seq(struct roce_qp *qp, struct rte_mbuf **m, const struct roce_pkt *rp,
 		       uint64_t now)
 {
 	(void)m;
@@ -552,7 +588,8 @@ static void on_nak_seq(struct roce_qp *qp, struct rte_mbuf *m, const struct roce
  * acknowledged first).
  */
 static const struct {
-	void (*fn)(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pkt *rp, uint64_t now);
+	void (*fn)(struct roce_qp *qp, struct rte_mbuf **m, const struct roce_pkt *rp,
+		   uint64_t now);
 	enum roce_qp_counter counter;
 	enum roce_wc_status fatal; /**< ROCE_WC_SUCCESS: not fatal */
 } outcome_tab[ROCE_COMP_NUM] = {
@@ -583,7 +620,7 @@ void roce_completer_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf
 		ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK));
 		roce_qp_fatal(qp, outcome_tab[o].fatal);
 	} else if (outcome_tab[o].fn) {
-		outcome_tab[o].fn(qp, m, rp, rte_get_tsc_cycles());
+		outcome_tab[o].fn(qp, &m, rp, rte_get_tsc_cycles()); /* may take m */
 	}
 	rte_pktmbuf_free(m);
 }

@@ -79,6 +79,9 @@ int roce_destroy_cq(struct roce_cq *cq)
 	if (cq->users)
 		return -EBUSY;
 	roce_event_purge(cq->dev, cq);
+	/* completions never polled: the mbuf chains they carry are freed with them */
+	for (; cq->tail != cq->head; cq->tail++)
+		rte_pktmbuf_free(cq->ring[cq->tail & cq->mask].mbuf);
 	cq->dev->n.cqs--;
 	rte_free(cq->ring);
 	rte_free(cq);
@@ -112,11 +115,13 @@ int roce_cq_push(struct roce_cq *cq, const struct roce_wc *wc)
 {
 	if (unlikely(cq->error)) {
 		cq_lane(cq)->cnt[ROCE_LNC_cqe_lost]++;
+		rte_pktmbuf_free(wc->mbuf); /* a lost completion's chain: nobody will take it */
 		return -EIO;
 	}
 	if (unlikely(cq->head - cq->tail >= cq->cqe)) {
 		cq->error = true;
 		cq_lane(cq)->cnt[ROCE_LNC_cqe_lost]++;
+		rte_pktmbuf_free(wc->mbuf);
 		roce_event_raise(cq->dev, ROCE_EVENT_CQ_ERR, cq);
 		cq_fail_qps(cq);
 		return -ENOSPC;
@@ -168,10 +173,12 @@ int roce_cq_process(struct roce_cq *cq, int budget)
 
 		cq->tail++;
 		k++;
-		if (likely(wc.wr_cqe && wc.wr_cqe->done))
+		if (likely(wc.wr_cqe && wc.wr_cqe->done)) {
 			wc.wr_cqe->done(cq, &wc);
-		else
+		} else {
 			cq_lane(cq)->cnt[ROCE_LNC_wc_no_done]++;
+			rte_pktmbuf_free(wc.mbuf); /* nobody to hand the chain to */
+		}
 	}
 	cq->in_process = false;
 	return k;

@@ -17,9 +17,10 @@ void roce_qp_fatal(struct roce_qp *qp, enum roce_wc_status status)
 	struct roce_qp_attr a = {.qp_state = ROCE_QPS_ERR};
 
 	if (qp->sq.tail != qp->sq.head) {
-		const struct roce_swqe *e = roce_sq_at(&qp->sq, qp->sq.tail);
+		struct roce_swqe *e = roce_sq_at(&qp->sq, qp->sq.tail);
 		struct roce_wc wc = {.wr_id = e->wr.wr_id, .status = status};
 
+		roce_swqe_release(e);
 		roce_qp_complete(qp, qp->init.send_cq, &wc);
 		qp->sq.tail++;
 	}

@@ -82,6 +82,30 @@ int roce_qp_xmit_to(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t,
 		    const void *payload, uint32_t len, struct roce_mr *zc,
 		    const struct roce_path *path);
 
+/**
+ * roce_qp_xmit_to() of [@p off, @p off + @p len) of send WQE @p e's mbuf chain
+ * (ROCE_SEND_MBUF): the frame points into the chain's segments (roce_tx_build_mbuf()).
+ */
+int roce_qp_xmit_mbuf(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t,
+		      struct roce_swqe *e, uint32_t off, uint32_t len,
+		      const struct roce_path *path);
+
+/**
+ * Keep a received frame's payload, [@p off, @p off + @p len), as an mbuf chain: the frame's
+ * own segments, the headers' cut off the front and pad and ICRC off the back, nothing copied
+ * (a frame whose segments are shared is cloned first, from @p mp). Takes @p m in every case.
+ * @return the chain, or NULL (no mbuf for the clone; @p len 0).
+ */
+struct rte_mbuf *roce_mbuf_payload(struct rte_mbuf *m, uint32_t off, uint32_t len,
+				   struct rte_mempool *mp);
+
+/**
+ * Append chain @p piece to the chain at *@p head (NULL: it becomes the chain), whose last
+ * segment is *@p tail. @return false, nothing changed, when the chain would have more than
+ * RTE_MBUF_MAX_NB_SEGS segments.
+ */
+bool roce_mbuf_append(struct rte_mbuf **head, struct rte_mbuf **tail, struct rte_mbuf *piece);
+
 /** Move @p qp to ERR after a fatal error: complete the WQE at the head with @p status, flush
  * the rest (IBA 10.3.1.7). */
 void roce_qp_fatal(struct roce_qp *qp, enum roce_wc_status status);

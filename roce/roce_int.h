@@ -153,6 +153,13 @@ struct roce_swqe {
 	uint32_t npsn;	      /**< PSNs it consumes (READ: one per response packet) */
 	bool local_done;      /**< local operation: executed (once, not again after go-back-N) */
 	uint8_t local_status; /**< its outcome: ROCE_WC_SUCCESS or the error to complete with */
+	/* ROCE_SEND_MBUF (the chain is wr.mbuf, the QP's until the WQE leaves the queue,
+	 * roce_swqe_release()): a SEND/WRITE's segment the next frame starts looking from, and
+	 * the chain offset it begins at (frames go forward; a rewind looks from the head again);
+	 * a READ's last segment of the response chain, for appending */
+	struct rte_mbuf *walk;
+	uint32_t walk_off;
+	struct rte_mbuf *mtail;
 	uint8_t inline_data[ROCE_MAX_INLINE];
 };
 
@@ -162,7 +169,10 @@ struct roce_rwqe {
 		struct roce_cqe *wr_cqe;
 	};
 	uint32_t num_sge;
-	uint32_t length;
+	uint32_t length; /**< bytes it takes (ROCE_RECV_MBUF: max_len) */
+	uint32_t flags;	 /**< enum roce_recv_flags */
+	/* ROCE_RECV_MBUF: the message so far, frames' buffers chained (roce_rwqe_release()) */
+	struct rte_mbuf *chain, *ctail;
 	struct roce_sge sge[ROCE_MAX_SGE];
 };
 
@@ -265,7 +275,8 @@ struct roce_comp {
 	X(DROP_UC_RESYNC)    /* UC: PSN ahead, not a FIRST/ONLY: the message is lost, dropped */   \
 	X(DROP_DUP_READ_UNKNOWN)  /* duplicate READ at a PSN no READ we received holds */          \
 	X(DROP_DUP_READ_MISMATCH) /* duplicate READ not the rest of that READ from its PSN */      \
-	X(ERR_LOCAL_WQE) /* the receive WQE's region is gone: remote operational error, fatal */
+	X(ERR_LOCAL_WQE) /* the receive WQE's region is gone: remote operational error, fatal */   \
+	X(DROP_NOMEM)	 /* ROCE_RECV_MBUF: no mbuf to keep the payload in: dropped, resent */
 
 #define ROCE_RESP_ENUM_(n) ROCE_RESP_##n,
 enum roce_resp_outcome { ROCE_RESP_OUTCOMES(ROCE_RESP_ENUM_) ROCE_RESP_NUM };
@@ -333,6 +344,7 @@ struct roce_resp {
 	X(replays_rx)	 /* READ responses / atomic ACKs for PSNs already completed */             \
 	X(bad_read_resp) /* READ response out of FIRST/MIDDLE/LAST order or size: BAD_RESP */      \
 	X(local_mr_gone) /* data for a local region deregistered or invalidated since the post */  \
+	X(rx_mbuf_nomem) /* payload for an mbuf chain dropped: no mbuf to clone a shared frame */  \
 	X(cnp_tx)                                                                                  \
 	X(cnp_rx)                                                                                  \
 	X(lcore_moves) /* times its engines ran on another lcore than the time before (1: one) */
@@ -401,6 +413,25 @@ static inline struct roce_swqe *roce_sq_at(const struct roce_wq *q, uint64_t i)
 static inline struct roce_rwqe *roce_rq_at(const struct roce_wq *q, uint64_t i)
 {
 	return &((struct roce_rwqe *)q->e)[i & q->mask];
+}
+
+/** A send WQE leaves its queue (completed, flushed, dropped): free its ROCE_SEND_MBUF chain
+ * (the payload the QP took at post, or a READ's responses not handed over). */
+static inline void roce_swqe_release(struct roce_swqe *e)
+{
+	if (unlikely(e->wr.send_flags & ROCE_SEND_MBUF) && e->wr.mbuf) {
+		rte_pktmbuf_free(e->wr.mbuf);
+		e->wr.mbuf = NULL;
+	}
+}
+
+/** A receive WQE leaves (completed with an error, flushed, reset): free the chain it holds. */
+static inline void roce_rwqe_release(struct roce_rwqe *w)
+{
+	if (unlikely(w->chain != NULL)) {
+		rte_pktmbuf_free(w->chain);
+		w->chain = w->ctail = NULL;
+	}
 }
 
 /** @return true for a valid combination of enum roce_access bits. */

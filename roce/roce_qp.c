@@ -75,14 +75,24 @@ int roce_rwqe_fill(struct roce_dev *dev, const struct roce_pd *pd, uint32_t max_
 {
 	uint32_t total;
 
-	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > max_sge || (wr->num_sge && !wr->sg_list))
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > max_sge || (wr->num_sge && !wr->sg_list) ||
+	    (wr->flags & ~(uint32_t)ROCE_RECV_MBUF))
 		return -EINVAL;
-	/* receive buffers are written by the transport: local write access */
-	if (check_sges(dev, pd, wr->sg_list, wr->num_sge, ROCE_ACCESS_LOCAL_WRITE, &total) != 0)
+	if (wr->flags & ROCE_RECV_MBUF) {
+		/* the payload arrives as the frames' mbufs: no SGE, a length limit */
+		if (wr->num_sge != 0 || wr->max_len > ROCE_MAX_MSG)
+			return -EINVAL;
+		total = wr->max_len;
+	} else if (check_sges(dev, pd, wr->sg_list, wr->num_sge, ROCE_ACCESS_LOCAL_WRITE, &total) !=
+		   0) {
+		/* receive buffers are written by the transport: local write access */
 		return -EINVAL;
+	}
 	e->wr_id = wr->wr_id;
 	e->num_sge = (uint32_t)wr->num_sge;
 	e->length = total;
+	e->flags = wr->flags;
+	e->chain = e->ctail = NULL;
 	if (wr->num_sge)
 		memcpy(e->sge, wr->sg_list, (size_t)wr->num_sge * sizeof(e->sge[0]));
 	return 0;
@@ -245,6 +255,8 @@ static bool grace_over(struct roce_dev *dev, struct roce_qp *qp)
 	return over;
 }
 
+static void drop_queues(struct roce_qp *qp);
+
 int roce_destroy_qp(struct roce_qp *qp)
 {
 	struct roce_dev *dev;
@@ -271,6 +283,7 @@ int roce_destroy_qp(struct roce_qp *qp)
 	}
 	roce_event_purge(dev, qp);
 	unpublish(dev, qp);
+	drop_queues(qp);
 	qp->pd->users--;
 	qp->init.send_cq->users--;
 	if (qp->init.recv_cq)
@@ -469,8 +482,9 @@ static void flush_queues(struct roce_qp *qp)
 	memset(&wc, 0, sizeof(wc));
 	wc.status = ROCE_WC_WR_FLUSH_ERR;
 	while (qp->sq.tail != qp->sq.head) {
-		const struct roce_swqe *e = roce_sq_at(&qp->sq, qp->sq.tail++);
+		struct roce_swqe *e = roce_sq_at(&qp->sq, qp->sq.tail++);
 
+		roce_swqe_release(e);
 		wc.wr_id = e->wr.wr_id;
 		wc.opcode = ROCE_WC_SEND;
 		roce_qp_complete(qp, qp->init.send_cq, &wc);
@@ -478,6 +492,7 @@ static void flush_queues(struct roce_qp *qp)
 	wc.opcode = ROCE_WC_RECV;
 	if (qp->resp.recv_active || qp->resp.rwqe_kept) {
 		qp->resp.recv_active = qp->resp.rwqe_kept = false;
+		roce_rwqe_release(&qp->resp.rwqe);
 		wc.wr_id = qp->resp.rwqe.wr_id;
 		if (qp->init.recv_cq)
 			roce_qp_complete(qp, qp->init.recv_cq, &wc);
@@ -490,6 +505,16 @@ static void flush_queues(struct roce_qp *qp)
 		wc.wr_id = e->wr_id;
 		roce_qp_complete(qp, qp->init.recv_cq, &wc);
 	}
+}
+
+/* RESET or destroy: the WQEs still queued go without completions (IBA 10.3.1: RESET
+ * discards them); the mbuf chains they hold are freed. */
+static void drop_queues(struct roce_qp *qp)
+{
+	for (uint64_t i = qp->sq.tail; i != qp->sq.head; i++)
+		roce_swqe_release(roce_sq_at(&qp->sq, i));
+	roce_rwqe_release(&qp->resp.rwqe);
+	qp->resp.recv_active = qp->resp.rwqe_kept = false;
 }
 
 static void apply(struct roce_qp *qp, const struct roce_qp_attr *a, int mask)
@@ -578,6 +603,7 @@ int roce_modify_qp(struct roce_qp *qp, const struct roce_qp_attr *attr, int mask
 	if (next == ROCE_QPS_ERR && cur != ROCE_QPS_ERR && qp->init.srq)
 		roce_event_raise(qp->pd->dev, ROCE_EVENT_QP_LAST_WQE_REACHED, qp);
 	if (next == ROCE_QPS_RESET) {
+		drop_queues(qp);
 		qp->sq.head = qp->sq.tail = 0;
 		qp->rq.head = qp->rq.tail = 0;
 	}
@@ -619,6 +645,54 @@ static bool opcode_ok(enum roce_qp_type t, enum roce_wr_opcode op)
 	}
 }
 
+/*
+ * A WR with ROCE_SEND_MBUF (issue 12 item 5): a SEND or WRITE kind whose payload is the mbuf
+ * chain it names, or a READ whose response data will be handed over as the frames' mbufs.
+ * The chain is the QP's once the WR is queued (roce_swqe_release() frees it).
+ */
+static int fill_swqe_mbuf(struct roce_qp *qp, const struct roce_send_wr *wr, struct roce_swqe *e)
+{
+	uint32_t len;
+
+	if (wr->num_sge != 0 || (wr->send_flags & ROCE_SEND_INLINE))
+		return -EINVAL;
+	switch (wr->opcode) {
+	case ROCE_WR_RDMA_READ:
+		/* the completion carries the chain: an unsignaled one would lose it */
+		if (wr->mbuf || wr->wr.rdma.length > ROCE_MAX_MSG ||
+		    !(qp->init.sq_sig_all || (wr->send_flags & ROCE_SEND_SIGNALED)))
+			return -EINVAL;
+		len = wr->wr.rdma.length;
+		break;
+	case ROCE_WR_SEND:
+	case ROCE_WR_SEND_WITH_IMM:
+	case ROCE_WR_SEND_WITH_INV:
+	case ROCE_WR_RDMA_WRITE:
+	case ROCE_WR_RDMA_WRITE_WITH_IMM:
+		if (!wr->mbuf || rte_pktmbuf_pkt_len(wr->mbuf) > ROCE_MAX_MSG)
+			return -EINVAL;
+		len = rte_pktmbuf_pkt_len(wr->mbuf);
+		if (qp->type == ROCE_QPT_UD &&
+		    (len > qp->pd->dev->max_path_mtu || !wr->wr.ud.ah ||
+		     wr->wr.ud.ah->pd != qp->pd || wr->wr.ud.remote_qpn > ROCE_QPN_MASK))
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL; /* atomics and local operations carry no payload */
+	}
+	e->wr = *wr;
+	e->wr.next = NULL;
+	e->wr.sg_list = NULL;
+	e->length = len;
+	e->signaled = qp->init.sq_sig_all || (wr->send_flags & ROCE_SEND_SIGNALED);
+	e->local_done = false;
+	e->local_status = ROCE_WC_SUCCESS;
+	e->walk = wr->opcode == ROCE_WR_RDMA_READ ? NULL : wr->mbuf;
+	e->walk_off = 0;
+	e->mtail = NULL;
+	return 0;
+}
+
 static int fill_swqe(struct roce_qp *qp, const struct roce_send_wr *wr, struct roce_swqe *e)
 {
 	struct roce_dev *dev = qp->pd->dev;
@@ -626,11 +700,14 @@ static int fill_swqe(struct roce_qp *qp, const struct roce_send_wr *wr, struct r
 	bool is_inline = (wr->send_flags & ROCE_SEND_INLINE) != 0;
 
 	if (!opcode_ok(qp->type, wr->opcode) ||
-	    (wr->send_flags & ~(uint32_t)(ROCE_SEND_FENCE | ROCE_SEND_SIGNALED |
-					  ROCE_SEND_SOLICITED | ROCE_SEND_INLINE)) ||
+	    (wr->send_flags &
+	     ~(uint32_t)(ROCE_SEND_FENCE | ROCE_SEND_SIGNALED | ROCE_SEND_SOLICITED |
+			 ROCE_SEND_INLINE | ROCE_SEND_MBUF)) ||
 	    wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->sq.max_sge ||
 	    (wr->num_sge && !wr->sg_list))
 		return -EINVAL;
+	if (wr->send_flags & ROCE_SEND_MBUF)
+		return fill_swqe_mbuf(qp, wr, e);
 	switch (wr->opcode) {
 	case ROCE_WR_RDMA_READ:
 		access = ROCE_ACCESS_LOCAL_WRITE; /* the response lands in our buffer */
@@ -733,7 +810,7 @@ int roce_post_send(struct roce_qp *qp, struct roce_send_wr *wr, struct roce_send
  * Queue receive WRs on @q (a QP's receive queue or an SRQ), each checked before it is queued.
  * @return 0 or -errno, with *bad_wr at the first WR not queued.
  */
-static int post_rq(struct roce_wq *q, struct roce_pd *pd, struct roce_recv_wr *wr,
+static int post_rq(struct roce_wq *q, struct roce_pd *pd, bool ud, struct roce_recv_wr *wr,
 		   struct roce_recv_wr **bad_wr)
 {
 	int rc = 0;
@@ -741,6 +818,10 @@ static int post_rq(struct roce_wq *q, struct roce_pd *pd, struct roce_recv_wr *w
 	for (; wr; wr = wr->next) {
 		if (roce_wq_count(q) >= q->max_wr) {
 			rc = -ENOMEM;
+			break;
+		}
+		if (ud && (wr->flags & ROCE_RECV_MBUF)) {
+			rc = -EINVAL; /* a datagram's GRH area needs a buffer: not into mbufs */
 			break;
 		}
 		rc = roce_rwqe_fill(pd->dev, pd, q->max_sge, wr, roce_rq_at(q, q->head));
@@ -762,7 +843,7 @@ int roce_post_recv(struct roce_qp *qp, struct roce_recv_wr *wr, struct roce_recv
 		*bad_wr = wr; /* its receives go to the SRQ; or not yet initialised */
 		return -EINVAL;
 	}
-	rc = post_rq(&qp->rq, qp->pd, wr, bad_wr);
+	rc = post_rq(&qp->rq, qp->pd, qp->type == ROCE_QPT_UD, wr, bad_wr);
 	if (qp->state == ROCE_QPS_ERR)
 		flush_queues(qp);
 	return rc;
@@ -813,7 +894,7 @@ int roce_post_srq_recv(struct roce_srq *srq, struct roce_recv_wr *wr, struct roc
 {
 	if (!srq || !bad_wr)
 		return -EINVAL;
-	return post_rq(&srq->rq, srq->pd, wr, bad_wr);
+	return post_rq(&srq->rq, srq->pd, false, wr, bad_wr);
 }
 
 void *roce_srq_context(const struct roce_srq *srq)

@@ -177,14 +177,18 @@ static void ud_run(struct roce_qp *qp, struct stk_lcore *lc, unsigned budget)
 								 : e->wr.wr.ud.remote_qkey;
 		t.sqpn = qp->qpn;
 		t.imm = rte_be_to_cpu_32(e->wr.imm_data);
-		if (e->length) {
-			pl = payload_at(qp, e, 0, e->length, tmp, &zc);
-			if (!pl) {
-				roce_qp_fatal(qp, ROCE_WC_LOC_PROT_ERR);
-				return;
+		if (e->wr.send_flags & ROCE_SEND_MBUF) {
+			roce_qp_xmit_mbuf(qp, lc, &t, e, 0, e->length, &ah->path);
+		} else {
+			if (e->length) {
+				pl = payload_at(qp, e, 0, e->length, tmp, &zc);
+				if (!pl) {
+					roce_qp_fatal(qp, ROCE_WC_LOC_PROT_ERR);
+					return;
+				}
 			}
+			roce_qp_xmit_to(qp, lc, &t, pl, e->length, zc, &ah->path);
 		}
-		roce_qp_xmit_to(qp, lc, &t, pl, e->length, zc, &ah->path);
 		qp->req.psn = roce_psn_add(qp->req.psn, 1);
 		qp->req.cur++;
 		sent++;
@@ -195,6 +199,7 @@ static void ud_run(struct roce_qp *qp, struct stk_lcore *lc, unsigned budget)
 
 			roce_qp_complete(qp, qp->init.send_cq, &wc);
 		}
+		roce_swqe_release(e);
 		qp->sq.tail++;
 	}
 	qp->req.burst_sent += sent;
@@ -377,16 +382,23 @@ void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 					   (last || ((qp->req.psn + 1) % REQ_ACKREQ_EVERY) == 0 ||
 					    out == qp->comp.cwnd / 2 || out >= qp->comp.cwnd);
 			}
-			if (len) {
-				pl = payload_at(qp, e, qp->req.off, len, tmp, &zc);
-				if (!pl) {
-					/* its region is gone (rxe: LOC_PROT_ERR, QP to ERR);
-					 * the oldest WQE completes with it, the rest flush */
-					roce_qp_fatal(qp, ROCE_WC_LOC_PROT_ERR);
-					return;
+			if (e->wr.send_flags & ROCE_SEND_MBUF) {
+				/* the payload is an mbuf chain: frames point into it */
+				roce_qp_xmit_mbuf(qp, lc, &t, e, qp->req.off, len,
+						  &qp->attr.ah_attr);
+			} else {
+				if (len) {
+					pl = payload_at(qp, e, qp->req.off, len, tmp, &zc);
+					if (!pl) {
+						/* its region is gone (rxe: LOC_PROT_ERR, QP to
+						 * ERR); the oldest WQE completes with it, the
+						 * rest flush */
+						roce_qp_fatal(qp, ROCE_WC_LOC_PROT_ERR);
+						return;
+					}
 				}
+				roce_qp_xmit(qp, lc, &t, pl, len, zc);
 			}
-			roce_qp_xmit(qp, lc, &t, pl, len, zc);
 			if (qp->cc)
 				roce_dcqcn_rp_sent(&qp->rp, len + REQ_WIRE_OVERHEAD, now);
 			sample_start(qp, t.ackreq, 1, now);
@@ -407,7 +419,7 @@ void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 	/* UC has no acknowledgements: a WQE completes once its last packet is out */
 	if (qp->type == ROCE_QPT_UC) {
 		while (qp->sq.tail != qp->req.cur) {
-			const struct roce_swqe *e = roce_sq_at(&qp->sq, qp->sq.tail);
+			struct roce_swqe *e = roce_sq_at(&qp->sq, qp->sq.tail);
 
 			if (e->signaled) {
 				struct roce_wc wc = {
@@ -421,6 +433,7 @@ void roce_requester_run(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 
 				roce_qp_complete(qp, qp->init.send_cq, &wc);
 			}
+			roce_swqe_release(e);
 			qp->sq.tail++;
 		}
 		qp->comp.psn = qp->req.psn;

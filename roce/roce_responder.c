@@ -73,6 +73,7 @@ static const struct {
 	[ROCE_RESP_DROP_DUP_READ_MISMATCH] = {0, false},
 	[ROCE_RESP_ERR_LOCAL_WQE] = {ROCE_AETH_NAK | ROCE_NAK_REM_OP_ERR, true, ROCE_EVENT_QP_FATAL,
 				     true},
+	[ROCE_RESP_DROP_NOMEM] = {0, false},
 };
 #undef ACC_
 #undef REQ_
@@ -158,7 +159,7 @@ static bool claim_rwqe(struct roce_qp *qp)
 	return take_rwqe(qp, &qp->resp.rwqe);
 }
 
-static void complete_recv(struct roce_qp *qp, const struct roce_rwqe *w, enum roce_wc_status st,
+static void complete_recv(struct roce_qp *qp, struct roce_rwqe *w, enum roce_wc_status st,
 			  enum roce_wc_opcode op, uint32_t len, const struct roce_pkt *rp)
 {
 	struct roce_wc wc;
@@ -171,6 +172,13 @@ static void complete_recv(struct roce_qp *qp, const struct roce_rwqe *w, enum ro
 	wc.opcode = op;
 	wc.byte_len = len;
 	wc.src_qp = qp->attr.dest_qp_num;
+	if (st == ROCE_WC_SUCCESS) {
+		/* ROCE_RECV_MBUF: the message's chain is the consumer's now */
+		wc.mbuf = w->chain;
+		w->chain = w->ctail = NULL;
+	} else {
+		roce_rwqe_release(w);
+	}
 	if (imm) {
 		wc.imm_data = imm->imm;
 		wc.wc_flags |= ROCE_WC_WITH_IMM;
@@ -398,7 +406,34 @@ static enum roce_resp_outcome duplicate(struct roce_qp *qp, struct stk_lcore *lc
 	return ROCE_RESP_DUPLICATE;
 }
 
-static enum roce_resp_outcome do_send(struct roce_qp *qp, struct rte_mbuf *m,
+/*
+ * A receive WQE with ROCE_RECV_MBUF: the frame's payload joins the message's chain, the frame's
+ * own buffer (the responder does not free it). @return PLACED; DROP_NOMEM when a shared frame
+ * could not be cloned (nothing consumed: the requester resends it); ERR_LENGTH when the chain
+ * would pass rte_mbuf's segment limit (the receive completes LOC_LEN_ERR).
+ */
+static enum roce_resp_outcome keep_payload(struct roce_qp *qp, struct rte_mbuf **mp,
+					   const struct roce_pkt *rp)
+{
+	struct roce_resp *r = &qp->resp;
+	struct rte_mbuf *p;
+
+	if (rp->payload_len == 0)
+		return ROCE_RESP_PLACED;
+	p = roce_mbuf_payload(*mp, rp->payload_off, rp->payload_len, (*mp)->pool);
+	*mp = NULL;
+	if (!p) {
+		qp->cnt[ROCE_QPC_rx_mbuf_nomem]++;
+		return ROCE_RESP_DROP_NOMEM;
+	}
+	if (!roce_mbuf_append(&r->rwqe.chain, &r->rwqe.ctail, p)) {
+		rte_pktmbuf_free(p);
+		return ROCE_RESP_ERR_LENGTH;
+	}
+	return ROCE_RESP_PLACED;
+}
+
+static enum roce_resp_outcome do_send(struct roce_qp *qp, struct rte_mbuf **mp,
 				      const struct roce_pkt *rp)
 {
 	struct roce_resp *r = &qp->resp;
@@ -420,7 +455,23 @@ static enum roce_resp_outcome do_send(struct roce_qp *qp, struct rte_mbuf *m,
 		r->recv_active = false;
 		return ROCE_RESP_ERR_LENGTH;
 	}
-	if (!roce_sge_writable(qp, r->rwqe.sge, r->rwqe.num_sge, r->recv_off, rp->payload_len)) {
+	if (r->rwqe.flags & ROCE_RECV_MBUF) {
+		enum roce_resp_outcome o = keep_payload(qp, mp, rp);
+
+		if (o == ROCE_RESP_DROP_NOMEM && (flags & ROCE_OPF_START)) {
+			/* not started after all: the resent FIRST takes the same WQE */
+			r->recv_active = false;
+			r->rwqe_kept = true;
+		}
+		if (o == ROCE_RESP_ERR_LENGTH) {
+			complete_recv(qp, &r->rwqe, ROCE_WC_LOC_LEN_ERR, ROCE_WC_RECV, r->recv_off,
+				      rp);
+			r->recv_active = false;
+		}
+		if (o != ROCE_RESP_PLACED)
+			return o;
+	} else if (!roce_sge_writable(qp, r->rwqe.sge, r->rwqe.num_sge, r->recv_off,
+				      rp->payload_len)) {
 		/* the WQE's region was deregistered or invalidated since it was posted: nothing
 		 * of it is written (issue 11 item 1). rxe's "malformed WQE" (IBA class A): the
 		 * receive completes LOC_QP_OP_ERR, the requester gets a remote operational error
@@ -429,9 +480,10 @@ static enum roce_resp_outcome do_send(struct roce_qp *qp, struct rte_mbuf *m,
 		complete_recv(qp, &r->rwqe, ROCE_WC_LOC_QP_OP_ERR, ROCE_WC_RECV, r->recv_off, rp);
 		r->recv_active = false;
 		return ROCE_RESP_ERR_LOCAL_WQE;
+	} else {
+		roce_sge_scatter(r->rwqe.sge, r->rwqe.num_sge, *mp, rp->payload_off,
+				 rp->payload_len, r->recv_off);
 	}
-	roce_sge_scatter(r->rwqe.sge, r->rwqe.num_sge, m, rp->payload_off, rp->payload_len,
-			 r->recv_off);
 	r->recv_off += rp->payload_len;
 	advance_psn(r, 1);
 	if (flags & ROCE_OPF_END) {
@@ -624,7 +676,9 @@ static void ud_recv(struct roce_qp *qp, struct rte_mbuf *m, const struct roce_pk
 		roce_qp_complete(qp, qp->init.recv_cq, &wc);
 		return;
 	}
-	if (!roce_sge_writable(qp, w.sge, w.num_sge, 0, ROCE_GRH_LEN + rp->payload_len)) {
+	if ((w.flags & ROCE_RECV_MBUF) ||
+	    !roce_sge_writable(qp, w.sge, w.num_sge, 0, ROCE_GRH_LEN + rp->payload_len)) {
+		/* (an mbuf WQE from an SRQ: a datagram needs a GRH buffer, a malformed WQE here) */
 		/* its region is gone since the post: not a byte written, and as for RC and UC
 		 * (do_send()) the receive completes LOC_QP_OP_ERR and the QP fails: rxe takes UD
 		 * through the same class A error */
@@ -671,8 +725,10 @@ static void responder_rc(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mb
  */
 static void uc_abandon(struct roce_qp *qp)
 {
-	if (qp->resp.recv_active)
+	if (qp->resp.recv_active) {
 		qp->resp.rwqe_kept = true;
+		roce_rwqe_release(&qp->resp.rwqe); /* the next message starts it empty */
+	}
 	qp->resp.recv_active = qp->resp.write_active = false;
 }
 
@@ -750,7 +806,7 @@ static void responder_rc(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mb
 		else if (!qp_enables(qp, flags))
 			o = ROCE_RESP_ERR_OPCODE;
 		else if (flags & ROCE_OPF_SEND)
-			o = do_send(qp, m, rp);
+			o = do_send(qp, &m, rp); /* may take m (ROCE_RECV_MBUF) */
 		else if (flags & ROCE_OPF_WRITE)
 			o = do_write(qp, m, rp);
 		else if (flags & ROCE_OPF_READ)

@@ -106,25 +106,20 @@ struct rte_mbuf *roce_tx_build(struct rte_mempool *mp, const struct stk_iface *i
 				  zc && len ? payload_iova(payload) : RTE_BAD_IOVA);
 }
 
-struct rte_mbuf *roce_tx_build_iova(struct rte_mempool *mp, const struct stk_iface *ifc,
-				    const struct roce_tx *t, const void *payload, uint32_t len,
-				    struct rte_mbuf_ext_shared_info *zc, uint64_t iova)
+/* The packet's first segment: its headers (BTH and what the opcode carries), room for the
+ * stack's encapsulation in front. *pad is the payload's pad to a 4-byte boundary. */
+static struct rte_mbuf *tx_head(struct rte_mempool *mp, const struct roce_tx *t, uint32_t len,
+				uint8_t *pad)
 {
 	const struct roce_opinfo *op = roce_opinfo(t->opcode);
-	const struct roce_path *path = t->path;
-	uint8_t pad = (uint8_t)((4 - (len & 3)) & 3);
-	struct stk_flow f;
-	struct rte_mbuf *m, *tail = NULL;
-	uint16_t l2, l3;
+	struct rte_mbuf *m;
 	uint8_t *h;
 
-	if (!op || !path || (len && !(op->flags & ROCE_OPF_PAYLOAD)) || (len && !payload) ||
-	    len > UINT16_MAX) {
+	if (!op || !t->path || (len && !(op->flags & ROCE_OPF_PAYLOAD)) || len > UINT16_MAX) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	if (!(op->flags & ROCE_OPF_PAYLOAD))
-		pad = 0;
+	*pad = op->flags & ROCE_OPF_PAYLOAD ? (uint8_t)((4 - (len & 3)) & 3) : 0;
 	m = rte_pktmbuf_alloc(mp);
 	if (!m) {
 		rte_errno = ENOMEM;
@@ -133,40 +128,34 @@ struct rte_mbuf *roce_tx_build_iova(struct rte_mempool *mp, const struct stk_ifa
 	h = (uint8_t *)rte_pktmbuf_append(m, op->hdr_len);
 	if (!h)
 		return fail(m, ENOMEM);
-	write_headers(h, op, t, pad);
-	if (len && !zc) {
-		uint8_t *d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
+	write_headers(h, op, t, *pad);
+	return m;
+}
 
-		if (!d)
-			return fail(m, EMSGSIZE);
-		memcpy(d, payload, len);
-	} else if (len) {
-		/* zero copy: the payload mbuf points into the registered memory */
-		struct rte_mbuf *p = rte_pktmbuf_alloc(mp);
+/* After the payload: pad and ICRC (in a segment of their own when @own_tail: the payload's
+ * last segment is not ours to write), the UDP/IP/Ethernet encapsulation, the ICRC. */
+static struct rte_mbuf *tx_finish(struct rte_mempool *mp, const struct stk_iface *ifc,
+				  const struct roce_tx *t, struct rte_mbuf *m, uint8_t pad,
+				  bool own_tail)
+{
+	const struct roce_path *path = t->path;
+	struct stk_flow f;
+	uint16_t l2, l3;
+	uint8_t *p;
 
-		if (!p)
-			return fail(m, ENOMEM);
-		rte_mbuf_ext_refcnt_update(zc, 1);
-		rte_pktmbuf_attach_extbuf(p, (void *)(uintptr_t)payload, iova, (uint16_t)len, zc);
-		rte_pktmbuf_append(p, (uint16_t)len);
-		if (rte_pktmbuf_chain(m, p) != 0) {
-			rte_pktmbuf_free(p);
-			return fail(m, EMSGSIZE);
-		}
-		tail = rte_pktmbuf_alloc(mp); /* pad and ICRC after the external buffer */
+	if (own_tail) {
+		struct rte_mbuf *tail = rte_pktmbuf_alloc(mp);
+
 		if (!tail || rte_pktmbuf_chain(m, tail) != 0) {
 			rte_pktmbuf_free(tail);
 			return fail(m, ENOMEM);
 		}
 	}
-	{
-		/* appends to the last segment: after the header, or after the external buffer */
-		uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(pad + ROCE_ICRC_LEN));
-
-		if (!p)
-			return fail(m, ENOMEM);
-		memset(p, 0, pad + ROCE_ICRC_LEN);
-	}
+	/* appends to the last segment: after the header, or the tail after the payload's */
+	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(pad + ROCE_ICRC_LEN));
+	if (!p)
+		return fail(m, ENOMEM);
+	memset(p, 0, pad + ROCE_ICRC_LEN);
 	memset(&f, 0, sizeof(f));
 	f.src = path->sgid_ip;
 	f.dst = path->dgid_ip;
@@ -193,4 +182,136 @@ struct rte_mbuf *roce_tx_build_iova(struct rte_mempool *mp, const struct stk_ifa
 	l3 = f.dst.family == 4 ? sizeof(struct rte_ipv4_hdr) : sizeof(struct rte_ipv6_hdr);
 	roce_icrc_fill(m, l2, (uint16_t)(l2 + l3 + 8), rte_pktmbuf_pkt_len(m) - ROCE_ICRC_LEN);
 	return m;
+}
+
+struct rte_mbuf *roce_tx_build_iova(struct rte_mempool *mp, const struct stk_iface *ifc,
+				    const struct roce_tx *t, const void *payload, uint32_t len,
+				    struct rte_mbuf_ext_shared_info *zc, uint64_t iova)
+{
+	struct rte_mbuf *m;
+	uint8_t pad;
+
+	if (len && !payload) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	m = tx_head(mp, t, len, &pad);
+	if (!m)
+		return NULL;
+	if (len && !zc) {
+		uint8_t *d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
+
+		if (!d)
+			return fail(m, EMSGSIZE);
+		memcpy(d, payload, len);
+	} else if (len) {
+		/* zero copy: the payload mbuf points into the registered memory */
+		struct rte_mbuf *p = rte_pktmbuf_alloc(mp);
+
+		if (!p)
+			return fail(m, ENOMEM);
+		rte_mbuf_ext_refcnt_update(zc, 1);
+		rte_pktmbuf_attach_extbuf(p, (void *)(uintptr_t)payload, iova, (uint16_t)len, zc);
+		rte_pktmbuf_append(p, (uint16_t)len);
+		if (rte_pktmbuf_chain(m, p) != 0) {
+			rte_pktmbuf_free(p);
+			return fail(m, EMSGSIZE);
+		}
+	}
+	return tx_finish(mp, ifc, t, m, pad, len && zc);
+}
+
+uint64_t roce_tx_mbuf_gathered;
+
+/* Gather [off, off+len) of the chain from segment @s into @m's own segments (copied). */
+static int gather(struct rte_mempool *mp, struct rte_mbuf *m, const struct rte_mbuf *s,
+		  uint32_t off, uint32_t len)
+{
+	struct rte_mbuf *last = rte_pktmbuf_lastseg(m);
+
+	while (len) {
+		uint32_t k = RTE_MIN(len, (uint32_t)rte_pktmbuf_tailroom(last));
+		uint8_t *d;
+
+		if (k == 0) {
+			struct rte_mbuf *n = rte_pktmbuf_alloc(mp);
+
+			if (!n || rte_pktmbuf_chain(m, n) != 0) {
+				rte_pktmbuf_free(n);
+				return -ENOMEM;
+			}
+			last = n;
+			continue;
+		}
+		d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)k);
+		len -= k;
+		while (k) {
+			uint32_t n = RTE_MIN(k, (uint32_t)s->data_len - off);
+
+			memcpy(d, rte_pktmbuf_mtod_offset(s, const uint8_t *, off), n);
+			d += n;
+			k -= n;
+			off += n;
+			if (off == s->data_len) {
+				s = s->next;
+				off = 0;
+			}
+		}
+	}
+	return 0;
+}
+
+struct rte_mbuf *roce_tx_build_mbuf(struct rte_mempool *mp, const struct stk_iface *ifc,
+				    const struct roce_tx *t, const struct rte_mbuf *src,
+				    uint32_t off, uint32_t len)
+{
+	const struct rte_mbuf *s;
+	struct rte_mbuf *m;
+	uint32_t left = len, at;
+	unsigned pieces = 0;
+	uint8_t pad;
+
+	m = tx_head(mp, t, len, &pad);
+	if (!m)
+		return NULL;
+	if (!len)
+		return tx_finish(mp, ifc, t, m, pad, false);
+	for (s = src; s && off >= s->data_len; s = s->next)
+		off -= s->data_len;
+	at = off;
+	for (const struct rte_mbuf *c = s; c && left; c = c->next) {
+		left -= RTE_MIN(left, (uint32_t)c->data_len - at);
+		at = 0;
+		pieces++;
+	}
+	if (left)
+		return fail(m, EINVAL); /* the chain is shorter than off + len */
+	if (pieces > ROCE_TX_MAX_PIECES) {
+		/* a frame of many small segments: more than a NIC's gather list may take */
+		roce_tx_mbuf_gathered++;
+		if (gather(mp, m, s, off, len) != 0)
+			return fail(m, ENOMEM);
+		return tx_finish(mp, ifc, t, m, pad, true);
+	}
+	left = len;
+	at = off;
+	for (const struct rte_mbuf *c = s; left; c = c->next) {
+		uint32_t n = RTE_MIN(left, (uint32_t)c->data_len - at);
+		struct rte_mbuf *p = rte_pktmbuf_alloc(mp);
+
+		if (!p)
+			return fail(m, ENOMEM);
+		/* an indirect mbuf over the segment's buffer (or a share of its external one) */
+		rte_pktmbuf_attach(p, (struct rte_mbuf *)(uintptr_t)c);
+		p->data_off = (uint16_t)(c->data_off + at);
+		p->data_len = (uint16_t)n;
+		p->pkt_len = n;
+		if (rte_pktmbuf_chain(m, p) != 0) {
+			rte_pktmbuf_free(p);
+			return fail(m, EMSGSIZE);
+		}
+		left -= n;
+		at = 0;
+	}
+	return tx_finish(mp, ifc, t, m, pad, true);
 }

@@ -64,6 +64,27 @@ struct rte_mbuf *roce_tx_build_iova(struct rte_mempool *mp, const struct stk_ifa
 				    const struct roce_tx *t, const void *payload, uint32_t len,
 				    struct rte_mbuf_ext_shared_info *zc, uint64_t iova);
 
+/** A frame's payload points into at most this many segments of a chain (roce_tx_build_mbuf);
+ * beyond, it is gathered (copied) into the frame's own. */
+#define ROCE_TX_MAX_PIECES 8
+
+/**
+ * Build a packet whose @p len payload bytes are [@p off, @p off + @p len) of the mbuf chain
+ * @p src, without copying them: indirect mbufs over @p src's segments (rte_pktmbuf_attach:
+ * pool buffers are referenced, external buffers shared), so the frame holds its own
+ * references and @p src may be freed while it waits. A payload spread over more than
+ * ROCE_TX_MAX_PIECES segments is copied instead (counted in roce_tx_mbuf_gathered).
+ * @return the frame, or NULL with rte_errno: EINVAL (as roce_tx_build(), or @p src shorter
+ * than off + len), ENOMEM, EMSGSIZE.
+ */
+struct rte_mbuf *roce_tx_build_mbuf(struct rte_mempool *mp, const struct stk_iface *ifc,
+				    const struct roce_tx *t, const struct rte_mbuf *src,
+				    uint32_t off, uint32_t len);
+
+/** Frames roce_tx_build_mbuf() gathered (copied) because their payload spanned too many
+ * segments. */
+extern uint64_t roce_tx_mbuf_gathered;
+
 /** Zero-copy payload IOVAs roce_tx_build() looked up, one per frame (tests, benches). */
 extern uint64_t roce_tx_iova_lookups;
 

@@ -314,6 +314,16 @@ struct roce_wc {
 	uint32_t src_qp;
 	uint32_t wc_flags;
 	uint16_t pkey_index;
+	/**
+	 * The message as an mbuf chain (issue 12 item 5): set on a successful receive posted with
+	 * ROCE_RECV_MBUF (the SEND's payload) and on a successful RDMA READ posted with
+	 * ROCE_SEND_MBUF (the response data); byte_len bytes, rte_pktmbuf_pkt_len() of it. The
+	 * segments are the received frames' own buffers, headers, pad and ICRC stripped, in
+	 * order: nothing was copied. The consumer owns the chain and frees it
+	 * (rte_pktmbuf_free()); until then it holds the receiving port's mbufs. NULL otherwise,
+	 * and for a message of 0 bytes.
+	 */
+	struct rte_mbuf *mbuf;
 };
 
 /** Create a CQ of at least @p cqe entries. @return the CQ or NULL (EINVAL, ENOMEM). */
@@ -350,7 +360,7 @@ int roce_cq_process(struct roce_cq *cq, int budget);
 bool roce_cq_in_error(const struct roce_cq *cq);
 /**
  * Engine side: add a completion. When the CQ is full it goes to error: the completion is lost
- * (counted, roce_dev_counts.cqe_lost), ROCE_EVENT_CQ_ERR is raised once, and every QP that
+ * (counted, roce_dev_counts.cqe_lost; a roce_wc.mbuf chain it carries is freed), ROCE_EVENT_CQ_ERR is raised once, and every QP that
  * uses the CQ (past RESET) goes to ERR at the engine's next safe point, with
  * ROCE_EVENT_QP_FATAL (IBA 10.10.2.3: CQ Error, then Local Work Queue Catastrophic Error).
  * @return 0; -ENOSPC (the CQ overflowed now); -EIO (the CQ was already in error).
@@ -384,6 +394,18 @@ enum roce_send_flags {
 	ROCE_SEND_SIGNALED = 1 << 1,
 	ROCE_SEND_SOLICITED = 1 << 2,
 	ROCE_SEND_INLINE = 1 << 3,
+	/**
+	 * Zero copy with mbufs (issue 12 item 5). On a SEND or RDMA WRITE kind: the payload is
+	 * the chain roce_send_wr.mbuf (all rte_pktmbuf_pkt_len() bytes of it; num_sge 0). Its
+	 * segments may be pool mbufs, indirect mbufs or external buffers (rte_pktmbuf_attach_
+	 * extbuf) over any memory with a valid buf_iova; each frame points into them (indirect
+	 * mbufs, no copy). The QP owns the chain from a successful post on, and frees it when the
+	 * WR completes, with any status, or is flushed or dropped; frames still queued keep
+	 * their own references. On an RDMA READ: the response data is not placed in SGEs but
+	 * kept as the frames' buffers and handed over in roce_wc.mbuf; num_sge 0, wr.rdma.length
+	 * bytes, and the WR must be signaled (the completion carries the chain).
+	 */
+	ROCE_SEND_MBUF = 1 << 4,
 };
 
 struct roce_ah; /**< UD address handle: where a datagram goes */
@@ -410,6 +432,7 @@ struct roce_send_wr {
 		struct {
 			uint64_t remote_addr;
 			uint32_t rkey;
+			uint32_t length; /**< RDMA READ with ROCE_SEND_MBUF: bytes to read */
 		} rdma;
 		struct {
 			uint64_t remote_addr;
@@ -431,6 +454,20 @@ struct roce_send_wr {
 			void *addr;
 		} reg;
 	} wr;
+	struct rte_mbuf *mbuf; /**< ROCE_SEND_MBUF on a SEND or WRITE kind: the payload */
+};
+
+/** roce_recv_wr.flags. A WR's unused fields must be zero (designated initialisers do it). */
+enum roce_recv_flags {
+	/**
+	 * Take the SEND's payload as an mbuf chain (roce_wc.mbuf) instead of copying it into
+	 * SGEs: the frames' own buffers, headers stripped, in order (the "ddp-read into pages
+	 * attached to mbufs" of the FreeBSD NFS/RDMA plan). num_sge 0; max_len is the longest
+	 * message taken, a longer one completes LOC_LEN_ERR as a short buffer would. RC and UC
+	 * (also through an SRQ); not UD. A chain also fails LOC_LEN_ERR when it would need more
+	 * than UINT16_MAX segments (rte_mbuf's limit).
+	 */
+	ROCE_RECV_MBUF = 1 << 0,
 };
 
 struct roce_recv_wr {
@@ -441,6 +478,8 @@ struct roce_recv_wr {
 	struct roce_recv_wr *next;
 	struct roce_sge *sg_list;
 	int num_sge;
+	uint32_t flags;	  /**< enum roce_recv_flags */
+	uint32_t max_len; /**< ROCE_RECV_MBUF: the longest message it takes, bytes */
 };
 
 /* ------------------------------------------------------------------ queue pairs */

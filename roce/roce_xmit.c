@@ -78,6 +78,9 @@ bool roce_sge_writable(const struct roce_qp *qp, const struct roce_sge *sge, uin
 	return true;
 }
 
+static int xmit_built(struct roce_qp *qp, struct stk_lcore *lc, const struct stk_iface *ifc,
+		      struct rte_mbuf *m, const struct roce_path *path);
+
 int roce_qp_xmit(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t, const void *payload,
 		 uint32_t len, struct roce_mr *zc)
 {
@@ -92,7 +95,6 @@ int roce_qp_xmit_to(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t,
 	unsigned lane = roce_qp_lane(qp)->idx; /* whose count on the region the frame holds */
 	uint64_t iova = 0;
 	struct rte_mbuf *m;
-	int rc;
 
 	t->path = path;
 	t->lqpn = qp->qpn;
@@ -105,6 +107,40 @@ int roce_qp_xmit_to(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t,
 		m = roce_tx_build_iova(lc->pool, ifc, t, payload, len, zc ? &zc->zc[lane].s : NULL,
 				       iova);
 	}
+	return xmit_built(qp, lc, ifc, m, path);
+}
+
+int roce_qp_xmit_mbuf(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t,
+		      struct roce_swqe *e, uint32_t off, uint32_t len, const struct roce_path *path)
+{
+	const struct stk_iface *ifc = stk_iface_get(qp->pd->dev->iface);
+	struct rte_mbuf *s = e->walk;
+	uint32_t base = e->walk_off;
+
+	t->path = path;
+	t->lqpn = qp->qpn;
+	/* frames go forward through the chain: start at the segment the last one reached,
+	 * from the head again after a rewind */
+	if (!s || off < base) {
+		s = e->wr.mbuf;
+		base = 0;
+	}
+	while (s && off - base >= s->data_len && s->next) {
+		base += s->data_len;
+		s = s->next;
+	}
+	e->walk = s;
+	e->walk_off = base;
+	return xmit_built(qp, lc, ifc, roce_tx_build_mbuf(lc->pool, ifc, t, s, off - base, len),
+			  path);
+}
+
+/* Send a frame built for @qp (NULL: it could not be built, counted). */
+static int xmit_built(struct roce_qp *qp, struct stk_lcore *lc, const struct stk_iface *ifc,
+		      struct rte_mbuf *m, const struct roce_path *path)
+{
+	int rc;
+
 	if (!m) {
 		qp->cnt[ROCE_QPC_tx_failed]++; /* no mbuf: go-back-N or a timeout resends it */
 		return -ENOMEM;
@@ -118,4 +154,72 @@ int roce_qp_xmit_to(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t,
 		qp->cnt[ROCE_QPC_tx_pkts]++;
 	}
 	return rc;
+}
+
+struct rte_mbuf *roce_mbuf_payload(struct rte_mbuf *m, uint32_t off, uint32_t len,
+				   struct rte_mempool *mp)
+{
+	struct rte_mbuf *s, *head;
+	uint16_t nseg = 1;
+
+	/* a segment someone else holds too (a clone, a capture, a duplicate) is not ours to
+	 * cut: cut a clone of the frame instead (indirect mbufs, still no copy of the bytes) */
+	for (s = m; s && rte_mbuf_refcnt_read(s) == 1; s = s->next)
+		;
+	if (s) {
+		struct rte_mbuf *c = rte_pktmbuf_clone(m, mp);
+
+		rte_pktmbuf_free(m);
+		if (!c)
+			return NULL;
+		m = c;
+	}
+	/* the headers' segments go, then the headers' bytes of the first kept one */
+	while (m && off >= m->data_len) {
+		struct rte_mbuf *n = m->next;
+
+		off -= m->data_len;
+		m->next = NULL;
+		rte_pktmbuf_free_seg(m);
+		m = n;
+	}
+	if (!m || len == 0) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	head = m;
+	head->data_off = (uint16_t)(head->data_off + off);
+	head->data_len = (uint16_t)(head->data_len - off);
+	/* then the pad and ICRC: the segment the payload ends in is cut, the rest freed */
+	for (s = head; s->next && len > s->data_len; s = s->next) {
+		len -= s->data_len;
+		nseg++;
+	}
+	if (len > s->data_len) { /* the frame is shorter than its parse said: cannot happen */
+		rte_pktmbuf_free(head);
+		return NULL;
+	}
+	s->data_len = (uint16_t)len;
+	rte_pktmbuf_free(s->next);
+	s->next = NULL;
+	head->nb_segs = nseg;
+	head->pkt_len = 0;
+	for (s = head; s; s = s->next)
+		head->pkt_len += s->data_len;
+	return head;
+}
+
+bool roce_mbuf_append(struct rte_mbuf **head, struct rte_mbuf **tail, struct rte_mbuf *piece)
+{
+	if (!*head) {
+		*head = piece;
+	} else {
+		if ((uint32_t)(*head)->nb_segs + piece->nb_segs > RTE_MBUF_MAX_NB_SEGS)
+			return false;
+		(*tail)->next = piece;
+		(*head)->nb_segs = (uint16_t)((*head)->nb_segs + piece->nb_segs);
+		(*head)->pkt_len += piece->pkt_len;
+	}
+	*tail = rte_pktmbuf_lastseg(piece);
+	return true;
 }

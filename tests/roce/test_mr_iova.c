@@ -222,7 +222,7 @@ static void reserved_lkey_mempool_and_heap(void **st)
 						    NULL, SOCKET_ID_ANY, 0);
 	uint8_t *heap = rte_zmalloc("iova_heap", 4096, 64);
 	struct zc_seen s = {.iova_ok = true};
-	struct roce_recv_wr r, *rbad;
+	struct roce_recv_wr r = {0}, *rbad;
 	struct roce_sge rsg;
 	struct roce_wc wc;
 	void *obj;

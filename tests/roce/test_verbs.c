@@ -390,7 +390,7 @@ static void post_checks(void **s)
 	struct roce_sge ro_sg = {.addr = (uintptr_t)buf + 4096, .length = 8, .lkey = ro->lkey};
 	struct roce_sge big[5] = {sg, sg, sg, sg, sg};
 	struct roce_send_wr w[3], *badwr;
-	struct roce_recv_wr r, *badr;
+	struct roce_recv_wr r = {0}, *badr;
 	(void)s;
 
 	memset(w, 0, sizeof(w));
@@ -507,7 +507,7 @@ static void error_state_flushes(void **s)
 	struct roce_mr *mr = roce_reg_mr(pd, buf, 4096, 0, ROCE_ACCESS_LOCAL_WRITE);
 	struct roce_sge sg = {.addr = (uintptr_t)buf, .length = 100, .lkey = mr->lkey};
 	struct roce_send_wr w, *badwr;
-	struct roce_recv_wr r, *badr;
+	struct roce_recv_wr r = {0}, *badr;
 	struct roce_qp_attr a = {.qp_state = ROCE_QPS_ERR};
 	struct roce_wc wc[16];
 	int n;
