@@ -320,6 +320,24 @@ static void canary_fill(int k)
 
 /* ------------------------------------------------------------------ completions */
 
+/* A completion's mbuf chain: consistent (segments, lengths) and as long as byte_len; freed. */
+static void check_chain(const struct roce_wc *wc)
+{
+	const struct rte_mbuf *m = wc->mbuf;
+	uint32_t sum = 0;
+	unsigned n = 0;
+
+	if (!m)
+		return;
+	CHECK(wc->status == ROCE_WC_SUCCESS);
+	for (const struct rte_mbuf *c = m; c; c = c->next, n++) {
+		CHECK(c->data_len > 0);
+		sum += c->data_len;
+	}
+	CHECK(n == m->nb_segs && sum == m->pkt_len && sum == wc->byte_len);
+	rte_pktmbuf_free(wc->mbuf);
+}
+
 static void check_wc(int k, const struct roce_wc *wc)
 {
 	struct side *d = &s[k];
@@ -345,6 +363,12 @@ static void check_wc(int k, const struct roce_wc *wc)
 		/* nothing delivered beyond the buffer (UD: the GRH area included) */
 		if (wc->status == ROCE_WC_SUCCESS)
 			CHECK(wc->byte_len <= b->len);
+		/* an mbuf receive's message comes as a chain, an SGE receive's never */
+		CHECK(!wc->mbuf || b->nsge == 0);
+		if (b->nsge == 0 && wc->status == ROCE_WC_SUCCESS && wc->byte_len &&
+		    wc->opcode == ROCE_WC_RECV)
+			CHECK(wc->mbuf != NULL);
+		check_chain(wc);
 		b->wr_id = 0;
 		d->rb_gen++;
 	} else {
@@ -354,6 +378,7 @@ static void check_wc(int k, const struct roce_wc *wc)
 		CHECK(q < NQ && wc->qp_num == d->qpn[q]);
 		CHECK(seq > d->send_done[q] && seq <= d->send_posted[q]);
 		d->send_done[q] = seq;
+		check_chain(wc); /* a READ into mbufs */
 	}
 }
 
@@ -576,6 +601,32 @@ static bool post(int k, int q, struct roce_send_wr *wr)
 	return rc == 0;
 }
 
+/* A chain of @len bytes of pattern @seed in pool mbufs of at most 1000 bytes each (an empty
+ * mbuf for 0 bytes); NULL when the pool is dry. */
+static struct rte_mbuf *make_chain(uint32_t len, uint8_t seed)
+{
+	struct rte_mbuf *head = NULL;
+
+	do {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(fp.pool);
+		uint32_t n = RTE_MIN(len, 1000u);
+		uint8_t *d;
+
+		if (!m || (head && rte_pktmbuf_chain(head, m) != 0)) {
+			rte_pktmbuf_free(m);
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+		if (!head)
+			head = m;
+		d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)n);
+		for (uint32_t i = 0; i < n; i++)
+			d[i] = (uint8_t)(seed + i);
+		len -= n;
+	} while (len);
+	return head;
+}
+
 static void post_send(struct fuzz_in *in, int k, int q)
 {
 	static const enum roce_wr_opcode ops[] = {ROCE_WR_SEND,
@@ -636,7 +687,19 @@ static void post_send(struct fuzz_in *in, int k, int q)
 		wr.wr.rdma.rkey = pick_rkey(in, !k);
 		wr.wr.rdma.remote_addr = ((r & 1) ? FR_IOVA : IOVA) + fuzz_u16(in) % MEM;
 	}
-	post(k, q, &wr);
+	if ((f & 0x40) && !(f & 8)) {
+		/* zero copy with mbufs: a SEND/WRITE's payload from a chain of pool mbufs (the
+		 * QP takes it), a READ's data into the frames' own mbufs (roce_wc.mbuf) */
+		wr.send_flags |= ROCE_SEND_MBUF;
+		wr.num_sge = 0;
+		if (wr.opcode == ROCE_WR_RDMA_READ)
+			wr.wr.rdma.length = len;
+		else if (wr.opcode != ROCE_WR_ATOMIC_CMP_AND_SWP &&
+			 wr.opcode != ROCE_WR_ATOMIC_FETCH_AND_ADD)
+			wr.mbuf = make_chain(len, b);
+	}
+	if (!post(k, q, &wr) && (wr.send_flags & ROCE_SEND_MBUF))
+		rte_pktmbuf_free(wr.mbuf); /* refused: the chain is still ours */
 }
 
 /* A receive WR on side @k for QP kind @q (RC: the SRQ; UC: its own queue or the SRQ). */
@@ -672,6 +735,12 @@ static void post_recv(struct fuzz_in *in, int k, int q)
 		sg[1].length -= sg[0].length + 8;
 		wr.num_sge = 2;
 	}
+	if ((f & 8) && !(f & 4)) {
+		/* into the frames' own mbufs (not for UD: refused) */
+		wr.flags = ROCE_RECV_MBUF;
+		wr.max_len = len;
+		wr.num_sge = 0;
+	}
 	wr.wr_id = RECV_BIT | ++d->rgen << 8 | (uint64_t)(b - d->rb);
 	if (q == Q_RC || (q == Q_UC && uc_srq))
 		rc = roce_post_srq_recv(d->srq, &wr, &bad);
@@ -687,7 +756,7 @@ static void post_recv(struct fuzz_in *in, int k, int q)
 	b->q = (uint8_t)q;
 	b->rq = q == Q_RC || (q == Q_UC && uc_srq) ? RQ_SRQ : RQ_OWN;
 	b->nsge = (uint8_t)wr.num_sge;
-	b->len = 0;
+	b->len = wr.flags & ROCE_RECV_MBUF ? len : 0;
 	for (int i = 0; i < wr.num_sge; i++) {
 		b->sg[i].p = (uint8_t *)(uintptr_t)sg[i].addr;
 		b->sg[i].len = sg[i].length;
