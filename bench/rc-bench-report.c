@@ -16,7 +16,7 @@
 #include "rc-bench.h"
 #include "roce_icrc.h"
 
-const char *const rcb_op_names[RCB_NUM_OPS] = {"WRITE", "READ", "SEND"};
+const char *const rcb_op_names[RCB_NUM_OPS] = {"WRITE", "READ", "SEND", "READMB"};
 const char *const rcb_post_names[RCB_PP_MODES] = {"queue", "doorbell", "immediate"};
 
 static const struct rcb_raw *raw_for(const struct rcb_mode *r, uint32_t payload)
@@ -135,6 +135,16 @@ void rcb_print_ratios(const struct rcb_run *run, const struct rcb_mode *r)
 			       rcb_op_names[op], mtu, c->gbps, c->data_mpps, mtu, rw->mpps, mtu,
 			       rw->mpps * mtu * 8 / 1e3, c->gbps / (rw->mpps * mtu * 8 / 1e3));
 		}
+	}
+	for (unsigned m = 0; m < run->nmtus; m++) {
+		const struct rcb_cell *reg = cell_for(r, RCB_READ, run->mtus[m], 65536);
+		const struct rcb_cell *mb = cell_for(r, RCB_READ_MBUF, run->mtus[m], 65536);
+
+		/* issue 12: 64 KiB READ goodput into mbufs against into a region */
+		if (reg && mb && reg->gbps > 0)
+			printf("READ 64 KiB @%4u into mbufs %.2f Gbit/s, into a region %.2f Gbit/s; "
+			       "ratio %.2f\n",
+			       run->mtus[m], mb->gbps, reg->gbps, mb->gbps / reg->gbps);
 	}
 	for (unsigned i = 0; i < r->nrate; i++) {
 		const struct rcb_cell *c = &r->rate[i];
@@ -280,6 +290,18 @@ int rcb_write_json(const struct rcb_run *run, const char *path)
 						c->gbps / (rw->mpps * run->mtus[m] * 8 / 1e3));
 					first = false;
 				}
+			}
+			for (unsigned m = 0; m < run->nmtus; m++) {
+				const struct rcb_cell *reg =
+					cell_for(r, RCB_READ, run->mtus[m], 65536);
+				const struct rcb_cell *mb =
+					cell_for(r, RCB_READ_MBUF, run->mtus[m], 65536);
+
+				if (!reg || !mb || reg->gbps <= 0)
+					continue;
+				fprintf(f, "%s\"READMB_64k_mtu%u_vs_READ\":%.4f", first ? "" : ",",
+					run->mtus[m], mb->gbps / reg->gbps);
+				first = false;
 			}
 			for (unsigned k = 0; k < r->nrate; k++) {
 				const struct rcb_raw *r64 = raw_for(r, 64);

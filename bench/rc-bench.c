@@ -89,7 +89,7 @@ struct rcb_globals rcb_g = {
 	.nsizes = 8,
 	.mtus = {1024, 4096},
 	.nmtus = 2,
-	.ops = {true, true, true},
+	.ops = {true, true, true, true},
 	.depth = 16,
 	.rate_depth = 128,
 	.inflight = 2u << 20,
@@ -518,11 +518,46 @@ static int post_cell_wr(const struct rcb_cell *c, uint64_t i, uint32_t stride)
 		return rcb_post_send(a, ROCE_WR_RDMA_READ, i, a->buf + DST_OFF + slot * stride,
 				     c->size, (uintptr_t)(b->buf + SRC_OFF + slot * stride),
 				     b->mr->rkey, true);
+	case RCB_READ_MBUF: {
+		struct roce_send_wr w, *bad;
+
+		memset(&w, 0, sizeof(w));
+		w.wr_id = i;
+		w.opcode = ROCE_WR_RDMA_READ;
+		w.send_flags = ROCE_SEND_SIGNALED | ROCE_SEND_MBUF;
+		w.wr.rdma.remote_addr = (uintptr_t)(b->buf + SRC_OFF + slot * stride);
+		w.wr.rdma.rkey = b->mr->rkey;
+		w.wr.rdma.length = c->size;
+		return roce_post_send(a->qp, &w, &bad);
+	}
 	case RCB_SEND:
 	default:
 		return rcb_post_send(a, ROCE_WR_SEND, i, a->buf + SRC_OFF + slot * stride, c->size,
 				     0, 0, true);
 	}
+}
+
+/* READ_MBUF cells: each slot's last response chain, compared with its source at the end */
+static struct rte_mbuf *keep_chain[MAX_SEND_WR];
+
+static bool is_read(enum rcb_op op)
+{
+	return op == RCB_READ || op == RCB_READ_MBUF;
+}
+
+/* @return whether chain @m holds exactly the @len bytes at @src. */
+static bool chain_is(const struct rte_mbuf *m, const uint8_t *src, uint32_t len)
+{
+	uint32_t at = 0;
+
+	if (!m || rte_pktmbuf_pkt_len(m) != len)
+		return false;
+	for (; m; m = m->next) {
+		if (memcmp(rte_pktmbuf_mtod(m, const uint8_t *), src + at, m->data_len) != 0)
+			return false;
+		at += m->data_len;
+	}
+	return at == len;
 }
 
 static void cell_fail(struct rcb_cell *c, const char *fmt, ...) __rte_format_printf(2, 3);
@@ -554,6 +589,14 @@ static void cell_verify(struct rcb_cell *c, uint32_t stride, uint32_t rqd)
 	for (uint32_t j = 0; j < nslots; j++) {
 		const uint8_t *dst, *src;
 
+		if (c->op == RCB_READ_MBUF) {
+			if (!chain_is(keep_chain[j], b->buf + SRC_OFF + j * stride, c->size)) {
+				cell_fail(c, "data: slot %u's chain differs from its source", j);
+				return;
+			}
+			c->verified++;
+			continue;
+		}
 		switch (c->op) {
 		case RCB_WRITE:
 			dst = b->buf + DST_OFF + j * stride;
@@ -606,7 +649,7 @@ static void run_cell(struct rcb_cell *c, uint64_t seed)
 		return;
 	}
 	for (uint32_t i = 0; i < c->depth; i++) {
-		if (c->op == RCB_READ)
+		if (is_read(c->op))
 			rcb_fill(b->buf + SRC_OFF + i * stride, c->size, seed * 1000 + i);
 		else
 			rcb_fill(a->buf + SRC_OFF + i * stride, c->size, seed * 1000 + i);
@@ -623,13 +666,13 @@ static void run_cell(struct rcb_cell *c, uint64_t seed)
 		rcb_bc.size = c->size;
 		rcb_bc.stride = stride;
 	} else {
-		memset((c->op == RCB_READ ? a : b)->buf + DST_OFF, 0, (size_t)c->depth * stride);
+		memset((is_read(c->op) ? a : b)->buf + DST_OFF, 0, (size_t)c->depth * stride);
 		rcb_bc.mode = B_IDLE;
 	}
 	rcb_bc.recvs = 0;
 	rcb_bc.err = 0;
 	drops0 = stack_drops();
-	tx0 = tx_pkts(c->op == RCB_READ ? b->iface : a->iface);
+	tx0 = tx_pkts(is_read(c->op) ? b->iface : a->iface);
 	rcb_unpark_b();
 
 	for (uint32_t i = 0; i < c->depth && c->ok; i++) {
@@ -660,7 +703,8 @@ static void run_cell(struct rcb_cell *c, uint64_t seed)
 		last_tx = tx;
 		for (int k = 0; k < n; k++) {
 			static const enum roce_wc_opcode want[RCB_NUM_OPS] = {
-				ROCE_WC_RDMA_WRITE, ROCE_WC_RDMA_READ, ROCE_WC_SEND};
+				ROCE_WC_RDMA_WRITE, ROCE_WC_RDMA_READ, ROCE_WC_SEND,
+				ROCE_WC_RDMA_READ};
 
 			if (wc[k].status != ROCE_WC_SUCCESS) {
 				cell_fail(c, "completion %" PRIu64 ": %s", wc[k].wr_id,
@@ -671,6 +715,17 @@ static void run_cell(struct rcb_cell *c, uint64_t seed)
 				cell_fail(c, "completion %" PRIu64 " out of order or wrong opcode",
 					  wc[k].wr_id);
 				break;
+			}
+			if (wc[k].mbuf) {
+				/* the data is the chain: kept per slot until the next lap */
+				uint32_t slot = (uint32_t)(wc[k].wr_id % c->depth);
+
+				if (slot < RTE_DIM(keep_chain)) {
+					rte_pktmbuf_free(keep_chain[slot]);
+					keep_chain[slot] = wc[k].mbuf;
+				} else {
+					rte_pktmbuf_free(wc[k].mbuf);
+				}
 			}
 			done++;
 			if (!stopped) {
@@ -721,7 +776,7 @@ static void run_cell(struct rcb_cell *c, uint64_t seed)
 	c->total = done;
 	c->drops = stack_drops() - drops0;
 	{
-		uint64_t tx = tx_pkts(c->op == RCB_READ ? b->iface : a->iface) - tx0;
+		uint64_t tx = tx_pkts(is_read(c->op) ? b->iface : a->iface) - tx0;
 		uint64_t need = done * pkts_per_msg;
 
 		/* A sends only data packets (READ: B sends only responses); ARP is ignored */
@@ -746,6 +801,10 @@ static void run_cell(struct rcb_cell *c, uint64_t seed)
 		cell_verify(c, stride, rqd);
 	} else if (c->ok) {
 		cell_fail(c, "no measured window");
+	}
+	for (uint32_t j = 0; j < RTE_DIM(keep_chain); j++) {
+		rte_pktmbuf_free(keep_chain[j]);
+		keep_chain[j] = NULL;
 	}
 	rcb_pair_destroy();
 	rcb_bc.mode = B_IDLE;
@@ -949,6 +1008,12 @@ static void lcores_destroy(void)
 	}
 	stk_lcore_destroy(rcb_g.la);
 	rcb_g.la = rcb_g.lb = NULL;
+	/* the next placement runs the devices on other lcores: each claims its device anew
+	 * (without this, a device stays with the lcore that polled it first, and the 2-lcore
+	 * placement after the 1-lcore one never ran side B: every cell RETRY_EXC_ERR) */
+	for (int k = 0; k < 2; k++)
+		if (roce_dev_release_lcores(rcb_g.s[k].dev) != 0)
+			fprintf(stderr, "rc-bench: releasing device %d's lcores: QPs remain\n", k);
 }
 
 /* ------------------------------------------------------------------ main */
@@ -983,12 +1048,34 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: rc-bench [EAL args] -- [--link ring|memif] [--json FILE]\n"
 		"       [--seconds S] [--warmup S] [--sizes 64,256,...,1M] [--mtu 1024,4096]\n"
-		"       [--ops write,read,send] [--lcores 1,2] [--depth N] [--inflight-kib N]\n"
+		"       [--ops write,read,send,readmbuf] [--lcores 1,2] [--depth N] [--inflight-kib N]\n"
 		"       [--rate-depth N] [--mbuf-room N] [--ip-mtu N] [--memif-ring N] [--memif-buf N]\n"
 		"       [--timeout S] [--cells-only] [--post immediate|doorbell|queue]\n"
 		"       [--pp-post immediate,doorbell,queue] [--pp-rounds N] [--pp-busy-ns N]\n"
 		"       [--region heap|mmap] [--iova region|packet]\n");
 	exit(2);
+}
+
+/* --ops: a comma-separated list of write, read, send, readmbuf. */
+static void parse_ops(const char *arg)
+{
+	static const char *const names[RCB_NUM_OPS] = {"write", "read", "send", "readmbuf"};
+	char buf[128], *save = NULL;
+
+	memset(rcb_g.ops, 0, sizeof(rcb_g.ops));
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int op = 0;
+
+		while (op < RCB_NUM_OPS && strcmp(t, names[op]) != 0)
+			op++;
+		if (op == RCB_NUM_OPS) {
+			fprintf(stderr,
+				"rc-bench: --ops: '%s' is not write, read, send or readmbuf\n", t);
+			exit(2);
+		}
+		rcb_g.ops[op] = true;
+	}
 }
 
 static void parse_args(int argc, char **argv)
@@ -1054,9 +1141,7 @@ static void parse_args(int argc, char **argv)
 			rcb_g.nmtus = parse_list(optarg, rcb_g.mtus, RCB_MAX_MTUS);
 			break;
 		case 'o':
-			rcb_g.ops[RCB_WRITE] = strstr(optarg, "write") != NULL;
-			rcb_g.ops[RCB_READ] = strstr(optarg, "read") != NULL;
-			rcb_g.ops[RCB_SEND] = strstr(optarg, "send") != NULL;
+			parse_ops(optarg);
 			break;
 		case 'l':
 			rcb_g.nlcores = parse_list(optarg, tmp, 2);
@@ -1213,7 +1298,7 @@ static void run_mode(struct rcb_mode *r)
 		for (int op = 0; op < RCB_NUM_OPS; op++) {
 			struct rcb_cell *c;
 
-			if (op == RCB_READ || !rcb_g.ops[op])
+			if (op == RCB_READ || op == RCB_READ_MBUF || !rcb_g.ops[op])
 				continue; /* READ is held to max_rd_atomic (16) outstanding */
 			c = &r->rate[r->nrate++];
 			c->op = (enum rcb_op)op;

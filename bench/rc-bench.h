@@ -14,7 +14,9 @@
 #define RCB_MAX_MTUS 2
 #define RCB_PP_MODES 3 /* ping-pong post modes compared (enum roce_post_mode) */
 
-enum rcb_op { RCB_WRITE, RCB_READ, RCB_SEND, RCB_NUM_OPS };
+/* READ_MBUF: an RDMA READ whose response data is taken as the frames' mbufs
+ * (ROCE_SEND_MBUF), against READ into a registered region */
+enum rcb_op { RCB_WRITE, RCB_READ, RCB_SEND, RCB_READ_MBUF, RCB_NUM_OPS };
 /** "WRITE", "READ", "SEND" */
 extern const char *const rcb_op_names[RCB_NUM_OPS];
 

@@ -147,6 +147,22 @@ int roce_dev_set_lcores(struct roce_dev *dev, const unsigned *lcores, unsigned n
 	return 0;
 }
 
+int roce_dev_release_lcores(struct roce_dev *dev)
+{
+	if (!dev)
+		return -EINVAL;
+	if (dev->n.qps)
+		return -EBUSY;
+	for (unsigned i = 1; i < dev->nlanes; i++)
+		roce_lane_fini(dev, i);
+	memset(dev->lane_of, ROCE_LANE_NONE, sizeof(dev->lane_of));
+	dev->nlanes = 1;
+	dev->rr_next = 0;
+	dev->lane[0].lcore = RTE_MAX_LCORE;
+	__atomic_store_n(&dev->lane[0].live, false, __ATOMIC_RELEASE);
+	return 0;
+}
+
 int roce_dev_set_placement(struct roce_dev *dev, enum roce_place policy)
 {
 	if (!dev || (unsigned)policy >= ROCE_PLACE_NUM)

@@ -137,6 +137,16 @@ int roce_dev_close(struct roce_dev *dev);
  */
 int roce_dev_set_lcores(struct roce_dev *dev, const unsigned *lcores, unsigned n);
 
+/**
+ * Forget the lcores that ran @p dev: it is back to one lane, claimed by the first lcore that
+ * polls it, and roce_dev_set_lcores() may be called again (a program that moves a device to
+ * other lcores between phases, as rc-bench does between its placements). Control path: only
+ * once no lcore polls the device any more (its stk_lcore destroyed or its poll hook removed)
+ * and its QPs are destroyed. Frames already waiting for the device stay for its next owner.
+ * @return 0, -EINVAL (NULL), -EBUSY (QPs remain, QP1 included).
+ */
+int roce_dev_release_lcores(struct roce_dev *dev);
+
 /** How QPs created without roce_qp_init_attr.on_lcore choose their home lane. */
 enum roce_place {
 	ROCE_PLACE_PRIMARY,	 /**< all on the primary lane (the default) */

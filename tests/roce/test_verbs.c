@@ -17,6 +17,7 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 
+#include "roce_int.h" /* roce_lane_enter(): what a poll does first */
 #include "roce_verbs.h"
 #include "stk_stack.h"
 #include "ut_common.h"
@@ -578,6 +579,32 @@ static void srq_basics(void **s)
 	assert_int_equal(roce_dereg_mr(mr), 0);
 }
 
+/*
+ * roce_dev_release_lcores(): a device claimed by the first lcore that polled it is given up
+ * once its QPs are gone, so another lcore may claim it (rc-bench moves its devices from one
+ * lcore to two between placements), and roce_dev_set_lcores() works again.
+ */
+static void release_lcores(void **s)
+{
+	unsigned zero = 0;
+	struct roce_qp *qp;
+	(void)s;
+
+	assert_non_null(roce_lane_enter(dev, 0)); /* the first poller claims it */
+	assert_null(roce_lane_enter(dev, 5));	  /* another lcore: nothing to run */
+	assert_int_equal(roce_dev_set_lcores(dev, &zero, 1), -EBUSY);
+	qp = mk_qp(ROCE_QPT_RC, 4, 4);
+	assert_int_equal(roce_dev_release_lcores(dev), -EBUSY); /* a QP remains */
+	assert_int_equal(roce_destroy_qp(qp), 0);
+	assert_int_equal(roce_dev_release_lcores(dev), 0);
+	assert_non_null(roce_lane_enter(dev, 5)); /* now lcore 5 claims it */
+	assert_null(roce_lane_enter(dev, 0));
+	assert_int_equal(roce_dev_release_lcores(dev), 0);
+	assert_int_equal(roce_dev_set_lcores(dev, &zero, 1), 0);
+	assert_int_equal(roce_dev_release_lcores(dev), 0);
+	assert_int_equal(roce_dev_release_lcores(NULL), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -592,6 +619,7 @@ int main(void)
 		cmocka_unit_test(ud_rejects_rdma),
 		cmocka_unit_test(error_state_flushes),
 		cmocka_unit_test(srq_basics),
+		cmocka_unit_test(release_lcores),
 	};
 	struct stk_iface ifc;
 	int rc;
