@@ -1104,6 +1104,7 @@ static void parse_args(int argc, char **argv)
 		{"pp-busy-ns", required_argument, NULL, 'y'},
 		{"region", required_argument, NULL, 'g'},
 		{"iova", required_argument, NULL, 'v'},
+		{"copy-max", required_argument, NULL, 'Z'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -1200,6 +1201,9 @@ static void parse_args(int argc, char **argv)
 			if (strcmp(optarg, "region") && strcmp(optarg, "packet"))
 				usage();
 			roce_iova_per_packet = !strcmp(optarg, "packet");
+			break;
+		case 'Z':
+			roce_copy_max = (uint32_t)atoi(optarg);
 			break;
 		default:
 			usage();

@@ -70,6 +70,7 @@ static void write_headers(uint8_t *h, const struct roce_opinfo *op, const struct
 
 uint64_t roce_tx_iova_lookups;
 bool roce_iova_per_packet;
+uint32_t roce_copy_max = ROCE_COPY_MAX_DEFAULT;
 
 /*
  * IOVA of payload memory, for roce_tx_build() callers that know no region (tools, tests): in

@@ -92,4 +92,16 @@ extern uint64_t roce_tx_iova_lookups;
  * IOVA up again, as before issue 12 item 6, instead of using what registration resolved. */
 extern bool roce_iova_per_packet;
 
+/**
+ * The transport copies a frame's payload of at most this many bytes into the frame's own
+ * mbuf instead of attaching the region's bytes (zero copy), when the mbuf has room for it and
+ * ROCE_COPY_ROOM bytes of headers. Below about 2 KiB the copy is cheaper than what the
+ * attachment costs: two more mbufs (the attached one and a tail for pad and ICRC), a reference
+ * on the region, and a three-segment frame for every later step (bench/README.md, "Small
+ * payloads"). 0: every payload that lies in one region is attached.
+ */
+extern uint32_t roce_copy_max;
+#define ROCE_COPY_MAX_DEFAULT 1024
+#define ROCE_COPY_ROOM 128 /* Ethernet, VLAN, IPv6, UDP, BTH and extensions, pad, ICRC */
+
 #endif /* ROCE_TX_H */

@@ -98,6 +98,12 @@ int roce_qp_xmit_to(struct roce_qp *qp, struct stk_lcore *lc, struct roce_tx *t,
 
 	t->path = path;
 	t->lqpn = qp->qpn;
+	/* a small payload is copied into the header's mbuf: cheaper than two more mbufs (the
+	 * attached one and the pad/ICRC tail), a reference on the region and a frame of three
+	 * segments for every later step (bench/README.md, "Small payloads") */
+	if (zc && len <= roce_copy_max &&
+	    len + ROCE_COPY_ROOM + RTE_PKTMBUF_HEADROOM <= rte_pktmbuf_data_room_size(lc->pool))
+		zc = NULL;
 	/* the IOVA registration resolved; bytes across pages of non-contiguous IOVAs: copied */
 	if (unlikely(roce_iova_per_packet)) {
 		m = roce_tx_build(lc->pool, ifc, t, payload, len, zc ? &zc->zc[lane].s : NULL);

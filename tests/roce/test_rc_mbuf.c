@@ -238,6 +238,7 @@ static void recv_into_chain(void **st)
 	(void)st;
 
 	begin();
+	roce_copy_max = 0; /* A's frames attach its region: B's chain must point into it */
 	rcf_connect_pair(ROCE_MTU_1024, 7, 1);
 	rcf_fill(rcf_s[0].buf, len, 11);
 	assert_int_equal(post_recv_mbuf(1, 21, 1u << 20), 0);
@@ -256,6 +257,21 @@ static void recv_into_chain(void **st)
 	assert_true(roce_mr_busy(rcf_s[0].mr)); /* the chain holds A's frames' references */
 	rte_pktmbuf_free(wc[0].mbuf);
 	assert_false(roce_mr_busy(rcf_s[0].mr));
+	assert_int_equal(rcf_wait_wc(0, wc, 1), 1);
+	assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+	/* the same with A's payloads copied into its frames (the default for up to 1 KiB): a
+	 * chain of the frames' own buffers still, one segment per frame, cut to the payload */
+	roce_copy_max = ROCE_COPY_MAX_DEFAULT;
+	rcf_fill(rcf_s[0].buf, len, 13);
+	assert_int_equal(post_recv_mbuf(1, 27, 1u << 20), 0);
+	rcf_post(0, ROCE_WR_SEND, 28, 0, len, 0, 0);
+	assert_int_equal(rcf_wait_wc(1, wc, 1), 1);
+	assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+	assert_int_equal(chain_equals(wc[0].mbuf, rcf_s[0].buf, len), (len + 1023) / 1024);
+	for (const struct rte_mbuf *m = wc[0].mbuf; m; m = m->next)
+		assert_false(rte_pktmbuf_mtod(m, const uint8_t *) >= lo &&
+			     rte_pktmbuf_mtod(m, const uint8_t *) < hi);
+	rte_pktmbuf_free(wc[0].mbuf);
 	assert_int_equal(rcf_wait_wc(0, wc, 1), 1);
 	assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
 	/* a 0-byte SEND: no chain; a one-packet SEND: one segment */
