@@ -98,6 +98,7 @@ static struct {
 	int gidx;
 	bool chk;
 	unsigned timeout_s;
+	unsigned qp_lcore; /**< --qp-lcore: the QP's lane's lcore; RTE_MAX_LCORE: the main one */
 	/* verbs */
 	struct roce_dev *dev;
 	struct roce_pd *pd;
@@ -129,6 +130,7 @@ static struct {
 	.iters = 1000,
 	.gidx = -1,
 	.listen_fd = -1,
+	.qp_lcore = RTE_MAX_LCORE,
 };
 
 static void on_signal(int sig)
@@ -694,30 +696,42 @@ static enum pp_state step_run(uint64_t now)
 	return PP_RUN;
 }
 
+/*
+ * The ping-pong's state machine, a poll hook. With --qp-lcore it runs on two lcores, each
+ * stepping only its own states (the other's hook passes): the main lcore (arg NULL) waits for
+ * the exchange and brings the QP to RTS (a QP runs on the primary lane, the CM's, until RTS);
+ * the QP's lcore (arg set) resolves the peer's MAC in its own neighbour table and runs the
+ * traffic on the QP's CQ. The state is handed over with release/acquire.
+ */
 static void pp_poll(struct stk_lcore *lc, void *arg)
 {
 	uint64_t now = rte_get_tsc_cycles();
-	enum pp_state prev;
-	(void)arg;
+	bool split = g.qp_lcore != RTE_MAX_LCORE, qp_side = !split || arg,
+	     ctl_side = !split || !arg;
+	enum pp_state prev, s = __atomic_load_n(&g.state, __ATOMIC_ACQUIRE);
 
 	do {
-		prev = g.state;
-		switch (g.state) {
+		prev = s;
+		switch (s) {
 		case PP_WAIT_REMOTE:
-			g.state = step_wait_remote();
+			if (ctl_side)
+				s = step_wait_remote();
 			break;
 		case PP_CONNECT:
-			g.state = step_connect(now);
+			if (ctl_side)
+				s = step_connect(now);
 			break;
 		case PP_RESOLVE:
-			g.state = step_resolve(lc, now);
+			if (qp_side)
+				s = step_resolve(lc, now);
 			break;
 		case PP_RUN:
-			g.state = step_run(now);
+			if (qp_side)
+				s = step_run(now);
 			break;
 		case PP_LINGER:
-			if (now >= g.deadline)
-				g.state = PP_DONE;
+			if (qp_side && now >= g.deadline)
+				s = PP_DONE;
 			break;
 		case PP_FAILED:
 		case PP_DONE:
@@ -725,7 +739,9 @@ static void pp_poll(struct stk_lcore *lc, void *arg)
 			stk_stop();
 			break;
 		}
-	} while (g.state != prev);
+		if (s != prev)
+			__atomic_store_n(&g.state, s, __ATOMIC_RELEASE);
+	} while (s != prev);
 }
 
 /* ------------------------------------------------------------------ options and main */
@@ -758,6 +774,9 @@ static void usage(FILE *f, const char *prog)
 		"                         (ibv_rc_pingpong's -c; -c is droce's config here)\n"
 		"      --timeout=<sec>    give up the ping-pong after <sec> seconds (default: "
 		"never)\n"
+		"      --qp-lcore=<lc>    run the device on two lanes: the main lcore (CM, set-up)\n"
+		"                         and EAL lcore <lc>, where the QP, its CQ and the traffic\n"
+		"                         live from RTS on (needs [eal] lcores with both)\n"
 		"  -h, --help             this text\n"
 		"Exit status: 0 success, 1 the exchange or a transfer failed or data differed,\n"
 		"2 bad arguments or configuration, 3 stack start-up failed.\n",
@@ -797,6 +816,7 @@ static int parse_args(int argc, char **argv)
 		{"gid-idx", required_argument, NULL, 'g'},
 		{"chk", no_argument, NULL, 1},
 		{"timeout", required_argument, NULL, 2},
+		{"qp-lcore", required_argument, NULL, 3},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -867,6 +887,11 @@ static int parse_args(int argc, char **argv)
 				return -1;
 			g.timeout_s = (unsigned)x;
 			break;
+		case 3:
+			if (parse_num("--qp-lcore", optarg, 0, RTE_MAX_LCORE - 1, &x))
+				return -1;
+			g.qp_lcore = (unsigned)x;
+			break;
 		case 'h':
 			usage(stdout, argv[0]);
 			exit(0);
@@ -902,6 +927,21 @@ static int setup_verbs(void)
 	struct roce_qp_attr a;
 	uint64_t len = g.size ? g.size : 1;
 
+	if (g.qp_lcore != RTE_MAX_LCORE) {
+		/* two lanes: the main lcore runs the CM and the exchange's QP transitions, the QP
+		 * lives on --qp-lcore from RTS on, with its CQ and the ping-pong's traffic */
+		if (g.qp_lcore == rte_get_main_lcore() || !rte_lcore_is_enabled(g.qp_lcore) ||
+		    !stk_lcore_get(g.qp_lcore)) {
+			fprintf(stderr,
+				"droce-pingpong: --qp-lcore %u: not a worker lcore of the stack (give "
+				"[eal] lcores two lcores, e.g. 0,1, and the port as many queues)\n",
+				g.qp_lcore);
+			return -1;
+		}
+		g.app.lane_lcores[0] = rte_get_main_lcore();
+		g.app.lane_lcores[1] = g.qp_lcore;
+		g.app.nlanes = 2;
+	}
 	if (app_open_dev(&g.app) != 0) /* the device with [dcqcn], its CM, a PD; polled */
 		return -1;
 	g.dev = g.app.dev;
@@ -927,6 +967,8 @@ static int setup_verbs(void)
 	ia.cap.max_recv_wr = g.rx_depth;
 	ia.cap.max_send_sge = 1;
 	ia.cap.max_recv_sge = 1;
+	ia.on_lcore = g.qp_lcore != RTE_MAX_LCORE;
+	ia.lcore = g.qp_lcore;
 	g.qp = roce_create_qp(g.pd, &ia);
 	if (!g.qp) {
 		fprintf(stderr, "Couldn't create QP\n");
@@ -975,6 +1017,17 @@ static int report(void)
 	       (double)bytes * 8. / usec);
 	printf("%u iters in %.2f seconds = %.2f usec/iter\n", g.iters, usec / 1000000.,
 	       usec / g.iters);
+	if (g.qp_lcore != RTE_MAX_LCORE) {
+		/* on stderr: stdout stays ibv_rc_pingpong's */
+		struct roce_dev_counts c;
+
+		roce_dev_counts(g.dev, &c);
+		fprintf(stderr,
+			"droce-pingpong: lanes: the QP's home is lcore %u; QPs joined a lane %" PRIu64
+			", frames handed to their owner %" PRIu64
+			", calls from a wrong lcore %" PRIu64 "\n",
+			roce_qp_lcore(g.qp), c.qp_joined, c.rx_handoff, c.wrong_lcore);
+	}
 	if (g.chk && g.bad_msgs) {
 		printf("invalid data in %u of %u received messages (first: iteration %u, byte "
 		       "%u)\n",
@@ -1031,6 +1084,8 @@ int main(int argc, char **argv)
 	thread = true;
 	g.state = PP_WAIT_REMOTE;
 	stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), pp_poll, NULL);
+	if (g.qp_lcore != RTE_MAX_LCORE)
+		stk_lcore_add_poll(stk_lcore_get(g.qp_lcore), pp_poll, &g.qp_lcore);
 	stk_run();
 	status = report();
 out:

@@ -189,6 +189,27 @@ int app_open_dev(struct app_start *a)
 			a->iface, rte_strerror(rte_errno));
 		return -rte_errno;
 	}
+	if (a->nlanes > 1) {
+		/* before the CM makes QP1: a device with QPs keeps its lanes */
+		int rc = roce_dev_set_lcores(a->dev, a->lane_lcores, a->nlanes);
+
+		if (rc != 0) {
+			fprintf(stderr,
+				"%s: cannot run the device on %u lcores: %s (each must be an EAL "
+				"lcore of [eal] lcores, none twice)\n",
+				a->prog, a->nlanes, strerror(-rc));
+			return rc;
+		}
+		for (unsigned i = 1; i < a->nlanes; i++) {
+			struct stk_lcore *lc = stk_lcore_get(a->lane_lcores[i]);
+
+			if (!lc || stk_lcore_add_poll(lc, roce_poll, a->dev) != 0) {
+				fprintf(stderr, "%s: lcore %u runs no stack loop\n", a->prog,
+					a->lane_lcores[i]);
+				return -EINVAL;
+			}
+		}
+	}
 	if (a->cc_on && roce_dev_set_cc(a->dev, &a->cc) != 0) {
 		fprintf(stderr, "%s: the [dcqcn] parameters were refused\n", a->prog);
 		return -EINVAL;
@@ -200,7 +221,9 @@ int app_open_dev(struct app_start *a)
 			rte_strerror(rte_errno));
 		return -rte_errno;
 	}
-	if (stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), roce_poll, a->dev) != 0) {
+	if (stk_lcore_add_poll(
+		    stk_lcore_get(a->nlanes > 1 ? a->lane_lcores[0] : rte_get_main_lcore()),
+		    roce_poll, a->dev) != 0) {
 		fprintf(stderr, "%s: cannot poll the device\n", a->prog);
 		return -ENOSPC;
 	}

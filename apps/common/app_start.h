@@ -39,6 +39,11 @@ struct app_start {
 	struct roce_cm *cm;
 	struct roce_pd *pd;
 	uint64_t hz; /**< TSC ticks per second */
+	/** Set before app_open_dev() to run the device on several lcores (its lanes,
+	 * roce_dev_set_lcores()): the first is the primary (the CM's); 0 or 1: one lane, on the
+	 * main lcore, as before */
+	unsigned lane_lcores[ROCE_MAX_LANES];
+	unsigned nlanes;
 };
 
 /**

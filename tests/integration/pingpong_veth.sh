@@ -34,8 +34,9 @@ field() { grep -m1 "$2 address:" "$1" | sed -E 's/.*QPN (0x[0-9a-f]+), PSN (0x[0
 run() {
 	local name=$1 size=$2 iters=$3 i
 	shift 3
-	ip netns exec "$LAB_NS_B" timeout 60 "$PP" -c "$LAB_DIR/b.ini" -s "$size" -n "$iters" "$@" \
-		> "$LAB_DIR/$name.srv.log" 2>&1 &
+	# shellcheck disable=SC2086 # SRV_ARGS: the server's own options, word-split on purpose
+	ip netns exec "$LAB_NS_B" timeout 60 "$PP" -c "$LAB_DIR/${SRV_INI:-b.ini}" -s "$size" \
+		-n "$iters" "$@" ${SRV_ARGS:-} > "$LAB_DIR/$name.srv.log" 2>&1 &
 	local srv=$!
 	for ((i = 0; i < 100; i++)); do
 		grep -q "local address:" "$LAB_DIR/$name.srv.log" 2>/dev/null && break
@@ -72,5 +73,20 @@ check "the GID is the IPv4-mapped address with -g 1" \
 run "no GID" 4096 10 --chk
 check "without -g the GID is zero and the TCP peer's address is used" \
 	grep -q "GID is zero; using its TCP address $LAB_IP4_A" "$LAB_DIR/no GID.srv.log"
+# Two lanes (issue 12 item 7): the server's device runs on lcores 0 and 1 (--qp-lcore 1): the
+# CM, the exchange's QP transitions and the link on lcore 0, the QP with its CQ and the
+# traffic on lcore 1 from RTS on. Its port has a queue per lcore (af_packet qpairs=2; the
+# kernel's fanout picks the queue), and a frame a lane gets for the other's QP is handed over.
+sed -e 's/^lcores = .*/lcores = 0,1/' -e 's/^\(vdev = .*\)$/\1,qpairs=2/' "$LAB_DIR/b.ini" \
+	> "$LAB_DIR/b2.ini"
+SRV_INI=b2.ini SRV_ARGS="--qp-lcore 1" run "two lanes" 65536 50 -g 1 -m 1024 --chk
+lanes=$(grep "droce-pingpong: lanes:" "$LAB_DIR/two lanes.srv.log")
+echo "# server: ${lanes:-no lanes line}"
+check "two lanes: the server's QP lived on lcore 1" \
+	grep -q "the QP's home is lcore 1;" <<< "$lanes"
+check "two lanes: it joined lane 1 when it reached RTS" \
+	grep -qE "QPs joined a lane [1-9]" <<< "$lanes"
+check "two lanes: no call came from a wrong lcore" \
+	grep -q "calls from a wrong lcore 0$" <<< "$lanes"
 echo "$fails check(s) failed"
 [ $fails = 0 ]

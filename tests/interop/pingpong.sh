@@ -11,6 +11,7 @@
 # Wire check: tshark captures the bridge port towards droce during all of it; every RoCE frame
 # (droce's and rxe's) must decode as InfiniBand with nothing malformed or error-level, and
 # every ICRC must verify (wire_check.py).
+# Then once more as server with droce's device on two lanes (--qp-lcore 1), 64 KiB.
 # Usage: pingpong.sh PATH/TO/droce-pingpong [ARTIFACT_DIR]
 # Exit 77 = skipped (with the reason). Console logs, capture and logs go to ARTIFACT_DIR.
 set -u
@@ -44,7 +45,7 @@ vm_run vm1 "ibv_devinfo -d rxe0 | grep -E 'state|active_mtu'; cat /sys/class/inf
 droce_pp() {
 	local name=$1
 	shift
-	ip netns exec "$LABI_DNS" timeout 180 "$PP" -c "$LABI_DIR/droce.ini" "$@" \
+	ip netns exec "$LABI_DNS" timeout 180 "$PP" -c "$LABI_DIR/${DROCE_INI:-droce.ini}" "$@" \
 		> "$LABI_DIR/$name.droce.log" 2>&1 &
 	DROCE_PID=$!
 	LABI_PIDS+=($DROCE_PID)
@@ -101,6 +102,34 @@ for size in $PP_SIZES; do
 	check "droce-pingpong server <- ibv_rc_pingpong client (rxe), $size B x $PP_ITERS, data checked" \
 		both_ok "$name" $rd $rv
 done
+
+# Two lanes (issue 12 item 7) against the real peer: droce-pingpong serves with its device on
+# lcores 0 and 1 (--qp-lcore 1): the CM, the exchange's QP transitions and the link on lcore 0,
+# the QP, its CQ and the traffic on lcore 1 from RTS on; the port has a queue per lcore
+# (af_packet qpairs=2, the kernel's fanout picks one), and a lane hands the other the frames it
+# gets for the other's QP. Both lcores back off when idle, so the emulated VM keeps a core.
+sed -e 's/^lcores = .*/lcores = 0,1/' -e 's/^\(vdev = .*\)$/\1,qpairs=2/' \
+	"$LABI_DIR/droce.ini" > "$LABI_DIR/droce2.ini"
+printf '\n[stack]\nidle_sleep_us = 50\n' >> "$LABI_DIR/droce2.ini"
+name=droce_server_lanes-65536
+DROCE_INI=droce2.ini droce_pp "$name" "${common[@]}" -s 65536 --chk --qp-lcore 1
+for ((i = 0; i < 300; i++)); do
+	grep -q "local address:" "$LABI_DIR/$name.droce.log" 2>/dev/null && break
+	kill -0 $DROCE_PID 2>/dev/null || break
+	sleep 0.1
+done
+vm_run vm1 "ibv_rc_pingpong -d rxe0 ${common[*]} -s 65536 --chk $LABI_DROCE_IP" 150 \
+	> "$LABI_DIR/$name.vm.log" 2>&1
+rv=$?
+[ $rv = 0 ] || kill -TERM $DROCE_PID 2>/dev/null
+wait $DROCE_PID
+rd=$?
+check "droce-pingpong server on two lanes <- ibv_rc_pingpong client (rxe), 65536 B, data checked" \
+	both_ok "$name" $rd $rv
+lanes=$(grep "droce-pingpong: lanes:" "$LABI_DIR/$name.droce.log")
+echo "# droce: ${lanes:-no lanes line}"
+check "two lanes: the QP lived on lcore 1, joined lane 1 at RTS, no call from a wrong lcore" \
+	grep -qE "home is lcore 1; QPs joined a lane [1-9].*calls from a wrong lcore 0$" <<< "$lanes"
 lab_capture_stop
 
 droce_mac=$(sed -nE 's/.*port 0 ([0-9A-Fa-f:]{17}) .*/\1/p' "$LABI_DIR"/*.droce.log | head -1)
