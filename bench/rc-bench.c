@@ -537,6 +537,13 @@ static int post_cell_wr(const struct rcb_cell *c, uint64_t i, uint32_t stride)
 	}
 }
 
+/* The chains of completions not taken (a failed cell stops reading them). */
+static void free_chains(struct roce_wc *wc, int n)
+{
+	for (int i = 0; i < n; i++)
+		rte_pktmbuf_free(wc[i].mbuf);
+}
+
 /* READ_MBUF cells: each slot's last response chain, compared with its source at the end */
 static struct rte_mbuf *keep_chain[MAX_SEND_WR];
 
@@ -709,11 +716,13 @@ static void run_cell(struct rcb_cell *c, uint64_t seed)
 			if (wc[k].status != ROCE_WC_SUCCESS) {
 				cell_fail(c, "completion %" PRIu64 ": %s", wc[k].wr_id,
 					  roce_wc_status_str(wc[k].status));
+				free_chains(wc + k, n - k);
 				break;
 			}
 			if (wc[k].opcode != want[c->op] || wc[k].wr_id != done) {
 				cell_fail(c, "completion %" PRIu64 " out of order or wrong opcode",
 					  wc[k].wr_id);
+				free_chains(wc + k, n - k);
 				break;
 			}
 			if (wc[k].mbuf) {

@@ -151,15 +151,25 @@ int roce_dev_release_lcores(struct roce_dev *dev)
 {
 	if (!dev)
 		return -EINVAL;
-	if (dev->n.qps)
+	/* QPs name their lane; so do CQs and SRQs once a QP of a lane past the first used them
+	 * (they would point at a lane that is gone) */
+	if (dev->n.qps || (dev->nlanes > 1 && (dev->n.cqs || dev->n.srqs)))
 		return -EBUSY;
-	for (unsigned i = 1; i < dev->nlanes; i++)
-		roce_lane_fini(dev, i);
+	for (unsigned i = 0; i < dev->nlanes; i++) {
+		struct roce_lane *lane = &dev->lane[i];
+
+		/* not live first: a late roce_lane_enter() then claims a lane that is not live */
+		__atomic_store_n(&lane->live, false, __ATOMIC_RELEASE);
+		roce_post_lane_close(lane);
+		lane->in_engine = false;
+		lane->fail_pending = false;
+		__atomic_store_n(&lane->lcore, RTE_MAX_LCORE, __ATOMIC_RELEASE);
+		if (i > 0)
+			roce_lane_fini(dev, i);
+	}
 	memset(dev->lane_of, ROCE_LANE_NONE, sizeof(dev->lane_of));
 	dev->nlanes = 1;
 	dev->rr_next = 0;
-	dev->lane[0].lcore = RTE_MAX_LCORE;
-	__atomic_store_n(&dev->lane[0].live, false, __ATOMIC_RELEASE);
 	return 0;
 }
 

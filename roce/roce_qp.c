@@ -650,6 +650,18 @@ static bool opcode_ok(enum roce_qp_type t, enum roce_wr_opcode op)
  * chain it names, or a READ whose response data will be handed over as the frames' mbufs.
  * The chain is the QP's once the WR is queued (roce_swqe_release() frees it).
  */
+/* The chain's segments add up to its pkt_len and number nb_segs: every frame can be built
+ * from it (a chain shorter than it says would fail each frame, and the WR by retries). */
+static bool chain_sane(const struct rte_mbuf *m)
+{
+	uint64_t sum = 0;
+	uint32_t n = 0;
+
+	for (const struct rte_mbuf *c = m; c; c = c->next, n++)
+		sum += c->data_len;
+	return sum == m->pkt_len && n == m->nb_segs;
+}
+
 static int fill_swqe_mbuf(struct roce_qp *qp, const struct roce_send_wr *wr, struct roce_swqe *e)
 {
 	uint32_t len;
@@ -669,7 +681,8 @@ static int fill_swqe_mbuf(struct roce_qp *qp, const struct roce_send_wr *wr, str
 	case ROCE_WR_SEND_WITH_INV:
 	case ROCE_WR_RDMA_WRITE:
 	case ROCE_WR_RDMA_WRITE_WITH_IMM:
-		if (!wr->mbuf || rte_pktmbuf_pkt_len(wr->mbuf) > ROCE_MAX_MSG)
+		if (!wr->mbuf || rte_pktmbuf_pkt_len(wr->mbuf) > ROCE_MAX_MSG ||
+		    !chain_sane(wr->mbuf))
 			return -EINVAL;
 		len = rte_pktmbuf_pkt_len(wr->mbuf);
 		if (qp->type == ROCE_QPT_UD &&

@@ -128,6 +128,17 @@ static bool rwqe_ready(const struct roce_qp *qp)
 	return qp->resp.rwqe_kept || rq->tail != rq->head;
 }
 
+/* The receive WQE the next message would take (rwqe_ready() said there is one) asks for
+ * mbufs. */
+static bool next_rwqe_mbuf(const struct roce_qp *qp)
+{
+	const struct roce_wq *rq = qp->init.srq ? &qp->init.srq->rq : &qp->rq;
+
+	if (qp->resp.rwqe_kept)
+		return qp->resp.rwqe.flags & ROCE_RECV_MBUF;
+	return roce_rq_at(rq, rq->tail)->flags & ROCE_RECV_MBUF;
+}
+
 static bool take_rwqe(struct roce_qp *qp, struct roce_rwqe *out)
 {
 	struct roce_wq *rq = qp->init.srq ? &qp->init.srq->rq : &qp->rq;
@@ -757,13 +768,43 @@ static bool reth_too_long(const struct roce_pkt *rp)
 	return reth && roce_reth_len(reth) > ROCE_MAX_MSG;
 }
 
+/* A packet's parse with its BTH and extension headers in a copy of their own. */
+struct roce_pkt_copy {
+	struct roce_pkt rp;
+	uint8_t hdr[64];
+};
+
+/*
+ * do_send(), for which a receive WQE with ROCE_RECV_MBUF may take the frame: its header
+ * segment can go back to the pool, or the whole frame with a completion the CQ had no room
+ * for, before the answer reads the AckReq bit and the receive's completion the ImmDt or IETH.
+ * Those then read a copy of the headers (a few bytes, made only when the frame is taken);
+ * *rpp points at it afterwards.
+ */
+static enum roce_resp_outcome send_keeping_headers(struct roce_qp *qp, struct rte_mbuf **mp,
+						   const struct roce_pkt **rpp,
+						   struct roce_pkt_copy *local)
+{
+	const struct roce_pkt *rp = *rpp;
+	bool takes = (rp->op->flags & ROCE_OPF_START) ? rwqe_ready(qp) && next_rwqe_mbuf(qp)
+						      : (qp->resp.rwqe.flags & ROCE_RECV_MBUF);
+
+	if (takes && rp->op->hdr_len <= sizeof(local->hdr)) {
+		local->rp = *rp;
+		memcpy(local->hdr, rp->bth, rp->op->hdr_len);
+		local->rp.bth = (struct roce_bth *)local->hdr;
+		*rpp = &local->rp;
+	}
+	return do_send(qp, mp, *rpp);
+}
+
 /* RC and UC requests. Takes @m. */
 static void responder_rc(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
 			 const struct roce_pkt *rp)
 {
 	int32_t d = roce_psn_cmp(rp->psn, qp->resp.psn);
 	uint32_t mtu = roce_qp_mtu(qp), flags = rp->op->flags;
-
+	struct roce_pkt_copy local;
 	enum roce_resp_outcome o;
 
 	if (qp->type == ROCE_QPT_RC && d < 0) {
@@ -806,7 +847,7 @@ static void responder_rc(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mb
 		else if (!qp_enables(qp, flags))
 			o = ROCE_RESP_ERR_OPCODE;
 		else if (flags & ROCE_OPF_SEND)
-			o = do_send(qp, &m, rp); /* may take m (ROCE_RECV_MBUF) */
+			o = send_keeping_headers(qp, &m, &rp, &local);
 		else if (flags & ROCE_OPF_WRITE)
 			o = do_write(qp, m, rp);
 		else if (flags & ROCE_OPF_READ)

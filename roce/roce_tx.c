@@ -281,9 +281,11 @@ struct rte_mbuf *roce_tx_build_mbuf(struct rte_mempool *mp, const struct stk_ifa
 		off -= s->data_len;
 	at = off;
 	for (const struct rte_mbuf *c = s; c && left; c = c->next) {
-		left -= RTE_MIN(left, (uint32_t)c->data_len - at);
+		uint32_t n = RTE_MIN(left, (uint32_t)c->data_len - at);
+
+		left -= n;
 		at = 0;
-		pieces++;
+		pieces += n != 0; /* an empty segment gives the frame nothing */
 	}
 	if (left)
 		return fail(m, EINVAL); /* the chain is shorter than off + len */
@@ -298,8 +300,13 @@ struct rte_mbuf *roce_tx_build_mbuf(struct rte_mempool *mp, const struct stk_ifa
 	at = off;
 	for (const struct rte_mbuf *c = s; left; c = c->next) {
 		uint32_t n = RTE_MIN(left, (uint32_t)c->data_len - at);
-		struct rte_mbuf *p = rte_pktmbuf_alloc(mp);
+		struct rte_mbuf *p;
 
+		if (n == 0) {
+			at = 0;
+			continue;
+		}
+		p = rte_pktmbuf_alloc(mp);
 		if (!p)
 			return fail(m, ENOMEM);
 		/* an indirect mbuf over the segment's buffer (or a share of its external one) */

@@ -65,8 +65,9 @@ struct rte_mbuf *roce_tx_build_iova(struct rte_mempool *mp, const struct stk_ifa
 				    struct rte_mbuf_ext_shared_info *zc, uint64_t iova);
 
 /** A frame's payload points into at most this many segments of a chain (roce_tx_build_mbuf);
- * beyond, it is gathered (copied) into the frame's own. */
-#define ROCE_TX_MAX_PIECES 8
+ * beyond, it is gathered (copied) into the frame's own. With the header and the pad/ICRC
+ * tail a frame has at most 8 segments, what the NICs with the shortest TX gather lists take. */
+#define ROCE_TX_MAX_PIECES 6
 
 /**
  * Build a packet whose @p len payload bytes are [@p off, @p off + @p len) of the mbuf chain

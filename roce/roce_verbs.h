@@ -143,7 +143,8 @@ int roce_dev_set_lcores(struct roce_dev *dev, const unsigned *lcores, unsigned n
  * other lcores between phases, as rc-bench does between its placements). Control path: only
  * once no lcore polls the device any more (its stk_lcore destroyed or its poll hook removed)
  * and its QPs are destroyed. Frames already waiting for the device stay for its next owner.
- * @return 0, -EINVAL (NULL), -EBUSY (QPs remain, QP1 included).
+ * @return 0, -EINVAL (NULL), -EBUSY (QPs remain, QP1 included; or, on a device that ran
+ * several lanes, CQs or SRQs, which belong to a lane once a QP used them).
  */
 int roce_dev_release_lcores(struct roce_dev *dev);
 

@@ -728,6 +728,7 @@ static void set_lcores_refused(void **st)
 	assert_int_equal(roce_dev_set_lcores(S[0].dev, lcore_of, ROCE_MAX_LANES + 1), -EINVAL);
 	/* it has QPs and its lanes have run */
 	assert_int_equal(roce_dev_set_lcores(S[0].dev, lcore_of, 2), -EBUSY);
+	assert_int_equal(roce_dev_release_lcores(S[0].dev), -EBUSY);
 	assert_int_equal(roce_dev_set_placement(S[0].dev, ROCE_PLACE_NUM), -EINVAL);
 }
 

@@ -72,8 +72,9 @@ static void chain_add(struct rte_mbuf **head, struct rte_mbuf *m)
 
 /*
  * The chain every send test uses, @len bytes of @src in: a pool mbuf (100 B), an external
- * buffer over @ext (a copy of the next 5000 B, freed through @shinfo), an indirect mbuf over a
- * pool mbuf (1500 B), twenty 7-byte pool mbufs, and pool mbufs of 1900 B for the rest.
+ * buffer over @ext (a copy of the next 5000 B, freed through @shinfo), an empty pool mbuf, an
+ * indirect mbuf over a pool mbuf (1500 B), twenty 7-byte pool mbufs, and pool mbufs of 1900 B
+ * for the rest.
  */
 static struct rte_mbuf *build_chain(const uint8_t *src, uint32_t len, uint8_t *ext,
 				    struct rte_mbuf_ext_shared_info *shinfo)
@@ -94,6 +95,9 @@ static struct rte_mbuf *build_chain(const uint8_t *src, uint32_t len, uint8_t *e
 	rte_pktmbuf_append(m, 5000);
 	chain_add(&head, m);
 	at += 5000;
+	m = rte_pktmbuf_alloc(rcf_pool); /* an empty segment: gives the frames nothing */
+	assert_non_null(m);
+	chain_add(&head, m);
 	d = seg_copy(src + at, 1500);
 	m = rte_pktmbuf_alloc(rcf_pool);
 	assert_non_null(m);
@@ -259,6 +263,18 @@ static void recv_into_chain(void **st)
 	assert_false(roce_mr_busy(rcf_s[0].mr));
 	assert_int_equal(rcf_wait_wc(0, wc, 1), 1);
 	assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+	/* with immediate, the last frame's header segment given back when its payload is kept:
+	 * the immediate still comes from that frame's headers */
+	assert_int_equal(post_recv_mbuf(1, 29, 1u << 20), 0);
+	rcf_post(0, ROCE_WR_SEND_WITH_IMM, 30, 0, 3000, 0, 0);
+	assert_int_equal(rcf_wait_wc(1, wc, 1), 1);
+	assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
+	assert_true(wc[0].wc_flags & ROCE_WC_WITH_IMM);
+	assert_int_equal(rte_be_to_cpu_32(wc[0].imm_data), 0xc0ffee00u + 30);
+	assert_int_equal(chain_equals(wc[0].mbuf, rcf_s[0].buf, 3000), 3);
+	rte_pktmbuf_free(wc[0].mbuf);
+	assert_int_equal(rcf_wait_wc(0, wc, 1), 1);
+	assert_int_equal(wc[0].status, ROCE_WC_SUCCESS);
 	/* the same with A's payloads copied into its frames (the default for up to 1 KiB): a
 	 * chain of the frames' own buffers still, one segment per frame, cut to the payload */
 	roce_copy_max = ROCE_COPY_MAX_DEFAULT;
@@ -346,6 +362,12 @@ static void refusals(void **st)
 	w.send_flags = ROCE_SEND_MBUF;
 	w.mbuf = NULL;
 	assert_int_equal(roce_post_send(rcf_s[0].qp, &w, &bad), -EINVAL);
+	/* a chain whose segments do not add up to its pkt_len */
+	w.mbuf = m;
+	m->pkt_len = 65;
+	assert_int_equal(roce_post_send(rcf_s[0].qp, &w, &bad), -EINVAL);
+	m->pkt_len = 64;
+	w.mbuf = NULL;
 	/* atomics carry no payload chain */
 	w.opcode = ROCE_WR_ATOMIC_FETCH_AND_ADD;
 	w.mbuf = m;
