@@ -15,6 +15,7 @@
 
 #include "rc-bench.h"
 #include "roce_icrc.h"
+#include "roce_tx.h"
 
 const char *const rcb_op_names[RCB_NUM_OPS] = {"WRITE", "READ", "SEND", "READMB"};
 const char *const rcb_post_names[RCB_PP_MODES] = {"queue", "doorbell", "immediate"};
@@ -233,9 +234,9 @@ int rcb_write_json(const struct rcb_run *run, const char *path)
 	fprintf(f,
 		"  \"params\":{\"seconds\":%.3f,\"warmup\":%.3f,\"max_depth\":%u,"
 		"\"inflight_bytes\":%u,\"rate_depth\":%u,\"mbuf_room\":%u,\"ip_mtu\":%u,"
-		"\"ring\":%u,\"pool\":%u,\"post\":\"%s\"},\n",
+		"\"ring\":%u,\"pool\":%u,\"post\":\"%s\",\"copy_max\":%u},\n",
 		run->secs, run->warmup, run->depth, run->inflight, run->rate_depth, run->mbuf_room,
-		run->ip_mtu, run->ring, run->pool, rcb_post_names[run->post]);
+		run->ip_mtu, run->ring, run->pool, rcb_post_names[run->post], roce_copy_max);
 	fprintf(f, "  \"baselines\":{\"memcpy_4k_gb_s\":%.3f,\"memcpy_64k_gb_s\":%.3f",
 		run->memcpy_gbs[0], run->memcpy_gbs[1]);
 	for (unsigned m = 0; m < run->nmtus; m++)
