@@ -67,6 +67,7 @@
 enum pp_state {
 	PP_WAIT_REMOTE, /**< the exchange thread has not published the peer yet */
 	PP_CONNECT,	/**< INIT -> RTR -> RTS towards the peer */
+	PP_MOVING,	/**< --qp-lcore: until the QP's lane has taken it over from the main */
 	PP_RESOLVE,	/**< waiting for the peer's MAC before the first send */
 	PP_RUN,		/**< ping-pong: completions in, the next send out */
 	PP_LINGER,	/**< all iterations done: let the last ACKs leave */
@@ -115,8 +116,9 @@ static struct {
 	int remote_ready; /**< set by the thread once peer/peer_ip are valid */
 	int connected;	  /**< set by the lcore: the QP is in RTS (or 2 = failed) */
 	int xchg_failed;  /**< set by the thread */
-	/* ping-pong (main lcore only) */
+	/* ping-pong: the main lcore's, or with --qp-lcore handed from it to the QP's (pp_poll) */
 	enum pp_state state;
+	uint64_t joined0; /**< --qp-lcore: the device's lane joins before the QP moved */
 	uint32_t scnt, rcnt, routs, pending;
 	uint64_t t_start, t_end, deadline, probe_at, run_deadline;
 	uint32_t bad_msgs, first_bad_iter, first_bad_byte;
@@ -570,8 +572,18 @@ static enum pp_state step_wait_remote(void)
 	return PP_WAIT_REMOTE;
 }
 
+static uint64_t lane_joins(void)
+{
+	struct roce_dev_counts c;
+
+	roce_dev_counts(g.dev, &c);
+	return c.qp_joined;
+}
+
 static enum pp_state step_connect(uint64_t now)
 {
+	if (g.qp_lcore != RTE_MAX_LCORE)
+		g.joined0 = lane_joins();
 	if (connect_qp() != 0) {
 		__atomic_store_n(&g.connected, 2, __ATOMIC_RELEASE);
 		return fail("Failed to modify QP to RTR/RTS");
@@ -579,7 +591,20 @@ static enum pp_state step_connect(uint64_t now)
 	__atomic_store_n(&g.connected, 1, __ATOMIC_RELEASE);
 	g.deadline = now + ms_to_tsc(PP_RESOLVE_MS);
 	g.probe_at = 0;
-	return PP_RESOLVE;
+	/* with --qp-lcore the QP moves home at the end of the main lane's next poll, and its
+	 * lane takes it over at its own next one: until then the main lane may still run it,
+	 * so the QP's lcore must not touch its CQ or queues yet */
+	return g.qp_lcore != RTE_MAX_LCORE ? PP_MOVING : PP_RESOLVE;
+}
+
+/* --qp-lcore: the QP's lane has taken it over (it counts the join) */
+static enum pp_state step_moving(uint64_t now)
+{
+	if (lane_joins() > g.joined0)
+		return PP_RESOLVE;
+	if (now >= g.deadline)
+		return fail("the QP's lane did not take it over");
+	return PP_MOVING;
 }
 
 static enum pp_state start_run(uint64_t now)
@@ -720,6 +745,10 @@ static void pp_poll(struct stk_lcore *lc, void *arg)
 		case PP_CONNECT:
 			if (ctl_side)
 				s = step_connect(now);
+			break;
+		case PP_MOVING:
+			if (ctl_side)
+				s = step_moving(now);
 			break;
 		case PP_RESOLVE:
 			if (qp_side)
@@ -997,8 +1026,21 @@ static void teardown_verbs(void)
 		roce_destroy_qp(g.qp);
 	if (g.cq)
 		roce_destroy_cq(g.cq);
-	if (g.mr) /* after stk_run(): what is still queued leaves as the main lcore polls */
-		roce_dereg_mr_drain(g.mr, stk_lcore_get(rte_get_main_lcore()), 100000);
+	if (g.mr) {
+		/* after stk_run(): what is still queued leaves as the lcores that ran the device
+		 * poll (both quiet now); the QP's frames wait on its lane's lcore */
+		struct stk_lcore *lc[2] = {stk_lcore_get(rte_get_main_lcore()),
+					   g.qp_lcore != RTE_MAX_LCORE ? stk_lcore_get(g.qp_lcore)
+								       : NULL};
+		int rc = roce_dereg_mr(g.mr);
+
+		for (unsigned i = 0; rc == -EBUSY && i < 100000; i++) {
+			stk_lcore_poll(lc[i & 1] ? lc[i & 1] : lc[0]);
+			rc = roce_dereg_mr(g.mr);
+		}
+		if (rc != 0)
+			fprintf(stderr, "droce-pingpong: frames still point into the buffer\n");
+	}
 }
 
 static int report(void)
@@ -1020,13 +1062,17 @@ static int report(void)
 	if (g.qp_lcore != RTE_MAX_LCORE) {
 		/* on stderr: stdout stays ibv_rc_pingpong's */
 		struct roce_dev_counts c;
+		struct roce_qp_stats qs;
 
 		roce_dev_counts(g.dev, &c);
+		roce_qp_query_stats(g.qp, &qs);
 		fprintf(stderr,
-			"droce-pingpong: lanes: the QP's home is lcore %u; QPs joined a lane %" PRIu64
+			"droce-pingpong: lanes: the QP's home is lcore %u; its engines changed lcore "
+			"%" PRIu64 " times; QPs joined a lane %" PRIu64
 			", frames handed to their owner %" PRIu64
 			", calls from a wrong lcore %" PRIu64 "\n",
-			roce_qp_lcore(g.qp), c.qp_joined, c.rx_handoff, c.wrong_lcore);
+			roce_qp_lcore(g.qp), qs.lcore_moves, c.qp_joined, c.rx_handoff,
+			c.wrong_lcore);
 	}
 	if (g.chk && g.bad_msgs) {
 		printf("invalid data in %u of %u received messages (first: iteration %u, byte "

@@ -183,6 +183,7 @@ void roce_qp_query_stats(const struct roce_qp *qp, struct roce_qp_stats *s)
 	s->rnr_nak_rx = qp->cnt[ROCE_QPC_rnr_nak_rx];
 	s->acks_rx = qp->cnt[ROCE_QPC_acks_rx];
 	s->nak_fatal_rx = qp->cnt[ROCE_QPC_nak_fatal_rx];
+	s->lcore_moves = qp->cnt[ROCE_QPC_lcore_moves];
 	s->nak_seq_tx = qp->cnt[ROCE_QPC_nak_seq_tx];
 	s->cwnd_cut_skipped = qp->cnt[ROCE_QPC_cwnd_cut_skipped];
 	s->cwnd = qp->comp.cwnd;

@@ -522,6 +522,8 @@ struct roce_qp_stats {
 	uint64_t rnr_nak_rx;	   /**< RNR NAKs received */
 	uint64_t acks_rx;	/**< ACKs received (AETH syndrome ACK; coalesced: one per many) */
 	uint64_t nak_fatal_rx;	/**< NAKs that end the QP received (invalid request, access, op) */
+	uint64_t lcore_moves;	/**< times its engines ran on another lcore than the time before:
+				 *   1 placed before the lanes ran, 2 moved home while they ran */
 	uint32_t cwnd;		/**< in-flight window now, PSNs */
 	double srtt_us, rto_us; /**< smoothed RTT and the adaptive RTO now (0: no sample) */
 };

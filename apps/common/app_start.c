@@ -183,6 +183,8 @@ int app_pick_iface(struct app_start *a, const struct stk_ipaddr *bind, const str
 
 int app_open_dev(struct app_start *a)
 {
+	struct stk_lcore *primary;
+
 	a->dev = roce_dev_open(a->iface);
 	if (!a->dev) {
 		fprintf(stderr, "%s: cannot open the RoCE device of interface %u: %s\n", a->prog,
@@ -221,9 +223,8 @@ int app_open_dev(struct app_start *a)
 			rte_strerror(rte_errno));
 		return -rte_errno;
 	}
-	if (stk_lcore_add_poll(
-		    stk_lcore_get(a->nlanes > 1 ? a->lane_lcores[0] : rte_get_main_lcore()),
-		    roce_poll, a->dev) != 0) {
+	primary = stk_lcore_get(a->nlanes > 1 ? a->lane_lcores[0] : rte_get_main_lcore());
+	if (!primary || stk_lcore_add_poll(primary, roce_poll, a->dev) != 0) {
 		fprintf(stderr, "%s: cannot poll the device\n", a->prog);
 		return -ENOSPC;
 	}

@@ -77,13 +77,19 @@ check "without -g the GID is zero and the TCP peer's address is used" \
 # CM, the exchange's QP transitions and the link on lcore 0, the QP with its CQ and the
 # traffic on lcore 1 from RTS on. Its port has a queue per lcore (af_packet qpairs=2; the
 # kernel's fanout picks the queue), and a frame a lane gets for the other's QP is handed over.
+# (Both its lcores back off when idle: its main lcore shares CPU 0 with the client.)
 sed -e 's/^lcores = .*/lcores = 0,1/' -e 's/^\(vdev = .*\)$/\1,qpairs=2/' "$LAB_DIR/b.ini" \
 	> "$LAB_DIR/b2.ini"
+printf '\n[stack]\nidle_sleep_us = 50\n' >> "$LAB_DIR/b2.ini"
 SRV_INI=b2.ini SRV_ARGS="--qp-lcore 1" run "two lanes" 65536 50 -g 1 -m 1024 --chk
 lanes=$(grep "droce-pingpong: lanes:" "$LAB_DIR/two lanes.srv.log")
 echo "# server: ${lanes:-no lanes line}"
 check "two lanes: the server's QP lived on lcore 1" \
 	grep -q "the QP's home is lcore 1;" <<< "$lanes"
+# its engines ran on the main lcore until RTS, then on lcore 1 only: two changes (more would
+# be two lcores taking turns); and lane 1 counted taking it over
+check "two lanes: its engines changed lcore exactly twice (main until RTS, then lcore 1)" \
+	grep -q "its engines changed lcore 2 times;" <<< "$lanes"
 check "two lanes: it joined lane 1 when it reached RTS" \
 	grep -qE "QPs joined a lane [1-9]" <<< "$lanes"
 check "two lanes: no call came from a wrong lcore" \

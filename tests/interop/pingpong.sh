@@ -128,8 +128,11 @@ check "droce-pingpong server on two lanes <- ibv_rc_pingpong client (rxe), 65536
 	both_ok "$name" $rd $rv
 lanes=$(grep "droce-pingpong: lanes:" "$LABI_DIR/$name.droce.log")
 echo "# droce: ${lanes:-no lanes line}"
-check "two lanes: the QP lived on lcore 1, joined lane 1 at RTS, no call from a wrong lcore" \
-	grep -qE "home is lcore 1; QPs joined a lane [1-9].*calls from a wrong lcore 0$" <<< "$lanes"
+# its engines ran on the main lcore until RTS, then on lcore 1 only (two changes); the frames
+# the kernel's fanout put on lane 0's queue were handed over (printed: the fanout may put all
+# of one flow on either queue, so the count is not checked)
+check "two lanes: the QP lived on lcore 1 from RTS on (2 lcore changes), joined lane 1, no call from a wrong lcore" \
+	grep -qE "home is lcore 1; its engines changed lcore 2 times; QPs joined a lane [1-9].*calls from a wrong lcore 0$" <<< "$lanes"
 lab_capture_stop
 
 droce_mac=$(sed -nE 's/.*port 0 ([0-9A-Fa-f:]{17}) .*/\1/p' "$LABI_DIR"/*.droce.log | head -1)
