@@ -352,19 +352,11 @@ static bool early_ok(const struct roce_qp *qp, uint64_t cfg)
 static bool keep_payload(struct roce_qp *qp, struct roce_swqe *e, struct rte_mbuf **mp,
 			 const struct roce_pkt *rp)
 {
-	struct rte_mbuf *p = roce_mbuf_payload(*mp, rp->payload_off, rp->payload_len, (*mp)->pool);
+	int rc = roce_mbuf_keep(qp, mp, rp, &e->wr.mbuf, &e->mtail);
 
-	*mp = NULL;
-	if (!p) {
-		qp->cnt[ROCE_QPC_rx_mbuf_nomem]++;
-		return false;
-	}
-	if (!roce_mbuf_append(&e->wr.mbuf, &e->mtail, p)) {
-		rte_pktmbuf_free(p);
+	if (rc == -E2BIG)
 		roce_qp_fatal(qp, ROCE_WC_LOC_LEN_ERR);
-		return false;
-	}
-	return true;
+	return rc == 0;
 }
 
 static void read_response(struct roce_qp *qp, struct rte_mbuf **mp, const struct roce_pkt *rp,

@@ -100,11 +100,13 @@ struct rte_mbuf *roce_mbuf_payload(struct rte_mbuf *m, uint32_t off, uint32_t le
 				   struct rte_mempool *mp);
 
 /**
- * Append chain @p piece to the chain at *@p head (NULL: it becomes the chain), whose last
- * segment is *@p tail. @return false, nothing changed, when the chain would have more than
- * RTE_MBUF_MAX_NB_SEGS segments.
+ * Keep a received frame's payload (@p rp's) at the end of the chain *@p head / *@p tail
+ * (roce_mbuf_payload(), then appended). Takes *@p mp in every case (set to NULL).
+ * @return 0; -ENOMEM, no mbuf to clone a shared frame (counted rx_mbuf_nomem: the packet is
+ * lost, as dropped); -E2BIG, the chain would pass RTE_MBUF_MAX_NB_SEGS segments.
  */
-bool roce_mbuf_append(struct rte_mbuf **head, struct rte_mbuf **tail, struct rte_mbuf *piece);
+int roce_mbuf_keep(struct roce_qp *qp, struct rte_mbuf **mp, const struct roce_pkt *rp,
+		   struct rte_mbuf **head, struct rte_mbuf **tail);
 
 /** Move @p qp to ERR after a fatal error: complete the WQE at the head with @p status, flush
  * the rest (IBA 10.3.1.7). */

@@ -128,17 +128,6 @@ static bool rwqe_ready(const struct roce_qp *qp)
 	return qp->resp.rwqe_kept || rq->tail != rq->head;
 }
 
-/* The receive WQE the next message would take (rwqe_ready() said there is one) asks for
- * mbufs. */
-static bool next_rwqe_mbuf(const struct roce_qp *qp)
-{
-	const struct roce_wq *rq = qp->init.srq ? &qp->init.srq->rq : &qp->rq;
-
-	if (qp->resp.rwqe_kept)
-		return qp->resp.rwqe.flags & ROCE_RECV_MBUF;
-	return roce_rq_at(rq, rq->tail)->flags & ROCE_RECV_MBUF;
-}
-
 static bool take_rwqe(struct roce_qp *qp, struct roce_rwqe *out)
 {
 	struct roce_wq *rq = qp->init.srq ? &qp->init.srq->rq : &qp->rq;
@@ -417,36 +406,44 @@ static enum roce_resp_outcome duplicate(struct roce_qp *qp, struct stk_lcore *lc
 	return ROCE_RESP_DUPLICATE;
 }
 
+/* A packet's parse with its BTH and extension headers in a copy of their own. */
+struct roce_pkt_copy {
+	struct roce_pkt rp;
+	uint8_t hdr[64];
+};
+
 /*
  * A receive WQE with ROCE_RECV_MBUF: the frame's payload joins the message's chain, the frame's
- * own buffer (the responder does not free it). @return PLACED; DROP_NOMEM when a shared frame
- * could not be cloned (nothing consumed: the requester resends it); ERR_LENGTH when the chain
- * would pass rte_mbuf's segment limit (the receive completes LOC_LEN_ERR).
+ * own buffer (the responder does not free it). The frame's header segment may go back to the
+ * pool with it, or the whole frame with a completion the CQ had no room for, before the answer
+ * reads the AckReq bit and the receive's completion the ImmDt or IETH: those read a copy of
+ * the headers, made here, and *rpp points at it from then on.
+ * @return PLACED; DROP_NOMEM when a shared frame could not be cloned (nothing consumed: the
+ * requester resends it); ERR_LENGTH when the chain would pass rte_mbuf's segment limit (the
+ * receive completes LOC_LEN_ERR).
  */
 static enum roce_resp_outcome keep_payload(struct roce_qp *qp, struct rte_mbuf **mp,
-					   const struct roce_pkt *rp)
+					   const struct roce_pkt **rpp, struct roce_pkt_copy *local)
 {
-	struct roce_resp *r = &qp->resp;
-	struct rte_mbuf *p;
+	const struct roce_pkt *rp = *rpp;
+	int rc;
 
 	if (rp->payload_len == 0)
 		return ROCE_RESP_PLACED;
-	p = roce_mbuf_payload(*mp, rp->payload_off, rp->payload_len, (*mp)->pool);
-	*mp = NULL;
-	if (!p) {
-		qp->cnt[ROCE_QPC_rx_mbuf_nomem]++;
-		return ROCE_RESP_DROP_NOMEM;
-	}
-	if (!roce_mbuf_append(&r->rwqe.chain, &r->rwqe.ctail, p)) {
-		rte_pktmbuf_free(p);
-		return ROCE_RESP_ERR_LENGTH;
-	}
-	return ROCE_RESP_PLACED;
+	local->rp = *rp;
+	memcpy(local->hdr, rp->bth, RTE_MIN((size_t)rp->op->hdr_len, sizeof(local->hdr)));
+	local->rp.bth = (struct roce_bth *)local->hdr;
+	*rpp = &local->rp;
+	rc = roce_mbuf_keep(qp, mp, rp, &qp->resp.rwqe.chain, &qp->resp.rwqe.ctail);
+	return rc == 0	       ? ROCE_RESP_PLACED
+	       : rc == -ENOMEM ? ROCE_RESP_DROP_NOMEM
+			       : ROCE_RESP_ERR_LENGTH;
 }
 
 static enum roce_resp_outcome do_send(struct roce_qp *qp, struct rte_mbuf **mp,
-				      const struct roce_pkt *rp)
+				      const struct roce_pkt **rpp, struct roce_pkt_copy *local)
 {
+	const struct roce_pkt *rp = *rpp;
 	struct roce_resp *r = &qp->resp;
 	uint32_t flags = rp->op->flags;
 
@@ -467,8 +464,9 @@ static enum roce_resp_outcome do_send(struct roce_qp *qp, struct rte_mbuf **mp,
 		return ROCE_RESP_ERR_LENGTH;
 	}
 	if (r->rwqe.flags & ROCE_RECV_MBUF) {
-		enum roce_resp_outcome o = keep_payload(qp, mp, rp);
+		enum roce_resp_outcome o = keep_payload(qp, mp, rpp, local);
 
+		rp = *rpp; /* the frame may be gone: its headers' copy */
 		if (o == ROCE_RESP_DROP_NOMEM && (flags & ROCE_OPF_START)) {
 			/* not started after all: the resent FIRST takes the same WQE */
 			r->recv_active = false;
@@ -768,36 +766,6 @@ static bool reth_too_long(const struct roce_pkt *rp)
 	return reth && roce_reth_len(reth) > ROCE_MAX_MSG;
 }
 
-/* A packet's parse with its BTH and extension headers in a copy of their own. */
-struct roce_pkt_copy {
-	struct roce_pkt rp;
-	uint8_t hdr[64];
-};
-
-/*
- * do_send(), for which a receive WQE with ROCE_RECV_MBUF may take the frame: its header
- * segment can go back to the pool, or the whole frame with a completion the CQ had no room
- * for, before the answer reads the AckReq bit and the receive's completion the ImmDt or IETH.
- * Those then read a copy of the headers (a few bytes, made only when the frame is taken);
- * *rpp points at it afterwards.
- */
-static enum roce_resp_outcome send_keeping_headers(struct roce_qp *qp, struct rte_mbuf **mp,
-						   const struct roce_pkt **rpp,
-						   struct roce_pkt_copy *local)
-{
-	const struct roce_pkt *rp = *rpp;
-	bool takes = (rp->op->flags & ROCE_OPF_START) ? rwqe_ready(qp) && next_rwqe_mbuf(qp)
-						      : (qp->resp.rwqe.flags & ROCE_RECV_MBUF);
-
-	if (takes && rp->op->hdr_len <= sizeof(local->hdr)) {
-		local->rp = *rp;
-		memcpy(local->hdr, rp->bth, rp->op->hdr_len);
-		local->rp.bth = (struct roce_bth *)local->hdr;
-		*rpp = &local->rp;
-	}
-	return do_send(qp, mp, *rpp);
-}
-
 /* RC and UC requests. Takes @m. */
 static void responder_rc(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
 			 const struct roce_pkt *rp)
@@ -847,7 +815,7 @@ static void responder_rc(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mb
 		else if (!qp_enables(qp, flags))
 			o = ROCE_RESP_ERR_OPCODE;
 		else if (flags & ROCE_OPF_SEND)
-			o = send_keeping_headers(qp, &m, &rp, &local);
+			o = do_send(qp, &m, &rp, &local); /* may take m (ROCE_RECV_MBUF) */
 		else if (flags & ROCE_OPF_WRITE)
 			o = do_write(qp, m, rp);
 		else if (flags & ROCE_OPF_READ)

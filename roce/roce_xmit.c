@@ -166,6 +166,7 @@ struct rte_mbuf *roce_mbuf_payload(struct rte_mbuf *m, uint32_t off, uint32_t le
 				   struct rte_mempool *mp)
 {
 	struct rte_mbuf *s, *head;
+	uint32_t total = len;
 	uint16_t nseg = 1;
 
 	/* a segment someone else holds too (a clone, a capture, a duplicate) is not ours to
@@ -209,13 +210,13 @@ struct rte_mbuf *roce_mbuf_payload(struct rte_mbuf *m, uint32_t off, uint32_t le
 	rte_pktmbuf_free(s->next);
 	s->next = NULL;
 	head->nb_segs = nseg;
-	head->pkt_len = 0;
-	for (s = head; s; s = s->next)
-		head->pkt_len += s->data_len;
+	head->pkt_len = total;
 	return head;
 }
 
-bool roce_mbuf_append(struct rte_mbuf **head, struct rte_mbuf **tail, struct rte_mbuf *piece)
+/* Append chain @piece to the chain at *@head (NULL: it becomes the chain), whose last segment
+ * is *@tail. @return false, nothing changed, past RTE_MBUF_MAX_NB_SEGS segments. */
+static bool mbuf_append(struct rte_mbuf **head, struct rte_mbuf **tail, struct rte_mbuf *piece)
 {
 	if (!*head) {
 		*head = piece;
@@ -228,4 +229,21 @@ bool roce_mbuf_append(struct rte_mbuf **head, struct rte_mbuf **tail, struct rte
 	}
 	*tail = rte_pktmbuf_lastseg(piece);
 	return true;
+}
+
+int roce_mbuf_keep(struct roce_qp *qp, struct rte_mbuf **mp, const struct roce_pkt *rp,
+		   struct rte_mbuf **head, struct rte_mbuf **tail)
+{
+	struct rte_mbuf *p = roce_mbuf_payload(*mp, rp->payload_off, rp->payload_len, (*mp)->pool);
+
+	*mp = NULL;
+	if (!p) {
+		qp->cnt[ROCE_QPC_rx_mbuf_nomem]++;
+		return -ENOMEM;
+	}
+	if (!mbuf_append(head, tail, p)) {
+		rte_pktmbuf_free(p);
+		return -E2BIG;
+	}
+	return 0;
 }

@@ -69,6 +69,26 @@ both_ok() {
 }
 
 common=(-g 1 -m 1024 -n "$PP_ITERS")
+
+# droce_serves NAME SIZE [ARGS...]: droce-pingpong serves (with ARGS), ibv_rc_pingpong connects
+# from the VM once droce listens; sets name, rd (droce's exit) and rv (the VM's)
+droce_serves() {
+	name=$1
+	local size=$2 i
+	shift 2
+	droce_pp "$name" "${common[@]}" -s "$size" --chk "$@"
+	for ((i = 0; i < 300; i++)); do
+		grep -q "local address:" "$LABI_DIR/$name.droce.log" 2>/dev/null && break
+		kill -0 $DROCE_PID 2>/dev/null || break
+		sleep 0.1
+	done
+	vm_run vm1 "ibv_rc_pingpong -d rxe0 ${common[*]} -s $size --chk $LABI_DROCE_IP" 150 \
+		> "$LABI_DIR/$name.vm.log" 2>&1
+	rv=$?
+	[ $rv = 0 ] || kill -TERM $DROCE_PID 2>/dev/null
+	wait $DROCE_PID
+	rd=$?
+}
 for size in $PP_SIZES; do
 	# ibv_rc_pingpong serves in the VM; droce-pingpong connects (it retries while the server
 	# is not listening yet)
@@ -85,20 +105,7 @@ for size in $PP_SIZES; do
 	check "ibv_rc_pingpong server (rxe) <- droce-pingpong client, $size B x $PP_ITERS, data checked" \
 		both_ok "$name" $rd $rv
 
-	# droce-pingpong serves; ibv_rc_pingpong connects from the VM once droce listens
-	name=droce_server-$size
-	droce_pp "$name" "${common[@]}" -s "$size" --chk
-	for ((i = 0; i < 300; i++)); do
-		grep -q "local address:" "$LABI_DIR/$name.droce.log" 2>/dev/null && break
-		kill -0 $DROCE_PID 2>/dev/null || break
-		sleep 0.1
-	done
-	vm_run vm1 "ibv_rc_pingpong -d rxe0 ${common[*]} -s $size --chk $LABI_DROCE_IP" 150 \
-		> "$LABI_DIR/$name.vm.log" 2>&1
-	rv=$?
-	[ $rv = 0 ] || kill -TERM $DROCE_PID 2>/dev/null
-	wait $DROCE_PID
-	rd=$?
+	droce_serves droce_server-$size "$size"
 	check "droce-pingpong server <- ibv_rc_pingpong client (rxe), $size B x $PP_ITERS, data checked" \
 		both_ok "$name" $rd $rv
 done
@@ -111,19 +118,7 @@ done
 sed -e 's/^lcores = .*/lcores = 0,1/' -e 's/^\(vdev = .*\)$/\1,qpairs=2/' \
 	"$LABI_DIR/droce.ini" > "$LABI_DIR/droce2.ini"
 printf '\n[stack]\nidle_sleep_us = 50\n' >> "$LABI_DIR/droce2.ini"
-name=droce_server_lanes-65536
-DROCE_INI=droce2.ini droce_pp "$name" "${common[@]}" -s 65536 --chk --qp-lcore 1
-for ((i = 0; i < 300; i++)); do
-	grep -q "local address:" "$LABI_DIR/$name.droce.log" 2>/dev/null && break
-	kill -0 $DROCE_PID 2>/dev/null || break
-	sleep 0.1
-done
-vm_run vm1 "ibv_rc_pingpong -d rxe0 ${common[*]} -s 65536 --chk $LABI_DROCE_IP" 150 \
-	> "$LABI_DIR/$name.vm.log" 2>&1
-rv=$?
-[ $rv = 0 ] || kill -TERM $DROCE_PID 2>/dev/null
-wait $DROCE_PID
-rd=$?
+DROCE_INI=droce2.ini droce_serves droce_server_lanes-65536 65536 --qp-lcore 1
 check "droce-pingpong server on two lanes <- ibv_rc_pingpong client (rxe), 65536 B, data checked" \
 	both_ok "$name" $rd $rv
 lanes=$(grep "droce-pingpong: lanes:" "$LABI_DIR/$name.droce.log")
