@@ -87,7 +87,7 @@ struct gen_global g = {
 	.frame_size = 64,
 	.roce_qpn = 0x11,
 	.cat = {.verb = GEN_CAT_NUM_VERBS, .wait_ms = 200},
-	.fo = {.verb = GEN_FLOW_NUM_VERBS,
+	.fo = {.xchg = GEN_XCHG_PERFTEST,
 	       .qps = 1,
 	       .depth = 16,
 	       .seconds = 5,

@@ -61,13 +61,20 @@ static void usage(FILE *f, const char *prog)
 		"      --cat-only LIST   only these entries (comma-separated names)\n"
 		"      --cat-wait MS     how long to watch for replies, per phase (default 200)\n"
 		"      --cat-peer KIND   droce or rxe: whose known deviations are accepted\n"
-		"      --flow VERB       flow mode: droce's RC QPs as the requester towards a perftest\n"
-		"                        server at --peer ADDR:PORT (VERB write: ib_write_bw -q N;\n"
-		"                        read: ib_read_bw -q N; -s at least the largest size)\n"
+		"      --flow OPS        flow mode: droce's QPs as the requester. A perftest server\n"
+		"                        at --peer ADDR:PORT: OPS write (ib_write_bw -q N) or read\n"
+		"                        (ib_read_bw -q N; -s at least the largest size). With\n"
+		"                        --manual: write, read, send, atomic or a weighted mix\n"
+		"                        (write:3,read:1,send:1,atomic:1), or ud (UD SENDs)\n"
+		"      --manual          flow: print droce's keys per QP on stderr, read the peer's\n"
+		"                        from stdin, a line per QP: qpn= psn= rkey= va= len=\n"
+		"                        [mtu=] [rd_atomic=] (ud: qpn= [qkey=]); --peer A.B.C.D\n"
+		"      --keys KEYS       flow ud: the peer's keys on the command line (qpn=N\n"
+		"                        [qkey=K]), once, or once per QP\n"
 		"      --qps N           flow: QPs, the server's -q (default 1)\n"
 		"      --depth N         flow: WRs in flight per QP (default 16)\n"
 		"      --seconds N       flow: how long (default 5)\n"
-		"      --sizes LIST      flow: SIZE[:WEIGHT],... message sizes by weight (64k)\n"
+		"      --sizes LIST      flow: SIZE[:WEIGHT],... message sizes by weight (64k; ud: 1k)\n"
 		"      --pps N           flow: at most N packets a second (loopback: frames)\n"
 		"      --gbps G          flow: at most G Gbit/s of payload\n"
 		"      --pcp N           flow: 802.1Q priority 0..7 (with --dscp: the QPs' own\n"
@@ -117,8 +124,14 @@ static int parse_peer(const char *v)
 		memmove(buf, buf + 1, strlen(buf + 1) + 1);
 	} else {
 		colon = strrchr(buf, ':');
-		if (!colon)
-			goto bad;
+		if (!colon) {
+			/* an IPv4 address alone: for the flows whose keys come without TCP */
+			if (stk_ipaddr_parse(buf, &g.peer) != 0 || g.peer.family != 4)
+				goto bad;
+			g.peer_port = 0;
+			g.has_peer = true;
+			return 0;
+		}
 	}
 	*colon = '\0';
 	if (stk_ipaddr_parse(buf, &g.peer) != 0 ||
@@ -128,7 +141,10 @@ static int parse_peer(const char *v)
 	g.has_peer = true;
 	return 0;
 bad:
-	fprintf(stderr, "droce-gen: --peer %s: expected A.B.C.D:PORT or [IPv6]:PORT\n", v);
+	fprintf(stderr,
+		"droce-gen: --peer %s: expected A.B.C.D:PORT or [IPv6]:PORT (A.B.C.D alone with "
+		"--flow --manual or --keys)\n",
+		v);
 	return -1;
 }
 
@@ -176,13 +192,16 @@ int gen_parse_args(int argc, char **argv)
 		{"sizes", required_argument, NULL, 30},
 		{"gbps", required_argument, NULL, 31},
 		{"pcp", required_argument, NULL, 32},
+		{"manual", no_argument, NULL, 33},
+		{"keys", required_argument, NULL, 34},
 		{"json", no_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	uint32_t x;
-	int c;
+	int c, n;
+	bool sizes_set = false;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "c:e:p:n:s:i:w:r:l:jqh", opts, NULL)) != -1) {
@@ -345,14 +364,8 @@ int gen_parse_args(int argc, char **argv)
 			break;
 		case 26:
 			g.flow = true;
-			g.fo.verb = gen_flow_verb_parse(optarg);
-			if (g.fo.verb == GEN_FLOW_NUM_VERBS) {
-				fprintf(stderr,
-					"droce-gen: --flow %s: expected write (an ib_write_bw server) "
-					"or read (ib_read_bw)\n",
-					optarg);
+			if (gen_flow_parse_mix(optarg, &g.fo.mix) != 0)
 				return -1;
-			}
 			break;
 		case 27:
 			g.flow_opt = true;
@@ -371,8 +384,11 @@ int gen_parse_args(int argc, char **argv)
 			break;
 		case 30:
 			g.flow_opt = true;
-			if (gen_flow_parse_sizes(optarg, &g.fo) != 0)
+			n = gen_flow_parse_sizes(optarg, g.fo.size, g.fo.weight);
+			if (n < 0)
 				return -1;
+			g.fo.nsizes = (uint32_t)n;
+			sizes_set = true;
 			break;
 		case 31: {
 			char *end;
@@ -391,6 +407,27 @@ int gen_parse_args(int argc, char **argv)
 			g.pcp = (uint8_t)x;
 			g.pcp_set = true;
 			break;
+		case 33:
+			g.flow_opt = true;
+			g.fo.xchg = GEN_XCHG_MANUAL;
+			break;
+		case 34: {
+			char why[160];
+
+			g.flow_opt = true;
+			if (g.fo.nkeys == GEN_FLOW_MAX_QPS ||
+			    gen_keys_parse(optarg, &g.fo.keys[g.fo.nkeys], why, sizeof(why)) <= 0) {
+				fprintf(stderr, "droce-gen: --keys %s: %s\n", optarg,
+					g.fo.nkeys == GEN_FLOW_MAX_QPS ? "more than one per QP"
+					: why[0]		       ? why
+								       : "no key=value in it");
+				return -1;
+			}
+			g.fo.nkeys++;
+			if (g.fo.xchg != GEN_XCHG_MANUAL)
+				g.fo.xchg = GEN_XCHG_KEYS;
+			break;
+		}
 		case 'j':
 			g.json = true;
 			break;
@@ -414,8 +451,6 @@ int gen_parse_args(int argc, char **argv)
 		exit(0);
 	}
 	if (g.cat_qps || g.cat.only || g.cat.peer) {
-		int n;
-
 		if (!g.catalogue) {
 			fprintf(stderr, "droce-gen: --cat-qps, --cat-only and --cat-peer go with "
 					"--catalogue VERB\n");
@@ -433,12 +468,18 @@ int gen_parse_args(int argc, char **argv)
 		fprintf(stderr, "droce-gen: -c/--config FILE is required (see conf/example.ini)\n");
 		return -1;
 	}
+	if (g.has_peer && !g.peer_port && !(g.flow && g.fo.xchg != GEN_XCHG_PERFTEST)) {
+		fprintf(stderr, "droce-gen: --peer needs :PORT here (only the flows of --manual "
+				"and --keys take an address alone)\n");
+		return -1;
+	}
 	if (g.flow) {
 		if (!g.has_peer || g.peer.family != 4 || g.loopback || g.rate_s || g.replay ||
 		    g.echo_port || g.catalogue) {
-			fprintf(stderr, "droce-gen: --flow needs --peer A.B.C.D:PORT (the perftest "
-					"server's IPv4 address and port, 18515 by default) and no "
-					"other mode\n");
+			fprintf(stderr,
+				"droce-gen: --flow needs --peer A.B.C.D:PORT (the perftest "
+				"server's IPv4 address and port, 18515 by default; the "
+				"address alone with --manual or --keys) and no other mode\n");
 			return -1;
 		}
 		if (g.pps && g.gbps > 0) {
@@ -460,12 +501,14 @@ int gen_parse_args(int argc, char **argv)
 		g.fo.port = g.peer_port;
 		g.fo.iface = g.iface;
 		g.fo.json = g.json;
-		return 0;
+		if (g.fo.mix.ud && !sizes_set)
+			g.fo.size[0] = 1024; /* a datagram is one packet */
+		return gen_flow_check(&g.fo);
 	}
 	if ((g.pcp_set || g.gbps > 0 || g.flow_opt) && !g.flow) {
 		fprintf(stderr,
-			"droce-gen: --qps, --depth, --seconds, --sizes, --pcp and --gbps go "
-			"with --flow\n");
+			"droce-gen: --qps, --depth, --seconds, --sizes, --manual, --keys, --pcp "
+			"and --gbps go with --flow\n");
 		return -1;
 	}
 	if (g.catalogue) {

@@ -1,25 +1,35 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * gen_flow.c - droce-gen's RC flows (gen_flow.h, docs/gen.md).
+ * gen_flow.c - droce-gen's RC and UD flows (gen_flow.h, docs/gen.md).
  *
- * The peer is any perftest server (ib_write_bw or ib_read_bw -q N on Linux, rxe or a
- * ConnectX; droce-perf): the control thread plays perftest's client on TCP (gen_pt.c) and
- * hands it the keys of droce's own N RC QPs, which the lcore then moves to RTS towards the
- * server's. The run, on the main lcore (an enum and step functions, STYLE section 4):
- *   KEYS   until the exchange is through, then the QPs to RTR and RTS (path MTU as agreed,
- *          the peer's address, DSCP/PCP/ECN of the profile);
+ * The peer's keys come from a perftest server (ib_write_bw or ib_read_bw -q N on Linux, rxe or
+ * a ConnectX; droce-perf: the control thread plays perftest's client on TCP, gen_pt.c), from
+ * stdin (--manual: the control thread prints droce's keys per QP and reads the peer's, a line
+ * per QP) or from the command line (--keys, UD). The run, on the main lcore (an enum and step
+ * functions, STYLE section 4):
+ *   KEYS   until the keys are in, then the QPs to RTR and RTS (RC: path MTU as agreed, the
+ *          peer's address, DSCP/PCP/ECN of the profile; UD: an address handle, the peer's
+ *          address resolved);
  *   RUN    --seconds of posting: round robin over the QPs, each up to --depth WRs in flight,
- *          each WR's size drawn from the mix by weight, and at most --pps packets (a message
- *          of L bytes is ceil(L / MTU) packets) or --gbps of payload a second: a TSC deadline
- *          per post, with 1 ms of slack so a late loop round does not turn into a burst;
+ *          each WR's operation drawn from the mix and its size from the size mix, by weight,
+ *          and at most --pps packets (a message of L bytes is ceil(L / MTU) packets) or --gbps
+ *          of payload a second: a TSC deadline per post, with 1 ms of slack so a late loop
+ *          round does not turn into a burst;
  *   DRAIN  up to 3 s for the WRs in flight;
  *   DONE   the control thread ends perftest's exchange, so the server exits 0.
- * Completions count messages and bytes per QP (the wr_id carries the QP and the size); an
- * error completion stops that QP. The transport's counters (roce_qp_query_stats()) give the
- * ACKs, NAKs and RNR NAKs received, the retransmissions and the timeouts.
+ * Completions count operations and bytes per QP (the wr_id carries the QP, the operation and
+ * the size); an error completion stops that QP. The transport's counters
+ * (roce_qp_query_stats()) give the ACKs, NAKs and RNR NAKs received, the retransmissions and
+ * the timeouts.
+ *
+ * Each QP's slot of registered memory: the source of WRITEs and SENDs (byte j is j * 7 + 1,
+ * which a peer can check), the sink of READs, then 8 bytes for the atomics' old values. In the
+ * peer's region the atomics add 1 at va and the WRITEs and READs go to va, or to va + 64 when
+ * the mix has atomics.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +50,9 @@
 #define FLOW_SLACK_US 1000    /* pacing: how far behind its deadline a post may be */
 #define FLOW_TIMEOUT 14	      /* local ACK timeout: 67 ms */
 #define FLOW_MAX_RD_ATOMIC 16 /* READs in flight per QP at most */
+#define FLOW_ARP_S 3	      /* UD: how long the peer's address may take to resolve */
+#define FLOW_QKEY 0x11111111u /* UD: our Q_Key, and the peer's unless it names one (perftest's) */
+#define FLOW_KEYS_LINE 512    /* the longest line of keys read from stdin */
 
 enum flow_state {
 	FL_KEYS,  /**< the control thread is exchanging keys */
@@ -50,14 +63,20 @@ enum flow_state {
 };
 
 static const char *const flow_state_names[FL_NUM] = {"keys", "run", "drain", "done"};
-static const char *const verb_names[GEN_FLOW_NUM_VERBS] = {"write", "read"};
+static const char *const xchg_names[GEN_XCHG_NUM] = {"perftest", "manual", "keys"};
 
 struct flow_qp {
 	struct roce_qp *qp;
+	struct roce_ah *ah; /**< UD: the peer's address */
 	struct perf_dest mine, theirs;
+	uint32_t qkey;	  /**< UD: the peer's Q_Key */
+	uint64_t rdma_va; /**< where WRITEs and READs go in the peer's region */
+	uint8_t *slot;	  /**< ours: the source, the READ sink, the atomics' old values */
 	uint32_t inflight;
 	uint64_t posted, msgs, bytes, errors, flushed;
-	uint64_t short_reads; /**< READ completions with fewer bytes than asked */
+	uint64_t ops[GEN_FLOW_NUM_VERBS]; /**< completed, by operation */
+	uint32_t write_max;		  /**< the largest WRITE completed */
+	uint64_t short_reads;		  /**< READ completions with fewer bytes than asked */
 	enum roce_wc_status first_error;
 	bool failed;
 };
@@ -71,9 +90,9 @@ static struct {
 	struct roce_cq *cq;
 	struct roce_mr *mr;
 	uint8_t *buf;
-	uint32_t max_size, wsum, mtu, rr;
+	uint32_t max_size, wsum, mtu, rr, slot_len, sink_off;
 	struct flow_qp q[GEN_FLOW_MAX_QPS];
-	uint64_t t_start, t_end, t_stop, deadline;
+	uint64_t t_start, t_end, t_stop, deadline, probe_at;
 	double next_tsc; /**< pacing: the next post's TSC (fractions kept) */
 	struct gen_pt pt;
 	pthread_t thread;
@@ -91,93 +110,116 @@ static void fl_set_state(enum flow_state s)
 	fl.state_count[s]++;
 }
 
-enum gen_flow_verb gen_flow_verb_parse(const char *s)
+/* ------------------------------------------------------------------ set-up */
+
+/* The peer's keys from a manual exchange, or --keys, into the QP's. */
+static void take_keys(struct flow_qp *q, const struct gen_keys *k)
 {
-	for (int v = 0; v < GEN_FLOW_NUM_VERBS; v++)
-		if (strcmp(s, verb_names[v]) == 0)
-			return (enum gen_flow_verb)v;
-	return GEN_FLOW_NUM_VERBS;
+	const uint64_t *v = k->v;
+
+	q->theirs.qpn = (uint32_t)v[GEN_KEY_QPN];
+	q->theirs.psn = (uint32_t)v[GEN_KEY_PSN];
+	q->theirs.rkey = (uint32_t)v[GEN_KEY_RKEY];
+	q->theirs.vaddr = v[GEN_KEY_VA];
+	q->theirs.out_reads =
+		k->have & (1u << GEN_KEY_RD_ATOMIC) ? (uint32_t)v[GEN_KEY_RD_ATOMIC] : 1;
+	q->qkey = k->have & (1u << GEN_KEY_QKEY) ? (uint32_t)v[GEN_KEY_QKEY] : FLOW_QKEY;
+	if ((k->have & (1u << GEN_KEY_MTU)) && v[GEN_KEY_MTU] < fl.mtu)
+		fl.mtu = (uint32_t)v[GEN_KEY_MTU];
 }
 
-static int parse_size(const char *s, char **end, uint32_t *out)
+/* --manual: ours on stderr, then a line of the peer's keys per QP from stdin (lines without
+ * keys skipped). @return 0, or -1 with fl.why set. */
+static int manual_keys(void)
 {
-	unsigned long long v;
+	char line[FLOW_KEYS_LINE], addr[INET6_ADDRSTRLEN];
+	size_t used = 0;
+	uint32_t got = 0;
 
-	errno = 0;
-	v = strtoull(s, end, 10);
-	if (errno || *end == s)
-		return -1;
-	if (v > GEN_FLOW_MAX_SIZE)
-		return -1; /* before any shift can wrap */
-	if (**end == 'k' || **end == 'K')
-		v <<= 10, (*end)++;
-	else if (**end == 'm' || **end == 'M')
-		v <<= 20, (*end)++;
-	if (v < 1 || v > GEN_FLOW_MAX_SIZE)
-		return -1;
-	*out = (uint32_t)v;
+	stk_ipaddr_str(&stk_iface_get(fl.o.iface)->ip4, addr, sizeof(addr));
+	for (uint32_t i = 0; i < fl.o.qps; i++)
+		fprintf(stderr,
+			"droce-gen: local qp %u qpn=%#x psn=%#x ip=%s mtu=%u rd_atomic=%u%s\n", i,
+			fl.q[i].mine.qpn, fl.q[i].mine.psn, addr, fl.mtu, FLOW_MAX_RD_ATOMIC,
+			fl.o.mix.ud ? " qkey=0x11111111" : "");
+	fprintf(stderr, "droce-gen: the peer's keys, a line per QP (%s):\n",
+		fl.o.mix.ud ? "qpn= [qkey=]" : "qpn= psn= rkey= va= len= [mtu=] [rd_atomic=]");
+	fflush(stderr);
+	while (got < fl.o.qps) {
+		struct pollfd pfd = {.fd = 0, .events = POLLIN};
+		char *nl;
+		ssize_t n;
+
+		if (stk_stopping()) {
+			snprintf(fl.why, sizeof(fl.why), "stopped waiting for the peer's keys");
+			return -1;
+		}
+		if (poll(&pfd, 1, 100) <= 0)
+			continue;
+		n = read(0, line + used, sizeof(line) - 1 - used);
+		if (n <= 0) {
+			snprintf(fl.why, sizeof(fl.why),
+				 "stdin ended with the keys of %u of %u peer QPs", got, fl.o.qps);
+			return -1;
+		}
+		used += (size_t)n;
+		line[used] = '\0';
+		while (got < fl.o.qps && (nl = strchr(line, '\n')) != NULL) {
+			struct gen_keys k;
+			char why[160];
+			int rc;
+
+			*nl = '\0';
+			rc = gen_keys_parse(line, &k, why, sizeof(why));
+			if (rc > 0 && gen_flow_keys_ok(&fl.o, &k, why, sizeof(why)) != 0)
+				rc = -1;
+			if (rc < 0) {
+				snprintf(fl.why, sizeof(fl.why), "the peer's keys for QP %u: %s",
+					 got, why);
+				return -1;
+			}
+			if (rc > 0)
+				take_keys(&fl.q[got++], &k);
+			used -= (size_t)(nl + 1 - line);
+			memmove(line, nl + 1, used + 1);
+		}
+		if (used == sizeof(line) - 1) {
+			snprintf(fl.why, sizeof(fl.why), "a line of keys longer than %d bytes",
+				 FLOW_KEYS_LINE - 1);
+			return -1;
+		}
+	}
 	return 0;
 }
-
-int gen_flow_parse_sizes(const char *s, struct gen_flow_opts *o)
-{
-	const char *p = s;
-
-	o->nsizes = 0;
-	while (*p) {
-		char *end;
-		uint32_t size, weight = 1;
-
-		if (o->nsizes == GEN_FLOW_MAX_SIZES || parse_size(p, &end, &size) != 0)
-			goto bad;
-		if (*end == ':') {
-			unsigned long w;
-
-			errno = 0;
-			w = strtoul(end + 1, &end, 10);
-			if (errno || w < 1 || w > 1000)
-				goto bad;
-			weight = (uint32_t)w;
-		}
-		if (*end != ',' && *end != '\0')
-			goto bad;
-		o->size[o->nsizes] = size;
-		o->weight[o->nsizes++] = weight;
-		if (*end == ',' && end[1] == '\0')
-			goto bad; /* a trailing comma: an empty item */
-		p = *end ? end + 1 : end;
-	}
-	if (o->nsizes)
-		return 0;
-bad:
-	fprintf(stderr,
-		"droce-gen: --sizes %s: expected SIZE[:WEIGHT],... with at most %u sizes of 1 B "
-		"to 1m (k and m suffixes) and weights of 1 to 1000\n",
-		s, GEN_FLOW_MAX_SIZES);
-	return -1;
-}
-
-/* ------------------------------------------------------------------ set-up */
 
 static void *flow_control(void *arg)
 {
 	struct perf_dest theirs[GEN_FLOW_MAX_QPS];
 	struct perf_dest mine[GEN_FLOW_MAX_QPS];
+	int rc = 0;
 	(void)arg;
 
 	for (uint32_t i = 0; i < fl.o.qps; i++)
 		mine[i] = fl.q[i].mine;
-	if (gen_pt_open(&fl.pt, fl.o.qps, mine, theirs) != 0) {
+	if (fl.o.xchg == GEN_XCHG_MANUAL) {
+		rc = manual_keys();
+	} else if (fl.o.xchg == GEN_XCHG_KEYS) {
+		for (uint32_t i = 0; i < fl.o.qps; i++)
+			take_keys(&fl.q[i], &fl.o.keys[fl.o.nkeys == 1 ? 0 : i]);
+	} else if ((rc = gen_pt_open(&fl.pt, fl.o.qps, mine, theirs)) != 0) {
 		snprintf(fl.why, sizeof(fl.why), "%s", fl.pt.why);
-		__atomic_store_n(&fl.keys_ready, -1, __ATOMIC_RELEASE);
 	} else {
 		for (uint32_t i = 0; i < fl.o.qps; i++)
 			fl.q[i].theirs = theirs[i];
 		fl.mtu = fl.pt.mtu;
-		__atomic_store_n(&fl.keys_ready, 1, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&fl.keys_ready, rc == 0 ? 1 : -1, __ATOMIC_RELEASE);
+	if (rc == 0) {
 		while (!__atomic_load_n(&fl.run_done, __ATOMIC_ACQUIRE) && !stk_stopping())
 			usleep(10000);
-		if (__atomic_load_n(&fl.run_done, __ATOMIC_ACQUIRE) > 0) {
+		if (fl.o.xchg != GEN_XCHG_PERFTEST) {
+			/* nothing to close: the peer was told nothing beyond the keys */
+		} else if (__atomic_load_n(&fl.run_done, __ATOMIC_ACQUIRE) > 0) {
 			uint64_t msgs = 0;
 
 			for (uint32_t i = 0; i < fl.o.qps; i++)
@@ -189,6 +231,32 @@ static void *flow_control(void *arg)
 	}
 	__atomic_store_n(&fl.closed, 1, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+/* A QP of the flow, in INIT. @return 0 or -1. */
+static int make_qp(struct flow_qp *q)
+{
+	struct roce_qp_init_attr ia = {.send_cq = fl.cq,
+				       .recv_cq = fl.cq,
+				       .qp_type = fl.o.mix.ud ? ROCE_QPT_UD : ROCE_QPT_RC};
+	struct roce_qp_attr a;
+	uint32_t mask = ROCE_QP_STATE | ROCE_QP_PKEY_INDEX | ROCE_QP_PORT;
+
+	ia.cap.max_send_wr = fl.o.depth;
+	ia.cap.max_recv_wr = 1;
+	ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
+	q->qp = roce_create_qp(fl.pd, &ia);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = ROCE_QPS_INIT;
+	a.port_num = 1;
+	if (fl.o.mix.ud) {
+		a.qkey = FLOW_QKEY;
+		mask |= ROCE_QP_QKEY;
+	} else {
+		a.qp_access_flags = ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ;
+		mask |= ROCE_QP_ACCESS_FLAGS;
+	}
+	return q->qp && roce_modify_qp(q->qp, &a, mask) == 0 ? 0 : -1;
 }
 
 int gen_flow_start(const struct gen_flow_opts *o)
@@ -216,8 +284,17 @@ int gen_flow_start(const struct gen_flow_opts *o)
 		fl.max_size = RTE_MAX(fl.max_size, o->size[k]);
 		fl.wsum += o->weight[k];
 	}
+	if (o->mix.ud && fl.max_size > fl.mtu) {
+		fprintf(stderr,
+			"droce-gen: --flow ud: --sizes up to %u bytes, but a datagram is one packet "
+			"and the path MTU of interface %u is %u\n",
+			fl.max_size, o->iface, fl.mtu);
+		return -EINVAL;
+	}
 	srand48((long)rte_get_tsc_cycles());
-	len = (size_t)fl.max_size * o->qps;
+	fl.sink_off = RTE_ALIGN_CEIL(fl.max_size, 64u);
+	fl.slot_len = 2 * fl.sink_off + 64;
+	len = (size_t)fl.slot_len * o->qps;
 	fl.dev = roce_dev_open(o->iface);
 	fl.pd = fl.dev ? roce_alloc_pd(fl.dev) : NULL;
 	fl.cq = fl.dev ? roce_create_cq(fl.dev, (int)RTE_MIN(o->qps * o->depth * 2, 65536u)) : NULL;
@@ -233,25 +310,13 @@ int gen_flow_start(const struct gen_flow_opts *o)
 			len, rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < len; i++)
-		fl.buf[i] = (uint8_t)(i * 7 + 1);
 	for (uint32_t i = 0; i < o->qps; i++) {
-		struct roce_qp_init_attr ia = {
-			.send_cq = fl.cq, .recv_cq = fl.cq, .qp_type = ROCE_QPT_RC};
-		struct roce_qp_attr a;
 		struct flow_qp *q = &fl.q[i];
 
-		ia.cap.max_send_wr = o->depth;
-		ia.cap.max_recv_wr = 1;
-		ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
-		q->qp = roce_create_qp(fl.pd, &ia);
-		memset(&a, 0, sizeof(a));
-		a.qp_state = ROCE_QPS_INIT;
-		a.port_num = 1;
-		a.qp_access_flags = ROCE_ACCESS_REMOTE_WRITE | ROCE_ACCESS_REMOTE_READ;
-		if (!q->qp || roce_modify_qp(q->qp, &a,
-					     ROCE_QP_STATE | ROCE_QP_PKEY_INDEX | ROCE_QP_PORT |
-						     ROCE_QP_ACCESS_FLAGS) != 0) {
+		q->slot = fl.buf + (size_t)i * fl.slot_len;
+		for (uint32_t j = 0; j < fl.max_size; j++)
+			q->slot[j] = (uint8_t)(j * 7 + 1); /* the peer may check what arrives */
+		if (make_qp(q) != 0) {
 			fprintf(stderr, "droce-gen: --flow: cannot create QP %u of %u\n", i,
 				o->qps);
 			return -ENOMEM;
@@ -260,7 +325,7 @@ int gen_flow_start(const struct gen_flow_opts *o)
 		q->mine.qpn = roce_qp_num(q->qp);
 		q->mine.psn = (uint32_t)lrand48() & 0xffffffu;
 		q->mine.rkey = fl.mr->rkey;
-		q->mine.vaddr = (uintptr_t)(fl.buf + (size_t)i * fl.max_size);
+		q->mine.vaddr = (uintptr_t)q->slot;
 		gen_pt_gid(o->iface, q->mine.gid);
 	}
 	rc = stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), roce_poll, fl.dev);
@@ -286,13 +351,54 @@ static enum roce_mtu mtu_code(uint32_t bytes)
 			       : ROCE_MTU_256;
 }
 
-/* the QPs to RTR and RTS towards the server's */
-static int connect_qps(void)
+static void fill_path(struct roce_path *p)
+{
+	p->dgid_ip = fl.o.server;
+	p->ecn = fl.o.ecn;
+	if (fl.o.dscp_set) {
+		p->flags |= ROCE_PATH_DSCP;
+		p->dscp = fl.o.dscp;
+	}
+	if (fl.o.pcp_set) {
+		p->flags |= ROCE_PATH_PCP;
+		p->pcp = fl.o.pcp;
+	}
+}
+
+/* UD: the QPs to RTR and RTS, an address handle each */
+static int connect_ud(void)
+{
+	for (uint32_t i = 0; i < fl.o.qps; i++) {
+		struct flow_qp *q = &fl.q[i];
+		struct roce_qp_attr a;
+		struct roce_path path;
+
+		memset(&path, 0, sizeof(path));
+		fill_path(&path);
+		q->ah = roce_create_ah(fl.pd, &path);
+		memset(&a, 0, sizeof(a));
+		a.qp_state = ROCE_QPS_RTR;
+		if (!q->ah || roce_modify_qp(q->qp, &a, ROCE_QP_STATE) != 0)
+			return -1;
+		a.qp_state = ROCE_QPS_RTS;
+		a.sq_psn = q->mine.psn;
+		if (roce_modify_qp(q->qp, &a, ROCE_QP_STATE | ROCE_QP_SQ_PSN) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* RC: the QPs to RTR and RTS towards the peer's */
+static int connect_rc(void)
 {
 	for (uint32_t i = 0; i < fl.o.qps; i++) {
 		struct flow_qp *q = &fl.q[i];
 		struct roce_qp_attr a;
 
+		q->rdma_va = q->theirs.vaddr +
+			     (fl.o.mix.weight[GEN_FLOW_ATOMIC] && fl.o.xchg != GEN_XCHG_PERFTEST
+				      ? GEN_FLOW_ATOMIC_ROOM
+				      : 0);
 		memset(&a, 0, sizeof(a));
 		a.qp_state = ROCE_QPS_RTR;
 		a.path_mtu = mtu_code(fl.mtu);
@@ -300,16 +406,7 @@ static int connect_qps(void)
 		a.rq_psn = q->theirs.psn;
 		a.max_dest_rd_atomic = FLOW_MAX_RD_ATOMIC;
 		a.min_rnr_timer = 12;
-		a.ah_attr.dgid_ip = fl.o.server;
-		a.ah_attr.ecn = fl.o.ecn;
-		if (fl.o.dscp_set) {
-			a.ah_attr.flags |= ROCE_PATH_DSCP;
-			a.ah_attr.dscp = fl.o.dscp;
-		}
-		if (fl.o.pcp_set) {
-			a.ah_attr.flags |= ROCE_PATH_PCP;
-			a.ah_attr.pcp = fl.o.pcp;
-		}
+		fill_path(&a.ah_attr);
 		if (roce_modify_qp(q->qp, &a,
 				   ROCE_QP_STATE | ROCE_QP_AV | ROCE_QP_PATH_MTU |
 					   ROCE_QP_DEST_QPN | ROCE_QP_RQ_PSN |
@@ -344,20 +441,63 @@ static uint32_t pick_size(void)
 	return fl.o.size[0];
 }
 
-static int post_one(uint32_t i, uint32_t size)
+static enum gen_flow_verb pick_verb(void)
+{
+	uint32_t r = (uint32_t)(lrand48() % fl.o.mix.wsum);
+
+	for (int v = 0; v < GEN_FLOW_NUM_VERBS; v++) {
+		if (r < fl.o.mix.weight[v])
+			return (enum gen_flow_verb)v;
+		r -= fl.o.mix.weight[v];
+	}
+	return GEN_FLOW_WRITE;
+}
+
+/* the wr_id: the QP, the operation and the size (at most 1 MiB) */
+static uint64_t wr_id(uint32_t i, enum gen_flow_verb v, uint32_t size)
+{
+	return (uint64_t)i << 32 | (uint64_t)v << 24 | size;
+}
+
+static int post_one(uint32_t i, enum gen_flow_verb v, uint32_t size)
 {
 	struct flow_qp *q = &fl.q[i];
-	struct roce_sge sg = {.addr = q->mine.vaddr, .length = size, .lkey = fl.mr->lkey};
+	struct roce_sge sg = {.addr = (uintptr_t)q->slot, .length = size, .lkey = fl.mr->lkey};
 	struct roce_send_wr w, *bad;
 
 	memset(&w, 0, sizeof(w));
-	w.wr_id = (uint64_t)i << 32 | size;
-	w.opcode = fl.o.verb == GEN_FLOW_READ ? ROCE_WR_RDMA_READ : ROCE_WR_RDMA_WRITE;
+	w.wr_id = wr_id(i, v, size);
 	w.sg_list = &sg;
 	w.num_sge = 1;
 	w.send_flags = ROCE_SEND_SIGNALED;
-	w.wr.rdma.remote_addr = q->theirs.vaddr;
-	w.wr.rdma.rkey = q->theirs.rkey;
+	switch (v) {
+	case GEN_FLOW_WRITE:
+	case GEN_FLOW_READ:
+		w.opcode = v == GEN_FLOW_READ ? ROCE_WR_RDMA_READ : ROCE_WR_RDMA_WRITE;
+		if (v == GEN_FLOW_READ)
+			sg.addr += fl.sink_off; /* not over the source */
+		w.wr.rdma.remote_addr = q->rdma_va;
+		w.wr.rdma.rkey = q->theirs.rkey;
+		break;
+	case GEN_FLOW_ATOMIC:
+		w.opcode = ROCE_WR_ATOMIC_FETCH_AND_ADD;
+		sg.addr += 2 * (uint64_t)fl.sink_off;
+		sg.length = 8;
+		w.wr_id = wr_id(i, v, 8);
+		w.wr.atomic.remote_addr = q->theirs.vaddr;
+		w.wr.atomic.rkey = q->theirs.rkey;
+		w.wr.atomic.compare_add = 1;
+		break;
+	case GEN_FLOW_SEND:
+	default:
+		w.opcode = ROCE_WR_SEND;
+		if (q->ah) {
+			w.wr.ud.ah = q->ah;
+			w.wr.ud.remote_qpn = q->theirs.qpn;
+			w.wr.ud.remote_qkey = q->qkey;
+		}
+		break;
+	}
 	return roce_post_send(q->qp, &w, &bad);
 }
 
@@ -369,21 +509,24 @@ static void poll_cq(void)
 	for (int k = 0; k < n; k++) {
 		uint32_t i = (uint32_t)(wc[k].wr_id >> 32);
 		struct flow_qp *q = i < fl.o.qps ? &fl.q[i] : NULL;
+		enum gen_flow_verb v = (enum gen_flow_verb)((wc[k].wr_id >> 24) & 0xff);
+		uint32_t asked = (uint32_t)wc[k].wr_id & 0xffffff;
 
-		if (!q)
+		if (!q || v >= GEN_FLOW_NUM_VERBS)
 			continue;
 		if (q->inflight)
 			q->inflight--;
 		if (wc[k].status == ROCE_WC_SUCCESS) {
-			uint32_t asked = (uint32_t)wc[k].wr_id;
-
 			q->msgs++;
-			if (fl.o.verb == GEN_FLOW_READ) { /* what arrived, as the completion says */
+			q->ops[v]++;
+			if (v == GEN_FLOW_READ) { /* what arrived, as the completion says */
 				q->bytes += wc[k].byte_len;
 				q->short_reads += wc[k].byte_len != asked;
 			} else {
 				q->bytes += asked;
 			}
+			if (v == GEN_FLOW_WRITE && asked > q->write_max)
+				q->write_max = asked;
 			continue;
 		}
 		if (wc[k].status == ROCE_WC_WR_FLUSH_ERR) {
@@ -405,6 +548,7 @@ static void post_some(uint64_t now)
 
 	for (unsigned k = 0, tried = 0; k < FLOW_BURST && tried < fl.o.qps;) {
 		uint32_t i, size;
+		enum gen_flow_verb v;
 		struct flow_qp *q;
 
 		if (paced && (double)now < fl.next_tsc)
@@ -415,8 +559,9 @@ static void post_some(uint64_t now)
 			tried++;
 			continue;
 		}
-		size = pick_size();
-		if (post_one(i, size) != 0) {
+		v = pick_verb();
+		size = v == GEN_FLOW_ATOMIC ? 8 : pick_size();
+		if (post_one(i, v, size) != 0) {
 			tried++;
 			continue;
 		}
@@ -445,14 +590,33 @@ static uint32_t inflight(void)
 	return n;
 }
 
-static enum flow_state step_keys(uint64_t now)
+static enum flow_state step_keys(struct stk_lcore *lc, const struct stk_iface *ifc, uint64_t now)
 {
 	int k = __atomic_load_n(&fl.keys_ready, __ATOMIC_ACQUIRE);
 
 	if (k == 0)
 		return FL_KEYS;
-	if (k > 0 && connect_qps() != 0)
+	if (k > 0 && fl.o.mix.ud && !fl.q[0].ah) {
+		/* datagrams are not held back for ARP: resolve the peer first */
+		uint64_t hz = rte_get_tsc_hz();
+
+		if (!fl.deadline)
+			fl.deadline = now + (uint64_t)FLOW_ARP_S * hz;
+		if (now >= fl.probe_at) { /* ask, and again each half second */
+			stk_neigh_probe(lc, ifc, &fl.o.server);
+			fl.probe_at = now + hz / 2;
+		}
+		if (!stk_ip_ready(lc, ifc, &fl.o.server)) {
+			if (now < fl.deadline)
+				return FL_KEYS;
+			snprintf(fl.why, sizeof(fl.why),
+				 "the peer's address did not resolve in %d s", FLOW_ARP_S);
+		} else if (connect_ud() != 0) {
+			snprintf(fl.why, sizeof(fl.why), "the UD QPs could not be moved to RTS");
+		}
+	} else if (k > 0 && connect_rc() != 0) {
 		snprintf(fl.why, sizeof(fl.why), "the QPs could not be moved to RTS");
+	}
 	if (k < 0 || fl.why[0]) {
 		__atomic_store_n(&fl.run_done, -1, __ATOMIC_RELEASE);
 		return FL_DONE;
@@ -460,9 +624,14 @@ static enum flow_state step_keys(uint64_t now)
 	fl.t_start = now;
 	fl.next_tsc = (double)now;
 	fl.t_end = now + (uint64_t)fl.o.seconds * rte_get_tsc_hz();
-	if (!fl.o.json)
-		printf("droce-gen: flow: %u QPs connected (path MTU %u), %s for %u s\n", fl.o.qps,
-		       fl.mtu, verb_names[fl.o.verb], fl.o.seconds);
+	if (!fl.o.json) {
+		char mix[64];
+
+		gen_flow_format_mix(&fl.o.mix, mix, sizeof(mix));
+		printf("droce-gen: flow: %u %s QPs connected (path MTU %u, keys: %s), %s for %u s\n",
+		       fl.o.qps, fl.o.mix.ud ? "UD" : "RC", fl.mtu, xchg_names[fl.o.xchg], mix,
+		       fl.o.seconds);
+	}
 	return FL_RUN;
 }
 
@@ -493,11 +662,10 @@ static enum flow_state step_drain(uint64_t now)
 bool gen_flow_step(struct stk_lcore *lc, const struct stk_iface *ifc, uint64_t now)
 {
 	enum flow_state next;
-	(void)lc, (void)ifc;
 
 	switch (fl.state) {
 	case FL_KEYS:
-		next = step_keys(now);
+		next = step_keys(lc, ifc, now);
 		break;
 	case FL_RUN:
 		next = step_run(now);
@@ -524,7 +692,9 @@ int gen_flow_finish(void)
 	uint64_t msgs = 0, bytes = 0, errors = 0;
 	struct roce_qp_stats st[GEN_FLOW_MAX_QPS];
 	bool all_ran = true;
+	char mix[64];
 
+	gen_flow_format_mix(&fl.o.mix, mix, sizeof(mix));
 	if (fl.thread_up)
 		pthread_join(fl.thread, NULL);
 	for (uint32_t i = 0; i < fl.o.qps; i++) {
@@ -542,10 +712,11 @@ int gen_flow_finish(void)
 		fprintf(stderr, "droce-gen: flow: stopped in state %s\n",
 			flow_state_names[fl.state]);
 	if (fl.o.json) {
-		printf("{\"mode\":\"flow\",\"verb\":\"%s\",\"qps\":%u,\"depth\":%u,\"path_mtu\":%u,"
-		       "\"seconds\":%.3f,\"pps_limit\":%.1f,\"gbps_limit\":%.3f,\"per_qp\":[",
-		       verb_names[fl.o.verb], fl.o.qps, fl.o.depth, fl.mtu, secs, fl.o.pps,
-		       fl.o.gbps);
+		printf("{\"mode\":\"flow\",\"verb\":\"%s\",\"ud\":%s,\"keys\":\"%s\",\"qps\":%u,"
+		       "\"depth\":%u,\"path_mtu\":%u,\"seconds\":%.3f,\"pps_limit\":%.1f,"
+		       "\"gbps_limit\":%.3f,\"per_qp\":[",
+		       mix, fl.o.mix.ud ? "true" : "false", xchg_names[fl.o.xchg], fl.o.qps,
+		       fl.o.depth, fl.mtu, secs, fl.o.pps, fl.o.gbps);
 		for (uint32_t i = 0; i < fl.o.qps; i++) {
 			const struct flow_qp *q = &fl.q[i];
 
@@ -556,13 +727,16 @@ int gen_flow_finish(void)
 			       ",\"nak_fatal_rx\":%" PRIu64 ",\"retransmits\":%" PRIu64
 			       ",\"timeouts\":%" PRIu64 ",\"errors\":%" PRIu64
 			       ",\"flushed\":%" PRIu64 ",\"short_reads\":%" PRIu64
-			       ",\"first_error\":\"%s\"}",
+			       ",\"first_error\":\"%s\",\"write\":%" PRIu64 ",\"read\":%" PRIu64
+			       ",\"send\":%" PRIu64 ",\"atomic\":%" PRIu64 ",\"write_max\":%u}",
 			       i ? "," : "", q->mine.qpn, q->theirs.qpn, q->posted, q->msgs,
 			       q->bytes, secs > 0 ? (double)q->bytes * 8 / secs / 1e9 : 0,
 			       st[i].tx_pkts, st[i].acks_rx, st[i].nak_seq_rx, st[i].rnr_nak_rx,
 			       st[i].nak_fatal_rx, st[i].retransmits, st[i].timeouts, q->errors,
 			       q->flushed, q->short_reads,
-			       q->errors ? roce_wc_status_str(q->first_error) : "");
+			       q->errors ? roce_wc_status_str(q->first_error) : "",
+			       q->ops[GEN_FLOW_WRITE], q->ops[GEN_FLOW_READ], q->ops[GEN_FLOW_SEND],
+			       q->ops[GEN_FLOW_ATOMIC], q->write_max);
 		}
 		printf("],\"messages\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"gbps\":%.4f,"
 		       "\"errors\":%" PRIu64 "}\n",
@@ -584,9 +758,18 @@ int gen_flow_finish(void)
 			       st[i].retransmits, st[i].timeouts, q->errors, q->errors ? " " : "",
 			       q->errors ? roce_wc_status_str(q->first_error) : "");
 		}
+		for (uint32_t i = 0;
+		     i < fl.o.qps && fl.o.mix.wsum != fl.o.mix.weight[GEN_FLOW_WRITE] &&
+		     fl.o.mix.wsum != fl.o.mix.weight[GEN_FLOW_READ];
+		     i++)
+			printf("droce-gen: qp %u: %" PRIu64 " WRITEs (the largest %u B), %" PRIu64
+			       " READs, %" PRIu64 " SENDs, %" PRIu64 " FETCH_ADDs\n",
+			       i, fl.q[i].ops[GEN_FLOW_WRITE], fl.q[i].write_max,
+			       fl.q[i].ops[GEN_FLOW_READ], fl.q[i].ops[GEN_FLOW_SEND],
+			       fl.q[i].ops[GEN_FLOW_ATOMIC]);
 		printf("droce-gen: flow: %s, %u QPs, %" PRIu64 " messages, %" PRIu64
 		       " bytes in %.3f s: %.3f Gbit/s, %" PRIu64 " error completions\n",
-		       verb_names[fl.o.verb], fl.o.qps, msgs, bytes, secs,
+		       mix, fl.o.qps, msgs, bytes, secs,
 		       secs > 0 ? (double)bytes * 8 / secs / 1e9 : 0, errors);
 	}
 	fflush(stdout);

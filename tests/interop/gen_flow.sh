@@ -7,8 +7,20 @@
 #   read:  ib_read_bw -q 1 -s 65536; droce-gen --flow read, 64 KiB, 3 s.
 # Each: droce-gen exits 0 with data moved on every QP and no error completion, ACKs (write) or
 # READ responses (read) from rxe; the perftest server exits 0 (droce-gen finished its
-# exchange). The wire: every RoCE frame of both runs decodes in tshark as InfiniBand with
-# nothing malformed and every ICRC good (wire_check.py).
+# exchange).
+# Then a peer without perftest or a CM: tests/interop/gen_peer.c, a raw verbs program built
+# here (gcc, libibverbs-dev) and run in the VM, with the manual exchange (droce-gen --manual:
+# its keys from its stderr onto gen_peer's command line, gen_peer's keys into its stdin):
+#   mix:   2 RC QPs x depth 8, write:2,read:1,send:1,atomic:1, sizes 64:1,4096:1, 3 s. Every
+#          operation completes on both QPs without error; per QP, gen_peer received exactly as
+#          many SENDs as droce-gen completed, each byte as droce-gen sent it; its counter is
+#          exactly the number of FETCH_ADDs of 1; droce's pattern covers the WRITE area as far
+#          as the largest WRITE; its QPs are still in RTS;
+#   ud:    2 UD QPs, --keys qpn=..,qkey=.. (the command line), sizes 64,1000, 300 datagrams a
+#          second for 3 s to gen_peer's one UD QP: it received exactly as many as droce-gen
+#          sent, each payload right.
+# The wire: every RoCE frame of all runs decodes in tshark as InfiniBand with nothing
+# malformed and every ICRC good (wire_check.py).
 # Usage: gen_flow.sh APPS_DIR [ARTIFACT_DIR]     (APPS_DIR holds droce-gen)
 # Exit 77 = skipped (the reason is printed).
 set -u
@@ -23,11 +35,25 @@ trap 'exit 143' TERM INT
 if ! why=$(lab_can_run); then echo "SKIP: $why"; exit 77; fi
 command -v tshark >/dev/null || { echo "SKIP: needs tshark for the wire check"; exit 77; }
 [ -x "$GEN" ] || { echo "FAIL - $GEN is not an executable droce-gen"; exit 1; }
+if ! command -v gcc >/dev/null || [ ! -f /usr/include/infiniband/verbs.h ]; then
+	echo "SKIP: needs gcc and libibverbs-dev for gen_peer (scripts/setup.sh installs them)"
+	exit 77
+fi
 [ -n "$LABI_ARTIFACTS" ] && rm -f "$LABI_ARTIFACTS"/*.log "$LABI_ARTIFACTS"/*.pcap
 fails=0
 check() { if "${@:2}"; then echo "ok   - $1"; else echo "FAIL - $1"; fails=$((fails + 1)); fi; }
 
+mkdir -p "$LABI_DIR"
+if ! gcc -std=c11 -O2 -Wall -Wextra -Werror -o "$LABI_DIR/gen_peer" "$HERE/gen_peer.c" \
+	-libverbs > "$LABI_DIR/gcc.log" 2>&1; then
+	echo "FAIL - gen_peer.c does not build:"; cat "$LABI_DIR/gcc.log"
+	exit 1
+fi
+strip "$LABI_DIR/gen_peer"
+
 lab_up_or_exit 1
+check "gen_peer built on the host and copied into the VM" \
+	vm_put vm1 "$LABI_DIR/gen_peer" /tmp/gen_peer || exit 1
 lab_capture_start gen_flow || exit 1
 lab_droce_config "$LABI_DIR/flow.ini"
 hex=$(printf '%04X' $PORT)
@@ -66,6 +92,111 @@ run read "ib_read_bw -d rxe0 -x 1 -F -q 1 -s 65536 -n 5" -- --flow read --qps 1 
 check "read: droce-gen exits 0 and ib_read_bw in the VM exits 0" [ "$RC/$VRC" = 0/0 ]
 check "read: 64 KiB READs answered by rxe, no error completion" \
 	js read "q[0]['messages'] > 0 and q[0]['bytes'] == 65536 * q[0]['messages'] and q[0]['short_reads'] == 0 and q[0]['errors'] == 0"
+
+# peer_wait FILE: until gen_peer in the VM has written "ready" to FILE; its output on stdout
+peer_wait() {
+	local i out
+	for ((i = 0; i < 100; i++)); do
+		out=$(vm_run vm1 "cat $1 2>/dev/null" 10)
+		if grep -q '^gen_peer: ready' <<< "$out"; then echo "$out"; return 0; fi
+		kill -0 $vmjob 2>/dev/null || break
+		sleep 0.3
+	done
+	echo "$out"
+	return 1
+}
+# peer_end NAME FILE: SIGINT to gen_peer, its exit status as PRC, its output in NAME.peer
+peer_end() {
+	vm_run vm1 "killall -INT gen_peer" 10 > /dev/null 2>&1
+	wait $vmjob
+	PRC=$?
+	vm_run vm1 "cat $2" 10 > "$LABI_DIR/$1.peer" 2>&1
+	echo "# $1: gen_peer exit $PRC"
+	sed 's/^/#   vm: /' "$LABI_DIR/$1.peer" | grep -v ' qpn=' | tail -6
+}
+
+# mix: the manual exchange. droce-gen reads gen_peer's keys from a FIFO.
+rm -f "$LABI_DIR/keys.fifo" && mkfifo "$LABI_DIR/keys.fifo"
+exec 7<> "$LABI_DIR/keys.fifo"
+ip netns exec "$LABI_DNS" timeout 90 "$GEN" -c "$LABI_DIR/flow.ini" -j -p "$VMIP" \
+	--flow write:2,read:1,send:1,atomic:1 --manual --qps 2 --depth 8 --seconds 3 \
+	--sizes 64:1,4096:1 <&7 > "$LABI_DIR/mix.json" 2> "$LABI_DIR/mix.err" &
+genjob=$!
+for ((i = 0; i < 150; i++)); do
+	[ "$(grep -c '^droce-gen: local qp' "$LABI_DIR/mix.err")" = 2 ] && break
+	sleep 0.1
+done
+mapfile -t local_keys < <(sed -n 's/^droce-gen: local qp [0-9]* //p' "$LABI_DIR/mix.err")
+check "mix: droce-gen printed its keys for both QPs (${local_keys[*]:-none})" [ ${#local_keys[@]} = 2 ]
+vm_run vm1 "/tmp/gen_peer rc -s 4096 -o 64 -t 60 '${local_keys[0]:-}' '${local_keys[1]:-}' > /tmp/peer_mix.out 2>&1" 120 > /dev/null 2>&1 &
+vmjob=$!
+peer_out=$(peer_wait /tmp/peer_mix.out)
+prc=$?
+check "mix: gen_peer in the VM is ready with its keys" [ $prc = 0 ]
+grep '^gen_peer: qp ' <<< "$peer_out" | sed 's/^/#   /'
+grep '^gen_peer: qp ' <<< "$peer_out" >&7
+wait $genjob
+RC=$?
+exec 7>&-
+peer_end mix /tmp/peer_mix.out
+echo "# mix: droce-gen exit $RC"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [print('#    qp', {k: q[k] for k in ('messages','write','read','send','atomic','write_max','errors','rnr_nak_rx','retransmits')}) for q in d['per_qp']]" "$LABI_DIR/mix.json" 2>/dev/null
+[ $RC = 0 ] || grep -v '^EAL\|qdisc\|tap_\|TELEMETRY\|rte flow' "$LABI_DIR/mix.err" | tail -5 | sed 's/^/#   /'
+check "mix: droce-gen exits 0 and gen_peer exits 0 (payloads right, QPs in RTS)" [ "$RC/$PRC" = 0/0 ]
+check "mix: every operation completed on both QPs, no error completion" \
+	js mix "len(q) == 2 and all(x['write'] > 0 and x['read'] > 0 and x['send'] > 0 and x['atomic'] > 0 and x['errors'] == 0 and x['short_reads'] == 0 for x in q)"
+mix_agree() {
+	python3 - "$LABI_DIR/mix.json" "$LABI_DIR/mix.peer" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+res = {}
+for line in open(sys.argv[2]):
+    if line.startswith('RESULT '):
+        kv = dict(w.split('=', 1) for w in line.split()[1:])
+        res[int(kv['qp'])] = kv
+ok = len(res) == 2
+for i, q in enumerate(d['per_qp']):
+    r = res.get(i, {})
+    good = (int(r.get('recvs', -1)) == q['send'] and int(r.get('counter', -1)) == q['atomic']
+            and int(r.get('write_prefix', -1)) >= q['write_max'] and r.get('bad_payload') == '0'
+            and r.get('state') == 'RTS')
+    print(f"#   qp {i}: droce sent {q['send']} SENDs, {q['atomic']} FETCH_ADDs, largest WRITE {q['write_max']}; "
+          f"gen_peer: {r.get('recvs')} received, counter {r.get('counter')}, pattern over {r.get('write_prefix')} B: {'agree' if good else 'DIFFER'}")
+    ok = ok and good
+sys.exit(0 if ok else 1)
+PY
+}
+check "mix: gen_peer saw exactly droce-gen's SENDs and FETCH_ADDs, and its WRITEs' bytes" mix_agree
+
+# ud: the keys on the command line
+vm_run vm1 "/tmp/gen_peer ud -s 1024 -r 1024 -t 60 > /tmp/peer_ud.out 2>&1" 120 > /dev/null 2>&1 &
+vmjob=$!
+peer_out=$(peer_wait /tmp/peer_ud.out)
+prc=$?
+ud_qpn=$(sed -n 's/^gen_peer: ud qpn=\(0x[0-9a-f]*\) .*/\1/p' <<< "$peer_out")
+check "ud: gen_peer in the VM is ready (UD QPN ${ud_qpn:-none})" test $prc = 0 -a -n "$ud_qpn"
+ip netns exec "$LABI_DNS" timeout 90 "$GEN" -c "$LABI_DIR/flow.ini" -j -p "$VMIP" \
+	--flow ud --keys "qpn=${ud_qpn:-0},qkey=0x11111111" --qps 2 --depth 8 --seconds 3 \
+	--sizes 64,1000 --pps 300 > "$LABI_DIR/ud.json" 2> "$LABI_DIR/ud.err"
+RC=$?
+sleep 1 # the last datagrams through rxe
+peer_end ud /tmp/peer_ud.out
+echo "# ud: droce-gen exit $RC"
+[ $RC = 0 ] || grep -v '^EAL\|qdisc\|tap_\|TELEMETRY\|rte flow' "$LABI_DIR/ud.err" | tail -5 | sed 's/^/#   /'
+check "ud: droce-gen exits 0 and gen_peer exits 0 (payloads right)" [ "$RC/$PRC" = 0/0 ]
+ud_agree() {
+	python3 - "$LABI_DIR/ud.json" "$LABI_DIR/ud.peer" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+sent = sum(q['send'] for q in d['per_qp'])
+r = [dict(w.split('=', 1) for w in l.split()[1:]) for l in open(sys.argv[2]) if l.startswith('RESULT ')]
+got = int(r[0]['recvs']) if r else -1
+print(f"#   droce-gen sent {sent} datagrams on {len(d['per_qp'])} QPs ({[q['send'] for q in d['per_qp']]}), gen_peer received {got}")
+sys.exit(0 if sent > 0 and got == sent and all(q['send'] > 0 for q in d['per_qp']) else 1)
+PY
+}
+check "ud: gen_peer received exactly the datagrams droce-gen sent, from both QPs" ud_agree
+
 lab_capture_stop
 droce_mac=$(sed -nE 's/.*port 0 ([0-9A-Fa-f:]{17}) .*/\1/p' "$LABI_DIR/write.err" | head -1)
 python3 "$HERE/wire_check.py" "$LABI_DIR/gen_flow.pcap" "$droce_mac" > "$LABI_DIR/wire.log" 2>&1

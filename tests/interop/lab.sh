@@ -206,6 +206,16 @@ vm_run() {
 	return $rc
 }
 
+# vm_put VM FILE PATH: copy FILE into VM as an executable PATH (through the agent, gzip and
+# base64); true when its md5 there is FILE's
+vm_put() {
+	local want got
+	want=$(md5sum < "$2" | cut -d' ' -f1)
+	got=$(vm_run "$1" "echo '$(gzip -9c "$2" | base64 -w0)' | base64 -d | gunzip > '$3' &&
+		chmod +x '$3' && md5sum < '$3'" 60 | cut -d' ' -f1)
+	[ "$got" = "$want" ]
+}
+
 # lab_droce_config FILE [LCORE]: a droce INI for the droce namespace (port on dveth, TAP dtap0)
 lab_droce_config() {
 	cat > "$1" <<INI
@@ -264,7 +274,7 @@ labi_join() {
 
 # lab_vm_reset VM: end what a test may have left running in VM (tools, netem)
 lab_vm_reset() {
-	vm_run "$1" "killall -q -9 ibv_rc_pingpong rping bad_rkey ib_write_bw ib_read_bw ib_send_bw \
+	vm_run "$1" "killall -q -9 ibv_rc_pingpong rping bad_rkey gen_peer ib_write_bw ib_read_bw ib_send_bw \
 		ib_atomic_bw ib_write_lat ib_read_lat ib_send_lat ib_atomic_lat 2>/dev/null;
 		/usr/sbin/tc qdisc del dev eth0 root 2>/dev/null; true" 20 > /dev/null
 }

@@ -52,14 +52,6 @@ vm_cmd() {
 	return $rc
 }
 
-vm_put() {
-	local want got
-	want=$(md5sum < "$2" | cut -d' ' -f1)
-	got=$(vm_run "$1" "echo '$(gzip -9c "$2" | base64 -w0)' | base64 -d | gunzip > '$3' &&
-		chmod +x '$3' && md5sum < '$3'" 60 | cut -d' ' -f1)
-	[ "$got" = "$want" ]
-}
-
 dping_start() {
 	local name=$1 sec=$2
 	shift 2
