@@ -364,8 +364,14 @@ int gen_parse_args(int argc, char **argv)
 			break;
 		case 26:
 			g.flow = true;
-			if (gen_flow_parse_mix(optarg, &g.fo.mix) != 0)
+			if (gen_flow_parse_mix(optarg, &g.fo.mix) != 0) {
+				fprintf(stderr,
+					"droce-gen: --flow %s: expected write, read, send, atomic, a "
+					"mix of them with weights 1 to 1000 (write:3,read:1,send:1), "
+					"each named once, or ud\n",
+					optarg);
 				return -1;
+			}
 			break;
 		case 27:
 			g.flow_opt = true;
@@ -385,8 +391,14 @@ int gen_parse_args(int argc, char **argv)
 		case 30:
 			g.flow_opt = true;
 			n = gen_flow_parse_sizes(optarg, g.fo.size, g.fo.weight);
-			if (n < 0)
+			if (n < 0) {
+				fprintf(stderr,
+					"droce-gen: --sizes %s: expected SIZE[:WEIGHT],... with at "
+					"most %u sizes of 1 B to 1m (k and m suffixes) and weights of "
+					"1 to 1000\n",
+					optarg, GEN_FLOW_MAX_SIZES);
 				return -1;
+			}
 			g.fo.nsizes = (uint32_t)n;
 			sizes_set = true;
 			break;

@@ -70,10 +70,6 @@ int gen_flow_parse_mix(const char *s, struct gen_flow_mix *m)
 	if (m->wsum)
 		return 0;
 bad:
-	fprintf(stderr,
-		"droce-gen: --flow %s: expected write, read, send, atomic, a mix of them with "
-		"weights 1 to 1000 (write:3,read:1,send:1), each named once, or ud\n",
-		s);
 	memset(m, 0, sizeof(*m));
 	return -1;
 }
@@ -162,10 +158,6 @@ int gen_flow_parse_sizes(const char *s, uint32_t size[GEN_FLOW_MAX_SIZES],
 	if (n)
 		return n;
 bad:
-	fprintf(stderr,
-		"droce-gen: --sizes %s: expected SIZE[:WEIGHT],... with at most %u sizes of 1 B "
-		"to 1m (k and m suffixes) and weights of 1 to 1000\n",
-		s, GEN_FLOW_MAX_SIZES);
 	return -1;
 }
 

@@ -39,15 +39,14 @@ struct gen_flow_mix {
 	int ud; /**< "ud": datagrams (SEND only) */
 };
 
-/** Parse --flow's value into @p m. @return 0, or -1 with a message on stderr saying what
- * would be accepted. */
+/** Parse --flow's value into @p m. @return 0, or -1 (@p m zeroed). */
 int gen_flow_parse_mix(const char *s, struct gen_flow_mix *m);
 
 /** Format @p m as --flow takes it ("write:2,read:1", "ud") into @p buf. */
 void gen_flow_format_mix(const struct gen_flow_mix *m, char *buf, size_t n);
 
 /** Parse a size mix "SIZE[:WEIGHT],..." (sizes 1..1 MiB with k/m suffixes, weights 1..1000,
- * at most 8). @return the number of sizes, or -1 with a message. */
+ * at most 8). @return the number of sizes, or -1. */
 int gen_flow_parse_sizes(const char *s, uint32_t size[GEN_FLOW_MAX_SIZES],
 			 uint32_t weight[GEN_FLOW_MAX_SIZES]);
 
