@@ -21,7 +21,13 @@ expect "unreadable config" 2 "cannot read the configuration file" -c "$dir/missi
 expect "bad mtu names file, section, key and range" 2 "badmtu.ini: \[port0\] mtu = 70000: expected an integer from 576 to 9000" -c "$dir/badmtu.ini" -e 7
 expect "port without an address" 2 "needs ipv4 = a.b.c.d/len" -c "$dir/noaddr.ini" -e 7
 expect "unknown section" 2 "\[frobnicate\]: unknown section; known:" -c "$dir/badsec.ini" -e 7
-expect "bad peer" 2 "expected A.B.C.D:PORT or \[IPv6\]:PORT" -c "$dir/ok.ini" -p 10.0.0.2
+expect "bad peer" 2 "expected A.B.C.D:PORT or \[IPv6\]:PORT" -c "$dir/ok.ini" -p 10.0.0.256
+expect "peer without a port" 2 "peer needs :PORT here" -c "$dir/ok.ini" -p 10.0.0.2
+expect "flow: send against perftest" 2 "perftest server takes write .* or read .* alone" -c "$dir/ok.ini" -p 10.0.0.2:18515 --flow send
+expect "flow: bad mix" 2 "flow write,write: expected write, read, send, atomic" -c "$dir/ok.ini" -p 10.0.0.2 --manual --flow write,write
+expect "flow: RC keys on the command line" 2 "keys is for --flow ud" -c "$dir/ok.ini" -p 10.0.0.2 --flow write --keys qpn=1
+expect "flow: bad key" 2 "keys qpn=0x1000000: qpn=0x1000000: expected 0 to 0xffffff" -c "$dir/ok.ini" -p 10.0.0.2 --flow ud --keys qpn=0x1000000
+expect "flow: ud datagram over the MTU" 2 "at most the path MTU" -c "$dir/ok.ini" -p 10.0.0.2 --flow ud --keys qpn=1 --sizes 8k
 expect "bad count" 2 "--count 0: expected an integer from 1" -c "$dir/ok.ini" -p 10.0.0.2:7 -n 0
 expect "bad dscp" 2 "--dscp 64: expected an integer from 0 to 63" -c "$dir/ok.ini" -e 7 --dscp 64
 expect "--iface beyond the config" 2 "--iface 3: the configuration has 1 port" -c "$dir/ok.ini" -e 7 --iface 3
