@@ -191,6 +191,9 @@ static enum accept_stat p_readlink(struct orpc_req *r, void *a, void *res)
 	o->status = nfs_fs_readlink(&c, &args->fh, (char *)sc->read_buf, NFS_PATH_MAX, &o->pathlen,
 				    &o->attr.valid, &o->attr.attr);
 	o->path = (const char *)sc->read_buf;
+	if (o->status == NFS_OK)
+		r->ddp_len = o->pathlen; /* RFC 8267 §4.1: the path is DDP-eligible; a write chunk
+					    takes it from the encoded reply (registered memory) */
 	return answered(r, o->status);
 }
 
@@ -712,7 +715,7 @@ static const struct orpc_proc nfs3_procs[NFS3_NPROCS] = {
 	ROW("ACCESS", struct nfs3_access_args, xdr_nfs3_access_args, struct nfs3_access_res,
 	    xdr_nfs3_access_res, nfs3_entry, false),
 	ROW("READLINK", struct nfs3_fh_args, xdr_nfs3_fh_args, struct nfs3_readlink_res,
-	    xdr_nfs3_readlink_res, nfs3_entry, false),
+	    xdr_nfs3_readlink_res, nfs3_entry, true),
 	ROW("READ", struct nfs3_read_args, xdr_nfs3_read_args, struct nfs3_read_res,
 	    xdr_nfs3_read_res, nfs3_entry, true),
 	ROW("WRITE", struct nfs3_write_args, xdr_nfs3_write_args, struct nfs3_write_res,

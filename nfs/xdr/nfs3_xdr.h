@@ -28,7 +28,8 @@
  * says count is the number of bytes to write, knfsd refuses data shorter than count. The
  * handler compares them (droce answers NFS3ERR_INVAL when data_len < count, writes count).
  *
- * DDP (docs/rpc.md): READ3resok ends with its data opaque (proc.ddp_res), WRITE3args with its.
+ * DDP (docs/rpc.md): READ3resok ends with its data opaque and READLINK3resok with its path
+ * (proc.ddp_res), WRITE3args with its data and SYMLINK3args with its path.
  */
 #ifndef NFS3_XDR_H
 #define NFS3_XDR_H
@@ -381,7 +382,7 @@ bool_t xdr_nfs3_commit_res(XDR *xdrs, struct nfs3_commit_res *p);
 
 /**
  * Each procedure's XDR routines and struct sizes, indexed by enum nfs3_proc: the data an
- * orpc_proc row is built from (NULL: xdr_void, sizes 0). ddp_res is true for READ only.
+ * orpc_proc row is built from (NULL: xdr_void, sizes 0). ddp_res is true for READ and READLINK.
  */
 struct nfs3_xdr_proc {
 	const char *name;

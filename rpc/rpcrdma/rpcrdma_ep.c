@@ -1077,6 +1077,7 @@ static void client_recv(struct rpcrdma_ep *ep, uint32_t i, uint32_t len, uint32_
 		memset(ep->scratch + rlen + wlen, 0, PAD4(wlen));
 		reply = ep->scratch;
 		rlen += wlen + PAD4(wlen);
+		ep->st.ddp_replies++;
 	}
 	ep->st.long_replies += h.proc == RPCRDMA_NOMSG;
 	slot_finish(ep, k, 0, reply, rlen);

@@ -109,6 +109,8 @@ struct rpcrdma_ep_stats {
 	uint64_t req_state[RPCRDMA_REQ_NUM_STATES];
 	uint64_t deferred;   /**< calls the upper layer finished later (orpc_svc_defer) */
 	uint64_t ddp_placed; /**< replies whose DDP data the handler put in place (no copy) */
+	uint64_t ddp_replies; /**< client: replies whose results' trailing opaque came by the
+				 write chunk it offered */
 	uint64_t in_place_calls; /**< calls whose read chunk the RDMA READs put where the rebuilt
 				    call has it (no copy) */	/** rdma_errors of which a message longer than the receive buffers (the inline size announced): the
 	 * receive fails with LOC_LEN_ERR and the QP goes to error; no RDMA_ERROR can answer it,

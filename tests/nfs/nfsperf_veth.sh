@@ -36,12 +36,19 @@
 #      carry the same counts;
 #   8. droce-nfsd stops on SIGINT with exit 0, having answered no call with GARBAGE_ARGS or
 #      SYSTEM_ERR and seen no RDMA error.
-# Usage: nfsperf_veth.sh PATH/TO/droce-nfsd PATH/TO/droce-nfsperf [PATH/TO/droce-nfsstat]
+# First, droce's NFSv3 RPC-over-RDMA probe (tests/rpc/nfs3_rdma_probe, the one the interop
+# suite runs against knfsd) against droce-nfsd: MOUNT, NULL, FSINFO, GETATTR, LOOKUP, a
+# 256 KiB WRITE by read chunk and READ by write chunk byte for byte, READDIR by reply chunk,
+# SYMLINK with its 560-byte path by read chunk, READLINK of it with a write chunk offered
+# (the path comes back as written, and by the write chunk: RFC 8267 §4.1), REMOVE.
+# Usage: nfsperf_veth.sh PATH/TO/droce-nfsd PATH/TO/droce-nfsperf [PATH/TO/droce-nfsstat
+#        [PATH/TO/nfs3_rdma_probe]]
 # Exit 77 = skipped.
 set -u
 NFSD=$(readlink -f "$1")
 PERF=$(readlink -f "$2")
 NFSSTAT=${3:+$(readlink -f "$3")}
+PROBE=${4:+$(readlink -f "$4")}
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/../../scripts/lab.sh"
 if ! why=$(lab_can_run); then echo "SKIP: $why"; exit 77; fi
@@ -78,6 +85,21 @@ LAB_PIDS+=($LAB_PID_nfsd)
 lab_wait_log nfsd '^serving at' 30 || exit 1
 check "droce-nfsd turned DCQCN on from its [dcqcn] section (line 25 Gbit/s)" \
 	grep -q "^dcqcn: on, line 25 Gbit/s" "$LAB_DIR/nfsd.log"
+
+if [ -n "$PROBE" ]; then
+	: > "$EXP/data"
+	mkdir -p "$EXP/many" && touch "$EXP/many/f1" "$EXP/many/f2" "$EXP/many/f3"
+	ip netns exec "$LAB_NS_A" timeout 60 "$PROBE" --config "$LAB_DIR/a.ini" \
+		--server "$LAB_IP4_B" --export "$EXP" --size 262144 --entries 5 \
+		> "$LAB_DIR/probe.out" 2>&1
+	prc=$?
+	grep -E '^(ok|FAIL) - |^# (SYMLINK|READLINK|READ):' "$LAB_DIR/probe.out" | sed 's/^/#   probe: /'
+	check "nfs3_rdma_probe against droce-nfsd: every step (READLINK's path by write chunk, SYMLINK's by read chunk) (exit $prc)" \
+		[ $prc = 0 ]
+	check "the probe's link is gone and its 256 KiB are on droce-nfsd's disk" \
+		test "$(find "$EXP" -maxdepth 1 -name 'probe-link-*' | wc -l)/$(stat -c %s "$EXP/data")" = 0/262144
+	rm -rf "$EXP/data" "$EXP/many"
+fi
 
 # perf NAME ARGS...: droce-nfsperf in A, JSON into $LAB_DIR/NAME.json, stderr in NAME.err;
 # sets RC

@@ -722,7 +722,27 @@ static void test_tables(void **state)
 		assert_string_equal(nfs3_xdr_procs[p].name, nfs3_proc_name(p));
 		assert_true(nfs3_xdr_procs[p].args_size <= 1024 &&
 			    nfs3_xdr_procs[p].res_size <= 1024);
-		assert_true(nfs3_xdr_procs[p].ddp_res == (p == NFS3_PROC_READ));
+		assert_true(nfs3_xdr_procs[p].ddp_res ==
+			    (p == NFS3_PROC_READ || p == NFS3_PROC_READLINK));
+	}
+	{
+		/* READLINK's path is DDP-eligible (RFC 8267 §4.1) because it ends the results:
+		 * the transport lifts the last PAD4(len) + len bytes into the write chunk and
+		 * leaves the length word inline */
+		static const char path[] = "a/b/../some-target"; /* 18 bytes: 2 of pad */
+		struct nfs3_readlink_res *rl = (struct nfs3_readlink_res *)&obj;
+		uint8_t out[512];
+		int n;
+
+		memset(&obj, 0, sizeof(obj));
+		rl->status = NFS_OK;
+		rl->path = path;
+		rl->pathlen = (uint32_t)strlen(path);
+		n = encode((xdrproc_t)xdr_nfs3_readlink_res, out, sizeof(out));
+		assert_int_equal(n, 4 + 4 + 4 + 20);
+		assert_memory_equal(out + n - 20, path, 18);
+		assert_int_equal(out[n - 2] | out[n - 1], 0);
+		assert_int_equal(out[n - 21], 18); /* the length word just before */
 	}
 	assert_string_equal(nfs3_proc_name(NFS3_NPROCS), "unknown");
 	for (uint32_t p = 0; p < NFS_MNT_NPROCS; p++) {

@@ -6,7 +6,11 @@
  * 20049, on droce's own stack and transport:
  *   NULL; FSINFO and GETATTR of the root; LOOKUP of FILE; WRITE of SIZE bytes at offset 0,
  *   FILE_SYNC, the data by read chunk; READ of SIZE bytes, the data by write chunk, compared
- *   byte for byte; READDIR of DIR with a reply chunk, its entries counted.
+ *   byte for byte; READDIR of DIR with a reply chunk, its entries counted; SYMLINK of a new
+ *   name in the root to a 560-byte path, the path by read chunk (RFC 8267 §4.1: SYMLINK's
+ *   path is DDP-eligible); READLINK of it with a write chunk offered: the same path, and it
+ *   came by the write chunk (the endpoint's ddp_replies; READ's data is checked the same
+ *   way); REMOVE of the link.
  * Each step prints "ok - ..." or "FAIL - ..."; the exit status is 0 when every step passed.
  *
  * Usage: nfs3_rdma_probe [EAL args --] --config FILE --server IP [--export /export]
@@ -18,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -45,8 +50,11 @@ enum nfs3_proc {
 	P_NULL = 0,
 	P_GETATTR = 1,
 	P_LOOKUP = 3,
+	P_READLINK = 5,
 	P_READ = 6,
 	P_WRITE = 7,
+	P_SYMLINK = 10,
+	P_REMOVE = 12,
 	P_READDIR = 16,
 	P_FSINFO = 19
 };
@@ -83,7 +91,9 @@ static struct {
 	bool mnt_started, mnt_done;
 	enum probe_state state;
 	uint64_t deadline, probe_at, hz;
-	struct fh root, fh;
+	struct fh root, fh, link_fh;
+	char link[64], target[600];
+	uint64_t ddp_replies0; /* the endpoint's ddp_replies when the call went out */
 	int step;
 	bool waiting_reply;
 	int failures;
@@ -366,6 +376,67 @@ static bool a_lookup_dir(XDR *x, struct rpcrdma_call *c)
 	return xdr_fh(x, &g.root) && xdr_string(x, &name, 255);
 }
 
+static bool a_symlink(XDR *x, struct rpcrdma_call *c)
+{
+	char *name = g.link, *path = g.target;
+	uint32_t dont = 0; /* sattr3: set nothing (mode, uid, gid, size, atime, mtime) */
+
+	if (!xdr_fh(x, &g.root) || !xdr_string(x, &name, 255))
+		return false;
+	for (int i = 0; i < 6; i++)
+		if (!xdr_u_int(x, &dont))
+			return false;
+	c->ddp_off = xdr_getpos(x) + 4; /* the path's content, after its length */
+	c->ddp_len = (uint32_t)strlen(g.target);
+	return xdr_string(x, &path, sizeof(g.target));
+}
+
+static bool c_symlink(XDR *x, uint32_t len)
+{
+	bool_t follows = 0;
+
+	(void)len;
+	if (!status_ok(x, "SYMLINK") || !xdr_bool(x, &follows) || !follows ||
+	    !xdr_fh(x, &g.link_fh))
+		return false;
+	printf("# SYMLINK: %s -> %zu-byte path, handle of %u bytes\n", g.link, strlen(g.target),
+	       g.link_fh.len);
+	return true;
+}
+
+static bool a_readlink(XDR *x, struct rpcrdma_call *c)
+{
+	(void)c;
+	return xdr_fh(x, &g.link_fh);
+}
+
+static bool c_readlink(XDR *x, uint32_t len)
+{
+	char path[sizeof(g.target)], *p = path;
+
+	(void)len;
+	if (!status_ok(x, "READLINK") || !skip_post_op_attr(x) ||
+	    !xdr_string(x, &p, sizeof(path) - 1))
+		return false;
+	printf("# READLINK: %zu bytes, %s\n", strlen(path),
+	       strcmp(path, g.target) == 0 ? "the path SYMLINK wrote" : "NOT the path written");
+	return strcmp(path, g.target) == 0;
+}
+
+static bool a_remove(XDR *x, struct rpcrdma_call *c)
+{
+	char *name = g.link;
+
+	(void)c;
+	return xdr_fh(x, &g.root) && xdr_string(x, &name, 255);
+}
+
+static bool c_remove(XDR *x, uint32_t len)
+{
+	(void)len;
+	return status_ok(x, "REMOVE") && skip_wcc(x);
+}
+
 static const struct step steps[] = {
 	{"NFSv3 NULL over RDMA", P_NULL, a_none, c_null, false, 0},
 	{"FSINFO of the root: transfers of SIZE allowed", P_FSINFO, a_root, c_fsinfo, false, 0},
@@ -377,6 +448,11 @@ static const struct step steps[] = {
 	 c_read, true, 0},
 	{"LOOKUP of DIR", P_LOOKUP, a_lookup_dir, c_lookup_dir, false, 0},
 	{"READDIR of DIR: a reply by reply chunk", P_READDIR, a_readdir, c_readdir, false, 65536},
+	{"SYMLINK of a new name to a 560-byte path, the path by read chunk", P_SYMLINK, a_symlink,
+	 c_symlink, false, 0},
+	{"READLINK of it: the path written, by write chunk", P_READLINK, a_readlink, c_readlink, true,
+	 0},
+	{"REMOVE of the link", P_REMOVE, a_remove, c_remove, false, 0},
 };
 #define NSTEPS ((int)(sizeof(steps) / sizeof(steps[0])))
 
@@ -399,6 +475,11 @@ static void on_reply(void *ctx, int err, const uint8_t *reply, uint32_t len)
 		memmove(g.msg, reply + off, len - off);
 		xdrmem_create(&x, (char *)g.msg, len - off, XDR_DECODE);
 		ok = s->check(&x, len - off);
+		if (ok && s->ddp_reply && rpcrdma_ep_stats(g.ep)->ddp_replies == g.ddp_replies0) {
+			printf("# %s: the results came inline, not by the write chunk offered\n",
+			       s->what);
+			ok = false;
+		}
 	}
 	report(ok, s->what);
 	g.step++;
@@ -417,6 +498,7 @@ static int start_call(void)
 	if (!s->args(&x, &c))
 		return -E2BIG;
 	c.len = xdr_getpos(&x);
+	g.ddp_replies0 = rpcrdma_ep_stats(g.ep)->ddp_replies;
 	return rpcrdma_clnt_call(g.ep, &c, on_reply, NULL);
 }
 
@@ -620,6 +702,19 @@ int main(int argc, char **argv)
 	stk_split_args(argc, argv, &eal_argc, &eal_argv, &app_argc, &app_argv);
 	if (parse(app_argc, app_argv) != 0)
 		return 2;
+	/* a link name of this run's own, to a path of 3 long components (560 bytes) */
+	snprintf(g.link, sizeof(g.link), "probe-link-%d", (int)getpid());
+	{
+		size_t n = (size_t)snprintf(g.target, sizeof(g.target), "probe/");
+
+		for (int part = 0; part < 3; part++) {
+			for (int i = 0; i < (part < 2 ? 200 : 152); i++)
+				g.target[n++] = (char)('a' + part);
+			if (part < 2)
+				g.target[n++] = '/';
+		}
+		g.target[n] = '\0';
+	}
 	stk_config_default(&cfg);
 	if (stk_config_load(g.config, &cfg, err, sizeof(err)) != 0) {
 		fprintf(stderr, "nfs3_rdma_probe: %s\n", err);
