@@ -113,6 +113,11 @@ nomem:
 	return NULL;
 }
 
+uint32_t roce_dev_max_path_mtu(const struct roce_dev *dev)
+{
+	return dev->max_path_mtu;
+}
+
 int roce_dev_close(struct roce_dev *dev)
 {
 	if (!dev)

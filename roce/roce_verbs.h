@@ -125,6 +125,10 @@ bool roce_mr_busy(const struct roce_mr *mr);
  * frames of ROCE_RESERVED_LKEY SGEs are queued. */
 int roce_dev_close(struct roce_dev *dev);
 
+/** @return the largest path MTU (256..4096 bytes) whose packets fit @p dev's interface: the
+ * most a QP's path_mtu may be, and the largest UD message. */
+uint32_t roce_dev_max_path_mtu(const struct roce_dev *dev);
+
 /**
  * Run @p dev on the @p n lcores in @p lcores (its lanes; n <= ROCE_MAX_LANES, each registers
  * roce_poll(lc, dev) on its stk_lcore). The first is the primary lane: the CM, QP1, the link

@@ -480,6 +480,12 @@ int gen_parse_args(int argc, char **argv)
 		fprintf(stderr, "droce-gen: -c/--config FILE is required (see conf/example.ini)\n");
 		return -1;
 	}
+	if ((g.pcp_set || g.gbps > 0 || g.flow_opt) && !g.flow) {
+		fprintf(stderr,
+			"droce-gen: --qps, --depth, --seconds, --sizes, --manual, --keys, --pcp "
+			"and --gbps go with --flow\n");
+		return -1;
+	}
 	if (g.has_peer && !g.peer_port && !(g.flow && g.fo.xchg != GEN_XCHG_PERFTEST)) {
 		fprintf(stderr, "droce-gen: --peer needs :PORT here (only the flows of --manual "
 				"and --keys take an address alone)\n");
@@ -516,12 +522,6 @@ int gen_parse_args(int argc, char **argv)
 		if (g.fo.mix.ud && !sizes_set)
 			g.fo.size[0] = 1024; /* a datagram is one packet */
 		return gen_flow_check(&g.fo);
-	}
-	if ((g.pcp_set || g.gbps > 0 || g.flow_opt) && !g.flow) {
-		fprintf(stderr,
-			"droce-gen: --qps, --depth, --seconds, --sizes, --manual, --keys, --pcp "
-			"and --gbps go with --flow\n");
-		return -1;
 	}
 	if (g.catalogue) {
 		if (!g.has_peer || g.peer.family != 4 || g.loopback || g.rate_s || g.replay ||

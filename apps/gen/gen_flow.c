@@ -90,7 +90,9 @@ static struct {
 	struct roce_cq *cq;
 	struct roce_mr *mr;
 	uint8_t *buf;
-	uint32_t max_size, wsum, mtu, rr, slot_len, sink_off;
+	uint32_t max_size, wsum, mtu, rr, slot_len, sink_off, atomic_off;
+	uint64_t post_fails; /**< posts the QP refused (the first one's error in post_err) */
+	int post_err;
 	struct flow_qp q[GEN_FLOW_MAX_QPS];
 	uint64_t t_start, t_end, t_stop, deadline, probe_at;
 	double next_tsc; /**< pacing: the next post's TSC (fractions kept) */
@@ -135,6 +137,7 @@ static int manual_keys(void)
 	char line[FLOW_KEYS_LINE], addr[INET6_ADDRSTRLEN];
 	size_t used = 0;
 	uint32_t got = 0;
+	bool skipping = false;
 
 	stk_ipaddr_str(&stk_iface_get(fl.o.iface)->ip4, addr, sizeof(addr));
 	for (uint32_t i = 0; i < fl.o.qps; i++)
@@ -157,13 +160,31 @@ static int manual_keys(void)
 		if (poll(&pfd, 1, 100) <= 0)
 			continue;
 		n = read(0, line + used, sizeof(line) - 1 - used);
-		if (n <= 0) {
+		if (n > 0 && memchr(line + used, '\0', (size_t)n)) {
+			snprintf(fl.why, sizeof(fl.why), "a NUL byte among the peer's keys");
+			return -1;
+		}
+		if (n <= 0 && used && !skipping) {
+			line[used++] = '\n'; /* the last line, without its newline */
+			n = 0;
+		} else if (n <= 0) {
 			snprintf(fl.why, sizeof(fl.why),
 				 "stdin ended with the keys of %u of %u peer QPs", got, fl.o.qps);
 			return -1;
 		}
 		used += (size_t)n;
 		line[used] = '\0';
+		if (skipping) { /* the rest of a long line without keys */
+			char *end = strchr(line, '\n');
+
+			if (!end) {
+				used = 0;
+				continue;
+			}
+			used -= (size_t)(end + 1 - line);
+			memmove(line, end + 1, used + 1);
+			skipping = false;
+		}
 		while (got < fl.o.qps && (nl = strchr(line, '\n')) != NULL) {
 			struct gen_keys k;
 			char why[160];
@@ -184,9 +205,13 @@ static int manual_keys(void)
 			memmove(line, nl + 1, used + 1);
 		}
 		if (used == sizeof(line) - 1) {
-			snprintf(fl.why, sizeof(fl.why), "a line of keys longer than %d bytes",
-				 FLOW_KEYS_LINE - 1);
-			return -1;
+			if (strchr(line, '=')) {
+				snprintf(fl.why, sizeof(fl.why),
+					 "a line of keys longer than %d bytes", FLOW_KEYS_LINE - 1);
+				return -1;
+			}
+			used = 0; /* a long line without keys: skipped like a short one */
+			skipping = true;
 		}
 	}
 	return 0;
@@ -268,18 +293,14 @@ int gen_flow_start(const struct gen_flow_opts *o)
 	fl.pt.server = o->server;
 	fl.pt.port = o->port;
 	fl.pt.iface = o->iface;
-	{
-		/* the largest path MTU a WRITE FIRST fits in the port's (IPv4, UDP, BTH, RETH,
-		 * ICRC: 60 bytes), at most 4096; the server's may be smaller */
-		uint32_t room = stk_iface_get(o->iface)->mtu - 60;
-
-		fl.pt.mtu = room >= 4096   ? 4096
-			    : room >= 2048 ? 2048
-			    : room >= 1024 ? 1024
-			    : room >= 512  ? 512
-					   : 256;
+	fl.dev = roce_dev_open(o->iface);
+	if (!fl.dev) {
+		fprintf(stderr, "droce-gen: --flow: no RoCE device on interface %u: %s\n", o->iface,
+			rte_strerror(rte_errno));
+		return -ENODEV;
 	}
-	fl.mtu = fl.pt.mtu;
+	/* the largest path MTU the device's QPs take on this port (the peer's may be smaller) */
+	fl.pt.mtu = fl.mtu = roce_dev_max_path_mtu(fl.dev);
 	for (uint32_t k = 0; k < o->nsizes; k++) {
 		fl.max_size = RTE_MAX(fl.max_size, o->size[k]);
 		fl.wsum += o->weight[k];
@@ -292,12 +313,13 @@ int gen_flow_start(const struct gen_flow_opts *o)
 		return -EINVAL;
 	}
 	srand48((long)rte_get_tsc_cycles());
+	/* a QP's slot: the source; the READ sink and the atomics' 8 bytes only when mixed in */
 	fl.sink_off = RTE_ALIGN_CEIL(fl.max_size, 64u);
-	fl.slot_len = 2 * fl.sink_off + 64;
+	fl.atomic_off = fl.sink_off + (o->mix.weight[GEN_FLOW_READ] ? fl.sink_off : 0);
+	fl.slot_len = fl.atomic_off + (o->mix.weight[GEN_FLOW_ATOMIC] ? 64 : 0);
 	len = (size_t)fl.slot_len * o->qps;
-	fl.dev = roce_dev_open(o->iface);
-	fl.pd = fl.dev ? roce_alloc_pd(fl.dev) : NULL;
-	fl.cq = fl.dev ? roce_create_cq(fl.dev, (int)RTE_MIN(o->qps * o->depth * 2, 65536u)) : NULL;
+	fl.pd = roce_alloc_pd(fl.dev);
+	fl.cq = roce_create_cq(fl.dev, (int)RTE_MIN(o->qps * o->depth * 2, 65536u));
 	fl.buf = rte_zmalloc("gen_flow", len, 4096);
 	fl.mr = fl.pd && fl.buf ? roce_reg_mr(fl.pd, fl.buf, len, (uintptr_t)fl.buf,
 					      ROCE_ACCESS_LOCAL_WRITE | ROCE_ACCESS_REMOTE_WRITE |
@@ -481,7 +503,7 @@ static int post_one(uint32_t i, enum gen_flow_verb v, uint32_t size)
 		break;
 	case GEN_FLOW_ATOMIC:
 		w.opcode = ROCE_WR_ATOMIC_FETCH_AND_ADD;
-		sg.addr += 2 * (uint64_t)fl.sink_off;
+		sg.addr += fl.atomic_off;
 		sg.length = 8;
 		w.wr_id = wr_id(i, v, 8);
 		w.wr.atomic.remote_addr = q->theirs.vaddr;
@@ -548,6 +570,7 @@ static void post_some(uint64_t now)
 
 	for (unsigned k = 0, tried = 0; k < FLOW_BURST && tried < fl.o.qps;) {
 		uint32_t i, size;
+		int rc;
 		enum gen_flow_verb v;
 		struct flow_qp *q;
 
@@ -561,7 +584,10 @@ static void post_some(uint64_t now)
 		}
 		v = pick_verb();
 		size = v == GEN_FLOW_ATOMIC ? 8 : pick_size();
-		if (post_one(i, v, size) != 0) {
+		rc = post_one(i, v, size);
+		if (rc != 0) {
+			if (!fl.post_fails++)
+				fl.post_err = rc;
 			tried++;
 			continue;
 		}
@@ -706,6 +732,10 @@ int gen_flow_finish(void)
 		errors += fl.q[i].errors + fl.q[i].short_reads;
 		all_ran = all_ran && fl.q[i].msgs > 0;
 	}
+	if (fl.post_fails && !fl.why[0])
+		snprintf(fl.why, sizeof(fl.why),
+			 "%" PRIu64 " posts refused by the QPs, the first: %s", fl.post_fails,
+			 strerror(-fl.post_err));
 	if (fl.why[0])
 		fprintf(stderr, "droce-gen: flow: %s\n", fl.why);
 	if (fl.state != FL_DONE)

@@ -197,8 +197,8 @@ static int parse_value(enum gen_key key, const char *s, uint64_t *out)
 		return -1; /* no sign, no blank: strtoull would take them */
 	errno = 0;	   /* hex with 0x, else decimal (a leading 0 is not octal) */
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		if (!isxdigit((unsigned char)s[2]))
-			return -1;
+		if (!isxdigit((unsigned char)s[2]) || s[3] == 'x' || s[3] == 'X')
+			return -1; /* strtoull would take a second 0x */
 		*out = strtoull(s + 2, &end, 16);
 	} else {
 		*out = strtoull(s, &end, 10);
@@ -321,18 +321,30 @@ int gen_flow_keys_ok(const struct gen_flow_opts *o, const struct gen_keys *k, ch
 	const uint32_t *w = o->mix.weight;
 	uint32_t need = gen_flow_keys_needed(o), max = 0;
 	uint64_t room = w[GEN_FLOW_ATOMIC] ? GEN_FLOW_ATOMIC_ROOM : 0;
+	char mix[64];
 
+	gen_flow_format_mix(&o->mix, mix, sizeof(mix));
 	for (int i = 0; i < GEN_KEY_NUM; i++)
 		if ((need & (1u << i)) && !(k->have & (1u << i))) {
 			snprintf(why, whylen, "%s is missing (--flow %s needs %s%s%s)",
-				 gen_key_name((enum gen_key)i), o->mix.ud ? "ud" : "rc",
-				 o->mix.ud ? "qpn" : "qpn, psn",
+				 gen_key_name((enum gen_key)i), mix, o->mix.ud ? "qpn" : "qpn, psn",
 				 need & (1u << GEN_KEY_RKEY) ? ", rkey, va and len" : "",
 				 o->mix.ud ? ", qkey optional" : "");
 			return -1;
 		}
 	for (uint32_t s = 0; s < o->nsizes; s++)
 		max = o->size[s] > max ? o->size[s] : max;
+	if (!o->mix.ud && k->v[GEN_KEY_QPN] <= 1) {
+		snprintf(why, whylen, "qpn=%" PRIu64 ": QPs 0 and 1 are not RC QPs",
+			 k->v[GEN_KEY_QPN]);
+		return -1;
+	}
+	if (o->mix.ud && (k->have & (1u << GEN_KEY_MTU)) && max > k->v[GEN_KEY_MTU]) {
+		snprintf(why, whylen,
+			 "mtu=%" PRIu64 ": a datagram is one packet, and --sizes goes up to %u",
+			 k->v[GEN_KEY_MTU], max);
+		return -1;
+	}
 	if (!o->mix.ud && (w[GEN_FLOW_WRITE] || w[GEN_FLOW_READ]) &&
 	    k->v[GEN_KEY_LEN] < room + max) {
 		snprintf(why, whylen,

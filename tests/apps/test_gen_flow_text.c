@@ -139,6 +139,7 @@ static void test_keys_refused(void **state)
 		{"qpn=+1", "qpn=+1: expected"},
 		{"qpn=0x", "qpn=0x: expected"},
 		{"qpn=0x-1", "qpn=0x-1: expected"},
+		{"qpn=0x0x1f", "qpn=0x0x1f: expected"},
 		{"qpn=12a", "qpn=12a: expected"},
 		{"rkey=0x100000000", "rkey=0x100000000: expected 0 to 0xffffffff"},
 		{"va=0x10000000000000000", "va=0x10000000000000000: expected a 64-bit number"},
@@ -231,7 +232,7 @@ static void test_profile_rules(void **state)
 static void test_keys_needed(void **state)
 {
 	struct gen_flow_opts o;
-	struct gen_keys k;
+	struct gen_keys k, k2;
 	char why[160];
 
 	(void)state;
@@ -245,6 +246,10 @@ static void test_keys_needed(void **state)
 							   1u << GEN_KEY_LEN);
 	assert_int_equal(
 		gen_keys_parse("qpn=1 psn=2 rkey=3 va=0x1000 len=4160", &k, why, sizeof(why)), 5);
+	/* QPs 0 and 1 are not RC QPs */
+	assert_int_equal(gen_flow_keys_ok(&o, &k, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "not RC QPs"));
+	k.v[GEN_KEY_QPN] = 2;
 	assert_int_equal(gen_flow_keys_ok(&o, &k, why, sizeof(why)), 0);
 	/* 64 bytes for the atomics, then the largest WRITE: one byte short */
 	k.v[GEN_KEY_LEN] = 4159;
@@ -268,6 +273,14 @@ static void test_keys_needed(void **state)
 	k.v[GEN_KEY_VA] = 0x1000;
 	assert_int_equal(gen_flow_keys_ok(&o, &k, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "rkey is missing"));
+	/* UD: a peer's MTU below the largest datagram; QP 1 is a UD QP (GSI) */
+	o = opts("ud", GEN_XCHG_MANUAL);
+	assert_int_equal(gen_keys_parse("qpn=1 mtu=1024", &k2, why, sizeof(why)), 2);
+	assert_int_equal(gen_flow_keys_ok(&o, &k2, why, sizeof(why)), -1); /* sizes up to 4096 */
+	assert_non_null(strstr(why, "one packet"));
+	o.size[1] = 1024;
+	assert_int_equal(gen_flow_keys_ok(&o, &k2, why, sizeof(why)), 0);
+	o = opts("atomic", GEN_XCHG_MANUAL);
 	/* a region that wraps */
 	k.have |= 1u << GEN_KEY_RKEY;
 	k.v[GEN_KEY_VA] = UINT64_MAX - 7;

@@ -52,8 +52,12 @@ fi
 strip "$LABI_DIR/gen_peer"
 
 lab_up_or_exit 1
-check "gen_peer built on the host and copied into the VM" \
-	vm_put vm1 "$LABI_DIR/gen_peer" /tmp/gen_peer || exit 1
+if vm_put vm1 "$LABI_DIR/gen_peer" /tmp/gen_peer; then
+	echo "ok   - gen_peer built on the host and copied into the VM"
+else
+	echo "FAIL - gen_peer built on the host and copied into the VM"
+	exit 1
+fi
 lab_capture_start gen_flow || exit 1
 lab_droce_config "$LABI_DIR/flow.ini"
 hex=$(printf '%04X' $PORT)
@@ -115,15 +119,18 @@ peer_end() {
 	sed 's/^/#   vm: /' "$LABI_DIR/$1.peer" | grep -v ' qpn=' | tail -6
 }
 
-# mix: the manual exchange. droce-gen reads gen_peer's keys from a FIFO.
-rm -f "$LABI_DIR/keys.fifo" && mkfifo "$LABI_DIR/keys.fifo"
-exec 7<> "$LABI_DIR/keys.fifo"
+# mix: the manual exchange. droce-gen reads gen_peer's keys from a FIFO (its only writer is
+# fd 7 here: closed, droce-gen sees the end of its stdin).
+rm -f "$LABI_DIR/keys.fifo" "$LABI_DIR/mix.err" "$LABI_DIR/mix.json" && mkfifo "$LABI_DIR/keys.fifo"
+vm_run vm1 "rm -f /tmp/peer_mix.out /tmp/peer_ud.out" 10 > /dev/null 2>&1
 ip netns exec "$LABI_DNS" timeout 90 "$GEN" -c "$LABI_DIR/flow.ini" -j -p "$VMIP" \
 	--flow write:2,read:1,send:1,atomic:1 --manual --qps 2 --depth 8 --seconds 3 \
-	--sizes 64:1,4096:1 <&7 > "$LABI_DIR/mix.json" 2> "$LABI_DIR/mix.err" &
+	--sizes 64:1,4096:1 < "$LABI_DIR/keys.fifo" > "$LABI_DIR/mix.json" 2> "$LABI_DIR/mix.err" &
 genjob=$!
+exec 7> "$LABI_DIR/keys.fifo"
+
 for ((i = 0; i < 150; i++)); do
-	[ "$(grep -c '^droce-gen: local qp' "$LABI_DIR/mix.err")" = 2 ] && break
+	[ "$(grep -c '^droce-gen: local qp' "$LABI_DIR/mix.err" 2> /dev/null)" = 2 ] && break
 	sleep 0.1
 done
 mapfile -t local_keys < <(sed -n 's/^droce-gen: local qp [0-9]* //p' "$LABI_DIR/mix.err")
@@ -135,9 +142,9 @@ prc=$?
 check "mix: gen_peer in the VM is ready with its keys" [ $prc = 0 ]
 grep '^gen_peer: qp ' <<< "$peer_out" | sed 's/^/#   /'
 grep '^gen_peer: qp ' <<< "$peer_out" >&7
+exec 7>&- # the end of droce-gen's stdin: without the keys it stops at once
 wait $genjob
 RC=$?
-exec 7>&-
 peer_end mix /tmp/peer_mix.out
 echo "# mix: droce-gen exit $RC"
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [print('#    qp', {k: q[k] for k in ('messages','write','read','send','atomic','write_max','errors','rnr_nak_rx','retransmits')}) for q in d['per_qp']]" "$LABI_DIR/mix.json" 2>/dev/null
@@ -175,8 +182,9 @@ peer_out=$(peer_wait /tmp/peer_ud.out)
 prc=$?
 ud_qpn=$(sed -n 's/^gen_peer: ud qpn=\(0x[0-9a-f]*\) .*/\1/p' <<< "$peer_out")
 check "ud: gen_peer in the VM is ready (UD QPN ${ud_qpn:-none})" test $prc = 0 -a -n "$ud_qpn"
+[ -n "$ud_qpn" ] || ud_qpn=none # droce-gen then refuses the keys: the checks below fail
 ip netns exec "$LABI_DNS" timeout 90 "$GEN" -c "$LABI_DIR/flow.ini" -j -p "$VMIP" \
-	--flow ud --keys "qpn=${ud_qpn:-0},qkey=0x11111111" --qps 2 --depth 8 --seconds 3 \
+	--flow ud --keys "qpn=$ud_qpn,qkey=0x11111111" --qps 2 --depth 8 --seconds 3 \
 	--sizes 64,1000 --pps 300 > "$LABI_DIR/ud.json" 2> "$LABI_DIR/ud.err"
 RC=$?
 sleep 1 # the last datagrams through rxe

@@ -21,7 +21,9 @@
  * It runs until SIGINT or SIGTERM (or -t S seconds, default 120), then prints per QP
  *   RESULT qp=I recvs=N recv_bytes=B bad_payload=N counter=C write_prefix=L state=S
  * counter: the region's first 8 bytes (the sum of droce's FETCH_ADDs of 1); write_prefix: how
- * many bytes from OFF on hold droce-gen's pattern (its WRITEs land there); state: the QP's
+ * many bytes from OFF on hold droce-gen's pattern (its WRITEs land there when its mix has
+ * atomics: droce-gen then writes at va + 64, OFF's default; without atomics it writes at va,
+ * over the counter); OFF is at least 8 and a multiple of 8; state: the QP's
  * state (RTS, or ERR after a fatal error). Exit status: 0 when no payload was bad and every QP
  * is still in RTS; 1 otherwise; 2 usage; 3 set-up failed.
  */
@@ -77,6 +79,13 @@ static int die(const char *what)
 {
 	fprintf(stderr, "gen_peer: %s: %s\n", what, strerror(errno));
 	return 3;
+}
+
+/* the verbs calls that return their error instead of setting errno */
+static int die_rc(const char *what, int rc)
+{
+	errno = rc;
+	return die(what);
 }
 
 /* droce-gen's "local" line: qpn=, psn=, ip=, mtu= (other words ignored) */
@@ -154,6 +163,7 @@ static int setup_qp(struct peer_qp *q)
 					      .max_recv_sge = 1},
 				      .qp_type = P.ud ? IBV_QPT_UD : IBV_QPT_RC};
 	struct ibv_qp_attr a;
+	int rc;
 	uint32_t rlen = P.max + (P.ud ? GRH : 0);
 
 	q->region = aligned_alloc(4096, ((size_t)P.off + P.max + 4095) / 4096 * 4096);
@@ -173,25 +183,28 @@ static int setup_qp(struct peer_qp *q)
 	a.port_num = 1;
 	if (P.ud) {
 		a.qkey = P.qkey;
-		if (ibv_modify_qp(q->qp, &a,
-				  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY))
-			return die("UD QP to INIT");
+		if ((rc = ibv_modify_qp(q->qp, &a,
+					IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+						IBV_QP_QKEY)) != 0)
+			return die_rc("UD QP to INIT", rc);
 	} else {
 		a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 				    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
-		if (ibv_modify_qp(q->qp, &a,
-				  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-					  IBV_QP_ACCESS_FLAGS))
-			return die("RC QP to INIT");
+		if ((rc = ibv_modify_qp(q->qp, &a,
+					IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+						IBV_QP_ACCESS_FLAGS)) != 0)
+			return die_rc("RC QP to INIT", rc);
 	}
-	for (uint32_t k = 0; k < P.nrecv; k++)
-		if (post_recv(q, k))
-			return die("ibv_post_recv");
+	for (uint32_t k = 0; k < P.nrecv; k++) {
+		rc = post_recv(q, k);
+		if (rc)
+			return die_rc("ibv_post_recv", rc);
+	}
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
 	if (P.ud) {
-		if (ibv_modify_qp(q->qp, &a, IBV_QP_STATE))
-			return die("UD QP to RTR");
+		if ((rc = ibv_modify_qp(q->qp, &a, IBV_QP_STATE)) != 0)
+			return die_rc("UD QP to RTR", rc);
 	} else {
 		a.path_mtu = mtu_enum(P.mtu);
 		a.dest_qp_num = q->dqpn;
@@ -204,27 +217,29 @@ static int setup_qp(struct peer_qp *q)
 		a.ah_attr.grh.sgid_index = (uint8_t)P.gid_index;
 		a.ah_attr.grh.dgid.raw[10] = a.ah_attr.grh.dgid.raw[11] = 0xff;
 		memcpy(&a.ah_attr.grh.dgid.raw[12], &q->dip, 4);
-		if (ibv_modify_qp(q->qp, &a,
-				  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-					  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-					  IBV_QP_MIN_RNR_TIMER))
-			return die("RC QP to RTR");
+		if ((rc = ibv_modify_qp(q->qp, &a,
+					IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+						IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+						IBV_QP_MAX_DEST_RD_ATOMIC |
+						IBV_QP_MIN_RNR_TIMER)) != 0)
+			return die_rc("RC QP to RTR", rc);
 	}
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = q->psn;
 	if (P.ud) {
-		if (ibv_modify_qp(q->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
-			return die("UD QP to RTS");
+		if ((rc = ibv_modify_qp(q->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN)) != 0)
+			return die_rc("UD QP to RTS", rc);
 	} else {
 		a.timeout = 14;
 		a.retry_cnt = 7;
 		a.rnr_retry = 7;
 		a.max_rd_atomic = 1;
-		if (ibv_modify_qp(q->qp, &a,
-				  IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-					  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
-			return die("RC QP to RTS");
+		if ((rc = ibv_modify_qp(q->qp, &a,
+					IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+						IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+						IBV_QP_MAX_QP_RD_ATOMIC)) != 0)
+			return die_rc("RC QP to RTS", rc);
 	}
 	return 0;
 }
@@ -305,7 +320,8 @@ int main(int argc, char **argv)
 			return usage();
 		}
 	}
-	if (P.max < 8 || P.max > (1u << 20) || P.nrecv < 1 || P.nrecv > 4096 || P.off > 4096)
+	if (P.max < 8 || P.max > (1u << 20) || P.nrecv < 1 || P.nrecv > 4096 || P.off > 4096 ||
+	    P.off < 8 || P.off % 8)
 		return usage();
 	P.mtu = 4096;
 	P.nqps = P.ud ? 1 : argc - optind;
