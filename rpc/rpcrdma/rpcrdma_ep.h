@@ -107,8 +107,8 @@ struct rpcrdma_ep_stats {
 	uint64_t bc_dropped; /**< client: backchannel calls with no programs or chunks, or a
 				reply that does not fit inline */
 	uint64_t req_state[RPCRDMA_REQ_NUM_STATES];
-	uint64_t deferred;   /**< calls the upper layer finished later (orpc_svc_defer) */
-	uint64_t ddp_placed; /**< replies whose DDP data the handler put in place (no copy) */
+	uint64_t deferred;    /**< calls the upper layer finished later (orpc_svc_defer) */
+	uint64_t ddp_placed;  /**< replies whose DDP data the handler put in place (no copy) */
 	uint64_t ddp_replies; /**< client: replies whose results' trailing opaque came by the
 				 write chunk it offered */
 	uint64_t in_place_calls; /**< calls whose read chunk the RDMA READs put where the rebuilt

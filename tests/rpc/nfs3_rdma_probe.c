@@ -450,8 +450,8 @@ static const struct step steps[] = {
 	{"READDIR of DIR: a reply by reply chunk", P_READDIR, a_readdir, c_readdir, false, 65536},
 	{"SYMLINK of a new name to a 560-byte path, the path by read chunk", P_SYMLINK, a_symlink,
 	 c_symlink, false, 0},
-	{"READLINK of it: the path written, by write chunk", P_READLINK, a_readlink, c_readlink, true,
-	 0},
+	{"READLINK of it: the path written, by write chunk", P_READLINK, a_readlink, c_readlink,
+	 true, 0},
 	{"REMOVE of the link", P_REMOVE, a_remove, c_remove, false, 0},
 };
 #define NSTEPS ((int)(sizeof(steps) / sizeof(steps[0])))
