@@ -584,6 +584,87 @@ static void test_allocate_past_free(void **state)
 	assert_int_equal(umount(dir), 0);
 }
 
+/* A write-back error changes the write verifier (RFC 1813 §3.3.7; knfsd's
+ * nfsd_reset_write_verifier): what a client wrote UNSTABLE and the disk then failed to take must
+ * be sent again, and the client learns that only from a verifier it has not seen before. A real
+ * write-back error, not a simulated one: an ext4 image (64 MiB, sparse, no journal) on a 12 MiB
+ * tmpfs, loop-mounted in the test's own mount namespace. ext4 takes 24 MiB of UNSTABLE writes
+ * into the page cache; COMMIT's fsync makes the loop device write them, the tmpfs fills, the
+ * writes fail, and fsync reports it. Then a FILE_SYNC WRITE whose own fsync fails. */
+static void test_verifier_after_writeback_error(void **state)
+{
+	static uint8_t chunk[1u << 20];
+	char tdir[512], img[512], mnt[512], cmd[2400];
+	uint8_t v0[8], v1[8], v2[8], v3[8];
+	enum nfs_stable committed;
+	struct nfs_fh f;
+	struct nfs_fs *fs;
+	struct nfs_ctx c;
+	struct nfs_wcc w;
+	enum nfs_stat st;
+	uint32_t wr;
+
+	(void)state;
+	if (!nfsf_have_ns)
+		skip();
+	nfsf_mkdir_rel("wb", 0755);
+	nfsf_pathf(tdir, sizeof(tdir), "wb");
+	assert_int_equal(mount("nfsfs_wb", tdir, "tmpfs", 0, "size=12m"), 0);
+	nfsf_mkdir_rel("wb/m", 0755);
+	nfsf_pathf(img, sizeof(img), "wb/ext4.img");
+	nfsf_pathf(mnt, sizeof(mnt), "wb/m");
+	snprintf(cmd, sizeof(cmd),
+		 "truncate -s 64M %s && mkfs.ext4 -q -F -O ^has_journal "
+		 "-E lazy_itable_init=1 %s && mount -o loop,errors=continue %s %s",
+		 img, img, img, mnt);
+	if (system(cmd) != 0) {
+		printf("# no loop-mounted ext4 here (truncate, mkfs.ext4, mount -o loop)\n");
+		umount(tdir);
+		if (getenv("DROCE_CI"))
+			fail_msg("CI must run this: a loop-mounted ext4 is needed");
+		skip();
+	}
+	fs = serve_with_file(mnt, "wb/m", &c, &f);
+	nfs_fs_write_verf(fs, v0);
+	memset(chunk, 0x5a, sizeof(chunk));
+	for (uint32_t i = 0; i < 24; i++) {
+		assert_int_equal(nfs_fs_write(&c, &f, (uint64_t)i << 20, chunk, sizeof(chunk),
+					      NFS_UNSTABLE, &wr, &committed, &w),
+				 NFS_OK);
+		assert_int_equal(wr, sizeof(chunk));
+	}
+	/* the writes went into the page cache: nothing failed, the verifier is the same */
+	nfs_fs_write_verf(fs, v1);
+	assert_memory_equal(v0, v1, 8);
+	st = nfs_fs_commit(&c, &f, 0, 0, &w);
+	printf("# COMMIT of 24 MiB that the 12 MiB under the image cannot hold: %s\n",
+	       nfs_stat_name(st));
+	assert_int_not_equal(st, NFS_OK);
+	nfs_fs_write_verf(fs, v2);
+	assert_memory_not_equal(v1, v2, 8);
+	/* the new verifier holds until the next error: a read does not change it */
+	{
+		char buf[16];
+		uint32_t got;
+		bool eof, v;
+		struct nfs_attr at;
+
+		(void)nfs_fs_read(&c, &f, 0, sizeof(buf), buf, &got, &eof, &v, &at);
+	}
+	nfs_fs_write_verf(fs, v3);
+	assert_memory_equal(v2, v3, 8);
+	/* a FILE_SYNC WRITE whose own fsync fails (the tmpfs is still full) changes it again */
+	st = nfs_fs_write(&c, &f, 32u << 20, chunk, sizeof(chunk), NFS_FILE_SYNC, &wr, &committed,
+			  &w);
+	printf("# FILE_SYNC WRITE of 1 MiB more: %s\n", nfs_stat_name(st));
+	assert_int_not_equal(st, NFS_OK);
+	nfs_fs_write_verf(fs, v3);
+	assert_memory_not_equal(v2, v3, 8);
+	nfs_fs_close(fs);
+	umount2(mnt, MNT_DETACH);
+	umount2(tdir, MNT_DETACH);
+}
+
 /* a tmpfs without a size limit reports no blocks at all: an ALLOCATE there is fallocate's to
  * decide, not refused for want of free blocks that statvfs cannot show */
 static void test_allocate_unsized_tmpfs(void **state)
@@ -619,6 +700,7 @@ int main(void)
 		cmocka_unit_test(test_mount_points),
 		cmocka_unit_test(test_allocate_past_free),
 		cmocka_unit_test(test_allocate_unsized_tmpfs),
+		cmocka_unit_test(test_verifier_after_writeback_error),
 	};
 	int rc = nfsf_up(true);
 
