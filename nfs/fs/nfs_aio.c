@@ -328,6 +328,8 @@ static void finish(struct nfs_aio_op *op, int res, nfs_aio_done_t done)
 	if (res < 0) {
 		op->a->st.errors++;
 		d.status = nfs_stat_from_errno(-res);
+		if (op->write)
+			nfs_fs_write_failed(op->a->fs, -res);
 	} else {
 		d.status = NFS_OK;
 		d.count = (uint32_t)res;

@@ -236,6 +236,10 @@ struct nfs_obj {
 
 /* nfs_fs.c: the shared steps of every operation */
 enum nfs_stat nfs_obj_get(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct nfs_obj *o);
+
+/** A WRITE's data did not go in (err: a positive errno): a new write verifier, unless err is
+ * EAGAIN or ESTALE (knfsd's rule), so clients resend what they wrote UNSTABLE. */
+void nfs_fs_write_failed(struct nfs_fs *fs, int err);
 void nfs_obj_put(struct nfs_obj *o);
 /** nfs_obj_get for the lcore: only a regular file with links whose descriptor is in the cache
  * (no open_by_handle_at, no walk: one fstat), else NFS_ERR_JUKEBOX with nothing held; any

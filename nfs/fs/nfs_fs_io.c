@@ -20,7 +20,8 @@
  * non-root fs uid. A sync export makes a stable WRITE durable before it answers (fsync) and
  * answers FILE_SYNC; an async export answers FILE_SYNC without syncing, as knfsd does. A failed
  * fsync changes the write verifier, so clients resend what they had written UNSTABLE (RFC 1813
- * §3.3.7).
+ * §3.3.7); so does a failed write (but EAGAIN and ESTALE), as knfsd's: it may be the first sign
+ * that earlier UNSTABLE data will not reach the disk.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -52,6 +53,14 @@ static enum nfs_stat need_regular(const struct stat *st)
 static void verf_rotate(struct nfs_fs *fs)
 {
 	atomic_fetch_add(&fs->verf_gen, 1);
+}
+
+void nfs_fs_write_failed(struct nfs_fs *fs, int err)
+{
+	/* as knfsd's commit_reset_write_verifier: every failed write but these two, which say
+	 * nothing about what the disk holds */
+	if (err != EAGAIN && err != ESTALE)
+		verf_rotate(fs);
 }
 
 static bool owner_override(const struct nfs_obj *o)
@@ -268,8 +277,11 @@ enum nfs_stat nfs_fs_write(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint64_
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0) {
+			int err = errno;
+
+			nfs_fs_write_failed(ctx->fs, err);
 			if (n == 0)
-				s = nfs_stat_from_errno(errno);
+				s = nfs_stat_from_errno(err);
 			break;
 		}
 		n += (uint32_t)w;

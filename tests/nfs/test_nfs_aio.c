@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,6 +45,7 @@ static struct nfs_fs *fs;
 static struct nfs_aio *aio;
 static struct nfs_aio_done got[64];
 static int ngot;
+static bool have_full; /* base/full: a 16 MiB ext4, loop-mounted in our own mount namespace */
 
 static void pathf(char *out, size_t cap, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -366,6 +369,55 @@ static void test_write_as_caller(void **state)
 	assert_memory_equal(buf, "xyz", 3);
 }
 
+/* A WRITE that io_uring fails changes the write verifier, as the synchronous path's does
+ * (knfsd's rule: any write error but EAGAIN and ESTALE): 1 MiB UNSTABLE writes into the 16 MiB
+ * ext4 keep one verifier until one fails with NOSPC, which leaves a new one. */
+static void test_write_error_new_verifier(void **state)
+{
+	static uint8_t chunk[1u << 20];
+	struct nfs_ctx c = ctx_of(0);
+	struct nfs_aio_stats st;
+	enum nfs_stable how;
+	struct nfs_wcc w;
+	uint8_t v0[8], v1[8];
+	struct nfs_fh fh;
+	uint32_t n, i;
+	int last = -1;
+
+	(void)state;
+	if (!have_full) {
+		if (getenv("DROCE_CI"))
+			fail_msg("CI must run this: a loop-mounted ext4 in a mount namespace");
+		skip();
+	}
+	mkfile("full/f", 0644, 0, NULL, 0);
+	fh = fh_of(&c, "full", "f");
+	/* a synchronous write first: it opens the descriptor io_uring writes through */
+	assert_int_equal(nfs_fs_write(&c, &fh, 0, "o", 1, NFS_UNSTABLE, &n, &how, &w), NFS_OK);
+	nfs_fs_write_verf(fs, v0);
+	memset(chunk, 0x3c, sizeof(chunk));
+	for (i = 1; i < 32; i++) {
+		struct nfs_aio_op *op = nfs_aio_write(aio, &c, &fh, (uint64_t)i << 20, chunk,
+						      sizeof(chunk), NFS_UNSTABLE);
+
+		assert_non_null(op);
+		nfs_aio_submit(op, NULL);
+		last = ngot;
+		wait_done(ngot + 1);
+		if (got[last].status != NFS_OK)
+			break;
+		nfs_fs_write_verf(fs, v1);
+		assert_memory_equal(v0, v1, 8);
+	}
+	printf("# %u MiB by io_uring, then %s\n", i - 1, nfs_stat_name(got[last].status));
+	assert_true(i > 4 && i < 32);
+	assert_int_equal(got[last].status, NFS_ERR_NOSPC);
+	nfs_aio_stats(aio, &st);
+	assert_int_equal(st.errors, 1);
+	nfs_fs_write_verf(fs, v1);
+	assert_memory_not_equal(v0, v1, 8);
+}
+
 static void test_many_identities(void **state)
 {
 	struct nfs_aio_stats st;
@@ -414,6 +466,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_slots_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_as_caller, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_identities, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_error_new_verifier, setup, teardown),
 	};
 	char p[512];
 	struct nfs_fs *probe_fs;
@@ -437,11 +490,24 @@ int main(void)
 		mkdir(p, 0777);
 		chmod(p, 0777);
 	}
+	/* a small file system of our own for write errors, in a mount namespace of our own (gone
+	 * with the process) */
+	pathf(p, sizeof(p), "full");
+	mkdir(p, 0777);
+	if (unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0) {
+		char cmd[1400];
+
+		snprintf(cmd, sizeof(cmd),
+			 "truncate -s 16M %s/full.img && mkfs.ext4 -q -F -O ^has_journal "
+			 "%s/full.img && mount -o loop %s/full.img %s/full",
+			 base, base, base, base);
+		have_full = system(cmd) == 0;
+	}
 	snprintf(
 		exports, sizeof(exports),
 		"%s/sync 127.0.0.1(rw,no_root_squash)\n%s/async 127.0.0.1(rw,async,no_root_squash)\n"
-		"%s/ro 127.0.0.1(ro,no_root_squash)\n",
-		base, base, base);
+		"%s/ro 127.0.0.1(ro,no_root_squash)\n%s/full 127.0.0.1(rw,no_root_squash)\n",
+		base, base, base, base);
 	if (nfs_fs_open(&probe_fs, exports, statedir, err, sizeof(err)) != 0) {
 		printf("SKIP: %s gives no usable file handles: %s\n", base, err);
 		nftw(base, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
@@ -457,6 +523,10 @@ int main(void)
 	nfs_aio_destroy(probe, NULL);
 	nfs_fs_close(probe_fs);
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	if (have_full) {
+		pathf(p, sizeof(p), "full");
+		umount2(p, MNT_DETACH);
+	}
 	nftw(base, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 	return rc;
 }

@@ -665,6 +665,57 @@ static void test_verifier_after_writeback_error(void **state)
 	umount2(tdir, MNT_DETACH);
 }
 
+/* A failed WRITE changes the write verifier too (knfsd's commit_reset_write_verifier: any write
+ * error but EAGAIN and ESTALE): a 16 MiB ext4 image, loop-mounted, takes UNSTABLE 1 MiB writes
+ * with one verifier until it is full; the WRITE that fails (NOSPC) leaves a new one. */
+static void test_verifier_after_write_error(void **state)
+{
+	static uint8_t chunk[1u << 20];
+	char img[512], mnt[512], cmd[2200];
+	uint8_t v0[8], v1[8];
+	enum nfs_stable committed;
+	enum nfs_stat st = NFS_OK;
+	struct nfs_fh f;
+	struct nfs_fs *fs;
+	struct nfs_ctx c;
+	struct nfs_wcc w;
+	uint32_t wr, i;
+
+	(void)state;
+	if (!nfsf_have_ns)
+		skip();
+	nfsf_pathf(img, sizeof(img), "small.img");
+	nfsf_mkdir_rel("small", 0755);
+	nfsf_pathf(mnt, sizeof(mnt), "small");
+	snprintf(cmd, sizeof(cmd),
+		 "truncate -s 16M %s && mkfs.ext4 -q -F -O ^has_journal %s && mount -o loop %s %s",
+		 img, img, img, mnt);
+	if (system(cmd) != 0) {
+		printf("# no loop-mounted ext4 here (truncate, mkfs.ext4, mount -o loop)\n");
+		if (getenv("DROCE_CI"))
+			fail_msg("CI must run this: a loop-mounted ext4 is needed");
+		skip();
+	}
+	fs = serve_with_file(mnt, "small", &c, &f);
+	nfs_fs_write_verf(fs, v0);
+	memset(chunk, 0xa5, sizeof(chunk));
+	for (i = 0; i < 32; i++) {
+		st = nfs_fs_write(&c, &f, (uint64_t)i << 20, chunk, sizeof(chunk), NFS_UNSTABLE,
+				  &wr, &committed, &w);
+		if (st != NFS_OK)
+			break;
+		nfs_fs_write_verf(fs, v1);
+		assert_memory_equal(v0, v1, 8); /* written: the same verifier */
+	}
+	printf("# %u MiB written, then %s\n", i, nfs_stat_name(st));
+	assert_true(i > 4 && i < 32);
+	assert_int_equal(st, NFS_ERR_NOSPC);
+	nfs_fs_write_verf(fs, v1);
+	assert_memory_not_equal(v0, v1, 8);
+	nfs_fs_close(fs);
+	assert_int_equal(umount(mnt), 0);
+}
+
 /* a tmpfs without a size limit reports no blocks at all: an ALLOCATE there is fallocate's to
  * decide, not refused for want of free blocks that statvfs cannot show */
 static void test_allocate_unsized_tmpfs(void **state)
@@ -701,6 +752,7 @@ int main(void)
 		cmocka_unit_test(test_allocate_past_free),
 		cmocka_unit_test(test_allocate_unsized_tmpfs),
 		cmocka_unit_test(test_verifier_after_writeback_error),
+		cmocka_unit_test(test_verifier_after_write_error),
 	};
 	int rc = nfsf_up(true);
 
