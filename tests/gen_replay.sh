@@ -16,7 +16,9 @@
 #     IPv6, an 802.1Q-tagged RoCE frame and one cut by the snap length sends the RoCE frames
 #     (untagged) and skips the others, counted by reason; a file that is not a
 #     capture is refused with exit 2 and a message; a capture cut short is reported malformed
-#     with exit 1 after the frames before the cut.
+#     with exit 1 after the frames before the cut;
+#   - a UD frame's DETH source QP through --sqpn-map (the Q_Key, the payload and a frame from
+#     another QP as they were, the ICRC good).
 # Usage: gen_replay.sh PATH/TO/droce-gen CAPTURES_DIR (tests/data)       Exit 77 = skipped.
 set -u
 gen=$(readlink -f "$1")
@@ -165,6 +167,48 @@ check "a capture of other traffic: 2 RoCE frames sent (one had a VLAN tag), ARP 
 	bash -c "grep -q '\"sent\":2,\"skipped\":4,\"skipped_linktype\":0,\"skipped_truncated\":1,\"skipped_not_roce\":2,\"skipped_ipv6\":1,' '$dir/mixed.json'"
 check "the tagged frame went out untagged and the same as the untagged one" \
 	bash -c "[ \$(tshark -r '$dir/mixed.pcap' -T fields -e vlan.id -e infiniband.bth.psn 2>/dev/null | sort -u | wc -l) = 1 ] && [ -z \"\$(tshark -r '$dir/mixed.pcap' -T fields -e vlan.id 2>/dev/null | tr -d '\n')\" ]"
+# a UD frame (SEND ONLY with a DETH: Q_Key 0x80010000, source QP 1, as a CM MAD's) replayed with
+# --sqpn-map 1:0x7777: the DETH's source QP is rewritten, the Q_Key and payload kept, the ICRC
+# good; a second frame from QP 2 is left as it was
+python3 - "$dir/ud.pcap" << 'PY'
+import struct, sys
+def frame(sqpn):
+    roce = bytes([0x64, 0, 0xff, 0xff, 0, 0, 0, 0x20, 0, 0, 0, 5]) + struct.pack(">I", 0x80010000) \
+        + bytes([0]) + sqpn.to_bytes(3, "big") + bytes(range(24)) + bytes(4)
+    udp = struct.pack(">HHHH", 0xc000, 4791, 8 + len(roce), 0)
+    ip = bytes([0x45, 0, 0, 0]) + bytes([0, 0, 0x40, 0, 64, 17, 0, 0]) + bytes([10, 1, 0, 1, 10, 1, 0, 2])
+    ip = ip[:2] + struct.pack(">H", 20 + len(udp) + len(roce)) + ip[4:]
+    return bytes([2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 8, 0]) + ip + udp + roce
+out = bytearray(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+for i, f in enumerate([frame(1), frame(2)]):
+    out += struct.pack("<IIII", 1, i, len(f), len(f)) + f
+open(sys.argv[1], "wb").write(out)
+PY
+replay ud "$dir/ud.pcap" --replay-pps 100000 --sqpn-map 1:0x7777
+check "UD: both frames sent, one source QP rewritten (the JSON counts it)" \
+	bash -c "[ \$(cat '$dir/ud.rc') = 0 ] && grep -q '\"sent\":2,' '$dir/ud.json' && grep -q '\"sqpn_rewritten\":1,' '$dir/ud.json'"
+check "UD: tshark reads source QPs 0x7777 and 0x2, Q_Key 0x80010000 both" \
+	bash -c "[ \"\$(tshark -r '$dir/ud.pcap' -T fields -e infiniband.deth.srcqp -e infiniband.deth.q_key 2>/dev/null | tr '\t\n' ' ')\" = '0x00007777 0x0000000080010000 0x00000002 0x0000000080010000 ' ]"
+python3 - "$dir/ud.pcap" > "$dir/ud.check" << 'PY'
+import struct, sys, zlib
+d = open(sys.argv[1], "rb").read()
+off, ok = 24, []
+while off + 16 <= len(d):
+    n = struct.unpack("<I", d[off + 8:off + 12])[0]
+    f = d[off + 16:off + 16 + n]
+    off += 16 + n
+    ip, udp, r = bytearray(f[14:34]), bytearray(f[34:42]), f[42:]
+    bth = bytearray(r[:12])
+    ip[1] = 0xff; ip[8] = 0xff; ip[10:12] = b"\xff\xff"
+    udp[6:8] = b"\xff\xff"
+    bth[4] = 0xff
+    ok.append(zlib.crc32(b"\xff" * 8 + bytes(ip) + bytes(udp) + bytes(bth) + r[12:-4]) == struct.unpack("<I", r[-4:])[0]
+              and r[20:44] == bytes(range(24)))
+print(ok)
+sys.exit(0 if ok == [True, True] else 1)
+PY
+check "UD: both ICRCs good after the rewrite, the payload as it was ($(cat "$dir/ud.check"))" \
+	python3 -c "import sys; sys.exit(0 if open('$dir/ud.check').read().strip() == '[True, True]' else 1)"
 # the recorded pace: 5 frames stamped 0.1 s apart go out no sooner than their stamps say (the
 # run's span is at least 0.4 s; no upper bound is asserted: a loaded machine may be late)
 python3 - "$SRC" "$dir/paced.pcap" << 'PY'

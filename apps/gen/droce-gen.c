@@ -746,6 +746,7 @@ static enum gen_state step_replay(struct stk_lcore *lc, const struct stk_iface *
 		rte_pktmbuf_append(m, (uint16_t)res.len);
 		g.rw_qpn += res.qpn;
 		g.rw_rkey += res.rkey;
+		g.rw_sqpn += res.sqpn;
 		g.rw_psn += res.psn;
 		stk_tx_frame(lc, ifc, m);
 		g.replayed++;
@@ -886,9 +887,10 @@ static void report_replay(void)
 			printf(",\"skipped_%s\":%" PRIu64, gen_skip_name((enum gen_skip)i),
 			       g.skipped[i]);
 		printf(",\"qpn_rewritten\":%" PRIu64 ",\"rkey_rewritten\":%" PRIu64
-		       ",\"psn_rewritten\":%" PRIu64 ",\"loops\":%u,\"capture_malformed\":%s,"
-		       "\"seconds\":%.3f}\n",
-		       g.rw_qpn, g.rw_rkey, g.rw_psn, g.replay_loops, g.cap_bad ? "true" : "false",
+		       ",\"psn_rewritten\":%" PRIu64 ",\"sqpn_rewritten\":%" PRIu64
+		       ",\"loops\":%u,\"capture_malformed\":%s,\"seconds\":%.3f}\n",
+		       g.rw_qpn, g.rw_rkey, g.rw_psn, g.rw_sqpn, g.replay_loops,
+		       g.cap_bad ? "true" : "false",
 		       g.t_replay_end > g.t_replay_start
 			       ? (double)(g.t_replay_end - g.t_replay_start) / rte_get_tsc_hz()
 			       : 0.0);
@@ -899,8 +901,9 @@ static void report_replay(void)
 			if (g.skipped[i])
 				printf(" (%s %" PRIu64 ")", gen_skip_name((enum gen_skip)i),
 				       g.skipped[i]);
-		printf("; QPN rewritten %" PRIu64 ", rkey %" PRIu64 ", PSN %" PRIu64 "%s\n",
-		       g.rw_qpn, g.rw_rkey, g.rw_psn,
+		printf("; QPN rewritten %" PRIu64 ", rkey %" PRIu64 ", PSN %" PRIu64
+		       ", UD source QP %" PRIu64 "%s\n",
+		       g.rw_qpn, g.rw_rkey, g.rw_psn, g.rw_sqpn,
 		       g.cap_bad ? "; the capture is malformed past the last frame sent" : "");
 	}
 	fflush(stdout);

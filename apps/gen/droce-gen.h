@@ -75,7 +75,7 @@ struct gen_global {
 	bool replay_started, have_frame, cap_bad;
 	struct gen_pcap_frame fr;
 	uint64_t t0, ts0, nframe, frames_read, t_replay_start, loop_sent;
-	uint64_t replayed, skipped[GEN_SKIP_NUM], rw_qpn, rw_rkey, rw_psn, t_replay_end;
+	uint64_t replayed, skipped[GEN_SKIP_NUM], rw_qpn, rw_rkey, rw_psn, rw_sqpn, t_replay_end;
 	/* loopback mode (--loopback); the RX side runs on the lcore that polls --rx-iface */
 	bool loopback;
 	uint16_t rx_iface;

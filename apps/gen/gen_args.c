@@ -46,6 +46,7 @@ static void usage(FILE *f, const char *prog)
 		"      --replay-loops N  the capture N times (default 1)\n"
 		"      --qpn-map A:B     destination QP A becomes B (up to 16)\n"
 		"      --rkey-map A:B    RETH/AtomicETH rkey A becomes B (up to 16)\n"
+		"      --sqpn-map A:B    a UD frame's source QP (DETH) A becomes B (up to 16)\n"
 		"      --psn-base N      each destination QP's first PSN becomes N, the rest follow\n"
 		"      --loopback        loopback mode: -n RoCEv2 frames from --iface to the address\n"
 		"                        of --rx-iface (the other end of a cable), counted there:\n"
@@ -194,6 +195,7 @@ int gen_parse_args(int argc, char **argv)
 		{"pcp", required_argument, NULL, 32},
 		{"manual", no_argument, NULL, 33},
 		{"keys", required_argument, NULL, 34},
+		{"sqpn-map", required_argument, NULL, 35},
 		{"json", no_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -302,16 +304,22 @@ int gen_parse_args(int argc, char **argv)
 			break;
 		case 14:
 		case 15:
-			if (gen_map_add(c == 14 ? &g.rw.qpn : &g.rw.rkey, optarg,
-					c == 14 ? 0xffffffu : 0xffffffffu) != 0) {
+		case 35: {
+			struct gen_map *m = c == 14 ? &g.rw.qpn : c == 15 ? &g.rw.rkey : &g.rw.sqpn;
+
+			if (gen_map_add(m, optarg, c == 15 ? 0xffffffffu : 0xffffffu) != 0) {
 				fprintf(stderr,
 					"droce-gen: --%s %s: expected FROM:TO (decimal or 0x hex, "
 					"%s), at most %u of them\n",
-					c == 14 ? "qpn-map" : "rkey-map", optarg,
-					c == 14 ? "24-bit QP numbers" : "32-bit keys", GEN_MAP_MAX);
+					c == 14	  ? "qpn-map"
+					: c == 15 ? "rkey-map"
+						  : "sqpn-map",
+					optarg, c == 15 ? "32-bit keys" : "24-bit QP numbers",
+					GEN_MAP_MAX);
 				return -1;
 			}
 			break;
+		}
 		case 16:
 			if (parse_u32("--psn-base", optarg, 0, 0xffffff, &g.rw.psn_base))
 				return -1;
@@ -581,9 +589,10 @@ int gen_parse_args(int argc, char **argv)
 				"not used: RoCEv2 goes to 4791) and no --rate\n");
 		return -1;
 	}
-	if (!g.replay &&
-	    (g.replay_pps || g.replay_loops || g.rw.qpn.n || g.rw.rkey.n || g.rw.psn_rebase)) {
-		fprintf(stderr, "droce-gen: --replay-pps, --replay-loops, --qpn-map, --rkey-map "
+	if (!g.replay && (g.replay_pps || g.replay_loops || g.rw.qpn.n || g.rw.rkey.n ||
+			  g.rw.sqpn.n || g.rw.psn_rebase)) {
+		fprintf(stderr, "droce-gen: --replay-pps, --replay-loops, --qpn-map, --rkey-map, "
+				"--sqpn-map "
 				"and --psn-base go with --replay FILE\n");
 		return -1;
 	}

@@ -234,6 +234,20 @@ static bool rkey_at(struct gen_rewrite *rw, uint8_t *bth, uint32_t off, uint32_t
 	return true;
 }
 
+/* a UD frame's source QP, in its DETH at off from the BTH (Q_Key, a reserved byte, the QP) */
+static bool sqpn_at(struct gen_rewrite *rw, uint8_t *bth, uint32_t off, uint32_t roce_len)
+{
+	uint32_t q;
+
+	if (!off || off + 8 > roce_len - ROCE_ICRC_LEN)
+		return false;
+	q = be24(bth + off + 5);
+	if (!map(&rw->sqpn, &q))
+		return false;
+	put24(bth + off + 5, q);
+	return true;
+}
+
 enum gen_skip gen_replay_rewrite(struct gen_rewrite *rw, const struct gen_pcap_frame *f,
 				 uint8_t *out, uint32_t cap, struct gen_rewrite_res *res)
 {
@@ -328,6 +342,8 @@ enum gen_skip gen_replay_rewrite(struct gen_rewrite *rw, const struct gen_pcap_f
 		res->rkey = rkey_at(rw, bth, oi->off[ROCE_EXT_RETH], roce_len);
 	else if (oi && (oi->flags & ROCE_OPF_ATOMICETH))
 		res->rkey = rkey_at(rw, bth, oi->off[ROCE_EXT_ATOMICETH], roce_len);
+	if (oi && (oi->flags & ROCE_OPF_DETH))
+		res->sqpn = sqpn_at(rw, bth, oi->off[ROCE_EXT_DETH], roce_len);
 	{
 		/* the ICRC over the rewritten frame: a one-segment mbuf around out */
 		struct rte_mbuf m;

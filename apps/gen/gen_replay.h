@@ -10,7 +10,8 @@
  *   - the rewrite of one Ethernet frame into a RoCEv2 frame from us to the peer: our MAC and
  *     IPv4 address as the source, the peer's as the destination (an 802.1Q tag is dropped),
  *     UDP to 4791 with a zero checksum (RoCEv2 allows it), the BTH's destination QP and the
- *     RETH's or AtomicETH's rkey through their maps, each destination QP's PSNs moved so that
+ *     RETH's or AtomicETH's rkey and a UD frame's DETH source QP through their maps, each
+ *     destination QP's PSNs moved so that
  *     its first one becomes the PSN base, and the ICRC computed again (roce_icrc_fill).
  * Frames that are not RoCEv2 over IPv4 (UDP 4791), are cut short in the capture or whose
  * lengths disagree are skipped and counted by reason.
@@ -67,6 +68,7 @@ struct gen_rewrite {
 	uint32_t src_ip, dst_ip; /**< network order */
 	struct gen_map qpn;	 /**< destination QPs (24 bits) */
 	struct gen_map rkey;	 /**< RETH / AtomicETH rkeys */
+	struct gen_map sqpn;	 /**< UD: the DETH's source QPs (24 bits) */
 	bool psn_rebase;
 	uint32_t psn_base; /**< with psn_rebase: each destination QP's first PSN becomes this */
 	/* each destination QP's (after its map) PSN shift, learnt from its first frame */
@@ -90,8 +92,8 @@ enum gen_skip {
 const char *gen_skip_name(enum gen_skip s);
 
 struct gen_rewrite_res {
-	uint32_t len;	     /**< the rewritten frame's length */
-	bool qpn, rkey, psn; /**< what was changed */
+	uint32_t len;		   /**< the rewritten frame's length */
+	bool qpn, rkey, psn, sqpn; /**< what was changed */
 };
 
 /**

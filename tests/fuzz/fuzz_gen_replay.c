@@ -67,6 +67,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rw.rkey.n = 1;
 	rw.rkey.from[0] = 0x21d;
 	rw.rkey.to[0] = 0x12345678;
+	rw.sqpn.n = 1;
+	rw.sqpn.from[0] = 1;
+	rw.sqpn.to[0] = 0x765432;
 	buf = malloc(size ? size : 1);
 	memcpy(buf, data, size);
 	if (gen_pcap_open(&p, buf, size) != 0) {
@@ -97,6 +100,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(udp[2] == 0x12 && udp[3] == 0xb7 && udp[6] == 0 && udp[7] == 0);
 			CHECK(!res.qpn ||
 			      (udp[8 + 5] == 0xab && udp[8 + 6] == 0xcd && udp[8 + 7] == 0xef));
+			/* a UD frame's DETH follows its 12-byte BTH: the source QP ends it */
+			CHECK(!res.sqpn ||
+			      ((udp[8] == 0x64 || udp[8] == 0x65) && udp[8 + 12 + 5] == 0x76 &&
+			       udp[8 + 12 + 6] == 0x54 && udp[8 + 12 + 7] == 0x32));
 			memset(&m, 0, sizeof(m));
 			m.buf_addr = out;
 			m.buf_len = UINT16_MAX;
