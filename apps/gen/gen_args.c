@@ -71,7 +71,9 @@ static void usage(FILE *f, const char *prog)
 		"                        from stdin, a line per QP: qpn= psn= rkey= va= len=\n"
 		"                        [mtu=] [rd_atomic=] (ud: qpn= [qkey=]); --peer A.B.C.D\n"
 		"      --keys KEYS       flow ud: the peer's keys on the command line (qpn=N\n"
-		"                        [qkey=K]), once, or once per QP\n"
+		"                        [qkey=K]), once, or once per QP; with --cm: the peer's\n"
+		"                        region (rkey=K,va=A,len=N)\n"
+		"      --cm              flow: the RDMA CM connects each RC QP to --peer ADDR:PORT\n"
 		"      --qps N           flow: QPs, the server's -q (default 1)\n"
 		"      --depth N         flow: WRs in flight per QP (default 16)\n"
 		"      --seconds N       flow: how long (default 5)\n"
@@ -196,6 +198,7 @@ int gen_parse_args(int argc, char **argv)
 		{"manual", no_argument, NULL, 33},
 		{"keys", required_argument, NULL, 34},
 		{"sqpn-map", required_argument, NULL, 35},
+		{"cm", no_argument, NULL, 36},
 		{"json", no_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -428,8 +431,15 @@ int gen_parse_args(int argc, char **argv)
 			g.pcp_set = true;
 			break;
 		case 33:
+		case 36:
 			g.flow_opt = true;
-			g.fo.xchg = GEN_XCHG_MANUAL;
+			if ((c == 33 && g.fo.xchg == GEN_XCHG_CM) ||
+			    (c == 36 && g.fo.xchg == GEN_XCHG_MANUAL)) {
+				fprintf(stderr,
+					"droce-gen: --manual or --cm: one way to connect\n");
+				return -1;
+			}
+			g.fo.xchg = c == 33 ? GEN_XCHG_MANUAL : GEN_XCHG_CM;
 			break;
 		case 34: {
 			char why[160];
@@ -444,7 +454,7 @@ int gen_parse_args(int argc, char **argv)
 				return -1;
 			}
 			g.fo.nkeys++;
-			if (g.fo.xchg != GEN_XCHG_MANUAL)
+			if (g.fo.xchg == GEN_XCHG_PERFTEST)
 				g.fo.xchg = GEN_XCHG_KEYS;
 			break;
 		}
@@ -494,7 +504,8 @@ int gen_parse_args(int argc, char **argv)
 			"and --gbps go with --flow\n");
 		return -1;
 	}
-	if (g.has_peer && !g.peer_port && !(g.flow && g.fo.xchg != GEN_XCHG_PERFTEST)) {
+	if (g.has_peer && !g.peer_port &&
+	    !(g.flow && (g.fo.xchg == GEN_XCHG_MANUAL || g.fo.xchg == GEN_XCHG_KEYS))) {
 		fprintf(stderr, "droce-gen: --peer needs :PORT here (only the flows of --manual "
 				"and --keys take an address alone)\n");
 		return -1;

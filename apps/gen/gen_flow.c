@@ -42,6 +42,7 @@
 
 #include "gen_flow.h"
 #include "gen_pt.h"
+#include "roce_cm.h"
 #include "roce_verbs.h"
 #include "stk_stack.h"
 
@@ -63,7 +64,7 @@ enum flow_state {
 };
 
 static const char *const flow_state_names[FL_NUM] = {"keys", "run", "drain", "done"};
-static const char *const xchg_names[GEN_XCHG_NUM] = {"perftest", "manual", "keys"};
+static const char *const xchg_names[GEN_XCHG_NUM] = {"perftest", "manual", "keys", "cm"};
 
 struct flow_qp {
 	struct roce_qp *qp;
@@ -77,6 +78,8 @@ struct flow_qp {
 	uint64_t ops[GEN_FLOW_NUM_VERBS]; /**< completed, by operation */
 	uint32_t write_max;		  /**< the largest WRITE completed */
 	uint64_t short_reads;		  /**< READ completions with fewer bytes than asked */
+	struct roce_cm_id *id;		  /**< --cm: its connection */
+	bool up;			  /**< --cm: ESTABLISHED */
 	enum roce_wc_status first_error;
 	bool failed;
 };
@@ -89,6 +92,9 @@ static struct {
 	struct roce_pd *pd;
 	struct roce_cq *cq;
 	struct roce_mr *mr;
+	struct roce_cm *cm; /**< --cm */
+	uint32_t nup;	    /**< --cm: QPs connected */
+	uint64_t done_at;   /**< --cm: DONE lingers for the DREQs to leave */
 	uint8_t *buf;
 	uint32_t max_size, wsum, mtu, rr, slot_len, sink_off, atomic_off;
 	uint64_t post_fails; /**< posts the QP refused (the first one's error in post_err) */
@@ -228,8 +234,8 @@ static void *flow_control(void *arg)
 		mine[i] = fl.q[i].mine;
 	if (fl.o.xchg == GEN_XCHG_MANUAL) {
 		rc = manual_keys();
-	} else if (fl.o.xchg == GEN_XCHG_KEYS) {
-		for (uint32_t i = 0; i < fl.o.qps; i++)
+	} else if (fl.o.xchg == GEN_XCHG_KEYS || fl.o.xchg == GEN_XCHG_CM) {
+		for (uint32_t i = 0; i < fl.o.qps && fl.o.nkeys; i++)
 			take_keys(&fl.q[i], &fl.o.keys[fl.o.nkeys == 1 ? 0 : i]);
 	} else if ((rc = gen_pt_open(&fl.pt, fl.o.qps, mine, theirs)) != 0) {
 		snprintf(fl.why, sizeof(fl.why), "%s", fl.pt.why);
@@ -271,6 +277,8 @@ static int make_qp(struct flow_qp *q)
 	ia.cap.max_recv_wr = 1;
 	ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
 	q->qp = roce_create_qp(fl.pd, &ia);
+	if (q->qp && fl.o.xchg == GEN_XCHG_CM)
+		return 0; /* the CM takes it from RESET to RTS */
 	memset(&a, 0, sizeof(a));
 	a.qp_state = ROCE_QPS_INIT;
 	a.port_num = 1;
@@ -319,6 +327,11 @@ int gen_flow_start(const struct gen_flow_opts *o)
 	fl.slot_len = fl.atomic_off + (o->mix.weight[GEN_FLOW_ATOMIC] ? 64 : 0);
 	len = (size_t)fl.slot_len * o->qps;
 	fl.pd = roce_alloc_pd(fl.dev);
+	if (o->xchg == GEN_XCHG_CM && !(fl.cm = roce_cm_open(fl.dev))) {
+		fprintf(stderr, "droce-gen: --cm: the RDMA CM on interface %u: %s\n", o->iface,
+			rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
 	fl.cq = roce_create_cq(fl.dev, (int)RTE_MIN(o->qps * o->depth * 2, 65536u));
 	fl.buf = rte_zmalloc("gen_flow", len, 4096);
 	fl.mr = fl.pd && fl.buf ? roce_reg_mr(fl.pd, fl.buf, len, (uintptr_t)fl.buf,
@@ -616,12 +629,77 @@ static uint32_t inflight(void)
 	return n;
 }
 
+static enum flow_state start_run(uint64_t now);
+
+/* --cm: a REQ per QP to --peer ADDR:PORT; RUN once every one is ESTABLISHED */
+static enum flow_state step_cm(uint64_t now)
+{
+	struct roce_cm_event ev;
+
+	if (!fl.deadline) {
+		struct roce_cm_conn_param p = {.responder_resources = FLOW_MAX_RD_ATOMIC,
+					       .initiator_depth = FLOW_MAX_RD_ATOMIC,
+					       .retry_count = 7,
+					       .rnr_retry_count = 7,
+					       .local_ack_timeout = FLOW_TIMEOUT};
+
+		fl.deadline = now + 20 * rte_get_tsc_hz();
+		for (uint32_t i = 0; i < fl.o.qps; i++) {
+			struct flow_qp *q = &fl.q[i];
+
+			q->id = roce_cm_create_id(fl.cm, ROCE_CM_PS_TCP, q);
+			if (!q->id ||
+			    roce_cm_connect(q->id, &fl.o.server, fl.o.port, q->qp, &p) != 0) {
+				snprintf(fl.why, sizeof(fl.why), "QP %u: the CM connect failed", i);
+				return FL_DONE;
+			}
+		}
+	}
+	while (roce_cm_get_event(fl.cm, &ev) == 0) {
+		struct flow_qp *q = ev.id ? ev.id->context : NULL;
+
+		if (!q)
+			continue;
+		if (ev.event == ROCE_CM_EVENT_ESTABLISHED && !q->up) {
+			q->up = true;
+			q->theirs.qpn = ev.id->remote_qpn;
+			q->theirs.out_reads = ev.responder_resources;
+			fl.nup++;
+		} else if (ev.event == ROCE_CM_EVENT_REJECTED ||
+			   ev.event == ROCE_CM_EVENT_UNREACHABLE ||
+			   ev.event == ROCE_CM_EVENT_DISCONNECTED) {
+			snprintf(fl.why, sizeof(fl.why), "QP %u: the CM said %s (status %d)",
+				 (uint32_t)(q - fl.q), roce_cm_event_str(ev.event), ev.status);
+			return FL_DONE;
+		}
+	}
+	if (fl.nup < fl.o.qps) {
+		if (now < fl.deadline)
+			return FL_KEYS;
+		snprintf(fl.why, sizeof(fl.why), "%u of %u QPs connected by the CM in 20 s", fl.nup,
+			 fl.o.qps);
+		return FL_DONE;
+	}
+	for (uint32_t i = 0; i < fl.o.qps; i++)
+		fl.q[i].rdma_va = fl.q[i].theirs.vaddr +
+				  (fl.o.mix.weight[GEN_FLOW_ATOMIC] ? GEN_FLOW_ATOMIC_ROOM : 0);
+	fl.deadline = 0;
+	return start_run(now);
+}
+
 static enum flow_state step_keys(struct stk_lcore *lc, const struct stk_iface *ifc, uint64_t now)
 {
 	int k = __atomic_load_n(&fl.keys_ready, __ATOMIC_ACQUIRE);
 
 	if (k == 0)
 		return FL_KEYS;
+	if (k > 0 && fl.o.xchg == GEN_XCHG_CM) {
+		enum flow_state next = step_cm(now);
+
+		if (next == FL_DONE)
+			__atomic_store_n(&fl.run_done, -1, __ATOMIC_RELEASE);
+		return next;
+	}
 	if (k > 0 && fl.o.mix.ud && !fl.q[0].ah) {
 		/* datagrams are not held back for ARP: resolve the peer first */
 		uint64_t hz = rte_get_tsc_hz();
@@ -647,6 +725,12 @@ static enum flow_state step_keys(struct stk_lcore *lc, const struct stk_iface *i
 		__atomic_store_n(&fl.run_done, -1, __ATOMIC_RELEASE);
 		return FL_DONE;
 	}
+	return start_run(now);
+}
+
+/* RUN begins: the clock, the pacing, the banner */
+static enum flow_state start_run(uint64_t now)
+{
 	fl.t_start = now;
 	fl.next_tsc = (double)now;
 	fl.t_end = now + (uint64_t)fl.o.seconds * rte_get_tsc_hz();
@@ -682,6 +766,10 @@ static enum flow_state step_drain(uint64_t now)
 		snprintf(fl.why, sizeof(fl.why), "%u WRs still in flight %d s after the end",
 			 inflight(), FLOW_DRAIN_S);
 	__atomic_store_n(&fl.run_done, 1, __ATOMIC_RELEASE);
+	for (uint32_t i = 0; i < fl.o.qps; i++)
+		if (fl.q[i].up)
+			roce_cm_disconnect(fl.q[i].id); /* DREQ: the peer sees the end */
+	fl.done_at = now + rte_get_tsc_hz() / 5;
 	return FL_DONE;
 }
 
@@ -701,7 +789,7 @@ bool gen_flow_step(struct stk_lcore *lc, const struct stk_iface *ifc, uint64_t n
 		break;
 	case FL_DONE:
 	default:
-		return __atomic_load_n(&fl.closed, __ATOMIC_ACQUIRE) != 0;
+		return __atomic_load_n(&fl.closed, __ATOMIC_ACQUIRE) != 0 && now >= fl.done_at;
 	}
 	if (next != fl.state)
 		fl_set_state(next);

@@ -9,7 +9,9 @@
  * - perftest: a perftest server's TCP exchange (gen_pt.h), for one operation, write or read;
  * - manual: droce-gen prints its own keys (QPN, PSN, address, path MTU) per QP on stderr and
  *   reads the peer's, a line per QP, from stdin (a peer without perftest or a CM);
- * - keys: on the command line (UD: the peer's QPN and Q_Key are all a datagram needs).
+ * - keys: on the command line (UD: the peer's QPN and Q_Key are all a datagram needs);
+ * - cm: the RDMA CM connects each RC QP to a listener (REQ, REP, RTU: QPNs, PSNs, the path),
+ *   and --keys gives the region the one-sided operations go to.
  */
 #ifndef GEN_FLOW_H
 #define GEN_FLOW_H
@@ -28,6 +30,8 @@ enum gen_flow_xchg {
 	GEN_XCHG_PERFTEST, /**< perftest's TCP exchange with a server at --peer ADDR:PORT */
 	GEN_XCHG_MANUAL,   /**< ours on stderr, theirs a line per QP on stdin */
 	GEN_XCHG_KEYS,	   /**< theirs on the command line (--keys) */
+	GEN_XCHG_CM,	   /**< RC: the RDMA CM connects each QP to --peer ADDR:PORT (QPNs, PSNs,
+			      path); a region's rkey, va and len from --keys */
 	GEN_XCHG_NUM
 };
 

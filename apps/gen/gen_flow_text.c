@@ -310,6 +310,8 @@ uint32_t gen_flow_keys_needed(const struct gen_flow_opts *o)
 	if (o->mix.ud)
 		return need;
 	need |= 1u << GEN_KEY_PSN;
+	if (o->xchg == GEN_XCHG_CM) /* the CM exchanges the QPNs and PSNs */
+		need &= ~(1u << GEN_KEY_QPN | 1u << GEN_KEY_PSN);
 	if (w[GEN_FLOW_WRITE] || w[GEN_FLOW_READ] || w[GEN_FLOW_ATOMIC])
 		need |= 1u << GEN_KEY_RKEY | 1u << GEN_KEY_VA | 1u << GEN_KEY_LEN;
 	return need;
@@ -327,14 +329,17 @@ int gen_flow_keys_ok(const struct gen_flow_opts *o, const struct gen_keys *k, ch
 	for (int i = 0; i < GEN_KEY_NUM; i++)
 		if ((need & (1u << i)) && !(k->have & (1u << i))) {
 			snprintf(why, whylen, "%s is missing (--flow %s needs %s%s%s)",
-				 gen_key_name((enum gen_key)i), mix, o->mix.ud ? "qpn" : "qpn, psn",
+				 gen_key_name((enum gen_key)i), mix,
+				 o->mix.ud		  ? "qpn"
+				 : o->xchg == GEN_XCHG_CM ? "(with --cm) "
+							  : "qpn, psn",
 				 need & (1u << GEN_KEY_RKEY) ? ", rkey, va and len" : "",
 				 o->mix.ud ? ", qkey optional" : "");
 			return -1;
 		}
 	for (uint32_t s = 0; s < o->nsizes; s++)
 		max = o->size[s] > max ? o->size[s] : max;
-	if (!o->mix.ud && k->v[GEN_KEY_QPN] <= 1) {
+	if (!o->mix.ud && (k->have & (1u << GEN_KEY_QPN)) && k->v[GEN_KEY_QPN] <= 1) {
 		snprintf(why, whylen, "qpn=%" PRIu64 ": QPs 0 and 1 are not RC QPs",
 			 k->v[GEN_KEY_QPN]);
 		return -1;
@@ -389,6 +394,25 @@ int gen_flow_check(const struct gen_flow_opts *o)
 		}
 		return 0;
 	}
+	if (o->xchg == GEN_XCHG_CM && o->mix.ud) {
+		fprintf(stderr, "droce-gen: --cm connects RC QPs; a UD flow takes the peer's QPN "
+				"from --keys or --manual\n");
+		return -1;
+	}
+	if (o->xchg == GEN_XCHG_CM && (o->dscp_set || o->pcp_set)) {
+		fprintf(stderr, "droce-gen: --cm: the CM sets the QPs' path, so --dscp and --pcp "
+				"(the QPs' own marking) do not go with it; the port's RoCE class "
+				"applies\n");
+		return -1;
+	}
+	if (o->xchg == GEN_XCHG_CM && o->nkeys != 1 && o->nkeys != o->qps &&
+	    (gen_flow_keys_needed(o) || o->nkeys)) {
+		fprintf(stderr,
+			"droce-gen: --cm --flow %s: the peer's region (--keys rkey=K,va=A,len=N) "
+			"once for every QP, or once per QP (given %u times for %u QPs)\n",
+			mix, o->nkeys, o->qps);
+		return -1;
+	}
 	if (o->xchg == GEN_XCHG_KEYS && !o->mix.ud) {
 		fprintf(stderr,
 			"droce-gen: --keys is for --flow ud: an RC peer must know droce's QPN "
@@ -403,7 +427,7 @@ int gen_flow_check(const struct gen_flow_opts *o)
 			o->nkeys, o->qps);
 		return -1;
 	}
-	if (o->xchg != GEN_XCHG_KEYS && o->nkeys) {
+	if (o->xchg != GEN_XCHG_KEYS && o->xchg != GEN_XCHG_CM && o->nkeys) {
 		fprintf(stderr, "droce-gen: --keys and --manual are two ways to give the peer's "
 				"keys: one of them\n");
 		return -1;

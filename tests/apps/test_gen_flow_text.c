@@ -227,6 +227,25 @@ static void test_profile_rules(void **state)
 	o = opts("ud", GEN_XCHG_MANUAL);
 	o.nkeys = 1; /* --keys with --manual */
 	assert_int_equal(gen_flow_check(&o), -1);
+	/* --cm: RC only; the region from --keys (once or per QP) when the mix is one-sided; no
+	 * QP-level marking (the CM sets the path) */
+	o = opts("send", GEN_XCHG_CM);
+	assert_int_equal(gen_flow_keys_needed(&o), 0);
+	assert_int_equal(gen_flow_check(&o), 0);
+	o = opts("ud", GEN_XCHG_CM);
+	assert_int_equal(gen_flow_check(&o), -1);
+	o = opts("write,atomic", GEN_XCHG_CM);
+	assert_int_equal(gen_flow_check(&o), -1); /* no region */
+	o.nkeys = 1;
+	o.keys[0].have = 1u << GEN_KEY_RKEY | 1u << GEN_KEY_VA | 1u << GEN_KEY_LEN;
+	o.keys[0].v[GEN_KEY_VA] = 0x1000;
+	o.keys[0].v[GEN_KEY_LEN] = 64 + 4096;
+	assert_int_equal(gen_flow_check(&o), 0);
+	o.keys[0].v[GEN_KEY_LEN] = 64 + 4095;
+	assert_int_equal(gen_flow_check(&o), -1); /* short */
+	o.keys[0].v[GEN_KEY_LEN] = 64 + 4096;
+	o.dscp_set = true;
+	assert_int_equal(gen_flow_check(&o), -1);
 }
 
 static void test_keys_needed(void **state)

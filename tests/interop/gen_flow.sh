@@ -19,6 +19,10 @@
 #   ud:    2 UD QPs, --keys qpn=..,qkey=.. (the command line), sizes 64,1000, 300 datagrams a
 #          second for 3 s to gen_peer's one UD QP: it received exactly as many as droce-gen
 #          sent, each payload right.
+#   cm:    gen_peer listens with librdmacm and prints its region; droce-gen --cm connects 2 QPs
+#          to it (REQ, REP, RTU), the region from --keys, the mix as above, 3 s: gen_peer
+#          accepted 2 connections, received exactly droce-gen's SENDs, its counter is exactly
+#          the FETCH_ADDs, the pattern covers the largest WRITE, and droce-gen's DREQs arrived.
 # The wire: every RoCE frame of all runs decodes in tshark as InfiniBand with nothing
 # malformed and every ICRC good (wire_check.py).
 # Usage: gen_flow.sh APPS_DIR [ARTIFACT_DIR]     (APPS_DIR holds droce-gen)
@@ -35,8 +39,9 @@ trap 'exit 143' TERM INT
 if ! why=$(lab_can_run); then echo "SKIP: $why"; exit 77; fi
 command -v tshark >/dev/null || { echo "SKIP: needs tshark for the wire check"; exit 77; }
 [ -x "$GEN" ] || { echo "FAIL - $GEN is not an executable droce-gen"; exit 1; }
-if ! command -v gcc >/dev/null || [ ! -f /usr/include/infiniband/verbs.h ]; then
-	echo "SKIP: needs gcc and libibverbs-dev for gen_peer (scripts/setup.sh installs them)"
+if ! command -v gcc >/dev/null || [ ! -f /usr/include/infiniband/verbs.h ] ||
+	[ ! -f /usr/include/rdma/rdma_cma.h ]; then
+	echo "SKIP: needs gcc, libibverbs-dev and librdmacm-dev for gen_peer (scripts/setup.sh installs them)"
 	exit 77
 fi
 [ -n "$LABI_ARTIFACTS" ] && rm -f "$LABI_ARTIFACTS"/*.log "$LABI_ARTIFACTS"/*.pcap
@@ -45,7 +50,7 @@ check() { if "${@:2}"; then echo "ok   - $1"; else echo "FAIL - $1"; fails=$((fa
 
 mkdir -p "$LABI_DIR"
 if ! gcc -std=c11 -O2 -Wall -Wextra -Werror -o "$LABI_DIR/gen_peer" "$HERE/gen_peer.c" \
-	-libverbs > "$LABI_DIR/gcc.log" 2>&1; then
+	-libverbs -lrdmacm > "$LABI_DIR/gcc.log" 2>&1; then
 	echo "FAIL - gen_peer.c does not build:"; cat "$LABI_DIR/gcc.log"
 	exit 1
 fi
@@ -204,6 +209,43 @@ sys.exit(0 if sent > 0 and got == sent and all(q['send'] > 0 for q in d['per_qp'
 PY
 }
 check "ud: gen_peer received exactly the datagrams droce-gen sent, from both QPs" ud_agree
+
+# cm: the RDMA CM connects droce's QPs to gen_peer's listener; its region on the command line
+vm_run vm1 "/tmp/gen_peer cm -s 4096 -o 64 -t 60 $VMIP 18516 > /tmp/peer_cm.out 2>&1" 120 > /dev/null 2>&1 &
+vmjob=$!
+peer_out=$(peer_wait /tmp/peer_cm.out)
+prc=$?
+cm_keys=$(sed -n 's/^gen_peer: cm \(rkey=.*\)/\1/p' <<< "$peer_out")
+check "cm: gen_peer listens on port 18516 with its region (${cm_keys:-none})" test $prc = 0 -a -n "$cm_keys"
+ip netns exec "$LABI_DNS" timeout 90 "$GEN" -c "$LABI_DIR/flow.ini" -j -p "$VMIP:18516" --cm \
+	--keys "${cm_keys:-none}" --flow write:2,read:1,send:1,atomic:1 --qps 2 --depth 8 \
+	--seconds 3 --sizes 64:1,4096:1 > "$LABI_DIR/cm.json" 2> "$LABI_DIR/cm.err"
+RC=$?
+peer_end cm /tmp/peer_cm.out
+echo "# cm: droce-gen exit $RC"
+[ $RC = 0 ] || grep -v '^EAL\|qdisc\|tap_\|TELEMETRY\|rte flow' "$LABI_DIR/cm.err" | tail -5 | sed 's/^/#   /'
+check "cm: droce-gen exits 0 and gen_peer exits 0 (payloads right)" [ "$RC/$PRC" = 0/0 ]
+check "cm: every operation completed on both QPs, no error completion" \
+	js cm "len(q) == 2 and all(x['write'] > 0 and x['read'] > 0 and x['send'] > 0 and x['atomic'] > 0 and x['errors'] == 0 for x in q)"
+cm_agree() {
+	python3 - "$LABI_DIR/cm.json" "$LABI_DIR/cm.peer" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = [dict(w.split('=', 1) for w in l.split()[1:]) for l in open(sys.argv[2]) if l.startswith('RESULT ')]
+q = d['per_qp']
+sends, atomics, wmax = sum(x['send'] for x in q), sum(x['atomic'] for x in q), max(x['write_max'] for x in q)
+recvs = sum(int(x['recvs']) for x in r)
+counter = int(r[0]['counter']) if r else -1
+prefix = int(r[0]['write_prefix']) if r else -1
+print(f"#   {len(r)} connections accepted; droce sent {sends} SENDs, {atomics} FETCH_ADDs, largest WRITE {wmax}; "
+      f"gen_peer: {recvs} received, counter {counter}, pattern over {prefix} B; its QPs {[x['state'] for x in r]}")
+sys.exit(0 if len(r) == 2 and recvs == sends and counter == atomics and prefix >= wmax and
+         all(x['bad_payload'] == '0' for x in r) else 1)
+PY
+}
+check "cm: gen_peer accepted 2 connections and saw exactly droce-gen's SENDs, FETCH_ADDs and WRITE bytes" cm_agree
+check "cm: droce-gen's DREQs reached gen_peer (DISCONNECTED for both connections)" \
+	bash -c "[ \$(grep -c 'a connection ended' '$LABI_DIR/cm.peer') = 2 ]"
 
 lab_capture_stop
 droce_mac=$(sed -nE 's/.*port 0 ([0-9A-Fa-f:]{17}) .*/\1/p' "$LABI_DIR/write.err" | head -1)

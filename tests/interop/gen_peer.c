@@ -14,6 +14,11 @@
  *         gen_peer: qp I qpn=0x.. psn=0x.. rkey=0x.. va=0x.. len=N mtu=M rd_atomic=16
  *       and "gen_peer: ready". It counts the SENDs it receives and checks each byte j of
  *       them is (j * 7 + 1) & 0xff, droce-gen's pattern.
+ *   gen_peer cm [-s MAX] [-o OFF] [-r NRECV] [-t S] IP PORT
+ *       An RDMA CM listener on IP:PORT (librdmacm): one region of OFF + MAX bytes as above,
+ *       printed before it listens as "gen_peer: cm rkey=0x.. va=0x.. len=N" (droce-gen --cm
+ *       --keys takes it), then "gen_peer: ready"; each connection it accepts (up to 16) gets an
+ *       RC QP with NRECV receives, and is counted and checked as in rc mode.
  *   gen_peer ud [-s MAX] [-r NRECV] [-q QKEY] [-t S]
  *       One UD QP with Q_Key QKEY (default 0x11111111) and NRECV receives of MAX bytes plus the
  *       40-byte GRH; prints "gen_peer: ud qpn=0x.. qkey=0x.." and "gen_peer: ready", then
@@ -24,12 +29,14 @@
  * many bytes from OFF on hold droce-gen's pattern (its WRITEs land there when its mix has
  * atomics: droce-gen then writes at va + 64, OFF's default; without atomics it writes at va,
  * over the counter); OFF is at least 8 and a multiple of 8; state: the QP's
- * state (RTS, or ERR after a fatal error). Exit status: 0 when no payload was bad and every QP
- * is still in RTS; 1 otherwise; 2 usage; 3 set-up failed.
+ * state (RTS, or ERR after a fatal error; cm: ERR once droce-gen's DREQ came). Exit status: 0
+ * when no payload was bad and every QP is still in RTS (cm: whatever its state); 1 otherwise; 2
+ * usage; 3 set-up failed.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -42,6 +49,7 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
 
 #define MAX_QPS 16
 #define GRH 40
@@ -56,7 +64,11 @@ struct peer_qp {
 };
 
 static struct {
-	bool ud;
+	bool ud, cm;
+	struct rdma_event_channel *ec;
+	struct rdma_cm_id *listen;
+	struct ibv_mr *cm_mr; /* cm: the one region every connection shares */
+	uint8_t *cm_region;
 	uint32_t max, off, nrecv, qkey, seconds, mtu;
 	int nqps;
 	struct ibv_context *ctx;
@@ -244,6 +256,100 @@ static int setup_qp(struct peer_qp *q)
 	return 0;
 }
 
+static int usage(void);
+
+/* cm: a connection request: an RC QP on the shared PD and CQ, receives, accept */
+static void cm_accept(struct rdma_cm_id *id)
+{
+	struct ibv_qp_init_attr ia = {.send_cq = P.cq,
+				      .recv_cq = P.cq,
+				      .cap = {.max_send_wr = 1,
+					      .max_recv_wr = P.nrecv,
+					      .max_send_sge = 1,
+					      .max_recv_sge = 1},
+				      .qp_type = IBV_QPT_RC};
+	struct rdma_conn_param cp = {.responder_resources = 16,
+				     .initiator_depth = 1,
+				     .retry_count = 7,
+				     .rnr_retry_count = 7};
+	struct peer_qp *q;
+
+	if (P.nqps == MAX_QPS || rdma_create_qp(id, P.pd, &ia) != 0) {
+		fprintf(stderr, "gen_peer: cm: connection refused (%s)\n",
+			P.nqps == MAX_QPS ? "16 already" : strerror(errno));
+		rdma_reject(id, NULL, 0);
+		return;
+	}
+	q = &P.q[P.nqps];
+	q->qp = id->qp;
+	q->region = P.cm_region;
+	q->mr = P.cm_mr;
+	q->rbuf = malloc((size_t)P.max * P.nrecv);
+	q->rmr =
+		q->rbuf ? ibv_reg_mr(P.pd, q->rbuf, (size_t)P.max * P.nrecv, IBV_ACCESS_LOCAL_WRITE)
+			: NULL;
+	if (!q->rmr) {
+		fprintf(stderr, "gen_peer: cm: receive buffers: %s\n", strerror(errno));
+		rdma_reject(id, NULL, 0);
+		return;
+	}
+	P.nqps++;
+	for (uint32_t k = 0; k < P.nrecv; k++)
+		if (post_recv(q, k))
+			fprintf(stderr, "gen_peer: cm: ibv_post_recv failed\n");
+	if (rdma_accept(id, &cp) != 0)
+		fprintf(stderr, "gen_peer: cm: rdma_accept: %s\n", strerror(errno));
+	else
+		printf("gen_peer: cm: accepted qp %d qpn=%#x\n", P.nqps - 1, id->qp->qp_num);
+}
+
+static void cm_events(void)
+{
+	struct rdma_cm_event *ev;
+
+	while (rdma_get_cm_event(P.ec, &ev) == 0) {
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+			cm_accept(ev->id);
+		else if (ev->event == RDMA_CM_EVENT_DISCONNECTED)
+			printf("gen_peer: cm: a connection ended (DREQ)\n");
+		rdma_ack_cm_event(ev);
+	}
+}
+
+static int cm_setup(const char *ip, const char *port)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port))};
+
+	if (inet_pton(AF_INET, ip, &sin.sin_addr) != 1)
+		return usage();
+	P.ec = rdma_create_event_channel();
+	if (!P.ec || rdma_create_id(P.ec, &P.listen, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(P.listen, (struct sockaddr *)&sin) || !P.listen->verbs)
+		return die("rdma_cm listener");
+	P.ctx = P.listen->verbs;
+	P.pd = ibv_alloc_pd(P.ctx);
+	P.ch = P.pd ? ibv_create_comp_channel(P.ctx) : NULL;
+	P.cq = P.ch ? ibv_create_cq(P.ctx, (int)(P.nrecv * MAX_QPS + 16), NULL, P.ch, 0) : NULL;
+	P.cm_region = aligned_alloc(4096, ((size_t)P.off + P.max + 4095) / 4096 * 4096);
+	if (!P.cq || ibv_req_notify_cq(P.cq, 0) || !P.cm_region)
+		return die("PD, channel or CQ");
+	memset(P.cm_region, 0, (size_t)P.off + P.max);
+	P.cm_mr = ibv_reg_mr(P.pd, P.cm_region, (size_t)P.off + P.max,
+			     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+	if (!P.cm_mr || rdma_listen(P.listen, 16))
+		return die("region or rdma_listen");
+	/* the CM events without blocking: polled beside the CQ's channel */
+	{
+		int fl = fcntl(P.ec->fd, F_GETFL);
+
+		fcntl(P.ec->fd, F_SETFL, fl | O_NONBLOCK);
+	}
+	printf("gen_peer: cm rkey=%#x va=%#" PRIx64 " len=%u\n", P.cm_mr->rkey,
+	       (uint64_t)(uintptr_t)P.cm_region, P.off + P.max);
+	return 0;
+}
+
 static void take(const struct ibv_wc *wc)
 {
 	uint32_t i = (uint32_t)(wc->wr_id >> 32), k = (uint32_t)wc->wr_id;
@@ -254,10 +360,11 @@ static void take(const struct ibv_wc *wc)
 	if (i >= (uint32_t)P.nqps)
 		return;
 	q = &P.q[i];
+	if (wc->status == IBV_WC_WR_FLUSH_ERR)
+		return; /* the QP went to the error state: a DREQ (cm), or an error counted below */
 	if (wc->status != IBV_WC_SUCCESS) {
-		if (wc->status != IBV_WC_WR_FLUSH_ERR)
-			fprintf(stderr, "gen_peer: qp %u: receive completion %s\n", i,
-				ibv_wc_status_str(wc->status));
+		fprintf(stderr, "gen_peer: qp %u: receive completion %s\n", i,
+			ibv_wc_status_str(wc->status));
 		q->bad++;
 		return;
 	}
@@ -282,6 +389,7 @@ static void take(const struct ibv_wc *wc)
 static int usage(void)
 {
 	fprintf(stderr, "usage: gen_peer rc [-s MAX] [-o OFF] [-r NRECV] [-t S] KEYS...\n"
+			"       gen_peer cm [-s MAX] [-o OFF] [-r NRECV] [-t S] IP PORT\n"
 			"       gen_peer ud [-s MAX] [-r NRECV] [-q QKEY] [-t S]\n");
 	return 2;
 }
@@ -293,9 +401,10 @@ int main(int argc, char **argv)
 	int c, rc = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc < 2 || (strcmp(argv[1], "rc") && strcmp(argv[1], "ud")))
+	if (argc < 2 || (strcmp(argv[1], "rc") && strcmp(argv[1], "ud") && strcmp(argv[1], "cm")))
 		return usage();
 	P.ud = strcmp(argv[1], "ud") == 0;
+	P.cm = strcmp(argv[1], "cm") == 0;
 	optind = 2;
 	while ((c = getopt(argc, argv, "s:o:r:q:t:")) != -1) {
 		unsigned long v = strtoul(optarg, NULL, 0);
@@ -324,6 +433,15 @@ int main(int argc, char **argv)
 	    P.off < 8 || P.off % 8)
 		return usage();
 	P.mtu = 4096;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (P.cm) {
+		if (argc - optind != 2)
+			return usage();
+		if ((rc = cm_setup(argv[optind], argv[optind + 1])) != 0)
+			return rc;
+		goto ready;
+	}
 	P.nqps = P.ud ? 1 : argc - optind;
 	if (P.nqps < 1 || P.nqps > MAX_QPS)
 		return usage();
@@ -333,8 +451,6 @@ int main(int argc, char **argv)
 				argv[optind + i]);
 			return 2;
 		}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
 	srand48(getpid());
 	devs = ibv_get_device_list(NULL);
 	if (!devs || !devs[0] || !(P.ctx = ibv_open_device(devs[0])))
@@ -366,6 +482,7 @@ int main(int argc, char **argv)
 			       i, q->qp->qp_num, q->psn, q->mr->rkey,
 			       (uint64_t)(uintptr_t)q->region, P.off + P.max, P.mtu);
 	}
+ready:
 	printf("gen_peer: ready\n");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (!stop) {
@@ -376,7 +493,9 @@ int main(int argc, char **argv)
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if (t.tv_sec - t0.tv_sec >= (time_t)P.seconds)
 			break;
-		if (poll(&pfd, 1, 200) > 0) {
+		if (P.cm)
+			cm_events();
+		if (poll(&pfd, 1, P.cm ? 20 : 200) > 0) {
 			struct ibv_cq *cq;
 			void *cctx;
 
@@ -408,8 +527,8 @@ int main(int argc, char **argv)
 		printf("RESULT qp=%d recvs=%" PRIu64 " recv_bytes=%" PRIu64 " bad_payload=%" PRIu64
 		       " counter=%" PRIu64 " write_prefix=%u state=%s\n",
 		       i, q->recvs, q->recv_bytes, q->bad, counter, prefix, st);
-		if (q->bad || strcmp(st, "RTS") != 0)
-			rc = 1;
+		if (q->bad || (!P.cm && strcmp(st, "RTS") != 0))
+			rc = 1; /* cm: droce-gen's DREQ moved the QP to ERR, as it should */
 	}
 	return rc;
 }
