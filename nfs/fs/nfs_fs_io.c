@@ -57,9 +57,9 @@ static void verf_rotate(struct nfs_fs *fs)
 
 void nfs_fs_write_failed(struct nfs_fs *fs, int err)
 {
-	/* as knfsd's commit_reset_write_verifier: every failed write but these two, which say
-	 * nothing about what the disk holds */
-	if (err != EAGAIN && err != ESTALE)
+	/* as knfsd's commit_reset_write_verifier: every failed write or sync but these, which
+	 * say nothing about what the disk holds (EINTR: knfsd answers a COMMIT NOT_SYNC) */
+	if (err != EAGAIN && err != ESTALE && err != EINTR)
 		verf_rotate(fs);
 }
 
@@ -279,9 +279,10 @@ enum nfs_stat nfs_fs_write(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint64_
 		if (w < 0) {
 			int err = errno;
 
-			nfs_fs_write_failed(ctx->fs, err);
-			if (n == 0)
+			if (n == 0) { /* a short WRITE is not a failed one (knfsd: no error) */
+				nfs_fs_write_failed(ctx->fs, err);
 				s = nfs_stat_from_errno(err);
+			}
 			break;
 		}
 		n += (uint32_t)w;
@@ -289,7 +290,7 @@ enum nfs_stat nfs_fs_write(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint64_
 	nfs_cred_leave();
 	if (s == NFS_OK && stable != NFS_UNSTABLE) {
 		if (!o.client->opts.async && fsync(fd) != 0) {
-			verf_rotate(ctx->fs);
+			nfs_fs_write_failed(ctx->fs, errno);
 			s = nfs_stat_from_errno(errno);
 		} else {
 			*committed = NFS_FILE_SYNC;
@@ -334,7 +335,7 @@ enum nfs_stat nfs_fs_commit(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint64
 		goto out;
 	}
 	if (fsync(fd) != 0) {
-		verf_rotate(ctx->fs);
+		nfs_fs_write_failed(ctx->fs, errno);
 		s = nfs_stat_from_errno(errno);
 	}
 	if (own)
@@ -435,7 +436,7 @@ enum nfs_stat nfs_fs_allocate(struct nfs_ctx *ctx, const struct nfs_fh *fh, uint
 		nfs_change_note_fd(ctx->fs, fd);
 	/* a sync export makes the new extents durable before it answers, as a stable WRITE */
 	if (s == NFS_OK && !o.client->opts.async && fsync(fd) != 0) {
-		verf_rotate(ctx->fs);
+		nfs_fs_write_failed(ctx->fs, errno);
 		s = nfs_stat_from_errno(errno);
 	}
 	if (own)

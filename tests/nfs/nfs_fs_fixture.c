@@ -267,6 +267,13 @@ void nfsf_down(void)
 		umount2(p, MNT_DETACH);
 		nfsf_pathf(p, sizeof(p), "t0");
 		umount2(p, MNT_DETACH);
+		/* the write-verifier tests' file systems, innermost first */
+		nfsf_pathf(p, sizeof(p), "wb/m");
+		umount2(p, MNT_DETACH);
+		nfsf_pathf(p, sizeof(p), "wb");
+		umount2(p, MNT_DETACH);
+		nfsf_pathf(p, sizeof(p), "small");
+		umount2(p, MNT_DETACH);
 	}
 	nftw(nfsf_base, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 }

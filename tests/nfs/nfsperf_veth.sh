@@ -98,7 +98,7 @@ if [ -n "$PROBE" ]; then
 		[ $prc = 0 ]
 	check "the probe's link is gone and its 256 KiB are on droce-nfsd's disk" \
 		test "$(find "$EXP" -maxdepth 1 -name 'probe-link-*' | wc -l)/$(stat -c %s "$EXP/data")" = 0/262144
-	rm -rf "$EXP/data" "$EXP/many"
+	rm -rf "$EXP/data" "$EXP/many" "$EXP"/probe-link-*
 fi
 
 # perf NAME ARGS...: droce-nfsperf in A, JSON into $LAB_DIR/NAME.json, stderr in NAME.err;
