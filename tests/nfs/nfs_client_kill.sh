@@ -6,8 +6,9 @@
 #   1. keep: 8 MiB written with FILE_SYNC (sync=1) in 1 MiB WRITEs (data by read chunk: the
 #      server pulls it with RDMA READ), then read back with verify=md5; its md5 on the server's
 #      disk is noted;
-#   2. cut: a client writes 1 MiB blocks, 8 in flight, to another file, and is killed (SIGKILL)
-#      once the server has taken some of it: its RDMA READs of the next WRITEs' data, and
+#   2. cut: a client writes 1 MiB blocks, 8 in flight, to another file (up to 1 GiB, each block
+#      once: a fast link takes 64 MiB in under a second), and is killed (SIGKILL)
+#      once the server has taken some of it and its connection is counted open: its RDMA READs of the next WRITEs' data, and
 #      the replies, meet a peer that no longer answers;
 #   3. the server notices on its own (no disconnect ever comes: the RDMA connection must end
 #      by the transport's retries running out), within 60 s: rdma_connections back to 0,
@@ -87,17 +88,19 @@ md5_keep=$(md5sum < "$EXP/keep.0.0")
 check "keep: whole on the server's disk (8 MiB)" [ "$(stat -c %s "$EXP/keep.0.0")" = 8388608 ]
 
 # 2. a client killed in the middle of its WRITEs' DDP
-$(perf_cmd cut --name cut --rw write --bs 1m --iodepth 8 --size 64m --runtime 30 --verify md5) \
+$(perf_cmd cut --name cut --rw write --bs 1m --iodepth 8 --size 1g --runtime 30 --verify md5) \
 	> "$LAB_DIR/cut.out" 2> "$LAB_DIR/cut.err" &
 cutjob=$!
 for ((i = 0; i < 200; i++)); do
 	[ "$(stat -c %s "$EXP/cut.0.0" 2>/dev/null || echo 0)" -ge 4194304 ] && break
 	sleep 0.05
 done
+# the connection is counted before the kill: once the client is gone the server may end it
+# (its retries run out) before a read of the metrics after the kill could see it
+conns_at_kill=$(metric droce_nfsd_rdma_connections)
 size_at_kill=$(stat -c %s "$EXP/cut.0.0" 2>/dev/null || echo 0)
 pkill -KILL -f -- "--name cut --rw write" 2>/dev/null
 wait $cutjob 2>/dev/null
-conns_at_kill=$(metric droce_nfsd_rdma_connections)
 echo "# cut: killed with $size_at_kill bytes on the server's disk, $conns_at_kill RDMA connection(s) open"
 check "cut: the client was killed while its connection was open, mid-stream (4 MiB or more on disk)" \
 	[ "${conns_at_kill:-0}" -ge 1 ] && [ "$size_at_kill" -ge 4194304 ]
