@@ -400,6 +400,15 @@ static void fill_path(struct roce_path *p)
 	}
 }
 
+/* Where WRITEs and READs go in the peer's region: past the atomics' 64 bytes when the mix has
+ * atomics (a perftest server's region has none) */
+static uint64_t rdma_va_of(const struct flow_qp *q)
+{
+	return q->theirs.vaddr + (fl.o.mix.weight[GEN_FLOW_ATOMIC] && fl.o.xchg != GEN_XCHG_PERFTEST
+					  ? GEN_FLOW_ATOMIC_ROOM
+					  : 0);
+}
+
 /* UD: the QPs to RTR and RTS, an address handle each */
 static int connect_ud(void)
 {
@@ -430,10 +439,7 @@ static int connect_rc(void)
 		struct flow_qp *q = &fl.q[i];
 		struct roce_qp_attr a;
 
-		q->rdma_va = q->theirs.vaddr +
-			     (fl.o.mix.weight[GEN_FLOW_ATOMIC] && fl.o.xchg != GEN_XCHG_PERFTEST
-				      ? GEN_FLOW_ATOMIC_ROOM
-				      : 0);
+		q->rdma_va = rdma_va_of(q);
 		memset(&a, 0, sizeof(a));
 		a.qp_state = ROCE_QPS_RTR;
 		a.path_mtu = mtu_code(fl.mtu);
@@ -681,8 +687,7 @@ static enum flow_state step_cm(uint64_t now)
 		return FL_DONE;
 	}
 	for (uint32_t i = 0; i < fl.o.qps; i++)
-		fl.q[i].rdma_va = fl.q[i].theirs.vaddr +
-				  (fl.o.mix.weight[GEN_FLOW_ATOMIC] ? GEN_FLOW_ATOMIC_ROOM : 0);
+		fl.q[i].rdma_va = rdma_va_of(&fl.q[i]);
 	fl.deadline = 0;
 	return start_run(now);
 }

@@ -260,20 +260,14 @@ void nfsf_down(void)
 	if (nfsf_have_ns) {
 		char p[512];
 
-		nfsf_pathf(p, sizeof(p), "a/mnt");
-		umount2(p, MNT_DETACH);
-		/* test_nfs_fs_ops's ext4 and tmpfs, left mounted by a failed assertion */
-		nfsf_pathf(p, sizeof(p), "e4");
-		umount2(p, MNT_DETACH);
-		nfsf_pathf(p, sizeof(p), "t0");
-		umount2(p, MNT_DETACH);
-		/* the write-verifier tests' file systems, innermost first */
-		nfsf_pathf(p, sizeof(p), "wb/m");
-		umount2(p, MNT_DETACH);
-		nfsf_pathf(p, sizeof(p), "wb");
-		umount2(p, MNT_DETACH);
-		nfsf_pathf(p, sizeof(p), "small");
-		umount2(p, MNT_DETACH);
+		/* the mount point, and test_nfs_fs_ops's file systems left mounted by a failed
+		 * assertion (innermost first) */
+		static const char *const mounts[] = {"a/mnt", "e4", "t0", "wb/m", "wb", "small"};
+
+		for (size_t i = 0; i < sizeof(mounts) / sizeof(mounts[0]); i++) {
+			nfsf_pathf(p, sizeof(p), "%s", mounts[i]);
+			umount2(p, MNT_DETACH);
+		}
 	}
 	nftw(nfsf_base, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -515,6 +515,29 @@ static uint64_t free_bytes(const char *dir)
 
 /* the backend exporting @dir (the tree's @rel) alone to 127.0.0.1 as root, with a file f
  * created in it: its handle in @f, the caller in @c */
+/* An ext4 image (size, mkfs.ext4 options) at img_rel, loop-mounted (mount options) at dir_rel,
+ * made here, in the test's own mount namespace; its path in dir. false: no loop-mounted ext4
+ * here, which fails the test under CI (DROCE_CI); elsewhere the caller undoes what it set up
+ * and skips. */
+static bool loop_ext4(const char *img_rel, const char *dir_rel, const char *size,
+		      const char *mkfs_opts, const char *mount_opts, char *dir, size_t dircap)
+{
+	char img[512], cmd[2400];
+
+	nfsf_pathf(img, sizeof(img), "%s", img_rel);
+	nfsf_pathf(dir, dircap, "%s", dir_rel);
+	nfsf_mkdir_rel(dir_rel, 0755);
+	snprintf(cmd, sizeof(cmd),
+		 "truncate -s %s %s && mkfs.ext4 -q -F %s %s && mount -o loop%s %s %s", size, img,
+		 mkfs_opts, img, mount_opts, img, dir);
+	if (system(cmd) == 0)
+		return true;
+	printf("# no loop-mounted ext4 here (truncate, mkfs.ext4, mount -o loop)\n");
+	if (getenv("DROCE_CI"))
+		fail_msg("CI must run this: a loop-mounted ext4 is needed");
+	return false;
+}
+
 static struct nfs_fs *serve_with_file(const char *dir, const char *rel, struct nfs_ctx *c,
 				      struct nfs_fh *f)
 {
@@ -537,7 +560,7 @@ static struct nfs_fs *serve_with_file(const char *dir, const char *rel, struct n
  * mounted in the test's own mount namespace (gone with it). */
 static void test_allocate_past_free(void **state)
 {
-	char img[512], dir[512], cmd[2200];
+	char dir[512], cmd[2200];
 	struct nfs_fh f;
 	struct nfs_fs *fs;
 	struct nfs_ctx c;
@@ -547,18 +570,8 @@ static void test_allocate_past_free(void **state)
 	(void)state;
 	if (!nfsf_have_ns)
 		skip();
-	nfsf_pathf(img, sizeof(img), "ext4.img");
-	nfsf_pathf(dir, sizeof(dir), "e4");
-	nfsf_mkdir_rel("e4", 0755);
-	snprintf(cmd, sizeof(cmd),
-		 "truncate -s 64M %s && mkfs.ext4 -q -F %s && mount -o loop %s %s", img, img, img,
-		 dir);
-	if (system(cmd) != 0) {
-		printf("# no loop-mounted ext4 here (truncate, mkfs.ext4, mount -o loop)\n");
-		if (getenv("DROCE_CI"))
-			fail_msg("CI must run this: a loop-mounted ext4 is needed");
+	if (!loop_ext4("ext4.img", "e4", "64M", "", "", dir, sizeof(dir)))
 		skip();
-	}
 	fs = serve_with_file(dir, "e4", &c, &f);
 	/* 1 GiB on a 64 MiB file system: NOSPC, and the free space is as it was */
 	before = free_bytes(dir);
@@ -594,7 +607,7 @@ static void test_allocate_past_free(void **state)
 static void test_verifier_after_writeback_error(void **state)
 {
 	static uint8_t chunk[1u << 20];
-	char tdir[512], img[512], mnt[512], cmd[2400];
+	char tdir[512], mnt[512];
 	uint8_t v0[8], v1[8], v2[8], v3[8];
 	enum nfs_stable committed;
 	struct nfs_fh f;
@@ -610,18 +623,9 @@ static void test_verifier_after_writeback_error(void **state)
 	nfsf_mkdir_rel("wb", 0755);
 	nfsf_pathf(tdir, sizeof(tdir), "wb");
 	assert_int_equal(mount("nfsfs_wb", tdir, "tmpfs", 0, "size=12m"), 0);
-	nfsf_mkdir_rel("wb/m", 0755);
-	nfsf_pathf(img, sizeof(img), "wb/ext4.img");
-	nfsf_pathf(mnt, sizeof(mnt), "wb/m");
-	snprintf(cmd, sizeof(cmd),
-		 "truncate -s 64M %s && mkfs.ext4 -q -F -O ^has_journal "
-		 "-E lazy_itable_init=1 %s && mount -o loop,errors=continue %s %s",
-		 img, img, img, mnt);
-	if (system(cmd) != 0) {
-		printf("# no loop-mounted ext4 here (truncate, mkfs.ext4, mount -o loop)\n");
+	if (!loop_ext4("wb/ext4.img", "wb/m", "64M", "-O ^has_journal -E lazy_itable_init=1",
+		       ",errors=continue", mnt, sizeof(mnt))) {
 		umount(tdir);
-		if (getenv("DROCE_CI"))
-			fail_msg("CI must run this: a loop-mounted ext4 is needed");
 		skip();
 	}
 	fs = serve_with_file(mnt, "wb/m", &c, &f);
@@ -671,7 +675,7 @@ static void test_verifier_after_writeback_error(void **state)
 static void test_verifier_after_write_error(void **state)
 {
 	static uint8_t chunk[1u << 20];
-	char img[512], mnt[512], cmd[2200];
+	char mnt[512];
 	uint8_t v0[8], v1[8];
 	enum nfs_stable committed;
 	enum nfs_stat st = NFS_OK;
@@ -684,18 +688,8 @@ static void test_verifier_after_write_error(void **state)
 	(void)state;
 	if (!nfsf_have_ns)
 		skip();
-	nfsf_pathf(img, sizeof(img), "small.img");
-	nfsf_mkdir_rel("small", 0755);
-	nfsf_pathf(mnt, sizeof(mnt), "small");
-	snprintf(cmd, sizeof(cmd),
-		 "truncate -s 16M %s && mkfs.ext4 -q -F -O ^has_journal %s && mount -o loop %s %s",
-		 img, img, img, mnt);
-	if (system(cmd) != 0) {
-		printf("# no loop-mounted ext4 here (truncate, mkfs.ext4, mount -o loop)\n");
-		if (getenv("DROCE_CI"))
-			fail_msg("CI must run this: a loop-mounted ext4 is needed");
+	if (!loop_ext4("small.img", "small", "16M", "-O ^has_journal", "", mnt, sizeof(mnt)))
 		skip();
-	}
 	fs = serve_with_file(mnt, "small", &c, &f);
 	nfs_fs_write_verf(fs, v0);
 	memset(chunk, 0xa5, sizeof(chunk));
