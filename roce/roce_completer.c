@@ -277,6 +277,7 @@ static void progress(struct roce_qp *qp, uint64_t now)
 	else if (qp->comp.srtt) /* progress ends the backoff */
 		qp->comp.rto = RTE_MAX(qp->comp.srtt + 4 * qp->comp.rttvar, qp->pd->dev->rto_min);
 	qp->comp.epoch = now;
+	qp->comp.alive = false;
 	qp->comp.deadline = outstanding(qp) ? now + timer_len(qp) : 0;
 }
 
@@ -314,11 +315,18 @@ static bool read_response_fits(const struct roce_qp *qp, const struct roce_swqe 
  * retransmission timer starts again instead of re-issuing behind the stream (each re-issue of
  * a READ costs the responder the whole rest of it). rxe's completer does the same: it re-arms
  * its retransmit timer whenever it has drained a response with requests outstanding. The
- * retry count is not restored: once the responder falls silent, the timer runs.
+ * retry count is not restored: once the responder falls silent, the timer runs. But the first
+ * configured timeout after such answers is waited out (backlog_waits), neither re-issuing nor
+ * spending a retry: a responder that paused in the middle of its backlog (rxe in a starved TCG
+ * VM stops for 70-130 ms at a time) still has our re-issue queued behind it, and every copy
+ * more of a 1 MiB READ is 1,024 responses more before it; ib_read_bw -a against rxe on a
+ * loaded machine piled up 130,000 responses for 5,000 wanted and ran out of retries after 18
+ * such timeouts. A responder that stays silent for a second timeout gets the re-issue.
  */
 static void responder_alive(struct roce_qp *qp, uint64_t now)
 {
 	if (outstanding(qp)) {
+		qp->comp.alive = true;
 		qp->comp.epoch = now;
 		qp->comp.deadline = now + timer_len(qp);
 	}
@@ -481,6 +489,7 @@ static void retry(struct roce_qp *qp, uint32_t psn, uint64_t now, bool timeout)
 	go_back(qp, psn);
 	qp->comp.sample_tsc = 0; /* Karn: a resent PSN gives no sample */
 	qp->comp.epoch = now;
+	qp->comp.alive = false;
 	qp->comp.deadline = now + timer_len(qp);
 }
 
@@ -647,10 +656,21 @@ void roce_completer_tick(struct roce_qp *qp, struct stk_lcore *lc, uint64_t now)
 			cwnd_loss(qp);
 			go_back(qp, qp->comp.psn);
 			qp->comp.sample_tsc = 0;
+			qp->comp.alive = false;
 			qp->comp.rto = RTE_MIN(qp->comp.rto * 2, cfg ? cfg : UINT64_MAX / 4);
 			qp->comp.deadline = now + timer_len(qp);
 			if (cfg && qp->comp.deadline > qp->comp.epoch + cfg)
 				qp->comp.deadline = qp->comp.epoch + cfg;
+			return;
+		}
+		if (qp->comp.alive) {
+			/* the responder is working through a backlog of older requests (answers
+			 * not awaited came since the timer was armed): what we re-issued waits
+			 * behind them, and issuing it again would only queue another copy */
+			qp->cnt[ROCE_QPC_backlog_waits]++;
+			qp->comp.alive = false;
+			qp->comp.epoch = now;
+			qp->comp.deadline = now + timer_len(qp);
 			return;
 		}
 		qp->cnt[ROCE_QPC_timeouts]++;

@@ -251,6 +251,8 @@ struct roce_comp {
 	uint32_t acked;	   /**< PSNs acknowledged towards the next additive cwnd step */
 	uint32_t recover;  /**< in recovery until psn passes this (the window's end at the cut) */
 	bool in_recovery;  /**< the window was cut for a loss in the current window */
+	bool alive;	   /**< the responder sent responses to older requests since the timer
+			    *   was last armed by a (re)issue or a wait (responder_alive()) */
 	uint64_t outcome[ROCE_COMP_NUM]; /**< responses by outcome (telemetry) */
 };
 
@@ -331,6 +333,7 @@ struct roce_resp {
 	X(retransmits)                                                                             \
 	X(timeouts)                                                                                \
 	X(rto_early)                                                                               \
+	X(backlog_waits) /* configured timeouts waited out: the responder was still replaying */   \
 	X(cwnd_cut_skipped)                                                                        \
 	X(nak_seq_tx)                                                                              \
 	X(nak_seq_rx)                                                                              \

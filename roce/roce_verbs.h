@@ -515,12 +515,13 @@ const char *roce_qp_state_str(enum roce_qp_state s);
 
 /** A QP's transport counters and its loss-recovery state (telemetry /droce/roce shows them too). */
 struct roce_qp_stats {
-	uint64_t tx_pkts;	   /**< packets sent, first sends and resends */
-	uint64_t retransmits;	   /**< go-backs: NAK, RTO, timeout, READ gap */
-	uint64_t timeouts;	   /**< configured IBA timeout expiries (spend retry_cnt) */
-	uint64_t rto_early;	   /**< adaptive RTO expiries before the configured timeout */
-	uint64_t nak_seq_rx;	   /**< NAK-sequence-errors received */
-	uint64_t nak_seq_tx;	   /**< and sent by our responder */
+	uint64_t tx_pkts;	/**< packets sent, first sends and resends */
+	uint64_t retransmits;	/**< go-backs: NAK, RTO, timeout, READ gap */
+	uint64_t timeouts;	/**< configured IBA timeout expiries (spend retry_cnt) */
+	uint64_t rto_early;	/**< adaptive RTO expiries before the configured timeout */
+	uint64_t backlog_waits; /**< configured timeouts waited out: the responder was replaying */
+	uint64_t nak_seq_rx;	/**< NAK-sequence-errors received */
+	uint64_t nak_seq_tx;	/**< and sent by our responder */
 	uint64_t cwnd_cut_skipped; /**< losses inside a window already cut */
 	uint64_t rnr_nak_tx;	   /**< RNR NAKs our responder sent: a SEND found no receive */
 	uint64_t rnr_nak_rx;	   /**< RNR NAKs received */

@@ -160,10 +160,12 @@ tel_summary() {
 	python3 - "$1" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))["/droce/roce"]["iface0"]
-qps = [v for k, v in d.items() if k.startswith("qp_")]
+qps = [v for k, v in d.items() if k.startswith("qp_") and isinstance(v, dict)]
+if not qps:
+    sys.exit(0)
 q = max(qps, key=lambda v: v.get("tx_pkts", 0) + v.get("rx_pkts", 0))
-keys = ["tx_pkts", "rx_pkts", "retransmits", "timeouts", "rto_early", "nak_seq_tx", "nak_seq_rx",
-        "duplicates_rx", "resp_ERR_PSN_SEQ_QUIET", "tx_failed"]
+keys = ["tx_pkts", "rx_pkts", "retransmits", "timeouts", "rto_early", "backlog_waits",
+        "nak_seq_tx", "nak_seq_rx", "duplicates_rx", "resp_ERR_PSN_SEQ_QUIET", "tx_failed"]
 print("droce QP (last sample, " + q.get("state", "?") + "): " +
       ", ".join(f"{k} {q[k]}" for k in keys if k in q))
 try:

@@ -859,6 +859,79 @@ static void read_reissue_rules(void **st)
 	rcf_disconnect_pair();
 }
 
+/*
+ * The configured timeout after the responder replayed older requests (a backlog: rxe answers
+ * a re-issued READ only after everything queued before it) is waited out once: no re-issue,
+ * no retry spent, counted backlog_waits. ib_read_bw -a against rxe on a loaded machine: rxe's
+ * pauses of 70-130 ms inside its backlog each re-issued the READs again, each copy queued
+ * behind the last, until retry_cnt ran out. A second timeout with nothing from the responder
+ * is a real one: the READ is re-issued and a retry spent. B is silenced; its answers forged.
+ */
+static void read_backlog_wait(void **st)
+{
+	struct roce_qp *qa;
+	struct roce_qp_attr a = {.qp_state = ROCE_QPS_ERR};
+	static uint8_t part[4][1024];
+	uint64_t tx, end;
+	struct roce_wc wc;
+	uint32_t p;
+	(void)st;
+
+	rcf_qp_timeout = 14; /* 67 ms, spread up to 134 ms */
+	rcf_connect_pair(ROCE_MTU_1024, 7, 1);
+	rcf_qp_timeout = 10;
+	qa = rcf_s[0].qp;
+	assert_int_equal(roce_modify_qp(rcf_s[1].qp, &a, ROCE_QP_STATE), 0);
+	for (int i = 0; i < 4; i++)
+		rcf_fill(part[i], sizeof(part[i]), 60 + (uint32_t)i);
+	p = qa->req.psn;
+	rcf_post(0, ROCE_WR_RDMA_READ, 5, 18u << 20, 4096, (uintptr_t)rcf_s[1].buf,
+		 rcf_s[1].mr->rkey);
+	rcf_drive(1);
+	assert_int_equal(qa->req.psn, (p + 4) & 0xffffff);
+	rcf_forge_read_resp_to_a(ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST, p, part[0], 1024);
+	assert_int_equal(qa->comp.read_off, 1024);
+	/* the configured timeout only: no RTT estimate, so no early retransmit */
+	qa->comp.srtt = 0;
+	qa->comp.sample_tsc = 0;
+	/* a replay of the FIRST response: the responder is busy with an older copy */
+	rcf_forge_read_resp_to_a(ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST, p, part[0], 1024);
+	assert_int_equal(qa->cnt[ROCE_QPC_replays_rx], 1);
+	tx = qa->cnt[ROCE_QPC_tx_pkts];
+
+	/* then silence: the first timeout is waited out */
+	end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 2;
+	while (qa->cnt[ROCE_QPC_backlog_waits] == 0 && rte_get_tsc_cycles() < end)
+		rcf_drive(1);
+	assert_int_equal(qa->cnt[ROCE_QPC_backlog_waits], 1);
+	assert_int_equal(qa->cnt[ROCE_QPC_timeouts], 0);
+	assert_int_equal(qa->cnt[ROCE_QPC_retransmits], 0);
+	assert_int_equal(qa->comp.retry_left, 7);
+	assert_true(qa->cnt[ROCE_QPC_tx_pkts] == tx);
+
+	/* the second, with nothing heard since, re-issues the rest of the READ */
+	end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 2;
+	while (qa->cnt[ROCE_QPC_timeouts] == 0 && rte_get_tsc_cycles() < end)
+		rcf_drive(1);
+	assert_int_equal(qa->cnt[ROCE_QPC_timeouts], 1);
+	assert_int_equal(qa->cnt[ROCE_QPC_backlog_waits], 1);
+	assert_int_equal(qa->cnt[ROCE_QPC_retransmits], 1);
+	assert_int_equal(qa->comp.retry_left, 6);
+	rcf_drive(1);
+	assert_true(qa->cnt[ROCE_QPC_tx_pkts] > tx);
+
+	/* the re-issue is answered: the READ completes with the forged bytes */
+	rcf_forge_read_resp_to_a(ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST, p + 1, part[1], 1024);
+	rcf_forge_read_resp_to_a(ROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE, p + 2, part[2], 1024);
+	rcf_forge_read_resp_to_a(ROCE_OP_RC_RDMA_READ_RESPONSE_LAST, p + 3, part[3], 1024);
+	assert_int_equal(rcf_wait_wc(0, &wc, 1), 1);
+	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+	assert_int_equal(wc.wr_id, 5);
+	for (int i = 0; i < 4; i++)
+		assert_memory_equal(rcf_s[0].buf + (18u << 20) + i * 1024, part[i], 1024);
+	rcf_disconnect_pair();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -874,6 +947,7 @@ int main(void)
 		cmocka_unit_test(ghost_ack_completes_nothing),
 		cmocka_unit_test(reserved_nak_codes),
 		cmocka_unit_test(read_reissue_rules),
+		cmocka_unit_test(read_backlog_wait),
 	};
 	int rc;
 
