@@ -70,6 +70,10 @@ static void complete_head(struct roce_qp *qp)
 	qp->comp.psn = roce_psn_add(e->first_psn, e->npsn);
 	qp->comp.read_off = 0;
 	qp->comp.read_gap = 0;
+	if (qp->comp.ahead_n) {
+		memset(qp->comp.ahead, 0, sizeof(qp->comp.ahead));
+		qp->comp.ahead_n = 0;
+	}
 	qp->sq.tail++;
 }
 
@@ -367,6 +371,69 @@ static bool keep_payload(struct roce_qp *qp, struct roce_swqe *e, struct rte_mbu
 	return rc == 0;
 }
 
+/*
+ * Responses past a lost one (IRN's selective placement for READs, Mittal et al. 2018, 3.3):
+ * every response of a READ has a fixed place, (PSN - first PSN) * MTU bytes into it (FIRST
+ * and MIDDLE carry exactly the MTU), so one that arrives after a gap is placed at once and
+ * remembered, within ROCE_READ_AHEAD PSNs of the gap and only for the READ at the head. The
+ * READ is re-issued for the rest as before, and of the responder's replay only the PSNs still
+ * missing are taken: a loss in the replay of what already arrived costs nothing. Go-back-N
+ * alone took every response in order, so each loss in a replay of a 1 MiB READ re-issued it
+ * again (ib_read_bw against rxe: 4 times the responses needed on an idle machine, and
+ * RETRY_EXC_ERR on a loaded one). READs into mbufs keep in-order delivery (the chain grows in
+ * order). @return 1 placed now, -1 placed before (a replay), 0 not placeable here (outside
+ * the window or the READ, a shape that does not fit its place, a region gone): the caller
+ * treats it as before, a response beyond the one awaited.
+ */
+static int read_ahead(struct roce_qp *qp, struct roce_swqe *e, const struct rte_mbuf *m,
+		      const struct roce_pkt *rp)
+{
+	uint32_t mtu = roce_qp_mtu(qp), len = rp->payload_len;
+	uint32_t k = roce_psn_diff(rp->psn, e->first_psn);
+	uint32_t bit = rp->psn & (ROCE_READ_AHEAD - 1);
+	uint64_t off = (uint64_t)k * mtu, mask = 1ull << (bit % 64);
+
+	if ((e->wr.send_flags & ROCE_SEND_MBUF) || k >= e->npsn ||
+	    roce_psn_diff(rp->psn, qp->comp.psn) >= ROCE_READ_AHEAD)
+		return 0;
+	if (qp->comp.ahead[bit / 64] & mask)
+		return -1;
+	if (k == e->npsn - 1 ? !(rp->op->flags & ROCE_OPF_END) || off + len != e->length
+			     : (rp->op->flags & ROCE_OPF_END) || len != mtu)
+		return 0;
+	if (!roce_sge_writable(qp, e->sge, (uint32_t)e->wr.num_sge, (uint32_t)off, len))
+		return 0;
+	roce_sge_scatter(e->sge, (uint32_t)e->wr.num_sge, m, rp->payload_off, len, (uint32_t)off);
+	qp->comp.ahead[bit / 64] |= mask;
+	qp->comp.ahead_n++;
+	qp->cnt[ROCE_QPC_read_ahead_placed]++;
+	return 1;
+}
+
+/* After the response at comp.psn: move over those placed ahead of it. */
+static void read_ahead_take(struct roce_qp *qp, const struct roce_swqe *e)
+{
+	uint32_t mtu = roce_qp_mtu(qp), n = 0;
+
+	while (qp->comp.ahead_n &&
+	       roce_psn_cmp(qp->comp.psn, roce_psn_add(e->first_psn, e->npsn)) < 0) {
+		uint32_t bit = qp->comp.psn & (ROCE_READ_AHEAD - 1);
+		uint64_t mask = 1ull << (bit % 64);
+
+		if (!(qp->comp.ahead[bit / 64] & mask))
+			break;
+		qp->comp.ahead[bit / 64] &= ~mask;
+		qp->comp.ahead_n--;
+		qp->comp.read_off = qp->comp.psn == roce_psn_add(e->first_psn, e->npsn - 1)
+					    ? e->length
+					    : qp->comp.read_off + mtu;
+		qp->comp.psn = roce_psn_add(qp->comp.psn, 1);
+		n++;
+	}
+	if (n)
+		cwnd_acked(qp, n);
+}
+
 static void read_response(struct roce_qp *qp, struct rte_mbuf **mp, const struct roce_pkt *rp,
 			  uint64_t now)
 {
@@ -387,9 +454,17 @@ static void read_response(struct roce_qp *qp, struct rte_mbuf **mp, const struct
 	if (rp->psn != qp->comp.psn) {
 		/* A gap in the responses: one was lost. The requester has no NAK to send, so it
 		 * asks again for the rest of the READ at once (IBA 9.7.4.1.5 allows re-issuing
-		 * it), once per gap, instead of waiting for the timer. */
+		 * it), once per gap, instead of waiting for the timer. What arrives past the gap
+		 * is placed (read_ahead()). A response placed before, past the gap, is the
+		 * replay of a re-issue that lost the PSN awaited: issue it again there, once. A
+		 * new one while a re-issue of this READ is under way (read_gap) may be the
+		 * first stream still coming: that re-issue covers the gap, and the timer backs
+		 * it up. */
+		int placed =
+			roce_psn_cmp(rp->psn, qp->comp.psn) > 0 ? read_ahead(qp, e, *mp, rp) : 0;
+
 		if (roce_psn_cmp(rp->psn, qp->comp.psn) > 0 &&
-		    qp->comp.read_gap != qp->comp.psn + 1) {
+		    qp->comp.read_gap != qp->comp.psn + 1 && (placed != 1 || !qp->comp.read_gap)) {
 			qp->cnt[ROCE_QPC_retransmits]++;
 			cwnd_loss(qp);
 			go_back(qp, qp->comp.psn);
@@ -421,7 +496,8 @@ static void read_response(struct roce_qp *qp, struct rte_mbuf **mp, const struct
 	qp->comp.read_off += rp->payload_len;
 	qp->comp.psn = roce_psn_add(qp->comp.psn, 1);
 	cwnd_acked(qp, 1);
-	if (rp->op->flags & ROCE_OPF_END)
+	read_ahead_take(qp, e);
+	if (qp->comp.psn == roce_psn_add(e->first_psn, e->npsn))
 		complete_head(qp);
 	progress(qp, now);
 }

@@ -230,6 +230,9 @@ struct roce_req {
 	uint32_t burst_sent;  /**< packets sent since then: the poll and posts share one burst */
 };
 
+/** PSNs past the oldest missing one whose READ responses the completer places at once. */
+#define ROCE_READ_AHEAD 8192
+
 /** Completer: acknowledgement and retry state (one deadline per QP). */
 struct roce_comp {
 	uint32_t psn;	    /**< oldest unacknowledged PSN */
@@ -251,7 +254,11 @@ struct roce_comp {
 	uint32_t acked;	   /**< PSNs acknowledged towards the next additive cwnd step */
 	uint32_t recover;  /**< in recovery until psn passes this (the window's end at the cut) */
 	bool in_recovery;  /**< the window was cut for a loss in the current window */
-	bool alive;	   /**< the responder sent responses to older requests since the timer
+	/* READ responses placed ahead of comp.psn (a gap before them): bit PSN % ROCE_READ_AHEAD,
+	 * for PSNs of the head READ within ROCE_READ_AHEAD after comp.psn */
+	uint64_t ahead[ROCE_READ_AHEAD / 64];
+	uint32_t ahead_n; /**< bits set in ahead[] */
+	bool alive;	  /**< the responder sent responses to older requests since the timer
 			    *   was last armed by a (re)issue or a wait (responder_alive()) */
 	uint64_t outcome[ROCE_COMP_NUM]; /**< responses by outcome (telemetry) */
 };
@@ -344,8 +351,9 @@ struct roce_resp {
 	X(nak_fatal_tx)                                                                            \
 	X(duplicates_rx)                                                                           \
 	X(ghost_acks)                                                                              \
-	X(replays_rx)	 /* READ responses / atomic ACKs for PSNs already completed */             \
-	X(bad_read_resp) /* READ response out of FIRST/MIDDLE/LAST order or size: BAD_RESP */      \
+	X(replays_rx)	     /* READ responses / atomic ACKs for PSNs already completed */         \
+	X(read_ahead_placed) /* READ responses placed past a lost one (not resent for it) */       \
+	X(bad_read_resp)     /* READ response out of FIRST/MIDDLE/LAST order or size: BAD_RESP */  \
 	X(local_mr_gone) /* data for a local region deregistered or invalidated since the post */  \
 	X(rx_mbuf_nomem) /* payload for an mbuf chain dropped: no mbuf to clone a shared frame */  \
 	X(cnp_tx)                                                                                  \

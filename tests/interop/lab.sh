@@ -227,7 +227,7 @@ file_prefix = droce_il_$LABI_ID
 hugepages = ${LABI_HUGEPAGES:-auto}
 
 [port0]
-vdev = net_af_packet_il,iface=dveth
+vdev = net_af_packet_il,iface=dveth${LABI_AFP_EXTRA:-}
 ipv4 = $LABI_DROCE_IP/24
 exception_tap = dtap0
 INI

@@ -15,7 +15,9 @@
 #   - SIGHUP with the mount in place: the config loses [export one] and gains [export two];
 #     droce-nfsd logs the reload, the VM's mount of one answers EACCES ("Permission denied")
 #     from then on, a new mount of one is refused, and two mounts and takes a file that
-#     arrives on droce's disk.
+#     arrives on droce's disk. The same for NFSv4.1 ([nfs] versions = 3,4.1): a v4.1 mount of
+#     one over RDMA, in place across the reload, answers EACCES (NFS4ERR_ACCESS) from then on,
+#     and two, new in the pseudo file system, mounts with v4.1 and takes a file.
 # Usage: nfs_appliance.sh PATH/TO/nfs3_rdma_probe [ARTIFACT_DIR]  (droce-nfsd is found in the
 # build tree next to it: BUILD/apps/droce-nfsd)      Exit 77 = skipped (with the reason).
 set -u
@@ -52,6 +54,7 @@ config() {
 idle_sleep_us = 50      ; the appliance backs off when idle (the VM gets the CPU)
 
 [nfs]
+versions = 3,4.1
 state = $LABI_DIR/astate
 threads = 2
 grace = 0
@@ -138,6 +141,14 @@ sys.exit(0 if len(rows) == 1 and rows[0]["credits"] == 128 and rows[0]["calls"] 
          and rows[0]["ddp_read_bytes"] > 0 and 0 <= rows[0]["credits_in_use"] <= 128 else 1)' "$LABI_DIR/aclients.json" "$VMIP"
 
 # ---- SIGHUP: one goes, two comes ----
+# a v4.1 mount of one next to the v3 one, with a file that reached droce's disk through it
+vm_run vm1 "mkdir -p /mnt/one4 /mnt/two4 && mount -t nfs -o vers=4.1,proto=rdma,port=20049,actimeo=0 $D:$ONE /mnt/one4 &&
+echo 'written over 4.1' > /mnt/one4/v4file && sync && grep ' /mnt/one4 ' /proc/mounts" 120 \
+	> "$LABI_DIR/vm.amount4" 2>&1
+sed 's/^/# vm1 v4.1 mount: /' "$LABI_DIR/vm.amount4"
+check "the VM mounts export one with NFSv4.1 over RDMA, and a file written there is on droce's disk" \
+	bash -c "grep -q ' /mnt/one4 nfs4 .*vers=4.1.*proto=rdma' '$LABI_DIR/vm.amount4' &&
+		[ \"\$(cat '$ONE/v4file' 2>/dev/null)\" = 'written over 4.1' ]"
 config two "$TWO"
 before=$(wc -l < "$LABI_DIR/anfsd2.out")
 kill -HUP "$NPID"
@@ -156,7 +167,19 @@ check "a new mount of one is refused" bash -c "grep -q '^mount1-exit=' '$LABI_DI
 check "export two, added by the reload, mounts over RDMA" grep -q "^mount2-exit=0" "$LABI_DIR/vm.ahup"
 check "a file written to two arrives on droce's disk" \
 	bash -c "grep -q '^write2-exit=0' '$LABI_DIR/vm.ahup' && [ \"\$(cat '$TWO/hello' 2>/dev/null)\" = 'written after the reload' ]"
-vm_run vm1 "umount -f -l /mnt/one; umount /mnt/two; umount -l /mnt/one2 2>/dev/null; true" 60 > /dev/null 2>&1
+vm_run vm1 "stat /mnt/one4/v4file 2>&1; echo stat4-exit=\$?
+timeout 60 mount -t nfs -o vers=4.1,proto=rdma,port=20049 $D:$TWO /mnt/two4 2>&1; echo mount4-exit=\$?
+grep ' /mnt/two4 ' /proc/mounts
+echo 'written over 4.1 after the reload' > /mnt/two4/hello4 && sync; echo write4-exit=\$?" 200 \
+	> "$LABI_DIR/vm.ahup4" 2>&1
+sed 's/^/# vm1 v4.1 after SIGHUP: /' "$LABI_DIR/vm.ahup4"
+check "the VM's v4.1 mount of one, still in place, now answers EACCES" \
+	bash -c "grep -q 'Permission denied' '$LABI_DIR/vm.ahup4' && grep -q '^stat4-exit=1' '$LABI_DIR/vm.ahup4'"
+check "export two, added by the reload, mounts with v4.1 over RDMA and takes a file" \
+	bash -c "grep -q '^mount4-exit=0' '$LABI_DIR/vm.ahup4' && grep -q ' /mnt/two4 nfs4 .*proto=rdma' '$LABI_DIR/vm.ahup4' &&
+		grep -q '^write4-exit=0' '$LABI_DIR/vm.ahup4' &&
+		[ \"\$(cat '$TWO/hello4' 2>/dev/null)\" = 'written over 4.1 after the reload' ]"
+vm_run vm1 "umount -f -l /mnt/one; umount -f -l /mnt/one4; umount /mnt/two; umount /mnt/two4; umount -l /mnt/one2 2>/dev/null; true" 60 > /dev/null 2>&1
 kill -TERM "$NPID"
 wait "$NPID"
 rc=$?

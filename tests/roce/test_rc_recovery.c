@@ -932,6 +932,86 @@ static void read_backlog_wait(void **st)
 	rcf_disconnect_pair();
 }
 
+/*
+ * READ responses past a lost one are placed at once (IRN's selective placement for READs):
+ * each has a fixed place in the READ, (PSN - first PSN) * MTU. The READ is re-issued once
+ * for the rest; of the responder's replay only the PSNs still missing are taken, and a replay
+ * that skips one of those (a second loss) re-issues from there. Go-back-N alone re-issued on
+ * every loss in every replay: ib_read_bw -a against rxe drew 4 times the responses it needed.
+ * B is silenced; its answers are forged: an 8-packet READ whose first stream loses p+1, p+4
+ * and p+6, and whose first replay (from p+1) loses p+4 again.
+ */
+static void read_ahead_placement(void **st)
+{
+	struct roce_qp *qa;
+	struct roce_qp_attr a = {.qp_state = ROCE_QPS_ERR};
+	static uint8_t part[8][1024];
+	struct roce_wc wc;
+	uint32_t p;
+	(void)st;
+
+	rcf_qp_timeout = 16; /* 268 ms: no timeout while the test forges */
+	rcf_connect_pair(ROCE_MTU_1024, 7, 1);
+	rcf_qp_timeout = 10;
+	qa = rcf_s[0].qp;
+	assert_int_equal(roce_modify_qp(rcf_s[1].qp, &a, ROCE_QP_STATE), 0);
+	for (int i = 0; i < 8; i++)
+		rcf_fill(part[i], sizeof(part[i]), 80 + (uint32_t)i);
+	memset(rcf_s[0].buf + (19u << 20), 0, 8192);
+	p = qa->req.psn;
+	rcf_post(0, ROCE_WR_RDMA_READ, 9, 19u << 20, 8192, (uintptr_t)rcf_s[1].buf,
+		 rcf_s[1].mr->rkey);
+	rcf_drive(1);
+	assert_int_equal(qa->req.psn, (p + 8) & 0xffffff);
+	qa->comp.srtt = 0; /* the configured timeout only: no early retransmit */
+	qa->comp.sample_tsc = 0;
+#define RESP(op, k)                                                                                \
+	rcf_forge_read_resp_to_a(ROCE_OP_RC_RDMA_READ_RESPONSE_##op, p + (k), part[k], 1024)
+	/* the first stream: FIRST, p+1 lost, p+2 and p+3 placed ahead; one re-issue from p+1 */
+	RESP(FIRST, 0);
+	qa->comp.sample_tsc = 0;
+	RESP(MIDDLE, 2);
+	RESP(MIDDLE, 3);
+	assert_int_equal(qa->cnt[ROCE_QPC_read_ahead_placed], 2);
+	assert_int_equal(qa->cnt[ROCE_QPC_retransmits], 1);
+	assert_int_equal(qa->comp.psn, (p + 1) & 0xffffff);
+	/* p+4 lost, p+5 placed; at p+7 a MIDDLE does not fit (the last PSN must end the
+	 * READ), the LAST does; no more re-issues: the one under way covers them */
+	RESP(MIDDLE, 5);
+	rcf_forge_read_resp_to_a(ROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE, p + 7, part[7], 1024);
+	assert_int_equal(qa->cnt[ROCE_QPC_read_ahead_placed], 3);
+	RESP(LAST, 7);
+	assert_int_equal(qa->cnt[ROCE_QPC_read_ahead_placed], 4);
+	assert_int_equal(qa->cnt[ROCE_QPC_retransmits], 1);
+	/* the replay from p+1: it fills p+1 and moves over p+2 and p+3 */
+	RESP(MIDDLE, 1);
+	assert_int_equal(qa->comp.psn, (p + 4) & 0xffffff);
+	assert_int_equal(qa->comp.read_off, 4096);
+	RESP(MIDDLE, 2);
+	RESP(MIDDLE, 3);
+	assert_int_equal(qa->cnt[ROCE_QPC_replays_rx], 2);
+	/* it loses p+4 too: p+5, placed before, shows it went past; re-issued from p+4, once */
+	RESP(MIDDLE, 5);
+	assert_int_equal(qa->cnt[ROCE_QPC_retransmits], 2);
+	RESP(MIDDLE, 6);
+	RESP(LAST, 7);
+	assert_int_equal(qa->cnt[ROCE_QPC_read_ahead_placed], 5);
+	assert_int_equal(qa->cnt[ROCE_QPC_retransmits], 2);
+	assert_int_equal(roce_poll_cq(rcf_s[0].cq, 1, &wc), 0);
+	/* the second replay's first response completes the READ with everything placed */
+	RESP(MIDDLE, 4);
+#undef RESP
+	assert_int_equal(rcf_wait_wc(0, &wc, 1), 1);
+	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+	assert_int_equal(wc.wr_id, 9);
+	assert_int_equal(wc.byte_len, 8192);
+	for (int i = 0; i < 8; i++)
+		assert_memory_equal(rcf_s[0].buf + (19u << 20) + i * 1024, part[i], 1024);
+	assert_int_equal(qa->comp.ahead_n, 0);
+	assert_int_equal(qa->cnt[ROCE_QPC_timeouts], 0);
+	rcf_disconnect_pair();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -948,6 +1028,7 @@ int main(void)
 		cmocka_unit_test(reserved_nak_codes),
 		cmocka_unit_test(read_reissue_rules),
 		cmocka_unit_test(read_backlog_wait),
+		cmocka_unit_test(read_ahead_placement),
 	};
 	int rc;
 
