@@ -70,6 +70,8 @@ static void complete_head(struct roce_qp *qp)
 	qp->comp.psn = roce_psn_add(e->first_psn, e->npsn);
 	qp->comp.read_off = 0;
 	qp->comp.read_gap = 0;
+	qp->comp.read_last = 0;
+	qp->comp.read_hi = 0;
 	if (qp->comp.ahead_n) {
 		memset(qp->comp.ahead, 0, sizeof(qp->comp.ahead));
 		qp->comp.ahead_n = 0;
@@ -410,6 +412,26 @@ static int read_ahead(struct roce_qp *qp, struct roce_swqe *e, const struct rte_
 	return 1;
 }
 
+/* A response to the READ at the head arrived (after the rules that look at the one before). */
+static void read_seen(struct roce_qp *qp, uint32_t psn)
+{
+	qp->comp.read_last = psn + 1;
+	if (!qp->comp.read_hi || roce_psn_cmp(psn, qp->comp.read_hi - 1) > 0)
+		qp->comp.read_hi = psn + 1;
+}
+
+/*
+ * A response past comp.psn from a stream that went over comp.psn without it: the response
+ * before it was behind comp.psn (this stream stepped over it), or it is below the highest PSN
+ * seen, so it belongs to a replay (a responder sends one stream at a time, each in PSN order,
+ * and a replay starts at or before comp.psn). Either way the PSN awaited was lost again.
+ */
+static bool read_skipped(const struct roce_qp *qp, uint32_t psn)
+{
+	return !qp->comp.read_last || roce_psn_cmp(qp->comp.read_last - 1, qp->comp.psn) < 0 ||
+	       (qp->comp.read_hi && roce_psn_cmp(psn, qp->comp.read_hi - 1) < 0);
+}
+
 /* After the response at comp.psn: move over those placed ahead of it. */
 static void read_ahead_take(struct roce_qp *qp, const struct roce_swqe *e)
 {
@@ -443,6 +465,7 @@ static void read_response(struct roce_qp *qp, struct rte_mbuf **mp, const struct
 	ack_until(qp, roce_psn_add(rp->psn, ROCE_PSN_MASK));
 	if (roce_psn_cmp(rp->psn, qp->comp.psn) < 0) {
 		qp->cnt[ROCE_QPC_replays_rx]++;
+		read_seen(qp, rp->psn);
 		responder_alive(qp, now);
 		return;
 	}
@@ -455,22 +478,29 @@ static void read_response(struct roce_qp *qp, struct rte_mbuf **mp, const struct
 		/* A gap in the responses: one was lost. The requester has no NAK to send, so it
 		 * asks again for the rest of the READ at once (IBA 9.7.4.1.5 allows re-issuing
 		 * it), once per gap, instead of waiting for the timer. What arrives past the gap
-		 * is placed (read_ahead()). A response placed before, past the gap, is the
-		 * replay of a re-issue that lost the PSN awaited: issue it again there, once. A
-		 * new one while a re-issue of this READ is under way (read_gap) may be the
-		 * first stream still coming: that re-issue covers the gap, and the timer backs
-		 * it up. */
-		int placed =
-			roce_psn_cmp(rp->psn, qp->comp.psn) > 0 ? read_ahead(qp, e, *mp, rp) : 0;
+		 * is placed (read_ahead()). Once the READ was re-issued (read_gap), a response
+		 * past the gap re-issues it again only when its stream went over the gap
+		 * (read_skipped()); the first stream still coming is covered by the re-issue,
+		 * which goes to the end of the READ. */
+		bool again = false;
 
-		if (roce_psn_cmp(rp->psn, qp->comp.psn) > 0 &&
-		    qp->comp.read_gap != qp->comp.psn + 1 && (placed != 1 || !qp->comp.read_gap)) {
+		if (roce_psn_cmp(rp->psn, qp->comp.psn) > 0) {
+			again = qp->comp.read_gap != qp->comp.psn + 1 &&
+				(!qp->comp.read_gap || read_skipped(qp, rp->psn));
+			read_ahead(qp, e, *mp, rp);
+			read_seen(qp, rp->psn);
+		}
+		if (again) {
 			qp->cnt[ROCE_QPC_retransmits]++;
 			cwnd_loss(qp);
 			go_back(qp, qp->comp.psn);
 			qp->comp.sample_tsc = 0;
 		}
 		responder_alive(qp, now);
+		/* the timer this re-issue armed runs from here: what came before it is no sign
+		 * of a backlog in front of it */
+		if (again)
+			qp->comp.alive = false;
 		return;
 	}
 	if (!read_response_fits(qp, e, rp)) {
@@ -496,6 +526,7 @@ static void read_response(struct roce_qp *qp, struct rte_mbuf **mp, const struct
 	qp->comp.read_off += rp->payload_len;
 	qp->comp.psn = roce_psn_add(qp->comp.psn, 1);
 	cwnd_acked(qp, 1);
+	read_seen(qp, rp->psn);
 	read_ahead_take(qp, e);
 	if (qp->comp.psn == roce_psn_add(e->first_psn, e->npsn))
 		complete_head(qp);

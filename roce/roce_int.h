@@ -257,8 +257,10 @@ struct roce_comp {
 	/* READ responses placed ahead of comp.psn (a gap before them): bit PSN % ROCE_READ_AHEAD,
 	 * for PSNs of the head READ within ROCE_READ_AHEAD after comp.psn */
 	uint64_t ahead[ROCE_READ_AHEAD / 64];
-	uint32_t ahead_n; /**< bits set in ahead[] */
-	bool alive;	  /**< the responder sent responses to older requests since the timer
+	uint32_t ahead_n;   /**< bits set in ahead[] */
+	uint32_t read_last; /**< 1 + the PSN of the last response to the head READ (0: none) */
+	uint32_t read_hi;   /**< 1 + the highest PSN of a response to it (0: none) */
+	bool alive;	    /**< the responder sent responses to older requests since the timer
 			    *   was last armed by a (re)issue or a wait (responder_alive()) */
 	uint64_t outcome[ROCE_COMP_NUM]; /**< responses by outcome (telemetry) */
 };

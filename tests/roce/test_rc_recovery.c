@@ -939,7 +939,8 @@ static void read_backlog_wait(void **st)
  * that skips one of those (a second loss) re-issues from there. Go-back-N alone re-issued on
  * every loss in every replay: ib_read_bw -a against rxe drew 4 times the responses it needed.
  * B is silenced; its answers are forged: an 8-packet READ whose first stream loses p+1, p+4
- * and p+6, and whose first replay (from p+1) loses p+4 again.
+ * and p+6, and whose first replay (from p+1) loses p+4 again; then one whose first stream
+ * loses its tail and whose replay loses a PSN in it.
  */
 static void read_ahead_placement(void **st)
 {
@@ -1008,6 +1009,41 @@ static void read_ahead_placement(void **st)
 	for (int i = 0; i < 8; i++)
 		assert_memory_equal(rcf_s[0].buf + (19u << 20) + i * 1024, part[i], 1024);
 	assert_int_equal(qa->comp.ahead_n, 0);
+	assert_int_equal(qa->cnt[ROCE_QPC_timeouts], 0);
+
+	/* a second READ: the first stream loses p+2 and everything after p+3; the replay from
+	 * p+2 loses p+4, and p+5, new, follows p+3's replay: the replay stepped over p+4, so it
+	 * is re-issued from there at once (not after the timer) */
+	for (int i = 0; i < 8; i++)
+		rcf_fill(part[i], sizeof(part[i]), 90 + (uint32_t)i);
+	p = qa->req.psn;
+	rcf_post(0, ROCE_WR_RDMA_READ, 10, 19u << 20, 8192, (uintptr_t)rcf_s[1].buf,
+		 rcf_s[1].mr->rkey);
+	rcf_drive(1);
+	qa->comp.srtt = 0;
+	qa->comp.sample_tsc = 0;
+#define RESP(op, k)                                                                                \
+	rcf_forge_read_resp_to_a(ROCE_OP_RC_RDMA_READ_RESPONSE_##op, p + (k), part[k], 1024)
+	RESP(FIRST, 0);
+	qa->comp.sample_tsc = 0;
+	RESP(MIDDLE, 1);
+	RESP(MIDDLE, 3);
+	assert_int_equal(qa->cnt[ROCE_QPC_retransmits], 3);
+	RESP(MIDDLE, 2); /* the replay */
+	assert_int_equal(qa->comp.psn, (p + 4) & 0xffffff);
+	RESP(MIDDLE, 3);
+	RESP(MIDDLE, 5);
+	assert_int_equal(qa->cnt[ROCE_QPC_retransmits], 4);
+	RESP(MIDDLE, 6);
+	RESP(LAST, 7);
+	assert_int_equal(qa->cnt[ROCE_QPC_retransmits], 4);
+	RESP(MIDDLE, 4);
+#undef RESP
+	assert_int_equal(rcf_wait_wc(0, &wc, 1), 1);
+	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+	assert_int_equal(wc.wr_id, 10);
+	for (int i = 0; i < 8; i++)
+		assert_memory_equal(rcf_s[0].buf + (19u << 20) + i * 1024, part[i], 1024);
 	assert_int_equal(qa->cnt[ROCE_QPC_timeouts], 0);
 	rcf_disconnect_pair();
 }
