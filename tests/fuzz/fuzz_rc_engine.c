@@ -476,6 +476,18 @@ static void check_qp(int k)
 	CHECK(roce_psn_cmp(q->req.psn, q->req.high_psn) <= 0);
 	CHECK(q->req.rd_out <= q->attr.max_rd_atomic);
 	CHECK(q->resp.rq_count <= ROCE_MAX_RD_ATOMIC + 1);
+	/* READ responses placed ahead: counted right, none at comp.psn (it would have been
+	 * taken), and only while a READ heads the send queue */
+	{
+		uint32_t n = 0, bit = q->comp.psn & (ROCE_READ_AHEAD - 1);
+
+		for (unsigned w = 0; w < ROCE_READ_AHEAD / 64; w++)
+			n += (uint32_t)__builtin_popcountll(q->comp.ahead[w]);
+		CHECK(n == q->comp.ahead_n);
+		CHECK(!(q->comp.ahead[bit / 64] & (1ull << (bit % 64))));
+		CHECK(!n || (q->sq.tail != q->req.cur &&
+			     roce_sq_at(&q->sq, q->sq.tail)->wr.opcode == ROCE_WR_RDMA_READ));
+	}
 }
 
 static void step(struct fuzz_in *in)
