@@ -383,33 +383,30 @@ static bool keep_payload(struct roce_qp *qp, struct roce_swqe *e, struct rte_mbu
  * alone took every response in order, so each loss in a replay of a 1 MiB READ re-issued it
  * again (ib_read_bw against rxe: 4 times the responses needed on an idle machine, and
  * RETRY_EXC_ERR on a loaded one). READs into mbufs keep in-order delivery (the chain grows in
- * order). @return 1 placed now, -1 placed before (a replay), 0 not placeable here (outside
- * the window or the READ, a shape that does not fit its place, a region gone): the caller
- * treats it as before, a response beyond the one awaited.
+ * order). A response placed before (a replay), one outside the window or the READ, one whose
+ * shape does not fit its place, or one for a region gone is left alone: the caller treats it
+ * as before, a response beyond the one awaited.
  */
-static int read_ahead(struct roce_qp *qp, struct roce_swqe *e, const struct rte_mbuf *m,
-		      const struct roce_pkt *rp)
+static void read_ahead(struct roce_qp *qp, struct roce_swqe *e, const struct rte_mbuf *m,
+		       const struct roce_pkt *rp)
 {
 	uint32_t mtu = roce_qp_mtu(qp), len = rp->payload_len;
 	uint32_t k = roce_psn_diff(rp->psn, e->first_psn);
-	uint32_t bit = rp->psn & (ROCE_READ_AHEAD - 1);
-	uint64_t off = (uint64_t)k * mtu, mask = 1ull << (bit % 64);
+	uint64_t off = (uint64_t)k * mtu, mask;
+	uint64_t *w = roce_comp_ahead_word(&qp->comp, rp->psn, &mask);
 
 	if ((e->wr.send_flags & ROCE_SEND_MBUF) || k >= e->npsn ||
-	    roce_psn_diff(rp->psn, qp->comp.psn) >= ROCE_READ_AHEAD)
-		return 0;
-	if (qp->comp.ahead[bit / 64] & mask)
-		return -1;
+	    roce_psn_diff(rp->psn, qp->comp.psn) >= ROCE_READ_AHEAD || (*w & mask))
+		return;
 	if (k == e->npsn - 1 ? !(rp->op->flags & ROCE_OPF_END) || off + len != e->length
 			     : (rp->op->flags & ROCE_OPF_END) || len != mtu)
-		return 0;
+		return;
 	if (!roce_sge_writable(qp, e->sge, (uint32_t)e->wr.num_sge, (uint32_t)off, len))
-		return 0;
+		return;
 	roce_sge_scatter(e->sge, (uint32_t)e->wr.num_sge, m, rp->payload_off, len, (uint32_t)off);
-	qp->comp.ahead[bit / 64] |= mask;
+	*w |= mask;
 	qp->comp.ahead_n++;
 	qp->cnt[ROCE_QPC_read_ahead_placed]++;
-	return 1;
 }
 
 /* A response to the READ at the head arrived (after the rules that look at the one before). */
@@ -439,12 +436,12 @@ static void read_ahead_take(struct roce_qp *qp, const struct roce_swqe *e)
 
 	while (qp->comp.ahead_n &&
 	       roce_psn_cmp(qp->comp.psn, roce_psn_add(e->first_psn, e->npsn)) < 0) {
-		uint32_t bit = qp->comp.psn & (ROCE_READ_AHEAD - 1);
-		uint64_t mask = 1ull << (bit % 64);
+		uint64_t mask;
+		uint64_t *w = roce_comp_ahead_word(&qp->comp, qp->comp.psn, &mask);
 
-		if (!(qp->comp.ahead[bit / 64] & mask))
+		if (!(*w & mask))
 			break;
-		qp->comp.ahead[bit / 64] &= ~mask;
+		*w &= ~mask;
 		qp->comp.ahead_n--;
 		qp->comp.read_off = qp->comp.psn == roce_psn_add(e->first_psn, e->npsn - 1)
 					    ? e->length

@@ -265,6 +265,15 @@ struct roce_comp {
 	uint64_t outcome[ROCE_COMP_NUM]; /**< responses by outcome (telemetry) */
 };
 
+/** The word of comp.ahead[] that holds @psn's bit, and the bit's mask in *mask. */
+static inline uint64_t *roce_comp_ahead_word(struct roce_comp *c, uint32_t psn, uint64_t *mask)
+{
+	uint32_t bit = psn & (ROCE_READ_AHEAD - 1);
+
+	*mask = 1ull << (bit % 64);
+	return &c->ahead[bit / 64];
+}
+
 /* X(name): how the responder finished with a request; each has its answer in
  * roce_responder.c's outcome table, and a counter in telemetry. */
 #define ROCE_RESP_OUTCOMES(X)                                                                      \

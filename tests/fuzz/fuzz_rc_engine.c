@@ -479,12 +479,13 @@ static void check_qp(int k)
 	/* READ responses placed ahead: counted right, none at comp.psn (it would have been
 	 * taken), and only while a READ heads the send queue */
 	{
-		uint32_t n = 0, bit = q->comp.psn & (ROCE_READ_AHEAD - 1);
+		uint32_t n = 0;
+		uint64_t mask;
 
 		for (unsigned w = 0; w < ROCE_READ_AHEAD / 64; w++)
 			n += (uint32_t)__builtin_popcountll(q->comp.ahead[w]);
 		CHECK(n == q->comp.ahead_n);
-		CHECK(!(q->comp.ahead[bit / 64] & (1ull << (bit % 64))));
+		CHECK(!(*roce_comp_ahead_word(&s[k].qp->comp, q->comp.psn, &mask) & mask));
 		CHECK(!n || (q->sq.tail != q->req.cur &&
 			     roce_sq_at(&q->sq, q->sq.tail)->wr.opcode == ROCE_WR_RDMA_READ));
 	}

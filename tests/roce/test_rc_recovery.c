@@ -779,6 +779,46 @@ static void spin_ms(unsigned ms)
 		rcf_drive(1);
 }
 
+/* A pair whose QPs have the ACK timeout @timeout, B then silenced (its QP in ERR) so that the
+ * test forges B's answers. @return A's QP. */
+static struct roce_qp *silenced_pair(uint8_t timeout)
+{
+	struct roce_qp_attr a = {.qp_state = ROCE_QPS_ERR};
+
+	rcf_qp_timeout = timeout;
+	rcf_connect_pair(ROCE_MTU_1024, 7, 1);
+	rcf_qp_timeout = 10;
+	assert_int_equal(roce_modify_qp(rcf_s[1].qp, &a, ROCE_QP_STATE), 0);
+	return rcf_s[0].qp;
+}
+
+/* A posts READ @id of @n 1 KiB packets from B's buffer to @off of its own, and sends it; with
+ * no RTT estimate, only the configured timeout runs. @return its first PSN. */
+static uint32_t post_read(struct roce_qp *qa, uint64_t id, uint32_t off, uint32_t n)
+{
+	uint32_t p = qa->req.psn;
+
+	rcf_post(0, ROCE_WR_RDMA_READ, id, off, n * 1024, (uintptr_t)rcf_s[1].buf,
+		 rcf_s[1].mr->rkey);
+	rcf_drive(1);
+	assert_int_equal(qa->req.psn, (p + n) & 0xffffff);
+	qa->comp.srtt = 0;
+	qa->comp.sample_tsc = 0;
+	return p;
+}
+
+/* READ @id completes successfully (its completion in *wc), and @off of A's buffer holds @n
+ * packets of @part */
+static void assert_read_done(struct roce_wc *wc, uint64_t id, uint32_t off,
+			     const uint8_t (*part)[1024], uint32_t n)
+{
+	assert_int_equal(rcf_wait_wc(0, wc, 1), 1);
+	assert_int_equal(wc->status, ROCE_WC_SUCCESS);
+	assert_int_equal(wc->wr_id, id);
+	for (uint32_t i = 0; i < n; i++)
+		assert_memory_equal(rcf_s[0].buf + off + i * 1024, part[i], 1024);
+}
+
 /*
  * Issue 11 item 12: droce-perf as the READ requester against rxe (ib_read_bw, 2 and 4 MiB
  * READs) ended in RETRY_EXC_ERR. An early retransmit re-issued a READ during rxe's turnaround
@@ -851,11 +891,7 @@ static void read_reissue_rules(void **st)
 	rcf_forge_read_resp_to_a(ROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE, p + 1, part[1], 1024);
 	rcf_forge_read_resp_to_a(ROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE, p + 2, part[2], 1024);
 	rcf_forge_read_resp_to_a(ROCE_OP_RC_RDMA_READ_RESPONSE_LAST, p + 3, part[3], 1024);
-	assert_int_equal(rcf_wait_wc(0, &wc, 1), 1);
-	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
-	assert_int_equal(wc.wr_id, 2);
-	for (int i = 0; i < 4; i++)
-		assert_memory_equal(rcf_s[0].buf + (18u << 20) + i * 1024, part[i], 1024);
+	assert_read_done(&wc, 2, 18u << 20, part, 4);
 	rcf_disconnect_pair();
 }
 
@@ -869,26 +905,16 @@ static void read_reissue_rules(void **st)
  */
 static void read_backlog_wait(void **st)
 {
-	struct roce_qp *qa;
-	struct roce_qp_attr a = {.qp_state = ROCE_QPS_ERR};
+	struct roce_qp *qa = silenced_pair(14); /* 67 ms, spread up to 134 ms */
 	static uint8_t part[4][1024];
 	uint64_t tx, end;
 	struct roce_wc wc;
 	uint32_t p;
 	(void)st;
 
-	rcf_qp_timeout = 14; /* 67 ms, spread up to 134 ms */
-	rcf_connect_pair(ROCE_MTU_1024, 7, 1);
-	rcf_qp_timeout = 10;
-	qa = rcf_s[0].qp;
-	assert_int_equal(roce_modify_qp(rcf_s[1].qp, &a, ROCE_QP_STATE), 0);
 	for (int i = 0; i < 4; i++)
 		rcf_fill(part[i], sizeof(part[i]), 60 + (uint32_t)i);
-	p = qa->req.psn;
-	rcf_post(0, ROCE_WR_RDMA_READ, 5, 18u << 20, 4096, (uintptr_t)rcf_s[1].buf,
-		 rcf_s[1].mr->rkey);
-	rcf_drive(1);
-	assert_int_equal(qa->req.psn, (p + 4) & 0xffffff);
+	p = post_read(qa, 5, 18u << 20, 4);
 	rcf_forge_read_resp_to_a(ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST, p, part[0], 1024);
 	assert_int_equal(qa->comp.read_off, 1024);
 	/* the configured timeout only: no RTT estimate, so no early retransmit */
@@ -924,11 +950,7 @@ static void read_backlog_wait(void **st)
 	rcf_forge_read_resp_to_a(ROCE_OP_RC_RDMA_READ_RESPONSE_FIRST, p + 1, part[1], 1024);
 	rcf_forge_read_resp_to_a(ROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE, p + 2, part[2], 1024);
 	rcf_forge_read_resp_to_a(ROCE_OP_RC_RDMA_READ_RESPONSE_LAST, p + 3, part[3], 1024);
-	assert_int_equal(rcf_wait_wc(0, &wc, 1), 1);
-	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
-	assert_int_equal(wc.wr_id, 5);
-	for (int i = 0; i < 4; i++)
-		assert_memory_equal(rcf_s[0].buf + (18u << 20) + i * 1024, part[i], 1024);
+	assert_read_done(&wc, 5, 18u << 20, part, 4);
 	rcf_disconnect_pair();
 }
 
@@ -944,28 +966,16 @@ static void read_backlog_wait(void **st)
  */
 static void read_ahead_placement(void **st)
 {
-	struct roce_qp *qa;
-	struct roce_qp_attr a = {.qp_state = ROCE_QPS_ERR};
+	struct roce_qp *qa = silenced_pair(16); /* 268 ms: no timeout while the test forges */
 	static uint8_t part[8][1024];
 	struct roce_wc wc;
 	uint32_t p;
 	(void)st;
 
-	rcf_qp_timeout = 16; /* 268 ms: no timeout while the test forges */
-	rcf_connect_pair(ROCE_MTU_1024, 7, 1);
-	rcf_qp_timeout = 10;
-	qa = rcf_s[0].qp;
-	assert_int_equal(roce_modify_qp(rcf_s[1].qp, &a, ROCE_QP_STATE), 0);
 	for (int i = 0; i < 8; i++)
 		rcf_fill(part[i], sizeof(part[i]), 80 + (uint32_t)i);
 	memset(rcf_s[0].buf + (19u << 20), 0, 8192);
-	p = qa->req.psn;
-	rcf_post(0, ROCE_WR_RDMA_READ, 9, 19u << 20, 8192, (uintptr_t)rcf_s[1].buf,
-		 rcf_s[1].mr->rkey);
-	rcf_drive(1);
-	assert_int_equal(qa->req.psn, (p + 8) & 0xffffff);
-	qa->comp.srtt = 0; /* the configured timeout only: no early retransmit */
-	qa->comp.sample_tsc = 0;
+	p = post_read(qa, 9, 19u << 20, 8);
 #define RESP(op, k)                                                                                \
 	rcf_forge_read_resp_to_a(ROCE_OP_RC_RDMA_READ_RESPONSE_##op, p + (k), part[k], 1024)
 	/* the first stream: FIRST, p+1 lost, p+2 and p+3 placed ahead; one re-issue from p+1 */
@@ -1002,12 +1012,8 @@ static void read_ahead_placement(void **st)
 	/* the second replay's first response completes the READ with everything placed */
 	RESP(MIDDLE, 4);
 #undef RESP
-	assert_int_equal(rcf_wait_wc(0, &wc, 1), 1);
-	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
-	assert_int_equal(wc.wr_id, 9);
+	assert_read_done(&wc, 9, 19u << 20, part, 8);
 	assert_int_equal(wc.byte_len, 8192);
-	for (int i = 0; i < 8; i++)
-		assert_memory_equal(rcf_s[0].buf + (19u << 20) + i * 1024, part[i], 1024);
 	assert_int_equal(qa->comp.ahead_n, 0);
 	assert_int_equal(qa->cnt[ROCE_QPC_timeouts], 0);
 
@@ -1016,12 +1022,7 @@ static void read_ahead_placement(void **st)
 	 * is re-issued from there at once (not after the timer) */
 	for (int i = 0; i < 8; i++)
 		rcf_fill(part[i], sizeof(part[i]), 90 + (uint32_t)i);
-	p = qa->req.psn;
-	rcf_post(0, ROCE_WR_RDMA_READ, 10, 19u << 20, 8192, (uintptr_t)rcf_s[1].buf,
-		 rcf_s[1].mr->rkey);
-	rcf_drive(1);
-	qa->comp.srtt = 0;
-	qa->comp.sample_tsc = 0;
+	p = post_read(qa, 10, 19u << 20, 8);
 #define RESP(op, k)                                                                                \
 	rcf_forge_read_resp_to_a(ROCE_OP_RC_RDMA_READ_RESPONSE_##op, p + (k), part[k], 1024)
 	RESP(FIRST, 0);
@@ -1039,11 +1040,7 @@ static void read_ahead_placement(void **st)
 	assert_int_equal(qa->cnt[ROCE_QPC_retransmits], 4);
 	RESP(MIDDLE, 4);
 #undef RESP
-	assert_int_equal(rcf_wait_wc(0, &wc, 1), 1);
-	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
-	assert_int_equal(wc.wr_id, 10);
-	for (int i = 0; i < 8; i++)
-		assert_memory_equal(rcf_s[0].buf + (19u << 20) + i * 1024, part[i], 1024);
+	assert_read_done(&wc, 10, 19u << 20, part, 8);
 	assert_int_equal(qa->cnt[ROCE_QPC_timeouts], 0);
 	rcf_disconnect_pair();
 }
