@@ -74,6 +74,7 @@ static void usage(FILE *f, const char *prog)
 		"                        [qkey=K]), once, or once per QP; with --cm: the peer's\n"
 		"                        region (rkey=K,va=A,len=N)\n"
 		"      --cm              flow: the RDMA CM connects each RC QP to --peer ADDR:PORT\n"
+		"                        (REQ, REP, RTU), or resolves each UD QP's peer (SIDR)\n"
 		"      --qps N           flow: QPs, the server's -q (default 1)\n"
 		"      --depth N         flow: WRs in flight per QP (default 16)\n"
 		"      --seconds N       flow: how long (default 5)\n"

@@ -5,8 +5,9 @@
  * The peer's keys come from a perftest server (ib_write_bw or ib_read_bw -q N on Linux, rxe or
  * a ConnectX; droce-perf: the control thread plays perftest's client on TCP, gen_pt.c), from
  * stdin (--manual: the control thread prints droce's keys per QP and reads the peer's, a line
- * per QP) or from the command line (--keys, UD). The run, on the main lcore (an enum and step
- * functions, STYLE section 4):
+ * per QP) or from the command line (--keys, UD), or the RDMA CM makes them (--cm: REQ, REP
+ * and RTU for RC; SIDR_REQ and SIDR_REP for UD, which name the peer's QP and Q_Key). The run,
+ * on the main lcore (an enum and step functions, STYLE section 4):
  *   KEYS   until the keys are in, then the QPs to RTR and RTS (RC: path MTU as agreed, the
  *          peer's address, DSCP/PCP/ECN of the profile; UD: an address handle, the peer's
  *          address resolved);
@@ -637,7 +638,22 @@ static uint32_t inflight(void)
 
 static enum flow_state start_run(uint64_t now);
 
-/* --cm: a REQ per QP to --peer ADDR:PORT; RUN once every one is ESTABLISHED */
+/* --cm, UD: SIDR_REP named the peer's QP and Q_Key (the CM moved ours to RTS with the UDP
+ * port space's Q_Key); the datagrams go to its address. @return 0 or -1. */
+static int sidr_resolved(struct flow_qp *q, const struct roce_cm_event *ev)
+{
+	struct roce_path path;
+
+	memset(&path, 0, sizeof(path));
+	fill_path(&path);
+	q->theirs.qpn = ev->qp_num;
+	q->qkey = ev->qkey;
+	q->ah = roce_create_ah(fl.pd, &path);
+	return q->ah ? 0 : -1;
+}
+
+/* --cm: a REQ per QP to --peer ADDR:PORT (a SIDR_REQ for UD); RUN once every one is
+ * ESTABLISHED (for UD: SIDR_REP came) */
 static enum flow_state step_cm(uint64_t now)
 {
 	struct roce_cm_event ev;
@@ -648,12 +664,13 @@ static enum flow_state step_cm(uint64_t now)
 					       .retry_count = 7,
 					       .rnr_retry_count = 7,
 					       .local_ack_timeout = FLOW_TIMEOUT};
+		enum roce_cm_ps ps = fl.o.mix.ud ? ROCE_CM_PS_UDP : ROCE_CM_PS_TCP;
 
 		fl.deadline = now + 20 * rte_get_tsc_hz();
 		for (uint32_t i = 0; i < fl.o.qps; i++) {
 			struct flow_qp *q = &fl.q[i];
 
-			q->id = roce_cm_create_id(fl.cm, ROCE_CM_PS_TCP, q);
+			q->id = roce_cm_create_id(fl.cm, ps, q);
 			if (!q->id ||
 			    roce_cm_connect(q->id, &fl.o.server, fl.o.port, q->qp, &p) != 0) {
 				snprintf(fl.why, sizeof(fl.why), "QP %u: the CM connect failed", i);
@@ -667,9 +684,17 @@ static enum flow_state step_cm(uint64_t now)
 		if (!q)
 			continue;
 		if (ev.event == ROCE_CM_EVENT_ESTABLISHED && !q->up) {
+			if (fl.o.mix.ud && sidr_resolved(q, &ev) != 0) {
+				snprintf(fl.why, sizeof(fl.why),
+					 "QP %u: no address handle for the peer",
+					 (uint32_t)(q - fl.q));
+				return FL_DONE;
+			}
 			q->up = true;
-			q->theirs.qpn = ev.id->remote_qpn;
-			q->theirs.out_reads = ev.responder_resources;
+			if (!fl.o.mix.ud) {
+				q->theirs.qpn = ev.id->remote_qpn;
+				q->theirs.out_reads = ev.responder_resources;
+			}
 			fl.nup++;
 		} else if (ev.event == ROCE_CM_EVENT_REJECTED ||
 			   ev.event == ROCE_CM_EVENT_UNREACHABLE ||
@@ -771,7 +796,7 @@ static enum flow_state step_drain(uint64_t now)
 		snprintf(fl.why, sizeof(fl.why), "%u WRs still in flight %d s after the end",
 			 inflight(), FLOW_DRAIN_S);
 	__atomic_store_n(&fl.run_done, 1, __ATOMIC_RELEASE);
-	for (uint32_t i = 0; i < fl.o.qps; i++)
+	for (uint32_t i = 0; i < fl.o.qps && !fl.o.mix.ud; i++) /* UD: nothing to end */
 		if (fl.q[i].up)
 			roce_cm_disconnect(fl.q[i].id); /* DREQ: the peer sees the end */
 	fl.done_at = now + rte_get_tsc_hz() / 5;
@@ -851,7 +876,8 @@ int gen_flow_finish(void)
 			       ",\"timeouts\":%" PRIu64 ",\"errors\":%" PRIu64
 			       ",\"flushed\":%" PRIu64 ",\"short_reads\":%" PRIu64
 			       ",\"first_error\":\"%s\",\"write\":%" PRIu64 ",\"read\":%" PRIu64
-			       ",\"send\":%" PRIu64 ",\"atomic\":%" PRIu64 ",\"write_max\":%u}",
+			       ",\"send\":%" PRIu64 ",\"atomic\":%" PRIu64 ",\"write_max\":%u,"
+			       "\"peer_qkey\":%u}",
 			       i ? "," : "", q->mine.qpn, q->theirs.qpn, q->posted, q->msgs,
 			       q->bytes, secs > 0 ? (double)q->bytes * 8 / secs / 1e9 : 0,
 			       st[i].tx_pkts, st[i].acks_rx, st[i].nak_seq_rx, st[i].rnr_nak_rx,
@@ -859,7 +885,7 @@ int gen_flow_finish(void)
 			       q->flushed, q->short_reads,
 			       q->errors ? roce_wc_status_str(q->first_error) : "",
 			       q->ops[GEN_FLOW_WRITE], q->ops[GEN_FLOW_READ], q->ops[GEN_FLOW_SEND],
-			       q->ops[GEN_FLOW_ATOMIC], q->write_max);
+			       q->ops[GEN_FLOW_ATOMIC], q->write_max, fl.o.mix.ud ? q->qkey : 0);
 		}
 		printf("],\"messages\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"gbps\":%.4f,"
 		       "\"errors\":%" PRIu64 "}\n",

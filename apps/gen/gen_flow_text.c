@@ -307,8 +307,8 @@ uint32_t gen_flow_keys_needed(const struct gen_flow_opts *o)
 	const uint32_t *w = o->mix.weight;
 	uint32_t need = 1u << GEN_KEY_QPN;
 
-	if (o->mix.ud)
-		return need;
+	if (o->mix.ud) /* over the CM, SIDR_REP gives the QPN and the Q_Key */
+		return o->xchg == GEN_XCHG_CM ? 0 : need;
 	need |= 1u << GEN_KEY_PSN;
 	if (o->xchg == GEN_XCHG_CM) /* the CM exchanges the QPNs and PSNs */
 		need &= ~(1u << GEN_KEY_QPN | 1u << GEN_KEY_PSN);
@@ -394,9 +394,9 @@ int gen_flow_check(const struct gen_flow_opts *o)
 		}
 		return 0;
 	}
-	if (o->xchg == GEN_XCHG_CM && o->mix.ud) {
-		fprintf(stderr, "droce-gen: --cm connects RC QPs; a UD flow takes the peer's QPN "
-				"from --keys or --manual\n");
+	if (o->xchg == GEN_XCHG_CM && o->mix.ud && o->nkeys) {
+		fprintf(stderr, "droce-gen: --cm --flow ud: the peer's QPN and Q_Key come from its "
+				"SIDR_REP; --keys names them without the CM (one or the other)\n");
 		return -1;
 	}
 	if (o->xchg == GEN_XCHG_CM && (o->dscp_set || o->pcp_set)) {

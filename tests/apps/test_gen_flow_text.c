@@ -227,12 +227,20 @@ static void test_profile_rules(void **state)
 	o = opts("ud", GEN_XCHG_MANUAL);
 	o.nkeys = 1; /* --keys with --manual */
 	assert_int_equal(gen_flow_check(&o), -1);
-	/* --cm: RC only; the region from --keys (once or per QP) when the mix is one-sided; no
-	 * QP-level marking (the CM sets the path) */
+	/* --cm: RC by REQ/REP/RTU, UD by SIDR (its QPN and Q_Key from SIDR_REP, so no --keys);
+	 * the region from --keys (once or per QP) when the mix is one-sided; no QP-level marking
+	 * (the CM sets the path) */
 	o = opts("send", GEN_XCHG_CM);
 	assert_int_equal(gen_flow_keys_needed(&o), 0);
 	assert_int_equal(gen_flow_check(&o), 0);
 	o = opts("ud", GEN_XCHG_CM);
+	assert_int_equal(gen_flow_keys_needed(&o), 0);
+	assert_int_equal(gen_flow_check(&o), 0);
+	o.nkeys = 1; /* the SIDR_REP names the peer's QP: --keys is refused */
+	o.keys[0].have = 1u << GEN_KEY_QPN;
+	assert_int_equal(gen_flow_check(&o), -1);
+	o = opts("ud", GEN_XCHG_CM);
+	o.size[1] = 8192; /* a datagram is one packet, over the CM too */
 	assert_int_equal(gen_flow_check(&o), -1);
 	o = opts("write,atomic", GEN_XCHG_CM);
 	assert_int_equal(gen_flow_check(&o), -1); /* no region */

@@ -23,6 +23,12 @@
 #          to it (REQ, REP, RTU), the region from --keys, the mix as above, 3 s: gen_peer
 #          accepted 2 connections, received exactly droce-gen's SENDs, its counter is exactly
 #          the FETCH_ADDs, the pattern covers the largest WRITE, and droce-gen's DREQs arrived.
+#   udcm:  gen_peer listens in librdmacm's UDP port space; droce-gen --cm --flow ud resolves
+#          its 2 UD QPs' peer by SIDR (SIDR_REQ, SIDR_REP: a UD QP of gen_peer's for each, and
+#          the Q_Key 0x01234567), no keys given, sizes 64,1000, 300 datagrams a second for 3 s:
+#          gen_peer answered 2 SIDR_REQs and each of its QPs received exactly what one of
+#          droce-gen's QPs sent, each payload right; droce-gen reports the QPNs and Q_Key the
+#          SIDR_REPs gave (gen_peer's QPs, 0x01234567).
 # The wire: every RoCE frame of all runs decodes in tshark as InfiniBand with nothing
 # malformed and every ICRC good (wire_check.py).
 # Usage: gen_flow.sh APPS_DIR [ARTIFACT_DIR]     (APPS_DIR holds droce-gen)
@@ -246,6 +252,41 @@ PY
 check "cm: gen_peer accepted 2 connections and saw exactly droce-gen's SENDs, FETCH_ADDs and WRITE bytes" cm_agree
 check "cm: droce-gen's DREQs reached gen_peer (DISCONNECTED for both connections)" \
 	bash -c "[ \$(grep -c 'a connection ended' '$LABI_DIR/cm.peer') = 2 ]"
+
+# udcm: UD over the CM, the peer's QPs found by SIDR
+vm_run vm1 "/tmp/gen_peer udcm -s 1024 -r 1024 -t 60 $VMIP 18517 > /tmp/peer_udcm.out 2>&1" 120 > /dev/null 2>&1 &
+vmjob=$!
+peer_out=$(peer_wait /tmp/peer_udcm.out)
+prc=$?
+check "udcm: gen_peer listens for SIDR_REQs on port 18517" test $prc = 0
+ip netns exec "$LABI_DNS" timeout 90 "$GEN" -c "$LABI_DIR/flow.ini" -j -p "$VMIP:18517" --cm \
+	--flow ud --qps 2 --depth 8 --seconds 3 --sizes 64,1000 --pps 300 \
+	> "$LABI_DIR/udcm.json" 2> "$LABI_DIR/udcm.err"
+RC=$?
+sleep 1 # the last datagrams through rxe
+peer_end udcm /tmp/peer_udcm.out
+echo "# udcm: droce-gen exit $RC"
+[ $RC = 0 ] || grep -v '^EAL\|qdisc\|tap_\|TELEMETRY\|rte flow' "$LABI_DIR/udcm.err" | tail -5 | sed 's/^/#   /'
+check "udcm: droce-gen exits 0 and gen_peer exits 0 (payloads right, its QPs in RTS)" [ "$RC/$PRC" = 0/0 ]
+udcm_agree() {
+	python3 - "$LABI_DIR/udcm.json" "$LABI_DIR/udcm.peer" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+q = d['per_qp']
+sent = sorted(x['send'] for x in q)
+r = [dict(w.split('=', 1) for w in l.split()[1:]) for l in open(sys.argv[2]) if l.startswith('RESULT ')]
+got = sorted(int(x['recvs']) for x in r)
+acc = sorted(int(l.split('qpn=')[1], 16) for l in open(sys.argv[2]) if 'cm: accepted qp' in l)
+peers = sorted(x['peer_qpn'] for x in q)
+qkeys = [hex(x['peer_qkey']) for x in q]
+print(f"#   gen_peer accepted {len(acc)} SIDR_REQs with its QPs {acc}; droce-gen's QPs sent to {peers} "
+      f"with Q_Keys {qkeys} (keys: {d.get('keys')}): {sent} datagrams; gen_peer's QPs received {got}")
+sys.exit(0 if len(acc) == 2 and len(q) == 2 and peers == acc and all(s > 0 for s in sent) and
+         got == sent and d.get('keys') == 'cm' and all(k == '0x1234567' for k in qkeys) and
+         all(x['bad_payload'] == '0' for x in r) else 1)
+PY
+}
+check "udcm: SIDR_REPs named gen_peer's 2 QPs and the UDP Q_Key, and each of them received exactly one droce QP's datagrams" udcm_agree
 
 lab_capture_stop
 droce_mac=$(sed -nE 's/.*port 0 ([0-9A-Fa-f:]{17}) .*/\1/p' "$LABI_DIR/write.err" | head -1)

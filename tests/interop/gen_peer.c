@@ -23,6 +23,12 @@
  *       One UD QP with Q_Key QKEY (default 0x11111111) and NRECV receives of MAX bytes plus the
  *       40-byte GRH; prints "gen_peer: ud qpn=0x.. qkey=0x.." and "gen_peer: ready", then
  *       counts the datagrams and checks their payloads the same way.
+ *   gen_peer udcm [-s MAX] [-r NRECV] [-t S] IP PORT
+ *       An RDMA CM listener in the UDP port space (librdmacm, RDMA_PS_UDP) on IP:PORT: each
+ *       SIDR_REQ it accepts (up to 16) gets a UD QP of its own, which librdmacm brings to RTS
+ *       with the port space's Q_Key (0x01234567), NRECV receives as in ud mode, and a
+ *       SIDR_REP naming it ("gen_peer: cm: accepted qp I qpn=0x.."); its datagrams are counted
+ *       and checked as in ud mode.
  * It runs until SIGINT or SIGTERM (or -t S seconds, default 120), then prints per QP
  *   RESULT qp=I recvs=N recv_bytes=B bad_payload=N counter=C write_prefix=L state=S
  * counter: the region's first 8 bytes (the sum of droce's FETCH_ADDs of 1); write_prefix: how
@@ -64,7 +70,7 @@ struct peer_qp {
 };
 
 static struct {
-	bool ud, cm;
+	bool ud, cm; /* udcm: both */
 	struct rdma_event_channel *ec;
 	struct rdma_cm_id *listen;
 	struct ibv_mr *cm_mr; /* cm: the one region every connection shares */
@@ -267,11 +273,13 @@ static void cm_accept(struct rdma_cm_id *id)
 					      .max_recv_wr = P.nrecv,
 					      .max_send_sge = 1,
 					      .max_recv_sge = 1},
-				      .qp_type = IBV_QPT_RC};
+				      .qp_type = P.ud ? IBV_QPT_UD : IBV_QPT_RC};
 	struct rdma_conn_param cp = {.responder_resources = 16,
 				     .initiator_depth = 1,
 				     .retry_count = 7,
 				     .rnr_retry_count = 7};
+	struct rdma_conn_param ucp = {0}; /* UD: SIDR_REP names the QP and its Q_Key */
+	uint32_t rlen = P.max + (P.ud ? GRH : 0);
 	struct peer_qp *q;
 
 	if (P.nqps == MAX_QPS || rdma_create_qp(id, P.pd, &ia) != 0) {
@@ -284,10 +292,9 @@ static void cm_accept(struct rdma_cm_id *id)
 	q->qp = id->qp;
 	q->region = P.cm_region;
 	q->mr = P.cm_mr;
-	q->rbuf = malloc((size_t)P.max * P.nrecv);
-	q->rmr =
-		q->rbuf ? ibv_reg_mr(P.pd, q->rbuf, (size_t)P.max * P.nrecv, IBV_ACCESS_LOCAL_WRITE)
-			: NULL;
+	q->rbuf = malloc((size_t)rlen * P.nrecv);
+	q->rmr = q->rbuf ? ibv_reg_mr(P.pd, q->rbuf, (size_t)rlen * P.nrecv, IBV_ACCESS_LOCAL_WRITE)
+			 : NULL;
 	if (!q->rmr) {
 		fprintf(stderr, "gen_peer: cm: receive buffers: %s\n", strerror(errno));
 		rdma_reject(id, NULL, 0);
@@ -297,7 +304,7 @@ static void cm_accept(struct rdma_cm_id *id)
 	for (uint32_t k = 0; k < P.nrecv; k++)
 		if (post_recv(q, k))
 			fprintf(stderr, "gen_peer: cm: ibv_post_recv failed\n");
-	if (rdma_accept(id, &cp) != 0)
+	if (rdma_accept(id, P.ud ? &ucp : &cp) != 0)
 		fprintf(stderr, "gen_peer: cm: rdma_accept: %s\n", strerror(errno));
 	else
 		printf("gen_peer: cm: accepted qp %d qpn=%#x\n", P.nqps - 1, id->qp->qp_num);
@@ -323,7 +330,7 @@ static int cm_setup(const char *ip, const char *port)
 	if (inet_pton(AF_INET, ip, &sin.sin_addr) != 1)
 		return usage();
 	P.ec = rdma_create_event_channel();
-	if (!P.ec || rdma_create_id(P.ec, &P.listen, NULL, RDMA_PS_TCP) ||
+	if (!P.ec || rdma_create_id(P.ec, &P.listen, NULL, P.ud ? RDMA_PS_UDP : RDMA_PS_TCP) ||
 	    rdma_bind_addr(P.listen, (struct sockaddr *)&sin) || !P.listen->verbs)
 		return die("rdma_cm listener");
 	P.ctx = P.listen->verbs;
@@ -345,8 +352,9 @@ static int cm_setup(const char *ip, const char *port)
 
 		fcntl(P.ec->fd, F_SETFL, fl | O_NONBLOCK);
 	}
-	printf("gen_peer: cm rkey=%#x va=%#" PRIx64 " len=%u\n", P.cm_mr->rkey,
-	       (uint64_t)(uintptr_t)P.cm_region, P.off + P.max);
+	if (!P.ud) /* udcm: datagrams only, no region to name */
+		printf("gen_peer: cm rkey=%#x va=%#" PRIx64 " len=%u\n", P.cm_mr->rkey,
+		       (uint64_t)(uintptr_t)P.cm_region, P.off + P.max);
 	return 0;
 }
 
@@ -390,7 +398,8 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: gen_peer rc [-s MAX] [-o OFF] [-r NRECV] [-t S] KEYS...\n"
 			"       gen_peer cm [-s MAX] [-o OFF] [-r NRECV] [-t S] IP PORT\n"
-			"       gen_peer ud [-s MAX] [-r NRECV] [-q QKEY] [-t S]\n");
+			"       gen_peer ud [-s MAX] [-r NRECV] [-q QKEY] [-t S]\n"
+			"       gen_peer udcm [-s MAX] [-r NRECV] [-t S] IP PORT\n");
 	return 2;
 }
 
@@ -401,10 +410,11 @@ int main(int argc, char **argv)
 	int c, rc = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc < 2 || (strcmp(argv[1], "rc") && strcmp(argv[1], "ud") && strcmp(argv[1], "cm")))
+	if (argc < 2 || (strcmp(argv[1], "rc") && strcmp(argv[1], "ud") && strcmp(argv[1], "cm") &&
+			 strcmp(argv[1], "udcm")))
 		return usage();
-	P.ud = strcmp(argv[1], "ud") == 0;
-	P.cm = strcmp(argv[1], "cm") == 0;
+	P.ud = strcmp(argv[1], "ud") == 0 || strcmp(argv[1], "udcm") == 0;
+	P.cm = strcmp(argv[1], "cm") == 0 || strcmp(argv[1], "udcm") == 0;
 	optind = 2;
 	while ((c = getopt(argc, argv, "s:o:r:q:t:")) != -1) {
 		unsigned long v = strtoul(optarg, NULL, 0);
@@ -527,7 +537,7 @@ ready:
 		printf("RESULT qp=%d recvs=%" PRIu64 " recv_bytes=%" PRIu64 " bad_payload=%" PRIu64
 		       " counter=%" PRIu64 " write_prefix=%u state=%s\n",
 		       i, q->recvs, q->recv_bytes, q->bad, counter, prefix, st);
-		if (q->bad || (!P.cm && strcmp(st, "RTS") != 0))
+		if (q->bad || ((!P.cm || P.ud) && strcmp(st, "RTS") != 0))
 			rc = 1; /* cm: droce-gen's DREQ moved the QP to ERR, as it should */
 	}
 	return rc;
