@@ -153,7 +153,7 @@ static int parse_ipv4(const struct rte_mbuf *m, const uint8_t *l3, uint16_t hdr_
 	case RTE_MBUF_F_RX_IP_CKSUM_BAD:
 		return fail(p, STK_DROP_IP4_CSUM);
 	default:
-		if (rte_raw_cksum(ip, ihl) != 0xffff)
+		if (stk_ip4_hdr_sum(ip, ihl) != 0xffff)
 			return fail(p, STK_DROP_IP4_CSUM);
 	}
 	p->l3_len = tot;

@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_byteorder.h>
 #include <rte_ether.h>
@@ -153,6 +154,32 @@ int stk_parse(const struct rte_mbuf *m, struct stk_pkt *p);
  * @param l4_off  offset of the L4 header from the start of @p m's data
  */
 uint16_t stk_l4_cksum_mbuf(const struct rte_mbuf *m, const void *l3, int family, uint32_t l4_off);
+
+/**
+ * One's complement sum (RFC 1071) of an IPv4 header of @p len bytes (its IHL x 4: a multiple
+ * of 4), folded to 16 bits and not complemented, as rte_raw_cksum() gives it: 0xffff when the
+ * header's checksum verifies; the checksum to send (with the field zeroed) is its complement.
+ * Four bytes at a time into a 64-bit sum (DPDK 22.11's rte_raw_cksum() adds 16-bit words one by
+ * one, a dependency chain that cost 4 % of a 64 B RDMA WRITE's CPU, two headers per message).
+ * The header needs no alignment.
+ */
+static inline uint16_t stk_ip4_hdr_sum(const void *hdr, unsigned len)
+{
+	const uint8_t *p = (const uint8_t *)hdr;
+	uint64_t s = 0;
+
+	for (unsigned i = 0; i + 4 <= len; i += 4) {
+		uint32_t w;
+
+		memcpy(&w, p + i, 4);
+		s += w;
+	}
+	s = (s & 0xffffffffu) + (s >> 32);
+	s = (s & 0xffffffffu) + (s >> 32);
+	s = (s & 0xffffu) + (s >> 16);
+	s = (s & 0xffffu) + (s >> 16);
+	return (uint16_t)s;
+}
 
 struct stk_iface;
 
