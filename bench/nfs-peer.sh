@@ -161,6 +161,12 @@ run() {
 	done
 	wait $c
 	local rc=$?
+	if [ ! -s "$W/$srv-$job-$VERS.json" ]; then
+		echo "# $srv $job NFS $VERS: droce-nfsperf exit $rc and no JSON; its last lines:"
+		tail -5 "$W/$srv-$job-$VERS.out" | sed 's/^/#   /'
+		echo '{"jobs": []}' > "$W/$srv-$job-$VERS.json"
+		[ $rc = 0 ] && rc=1
+	fi
 	s1=$(cpu_of "$SRV")
 	m1=$(machine_busy)
 	python3 - "$W/$srv-$job-$VERS.json" "$srv" "$job" "$rc" "$((s1 - s0))" "$((m1 - m0 - ct))" "$HZ" \
@@ -168,6 +174,12 @@ run() {
 import json, sys
 path, srv, job, rc, sticks, mticks, hz, vers = sys.argv[1:]
 d = json.load(open(path))
+if not d["jobs"]:  # the run failed before its report (run() said why): a row that counts it
+    print(json.dumps({"server": srv, "nfs": vers, "job": job, "exit": int(rc) or 1, "errors": 0,
+                      "iops": 0, "mib_s": 0, "ios": 0, "runtime_s": 0, "p50_us": 0, "p99_us": 0,
+                      "server_cpu_s": 0, "machine_cpu_s": 0, "iops_per_server_cpu_s": 0,
+                      "iops_per_machine_cpu_s": 0}))
+    sys.exit(0)
 iops = sum(j["read"]["iops"] + j["write"]["iops"] for j in d["jobs"])
 mib_s = sum(j["read"]["bw_bytes"] + j["write"]["bw_bytes"] for j in d["jobs"]) / 1048576.0
 rt = max(j["job_runtime"] for j in d["jobs"]) / 1000.0
@@ -190,7 +202,7 @@ PY
 : > "$W/rows"
 CNS=$NS
 CARGS=(--transport tcp --server 127.0.0.1)
-for srv in droce ganesha ${LCORE:+droce-lcore}; do
+for srv in ${TCP_SERVERS-droce ganesha} ${LCORE:+droce-lcore}; do
 	start $srv || exit 1
 	# lay the files out (not measured): a short randread makes and fills them
 	ip netns exec "$NS" timeout 300 "$PERF" --transport tcp --server 127.0.0.1 \
@@ -206,45 +218,72 @@ for srv in droce ganesha ${LCORE:+droce-lcore}; do
 done
 ip netns del "$NS" 2>/dev/null
 
-# droce-nfsd over RDMA: two droce stacks (net_af_packet over a veth pair, scripts/lab.sh), the
-# client's lcore on core 0 and the server's on core 1; both lcores poll, so the server's CPU
-# time is the run's wall time whatever the load (the cycles it spent working are less)
-if [ -z "${NO_RDMA:-}" ]; then
-	HERE=$(cd "$(dirname "$0")" && pwd)
-	LAB_ID=p$$ LAB_DIR=$W/lab LAB_HUGEPAGES=${LAB_HUGEPAGES:-no}
+# droce-nfsd over RDMA: two droce stacks in two namespaces (scripts/lab.sh), the client's lcore
+# on core 0 and the server's on core 1; both lcores poll, so the server's CPU time is the run's
+# wall time whatever the load (the cycles it spent working are less). Two links between them:
+#   droce-rdma   net_af_packet over a veth pair (the kernel's veth and AF_PACKET rings);
+#   droce-memif  net_memif, the server's port the memif server and the client's its client, on
+#                one socket (copy mode; the buffers hold a whole frame, 1920 bytes for the
+#                1518-byte frames, below the 2048-byte mbuf room, as rc-bench-link.c explains).
+# MOUNT and the portmapper go over the kernel's TCP through each side's exception TAP either way.
+# RDMA_LINKS picks them (default "af_packet memif"); TCP_SERVERS="" leaves the TCP servers out.
+rdma_run() { # LABEL LINK
+	local label=$1 link=$2 i
+	LAB_ID=p$$${link:0:1} LAB_DIR=$W/lab-$link LAB_HUGEPAGES=${LAB_HUGEPAGES:-no}
 	. "$HERE/../scripts/lab.sh"
 	mkdir -p "$LAB_DIR"
 	lab_up
 	lab_config a "$LAB_VETH_A" "$LAB_TAP_A" "$LAB_IP4_A" "$LAB_IP6_A" 0
 	lab_config b "$LAB_VETH_B" "$LAB_TAP_B" "$LAB_IP4_B" "$LAB_IP6_B" 1
 	sed -i 's/^memory = .*/memory = 512/' "$LAB_DIR/a.ini" "$LAB_DIR/b.ini"
+	if [ "$link" = memif ]; then
+		for side in a b; do
+			role=client
+			[ $side = b ] && role=server
+			# a fixed MAC: memif picks a random one per start, and the peer's kernel
+			# (the exception TAP's ARP cache) would keep sending to the last one
+			mac=02:77:00:00:00:0$([ $side = a ] && echo 1 || echo 2)
+			sed -i "s|^vdev = .*|vdev = net_memif_$side,role=$role,id=0,socket=$LAB_DIR/memif.sock,socket-abstract=no,bsize=1920,mac=$mac|" \
+				"$LAB_DIR/$side.ini"
+		done
+	fi
 	echo "$EXP 10.77.0.0/24(rw,no_root_squash,insecure)" > "$W/exports.rdma"
 	printf '\n[nfs]\nversions = 3,4.1\ngrace = 0\n' >> "$LAB_DIR/b.ini"
 	ip netns exec "$LAB_NS_B" "$NFSD" --config "$LAB_DIR/b.ini" --exports "$W/exports.rdma" \
-		--state "$W/state" --seconds 3600 > "$W/droce-rdma.log" 2>&1 &
+		--state "$W/state" --seconds 3600 > "$W/$label.log" 2>&1 &
 	SRV=$!
 	PIDS+=($SRV)
 	for ((i = 0; i < 150; i++)); do
-		grep -q '^serving at' "$W/droce-rdma.log" && break
+		grep -q '^serving at' "$W/$label.log" && break
 		sleep 0.2
 	done
 	CNS=$LAB_NS_A
 	CARGS=(--config "$LAB_DIR/a.ini" --transport rdma --server "$LAB_IP4_B")
 	for VERS in 3 4.1; do
-		run droce-rdma randread-4k --rw randread --bs 4k
-		run droce-rdma randwrite-4k --rw randwrite --bs 4k
-		run droce-rdma read-1m --rw read --bs 1m
-		run droce-rdma write-1m --rw write --bs 1m
+		run $label randread-4k --rw randread --bs 4k
+		run $label randwrite-4k --rw randwrite --bs 4k
+		run $label read-1m --rw read --bs 1m
+		run $label write-1m --rw write --bs 1m
 	done
 	stop
 	lab_down
+}
+if [ -z "${NO_RDMA:-}" ]; then
+	HERE=$(cd "$(dirname "$0")" && pwd)
+	for link in ${RDMA_LINKS:-af_packet memif}; do
+		case $link in
+		af_packet) rdma_run droce-rdma af_packet ;;
+		memif) rdma_run droce-memif memif ;;
+		*) echo "# RDMA_LINKS: $link is not af_packet or memif" ;;
+		esac
+	done
 fi
 
 python3 - "$W/rows" "${JSON:-}" "$SECS" << 'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 print(f"# droce-nfsd (--listen, kernel TCP) vs nfs-ganesha 4.3 (VFS), NFSv3 and 4.1 over TCP on loopback, "
-      f"and droce-nfsd over RDMA (net_af_packet veth); droce-nfsperf 2 connections x iodepth 16, "
+      f"and droce-nfsd over RDMA (net_af_packet veth, net_memif); droce-nfsperf 2 connections x iodepth 16, "
       f"{sys.argv[3]} s per job")
 print(f"{'server':11} {'nfs':3} {'job':13} {'IOPS':>9} {'MiB/s':>7} {'p50 us':>8} {'p99 us':>8} {'srv CPU-s':>9} "
       f"{'IOPS/srv CPU-s':>14} {'mach CPU-s':>10} {'IOPS/mach CPU-s':>15} {'errors':>6}")
@@ -273,12 +312,15 @@ for job in sorted({r["job"] for r in rows}):
         print(f"# {job}: droce-nfsd / ganesha: IOPS x{ratios[job]['iops']:.2f}, per server CPU-s "
               f"x{ratios[job]['per_server_cpu']:.2f}, per machine CPU-s x{ratios[job]['per_machine_cpu']:.2f} "
               f"(issue 17's target: x1.5)")
-    r = by.get(("droce-rdma", job))
-    if r and g and g["iops_per_machine_cpu_s"]:
-        ratios[job]["rdma_per_machine_cpu"] = r["iops_per_machine_cpu_s"] / g["iops_per_machine_cpu_s"]
-        ratios[job]["rdma_iops"] = r["iops"] / g["iops"] if g["iops"] else 0
-        print(f"# {job}: droce-nfsd over RDMA / ganesha over TCP: IOPS x{ratios[job]['rdma_iops']:.2f}, "
-              f"per machine CPU-s x{ratios[job]['rdma_per_machine_cpu']:.2f} (issue 17's target: x3)")
+    ratios.setdefault(job, {})
+    for srv, key, what in (("droce-rdma", "rdma", "RDMA (af_packet veth)"),
+                           ("droce-memif", "memif", "RDMA (memif)")):
+        r = by.get((srv, job))
+        if r and g and g["iops_per_machine_cpu_s"]:
+            ratios[job][key + "_per_machine_cpu"] = r["iops_per_machine_cpu_s"] / g["iops_per_machine_cpu_s"]
+            ratios[job][key + "_iops"] = r["iops"] / g["iops"] if g["iops"] else 0
+            print(f"# {job}: droce-nfsd over {what} / ganesha over TCP: IOPS x{ratios[job][key + '_iops']:.2f}, "
+                  f"per machine CPU-s x{ratios[job][key + '_per_machine_cpu']:.2f} (issue 17's target: x3)")
 lcore = {}
 for vers in ("3", "4.1"):
     b = {r["job"]: r for r in rows if r["nfs"] == vers and r["server"] == "droce-lcore"}
