@@ -153,10 +153,12 @@ run() {
 		--runtime "$SECS" --time_based --output-format=json --nfs-version "$VERS" \
 		--output "$W/$srv-$job-$VERS.json" --eta never "$@" > "$W/$srv-$job-$VERS.out" 2>&1 &
 	c=$!
-	# the client's own time, sampled just before it exits
-	local ct=0
+	# the client's own time, sampled just before it exits: droce-nfsperf is timeout's child
+	# ($c is ip netns exec, which became timeout), whose own time is nearly nothing
+	local ct=0 cp
 	while kill -0 $c 2>/dev/null; do
-		ct=$(cpu_of $c)
+		cp=$(pgrep -P $c | head -n 1)
+		[ -n "$cp" ] && ct=$(cpu_of "$cp")
 		sleep 0.2
 	done
 	wait $c
