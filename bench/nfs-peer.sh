@@ -96,6 +96,10 @@ printf '[nfs]\nversions = 3,4.1\ngrace = 0\nthreads = 0\nio_uring = 0\n' > "$W/d
 cpu_of() { # PID -> user + system ticks of the process (all threads)
 	awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0
 }
+children_cpu() { # user + system ticks of the script's waited-for children (and theirs): $$,
+	# the script's shell, also inside $(...)
+	awk '{print $16 + $17}' "/proc/$$/stat"
+}
 machine_busy() { # busy ticks of the whole machine
 	awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat
 }
@@ -148,21 +152,17 @@ run() {
 	VERS=${VERS:-3}
 	s0=$(cpu_of "$SRV")
 	m0=$(machine_busy)
+	k0=$(children_cpu)
 	ip netns exec "$CNS" timeout $((SECS + 60)) "$PERF" "${CARGS[@]}" \
 		--export "$EXP" --name peer --numjobs 2 --iodepth 16 --nrfiles 1 --size 64m \
 		--runtime "$SECS" --time_based --output-format=json --nfs-version "$VERS" \
 		--output "$W/$srv-$job-$VERS.json" --eta never "$@" > "$W/$srv-$job-$VERS.out" 2>&1 &
 	c=$!
-	# the client's own time, sampled just before it exits: droce-nfsperf is timeout's child
-	# ($c is ip netns exec, which became timeout), whose own time is nearly nothing
-	local ct=0 cp
-	while kill -0 $c 2>/dev/null; do
-		cp=$(pgrep -P $c | head -n 1)
-		[ -n "$cp" ] && ct=$(cpu_of "$cp")
-		sleep 0.2
-	done
 	wait $c
 	local rc=$?
+	# the client's own time: droce-nfsperf is timeout's child ($c is ip netns exec, which
+	# became timeout), and once both are waited for their times are this shell's children's
+	local ct=$(($(children_cpu) - k0))
 	if [ ! -s "$W/$srv-$job-$VERS.json" ]; then
 		echo "# $srv $job NFS $VERS: droce-nfsperf exit $rc and no JSON; its last lines:"
 		tail -5 "$W/$srv-$job-$VERS.out" | sed 's/^/#   /'
@@ -175,7 +175,10 @@ run() {
 		"$VERS" >> "$W/rows" << 'PY'
 import json, sys
 path, srv, job, rc, sticks, mticks, hz, vers = sys.argv[1:]
-d = json.load(open(path))
+try:
+    d = json.load(open(path))
+except (OSError, ValueError):
+    d = {"jobs": []}
 if not d["jobs"]:  # the run failed before its report (run() said why): a row that counts it
     print(json.dumps({"server": srv, "nfs": vers, "job": job, "exit": int(rc) or 1, "errors": 0,
                       "iops": 0, "mib_s": 0, "ios": 0, "runtime_s": 0, "p50_us": 0, "p99_us": 0,
@@ -210,6 +213,7 @@ for srv in ${TCP_SERVERS-droce ganesha} ${LCORE:+droce-lcore}; do
 	ip netns exec "$NS" timeout 300 "$PERF" --transport tcp --server 127.0.0.1 \
 		--export "$EXP" --name peer --numjobs 2 --iodepth 16 --size 64m --rw randread \
 		--runtime 1 --eta never > "$W/$srv-layout.out" 2>&1
+	touch "$W/laid_out"
 	for VERS in 3 4.1; do
 		run $srv randread-4k --rw randread --bs 4k
 		run $srv randwrite-4k --rw randwrite --bs 4k
@@ -261,6 +265,12 @@ rdma_run() { # LABEL LINK
 	done
 	CNS=$LAB_NS_A
 	CARGS=(--config "$LAB_DIR/a.ini" --transport rdma --server "$LAB_IP4_B")
+	if [ ! -e "$W/laid_out" ]; then # no TCP server ran: lay the files out here, unmeasured
+		ip netns exec "$CNS" timeout 300 "$PERF" "${CARGS[@]}" --export "$EXP" --name peer \
+			--numjobs 2 --iodepth 16 --size 64m --rw randread --runtime 1 --eta never \
+			> "$W/$label-layout.out" 2>&1
+		touch "$W/laid_out"
+	fi
 	for VERS in 3 4.1; do
 		run $label randread-4k --rw randread --bs 4k
 		run $label randwrite-4k --rw randwrite --bs 4k
