@@ -20,6 +20,7 @@
 #include <rte_mbuf.h>
 
 #include "rc-bench.h"
+#include "stk_lcore.h"
 
 /* The memif socket's directory and path (removed at exit). */
 static char memif_dir[64], memif_sock[96];
@@ -129,6 +130,15 @@ void rcb_memif_ports(const struct rcb_link_conf *c, uint16_t *a, uint16_t *b)
 	*b = memif_port(c, "net_memif_rcb_b", "client");
 	if (!link_wait(*a, true, 5000) || !link_wait(*b, true, 5000))
 		rte_exit(EXIT_FAILURE, "rc-bench: memif links not up after 5 s\n");
+}
+
+uint64_t rcb_lcore_tx(const struct stk_lcore *lc)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < STK_MAX_PORTS; i++)
+		n += lc->stats[i].c[STK_CNT_tx_pkts];
+	return n;
 }
 
 /* Touch every mbuf's data room once: without hugepages the first write to each page is a

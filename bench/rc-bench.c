@@ -269,21 +269,11 @@ static int sink_rx(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte
 	return 0;
 }
 
-/* Frames this lcore queued for transmission so far (all interfaces). */
-static uint64_t lcore_tx(const struct stk_lcore *lc)
-{
-	uint64_t n = 0;
-
-	for (unsigned i = 0; i < STK_MAX_PORTS; i++)
-		n += lc->stats[i].c[STK_CNT_tx_pkts];
-	return n;
-}
-
 /* Side B's lcore (two lcores): the stack loop, parked on request while A reconfigures. An
  * iteration that received or sent a frame counts as busy. */
 static int b_main(void *arg)
 {
-	uint64_t last_tx = lcore_tx(rcb_g.lb);
+	uint64_t last_tx = rcb_lcore_tx(rcb_g.lb);
 	(void)arg;
 
 	while (!__atomic_load_n(&rcb_bc.quit, __ATOMIC_ACQUIRE)) {
@@ -297,12 +287,12 @@ static int b_main(void *arg)
 			       !__atomic_load_n(&rcb_bc.quit, __ATOMIC_ACQUIRE))
 				rte_pause();
 			__atomic_store_n(&rcb_bc.parked, 0, __ATOMIC_RELEASE);
-			last_tx = lcore_tx(rcb_g.lb);
+			last_tx = rcb_lcore_tx(rcb_g.lb);
 			continue;
 		}
 		t0 = rte_rdtsc();
 		rx = stk_lcore_poll(rcb_g.lb);
-		tx = lcore_tx(rcb_g.lb);
+		tx = rcb_lcore_tx(rcb_g.lb);
 		if (rx || tx != last_tx)
 			bstat.busy += rte_rdtsc() - t0;
 		last_tx = tx;
@@ -693,7 +683,7 @@ static void run_cell(struct rcb_cell *c, uint64_t seed)
 	warm_end = start + (uint64_t)(rcb_g.warmup * (double)rcb_g.hz);
 	end = warm_end + (uint64_t)(rcb_g.secs * (double)rcb_g.hz);
 	prev = start;
-	last_tx = lcore_tx(rcb_g.la);
+	last_tx = rcb_lcore_tx(rcb_g.la);
 	while (c->ok && done < posted) {
 		struct roce_wc wc[32];
 		uint64_t now, tx;
@@ -703,7 +693,7 @@ static void run_cell(struct rcb_cell *c, uint64_t seed)
 		rx = stk_lcore_poll(rcb_g.la);
 		n = roce_poll_cq(a->cq, 32, wc);
 		now = rte_rdtsc();
-		tx = lcore_tx(rcb_g.la);
+		tx = rcb_lcore_tx(rcb_g.la);
 		if (measuring && !stopped && (rx || n || tx != last_tx))
 			busy += now - prev;
 		prev = now;

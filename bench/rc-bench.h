@@ -124,6 +124,10 @@ void rcb_memif_ports(const struct rcb_link_conf *c, uint16_t *a, uint16_t *b);
 const char *rcb_memif_sock(void);
 /** Remove the socket and its directory (async-signal-safe). */
 void rcb_memif_cleanup(void);
+struct stk_lcore;
+/** Frames @p lc queued for transmission so far, all interfaces (a busy-loop test: an
+ * iteration that sent something moved it). */
+uint64_t rcb_lcore_tx(const struct stk_lcore *lc);
 /** Write every mbuf's data room once, so page faults stay out of the measurements. */
 void rcb_pool_pretouch(struct rte_mempool *pool, unsigned size);
 

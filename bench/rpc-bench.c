@@ -93,20 +93,10 @@ static void b_hook(struct stk_lcore *lc, void *arg)
 	bx.last_work = bx.work ? bx.work() : 0;
 }
 
-/* frames this lcore queued for transmission so far (all interfaces) */
-static uint64_t lcore_tx(const struct stk_lcore *lc)
-{
-	uint64_t n = 0;
-
-	for (unsigned i = 0; i < STK_MAX_PORTS; i++)
-		n += lc->stats[i].c[STK_CNT_tx_pkts];
-	return n;
-}
-
 /* B's loop; an iteration that received or sent a frame, or did work of its own, is busy */
 static int b_main(void *arg)
 {
-	uint64_t last_tx = lcore_tx(w.lb);
+	uint64_t last_tx = rcb_lcore_tx(w.lb);
 
 	(void)arg;
 	while (!__atomic_load_n(&bx.quit, __ATOMIC_ACQUIRE)) {
@@ -114,7 +104,7 @@ static int b_main(void *arg)
 		unsigned n = stk_lcore_poll(w.lb);
 
 		t1 = rte_get_tsc_cycles();
-		tx = lcore_tx(w.lb);
+		tx = rcb_lcore_tx(w.lb);
 		if (n || tx != last_tx || bx.last_work)
 			__atomic_store_n(&bx.busy_tsc, bx.busy_tsc + (t1 - t0), __ATOMIC_RELAXED);
 		last_tx = tx;

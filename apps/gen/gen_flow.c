@@ -410,17 +410,24 @@ static uint64_t rdma_va_of(const struct flow_qp *q)
 					  : 0);
 }
 
+/* UD: an address handle for the peer, with the profile's marking */
+static struct roce_ah *peer_ah(void)
+{
+	struct roce_path path;
+
+	memset(&path, 0, sizeof(path));
+	fill_path(&path);
+	return roce_create_ah(fl.pd, &path);
+}
+
 /* UD: the QPs to RTR and RTS, an address handle each */
 static int connect_ud(void)
 {
 	for (uint32_t i = 0; i < fl.o.qps; i++) {
 		struct flow_qp *q = &fl.q[i];
 		struct roce_qp_attr a;
-		struct roce_path path;
 
-		memset(&path, 0, sizeof(path));
-		fill_path(&path);
-		q->ah = roce_create_ah(fl.pd, &path);
+		q->ah = peer_ah();
 		memset(&a, 0, sizeof(a));
 		a.qp_state = ROCE_QPS_RTR;
 		if (!q->ah || roce_modify_qp(q->qp, &a, ROCE_QP_STATE) != 0)
@@ -642,13 +649,9 @@ static enum flow_state start_run(uint64_t now);
  * port space's Q_Key); the datagrams go to its address. @return 0 or -1. */
 static int sidr_resolved(struct flow_qp *q, const struct roce_cm_event *ev)
 {
-	struct roce_path path;
-
-	memset(&path, 0, sizeof(path));
-	fill_path(&path);
 	q->theirs.qpn = ev->qp_num;
 	q->qkey = ev->qkey;
-	q->ah = roce_create_ah(fl.pd, &path);
+	q->ah = peer_ah();
 	return q->ah ? 0 : -1;
 }
 
