@@ -58,6 +58,7 @@
 #include "nfs_fs.h"
 #include "nfs_pool.h"
 #include "nfsd_conf.h"
+#include "nfsd_lane.h"
 #include "nfsd_log.h"
 #include "nfsd_metrics.h"
 #include "nfsd_tel.h"
@@ -125,8 +126,20 @@ static struct {
 	struct {
 		struct roce_cm_id *id;
 		struct rpcrdma_ep *ep;
-		bool closing; /* destroyed once the stack has let go of its regions */
+		bool closing;	 /* destroyed once the stack has let go of its regions */
+		uint8_t lane;	 /* 0: served here; else by lanes[lane] (from ESTABLISHED on) */
+		bool adopted;	 /* the lane was given it (ADOPT) */
+		bool lane_ended; /* END sent: the lane destroys it and answers GONE */
 	} conns[NFSD_CONNS_MAX];
+	/* [nfs] lcores: lane 0 is this lcore (rdma_nfs, rdma_svc above), lanes[1..] the others
+	 * (nfsd_lane.h); lanes_run: their lcores poll them (after stk_run they do not) */
+	struct nfsd_lane lanes[NFSD_LANES_MAX];
+	unsigned nlanes;
+	bool lanes_run;
+	uint32_t place_next; /* placement = round_robin */
+	uint64_t lane_accepted[NFSD_LANES_MAX];
+	bool lane_quiesced[NFSD_LANES_MAX];   /* QUIESCED came back */
+	uint64_t reclaim_seq[NFSD_LANES_MAX]; /* their quiet_seq at the last exports swap */
 	uint64_t accepted, rejected, closed;
 	struct nfsd_ratelimit conn_rl; /* connection messages: a client can cause them */
 	/* lifecycle */
@@ -153,7 +166,8 @@ struct client_row {
 	bool rdma;
 	char addr[INET6_ADDRSTRLEN + 8];
 	uint64_t calls, credits, overruns, ddp_read_bytes, ddp_write_bytes;
-	uint64_t in_use; /**< credits in use: calls received and not answered yet */
+	uint64_t in_use;      /**< credits in use: calls received and not answered yet */
+	unsigned lane, lcore; /**< RDMA: the lane that serves it, and its lcore */
 };
 static struct {
 	_Atomic uint32_t seq;
@@ -163,6 +177,8 @@ static struct {
 } snap;
 
 static volatile sig_atomic_t stop, hup;
+
+static void metrics_src(struct nfsd_metrics_src *out);
 
 /* A second SIGTERM/SIGINT this soon after the first is timeout(1)'s copy of it (to the process
  * group), not an operator's second signal */
@@ -193,6 +209,40 @@ static void set_state(enum nfsd_state s)
 	g.state = s;
 }
 
+/* The lane a new connection goes to: placement = client hashes the client's address, so that
+ * every connection of one client (and its retransmissions after a reconnect, which its lane's
+ * DRC must see) lands on one lane; round_robin spreads one client's connections too. */
+static unsigned pick_lane(const struct stk_ipaddr *peer)
+{
+	uint32_t h = 2166136261u;
+
+	if (g.nlanes <= 1)
+		return 0;
+	if (g.conf.place_rr)
+		return g.place_next++ % g.nlanes;
+	for (size_t i = 0; i < sizeof(*peer); i++)
+		h = (h ^ ((const uint8_t *)peer)[i]) * 16777619u;
+	return h % g.nlanes;
+}
+
+/* A connection is over: its CM id goes now (why NULL: it never got going, nothing is logged),
+ * its endpoint once the stack has let go of its regions: here (serve_poll), or on its lane,
+ * which is told to (END) and answers GONE. */
+static void conn_end(uint32_t k, const char *why)
+{
+	if (g.conns[k].id)
+		roce_cm_destroy_id(g.conns[k].id);
+	g.conns[k].id = NULL;
+	g.conns[k].closing = true;
+	if (g.conns[k].lane && g.lanes_run && !g.conns[k].lane_ended &&
+	    nfsd_lane_send(&g.lanes[g.conns[k].lane], NFSD_LANE_END, k, g.conns[k].ep) == 0)
+		g.conns[k].lane_ended = true;
+	if (!why)
+		return;
+	g.closed++;
+	nfsd_log_rl(&g.conn_rl, NFSD_LOG_INFO, "rdma: connection %u closed (%s)", k, why);
+}
+
 static void on_connect_request(const struct roce_cm_event *ev)
 {
 	uint8_t priv[RPCRDMA_CM_PRIV_LEN];
@@ -201,12 +251,18 @@ static void on_connect_request(const struct roce_cm_event *ev)
 				       .inline_max = g.conf.inline_max,
 				       .max_chunk = g.conf.max_io + 8192,
 				       .server_calls = g.conf.conn_calls};
+	unsigned lane = pick_lane(&ev->id->remote_ip);
 	uint32_t k;
 
+	if (lane) { /* its QP and CQ live on that lane's lcore, its calls go to its server */
+		conf.on_lcore = true;
+		conf.lcore = g.lanes[lane].lcore;
+	}
 	for (k = 0; k < g.conf.connections && (g.conns[k].id || g.conns[k].ep); k++)
 		;
 	if (k == g.conf.connections || g.state != NFSD_SERVING ||
-	    !(g.conns[k].ep = rpcrdma_ep_create(g.dev, g.pd, RPCRDMA_SERVER, &conf, &g.rdma_svc))) {
+	    !(g.conns[k].ep = rpcrdma_ep_create(g.dev, g.pd, RPCRDMA_SERVER, &conf,
+						lane ? &g.lanes[lane].svc : &g.rdma_svc))) {
 		roce_cm_reject(ev->id, NULL, 0);
 		roce_cm_destroy_id(ev->id);
 		g.rejected++;
@@ -217,30 +273,20 @@ static void on_connect_request(const struct roce_cm_event *ev)
 		return;
 	}
 	g.conns[k].id = ev->id;
+	g.conns[k].lane = (uint8_t)lane;
 	rpcrdma_ep_set_peer(g.conns[k].ep, &ev->id->remote_ip, ev->id->remote_port);
 	p.private_data = priv;
 	p.private_data_len = rpcrdma_ep_private_data(g.conns[k].ep, priv);
 	if (roce_cm_accept(ev->id, rpcrdma_ep_qp(g.conns[k].ep), &p) != 0 ||
 	    rpcrdma_ep_start(g.conns[k].ep, ev->private_data, ev->private_data_len) != 0) {
-		roce_cm_destroy_id(ev->id);
-		g.conns[k].id = NULL;
-		g.conns[k].closing = true;
+		conn_end(k, NULL);
 		g.rejected++;
 		return;
 	}
 	g.accepted++;
-	nfsd_log_rl(&g.conn_rl, NFSD_LOG_INFO, "rdma: connection %u accepted", k);
-}
-
-/* A connection is over: its CM id goes now, its endpoint once the stack has let go of its
- * regions (serve_poll). */
-static void conn_end(uint32_t k, const char *why)
-{
-	roce_cm_destroy_id(g.conns[k].id);
-	g.conns[k].id = NULL;
-	g.conns[k].closing = true;
-	g.closed++;
-	nfsd_log_rl(&g.conn_rl, NFSD_LOG_INFO, "rdma: connection %u closed (%s)", k, why);
+	g.lane_accepted[lane]++;
+	nfsd_log_rl(&g.conn_rl, NFSD_LOG_INFO, "rdma: connection %u accepted (lane %u, lcore %u)",
+		    k, lane, lane ? g.lanes[lane].lcore : rte_lcore_id());
 }
 
 static void on_cm_event(const struct roce_cm_event *ev)
@@ -248,6 +294,18 @@ static void on_cm_event(const struct roce_cm_event *ev)
 	switch (ev->event) {
 	case ROCE_CM_EVENT_CONNECT_REQUEST:
 		on_connect_request(ev);
+		break;
+	case ROCE_CM_EVENT_ESTABLISHED:
+		/* the QP is at RTS and has moved to its home lane: that lane serves it from now
+		 * on */
+		for (uint32_t k = 0; k < NFSD_CONNS_MAX; k++) {
+			if (g.conns[k].id != ev->id || !g.conns[k].id || !g.conns[k].lane ||
+			    g.conns[k].adopted || g.conns[k].closing)
+				continue;
+			if (nfsd_lane_send(&g.lanes[g.conns[k].lane], NFSD_LANE_ADOPT, k,
+					   g.conns[k].ep) == 0)
+				g.conns[k].adopted = true;
+		}
 		break;
 	case ROCE_CM_EVENT_DISCONNECTED:
 	case ROCE_CM_EVENT_REJECTED:	/* the peer gave up on an accepted connection (REJ) */
@@ -326,7 +384,10 @@ static void clients_snapshot(void)
 					 .in_use = info.calls_waiting + info.calls_serving,
 					 .overruns = es->credit_overrun,
 					 .ddp_read_bytes = es->ddp_read_bytes,
-					 .ddp_write_bytes = es->ddp_write_bytes};
+					 .ddp_write_bytes = es->ddp_write_bytes,
+					 .lane = g.conns[k].lane,
+					 .lcore = g.conns[k].lane ? g.lanes[g.conns[k].lane].lcore
+								  : rte_get_main_lcore()};
 		snprintf(c->addr, sizeof(c->addr), "%s:%u", ip, g.conns[k].id->remote_port);
 		n++;
 	}
@@ -380,6 +441,8 @@ static int tel_clients(const char *cmd, const char *params, struct rte_tel_data 
 			rte_tel_data_add_dict_u64(c, "credit_overruns", rows[i].overruns);
 			rte_tel_data_add_dict_u64(c, "ddp_read_bytes", rows[i].ddp_read_bytes);
 			rte_tel_data_add_dict_u64(c, "ddp_write_bytes", rows[i].ddp_write_bytes);
+			rte_tel_data_add_dict_u64(c, "lane", rows[i].lane);
+			rte_tel_data_add_dict_u64(c, "lcore", rows[i].lcore);
 		}
 		/* telemetry's names take letters, digits, '_' and '/' only: the address is a value */
 		snprintf(key, sizeof(key), "conn%u", i);
@@ -498,9 +561,27 @@ static bool calls_in_flight(void)
 	if (g.v4 && nfs4_server_busy(g.v4))
 		return true; /* a stable records write, or a reply held for it */
 	for (uint32_t k = 0; k < NFSD_CONNS_MAX; k++)
-		if (g.conns[k].ep && !g.conns[k].closing && rpcrdma_ep_busy(g.conns[k].ep))
+		if (g.conns[k].ep && !g.conns[k].closing && !g.conns[k].lane &&
+		    rpcrdma_ep_busy(g.conns[k].ep))
+			return true;
+	/* the other lanes: busy as their last poll ended; while draining, a lane that has not
+	 * applied the QUIESCE yet may still start calls */
+	for (unsigned i = 1; g.lanes_run && i < g.nlanes; i++)
+		if (atomic_load_explicit(&g.lanes[i].busy, memory_order_acquire) ||
+		    (g.state != NFSD_SERVING && !g.lane_quiesced[i]))
 			return true;
 	return false;
+}
+
+/* Has every other lane ended a poll with nothing in flight since the last exports swap? Then
+ * none of its calls holds the table the swap replaced. */
+static bool lanes_past_swap(void)
+{
+	for (unsigned i = 1; g.lanes_run && i < g.nlanes; i++)
+		if (atomic_load_explicit(&g.lanes[i].quiet_seq, memory_order_acquire) ==
+		    g.reclaim_seq[i])
+			return false;
+	return true;
 }
 
 /* SIGHUP: build the new table off the lcore, swap it in here, free the old one once no call
@@ -526,6 +607,9 @@ static void reload_poll(void)
 		atomic_store(&g.reload_phase, RELOAD_IDLE);
 		if (g.reload_rc == 0) {
 			nfs_fs_reload_commit(g.fs, g.reload_next, &rs);
+			for (unsigned i = 1; i < g.nlanes; i++)
+				g.reclaim_seq[i] = atomic_load_explicit(&g.lanes[i].quiet_seq,
+									memory_order_acquire);
 			g.reloads++;
 			nfsd_log(NFSD_LOG_INFO,
 				 "exports reloaded: %u export(s): %u added, %u removed, %u kept",
@@ -537,7 +621,7 @@ static void reload_poll(void)
 		}
 		g.reload_next = NULL;
 	}
-	if (!calls_in_flight())
+	if (!calls_in_flight() && lanes_past_swap())
 		nfs_fs_reclaim(g.fs);
 }
 
@@ -564,8 +648,13 @@ static void quiesce_all(void)
 	if (g.lock_tcp_up)
 		orpc_tcp_srv_quiesce(&g.lock_tcp);
 	for (uint32_t k = 0; k < NFSD_CONNS_MAX; k++)
-		if (g.conns[k].ep && !g.conns[k].closing)
+		if (g.conns[k].ep && !g.conns[k].closing && !g.conns[k].lane)
 			rpcrdma_ep_quiesce(g.conns[k].ep);
+	/* the other lanes quiesce theirs (and those they adopt from now on) and say so; a
+	 * connection not adopted yet starts no call before its lane has it */
+	for (unsigned i = 1; g.lanes_run && i < g.nlanes; i++)
+		if (nfsd_lane_send(&g.lanes[i], NFSD_LANE_QUIESCE, 0, NULL) != 0)
+			g.lane_quiesced[i] = true; /* cannot happen (nfsd_lane.h) */
 }
 
 /* One step of the server's life (STYLE §4); the loops call it every round. @return true when
@@ -630,6 +719,33 @@ static bool life_step(bool time_up)
 	return true;
 }
 
+/* The other lanes' messages: a failed endpoint is disconnected here (the CM is here), a
+ * destroyed one frees its slot. @return messages handled */
+static unsigned lanes_poll(void)
+{
+	struct nfsd_lane_msg m;
+	unsigned n = 0;
+
+	for (unsigned i = 1; i < g.nlanes; i++) {
+		while (nfsd_lane_recv(&g.lanes[i], &m)) {
+			n++;
+			if (m.op == NFSD_LANE_QUIESCED) {
+				g.lane_quiesced[i] = true;
+				continue;
+			}
+			if (m.k >= NFSD_CONNS_MAX || g.conns[m.k].lane != i)
+				continue;
+			if (m.op == NFSD_LANE_FAILED && g.conns[m.k].id) {
+				roce_cm_disconnect(g.conns[m.k].id);
+				conn_end(m.k, "endpoint failed");
+			} else if (m.op == NFSD_LANE_GONE) {
+				memset(&g.conns[m.k], 0, sizeof(g.conns[m.k]));
+			}
+		}
+	}
+	return n;
+}
+
 static void serve_poll(struct stk_lcore *lc, void *arg)
 {
 	struct roce_cm_event ev;
@@ -644,9 +760,13 @@ static void serve_poll(struct stk_lcore *lc, void *arg)
 		on_cm_event(&ev);
 		work++;
 	}
+	work += lanes_poll();
 	for (uint32_t k = 0; k < NFSD_CONNS_MAX; k++) {
 		struct rpcrdma_ep_info info;
 
+		/* another lane's, while the lanes run: that lane serves and destroys it */
+		if (g.conns[k].lane && g.lanes_run)
+			continue;
 		if (g.conns[k].closing && rpcrdma_ep_destroy(g.conns[k].ep) == 0) {
 			memset(&g.conns[k], 0, sizeof(g.conns[k]));
 			continue;
@@ -766,41 +886,64 @@ static void print_stats(void)
 {
 	struct nfs_fs_stats fst;
 	struct orpc_drc_stats drc[2];
+	struct nfsd_metrics_src src;
+	struct orpc_svc_stats rsv;
+	/* the RDMA servers of every lane, summed (lane 0's alone when there is one) */
+	static struct nfs3_stats rst;
+	const struct nfs3_server *keep_tcp;
 
 	printf("tcp: accepted %llu, records %llu, udp calls %llu, closed %llu (garbage %llu)\n",
 	       (unsigned long long)g.tcp.stats.accepted, (unsigned long long)g.tcp.stats.records,
 	       (unsigned long long)g.tcp.stats.udp_calls, (unsigned long long)g.tcp.stats.closed,
 	       (unsigned long long)g.tcp.stats.closed_garbage);
+	metrics_src(&src);
+	keep_tcp = src.nfs[0];
+	src.nfs[0] = NULL; /* the RDMA ones only */
+	src.svc[0] = NULL;
+	nfsd_metrics_nfs_total(&src, &rst);
+	nfsd_metrics_rpc_total(&src, &rsv, &drc[1]);
+	src.nfs[0] = keep_tcp;
 	printf("rdma: accepted %llu, rejected %llu, closed %llu, calls %llu\n",
 	       (unsigned long long)g.accepted, (unsigned long long)g.rejected,
-	       (unsigned long long)g.closed, (unsigned long long)g.rdma_svc.stats.calls);
+	       (unsigned long long)g.closed, (unsigned long long)rsv.calls);
+	for (unsigned i = 0; g.nlanes > 1 && i < g.nlanes; i++) {
+		const struct nfs3_stats *ls = i ? &g.lanes[i].nfs.st : &g.rdma_nfs.st;
+		uint64_t calls = 0;
+
+		for (uint32_t p = 0; p < NFS3_NPROCS; p++)
+			calls += ls->proc[p];
+		printf("rdma: lane %u on lcore %u: connections %llu, NFSv3 calls %llu, read %llu "
+		       "bytes, written %llu bytes\n",
+		       i, i ? g.lanes[i].lcore : rte_get_main_lcore(),
+		       (unsigned long long)g.lane_accepted[i], (unsigned long long)calls,
+		       (unsigned long long)ls->read_bytes, (unsigned long long)ls->write_bytes);
+	}
 	for (int k = 0; k < ORPC_OUT_NUM; k++)
-		if (g.svc.stats.outcome[k] + g.rdma_svc.stats.outcome[k] +
-		    g.lock_svc.stats.outcome[k])
+		if (g.svc.stats.outcome[k] + rsv.outcome[k] + g.lock_svc.stats.outcome[k])
 			printf("rpc: %s tcp %llu rdma %llu nlm/nsm %llu\n",
 			       orpc_outcome_name((enum orpc_outcome)k),
 			       (unsigned long long)g.svc.stats.outcome[k],
-			       (unsigned long long)g.rdma_svc.stats.outcome[k],
+			       (unsigned long long)rsv.outcome[k],
 			       (unsigned long long)g.lock_svc.stats.outcome[k]);
 	for (uint32_t p = 0; p < NFS3_NPROCS; p++)
-		if (g.tcp_nfs.st.proc[p] + g.rdma_nfs.st.proc[p])
+		if (g.tcp_nfs.st.proc[p] + rst.proc[p])
 			printf("nfs3: %s tcp %llu rdma %llu\n", nfs3_proc_name(p),
 			       (unsigned long long)g.tcp_nfs.st.proc[p],
-			       (unsigned long long)g.rdma_nfs.st.proc[p]);
+			       (unsigned long long)rst.proc[p]);
 	for (uint32_t p = 0; p < MOUNT_NPROCS; p++)
 		if (g.tcp_nfs.st.mount_proc[p])
 			printf("mount: %s %llu\n", nfs_mnt_proc_name(p),
 			       (unsigned long long)g.tcp_nfs.st.mount_proc[p]);
 	printf("nfs3: calls on helper threads %llu, run inline for want of scratch %llu, READs and "
 	       "WRITEs by io_uring %llu\n",
-	       (unsigned long long)(g.tcp_nfs.st.deferred + g.rdma_nfs.st.deferred),
-	       (unsigned long long)(g.tcp_nfs.st.sync_fallback + g.rdma_nfs.st.sync_fallback),
-	       (unsigned long long)(g.tcp_nfs.st.aio + g.rdma_nfs.st.aio));
+	       (unsigned long long)(g.tcp_nfs.st.deferred + rst.deferred),
+	       (unsigned long long)(g.tcp_nfs.st.sync_fallback + rst.sync_fallback),
+	       (unsigned long long)(g.tcp_nfs.st.aio + rst.aio));
 	printf("nfs3: status ok %llu, errors %llu; read %llu bytes, written %llu bytes\n",
-	       (unsigned long long)(g.tcp_nfs.st.status_ok + g.rdma_nfs.st.status_ok),
-	       (unsigned long long)(g.tcp_nfs.st.status_err + g.rdma_nfs.st.status_err),
-	       (unsigned long long)(g.tcp_nfs.st.read_bytes + g.rdma_nfs.st.read_bytes),
-	       (unsigned long long)(g.tcp_nfs.st.write_bytes + g.rdma_nfs.st.write_bytes));
+	       (unsigned long long)(g.tcp_nfs.st.status_ok + rst.status_ok),
+	       (unsigned long long)(g.tcp_nfs.st.status_err + rst.status_err),
+	       (unsigned long long)(g.tcp_nfs.st.read_bytes + rst.read_bytes),
+	       (unsigned long long)(g.tcp_nfs.st.write_bytes + rst.write_bytes));
 	if (g.v4) {
 		struct nfs4_state_stats vs;
 		struct nfs4_stats v4;
@@ -888,7 +1031,6 @@ static void print_stats(void)
 		       (unsigned long long)g.nlm.st.cb_dropped);
 	}
 	orpc_svc_drc_stats(&g.svc, &drc[0]);
-	orpc_svc_drc_stats(&g.rdma_svc, &drc[1]);
 	printf("drc: kept %llu, replayed %llu, dropped in progress %llu, evicted %llu, too big "
 	       "%llu\n",
 	       (unsigned long long)(drc[0].inserted + drc[1].inserted),
@@ -946,10 +1088,18 @@ static int tel_nlm(const char *cmd, const char *params, struct rte_tel_data *d)
 /* /droce/nfs/latency (nfsd_tel.c) */
 static int tel_latency(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	const struct nfs3_server *const sv[2] = {&g.tcp_nfs, &g.rdma_nfs};
+	struct nfs3_stats *t = malloc(sizeof(*t));
+	struct nfsd_metrics_src s;
+	int rc;
 
 	(void)cmd, (void)params;
-	return nfsd_tel_latency(d, sv, g.v4);
+	if (!t)
+		return -ENOMEM;
+	metrics_src(&s);
+	nfsd_metrics_nfs_total(&s, t);
+	rc = nfsd_tel_latency(d, t, g.v4);
+	free(t);
+	return rc;
 }
 
 /* What the counters are read from, for /metrics and rte_telemetry's /droce/nfs */
@@ -977,6 +1127,18 @@ static void metrics_src(struct nfsd_metrics_src *out)
 		.start_time = nfsd_metrics_start_time(),
 	};
 
+	/* [nfs] lcores: the other lanes' RDMA servers, summed with lane 0's as "rdma" */
+	for (unsigned i = 0; rdma && i < g.nlanes; i++) {
+		s.nlanes = g.nlanes;
+		s.lane_lcore[i] = i ? g.lanes[i].lcore : rte_get_main_lcore();
+		s.lane_accepted[i] = g.lane_accepted[i];
+		s.lane_nfs[i] = i ? &g.lanes[i].nfs : &g.rdma_nfs;
+		if (i) {
+			s.nfs[1 + i] = &g.lanes[i].nfs;
+			s.svc[1 + i] = &g.lanes[i].svc;
+			s.svc_name[1 + i] = "rdma";
+		}
+	}
 	*out = s;
 }
 
@@ -1048,6 +1210,52 @@ static void start_aio(void)
 	}
 	g.tcp_nfs.aio = g.aio;
 	g.rdma_nfs.aio = g.aio;
+}
+
+/* [nfs] lcores = N: the device runs on the main lcore and the next N - 1 EAL lcores, each a
+ * lane with its own NFSv3 server for the RDMA connections placed there (nfsd_lane.h). Before
+ * the CM opens (a device with QPs keeps its lanes). @return 0 or -1 (said why) */
+static int start_lanes(void)
+{
+	unsigned lcores[NFSD_LANES_MAX], n = 0, lc;
+	char err[256];
+	int rc;
+
+	g.nlanes = 1;
+	if (g.conf.lcores <= 1)
+		return 0;
+	if (g.conf.lcores > rte_lcore_count()) {
+		fprintf(stderr,
+			"droce-nfsd: [nfs] lcores = %u but the EAL runs %u lcore(s): list at least "
+			"%u in [eal] lcores (or -l), or lower [nfs] lcores\n",
+			g.conf.lcores, rte_lcore_count(), g.conf.lcores);
+		return -1;
+	}
+	lcores[n++] = rte_get_main_lcore();
+	RTE_LCORE_FOREACH_WORKER (lc) {
+		if (n < g.conf.lcores)
+			lcores[n++] = lc;
+	}
+	rc = roce_dev_set_lcores(g.dev, lcores, n);
+	if (rc != 0) {
+		fprintf(stderr, "droce-nfsd: cannot run the RoCE device on %u lcores: %s\n", n,
+			strerror(-rc));
+		return -1;
+	}
+	for (unsigned i = 1; i < n; i++) {
+		if (nfsd_lane_init(&g.lanes[i], i, lcores[i], g.fs, &g.conf, &nfs3_program, err,
+				   sizeof(err)) != 0) {
+			fprintf(stderr, "droce-nfsd: %s\n", err);
+			g.nlanes = i + 1; /* what was made is freed */
+			return -1;
+		}
+		g.nlanes = i + 1;
+	}
+	printf("lanes: RPC-over-RDMA connections served on %u lcores (", n);
+	for (unsigned i = 0; i < n; i++)
+		printf("%s%u", i ? " " : "", lcores[i]);
+	printf("), placed by %s\n", g.conf.place_rr ? "round robin" : "the client's address");
+	return 0;
 }
 
 /* the NFS versions program 100003 answers, for the "serving" line */
@@ -1180,6 +1388,35 @@ out:
 	return rc;
 }
 
+/* How many lcores an EAL -l list names ("0,1", "0-3", "0-1,4"); 0 when it is something else
+ * (the EAL judges it, and droce-nfsd counts again once the EAL runs). */
+static unsigned count_lcores(const char *list)
+{
+	unsigned n = 0;
+	const char *p = list;
+
+	while (*p) {
+		char *end;
+		unsigned long a = strtoul(p, &end, 10), b = a;
+
+		if (end == p)
+			return 0;
+		p = end;
+		if (*p == '-') {
+			b = strtoul(p + 1, &end, 10);
+			if (end == p + 1 || b < a)
+				return 0;
+			p = end;
+		}
+		n += (unsigned)(b - a + 1);
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return 0;
+	}
+	return n;
+}
+
 /* --check: the configuration and the exports are read and judged, nothing is started and
  * nothing is written (not even the state directory). */
 static int check_files(void)
@@ -1187,6 +1424,7 @@ static int check_files(void)
 	static struct nfs_export ex[NFS_EXPORT_MAX];
 	struct stk_config cfg;
 	char err[1024], *text;
+	unsigned nl;
 	int n;
 
 	text = exports_text(false, err, sizeof(err));
@@ -1226,6 +1464,15 @@ static int check_files(void)
 		if (stk_config_load(g.config, &cfg, err, sizeof(err)) != 0 ||
 		    roce_dcqcn_config_load(g.config, &cc_on, &cc, err, sizeof(err)) != 0) {
 			fprintf(stderr, "droce-nfsd: %s\n", err);
+			return 2;
+		}
+		nl = count_lcores(cfg.lcores);
+		if (nl > 0 && g.conf.lcores > nl) {
+			fprintf(stderr,
+				"droce-nfsd: %s: [nfs] lcores = %u but [eal] lcores = %s names %u "
+				"lcore%s: list at least %u there, or lower [nfs] lcores\n",
+				g.config, g.conf.lcores, cfg.lcores, nl, nl == 1 ? "" : "s",
+				g.conf.lcores);
 			return 2;
 		}
 	}
@@ -1376,6 +1623,8 @@ int main(int argc, char **argv)
 		}
 		printf("dcqcn: on, line %.0f Gbit/s, min %.1f Gbit/s\n", cc.line_gbps, cc.min_gbps);
 	}
+	if (g.dev && start_lanes() != 0)
+		goto out;
 	g.cm = g.dev ? roce_cm_open(g.dev) : NULL;
 	g.pd = g.dev ? roce_alloc_pd(g.dev) : NULL;
 	g.listen = g.cm ? roce_cm_create_id(g.cm, ROCE_CM_PS_TCP, NULL) : NULL;
@@ -1427,6 +1676,17 @@ int main(int argc, char **argv)
 	g.end = secs > 0 ? rte_get_tsc_cycles() + (uint64_t)secs * rte_get_tsc_hz() : 0;
 	stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), roce_poll, g.dev);
 	stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), serve_poll, NULL);
+	for (unsigned i = 1; i < g.nlanes; i++) {
+		struct stk_lcore *lc = stk_lcore_get(g.lanes[i].lcore);
+
+		if (!lc || stk_lcore_add_poll(lc, roce_poll, g.dev) != 0 ||
+		    stk_lcore_add_poll(lc, nfsd_lane_poll, &g.lanes[i]) != 0) {
+			fprintf(stderr, "droce-nfsd: lcore %u runs no stack loop\n",
+				g.lanes[i].lcore);
+			goto out;
+		}
+	}
+	g.lanes_run = g.nlanes > 1;
 	printf("serving at %s: %s on rdma %u and tcp %u, MOUNT v1/v3 on tcp/udp %u, NLM v4 on "
 	       "tcp/udp %u, NSM on tcp/udp %u, portmapper on tcp/udp %u\n",
 	       ip, nfs_versions_served(), NFS3_RDMA_PORT, NFS3_PORT, MOUNT_PORT, NLM_PORT, NSM_PORT,
@@ -1435,6 +1695,12 @@ int main(int argc, char **argv)
 	served = true; /* the counters are printed once the file work in flight ended */
 	rc = 0;
 out:
+	/* the other lanes' lcores have returned: their last messages, then their file work ends
+	 * (its replies go out or fail), and this lcore destroys what they served */
+	lanes_poll();
+	g.lanes_run = false;
+	for (unsigned i = 1; i < g.nlanes; i++)
+		nfsd_lane_stop_io(&g.lanes[i]);
 	/* no new connections, then every connection ends and its endpoint is destroyed once the
 	 * stack has let go of its regions (serve_poll does that while we poll) */
 	if (g.listen)
@@ -1488,6 +1754,8 @@ out:
 	orpc_svc_drc_disable(&g.svc);
 	orpc_svc_drc_disable(&g.rdma_svc);
 	nfs3_server_fini(&g.rdma_nfs);
+	for (unsigned i = 1; i < g.nlanes; i++)
+		nfsd_lane_fini(&g.lanes[i]);
 	nfs_fs_close(g.fs);
 	nfsd_conf_free(&g.conf);
 	rte_eal_cleanup();

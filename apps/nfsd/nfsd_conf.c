@@ -46,7 +46,7 @@ static int bad(struct ctx *c, const char *sec, const char *key, const char *val,
 
 /* ---- [nfs] ---- */
 
-enum kind { K_UINT, K_STR, K_VERSIONS, K_HOSTPORT, K_DOMAIN };
+enum kind { K_UINT, K_STR, K_VERSIONS, K_HOSTPORT, K_DOMAIN, K_PLACEMENT };
 
 struct key {
 	const char *name;
@@ -84,6 +84,8 @@ static const struct key keys[] = {
 	U("v4_slots", v4_slots, 1, 1024, 0),
 	S("v4_domain", v4_domain, K_DOMAIN),
 	S("metrics", metrics, K_HOSTPORT),
+	U("lcores", lcores, 1, NFSD_LANES_MAX, 0),
+	{"placement", K_PLACEMENT, 0, 0, 0, 0, 0},
 };
 
 static void known(char *out, size_t cap)
@@ -142,6 +144,13 @@ static int set_key(struct ctx *c, struct nfsd_conf *conf, const char *k, const c
 		conf->v41 = v41;
 		return 0;
 	}
+	case K_PLACEMENT:
+		if (strcmp(v, "client") && strcmp(v, "round_robin"))
+			return bad(c, "nfs", k, v,
+				   "expected client (a client's connections on one lane) or "
+				   "round_robin");
+		conf->place_rr = !strcmp(v, "round_robin");
+		return 0;
 	case K_HOSTPORT: {
 		const char *colon = strrchr(v, ':');
 
@@ -254,6 +263,7 @@ void nfsd_conf_default(struct nfsd_conf *c)
 	c->threads = 4;
 	c->uring_depth = 256;
 	c->conn_calls = 4;
+	c->lcores = 1;
 	c->grace_s = 90;
 	c->credits = 128;
 	c->inline_max = 4096;
@@ -307,6 +317,15 @@ int nfsd_conf_load(const char *path, struct nfsd_conf *conf, char *err, size_t e
 			snprintf(err, errlen, "%s: [export]: name the export: [export NAME]", path);
 			rc = -EINVAL;
 		}
+	}
+	if (!rc && conf->lcores > 1 && conf->v41) {
+		/* NFSv4's clients, sessions and opens live in one server on the main lcore */
+		snprintf(err, errlen,
+			 "%s: [nfs] lcores = %u with versions = 3,4.1: NFSv4.1 is served on one "
+			 "lcore only; set lcores = 1, or versions = 3 to serve NFSv3 over RDMA on "
+			 "%u lcores",
+			 path, conf->lcores, conf->lcores);
+		rc = -EINVAL;
 	}
 	if (!rc && text && conf->exports_file[0]) {
 		snprintf(err, errlen,

@@ -22,6 +22,8 @@
  *   calls_per_connection = 4       ; RPC-over-RDMA calls of one connection served at once
  *   drain = 10                     ; SIGTERM: seconds to finish the calls in flight
  *   metrics = 127.0.0.1:9464       ; the Prometheus endpoint (off when absent)
+ *   lcores = 1                     ; lcores serving RDMA connections (the first N of [eal])
+ *   placement = client             ; or round_robin: which lane a new connection goes to
  *
  *   [export data]
  *   path = /srv/data
@@ -49,7 +51,13 @@ struct nfsd_conf {
 	bool v41;	      /**< versions includes 4.1: program 100003 version 4 is registered */
 	char metrics[128];    /**< "IP:PORT", or empty */
 	char v4_domain[64];   /**< NFSv4 "N@domain" owners: this domain only (empty: any) */
+	/** RDMA lanes: the first @p lcores EAL lcores serve RPC-over-RDMA connections, each
+	 * with its own NFSv3 server, DRC, helper threads and io_uring (1: the main lcore only) */
+	uint32_t lcores;
+	bool place_rr; /**< placement = round_robin (else client: by the client's address) */
 };
+
+#define NFSD_LANES_MAX 8u /* ROCE_MAX_LANES */
 
 /** The defaults (docs/config.md). */
 void nfsd_conf_default(struct nfsd_conf *c);

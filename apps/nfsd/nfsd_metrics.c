@@ -64,8 +64,7 @@ static void gauge(struct app_buf *b, const char *name, const char *help, uint64_
 	app_prom_sample(b, name, NULL, v);
 }
 
-/* The NFSv3 servers' counters summed into t. */
-static void nfs_total(const struct nfsd_metrics_src *s, struct nfs3_stats *t)
+void nfsd_metrics_nfs_total(const struct nfsd_metrics_src *s, struct nfs3_stats *t)
 {
 	memset(t, 0, sizeof(*t));
 	for (int i = 0; i < NFSD_METRICS_NSERVERS; i++) {
@@ -99,7 +98,7 @@ static void write_nfs3(struct app_buf *b, const struct nfsd_metrics_src *s)
 	struct nfs3_stats t;
 	char lab[64];
 
-	nfs_total(s, &t);
+	nfsd_metrics_nfs_total(s, &t);
 	app_prom_family(b, P "nfs3_calls_total", "counter",
 			"NFSv3 calls answered, by procedure (TCP, UDP and RDMA)");
 	for (uint32_t p = 0; p < NFS3_NPROCS; p++) {
@@ -248,6 +247,31 @@ static void write_nfs4(struct app_buf *b, struct nfs4_server *v4)
 		"COMPOUNDs that ran such file work on the lcore (no memory to wait)", t.io_inline);
 }
 
+void nfsd_metrics_rpc_total(const struct nfsd_metrics_src *s, struct orpc_svc_stats *sv,
+			    struct orpc_drc_stats *d)
+{
+	if (sv)
+		memset(sv, 0, sizeof(*sv));
+	memset(d, 0, sizeof(*d));
+	for (int i = 0; i < NFSD_METRICS_NSERVERS; i++) {
+		struct orpc_drc_stats one;
+
+		if (!s->svc[i])
+			continue;
+		if (sv) {
+			sv->calls += s->svc[i]->stats.calls;
+			for (int k = 0; k < ORPC_OUT_NUM; k++)
+				sv->outcome[k] += s->svc[i]->stats.outcome[k];
+		}
+		orpc_svc_drc_stats(s->svc[i], &one);
+		d->inserted += one.inserted;
+		d->replayed += one.replayed;
+		d->in_progress_drops += one.in_progress_drops;
+		d->evicted += one.evicted;
+		d->too_big += one.too_big;
+	}
+}
+
 static void write_rpc(struct app_buf *b, const struct nfsd_metrics_src *s)
 {
 	struct orpc_drc_stats d = {0};
@@ -259,27 +283,29 @@ static void write_rpc(struct app_buf *b, const struct nfsd_metrics_src *s)
 	for (int i = 0; i <= NFSD_METRICS_NSERVERS; i++) {
 		const struct orpc_svc *v = i < NFSD_METRICS_NSERVERS ? s->svc[i] : s->lock_svc;
 		const char *name = i < NFSD_METRICS_NSERVERS ? s->svc_name[i] : "lock";
+		uint64_t out[ORPC_OUT_NUM];
+		bool seen = false;
 
 		if (!v)
 			continue;
+		/* the lanes' RDMA servers are one "rdma": summed at the first of the name */
+		for (int j = 0; j < i && j < NFSD_METRICS_NSERVERS; j++)
+			seen |= s->svc[j] && !strcmp(s->svc_name[j], name);
+		if (seen)
+			continue;
+		for (int k = 0; k < ORPC_OUT_NUM; k++)
+			out[k] = v->stats.outcome[k];
+		for (int j = i + 1; i < NFSD_METRICS_NSERVERS && j < NFSD_METRICS_NSERVERS; j++)
+			for (int k = 0;
+			     s->svc[j] && !strcmp(s->svc_name[j], name) && k < ORPC_OUT_NUM; k++)
+				out[k] += s->svc[j]->stats.outcome[k];
 		for (int k = 0; k < ORPC_OUT_NUM; k++) {
 			snprintf(lab, sizeof(lab), "svc=\"%s\",outcome=\"%s\"", name,
 				 orpc_outcome_name((enum orpc_outcome)k));
-			app_prom_sample(b, P "rpc_outcomes_total", lab, v->stats.outcome[k]);
+			app_prom_sample(b, P "rpc_outcomes_total", lab, out[k]);
 		}
 	}
-	for (int i = 0; i < NFSD_METRICS_NSERVERS; i++) {
-		struct orpc_drc_stats one;
-
-		if (!s->svc[i])
-			continue;
-		orpc_svc_drc_stats(s->svc[i], &one);
-		d.inserted += one.inserted;
-		d.replayed += one.replayed;
-		d.in_progress_drops += one.in_progress_drops;
-		d.evicted += one.evicted;
-		d.too_big += one.too_big;
-	}
+	nfsd_metrics_rpc_total(s, NULL, &d);
 	gauge(b, P "drc_entries", "the duplicate request cache's size per server ([nfs] drc)",
 	      s->svc[0] ? orpc_svc_drc_entries(s->svc[0]) : 0);
 	counter(b, P "drc_inserted_total", "replies kept by the duplicate request cache",
@@ -418,6 +444,32 @@ static void write_nlm(struct app_buf *b, const struct nlm_server *n)
 	gauge(b, P "nsm_monitored_hosts", "hosts NSM monitors", n->nhosts);
 }
 
+/* [nfs] lcores: each lane's RDMA connections accepted and NFSv3 calls answered */
+static void write_lanes(struct app_buf *b, const struct nfsd_metrics_src *s)
+{
+	char lab[64];
+
+	if (!s->nlanes)
+		return;
+	app_prom_family(b, P "lane_rdma_accepted_total", "counter",
+			"RPC-over-RDMA connections accepted, by the lane (lcore) that serves them "
+			"([nfs] lcores)");
+	for (uint32_t i = 0; i < s->nlanes && i < NFSD_METRICS_NSERVERS - 1; i++) {
+		snprintf(lab, sizeof(lab), "lane=\"%u\",lcore=\"%u\"", i, s->lane_lcore[i]);
+		app_prom_sample(b, P "lane_rdma_accepted_total", lab, s->lane_accepted[i]);
+	}
+	app_prom_family(b, P "lane_nfs3_calls_total", "counter",
+			"NFSv3 calls answered over RPC-over-RDMA, by lane");
+	for (uint32_t i = 0; i < s->nlanes && i < NFSD_METRICS_NSERVERS - 1; i++) {
+		uint64_t n = 0;
+
+		for (uint32_t p = 0; s->lane_nfs[i] && p < NFS3_NPROCS; p++)
+			n += s->lane_nfs[i]->st.proc[p];
+		snprintf(lab, sizeof(lab), "lane=\"%u\",lcore=\"%u\"", i, s->lane_lcore[i]);
+		app_prom_sample(b, P "lane_nfs3_calls_total", lab, n);
+	}
+}
+
 void nfsd_metrics_write(struct app_buf *b, const struct nfsd_metrics_src *s)
 {
 	struct nfs_fs_stats f;
@@ -430,6 +482,7 @@ void nfsd_metrics_write(struct app_buf *b, const struct nfsd_metrics_src *s)
 		write_nfs4(b, s->v4);
 	write_rpc(b, s);
 	write_conns(b, s);
+	write_lanes(b, s);
 	if (s->nlm)
 		write_nlm(b, s->nlm);
 	if (s->fs) {

@@ -24,20 +24,28 @@
 #include "orpc_bc.h"
 #include "orpc_tcp.h"
 
-#define NFSD_METRICS_NSERVERS 2 /**< the TCP/UDP and the RDMA NFSv3 servers */
+/** the TCP/UDP and the RDMA NFSv3 servers, and the RDMA servers of up to 7 more lanes
+ * ([nfs] lcores: nfsd_lane.h); servers of one name are summed under it */
+#define NFSD_METRICS_NSERVERS 9
 
 struct nfsd_metrics_src {
 	const struct nfs3_server *nfs[NFSD_METRICS_NSERVERS]; /**< summed; NULL: none */
 	const struct orpc_svc *svc[NFSD_METRICS_NSERVERS];    /**< their RPC servers */
 	const char *svc_name[NFSD_METRICS_NSERVERS];	      /**< label: "tcp", "rdma" */
-	const struct orpc_svc *lock_svc;		      /**< NLM and NSM's */
-	const struct orpc_tcp_srv *tcp;			      /**< NFS, MOUNT, portmapper */
-	const struct orpc_tcp_srv *lock_tcp;		      /**< NLM and NSM */
-	const struct orpc_bc_table *bc; /**< the connections' backchannels; NULL: none */
-	const struct nlm_server *nlm;	/**< NULL: not up */
-	const struct nfs_pool *pool;	/**< NULL: no helper threads */
-	const struct nfs_aio *aio;	/**< NULL: no io_uring */
-	uint32_t threads;		/**< helper threads */
+	/** per lane (0: the main lcore): its lcore and its RDMA connections accepted; nlanes 0
+	 * leaves the lane metrics out */
+	uint32_t nlanes;
+	uint32_t lane_lcore[NFSD_METRICS_NSERVERS - 1];
+	uint64_t lane_accepted[NFSD_METRICS_NSERVERS - 1];
+	const struct nfs3_server *lane_nfs[NFSD_METRICS_NSERVERS - 1];
+	const struct orpc_svc *lock_svc;     /**< NLM and NSM's */
+	const struct orpc_tcp_srv *tcp;	     /**< NFS, MOUNT, portmapper */
+	const struct orpc_tcp_srv *lock_tcp; /**< NLM and NSM */
+	const struct orpc_bc_table *bc;	     /**< the connections' backchannels; NULL: none */
+	const struct nlm_server *nlm;	     /**< NULL: not up */
+	const struct nfs_pool *pool;	     /**< NULL: no helper threads */
+	const struct nfs_aio *aio;	     /**< NULL: no io_uring */
+	uint32_t threads;		     /**< helper threads */
 	const struct nfs_fs *fs;
 	struct nfs4_server *v4; /**< NULL: NFSv4 not served (no nfs4_* metrics) */
 	bool rdma;		/**< RDMA served: the rdma_* metrics below mean something */
@@ -48,6 +56,12 @@ struct nfsd_metrics_src {
 /** The process' start time in Unix seconds, from /proc (its start after boot, and boot's
  * time), or now when /proc does not say. */
 double nfsd_metrics_start_time(void);
+
+/** The NFSv3 servers' counters summed into @p t. */
+void nfsd_metrics_nfs_total(const struct nfsd_metrics_src *src, struct nfs3_stats *t);
+/** The RPC servers' calls and outcomes (without the lock server's), and their DRCs, summed. */
+void nfsd_metrics_rpc_total(const struct nfsd_metrics_src *src, struct orpc_svc_stats *sv,
+			    struct orpc_drc_stats *drc);
 
 /** Write every metric of @p src into @p b (Prometheus text format 0.0.4). */
 void nfsd_metrics_write(struct app_buf *b, const struct nfsd_metrics_src *src);

@@ -52,8 +52,7 @@ static void tel_hist(struct rte_tel_data *d, const char *key, const uint64_t *a,
 
 /* The latency histograms: bucket i counts calls of at most bucket_le_us[i] µs, the last
  * longer ones; "nfs3_PROC" per NFSv3 procedure and "nfs4_OP" per NFSv4 operation that ran */
-int nfsd_tel_latency(struct rte_tel_data *d, const struct nfs3_server *const sv[2],
-		     struct nfs4_server *s)
+int nfsd_tel_latency(struct rte_tel_data *d, const struct nfs3_stats *t, struct nfs4_server *s)
 {
 	struct rte_tel_data *le = rte_tel_data_alloc();
 	struct nfs4_stats *v4;
@@ -68,10 +67,10 @@ int nfsd_tel_latency(struct rte_tel_data *d, const struct nfs3_server *const sv[
 	if (rte_tel_data_add_dict_container(d, "bucket_le_us", le, 0) != 0)
 		rte_tel_data_free(le);
 	for (uint32_t p = 0; p < NFS3_NPROCS; p++) {
-		if (!sv[0]->st.proc[p] && !sv[1]->st.proc[p])
+		if (!t->proc[p])
 			continue;
 		snprintf(key, sizeof(key), "nfs3_%s", nfs3_proc_name(p));
-		tel_hist(d, key, sv[0]->st.lat[p], sv[1]->st.lat[p]);
+		tel_hist(d, key, t->lat[p], NULL);
 	}
 	/* this caller's own copy (each telemetry client has a thread) */
 	v4 = s ? malloc(sizeof(*v4)) : NULL;
@@ -90,45 +89,47 @@ int nfsd_tel_latency(struct rte_tel_data *d, const struct nfs3_server *const sv[
 
 int nfsd_tel_nfs(struct rte_tel_data *d, const struct nfsd_metrics_src *s)
 {
-	const struct nfs3_server *const *sv = s->nfs;
-	struct orpc_drc_stats drc[2];
+	/* the servers' sums (every lane's): this caller's own copy, off the stack */
+	struct nfs3_stats *t = malloc(sizeof(*t));
+	struct orpc_svc_stats sv;
+	struct orpc_drc_stats drc;
 	struct nfs_fs_stats fst;
-	struct rte_tel_data *p = rte_tel_data_alloc(), *o = rte_tel_data_alloc();
+	struct rte_tel_data *p = t ? rte_tel_data_alloc() : NULL,
+			    *o = t ? rte_tel_data_alloc() : NULL;
+	struct rte_tel_data *lanes = NULL;
 
 	if (!p || !o) {
 		rte_tel_data_free(p);
 		rte_tel_data_free(o);
+		free(t);
 		return -ENOMEM;
 	}
+	nfsd_metrics_nfs_total(s, t);
+	nfsd_metrics_rpc_total(s, &sv, &drc);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_start_dict(p);
 	for (uint32_t i = 0; i < NFS3_NPROCS; i++)
-		rte_tel_data_add_dict_u64(p, nfs3_proc_name(i),
-					  sv[0]->st.proc[i] + sv[1]->st.proc[i]);
+		rte_tel_data_add_dict_u64(p, nfs3_proc_name(i), t->proc[i]);
 	rte_tel_data_add_dict_container(d, "nfs3_calls", p, 0);
 	rte_tel_data_start_dict(o);
 	for (int k = 0; k < ORPC_OUT_NUM; k++)
 		rte_tel_data_add_dict_u64(o, orpc_outcome_name((enum orpc_outcome)k),
-					  s->svc[0]->stats.outcome[k] +
-						  s->svc[1]->stats.outcome[k]);
+					  sv.outcome[k]);
 	rte_tel_data_add_dict_container(d, "rpc_outcomes", o, 0);
-	for (uint32_t i = 0; i < 32; i++)
-		if (sv[0]->st.status[i] + sv[1]->st.status[i] && i)
+	for (uint32_t i = 1; i < 32; i++)
+		if (t->status[i])
 			rte_tel_data_add_dict_u64(d, nfs_stat_name(nfs3_stat_of_slot(i)),
-						  sv[0]->st.status[i] + sv[1]->st.status[i]);
-	rte_tel_data_add_dict_u64(d, "status_ok", sv[0]->st.status_ok + sv[1]->st.status_ok);
-	rte_tel_data_add_dict_u64(d, "status_err", sv[0]->st.status_err + sv[1]->st.status_err);
-	rte_tel_data_add_dict_u64(d, "read_bytes", sv[0]->st.read_bytes + sv[1]->st.read_bytes);
-	rte_tel_data_add_dict_u64(d, "write_bytes", sv[0]->st.write_bytes + sv[1]->st.write_bytes);
-	rte_tel_data_add_dict_u64(d, "on_helper_threads", sv[0]->st.deferred + sv[1]->st.deferred);
+						  t->status[i]);
+	rte_tel_data_add_dict_u64(d, "status_ok", t->status_ok);
+	rte_tel_data_add_dict_u64(d, "status_err", t->status_err);
+	rte_tel_data_add_dict_u64(d, "read_bytes", t->read_bytes);
+	rte_tel_data_add_dict_u64(d, "write_bytes", t->write_bytes);
+	rte_tel_data_add_dict_u64(d, "on_helper_threads", t->deferred);
 	rte_tel_data_add_dict_u64(d, "helper_queue", s->pool ? nfs_pool_inflight(s->pool) : 0);
-	rte_tel_data_add_dict_u64(d, "on_io_uring", sv[0]->st.aio + sv[1]->st.aio);
+	rte_tel_data_add_dict_u64(d, "on_io_uring", t->aio);
 	rte_tel_data_add_dict_u64(d, "io_uring_queue", s->aio ? nfs_aio_inflight(s->aio) : 0);
-	orpc_svc_drc_stats(s->svc[0], &drc[0]);
-	orpc_svc_drc_stats(s->svc[1], &drc[1]);
-	rte_tel_data_add_dict_u64(d, "drc_replayed", drc[0].replayed + drc[1].replayed);
-	rte_tel_data_add_dict_u64(d, "drc_in_progress_drops",
-				  drc[0].in_progress_drops + drc[1].in_progress_drops);
+	rte_tel_data_add_dict_u64(d, "drc_replayed", drc.replayed);
+	rte_tel_data_add_dict_u64(d, "drc_in_progress_drops", drc.in_progress_drops);
 	nfs_fs_stats(s->fs, &fst);
 	rte_tel_data_add_dict_u64(d, "badhandle", fst.badhandle);
 	rte_tel_data_add_dict_u64(d, "stale", fst.stale);
@@ -136,6 +137,23 @@ int nfsd_tel_nfs(struct rte_tel_data *d, const struct nfsd_metrics_src *s)
 	rte_tel_data_add_dict_u64(d, "rofs", fst.rofs);
 	rte_tel_data_add_dict_u64(d, "rdma_connections", s->rdma_accepted - s->rdma_closed);
 	rte_tel_data_add_dict_u64(d, "tcp_connections", s->tcp ? orpc_tcp_srv_nconns(s->tcp) : 0);
+	/* [nfs] lcores: NFSv3 calls over RDMA by lane ("laneN": its lcore's are in the metrics) */
+	if (s->nlanes > 1 && (lanes = rte_tel_data_alloc())) {
+		char key[16];
+
+		rte_tel_data_start_dict(lanes);
+		for (uint32_t i = 0; i < s->nlanes && i < NFSD_METRICS_NSERVERS - 1; i++) {
+			uint64_t n = 0;
+
+			for (uint32_t q = 0; s->lane_nfs[i] && q < NFS3_NPROCS; q++)
+				n += s->lane_nfs[i]->st.proc[q];
+			snprintf(key, sizeof(key), "lane%u", i);
+			rte_tel_data_add_dict_u64(lanes, key, n);
+		}
+		if (rte_tel_data_add_dict_container(d, "lane_nfs3_calls", lanes, 0) != 0)
+			rte_tel_data_free(lanes);
+	}
+	free(t);
 	if (s->v4)
 		nfsd_tel_nfs4(d, s->v4);
 	return 0;

@@ -177,6 +177,8 @@ struct rpcrdma_ep *rpcrdma_ep_create(struct roce_dev *dev, struct roce_pd *pd,
 				     (RPCRDMA_MAX_READ_SEGS + 2 * RPCRDMA_MAX_CHUNK_SEGS);
 	qa.cap.max_recv_wr = ep->nrecv;
 	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
+	qa.on_lcore = ep->conf.on_lcore;
+	qa.lcore = ep->conf.lcore;
 	ep->qp = roce_create_qp(pd, &qa);
 	if (!ep->qp)
 		goto fail;
@@ -1243,7 +1245,13 @@ int rpcrdma_ep_destroy(struct rpcrdma_ep *ep)
 		ep->closing = true;
 		fail_all(ep, -ECANCELED);
 		rpcrdma_bc_fail_all(ep, -ENOTCONN);
-		roce_destroy_qp(ep->qp);
+	}
+	if (!ep->qp_gone) {
+		/* on a device with several lanes the QP goes after its lane let go of it and a
+		 * grace period (roce_destroy_qp's -EBUSY): until then nothing else can go */
+		if (roce_destroy_qp(ep->qp) == -EBUSY)
+			return -EBUSY;
+		ep->qp_gone = true;
 		while (roce_poll_cq(ep->cq, 32, wc) > 0)
 			;
 	}

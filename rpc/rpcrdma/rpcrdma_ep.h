@@ -69,6 +69,10 @@ struct rpcrdma_ep_conf {
 				  max_chunk of staging; the calls behind them wait in arrival
 				  order, so a call the upper layer deferred holds up no others
 				  while another is free */
+	bool on_lcore;	       /**< the QP's home lane is @p lcore's (a device on several lcores,
+				  roce_dev_set_lcores()): its CQ belongs to that lane, and the
+				  endpoint is polled there once the QP is at RTS */
+	unsigned lcore;	       /**< with on_lcore */
 };
 
 /** The request state machine of the server side (STYLE §4). */

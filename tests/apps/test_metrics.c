@@ -190,6 +190,62 @@ static void test_nfsd_text(void **state)
 	}
 }
 
+/* [nfs] lcores: the RDMA servers of two lanes are summed (NFSv3 calls, RPC outcomes under one
+ * svc="rdma"), and the per-lane families count each lane's connections and calls */
+static void test_nfsd_lanes(void **state)
+{
+	static struct nfs3_server tcp, l0, l1;
+	static struct orpc_svc stcp, s0, s1;
+	struct nfsd_metrics_src src = {.nfs = {&tcp, &l0, &l1},
+				       .svc = {&stcp, &s0, &s1},
+				       .svc_name = {"tcp", "rdma", "rdma"},
+				       .nlanes = 2,
+				       .lane_lcore = {0, 3},
+				       .lane_accepted = {5, 7},
+				       .lane_nfs = {&l0, &l1}};
+	struct app_buf b = {0};
+	char want[256];
+	const char *first;
+
+	(void)state;
+	tcp.st.proc[NFS3_PROC_READ] = 1;
+	l0.st.proc[NFS3_PROC_READ] = 10;
+	l0.st.proc[NFS3_PROC_WRITE] = 2;
+	l1.st.proc[NFS3_PROC_READ] = 100;
+	stcp.stats.outcome[0] = 1;
+	s0.stats.outcome[0] = 12;
+	s1.stats.outcome[0] = 100;
+	nfsd_metrics_write(&b, &src);
+	assert_false(b.failed);
+	assert_non_null(strstr(b.p, "\ndroce_nfsd_nfs3_calls_total{proc=\"READ\"} 111\n"));
+	snprintf(want, sizeof(want),
+		 "\ndroce_nfsd_rpc_outcomes_total{svc=\"rdma\",outcome=\"%s\"} 112\n",
+		 orpc_outcome_name((enum orpc_outcome)0));
+	first = strstr(b.p, want);
+	assert_non_null(first);
+	/* once: the second lane's server is in that sample, not in one of its own */
+	snprintf(want, sizeof(want), "droce_nfsd_rpc_outcomes_total{svc=\"rdma\",outcome=\"%s\"}",
+		 orpc_outcome_name((enum orpc_outcome)0));
+	assert_null(strstr(first + 2, want));
+	snprintf(want, sizeof(want),
+		 "\ndroce_nfsd_rpc_outcomes_total{svc=\"tcp\",outcome=\"%s\"} 1\n",
+		 orpc_outcome_name((enum orpc_outcome)0));
+	assert_non_null(strstr(b.p, want));
+	assert_non_null(strstr(b.p,
+			       "\ndroce_nfsd_lane_rdma_accepted_total{lane=\"0\",lcore=\"0\"} 5\n"
+			       "droce_nfsd_lane_rdma_accepted_total{lane=\"1\",lcore=\"3\"} 7\n"));
+	assert_non_null(strstr(b.p,
+			       "\ndroce_nfsd_lane_nfs3_calls_total{lane=\"0\",lcore=\"0\"} 12\n"
+			       "droce_nfsd_lane_nfs3_calls_total{lane=\"1\",lcore=\"3\"} 100\n"));
+	app_buf_free(&b);
+	/* one lane (nlanes 0): no lane families */
+	src.nlanes = 0;
+	memset(&b, 0, sizeof(b));
+	nfsd_metrics_write(&b, &src);
+	assert_null(strstr(b.p, "droce_nfsd_lane_"));
+	app_buf_free(&b);
+}
+
 static void test_parse_addr(void **state)
 {
 	struct sockaddr_storage ss;
@@ -449,15 +505,11 @@ static void test_slow_reader(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_family_and_samples),
-		cmocka_unit_test(test_histogram),
-		cmocka_unit_test(test_buf_grows),
-		cmocka_unit_test(test_lat_bucket),
-		cmocka_unit_test(test_nfsd_text),
-		cmocka_unit_test(test_parse_addr),
-		cmocka_unit_test(test_http),
-		cmocka_unit_test(test_conn_bound),
-		cmocka_unit_test(test_slow_reader),
+		cmocka_unit_test(test_family_and_samples), cmocka_unit_test(test_histogram),
+		cmocka_unit_test(test_buf_grows),	   cmocka_unit_test(test_lat_bucket),
+		cmocka_unit_test(test_nfsd_text),	   cmocka_unit_test(test_nfsd_lanes),
+		cmocka_unit_test(test_parse_addr),	   cmocka_unit_test(test_http),
+		cmocka_unit_test(test_conn_bound),	   cmocka_unit_test(test_slow_reader),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

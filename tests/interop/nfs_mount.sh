@@ -19,7 +19,12 @@
 #   - showmount -a, -d and -e from the VM (MOUNT DUMP and EXPORT) while a v3 mount is in
 #     place, and -a again after its unmount (UMNT took it off the list);
 #   - the wire (rdma1m's mount and basic tests): tshark decodes every RPC-over-RDMA frame and
-#     flags none droce sent, and the RoCE frames are well formed with ICRCs that verify.
+#     flags none droce sent, and the RoCE frames are well formed with ICRCs that verify;
+#   - droce-nfsd serves RDMA on two lcores ([nfs] lcores = 2, placement = round_robin,
+#     apps/nfsd/nfsd_lane.h): the mounts' connections alternate between the lanes, so rdma1m's
+#     cthon04 runs on lane 0 (the main lcore) and rdma4k's on lane 1, and both lanes' counters
+#     show connections and NFSv3 calls at the end. Both lcores back off when idle
+#     ([stack] idle_sleep_us), so the emulated VM keeps a core.
 # Locks: these mounts keep nolock (this test starts no rpc.statd in the VM); locking mounts,
 # cthon04's lock tests, reclaim and SM_NOTIFY are nfs_lock.sh's.
 # Usage: nfs_mount.sh PATH/TO/nfs3_rdma_probe [ARTIFACT_DIR]  (droce-nfsd is found in the build
@@ -83,7 +88,12 @@ cat > "$LABI_DIR/exports" <<EOF
 $EXP $LABI_NET.0/24(rw,no_root_squash,insecure)
 $SQ *(rw,root_squash)
 EOF
-ip netns exec "$LABI_DNS" timeout 1500 "$NFSD" --config "$LABI_DIR/droce.ini" \
+# two lcores, a queue each (af_packet qpairs=2), two RDMA lanes taking connections in turn
+sed -e 's/^lcores = .*/lcores = 0,1/' -e 's/^\(vdev = .*\)$/\1,qpairs=2/' \
+	"$LABI_DIR/droce.ini" > "$LABI_DIR/droce2.ini"
+printf '\n[stack]\nidle_sleep_us = 50\n\n[nfs]\nlcores = 2\nplacement = round_robin\n' \
+	>> "$LABI_DIR/droce2.ini"
+ip netns exec "$LABI_DNS" timeout 1500 "$NFSD" --config "$LABI_DIR/droce2.ini" \
 	--exports "$LABI_DIR/exports" --state "$LABI_DIR/state" \
 	> "$LABI_DIR/nfsd.out" 2> "$LABI_DIR/nfsd.err" &
 NPID=$!
@@ -210,6 +220,9 @@ check "droce-nfsd dropped nothing and closed nothing as garbage" \
 	bash -c "! grep -q 'DROP\|GARBAGE\|SYSTEM_ERR\|garbage [1-9]' '$LABI_DIR/nfsd.out'"
 check "the file-system calls ran on droce-nfsd's helper threads (over RDMA and TCP), none inline" \
 	grep -q "calls on helper threads [1-9][0-9]*, run inline for want of scratch 0" "$LABI_DIR/nfsd.out"
+grep -E "^lanes:|accepted \(lane" "$LABI_DIR/nfsd.out" | sed 's/^/# lanes: /'
+check "both RDMA lanes (lcores 0 and 1) served the Linux client: connections and NFSv3 calls on each" \
+	test "$(grep -cE '^rdma: lane [01] on lcore [01]: connections [1-9][0-9]*, NFSv3 calls [1-9][0-9]*' "$LABI_DIR/nfsd.out")" = 2
 
 cap=$LABI_DIR/nfs_mount.pcap
 tshark -r "$cap" -Y '_ws.malformed || _ws.expert.severity == error' -T fields -e frame.number \

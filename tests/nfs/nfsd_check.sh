@@ -56,7 +56,7 @@ ini() {
 }
 ini good_ini "threads = 8" "grace = 30" "credits = 64" "inline = 65536" "max_io = 262144" \
 	"connections = 32" "drain = 5" "versions = 3,4.1" "v4_lease = 15" "v4_slots = 64" "v4_domain = example.org" "state = $out/st2" "metrics = 127.0.0.1:9464" \
-	"io_uring = 0" "calls_per_connection = 16" "drc = 1024"
+	"io_uring = 0" "calls_per_connection = 16" "drc = 1024" "lcores = 1" "placement = round_robin"
 run good_ini 0 "1 export(s) ok" --listen 127.0.0.1 --config "$out/good_ini.ini"
 # the stack's and droce-nfsd's sections in one file: each reader skips the other's
 { printf '%s\n' "[eal]" "lcores = 0" "[port0]" "vdev = net_ring0" "ipv4 = 10.9.0.1/24"; cat "$out/good_ini.ini"; } > "$out/both.ini"
@@ -82,7 +82,9 @@ for kv in "threads = 65|from 0 to 64" "grace = 3601|from 0 to 3600" "credits = 0
 	"metrics = ::1:9464|IP:PORT" "state = relative/dir|an absolute path" \
 	"v4_domain = a b|expected a domain name" "v4_lease = 4|from 5 to 3600" \
 	"v4_lease = 3601|from 5 to 3600" "v4_slots = 0|from 1 to 1024" "v4_slots = 1025|from 1 to 1024" \
-	"exports = exports.txt|an absolute path" "lease = 90|unknown key; known: exports state"; do
+	"exports = exports.txt|an absolute path" "lease = 90|unknown key; known: exports state" \
+	"lcores = 0|from 1 to 8" "lcores = 9|from 1 to 8" \
+	"placement = random|expected client .* or round_robin"; do
 	line=${kv%%|*}
 	why=${kv#*|}
 	key=${line%% *}
@@ -90,6 +92,16 @@ for kv in "threads = 65|from 0 to 64" "grace = 3601|from 0 to 3600" "credits = 0
 	ini "$n" "$line"
 	run "$n" 2 "\[nfs\] $line: .*$why" --listen 127.0.0.1 --config "$out/$n.ini"
 done
+# [nfs] lcores: NFSv4.1 is served on one lcore only; the lanes need as many EAL lcores
+ini lanes_v4 "lcores = 2" "versions = 3,4.1"
+run lanes_v4 2 "\[nfs\] lcores = 2 with versions = 3,4.1: NFSv4.1 is served on one lcore only; set lcores = 1, or versions = 3" \
+	--listen 127.0.0.1 --config "$out/lanes_v4.ini"
+ini lanes_ok "lcores = 2" "placement = client"
+{ printf '%s\n' "[eal]" "lcores = 0,1" "[port0]" "vdev = net_ring0" "ipv4 = 10.9.0.1/24"; cat "$out/lanes_ok.ini"; } > "$out/lanes2.ini"
+run lanes_two 0 "1 export(s) ok" --config "$out/lanes2.ini"
+{ printf '%s\n' "[eal]" "lcores = 0" "[port0]" "vdev = net_ring0" "ipv4 = 10.9.0.1/24"; cat "$out/lanes_ok.ini"; } > "$out/lanes1.ini"
+run lanes_too_few 2 "\[nfs\] lcores = 2 but \[eal\] lcores = 0 names 1 lcore: list at least 2" \
+	--config "$out/lanes1.ini"
 printf '%s\n' "[export a]" "clients = *(rw)" > "$out/nopath.ini"
 run export_nopath 2 "\[export a\]: needs path = " --listen 127.0.0.1 --config "$out/nopath.ini"
 printf '%s\n' "[export a]" "path = $out/a" > "$out/noclients.ini"
