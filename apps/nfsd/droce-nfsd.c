@@ -129,7 +129,8 @@ static struct {
 		bool closing;	 /* destroyed once the stack has let go of its regions */
 		uint8_t lane;	 /* 0: served here; else by lanes[lane] (from ESTABLISHED on) */
 		bool adopted;	 /* the lane was given it (ADOPT) */
-		bool lane_ended; /* END sent: the lane destroys it and answers GONE */
+		bool lane_ended; /* END sent: the lane lets go of it and answers RELEASED */
+		bool released;	 /* RELEASED came: this lcore destroys it */
 	} conns[NFSD_CONNS_MAX];
 	/* [nfs] lcores: lane 0 is this lcore (rdma_nfs, rdma_svc above), lanes[1..] the others
 	 * (nfsd_lane.h); lanes_run: their lcores poll them (after stk_run they do not) */
@@ -227,7 +228,7 @@ static unsigned pick_lane(const struct stk_ipaddr *peer)
 
 /* A connection is over: its CM id goes now (why NULL: it never got going, nothing is logged),
  * its endpoint once the stack has let go of its regions: here (serve_poll), or on its lane,
- * which is told to (END) and answers GONE. */
+ * which is told to (END) and lets go of it (RELEASED) for this lcore to destroy. */
 static void conn_end(uint32_t k, const char *why)
 {
 	if (g.conns[k].id)
@@ -607,9 +608,12 @@ static void reload_poll(void)
 		atomic_store(&g.reload_phase, RELOAD_IDLE);
 		if (g.reload_rc == 0) {
 			nfs_fs_reload_commit(g.fs, g.reload_next, &rs);
+			/* seq_cst against the swap's store (a store then a load: the lanes'
+			 * bumps read here must come after the swap; nfsd_lane.h) */
+			atomic_thread_fence(memory_order_seq_cst);
 			for (unsigned i = 1; i < g.nlanes; i++)
 				g.reclaim_seq[i] = atomic_load_explicit(&g.lanes[i].quiet_seq,
-									memory_order_acquire);
+									memory_order_seq_cst);
 			g.reloads++;
 			nfsd_log(NFSD_LOG_INFO,
 				 "exports reloaded: %u export(s): %u added, %u removed, %u kept",
@@ -727,6 +731,8 @@ static unsigned lanes_poll(void)
 	unsigned n = 0;
 
 	for (unsigned i = 1; i < g.nlanes; i++) {
+		if (!g.lanes[i].to_main) /* its start failed part way */
+			continue;
 		while (nfsd_lane_recv(&g.lanes[i], &m)) {
 			n++;
 			if (m.op == NFSD_LANE_QUIESCED) {
@@ -738,8 +744,8 @@ static unsigned lanes_poll(void)
 			if (m.op == NFSD_LANE_FAILED && g.conns[m.k].id) {
 				roce_cm_disconnect(g.conns[m.k].id);
 				conn_end(m.k, "endpoint failed");
-			} else if (m.op == NFSD_LANE_GONE) {
-				memset(&g.conns[m.k], 0, sizeof(g.conns[m.k]));
+			} else if (m.op == NFSD_LANE_RELEASED) {
+				g.conns[m.k].released = true; /* serve_poll destroys it */
 			}
 		}
 	}
@@ -764,8 +770,8 @@ static void serve_poll(struct stk_lcore *lc, void *arg)
 	for (uint32_t k = 0; k < NFSD_CONNS_MAX; k++) {
 		struct rpcrdma_ep_info info;
 
-		/* another lane's, while the lanes run: that lane serves and destroys it */
-		if (g.conns[k].lane && g.lanes_run)
+		/* another lane's, while the lanes run and until it let go: that lane serves it */
+		if (g.conns[k].lane && g.lanes_run && !g.conns[k].released)
 			continue;
 		if (g.conns[k].closing && rpcrdma_ep_destroy(g.conns[k].ep) == 0) {
 			memset(&g.conns[k], 0, sizeof(g.conns[k]));

@@ -104,11 +104,11 @@ static void lane_cmd(struct nfsd_lane *l, const struct nfsd_lane_msg *m)
 			rpcrdma_ep_quiesce(m->ep);
 		break;
 	case NFSD_LANE_END:
+		l->ended++;
 		if (l->conn[m->k] != NFSD_LC_NONE)
 			l->conn[m->k] = NFSD_LC_CLOSING;
-		else /* ended before the lane served it: destroy it here all the same */
-			l->ep[m->k] = m->ep, l->conn[m->k] = NFSD_LC_CLOSING;
-		l->ended++;
+		else /* ended before the lane served it: nothing of it is here */
+			(void)ring_put(l->to_main, NFSD_LANE_RELEASED, m->k, NULL);
 		break;
 	case NFSD_LANE_QUIESCE:
 		l->quiesced = true;
@@ -143,8 +143,12 @@ void nfsd_lane_poll(struct stk_lcore *lc, void *arg)
 		case NFSD_LC_NONE:
 			continue;
 		case NFSD_LC_CLOSING:
-			if (rpcrdma_ep_destroy(l->ep[k]) == 0 &&
-			    ring_put(l->to_main, NFSD_LANE_GONE, k, NULL) == 0) {
+			/* a deferred call's end comes back here (its helpers, its io_uring): the
+			 * endpoint stays until none is left, then goes back to the main lcore,
+			 * which destroys it (the control path: the device's counts, the CM) */
+			work += (unsigned)rpcrdma_ep_poll(l->ep[k]);
+			if (!rpcrdma_ep_deferred(l->ep[k]) &&
+			    ring_put(l->to_main, NFSD_LANE_RELEASED, k, NULL) == 0) {
 				l->ep[k] = NULL;
 				l->conn[k] = NFSD_LC_NONE;
 			}
@@ -170,8 +174,10 @@ void nfsd_lane_poll(struct stk_lcore *lc, void *arg)
 	busy |= (l->pool && nfs_pool_inflight(l->pool) > 0) ||
 		(l->aio && nfs_aio_inflight(l->aio) > 0);
 	atomic_store_explicit(&l->busy, busy, memory_order_release);
+	/* seq_cst, as the main lcore's exports swap and its reading of quiet_seq: a bump it sees
+	 * comes after the swap, so the next call here loads the new table (nfsd_lane.h) */
 	if (!busy)
-		atomic_fetch_add_explicit(&l->quiet_seq, 1, memory_order_release);
+		atomic_fetch_add_explicit(&l->quiet_seq, 1, memory_order_seq_cst);
 	atomic_fetch_add_explicit(&l->polls, 1, memory_order_relaxed);
 	/* a call with the helpers: stay awake for its end (the idle back-off) */
 	stk_lcore_work(lc, work + busy);

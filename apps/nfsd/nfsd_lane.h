@@ -14,12 +14,16 @@
  * QP is at RTS and has moved home) the main lcore hands the endpoint over (ADOPT) and never
  * touches it again but to read its counters. Work crosses lcores through two rte_rings per
  * lane and nothing else:
- *   main -> lane: ADOPT k (serve endpoint k from now on), END k (its CM id is gone: destroy
- *                 the endpoint), QUIESCE (the drain: no endpoint starts a new call)
- *   lane -> main: FAILED k (the endpoint failed: the main lcore disconnects it), GONE k (the
- *                 endpoint is destroyed: the slot is free), QUIESCED (QUIESCE applied)
- * A slot has at most ADOPT, END and one FAILED or GONE outstanding, and QUIESCE is sent once,
- * so rings of 4 x NFSD_CONNS_MAX never fill.
+ *   main -> lane: ADOPT k (serve endpoint k from now on), END k (its CM id is gone: let go of
+ *                 the endpoint once no deferred call of it is left), QUIESCE (the drain: no
+ *                 endpoint starts a new call)
+ *   lane -> main: FAILED k (the endpoint failed: the main lcore disconnects it), RELEASED k
+ *                 (the lane has let go: the main lcore destroys the endpoint, as the control
+ *                 path it is: roce_destroy_qp asks the lane's roce poll to release the QP,
+ *                 then waits out the grace period), QUIESCED (QUIESCE applied)
+ * A slot has at most ADOPT, END and one FAILED and one RELEASED outstanding, and QUIESCE is
+ * sent once, so rings of 4 x NFSD_CONNS_MAX never fill (a lane lets go of an endpoint only once
+ * RELEASED is queued).
  *
  * The lane publishes two words for the main lcore: busy (at the end of each poll: a call with
  * its helpers or io_uring, or an endpoint with a call or a reply not completed) and quiet_seq,
@@ -49,7 +53,7 @@ enum nfsd_lane_op {
 	NFSD_LANE_END,
 	NFSD_LANE_QUIESCE,
 	NFSD_LANE_FAILED,
-	NFSD_LANE_GONE,
+	NFSD_LANE_RELEASED,
 	NFSD_LANE_QUIESCED,
 };
 

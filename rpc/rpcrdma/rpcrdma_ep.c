@@ -1202,6 +1202,14 @@ void rpcrdma_ep_quiesce(struct rpcrdma_ep *ep)
 	ep->quiesced = true;
 }
 
+bool rpcrdma_ep_deferred(const struct rpcrdma_ep *ep)
+{
+	for (uint32_t i = 0; i < ep->nreqs; i++)
+		if (ep->reqs[i].pending)
+			return true;
+	return false;
+}
+
 bool rpcrdma_ep_busy(const struct rpcrdma_ep *ep)
 {
 	/* a call being served, or a SEND (a reply, with the WRITEs before it) not completed */
@@ -1236,7 +1244,6 @@ const struct rpcrdma_ep_stats *rpcrdma_ep_stats(const struct rpcrdma_ep *ep)
 
 int rpcrdma_ep_destroy(struct rpcrdma_ep *ep)
 {
-	struct roce_wc wc[32];
 	bool busy = false;
 
 	if (!ep)
@@ -1252,8 +1259,8 @@ int rpcrdma_ep_destroy(struct rpcrdma_ep *ep)
 		if (roce_destroy_qp(ep->qp) == -EBUSY)
 			return -EBUSY;
 		ep->qp_gone = true;
-		while (roce_poll_cq(ep->cq, 32, wc) > 0)
-			;
+		/* the completions left in the CQ go with it (roce_destroy_cq frees their mbufs):
+		 * no poll here, which on a device with lanes may be another lane's CQ */
 	}
 	/* a deferred call still reads its arguments from our buffers: wait for it to end */
 	for (uint32_t i = 0; i < ep->nreqs; i++)

@@ -209,13 +209,17 @@ const struct rpcrdma_ep_stats *rpcrdma_ep_stats(const struct rpcrdma_ep *ep);
  * answered; those received from now on wait in their receive buffers, unserved, for the
  * client to send again on its next connection. */
 void rpcrdma_ep_quiesce(struct rpcrdma_ep *ep);
+/** Server: a call the upper layer deferred (orpc_svc_defer) has not ended yet; its end comes
+ * back on the endpoint's lcore, so the endpoint must stay there until then. */
+bool rpcrdma_ep_deferred(const struct rpcrdma_ep *ep);
 /** Server: a call is being served or a reply has not completed yet (false once failed). */
 bool rpcrdma_ep_busy(const struct rpcrdma_ep *ep);
 
 /**
  * Destroy: outstanding client calls complete with -ECANCELED, the QP is destroyed (it must be
- * out of the CM: disconnected, or never connected), the regions are deregistered and the memory
- * freed. A region that frames still queued in the stack point into cannot be deregistered yet
+ * out of the CM: disconnected, or never connected; on a device with several lanes from the
+ * primary lane's lcore, which roce_destroy_qp answers -EBUSY until the QP's lane let go of it),
+ * the regions are deregistered and the memory freed. A region that frames still queued in the stack point into cannot be deregistered yet
  * (roce_dereg_mr's -EBUSY): then the endpoint stays closed but allocated, and this is called
  * again after the lcore has polled (from outside the poll hooks, or on a later poll).
  * @return 0 when it is gone, -EBUSY when it must be called again
