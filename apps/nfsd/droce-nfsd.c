@@ -27,7 +27,9 @@
  * Signals: SIGHUP reloads the exports (from the same place) without dropping anyone;
  * SIGTERM/SIGINT drain: no new connections, the calls in flight are answered (for at most
  * [nfs] drain seconds), the exported file systems are synced, then it exits; a second
- * SIGTERM/SIGINT cuts the drain short. Everything is polled from the main lcore's loop.
+ * SIGTERM/SIGINT cuts the drain short. Everything is polled from the main lcore's loop, but the
+ * RDMA connections of further lanes ([nfs] lcores, nfsd_lane.h). Its state is nfsd_server.h's;
+ * what it reports (counters, telemetry, /metrics) is nfsd_report.c.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -75,111 +77,16 @@
 #include "stk_lcore.h"
 #include "stk_stack.h"
 
-/* the server's life after start (STYLE §4): a SIGTERM moves it down the list */
-#define NFSD_STATE_LIST(X)                                                                         \
-	X(SERVING)  /* accepting connections and calls */                                          \
-	X(DRAINING) /* no new connections; the calls in flight end and are answered */             \
-	X(SETTLING) /* none in flight: the last replies leave */                                   \
-	X(SYNCING)  /* the exported file systems go to disk */                                     \
-	X(STOPPED)  /* the loop ends; teardown follows */
-#define NFSD_ST_ENUM_(n) NFSD_##n,
-enum nfsd_state { NFSD_STATE_LIST(NFSD_ST_ENUM_) NFSD_NUM_STATES };
+#include "nfsd_server.h"
+
 #define NFSD_ST_NAME_(n) #n,
 static const char *const nfsd_state_names[] = {NFSD_STATE_LIST(NFSD_ST_NAME_)};
 
 #define SETTLE_NS 200000000ull /* after the last call: time for its reply to leave */
 
-/* an export reload (SIGHUP): the new table is built on a thread of its own, then swapped in by
- * the loop */
-enum reload_phase { RELOAD_IDLE, RELOAD_BUILDING, RELOAD_READY };
-
-static struct {
-	const char *config, *exports, *listen_ip;
-	struct nfsd_conf conf;
-	uint64_t end;
-	struct roce_dev *dev;
-	struct roce_cm *cm;
-	struct roce_pd *pd;
-	struct roce_cm_id *listen;
-	struct nfs_fs *fs;
-	struct nfs_pool *pool;
-	struct nfs_aio *aio;
-	struct nfs3_server tcp_nfs, rdma_nfs;
-	/* NFSv4.1 ([nfs] versions = 3,4.1): one server for both transports, so a client's
-	 * sessions and reply caches are the same whichever connection a call takes */
-	struct nfs4_server *v4;
-	struct orpc_program nfs_prog; /* program 100003 with versions 3 and 4 */
-	struct orpc_version nfs_vers[2];
-	struct orpc_svc svc, rdma_svc;
-	/* the backchannels of this lcore's NFS connections, TCP and RDMA (orpc_bc.h): both
-	 * svcs point at it; it lives as long as they do */
-	struct orpc_bc_table bc;
-	struct orpc_pmap pm;
-	struct orpc_tcp_srv tcp;
-	bool tcp_up; /* orpc_tcp_srv_init succeeded */
-	/* NLM and NSM: their own svc (its ctx is the lock server) on their own ports */
-	struct nlm_server nlm;
-	bool nlm_up;
-	struct orpc_svc lock_svc;
-	struct orpc_tcp_srv lock_tcp;
-	bool lock_tcp_up;
-	struct {
-		struct roce_cm_id *id;
-		struct rpcrdma_ep *ep;
-		bool closing;	 /* destroyed once the stack has let go of its regions */
-		uint8_t lane;	 /* 0: served here; else by lanes[lane] (from ESTABLISHED on) */
-		bool adopted;	 /* the lane was given it (ADOPT) */
-		bool lane_ended; /* END sent: the lane lets go of it and answers RELEASED */
-		bool released;	 /* RELEASED came: this lcore destroys it */
-	} conns[NFSD_CONNS_MAX];
-	/* [nfs] lcores: lane 0 is this lcore (rdma_nfs, rdma_svc above), lanes[1..] the others
-	 * (nfsd_lane.h); lanes_run: their lcores poll them (after stk_run they do not) */
-	struct nfsd_lane lanes[NFSD_LANES_MAX];
-	unsigned nlanes;
-	bool lanes_run;
-	uint32_t place_next; /* placement = round_robin */
-	uint64_t lane_accepted[NFSD_LANES_MAX];
-	bool lane_quiesced[NFSD_LANES_MAX];   /* QUIESCED came back */
-	uint64_t reclaim_seq[NFSD_LANES_MAX]; /* their quiet_seq at the last exports swap */
-	uint64_t accepted, rejected, closed;
-	struct nfsd_ratelimit conn_rl; /* connection messages: a client can cause them */
-	/* lifecycle */
-	enum nfsd_state state;
-	uint64_t state_cnt[NFSD_NUM_STATES];
-	uint64_t drain_end_ns, settle_end_ns;
-	bool drain_cut;		 /* the bound passed, or a second signal */
-	uint64_t drain_start_ns; /* the first signal seen (the drain began) */
-	/* reload */
-	_Atomic int reload_phase;
-	pthread_t reload_thread;
-	int reload_rc;
-	struct nfs_export_tab *reload_next;
-	char reload_err[1024];
-	uint64_t reloads, reload_failures;
-	struct app_metrics *metrics; /* [nfs] metrics, --metrics */
-} g;
-
-/* Who is connected, for /droce/nfs/clients: the lcore writes a snapshot twice a second into
- * the buffer readers are not on, then bumps seq; the telemetry thread copies the other one and
- * checks seq did not move meanwhile (the endpoints themselves are never read off the lcore). */
-#define CLIENT_ROWS (NFSD_CONNS_MAX + 64)
-struct client_row {
-	bool rdma;
-	char addr[INET6_ADDRSTRLEN + 8];
-	uint64_t calls, credits, overruns, ddp_read_bytes, ddp_write_bytes;
-	uint64_t in_use;      /**< credits in use: calls received and not answered yet */
-	unsigned lane, lcore; /**< RDMA: the lane that serves it, and its lcore */
-};
-static struct {
-	_Atomic uint32_t seq;
-	uint32_t n[2];
-	struct client_row rows[2][CLIENT_ROWS];
-	uint64_t next_ns;
-} snap;
+struct nfsd_server nfsd;
 
 static volatile sig_atomic_t stop, hup;
-
-static void metrics_src(struct nfsd_metrics_src *out);
 
 /* A second SIGTERM/SIGINT this soon after the first is timeout(1)'s copy of it (to the process
  * group), not an operator's second signal */
@@ -193,7 +100,7 @@ static void on_signal(int sig)
 		stop++;
 }
 
-static uint64_t now_ns(void)
+uint64_t nfsd_now_ns(void)
 {
 	struct timespec t;
 
@@ -203,11 +110,11 @@ static uint64_t now_ns(void)
 
 static void set_state(enum nfsd_state s)
 {
-	if (g.state != s) {
-		g.state_cnt[s]++;
-		printf("state: %s -> %s\n", nfsd_state_names[g.state], nfsd_state_names[s]);
+	if (nfsd.state != s) {
+		nfsd.state_cnt[s]++;
+		printf("state: %s -> %s\n", nfsd_state_names[nfsd.state], nfsd_state_names[s]);
 	}
-	g.state = s;
+	nfsd.state = s;
 }
 
 /* The lane a new connection goes to: placement = client hashes the client's address, so that
@@ -217,13 +124,13 @@ static unsigned pick_lane(const struct stk_ipaddr *peer)
 {
 	uint32_t h = 2166136261u;
 
-	if (g.nlanes <= 1)
+	if (nfsd.nlanes <= 1)
 		return 0;
-	if (g.conf.place_rr)
-		return g.place_next++ % g.nlanes;
+	if (nfsd.conf.place_rr)
+		return nfsd.place_next++ % nfsd.nlanes;
 	for (size_t i = 0; i < sizeof(*peer); i++)
 		h = (h ^ ((const uint8_t *)peer)[i]) * 16777619u;
-	return h % g.nlanes;
+	return h % nfsd.nlanes;
 }
 
 /* A connection is over: its CM id goes now (why NULL: it never got going, nothing is logged),
@@ -231,63 +138,66 @@ static unsigned pick_lane(const struct stk_ipaddr *peer)
  * which is told to (END) and lets go of it (RELEASED) for this lcore to destroy. */
 static void conn_end(uint32_t k, const char *why)
 {
-	if (g.conns[k].id)
-		roce_cm_destroy_id(g.conns[k].id);
-	g.conns[k].id = NULL;
-	g.conns[k].closing = true;
-	if (g.conns[k].lane && g.lanes_run && !g.conns[k].lane_ended &&
-	    nfsd_lane_send(&g.lanes[g.conns[k].lane], NFSD_LANE_END, k, g.conns[k].ep) == 0)
-		g.conns[k].lane_ended = true;
+	if (nfsd.conns[k].id)
+		roce_cm_destroy_id(nfsd.conns[k].id);
+	nfsd.conns[k].id = NULL;
+	nfsd.conns[k].closing = true;
+	if (nfsd.conns[k].lane && nfsd.lanes_run && !nfsd.conns[k].lane_ended &&
+	    nfsd_lane_send(&nfsd.lanes[nfsd.conns[k].lane], NFSD_LANE_END, k, nfsd.conns[k].ep) ==
+		    0)
+		nfsd.conns[k].lane_ended = true;
 	if (!why)
 		return;
-	g.closed++;
-	nfsd_log_rl(&g.conn_rl, NFSD_LOG_INFO, "rdma: connection %u closed (%s)", k, why);
+	nfsd.closed++;
+	nfsd_log_rl(&nfsd.conn_rl, NFSD_LOG_INFO, "rdma: connection %u closed (%s)", k, why);
 }
 
 static void on_connect_request(const struct roce_cm_event *ev)
 {
 	uint8_t priv[RPCRDMA_CM_PRIV_LEN];
 	struct roce_cm_conn_param p = {0};
-	struct rpcrdma_ep_conf conf = {.credits = g.conf.credits,
-				       .inline_max = g.conf.inline_max,
-				       .max_chunk = g.conf.max_io + 8192,
-				       .server_calls = g.conf.conn_calls};
+	struct rpcrdma_ep_conf conf = {.credits = nfsd.conf.credits,
+				       .inline_max = nfsd.conf.inline_max,
+				       .max_chunk = nfsd.conf.max_io + 8192,
+				       .server_calls = nfsd.conf.conn_calls};
 	unsigned lane = pick_lane(&ev->id->remote_ip);
 	uint32_t k;
 
 	if (lane) { /* its QP and CQ live on that lane's lcore, its calls go to its server */
 		conf.on_lcore = true;
-		conf.lcore = g.lanes[lane].lcore;
+		conf.lcore = nfsd.lanes[lane].lcore;
 	}
-	for (k = 0; k < g.conf.connections && (g.conns[k].id || g.conns[k].ep); k++)
+	for (k = 0; k < nfsd.conf.connections && (nfsd.conns[k].id || nfsd.conns[k].ep); k++)
 		;
-	if (k == g.conf.connections || g.state != NFSD_SERVING ||
-	    !(g.conns[k].ep = rpcrdma_ep_create(g.dev, g.pd, RPCRDMA_SERVER, &conf,
-						lane ? &g.lanes[lane].svc : &g.rdma_svc))) {
+	if (k == nfsd.conf.connections || nfsd.state != NFSD_SERVING ||
+	    !(nfsd.conns[k].ep =
+		      rpcrdma_ep_create(nfsd.dev, nfsd.pd, RPCRDMA_SERVER, &conf,
+					lane ? &nfsd.lanes[lane].svc : &nfsd.rdma_svc))) {
 		roce_cm_reject(ev->id, NULL, 0);
 		roce_cm_destroy_id(ev->id);
-		g.rejected++;
-		nfsd_log_rl(&g.conn_rl, NFSD_LOG_WARN, "rdma: connection refused (%s)",
-			    g.state != NFSD_SERVING   ? "draining"
-			    : k == g.conf.connections ? "[nfs] connections are all in use"
-						      : "no memory for its endpoint");
+		nfsd.rejected++;
+		nfsd_log_rl(&nfsd.conn_rl, NFSD_LOG_WARN, "rdma: connection refused (%s)",
+			    nfsd.state != NFSD_SERVING	 ? "draining"
+			    : k == nfsd.conf.connections ? "[nfs] connections are all in use"
+							 : "no memory for its endpoint");
 		return;
 	}
-	g.conns[k].id = ev->id;
-	g.conns[k].lane = (uint8_t)lane;
-	rpcrdma_ep_set_peer(g.conns[k].ep, &ev->id->remote_ip, ev->id->remote_port);
+	nfsd.conns[k].id = ev->id;
+	nfsd.conns[k].lane = (uint8_t)lane;
+	rpcrdma_ep_set_peer(nfsd.conns[k].ep, &ev->id->remote_ip, ev->id->remote_port);
 	p.private_data = priv;
-	p.private_data_len = rpcrdma_ep_private_data(g.conns[k].ep, priv);
-	if (roce_cm_accept(ev->id, rpcrdma_ep_qp(g.conns[k].ep), &p) != 0 ||
-	    rpcrdma_ep_start(g.conns[k].ep, ev->private_data, ev->private_data_len) != 0) {
+	p.private_data_len = rpcrdma_ep_private_data(nfsd.conns[k].ep, priv);
+	if (roce_cm_accept(ev->id, rpcrdma_ep_qp(nfsd.conns[k].ep), &p) != 0 ||
+	    rpcrdma_ep_start(nfsd.conns[k].ep, ev->private_data, ev->private_data_len) != 0) {
 		conn_end(k, NULL);
-		g.rejected++;
+		nfsd.rejected++;
 		return;
 	}
-	g.accepted++;
-	g.lane_accepted[lane]++;
-	nfsd_log_rl(&g.conn_rl, NFSD_LOG_INFO, "rdma: connection %u accepted (lane %u, lcore %u)",
-		    k, lane, lane ? g.lanes[lane].lcore : rte_lcore_id());
+	nfsd.accepted++;
+	nfsd.lane_accepted[lane]++;
+	nfsd_log_rl(&nfsd.conn_rl, NFSD_LOG_INFO,
+		    "rdma: connection %u accepted (lane %u, lcore %u)", k, lane,
+		    lane ? nfsd.lanes[lane].lcore : rte_lcore_id());
 }
 
 static void on_cm_event(const struct roce_cm_event *ev)
@@ -300,19 +210,19 @@ static void on_cm_event(const struct roce_cm_event *ev)
 		/* the QP is at RTS and has moved to its home lane: that lane serves it from now
 		 * on */
 		for (uint32_t k = 0; k < NFSD_CONNS_MAX; k++) {
-			if (g.conns[k].id != ev->id || !g.conns[k].id || !g.conns[k].lane ||
-			    g.conns[k].adopted || g.conns[k].closing)
+			if (nfsd.conns[k].id != ev->id || !nfsd.conns[k].id ||
+			    !nfsd.conns[k].lane || nfsd.conns[k].adopted || nfsd.conns[k].closing)
 				continue;
-			if (nfsd_lane_send(&g.lanes[g.conns[k].lane], NFSD_LANE_ADOPT, k,
-					   g.conns[k].ep) == 0)
-				g.conns[k].adopted = true;
+			if (nfsd_lane_send(&nfsd.lanes[nfsd.conns[k].lane], NFSD_LANE_ADOPT, k,
+					   nfsd.conns[k].ep) == 0)
+				nfsd.conns[k].adopted = true;
 		}
 		break;
 	case ROCE_CM_EVENT_DISCONNECTED:
 	case ROCE_CM_EVENT_REJECTED:	/* the peer gave up on an accepted connection (REJ) */
 	case ROCE_CM_EVENT_UNREACHABLE: /* our REP went unanswered */
 		for (uint32_t k = 0; k < NFSD_CONNS_MAX; k++) {
-			if (!g.conns[k].id || g.conns[k].id != ev->id)
+			if (!nfsd.conns[k].id || nfsd.conns[k].id != ev->id)
 				continue;
 			conn_end(k, roce_cm_event_str(ev->event));
 		}
@@ -340,119 +250,6 @@ static char *read_file(const char *path)
 	return buf;
 }
 
-/* ---- who is connected ---- */
-
-static void peer_addr(const struct sockaddr_storage *a, char *buf, size_t len)
-{
-	char ip[INET6_ADDRSTRLEN] = "?";
-
-	if (a->ss_family == AF_INET) {
-		inet_ntop(AF_INET, &((const struct sockaddr_in *)a)->sin_addr, ip, sizeof(ip));
-		snprintf(buf, len, "%s:%u", ip, ntohs(((const struct sockaddr_in *)a)->sin_port));
-	} else if (a->ss_family == AF_INET6) {
-		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)a)->sin6_addr, ip, sizeof(ip));
-		snprintf(buf, len, "[%s]:%u", ip,
-			 ntohs(((const struct sockaddr_in6 *)a)->sin6_port));
-	} else {
-		snprintf(buf, len, "?");
-	}
-}
-
-/* On the lcore, twice a second: the connections as they are now. */
-static void clients_snapshot(void)
-{
-	uint32_t w = (atomic_load_explicit(&snap.seq, memory_order_relaxed) + 1) & 1, n = 0;
-	struct orpc_peer peers[64];
-	uint64_t now = now_ns();
-
-	if (now < snap.next_ns)
-		return;
-	snap.next_ns = now + 500000000ull;
-	for (uint32_t k = 0; k < NFSD_CONNS_MAX && n < CLIENT_ROWS; k++) {
-		struct client_row *c = &snap.rows[w][n];
-		const struct rpcrdma_ep_stats *es;
-		struct rpcrdma_ep_info info;
-		char ip[INET6_ADDRSTRLEN];
-
-		if (!g.conns[k].ep || !g.conns[k].id || g.conns[k].closing)
-			continue;
-		rpcrdma_ep_info(g.conns[k].ep, &info);
-		es = rpcrdma_ep_stats(g.conns[k].ep);
-		stk_ipaddr_str(&g.conns[k].id->remote_ip, ip, sizeof(ip));
-		*c = (struct client_row){.rdma = true,
-					 .calls = es->rx_msgs,
-					 .credits = info.credits,
-					 .in_use = info.calls_waiting + info.calls_serving,
-					 .overruns = es->credit_overrun,
-					 .ddp_read_bytes = es->ddp_read_bytes,
-					 .ddp_write_bytes = es->ddp_write_bytes,
-					 .lane = g.conns[k].lane,
-					 .lcore = g.conns[k].lane ? g.lanes[g.conns[k].lane].lcore
-								  : rte_get_main_lcore()};
-		snprintf(c->addr, sizeof(c->addr), "%s:%u", ip, g.conns[k].id->remote_port);
-		n++;
-	}
-	for (int srv = 0; srv < 2; srv++) {
-		const struct orpc_tcp_srv *t = srv ? &g.lock_tcp : &g.tcp;
-		uint32_t np =
-			(srv ? g.lock_tcp_up : g.tcp_up) ? orpc_tcp_srv_peers(t, peers, 64) : 0;
-
-		for (uint32_t i = 0; i < np && n < CLIENT_ROWS; i++, n++) {
-			snap.rows[w][n] = (struct client_row){.rdma = false};
-			peer_addr(&peers[i].addr, snap.rows[w][n].addr,
-				  sizeof(snap.rows[w][n].addr));
-		}
-	}
-	snap.n[w] = n;
-	atomic_fetch_add_explicit(&snap.seq, 1, memory_order_release);
-}
-
-/* /droce/nfs/clients: one entry per connection ("connN": transport, peer ADDR:PORT, and the
- * RDMA ones' counters) */
-static int tel_clients(const char *cmd, const char *params, struct rte_tel_data *d)
-{
-	static struct client_row rows[CLIENT_ROWS];
-	uint32_t n = 0;
-
-	(void)cmd, (void)params;
-	for (int tries = 0; tries < 5; tries++) {
-		uint32_t s1 = atomic_load_explicit(&snap.seq, memory_order_acquire);
-
-		n = snap.n[s1 & 1];
-		memcpy(rows, snap.rows[s1 & 1], sizeof(rows[0]) * n);
-		atomic_thread_fence(memory_order_acquire);
-		if (atomic_load_explicit(&snap.seq, memory_order_relaxed) == s1)
-			break;
-		n = 0;
-	}
-	rte_tel_data_start_dict(d);
-	for (uint32_t i = 0; i < n; i++) {
-		struct rte_tel_data *c = rte_tel_data_alloc();
-		char key[RTE_TEL_MAX_STRING_LEN];
-
-		if (!c)
-			return -ENOMEM;
-		rte_tel_data_start_dict(c);
-		rte_tel_data_add_dict_string(c, "transport", rows[i].rdma ? "rdma" : "tcp");
-		rte_tel_data_add_dict_string(c, "peer", rows[i].addr);
-		if (rows[i].rdma) {
-			rte_tel_data_add_dict_u64(c, "calls", rows[i].calls);
-			rte_tel_data_add_dict_u64(c, "credits", rows[i].credits);
-			rte_tel_data_add_dict_u64(c, "credits_in_use", rows[i].in_use);
-			rte_tel_data_add_dict_u64(c, "credit_overruns", rows[i].overruns);
-			rte_tel_data_add_dict_u64(c, "ddp_read_bytes", rows[i].ddp_read_bytes);
-			rte_tel_data_add_dict_u64(c, "ddp_write_bytes", rows[i].ddp_write_bytes);
-			rte_tel_data_add_dict_u64(c, "lane", rows[i].lane);
-			rte_tel_data_add_dict_u64(c, "lcore", rows[i].lcore);
-		}
-		/* telemetry's names take letters, digits, '_' and '/' only: the address is a value */
-		snprintf(key, sizeof(key), "conn%u", i);
-		if (rte_tel_data_add_dict_container(d, key, c, 0) != 0)
-			rte_tel_data_free(c);
-	}
-	return 0;
-}
-
 /* ---- the exports: where they come from, and SIGHUP ---- */
 
 /* The exports text in force: --exports FILE, else [nfs] exports = FILE, else the config's
@@ -460,13 +257,13 @@ static int tel_clients(const char *cmd, const char *params, struct rte_tel_data 
  * @return malloc'd text, or NULL with err */
 static char *exports_text(bool reread, char *err, size_t errlen)
 {
-	struct nfsd_conf fresh, *c = &g.conf;
-	const char *file = g.exports;
+	struct nfsd_conf fresh, *c = &nfsd.conf;
+	const char *file = nfsd.exports;
 	char *text = NULL;
 
-	if (!file && reread && g.config) {
+	if (!file && reread && nfsd.config) {
 		nfsd_conf_default(&fresh);
-		if (nfsd_conf_load(g.config, &fresh, err, errlen) != 0) {
+		if (nfsd_conf_load(nfsd.config, &fresh, err, errlen) != 0) {
 			nfsd_conf_free(&fresh);
 			return NULL;
 		}
@@ -498,11 +295,11 @@ static const char *exports_from(void)
 {
 	static char what[600];
 
-	if (g.exports)
-		return g.exports;
-	if (g.conf.exports_file[0])
-		return g.conf.exports_file;
-	snprintf(what, sizeof(what), "%s [export] sections", g.config ? g.config : "?");
+	if (nfsd.exports)
+		return nfsd.exports;
+	if (nfsd.conf.exports_file[0])
+		return nfsd.conf.exports_file;
+	snprintf(what, sizeof(what), "%s [export] sections", nfsd.config ? nfsd.config : "?");
 	return what;
 }
 
@@ -536,17 +333,17 @@ static void warn_exports(const char *text)
 
 static void *reload_main(void *arg)
 {
-	char *text = exports_text(true, g.reload_err, sizeof(g.reload_err));
+	char *text = exports_text(true, nfsd.reload_err, sizeof(nfsd.reload_err));
 
 	(void)arg;
-	g.reload_next = NULL;
-	g.reload_rc = text ? nfs_fs_reload_prepare(g.fs, text, &g.reload_next, g.reload_err,
-						   sizeof(g.reload_err))
-			   : -EINVAL;
-	if (g.reload_rc == 0)
+	nfsd.reload_next = NULL;
+	nfsd.reload_rc = text ? nfs_fs_reload_prepare(nfsd.fs, text, &nfsd.reload_next,
+						      nfsd.reload_err, sizeof(nfsd.reload_err))
+			      : -EINVAL;
+	if (nfsd.reload_rc == 0)
 		warn_exports(text);
 	free(text);
-	atomic_store(&g.reload_phase, RELOAD_READY);
+	atomic_store(&nfsd.reload_phase, RELOAD_READY);
 	return NULL;
 }
 
@@ -555,21 +352,21 @@ static void *reload_main(void *arg)
  * that began before a reload's swap can hold the old table once this is false. */
 static bool calls_in_flight(void)
 {
-	if (g.pool && nfs_pool_inflight(g.pool) > 0)
+	if (nfsd.pool && nfs_pool_inflight(nfsd.pool) > 0)
 		return true;
-	if (g.aio && nfs_aio_inflight(g.aio) > 0)
+	if (nfsd.aio && nfs_aio_inflight(nfsd.aio) > 0)
 		return true;
-	if (g.v4 && nfs4_server_busy(g.v4))
+	if (nfsd.v4 && nfs4_server_busy(nfsd.v4))
 		return true; /* a stable records write, or a reply held for it */
 	for (uint32_t k = 0; k < NFSD_CONNS_MAX; k++)
-		if (g.conns[k].ep && !g.conns[k].closing && !g.conns[k].lane &&
-		    rpcrdma_ep_busy(g.conns[k].ep))
+		if (nfsd.conns[k].ep && !nfsd.conns[k].closing && !nfsd.conns[k].lane &&
+		    rpcrdma_ep_busy(nfsd.conns[k].ep))
 			return true;
 	/* the other lanes: busy as their last poll ended; while draining, a lane that has not
 	 * applied the QUIESCE yet may still start calls */
-	for (unsigned i = 1; g.lanes_run && i < g.nlanes; i++)
-		if (atomic_load_explicit(&g.lanes[i].busy, memory_order_acquire) ||
-		    (g.state != NFSD_SERVING && !g.lane_quiesced[i]))
+	for (unsigned i = 1; nfsd.lanes_run && i < nfsd.nlanes; i++)
+		if (atomic_load_explicit(&nfsd.lanes[i].busy, memory_order_acquire) ||
+		    (nfsd.state != NFSD_SERVING && !nfsd.lane_quiesced[i]))
 			return true;
 	return false;
 }
@@ -578,9 +375,9 @@ static bool calls_in_flight(void)
  * none of its calls holds the table the swap replaced. */
 static bool lanes_past_swap(void)
 {
-	for (unsigned i = 1; g.lanes_run && i < g.nlanes; i++)
-		if (atomic_load_explicit(&g.lanes[i].quiet_seq, memory_order_acquire) ==
-		    g.reclaim_seq[i])
+	for (unsigned i = 1; nfsd.lanes_run && i < nfsd.nlanes; i++)
+		if (atomic_load_explicit(&nfsd.lanes[i].quiet_seq, memory_order_acquire) ==
+		    nfsd.reclaim_seq[i])
 			return false;
 	return true;
 }
@@ -591,52 +388,52 @@ static void reload_poll(void)
 {
 	struct nfs_reload_stats rs;
 
-	if (hup && g.state == NFSD_SERVING && atomic_load(&g.reload_phase) == RELOAD_IDLE) {
+	if (hup && nfsd.state == NFSD_SERVING && atomic_load(&nfsd.reload_phase) == RELOAD_IDLE) {
 		hup = 0;
-		atomic_store(&g.reload_phase, RELOAD_BUILDING);
-		if (pthread_create(&g.reload_thread, NULL, reload_main, NULL) != 0) {
-			atomic_store(&g.reload_phase, RELOAD_IDLE);
-			g.reload_failures++;
+		atomic_store(&nfsd.reload_phase, RELOAD_BUILDING);
+		if (pthread_create(&nfsd.reload_thread, NULL, reload_main, NULL) != 0) {
+			atomic_store(&nfsd.reload_phase, RELOAD_IDLE);
+			nfsd.reload_failures++;
 			nfsd_log(NFSD_LOG_ERR,
 				 "exports not reloaded: no thread to read them (%s); the running "
 				 "exports stay",
 				 strerror(errno));
 		}
 	}
-	if (atomic_load(&g.reload_phase) == RELOAD_READY) {
-		pthread_join(g.reload_thread, NULL);
-		atomic_store(&g.reload_phase, RELOAD_IDLE);
-		if (g.reload_rc == 0) {
-			nfs_fs_reload_commit(g.fs, g.reload_next, &rs);
+	if (atomic_load(&nfsd.reload_phase) == RELOAD_READY) {
+		pthread_join(nfsd.reload_thread, NULL);
+		atomic_store(&nfsd.reload_phase, RELOAD_IDLE);
+		if (nfsd.reload_rc == 0) {
+			nfs_fs_reload_commit(nfsd.fs, nfsd.reload_next, &rs);
 			/* seq_cst against the swap's store (a store then a load: the lanes'
 			 * bumps read here must come after the swap; nfsd_lane.h) */
 			atomic_thread_fence(memory_order_seq_cst);
-			for (unsigned i = 1; i < g.nlanes; i++)
-				g.reclaim_seq[i] = atomic_load_explicit(&g.lanes[i].quiet_seq,
-									memory_order_seq_cst);
-			g.reloads++;
+			for (unsigned i = 1; i < nfsd.nlanes; i++)
+				nfsd.reclaim_seq[i] = atomic_load_explicit(&nfsd.lanes[i].quiet_seq,
+									   memory_order_seq_cst);
+			nfsd.reloads++;
 			nfsd_log(NFSD_LOG_INFO,
 				 "exports reloaded: %u export(s): %u added, %u removed, %u kept",
 				 rs.exports, rs.added, rs.removed, rs.kept);
 		} else {
-			g.reload_failures++;
+			nfsd.reload_failures++;
 			nfsd_log(NFSD_LOG_ERR, "exports not reloaded: %s; the running exports stay",
-				 g.reload_err);
+				 nfsd.reload_err);
 		}
-		g.reload_next = NULL;
+		nfsd.reload_next = NULL;
 	}
 	if (!calls_in_flight() && lanes_past_swap())
-		nfs_fs_reclaim(g.fs);
+		nfs_fs_reclaim(nfsd.fs);
 }
 
 /* a reload still building when the server stops: wait for it and drop its table */
 static void reload_fini(void)
 {
-	if (atomic_load(&g.reload_phase) != RELOAD_IDLE) {
-		pthread_join(g.reload_thread, NULL);
-		nfs_fs_reload_abort(g.reload_next);
-		g.reload_next = NULL;
-		atomic_store(&g.reload_phase, RELOAD_IDLE);
+	if (atomic_load(&nfsd.reload_phase) != RELOAD_IDLE) {
+		pthread_join(nfsd.reload_thread, NULL);
+		nfs_fs_reload_abort(nfsd.reload_next);
+		nfsd.reload_next = NULL;
+		atomic_store(&nfsd.reload_phase, RELOAD_IDLE);
 	}
 }
 
@@ -644,32 +441,32 @@ static void reload_fini(void)
 
 static void quiesce_all(void)
 {
-	if (g.listen)
-		roce_cm_destroy_id(g.listen);
-	g.listen = NULL;
-	if (g.tcp_up)
-		orpc_tcp_srv_quiesce(&g.tcp);
-	if (g.lock_tcp_up)
-		orpc_tcp_srv_quiesce(&g.lock_tcp);
+	if (nfsd.listen)
+		roce_cm_destroy_id(nfsd.listen);
+	nfsd.listen = NULL;
+	if (nfsd.tcp_up)
+		orpc_tcp_srv_quiesce(&nfsd.tcp);
+	if (nfsd.lock_tcp_up)
+		orpc_tcp_srv_quiesce(&nfsd.lock_tcp);
 	for (uint32_t k = 0; k < NFSD_CONNS_MAX; k++)
-		if (g.conns[k].ep && !g.conns[k].closing && !g.conns[k].lane)
-			rpcrdma_ep_quiesce(g.conns[k].ep);
+		if (nfsd.conns[k].ep && !nfsd.conns[k].closing && !nfsd.conns[k].lane)
+			rpcrdma_ep_quiesce(nfsd.conns[k].ep);
 	/* the other lanes quiesce theirs (and those they adopt from now on) and say so; a
 	 * connection not adopted yet starts no call before its lane has it */
-	for (unsigned i = 1; g.lanes_run && i < g.nlanes; i++)
-		if (nfsd_lane_send(&g.lanes[i], NFSD_LANE_QUIESCE, 0, NULL) != 0)
-			g.lane_quiesced[i] = true; /* cannot happen (nfsd_lane.h) */
+	for (unsigned i = 1; nfsd.lanes_run && i < nfsd.nlanes; i++)
+		if (nfsd_lane_send(&nfsd.lanes[i], NFSD_LANE_QUIESCE, 0, NULL) != 0)
+			nfsd.lane_quiesced[i] = true; /* cannot happen (nfsd_lane.h) */
 }
 
 /* One step of the server's life (STYLE §4); the loops call it every round. @return true when
  * the loop should end */
 static bool life_step(bool time_up)
 {
-	uint64_t now = now_ns();
+	uint64_t now = nfsd_now_ns();
 	uint32_t synced = 0;
 	int rc;
 
-	switch (g.state) {
+	switch (nfsd.state) {
 	case NFSD_SERVING:
 		if (!stop && !time_up)
 			return false;
@@ -677,43 +474,43 @@ static bool life_step(bool time_up)
 		/* one signal so far: a copy of the first (timeout(1) sends its TERM to the child
 		 * and again to its process group) must not read as a second one */
 		stop = 1;
-		g.drain_start_ns = now;
-		g.drain_end_ns = now + (uint64_t)g.conf.drain_s * 1000000000ull;
+		nfsd.drain_start_ns = now;
+		nfsd.drain_end_ns = now + (uint64_t)nfsd.conf.drain_s * 1000000000ull;
 		printf("draining: no new connections; %u call(s) with the helper threads, at most "
 		       "%u s\n",
-		       g.pool ? nfs_pool_inflight(g.pool) : 0, g.conf.drain_s);
+		       nfsd.pool ? nfs_pool_inflight(nfsd.pool) : 0, nfsd.conf.drain_s);
 		set_state(NFSD_DRAINING);
 		return false;
 	case NFSD_DRAINING:
 		/* the copy can also come after this loop saw the first and began the drain (the
 		 * kernel delivers the two kill()s microseconds apart): one within SIGNAL_COPY_NS of
 		 * the first is that copy, not an operator's second signal */
-		if (stop > 1 && now - g.drain_start_ns < SIGNAL_COPY_NS)
+		if (stop > 1 && now - nfsd.drain_start_ns < SIGNAL_COPY_NS)
 			stop = 1;
-		if (stop > 1 || now >= g.drain_end_ns) {
-			g.drain_cut = true;
+		if (stop > 1 || now >= nfsd.drain_end_ns) {
+			nfsd.drain_cut = true;
 			printf("drain cut short (%s) with %u call(s) in flight\n",
 			       stop > 1 ? "a second signal" : "its bound passed",
-			       g.pool ? nfs_pool_inflight(g.pool) : 0);
+			       nfsd.pool ? nfs_pool_inflight(nfsd.pool) : 0);
 			set_state(NFSD_SYNCING);
 		} else if (!calls_in_flight()) {
-			g.settle_end_ns = now + SETTLE_NS;
+			nfsd.settle_end_ns = now + SETTLE_NS;
 			set_state(NFSD_SETTLING);
 		}
 		return false;
 	case NFSD_SETTLING:
-		if (stop > 1 && now - g.drain_start_ns < SIGNAL_COPY_NS)
+		if (stop > 1 && now - nfsd.drain_start_ns < SIGNAL_COPY_NS)
 			stop = 1; /* timeout(1)'s copy, as above */
 		if (calls_in_flight())
 			set_state(NFSD_DRAINING); /* a call that was queued in a connection */
-		else if (now >= g.settle_end_ns || stop > 1)
+		else if (now >= nfsd.settle_end_ns || stop > 1)
 			set_state(NFSD_SYNCING);
 		return false;
 	case NFSD_SYNCING:
-		rc = nfs_fs_sync(g.fs, &synced);
+		rc = nfs_fs_sync(nfsd.fs, &synced);
 		printf("drained: %s; synced %u file system(s)%s%s\n",
-		       g.drain_cut ? "calls were still in flight" : "every call answered", synced,
-		       rc ? ", one failed: " : "", rc ? strerror(-rc) : "");
+		       nfsd.drain_cut ? "calls were still in flight" : "every call answered",
+		       synced, rc ? ", one failed: " : "", rc ? strerror(-rc) : "");
 		set_state(NFSD_STOPPED);
 		return true;
 	case NFSD_STOPPED:
@@ -730,22 +527,22 @@ static unsigned lanes_poll(void)
 	struct nfsd_lane_msg m;
 	unsigned n = 0;
 
-	for (unsigned i = 1; i < g.nlanes; i++) {
-		if (!g.lanes[i].to_main) /* its start failed part way */
+	for (unsigned i = 1; i < nfsd.nlanes; i++) {
+		if (!nfsd.lanes[i].to_main) /* its start failed part way */
 			continue;
-		while (nfsd_lane_recv(&g.lanes[i], &m)) {
+		while (nfsd_lane_recv(&nfsd.lanes[i], &m)) {
 			n++;
 			if (m.op == NFSD_LANE_QUIESCED) {
-				g.lane_quiesced[i] = true;
+				nfsd.lane_quiesced[i] = true;
 				continue;
 			}
-			if (m.k >= NFSD_CONNS_MAX || g.conns[m.k].lane != i)
+			if (m.k >= NFSD_CONNS_MAX || nfsd.conns[m.k].lane != i)
 				continue;
-			if (m.op == NFSD_LANE_FAILED && g.conns[m.k].id) {
-				roce_cm_disconnect(g.conns[m.k].id);
+			if (m.op == NFSD_LANE_FAILED && nfsd.conns[m.k].id) {
+				roce_cm_disconnect(nfsd.conns[m.k].id);
 				conn_end(m.k, "endpoint failed");
 			} else if (m.op == NFSD_LANE_RELEASED) {
-				g.conns[m.k].released = true; /* serve_poll destroys it */
+				nfsd.conns[m.k].released = true; /* serve_poll destroys it */
 			}
 		}
 	}
@@ -758,11 +555,11 @@ static void serve_poll(struct stk_lcore *lc, void *arg)
 	unsigned work = 0;
 
 	(void)arg;
-	if (g.pool)
-		work += nfs_pool_poll(g.pool, nfs3_pool_done, 64);
-	if (g.v4) /* NFSv4's stable records: writes ended, replies held for them */
-		work += nfs4_server_poll(g.v4);
-	while (roce_cm_get_event(g.cm, &ev) == 0) {
+	if (nfsd.pool)
+		work += nfs_pool_poll(nfsd.pool, nfs3_pool_done, 64);
+	if (nfsd.v4) /* NFSv4's stable records: writes ended, replies held for them */
+		work += nfs4_server_poll(nfsd.v4);
+	while (roce_cm_get_event(nfsd.cm, &ev) == 0) {
 		on_cm_event(&ev);
 		work++;
 	}
@@ -771,39 +568,40 @@ static void serve_poll(struct stk_lcore *lc, void *arg)
 		struct rpcrdma_ep_info info;
 
 		/* another lane's, while the lanes run and until it let go: that lane serves it */
-		if (g.conns[k].lane && g.lanes_run && !g.conns[k].released)
+		if (nfsd.conns[k].lane && nfsd.lanes_run && !nfsd.conns[k].released)
 			continue;
-		if (g.conns[k].closing && rpcrdma_ep_destroy(g.conns[k].ep) == 0) {
-			memset(&g.conns[k], 0, sizeof(g.conns[k]));
+		if (nfsd.conns[k].closing && rpcrdma_ep_destroy(nfsd.conns[k].ep) == 0) {
+			memset(&nfsd.conns[k], 0, sizeof(nfsd.conns[k]));
 			continue;
 		}
-		if (!g.conns[k].ep || g.conns[k].closing)
+		if (!nfsd.conns[k].ep || nfsd.conns[k].closing)
 			continue;
-		work += (unsigned)rpcrdma_ep_poll(g.conns[k].ep);
+		work += (unsigned)rpcrdma_ep_poll(nfsd.conns[k].ep);
 		/* an RDMA error or a flush ends the connection: the client reconnects */
-		rpcrdma_ep_info(g.conns[k].ep, &info);
-		if (info.failed && g.conns[k].id) {
-			roce_cm_disconnect(g.conns[k].id);
+		rpcrdma_ep_info(nfsd.conns[k].ep, &info);
+		if (info.failed && nfsd.conns[k].id) {
+			roce_cm_disconnect(nfsd.conns[k].id);
 			conn_end(k, "endpoint failed");
 		}
 	}
-	if (g.tcp_up)
-		work += (unsigned)orpc_tcp_srv_poll(&g.tcp);
+	if (nfsd.tcp_up)
+		work += (unsigned)orpc_tcp_srv_poll(&nfsd.tcp);
 	/* after the servers: the READs and WRITEs they started are submitted in this pass */
-	if (g.aio)
-		work += nfs_aio_poll(g.aio, nfs3_aio_done, 64);
-	if (g.lock_tcp_up)
-		work += (unsigned)orpc_tcp_srv_poll(&g.lock_tcp);
-	if (g.nlm_up)
-		work += nlm_server_poll(&g.nlm); /* callbacks in flight, on sockets of their own */
-	if (g.metrics) /* a scrape being answered keeps the lcore awake too */
-		work += app_metrics_poll(g.metrics);
+	if (nfsd.aio)
+		work += nfs_aio_poll(nfsd.aio, nfs3_aio_done, 64);
+	if (nfsd.lock_tcp_up)
+		work += (unsigned)orpc_tcp_srv_poll(&nfsd.lock_tcp);
+	if (nfsd.nlm_up)
+		work += nlm_server_poll(
+			&nfsd.nlm); /* callbacks in flight, on sockets of their own */
+	if (nfsd.metrics)	    /* a scrape being answered keeps the lcore awake too */
+		work += app_metrics_poll(nfsd.metrics);
 	/* a call with the helpers: stay awake for its end (the idle back-off, [stack]) */
-	work += calls_in_flight() || atomic_load(&g.reload_phase) != RELOAD_IDLE;
+	work += calls_in_flight() || atomic_load(&nfsd.reload_phase) != RELOAD_IDLE;
 	stk_lcore_work(lc, work);
-	clients_snapshot();
+	nfsd_clients_snapshot();
 	reload_poll();
-	if (life_step(g.end && rte_get_tsc_cycles() > g.end))
+	if (life_step(nfsd.end && rte_get_tsc_cycles() > nfsd.end))
 		stk_stop();
 }
 
@@ -817,12 +615,12 @@ static int listen_all(const char *ip)
 		     {NFS3_PORT, 0},
 		     {MOUNT_PORT, 0},
 		     {MOUNT_PORT, 1}};
-	int rc = orpc_tcp_srv_init(&g.tcp, &g.svc, 0);
+	int rc = orpc_tcp_srv_init(&nfsd.tcp, &nfsd.svc, 0);
 
-	g.tcp_up = rc == 0;
+	nfsd.tcp_up = rc == 0;
 
 	for (size_t i = 0; !rc && i < sizeof(socks) / sizeof(socks[0]); i++) {
-		rc = orpc_tcp_srv_listen(&g.tcp, ip, socks[i].port, socks[i].udp, NULL);
+		rc = orpc_tcp_srv_listen(&nfsd.tcp, ip, socks[i].port, socks[i].udp, NULL);
 		if (rc)
 			fprintf(stderr, "droce-nfsd: cannot bind %s %s port %u: %s\n", ip,
 				socks[i].udp ? "udp" : "tcp", socks[i].port, strerror(-rc));
@@ -830,12 +628,12 @@ static int listen_all(const char *ip)
 	if (rc)
 		return rc;
 	/* NLM and NSM on their fixed ports, served by the lock server's own svc */
-	rc = orpc_tcp_srv_init(&g.lock_tcp, &g.lock_svc, 0);
-	g.lock_tcp_up = rc == 0;
+	rc = orpc_tcp_srv_init(&nfsd.lock_tcp, &nfsd.lock_svc, 0);
+	nfsd.lock_tcp_up = rc == 0;
 	for (int i = 0; !rc && i < 4; i++) {
 		uint16_t port = i < 2 ? NLM_PORT : NSM_PORT;
 
-		rc = orpc_tcp_srv_listen(&g.lock_tcp, ip, port, i & 1, NULL);
+		rc = orpc_tcp_srv_listen(&nfsd.lock_tcp, ip, port, i & 1, NULL);
 		if (rc)
 			fprintf(stderr, "droce-nfsd: cannot bind %s %s port %u: %s\n", ip,
 				i & 1 ? "udp" : "tcp", port, strerror(-rc));
@@ -846,359 +644,61 @@ static int listen_all(const char *ip)
 /* the lock server: grace period, NSM state, SM_NOTIFY to the hosts that held locks */
 static int lock_init(const char *ip)
 {
-	struct nlm_conf c = {.grace_s = g.conf.grace_s, .my_name = ip, .cb_timeout_ms = 3000};
+	struct nlm_conf c = {.grace_s = nfsd.conf.grace_s, .my_name = ip, .cb_timeout_ms = 3000};
 	char err[256];
-	int rc = nlm_server_init(&g.nlm, g.fs, &c, err, sizeof(err));
+	int rc = nlm_server_init(&nfsd.nlm, nfsd.fs, &c, err, sizeof(err));
 
 	if (rc) {
 		fprintf(stderr, "droce-nfsd: the lock manager did not start: %s\n", err);
 		return rc;
 	}
-	g.nlm_up = true;
-	if (g.v4)
-		nfs4_server_set_lock_mgr(g.v4, &g.nlm.mgr);
-	g.lock_svc.ctx = &g.nlm;
-	orpc_svc_add(&g.lock_svc, &nlm_program);
-	orpc_svc_add(&g.lock_svc, &nsm_program);
-	printf("locks: NSM state %d, %u monitored host(s) notified, grace %u s\n", g.nlm.nsm_state,
-	       g.nlm.nhosts, g.conf.grace_s);
+	nfsd.nlm_up = true;
+	if (nfsd.v4)
+		nfs4_server_set_lock_mgr(nfsd.v4, &nfsd.nlm.mgr);
+	nfsd.lock_svc.ctx = &nfsd.nlm;
+	orpc_svc_add(&nfsd.lock_svc, &nlm_program);
+	orpc_svc_add(&nfsd.lock_svc, &nsm_program);
+	printf("locks: NSM state %d, %u monitored host(s) notified, grace %u s\n",
+	       nfsd.nlm.nsm_state, nfsd.nlm.nhosts, nfsd.conf.grace_s);
 	return 0;
 }
 
 static void register_all(const char *ip, bool rdma)
 {
-	orpc_pmap_attach(&g.pm);
+	orpc_pmap_attach(&nfsd.pm);
 	for (uint32_t v = 2; v <= 4; v++) {
-		orpc_pmap_register(&g.pm, ORPC_PMAP_PROG, v, "tcp", ip, ORPC_PMAP_PORT);
-		orpc_pmap_register(&g.pm, ORPC_PMAP_PROG, v, "udp", ip, ORPC_PMAP_PORT);
+		orpc_pmap_register(&nfsd.pm, ORPC_PMAP_PROG, v, "tcp", ip, ORPC_PMAP_PORT);
+		orpc_pmap_register(&nfsd.pm, ORPC_PMAP_PROG, v, "udp", ip, ORPC_PMAP_PORT);
 	}
 	/* NFSv4 (4.1 and 4.2) beside v3 when served, on the same ports */
-	for (uint32_t v = 3; v <= (g.v4 ? 4u : 3u); v++) {
-		orpc_pmap_register(&g.pm, NFS3_PROG, v, "tcp", ip, NFS3_PORT);
+	for (uint32_t v = 3; v <= (nfsd.v4 ? 4u : 3u); v++) {
+		orpc_pmap_register(&nfsd.pm, NFS3_PROG, v, "tcp", ip, NFS3_PORT);
 		if (rdma)
-			orpc_pmap_register(&g.pm, NFS3_PROG, v, "rdma", ip, NFS3_RDMA_PORT);
+			orpc_pmap_register(&nfsd.pm, NFS3_PROG, v, "rdma", ip, NFS3_RDMA_PORT);
 	}
 	for (uint32_t v = 1; v <= 3; v += 2) {
-		orpc_pmap_register(&g.pm, MOUNT_PROG, v, "tcp", ip, MOUNT_PORT);
-		orpc_pmap_register(&g.pm, MOUNT_PROG, v, "udp", ip, MOUNT_PORT);
+		orpc_pmap_register(&nfsd.pm, MOUNT_PROG, v, "tcp", ip, MOUNT_PORT);
+		orpc_pmap_register(&nfsd.pm, MOUNT_PROG, v, "udp", ip, MOUNT_PORT);
 	}
-	orpc_pmap_register(&g.pm, NLM_PROG, NLM_VERS4, "tcp", ip, NLM_PORT);
-	orpc_pmap_register(&g.pm, NLM_PROG, NLM_VERS4, "udp", ip, NLM_PORT);
-	orpc_pmap_register(&g.pm, NSM_PROG, NSM_VERS, "tcp", ip, NSM_PORT);
-	orpc_pmap_register(&g.pm, NSM_PROG, NSM_VERS, "udp", ip, NSM_PORT);
-}
-
-static void print_stats(void)
-{
-	struct nfs_fs_stats fst;
-	struct orpc_drc_stats drc[2];
-	struct nfsd_metrics_src src;
-	struct orpc_svc_stats rsv;
-	/* the RDMA servers of every lane, summed (lane 0's alone when there is one) */
-	static struct nfs3_stats rst;
-	const struct nfs3_server *keep_tcp;
-
-	printf("tcp: accepted %llu, records %llu, udp calls %llu, closed %llu (garbage %llu)\n",
-	       (unsigned long long)g.tcp.stats.accepted, (unsigned long long)g.tcp.stats.records,
-	       (unsigned long long)g.tcp.stats.udp_calls, (unsigned long long)g.tcp.stats.closed,
-	       (unsigned long long)g.tcp.stats.closed_garbage);
-	metrics_src(&src);
-	keep_tcp = src.nfs[0];
-	src.nfs[0] = NULL; /* the RDMA ones only */
-	src.svc[0] = NULL;
-	nfsd_metrics_nfs_total(&src, &rst);
-	nfsd_metrics_rpc_total(&src, &rsv, &drc[1]);
-	src.nfs[0] = keep_tcp;
-	printf("rdma: accepted %llu, rejected %llu, closed %llu, calls %llu\n",
-	       (unsigned long long)g.accepted, (unsigned long long)g.rejected,
-	       (unsigned long long)g.closed, (unsigned long long)rsv.calls);
-	for (unsigned i = 0; g.nlanes > 1 && i < g.nlanes; i++) {
-		const struct nfs3_stats *ls = i ? &g.lanes[i].nfs.st : &g.rdma_nfs.st;
-		uint64_t calls = 0;
-
-		for (uint32_t p = 0; p < NFS3_NPROCS; p++)
-			calls += ls->proc[p];
-		printf("rdma: lane %u on lcore %u: connections %llu, NFSv3 calls %llu, read %llu "
-		       "bytes, written %llu bytes\n",
-		       i, i ? g.lanes[i].lcore : rte_get_main_lcore(),
-		       (unsigned long long)g.lane_accepted[i], (unsigned long long)calls,
-		       (unsigned long long)ls->read_bytes, (unsigned long long)ls->write_bytes);
-	}
-	for (int k = 0; k < ORPC_OUT_NUM; k++)
-		if (g.svc.stats.outcome[k] + rsv.outcome[k] + g.lock_svc.stats.outcome[k])
-			printf("rpc: %s tcp %llu rdma %llu nlm/nsm %llu\n",
-			       orpc_outcome_name((enum orpc_outcome)k),
-			       (unsigned long long)g.svc.stats.outcome[k],
-			       (unsigned long long)rsv.outcome[k],
-			       (unsigned long long)g.lock_svc.stats.outcome[k]);
-	for (uint32_t p = 0; p < NFS3_NPROCS; p++)
-		if (g.tcp_nfs.st.proc[p] + rst.proc[p])
-			printf("nfs3: %s tcp %llu rdma %llu\n", nfs3_proc_name(p),
-			       (unsigned long long)g.tcp_nfs.st.proc[p],
-			       (unsigned long long)rst.proc[p]);
-	for (uint32_t p = 0; p < MOUNT_NPROCS; p++)
-		if (g.tcp_nfs.st.mount_proc[p])
-			printf("mount: %s %llu\n", nfs_mnt_proc_name(p),
-			       (unsigned long long)g.tcp_nfs.st.mount_proc[p]);
-	printf("nfs3: calls on helper threads %llu, run inline for want of scratch %llu, READs and "
-	       "WRITEs by io_uring %llu\n",
-	       (unsigned long long)(g.tcp_nfs.st.deferred + rst.deferred),
-	       (unsigned long long)(g.tcp_nfs.st.sync_fallback + rst.sync_fallback),
-	       (unsigned long long)(g.tcp_nfs.st.aio + rst.aio));
-	printf("nfs3: status ok %llu, errors %llu; read %llu bytes, written %llu bytes\n",
-	       (unsigned long long)(g.tcp_nfs.st.status_ok + rst.status_ok),
-	       (unsigned long long)(g.tcp_nfs.st.status_err + rst.status_err),
-	       (unsigned long long)(g.tcp_nfs.st.read_bytes + rst.read_bytes),
-	       (unsigned long long)(g.tcp_nfs.st.write_bytes + rst.write_bytes));
-	if (g.v4) {
-		struct nfs4_state_stats vs;
-		struct nfs4_stats v4;
-
-		nfs4_server_stats(g.v4, &v4);
-		for (uint32_t op = 0; op <= NFS4_OP_LAST; op++)
-			if (v4.op[op])
-				printf("nfs4: %s %llu\n", nfs4_op_name(op),
-				       (unsigned long long)v4.op[op]);
-		printf("nfs4: compounds %llu (failed %llu), opens %llu, closes %llu, "
-		       "stateids bad %llu old %llu stale %llu expired %llu, share denied %llu, "
-		       "locks denied %llu, READ/READLINK data by write chunk %llu (placed %llu)\n",
-		       (unsigned long long)v4.compounds, (unsigned long long)v4.status_err,
-		       (unsigned long long)v4.opens, (unsigned long long)v4.closes,
-		       (unsigned long long)v4.bad_stateid, (unsigned long long)v4.old_stateid,
-		       (unsigned long long)v4.stale_stateid, (unsigned long long)v4.expired_stateid,
-		       (unsigned long long)v4.share_denied, (unsigned long long)v4.locks_denied,
-		       (unsigned long long)v4.ddp_reads, (unsigned long long)v4.ddp_placed);
-		printf("nfs4: delegations granted %llu, returned %llu, revoked %llu; recalls sent "
-		       "%llu, answered %llu; conflicts delayed %llu; backchannel probes %llu, "
-		       "callback errors %llu, bad callback replies %llu; blocked locks %llu, "
-		       "CB_NOTIFY_LOCK sent %llu\n",
-		       (unsigned long long)v4.delegs_granted,
-		       (unsigned long long)v4.delegs_returned,
-		       (unsigned long long)v4.delegs_revoked, (unsigned long long)v4.recalls_sent,
-		       (unsigned long long)v4.recalls_answered,
-		       (unsigned long long)v4.deleg_conflicts, (unsigned long long)v4.cb_probes,
-		       (unsigned long long)v4.cb_errors, (unsigned long long)v4.cb_bad_replies,
-		       (unsigned long long)v4.lock_waits, (unsigned long long)v4.lock_notifies);
-		printf("nfs4: client records %llu (loaded %llu, files ignored %llu, written %llu, "
-		       "write errors %llu); reclaims %llu, NO_GRACE %llu, GRACE %llu; in grace %d\n",
-		       (unsigned long long)v4.records, (unsigned long long)v4.records_loaded,
-		       (unsigned long long)v4.records_files_ignored,
-		       (unsigned long long)v4.records_writes,
-		       (unsigned long long)v4.records_write_errors, (unsigned long long)v4.reclaims,
-		       (unsigned long long)v4.no_grace, (unsigned long long)v4.grace_refused,
-		       (int)v4.in_grace);
-		printf("nfs4: boot epoch %u; replies held for a records write %llu (not held %llu), "
-		       "records written on the lcore %llu\n",
-		       v4.boot, (unsigned long long)v4.records_held,
-		       (unsigned long long)v4.records_unheld,
-		       (unsigned long long)v4.records_sync_writes);
-		printf("nfs4: compounds that waited for file work off the lcore "
-		       "%llu (io_uring %llu, helper threads %llu), ran it on the lcore %llu, went on "
-		       "%llu (session gone %llu)\n",
-		       (unsigned long long)v4.io_deferred, (unsigned long long)v4.io_aio,
-		       (unsigned long long)v4.io_pool, (unsigned long long)v4.io_inline,
-		       (unsigned long long)v4.io_resumed, (unsigned long long)v4.io_session_gone);
-		nfs4_state_stats(nfs4_server_state(g.v4), &vs);
-		printf("nfs4: clients %llu, sessions %llu; expired %llu, destroyed %llu; kept for a "
-		       "compound in flight: DELAY %llu, expiry put off %llu\n",
-		       (unsigned long long)vs.clients, (unsigned long long)vs.sessions,
-		       (unsigned long long)vs.clients_expired,
-		       (unsigned long long)vs.clients_destroyed,
-		       (unsigned long long)vs.destroy_busy, (unsigned long long)vs.expiry_held);
-	}
-	if (g.nlm_up) {
-		uint32_t locks, waiters;
-
-		for (uint32_t p = 0; p < NLM4_NPROCS; p++)
-			if (g.nlm.st.nlm_proc[p])
-				printf("nlm: %s %llu\n", nlm4_proc_name(p),
-				       (unsigned long long)g.nlm.st.nlm_proc[p]);
-		for (uint32_t k = 0; k < NLM4_NSTATS; k++)
-			if (g.nlm.st.nlm_stat[k])
-				printf("nlm: answered %s %llu\n", nlm4_stat_name(k),
-				       (unsigned long long)g.nlm.st.nlm_stat[k]);
-		for (uint32_t p = 0; p < NSM_NPROCS; p++)
-			if (g.nlm.st.nsm_proc[p])
-				printf("nsm: %s %llu\n", nsm_proc_name(p),
-				       (unsigned long long)g.nlm.st.nsm_proc[p]);
-		for (uint32_t k = 1; k < NLM_CB_NUM_STATES; k++)
-			if (g.nlm.st.cb_state[k])
-				printf("callbacks: %s %llu\n",
-				       nlm_cb_state_name((enum nlm_cb_state)k),
-				       (unsigned long long)g.nlm.st.cb_state[k]);
-		nfs_lock_count(&g.nlm.mgr, &locks, &waiters);
-		printf("locks: held %u, waiting %u, reclaims %llu, waiters granted %llu, "
-		       "refused grants %llu, dropped by notify/free_all %llu, callbacks dropped "
-		       "%llu\n",
-		       locks, waiters, (unsigned long long)g.nlm.mgr.st.reclaims,
-		       (unsigned long long)g.nlm.mgr.st.granted_waiters,
-		       (unsigned long long)g.nlm.st.granted_refused,
-		       (unsigned long long)g.nlm.st.notify_dropped,
-		       (unsigned long long)g.nlm.st.cb_dropped);
-	}
-	orpc_svc_drc_stats(&g.svc, &drc[0]);
-	printf("drc: kept %llu, replayed %llu, dropped in progress %llu, evicted %llu, too big "
-	       "%llu\n",
-	       (unsigned long long)(drc[0].inserted + drc[1].inserted),
-	       (unsigned long long)(drc[0].replayed + drc[1].replayed),
-	       (unsigned long long)(drc[0].in_progress_drops + drc[1].in_progress_drops),
-	       (unsigned long long)(drc[0].evicted + drc[1].evicted),
-	       (unsigned long long)(drc[0].too_big + drc[1].too_big));
-	nfs_fs_stats(g.fs, &fst);
-	printf("fs: badhandle %llu, stale %llu, client refused %llu, rofs %llu, squashed %llu\n",
-	       (unsigned long long)fst.badhandle, (unsigned long long)fst.stale,
-	       (unsigned long long)fst.acces_client, (unsigned long long)fst.rofs,
-	       (unsigned long long)fst.squashed);
-}
-
-/* /droce/nfs: the NFS server's counters for rte_telemetry (dpdk-telemetry.py). Read from the
- * telemetry thread while the lcore counts: each value is one aligned 64-bit load. */
-/* /droce/nlm: the lock manager's and NLM/NSM's counters (read on the telemetry thread: plain
- * counters of the lcore, as /droce/nfs reads them) */
-static int tel_nlm(const char *cmd, const char *params, struct rte_tel_data *d)
-{
-	struct rte_tel_data *p = rte_tel_data_alloc();
-	uint32_t locks = 0, waiters = 0;
-
-	(void)cmd, (void)params;
-	if (!p)
-		return -ENOMEM;
-	rte_tel_data_start_dict(d);
-	rte_tel_data_start_dict(p);
-	for (uint32_t i = 0; i < NLM4_NPROCS; i++)
-		if (g.nlm.st.nlm_proc[i])
-			rte_tel_data_add_dict_u64(p, nlm4_proc_name(i), g.nlm.st.nlm_proc[i]);
-	rte_tel_data_add_dict_container(d, "nlm_calls", p, 0);
-	for (uint32_t k = 0; k < NLM4_NSTATS; k++)
-		rte_tel_data_add_dict_u64(d, nlm4_stat_name(k), g.nlm.st.nlm_stat[k]);
-	if (g.nlm_up)
-		nfs_lock_count(&g.nlm.mgr, &locks, &waiters);
-	rte_tel_data_add_dict_u64(d, "locks_held", locks);
-	rte_tel_data_add_dict_u64(d, "waiters", waiters);
-	rte_tel_data_add_dict_u64(d, "in_grace", g.nlm_up && nfs_lock_in_grace(&g.nlm.mgr));
-	rte_tel_data_add_dict_u64(d, "reclaims", g.nlm.mgr.st.reclaims);
-	rte_tel_data_add_dict_u64(d, "waiters_granted", g.nlm.mgr.st.granted_waiters);
-	rte_tel_data_add_dict_u64(d, "grants_refused", g.nlm.st.granted_refused);
-	rte_tel_data_add_dict_u64(d, "callbacks_done", g.nlm.st.cb_state[NLM_CB_DONE]);
-	rte_tel_data_add_dict_u64(d, "callbacks_failed",
-				  g.nlm.st.cb_state[NLM_CB_ERR_NOPORT] +
-					  g.nlm.st.cb_state[NLM_CB_ERR_CALL]);
-	rte_tel_data_add_dict_u64(d, "callbacks_dropped", g.nlm.st.cb_dropped);
-	rte_tel_data_add_dict_u64(d, "dropped_by_notify", g.nlm.st.notify_dropped);
-	rte_tel_data_add_dict_u64(d, "sm_notify_received", g.nlm.st.nsm_proc[NSM_PROC_NOTIFY]);
-	rte_tel_data_add_dict_u64(d, "nsm_state", (uint64_t)g.nlm.nsm_state);
-	rte_tel_data_add_dict_u64(d, "monitored_hosts", g.nlm.nhosts);
-	return 0;
-}
-
-/* /droce/nfs/latency (nfsd_tel.c) */
-static int tel_latency(const char *cmd, const char *params, struct rte_tel_data *d)
-{
-	struct nfs3_stats *t = malloc(sizeof(*t));
-	struct nfsd_metrics_src s;
-	int rc;
-
-	(void)cmd, (void)params;
-	if (!t)
-		return -ENOMEM;
-	metrics_src(&s);
-	nfsd_metrics_nfs_total(&s, t);
-	rc = nfsd_tel_latency(d, t, g.v4);
-	free(t);
-	return rc;
-}
-
-/* What the counters are read from, for /metrics and rte_telemetry's /droce/nfs */
-static void metrics_src(struct nfsd_metrics_src *out)
-{
-	bool rdma = !g.listen_ip;
-	struct nfsd_metrics_src s = {
-		.nfs = {&g.tcp_nfs, rdma ? &g.rdma_nfs : NULL},
-		.svc = {&g.svc, rdma ? &g.rdma_svc : NULL},
-		.svc_name = {"tcp", "rdma"},
-		.lock_svc = g.nlm_up ? &g.lock_svc : NULL,
-		.tcp = g.tcp_up ? &g.tcp : NULL,
-		.lock_tcp = g.lock_tcp_up ? &g.lock_tcp : NULL,
-		.bc = &g.bc,
-		.nlm = g.nlm_up ? &g.nlm : NULL,
-		.pool = g.pool,
-		.aio = g.aio,
-		.threads = g.conf.threads,
-		.fs = g.fs,
-		.v4 = g.v4,
-		.rdma = rdma,
-		.rdma_accepted = g.accepted,
-		.rdma_rejected = g.rejected,
-		.rdma_closed = g.closed,
-		.start_time = nfsd_metrics_start_time(),
-	};
-
-	/* [nfs] lcores: the other lanes' RDMA servers, summed with lane 0's as "rdma" */
-	for (unsigned i = 0; rdma && i < g.nlanes; i++) {
-		s.nlanes = g.nlanes;
-		s.lane_lcore[i] = i ? g.lanes[i].lcore : rte_get_main_lcore();
-		s.lane_accepted[i] = g.lane_accepted[i];
-		s.lane_nfs[i] = i ? &g.lanes[i].nfs : &g.rdma_nfs;
-		if (i) {
-			s.nfs[1 + i] = &g.lanes[i].nfs;
-			s.svc[1 + i] = &g.lanes[i].svc;
-			s.svc_name[1 + i] = "rdma";
-		}
-	}
-	*out = s;
-}
-
-/* /droce/nfs (nfsd_tel.c; stack mode: both servers are there) */
-static int tel_nfs(const char *cmd, const char *params, struct rte_tel_data *d)
-{
-	struct nfsd_metrics_src s;
-
-	(void)cmd, (void)params;
-	metrics_src(&s);
-	return nfsd_tel_nfs(d, &s);
-}
-
-/* GET /metrics (--metrics): the counters above for Prometheus, written on this lcore */
-static void write_metrics(struct app_buf *b, void *arg)
-{
-	struct nfsd_metrics_src s;
-
-	(void)arg;
-	metrics_src(&s);
-	nfsd_metrics_write(b, &s);
-}
-
-/* [nfs] metrics / --metrics: the listener, once droce's address exists.
- * @return 0 or -1 (said why) */
-static int metrics_start(void)
-{
-	char err[256];
-
-	if (!g.conf.metrics[0])
-		return 0;
-	g.metrics = app_metrics_open(g.conf.metrics, write_metrics, NULL, err, sizeof(err));
-	if (!g.metrics) {
-		fprintf(stderr, "droce-nfsd: %s\n", err);
-		return -1;
-	}
-	printf("metrics at %s port %u: GET /metrics\n", g.conf.metrics,
-	       app_metrics_port(g.metrics));
-	return 0;
+	orpc_pmap_register(&nfsd.pm, NLM_PROG, NLM_VERS4, "tcp", ip, NLM_PORT);
+	orpc_pmap_register(&nfsd.pm, NLM_PROG, NLM_VERS4, "udp", ip, NLM_PORT);
+	orpc_pmap_register(&nfsd.pm, NSM_PROG, NSM_VERS, "tcp", ip, NSM_PORT);
+	orpc_pmap_register(&nfsd.pm, NSM_PROG, NSM_VERS, "udp", ip, NSM_PORT);
 }
 
 /* The helper threads, shared by the servers of every transport. */
 static int start_pool(void)
 {
-	if (!g.conf.threads)
+	if (!nfsd.conf.threads)
 		return 0;
-	g.pool = nfs_pool_create("nfsd", g.conf.threads, nfs3_pool_work);
-	if (!g.pool) {
-		fprintf(stderr, "droce-nfsd: cannot start %u helper threads: %s\n", g.conf.threads,
-			strerror(errno));
+	nfsd.pool = nfs_pool_create("nfsd", nfsd.conf.threads, nfs3_pool_work);
+	if (!nfsd.pool) {
+		fprintf(stderr, "droce-nfsd: cannot start %u helper threads: %s\n",
+			nfsd.conf.threads, strerror(errno));
 		return -1;
 	}
-	g.tcp_nfs.pool = g.pool;
-	g.rdma_nfs.pool = g.pool;
+	nfsd.tcp_nfs.pool = nfsd.pool;
+	nfsd.rdma_nfs.pool = nfsd.pool;
 	return 0;
 }
 
@@ -1206,16 +706,16 @@ static int start_pool(void)
  * (a kernel or a seccomp policy that refuses io_uring) the helper threads do everything. */
 static void start_aio(void)
 {
-	if (!g.conf.uring_depth)
+	if (!nfsd.conf.uring_depth)
 		return;
-	g.aio = nfs_aio_create(g.fs, g.conf.uring_depth);
-	if (!g.aio) {
+	nfsd.aio = nfs_aio_create(nfsd.fs, nfsd.conf.uring_depth);
+	if (!nfsd.aio) {
 		printf("io_uring unavailable (%s): READ and WRITE go to the helper threads\n",
 		       strerror(errno));
 		return;
 	}
-	g.tcp_nfs.aio = g.aio;
-	g.rdma_nfs.aio = g.aio;
+	nfsd.tcp_nfs.aio = nfsd.aio;
+	nfsd.rdma_nfs.aio = nfsd.aio;
 }
 
 /* [nfs] lcores = N: the device runs on the main lcore and the next N - 1 EAL lcores, each a
@@ -1227,47 +727,47 @@ static int start_lanes(void)
 	char err[256];
 	int rc;
 
-	g.nlanes = 1;
-	if (g.conf.lcores <= 1)
+	nfsd.nlanes = 1;
+	if (nfsd.conf.lcores <= 1)
 		return 0;
-	if (g.conf.lcores > rte_lcore_count()) {
+	if (nfsd.conf.lcores > rte_lcore_count()) {
 		fprintf(stderr,
 			"droce-nfsd: [nfs] lcores = %u but the EAL runs %u lcore(s): list at least "
 			"%u in [eal] lcores (or -l), or lower [nfs] lcores\n",
-			g.conf.lcores, rte_lcore_count(), g.conf.lcores);
+			nfsd.conf.lcores, rte_lcore_count(), nfsd.conf.lcores);
 		return -1;
 	}
 	lcores[n++] = rte_get_main_lcore();
 	RTE_LCORE_FOREACH_WORKER (lc) {
-		if (n < g.conf.lcores)
+		if (n < nfsd.conf.lcores)
 			lcores[n++] = lc;
 	}
-	rc = roce_dev_set_lcores(g.dev, lcores, n);
+	rc = roce_dev_set_lcores(nfsd.dev, lcores, n);
 	if (rc != 0) {
 		fprintf(stderr, "droce-nfsd: cannot run the RoCE device on %u lcores: %s\n", n,
 			strerror(-rc));
 		return -1;
 	}
 	for (unsigned i = 1; i < n; i++) {
-		if (nfsd_lane_init(&g.lanes[i], i, lcores[i], g.fs, &g.conf, &nfs3_program, err,
-				   sizeof(err)) != 0) {
+		if (nfsd_lane_init(&nfsd.lanes[i], i, lcores[i], nfsd.fs, &nfsd.conf, &nfs3_program,
+				   err, sizeof(err)) != 0) {
 			fprintf(stderr, "droce-nfsd: %s\n", err);
-			g.nlanes = i + 1; /* what was made is freed */
+			nfsd.nlanes = i + 1; /* what was made is freed */
 			return -1;
 		}
-		g.nlanes = i + 1;
+		nfsd.nlanes = i + 1;
 	}
 	printf("lanes: RPC-over-RDMA connections served on %u lcores (", n);
 	for (unsigned i = 0; i < n; i++)
 		printf("%s%u", i ? " " : "", lcores[i]);
-	printf("), placed by %s\n", g.conf.place_rr ? "round robin" : "the client's address");
+	printf("), placed by %s\n", nfsd.conf.place_rr ? "round robin" : "the client's address");
 	return 0;
 }
 
 /* the NFS versions program 100003 answers, for the "serving" line */
 static const char *nfs_versions_served(void)
 {
-	return g.conf.v41 ? "NFSv3, NFSv4.1 and 4.2" : "NFSv3";
+	return nfsd.conf.v41 ? "NFSv3, NFSv4.1 and 4.2" : "NFSv3";
 }
 
 /* --listen: the kernel's sockets only, waiting in epoll (nothing else to poll) */
@@ -1278,27 +778,27 @@ static const struct orpc_program *nfs_program(void)
 {
 	struct nfs4_server_conf c;
 
-	if (!g.conf.v41)
+	if (!nfsd.conf.v41)
 		return &nfs3_program;
-	if (!g.v4) {
+	if (!nfsd.v4) {
 		nfs4_server_conf_default(&c);
-		c.state.lease_s = g.conf.v4_lease_s;
-		c.state.slots = g.conf.v4_slots;
-		c.max_io = g.conf.max_io;
+		c.state.lease_s = nfsd.conf.v4_lease_s;
+		c.state.slots = nfsd.conf.v4_slots;
+		c.max_io = nfsd.conf.max_io;
 		/* the clients of the records in --state reclaim for [nfs] grace after a start */
-		c.grace_s = g.conf.grace_s;
-		snprintf(c.domain, sizeof(c.domain), "%s", g.conf.v4_domain);
-		g.v4 = nfs4_server_create(g.fs, &c);
-		if (!g.v4)
+		c.grace_s = nfsd.conf.grace_s;
+		snprintf(c.domain, sizeof(c.domain), "%s", nfsd.conf.v4_domain);
+		nfsd.v4 = nfs4_server_create(nfsd.fs, &c);
+		if (!nfsd.v4)
 			return NULL;
 		/* one lock manager: NLM's locks and NFSv4's conflict (and share its grace) */
-		if (g.nlm_up)
-			nfs4_server_set_lock_mgr(g.v4, &g.nlm.mgr);
-		nfs4_program_v3_v4(&g.nfs_prog, g.nfs_vers);
+		if (nfsd.nlm_up)
+			nfs4_server_set_lock_mgr(nfsd.v4, &nfsd.nlm.mgr);
+		nfs4_program_v3_v4(&nfsd.nfs_prog, nfsd.nfs_vers);
 	}
-	g.tcp_nfs.v4 = g.v4;
-	g.rdma_nfs.v4 = g.v4;
-	return &g.nfs_prog;
+	nfsd.tcp_nfs.v4 = nfsd.v4;
+	nfsd.rdma_nfs.v4 = nfsd.v4;
+	return &nfsd.nfs_prog;
 }
 
 static int serve_tcp_only(long secs)
@@ -1309,51 +809,52 @@ static int serve_tcp_only(long secs)
 	uint32_t cb_active = 0;
 	bool served = false;
 
-	if (nfs3_server_init(&g.tcp_nfs, g.fs, g.conf.max_io) != 0 || start_pool() != 0)
+	if (nfs3_server_init(&nfsd.tcp_nfs, nfsd.fs, nfsd.conf.max_io) != 0 || start_pool() != 0)
 		goto out;
 	start_aio();
-	g.svc.ctx = &g.tcp_nfs;
-	orpc_bc_table_init(&g.bc);
-	g.svc.bc = &g.bc;
-	if (orpc_svc_drc_enable_n(&g.svc, g.conf.drc_entries) != 0 || !nfs_program())
+	nfsd.svc.ctx = &nfsd.tcp_nfs;
+	orpc_bc_table_init(&nfsd.bc);
+	nfsd.svc.bc = &nfsd.bc;
+	if (orpc_svc_drc_enable_n(&nfsd.svc, nfsd.conf.drc_entries) != 0 || !nfs_program())
 		goto out;
-	orpc_svc_add(&g.svc, &orpc_pmap_program);
-	orpc_svc_add(&g.svc, nfs_program());
-	orpc_svc_add(&g.svc, &mount_program);
-	register_all(g.listen_ip, false);
-	if (lock_init(g.listen_ip) != 0 || listen_all(g.listen_ip) != 0 || metrics_start() != 0)
+	orpc_svc_add(&nfsd.svc, &orpc_pmap_program);
+	orpc_svc_add(&nfsd.svc, nfs_program());
+	orpc_svc_add(&nfsd.svc, &mount_program);
+	register_all(nfsd.listen_ip, false);
+	if (lock_init(nfsd.listen_ip) != 0 || listen_all(nfsd.listen_ip) != 0 ||
+	    nfsd_metrics_start() != 0)
 		goto out;
 	printf("serving at %s: %s on tcp %u, MOUNT v1/v3 on tcp/udp %u, NLM v4 on tcp/udp %u, "
 	       "NSM on tcp/udp %u, portmapper on tcp/udp %u\n",
-	       g.listen_ip, nfs_versions_served(), NFS3_PORT, MOUNT_PORT, NLM_PORT, NSM_PORT,
+	       nfsd.listen_ip, nfs_versions_served(), NFS3_PORT, MOUNT_PORT, NLM_PORT, NSM_PORT,
 	       ORPC_PMAP_PORT);
 	/* sleep until a socket or a helper thread has something */
 	wait_fd = epoll_create1(EPOLL_CLOEXEC);
 	ev.events = EPOLLIN;
-	epoll_ctl(wait_fd, EPOLL_CTL_ADD, g.tcp.ep, &ev);
-	epoll_ctl(wait_fd, EPOLL_CTL_ADD, g.lock_tcp.ep, &ev);
-	if (g.pool)
-		epoll_ctl(wait_fd, EPOLL_CTL_ADD, nfs_pool_event_fd(g.pool), &ev);
-	if (g.aio && nfs_aio_event_fd(g.aio) >= 0)
-		epoll_ctl(wait_fd, EPOLL_CTL_ADD, nfs_aio_event_fd(g.aio), &ev);
-	if (g.metrics)
-		epoll_ctl(wait_fd, EPOLL_CTL_ADD, app_metrics_fd(g.metrics), &ev);
-	if (g.v4 && nfs4_server_event_fd(g.v4) >= 0)
-		epoll_ctl(wait_fd, EPOLL_CTL_ADD, nfs4_server_event_fd(g.v4), &ev);
+	epoll_ctl(wait_fd, EPOLL_CTL_ADD, nfsd.tcp.ep, &ev);
+	epoll_ctl(wait_fd, EPOLL_CTL_ADD, nfsd.lock_tcp.ep, &ev);
+	if (nfsd.pool)
+		epoll_ctl(wait_fd, EPOLL_CTL_ADD, nfs_pool_event_fd(nfsd.pool), &ev);
+	if (nfsd.aio && nfs_aio_event_fd(nfsd.aio) >= 0)
+		epoll_ctl(wait_fd, EPOLL_CTL_ADD, nfs_aio_event_fd(nfsd.aio), &ev);
+	if (nfsd.metrics)
+		epoll_ctl(wait_fd, EPOLL_CTL_ADD, app_metrics_fd(nfsd.metrics), &ev);
+	if (nfsd.v4 && nfs4_server_event_fd(nfsd.v4) >= 0)
+		epoll_ctl(wait_fd, EPOLL_CTL_ADD, nfs4_server_event_fd(nfsd.v4), &ev);
 	for (;;) {
 		/* callbacks in flight have sockets of their own, outside the epoll set */
-		epoll_wait(wait_fd, &ev, 1, cb_active || g.state != NFSD_SERVING ? 10 : 100);
-		if (g.pool)
-			nfs_pool_poll(g.pool, nfs3_pool_done, 64);
-		if (g.v4)
-			nfs4_server_poll(g.v4);
-		orpc_tcp_srv_poll(&g.tcp);
-		if (g.aio)
-			nfs_aio_poll(g.aio, nfs3_aio_done, 64);
-		orpc_tcp_srv_poll(&g.lock_tcp);
-		cb_active = nlm_server_poll(&g.nlm);
-		if (g.metrics)
-			app_metrics_poll(g.metrics);
+		epoll_wait(wait_fd, &ev, 1, cb_active || nfsd.state != NFSD_SERVING ? 10 : 100);
+		if (nfsd.pool)
+			nfs_pool_poll(nfsd.pool, nfs3_pool_done, 64);
+		if (nfsd.v4)
+			nfs4_server_poll(nfsd.v4);
+		orpc_tcp_srv_poll(&nfsd.tcp);
+		if (nfsd.aio)
+			nfs_aio_poll(nfsd.aio, nfs3_aio_done, 64);
+		orpc_tcp_srv_poll(&nfsd.lock_tcp);
+		cb_active = nlm_server_poll(&nfsd.nlm);
+		if (nfsd.metrics)
+			app_metrics_poll(nfsd.metrics);
 		reload_poll();
 		if (life_step(end && time(NULL) >= end))
 			break;
@@ -1363,34 +864,34 @@ static int serve_tcp_only(long secs)
 out:
 	if (wait_fd >= 0)
 		close(wait_fd);
-	app_metrics_close(g.metrics);
-	g.metrics = NULL;
+	app_metrics_close(nfsd.metrics);
+	nfsd.metrics = NULL;
 	reload_fini();
 	/* the calls still with io_uring and the helpers end first: their connections wait for
 	 * them */
-	nfs_aio_destroy(g.aio, nfs3_aio_done);
-	g.aio = NULL;
-	nfs_pool_destroy(g.pool, nfs3_pool_done);
-	g.pool = NULL;
+	nfs_aio_destroy(nfsd.aio, nfs3_aio_done);
+	nfsd.aio = NULL;
+	nfs_pool_destroy(nfsd.pool, nfs3_pool_done);
+	nfsd.pool = NULL;
 	/* NFSv4's records written and the replies held for them sent, while their connections
 	 * are there (after the file work: a compound that waited for it may hold its reply) */
-	if (g.v4)
-		nfs4_server_flush(g.v4);
+	if (nfsd.v4)
+		nfs4_server_flush(nfsd.v4);
 	if (served)
-		print_stats();
-	if (g.tcp_up)
-		orpc_tcp_srv_fini(&g.tcp);
-	if (g.lock_tcp_up)
-		orpc_tcp_srv_fini(&g.lock_tcp);
+		nfsd_print_stats();
+	if (nfsd.tcp_up)
+		orpc_tcp_srv_fini(&nfsd.tcp);
+	if (nfsd.lock_tcp_up)
+		orpc_tcp_srv_fini(&nfsd.lock_tcp);
 	/* NFSv4's clients free their locks in NLM's manager: before it goes */
-	nfs4_server_destroy(g.v4);
-	g.v4 = NULL;
-	if (g.nlm_up)
-		nlm_server_fini(&g.nlm);
-	nfs3_server_fini(&g.tcp_nfs);
-	orpc_svc_drc_disable(&g.svc);
-	orpc_svc_drc_disable(&g.rdma_svc);
-	nfs_fs_close(g.fs);
+	nfs4_server_destroy(nfsd.v4);
+	nfsd.v4 = NULL;
+	if (nfsd.nlm_up)
+		nlm_server_fini(&nfsd.nlm);
+	nfs3_server_fini(&nfsd.tcp_nfs);
+	orpc_svc_drc_disable(&nfsd.svc);
+	orpc_svc_drc_disable(&nfsd.rdma_svc);
+	nfs_fs_close(nfsd.fs);
 	return rc;
 }
 
@@ -1461,29 +962,29 @@ static int check_files(void)
 		}
 	}
 	/* the stack's sections and [dcqcn], unless there is no stack (--listen) */
-	if (g.config && !g.listen_ip) {
+	if (nfsd.config && !nfsd.listen_ip) {
 		struct roce_dcqcn_params cc;
 		bool cc_on;
 
 		stk_config_default(&cfg);
 		cfg.upper_sections = nfsd_conf_sections;
-		if (stk_config_load(g.config, &cfg, err, sizeof(err)) != 0 ||
-		    roce_dcqcn_config_load(g.config, &cc_on, &cc, err, sizeof(err)) != 0) {
+		if (stk_config_load(nfsd.config, &cfg, err, sizeof(err)) != 0 ||
+		    roce_dcqcn_config_load(nfsd.config, &cc_on, &cc, err, sizeof(err)) != 0) {
 			fprintf(stderr, "droce-nfsd: %s\n", err);
 			return 2;
 		}
 		nl = count_lcores(cfg.lcores);
-		if (nl > 0 && g.conf.lcores > nl) {
+		if (nl > 0 && nfsd.conf.lcores > nl) {
 			fprintf(stderr,
 				"droce-nfsd: %s: [nfs] lcores = %u but [eal] lcores = %s names %u "
 				"lcore%s: list at least %u there, or lower [nfs] lcores\n",
-				g.config, g.conf.lcores, cfg.lcores, nl, nl == 1 ? "" : "s",
-				g.conf.lcores);
+				nfsd.config, nfsd.conf.lcores, cfg.lcores, nl, nl == 1 ? "" : "s",
+				nfsd.conf.lcores);
 			return 2;
 		}
 	}
-	printf("droce-nfsd: %s: %d export(s) ok%s%s\n", exports_from(), n, g.config ? "; " : "",
-	       g.config ? g.config : "");
+	printf("droce-nfsd: %s: %d export(s) ok%s%s\n", exports_from(), n, nfsd.config ? "; " : "",
+	       nfsd.config ? nfsd.config : "");
 	return 0;
 }
 
@@ -1533,20 +1034,20 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"droce-nfsd: JOURNAL_STREAM is set but the log streams could not be "
 			"made: lines go out without priorities\n");
-	nfsd_conf_default(&g.conf);
-	g.conn_rl = (struct nfsd_ratelimit){.burst = 20, .interval_s = 10};
+	nfsd_conf_default(&nfsd.conf);
+	nfsd.conn_rl = (struct nfsd_ratelimit){.burst = 20, .interval_s = 10};
 	stk_split_args(argc, argv, &eal_argc, &eal_argv, &app_argc, &app_argv);
 	while ((o = getopt_long(app_argc, app_argv, "", opts, NULL)) != -1) {
 		if (o == 'c')
-			g.config = optarg;
+			nfsd.config = optarg;
 		else if (o == 'e')
-			g.exports = optarg;
+			nfsd.exports = optarg;
 		else if (o == 'S')
 			over[0][1] = optarg;
 		else if (o == 's')
 			secs = strtol(optarg, NULL, 0);
 		else if (o == 'l')
-			g.listen_ip = optarg;
+			nfsd.listen_ip = optarg;
 		else if (o == 'g')
 			over[1][1] = optarg;
 		else if (o == 't')
@@ -1558,23 +1059,23 @@ int main(int argc, char **argv)
 		else
 			return 2;
 	}
-	if (g.config && nfsd_conf_load(g.config, &g.conf, err, sizeof(err)) != 0) {
+	if (nfsd.config && nfsd_conf_load(nfsd.config, &nfsd.conf, err, sizeof(err)) != 0) {
 		fprintf(stderr, "droce-nfsd: %s\n", err);
 		return 2;
 	}
 	for (int i = 0; i < 4; i++) {
-		if (over[i][1] && nfsd_conf_set(&g.conf, "the command line", over[i][0], over[i][1],
-						err, sizeof(err)) != 0) {
+		if (over[i][1] && nfsd_conf_set(&nfsd.conf, "the command line", over[i][0],
+						over[i][1], err, sizeof(err)) != 0) {
 			fprintf(stderr, "droce-nfsd: %s\n", err);
 			return 2;
 		}
 	}
 	if (check_only) {
 		rc = check_files();
-		nfsd_conf_free(&g.conf);
+		nfsd_conf_free(&nfsd.conf);
 		return rc;
 	}
-	if (!g.config && !g.listen_ip) {
+	if (!nfsd.config && !nfsd.listen_ip) {
 		fprintf(stderr, "usage: droce-nfsd [EAL --] --config FILE [--exports FILE] "
 				"[--state DIR] [--grace S] [--threads N] [--seconds N] "
 				"[--metrics IP:PORT]\n"
@@ -1590,7 +1091,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	raise_nofile();
-	rc = nfs_fs_open(&g.fs, text, g.conf.state, err, sizeof(err));
+	rc = nfs_fs_open(&nfsd.fs, text, nfsd.conf.state, err, sizeof(err));
 	if (rc == 0)
 		warn_exports(text);
 	free(text);
@@ -1601,15 +1102,15 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
-	if (g.listen_ip) {
+	if (nfsd.listen_ip) {
 		rc = serve_tcp_only(secs);
-		nfsd_conf_free(&g.conf);
+		nfsd_conf_free(&nfsd.conf);
 		return rc;
 	}
 	stk_config_default(&cfg);
 	cfg.upper_sections = nfsd_conf_sections;
-	if (stk_config_load(g.config, &cfg, err, sizeof(err)) != 0 ||
-	    roce_dcqcn_config_load(g.config, &cc_on, &cc, err, sizeof(err)) != 0) {
+	if (stk_config_load(nfsd.config, &cfg, err, sizeof(err)) != 0 ||
+	    roce_dcqcn_config_load(nfsd.config, &cc_on, &cc, err, sizeof(err)) != 0) {
 		fprintf(stderr, "droce-nfsd: %s\n", err);
 		return 2;
 	}
@@ -1620,79 +1121,62 @@ int main(int argc, char **argv)
 	rc = 1;
 	ifc = stk_iface_get(0);
 	stk_ipaddr_str(&ifc->ip4, ip, sizeof(ip));
-	g.dev = roce_dev_open(0);
+	nfsd.dev = roce_dev_open(0);
 	/* [dcqcn]: every QP of the device (the RDMA connections) reacts to CNPs from then on */
-	if (g.dev && cc_on) {
-		if (roce_dev_set_cc(g.dev, &cc) != 0) {
+	if (nfsd.dev && cc_on) {
+		if (roce_dev_set_cc(nfsd.dev, &cc) != 0) {
 			fprintf(stderr, "droce-nfsd: the [dcqcn] parameters were refused\n");
 			goto out;
 		}
 		printf("dcqcn: on, line %.0f Gbit/s, min %.1f Gbit/s\n", cc.line_gbps, cc.min_gbps);
 	}
-	if (g.dev && start_lanes() != 0)
+	if (nfsd.dev && start_lanes() != 0)
 		goto out;
-	g.cm = g.dev ? roce_cm_open(g.dev) : NULL;
-	g.pd = g.dev ? roce_alloc_pd(g.dev) : NULL;
-	g.listen = g.cm ? roce_cm_create_id(g.cm, ROCE_CM_PS_TCP, NULL) : NULL;
-	if (!g.listen || !g.pd || roce_cm_listen(g.listen, NFS3_RDMA_PORT, 16) != 0) {
+	nfsd.cm = nfsd.dev ? roce_cm_open(nfsd.dev) : NULL;
+	nfsd.pd = nfsd.dev ? roce_alloc_pd(nfsd.dev) : NULL;
+	nfsd.listen = nfsd.cm ? roce_cm_create_id(nfsd.cm, ROCE_CM_PS_TCP, NULL) : NULL;
+	if (!nfsd.listen || !nfsd.pd || roce_cm_listen(nfsd.listen, NFS3_RDMA_PORT, 16) != 0) {
 		fprintf(stderr, "droce-nfsd: no RoCE device, CM or listener: %s\n",
 			rte_strerror(rte_errno));
 		goto out;
 	}
-	if (nfs3_server_init(&g.tcp_nfs, g.fs, g.conf.max_io) != 0 ||
-	    nfs3_server_init(&g.rdma_nfs, g.fs, g.conf.max_io) != 0 || start_pool() != 0) {
+	if (nfs3_server_init(&nfsd.tcp_nfs, nfsd.fs, nfsd.conf.max_io) != 0 ||
+	    nfs3_server_init(&nfsd.rdma_nfs, nfsd.fs, nfsd.conf.max_io) != 0 || start_pool() != 0) {
 		fprintf(stderr, "droce-nfsd: out of memory\n");
 		goto out;
 	}
 	start_aio();
-	g.svc.ctx = &g.tcp_nfs;
-	g.rdma_svc.ctx = &g.rdma_nfs;
-	orpc_bc_table_init(&g.bc);
-	g.svc.bc = g.rdma_svc.bc = &g.bc;
-	if (orpc_svc_drc_enable_n(&g.svc, g.conf.drc_entries) != 0 ||
-	    orpc_svc_drc_enable_n(&g.rdma_svc, g.conf.drc_entries) != 0 || !nfs_program()) {
+	nfsd.svc.ctx = &nfsd.tcp_nfs;
+	nfsd.rdma_svc.ctx = &nfsd.rdma_nfs;
+	orpc_bc_table_init(&nfsd.bc);
+	nfsd.svc.bc = nfsd.rdma_svc.bc = &nfsd.bc;
+	if (orpc_svc_drc_enable_n(&nfsd.svc, nfsd.conf.drc_entries) != 0 ||
+	    orpc_svc_drc_enable_n(&nfsd.rdma_svc, nfsd.conf.drc_entries) != 0 || !nfs_program()) {
 		fprintf(stderr, "droce-nfsd: out of memory\n");
 		goto out;
 	}
-	orpc_svc_add(&g.svc, &orpc_pmap_program);
-	orpc_svc_add(&g.svc, nfs_program());
-	orpc_svc_add(&g.svc, &mount_program);
-	orpc_svc_add(&g.rdma_svc, nfs_program());
+	orpc_svc_add(&nfsd.svc, &orpc_pmap_program);
+	orpc_svc_add(&nfsd.svc, nfs_program());
+	orpc_svc_add(&nfsd.svc, &mount_program);
+	orpc_svc_add(&nfsd.rdma_svc, nfs_program());
 	register_all(ip, true);
-	/* the help text must stay under RTE_TEL_MAX_STRING_LEN (128), or registration fails */
-	if (rte_telemetry_register_cmd("/droce/nfs", tel_nfs,
-				       "NFS server counters: calls, outcomes, errors, bytes, DRC. "
-				       "No params") != 0)
-		fprintf(stderr, "droce-nfsd: /droce/nfs not registered with telemetry\n");
-	if (rte_telemetry_register_cmd("/droce/nfs/latency", tel_latency,
-				       "Latency histograms per NFSv3 procedure and NFSv4 operation "
-				       "(buckets: at most bucket_le_us[i] us). No params") != 0)
-		fprintf(stderr, "droce-nfsd: /droce/nfs/latency not registered with telemetry\n");
-	if (rte_telemetry_register_cmd("/droce/nfs/clients", tel_clients,
-				       "Connections: transport, peer, calls, credits granted, "
-				       "overruns, DDP bytes. No params") != 0)
-		fprintf(stderr, "droce-nfsd: /droce/nfs/clients not registered with telemetry\n");
-	if (rte_telemetry_register_cmd(
-		    "/droce/nlm", tel_nlm,
-		    "Lock counters: NLM calls and answers, locks, waiters, grace, "
-		    "callbacks, NSM. No params") != 0)
-		fprintf(stderr, "droce-nfsd: /droce/nlm not registered with telemetry\n");
-	if (lock_init(ip) != 0 || listen_all(ip) != 0 || metrics_start() != 0)
+	nfsd_tel_register();
+	if (lock_init(ip) != 0 || listen_all(ip) != 0 || nfsd_metrics_start() != 0)
 		goto out;
-	g.end = secs > 0 ? rte_get_tsc_cycles() + (uint64_t)secs * rte_get_tsc_hz() : 0;
-	stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), roce_poll, g.dev);
+	nfsd.end = secs > 0 ? rte_get_tsc_cycles() + (uint64_t)secs * rte_get_tsc_hz() : 0;
+	stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), roce_poll, nfsd.dev);
 	stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), serve_poll, NULL);
-	for (unsigned i = 1; i < g.nlanes; i++) {
-		struct stk_lcore *lc = stk_lcore_get(g.lanes[i].lcore);
+	for (unsigned i = 1; i < nfsd.nlanes; i++) {
+		struct stk_lcore *lc = stk_lcore_get(nfsd.lanes[i].lcore);
 
-		if (!lc || stk_lcore_add_poll(lc, roce_poll, g.dev) != 0 ||
-		    stk_lcore_add_poll(lc, nfsd_lane_poll, &g.lanes[i]) != 0) {
+		if (!lc || stk_lcore_add_poll(lc, roce_poll, nfsd.dev) != 0 ||
+		    stk_lcore_add_poll(lc, nfsd_lane_poll, &nfsd.lanes[i]) != 0) {
 			fprintf(stderr, "droce-nfsd: lcore %u runs no stack loop\n",
-				g.lanes[i].lcore);
+				nfsd.lanes[i].lcore);
 			goto out;
 		}
 	}
-	g.lanes_run = g.nlanes > 1;
+	nfsd.lanes_run = nfsd.nlanes > 1;
 	printf("serving at %s: %s on rdma %u and tcp %u, MOUNT v1/v3 on tcp/udp %u, NLM v4 on "
 	       "tcp/udp %u, NSM on tcp/udp %u, portmapper on tcp/udp %u\n",
 	       ip, nfs_versions_served(), NFS3_RDMA_PORT, NFS3_PORT, MOUNT_PORT, NLM_PORT, NSM_PORT,
@@ -1704,66 +1188,66 @@ out:
 	/* the other lanes' lcores have returned: their last messages, then their file work ends
 	 * (its replies go out or fail), and this lcore destroys what they served */
 	lanes_poll();
-	g.lanes_run = false;
-	for (unsigned i = 1; i < g.nlanes; i++)
-		nfsd_lane_stop_io(&g.lanes[i]);
+	nfsd.lanes_run = false;
+	for (unsigned i = 1; i < nfsd.nlanes; i++)
+		nfsd_lane_stop_io(&nfsd.lanes[i]);
 	/* no new connections, then every connection ends and its endpoint is destroyed once the
 	 * stack has let go of its regions (serve_poll does that while we poll) */
-	if (g.listen)
-		roce_cm_destroy_id(g.listen);
-	g.listen = NULL;
+	if (nfsd.listen)
+		roce_cm_destroy_id(nfsd.listen);
+	nfsd.listen = NULL;
 	for (uint32_t k = 0; k < NFSD_CONNS_MAX; k++)
-		if (g.conns[k].id)
+		if (nfsd.conns[k].id)
 			conn_end(k, "server stopping");
-	for (int i = 0; i < 1000000 && g.dev; i++) {
+	for (int i = 0; i < 1000000 && nfsd.dev; i++) {
 		int busy = 0;
 
 		for (uint32_t k = 0; k < NFSD_CONNS_MAX; k++)
-			busy += g.conns[k].ep != NULL;
+			busy += nfsd.conns[k].ep != NULL;
 		if (!busy)
 			break;
 		stk_lcore_poll(stk_lcore_get(rte_get_main_lcore()));
 	}
 	reload_fini();
-	nfs_aio_destroy(g.aio, nfs3_aio_done);
-	g.aio = NULL;
-	nfs_pool_destroy(g.pool, nfs3_pool_done);
-	g.pool = NULL;
+	nfs_aio_destroy(nfsd.aio, nfs3_aio_done);
+	nfsd.aio = NULL;
+	nfs_pool_destroy(nfsd.pool, nfs3_pool_done);
+	nfsd.pool = NULL;
 	/* NFSv4's records written and the replies held for them sent, while their connections
 	 * are there (after the file work: a compound that waited for it may hold its reply) */
-	if (g.v4)
-		nfs4_server_flush(g.v4);
+	if (nfsd.v4)
+		nfs4_server_flush(nfsd.v4);
 	if (served)
-		print_stats();
-	if (g.tcp_up)
-		orpc_tcp_srv_fini(&g.tcp);
-	g.tcp_up = false;
-	if (g.lock_tcp_up)
-		orpc_tcp_srv_fini(&g.lock_tcp);
-	g.lock_tcp_up = false;
-	app_metrics_close(g.metrics);
-	g.metrics = NULL;
+		nfsd_print_stats();
+	if (nfsd.tcp_up)
+		orpc_tcp_srv_fini(&nfsd.tcp);
+	nfsd.tcp_up = false;
+	if (nfsd.lock_tcp_up)
+		orpc_tcp_srv_fini(&nfsd.lock_tcp);
+	nfsd.lock_tcp_up = false;
+	app_metrics_close(nfsd.metrics);
+	nfsd.metrics = NULL;
 	/* NFSv4's clients free their locks in NLM's manager: before it goes */
-	nfs4_server_destroy(g.v4);
-	g.v4 = NULL;
-	if (g.nlm_up)
-		nlm_server_fini(&g.nlm);
-	g.nlm_up = false;
-	if (g.cm)
-		roce_cm_close(g.cm);
-	if (g.pd)
-		roce_dealloc_pd(g.pd);
+	nfs4_server_destroy(nfsd.v4);
+	nfsd.v4 = NULL;
+	if (nfsd.nlm_up)
+		nlm_server_fini(&nfsd.nlm);
+	nfsd.nlm_up = false;
+	if (nfsd.cm)
+		roce_cm_close(nfsd.cm);
+	if (nfsd.pd)
+		roce_dealloc_pd(nfsd.pd);
 	stk_teardown();
-	if (g.dev)
-		roce_dev_close(g.dev);
-	nfs3_server_fini(&g.tcp_nfs);
-	orpc_svc_drc_disable(&g.svc);
-	orpc_svc_drc_disable(&g.rdma_svc);
-	nfs3_server_fini(&g.rdma_nfs);
-	for (unsigned i = 1; i < g.nlanes; i++)
-		nfsd_lane_fini(&g.lanes[i]);
-	nfs_fs_close(g.fs);
-	nfsd_conf_free(&g.conf);
+	if (nfsd.dev)
+		roce_dev_close(nfsd.dev);
+	nfs3_server_fini(&nfsd.tcp_nfs);
+	orpc_svc_drc_disable(&nfsd.svc);
+	orpc_svc_drc_disable(&nfsd.rdma_svc);
+	nfs3_server_fini(&nfsd.rdma_nfs);
+	for (unsigned i = 1; i < nfsd.nlanes; i++)
+		nfsd_lane_fini(&nfsd.lanes[i]);
+	nfs_fs_close(nfsd.fs);
+	nfsd_conf_free(&nfsd.conf);
 	rte_eal_cleanup();
 	return rc;
 }

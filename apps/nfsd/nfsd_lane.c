@@ -99,12 +99,10 @@ static void lane_cmd(struct nfsd_lane *l, const struct nfsd_lane_msg *m)
 	case NFSD_LANE_ADOPT:
 		l->ep[m->k] = m->ep;
 		l->conn[m->k] = NFSD_LC_SERVING;
-		l->adopted++;
 		if (l->quiesced)
 			rpcrdma_ep_quiesce(m->ep);
 		break;
 	case NFSD_LANE_END:
-		l->ended++;
 		if (l->conn[m->k] != NFSD_LC_NONE)
 			l->conn[m->k] = NFSD_LC_CLOSING;
 		else /* ended before the lane served it: nothing of it is here */
@@ -163,7 +161,6 @@ void nfsd_lane_poll(struct stk_lcore *lc, void *arg)
 			if (info.failed && l->conn[k] == NFSD_LC_SERVING &&
 			    ring_put(l->to_main, NFSD_LANE_FAILED, k, NULL) == 0) {
 				l->conn[k] = NFSD_LC_FAILED;
-				l->failed++;
 			}
 			break;
 		}
@@ -178,7 +175,6 @@ void nfsd_lane_poll(struct stk_lcore *lc, void *arg)
 	 * comes after the swap, so the next call here loads the new table (nfsd_lane.h) */
 	if (!busy)
 		atomic_fetch_add_explicit(&l->quiet_seq, 1, memory_order_seq_cst);
-	atomic_fetch_add_explicit(&l->polls, 1, memory_order_relaxed);
 	/* a call with the helpers: stay awake for its end (the idle back-off) */
 	stk_lcore_work(lc, work + busy);
 }

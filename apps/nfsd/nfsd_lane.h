@@ -78,11 +78,9 @@ struct nfsd_lane {
 	struct rpcrdma_ep *ep[NFSD_CONNS_MAX];
 	uint8_t conn[NFSD_CONNS_MAX]; /**< enum nfsd_lane_conn */
 	bool quiesced;
-	uint64_t adopted, ended, failed;
 	/* published for the main lcore */
 	_Atomic bool busy;
 	_Atomic uint64_t quiet_seq;
-	_Atomic uint64_t polls;
 };
 
 /**
