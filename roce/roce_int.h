@@ -362,7 +362,8 @@ struct roce_resp {
 	X(nak_fatal_tx)                                                                            \
 	X(duplicates_rx)                                                                           \
 	X(ghost_acks)                                                                              \
-	X(replays_rx)	     /* READ responses / atomic ACKs for PSNs already completed */         \
+	X(replays_rx)  /* READ responses / atomic ACKs for PSNs already completed */               \
+	X(dup_acks_rx) /* ACKs for PSNs already acknowledged: answers to duplicates of ours */     \
 	X(read_ahead_placed) /* READ responses placed past a lost one (not resent for it) */       \
 	X(bad_read_resp)     /* READ response out of FIRST/MIDDLE/LAST order or size: BAD_RESP */  \
 	X(local_mr_gone) /* data for a local region deregistered or invalidated since the post */  \

@@ -164,7 +164,7 @@ qps = [v for k, v in d.items() if k.startswith("qp_") and isinstance(v, dict)]
 if not qps:
     sys.exit(0)
 q = max(qps, key=lambda v: v.get("tx_pkts", 0) + v.get("rx_pkts", 0))
-keys = ["tx_pkts", "rx_pkts", "retransmits", "timeouts", "rto_early", "backlog_waits",
+keys = ["tx_pkts", "rx_pkts", "retransmits", "timeouts", "rto_early", "backlog_waits", "dup_acks_rx",
         "nak_seq_tx", "nak_seq_rx", "duplicates_rx", "resp_ERR_PSN_SEQ_QUIET", "tx_failed"]
 print("droce QP (last sample, " + q.get("state", "?") + "): " +
       ", ".join(f"{k} {q[k]}" for k in keys if k in q))
@@ -459,10 +459,14 @@ lab_capture_stop
 PCAP="$LABI_DIR/perftest.pcap"
 droce_mac=$(sed -nE 's/.*port 0 ([0-9A-Fa-f:]{17}) .*/\1/p' "$LABI_DIR"/*.droce.log | head -1)
 # the lossy cases: the recovery on the wire; those that did not finish get a verdict
+# droce-perf's retry budget (perftest's default QP timeout 14: 4.096 us * 2^14, the first send
+# and 7 retries): a peer that acknowledges nothing new for that long makes droce's QP give up
+RETRY_BUDGET=$(awk 'BEGIN { printf "%.3f", 8 * 4.096e-6 * 2 ^ 14 }')
 for name in "${LOSSY[@]}"; do
-	v=""
-	[ "${RES[$name]}" = stalled ] && v=--verdict
-	python3 "$HERE/perftest_diag.py" "$PCAP" "$droce_mac" "${WIN0[$name]}" "${WIN1[$name]}" $v \
+	v=()
+	[ "${RES[$name]}" = stalled ] &&
+		v=(--verdict --droce-log "$LABI_DIR/$name.droce.log" --budget "$RETRY_BUDGET")
+	python3 "$HERE/perftest_diag.py" "$PCAP" "$droce_mac" "${WIN0[$name]}" "${WIN1[$name]}" "${v[@]}" \
 		> "$LABI_DIR/$name.diag.log" 2>&1
 	echo "# $name, the wire:"
 	sed 's/^#/#  /' "$LABI_DIR/$name.diag.log"

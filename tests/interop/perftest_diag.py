@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What the wire says about one perftest case between droce and Linux rxe (tests/interop/perftest.sh).
 
-Usage: perftest_diag.py CAPTURE.pcap DROCE_MAC T0 T1 [--verdict]
+Usage: perftest_diag.py CAPTURE.pcap DROCE_MAC T0 T1 [--verdict [--droce-log FILE --budget S]]
 T0, T1: the case's window in seconds since the epoch (date +%s.%N); only RC frames inside it
 count (CM MADs, UD, are left out). Times printed are relative to T0.
 
@@ -16,7 +16,11 @@ progress, quoting the frames, and ends with "# blame: droce", "# blame: rxe" or
   the requester went silent  - it ignored the responder's NAK (never resent the NAKed PSN), or
                                stopped (re)transmitting what was not acknowledged (blame: the
                                requester), or stopped although everything was acknowledged (an
-                               idle transport: blame unknown);
+                               idle transport: blame unknown) - unless droce's log (--droce-log)
+                               says its QP ran out of retries (RETRY_EXC_ERR) and the wire shows
+                               rxe making no progress for at least droce's whole retry budget
+                               (--budget: 8 x the QP's timeout, the first send and its 7 retries;
+                               rxe's VM under TCG on a loaded host can stall that long): blame rxe;
   both active to the end     - a livelock (the PSNs resent most, the answers they got).
 """
 import collections
@@ -120,7 +124,32 @@ class Side:
         return f"{self.who}: " + ", ".join(parts) + f"; last RC frame +{self.frames[-1].t:.3f} s"
 
 
-def verdict(frames, end):
+def longest_stall(rq, rs):
+    """The longest stretch in which rq had requests not yet acknowledged and rs acknowledged
+    nothing new: (seconds, start, end, PSN awaited); an ACK covers its PSN, a NAK-sequence error
+    the one before, a READ response its own."""
+    frames = sorted(rq.req + rs.answers, key=lambda f: (f.t, f.n))
+    top = acked = None
+    since, best = None, (0.0, 0.0, 0.0, None)
+    for f in frames:
+        u = unwrap(rq.base, f.psn)
+        if f.who == rq.who:
+            top = u if top is None else max(top, u)
+            if since is None and (acked is None or top > acked):
+                since = f.t
+            continue
+        k = f.kind()
+        if k == "ACK" or k.startswith("NAK PSN") or k in ("read response", "atomic ACK"):
+            v = u - 1 if k.startswith("NAK PSN") else u
+            if acked is None or v > acked:
+                if since is not None and f.t - since > best[0]:
+                    best = (f.t - since, since, f.t, (acked if acked is not None else -1) + 1)
+                acked = v
+                since = f.t if top is not None and top > acked else None
+    return best
+
+
+def verdict(frames, end, droce_log=None, budget=None):
     sides = {w: Side(w, frames) for w in ("droce", "rxe")}
     if not frames:
         return ["no RC frame between droce and rxe in this case's window: the QPs never carried "
@@ -163,11 +192,29 @@ def verdict(frames, end):
                        f"{nak.psn} after it; its last request was {last_req}, then nothing for "
                        f"{quiet_rq:.1f} s")
         elif acked is not None and acked >= top:
+            stall = longest_stall(rq, rs)
+            gave_up = False
+            if droce_log and rq.who == "droce":
+                try:
+                    with open(droce_log, errors="replace") as f:
+                        gave_up = "RETRY_EXC_ERR" in f.read()
+                except OSError:
+                    pass
+            if gave_up and budget and stall[0] >= budget:
+                out.append(f"{rs.who} stalled longer than {rq.who}'s retry budget: from "
+                           f"+{stall[1]:.3f} s to +{stall[2]:.3f} s ({stall[0]:.3f} s) it "
+                           f"acknowledged nothing new while {rq.who} waited for PSN "
+                           f"{stall[3]:+d} from the first; {rq.who}'s QP gives up after "
+                           f"{budget:.3f} s without progress (its timeout, 7 retries) and did "
+                           f"(RETRY_EXC_ERR in its log), as the IBA says it must; {rs.who}'s "
+                           f"answers that came later, up to {last_ans}, were too late")
+                return out, rs.who
             out.append(f"{rq.who} stopped although everything it sent was acknowledged: the "
                        f"last answer {last_ans} covers its highest PSN; nothing more from "
                        f"{rq.who} for {quiet_rq:.1f} s: the transport is idle, not stuck - "
                        f"the application or the exchange around it did not finish (see the "
-                       f"tools' logs)")
+                       f"tools' logs); the longest wait for {rs.who}'s progress: {stall[0]:.3f} s "
+                       f"from +{stall[1]:.3f} s")
             return out, "unknown"
         else:
             ack_s = f"acknowledged only through {acked:+d} PSNs from the first" \
@@ -192,7 +239,19 @@ def verdict(frames, end):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    argv, droce_log, budget = sys.argv[1:], None, None
+    for opt in ("--droce-log", "--budget"):
+        if opt in argv:
+            i = argv.index(opt)
+            if i + 1 >= len(argv):
+                print(f"{opt} needs a value", file=sys.stderr)
+                return 2
+            if opt == "--droce-log":
+                droce_log = argv[i + 1]
+            else:
+                budget = float(argv[i + 1])
+            del argv[i:i + 2]
+    args = [a for a in argv if not a.startswith("--")]
     if len(args) != 4:
         print(__doc__, file=sys.stderr)
         return 2
@@ -201,12 +260,12 @@ def main():
     print(f"# wire, +0 .. +{t1 - t0:.1f} s: {len(frames)} RC frames")
     for who in ("droce", "rxe"):
         print("#   " + Side(who, frames).summary())
-    if "--verdict" in sys.argv:
+    if "--verdict" in argv:
         if frames:
             print("#   last RC frames:")
             for f in frames[-6:]:
                 print(f"#     {f}")
-        lines, blame = verdict(frames, t1 - t0)
+        lines, blame = verdict(frames, t1 - t0, droce_log, budget)
         for line in lines:
             print(f"# diagnosis: {line}")
         print(f"# blame: {blame}")

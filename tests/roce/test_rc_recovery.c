@@ -955,6 +955,76 @@ static void read_backlog_wait(void **st)
 }
 
 /*
+ * ACKs that acknowledge nothing new are the responder answering duplicates of ours: while they
+ * come, no early retransmit adds another copy and no configured timeout spends a retry; the
+ * first configured timeout after them is waited out (backlog_waits). Against rxe in a TCG VM on
+ * a loaded host, ib_send_bw with 1 % of its ACKs lost: rxe answered about 800 duplicates with
+ * the same ACK for 0.46 s while droce's resend of the next PSN waited behind them, and every
+ * configured timeout in that time spent a retry (seven of eight). B is silenced; its ACKs
+ * forged.
+ */
+static void dup_ack_backlog_wait(void **st)
+{
+	struct roce_qp *qa = silenced_pair(14); /* 67 ms, spread up to 134 ms */
+	uint64_t tx, end;
+	struct roce_wc wc;
+	uint32_t p = qa->req.psn;
+	(void)st;
+
+	rcf_post(0, ROCE_WR_SEND, 8, 0, 4096, 0, 0);
+	rcf_drive(1);
+	assert_int_equal(qa->req.psn, (p + 4) & 0xffffff);
+	rcf_forge_ack_to_a(p + 1, 0x1f); /* the first two PSNs arrived */
+	assert_int_equal(qa->comp.psn, (p + 2) & 0xffffff);
+	/* an RTT estimate of 1 ms: without the duplicates' answers the early timer would resend
+	 * every few ms, and the configured timeout come within 134 ms */
+	qa->comp.srtt = qa->comp.rto = rte_get_tsc_hz() / 1000;
+	qa->comp.rttvar = 0;
+	qa->comp.sample_tsc = 0;
+	qa->comp.deadline = rte_get_tsc_cycles() + qa->comp.rto;
+	tx = qa->cnt[ROCE_QPC_tx_pkts];
+
+	/* 300 ms (over two configured timeouts) of ACKs for p + 1 again, one every 10 ms */
+	for (int i = 0; i < 30; i++) {
+		rcf_forge_ack_to_a(p + 1, 0x1f);
+		spin_ms(10);
+	}
+	assert_int_equal(qa->cnt[ROCE_QPC_dup_acks_rx], 30);
+	assert_int_equal(qa->cnt[ROCE_QPC_rto_early], 0);
+	assert_int_equal(qa->cnt[ROCE_QPC_timeouts], 0);
+	assert_int_equal(qa->cnt[ROCE_QPC_retransmits], 0);
+	assert_int_equal(qa->cnt[ROCE_QPC_backlog_waits], 0);
+	assert_int_equal(qa->comp.retry_left, 7);
+	assert_true(qa->cnt[ROCE_QPC_tx_pkts] == tx);
+	assert_int_equal(qa->state, ROCE_QPS_RTS);
+
+	/* then silence: the first configured timeout is waited out, nothing resent */
+	end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 2;
+	while (qa->cnt[ROCE_QPC_backlog_waits] == 0 && rte_get_tsc_cycles() < end)
+		rcf_drive(1);
+	assert_int_equal(qa->cnt[ROCE_QPC_backlog_waits], 1);
+	assert_int_equal(qa->cnt[ROCE_QPC_retransmits], 0);
+	assert_int_equal(qa->comp.retry_left, 7);
+	assert_true(qa->cnt[ROCE_QPC_tx_pkts] == tx);
+
+	/* after it, silence is loss: the rest is resent from p + 2 */
+	end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 2;
+	while (qa->cnt[ROCE_QPC_retransmits] == 0 && rte_get_tsc_cycles() < end)
+		rcf_drive(1);
+	assert_true(qa->cnt[ROCE_QPC_retransmits] >= 1);
+	rcf_drive(1);
+	assert_true(qa->cnt[ROCE_QPC_tx_pkts] > tx);
+
+	/* the last PSN acknowledged: the SEND completes */
+	rcf_forge_ack_to_a(p + 3, 0x1f);
+	assert_int_equal(rcf_wait_wc(0, &wc, 1), 1);
+	assert_int_equal(wc.status, ROCE_WC_SUCCESS);
+	assert_int_equal(wc.wr_id, 8);
+	assert_int_equal(qa->cnt[ROCE_QPC_dup_acks_rx], 30);
+	rcf_disconnect_pair();
+}
+
+/*
  * READ responses past a lost one are placed at once (IRN's selective placement for READs):
  * each has a fixed place in the READ, (PSN - first PSN) * MTU. The READ is re-issued once
  * for the rest; of the responder's replay only the PSNs still missing are taken, and a replay
@@ -1061,6 +1131,7 @@ int main(void)
 		cmocka_unit_test(reserved_nak_codes),
 		cmocka_unit_test(read_reissue_rules),
 		cmocka_unit_test(read_backlog_wait),
+		cmocka_unit_test(dup_ack_backlog_wait),
 		cmocka_unit_test(read_ahead_placement),
 	};
 	int rc;
