@@ -95,6 +95,7 @@ void nfsd_metrics_nfs_total(const struct nfsd_metrics_src *s, struct nfs3_stats 
 static void write_nfs3(struct app_buf *b, const struct nfsd_metrics_src *s)
 {
 	double le[NFS3_LAT_BUCKETS - 1];
+	struct nfsd_metrics_io io;
 	struct nfs3_stats t;
 	char lab[64];
 
@@ -148,12 +149,12 @@ static void write_nfs3(struct app_buf *b, const struct nfsd_metrics_src *s)
 		"such calls run on the loop although helper threads exist (no scratch space, or "
 		"over UDP)",
 		t.sync_fallback);
+	nfsd_metrics_io_total(s, &io);
 	gauge(b, P "helper_queue_depth", "NFSv3 calls with the helper threads now",
-	      s->pool ? nfs_pool_inflight(s->pool) : 0);
-	if (s->aio) {
-		struct nfs_aio_stats a;
+	      io.helper_queue);
+	if (io.aio) {
+		const struct nfs_aio_stats a = io.aio_st;
 
-		nfs_aio_stats(s->aio, &a);
 		counter(b, P "io_uring_calls_total",
 			"NFSv3 READs and WRITEs whose data went through io_uring on the loop",
 			t.aio);
@@ -163,9 +164,9 @@ static void write_nfs3(struct app_buf *b, const struct nfsd_metrics_src *s)
 			a.miss + a.not_owner + a.needs_sync + a.busy + a.other);
 		counter(b, P "io_uring_submits_total", "io_uring_submit calls", a.submits);
 		gauge(b, P "io_uring_queue_depth", "READs and WRITEs in io_uring now",
-		      nfs_aio_inflight(s->aio));
+		      io.aio_inflight);
 	}
-	gauge(b, P "helper_threads", "helper threads for the file-system work", s->threads);
+	gauge(b, P "helper_threads", "helper threads for the file-system work", io.helper_threads);
 }
 
 static void write_nfs4(struct app_buf *b, struct nfs4_server *v4)
@@ -245,6 +246,34 @@ static void write_nfs4(struct app_buf *b, struct nfs4_server *v4)
 		"COMPOUNDs that waited for an operation's file work off the lcore", t.io_deferred);
 	counter(b, P "nfs4_ran_inline_total",
 		"COMPOUNDs that ran such file work on the lcore (no memory to wait)", t.io_inline);
+}
+
+void nfsd_metrics_io_total(const struct nfsd_metrics_src *s, struct nfsd_metrics_io *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (unsigned i = 0; i < NFSD_METRICS_NSERVERS - 1; i++) {
+		if (s->pool[i]) {
+			t->helper_queue += nfs_pool_inflight(s->pool[i]);
+			t->helper_threads += s->threads;
+		}
+		if (s->aio[i]) {
+			struct nfs_aio_stats a;
+
+			nfs_aio_stats(s->aio[i], &a);
+			t->aio = true;
+			t->aio_inflight += nfs_aio_inflight(s->aio[i]);
+			t->aio_st.reads += a.reads;
+			t->aio_st.writes += a.writes;
+			t->aio_st.miss += a.miss;
+			t->aio_st.not_owner += a.not_owner;
+			t->aio_st.needs_sync += a.needs_sync;
+			t->aio_st.busy += a.busy;
+			t->aio_st.other += a.other;
+			t->aio_st.submits += a.submits;
+			t->aio_st.personalities += a.personalities;
+			t->aio_st.errors += a.errors;
+		}
+	}
 }
 
 void nfsd_metrics_rpc_total(const struct nfsd_metrics_src *s, struct orpc_svc_stats *sv,

@@ -13,6 +13,7 @@
 #ifndef NFSD_METRICS_H
 #define NFSD_METRICS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "app_prom.h"
@@ -43,9 +44,11 @@ struct nfsd_metrics_src {
 	const struct orpc_tcp_srv *lock_tcp; /**< NLM and NSM */
 	const struct orpc_bc_table *bc;	     /**< the connections' backchannels; NULL: none */
 	const struct nlm_server *nlm;	     /**< NULL: not up */
-	const struct nfs_pool *pool;	     /**< NULL: no helper threads */
-	const struct nfs_aio *aio;	     /**< NULL: no io_uring */
-	uint32_t threads;		     /**< helper threads */
+	/** per lane (0: the main lcore's): its helper threads' pool (NULL: none) and its io_uring
+	 * (NULL: none); the gauges and counters are their sums */
+	const struct nfs_pool *pool[NFSD_METRICS_NSERVERS - 1];
+	const struct nfs_aio *aio[NFSD_METRICS_NSERVERS - 1];
+	uint32_t threads; /**< helper threads of each pool ([nfs] threads) */
 	const struct nfs_fs *fs;
 	struct nfs4_server *v4; /**< NULL: NFSv4 not served (no nfs4_* metrics) */
 	bool rdma;		/**< RDMA served: the rdma_* metrics below mean something */
@@ -62,6 +65,18 @@ void nfsd_metrics_nfs_total(const struct nfsd_metrics_src *src, struct nfs3_stat
 /** The RPC servers' calls and outcomes (without the lock server's), and their DRCs, summed. */
 void nfsd_metrics_rpc_total(const struct nfsd_metrics_src *src, struct orpc_svc_stats *sv,
 			    struct orpc_drc_stats *drc);
+
+/** What the lanes' helper threads and io_uring hold and did, summed. */
+struct nfsd_metrics_io {
+	uint32_t helper_queue; /**< calls with the helper threads now */
+	uint32_t helper_threads;
+	bool aio;	       /**< some lane has io_uring (the io_uring figures mean something) */
+	uint32_t aio_inflight; /**< READs and WRITEs in io_uring now */
+	struct nfs_aio_stats aio_st;
+};
+
+/** The lanes' pools and io_urings of @p src summed into @p t. */
+void nfsd_metrics_io_total(const struct nfsd_metrics_src *src, struct nfsd_metrics_io *t);
 
 /** Write every metric of @p src into @p b (Prometheus text format 0.0.4). */
 void nfsd_metrics_write(struct app_buf *b, const struct nfsd_metrics_src *src);

@@ -388,8 +388,8 @@ void nfsd_metrics_src(struct nfsd_metrics_src *out)
 		.lock_tcp = nfsd.lock_tcp_up ? &nfsd.lock_tcp : NULL,
 		.bc = &nfsd.bc,
 		.nlm = nfsd.nlm_up ? &nfsd.nlm : NULL,
-		.pool = nfsd.pool,
-		.aio = nfsd.aio,
+		.pool = {nfsd.pool},
+		.aio = {nfsd.aio},
 		.threads = nfsd.conf.threads,
 		.fs = nfsd.fs,
 		.v4 = nfsd.v4,
@@ -407,6 +407,8 @@ void nfsd_metrics_src(struct nfsd_metrics_src *out)
 		s.lane_accepted[i] = nfsd.lane_accepted[i];
 		s.lane_nfs[i] = i ? &nfsd.lanes[i].nfs : &nfsd.rdma_nfs;
 		if (i) {
+			s.pool[i] = nfsd.lanes[i].pool;
+			s.aio[i] = nfsd.lanes[i].aio;
 			s.nfs[1 + i] = &nfsd.lanes[i].nfs;
 			s.svc[1 + i] = &nfsd.lanes[i].svc;
 			s.svc_name[1 + i] = "rdma";

@@ -93,6 +93,7 @@ int nfsd_tel_nfs(struct rte_tel_data *d, const struct nfsd_metrics_src *s)
 	struct nfs3_stats *t = malloc(sizeof(*t));
 	struct orpc_svc_stats sv;
 	struct orpc_drc_stats drc;
+	struct nfsd_metrics_io io;
 	struct nfs_fs_stats fst;
 	struct rte_tel_data *p = t ? rte_tel_data_alloc() : NULL,
 			    *o = t ? rte_tel_data_alloc() : NULL;
@@ -106,6 +107,7 @@ int nfsd_tel_nfs(struct rte_tel_data *d, const struct nfsd_metrics_src *s)
 	}
 	nfsd_metrics_nfs_total(s, t);
 	nfsd_metrics_rpc_total(s, &sv, &drc);
+	nfsd_metrics_io_total(s, &io);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_start_dict(p);
 	for (uint32_t i = 0; i < NFS3_NPROCS; i++)
@@ -125,9 +127,9 @@ int nfsd_tel_nfs(struct rte_tel_data *d, const struct nfsd_metrics_src *s)
 	rte_tel_data_add_dict_u64(d, "read_bytes", t->read_bytes);
 	rte_tel_data_add_dict_u64(d, "write_bytes", t->write_bytes);
 	rte_tel_data_add_dict_u64(d, "on_helper_threads", t->deferred);
-	rte_tel_data_add_dict_u64(d, "helper_queue", s->pool ? nfs_pool_inflight(s->pool) : 0);
+	rte_tel_data_add_dict_u64(d, "helper_queue", io.helper_queue);
 	rte_tel_data_add_dict_u64(d, "on_io_uring", t->aio);
-	rte_tel_data_add_dict_u64(d, "io_uring_queue", s->aio ? nfs_aio_inflight(s->aio) : 0);
+	rte_tel_data_add_dict_u64(d, "io_uring_queue", io.aio_inflight);
 	rte_tel_data_add_dict_u64(d, "drc_replayed", drc.replayed);
 	rte_tel_data_add_dict_u64(d, "drc_in_progress_drops", drc.in_progress_drops);
 	nfs_fs_stats(s->fs, &fst);

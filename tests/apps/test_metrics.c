@@ -106,6 +106,16 @@ static void test_lat_bucket(void **state)
 	assert_int_equal(nfs3_lat_bucket(UINT64_MAX), NFS3_LAT_BUCKETS - 1);
 }
 
+static void pool_work(void *job)
+{
+	(void)job;
+}
+
+static void pool_done(void *job)
+{
+	(void)job;
+}
+
 /* droce-nfsd's text for a hand-filled server: READ 3 calls, one in <= 1 µs, two in <= 4 µs,
  * 9 µs in all; WRITE 1 call of 4096 bytes answered NFS3ERR_NOSPC */
 static void test_nfsd_text(void **state)
@@ -115,6 +125,8 @@ static void test_nfsd_text(void **state)
 	struct app_buf b = {0};
 
 	(void)state;
+	src.pool[0] = nfs_pool_create("tt", 4, pool_work);
+	assert_non_null(src.pool[0]);
 	sv.st.proc[NFS3_PROC_READ] = 3;
 	sv.st.lat[NFS3_PROC_READ][0] = 1;
 	sv.st.lat[NFS3_PROC_READ][2] = 2;
@@ -163,6 +175,8 @@ static void test_nfsd_text(void **state)
 				    "droce_nfsd_mount_calls_total{proc=\"MNT\"} 2\n"));
 	assert_non_null(strstr(b.p, "\ndroce_nfsd_nfs3_read_bytes_total 12288\n"));
 	assert_non_null(strstr(b.p, "\ndroce_nfsd_helper_threads 4\n"));
+	assert_non_null(strstr(b.p, "\ndroce_nfsd_helper_queue_depth 0\n"));
+	nfs_pool_destroy((struct nfs_pool *)src.pool[0], pool_done);
 	/* what src does not give is left out */
 	assert_null(strstr(b.p, "droce_nfsd_rdma_connections"));
 	assert_null(strstr(b.p, "droce_nfsd_nlm_calls_total"));
@@ -244,6 +258,45 @@ static void test_nfsd_lanes(void **state)
 	nfsd_metrics_write(&b, &src);
 	assert_null(strstr(b.p, "droce_nfsd_lane_"));
 	app_buf_free(&b);
+}
+
+/* [nfs] lcores: every lane's helper threads and their queue are in the gauges, not only the
+ * main lcore's */
+static void test_nfsd_lane_pools(void **state)
+{
+	static struct nfs3_server l0, l1;
+	struct nfs_pool *p0 = nfs_pool_create("tm0", 2, pool_work),
+			*p1 = nfs_pool_create("tm1", 2, pool_work);
+	struct nfsd_metrics_src src = {.nfs = {&l0, &l1}, .threads = 2};
+	struct nfsd_metrics_io io;
+	struct app_buf b = {0};
+	static int jobs[5];
+
+	(void)state;
+	assert_non_null(p0);
+	assert_non_null(p1);
+	src.pool[0] = p0;
+	src.pool[1] = p1;
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(nfs_pool_submit(i < 2 ? p0 : p1, &jobs[i]), 0);
+	nfsd_metrics_io_total(&src, &io);
+	assert_int_equal(io.helper_queue, 5);
+	assert_int_equal(io.helper_threads, 4);
+	assert_false(io.aio);
+	nfsd_metrics_write(&b, &src);
+	assert_false(b.failed);
+	assert_non_null(strstr(b.p, "\ndroce_nfsd_helper_queue_depth 5\n"));
+	assert_non_null(strstr(b.p, "\ndroce_nfsd_helper_threads 4\n"));
+	assert_null(strstr(b.p, "io_uring_queue_depth"));
+	app_buf_free(&b);
+	for (int i = 0; i < 2000 && nfs_pool_inflight(p0) + nfs_pool_inflight(p1) > 0; i++) {
+		nfs_pool_poll(p0, pool_done, 8);
+		nfs_pool_poll(p1, pool_done, 8);
+		usleep(1000);
+	}
+	assert_int_equal(nfs_pool_inflight(p0) + nfs_pool_inflight(p1), 0);
+	nfs_pool_destroy(p0, pool_done);
+	nfs_pool_destroy(p1, pool_done);
 }
 
 static void test_parse_addr(void **state)
@@ -505,11 +558,17 @@ static void test_slow_reader(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_family_and_samples), cmocka_unit_test(test_histogram),
-		cmocka_unit_test(test_buf_grows),	   cmocka_unit_test(test_lat_bucket),
-		cmocka_unit_test(test_nfsd_text),	   cmocka_unit_test(test_nfsd_lanes),
-		cmocka_unit_test(test_parse_addr),	   cmocka_unit_test(test_http),
-		cmocka_unit_test(test_conn_bound),	   cmocka_unit_test(test_slow_reader),
+		cmocka_unit_test(test_family_and_samples),
+		cmocka_unit_test(test_histogram),
+		cmocka_unit_test(test_buf_grows),
+		cmocka_unit_test(test_lat_bucket),
+		cmocka_unit_test(test_nfsd_text),
+		cmocka_unit_test(test_nfsd_lanes),
+		cmocka_unit_test(test_nfsd_lane_pools),
+		cmocka_unit_test(test_parse_addr),
+		cmocka_unit_test(test_http),
+		cmocka_unit_test(test_conn_bound),
+		cmocka_unit_test(test_slow_reader),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -48,7 +48,7 @@ echo "$EXP 10.77.0.0/24(rw,no_root_squash,insecure)" > "$LAB_DIR/exports"
 # server PLACEMENT: droce-nfsd on two lanes, its metrics at its own address
 server() {
 	cp "$LAB_DIR/b.ini" "$LAB_DIR/b_$1.ini"
-	printf '\n[nfs]\nlcores = 2\nplacement = %s\ngrace = 0\nconnections = 8\nmetrics = %s:9464\n' \
+	printf '\n[nfs]\nlcores = 2\nplacement = %s\ngrace = 0\nconnections = 8\nthreads = 3\nmetrics = %s:9464\n' \
 		"$1" "$LAB_IP4_B" >> "$LAB_DIR/b_$1.ini"
 	ip netns exec "$LAB_NS_B" timeout 200 "$NFSD" --config "$LAB_DIR/b_$1.ini" \
 		--exports "$LAB_DIR/exports" --state "$LAB_DIR/state" --seconds 180 \
@@ -149,6 +149,9 @@ check("8 RDMA connections (4 + 2 + 2 jobs), 4 on lane 0 (lcore 0) and 4 on lane 
 check("both lanes answered NFSv3 calls", len(calls) == 2 and all(v > 0 for v in calls.values()))
 check("the lanes' calls add up to what the client made, and to nfs3_calls_total",
       sum(calls.values()) == sent == total)
+helpers = re.search(r'^droce_nfsd_helper_threads (\S+)$', m, re.M)
+check("helper threads: each lane's 3 ([nfs] threads = 3), 6 in all",
+      helpers is not None and int(float(helpers.group(1))) == 6)
 sys.exit(1 if fails else 0)
 PY
 check "the lanes' metrics agree with the client" [ $? = 0 ]
