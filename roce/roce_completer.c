@@ -691,6 +691,7 @@ static void on_rnr_nak(struct roce_qp *qp, struct rte_mbuf **m, const struct roc
 		now + roce_rnr_tsc(roce_aeth_syndrome(roce_pkt_ext(rp, ROCE_EXT_AETH)));
 	go_back(qp, rp->psn);
 	qp->comp.deadline = 0;
+	qp->comp.alive = false; /* answers before the RNR wait hold nothing back after it */
 }
 
 static void on_nak_seq(struct roce_qp *qp, struct rte_mbuf **m, const struct roce_pkt *rp,

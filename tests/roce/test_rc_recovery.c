@@ -965,7 +965,7 @@ static void read_backlog_wait(void **st)
  */
 static void dup_ack_backlog_wait(void **st)
 {
-	struct roce_qp *qa = silenced_pair(14); /* 67 ms, spread up to 134 ms */
+	struct roce_qp *qa = silenced_pair(14); /* 67 ms */
 	uint64_t tx, end;
 	struct roce_wc wc;
 	uint32_t p = qa->req.psn;
@@ -977,11 +977,13 @@ static void dup_ack_backlog_wait(void **st)
 	rcf_forge_ack_to_a(p + 1, 0x1f); /* the first two PSNs arrived */
 	assert_int_equal(qa->comp.psn, (p + 2) & 0xffffff);
 	/* an RTT estimate of 1 ms: without the duplicates' answers the early timer would resend
-	 * every few ms, and the configured timeout come within 134 ms */
+	 * within 30 ms (the deadline armed here: room for a loaded machine's pause before the
+	 * first duplicate's answer), then every few ms, and the configured timeout come within
+	 * 67 ms of the last progress */
 	qa->comp.srtt = qa->comp.rto = rte_get_tsc_hz() / 1000;
 	qa->comp.rttvar = 0;
 	qa->comp.sample_tsc = 0;
-	qa->comp.deadline = rte_get_tsc_cycles() + qa->comp.rto;
+	qa->comp.deadline = rte_get_tsc_cycles() + rte_get_tsc_hz() / 1000 * 30;
 	tx = qa->cnt[ROCE_QPC_tx_pkts];
 
 	/* 300 ms (over two configured timeouts) of ACKs for p + 1 again, one every 10 ms */
@@ -1012,6 +1014,9 @@ static void dup_ack_backlog_wait(void **st)
 	while (qa->cnt[ROCE_QPC_retransmits] == 0 && rte_get_tsc_cycles() < end)
 		rcf_drive(1);
 	assert_true(qa->cnt[ROCE_QPC_retransmits] >= 1);
+	/* one RTO after the wait: an early retransmit, no retry spent */
+	assert_int_equal(qa->cnt[ROCE_QPC_rto_early], 1);
+	assert_int_equal(qa->comp.retry_left, 7);
 	rcf_drive(1);
 	assert_true(qa->cnt[ROCE_QPC_tx_pkts] > tx);
 
