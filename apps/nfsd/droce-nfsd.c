@@ -136,6 +136,19 @@ static unsigned pick_lane(const struct stk_ipaddr *peer)
 /* A connection is over: its CM id goes now (why NULL: it never got going, nothing is logged),
  * its endpoint once the stack has let go of its regions: here (serve_poll), or on its lane,
  * which is told to (END) and lets go of it (RELEASED) for this lcore to destroy. */
+/* "endpoint failed", with the completion that failed it when one did */
+static const char *fail_why(struct rpcrdma_ep *ep, char *buf, size_t len)
+{
+	struct rpcrdma_ep_info info;
+
+	rpcrdma_ep_info(ep, &info);
+	if (!info.fail_wr[0])
+		return "endpoint failed";
+	snprintf(buf, len, "endpoint failed: %s on its %s", roce_wc_status_str(info.fail_status),
+		 info.fail_wr);
+	return buf;
+}
+
 static void conn_end(uint32_t k, const char *why)
 {
 	if (nfsd.conns[k].id)
@@ -539,6 +552,8 @@ static unsigned lanes_poll(void)
 			if (m.k >= NFSD_CONNS_MAX || nfsd.conns[m.k].lane != i)
 				continue;
 			if (m.op == NFSD_LANE_FAILED && nfsd.conns[m.k].id) {
+				/* the lane still polls its endpoint: what failed it is the lane's
+				 * to read */
 				roce_cm_disconnect(nfsd.conns[m.k].id);
 				conn_end(m.k, "endpoint failed");
 			} else if (m.op == NFSD_LANE_RELEASED) {
@@ -580,8 +595,10 @@ static void serve_poll(struct stk_lcore *lc, void *arg)
 		/* an RDMA error or a flush ends the connection: the client reconnects */
 		rpcrdma_ep_info(nfsd.conns[k].ep, &info);
 		if (info.failed && nfsd.conns[k].id) {
+			char why[96];
+
 			roce_cm_disconnect(nfsd.conns[k].id);
-			conn_end(k, "endpoint failed");
+			conn_end(k, fail_why(nfsd.conns[k].ep, why, sizeof(why)));
 		}
 	}
 	if (nfsd.tcp_up)

@@ -1127,6 +1127,10 @@ int rpcrdma_ep_poll(struct rpcrdma_ep *ep)
 				ep->st.flushed++;
 			else
 				ep->st.rdma_errors++;
+			if (wc[j].status != ROCE_WC_WR_FLUSH_ERR && !ep->fail_wr) {
+				ep->fail_status = wc[j].status;
+				ep->fail_wr = (uint8_t)type;
+			}
 			ep->st.rx_too_long +=
 				type == WR_RECV && wc[j].status == ROCE_WC_LOC_LEN_ERR;
 			ep->failed = true;
@@ -1233,6 +1237,16 @@ void rpcrdma_ep_info(const struct rpcrdma_ep *ep, struct rpcrdma_ep_info *i)
 	for (uint32_t k = 0; ep->role == RPCRDMA_SERVER && k < ep->nreqs; k++)
 		i->calls_serving += ep->reqs[k].state != RPCRDMA_REQ_FREE;
 	i->failed = ep->failed;
+	i->fail_status = ep->fail_status;
+	{
+		static const char *const wr_names[] = {"",	    "receive",	  "SEND",
+						       "RDMA READ", "RDMA WRITE", "registration",
+						       "LOCAL_INV"};
+
+		i->fail_wr = ep->fail_wr < sizeof(wr_names) / sizeof(wr_names[0])
+				     ? wr_names[ep->fail_wr]
+				     : "";
+	}
 	i->last_frwr_key = ep->last_key;
 	i->last_frwr_iova = ep->last_iova;
 }

@@ -201,6 +201,11 @@ struct rpcrdma_ep_info {
 	uint32_t last_frwr_key;	 /**< client with frwr: the key of the last registration */
 	uint64_t last_frwr_iova; /**< and the address it starts at */
 	bool failed;
+	/** when a completion failed it (not a flush): its status, and the kind of work request
+	 * ("receive", "SEND", "RDMA READ", "RDMA WRITE", "registration", "LOCAL_INV"); "" when
+	 * it failed otherwise (a receive could not be posted again) */
+	enum roce_wc_status fail_status;
+	const char *fail_wr;
 };
 void rpcrdma_ep_info(const struct rpcrdma_ep *ep, struct rpcrdma_ep_info *i);
 const struct rpcrdma_ep_stats *rpcrdma_ep_stats(const struct rpcrdma_ep *ep);

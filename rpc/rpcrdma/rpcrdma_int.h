@@ -99,8 +99,11 @@ struct rpcrdma_ep {
 	uint32_t inline_send, credits;
 	uint32_t inline_recv; /* what the peer may send us inline: RFC 8797 §7, both sides' words */
 	bool started, failed, closing;
-	bool qp_gone;  /* rpcrdma_ep_destroy destroyed the QP */
-	bool quiesced; /* rpcrdma_ep_quiesce: calls received from now on wait unserved */
+	/* the first completion that failed it (not a flush): what, and on which work request */
+	enum roce_wc_status fail_status;
+	uint8_t fail_wr; /* WR_RECV ... WR_LINV (rpcrdma_ep.c); 0: none */
+	bool qp_gone;	 /* rpcrdma_ep_destroy destroyed the QP */
+	bool quiesced;	 /* rpcrdma_ep_quiesce: calls received from now on wait unserved */
 	uint32_t last_key;
 	uint64_t last_iova;
 	struct rpcrdma_ep_stats st;

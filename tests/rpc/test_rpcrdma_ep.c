@@ -1058,6 +1058,9 @@ static void test_oversized_inline(void **st)
 	assert_int_equal(rpcrdma_ep_stats(c.sv)->rx_msgs, 1); /* only the first ECHO arrived */
 	rpcrdma_ep_info(c.sv, &si);
 	assert_true(si.failed);
+	/* what failed it, for droce-nfsd's "endpoint failed: LOC_LEN_ERR on its receive" */
+	assert_int_equal(si.fail_status, ROCE_WC_LOC_LEN_ERR);
+	assert_string_equal(si.fail_wr, "receive");
 	assert_int_equal(roce_dereg_mr(r.mr), 0);
 	rte_free(r.buf);
 	rr_disconnect(&c);
