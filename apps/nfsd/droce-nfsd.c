@@ -133,22 +133,19 @@ static unsigned pick_lane(const struct stk_ipaddr *peer)
 	return h % nfsd.nlanes;
 }
 
-/* A connection is over: its CM id goes now (why NULL: it never got going, nothing is logged),
- * its endpoint once the stack has let go of its regions: here (serve_poll), or on its lane,
- * which is told to (END) and lets go of it (RELEASED) for this lcore to destroy. */
-/* "endpoint failed", with the completion that failed it when one did */
-static const char *fail_why(struct rpcrdma_ep *ep, char *buf, size_t len)
+/* "endpoint failed", with the completion that failed it when one did (@info: the endpoint's) */
+static const char *fail_why(const struct rpcrdma_ep_info *info, char *buf, size_t len)
 {
-	struct rpcrdma_ep_info info;
-
-	rpcrdma_ep_info(ep, &info);
-	if (!info.fail_wr[0])
+	if (!info->fail_wr[0])
 		return "endpoint failed";
-	snprintf(buf, len, "endpoint failed: %s on its %s", roce_wc_status_str(info.fail_status),
-		 info.fail_wr);
+	snprintf(buf, len, "endpoint failed: %s on its %s", roce_wc_status_str(info->fail_status),
+		 info->fail_wr);
 	return buf;
 }
 
+/* A connection is over: its CM id goes now (why NULL: it never got going, nothing is logged),
+ * its endpoint once the stack has let go of its regions: here (serve_poll), or on its lane,
+ * which is told to (END) and lets go of it (RELEASED) for this lcore to destroy. */
 static void conn_end(uint32_t k, const char *why)
 {
 	if (nfsd.conns[k].id)
@@ -598,7 +595,7 @@ static void serve_poll(struct stk_lcore *lc, void *arg)
 			char why[96];
 
 			roce_cm_disconnect(nfsd.conns[k].id);
-			conn_end(k, fail_why(nfsd.conns[k].ep, why, sizeof(why)));
+			conn_end(k, fail_why(&info, why, sizeof(why)));
 		}
 	}
 	if (nfsd.tcp_up)

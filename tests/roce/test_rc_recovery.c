@@ -779,6 +779,15 @@ static void spin_ms(unsigned ms)
 		rcf_drive(1);
 }
 
+/* Drive the loop until A's counter @c moves off 0, for at most 500 ms */
+static void drive_until_counted(const struct roce_qp *qa, enum roce_qp_counter c)
+{
+	uint64_t end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 2;
+
+	while (qa->cnt[c] == 0 && rte_get_tsc_cycles() < end)
+		rcf_drive(1);
+}
+
 /* A pair whose QPs have the ACK timeout @timeout, B then silenced (its QP in ERR) so that the
  * test forges B's answers. @return A's QP. */
 static struct roce_qp *silenced_pair(uint8_t timeout)
@@ -907,7 +916,7 @@ static void read_backlog_wait(void **st)
 {
 	struct roce_qp *qa = silenced_pair(14); /* 67 ms, spread up to 134 ms */
 	static uint8_t part[4][1024];
-	uint64_t tx, end;
+	uint64_t tx;
 	struct roce_wc wc;
 	uint32_t p;
 	(void)st;
@@ -926,9 +935,7 @@ static void read_backlog_wait(void **st)
 	tx = qa->cnt[ROCE_QPC_tx_pkts];
 
 	/* then silence: the first timeout is waited out */
-	end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 2;
-	while (qa->cnt[ROCE_QPC_backlog_waits] == 0 && rte_get_tsc_cycles() < end)
-		rcf_drive(1);
+	drive_until_counted(qa, ROCE_QPC_backlog_waits);
 	assert_int_equal(qa->cnt[ROCE_QPC_backlog_waits], 1);
 	assert_int_equal(qa->cnt[ROCE_QPC_timeouts], 0);
 	assert_int_equal(qa->cnt[ROCE_QPC_retransmits], 0);
@@ -936,9 +943,7 @@ static void read_backlog_wait(void **st)
 	assert_true(qa->cnt[ROCE_QPC_tx_pkts] == tx);
 
 	/* the second, with nothing heard since, re-issues the rest of the READ */
-	end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 2;
-	while (qa->cnt[ROCE_QPC_timeouts] == 0 && rte_get_tsc_cycles() < end)
-		rcf_drive(1);
+	drive_until_counted(qa, ROCE_QPC_timeouts);
 	assert_int_equal(qa->cnt[ROCE_QPC_timeouts], 1);
 	assert_int_equal(qa->cnt[ROCE_QPC_backlog_waits], 1);
 	assert_int_equal(qa->cnt[ROCE_QPC_retransmits], 1);
@@ -966,7 +971,7 @@ static void read_backlog_wait(void **st)
 static void dup_ack_backlog_wait(void **st)
 {
 	struct roce_qp *qa = silenced_pair(14); /* 67 ms */
-	uint64_t tx, end;
+	uint64_t tx;
 	struct roce_wc wc;
 	uint32_t p = qa->req.psn;
 	(void)st;
@@ -1001,18 +1006,14 @@ static void dup_ack_backlog_wait(void **st)
 	assert_int_equal(qa->state, ROCE_QPS_RTS);
 
 	/* then silence: the first configured timeout is waited out, nothing resent */
-	end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 2;
-	while (qa->cnt[ROCE_QPC_backlog_waits] == 0 && rte_get_tsc_cycles() < end)
-		rcf_drive(1);
+	drive_until_counted(qa, ROCE_QPC_backlog_waits);
 	assert_int_equal(qa->cnt[ROCE_QPC_backlog_waits], 1);
 	assert_int_equal(qa->cnt[ROCE_QPC_retransmits], 0);
 	assert_int_equal(qa->comp.retry_left, 7);
 	assert_true(qa->cnt[ROCE_QPC_tx_pkts] == tx);
 
 	/* after it, silence is loss: the rest is resent from p + 2 */
-	end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 2;
-	while (qa->cnt[ROCE_QPC_retransmits] == 0 && rte_get_tsc_cycles() < end)
-		rcf_drive(1);
+	drive_until_counted(qa, ROCE_QPC_retransmits);
 	assert_true(qa->cnt[ROCE_QPC_retransmits] >= 1);
 	/* one RTO after the wait: an early retransmit, no retry spent */
 	assert_int_equal(qa->cnt[ROCE_QPC_rto_early], 1);
