@@ -30,3 +30,20 @@ cthon_part_into() {
 	mkdir -p "$exp/cthon04/$part"
 	(cd "$scratch/cthon04.src/$part" && cp "$@" "$exp/cthon04/$part/")
 }
+
+#   cthon_mount_or_end NAME STEP ERRLOG  after a cthon04 part that failed: when the VM's mount
+#                                        at /mnt/d no longer answers (a stat within 20 s), say
+#                                        so with droce-nfsd's last connection lines (ERRLOG, its
+#                                        stderr) and end the test with exit 1. Every later step
+#                                        would wait out its own bound on the hung mount (once
+#                                        20 minutes of CI for one lost connection); the suite
+#                                        runs the test a second time
+cthon_mount_or_end() {
+	local name=$1 step=$2 errlog=$3
+	vm_run vm1 "timeout 20 stat -f /mnt/d > /dev/null && echo mount-answers" 40 2>&1 | grep -q mount-answers &&
+		return 0
+	echo "FAIL - $name: the mount stopped answering after cthon04 $step; the rest of this test is not run"
+	grep -iE 'closed|failed|error|reconnect|connect' "$errlog" 2>/dev/null | tail -n 15 |
+		sed 's/^/# droce-nfsd stderr: /'
+	exit 1
+}

@@ -9,7 +9,10 @@
 #    path MTU 1024), ib_read_bw -s 2097152 and ib_read_bw -a (every size from 2 B to 8 MiB;
 #    16 READs outstanding: issue 11 item 12; with -R only droce as the requester, see below),
 #    ib_atomic_bw (-A FETCH_AND_ADD, -A CMP_AND_SWAP), ib_write_lat,
-#    ib_read_lat, ib_send_lat; all with -x 1 -F -n $PT_ITERS (perftest: -d rxe0). A case
+#    ib_read_lat, ib_send_lat; all with -x 1 -F -n $PT_ITERS (perftest: -d rxe0). With -R, by
+#    default one case per tool family (ib_write_bw, ib_read_bw, ib_send_bw -s 4096,
+#    ib_atomic_bw -A CMP_AND_SWAP, ib_send_lat) in both directions: the connection is what
+#    -R changes, the data path is the TCP exchange's; PT_CM_ALL=1 runs every test. A case
 #    passes when both sides exit 0, both print the result table with one line of the size and
 #    iteration count asked for and non-zero numbers (bandwidth tests: message rate, and the
 #    average bandwidth unless atomic; latency tests: t_min and t_avg) - ib_read_lat's server
@@ -44,7 +47,8 @@
 # Usage: perftest.sh PATH/TO/droce-perf [ARTIFACT_DIR]
 #   PT_ITERS (10), PT_ALL_ITERS (5, the least perftest takes; the -a case), PT_LOSSY_ITERS
 #   (50), PT_LOSSY_SIZE (65536), PT_SEED (4791), PT_ONLY (a regex over case names, e.g.
-#   'write_bw|lossy'; default all), PT_LOSSY=0 skips part 2, PT_CM_BIG=1 adds the 2 MiB and -a READs with -R.
+#   'write_bw|lossy'; default all), PT_LOSSY=0 skips part 2, PT_CM_ALL=1 every test with -R,
+#   PT_CM_BIG=1 (with PT_CM_ALL) adds the 2 MiB and -a READs with -R.
 # Console logs, the capture and every tool's log are kept in ARTIFACT_DIR.
 set -u
 PERF=$(readlink -f "$1")
@@ -57,6 +61,7 @@ PT_ONLY=${PT_ONLY:-.}
 PT_LOSSY=${PT_LOSSY:-1}
 PT_SEED=${PT_SEED:-4791}
 PT_ALL_ITERS=${PT_ALL_ITERS:-5}
+PT_CM_ALL=${PT_CM_ALL:-0}
 RUN_SEC=60   # bound of one case's tools (functional)
 ALL_SEC=150  # bound of an ib_read_bw -a case (80 MiB in 5 passes, 2-20 MB/s under TCG)
 LOSSY_SEC=60 # bound of one case's tools (lossy link)
@@ -361,6 +366,9 @@ for mode in tcp rdma_cm; do
 		# - -a is left out in both directions for its time: droce as the requester passed in
 		#   59 s (1.1 MB/s) on a loaded host, where lost responses and rxe's full replay of
 		#   every re-issued READ put ten times the data on the wire.
+		if [ $mode = rdma_cm ] && [ "$PT_CM_ALL" = 0 ]; then
+			case $test-$tag in write_bw-4k | read_bw-4k | send_bw-4k | atomic_bw-cas | send_lat-2B) ;; *) continue ;; esac
+		fi
 		iters=$N bound=$RUN_SEC skip_srv=0
 		if [ $mode = rdma_cm ] && [ "${PT_CM_BIG:-0}" = 0 ]; then
 			[ "$tag" = all ] && continue
