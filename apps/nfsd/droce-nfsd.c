@@ -136,7 +136,7 @@ static unsigned pick_lane(const struct stk_ipaddr *peer)
 /* "endpoint failed", with the completion that failed it when one did (@info: the endpoint's) */
 static const char *fail_why(const struct rpcrdma_ep_info *info, char *buf, size_t len)
 {
-	if (!info->fail_wr[0])
+	if (!info->fail_wr || !info->fail_wr[0])
 		return "endpoint failed";
 	snprintf(buf, len, "endpoint failed: %s on its %s", roce_wc_status_str(info->fail_status),
 		 info->fail_wr);
@@ -549,10 +549,14 @@ static unsigned lanes_poll(void)
 			if (m.k >= NFSD_CONNS_MAX || nfsd.conns[m.k].lane != i)
 				continue;
 			if (m.op == NFSD_LANE_FAILED && nfsd.conns[m.k].id) {
-				/* the lane still polls its endpoint: what failed it is the lane's
-				 * to read */
+				/* the lane still polls its endpoint: what failed it came in the
+				 * message */
+				struct rpcrdma_ep_info info = {.fail_status = m.fail_status,
+							       .fail_wr = m.fail_wr};
+				char why[96];
+
 				roce_cm_disconnect(nfsd.conns[m.k].id);
-				conn_end(m.k, "endpoint failed");
+				conn_end(m.k, fail_why(&info, why, sizeof(why)));
 			} else if (m.op == NFSD_LANE_RELEASED) {
 				nfsd.conns[m.k].released = true; /* serve_poll destroys it */
 			}

@@ -158,9 +158,14 @@ void nfsd_lane_poll(struct stk_lcore *lc, void *arg)
 			rpcrdma_ep_info(l->ep[k], &info);
 			/* an RDMA error or a flush ends the connection: the main lcore disconnects
 			 * it (the CM is there) and sends END */
-			if (info.failed && l->conn[k] == NFSD_LC_SERVING &&
-			    ring_put(l->to_main, NFSD_LANE_FAILED, k, NULL) == 0) {
-				l->conn[k] = NFSD_LC_FAILED;
+			if (info.failed && l->conn[k] == NFSD_LC_SERVING) {
+				struct nfsd_lane_msg f = {.op = NFSD_LANE_FAILED,
+							  .k = k,
+							  .fail_status = info.fail_status,
+							  .fail_wr = info.fail_wr};
+
+				if (rte_ring_sp_enqueue_elem(l->to_main, &f, sizeof(f)) == 0)
+					l->conn[k] = NFSD_LC_FAILED;
 			}
 			break;
 		}

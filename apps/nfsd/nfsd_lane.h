@@ -41,6 +41,7 @@
 #include "nfs3_svc.h"
 #include "nfsd_conf.h"
 #include "orpc_svc.h"
+#include "roce_verbs.h"
 
 struct rte_ring;
 struct rpcrdma_ep;
@@ -61,6 +62,10 @@ struct nfsd_lane_msg {
 	uint32_t op; /**< enum nfsd_lane_op */
 	uint32_t k;  /**< the connection slot */
 	struct rpcrdma_ep *ep;
+	/** FAILED: the completion that failed the endpoint, as rpcrdma_ep_info() gives it
+	 * (fail_wr a static string, "" when none did): the main lcore names it in its log */
+	enum roce_wc_status fail_status;
+	const char *fail_wr;
 };
 
 /* a connection slot as the lane sees it */
