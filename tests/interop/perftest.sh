@@ -475,7 +475,7 @@ for name in "${LOSSY[@]}"; do
 	[ "${RES[$name]}" = stalled ] &&
 		v=(--verdict --droce-log "$LABI_DIR/$name.droce.log" --budget "$RETRY_BUDGET")
 	python3 "$HERE/perftest_diag.py" "$PCAP" "$droce_mac" "${WIN0[$name]}" "${WIN1[$name]}" "${v[@]}" \
-		> "$LABI_DIR/$name.diag.log" 2>&1
+		--cache "$LABI_DIR/perftest.rc.tsv" > "$LABI_DIR/$name.diag.log" 2>&1
 	echo "# $name, the wire:"
 	sed 's/^#/#  /' "$LABI_DIR/$name.diag.log"
 	if [ "${RES[$name]:0:4}" = pass ]; then
@@ -504,7 +504,7 @@ for name in "${FAILED[@]}"; do
 	v=""
 	[ -n "${STALLED[$name]:-}" ] && v=--verdict
 	python3 "$HERE/perftest_diag.py" "$PCAP" "$droce_mac" "${WIN0[$name]}" "${WIN1[$name]}" $v \
-		> "$LABI_DIR/$name.diag.log" 2>&1
+		--cache "$LABI_DIR/perftest.rc.tsv" > "$LABI_DIR/$name.diag.log" 2>&1
 	echo "# $name, the wire:"
 	sed 's/^#/#  /' "$LABI_DIR/$name.diag.log"
 done

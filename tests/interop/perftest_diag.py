@@ -2,8 +2,12 @@
 """What the wire says about one perftest case between droce and Linux rxe (tests/interop/perftest.sh).
 
 Usage: perftest_diag.py CAPTURE.pcap DROCE_MAC T0 T1 [--verdict [--droce-log FILE --budget S]]
+                       [--cache FILE]
 T0, T1: the case's window in seconds since the epoch (date +%s.%N); only RC frames inside it
-count (CM MADs, UD, are left out). Times printed are relative to T0.
+count (CM MADs, UD, are left out). Times printed are relative to T0. --cache FILE: the
+capture's RC frames as tshark gives them, read from FILE, or written there by one tshark pass
+over the whole capture when FILE is not there yet (perftest.sh diagnoses a dozen windows of one
+capture of ~300,000 frames: one pass instead of one each).
 
 Always prints, per sender (droce / rxe): request packets (first sends and resends, go-back-N
 events), ACKs (duplicates), NAKs by kind, READ responses, and its last RC frame. With
@@ -24,6 +28,7 @@ progress, quoting the frames, and ends with "# blame: droce", "# blame: rxe" or
   both active to the end     - a livelock (the PSNs resent most, the answers they got).
 """
 import collections
+import os
 import subprocess
 import sys
 
@@ -70,14 +75,32 @@ class Frame:
         return f"frame {self.n} (+{self.t:.3f} s, {self.who}: {self.kind()} PSN {self.psn})"
 
 
-def load(cap, mac, t0, t1):
-    flt = (f"infiniband && frame.time_epoch >= {t0:.6f} && frame.time_epoch <= {t1:.6f} && "
-           "infiniband.bth.opcode < 0x20")  # RC only: no CM MADs (UD), no CNPs
-    out = subprocess.run(["tshark", "-r", cap, "--disable-protocol", "rpcordma", "-Y", flt,
-                          "-T", "fields", "-E", "separator=\t"] +
-                         sum((["-e", f] for f in FIELDS), []),
-                         capture_output=True, text=True).stdout
-    return [Frame(line.split("\t"), mac, t0) for line in out.splitlines() if line.strip()]
+def tshark_rc(cap, window=None):
+    """The capture's RC frames (no CM MADs, UD or CNPs), FIELDS tab-separated, a line each;
+    window (T0, T1): only those inside it"""
+    flt = "infiniband && infiniband.bth.opcode < 0x20"
+    if window:
+        flt += f" && frame.time_epoch >= {window[0]:.6f} && frame.time_epoch <= {window[1]:.6f}"
+    return subprocess.run(["tshark", "-r", cap, "--disable-protocol", "rpcordma", "-Y", flt,
+                           "-T", "fields", "-E", "separator=\t"] +
+                          sum((["-e", f] for f in FIELDS), []),
+                          capture_output=True, text=True).stdout.splitlines()
+
+
+def load(cap, mac, t0, t1, cache=None):
+    if cache is None:
+        lines = tshark_rc(cap, (t0, t1))
+    else:
+        try:
+            with open(cache) as f:
+                lines = f.read().splitlines()
+        except FileNotFoundError:
+            lines = tshark_rc(cap)
+            with open(cache + ".tmp", "w") as f:
+                f.write("\n".join(lines) + "\n")
+            os.replace(cache + ".tmp", cache)
+        lines = [x for x in lines if x.strip() and t0 <= float(x.split("\t")[1]) <= t1]
+    return [Frame(line.split("\t"), mac, t0) for line in lines if line.strip()]
 
 
 def unwrap(base, psn):
@@ -240,7 +263,8 @@ def verdict(frames, end, droce_log=None, budget=None):
 
 def main():
     argv, droce_log, budget = sys.argv[1:], None, None
-    for opt in ("--droce-log", "--budget"):
+    cache = None
+    for opt in ("--droce-log", "--budget", "--cache"):
         if opt in argv:
             i = argv.index(opt)
             if i + 1 >= len(argv):
@@ -248,6 +272,8 @@ def main():
                 return 2
             if opt == "--droce-log":
                 droce_log = argv[i + 1]
+            elif opt == "--cache":
+                cache = argv[i + 1]
             else:
                 budget = float(argv[i + 1])
             del argv[i:i + 2]
@@ -256,7 +282,7 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     cap, mac, t0, t1 = args[0], args[1].lower(), float(args[2]), float(args[3])
-    frames = load(cap, mac, t0, t1)
+    frames = load(cap, mac, t0, t1, cache)
     print(f"# wire, +0 .. +{t1 - t0:.1f} s: {len(frames)} RC frames")
     for who in ("droce", "rxe"):
         print("#   " + Side(who, frames).summary())
