@@ -17,6 +17,8 @@
 #               blocks the other until released (nfs4_two.sh; vm2 boots for it alone)
 #   nfs_lock    nfs_mount without nolock: cthon04 lock, flock, reclaim after a restart (nfs_lock.sh)
 #   nfs_appliance  droce-nfsd from one INI: restart under a writer, SIGHUP reload (nfs_appliance.sh)
+#   nfs_partition  4.1 and v3 RDMA mounts lose their connection for 25 s in a write and get it
+#               back: the write finishes, the data is equal (nfs_partition.sh)
 #   demo        the README's main job, scripts/demo.sh --check (demo.sh)
 #   rdma_ep     rdma_server/rdma_client <-> droce-rdma-server/-client (rdma_ep.sh)
 #   udaddy      udaddy <-> droce-udaddy: UD over SIDR (udaddy.sh)
@@ -42,15 +44,15 @@ APPS=$(dirname "$PING") # the librdmacm example tools are built beside droce-pin
 ROOT=$5
 shift 5
 TESTS=("$@")
-[ ${#TESTS[@]} -gt 0 ] || TESTS=(pingpong rping bad_rkey catalogue gen_flow lossy perftest knfsd rpcinfo_vm nfs_mount nfs4_mount nfs4_two nfs_lock nfs_appliance demo rdma_ep udaddy ucmatose cmtime nfsperf)
+[ ${#TESTS[@]} -gt 0 ] || TESTS=(pingpong rping bad_rkey catalogue gen_flow lossy perftest knfsd rpcinfo_vm nfs_mount nfs4_mount nfs4_two nfs_lock nfs_appliance nfs_partition demo rdma_ep udaddy ucmatose cmtime nfsperf)
 # the bound of each test (its own bounds are tighter; this one catches a hung script)
 # (2-3 times what each takes in CI: a hung test and its second attempt must leave the rest of
 # CI's 90 minutes to the others)
 declare -A BOUND=([pingpong]=600 [rping]=600 [bad_rkey]=600 [catalogue]=600 [gen_flow]=300 [lossy]=400 [perftest]=1200 [knfsd]=600
-	[rpcinfo_vm]=300 [nfs_mount]=900 [nfs4_mount]=900 [nfs4_two]=600 [nfs_lock]=600 [nfs_appliance]=400 [demo]=400
+	[rpcinfo_vm]=300 [nfs_mount]=900 [nfs4_mount]=900 [nfs4_two]=600 [nfs_lock]=600 [nfs_appliance]=400 [nfs_partition]=400 [demo]=400
 	[rdma_ep]=300 [udaddy]=300 [ucmatose]=400 [cmtime]=400 [nfsperf]=400)
 declare -A BIN=([pingpong]=$PINGPONG [rping]=$PING [bad_rkey]=$PING [catalogue]=$APPS [gen_flow]=$APPS [lossy]=$PING [perftest]=$PERF
-	[knfsd]=$PROBE [rpcinfo_vm]=$PROBE [nfs_mount]=$PROBE [nfs4_mount]=$PROBE [nfs4_two]=$PROBE [nfs_lock]=$PROBE [nfs_appliance]=$PROBE [demo]=$PROBE
+	[knfsd]=$PROBE [rpcinfo_vm]=$PROBE [nfs_mount]=$PROBE [nfs4_mount]=$PROBE [nfs4_two]=$PROBE [nfs_lock]=$PROBE [nfs_appliance]=$PROBE [nfs_partition]=$PROBE [demo]=$PROBE
 	[rdma_ep]=$APPS [udaddy]=$APPS [ucmatose]=$APPS [cmtime]=$APPS [nfsperf]=$APPS)
 
 # the tests that need a second VM: vm2 boots before each of them and goes after it (an idle
