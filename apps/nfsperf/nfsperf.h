@@ -249,6 +249,7 @@ struct np_conn {
 	enum np_xprt_kind kind;
 	enum np_conn_state state;
 	const char *why;       /**< FAILED: what failed */
+	char why_buf[96];      /**< why, when it names the completion that failed */
 	struct rpcrdma_ep *ep; /**< RDMA */
 	struct roce_cm_id *id;
 	uint8_t *msg; /**< RDMA: a call is encoded here */

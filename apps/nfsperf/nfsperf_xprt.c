@@ -11,6 +11,7 @@
  * (np_done_t) whatever the transport.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,13 +179,20 @@ int np_conn_poll(struct np_conn *c, uint64_t now)
 				struct rpcrdma_ep_info i;
 
 				rpcrdma_ep_info(c->ep, &i);
-				if (i.failed)
+				if (i.failed && i.fail_wr[0]) {
+					snprintf(c->why_buf, sizeof(c->why_buf),
+						 "the RDMA connection failed: %s on its %s",
+						 roce_wc_status_str(i.fail_status), i.fail_wr);
+					c->state = conn_fail(c, c->why_buf);
+				} else if (i.failed) {
 					c->state = conn_fail(c, "the RDMA connection failed");
-				else if (c->outstanding &&
-					 now > c->last_progress + (uint64_t)c->env->o->timeout_ms *
-									  1000000ull)
+				} else if (c->outstanding &&
+					   now > c->last_progress +
+							   (uint64_t)c->env->o->timeout_ms *
+								   1000000ull) {
 					c->state = conn_fail(c, "no reply within timeout-ms: the "
 								"connection is stuck");
+				}
 			}
 			break;
 		default:

@@ -58,7 +58,8 @@ server() {
 	lab_wait_log nfsd '^serving at' 30
 }
 
-# perf NAME ARGS...: droce-nfsperf in A, JSON into $LAB_DIR/NAME.json; sets RC
+# perf NAME ARGS...: droce-nfsperf in A, JSON into $LAB_DIR/NAME.json; sets RC; shows its
+# stderr, each line once (a failed connection repeats one line per call in flight)
 perf() {
 	local name=$1
 	shift
@@ -68,7 +69,7 @@ perf() {
 	RC=$?
 	echo "# $name ($*): exit $RC"
 	grep -v "^EAL\|^TELEMETRY\|qdisc\|^tap_\|eth_dev_tap\|droce.stack" "$LAB_DIR/$name.err" |
-		head -n 8 | sed 's/^/#   /'
+		awk '!seen[$0]++' | head -n 8 | sed 's/^/#   /'
 }
 
 # clean NAME...: each run's jobs had no error and no verify failure
