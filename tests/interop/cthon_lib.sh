@@ -31,19 +31,23 @@ cthon_part_into() {
 	(cd "$scratch/cthon04.src/$part" && cp "$@" "$exp/cthon04/$part/")
 }
 
-#   cthon_mount_or_end NAME STEP ERRLOG  after a cthon04 part that failed: when the VM's mount
+#   cthon_mount_or_end NAME STEP LOG     after a cthon04 part that failed: when the VM's mount
 #                                        at /mnt/d no longer answers (a stat within 20 s), say
-#                                        so with droce-nfsd's last connection lines (ERRLOG, its
-#                                        stderr) and end the test with exit 1. Every later step
-#                                        would wait out its own bound on the hung mount (once
-#                                        20 minutes of CI for one lost connection); the suite
-#                                        runs the test a second time
+#                                        so with droce-nfsd's last connection lines (LOG.out and
+#                                        LOG.err, its stdout and stderr, also copied into the
+#                                        test's artifacts), let go of the mount in the VM (a lazy
+#                                        forced unmount, so that the suite's second attempt does
+#                                        not block on it) and end the test with exit 1. Every later
+#                                        step would wait out its own bound on the hung mount
+#                                        (once 20 minutes of CI for one lost connection)
 cthon_mount_or_end() {
-	local name=$1 step=$2 errlog=$3
+	local name=$1 step=$2 log=$3
 	vm_run vm1 "timeout 20 stat -f /mnt/d > /dev/null && echo mount-answers" 40 2>&1 | grep -q mount-answers &&
 		return 0
 	echo "FAIL - $name: the mount stopped answering after cthon04 $step; the rest of this test is not run"
-	grep -iE 'closed|failed|error|reconnect|connect' "$errlog" 2>/dev/null | tail -n 15 |
-		sed 's/^/# droce-nfsd stderr: /'
+	cat "$log.out" "$log.err" 2>/dev/null | grep -iE 'closed|failed|error|connect' | tail -n 15 |
+		sed 's/^/# droce-nfsd: /'
+	[ -n "${LABI_ARTIFACTS:-}" ] && cp "$log.out" "$log.err" "$LABI_ARTIFACTS"/ 2>/dev/null
+	vm_run vm1 "umount -f -l /mnt/d" 30 > /dev/null 2>&1
 	exit 1
 }

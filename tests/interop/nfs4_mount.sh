@@ -90,12 +90,13 @@ mount_run() {
 	vm_run vm1 "mkdir -p /mnt/d && mount -t nfs -o $opts $D:$EXP /mnt/d && grep ' /mnt/d ' /proc/mounts" 180 \
 		> "$out.mount" 2>&1
 	sed "s/^/# vm1 $name: /" "$out.mount"
-	check "$name: the VM mounts droce with NFSv$ver ($opts)" grep -q " /mnt/d nfs4 .*vers=$ver" "$out.mount" || return 1
+	check "$name: the VM mounts droce with NFSv$ver ($opts)" grep -q " /mnt/d nfs4 .*vers=$ver" "$out.mount" ||
+		{ lab_capture_stop; return 1; }
 	vm_run vm1 "cd /mnt/d/cthon04/basic && NFSTESTDIR=/mnt/d/cb.$name sh ./runtests -t; echo cthon-exit=\$?" 600 \
 		> "$out.cthon" 2>&1
 	grep -E "^(\./test|Starting|.*(ok|failed|FAIL|error).*$|All tests|cthon-exit)" "$out.cthon" | head -40 | sed "s/^/# vm1 $name: /"
 	check "$name: cthon04 basic passes" grep -q "cthon-exit=0" "$out.cthon" ||
-		cthon_mount_or_end "$name" basic "$LABI_DIR/nfsd4.err"
+		cthon_mount_or_end "$name" basic "$LABI_DIR/nfsd4"
 	lab_capture_stop
 	if [[ $extra == *" lock "* ]]; then
 		vm_run vm1 "cd /mnt/d/cthon04/lock && PATH=.:\$PATH NFSTESTDIR=/mnt/d/cl.$name sh ./runtests; echo cthon-exit=\$?" 900 \
@@ -103,7 +104,7 @@ mount_run() {
 		grep -E "^(Starting|Congratulations|.*(FAILED|failed|error).*$|cthon-exit)" "$out.lock" | head -30 | sed "s/^/# vm1 $name lock: /"
 		echo "# $name: cthon04 lock: $(grep -c PASSED "$out.lock") PASSED lines, $(grep -c FAILED "$out.lock") FAILED"
 		check "$name: cthon04 lock passes (tlocklfs, tlock64 over NFSv4 LOCK/LOCKT/LOCKU)" grep -q "cthon-exit=0" "$out.lock" ||
-			cthon_mount_or_end "$name" lock "$LABI_DIR/nfsd4.err"
+			cthon_mount_or_end "$name" lock "$LABI_DIR/nfsd4"
 	fi
 	if [[ $extra == *" special "* ]]; then
 		# 300 s: many times what it takes (14 s, its 30 MB write/read included); once a lost
@@ -112,7 +113,7 @@ mount_run() {
 		vm_run vm1 "cd /mnt/d/cs.$name && sh ./runtests; echo special-exit=\$?" 300 > "$out.special" 2>&1
 		grep -vE '^\s*$' "$out.special" | tail -n 40 | sed "s/^/# vm1 $name special: /"
 		check "$name: cthon04 special passes" grep -q "special-exit=0" "$out.special" ||
-			cthon_mount_or_end "$name" special "$LABI_DIR/nfsd4.err"
+			cthon_mount_or_end "$name" special "$LABI_DIR/nfsd4"
 	fi
 	if [[ $extra == *" general "* ]]; then
 		vm_run vm1 "cd /mnt/d/cthon04/general && NFSTESTDIR=/mnt/d/cg.$name sh ./runtests;
@@ -121,7 +122,7 @@ mount_run() {
 		check "$name: cthon04 general passes (cc, make, tbl and nroff in the mount)" \
 			grep -q "General tests complete" "$out.general"
 		check "... $name: general's runtests exits 0" grep -q "general-exit=0" "$out.general" ||
-			cthon_mount_or_end "$name" general "$LABI_DIR/nfsd4.err"
+			cthon_mount_or_end "$name" general "$LABI_DIR/nfsd4"
 	fi
 	vm_run vm1 "rm -rf /mnt/d/cb.$name; dd if=/dev/urandom of=/tmp/big bs=1M count=$mib 2>/dev/null &&
 		cp /tmp/big /mnt/d/big.$name && sync && echo 3 > /proc/sys/vm/drop_caches &&

@@ -93,6 +93,7 @@ EOF
 ip netns exec "$LABI_DNS" timeout 1500 "$NFSD" --config "$LABI_DIR/droce.ini" \
 	--exports "$LABI_DIR/exports" --state "$LABI_DIR/state" \
 	> "$LABI_DIR/nfsd.out" 2> "$LABI_DIR/nfsd.err" &
+NFSD_LOG=$LABI_DIR/nfsd # the server of the mounts below (cthon_mount_or_end)
 NPID=$!
 LABI_PIDS+=("$NPID")
 for _ in $(seq 100); do grep -q "^serving" "$LABI_DIR/nfsd.out" && break; sleep 0.1; done
@@ -109,12 +110,13 @@ mount_run() {
 	vm_run vm1 "mkdir -p /mnt/d && mount -t nfs -o $opts $D:$EXP /mnt/d && grep ' /mnt/d ' /proc/mounts" 120 \
 		> "$out.mount" 2>&1
 	sed "s/^/# vm1 $name: /" "$out.mount"
-	check "$name: the VM mounts droce ($opts)" grep -q " /mnt/d nfs " "$out.mount" || return 1
+	check "$name: the VM mounts droce ($opts)" grep -q " /mnt/d nfs " "$out.mount" ||
+		{ lab_capture_stop; return 1; }
 	vm_run vm1 "cd /mnt/d/cthon04/basic && NFSTESTDIR=/mnt/d/cb.$name sh ./runtests -t; echo cthon-exit=\$?" 600 \
 		> "$out.cthon" 2>&1
 	grep -E "^(\./test|Starting|.*(ok|failed|FAIL|error).*$|All tests|cthon-exit)" "$out.cthon" | head -40 | sed "s/^/# vm1 $name: /"
 	check "$name: cthon04 basic passes" grep -q "cthon-exit=0" "$out.cthon" ||
-		cthon_mount_or_end "$name" basic "$LABI_DIR/nfsd.err"
+		cthon_mount_or_end "$name" basic "$NFSD_LOG"
 	# the capture (first mount only) ends here: special's 30 MB bigfile and the 64 MiB file
 	# would make it hundreds of MiB; basic's test5 already moves 1 MiB chunks both ways
 	lab_capture_stop
@@ -123,7 +125,7 @@ mount_run() {
 		vm_run vm1 "cd /mnt/d/cs.$name && sh ./runtests; echo special-exit=\$?" 300 > "$out.special" 2>&1
 		grep -vE '^\s*$' "$out.special" | tail -n 60 | sed "s/^/# vm1 $name special: /"
 		check "$name: cthon04 special passes" grep -q "special-exit=0" "$out.special" ||
-			cthon_mount_or_end "$name" special "$LABI_DIR/nfsd.err"
+			cthon_mount_or_end "$name" special "$NFSD_LOG"
 	fi
 	if [[ $extra == *" general "* ]]; then
 		vm_run vm1 "cd /mnt/d/cthon04/general && NFSTESTDIR=/mnt/d/cg.$name sh ./runtests;
@@ -132,7 +134,7 @@ mount_run() {
 		check "$name: cthon04 general passes (cc, make, tbl and nroff in the mount)" \
 			grep -q "General tests complete" "$out.general" &&
 			check "... $name: general's runtests exits 0" grep -q "general-exit=0" "$out.general" ||
-			cthon_mount_or_end "$name" general "$LABI_DIR/nfsd.err"
+			cthon_mount_or_end "$name" general "$NFSD_LOG"
 	fi
 	# mode bits: droce's 0640 file, and one the VM makes and chmods to 0604
 	vm_run vm1 "ls -l /mnt/d/mode0640 && : > /mnt/d/mode.$name && chmod 0604 /mnt/d/mode.$name &&
@@ -235,6 +237,7 @@ printf '\n[stack]\nidle_sleep_us = 50\n\n[nfs]\nlcores = 2\nplacement = round_ro
 ip netns exec "$LABI_DNS" timeout 900 "$NFSD" --config "$LABI_DIR/droce2.ini" \
 	--exports "$LABI_DIR/exports" --state "$LABI_DIR/state" \
 	> "$LABI_DIR/nfsd2.out" 2> "$LABI_DIR/nfsd2.err" &
+NFSD_LOG=$LABI_DIR/nfsd2
 NPID=$!
 LABI_PIDS+=("$NPID")
 for _ in $(seq 100); do grep -q "^serving" "$LABI_DIR/nfsd2.out" && break; sleep 0.1; done

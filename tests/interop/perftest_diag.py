@@ -99,7 +99,8 @@ def load(cap, mac, t0, t1, cache=None):
             with open(cache + ".tmp", "w") as f:
                 f.write("\n".join(lines) + "\n")
             os.replace(cache + ".tmp", cache)
-        lines = [x for x in lines if x.strip() and t0 <= float(x.split("\t")[1]) <= t1]
+        lo, hi = round(t0, 6), round(t1, 6)  # the window as tshark's filter has it
+        lines = [x for x in lines if x.strip() and lo <= float(x.split("\t")[1]) <= hi]
     return [Frame(line.split("\t"), mac, t0) for line in lines if line.strip()]
 
 
