@@ -136,10 +136,11 @@ static unsigned pick_lane(const struct stk_ipaddr *peer)
 /* "endpoint failed", with the completion that failed it when one did (@info: the endpoint's) */
 static const char *fail_why(const struct rpcrdma_ep_info *info, char *buf, size_t len)
 {
-	if (!info->fail_wr || !info->fail_wr[0])
+	char what[64];
+
+	if (!rpcrdma_ep_fail_str(info, what, sizeof(what)))
 		return "endpoint failed";
-	snprintf(buf, len, "endpoint failed: %s on its %s", roce_wc_status_str(info->fail_status),
-		 info->fail_wr);
+	snprintf(buf, len, "endpoint failed: %s", what);
 	return buf;
 }
 

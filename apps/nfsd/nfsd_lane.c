@@ -73,11 +73,16 @@ int nfsd_lane_init(struct nfsd_lane *l, unsigned idx, unsigned lcore, struct nfs
 	return 0;
 }
 
+static int ring_put_msg(struct rte_ring *r, struct nfsd_lane_msg *m)
+{
+	return rte_ring_sp_enqueue_elem(r, m, sizeof(*m)) == 0 ? 0 : -ENOBUFS;
+}
+
 static int ring_put(struct rte_ring *r, enum nfsd_lane_op op, uint32_t k, struct rpcrdma_ep *ep)
 {
 	struct nfsd_lane_msg m = {.op = op, .k = k, .ep = ep};
 
-	return rte_ring_sp_enqueue_elem(r, &m, sizeof(m)) == 0 ? 0 : -ENOBUFS;
+	return ring_put_msg(r, &m);
 }
 
 int nfsd_lane_send(struct nfsd_lane *l, enum nfsd_lane_op op, uint32_t k, struct rpcrdma_ep *ep)
@@ -164,7 +169,7 @@ void nfsd_lane_poll(struct stk_lcore *lc, void *arg)
 							  .fail_status = info.fail_status,
 							  .fail_wr = info.fail_wr};
 
-				if (rte_ring_sp_enqueue_elem(l->to_main, &f, sizeof(f)) == 0)
+				if (ring_put_msg(l->to_main, &f) == 0)
 					l->conn[k] = NFSD_LC_FAILED;
 			}
 			break;

@@ -177,12 +177,12 @@ int np_conn_poll(struct np_conn *c, uint64_t now)
 		case NP_CONN_UP:
 			if (c->kind == NP_XPRT_RDMA) {
 				struct rpcrdma_ep_info i;
+				char what[64];
 
 				rpcrdma_ep_info(c->ep, &i);
-				if (i.failed && i.fail_wr[0]) {
+				if (i.failed && rpcrdma_ep_fail_str(&i, what, sizeof(what))) {
 					snprintf(c->why_buf, sizeof(c->why_buf),
-						 "the RDMA connection failed: %s on its %s",
-						 roce_wc_status_str(i.fail_status), i.fail_wr);
+						 "the RDMA connection failed: %s", what);
 					c->state = conn_fail(c, c->why_buf);
 				} else if (i.failed) {
 					c->state = conn_fail(c, "the RDMA connection failed");

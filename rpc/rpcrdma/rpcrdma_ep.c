@@ -21,6 +21,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_errno.h>
@@ -1249,6 +1250,14 @@ void rpcrdma_ep_info(const struct rpcrdma_ep *ep, struct rpcrdma_ep_info *i)
 	}
 	i->last_frwr_key = ep->last_key;
 	i->last_frwr_iova = ep->last_iova;
+}
+
+const char *rpcrdma_ep_fail_str(const struct rpcrdma_ep_info *i, char *buf, size_t len)
+{
+	if (!i->fail_wr || !i->fail_wr[0])
+		return NULL;
+	snprintf(buf, len, "%s on its %s", roce_wc_status_str(i->fail_status), i->fail_wr);
+	return buf;
 }
 
 const struct rpcrdma_ep_stats *rpcrdma_ep_stats(const struct rpcrdma_ep *ep)

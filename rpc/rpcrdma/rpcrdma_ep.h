@@ -208,6 +208,9 @@ struct rpcrdma_ep_info {
 	const char *fail_wr;
 };
 void rpcrdma_ep_info(const struct rpcrdma_ep *ep, struct rpcrdma_ep_info *i);
+/** The completion that failed the endpoint, in words ("LOC_LEN_ERR on its receive"), into
+ * @buf; NULL when none did (@i: rpcrdma_ep_info's, or its fail_status and fail_wr alone) */
+const char *rpcrdma_ep_fail_str(const struct rpcrdma_ep_info *i, char *buf, size_t len);
 const struct rpcrdma_ep_stats *rpcrdma_ep_stats(const struct rpcrdma_ep *ep);
 
 /** Server: start no new call (a drain before stopping). Calls already running finish and are

@@ -1061,6 +1061,12 @@ static void test_oversized_inline(void **st)
 	/* what failed it, for droce-nfsd's "endpoint failed: LOC_LEN_ERR on its receive" */
 	assert_int_equal(si.fail_status, ROCE_WC_LOC_LEN_ERR);
 	assert_string_equal(si.fail_wr, "receive");
+	{
+		char what[64];
+
+		assert_string_equal(rpcrdma_ep_fail_str(&si, what, sizeof(what)),
+				    "LOC_LEN_ERR on its receive");
+	}
 	assert_int_equal(roce_dereg_mr(r.mr), 0);
 	rte_free(r.buf);
 	rr_disconnect(&c);
