@@ -29,10 +29,11 @@
  * bench/gen-rate.py sets it against dpdk-testpmd --forward-mode=txonly on the same vdev.
  *
  * Replay mode (--replay FILE): the RoCEv2 frames of a pcap or pcapng capture, rewritten for
- * --peer (our MAC and IPv4 address to the peer's, destination QPs and rkeys through --qpn-map
+ * --peer (our MAC and address to the peer's, in the peer's address family whatever the
+ * capture's, destination QPs and rkeys through --qpn-map
  * and --rkey-map, each destination QP's PSNs moved to start at --psn-base, the ICRC computed
  * again: gen_replay.h) and sent at their recorded pace, or --replay-pps frames a second,
- * --replay-loops times. Frames that are not RoCEv2 over IPv4 are skipped and counted by reason.
+ * --replay-loops times. Frames that are not RoCEv2 are skipped and counted by reason.
  *
  * Loopback mode (--loopback, issue 18 item 3): TX on --iface, RX on --rx-iface of the same
  * process, the two ports joined by a cable (a veth pair, memif, a real link). -n frames of
@@ -689,17 +690,32 @@ static enum gen_state step_replay(struct stk_lcore *lc, const struct stk_iface *
 	double hz = (double)rte_get_tsc_hz();
 
 	if (!g.replay_started) {
+		struct stk_ipaddr src;
+
 		g.replay_started = true;
+		if (stk_iface_src_for(ifc, &g.peer, &src) != 0) {
+			fprintf(stderr,
+				"droce-gen: --replay: interface %u has no IPv%u address to "
+				"send from: set ipv%s in its [port] section\n",
+				g.iface, g.peer.family, g.peer.family == 4 ? "4" : "6");
+			return GEN_DONE;
+		}
 		g.rw.src_mac = ifc->mac;
 		g.rw.dst_mac = stk_iface_is_local(ifc, &g.peer) ? ifc->mac : g.peer_mac;
-		g.rw.src_ip = ifc->ip4.v4;
-		g.rw.dst_ip = g.peer.v4;
+		g.rw.family = g.peer.family;
+		if (g.peer.family == 4) {
+			g.rw.src_ip = src.v4;
+			g.rw.dst_ip = g.peer.v4;
+		} else {
+			memcpy(g.rw.src_ip6, src.v6, 16);
+			memcpy(g.rw.dst_ip6, g.peer.v6, 16);
+		}
 		g.t0 = now;
 		g.t_replay_start = now;
 		if (!stk_iface_is_local(ifc, &g.peer) && !g.resolved) {
 			fprintf(stderr,
 				"droce-gen: --replay: the peer must be on-link (resolved by "
-				"ARP) or ourselves\n");
+				"ARP or ND) or ourselves\n");
 			return GEN_DONE;
 		}
 	}

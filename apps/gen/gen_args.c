@@ -40,8 +40,9 @@ static void usage(FILE *f, const char *prog)
 		"      --template        rate mode: copy every frame from one built at the start,\n"
 		"                        changing the sequence number, the PSN and the ICRC\n"
 		"      --replay FILE     replay mode: send the RoCEv2 frames of a pcap/pcapng capture\n"
-		"                        to --peer (IPv4), rewritten: our MAC and address as the\n"
-		"                        source, the peer's as the destination, the ICRC again\n"
+		"                        to --peer, rewritten: our MAC and address as the source,\n"
+		"                        the peer's as the destination (IPv4 or IPv6, whatever\n"
+		"                        the capture's), the ICRC again\n"
 		"      --replay-pps N    at N frames a second (default 0: the capture's own pace)\n"
 		"      --replay-loops N  the capture N times (default 1)\n"
 		"      --qpn-map A:B     destination QP A becomes B (up to 16)\n"
@@ -596,9 +597,9 @@ int gen_parse_args(int argc, char **argv)
 		fprintf(stderr, "droce-gen: --rate needs --peer ADDR:PORT\n");
 		return -1;
 	}
-	if (g.replay && (!g.has_peer || g.peer.family != 4 || g.rate_s)) {
-		fprintf(stderr, "droce-gen: --replay needs --peer A.B.C.D:PORT (IPv4; the port is "
-				"not used: RoCEv2 goes to 4791) and no --rate\n");
+	if (g.replay && (!g.has_peer || g.rate_s)) {
+		fprintf(stderr, "droce-gen: --replay needs --peer A.B.C.D:PORT or [IPv6]:PORT (the "
+				"port is not used: RoCEv2 goes to 4791) and no --rate\n");
 		return -1;
 	}
 	if (!g.replay && (g.replay_pps || g.replay_loops || g.rw.qpn.n || g.rw.rkey.n ||

@@ -187,8 +187,9 @@ int gen_pcap_next(struct gen_pcap *p, struct gen_pcap_frame *f)
 
 /* ---- the rewrite ---- */
 
-static const char *const skip_names[GEN_SKIP_NUM] = {
-	"ok", "linktype", "truncated", "not_roce", "ipv6", "bad_len", "too_many_qps", "too_long"};
+static const char *const skip_names[GEN_SKIP_NUM] = {"ok",	     "linktype", "truncated",
+						     "not_roce",     "ipv6_ext", "bad_len",
+						     "too_many_qps", "too_long"};
 
 const char *gen_skip_name(enum gen_skip s)
 {
@@ -248,12 +249,128 @@ static bool sqpn_at(struct gen_rewrite *rw, uint8_t *bth, uint32_t off, uint32_t
 	return true;
 }
 
+/* What the rewrite takes from a captured frame's IP header. */
+struct ip_in {
+	const uint8_t *ip; /**< the IP header */
+	uint32_t hlen;	   /**< its length (IPv4 with options; IPv6: 40) */
+	uint32_t udplen;   /**< the UDP datagram's length */
+	uint8_t v6;
+	uint8_t tos;   /**< TOS or traffic class */
+	uint8_t ttl;   /**< TTL or hop limit */
+	uint32_t flow; /**< IPv6 flow label */
+};
+
+/* The IP header of frame f at l2 with its UDP to 4791 inside. @return GEN_OK or why not */
+static enum gen_skip ip_parse(const struct gen_pcap_frame *f, uint32_t l2, uint16_t type,
+			      struct ip_in *in)
+{
+	const uint8_t *d = f->data, *ip = d + l2;
+
+	memset(in, 0, sizeof(*in));
+	in->ip = ip;
+	if (type == 0x86dd) {
+		uint32_t vtc;
+
+		if (f->caplen < l2 + 40 || (ip[0] >> 4) != 6)
+			return GEN_SKIP_NOT_ROCE;
+		if (ip[6] != 17) {
+			/* a RoCEv2 frame behind extension headers is not rewritten; other IPv6
+			 * traffic is not RoCE */
+			return ip[6] == 0 || ip[6] == 43 || ip[6] == 44 || ip[6] == 60
+				       ? GEN_SKIP_IPV6_EXT
+				       : GEN_SKIP_NOT_ROCE;
+		}
+		if (f->caplen < l2 + 48 || be16(ip + 40 + 2) != ROCE_PORT)
+			return GEN_SKIP_NOT_ROCE;
+		if (f->origlen > f->caplen)
+			return GEN_SKIP_TRUNCATED;
+		vtc = (uint32_t)ip[0] << 24 | (uint32_t)ip[1] << 16 | (uint32_t)ip[2] << 8 | ip[3];
+		in->v6 = 1;
+		in->hlen = 40;
+		in->tos = (uint8_t)(vtc >> 20);
+		in->flow = vtc & 0xfffffu;
+		in->ttl = ip[7];
+		in->udplen = be16(ip + 4);
+		if (be16(ip + 40 + 4) != in->udplen || l2 + 40 + in->udplen > f->caplen)
+			return GEN_SKIP_BAD_LEN;
+		return GEN_OK;
+	}
+	if (type != 0x0800 || f->caplen < l2 + 20)
+		return GEN_SKIP_NOT_ROCE;
+	in->hlen = (uint32_t)(ip[0] & 0x0f) * 4;
+	if ((ip[0] >> 4) != 4 || in->hlen < 20 || ip[9] != 17 || f->caplen < l2 + in->hlen + 8 ||
+	    be16(ip + in->hlen + 2) != ROCE_PORT)
+		return GEN_SKIP_NOT_ROCE;
+	if (f->origlen > f->caplen)
+		return GEN_SKIP_TRUNCATED;
+	{
+		uint32_t tot = be16(ip + 2);
+
+		in->udplen = be16(ip + in->hlen + 4);
+		if (tot < in->hlen + 8 || l2 + tot > f->caplen || in->udplen != tot - in->hlen)
+			return GEN_SKIP_BAD_LEN;
+	}
+	in->tos = ip[1];
+	in->ttl = ip[8];
+	return GEN_OK;
+}
+
+/* Write our IP header for the peer at out (its length: 20 with no options, the captured IPv4
+ * header's with its options, or 40). @return that length */
+static uint32_t ip_build(const struct gen_rewrite *rw, const struct ip_in *in, uint8_t *out)
+{
+	if (rw->family == 6) {
+		uint32_t vtc = 6u << 28 | (uint32_t)in->tos << 20 | in->flow;
+
+		out[0] = (uint8_t)(vtc >> 24);
+		out[1] = (uint8_t)(vtc >> 16);
+		out[2] = (uint8_t)(vtc >> 8);
+		out[3] = (uint8_t)vtc;
+		out[4] = (uint8_t)(in->udplen >> 8);
+		out[5] = (uint8_t)in->udplen;
+		out[6] = 17;
+		out[7] = in->ttl;
+		memcpy(out + 8, rw->src_ip6, 16);
+		memcpy(out + 24, rw->dst_ip6, 16);
+		return 40;
+	}
+	if (in->v6) {
+		/* an IPv4 header of our own: no options, ID 0, DF */
+		uint32_t tot = 20 + in->udplen;
+
+		memset(out, 0, 20);
+		out[0] = 0x45;
+		out[1] = in->tos;
+		out[2] = (uint8_t)(tot >> 8);
+		out[3] = (uint8_t)tot;
+		out[6] = 0x40;
+		out[8] = in->ttl;
+		out[9] = 17;
+	} else {
+		memcpy(out, in->ip, in->hlen); /* the capture's, options and ID as they were */
+	}
+	memcpy(out + 12, &rw->src_ip, 4);
+	memcpy(out + 16, &rw->dst_ip, 4);
+	out[10] = 0;
+	out[11] = 0;
+	{
+		uint32_t hlen = in->v6 ? 20 : in->hlen;
+		uint16_t c = ip_csum(out, hlen);
+
+		out[10] = (uint8_t)(c >> 8);
+		out[11] = (uint8_t)c;
+		return hlen;
+	}
+}
+
 enum gen_skip gen_replay_rewrite(struct gen_rewrite *rw, const struct gen_pcap_frame *f,
 				 uint8_t *out, uint32_t cap, struct gen_rewrite_res *res)
 {
-	const uint8_t *d = f->data, *ip;
-	uint32_t l2 = 14, ihl, tot, udplen, roce_len, len;
+	const uint8_t *d = f->data;
+	uint32_t l2 = 14, l3len, roce_len, len;
 	const struct roce_opinfo *oi;
+	struct ip_in in;
+	enum gen_skip why;
 	uint16_t type;
 	uint8_t *bth;
 	uint32_t qpn;
@@ -270,53 +387,30 @@ enum gen_skip gen_replay_rewrite(struct gen_rewrite *rw, const struct gen_pcap_f
 		type = be16(d + 16);
 		l2 = 18;
 	}
-	if (type == 0x86dd) {
-		/* RoCEv2 over IPv6 (next header UDP, to 4791) is told apart from other IPv6 */
-		if (f->caplen >= l2 + 40 + 4 && d[l2 + 6] == 17 &&
-		    be16(d + l2 + 40 + 2) == ROCE_PORT)
-			return GEN_SKIP_IPV6;
-		return GEN_SKIP_NOT_ROCE;
-	}
-	if (type != 0x0800 || f->caplen < l2 + 20)
-		return GEN_SKIP_NOT_ROCE;
-	ip = d + l2;
-	ihl = (uint32_t)(ip[0] & 0x0f) * 4;
-	if ((ip[0] >> 4) != 4 || ihl < 20 || ip[9] != 17 || f->caplen < l2 + ihl + 8 ||
-	    be16(ip + ihl + 2) != ROCE_PORT)
-		return GEN_SKIP_NOT_ROCE;
-	if (f->origlen > f->caplen)
-		return GEN_SKIP_TRUNCATED;
-	tot = be16(ip + 2);
-	udplen = be16(ip + ihl + 4);
-	if (tot < ihl + 8 || l2 + tot > f->caplen || udplen != tot - ihl)
+	why = ip_parse(f, l2, type, &in);
+	if (why != GEN_OK)
+		return why;
+	if (in.udplen < 8)
 		return GEN_SKIP_BAD_LEN;
-	roce_len = udplen - 8;
+	roce_len = in.udplen - 8;
 	if (roce_len < sizeof(struct roce_bth) + ROCE_ICRC_LEN)
 		return GEN_SKIP_BAD_LEN;
-	len = 14 + tot; /* our Ethernet header, no tag; Ethernet padding is not kept */
-	if (len > cap || len > UINT16_MAX)
+	l3len = rw->family == 6 ? 40 : in.v6 ? 20 : in.hlen;
+	len = 14 + l3len +
+	      in.udplen; /* our Ethernet header, no tag; Ethernet padding is not kept */
+	if (len > cap || len > UINT16_MAX || (rw->family != 6 && l3len + in.udplen > UINT16_MAX))
 		return GEN_SKIP_TOO_LONG;
 	/* Ethernet */
 	memcpy(out, &rw->dst_mac, 6);
 	memcpy(out + 6, &rw->src_mac, 6);
-	out[12] = 0x08;
-	out[13] = 0x00;
-	memcpy(out + 14, ip, tot);
-	/* IPv4: our address to the peer's, checksum again */
-	memcpy(out + 14 + 12, &rw->src_ip, 4);
-	memcpy(out + 14 + 16, &rw->dst_ip, 4);
-	out[14 + 10] = 0;
-	out[14 + 11] = 0;
-	{
-		uint16_t c = ip_csum(out + 14, ihl);
-
-		out[14 + 10] = (uint8_t)(c >> 8);
-		out[14 + 11] = (uint8_t)c;
-	}
-	/* UDP: the checksum is left out (0), as RoCEv2 senders may */
-	out[14 + ihl + 6] = 0;
-	out[14 + ihl + 7] = 0;
-	bth = out + 14 + ihl + 8;
+	out[12] = rw->family == 6 ? 0x86 : 0x08;
+	out[13] = rw->family == 6 ? 0xdd : 0x00;
+	ip_build(rw, &in, out + 14);
+	/* UDP as it was (ports, length), the checksum left out (0), as RoCEv2 senders may */
+	memcpy(out + 14 + l3len, in.ip + in.hlen, in.udplen);
+	out[14 + l3len + 6] = 0;
+	out[14 + l3len + 7] = 0;
+	bth = out + 14 + l3len + 8;
 	qpn = be24(bth + 5);
 	if (map(&rw->qpn, &qpn)) {
 		put24(bth + 5, qpn);
@@ -354,7 +448,7 @@ enum gen_skip gen_replay_rewrite(struct gen_rewrite *rw, const struct gen_pcap_f
 		m.data_len = (uint16_t)len;
 		m.pkt_len = len;
 		m.nb_segs = 1;
-		roce_icrc_fill(&m, 14, (uint16_t)(14 + ihl + 8), len - ROCE_ICRC_LEN);
+		roce_icrc_fill(&m, 14, (uint16_t)(14 + l3len + 8), len - ROCE_ICRC_LEN);
 	}
 	res->len = len;
 	return GEN_OK;

@@ -8,13 +8,16 @@
  *     pcapng (section, interface description and enhanced packet blocks, little-endian), every
  *     length checked against what is left before it is used;
  *   - the rewrite of one Ethernet frame into a RoCEv2 frame from us to the peer: our MAC and
- *     IPv4 address as the source, the peer's as the destination (an 802.1Q tag is dropped),
- *     UDP to 4791 with a zero checksum (RoCEv2 allows it), the BTH's destination QP and the
+ *     address as the source, the peer's as the destination (an 802.1Q tag is dropped), in the
+ *     peer's address family whatever the capture's (an IPv4 capture replays to an IPv6 peer
+ *     and the other way: TOS and traffic class, TTL and hop limit carry over, the flow label
+ *     too between IPv6 frames), UDP to 4791 with a zero checksum (RoCEv2 allows it), the
+ *     BTH's destination QP and the
  *     RETH's or AtomicETH's rkey and a UD frame's DETH source QP through their maps, each
  *     destination QP's PSNs moved so that
  *     its first one becomes the PSN base, and the ICRC computed again (roce_icrc_fill).
- * Frames that are not RoCEv2 over IPv4 (UDP 4791), are cut short in the capture or whose
- * lengths disagree are skipped and counted by reason.
+ * Frames that are not RoCEv2 (UDP 4791 over IPv4, or over IPv6 with no extension header), are
+ * cut short in the capture or whose lengths disagree are skipped and counted by reason.
  */
 #ifndef GEN_REPLAY_H
 #define GEN_REPLAY_H
@@ -65,10 +68,12 @@ struct gen_map {
 
 struct gen_rewrite {
 	struct rte_ether_addr src_mac, dst_mac;
-	uint32_t src_ip, dst_ip; /**< network order */
-	struct gen_map qpn;	 /**< destination QPs (24 bits) */
-	struct gen_map rkey;	 /**< RETH / AtomicETH rkeys */
-	struct gen_map sqpn;	 /**< UD: the DETH's source QPs (24 bits) */
+	uint8_t family;		 /**< the frames': 4 or 6 (the peer's); 0 is 4 */
+	uint32_t src_ip, dst_ip; /**< IPv4, network order */
+	uint8_t src_ip6[16], dst_ip6[16];
+	struct gen_map qpn;  /**< destination QPs (24 bits) */
+	struct gen_map rkey; /**< RETH / AtomicETH rkeys */
+	struct gen_map sqpn; /**< UD: the DETH's source QPs (24 bits) */
 	bool psn_rebase;
 	uint32_t psn_base; /**< with psn_rebase: each destination QP's first PSN becomes this */
 	/* each destination QP's (after its map) PSN shift, learnt from its first frame */
@@ -80,8 +85,8 @@ enum gen_skip {
 	GEN_OK = 0,
 	GEN_SKIP_LINKTYPE,  /**< not Ethernet */
 	GEN_SKIP_TRUNCATED, /**< the capture kept less than the frame */
-	GEN_SKIP_NOT_ROCE,  /**< not IPv4 UDP to 4791 */
-	GEN_SKIP_IPV6,	    /**< RoCEv2 over IPv6: not rewritten (our address is IPv4) */
+	GEN_SKIP_NOT_ROCE,  /**< not UDP to 4791 over IPv4 or IPv6 */
+	GEN_SKIP_IPV6_EXT,  /**< IPv6 with extension headers before its UDP: not rewritten */
 	GEN_SKIP_BAD_LEN,   /**< IP, UDP and frame lengths disagree, or no room for BTH + ICRC */
 	GEN_SKIP_QPS,	    /**< more destination QPs than the PSN table holds (64) */
 	GEN_SKIP_TOO_LONG,  /**< longer than one mbuf's room (the pool's data room) */
