@@ -358,6 +358,17 @@ static void *reload_main(void *arg)
 	return NULL;
 }
 
+/* Calls with the helper threads: the main lcore's pool's now, and each other lane's as its last
+ * poll ended (for the drain's messages; calls_in_flight() decides) */
+static uint32_t pooled_calls(void)
+{
+	uint32_t n = nfsd.pool ? nfs_pool_inflight(nfsd.pool) : 0;
+
+	for (unsigned i = 1; nfsd.lanes_run && i < nfsd.nlanes; i++)
+		n += atomic_load_explicit(&nfsd.lanes[i].pool_inflight, memory_order_relaxed);
+	return n;
+}
+
 /* Calls still running: jobs with the helper threads, or RDMA calls not yet answered to the
  * end (their reply SEND not completed). The lcore's own calls end within its poll. No call
  * that began before a reload's swap can hold the old table once this is false. */
@@ -489,7 +500,7 @@ static bool life_step(bool time_up)
 		nfsd.drain_end_ns = now + (uint64_t)nfsd.conf.drain_s * 1000000000ull;
 		printf("draining: no new connections; %u call(s) with the helper threads, at most "
 		       "%u s\n",
-		       nfsd.pool ? nfs_pool_inflight(nfsd.pool) : 0, nfsd.conf.drain_s);
+		       pooled_calls(), nfsd.conf.drain_s);
 		set_state(NFSD_DRAINING);
 		return false;
 	case NFSD_DRAINING:
@@ -501,8 +512,7 @@ static bool life_step(bool time_up)
 		if (stop > 1 || now >= nfsd.drain_end_ns) {
 			nfsd.drain_cut = true;
 			printf("drain cut short (%s) with %u call(s) in flight\n",
-			       stop > 1 ? "a second signal" : "its bound passed",
-			       nfsd.pool ? nfs_pool_inflight(nfsd.pool) : 0);
+			       stop > 1 ? "a second signal" : "its bound passed", pooled_calls());
 			set_state(NFSD_SYNCING);
 		} else if (!calls_in_flight()) {
 			nfsd.settle_end_ns = now + SETTLE_NS;

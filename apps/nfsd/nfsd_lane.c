@@ -178,8 +178,12 @@ void nfsd_lane_poll(struct stk_lcore *lc, void *arg)
 	/* after the endpoints: the READs and WRITEs they started are submitted in this pass */
 	if (l->aio)
 		work += nfs_aio_poll(l->aio, nfs3_aio_done, 64);
-	busy |= (l->pool && nfs_pool_inflight(l->pool) > 0) ||
-		(l->aio && nfs_aio_inflight(l->aio) > 0);
+	{
+		uint32_t pooled = l->pool ? nfs_pool_inflight(l->pool) : 0;
+
+		busy |= pooled > 0 || (l->aio && nfs_aio_inflight(l->aio) > 0);
+		atomic_store_explicit(&l->pool_inflight, pooled, memory_order_relaxed);
+	}
 	atomic_store_explicit(&l->busy, busy, memory_order_release);
 	/* seq_cst, as the main lcore's exports swap and its reading of quiet_seq: a bump it sees
 	 * comes after the swap, so the next call here loads the new table (nfsd_lane.h) */

@@ -25,8 +25,9 @@
  * sent once, so rings of 4 x NFSD_CONNS_MAX never fill (a lane lets go of an endpoint only once
  * RELEASED is queued).
  *
- * The lane publishes two words for the main lcore: busy (at the end of each poll: a call with
- * its helpers or io_uring, or an endpoint with a call or a reply not completed) and quiet_seq,
+ * The lane publishes three words for the main lcore: busy (at the end of each poll: a call with
+ * its helpers or io_uring, or an endpoint with a call or a reply not completed), pool_inflight
+ * (its calls with its helper threads then, for the drain's messages) and quiet_seq,
  * bumped at the end of every poll that ended with nothing in flight. An export table replaced
  * by SIGHUP is freed only after every lane's quiet_seq has moved since the swap: no call of
  * that lane can still hold the old one.
@@ -85,6 +86,7 @@ struct nfsd_lane {
 	bool quiesced;
 	/* published for the main lcore */
 	_Atomic bool busy;
+	_Atomic uint32_t pool_inflight;
 	_Atomic uint64_t quiet_seq;
 };
 
