@@ -213,6 +213,7 @@ void roce_completer_arm(struct roce_qp *qp, uint64_t now)
 	if (qp->comp.deadline == 0) {
 		qp->comp.deadline = now + timer_len(qp);
 		qp->comp.epoch = now;
+		qp->comp.hold_from = now;
 	}
 }
 
@@ -283,6 +284,7 @@ static void progress(struct roce_qp *qp, uint64_t now)
 	else if (qp->comp.srtt) /* progress ends the backoff */
 		qp->comp.rto = RTE_MAX(qp->comp.srtt + 4 * qp->comp.rttvar, qp->pd->dev->rto_min);
 	qp->comp.epoch = now;
+	qp->comp.hold_from = now;
 	qp->comp.alive = false;
 	qp->comp.deadline = outstanding(qp) ? now + timer_len(qp) : 0;
 }
@@ -328,14 +330,27 @@ static bool read_response_fits(const struct roce_qp *qp, const struct roce_swqe 
  * more of a 1 MiB READ is 1,024 responses more before it; ib_read_bw -a against rxe on a
  * loaded machine piled up 130,000 responses for 5,000 wanted and ran out of retries after 18
  * such timeouts. A responder that stays silent for a second timeout gets the re-issue.
+ * Such answers hold the timer back for at most ROCE_STALE_HOLD configured timeouts since the
+ * last progress or retry (counted stale_capped after that): a peer, or a duplicating network,
+ * that sends stale answers without end would otherwise keep a QP waiting forever, neither
+ * resending nor spending its retries (IBA 9.7.6.1.3 bounds a request's life by the timeout and
+ * retry_cnt). Past the hold, the timer runs: a timeout spends a retry, and the next round may
+ * be held again, so such a peer costs at most (retry_cnt + 1) holds before RETRY_EXC_ERR.
+ * rxe's 0.46 s backlog above took 7 configured timeouts of 67 ms; the hold is 16.
  */
 static void responder_alive(struct roce_qp *qp, uint64_t now)
 {
-	if (outstanding(qp)) {
-		qp->comp.alive = true;
-		qp->comp.epoch = now;
-		qp->comp.deadline = now + timer_len(qp);
+	uint64_t cfg = roce_timeout_tsc(qp->attr.timeout);
+
+	if (!outstanding(qp))
+		return;
+	if (cfg && now - qp->comp.hold_from >= ROCE_STALE_HOLD * cfg) {
+		qp->cnt[ROCE_QPC_stale_capped]++;
+		return;
 	}
+	qp->comp.alive = true;
+	qp->comp.epoch = now;
+	qp->comp.deadline = now + timer_len(qp);
 }
 
 /*
@@ -594,6 +609,7 @@ static void retry(struct roce_qp *qp, uint32_t psn, uint64_t now, bool timeout)
 	go_back(qp, psn);
 	qp->comp.sample_tsc = 0; /* Karn: a resent PSN gives no sample */
 	qp->comp.epoch = now;
+	qp->comp.hold_from = now;
 	qp->comp.alive = false;
 	qp->comp.deadline = now + timer_len(qp);
 }

@@ -151,6 +151,11 @@ uint64_t roce_exp_tsc(unsigned exp);
 #define ROCE_CWND_INIT 128
 #define ROCE_CWND_MIN 16
 
+/** Configured timeouts since the last progress or retry within which answers to older
+ * requests (duplicate ACKs, replayed READ responses) still re-arm the retransmission timer
+ * (roce_completer.c responder_alive()). */
+#define ROCE_STALE_HOLD 16
+
 /** Default floor of the adaptive retransmission timeout (roce_dev_set_rto_min()). */
 #define ROCE_RTO_MIN_US 500
 

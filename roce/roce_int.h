@@ -262,6 +262,9 @@ struct roce_comp {
 	uint32_t read_hi;   /**< 1 + the highest PSN of a response to it (0: none) */
 	bool alive;	    /**< the responder sent responses to older requests since the timer
 			    *   was last armed by a (re)issue or a wait (responder_alive()) */
+	uint64_t hold_from; /**< TSC of the last progress, retry or arming from idle: answers
+			     *   to older requests re-arm the timer only within
+			     *   ROCE_STALE_HOLD configured timeouts of it */
 	uint64_t outcome[ROCE_COMP_NUM]; /**< responses by outcome (telemetry) */
 };
 
@@ -352,6 +355,7 @@ struct roce_resp {
 	X(timeouts)                                                                                \
 	X(rto_early)                                                                               \
 	X(backlog_waits) /* configured timeouts waited out: the responder was still replaying */   \
+	X(stale_capped)	 /* answers to older requests that no longer re-armed the timer */         \
 	X(cwnd_cut_skipped)                                                                        \
 	X(nak_seq_tx)                                                                              \
 	X(nak_seq_rx)                                                                              \

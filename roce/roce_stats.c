@@ -179,6 +179,7 @@ void roce_qp_query_stats(const struct roce_qp *qp, struct roce_qp_stats *s)
 	s->timeouts = qp->cnt[ROCE_QPC_timeouts];
 	s->rto_early = qp->cnt[ROCE_QPC_rto_early];
 	s->backlog_waits = qp->cnt[ROCE_QPC_backlog_waits];
+	s->stale_capped = qp->cnt[ROCE_QPC_stale_capped];
 	s->dup_acks_rx = qp->cnt[ROCE_QPC_dup_acks_rx];
 	s->nak_seq_rx = qp->cnt[ROCE_QPC_nak_seq_rx];
 	s->rnr_nak_tx = qp->cnt[ROCE_QPC_rnr_nak_tx];

@@ -520,6 +520,7 @@ struct roce_qp_stats {
 	uint64_t timeouts;	/**< configured IBA timeout expiries (spend retry_cnt) */
 	uint64_t rto_early;	/**< adaptive RTO expiries before the configured timeout */
 	uint64_t backlog_waits; /**< configured timeouts waited out: the responder was replaying */
+	uint64_t stale_capped;	/**< answers to older requests past the hold (ROCE_STALE_HOLD) */
 	uint64_t dup_acks_rx;	/**< ACKs for PSNs already acknowledged (answers to duplicates) */
 	uint64_t nak_seq_rx;	/**< NAK-sequence-errors received */
 	uint64_t nak_seq_tx;	/**< and sent by our responder */

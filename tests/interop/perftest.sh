@@ -169,7 +169,7 @@ qps = [v for k, v in d.items() if k.startswith("qp_") and isinstance(v, dict)]
 if not qps:
     sys.exit(0)
 q = max(qps, key=lambda v: v.get("tx_pkts", 0) + v.get("rx_pkts", 0))
-keys = ["tx_pkts", "rx_pkts", "retransmits", "timeouts", "rto_early", "backlog_waits", "dup_acks_rx",
+keys = ["tx_pkts", "rx_pkts", "retransmits", "timeouts", "rto_early", "backlog_waits", "stale_capped", "dup_acks_rx",
         "nak_seq_tx", "nak_seq_rx", "duplicates_rx", "resp_ERR_PSN_SEQ_QUIET", "tx_failed"]
 print("droce QP (last sample, " + q.get("state", "?") + "): " +
       ", ".join(f"{k} {q[k]}" for k in keys if k in q))

@@ -1031,6 +1031,62 @@ static void dup_ack_backlog_wait(void **st)
 }
 
 /*
+ * The hold has a bound: a peer that answers with stale ACKs without end (a hostile one, or a
+ * network that duplicates frames) holds the timer back for ROCE_STALE_HOLD configured timeouts
+ * since the last progress or retry, and no longer. Then a timeout spends a retry, the next
+ * round may be held again, and after retry_cnt (7) retries the QP fails RETRY_EXC_ERR, as IBA
+ * 9.7.6.1.3 bounds a request's life. Before the bound, such ACKs kept the QP waiting in RTS for
+ * as long as they came. Timeout 10 (4.2 ms): a hold of 67 ms, the whole run about 0.6 s.
+ */
+static void stale_acks_bounded(void **st)
+{
+	struct roce_qp *qa = silenced_pair(10);
+	uint64_t hz = rte_get_tsc_hz(), start, end;
+	struct roce_wc wc;
+	uint32_t p = qa->req.psn;
+	int sent = 0;
+	(void)st;
+
+	rcf_post(0, ROCE_WR_SEND, 9, 0, 4096, 0, 0);
+	rcf_drive(1);
+	rcf_forge_ack_to_a(p + 1, 0x1f); /* progress: the first two PSNs arrived */
+	assert_int_equal(qa->comp.psn, (p + 2) & 0xffffff);
+	qa->comp.srtt = 0; /* no RTT estimate: only the configured timeout runs */
+	qa->comp.sample_tsc = 0;
+	start = rte_get_tsc_cycles();
+	/* within the hold (under 16 x 4.2 ms): the stale ACKs keep the timer back */
+	while (rte_get_tsc_cycles() - start < hz / 1000 * 40) {
+		rcf_forge_ack_to_a(p + 1, 0x1f);
+		sent++;
+		spin_ms(1);
+	}
+	assert_int_equal(qa->cnt[ROCE_QPC_timeouts], 0);
+	assert_int_equal(qa->cnt[ROCE_QPC_stale_capped], 0);
+	assert_int_equal(qa->comp.retry_left, 7);
+	/* then they go on, one a millisecond, for at most 3 s: the QP must give up on its own */
+	end = start + 3 * hz;
+	while (qa->state == ROCE_QPS_RTS && rte_get_tsc_cycles() < end) {
+		rcf_forge_ack_to_a(p + 1, 0x1f);
+		sent++;
+		spin_ms(1);
+	}
+	print_message("# stale ACKs: %d sent, %" PRIu64 " counted, %" PRIu64
+		      " past the hold; %" PRIu64 " timeouts, %" PRIu64
+		      " retransmits; %.0f ms to the end\n",
+		      sent, qa->cnt[ROCE_QPC_dup_acks_rx], qa->cnt[ROCE_QPC_stale_capped],
+		      qa->cnt[ROCE_QPC_timeouts], qa->cnt[ROCE_QPC_retransmits],
+		      (double)(rte_get_tsc_cycles() - start) * 1e3 / (double)hz);
+	assert_int_equal(qa->state, ROCE_QPS_ERR);
+	assert_true(qa->cnt[ROCE_QPC_stale_capped] > 0);
+	assert_int_equal(qa->cnt[ROCE_QPC_retransmits], 7); /* every retry spent, by timeouts */
+	assert_int_equal(qa->cnt[ROCE_QPC_timeouts], 8);
+	assert_int_equal(rcf_wait_wc(0, &wc, 1), 1);
+	assert_int_equal(wc.status, ROCE_WC_RETRY_EXC_ERR);
+	assert_int_equal(wc.wr_id, 9);
+	rcf_disconnect_pair();
+}
+
+/*
  * READ responses past a lost one are placed at once (IRN's selective placement for READs):
  * each has a fixed place in the READ, (PSN - first PSN) * MTU. The READ is re-issued once
  * for the rest; of the responder's replay only the PSNs still missing are taken, and a replay
@@ -1138,6 +1194,7 @@ int main(void)
 		cmocka_unit_test(read_reissue_rules),
 		cmocka_unit_test(read_backlog_wait),
 		cmocka_unit_test(dup_ack_backlog_wait),
+		cmocka_unit_test(stale_acks_bounded),
 		cmocka_unit_test(read_ahead_placement),
 	};
 	int rc;
