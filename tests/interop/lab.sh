@@ -256,6 +256,25 @@ lab_capture_stop() {
 	LABI_TSHARK=
 }
 
+# lab_nfs_wire CAP DROCE_IP LOG...: the NFS points' wire verdict on a capture of droce's NFS
+# traffic. Prints "ODD MAC": ODD, the frames droce sent that tshark flags malformed or in
+# error, but for the one kind tshark 4.0 gets wrong (it rebuilds data placed by RDMA WRITE
+# short, knfsd.sh says more: a reply of droce's whose data went by write chunk or reply chunk;
+# and it guesses some RDMA WRITE payloads, file data, to be EtherType-encapsulated frames), the
+# flagged list in CAP.flagged; MAC, droce's port MAC from its logs, for wire_check.py (every
+# RoCE frame well formed, every ICRC verified)
+lab_nfs_wire() {
+	local cap=$1 d=$2 odd mac
+	shift 2
+	tshark -r "$cap" -Y '_ws.malformed || _ws.expert.severity == error' -T fields \
+		-e frame.number -e ip.src -e rpc.msgtyp -e rpcordma.msg_type -e rpcordma.writes_count \
+		-e infiniband.rwh.etype 2>/dev/null > "$cap.flagged"
+	odd=$(awk -F'\t' -v d="$d" '$2 == d && $6 == "" { split($3, t, ","); split($4, m, ",");
+		split($5, w, ","); if (!(t[1] == 1 && (m[1] == 1 || w[1] > 0))) print }' "$cap.flagged" | wc -l)
+	mac=$(sed -nE 's/.*port 0 ([0-9A-Fa-f:]{17}) .*/\1/p' "$@" 2>/dev/null | head -1)
+	echo "$odd ${mac:-none}"
+}
+
 # labi_join N: a test's lab_up in a shared lab: the suite's first N VMs must be running and
 # answer; files the test leaves in LABI_DIR after this point are its artifacts
 labi_join() {

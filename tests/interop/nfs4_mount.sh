@@ -298,19 +298,12 @@ check "deleg: droce granted a read delegation and the client gave it back (DELEG
 	grep -qE 'nfs4: DELEGRETURN [1-9]' "$LABI_DIR/nfsd4.out"
 
 cap=$LABI_DIR/nfs4_mount.pcap
-tshark -r "$cap" -Y '_ws.malformed || _ws.expert.severity == error' -T fields -e frame.number \
-	-e ip.src -e rpc.msgtyp -e rpcordma.msg_type -e rpcordma.writes_count \
-	-e infiniband.rwh.etype 2>/dev/null > "$LABI_DIR/malformed4"
-# as nfs_mount.sh: a reply of droce's whose data went by write chunk or reply chunk is the
-# only kind tshark 4.0 may flag
-odd=$(awk -F'\t' -v d="$D" '$2 == d && $6 == "" { split($3, t, ","); split($4, m, ",");
-	split($5, w, ","); if (!(t[1] == 1 && (m[1] == 1 || w[1] > 0))) print }' "$LABI_DIR/malformed4" | wc -l)
+read -r odd mac < <(lab_nfs_wire "$cap" "$D" "$LABI_DIR/nfsd4.err" "$LABI_DIR/nfsd4.out")
 nv4=$(tshark -r "$cap" -Y 'nfs && rpc.programversion == 4' 2>/dev/null | wc -l)
-echo "# NFSv4 frames: $nv4; frames tshark flags: $(wc -l < "$LABI_DIR/malformed4"); sent by droce and not a reply placed by RDMA WRITE: $odd"
+echo "# NFSv4 frames: $nv4; frames tshark flags: $(wc -l < "$cap.flagged"); sent by droce and not a reply placed by RDMA WRITE: $odd"
 check "the capture holds NFSv4 over RPC-over-RDMA" [ "$nv4" -gt 0 ]
 check "tshark flags no frame droce sent (but replies placed by RDMA WRITE)" [ "$odd" = 0 ]
-check "the RoCE frames are well formed and their ICRCs verify" \
-	python3 "$HERE/wire_check.py" "$cap" "$(sed -nE 's/.*port 0 ([0-9A-Fa-f:]{17}) .*/\1/p' "$LABI_DIR/nfsd4.err" "$LABI_DIR/nfsd4.out" | head -1)"
+check "the RoCE frames are well formed and their ICRCs verify" python3 "$HERE/wire_check.py" "$cap" "$mac"
 restart_phase2
 [ -n "$LABI_ARTIFACTS" ] && cp "$LABI_DIR"/nfsd4b.* "$LABI_DIR/nfs4_restart.pcap" "$LABI_ARTIFACTS"/ 2>/dev/null
 [ -n "$LABI_ARTIFACTS" ] && cp "$LABI_DIR"/nfsd4.* "$LABI_DIR"/vm4.* "$LABI_DIR/exports4" "$cap" "$LABI_DIR/nfs4_deleg.pcap" "$LABI_ARTIFACTS"/ 2>/dev/null

@@ -117,14 +117,9 @@ cap=$LABI_DIR/nfs4_two.pcap
 vm1ip=$(vm_ip vm1)
 n=$(tshark -r "$cap" -Y "nfs.cb.operation == 4 && ip.src == $D && ip.dst == $vm1ip && infiniband" 2>/dev/null | wc -l)
 check "deleg: droce's CB_RECALL went to vm1 over RDMA, and tshark decodes it ($n frames)" [ "$n" -gt 0 ]
-tshark -r "$cap" -Y '_ws.malformed || _ws.expert.severity == error' -T fields -e frame.number \
-	-e ip.src -e rpc.msgtyp -e rpcordma.msg_type -e rpcordma.writes_count \
-	-e infiniband.rwh.etype 2>/dev/null > "$LABI_DIR/malformed2"
-odd=$(awk -F'\t' -v d="$D" '$2 == d && $6 == "" { split($3, t, ","); split($4, m, ",");
-	split($5, w, ","); if (!(t[1] == 1 && (m[1] == 1 || w[1] > 0))) print }' "$LABI_DIR/malformed2" | wc -l)
-check "tshark flags no frame droce sent (but replies placed by RDMA WRITE: $(wc -l < "$LABI_DIR/malformed2") flagged in all)" [ "$odd" = 0 ]
-check "the RoCE frames are well formed and their ICRCs verify" \
-	python3 "$HERE/wire_check.py" "$cap" "$(sed -nE 's/.*port 0 ([0-9A-Fa-f:]{17}) .*/\1/p' "$LABI_DIR/nfsd2.err" "$LABI_DIR/nfsd2.out" | head -1)"
+read -r odd mac < <(lab_nfs_wire "$cap" "$D" "$LABI_DIR/nfsd2.err" "$LABI_DIR/nfsd2.out")
+check "tshark flags no frame droce sent (but replies placed by RDMA WRITE: $(wc -l < "$cap.flagged") flagged in all)" [ "$odd" = 0 ]
+check "the RoCE frames are well formed and their ICRCs verify" python3 "$HERE/wire_check.py" "$cap" "$mac"
 [ -n "$LABI_ARTIFACTS" ] && mkdir -p "$LABI_ARTIFACTS" &&
 	cp "$LABI_DIR"/nfsd2.* "$LABI_DIR"/two.* "$cap" "$LABI_ARTIFACTS"/ 2>/dev/null
 echo "# nfs4_two: $fails failed, $((SECONDS - T0)) s"

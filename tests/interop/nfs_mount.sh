@@ -260,18 +260,10 @@ check "two lanes: both lanes counted a connection and NFSv3 calls; stopped with 
 		! grep -q 'GARBAGE\|SYSTEM_ERR\|garbage [1-9]' '$LABI_DIR/nfsd2.out'"
 
 cap=$LABI_DIR/nfs_mount.pcap
-tshark -r "$cap" -Y '_ws.malformed || _ws.expert.severity == error' -T fields -e frame.number \
-	-e ip.src -e rpc.msgtyp -e rpcordma.msg_type -e rpcordma.writes_count -e nfs.procedure_v3 \
-	-e infiniband.rwh.etype 2>/dev/null > "$LABI_DIR/malformed"
-# tshark 4.0 rebuilds data placed by RDMA WRITE short (knfsd.sh says more): a reply of droce's
-# whose data went by write chunk or reply chunk is the only kind it may flag; and it guesses
-# some RDMA WRITE payloads (file data) to be EtherType-encapsulated frames (wire_check.py)
-odd=$(awk -F'\t' -v d="$D" '$2 == d && $7 == "" { split($3, t, ","); split($4, m, ",");
-	split($5, w, ","); if (!(t[1] == 1 && (m[1] == 1 || w[1] > 0))) print }' "$LABI_DIR/malformed" | wc -l)
-echo "# frames tshark flags: $(wc -l < "$LABI_DIR/malformed"); sent by droce and not a reply placed by RDMA WRITE: $odd"
+read -r odd mac < <(lab_nfs_wire "$cap" "$D" "$LABI_DIR/nfsd.err" "$LABI_DIR/nfsd.out")
+echo "# frames tshark flags: $(wc -l < "$cap.flagged"); sent by droce and not a reply placed by RDMA WRITE: $odd"
 check "tshark flags no frame droce sent (but replies placed by RDMA WRITE)" [ "$odd" = 0 ]
-check "the RoCE frames are well formed and their ICRCs verify" \
-	python3 "$HERE/wire_check.py" "$cap" "$(sed -nE 's/.*port 0 ([0-9A-Fa-f:]{17}) .*/\1/p' "$LABI_DIR/nfsd.err" "$LABI_DIR/nfsd.out" | head -1)"
+check "the RoCE frames are well formed and their ICRCs verify" python3 "$HERE/wire_check.py" "$cap" "$mac"
 [ -n "$LABI_ARTIFACTS" ] && cp "$LABI_DIR"/nfsd.* "$LABI_DIR"/nfsd2.* "$LABI_DIR"/vm.* "$LABI_DIR/exports" "$LABI_ARTIFACTS"/ 2>/dev/null
 echo "# nfs_mount: $fails failed, $((SECONDS - T0)) s"
 [ "$fails" = 0 ]

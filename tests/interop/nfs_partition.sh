@@ -14,7 +14,9 @@
 #      write the partition held goes through, so do the rest, and the file is md5-equal in the VM, through the mount (caches dropped)
 #      and on droce's disk. 4.1 goes on in its session on the new connection.
 # droce-nfsd must name the failure it saw (its RDMA WRITEs of READ data ran out of retries),
-# accept the client's new connection, and answer every call.
+# accept the client's new connection, and answer every call. The capture of both mounts gets
+# the NFS points' wire verdict (lab_nfs_wire, wire_check.py): droce's resends and its new
+# connections decode in tshark, every RoCE frame well formed, every ICRC good.
 # Once in CI the 4.1 client never came back after such a loss (cthon04 special's 30 MB write,
 # session 24), which hung the mount to its bound; this is that loss on purpose.
 # Usage: nfs_partition.sh PATH/TO/nfs3_rdma_probe [ARTIFACT_DIR] (droce-nfsd is in the build
@@ -119,5 +121,12 @@ sed 's/^/# droce-nfsd: /' "$LABI_DIR/nfsdp.out"
 sed 's/^/# droce-nfsd stderr: /' "$LABI_DIR/nfsdp.err" | tail -n 20
 check "droce-nfsd dropped nothing and closed nothing as garbage" \
 	bash -c "! grep -q 'DROP\|GARBAGE\|SYSTEM_ERR\|garbage [1-9]' '$LABI_DIR/nfsdp.out'"
+# the wire through the partition and the reconnections: droce's resends and its new connections
+# decode as cleanly as in nfs_mount
+cap=$LABI_DIR/nfs_partition.pcap
+read -r odd mac < <(lab_nfs_wire "$cap" "$D" "$LABI_DIR/nfsdp.err" "$LABI_DIR/nfsdp.out")
+echo "# frames tshark flags: $(wc -l < "$cap.flagged"); sent by droce and not a reply placed by RDMA WRITE: $odd"
+check "tshark flags no frame droce sent (but replies placed by RDMA WRITE)" [ "$odd" = 0 ]
+check "the RoCE frames are well formed and their ICRCs verify" python3 "$HERE/wire_check.py" "$cap" "$mac"
 echo "# nfs_partition: $fails failed, $((SECONDS - T0)) s"
 [ "$fails" = 0 ]
