@@ -5,6 +5,8 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -24,9 +26,14 @@ static uint64_t now_ms(void)
 
 static int do_connect(struct orpc_clnt *c)
 {
+	const int one = 1;
+
 	c->fd = socket(c->peer.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (c->fd < 0)
 		return -errno;
+	/* calls are written whole: no Nagle wait for the server's delayed ACK behind a large
+	 * call's tail (the Linux client's xs_tcp_finish_connecting() sets it too) */
+	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (connect(c->fd, (struct sockaddr *)&c->peer, c->peer_len) != 0 && errno != EINPROGRESS) {
 		int rc = -errno;
 

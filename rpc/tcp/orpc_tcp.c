@@ -7,6 +7,8 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,6 +207,7 @@ static void do_accept(struct orpc_tcp_srv *s, int lfd)
 		struct sockaddr_storage sa;
 		socklen_t sl = sizeof(sa);
 		int fd = accept4(lfd, (struct sockaddr *)&sa, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		const int one = 1;
 
 		if (fd < 0)
 			return;
@@ -217,6 +220,10 @@ static void do_accept(struct orpc_tcp_srv *s, int lfd)
 			s->stats.refused_full++;
 			continue;
 		}
+		/* a reply is written whole, one send: Nagle would only hold its tail back until
+		 * the client's delayed ACK (40-200 ms on Linux) once a large reply is written in
+		 * parts (knfsd's svc_tcp_init() sets it too) */
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		c->fd = fd;
 		c->srv = s;
 		c->peer.xprt = ORPC_XPRT_TCP;

@@ -8,6 +8,8 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -407,6 +409,30 @@ static void test_tcp_echo_large(void **st)
 		free(a.data);
 	}
 	assert_int_equal(c.stats.replies, sizeof(sizes) / sizeof(sizes[0]));
+	/* both ends write whole records: Nagle is off on the client's socket and on the one the
+	 * server accepted (found here as this process's socket whose peer is the client) */
+	{
+		struct sockaddr_in me, peer;
+		socklen_t sl = sizeof(me);
+		int on = 0, found = 0;
+		socklen_t ol = sizeof(on);
+
+		assert_int_equal(getsockopt(c.fd, IPPROTO_TCP, TCP_NODELAY, &on, &ol), 0);
+		assert_int_equal(on, 1);
+		assert_int_equal(getsockname(c.fd, (struct sockaddr *)&me, &sl), 0);
+		for (int fd = 3; fd < 1024; fd++) {
+			sl = sizeof(peer);
+			if (fd == c.fd || getpeername(fd, (struct sockaddr *)&peer, &sl) != 0 ||
+			    peer.sin_family != AF_INET || peer.sin_port != me.sin_port)
+				continue;
+			on = 0;
+			ol = sizeof(on);
+			assert_int_equal(getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, &ol), 0);
+			assert_int_equal(on, 1);
+			found++;
+		}
+		assert_int_equal(found, 1);
+	}
 	orpc_clnt_fini(&c);
 }
 
