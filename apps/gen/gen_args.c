@@ -64,8 +64,9 @@ static void usage(FILE *f, const char *prog)
 		"      --cat-wait MS     how long to watch for replies, per phase (default 200)\n"
 		"      --cat-peer KIND   droce or rxe: whose known deviations are accepted\n"
 		"      --flow OPS        flow mode: droce's QPs as the requester. A perftest server\n"
-		"                        at --peer ADDR:PORT: OPS write (ib_write_bw -q N) or read\n"
-		"                        (ib_read_bw -q N; -s at least the largest size). With\n"
+		"                        at --peer ADDR:PORT: OPS write (ib_write_bw -q N), read\n"
+		"                        (ib_read_bw -q N; -s at least the largest size) or send\n"
+		"                        (ib_send_bw -q N -n I with --iters I). With\n"
 		"                        --manual: write, read, send, atomic or a weighted mix\n"
 		"                        (write:3,read:1,send:1,atomic:1), or ud (UD SENDs)\n"
 		"      --manual          flow: print droce's keys per QP on stderr, read the peer's\n"
@@ -78,7 +79,9 @@ static void usage(FILE *f, const char *prog)
 		"                        (REQ, REP, RTU), or resolves each UD QP's peer (SIDR)\n"
 		"      --qps N           flow: QPs, the server's -q (default 1)\n"
 		"      --depth N         flow: WRs in flight per QP (default 16)\n"
-		"      --seconds N       flow: how long (default 5)\n"
+		"      --seconds N       flow: how long (default 5; with --iters: at most)\n"
+		"      --iters N         flow: exactly N messages per QP, then stop (a perftest\n"
+		"                        server's -n: ib_send_bw counts its receives)\n"
 		"      --sizes LIST      flow: SIZE[:WEIGHT],... message sizes by weight (64k; ud: 1k)\n"
 		"      --pps N           flow: at most N packets a second (loopback: frames)\n"
 		"      --gbps G          flow: at most G Gbit/s of payload\n"
@@ -201,6 +204,7 @@ int gen_parse_args(int argc, char **argv)
 		{"keys", required_argument, NULL, 34},
 		{"sqpn-map", required_argument, NULL, 35},
 		{"cm", no_argument, NULL, 36},
+		{"iters", required_argument, NULL, 37},
 		{"json", no_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -401,6 +405,11 @@ int gen_parse_args(int argc, char **argv)
 			if (parse_u32("--seconds", optarg, 1, 3600, &g.fo.seconds))
 				return -1;
 			break;
+		case 37:
+			g.flow_opt = true;
+			if (parse_u32("--iters", optarg, 1, 100000000, &g.fo.iters))
+				return -1;
+			break;
 		case 30:
 			g.flow_opt = true;
 			n = gen_flow_parse_sizes(optarg, g.fo.size, g.fo.weight);
@@ -502,8 +511,8 @@ int gen_parse_args(int argc, char **argv)
 	}
 	if ((g.pcp_set || g.gbps > 0 || g.flow_opt) && !g.flow) {
 		fprintf(stderr,
-			"droce-gen: --qps, --depth, --seconds, --sizes, --manual, --keys, --pcp "
-			"and --gbps go with --flow\n");
+			"droce-gen: --qps, --depth, --seconds, --iters, --sizes, --manual, --keys, "
+			"--pcp and --gbps go with --flow\n");
 		return -1;
 	}
 	if (g.has_peer && !g.peer_port &&

@@ -302,6 +302,7 @@ int gen_flow_start(const struct gen_flow_opts *o)
 	fl.pt.server = o->server;
 	fl.pt.port = o->port;
 	fl.pt.iface = o->iface;
+	fl.pt.send = o->mix.weight[GEN_FLOW_SEND] != 0;
 	fl.dev = roce_dev_open(o->iface);
 	if (!fl.dev) {
 		fprintf(stderr, "droce-gen: --flow: no RoCE device on interface %u: %s\n", o->iface,
@@ -605,7 +606,8 @@ static void post_some(uint64_t now)
 			return; /* before the turn moves on: every QP keeps its share */
 		i = fl.rr++ % fl.o.qps;
 		q = &fl.q[i];
-		if (q->failed || q->inflight >= fl.o.depth) {
+		if (q->failed || q->inflight >= fl.o.depth ||
+		    (fl.o.iters && q->posted >= fl.o.iters)) {
 			tried++;
 			continue;
 		}
@@ -778,11 +780,20 @@ static enum flow_state start_run(uint64_t now)
 	return FL_RUN;
 }
 
+/* --iters: has every QP posted its messages (or failed)? */
+static bool all_posted(void)
+{
+	for (uint32_t i = 0; i < fl.o.qps; i++)
+		if (!fl.q[i].failed && fl.q[i].posted < fl.o.iters)
+			return false;
+	return true;
+}
+
 static enum flow_state step_run(uint64_t now)
 {
 	poll_cq();
 	fl.t_stop = now;
-	if (now >= fl.t_end) {
+	if (now >= fl.t_end || (fl.o.iters && all_posted())) {
 		fl.deadline = now + (uint64_t)FLOW_DRAIN_S * rte_get_tsc_hz();
 		return FL_DRAIN;
 	}
@@ -852,6 +863,10 @@ int gen_flow_finish(void)
 		bytes += fl.q[i].bytes;
 		errors += fl.q[i].errors + fl.q[i].short_reads;
 		all_ran = all_ran && fl.q[i].msgs > 0;
+		if (fl.o.iters && fl.q[i].msgs != fl.o.iters && !fl.why[0])
+			snprintf(fl.why, sizeof(fl.why),
+				 "QP %u completed %" PRIu64 " of its %u messages (--iters) in %u s",
+				 i, fl.q[i].msgs, fl.o.iters, fl.o.seconds);
 	}
 	if (fl.post_fails && !fl.why[0])
 		snprintf(fl.why, sizeof(fl.why),
@@ -865,9 +880,9 @@ int gen_flow_finish(void)
 	if (fl.o.json) {
 		printf("{\"mode\":\"flow\",\"verb\":\"%s\",\"ud\":%s,\"keys\":\"%s\",\"qps\":%u,"
 		       "\"depth\":%u,\"path_mtu\":%u,\"seconds\":%.3f,\"pps_limit\":%.1f,"
-		       "\"gbps_limit\":%.3f,\"per_qp\":[",
+		       "\"gbps_limit\":%.3f,\"iters\":%u,\"per_qp\":[",
 		       mix, fl.o.mix.ud ? "true" : "false", xchg_names[fl.o.xchg], fl.o.qps,
-		       fl.o.depth, fl.mtu, secs, fl.o.pps, fl.o.gbps);
+		       fl.o.depth, fl.mtu, secs, fl.o.pps, fl.o.gbps, fl.o.iters);
 		for (uint32_t i = 0; i < fl.o.qps; i++) {
 			const struct flow_qp *q = &fl.q[i];
 

@@ -6,7 +6,8 @@
  * marked with DSCP/ECN/PCP, for a duration; reported per QP: throughput, the operations done,
  * the ACKs, NAKs and RNR NAKs received, retransmissions and timeouts.
  * Where the peer's keys come from:
- * - perftest: a perftest server's TCP exchange (gen_pt.h), for one operation, write or read;
+ * - perftest: a perftest server's TCP exchange (gen_pt.h), for one operation: write, read, or
+ *   send with --iters (ib_send_bw's server counts its receives to its -n);
  * - manual: droce-gen prints its own keys (QPN, PSN, address, path MTU) per QP on stderr and
  *   reads the peer's, a line per QP, from stdin (a peer without perftest or a CM);
  * - keys: on the command line (UD: the peer's QPN and Q_Key are all a datagram needs);
@@ -43,7 +44,8 @@ struct gen_flow_opts {
 	struct gen_keys keys[GEN_FLOW_MAX_QPS];
 	uint32_t qps;			     /**< QPs (the server's -q) */
 	uint32_t depth;			     /**< WRs in flight per QP */
-	uint32_t seconds;		     /**< how long it posts */
+	uint32_t seconds;		     /**< how long it posts (with iters: at most) */
+	uint32_t iters;			     /**< exactly this many messages per QP (0: by time) */
 	uint32_t nsizes;		     /**< the size mix: */
 	uint32_t size[GEN_FLOW_MAX_SIZES];   /**< message bytes, */
 	uint32_t weight[GEN_FLOW_MAX_SIZES]; /**< each with its weight */

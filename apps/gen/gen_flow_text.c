@@ -384,12 +384,19 @@ int gen_flow_check(const struct gen_flow_opts *o)
 		int one = (w[GEN_FLOW_WRITE] != 0) + (w[GEN_FLOW_READ] != 0) +
 			  (w[GEN_FLOW_SEND] != 0) + (w[GEN_FLOW_ATOMIC] != 0);
 
-		if (o->mix.ud || one != 1 || w[GEN_FLOW_SEND] || w[GEN_FLOW_ATOMIC]) {
+		if (o->mix.ud || one != 1 || w[GEN_FLOW_ATOMIC]) {
 			fprintf(stderr,
-				"droce-gen: --flow %s: a perftest server takes write (ib_write_bw) "
-				"or read (ib_read_bw) alone; send, atomic, a mix and ud need a peer "
-				"that gives its keys: --manual (or --keys for ud)\n",
+				"droce-gen: --flow %s: a perftest server takes write (ib_write_bw), "
+				"read (ib_read_bw) or send (ib_send_bw) alone; atomic, a mix and ud "
+				"need a peer that gives its keys: --manual (or --keys for ud)\n",
 				mix);
+			return -1;
+		}
+		if (w[GEN_FLOW_SEND] && !o->iters) {
+			fprintf(stderr,
+				"droce-gen: --flow send to a perftest server: ib_send_bw's server "
+				"counts its receives and waits for exactly its -n per QP, so give "
+				"--iters N with the server's -n\n");
 			return -1;
 		}
 		return 0;

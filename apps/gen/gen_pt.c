@@ -130,12 +130,22 @@ int gen_pt_open(struct gen_pt *pt, uint32_t n, const struct perf_dest *mine,
 		if (code >= 1 && code < mine_code)
 			pt->mtu = 128u << code; /* the smaller wins: 1 is 256 ... 5 is 4096 */
 	}
-	for (int round = 0; round < 2; round++)
+	for (int round = 0; round < 2; round++) {
 		for (uint32_t i = 0; i < n; i++)
 			if ((rc = pt_keys(pt, &mine[i], &theirs[i])) != 0)
 				goto fail;
+		if (round == 0 && pt->send) {
+			/* send_bw: the handshake after its QPs are up comes before the second
+			 * round (the remote lines) */
+			struct perf_dest d;
+
+			if ((rc = pt_keys(pt, &mine[0], &d)) != 0)
+				goto fail;
+		}
+	}
 	{
-		/* "An additional handshake is required after moving qp to RTR" */
+		/* write_bw: "An additional handshake is required after moving qp to RTR";
+		 * send_bw: the size's handshake, once the server has posted its receives */
 		struct perf_dest d;
 
 		if ((rc = pt_keys(pt, &mine[0], &d)) != 0)
@@ -154,9 +164,13 @@ void gen_pt_close(struct gen_pt *pt, const struct perf_dest *mine0, uint64_t siz
 	uint64_t m[5] = {rte_cpu_to_be_64(size), rte_cpu_to_be_64(iters), 0, 0, 0}, r;
 	bool ok = pt->sock >= 0 && pt_keys(pt, mine0, &d) == 0;
 
+	if (pt->send) /* send_bw exchanges no reports: that handshake was the close's */
+		goto done;
 	for (int i = 0; ok && i < 5; i++)
 		ok = pt_xchg(pt, &m[i], &r, 8) == 0;
-	if (ok && pt_keys(pt, mine0, &d) == 0 && app_write_full(pt->sock, "done", 5) == 0 &&
+	ok = ok && pt_keys(pt, mine0, &d) == 0;
+done:
+	if (ok && app_write_full(pt->sock, "done", 5) == 0 &&
 	    app_wait_fd(pt->sock, POLLIN, 500) == 0) {
 		char done[5];
 		ssize_t k = read(pt->sock, done, sizeof(done));

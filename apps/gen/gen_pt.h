@@ -9,6 +9,9 @@
  * The write_bw/read_bw/atomic_bw client's order (droce-perf-script.c): versions, page and
  * cache line size, MTU, the keys of every QP twice, one more handshake; [the run]; a
  * handshake, the five report fields, and ctx_close_connection() (a handshake, "done").
+ * send_bw's (send set): versions, sizes, MTU, the keys of every QP, a handshake, the keys of
+ * every QP again, and the size's handshake before it runs (its server has posted its
+ * receives by then); [the run]; ctx_close_connection(), no reports.
  */
 #ifndef GEN_PT_H
 #define GEN_PT_H
@@ -24,6 +27,7 @@ struct gen_pt {
 	uint16_t iface;		  /**< ours: the source address */
 	int sock;
 	uint32_t mtu;  /**< in: the path MTU to offer (0: 1024); out: the one both agreed */
+	bool send;     /**< in: the server is ib_send_bw (its order of the exchange) */
 	char why[200]; /**< why the exchange failed */
 };
 
@@ -37,7 +41,8 @@ int gen_pt_open(struct gen_pt *pt, uint32_t n, const struct perf_dest *mine,
 		struct perf_dest *theirs);
 
 /** After the run: the end of write_bw/read_bw/atomic_bw (handshake, a report of @p size and
- * @p iters, close), so that the server exits 0 and prints its table; then the socket closed. */
+ * @p iters, close) or of send_bw (close), so that the server exits 0 and prints its table;
+ * then the socket closed. */
 void gen_pt_close(struct gen_pt *pt, const struct perf_dest *mine0, uint64_t size, uint64_t iters);
 
 /** Close the socket without the end of the exchange (the run failed). */

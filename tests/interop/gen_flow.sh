@@ -5,9 +5,12 @@
 #   write: ib_write_bw -q 2 -s 65536; droce-gen --flow write, 2 QPs x depth 8, sizes
 #          64:1,4096:2,65536:1, 3 s, DSCP 26;
 #   read:  ib_read_bw -q 1 -s 65536; droce-gen --flow read, 64 KiB, 3 s.
+#   send:  ib_send_bw -q 2 -s 4096 -n 200; droce-gen --flow send --iters 200, 2 QPs x depth 8,
+#          4 KiB: the server counts its receives to the message, so droce-gen sends exactly
+#          200 a QP (send_bw's own order of the exchange, gen_pt.h).
 # Each: droce-gen exits 0 with data moved on every QP and no error completion, ACKs (write) or
-# READ responses (read) from rxe; the perftest server exits 0 (droce-gen finished its
-# exchange).
+# READ responses (read) from rxe, exactly 200 SENDs a QP (send); the perftest server exits 0
+# (droce-gen finished its exchange).
 # Then a peer without perftest or a CM: tests/interop/gen_peer.c, a raw verbs program built
 # here (gcc, libibverbs-dev) and run in the VM, with the manual exchange (droce-gen --manual:
 # its keys from its stderr onto gen_peer's command line, gen_peer's keys into its stdin):
@@ -87,7 +90,7 @@ run() {
 	ip netns exec "$LABI_DNS" timeout 90 "$GEN" -c "$LABI_DIR/flow.ini" -j -p "$VMIP:$PORT" \
 		"$@" > "$LABI_DIR/$name.json" 2> "$LABI_DIR/$name.err"
 	RC=$?
-	[ $RC = 0 ] || vm_run vm1 "killall ib_write_bw ib_read_bw" 10 > /dev/null 2>&1
+	[ $RC = 0 ] || vm_run vm1 "killall ib_write_bw ib_read_bw ib_send_bw" 10 > /dev/null 2>&1
 	wait $vmjob
 	VRC=$?
 	echo "# $name: droce-gen exit $RC, the VM's server exit $VRC"
@@ -107,6 +110,11 @@ run read "ib_read_bw -d rxe0 -x 1 -F -q 1 -s 65536 -n 5" -- --flow read --qps 1 
 check "read: droce-gen exits 0 and ib_read_bw in the VM exits 0" [ "$RC/$VRC" = 0/0 ]
 check "read: 64 KiB READs answered by rxe, no error completion" \
 	js read "q[0]['messages'] > 0 and q[0]['bytes'] == 65536 * q[0]['messages'] and q[0]['short_reads'] == 0 and q[0]['errors'] == 0"
+run send "ib_send_bw -d rxe0 -x 1 -F -q 2 -s 4096 -n 200" -- --flow send --qps 2 --depth 8 \
+	--iters 200 --seconds 30 --sizes 4096
+check "send: droce-gen exits 0 and ib_send_bw in the VM exits 0 (it counted its 200 receives a QP)" [ "$RC/$VRC" = 0/0 ]
+check "send: exactly 200 SENDs of 4 KiB on each QP, posted and completed, no error completion" \
+	js send "len(q) == 2 and all(x['posted'] == 200 and x['messages'] == 200 and x['send'] == 200 and x['bytes'] == 200 * 4096 and x['errors'] == 0 for x in q)"
 
 # peer_wait FILE: until gen_peer in the VM has written "ready" to FILE; its output on stdout
 peer_wait() {
