@@ -23,7 +23,7 @@ expect "port without an address" 2 "needs ipv4 = a.b.c.d/len" -c "$dir/noaddr.in
 expect "unknown section" 2 "\[frobnicate\]: unknown section; known:" -c "$dir/badsec.ini" -e 7
 expect "bad peer" 2 "expected A.B.C.D:PORT or \[IPv6\]:PORT" -c "$dir/ok.ini" -p 10.0.0.256
 expect "peer without a port" 2 "peer needs :PORT here" -c "$dir/ok.ini" -p 10.0.0.2
-expect "flow: atomic against perftest" 2 "perftest server takes write .*, read .* or send .* alone" -c "$dir/ok.ini" -p 10.0.0.2:18515 --flow atomic
+expect "flow: a mix against perftest" 2 "perftest server takes write .*, read .*, send .* or atomic .* alone" -c "$dir/ok.ini" -p 10.0.0.2:18515 --flow write:1,atomic:1
 expect "flow: send against perftest without --iters" 2 "counts its receives .* give --iters N with the server's -n" -c "$dir/ok.ini" -p 10.0.0.2:18515 --flow send
 expect "flow: bad --iters" 2 "--iters 0: expected an integer from 1" -c "$dir/ok.ini" -p 10.0.0.2:18515 --flow send --iters 0
 expect "flow: bad mix" 2 "flow write,write: expected write, read, send, atomic" -c "$dir/ok.ini" -p 10.0.0.2 --manual --flow write,write

@@ -6,8 +6,9 @@
  * marked with DSCP/ECN/PCP, for a duration; reported per QP: throughput, the operations done,
  * the ACKs, NAKs and RNR NAKs received, retransmissions and timeouts.
  * Where the peer's keys come from:
- * - perftest: a perftest server's TCP exchange (gen_pt.h), for one operation: write, read, or
- *   send with --iters (ib_send_bw's server counts its receives to its -n);
+ * - perftest: a perftest server's TCP exchange (gen_pt.h), for one operation: write, read,
+ *   atomic (FETCH_ADD at the start of its region), or send with --iters (ib_send_bw's server
+ *   counts its receives to its -n);
  * - manual: droce-gen prints its own keys (QPN, PSN, address, path MTU) per QP on stderr and
  *   reads the peer's, a line per QP, from stdin (a peer without perftest or a CM);
  * - keys: on the command line (UD: the peer's QPN and Q_Key are all a datagram needs);

@@ -384,11 +384,12 @@ int gen_flow_check(const struct gen_flow_opts *o)
 		int one = (w[GEN_FLOW_WRITE] != 0) + (w[GEN_FLOW_READ] != 0) +
 			  (w[GEN_FLOW_SEND] != 0) + (w[GEN_FLOW_ATOMIC] != 0);
 
-		if (o->mix.ud || one != 1 || w[GEN_FLOW_ATOMIC]) {
+		if (o->mix.ud || one != 1) {
 			fprintf(stderr,
 				"droce-gen: --flow %s: a perftest server takes write (ib_write_bw), "
-				"read (ib_read_bw) or send (ib_send_bw) alone; atomic, a mix and ud "
-				"need a peer that gives its keys: --manual (or --keys for ud)\n",
+				"read (ib_read_bw), send (ib_send_bw) or atomic (ib_atomic_bw, "
+				"FETCH_AND_ADD) alone; a mix and ud need a peer that gives its keys: "
+				"--manual (or --keys for ud)\n",
 				mix);
 			return -1;
 		}

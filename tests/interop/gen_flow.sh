@@ -8,6 +8,7 @@
 #   send:  ib_send_bw -q 2 -s 4096 -n 200; droce-gen --flow send --iters 200, 2 QPs x depth 8,
 #          4 KiB: the server counts its receives to the message, so droce-gen sends exactly
 #          200 a QP (send_bw's own order of the exchange, gen_pt.h).
+#   atomic: ib_atomic_bw -q 1; droce-gen --flow atomic (FETCH_ADD at the server's region), 2 s.
 # Each: droce-gen exits 0 with data moved on every QP and no error completion, ACKs (write) or
 # READ responses (read) from rxe, exactly 200 SENDs a QP (send); the perftest server exits 0
 # (droce-gen finished its exchange).
@@ -90,7 +91,7 @@ run() {
 	ip netns exec "$LABI_DNS" timeout 90 "$GEN" -c "$LABI_DIR/flow.ini" -j -p "$VMIP:$PORT" \
 		"$@" > "$LABI_DIR/$name.json" 2> "$LABI_DIR/$name.err"
 	RC=$?
-	[ $RC = 0 ] || vm_run vm1 "killall ib_write_bw ib_read_bw ib_send_bw" 10 > /dev/null 2>&1
+	[ $RC = 0 ] || vm_run vm1 "killall ib_write_bw ib_read_bw ib_send_bw ib_atomic_bw" 10 > /dev/null 2>&1
 	wait $vmjob
 	VRC=$?
 	echo "# $name: droce-gen exit $RC, the VM's server exit $VRC"
@@ -115,6 +116,10 @@ run send "ib_send_bw -d rxe0 -x 1 -F -q 2 -s 4096 -n 200" -- --flow send --qps 2
 check "send: droce-gen exits 0 and ib_send_bw in the VM exits 0 (it counted its 200 receives a QP)" [ "$RC/$VRC" = 0/0 ]
 check "send: exactly 200 SENDs of 4 KiB on each QP, posted and completed, no error completion" \
 	js send "len(q) == 2 and all(x['posted'] == 200 and x['messages'] == 200 and x['send'] == 200 and x['bytes'] == 200 * 4096 and x['errors'] == 0 for x in q)"
+run atomic "ib_atomic_bw -d rxe0 -x 1 -F -q 1 -n 5" -- --flow atomic --qps 1 --depth 8 --seconds 2
+check "atomic: droce-gen exits 0 and ib_atomic_bw in the VM exits 0" [ "$RC/$VRC" = 0/0 ]
+check "atomic: FETCH_ADDs answered by rxe (atomic ACKs), no error completion" \
+	js atomic "q[0]['atomic'] > 0 and q[0]['messages'] == q[0]['atomic'] and q[0]['bytes'] == 8 * q[0]['atomic'] and q[0]['errors'] == 0"
 
 # peer_wait FILE: until gen_peer in the VM has written "ready" to FILE; its output on stdout
 peer_wait() {
