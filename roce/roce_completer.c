@@ -510,10 +510,13 @@ static void read_response(struct roce_qp *qp, struct rte_mbuf **mp, const struct
 			qp->comp.sample_tsc = 0;
 		}
 		responder_alive(qp, now);
-		/* the timer this re-issue armed runs from here: what came before it is no sign
-		 * of a backlog in front of it */
-		if (again)
+		/* the timer this re-issue armed runs from here, past the hold on stale answers
+		 * too: what came before it is no sign of a backlog in front of it */
+		if (again) {
 			qp->comp.alive = false;
+			qp->comp.epoch = now;
+			qp->comp.deadline = now + timer_len(qp);
+		}
 		return;
 	}
 	if (!read_response_fits(qp, e, rp)) {

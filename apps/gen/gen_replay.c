@@ -276,9 +276,14 @@ static enum gen_skip ip_parse(const struct gen_pcap_frame *f, uint32_t l2, uint1
 		if (ip[6] != 17) {
 			/* a RoCEv2 frame behind extension headers is not rewritten; other IPv6
 			 * traffic is not RoCE */
-			return ip[6] == 0 || ip[6] == 43 || ip[6] == 44 || ip[6] == 60
-				       ? GEN_SKIP_IPV6_EXT
-				       : GEN_SKIP_NOT_ROCE;
+			/* hop-by-hop, routing, fragment, ESP, AH, destination options,
+			 * mobility, HIP, shim6 (RFC 8200 4, IANA's IPv6 extension headers) */
+			static const uint8_t ext[] = {0, 43, 44, 50, 51, 60, 135, 139, 140};
+
+			for (unsigned k = 0; k < sizeof(ext); k++)
+				if (ip[6] == ext[k])
+					return GEN_SKIP_IPV6_EXT;
+			return GEN_SKIP_NOT_ROCE;
 		}
 		if (f->caplen < l2 + 48 || be16(ip + 40 + 2) != ROCE_PORT)
 			return GEN_SKIP_NOT_ROCE;

@@ -271,6 +271,7 @@ lab_nfs_wire() {
 		-e infiniband.rwh.etype 2>/dev/null > "$cap.flagged"
 	odd=$(awk -F'\t' -v d="$d" '$2 == d && $6 == "" { split($3, t, ","); split($4, m, ",");
 		split($5, w, ","); if (!(t[1] == 1 && (m[1] == 1 || w[1] > 0))) print }' "$cap.flagged" | wc -l)
+	[ -s "$cap" ] || odd=no-capture # nothing read is no verdict
 	mac=$(sed -nE 's/.*port 0 ([0-9A-Fa-f:]{17}) .*/\1/p' "$@" 2>/dev/null | head -1)
 	echo "$odd ${mac:-none}"
 }

@@ -1036,11 +1036,12 @@ static void dup_ack_backlog_wait(void **st)
  * since the last progress or retry, and no longer. Then a timeout spends a retry, the next
  * round may be held again, and after retry_cnt (7) retries the QP fails RETRY_EXC_ERR, as IBA
  * 9.7.6.1.3 bounds a request's life. Before the bound, such ACKs kept the QP waiting in RTS for
- * as long as they came. Timeout 10 (4.2 ms): a hold of 67 ms, the whole run about 0.6 s.
+ * as long as they came. Timeout 11 (8.4 ms): a hold of 134 ms, the whole run about 1.2 s (a
+ * timeout inside the hold would take two stalls of the loop longer than 8.4 ms in a row).
  */
 static void stale_acks_bounded(void **st)
 {
-	struct roce_qp *qa = silenced_pair(10);
+	struct roce_qp *qa = silenced_pair(11);
 	uint64_t hz = rte_get_tsc_hz(), start, end;
 	struct roce_wc wc;
 	uint32_t p = qa->req.psn;
@@ -1054,8 +1055,8 @@ static void stale_acks_bounded(void **st)
 	qa->comp.srtt = 0; /* no RTT estimate: only the configured timeout runs */
 	qa->comp.sample_tsc = 0;
 	start = rte_get_tsc_cycles();
-	/* within the hold (under 16 x 4.2 ms): the stale ACKs keep the timer back */
-	while (rte_get_tsc_cycles() - start < hz / 1000 * 40) {
+	/* within the hold (under 16 x 8.4 ms): the stale ACKs keep the timer back */
+	while (rte_get_tsc_cycles() - start < hz / 1000 * 80) {
 		rcf_forge_ack_to_a(p + 1, 0x1f);
 		sent++;
 		spin_ms(1);
@@ -1063,8 +1064,8 @@ static void stale_acks_bounded(void **st)
 	assert_int_equal(qa->cnt[ROCE_QPC_timeouts], 0);
 	assert_int_equal(qa->cnt[ROCE_QPC_stale_capped], 0);
 	assert_int_equal(qa->comp.retry_left, 7);
-	/* then they go on, one a millisecond, for at most 3 s: the QP must give up on its own */
-	end = start + 3 * hz;
+	/* then they go on, one a millisecond, for at most 6 s: the QP must give up on its own */
+	end = start + 6 * hz;
 	while (qa->state == ROCE_QPS_RTS && rte_get_tsc_cycles() < end) {
 		rcf_forge_ack_to_a(p + 1, 0x1f);
 		sent++;
