@@ -184,14 +184,18 @@ static void test_profile_rules(void **state)
 	struct gen_flow_opts o;
 
 	(void)state;
-	/* perftest takes write or read alone */
+	/* perftest takes write, read, atomic, or send with --iters (its server's -n), alone */
 	o = opts("write", GEN_XCHG_PERFTEST);
 	assert_int_equal(gen_flow_check(&o), 0);
 	o = opts("read", GEN_XCHG_PERFTEST);
 	assert_int_equal(gen_flow_check(&o), 0);
 	o = opts("send", GEN_XCHG_PERFTEST);
-	assert_int_equal(gen_flow_check(&o), -1);
+	assert_int_equal(gen_flow_check(&o), -1); /* without --iters */
+	o.iters = 200;
+	assert_int_equal(gen_flow_check(&o), 0);
 	o = opts("atomic", GEN_XCHG_PERFTEST);
+	assert_int_equal(gen_flow_check(&o), 0);
+	o = opts("write,atomic", GEN_XCHG_PERFTEST);
 	assert_int_equal(gen_flow_check(&o), -1);
 	o = opts("write,read", GEN_XCHG_PERFTEST);
 	assert_int_equal(gen_flow_check(&o), -1);
