@@ -28,8 +28,8 @@ bool stk_iface_on_link(const struct stk_iface *ifc, const struct stk_ipaddr *a)
 		return prefix_match((const uint8_t *)&a->v4, (const uint8_t *)&ifc->ip4.v4,
 				    ifc->ip4_prefix);
 	if (a->family == 6) {
-		if (a->v6[0] == 0xfe && (a->v6[1] & 0xc0) == 0x80)
-			return true; /* fe80::/10 */
+		if (stk_ipv6_is_link_local(a))
+			return true;
 		if (ifc->ip6.family == 6)
 			return prefix_match(a->v6, ifc->ip6.v6, ifc->ip6_prefix);
 	}
@@ -57,7 +57,7 @@ int stk_iface_src_for(const struct stk_iface *ifc, const struct stk_ipaddr *dst,
 	if (dst->family == 6) {
 		/* RFC 6724 rule 2: link-local and link-scope multicast (ff02::) destinations
 		 * get the link-local source */
-		bool ll = (dst->v6[0] == 0xfe && (dst->v6[1] & 0xc0) == 0x80) ||
+		bool ll = stk_ipv6_is_link_local(dst) ||
 			  (dst->v6[0] == 0xff && (dst->v6[1] & 0x0f) <= 2);
 
 		if (!ll && ifc->ip6.family == 6)

@@ -101,6 +101,12 @@ int stk_iface_src_for(const struct stk_iface *ifc, const struct stk_ipaddr *dst,
 /** Fill @p ll with the EUI-64 link-local address of @p mac (RFC 4291 App. A). */
 void stk_ipv6_link_local(const struct rte_ether_addr *mac, struct stk_ipaddr *ll);
 
+/** @return true when @p a is an IPv6 link-local unicast address (fe80::/10, RFC 4291 2.5.6). */
+static inline bool stk_ipv6_is_link_local(const struct stk_ipaddr *a)
+{
+	return a->family == 6 && a->v6[0] == 0xfe && (a->v6[1] & 0xc0) == 0x80;
+}
+
 /** Fill @p sn with the solicited-node multicast address of @p a (RFC 4291 §2.7.1). */
 void stk_ipv6_solicited_node(const struct stk_ipaddr *a, struct stk_ipaddr *sn);
 

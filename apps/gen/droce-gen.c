@@ -694,10 +694,10 @@ static enum gen_state step_replay(struct stk_lcore *lc, const struct stk_iface *
 
 		g.replay_started = true;
 		/* an IPv6 peer that is not link-local needs our global address (the
-		 * link-local one is always there, and would be the wrong source) */
+		 * link-local one, always there, would be the wrong source) */
 		if (stk_iface_src_for(ifc, &g.peer, &src) != 0 ||
-		    (g.peer.family == 6 && src.v6[0] == 0xfe && (src.v6[1] & 0xc0) == 0x80 &&
-		     !(g.peer.v6[0] == 0xfe && (g.peer.v6[1] & 0xc0) == 0x80))) {
+		    (g.peer.family == 6 && !stk_ipv6_is_link_local(&g.peer) &&
+		     ifc->ip6.family != 6)) {
 			fprintf(stderr,
 				"droce-gen: --replay: interface %u has no IPv%u address to "
 				"send from: set ipv%s in its [port] section\n",

@@ -164,12 +164,11 @@ void gen_pt_close(struct gen_pt *pt, const struct perf_dest *mine0, uint64_t siz
 	uint64_t m[5] = {rte_cpu_to_be_64(size), rte_cpu_to_be_64(iters), 0, 0, 0}, r;
 	bool ok = pt->sock >= 0 && pt_keys(pt, mine0, &d) == 0;
 
-	if (pt->send) /* send_bw exchanges no reports: that handshake was the close's */
-		goto done;
-	for (int i = 0; ok && i < 5; i++)
-		ok = pt_xchg(pt, &m[i], &r, 8) == 0;
-	ok = ok && pt_keys(pt, mine0, &d) == 0;
-done:
+	if (!pt->send) { /* send_bw exchanges no reports: that handshake was the close's */
+		for (int i = 0; ok && i < 5; i++)
+			ok = pt_xchg(pt, &m[i], &r, 8) == 0;
+		ok = ok && pt_keys(pt, mine0, &d) == 0;
+	}
 	if (ok && app_write_full(pt->sock, "done", 5) == 0 &&
 	    app_wait_fd(pt->sock, POLLIN, 500) == 0) {
 		char done[5];

@@ -274,10 +274,9 @@ static enum gen_skip ip_parse(const struct gen_pcap_frame *f, uint32_t l2, uint1
 		if (f->caplen < l2 + 40 || (ip[0] >> 4) != 6)
 			return GEN_SKIP_NOT_ROCE;
 		if (ip[6] != 17) {
-			/* a RoCEv2 frame behind extension headers is not rewritten; other IPv6
-			 * traffic is not RoCE */
-			/* hop-by-hop, routing, fragment, ESP, AH, destination options,
-			 * mobility, HIP, shim6 (RFC 8200 4, IANA's IPv6 extension headers) */
+			/* a frame behind extension headers is not rewritten (hop-by-hop, routing,
+			 * fragment, ESP, AH, destination options, mobility, HIP, shim6: RFC 8200
+			 * 4, IANA's list); other IPv6 traffic is not RoCE */
 			static const uint8_t ext[] = {0, 43, 44, 50, 51, 60, 135, 139, 140};
 
 			for (unsigned k = 0; k < sizeof(ext); k++)
@@ -320,9 +319,15 @@ static enum gen_skip ip_parse(const struct gen_pcap_frame *f, uint32_t l2, uint1
 	return GEN_OK;
 }
 
-/* Write our IP header for the peer at out (its length: 20 with no options, the captured IPv4
- * header's with its options, or 40). @return that length */
-static uint32_t ip_build(const struct gen_rewrite *rw, const struct ip_in *in, uint8_t *out)
+/* The length of our IP header for the peer: 40, the captured IPv4 header's with its options,
+ * or 20 for an IPv4 header made from an IPv6 one */
+static uint32_t ip_out_len(const struct gen_rewrite *rw, const struct ip_in *in)
+{
+	return rw->family == 6 ? 40 : in->v6 ? 20 : in->hlen;
+}
+
+/* Write our IP header for the peer at out (ip_out_len() bytes). */
+static void ip_build(const struct gen_rewrite *rw, const struct ip_in *in, uint8_t *out)
 {
 	if (rw->family == 6) {
 		uint32_t vtc = 6u << 28 | (uint32_t)in->tos << 20 | in->flow;
@@ -337,7 +342,7 @@ static uint32_t ip_build(const struct gen_rewrite *rw, const struct ip_in *in, u
 		out[7] = in->ttl;
 		memcpy(out + 8, rw->src_ip6, 16);
 		memcpy(out + 24, rw->dst_ip6, 16);
-		return 40;
+		return;
 	}
 	if (in->v6) {
 		/* an IPv4 header of our own: no options, ID 0, DF */
@@ -359,12 +364,10 @@ static uint32_t ip_build(const struct gen_rewrite *rw, const struct ip_in *in, u
 	out[10] = 0;
 	out[11] = 0;
 	{
-		uint32_t hlen = in->v6 ? 20 : in->hlen;
-		uint16_t c = ip_csum(out, hlen);
+		uint16_t c = ip_csum(out, ip_out_len(rw, in));
 
 		out[10] = (uint8_t)(c >> 8);
 		out[11] = (uint8_t)c;
-		return hlen;
 	}
 }
 
@@ -400,10 +403,11 @@ enum gen_skip gen_replay_rewrite(struct gen_rewrite *rw, const struct gen_pcap_f
 	roce_len = in.udplen - 8;
 	if (roce_len < sizeof(struct roce_bth) + ROCE_ICRC_LEN)
 		return GEN_SKIP_BAD_LEN;
-	l3len = rw->family == 6 ? 40 : in.v6 ? 20 : in.hlen;
-	len = 14 + l3len +
-	      in.udplen; /* our Ethernet header, no tag; Ethernet padding is not kept */
-	if (len > cap || len > UINT16_MAX || (rw->family != 6 && l3len + in.udplen > UINT16_MAX))
+	l3len = ip_out_len(rw, &in);
+	/* our Ethernet header, no tag; Ethernet padding is not kept (and IPv4's total length,
+	 * below the frame's, fits 16 bits when the frame does) */
+	len = 14 + l3len + in.udplen;
+	if (len > cap || len > UINT16_MAX)
 		return GEN_SKIP_TOO_LONG;
 	/* Ethernet */
 	memcpy(out, &rw->dst_mac, 6);
