@@ -15,10 +15,20 @@ bash scripts/setup.sh || exit 1
 
 logs=()
 status=0
-run_build() { # DIR SUITES... -- MESON-OPTIONS...
+# run_build DIR GROUP... -- MESON-OPTIONS...
+#   GROUP: SUITE[,SUITE...]:N - those suites' tests, N at a time (2 for the unit and fuzz suites,
+#   whose tests are small and each use one CPU; 1 for the integration and interop suites, which
+#   time real connections between namespaces and a TCG VM and would only slow each other down).
+#   Each group's results go in DIR/meson-logs/GROUP-NAME.json.
+run_build() {
 	local dir=$1; shift
-	local suites=() opts=()
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do suites+=(--suite "$1"); shift; done
+	local groups=() suites=() opts=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		groups+=("$1")
+		IFS=, read -r -a g <<< "${1%%:*}"
+		for s in "${g[@]}"; do suites+=(--suite "$s"); done
+		shift
+	done
 	[ $# -gt 0 ] && shift
 	opts=("$@")
 	echo "=== $dir: meson setup ${opts[*]}"
@@ -29,7 +39,7 @@ run_build() { # DIR SUITES... -- MESON-OPTIONS...
 	fi || { cat "$dir.setup.log"; status=1; return 1; }
 	# BUILD_TESTED=1: build only the programs the suites' tests run (the fuzz build: clang
 	# compiling every app and unit test again would cost CI minutes and test nothing more)
-	local targets=() norebuild=()
+	local targets=()
 	if [ "${BUILD_TESTED:-0}" = 1 ]; then
 		mapfile -t targets < <(meson introspect "$dir" --tests | python3 -c '
 import json, os, sys
@@ -43,22 +53,32 @@ for t in json.load(sys.stdin):
                 out.add(a)
 print("\n".join(sorted(out)))' "$dir" "${suites[@]/--suite/}")
 		[ ${#targets[@]} -gt 0 ] || { echo "=== $dir: no test programs found"; status=1; return 1; }
-		norebuild=(--no-rebuild)
 	fi
 	echo "=== $dir: build ${targets[*]}"
 	ninja -C "$dir" -j2 "${targets[@]}" || { status=1; return 1; }
-	echo "=== $dir: tests (${suites[*]})"
-	rm -f "$dir/meson-logs/testlog.json"
-	meson test -C "$dir" "${suites[@]}" "${norebuild[@]}" --print-errorlogs --num-processes 1 || status=1
-	logs+=("$dir/meson-logs/testlog.json")
+	local grp names n base sargs
+	for grp in "${groups[@]}"; do
+		names=${grp%%:*}
+		n=${grp##*:}
+		base=${names//,/-}
+		sargs=()
+		IFS=, read -r -a g <<< "$names"
+		for s in "${g[@]}"; do sargs+=(--suite "$s"); done
+		echo "=== $dir: tests (${names}, $n at a time)"
+		rm -f "$dir/meson-logs/$base.json"
+		meson test -C "$dir" "${sargs[@]}" --no-rebuild --print-errorlogs --num-processes "$n" \
+			--logbase "$base" || status=1
+		logs+=("$dir/meson-logs/$base.json")
+	done
 }
 
-run_build build-ci unit lint integration interop -- -Dwerror=true -Dbuildtype=debugoptimized
-run_build build-asan unit -- -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false \
+run_build build-ci unit,lint:2 integration,interop:1 -- -Dwerror=true -Dbuildtype=debugoptimized
+# (only the programs the unit suite runs: the plain build above compiled every app)
+BUILD_TESTED=1 run_build build-asan unit:2 -- -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false \
 	-Dbench=false -Dbuildtype=debug
-# the fuzz suite's 23 targets run 10 s each here (their own bounds are 15-40 s): CI's 90 minutes
-# hold the interop lab first
-BUILD_TESTED=1 DROCE_FUZZ_SECONDS=${DROCE_FUZZ_SECONDS:-10} CC=clang run_build build-fuzz fuzz -- -Dfuzz=true -Dbench=false -Dtests=true \
+# the fuzz suite's 23 targets run 10 s each here, two at a time (their own bounds are 15-40 s):
+# CI's 90 minutes hold the interop lab first
+BUILD_TESTED=1 DROCE_FUZZ_SECONDS=${DROCE_FUZZ_SECONDS:-10} CC=clang run_build build-fuzz fuzz:2 -- -Dfuzz=true -Dbench=false -Dtests=true \
 	-Db_lundef=false -Dbuildtype=debug
 
 python3 scripts/test_summary.py "${logs[@]}" || status=1

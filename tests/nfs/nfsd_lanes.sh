@@ -70,6 +70,37 @@ perf() {
 	echo "# $name ($*): exit $RC"
 	grep -v "^EAL\|^TELEMETRY\|qdisc\|^tap_\|eth_dev_tap\|droce.stack" "$LAB_DIR/$name.err" |
 		awk '!seen[$0]++' | head -n 8 | sed 's/^/#   /'
+	[ "$RC" = 0 ] || server_state
+}
+
+# server_state: what the running server's transport says after a failed run, for the
+# failure's diagnosis (it fails about 1 run in 15 on a loaded 2-CPU machine, not yet
+# explained): each lane's polls and handoffs, each QP's state, PSNs and non-zero counters,
+# the device's receive drops, and the port's per-queue packets and errors (the af_packet
+# PMD counts a TX burst it could not hand to the kernel as errors)
+server_state() {
+	local q
+	for q in /droce/roce /ethdev/stats,0; do
+		echo "$q" | timeout 10 dpdk-telemetry.py -f "droce_b_$LAB_ID" 2> /dev/null | tail -n 1
+	done | python3 -c '
+import json, sys
+for line in sys.stdin:
+    try:
+        d = json.loads(line)
+    except ValueError:
+        continue
+    for k, v in d.items():
+        if k == "/droce/roce":
+            for dev, x in v.items():
+                flat = {n: c for n, c in x.items() if not isinstance(c, dict) and c}
+                print(f"#   server {dev}: {flat}")
+                for n, c in x.items():
+                    if isinstance(c, dict) and (n.startswith("lane") or n.startswith("qp_")):
+                        print(f"#   server {n}: " + str({a: b for a, b in c.items() if b}))
+        elif v:
+            print(f"#   server {k}: " + str({a: (b[:2] if isinstance(b, list) else b)
+                                             for a, b in v.items() if b}))
+' | head -n 40
 }
 
 # clean NAME...: each run's jobs had no error and no verify failure
