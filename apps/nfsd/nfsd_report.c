@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_telemetry.h>
 
@@ -22,6 +23,8 @@
 #include "nfsd_server.h"
 #include "nfsd_tel.h"
 #include "stk_iface.h"
+#include "stk_stack.h"
+#include "stk_stats.h"
 
 /* Who is connected, for /droce/nfs/clients: the lcore writes a snapshot twice a second into
  * the buffer readers are not on, then bumps seq; the telemetry thread copies the other one and
@@ -156,6 +159,45 @@ static int tel_clients(const char *cmd, const char *params, struct rte_tel_data 
 	return 0;
 }
 
+/* Each port's losses (the stack's drops by reason, the port's missed, no-mbuf and TX errors)
+ * and the RoCE device's lane handoffs and lost completions, as "port N: ..." and "roce: ...":
+ * a run that lost frames says where. Nothing for a port that lost nothing. */
+static void print_losses(void)
+{
+	for (int i = 0; i < stk_iface_count(); i++) {
+		const struct stk_iface *ifc = stk_iface_get((uint16_t)i);
+		struct rte_eth_stats es;
+		struct stk_port_stats ps;
+		char line[1024];
+		size_t n = 0;
+
+		stk_stats_sum(i, &ps);
+		for (int d = 0; d < STK_DROP_NUM && n < sizeof(line); d++)
+			if (ps.drop[d])
+				n += (size_t)snprintf(line + n, sizeof(line) - n, " %s %llu",
+						      stk_drop_name((enum stk_drop)d),
+						      (unsigned long long)ps.drop[d]);
+		if (ifc && rte_eth_stats_get(ifc->port_id, &es) == 0 && n < sizeof(line) &&
+		    es.imissed + es.rx_nombuf + es.oerrors)
+			n += (size_t)snprintf(line + n, sizeof(line) - n,
+					      " rx_missed %llu rx_nombuf %llu tx_errors %llu",
+					      (unsigned long long)es.imissed,
+					      (unsigned long long)es.rx_nombuf,
+					      (unsigned long long)es.oerrors);
+		if (n)
+			printf("port %d: dropped:%s\n", i, line);
+	}
+	if (nfsd.dev) {
+		struct roce_dev_counts c;
+
+		roce_dev_counts(nfsd.dev, &c);
+		printf("roce: frames handed between lanes %llu, completions lost %llu, events "
+		       "undelivered %llu\n",
+		       (unsigned long long)c.rx_handoff, (unsigned long long)c.cqe_lost,
+		       (unsigned long long)c.async_dropped);
+	}
+}
+
 void nfsd_print_stats(void)
 {
 	struct nfs_fs_stats fst;
@@ -165,6 +207,7 @@ void nfsd_print_stats(void)
 	/* the RDMA servers of every lane, summed (lane 0's alone when there is one) */
 	static struct nfs3_stats rst;
 
+	print_losses();
 	printf("tcp: accepted %llu, records %llu, udp calls %llu, closed %llu (garbage %llu)\n",
 	       (unsigned long long)nfsd.tcp.stats.accepted,
 	       (unsigned long long)nfsd.tcp.stats.records,

@@ -220,9 +220,9 @@ wait "$LAB_PID_nfsd"
 st=$?
 kill "$cpid" 2> /dev/null
 wait "$cpid" 2> /dev/null
-grep -E "^state:|^drain|^rdma: lane" "$LAB_DIR/nfsd.log" | sed 's/^/#   nfsd: /'
+grep -E "^state:|^drain|^rdma: lane|^port [0-9]+: dropped|^roce: " "$LAB_DIR/nfsd.log" | sed 's/^/#   nfsd: /'
 # what the server saw go wrong over phases 1 to 3, for a failure's diagnosis: failed endpoints
-# and closed connections (droce-nfsd prints no port or RoCE drop counters at exit yet)
+# and closed connections (the port's and the RoCE device's losses are printed above)
 grep -E "endpoint failed|FAILED|RETRY_EXC|closed" "$LAB_DIR/nfsd.log" | awk '!seen[$0]++' |
 	head -n 12 | sed 's/^/#   nfsd: /'
 check "SIGTERM while 4 jobs wrote on two lanes: drained with every call answered, exit 0 (exit $st)" \
