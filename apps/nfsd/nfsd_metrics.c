@@ -88,6 +88,7 @@ void nfsd_metrics_nfs_total(const struct nfsd_metrics_src *s, struct nfs3_stats 
 			t->mount_proc[p] += st->mount_proc[p];
 		t->deferred += st->deferred;
 		t->sync_fallback += st->sync_fallback;
+		t->parked += st->parked;
 		t->aio += st->aio;
 	}
 }
@@ -146,9 +147,13 @@ static void write_nfs3(struct app_buf *b, const struct nfsd_metrics_src *s)
 		"thread",
 		t.deferred);
 	counter(b, P "helper_inline_total",
-		"such calls run on the loop although helper threads exist (no scratch space, or "
-		"over UDP)",
+		"such calls run on the loop although helper threads exist (over UDP, or no "
+		"scratch space and no room to wait for it)",
 		t.sync_fallback);
+	counter(b, P "helper_parked_total",
+		"such calls that waited for scratch space (every set was with a running call) "
+		"before they went to a helper thread",
+		t.parked);
 	nfsd_metrics_io_total(s, &io);
 	gauge(b, P "helper_queue_depth", "NFSv3 calls with the helper threads now",
 	      io.helper_queue);

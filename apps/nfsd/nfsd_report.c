@@ -250,9 +250,10 @@ void nfsd_print_stats(void)
 		if (nfsd.tcp_nfs.st.mount_proc[p])
 			printf("mount: %s %llu\n", nfs_mnt_proc_name(p),
 			       (unsigned long long)nfsd.tcp_nfs.st.mount_proc[p]);
-	printf("nfs3: calls on helper threads %llu, run inline for want of scratch %llu, READs and "
-	       "WRITEs by io_uring %llu\n",
+	printf("nfs3: calls on helper threads %llu (waited for scratch %llu), run inline for want "
+	       "of scratch %llu, READs and WRITEs by io_uring %llu\n",
 	       (unsigned long long)(nfsd.tcp_nfs.st.deferred + rst.deferred),
+	       (unsigned long long)(nfsd.tcp_nfs.st.parked + rst.parked),
 	       (unsigned long long)(nfsd.tcp_nfs.st.sync_fallback + rst.sync_fallback),
 	       (unsigned long long)(nfsd.tcp_nfs.st.aio + rst.aio));
 	printf("nfs3: status ok %llu, errors %llu; read %llu bytes, written %llu bytes\n",

@@ -112,6 +112,8 @@ fail:
 
 int nfs_pool_submit(struct nfs_pool *p, void *job)
 {
+	if (atomic_load(&p->stop))
+		return -ESHUTDOWN; /* its workers are gone or going: nothing would run the job */
 	if (rte_ring_sp_enqueue(p->jobs, job) != 0)
 		return -ENOBUFS;
 	p->inflight++;

@@ -30,7 +30,8 @@ typedef void (*nfs_pool_done_t)(void *job);
  */
 struct nfs_pool *nfs_pool_create(const char *name, uint32_t nthreads, nfs_pool_work_t work);
 
-/** Queue a job. @return 0, or -ENOBUFS when NFS_POOL_RING jobs are in flight */
+/** Queue a job. @return 0, -ENOBUFS when NFS_POOL_RING jobs are in flight, or -ESHUTDOWN
+ * once nfs_pool_destroy() began (a done function it calls may try) */
 int nfs_pool_submit(struct nfs_pool *p, void *job);
 
 /** Hand up to max finished jobs to done. @return how many */

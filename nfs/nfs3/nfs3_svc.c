@@ -93,6 +93,7 @@ enum nfs_stat nfs3_stat_of_slot(uint32_t slot)
 
 static struct nfs3_scratch *scratch_get(struct nfs3_server *s);
 static void scratch_put(struct nfs3_server *s, struct nfs3_scratch *sc);
+static void unpark(struct nfs3_server *s);
 static void nfs3_count(struct nfs3_server *s, uint32_t proc, const void *res, uint64_t t0_ns);
 
 /* CLOCK_MONOTONIC, not the TSC: droce-nfsd --listen runs without the EAL, which is what
@@ -526,15 +527,24 @@ enum accept_stat nfs3_defer_or_run(struct orpc_req *r, void *args, void *res,
 
 	if (s->pool && nfs_pool_inflight(s->pool) < NFS_POOL_RING) {
 		struct nfs3_scratch *sc = scratch_get(s);
-		struct orpc_pending *p = sc ? orpc_svc_defer(r, args, res) : NULL;
+		bool room = sc || s->park_tail - s->park_head < NFS3_MAX_PARKED;
+		struct orpc_pending *p = room ? orpc_svc_defer(r, args, res) : NULL;
 
-		if (p) {
+		if (p && sc) {
 			orpc_pending_req(p)->user = sc;
 			sc->t0_ns = t0;
 			if (is_read)
 				read_dest(r, sc, read_count(s, args));
 			nfs_pool_submit(s->pool, p); /* cannot fail: the ring has room */
 			s->st.deferred++;
+			return ORPC_DEFER;
+		}
+		if (p) { /* every set is with a call that is running: wait for one (unpark) */
+			orpc_pending_req(p)->user = NULL;
+			s->parked[s->park_tail % NFS3_MAX_PARKED] =
+				(struct nfs3_parked){.p = p, .t0_ns = t0};
+			s->park_tail++;
+			s->st.parked++;
 			return ORPC_DEFER;
 		}
 		if (sc)
@@ -625,6 +635,7 @@ void nfs3_aio_done(const struct nfs_aio_done *d)
 	/* the transport encodes the reply now (READ data points into sc), or drops it */
 	orpc_pending_done(p, SUCCESS);
 	scratch_put(s, sc);
+	unpark(s);
 }
 
 /*
@@ -873,17 +884,12 @@ void nfs3_pool_work(void *job)
 		sc->stat = nfs3_call_work(r, orpc_pending_args(p), orpc_pending_res(p));
 }
 
-void nfs3_pool_done(void *job)
+/* A NFSv3 or MOUNT call's end on the lcore, its work done: the reply, and its scratch set back */
+static void pool_end(struct orpc_pending *p)
 {
-	struct orpc_pending *p = job;
 	struct orpc_req *r = orpc_pending_req(p);
 	struct nfs3_server *s = r->svc->ctx;
 	struct nfs3_scratch *sc = r->user;
-
-	if (nfs4_is_call(r)) {
-		nfs4_pool_done(job);
-		return;
-	}
 
 	if (is_mount(r))
 		mount_mnt_end(r, orpc_pending_args(p), orpc_pending_res(p));
@@ -892,4 +898,43 @@ void nfs3_pool_done(void *job)
 	/* the transport encodes the reply now (results point into sc), or drops it */
 	orpc_pending_done(p, sc->stat);
 	scratch_put(s, sc);
+}
+
+/* On the lcore, where a call ended and gave its scratch set back (not inside dispatch): the
+ * calls that wait for a set take the free ones, oldest first, and go to the pool. A pool that
+ * takes no more (it is stopping) has the lcore run the call, as a server without one would. */
+static void unpark(struct nfs3_server *s)
+{
+	while (s->park_head != s->park_tail && s->free_scratch) {
+		struct nfs3_parked k = s->parked[s->park_head % NFS3_MAX_PARKED];
+		struct orpc_req *r = orpc_pending_req(k.p);
+		struct nfs3_scratch *sc = scratch_get(s);
+
+		s->park_head++;
+		r->user = sc;
+		sc->t0_ns = k.t0_ns;
+		if (r->call.prog == NFS3_PROG && r->call.proc == NFS3_PROC_READ)
+			read_dest(r, sc, read_count(s, orpc_pending_args(k.p)));
+		if (nfs_pool_submit(s->pool, k.p) == 0) {
+			s->st.deferred++;
+			continue;
+		}
+		s->st.sync_fallback++;
+		nfs3_pool_work(k.p);
+		pool_end(k.p);
+	}
+}
+
+void nfs3_pool_done(void *job)
+{
+	struct orpc_pending *p = job;
+	struct orpc_req *r = orpc_pending_req(p);
+	struct nfs3_server *s = r->svc->ctx;
+
+	if (nfs4_is_call(r)) {
+		nfs4_pool_done(job);
+		return;
+	}
+	pool_end(p);
+	unpark(s);
 }

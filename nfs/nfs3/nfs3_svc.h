@@ -50,7 +50,10 @@ struct nfs3_stats {
 	uint64_t status[32]; /**< by nfs3_stat_slot() */
 	uint64_t read_bytes, write_bytes;
 	uint64_t deferred;	/**< calls whose work ran on a helper thread */
-	uint64_t sync_fallback; /**< calls run inline although a pool was there (no scratch) */
+	uint64_t sync_fallback; /**< calls run inline although a pool was there (no scratch set
+				 *   and no room to wait for one, or the pool was stopping) */
+	uint64_t parked;	/**< calls that waited for a scratch set (every one was with the
+				 *   helper threads or io_uring), then went to the pool */
 	uint64_t aio;		/**< READs and WRITEs whose data went through io_uring */
 };
 
@@ -72,6 +75,15 @@ struct nfs3_scratch {
 };
 
 #define NFS3_MAX_SCRATCH 64u /**< deferred calls at once, per server (each ~3 MiB) */
+/** Calls that may wait for a scratch set, per server: more than the credits of the few
+ * connections a server takes, so that a burst waits rather than blocking the lcore */
+#define NFS3_MAX_PARKED 1024u
+
+/** A deferred call waiting for a scratch set, and when it arrived. */
+struct nfs3_parked {
+	struct orpc_pending *p;
+	uint64_t t0_ns;
+};
 
 struct nfs4_server;
 
@@ -88,6 +100,11 @@ struct nfs3_server {
 	struct nfs3_scratch sync_scratch; /**< for calls run inline */
 	struct nfs3_scratch *free_scratch;
 	uint32_t nscratch;
+	/** calls deferred while every scratch set was taken, in arrival order: each goes to the
+	 * pool when a call ends and gives its set back (never run on the lcore while the pool
+	 * takes jobs) */
+	struct nfs3_parked parked[NFS3_MAX_PARKED];
+	uint32_t park_head, park_tail;
 	struct nfs3_stats st;
 };
 
@@ -104,8 +121,9 @@ void nfs3_aio_done(const struct nfs_aio_done *d);
  * open_by_handle_at) on a helper thread, its end (the mount list, the counters) on the lcore. */
 enum accept_stat mount_mnt_work(struct orpc_req *r, void *args, void *res);
 void mount_mnt_end(struct orpc_req *r, void *args, void *res);
-/** Defer the call to the server's pool (work there, end on the lcore), or run both at once
- * when there is no pool, no room or no scratch, or the transport cannot defer (UDP). */
+/** Defer the call to the server's pool (work there, end on the lcore); when every scratch set
+ * is taken, defer it to wait for one (nfs3_server.parked). Run both at once when there is no
+ * pool or no room in it, nowhere to wait, or the transport cannot defer (UDP). */
 enum accept_stat nfs3_defer_or_run(struct orpc_req *r, void *args, void *res,
 				   enum accept_stat (*work)(struct orpc_req *, void *, void *),
 				   void (*end)(struct orpc_req *, void *, void *));

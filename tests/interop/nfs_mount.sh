@@ -226,7 +226,7 @@ sed 's/^/# droce-nfsd stderr: /' "$LABI_DIR/nfsd.err" | tail -n 20
 check "droce-nfsd dropped nothing and closed nothing as garbage" \
 	bash -c "! grep -q 'DROP\|GARBAGE\|SYSTEM_ERR\|garbage [1-9]' '$LABI_DIR/nfsd.out'"
 check "the file-system calls ran on droce-nfsd's helper threads (over RDMA and TCP), none inline" \
-	grep -q "calls on helper threads [1-9][0-9]*, run inline for want of scratch 0" "$LABI_DIR/nfsd.out"
+	grep -q "calls on helper threads [1-9][0-9]* (waited for scratch [0-9]*), run inline for want of scratch 0" "$LABI_DIR/nfsd.out"
 
 # two lanes: two lcores with a queue each (af_packet qpairs=2), connections taken in turn; both
 # lcores back off when idle, so the emulated VM keeps a core

@@ -80,6 +80,6 @@ check "droce-nfsd answered every call (no GARBAGE_ARGS, SYSTEM_ERR, drop or garb
 	bash -c "! grep -q 'GARBAGE\|SYSTEM_ERR\|DROP\|garbage [1-9]' '$out/nfsd'"
 check "droce-nfsd counted the refused client" grep -q "client refused [1-9]" "$out/nfsd"
 check "the file-system calls ran on droce-nfsd's helper threads, not on its loop" \
-	grep -q "calls on helper threads [1-9][0-9]*, run inline for want of scratch 0" "$out/nfsd"
+	grep -q "calls on helper threads [1-9][0-9]* (waited for scratch [0-9]*), run inline for want of scratch 0" "$out/nfsd"
 echo "# libnfs_tcp: $fails failed"
 [ "$fails" = 0 ]

@@ -70,7 +70,7 @@ sed 's/^/# droce-nfsd (1): /' "$out/log1"
 # MOUNT's MNT, like every NFSv3 call but NULL, ran on the helper threads (none inline)
 getattrs=$(sed -nE 's/^nfs3: GETATTR tcp ([0-9]+) .*/\1/p' "$out/log1")
 mnts=$(sed -nE 's/^mount: MNT ([0-9]+)$/\1/p' "$out/log1")
-helped=$(sed -nE 's/^nfs3: calls on helper threads ([0-9]+), run inline for want of scratch 0, .*/\1/p' "$out/log1")
+helped=$(sed -nE 's/^nfs3: calls on helper threads ([0-9]+) \(waited for scratch [0-9]+\), run inline for want of scratch 0, .*/\1/p' "$out/log1")
 check "MNT (${mnts:-?}) and GETATTR (${getattrs:-?}) calls all ran on the helper threads (${helped:-?})" \
 	[ -n "$helped" -a -n "$mnts" -a "${mnts:-0}" -gt 0 -a "$((${getattrs:-0} + ${mnts:-0}))" = "${helped:-x}" ]
 
