@@ -145,6 +145,11 @@ uint32_t nfs_pool_poll(struct nfs_pool *p, nfs_pool_done_t done, uint32_t max)
 	return total;
 }
 
+bool nfs_pool_stopping(const struct nfs_pool *p)
+{
+	return atomic_load(&p->stop);
+}
+
 uint32_t nfs_pool_inflight(const struct nfs_pool *p)
 {
 	return p->inflight;

@@ -12,6 +12,7 @@
 #ifndef NFS_POOL_H
 #define NFS_POOL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct nfs_pool;
@@ -36,6 +37,10 @@ int nfs_pool_submit(struct nfs_pool *p, void *job);
 
 /** Hand up to max finished jobs to done. @return how many */
 uint32_t nfs_pool_poll(struct nfs_pool *p, nfs_pool_done_t done, uint32_t max);
+
+/** Has nfs_pool_destroy() begun? Then nfs_pool_submit() refuses: a caller that must not
+ * fail to submit (a call it defers) asks first and runs the work itself. */
+bool nfs_pool_stopping(const struct nfs_pool *p);
 
 /** Jobs submitted and not yet handed back by nfs_pool_poll. */
 uint32_t nfs_pool_inflight(const struct nfs_pool *p);

@@ -525,7 +525,7 @@ enum accept_stat nfs3_defer_or_run(struct orpc_req *r, void *args, void *res,
 	uint64_t t0 = now_ns();
 	enum accept_stat st;
 
-	if (s->pool && nfs_pool_inflight(s->pool) < NFS_POOL_RING) {
+	if (s->pool && nfs_pool_inflight(s->pool) < NFS_POOL_RING && !nfs_pool_stopping(s->pool)) {
 		struct nfs3_scratch *sc = scratch_get(s);
 		bool room = sc || s->park_tail - s->park_head < NFS3_MAX_PARKED;
 		struct orpc_pending *p = room ? orpc_svc_defer(r, args, res) : NULL;
@@ -550,6 +550,8 @@ enum accept_stat nfs3_defer_or_run(struct orpc_req *r, void *args, void *res,
 		if (sc)
 			scratch_put(s, sc);
 		s->st.sync_fallback++;
+	} else if (s->pool && nfs_pool_stopping(s->pool)) {
+		s->st.sync_fallback++; /* its workers are going: the lcore runs it */
 	}
 	s->sync_scratch.t0_ns = t0; /* scratch_of(r) for a call run at once */
 	if (is_read)

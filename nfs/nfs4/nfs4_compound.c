@@ -1020,7 +1020,8 @@ static enum accept_stat start_work(struct nfs3_server *v3, struct orpc_req *r, v
 		op = nfs_aio_write(v3->aio, &t->ctx, &w->fh, w->offset, w->data, w->count,
 				   w->stable);
 	if (!op)
-		pool = v3->pool && nfs_pool_inflight(v3->pool) < NFS_POOL_RING;
+		pool = v3->pool && nfs_pool_inflight(v3->pool) < NFS_POOL_RING &&
+		       !nfs_pool_stopping(v3->pool);
 	if (op || pool)
 		p = orpc_svc_defer(r, args, res);
 	if (p) {
