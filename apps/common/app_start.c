@@ -270,29 +270,36 @@ void app_counts(const struct app_start *a, struct app_counts *c)
 		c->mbufs = rte_mempool_in_use_count(mp);
 }
 
+size_t app_port_drops(int iface, char *line, size_t cap)
+{
+	const struct stk_iface *ifc = stk_iface_get((uint16_t)iface);
+	struct rte_eth_stats es;
+	struct stk_port_stats s;
+	size_t n = 0;
+
+	if (cap)
+		line[0] = '\0';
+	stk_stats_sum(iface, &s);
+	for (int d = 0; d < STK_DROP_NUM; d++)
+		if (s.drop[d] && n < cap)
+			n += (size_t)snprintf(line + n, cap - n, " %s %" PRIu64,
+					      stk_drop_name((enum stk_drop)d), s.drop[d]);
+	if (ifc && rte_eth_stats_get(ifc->port_id, &es) == 0 && n < cap) {
+		if (es.imissed)
+			n += (size_t)snprintf(line + n, cap - n, " rx_missed %" PRIu64, es.imissed);
+		if (es.rx_nombuf && n < cap)
+			n += (size_t)snprintf(line + n, cap - n, " rx_nombuf %" PRIu64,
+					      es.rx_nombuf);
+	}
+	return n < cap ? n : cap - 1;
+}
+
 void app_print_drops(const struct app_start *a)
 {
 	for (int i = 0; a->stack_up && i < stk_iface_count(); i++) {
-		const struct stk_iface *ifc = stk_iface_get((uint16_t)i);
-		struct rte_eth_stats es;
-		struct stk_port_stats s;
 		char line[1024];
-		size_t n = 0;
 
-		stk_stats_sum(i, &s);
-		for (int d = 0; d < STK_DROP_NUM; d++)
-			if (s.drop[d] && n < sizeof(line))
-				n += (size_t)snprintf(line + n, sizeof(line) - n, " %s %" PRIu64,
-						      stk_drop_name((enum stk_drop)d), s.drop[d]);
-		if (rte_eth_stats_get(ifc->port_id, &es) == 0 && n < sizeof(line)) {
-			if (es.imissed)
-				n += (size_t)snprintf(line + n, sizeof(line) - n,
-						      " rx_missed %" PRIu64, es.imissed);
-			if (es.rx_nombuf && n < sizeof(line))
-				n += (size_t)snprintf(line + n, sizeof(line) - n,
-						      " rx_nombuf %" PRIu64, es.rx_nombuf);
-		}
-		if (n)
+		if (app_port_drops(i, line, sizeof(line)))
 			fprintf(stderr, "%s: port %d: dropped:%s\n", a->prog, i, line);
 	}
 }

@@ -117,6 +117,13 @@ struct app_counts {
 void app_counts(const struct app_start *a, struct app_counts *c);
 
 /**
+ * Interface @p iface's losses into @p line as " NAME COUNT" pairs: the stack's drops by reason,
+ * then the port's rx_missed and rx_nombuf, each only when not zero (cut to @p cap).
+ * @return the length written, 0 when the interface lost nothing
+ */
+size_t app_port_drops(int iface, char *line, size_t cap);
+
+/**
  * Print to stderr, as "PROG: port N: dropped ...", every non-zero drop reason of the stack's
  * interfaces and the port's own missed and no-mbuf counts (a tool calls it before app_stop(),
  * so that a run that lost frames says where). Prints nothing when nothing was dropped.

@@ -19,12 +19,12 @@
 #include <rte_telemetry.h>
 
 #include "app_metrics.h"
+#include "app_start.h"
 #include "mount_xdr.h"
 #include "nfsd_server.h"
 #include "nfsd_tel.h"
 #include "stk_iface.h"
 #include "stk_stack.h"
-#include "stk_stats.h"
 
 /* Who is connected, for /droce/nfs/clients: the lcore writes a snapshot twice a second into
  * the buffer readers are not on, then bumps seq; the telemetry thread copies the other one and
@@ -159,30 +159,20 @@ static int tel_clients(const char *cmd, const char *params, struct rte_tel_data 
 	return 0;
 }
 
-/* Each port's losses (the stack's drops by reason, the port's missed, no-mbuf and TX errors)
- * and the RoCE device's lane handoffs and lost completions, as "port N: ..." and "roce: ...":
- * a run that lost frames says where. Nothing for a port that lost nothing. */
+/* Each port's losses (app_port_drops: the stack's drops by reason, the port's missed and
+ * no-mbuf counts; then its TX errors) and the RoCE device's lane handoffs and lost
+ * completions, as "port N: ..." and "roce: ...": a run that lost frames says where. Nothing
+ * for a port that lost nothing. */
 static void print_losses(void)
 {
 	for (int i = 0; i < stk_iface_count(); i++) {
 		const struct stk_iface *ifc = stk_iface_get((uint16_t)i);
 		struct rte_eth_stats es;
-		struct stk_port_stats ps;
 		char line[1024];
-		size_t n = 0;
+		size_t n = app_port_drops(i, line, sizeof(line));
 
-		stk_stats_sum(i, &ps);
-		for (int d = 0; d < STK_DROP_NUM && n < sizeof(line); d++)
-			if (ps.drop[d])
-				n += (size_t)snprintf(line + n, sizeof(line) - n, " %s %llu",
-						      stk_drop_name((enum stk_drop)d),
-						      (unsigned long long)ps.drop[d]);
-		if (ifc && rte_eth_stats_get(ifc->port_id, &es) == 0 && n < sizeof(line) &&
-		    es.imissed + es.rx_nombuf + es.oerrors)
-			n += (size_t)snprintf(line + n, sizeof(line) - n,
-					      " rx_missed %llu rx_nombuf %llu tx_errors %llu",
-					      (unsigned long long)es.imissed,
-					      (unsigned long long)es.rx_nombuf,
+		if (ifc && rte_eth_stats_get(ifc->port_id, &es) == 0 && es.oerrors)
+			n += (size_t)snprintf(line + n, sizeof(line) - n, " tx_errors %llu",
 					      (unsigned long long)es.oerrors);
 		if (n)
 			printf("port %d: dropped:%s\n", i, line);

@@ -513,6 +513,26 @@ static void nfs3_call_end(struct orpc_req *r, void *args, void *res)
 	nfs3_count(server_of(r), r->call.proc, res, scratch_of(r)->t0_ns);
 }
 
+/* An NFSv3 READ (not MOUNT's MNT, which shares the helper path) */
+static bool is_read_call(const struct orpc_req *r)
+{
+	return r->call.prog == NFS3_PROG && r->call.proc == NFS3_PROC_READ;
+}
+
+/* Deferred call @p takes scratch set @sc (a READ's destination chosen) and goes to the pool.
+ * @return nfs_pool_submit's */
+static int to_pool(struct nfs3_server *s, struct orpc_pending *p, struct nfs3_scratch *sc,
+		   uint64_t t0)
+{
+	struct orpc_req *r = orpc_pending_req(p);
+
+	r->user = sc;
+	sc->t0_ns = t0;
+	if (is_read_call(r))
+		read_dest(r, sc, read_count(s, orpc_pending_args(p)));
+	return nfs_pool_submit(s->pool, p);
+}
+
 /* With a pool, the call is deferred and its work runs on a helper thread (the lcore goes on
  * with other connections); without one, or over UDP, or when every scratch set is taken, it
  * runs at once. */
@@ -521,21 +541,18 @@ enum accept_stat nfs3_defer_or_run(struct orpc_req *r, void *args, void *res,
 				   void (*end)(struct orpc_req *, void *, void *))
 {
 	struct nfs3_server *s = server_of(r);
-	bool is_read = r->call.prog == NFS3_PROG && r->call.proc == NFS3_PROC_READ;
 	uint64_t t0 = now_ns();
 	enum accept_stat st;
 
-	if (s->pool && nfs_pool_inflight(s->pool) < NFS_POOL_RING && !nfs_pool_stopping(s->pool)) {
+	if (s->pool && nfs_pool_stopping(s->pool)) {
+		s->st.sync_fallback++; /* its workers are going: the lcore runs it */
+	} else if (s->pool && nfs_pool_inflight(s->pool) < NFS_POOL_RING) {
 		struct nfs3_scratch *sc = scratch_get(s);
 		bool room = sc || s->park_tail - s->park_head < NFS3_MAX_PARKED;
 		struct orpc_pending *p = room ? orpc_svc_defer(r, args, res) : NULL;
 
 		if (p && sc) {
-			orpc_pending_req(p)->user = sc;
-			sc->t0_ns = t0;
-			if (is_read)
-				read_dest(r, sc, read_count(s, args));
-			nfs_pool_submit(s->pool, p); /* cannot fail: the ring has room */
+			to_pool(s, p, sc, t0); /* cannot fail: the ring has room, the pool runs */
 			s->st.deferred++;
 			return ORPC_DEFER;
 		}
@@ -550,11 +567,9 @@ enum accept_stat nfs3_defer_or_run(struct orpc_req *r, void *args, void *res,
 		if (sc)
 			scratch_put(s, sc);
 		s->st.sync_fallback++;
-	} else if (s->pool && nfs_pool_stopping(s->pool)) {
-		s->st.sync_fallback++; /* its workers are going: the lcore runs it */
 	}
 	s->sync_scratch.t0_ns = t0; /* scratch_of(r) for a call run at once */
-	if (is_read)
+	if (is_read_call(r))
 		read_dest(r, &s->sync_scratch, read_count(s, args));
 	st = work(r, args, res);
 	end(r, args, res);
@@ -909,15 +924,9 @@ static void unpark(struct nfs3_server *s)
 {
 	while (s->park_head != s->park_tail && s->free_scratch) {
 		struct nfs3_parked k = s->parked[s->park_head % NFS3_MAX_PARKED];
-		struct orpc_req *r = orpc_pending_req(k.p);
-		struct nfs3_scratch *sc = scratch_get(s);
 
 		s->park_head++;
-		r->user = sc;
-		sc->t0_ns = k.t0_ns;
-		if (r->call.prog == NFS3_PROG && r->call.proc == NFS3_PROC_READ)
-			read_dest(r, sc, read_count(s, orpc_pending_args(k.p)));
-		if (nfs_pool_submit(s->pool, k.p) == 0) {
+		if (to_pool(s, k.p, scratch_get(s), k.t0_ns) == 0) {
 			s->st.deferred++;
 			continue;
 		}

@@ -74,7 +74,7 @@ perf() {
 }
 
 # server_state: what the running server's transport says after a failed run, for the
-# failure's diagnosis (it fails about 1 run in 15 on a loaded 2-CPU machine, not yet
+# failure's diagnosis (it failed 1 run in 29 beside a CPU hog on a 2-CPU machine, not yet
 # explained): each lane's polls and handoffs, each QP's state, PSNs and non-zero counters,
 # the device's receive drops, and the port's per-queue packets and errors (the af_packet
 # PMD counts a TX burst it could not hand to the kernel as errors)
