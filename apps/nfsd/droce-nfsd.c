@@ -870,6 +870,8 @@ static int serve_tcp_only(long secs)
 		epoll_ctl(wait_fd, EPOLL_CTL_ADD, app_metrics_fd(nfsd.metrics), &ev);
 	if (nfsd.v4 && nfs4_server_event_fd(nfsd.v4) >= 0)
 		epoll_ctl(wait_fd, EPOLL_CTL_ADD, nfs4_server_event_fd(nfsd.v4), &ev);
+	if (nfsd.nlm_up && nlm_server_event_fd(&nfsd.nlm) >= 0)
+		epoll_ctl(wait_fd, EPOLL_CTL_ADD, nlm_server_event_fd(&nfsd.nlm), &ev);
 	for (;;) {
 		/* callbacks in flight have sockets of their own, outside the epoll set */
 		epoll_wait(wait_fd, &ev, 1, cb_active || nfsd.state != NFSD_SERVING ? 10 : 100);
@@ -906,6 +908,9 @@ out:
 	 * are there (after the file work: a compound that waited for it may hold its reply) */
 	if (nfsd.v4)
 		nfs4_server_flush(nfsd.v4);
+	/* NSM's monitor list written, and the lock replies held for it sent */
+	if (nfsd.nlm_up)
+		nlm_server_flush(&nfsd.nlm);
 	if (served)
 		nfsd_print_stats();
 	if (nfsd.tcp_up)
@@ -1246,6 +1251,8 @@ out:
 	 * are there (after the file work: a compound that waited for it may hold its reply) */
 	if (nfsd.v4)
 		nfs4_server_flush(nfsd.v4);
+	if (nfsd.nlm_up)
+		nlm_server_flush(&nfsd.nlm);
 	if (served)
 		nfsd_print_stats();
 	if (nfsd.tcp_up)

@@ -476,6 +476,18 @@ static void write_nlm(struct app_buf *b, const struct nlm_server *n)
 		"locks and waiters dropped by SM_NOTIFY or FREE_ALL", n->st.notify_dropped);
 	gauge(b, P "nsm_state", "NSM state number (odd while up)", (uint64_t)n->nsm_state);
 	gauge(b, P "nsm_monitored_hosts", "hosts NSM monitors", n->nhosts);
+	counter(b, P "nsm_list_writes_total",
+		"monitor list writes (write, fsync, rename) by NSM's helper thread",
+		n->st.nsm_writes);
+	counter(b, P "nsm_list_sync_writes_total",
+		"monitor list writes on the lcore (no helper thread)", n->st.nsm_sync_writes);
+	counter(b, P "nsm_list_write_errors_total", "monitor list writes that failed",
+		n->st.nsm_write_errors);
+	counter(b, P "nlm_replies_held_total",
+		"lock replies held until their host's monitor entry was on disk", n->st.nsm_held);
+	counter(b, P "nlm_replies_unheld_total",
+		"lock replies that could not wait for the monitor list (UDP, LOCK_MSG, no memory)",
+		n->st.nsm_unheld);
 }
 
 /* [nfs] lcores: each lane's RDMA connections accepted and NFSv3 calls answered */

@@ -336,6 +336,13 @@ void nfsd_print_stats(void)
 		       (unsigned long long)nfsd.nlm.st.granted_refused,
 		       (unsigned long long)nfsd.nlm.st.notify_dropped,
 		       (unsigned long long)nfsd.nlm.st.cb_dropped);
+		printf("nsm: monitor list writes %llu (on the lcore %llu, failed %llu), lock "
+		       "replies held for them %llu, unheld %llu\n",
+		       (unsigned long long)nfsd.nlm.st.nsm_writes,
+		       (unsigned long long)nfsd.nlm.st.nsm_sync_writes,
+		       (unsigned long long)nfsd.nlm.st.nsm_write_errors,
+		       (unsigned long long)nfsd.nlm.st.nsm_held,
+		       (unsigned long long)nfsd.nlm.st.nsm_unheld);
 	}
 	orpc_svc_drc_stats(&nfsd.svc, &drc[0]);
 	printf("drc: kept %llu, replayed %llu, dropped in progress %llu, evicted %llu, too big "
@@ -389,6 +396,11 @@ static int tel_nlm(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "sm_notify_received", nfsd.nlm.st.nsm_proc[NSM_PROC_NOTIFY]);
 	rte_tel_data_add_dict_u64(d, "nsm_state", (uint64_t)nfsd.nlm.nsm_state);
 	rte_tel_data_add_dict_u64(d, "monitored_hosts", nfsd.nlm.nhosts);
+	rte_tel_data_add_dict_u64(d, "nsm_list_writes", nfsd.nlm.st.nsm_writes);
+	rte_tel_data_add_dict_u64(d, "nsm_list_sync_writes", nfsd.nlm.st.nsm_sync_writes);
+	rte_tel_data_add_dict_u64(d, "nsm_list_write_errors", nfsd.nlm.st.nsm_write_errors);
+	rte_tel_data_add_dict_u64(d, "replies_held", nfsd.nlm.st.nsm_held);
+	rte_tel_data_add_dict_u64(d, "replies_unheld", nfsd.nlm.st.nsm_unheld);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "nfs_pool.h"
 #include "nlm_svc.h"
 
 #define PMAP_PROG 100000u
@@ -247,7 +248,8 @@ static void step(struct nlm_server *s, struct nlm_cb *cb)
 
 uint32_t nlm_server_poll(struct nlm_server *s)
 {
-	uint32_t active = 0;
+	/* the helpers' jobs first: a call answered there may queue a callback or change the list */
+	uint32_t active = nlm_jobs_poll(s);
 
 	for (uint32_t i = 0; i < NLM_CB_MAX; i++) {
 		if (s->cbs[i].state == NLM_CB_FREE)
@@ -255,5 +257,6 @@ uint32_t nlm_server_poll(struct nlm_server *s)
 		step(s, &s->cbs[i]);
 		active += s->cbs[i].state != NLM_CB_FREE;
 	}
-	return active;
+	active += nsm_poll(s);
+	return active + (s->pool ? nfs_pool_inflight(s->pool) : 0);
 }

@@ -20,15 +20,21 @@
  * A file is named by its handle; the backend checks it as for GETATTR (MAC, export, the
  * caller's address listed) and gives the file's (dev, ino), the lock manager's key. A handle
  * that does not verify or is stale is NLM4_STALE_FH; another refusal is NLM4_FAILED.
+ * That lookup (open_by_handle_at, fstat) is a system call that may wait for the disk, so a call
+ * that names a file is deferred and a helper thread looks it up (key_defer); the call then runs
+ * on, on the lcore, with the key (key_done). Over UDP (nothing holds the call) the lcore looks
+ * it up itself, counted in key_inline.
  * A host is its caller_name (the peer's address when empty). The first LOCK of a host puts
  * it on NSM's monitor list (nsm_svc.c), so it is told when droce-nfsd restarts.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nfs3_svc.h"
+#include "nfs_pool.h"
 #include "nlm_svc.h"
 
 #define NLM_COOKIE_KEEP 64u /**< a blocked request's cookie kept for GRANTED */
@@ -98,10 +104,11 @@ struct lock_call {
 	const struct nlm_obj *cookie;
 	const struct nlm4_lock *l;
 	bool exclusive, block, reclaim, monitor;
+	bool joined; /**< out: the call put its host on NSM's list (its write is under way) */
 };
 
 /* One lock manager message for an NLM request. @return the nlm4_stats to answer */
-static uint32_t lock_op(struct orpc_req *r, const struct lock_call *lc)
+static uint32_t lock_op(struct orpc_req *r, struct lock_call *lc)
 {
 	struct nlm_server *s = server_of(r);
 	const struct nlm4_lock *l = lc->l;
@@ -119,7 +126,12 @@ static uint32_t lock_op(struct orpc_req *r, const struct lock_call *lc)
 	memcpy(fh.data, l->fh.b, fh.len);
 	make_ctx(r, &c);
 	memset(&q, 0, sizeof(q));
-	st = nfs_fs_file_key(&c, &fh, q.file.b);
+	if (s->cur_key) { /* a helper thread looked it up (key_done) */
+		st = s->cur_key_st;
+		memcpy(q.file.b, s->cur_key, 16);
+	} else {
+		st = nfs_fs_file_key(&c, &fh, q.file.b);
+	}
 	if (st == NFS_ERR_STALE || st == NFS_ERR_BADHANDLE)
 		return NLM4_STALE_FH;
 	if (st != NFS_OK)
@@ -155,9 +167,135 @@ static uint32_t lock_op(struct orpc_req *r, const struct lock_call *lc)
 	    q.owner.host_len <= NFS_LOCK_HOST_MAX) {
 		memcpy(host, q.owner.host, q.owner.host_len);
 		host[q.owner.host_len] = '\0';
-		nsm_monitor(s, peer, host, false);
+		lc->joined = nsm_monitor(s, peer, host, false) == 1;
 	}
 	return nlm_of[s->res.status];
+}
+
+/* ---- the helper threads' jobs ---- */
+
+static void job_work(void *arg)
+{
+	struct nlm_job *j = arg;
+
+	j->work(j);
+}
+
+static void job_done(void *arg)
+{
+	struct nlm_job *j = arg;
+
+	j->done(j);
+}
+
+bool nlm_job_submit(struct nlm_server *s, struct nlm_job *j)
+{
+	j->next = NULL;
+	if (s->pool && nfs_pool_submit(s->pool, j) == 0)
+		return true;
+	j->work(j); /* no helper, or its ring is full: here, now; done at the next poll */
+	*s->ready_tail = j;
+	s->ready_tail = &j->next;
+	return false;
+}
+
+uint32_t nlm_jobs_poll(struct nlm_server *s)
+{
+	struct nlm_job *j = s->ready, *next;
+	uint32_t n = 0;
+
+	s->ready = NULL;
+	s->ready_tail = &s->ready;
+	for (; j; j = next, n++) {
+		next = j->next;
+		j->done(j);
+	}
+	if (s->pool)
+		n += nfs_pool_poll(s->pool, job_done, 64);
+	return n;
+}
+
+int nlm_server_event_fd(const struct nlm_server *s)
+{
+	return s->pool ? nfs_pool_event_fd(s->pool) : -1;
+}
+
+typedef enum accept_stat (*nlm_handler_t)(struct orpc_req *r, void *a, void *res);
+
+/* a call waiting for its file's key */
+struct key_job {
+	struct nlm_job job; /**< first */
+	struct nlm_server *s;
+	struct orpc_pending *p;
+	nlm_handler_t fn; /**< the handler, run again with the key */
+	struct nfs_ctx ctx;
+	struct nfs_fh fh;
+	enum nfs_stat st;
+	uint8_t key[16];
+};
+
+static void key_work(struct nlm_job *j)
+{
+	struct key_job *k = (struct key_job *)j;
+
+	k->st = nfs_fs_file_key(&k->ctx, &k->fh, k->key);
+}
+
+/* on the lcore: the call runs on with its key, and is answered (or held for NSM's list) */
+static void key_done(struct nlm_job *j)
+{
+	struct key_job *k = (struct key_job *)j;
+	struct nlm_server *s = k->s;
+	enum accept_stat st;
+
+	s->cur_pending = k->p;
+	s->cur_key = k->key;
+	s->cur_key_st = k->st;
+	st = k->fn(orpc_pending_req(k->p), orpc_pending_args(k->p), orpc_pending_res(k->p));
+	s->cur_pending = NULL;
+	s->cur_key = NULL;
+	if (st != ORPC_DEFER)
+		orpc_pending_done(k->p, st);
+	free(k);
+}
+
+/* In a handler whose call names the file of l: defer the call, and a helper looks the file up.
+ * @return true: deferred (answer ORPC_DEFER); false: go on here (the call runs on with its key
+ * already, or cannot be deferred: counted) */
+static bool key_defer(struct orpc_req *r, void *a, void *res, const struct nlm4_lock *l,
+		      nlm_handler_t fn)
+{
+	struct nlm_server *s = server_of(r);
+	struct key_job *k;
+
+	if (s->cur_key || l->fh.len == 0 || l->fh.len > NFS_FH_MAX)
+		return false;
+	if (!s->pool || nfs_pool_stopping(s->pool) || nfs_pool_inflight(s->pool) >= NFS_POOL_RING)
+		goto here;
+	k = malloc(sizeof(*k));
+	if (!k)
+		goto here;
+	k->p = orpc_svc_defer(r, a, res);
+	if (!k->p) {
+		free(k);
+		goto here;
+	}
+	memset(&k->job, 0, sizeof(k->job));
+	k->job.work = key_work;
+	k->job.done = key_done;
+	k->s = s;
+	k->fn = fn;
+	make_ctx(r, &k->ctx);
+	k->fh.len = l->fh.len;
+	memcpy(k->fh.data, l->fh.b, l->fh.len);
+	if (nlm_job_submit(s, &k->job))
+		s->st.key_deferred++;
+	else
+		s->st.key_inline++;
+	return true;
+here:
+	s->st.key_inline++;
+	return false;
 }
 
 static void holder_out(struct nlm_server *s, struct nlm4_testres *o)
@@ -181,7 +319,7 @@ static enum accept_stat p_null(struct orpc_req *r, void *a, void *res)
 static void do_test(struct orpc_req *r, const struct nlm4_testargs *a, struct nlm4_testres *o)
 {
 	struct lock_call lc = {
-		NFS_LOCK_OP_TEST, &a->cookie, &a->alock, a->exclusive, false, false, false};
+		NFS_LOCK_OP_TEST, &a->cookie, &a->alock, a->exclusive, false, false, false, false};
 
 	o->cookie = a->cookie;
 	o->stat = lock_op(r, &lc);
@@ -189,20 +327,28 @@ static void do_test(struct orpc_req *r, const struct nlm4_testargs *a, struct nl
 		holder_out(server_of(r), o);
 }
 
-static void do_lock(struct orpc_req *r, const struct nlm4_lockargs *a, struct nlm4_res *o,
+/* @return true when the lock put its host on NSM's list: the reply waits for its write */
+static bool do_lock(struct orpc_req *r, const struct nlm4_lockargs *a, struct nlm4_res *o,
 		    bool monitor)
 {
 	struct lock_call lc = {NFS_LOCK_OP_LOCK,    &a->cookie, &a->alock, a->exclusive,
-			       monitor && a->block, a->reclaim, monitor};
+			       monitor && a->block, a->reclaim, monitor,   false};
 
 	o->cookie = a->cookie;
 	o->stat = lock_op(r, &lc);
+	return lc.joined;
 }
 
 static void do_cancel(struct orpc_req *r, const struct nlm4_cancargs *a, struct nlm4_res *o)
 {
-	struct lock_call lc = {
-		NFS_LOCK_OP_CANCEL, &a->cookie, &a->alock, a->exclusive, false, false, false};
+	struct lock_call lc = {NFS_LOCK_OP_CANCEL,
+			       &a->cookie,
+			       &a->alock,
+			       a->exclusive,
+			       false,
+			       false,
+			       false,
+			       false};
 
 	o->cookie = a->cookie;
 	o->stat = lock_op(r, &lc);
@@ -211,7 +357,7 @@ static void do_cancel(struct orpc_req *r, const struct nlm4_cancargs *a, struct 
 static void do_unlock(struct orpc_req *r, const struct nlm4_unlockargs *a, struct nlm4_res *o)
 {
 	struct lock_call lc = {
-		NFS_LOCK_OP_UNLOCK, &a->cookie, &a->alock, false, false, false, false};
+		NFS_LOCK_OP_UNLOCK, &a->cookie, &a->alock, false, false, false, false, false};
 
 	o->cookie = a->cookie;
 	o->stat = lock_op(r, &lc);
@@ -219,30 +365,44 @@ static void do_unlock(struct orpc_req *r, const struct nlm4_unlockargs *a, struc
 
 static enum accept_stat p_test(struct orpc_req *r, void *a, void *res)
 {
+	if (key_defer(r, a, res, &((struct nlm4_testargs *)a)->alock, p_test))
+		return ORPC_DEFER;
 	do_test(r, a, res);
 	return answered(r, ((struct nlm4_testres *)res)->stat);
 }
 
 static enum accept_stat p_lock(struct orpc_req *r, void *a, void *res)
 {
-	do_lock(r, a, res, true);
-	return answered(r, ((struct nlm4_res *)res)->stat);
+	bool joined;
+
+	if (key_defer(r, a, res, &((struct nlm4_lockargs *)a)->alock, p_lock))
+		return ORPC_DEFER;
+	joined = do_lock(r, a, res, true);
+	answered(r, ((struct nlm4_res *)res)->stat);
+	/* granted (or blocked) once its host's entry is on disk (nsm_writer) */
+	return joined && nsm_hold(server_of(r), r, a, res) ? ORPC_DEFER : SUCCESS;
 }
 
 static enum accept_stat p_nm_lock(struct orpc_req *r, void *a, void *res)
 {
+	if (key_defer(r, a, res, &((struct nlm4_lockargs *)a)->alock, p_nm_lock))
+		return ORPC_DEFER;
 	do_lock(r, a, res, false);
 	return answered(r, ((struct nlm4_res *)res)->stat);
 }
 
 static enum accept_stat p_cancel(struct orpc_req *r, void *a, void *res)
 {
+	if (key_defer(r, a, res, &((struct nlm4_cancargs *)a)->alock, p_cancel))
+		return ORPC_DEFER;
 	do_cancel(r, a, res);
 	return answered(r, ((struct nlm4_res *)res)->stat);
 }
 
 static enum accept_stat p_unlock(struct orpc_req *r, void *a, void *res)
 {
+	if (key_defer(r, a, res, &((struct nlm4_unlockargs *)a)->alock, p_unlock))
+		return ORPC_DEFER;
 	do_unlock(r, a, res);
 	return answered(r, ((struct nlm4_res *)res)->stat);
 }
@@ -272,7 +432,8 @@ static enum accept_stat p_test_msg(struct orpc_req *r, void *a, void *res)
 {
 	struct nlm4_testres o = {0};
 
-	(void)res;
+	if (key_defer(r, a, res, &((struct nlm4_testargs *)a)->alock, p_test_msg))
+		return ORPC_DEFER;
 	do_test(r, a, &o);
 	send_res(r, NLM4_PROC_TEST_RES, (xdrproc_t)xdr_nlm4_testres, &o);
 	return answered(r, o.stat);
@@ -282,8 +443,10 @@ static enum accept_stat p_lock_msg(struct orpc_req *r, void *a, void *res)
 {
 	struct nlm4_res o = {0};
 
-	(void)res;
-	do_lock(r, a, &o, true);
+	if (key_defer(r, a, res, &((struct nlm4_lockargs *)a)->alock, p_lock_msg))
+		return ORPC_DEFER;
+	if (do_lock(r, a, &o, true)) /* its answer is a call of its own: it does not wait */
+		server_of(r)->st.nsm_unheld++;
 	send_res(r, NLM4_PROC_LOCK_RES, (xdrproc_t)xdr_nlm4_res, &o);
 	return answered(r, o.stat);
 }
@@ -292,7 +455,8 @@ static enum accept_stat p_cancel_msg(struct orpc_req *r, void *a, void *res)
 {
 	struct nlm4_res o = {0};
 
-	(void)res;
+	if (key_defer(r, a, res, &((struct nlm4_cancargs *)a)->alock, p_cancel_msg))
+		return ORPC_DEFER;
 	do_cancel(r, a, &o);
 	send_res(r, NLM4_PROC_CANCEL_RES, (xdrproc_t)xdr_nlm4_res, &o);
 	return answered(r, o.stat);
@@ -302,7 +466,8 @@ static enum accept_stat p_unlock_msg(struct orpc_req *r, void *a, void *res)
 {
 	struct nlm4_res o = {0};
 
-	(void)res;
+	if (key_defer(r, a, res, &((struct nlm4_unlockargs *)a)->alock, p_unlock_msg))
+		return ORPC_DEFER;
 	do_unlock(r, a, &o);
 	send_res(r, NLM4_PROC_UNLOCK_RES, (xdrproc_t)xdr_nlm4_res, &o);
 	return answered(r, o.stat);
@@ -463,11 +628,24 @@ int nlm_server_init(struct nlm_server *s, struct nfs_fs *fs, const struct nlm_co
 	lc.ctx = s;
 	lc.now_ms = conf->now_ms;
 	nfs_lock_mgr_init(&s->mgr, &lc);
+	s->ready_tail = &s->ready;
+	/* from the start (the event fd is known before serving); without them the work runs on
+	 * the lcore, counted */
+	s->pool = nfs_pool_create("nlm", NLM_HELPERS, job_work);
 	return nsm_start(s, err, errlen);
+}
+
+void nlm_server_flush(struct nlm_server *s)
+{
+	nsm_flush(s);
 }
 
 void nlm_server_fini(struct nlm_server *s)
 {
+	nsm_fini(s);
+	if (s->pool)
+		nfs_pool_destroy(s->pool, job_done);
+	s->pool = NULL;
 	for (uint32_t i = 0; i < NLM_CB_MAX; i++)
 		if (s->cbs[i].clnt_up) {
 			orpc_clnt_fini(&s->cbs[i].clnt);

@@ -32,6 +32,7 @@
 #define NSM_MAX_HOSTS 256u
 #define NLM_CB_MAX 64u
 #define NLM_CB_ARGS_MAX 1536u
+#define NLM_HELPERS 2u /**< helper threads: a key lookup need not wait behind a list's fsync */
 
 extern const struct orpc_program nlm_program;
 extern const struct orpc_program nsm_program;
@@ -89,6 +90,46 @@ struct nlm_cb {
 	bool exclusive;
 };
 
+/** A job of the lock manager's helper threads (nlm_server.pool): the monitor list's write
+ * (nsm_svc.c), or the key of a call's file looked up (nlm_svc.c). */
+struct nlm_job {
+	void (*work)(struct nlm_job *j); /**< on a helper thread */
+	void (*done)(struct nlm_job *j); /**< back on the lcore, from nlm_server_poll */
+	struct nlm_job *next;		 /**< on nlm_server.ready */
+};
+
+/** A LOCK or SM_MON reply held until the monitor list that names its host is durable. */
+struct nsm_held {
+	struct nsm_held *next;
+	struct orpc_pending *p;
+	uint64_t gen; /**< the list's generation that must be written first */
+};
+
+struct nsm_write_job;
+
+/*
+ * The monitor list's writer (nsm_svc.c). statedir/nsm.hosts is replaced (nfs_state_write:
+ * write, fsync, rename) by one of the lock manager's helper threads (nlm_server.pool), never
+ * on the lcore; writes coalesce by generation, as NFSv4's client records do (nfs4_recover.h): while
+ * one is in flight, changes only bump gen, and one write of the newest list follows when it
+ * ends. A LOCK (or SM_MON, SM_UNMON, SM_UNMON_ALL) that changed the list has its reply held
+ * until a write of that generation has ended (gen_done), as Linux's lockd waits for statd's
+ * SM_MON before it grants: a client never holds a lock that a crash would not tell it to
+ * reclaim. Not held
+ * (counted unheld): over UDP (no connection holds the call), a *_MSG request (its answer is a
+ * call of its own), or without memory. A write that fails is counted (write_errors) and its
+ * replies go anyway: the lock is held, and a peer is never left hanging.
+ * Without the helper threads (they could not be started) the write runs on the lcore, counted
+ * in sync_writes.
+ */
+struct nsm_writer {
+	struct nsm_write_job *job; /**< the one write buffer (in flight while busy) */
+	bool busy;
+	uint64_t gen;	   /**< bumped by every change of the list */
+	uint64_t gen_done; /**< the newest generation whose write ended */
+	struct nsm_held *held, **held_tail;
+};
+
 struct nlm_stats {
 	uint64_t nlm_proc[NLM4_NPROCS];
 	uint64_t nlm_stat[NLM4_NSTATS];
@@ -96,7 +137,14 @@ struct nlm_stats {
 	uint64_t cb_state[NLM_CB_NUM_STATES]; /**< entries into each state */
 	uint64_t cb_dropped;		      /**< no free slot */
 	uint64_t granted_refused;	      /**< GRANTED answered DENIED: lock taken back */
-	uint64_t notify_dropped; /**< locks and waiters dropped by SM_NOTIFY/FREE_ALL */
+	uint64_t notify_dropped;   /**< locks and waiters dropped by SM_NOTIFY/FREE_ALL */
+	uint64_t nsm_writes;	   /**< monitor list writes by the helper thread */
+	uint64_t nsm_sync_writes;  /**< ... on the lcore (no helper thread) */
+	uint64_t nsm_write_errors; /**< writes that failed */
+	uint64_t nsm_held;	   /**< replies held until their host's entry was durable */
+	uint64_t nsm_unheld;	   /**< replies that could not wait (UDP, *_MSG, no memory) */
+	uint64_t key_deferred;	   /**< calls whose file a helper thread looked up */
+	uint64_t key_inline;	   /**< ... that the lcore looked up (UDP, no helper or memory) */
 };
 
 struct nlm_conf {
@@ -115,6 +163,17 @@ struct nlm_server {
 	int32_t nsm_state; /**< odd while up (XNFS §11.3), bumped by each start */
 	struct nsm_host hosts[NSM_MAX_HOSTS];
 	uint32_t nhosts;
+	struct nsm_writer wr;
+	/* helper threads (NLM_HELPERS): the monitor list's writes and files' keys
+	 * (open_by_handle_at, fstat), so that the lcore never blocks in a system call; NULL when
+	 * they could not start (that work runs on the lcore, counted) */
+	struct nfs_pool *pool;
+	struct nlm_job *ready, **ready_tail; /**< jobs that ran on the lcore, done not yet run */
+	/* while a call whose key a helper looked up runs on (nlm_svc.c key_done): its pending
+	 * call, and the key */
+	struct orpc_pending *cur_pending;
+	const uint8_t *cur_key;
+	enum nfs_stat cur_key_st;
 	struct nlm_cb cbs[NLM_CB_MAX];
 	struct nfs_lock_res res; /**< the last result: TEST's holder is encoded from here */
 	struct nlm_stats st;
@@ -128,9 +187,19 @@ struct nlm_server {
 int nlm_server_init(struct nlm_server *s, struct nfs_fs *fs, const struct nlm_conf *conf, char *err,
 		    size_t errlen);
 
-/** Make progress on outgoing calls (from the owner lcore's loop). @return calls active */
+/** Make progress on outgoing calls and the monitor list's write, and send the replies that
+ * waited for it (from the owner lcore's loop). @return calls, writes and replies active */
 uint32_t nlm_server_poll(struct nlm_server *s);
 
+/** An fd that becomes readable when the monitor list's write ended (-1: none), for a caller
+ * that sleeps in epoll. */
+int nlm_server_event_fd(const struct nlm_server *s);
+
+/** Before the transports go: wait for the monitor list's write (the newest list written) and
+ * send every held reply. */
+void nlm_server_flush(struct nlm_server *s);
+
+/** Flush, then free everything. */
 void nlm_server_fini(struct nlm_server *s);
 
 /* ---- shared by nlm_svc.c, nsm_svc.c and nlm_cb.c ---- */
@@ -141,8 +210,32 @@ struct nlm_cb *nlm_cb_queue(struct nlm_server *s, enum nlm_cb_kind kind, const c
 			    uint32_t prog, uint32_t vers, uint32_t proc, xdrproc_t xargs,
 			    const void *args);
 
-/** Add a host to the monitor list (persisted when it changes). @return 0 or -errno */
+/** Add a host to the monitor list (written by the helper when it changes).
+ * @return 1: added (its write is under way: nsm_hold), 0: there already, or -errno */
 int nsm_monitor(struct nlm_server *s, const char *addr, const char *name, bool by_mon);
+
+/** In a handler whose call added a host (nsm_monitor said 1): hold the reply until the list
+ * is durable. @return true: held (answer ORPC_DEFER), false: answer now (counted unheld when
+ * it could not wait) */
+bool nsm_hold(struct nlm_server *s, struct orpc_req *r, void *args, void *res);
+
+/** NSM's part of nlm_server_poll (after the helpers' jobs): the next write, held replies.
+ * @return writes and replies still active */
+uint32_t nsm_poll(struct nlm_server *s);
+
+/** Run a job on the helpers, or, when it cannot go there, on the lcore now (its done at the
+ * next poll). @return true: on a helper */
+bool nlm_job_submit(struct nlm_server *s, struct nlm_job *j);
+
+/** The helpers' finished jobs, and those that ran on the lcore: each one's done.
+ * @return how many */
+uint32_t nlm_jobs_poll(struct nlm_server *s);
+
+/** NSM's part of nlm_server_fini (after nsm_flush): the helper and the buffer go. */
+void nsm_fini(struct nlm_server *s);
+
+/** NSM's part of nlm_server_flush. */
+void nsm_flush(struct nlm_server *s);
 
 /** Drop every lock of a host named by its name or address (SM_NOTIFY, FREE_ALL).
  * @return locks and waiters dropped */

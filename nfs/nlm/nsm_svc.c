@@ -17,13 +17,19 @@
  *                the host named (its caller_name or address), and of the sender's address, go
  *   SM_SIMU_CRASH  not served (PROC_UNAVAIL)
  * Callbacks to SM_MON's my_id are never made: droce's own lock manager is the only client.
+ *
+ * The list is written by a helper thread (struct nsm_writer in nlm_svc.h), never on the lcore;
+ * a call that changed it (a first LOCK of a host, SM_MON, SM_UNMON, SM_UNMON_ALL) is answered
+ * once the changed list is on disk.
  */
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfs_pool.h"
 #include "nlm_svc.h"
 
 #define NSM_STATE_FILE "nsm.state"
@@ -40,21 +46,169 @@ static enum accept_stat counted(struct orpc_req *r)
 	return SUCCESS;
 }
 
-static int hosts_save(struct nlm_server *s)
-{
-	static char buf[NSM_MAX_HOSTS * (64 + 256 + 2)];
-	size_t n = 0;
+#define NSM_HOSTS_BUF (NSM_MAX_HOSTS * (64 + 256 + 2))
 
+/* one write of the monitor list: built on the lcore, written by the helper thread */
+struct nsm_write_job {
+	struct nlm_job job; /**< first: the helpers hand this back */
+	struct nlm_server *s;
+	const char *dir;
+	uint64_t gen; /**< the list's generation in buf */
+	int rc;	      /**< nfs_state_write's answer */
+	size_t n;
+	char buf[NSM_HOSTS_BUF];
+};
+
+static void write_work(struct nlm_job *arg)
+{
+	struct nsm_write_job *j = (struct nsm_write_job *)arg;
+
+	j->rc = nfs_state_write(j->dir, NSM_HOSTS_FILE, j->buf, j->n);
+}
+
+static void written(struct nsm_writer *w, const struct nsm_write_job *j)
+{
+	w->busy = false;
+	if (j->rc)
+		j->s->st.nsm_write_errors++;
+	if (j->gen > w->gen_done)
+		w->gen_done = j->gen;
+}
+
+/* the newest list goes to the helper when no write is in flight and it is not written yet */
+static void write_kick(struct nlm_server *s)
+{
+	struct nsm_writer *w = &s->wr;
+	struct nsm_write_job *j = w->job;
+
+	if (w->busy || w->gen_done >= w->gen)
+		return;
+	if (!j) { /* no buffer (no memory at start): the list is not written; nobody waits */
+		s->st.nsm_write_errors++;
+		w->gen_done = w->gen;
+		return;
+	}
+	j->n = 0;
 	for (uint32_t i = 0; i < s->nhosts; i++)
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s\t%s%s\n", s->hosts[i].addr,
-				      s->hosts[i].by_mon ? "+" : "", s->hosts[i].name);
-	return nfs_state_write(nfs_fs_state_dir(s->fs), NSM_HOSTS_FILE, buf, n);
+		j->n += (size_t)snprintf(j->buf + j->n, sizeof(j->buf) - j->n, "%s\t%s%s\n",
+					 s->hosts[i].addr, s->hosts[i].by_mon ? "+" : "",
+					 s->hosts[i].name);
+	j->gen = w->gen;
+	w->busy = true; /* until its done runs, from nlm_jobs_poll */
+	if (nlm_job_submit(s, &j->job))
+		s->st.nsm_writes++;
+	else
+		s->st.nsm_sync_writes++;
+}
+
+/* the list changed: it is written off the lcore (now, or after the write in flight) */
+static void hosts_changed(struct nlm_server *s)
+{
+	s->wr.gen++;
+	write_kick(s);
+}
+
+/* the held replies whose write ended go. The list is taken whole first: a transport that
+ * sends one may dispatch the connection's next call at once, which may hold its reply anew */
+static uint32_t release_held(struct nsm_writer *w)
+{
+	struct nsm_held *h = w->held, *next;
+	uint32_t n = 0;
+
+	w->held = NULL;
+	w->held_tail = &w->held;
+	for (; h; h = next) {
+		next = h->next;
+		if (h->gen > w->gen_done) {
+			h->next = NULL;
+			*w->held_tail = h;
+			w->held_tail = &h->next;
+			n++;
+			continue;
+		}
+		orpc_pending_done(h->p, SUCCESS);
+		free(h);
+	}
+	return n;
+}
+
+static void write_done(struct nlm_job *arg)
+{
+	struct nsm_write_job *j = (struct nsm_write_job *)arg;
+
+	written(&j->s->wr, j);
+}
+
+uint32_t nsm_poll(struct nlm_server *s)
+{
+	struct nsm_writer *w = &s->wr;
+
+	write_kick(s);
+	return release_held(w) + w->busy;
+}
+
+bool nsm_hold(struct nlm_server *s, struct orpc_req *r, void *args, void *res)
+{
+	struct nsm_writer *w = &s->wr;
+	struct nsm_held *h;
+
+	if (w->gen_done >= w->gen)
+		return false;
+	h = malloc(sizeof(*h));
+	/* a call that waited for its file's key is pending already */
+	if (!h || !(h->p = s->cur_pending ? s->cur_pending : orpc_svc_defer(r, args, res))) {
+		free(h);
+		s->st.nsm_unheld++;
+		return false;
+	}
+	h->gen = w->gen;
+	h->next = NULL;
+	if (!w->held_tail)
+		w->held_tail = &w->held;
+	*w->held_tail = h;
+	w->held_tail = &h->next;
+	s->st.nsm_held++;
+	return true;
+}
+
+void nsm_flush(struct nlm_server *s)
+{
+	struct nsm_writer *w = &s->wr;
+
+	/* the helpers' jobs end (a call whose key comes back may change the list and hold its
+	 * reply), then the newest list is written; a write takes milliseconds: bounded at 10 s
+	 * (a helper that never ends) */
+	for (int tries = 0; tries < 10000; tries++) {
+		struct pollfd pfd = {.fd = nlm_server_event_fd(s), .events = POLLIN};
+		bool helpers = s->pool && nfs_pool_inflight(s->pool);
+
+		if (!helpers && !s->ready && !w->busy && w->gen_done >= w->gen)
+			break;
+		if (helpers && pfd.fd >= 0)
+			poll(&pfd, 1, 1);
+		nlm_jobs_poll(s);
+		nsm_poll(s);
+	}
+	if (w->gen_done < w->gen) { /* never: count it, and let nobody wait */
+		s->st.nsm_write_errors++;
+		w->gen_done = w->gen;
+	}
+	release_held(w);
+}
+
+void nsm_fini(struct nlm_server *s)
+{
+	struct nsm_writer *w = &s->wr;
+
+	nsm_flush(s);
+	free(w->job);
+	w->job = NULL;
 }
 
 /* "address<TAB>[+]name" lines ('+': added by SM_MON); bad lines are skipped */
 static void hosts_load(struct nlm_server *s)
 {
-	static char buf[NSM_MAX_HOSTS * (64 + 256 + 2) + 1];
+	static char buf[NSM_HOSTS_BUF + 1];
 	long n = nfs_state_read(nfs_fs_state_dir(s->fs), NSM_HOSTS_FILE, buf, sizeof(buf));
 	char *l, *save = NULL;
 
@@ -93,10 +247,12 @@ int nsm_monitor(struct nlm_server *s, const char *addr, const char *name, bool b
 	snprintf(h->addr, sizeof(h->addr), "%s", addr);
 	snprintf(h->name, sizeof(h->name), "%s", name);
 	h->by_mon = by_mon;
-	return hosts_save(s);
+	hosts_changed(s);
+	return 1;
 }
 
-static void unmonitor(struct nlm_server *s, const char *name, bool all_by_mon)
+/* @return whether the list changed (its write is under way) */
+static bool unmonitor(struct nlm_server *s, const char *name, bool all_by_mon)
 {
 	bool changed = false;
 
@@ -111,7 +267,8 @@ static void unmonitor(struct nlm_server *s, const char *name, bool all_by_mon)
 		i++;
 	}
 	if (changed)
-		hosts_save(s);
+		hosts_changed(s);
+	return changed;
 }
 
 /* an SM_NOTIFY we sent was answered: that host knows; it leaves the list */
@@ -120,7 +277,7 @@ void nsm_notified(struct nlm_server *s, const char *addr)
 	for (uint32_t i = 0; i < s->nhosts; i++)
 		if (!strcmp(s->hosts[i].addr, addr)) {
 			s->hosts[i] = s->hosts[--s->nhosts];
-			hosts_save(s);
+			hosts_changed(s);
 			return;
 		}
 }
@@ -145,6 +302,15 @@ int nsm_start(struct nlm_server *s, char *err, size_t errlen)
 		return rc;
 	}
 	hosts_load(s);
+	s->wr.held_tail = &s->wr.held;
+	s->wr.job = malloc(sizeof(*s->wr.job));
+	if (s->wr.job) {
+		memset(&s->wr.job->job, 0, sizeof(s->wr.job->job));
+		s->wr.job->job.work = write_work;
+		s->wr.job->job.done = write_done;
+		s->wr.job->s = s;
+		s->wr.job->dir = dir;
+	}
 	if (s->conf.no_notify)
 		return 0;
 	for (uint32_t i = 0; i < s->nhosts; i++) {
@@ -201,13 +367,17 @@ static enum accept_stat m_mon(struct orpc_req *r, void *a, void *res)
 	struct nsm_stat_res *o = res;
 	struct nlm_server *s = server_of(r);
 	char name[256];
+	int rc = -EPERM;
 
 	o->state = s->nsm_state;
 	o->res_stat = NSM_STAT_FAIL;
-	if (from_loopback(r) && cstr(&m->mon_id.mon_name, name, sizeof(name)) &&
-	    nsm_monitor(s, name, name, true) == 0)
+	if (from_loopback(r) && cstr(&m->mon_id.mon_name, name, sizeof(name)))
+		rc = nsm_monitor(s, name, name, true);
+	if (rc >= 0)
 		o->res_stat = NSM_STAT_SUCC;
-	return counted(r);
+	counted(r);
+	/* "monitored" once the list that names it is on disk */
+	return rc == 1 && nsm_hold(s, r, a, res) ? ORPC_DEFER : SUCCESS;
 }
 
 static enum accept_stat m_unmon(struct orpc_req *r, void *a, void *res)
@@ -217,10 +387,13 @@ static enum accept_stat m_unmon(struct orpc_req *r, void *a, void *res)
 	struct nlm_server *s = server_of(r);
 	char name[256];
 
+	bool changed = false;
+
 	o->state = s->nsm_state;
 	if (from_loopback(r) && cstr(&m->mon_name, name, sizeof(name)))
-		unmonitor(s, name, false);
-	return counted(r);
+		changed = unmonitor(s, name, false);
+	counted(r);
+	return changed && nsm_hold(s, r, a, res) ? ORPC_DEFER : SUCCESS;
 }
 
 static enum accept_stat m_unmon_all(struct orpc_req *r, void *a, void *res)
@@ -228,11 +401,13 @@ static enum accept_stat m_unmon_all(struct orpc_req *r, void *a, void *res)
 	struct nsm_stat *o = res;
 	struct nlm_server *s = server_of(r);
 
-	(void)a;
+	bool changed = false;
+
 	o->state = s->nsm_state;
 	if (from_loopback(r))
-		unmonitor(s, NULL, true);
-	return counted(r);
+		changed = unmonitor(s, NULL, true);
+	counted(r);
+	return changed && nsm_hold(s, r, a, res) ? ORPC_DEFER : SUCCESS;
 }
 
 /* a client rebooted: its locks are gone with its processes */

@@ -48,6 +48,10 @@ check "droce-nfsd answered every call (no GARBAGE_ARGS, SYSTEM_ERR, drop)" \
 check "two GRANTED and one LOCK_RES callbacks went through GETPORT and the call (callbacks: DONE 3), one grant refused" \
 	bash -c "grep -q '^callbacks: DONE 3' '$out/nfsd1' && grep -q 'refused grants 1' '$out/nfsd1'"
 check "the client's host is on the monitor list (statedir/nsm.hosts)" grep -q "127.0.0.1" "$out/state/nsm.hosts"
+# the list is written by NSM's helper thread, and the first LOCK of a host over TCP was
+# answered only after that (nsm_svc.c); LOCK_MSG's answer does not wait (counted unheld)
+check "the monitor list was written off the lcore, and lock replies waited for it" \
+	grep -Eq '^nsm: monitor list writes [1-9][0-9]* \(on the lcore 0, failed 0\), lock replies held for them [1-9]' "$out/nfsd1"
 start 2
 kill -TERM "$pid"; wait "$pid"; pid=
 s2=$(cat "$out/state/nsm.state")
