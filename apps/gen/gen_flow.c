@@ -240,9 +240,19 @@ static void *flow_control(void *arg)
 			take_keys(&fl.q[i], &fl.o.keys[fl.o.nkeys == 1 ? 0 : i]);
 	} else if ((rc = gen_pt_open(&fl.pt, fl.o.qps, mine, theirs)) != 0) {
 		snprintf(fl.why, sizeof(fl.why), "%s", fl.pt.why);
+	} else if (fl.o.mix.ud && fl.max_size > fl.pt.mtu) {
+		/* ib_send_bw -c UD: a datagram is one packet of the MTU both sides agreed */
+		snprintf(fl.why, sizeof(fl.why),
+			 "--flow ud: --sizes up to %u bytes, but the MTU agreed with the perftest "
+			 "server is %u",
+			 fl.max_size, fl.pt.mtu);
+		gen_pt_abort(&fl.pt);
+		rc = -1;
 	} else {
-		for (uint32_t i = 0; i < fl.o.qps; i++)
+		for (uint32_t i = 0; i < fl.o.qps; i++) {
 			fl.q[i].theirs = theirs[i];
+			fl.q[i].qkey = FLOW_QKEY; /* perftest's DEF_QKEY */
+		}
 		fl.mtu = fl.pt.mtu;
 	}
 	__atomic_store_n(&fl.keys_ready, rc == 0 ? 1 : -1, __ATOMIC_RELEASE);

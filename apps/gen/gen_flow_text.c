@@ -384,20 +384,25 @@ int gen_flow_check(const struct gen_flow_opts *o)
 		int one = (w[GEN_FLOW_WRITE] != 0) + (w[GEN_FLOW_READ] != 0) +
 			  (w[GEN_FLOW_SEND] != 0) + (w[GEN_FLOW_ATOMIC] != 0);
 
-		if (o->mix.ud || one != 1) {
+		if (one != 1) {
 			fprintf(stderr,
 				"droce-gen: --flow %s: a perftest server takes write (ib_write_bw), "
-				"read (ib_read_bw), send (ib_send_bw) or atomic (ib_atomic_bw, "
-				"FETCH_AND_ADD) alone; a mix and ud need a peer that gives its keys: "
-				"--manual (or --keys for ud)\n",
+				"read (ib_read_bw), send (ib_send_bw), ud (ib_send_bw -c UD) or "
+				"atomic (ib_atomic_bw, FETCH_AND_ADD) alone; a mix needs a peer that "
+				"gives its keys: --manual\n",
 				mix);
 			return -1;
 		}
 		if (w[GEN_FLOW_SEND] && !o->iters) {
 			fprintf(stderr,
-				"droce-gen: --flow send to a perftest server: ib_send_bw's server "
+				"droce-gen: --flow %s to a perftest server: ib_send_bw's server "
 				"counts its receives and waits for exactly its -n per QP, so give "
-				"--iters N with the server's -n\n");
+				"--iters N with the server's -n%s\n",
+				mix,
+				o->mix.ud ? " (and no more than its receive queue holds: a "
+					    "datagram that finds no receive is dropped, and the "
+					    "server then waits for ever)"
+					  : "");
 			return -1;
 		}
 		return 0;

@@ -8,6 +8,10 @@
 #   send:  ib_send_bw -q 2 -s 4096 -n 200; droce-gen --flow send --iters 200, 2 QPs x depth 8,
 #          4 KiB: the server counts its receives to the message, so droce-gen sends exactly
 #          200 a QP (send_bw's own order of the exchange, gen_pt.h).
+#   ud:    ib_send_bw -c UD -q 2 -s 1024 -n 500; droce-gen --flow ud --iters 500, 2 UD QPs,
+#          1 KiB datagrams paced at 2000 a second: the server's QPNs from perftest's exchange,
+#          its Q_Key perftest's 0x11111111; the server posts its 500 receives a QP before the
+#          size's handshake, so none is dropped, and it exits 0 only when each QP got 500.
 #   atomic: ib_atomic_bw -q 1; droce-gen --flow atomic (FETCH_ADD at the server's region), 2 s.
 # Each: droce-gen exits 0 with data moved on every QP and no error completion, ACKs (write) or
 # READ responses (read) from rxe, exactly 200 SENDs a QP (send); the perftest server exits 0
@@ -116,6 +120,11 @@ run send "ib_send_bw -d rxe0 -x 1 -F -q 2 -s 4096 -n 200" -- --flow send --qps 2
 check "send: droce-gen exits 0 and ib_send_bw in the VM exits 0 (it counted its 200 receives a QP)" [ "$RC/$VRC" = 0/0 ]
 check "send: exactly 200 SENDs of 4 KiB on each QP, posted and completed, no error completion" \
 	js send "len(q) == 2 and all(x['posted'] == 200 and x['messages'] == 200 and x['send'] == 200 and x['bytes'] == 200 * 4096 and x['errors'] == 0 for x in q)"
+run ud "ib_send_bw -d rxe0 -x 1 -F -c UD -q 2 -s 1024 -n 500" -- --flow ud --qps 2 --depth 8 \
+	--iters 500 --seconds 30 --sizes 1024 --pps 2000
+check "ud: droce-gen exits 0 and ib_send_bw -c UD in the VM exits 0 (it counted its 500 datagrams a QP)" [ "$RC/$VRC" = 0/0 ]
+check "ud: exactly 500 datagrams of 1 KiB from each QP to the QPN perftest gave, with perftest's Q_Key, no error completion" \
+	js ud "len(q) == 2 and all(x['posted'] == 500 and x['messages'] == 500 and x['send'] == 500 and x['bytes'] == 500 * 1024 and x['errors'] == 0 and x['peer_qkey'] == 0x11111111 for x in q)"
 run atomic "ib_atomic_bw -d rxe0 -x 1 -F -q 1 -n 5" -- --flow atomic --qps 1 --depth 8 --seconds 2
 check "atomic: droce-gen exits 0 and ib_atomic_bw in the VM exits 0" [ "$RC/$VRC" = 0/0 ]
 check "atomic: FETCH_ADDs answered by rxe (atomic ACKs), no error completion" \

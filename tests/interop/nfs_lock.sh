@@ -182,6 +182,10 @@ check "unmounts" grep -q unmounted "$LABI_DIR/vm.lumount"
 stop_nfsd 2
 check "droce-nfsd (1) delivered its GRANTED callbacks (callbacks: DONE)" grep -q "^callbacks: DONE" "$LABI_DIR/nfsd1.out"
 check "droce-nfsd (2) saw the VM's reclaim (reclaims >= 1)" grep -qE "reclaims [1-9]" "$LABI_DIR/nfsd2.out"
+# the VM's first LOCK put it on NSM's list: the helper thread wrote the list, and the reply
+# waited for that (nsm_svc.c), as Linux's lockd waits for statd before it grants
+check "droce-nfsd (1) wrote the monitor list off the lcore and held the VM's first LOCK reply for it" \
+	grep -Eq "^nsm: monitor list writes [1-9][0-9]* \(on the lcore 0, failed 0\), lock replies held for them [1-9]" "$LABI_DIR/nfsd1.out"
 check "droce-nfsd (2) got the VM's SM_NOTIFY" grep -q "^nsm: SM_NOTIFY" "$LABI_DIR/nfsd2.out"
 check "droce-nfsd dropped nothing and closed nothing as garbage" \
 	bash -c "! grep -q 'DROP\|GARBAGE\|SYSTEM_ERR\|garbage [1-9]' '$LABI_DIR'/nfsd[12].out"
