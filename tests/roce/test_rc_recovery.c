@@ -525,6 +525,17 @@ static bool atomic_cached(uint32_t psn)
  * from the cache with the result of the atomic at this PSN in this lap (1005), not the one
  * from the previous lap (1000), and must not execute it again (IBA 9.7.5.1.5.3).
  */
+#if defined(__SANITIZE_ADDRESS__)
+#define RC_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RC_ASAN 1
+#endif
+#endif
+#ifndef RC_ASAN
+#define RC_ASAN 0
+#endif
+
 static void atomic_cache_psn_wrap(void **st)
 {
 	struct stk_impair_conf deaf = {.drop_ppm = 1000000, .roce_only = true, .seed = 6};
@@ -536,6 +547,13 @@ static void atomic_cache_psn_wrap(void **st)
 	uint32_t p0;
 	(void)st;
 
+	if (RC_ASAN) {
+		/* 2^24 packets through both stacks: 7 s in the plain unit suite, which runs it,
+		 * over 80 s under ASan (CI's time) for no code that the other cases do not run */
+		print_message("atomic_cache_psn_wrap: skipped under ASan (the plain unit suite "
+			      "runs it)\n");
+		skip();
+	}
 	rcf_qp_timeout = 14;
 	rcf_connect_pair(ROCE_MTU_256, 7, 1);
 	assert_int_equal(roce_query_qp(rcf_s[0].qp, &qa, NULL), 0);
