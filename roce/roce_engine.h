@@ -62,6 +62,11 @@ void roce_responder_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf
 /** Send pending READ responses (a bounded burst). */
 void roce_responder_run(struct roce_qp *qp, struct stk_lcore *lc);
 
+/** Send the ACK held for the requests of a receive burst (qp->resp.ack_pending), if any: from
+ * the device poll after the burst, and before anything else the responder sends, so that
+ * answers leave in PSN order. */
+void roce_responder_flush_ack(struct roce_qp *qp, struct stk_lcore *lc);
+
 /** Handle an ACK, NAK, READ response or atomic ACK for @p qp. Takes @p m. */
 void roce_completer_rx(struct roce_qp *qp, struct stk_lcore *lc, struct rte_mbuf *m,
 		       const struct roce_pkt *rp);

@@ -344,12 +344,17 @@ struct roce_resp {
 	struct roce_read_job rq[ROCE_MAX_RD_ATOMIC + 1];
 	uint64_t outcome[ROCE_RESP_NUM]; /**< requests by outcome (telemetry) */
 	uint8_t rq_head, rq_count;
+	/* the ACK AckReq asked for, held until the receive burst is through (the device poll
+	 * sends it, roce_responder_flush_ack): one ACK for every request of a burst */
+	bool ack_pending;
+	uint32_t ack_psn, ack_msn; /**< the newest AckReq'd request placed, and its MSN */
 };
 
 /* X(name): per-QP engine counters, exported by /droce/roce (written by the owning lcore). */
 #define ROCE_QP_COUNTERS(X)                                                                        \
 	X(tx_pkts)                                                                                 \
 	X(tx_failed)                                                                               \
+	X(acks_coalesced) /* AckReq'd requests answered by the burst's one ACK, not their own */   \
 	X(rx_pkts)                                                                                 \
 	X(retransmits)                                                                             \
 	X(timeouts)                                                                                \

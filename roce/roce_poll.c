@@ -45,6 +45,9 @@ void roce_dev_poll(struct roce_dev *dev, struct stk_lcore *lc)
 	roce_lane_fail_pending(lane);
 	for (struct roce_qp *qp = lane->polled; qp; qp = qp->next_polled) {
 		roce_qp_ran_on(qp, lc->lcore_id);
+		/* the ACK of the receive burst's requests (the stack's burst and the handed
+		 * frames above), in this round's TX burst */
+		roce_responder_flush_ack(qp, lc);
 		if (qp->resp.rq_count && qp->state >= ROCE_QPS_RTR && qp->state != ROCE_QPS_ERR)
 			roce_responder_run(qp, lc);
 		if (qp->state != ROCE_QPS_RTS)

@@ -13,7 +13,8 @@
  *     nothing is dropped silently in a way that leaves the requester retrying forever;
  *   - a receive WQE whose region is gone since the post (deregistered, invalidated) is never
  *     written: remote operational error, and the QP fails whatever its type (rxe's class A);
- *   - ACKs carry the MSN and go out when AckReq asks (coalescing the rest).
+ *   - ACKs carry the MSN and go out when AckReq asks, one for a receive burst (defer_ack):
+ *     requests without AckReq, and AckReq'd ones of the same burst, are coalesced into it.
  */
 #include <string.h>
 
@@ -22,19 +23,56 @@
 #include "roce_engine.h"
 #include "roce_psn.h"
 
-static void send_ack(struct roce_qp *qp, struct stk_lcore *lc, uint8_t syndrome, uint32_t psn)
+static void xmit_ack(struct roce_qp *qp, struct stk_lcore *lc, uint8_t syndrome, uint32_t psn,
+		     uint32_t msn)
 {
 	struct roce_tx t;
 
-	if (qp->type != ROCE_QPT_RC)
-		return; /* UC and UD are never acknowledged */
 	memset(&t, 0, sizeof(t));
 	t.opcode = ROCE_OP_RC_ACKNOWLEDGE;
 	t.dqpn = qp->attr.dest_qp_num;
 	t.psn = psn;
 	t.syndrome = syndrome;
-	t.msn = qp->resp.msn;
+	t.msn = msn;
 	roce_qp_xmit(qp, lc, &t, NULL, 0, NULL);
+}
+
+void roce_responder_flush_ack(struct roce_qp *qp, struct stk_lcore *lc)
+{
+	if (!qp->resp.ack_pending)
+		return;
+	qp->resp.ack_pending = false;
+	if (qp->state == ROCE_QPS_ERR || qp->state == ROCE_QPS_RESET)
+		return;
+	xmit_ack(qp, lc, ROCE_AETH_ACK | ROCE_AETH_CREDITS_INVALID, qp->resp.ack_psn,
+		 qp->resp.ack_msn);
+}
+
+/* An ACK or NAK now: the ACK held for the burst goes first (answers in PSN order). */
+static void send_ack(struct roce_qp *qp, struct stk_lcore *lc, uint8_t syndrome, uint32_t psn)
+{
+	if (qp->type != ROCE_QPT_RC)
+		return; /* UC and UD are never acknowledged */
+	roce_responder_flush_ack(qp, lc);
+	xmit_ack(qp, lc, syndrome, psn, qp->resp.msn);
+}
+
+/*
+ * The ACK a request's AckReq asks for (IBA 9.7.5.1.2: one ACK may acknowledge every request
+ * up to its PSN, "coalesced"): held while the receive burst goes on, and sent once by the
+ * device poll after it (the same loop round, so the same TX burst), or before anything else
+ * this responder sends. A burst of 32 small requests is answered by one ACK, not 32: their
+ * ACKs cost the responder a frame and an ICRC each and the requester the same again.
+ */
+static void defer_ack(struct roce_qp *qp, uint32_t psn)
+{
+	if (qp->type != ROCE_QPT_RC)
+		return;
+	if (qp->resp.ack_pending)
+		qp->cnt[ROCE_QPC_acks_coalesced]++; /* this request's ACK is the held one's */
+	qp->resp.ack_pending = true;
+	qp->resp.ack_psn = psn;
+	qp->resp.ack_msn = qp->resp.msn;
 }
 
 /*
@@ -96,7 +134,7 @@ static void answer(struct roce_qp *qp, struct stk_lcore *lc, const struct roce_p
 	qp->resp.outcome[o]++;
 	if (o == ROCE_RESP_PLACED) {
 		if (roce_bth_ackreq(rp->bth))
-			send_ack(qp, lc, ROCE_AETH_ACK | ROCE_AETH_CREDITS_INVALID, rp->psn);
+			defer_ack(qp, rp->psn);
 		return;
 	}
 	if (o == ROCE_RESP_ERR_PSN_SEQ) {
@@ -266,6 +304,7 @@ void roce_responder_run(struct roce_qp *qp, struct stk_lcore *lc)
 	uint32_t mtu = roce_qp_mtu(qp);
 	unsigned sent = 0;
 
+	roce_responder_flush_ack(qp, lc);
 	while (r->rq_count && sent < RESP_READ_BURST) {
 		struct roce_read_job *q = &r->rq[r->rq_head];
 		uint32_t n = RTE_MIN(mtu, q->len - q->off);
@@ -393,6 +432,7 @@ static enum roce_resp_outcome duplicate(struct roce_qp *qp, struct stk_lcore *lc
 				t.syndrome = ROCE_AETH_ACK | ROCE_AETH_CREDITS_INVALID;
 				t.msn = qp->resp.msn;
 				t.orig = qp->resp.atomic[i].orig;
+				roce_responder_flush_ack(qp, lc);
 				roce_qp_xmit(qp, lc, &t, NULL, 0, NULL);
 				return ROCE_RESP_DUPLICATE;
 			}
@@ -656,6 +696,7 @@ static enum roce_resp_outcome do_atomic(struct roce_qp *qp, struct stk_lcore *lc
 	t.syndrome = ROCE_AETH_ACK | ROCE_AETH_CREDITS_INVALID;
 	t.msn = r->msn;
 	t.orig = orig;
+	roce_responder_flush_ack(qp, lc);
 	roce_qp_xmit(qp, lc, &t, NULL, 0, NULL);
 	return ROCE_RESP_ANSWERED;
 }

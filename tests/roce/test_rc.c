@@ -103,6 +103,42 @@ static void write_read_sizes(void **st)
 	rcf_disconnect_pair();
 }
 
+/*
+ * A burst of requests gets one ACK (roce_responder.c defer_ack): A posts 8 WRITEs of 64 B at
+ * once, each the last packet of its message (AckReq set); its requester sends all 8 in one
+ * poll, B's port receives them in one RX burst, and B answers them with one ACK, for the 8th,
+ * sent by the device poll after the burst: B counts 7 ACKs coalesced, A receives exactly one
+ * ACK, and all 8 WRITEs complete in order with their bytes in place.
+ */
+static void burst_one_ack(void **st)
+{
+	struct roce_wc wc[8];
+	uint64_t dst = (uintptr_t)(rcf_s[1].buf + 4096);
+	uint64_t acks0, coal0;
+	(void)st;
+
+	rcf_connect_pair(ROCE_MTU_1024, 7, 1);
+	/* one WRITE first: both QPs past their first exchange (the RTT sample, slow start) */
+	rcf_post(0, ROCE_WR_RDMA_WRITE, 1, 0, 64, dst, rcf_s[1].mr->rkey);
+	assert_int_equal(rcf_wait_wc(0, wc, 1), 1);
+	acks0 = rcf_s[0].qp->cnt[ROCE_QPC_acks_rx];
+	coal0 = rcf_s[1].qp->cnt[ROCE_QPC_acks_coalesced];
+	rcf_fill(rcf_s[0].buf, 8 * 64, 77);
+	memset(rcf_s[1].buf + 4096, 0, 8 * 64);
+	for (uint32_t i = 0; i < 8; i++)
+		rcf_post(0, ROCE_WR_RDMA_WRITE, 10 + i, 64 * i, 64, dst + 64 * i,
+			 rcf_s[1].mr->rkey);
+	assert_int_equal(rcf_wait_wc(0, wc, 8), 8);
+	for (uint32_t i = 0; i < 8; i++) {
+		assert_int_equal(wc[i].status, ROCE_WC_SUCCESS);
+		assert_true(wc[i].wr_id == 10 + i);
+	}
+	assert_memory_equal(rcf_s[1].buf + 4096, rcf_s[0].buf, 8 * 64);
+	assert_int_equal(rcf_s[1].qp->cnt[ROCE_QPC_acks_coalesced] - coal0, 7);
+	assert_int_equal(rcf_s[0].qp->cnt[ROCE_QPC_acks_rx] - acks0, 1);
+	rcf_disconnect_pair();
+}
+
 static void write_with_imm(void **st)
 {
 	struct roce_wc wc[2];
@@ -605,6 +641,7 @@ int main(void)
 		cmocka_unit_test(send_mtu1024),
 		cmocka_unit_test(write_read_sizes),
 		cmocka_unit_test(write_with_imm),
+		cmocka_unit_test(burst_one_ack),
 		cmocka_unit_test(atomics),
 		cmocka_unit_test(access_errors),
 		cmocka_unit_test(missing_right),

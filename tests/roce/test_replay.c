@@ -271,6 +271,9 @@ static void replay(unsigned first, unsigned last, bool mirror_rq)
 			}
 		}
 		stk_input(lc, stk_iface_get(0), m);
+		/* the device poll after the receive burst (here, of one frame) sends the ACK the
+		 * responder holds for it, as the lcore loop does */
+		roce_poll(lc, dev);
 		drain_answers(got, &ngot, 256);
 		for (unsigned a = 0; a < ngot; a++)
 			if (got[a].c == C_RNR)
