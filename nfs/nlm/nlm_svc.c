@@ -642,10 +642,13 @@ void nlm_server_flush(struct nlm_server *s)
 
 void nlm_server_fini(struct nlm_server *s)
 {
-	nsm_fini(s);
+	nsm_flush(s);
+	/* the helpers stop (a job still with one, a write that outlived the flush's bound, is
+	 * handed to its done) before the write buffer goes */
 	if (s->pool)
 		nfs_pool_destroy(s->pool, job_done);
 	s->pool = NULL;
+	nsm_fini(s);
 	for (uint32_t i = 0; i < NLM_CB_MAX; i++)
 		if (s->cbs[i].clnt_up) {
 			orpc_clnt_fini(&s->cbs[i].clnt);

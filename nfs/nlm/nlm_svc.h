@@ -231,7 +231,7 @@ bool nlm_job_submit(struct nlm_server *s, struct nlm_job *j);
  * @return how many */
 uint32_t nlm_jobs_poll(struct nlm_server *s);
 
-/** NSM's part of nlm_server_fini (after nsm_flush): the helper and the buffer go. */
+/** NSM's part of nlm_server_fini, once the helpers stopped: the write buffer goes. */
 void nsm_fini(struct nlm_server *s);
 
 /** NSM's part of nlm_server_flush. */

@@ -200,7 +200,8 @@ void nsm_fini(struct nlm_server *s)
 {
 	struct nsm_writer *w = &s->wr;
 
-	nsm_flush(s);
+	/* after the helpers stopped (nlm_server_fini): the buffer is nobody's now */
+	release_held(w);
 	free(w->job);
 	w->job = NULL;
 }
