@@ -318,8 +318,10 @@ static enum accept_stat p_null(struct orpc_req *r, void *a, void *res)
 
 static void do_test(struct orpc_req *r, const struct nlm4_testargs *a, struct nlm4_testres *o)
 {
-	struct lock_call lc = {
-		NFS_LOCK_OP_TEST, &a->cookie, &a->alock, a->exclusive, false, false, false, false};
+	struct lock_call lc = {.op = NFS_LOCK_OP_TEST,
+			       .cookie = &a->cookie,
+			       .l = &a->alock,
+			       .exclusive = a->exclusive};
 
 	o->cookie = a->cookie;
 	o->stat = lock_op(r, &lc);
@@ -331,8 +333,13 @@ static void do_test(struct orpc_req *r, const struct nlm4_testargs *a, struct nl
 static bool do_lock(struct orpc_req *r, const struct nlm4_lockargs *a, struct nlm4_res *o,
 		    bool monitor)
 {
-	struct lock_call lc = {NFS_LOCK_OP_LOCK,    &a->cookie, &a->alock, a->exclusive,
-			       monitor && a->block, a->reclaim, monitor,   false};
+	struct lock_call lc = {.op = NFS_LOCK_OP_LOCK,
+			       .cookie = &a->cookie,
+			       .l = &a->alock,
+			       .exclusive = a->exclusive,
+			       .block = monitor && a->block,
+			       .reclaim = a->reclaim,
+			       .monitor = monitor};
 
 	o->cookie = a->cookie;
 	o->stat = lock_op(r, &lc);
@@ -341,14 +348,10 @@ static bool do_lock(struct orpc_req *r, const struct nlm4_lockargs *a, struct nl
 
 static void do_cancel(struct orpc_req *r, const struct nlm4_cancargs *a, struct nlm4_res *o)
 {
-	struct lock_call lc = {NFS_LOCK_OP_CANCEL,
-			       &a->cookie,
-			       &a->alock,
-			       a->exclusive,
-			       false,
-			       false,
-			       false,
-			       false};
+	struct lock_call lc = {.op = NFS_LOCK_OP_CANCEL,
+			       .cookie = &a->cookie,
+			       .l = &a->alock,
+			       .exclusive = a->exclusive};
 
 	o->cookie = a->cookie;
 	o->stat = lock_op(r, &lc);
@@ -356,8 +359,7 @@ static void do_cancel(struct orpc_req *r, const struct nlm4_cancargs *a, struct 
 
 static void do_unlock(struct orpc_req *r, const struct nlm4_unlockargs *a, struct nlm4_res *o)
 {
-	struct lock_call lc = {
-		NFS_LOCK_OP_UNLOCK, &a->cookie, &a->alock, false, false, false, false, false};
+	struct lock_call lc = {.op = NFS_LOCK_OP_UNLOCK, .cookie = &a->cookie, .l = &a->alock};
 
 	o->cookie = a->cookie;
 	o->stat = lock_op(r, &lc);

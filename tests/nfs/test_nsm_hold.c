@@ -102,25 +102,56 @@ static void resume(struct orpc_pending *p, void *arg)
 	k->done = true;
 }
 
+/* Slot i emptied, and an RFC 5531 call header written into it: xid i + 1, prog/vers/proc,
+ * AUTH_SYS {stamp, "", uid 0, gid 0, no gids}, no verifier. @return the words written */
+static uint32_t call_start(uint32_t i, uint32_t prog, uint32_t vers, uint32_t proc)
+{
+	const uint32_t hdr[] = {i + 1, 0, 2, prog, vers, proc, 1, 20, 0, 0, 0, 0, 0, 0, 0};
+	struct slot *k = &slots[i];
+	uint32_t w = 0;
+
+	memset(k, 0, sizeof(*k));
+	for (uint32_t v = 0; v < sizeof(hdr) / sizeof(hdr[0]); v++)
+		put(k->msg, &w, hdr[v]);
+	return w;
+}
+
+/* Slot i's call of @p words words, from 127.0.0.1 over @p xprt, through the programs.
+ * @return what dispatch answered at once (0: deferred, and taken with resume) */
+static uint32_t dispatch(uint32_t i, uint32_t words, enum orpc_xprt xprt)
+{
+	struct slot *k = &slots[i];
+	struct orpc_peer peer = {0};
+	struct sockaddr_in *sin = (struct sockaddr_in *)&peer.addr;
+	enum orpc_outcome oc;
+	uint32_t n;
+
+	peer.xprt = xprt;
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	n = orpc_svc_dispatch_peer(&svc, k->msg, 4 * words, NULL, &peer, k->out, sizeof(k->out),
+				   &oc);
+	if (n == 0) {
+		assert_int_equal(oc, ORPC_OUT_DEFERRED);
+		assert_non_null(orpc_svc_take_deferred(&svc, resume, k));
+	} else {
+		k->out_len = n;
+		k->done = true;
+	}
+	return n;
+}
+
 /* NLM4 LOCK (proc 2) or UNLOCK (proc 4) of bytes [off, off + 10) of the file by host/svid,
  * xid i + 1, into slot i. @return what dispatch answered at once (0: held, taken) */
 static uint32_t call(uint32_t i, uint32_t proc, const char *host, int32_t svid, uint64_t off,
 		     enum orpc_xprt xprt)
 {
-	const uint32_t hdr[] = {i + 1, 0, 2, 100021, 4, proc, 1, 20, 0, 0, 0, 0, 0, 0, 0};
 	struct slot *k = &slots[i];
-	struct orpc_peer peer = {0};
-	struct sockaddr_in *sin = (struct sockaddr_in *)&peer.addr;
-	enum orpc_outcome oc;
+	uint32_t w = call_start(i, 100021, 4, proc), cookie = 0xc0000000u + i;
 	char oh[32];
-	uint32_t w = 0, cookie = 0xc0000000u + i, n;
 
-	memset(k, 0, sizeof(*k));
 	snprintf(k->entry, sizeof(k->entry), "127.0.0.1\t%s", host);
 	snprintf(oh, sizeof(oh), "%d@%s", svid, host);
-	/* RFC 5531 call: NLM (100021) v4, AUTH_SYS {stamp, "", uid 0, gid 0, no gids}, no verf */
-	for (uint32_t v = 0; v < sizeof(hdr) / sizeof(hdr[0]); v++)
-		put(k->msg, &w, hdr[v]);
 	put_opaque(k->msg, &w, &cookie, 4);
 	if (proc == NLM4_PROC_LOCK) {
 		put(k->msg, &w, 0); /* block */
@@ -138,18 +169,7 @@ static uint32_t call(uint32_t i, uint32_t proc, const char *host, int32_t svid, 
 		put(k->msg, &w, 0); /* reclaim */
 		put(k->msg, &w, 3); /* state */
 	}
-	peer.xprt = xprt;
-	sin->sin_family = AF_INET;
-	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	n = orpc_svc_dispatch_peer(&svc, k->msg, 4 * w, NULL, &peer, k->out, sizeof(k->out), &oc);
-	if (n == 0) {
-		assert_int_equal(oc, ORPC_OUT_DEFERRED);
-		assert_non_null(orpc_svc_take_deferred(&svc, resume, k));
-	} else {
-		k->out_len = n;
-		k->done = true;
-	}
-	return n;
+	return dispatch(i, w, xprt);
 }
 
 /* slot i's answer: xid i + 1, accepted, SUCCESS, its cookie, NLM4_GRANTED */
@@ -255,17 +275,10 @@ static void test_udp_unheld(void **state)
  * @return what dispatch answered at once (0: held, taken) */
 static uint32_t sm_mon(uint32_t i, const char *host)
 {
-	const uint32_t hdr[] = {i + 1, 0, 2, 100024, 1, 2, 1, 20, 0, 0, 0, 0, 0, 0, 0};
 	struct slot *k = &slots[i];
-	struct orpc_peer peer = {0};
-	struct sockaddr_in *sin = (struct sockaddr_in *)&peer.addr;
-	enum orpc_outcome oc;
-	uint32_t w = 0, n;
+	uint32_t w = call_start(i, 100024, 1, 2);
 
-	memset(k, 0, sizeof(*k));
 	snprintf(k->entry, sizeof(k->entry), "%s\t+%s", host, host);
-	for (uint32_t v = 0; v < sizeof(hdr) / sizeof(hdr[0]); v++)
-		put(k->msg, &w, hdr[v]);
 	put_opaque(k->msg, &w, host, (uint32_t)strlen(host)); /* mon_name */
 	put_opaque(k->msg, &w, "localhost", 9);		      /* my_id: my_name */
 	put(k->msg, &w, 100021);			      /* my_prog, my_vers, my_proc */
@@ -273,15 +286,7 @@ static uint32_t sm_mon(uint32_t i, const char *host)
 	put(k->msg, &w, 16);
 	for (uint32_t v = 0; v < 4; v++) /* priv[16] */
 		put(k->msg, &w, 0);
-	peer.xprt = ORPC_XPRT_TCP;
-	sin->sin_family = AF_INET;
-	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	n = orpc_svc_dispatch_peer(&svc, k->msg, 4 * w, NULL, &peer, k->out, sizeof(k->out), &oc);
-	if (n == 0) {
-		assert_int_equal(oc, ORPC_OUT_DEFERRED);
-		assert_non_null(orpc_svc_take_deferred(&svc, resume, k));
-	}
-	return n;
+	return dispatch(i, w, ORPC_XPRT_TCP);
 }
 
 /* SM_MON's answer in slot i: STAT_SUCC and our (odd) state */

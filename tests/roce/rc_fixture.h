@@ -22,6 +22,19 @@
 #include "roce_verbs.h"
 #include "stk_lcore.h"
 
+/* RC_ASAN: built with AddressSanitizer (a test that frees memory under ASan only, or skips a
+ * case too long there) */
+#if defined(__SANITIZE_ADDRESS__)
+#define RC_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RC_ASAN 1
+#endif
+#endif
+#ifndef RC_ASAN
+#define RC_ASAN 0
+#endif
+
 #define RCF_BUF (34u << 20) /* a 16 MiB source, and a 16 MiB target from 17 MiB */
 
 /** One side of the pair: its device and verbs objects, and its registered buffer. */

@@ -122,17 +122,6 @@ static void frwr_and_invalidate(void **st)
 	assert_int_equal(roce_dereg_mr(fr), 0);
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define RC_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define RC_ASAN 1
-#endif
-#endif
-#ifndef RC_ASAN
-#define RC_ASAN 0
-#endif
-
 /*
  * Issue 11 item 1: a region deregistered (or invalidated) while a WRITE into it is half
  * placed. A WRITEs 1 MiB (MTU 1024) into a malloc'ed region of B's; once B has placed the

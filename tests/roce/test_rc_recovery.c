@@ -525,17 +525,6 @@ static bool atomic_cached(uint32_t psn)
  * from the cache with the result of the atomic at this PSN in this lap (1005), not the one
  * from the previous lap (1000), and must not execute it again (IBA 9.7.5.1.5.3).
  */
-#if defined(__SANITIZE_ADDRESS__)
-#define RC_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define RC_ASAN 1
-#endif
-#endif
-#ifndef RC_ASAN
-#define RC_ASAN 0
-#endif
-
 static void atomic_cache_psn_wrap(void **st)
 {
 	struct stk_impair_conf deaf = {.drop_ppm = 1000000, .roce_only = true, .seed = 6};
