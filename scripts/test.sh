@@ -77,9 +77,9 @@ print("\n".join(sorted(out)))' "$dir" "${suites[@]/--suite/}")
 run_build build-ci unit,lint,integration,interop:1 -- -Dwerror=true -Dbuildtype=debugoptimized
 run_build build-asan unit:1 -- -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false \
 	-Dbench=false -Dbuildtype=debug
-# the fuzz suite's 23 targets run 10 s each here, two at a time (their own bounds are 15-40 s):
+# the fuzz suite's 23 targets run 6 s each here, two at a time (their own bounds are 15-40 s):
 # CI's 90 minutes hold the interop lab first
-BUILD_TESTED=1 DROCE_FUZZ_SECONDS=${DROCE_FUZZ_SECONDS:-10} CC=clang run_build build-fuzz fuzz:2 -- -Dfuzz=true -Dbench=false -Dtests=true \
+BUILD_TESTED=1 DROCE_FUZZ_SECONDS=${DROCE_FUZZ_SECONDS:-6} CC=clang run_build build-fuzz fuzz:2 -- -Dfuzz=true -Dbench=false -Dtests=true \
 	-Db_lundef=false -Dbuildtype=debug
 
 python3 scripts/test_summary.py "${logs[@]}" || status=1

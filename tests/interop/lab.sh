@@ -207,8 +207,12 @@ lab_up_or_exit() {
 # vm_run VM CMD [TIMEOUT]: output on stdout, the command's exit status as ours
 vm_run() {
 	local vm=$1 cmd=$2 tmo=${3:-60} rc
+	local t0=$SECONDS
 	python3 "$LABI_HERE/vmctl.py" run "$LABI_DIR/$vm" "$tmo" "$cmd"
 	rc=$?
+	# LAB_TIMES=FILE: where CI's minutes go, a line per command (seconds, status, its start)
+	[ -n "${LAB_TIMES:-}" ] &&
+		printf '%s\t%s\t%s\t%s\n' $((SECONDS - t0)) $rc "${0##*/}" "$(printf '%s' "$cmd" | tr '\n\t' '  ' | cut -c1-100)" >> "$LAB_TIMES"
 	if [ $rc = 124 ] || [ $rc = 125 ]; then
 		labi_log "$vm does not answer (vmctl status $rc): killing it by PID"
 		labi_kill_vm "$vm"

@@ -2,7 +2,7 @@
 # Integration test: pynfs's NFSv4.1 reboot tests (../shared/testsuites/pynfs,
 # nfs4.1/server41tests/st_reboot.py, flag `reboot`, not in `all`) against droce-nfsd serving
 # NFSv4.1 over TCP (--listen) in a network namespace of its own, on a state directory
-# (--state) with `[nfs] grace = 20` and a 10 s lease (docs/nfs.md "Restart and grace").
+# (--state) with `[nfs] grace = 20` and a 5 s lease (docs/nfs.md "Restart and grace").
 #   - pynfs is built in a scratch copy, as by pynfs.sh (pynfs_lib.sh, shared with it);
 #   - pynfs calls `--serverhelper FILE reboot`: FILE (written here) sends SIGTERM to the running
 #     droce-nfsd, waits for its exit (bounded) and records its status, starts it again with the
@@ -18,7 +18,8 @@
 #     ones alone would take minutes of pynfs's Python;
 #   - lease and grace: every test sleeps lease + 5 s after its reclaims (so the next one starts
 #     after its clients expired); REBT5 needs the grace period to last past lease - 5 s plus
-#     its 42 reclaims of 0.25 s (about 17 s with a 10 s lease): grace 20 s;
+#     its 42 reclaims of 0.25 s (about 11 s with a 5 s lease, droce's least; a lease of 10 made
+#     each test 5 s longer): grace 20 s, room for a slow machine;
 #   - the test passes when every failure is listed in pynfs41_reboot_known_failures.txt, each
 #     with its reason, and every test listed there still fails; every droce-nfsd run served and
 #     stopped cleanly (exit 0), and there was one run per restart plus the first.
@@ -59,7 +60,7 @@ EOF
 cat > "$out/nfsd.ini" <<EOF
 [nfs]
 versions = 3,4.1
-v4_lease = 10
+v4_lease = 5
 grace = 20
 EOF
 
