@@ -410,6 +410,11 @@ static void write_conns(struct app_buf *b, const struct nfsd_metrics_src *s)
 	}
 	app_prom_family(b, P "tcp_records_total", "counter", "RPC records read over TCP");
 	app_prom_family(b, P "udp_calls_total", "counter", "RPC calls read over UDP");
+	app_prom_family(b, P "udp_deferred_total", "counter",
+			"UDP calls kept while their work ran off the loop, answered when it ended");
+	app_prom_family(
+		b, P "udp_no_slot_total", "counter",
+		"UDP calls read with every deferral slot taken (run on the loop if deferrable)");
 	for (int i = 0; i < 2; i++) {
 		const struct orpc_tcp_srv *t = i ? s->lock_tcp : s->tcp;
 
@@ -417,6 +422,8 @@ static void write_conns(struct app_buf *b, const struct nfsd_metrics_src *s)
 		if (t) {
 			app_prom_sample(b, P "tcp_records_total", lab, t->stats.records);
 			app_prom_sample(b, P "udp_calls_total", lab, t->stats.udp_calls);
+			app_prom_sample(b, P "udp_deferred_total", lab, t->stats.udp_deferred);
+			app_prom_sample(b, P "udp_no_slot_total", lab, t->stats.udp_no_slot);
 		}
 	}
 	if (s->bc) {

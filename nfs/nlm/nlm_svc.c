@@ -22,8 +22,9 @@
  * that does not verify or is stale is NLM4_STALE_FH; another refusal is NLM4_FAILED.
  * That lookup (open_by_handle_at, fstat) is a system call that may wait for the disk, so a call
  * that names a file is deferred and a helper thread looks it up (key_defer); the call then runs
- * on, on the lcore, with the key (key_done). Over UDP (nothing holds the call) the lcore looks
- * it up itself, counted in key_inline.
+ * on, on the lcore, with the key (key_done). Over UDP the transport keeps the datagram while
+ * it has room (orpc_tcp: ORPC_UDP_CALLS); a call it cannot keep, or one with no helper free,
+ * is looked up by the lcore itself, counted in key_inline.
  * A host is its caller_name (the peer's address when empty). The first LOCK of a host puts
  * it on NSM's monitor list (nsm_svc.c), so it is told when droce-nfsd restarts.
  */

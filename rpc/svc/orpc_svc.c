@@ -426,8 +426,9 @@ struct orpc_pending *orpc_svc_defer(struct orpc_req *r, void *args, void *res)
 {
 	struct orpc_pending *p;
 
-	if (r->peer->xprt != ORPC_XPRT_TCP && r->peer->xprt != ORPC_XPRT_RDMA)
-		return NULL; /* UDP holds no connection, and a test harness may hold none */
+	if (r->peer->xprt != ORPC_XPRT_TCP && r->peer->xprt != ORPC_XPRT_RDMA &&
+	    !(r->peer->xprt == ORPC_XPRT_UDP && r->peer->defer_ok))
+		return NULL; /* a UDP server without room, or a test harness, holds nothing */
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;

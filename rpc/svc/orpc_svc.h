@@ -141,6 +141,9 @@ struct orpc_peer {
 	/** The connection's backchannel in its svc's table (orpc_bc.h): set by a transport that
 	 * can carry backward calls on it; 0 when it cannot (UDP) or the svc has no table. */
 	uint64_t bc_id;
+	/** UDP only: the transport can keep this call and answer it later (orpc_svc_defer); TCP
+	 * and RDMA always can */
+	bool defer_ok;
 };
 
 /** The request a handler sees. */
@@ -214,8 +217,9 @@ uint32_t orpc_svc_dispatch(struct orpc_svc *s, const uint8_t *msg, uint32_t len,
  * that connection meanwhile (replies stay in call order). When the work is done, the upper
  * layer calls orpc_pending_done() on the transport's lcore, which calls the transport's resume;
  * the transport encodes the reply with orpc_svc_finish() and sends it.
- * Over UDP (no connection to hold) orpc_svc_defer() answers NULL: the handler runs the call
- * at once.
+ * Over UDP the transport keeps the datagram and the caller's address instead, for as many calls
+ * as it has room for (orpc_peer.defer_ok); without room, or from a transport that cannot,
+ * orpc_svc_defer() answers NULL and the handler runs the call at once.
  */
 #define ORPC_DEFER ((enum accept_stat)0x7f) /**< a handler's answer: see orpc_svc_defer */
 

@@ -548,26 +548,76 @@ static void do_read(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c)
 	}
 }
 
+/* A deferred UDP call ended: its reply goes to the address it came from, and its datagram and
+ * slot are free again. After orpc_tcp_srv_fini only the slot is freed (the socket is gone). */
+static void udp_resume(struct orpc_pending *p, void *arg)
+{
+	struct orpc_udp_call *k = arg;
+	struct orpc_tcp_srv *s = k->s;
+	uint32_t cap = s->reply && s->reply_cap - 4 < 65507 ? s->reply_cap - 4 : 65507;
+	uint32_t n = orpc_svc_finish(s->svc, p, s->reply, s->reply ? cap : 0, NULL);
+
+	if (!s->reply)
+		s->stats.udp_late_dropped++;
+	else if (n && sendto(k->fd, s->reply, n, MSG_DONTWAIT, (struct sockaddr *)&k->peer,
+			     k->pl) == (ssize_t)n)
+		s->stats.udp_replies++;
+	free(k->msg);
+	k->msg = NULL;
+	k->used = false;
+	s->udp_ncalls--;
+}
+
+static struct orpc_udp_call *udp_free_slot(struct orpc_tcp_srv *s)
+{
+	for (uint32_t i = 0; i < ORPC_UDP_CALLS; i++)
+		if (!s->udp[i].used)
+			return &s->udp[i];
+	return NULL;
+}
+
+/* Datagrams: each is dispatched, and answered at once or, when its handler defers it (a free
+ * slot lets it: orpc_peer.defer_ok), when it ends. A deferred call keeps the buffer it was
+ * read into, since its arguments point into it; the next datagram gets a new one. */
 static void do_udp(struct orpc_tcp_srv *s, int fd)
 {
-	static uint8_t in[65536];
-
 	for (int rounds = 0; rounds < 32; rounds++) {
 		struct sockaddr_storage peer;
 		socklen_t pl = sizeof(peer);
 		uint32_t cap = s->reply_cap - 4 < 65507 ? s->reply_cap - 4 : 65507;
-		ssize_t n =
-			recvfrom(fd, in, sizeof(in), MSG_DONTWAIT, (struct sockaddr *)&peer, &pl);
+		struct orpc_peer from = {.xprt = ORPC_XPRT_UDP};
+		struct orpc_udp_call *k;
+		enum orpc_outcome o;
+		ssize_t n;
 		uint32_t r;
 
+		if (!s->udp_in && !(s->udp_in = malloc(ORPC_UDP_MAX)))
+			return; /* the datagrams wait in the socket */
+		n = recvfrom(fd, s->udp_in, ORPC_UDP_MAX, MSG_DONTWAIT, (struct sockaddr *)&peer,
+			     &pl);
 		if (n <= 0)
 			return;
 		s->stats.udp_calls++;
-		struct orpc_peer from = {.xprt = ORPC_XPRT_UDP};
-
 		memcpy(&from.addr, &peer, sizeof(peer));
-		r = orpc_svc_dispatch_peer(s->svc, in, (uint32_t)n, NULL, &from, s->reply, cap,
-					   NULL);
+		k = udp_free_slot(s);
+		from.defer_ok = k != NULL;
+		if (!k)
+			s->stats.udp_no_slot++;
+		r = orpc_svc_dispatch_peer(s->svc, s->udp_in, (uint32_t)n, NULL, &from, s->reply,
+					   cap, &o);
+		if (o == ORPC_OUT_DEFERRED && k) {
+			k->s = s;
+			k->fd = fd;
+			k->pl = pl;
+			memcpy(&k->peer, &peer, sizeof(peer));
+			k->msg = s->udp_in;
+			k->used = true;
+			s->udp_in = NULL;
+			s->udp_ncalls++;
+			s->stats.udp_deferred++;
+			orpc_svc_take_deferred(s->svc, udp_resume, k);
+			continue;
+		}
 		if (r && sendto(fd, s->reply, r, MSG_DONTWAIT, (struct sockaddr *)&peer, pl) ==
 				 (ssize_t)r)
 			s->stats.udp_replies++;
@@ -655,5 +705,7 @@ void orpc_tcp_srv_fini(struct orpc_tcp_srv *s)
 	s->ep = -1;
 	free(s->reply);
 	s->reply = NULL;
+	free(s->udp_in);
+	s->udp_in = NULL;
 	s->nfds = 0;
 }

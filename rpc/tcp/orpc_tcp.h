@@ -34,12 +34,31 @@
 #define ORPC_TCP_CONN_CALLS 16u
 /** Backward calls (orpc_bc.h) in flight on one connection at once: -EBUSY beyond */
 #define ORPC_TCP_BC_CALLS 8u
+/** Deferred UDP calls of a server at once (each keeps its datagram, up to 64 KiB): a call that
+ * finds none free is run at dispatch, as before deferral existed */
+#define ORPC_UDP_CALLS 16u
+#define ORPC_UDP_MAX 65536u /**< the largest datagram read */
+
+struct orpc_tcp_srv;
+
+/** A deferred UDP call: where its reply goes, and the datagram its arguments point into. */
+struct orpc_udp_call {
+	struct orpc_tcp_srv *s;
+	int fd;
+	socklen_t pl;
+	struct sockaddr_storage peer;
+	uint8_t *msg;
+	bool used;
+};
 
 struct orpc_tcp_conn;
 
 struct orpc_tcp_stats {
 	uint64_t accepted, closed, refused_full;
 	uint64_t records, replies, udp_calls, udp_replies;
+	uint64_t udp_deferred;	   /**< UDP calls their handler finished later (orpc_svc_defer) */
+	uint64_t udp_no_slot;	   /**< UDP calls dispatched with every deferral slot taken */
+	uint64_t udp_late_dropped; /**< deferred UDP replies ready after the server closed */
 	uint64_t closed_too_big, closed_empty, closed_garbage, closed_peer, closed_error;
 	uint64_t out_queued;	    /**< replies that did not fit the socket at once */
 	uint64_t deferred;	    /**< calls their handler finished later (orpc_svc_defer) */
@@ -61,6 +80,9 @@ struct orpc_tcp_srv {
 	struct orpc_tcp_conn *conns[ORPC_TCP_MAX_CONNS];
 	uint8_t *reply; /**< one reply buffer: a mark then the message */
 	uint32_t reply_cap;
+	uint8_t *udp_in; /**< the next datagram's buffer (ORPC_UDP_MAX; a deferred call takes it) */
+	struct orpc_udp_call udp[ORPC_UDP_CALLS];
+	uint32_t udp_ncalls; /**< deferred UDP calls not yet ended */
 	struct orpc_tcp_stats stats;
 };
 

@@ -318,4 +318,35 @@ check("a handle that does not verify is NLM4_STALE_FH (%d)" % st, st == 7)
 r = nlm(20, S(b"s") + S("a") + S(fa) + S("o") + W(1, 3, 0), caller="a")
 r.s()
 check("SHARE is NLM4_DENIED", r.u() == DENIED)
+
+
+# NLM over UDP (what lockd sends for a proto=udp mount), from 127.0.0.3: a LOCK from a new host
+# is kept by the transport while a helper looks its file up and the monitor list naming the
+# host is written, then answered to the address and port it came from; its UNLOCK the same way
+def udp_nlm(proc, args, caller):
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    u.bind(("127.0.0.3", 0))
+    u.settimeout(10)
+    xid[0] += 1
+    cred = W(int(time.time())) + S(caller) + W(0, 0, 0)
+    u.sendto(W(xid[0], 0, 2, NLM, 4, proc, 1) + S(cred) + W(0, 0) + args, (SRV, 4045))
+    r = R(u.recv(65536))
+    u.close()
+    assert r.u() == xid[0] and r.u() == 1 and r.u() == 0  # REPLY, MSG_ACCEPTED
+    r.u(), r.s()  # verifier
+    assert r.u() == 0  # SUCCESS
+    return r
+
+
+r = udp_nlm(2, S(b"udp1") + W(0, 1) + lock_obj("u", fb, 5, 200, 10) + W(0, 3), "u")
+c, st = r.s(), r.u()
+check("LOCK over UDP from a new host: NLM4_GRANTED with its cookie (%d)" % st, c == b"udp1" and st == GRANTED)
+st, _ = TEST("a", fb, 1, 205, 1)
+check("... the lock is held: another host's TEST of its range is DENIED (%d)" % st, st == DENIED)
+check("... its host is on the monitor list", "127.0.0.3\tu" in hosts())
+r = udp_nlm(4, S(b"udp2") + lock_obj("u", fb, 5, 200, 10), "u")
+c, st = r.s(), r.u()
+st2, _ = TEST("a", fb, 1, 205, 1)
+check("UNLOCK over UDP: NLM4_GRANTED, and the range is free again (%d, %d)" % (st, st2),
+      c == b"udp2" and st == GRANTED and st2 == GRANTED)
 sys.exit(1 if fails else 0)

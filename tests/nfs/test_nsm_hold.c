@@ -9,8 +9,10 @@
  *     answers it NLM4_GRANTED, and when the answer is encoded statedir/nsm.hosts already names
  *     the host; the write ran on the helper thread (none on the lcore);
  *   - a second LOCK from that host, and the UNLOCKs, wait only for their file's key;
- *   - over UDP (no connection to hold the call) the LOCK is answered at once (the key looked up
- *     on the lcore, counted), counted unheld, and the list is still written;
+ *   - over UDP from a server with room to keep the datagram (orpc_peer.defer_ok: orpc_tcp's
+ *     ORPC_UDP_CALLS slots) the LOCK is deferred and held as over TCP; from one without room
+ *     it is answered at once (the key looked up on the lcore, counted), counted unheld, and
+ *     the list is still written;
  *   - three SM_MONs in a row: all three held, two writes (the later changes coalesce behind
  *     the write in flight), each answered STAT_SUCC with its host on disk;
  *   - nlm_server_flush answers a held LOCK with its host written (what droce-nfsd does before
@@ -47,6 +49,7 @@ struct slot {
 	bool on_disk;	/**< nsm.hosts had it when the answer was encoded */
 };
 static struct slot slots[16];
+static bool udp_room; /**< the UDP peer's defer_ok: its server can keep the call */
 
 static uint32_t word(const uint8_t *p, uint32_t i)
 {
@@ -127,6 +130,7 @@ static uint32_t dispatch(uint32_t i, uint32_t words, enum orpc_xprt xprt)
 	uint32_t n;
 
 	peer.xprt = xprt;
+	peer.defer_ok = xprt == ORPC_XPRT_UDP && udp_room;
 	sin->sin_family = AF_INET;
 	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	n = orpc_svc_dispatch_peer(&svc, k->msg, 4 * words, NULL, &peer, k->out, sizeof(k->out),
@@ -203,6 +207,7 @@ static int fresh(void **state)
 	char path[256];
 
 	(void)state;
+	udp_room = false;
 	snprintf(path, sizeof(path), "%s/nsm.hosts", n4f_statedir);
 	unlink(path);
 	memset(&svc, 0, sizeof(svc));
@@ -254,6 +259,7 @@ static void test_granted_after_write(void **state)
 	assert_int_equal(nlm.st.nlm_stat[NLM4_GRANTED], 4);
 }
 
+/* UDP from a server with no room to keep the call: answered at dispatch */
 static void test_udp_unheld(void **state)
 {
 	(void)state;
@@ -269,6 +275,24 @@ static void test_udp_unheld(void **state)
 	assert_true(listed("127.0.0.1\tc2"));
 	assert_int_equal(nlm.st.nsm_writes, 1);
 	assert_int_equal(nlm.st.nsm_sync_writes, 0);
+}
+
+/* UDP from a server that can keep the call: deferred for its key, held for the list, as over
+ * TCP (Linux's lockd sends LOCK over UDP for a proto=udp mount) */
+static void test_udp_held(void **state)
+{
+	(void)state;
+	udp_room = true;
+	assert_int_equal(call(0, NLM4_PROC_LOCK, "c3", 1, 0, ORPC_XPRT_UDP), 0);
+	assert_false(slots[0].done);
+	assert_int_equal(nlm.st.key_deferred, 1);
+	assert_int_equal(nlm.st.key_inline, 0);
+	poll_until_done(0);
+	granted(0);
+	assert_true(slots[0].on_disk);
+	assert_int_equal(nlm.st.nsm_held, 1);
+	assert_int_equal(nlm.st.nsm_unheld, 0);
+	assert_int_equal(nlm.st.nsm_writes, 1);
 }
 
 /* NSM SM_MON (proc 2) of mon_name host from 127.0.0.1 over TCP, xid i + 1, into slot i.
@@ -351,6 +375,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_granted_after_write, fresh, done),
 		cmocka_unit_test_setup_teardown(test_udp_unheld, fresh, done),
+		cmocka_unit_test_setup_teardown(test_udp_held, fresh, done),
 		cmocka_unit_test_setup_teardown(test_coalesced, fresh, done),
 		cmocka_unit_test_setup_teardown(test_flush_answers, fresh, done),
 	};

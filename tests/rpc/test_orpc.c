@@ -4,7 +4,8 @@
  * written by hand from RFC 5531 §9 (and call words from its §8-9 and Appendix A), record
  * marking (RFC 5531 §11) in any split, and the TCP/UDP server with the client over the
  * kernel's loopback: large arguments and results, 32 calls in flight, AUTH_SYS, garbage that
- * closes only its own connection, timeouts, retransmission and reconnection.
+ * closes only its own connection, deferred calls over TCP and UDP, timeouts, retransmission and
+ * reconnection.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -1112,6 +1113,70 @@ static void test_udp_null(void **st)
 	close(fd);
 }
 
+/* LATER over UDP: the call is deferred, its datagram kept while later datagrams are read, and
+ * its reply goes to the address it came from when it ends. ORPC_UDP_CALLS of them from two
+ * sockets, then one more that finds every slot taken: that one is answered at dispatch (echoed
+ * at once), and so is a NULL while the others wait. Replies: xid, REPLY, MSG_ACCEPTED, AUTH_NONE
+ * verifier, SUCCESS, then the echoed opaque (RFC 5531 §9). */
+static void test_udp_deferred(void **st)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(uport)};
+	struct timeval tv = {.tv_sec = 2};
+	int fd[2] = {socket(AF_INET, SOCK_DGRAM, 0), socket(AF_INET, SOCK_DGRAM, 0)};
+	uint64_t calls0 = srv.stats.udp_calls, rep0 = srv.stats.udp_replies;
+	uint64_t def0 = srv.stats.udp_deferred, noslot0 = srv.stats.udp_no_slot;
+	uint32_t waiting0 = orpc_test_later_waiting(), i;
+	uint8_t b[128];
+	struct wb x;
+
+	(void)st;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(setsockopt(fd[i], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)), 0);
+	for (i = 0; i <= ORPC_UDP_CALLS; i++) {
+		call(&x, 2, ORPC_TEST_PROG, 1, ORPC_TEST_LATER), auth_none(&x), auth_none(&x);
+		w(&x, 4), w(&x, 0xab000000u | i);
+		x.b[3] = (uint8_t)(XID + i); /* xid XID + i (XID's low byte is 0x10) */
+		assert_int_equal(sendto(fd[i % 2], x.b, x.n, 0, (struct sockaddr *)&a, sizeof(a)),
+				 (ssize_t)x.n);
+		settle(&srv.stats.udp_calls, calls0 + i + 1);
+	}
+	assert_int_equal(srv.stats.udp_calls, calls0 + ORPC_UDP_CALLS + 1);
+	assert_int_equal(srv.stats.udp_deferred, def0 + ORPC_UDP_CALLS);
+	assert_int_equal(srv.stats.udp_no_slot, noslot0 + 1);
+	assert_int_equal(srv.udp_ncalls, ORPC_UDP_CALLS);
+	assert_int_equal(orpc_test_later_waiting(), waiting0 + ORPC_UDP_CALLS);
+	/* the one without a slot was echoed at once, to fd[ORPC_UDP_CALLS % 2] */
+	assert_int_equal(srv.stats.udp_replies, rep0 + 1);
+	assert_int_equal(recv(fd[ORPC_UDP_CALLS % 2], b, sizeof(b), 0), 32);
+	assert_int_equal(word(b), XID + ORPC_UDP_CALLS);
+	assert_int_equal(word(b + 24), 4);
+	assert_int_equal(word(b + 28), 0xab000000u | ORPC_UDP_CALLS);
+	/* a NULL while they wait: answered */
+	call(&x, 2, ORPC_TEST_PROG, 1, 0), auth_none(&x), auth_none(&x);
+	x.b[3] = 0x80; /* an xid of its own */
+	assert_int_equal(sendto(fd[1], x.b, x.n, 0, (struct sockaddr *)&a, sizeof(a)),
+			 (ssize_t)x.n);
+	settle(&srv.stats.udp_replies, rep0 + 2);
+	assert_int_equal(recv(fd[1], b, sizeof(b), 0), 24);
+	assert_int_equal(word(b), (XID & ~0xffu) | 0x80);
+	/* they end: each socket gets its own calls' replies, in the order they were sent, each
+	 * echoing what its datagram carried (kept while 2 more were read into new buffers) */
+	assert_int_equal(orpc_test_later_run(), waiting0 + ORPC_UDP_CALLS);
+	assert_int_equal(srv.stats.udp_replies, rep0 + 2 + ORPC_UDP_CALLS);
+	assert_int_equal(srv.udp_ncalls, 0);
+	for (i = 0; i < ORPC_UDP_CALLS; i++) {
+		assert_int_equal(recv(fd[i % 2], b, sizeof(b), 0), 32);
+		assert_int_equal(word(b), XID + i);
+		assert_int_equal(word(b + 4), 1);  /* REPLY */
+		assert_int_equal(word(b + 8), 0);  /* MSG_ACCEPTED */
+		assert_int_equal(word(b + 20), 0); /* SUCCESS */
+		assert_int_equal(word(b + 28), 0xab000000u | i);
+	}
+	close(fd[0]);
+	close(fd[1]);
+}
+
 static void test_client_timeout_retransmit(void **st)
 {
 	struct orpc_clnt c;
@@ -1182,6 +1247,7 @@ int main(void)
 		cmocka_unit_test(test_tcp_backchannel),
 		cmocka_unit_test(test_tcp_backchannel_behind_reply),
 		cmocka_unit_test(test_udp_null),
+		cmocka_unit_test(test_udp_deferred),
 		cmocka_unit_test(test_client_timeout_retransmit),
 		cmocka_unit_test(test_client_reconnects),
 	};
