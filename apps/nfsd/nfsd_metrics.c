@@ -414,7 +414,7 @@ static void write_conns(struct app_buf *b, const struct nfsd_metrics_src *s)
 			"UDP calls kept while their work ran off the loop, answered when it ended");
 	app_prom_family(
 		b, P "udp_no_slot_total", "counter",
-		"UDP calls read with every deferral slot taken (run on the loop if deferrable)");
+		"UDP calls read with every deferral slot taken (those that would wait ran on the loop)");
 	for (int i = 0; i < 2; i++) {
 		const struct orpc_tcp_srv *t = i ? s->lock_tcp : s->tcp;
 

@@ -534,8 +534,9 @@ static int to_pool(struct nfs3_server *s, struct orpc_pending *p, struct nfs3_sc
 }
 
 /* With a pool, the call is deferred and its work runs on a helper thread (the lcore goes on
- * with other connections); without one, or over UDP, or when every scratch set is taken, it
- * runs at once. */
+ * with other connections); without one, when the transport cannot keep the call (UDP with
+ * every slot taken, or a draining server), or when every scratch set is taken, it runs at
+ * once. */
 enum accept_stat nfs3_defer_or_run(struct orpc_req *r, void *args, void *res,
 				   enum accept_stat (*work)(struct orpc_req *, void *, void *),
 				   void (*end)(struct orpc_req *, void *, void *))

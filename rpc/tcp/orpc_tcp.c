@@ -599,9 +599,11 @@ static void do_udp(struct orpc_tcp_srv *s, int fd)
 			return;
 		s->stats.udp_calls++;
 		memcpy(&from.addr, &peer, sizeof(peer));
-		k = udp_free_slot(s);
+		/* a draining server (orpc_tcp_srv_quiesce) takes no new work off the loop: the drain
+		 * waits only for what it holds already */
+		k = s->quiesced ? NULL : udp_free_slot(s);
 		from.defer_ok = k != NULL;
-		if (!k)
+		if (!k && !s->quiesced)
 			s->stats.udp_no_slot++;
 		r = orpc_svc_dispatch_peer(s->svc, s->udp_in, (uint32_t)n, NULL, &from, s->reply,
 					   cap, &o);

@@ -57,7 +57,7 @@ struct orpc_tcp_stats {
 	uint64_t accepted, closed, refused_full;
 	uint64_t records, replies, udp_calls, udp_replies;
 	uint64_t udp_deferred;	   /**< UDP calls their handler finished later (orpc_svc_defer) */
-	uint64_t udp_no_slot;	   /**< UDP calls dispatched with every deferral slot taken */
+	uint64_t udp_no_slot;	   /**< UDP calls read with every deferral slot taken (any kind) */
 	uint64_t udp_late_dropped; /**< deferred UDP replies ready after the server closed */
 	uint64_t closed_too_big, closed_empty, closed_garbage, closed_peer, closed_error;
 	uint64_t out_queued;	    /**< replies that did not fit the socket at once */

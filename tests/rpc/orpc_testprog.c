@@ -105,7 +105,8 @@ static enum accept_stat t_place(struct orpc_req *r, void *a, void *res)
 }
 
 /* LATER: ECHO, deferred: the call waits in a queue until orpc_test_later_run() ends it, as
- * a file-system call would wait for a helper thread. Over UDP (no deferral) it echoes now. */
+ * a file-system call would wait for a helper thread. It echoes at once when the transport
+ * cannot keep the call (a UDP server with every slot taken). */
 #define LATER_MAX 64
 static struct orpc_pending *later[LATER_MAX];
 static uint32_t nlater;

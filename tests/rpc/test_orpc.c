@@ -1125,8 +1125,8 @@ static void test_udp_deferred(void **st)
 	int fd[2] = {socket(AF_INET, SOCK_DGRAM, 0), socket(AF_INET, SOCK_DGRAM, 0)};
 	uint64_t calls0 = srv.stats.udp_calls, rep0 = srv.stats.udp_replies;
 	uint64_t def0 = srv.stats.udp_deferred, noslot0 = srv.stats.udp_no_slot;
-	uint32_t waiting0 = orpc_test_later_waiting(), i;
-	uint8_t b[128];
+	uint32_t waiting0 = orpc_test_later_waiting(), i, seen = 0;
+	uint8_t b[128], sent[ORPC_UDP_CALLS][64];
 	struct wb x;
 
 	(void)st;
@@ -1137,6 +1137,9 @@ static void test_udp_deferred(void **st)
 		call(&x, 2, ORPC_TEST_PROG, 1, ORPC_TEST_LATER), auth_none(&x), auth_none(&x);
 		w(&x, 4), w(&x, 0xab000000u | i);
 		x.b[3] = (uint8_t)(XID + i); /* xid XID + i (XID's low byte is 0x10) */
+		assert_true(x.n <= sizeof(sent[0]));
+		if (i < ORPC_UDP_CALLS)
+			memcpy(sent[i], x.b, x.n);
 		assert_int_equal(sendto(fd[i % 2], x.b, x.n, 0, (struct sockaddr *)&a, sizeof(a)),
 				 (ssize_t)x.n);
 		settle(&srv.stats.udp_calls, calls0 + i + 1);
@@ -1146,6 +1149,18 @@ static void test_udp_deferred(void **st)
 	assert_int_equal(srv.stats.udp_no_slot, noslot0 + 1);
 	assert_int_equal(srv.udp_ncalls, ORPC_UDP_CALLS);
 	assert_int_equal(orpc_test_later_waiting(), waiting0 + ORPC_UDP_CALLS);
+	/* each slot kept its own datagram, whole, though later ones were read meanwhile (a
+	 * handler's arguments may point into it) */
+	for (uint32_t k = 0; k < ORPC_UDP_CALLS; k++) {
+		const struct orpc_udp_call *u = &srv.udp[k];
+
+		assert_true(u->used);
+		i = word(u->msg) - XID;
+		assert_true(i < ORPC_UDP_CALLS);
+		assert_memory_equal(u->msg, sent[i], x.n);
+		seen |= 1u << i;
+	}
+	assert_int_equal(seen, (1u << ORPC_UDP_CALLS) - 1);
 	/* the one without a slot was echoed at once, to fd[ORPC_UDP_CALLS % 2] */
 	assert_int_equal(srv.stats.udp_replies, rep0 + 1);
 	assert_int_equal(recv(fd[ORPC_UDP_CALLS % 2], b, sizeof(b), 0), 32);
@@ -1175,6 +1190,33 @@ static void test_udp_deferred(void **st)
 	}
 	close(fd[0]);
 	close(fd[1]);
+}
+
+/* A draining server (orpc_tcp_srv_quiesce) keeps no new UDP call: LATER is echoed at once.
+ * Last of its group: quiesce closes the TCP listener. */
+static void test_udp_quiesced(void **st)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(uport)};
+	struct timeval tv = {.tv_sec = 2};
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	uint64_t def0 = srv.stats.udp_deferred, rep0 = srv.stats.udp_replies;
+	uint32_t waiting0 = orpc_test_later_waiting();
+	uint8_t b[128];
+	struct wb x;
+
+	(void)st;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)), 0);
+	orpc_tcp_srv_quiesce(&srv);
+	call(&x, 2, ORPC_TEST_PROG, 1, ORPC_TEST_LATER), auth_none(&x), auth_none(&x);
+	w(&x, 4), w(&x, 0xcd000001u);
+	assert_int_equal(sendto(fd, x.b, x.n, 0, (struct sockaddr *)&a, sizeof(a)), (ssize_t)x.n);
+	settle(&srv.stats.udp_replies, rep0 + 1);
+	assert_int_equal(recv(fd, b, sizeof(b), 0), 32);
+	assert_int_equal(word(b + 28), 0xcd000001u);
+	assert_int_equal(srv.stats.udp_deferred, def0);
+	assert_int_equal(orpc_test_later_waiting(), waiting0);
+	close(fd);
 }
 
 static void test_client_timeout_retransmit(void **st)
@@ -1250,6 +1292,7 @@ int main(void)
 		cmocka_unit_test(test_udp_deferred),
 		cmocka_unit_test(test_client_timeout_retransmit),
 		cmocka_unit_test(test_client_reconnects),
+		cmocka_unit_test(test_udp_quiesced),
 	};
 	int rc = cmocka_run_group_tests(dispatch_tests, setup, NULL);
 
