@@ -57,7 +57,9 @@ print("\n".join(sorted(out)))' "$dir" "${suites[@]/--suite/}")
 		[ ${#targets[@]} -gt 0 ] || { echo "=== $dir: no test programs found"; status=1; return 1; }
 	fi
 	echo "=== $dir: build ${targets[*]}"
+	local t0=$SECONDS
 	ninja -C "$dir" -j2 "${targets[@]}" || { status=1; return 1; }
+	echo "=== $dir: built in $((SECONDS - t0)) s"
 	local grp names n base sargs
 	for grp in "${groups[@]}"; do
 		names=${grp%%:*}
@@ -68,8 +70,10 @@ print("\n".join(sorted(out)))' "$dir" "${suites[@]/--suite/}")
 		for s in "${g[@]}"; do sargs+=(--suite "$s"); done
 		echo "=== $dir: tests (${names}, $n at a time)"
 		rm -f "$dir/meson-logs/$base.json"
+		t0=$SECONDS
 		meson test -C "$dir" "${sargs[@]}" --no-rebuild --print-errorlogs --num-processes "$n" \
 			--logbase "$base" || status=1
+		echo "=== $dir: tests (${names}) took $((SECONDS - t0)) s"
 		logs+=("$dir/meson-logs/$base.json")
 	done
 }
