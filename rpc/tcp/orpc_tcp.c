@@ -548,14 +548,19 @@ static void do_read(struct orpc_tcp_srv *s, struct orpc_tcp_conn *c)
 	}
 }
 
+/* The most a UDP reply may hold: the reply buffer, at most a datagram's IPv4 payload. */
+static uint32_t udp_reply_cap(const struct orpc_tcp_srv *s)
+{
+	return s->reply_cap - 4 < 65507 ? s->reply_cap - 4 : 65507;
+}
+
 /* A deferred UDP call ended: its reply goes to the address it came from, and its datagram and
  * slot are free again. After orpc_tcp_srv_fini only the slot is freed (the socket is gone). */
 static void udp_resume(struct orpc_pending *p, void *arg)
 {
 	struct orpc_udp_call *k = arg;
 	struct orpc_tcp_srv *s = k->s;
-	uint32_t cap = s->reply && s->reply_cap - 4 < 65507 ? s->reply_cap - 4 : 65507;
-	uint32_t n = orpc_svc_finish(s->svc, p, s->reply, s->reply ? cap : 0, NULL);
+	uint32_t n = orpc_svc_finish(s->svc, p, s->reply, s->reply ? udp_reply_cap(s) : 0, NULL);
 
 	if (!s->reply)
 		s->stats.udp_late_dropped++;
@@ -584,7 +589,7 @@ static void do_udp(struct orpc_tcp_srv *s, int fd)
 	for (int rounds = 0; rounds < 32; rounds++) {
 		struct sockaddr_storage peer;
 		socklen_t pl = sizeof(peer);
-		uint32_t cap = s->reply_cap - 4 < 65507 ? s->reply_cap - 4 : 65507;
+		uint32_t cap = udp_reply_cap(s);
 		struct orpc_peer from = {.xprt = ORPC_XPRT_UDP};
 		struct orpc_udp_call *k;
 		enum orpc_outcome o;

@@ -200,6 +200,20 @@ static void poll_until_done(uint32_t i)
 	assert_true(slots[i].done);
 }
 
+/* Slot 0: host's first LOCK over xprt is deferred for its file's key (a helper's
+ * open_by_handle_at), then held for the list, and answered NLM4_GRANTED with the host on disk */
+static void first_lock_held(const char *host, enum orpc_xprt xprt)
+{
+	assert_int_equal(call(0, NLM4_PROC_LOCK, host, 1, 0, xprt), 0);
+	assert_false(slots[0].done);
+	assert_int_equal(nlm.st.key_deferred, 1);
+	assert_int_equal(nlm.st.key_inline, 0);
+	poll_until_done(0);
+	granted(0);
+	assert_true(slots[0].on_disk);
+	assert_int_equal(nlm.st.nsm_held, 1);
+}
+
 static int fresh(void **state)
 {
 	struct nlm_conf c = {.grace_s = 0, .my_name = "127.0.0.1", .no_notify = true};
@@ -229,15 +243,7 @@ static int done(void **state)
 static void test_granted_after_write(void **state)
 {
 	(void)state;
-	/* deferred for its file's key (a helper's open_by_handle_at), then held for the list */
-	assert_int_equal(call(0, NLM4_PROC_LOCK, "c1", 1, 0, ORPC_XPRT_TCP), 0);
-	assert_false(slots[0].done);
-	assert_int_equal(nlm.st.key_deferred, 1);
-	assert_int_equal(nlm.st.key_inline, 0);
-	poll_until_done(0);
-	granted(0);
-	assert_int_equal(nlm.st.nsm_held, 1);
-	assert_true(slots[0].on_disk);
+	first_lock_held("c1", ORPC_XPRT_TCP);
 	assert_int_equal(nlm.st.nsm_writes, 1);
 	assert_int_equal(nlm.st.nsm_sync_writes, 0);
 	assert_int_equal(nlm.st.nsm_write_errors, 0);
@@ -283,14 +289,7 @@ static void test_udp_held(void **state)
 {
 	(void)state;
 	udp_room = true;
-	assert_int_equal(call(0, NLM4_PROC_LOCK, "c3", 1, 0, ORPC_XPRT_UDP), 0);
-	assert_false(slots[0].done);
-	assert_int_equal(nlm.st.key_deferred, 1);
-	assert_int_equal(nlm.st.key_inline, 0);
-	poll_until_done(0);
-	granted(0);
-	assert_true(slots[0].on_disk);
-	assert_int_equal(nlm.st.nsm_held, 1);
+	first_lock_held("c3", ORPC_XPRT_UDP);
 	assert_int_equal(nlm.st.nsm_unheld, 0);
 	assert_int_equal(nlm.st.nsm_writes, 1);
 }
