@@ -76,6 +76,11 @@ struct roce_lane {
 	struct roce_qp *polled; /**< QPs in RTR..ERR this lane runs */
 	uint32_t nqps;		/**< QPs whose home is this lane (least-loaded placement) */
 	uint64_t poll_epoch;	/**< its polls (read by other lanes: QP destroy's grace period) */
+	/* how long its lcore went without polling it (descheduled, blocked, a long hook): the
+	 * peers' retransmission timers see a stall like this as loss */
+	uint64_t last_poll_tsc; /**< TSC at its last poll; 0 before the first */
+	uint64_t max_gap_tsc;	/**< longest time between two polls */
+	uint64_t gaps_10ms;	/**< polls that came 10 ms or more after the one before */
 	/* starting transmission from a post (roce_post.c) */
 	bool in_engine;		/**< an engine or the CM runs: a post rings the doorbell */
 	struct roce_qp *rung;	/**< QPs posted to since the doorbell was rung */

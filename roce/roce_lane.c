@@ -163,6 +163,7 @@ int roce_dev_release_lcores(struct roce_dev *dev)
 		roce_post_lane_close(lane);
 		lane->in_engine = false;
 		lane->fail_pending = false;
+		lane->last_poll_tsc = 0;
 		__atomic_store_n(&lane->lcore, RTE_MAX_LCORE, __ATOMIC_RELEASE);
 		if (i > 0)
 			roce_lane_fini(dev, i);

@@ -12,6 +12,8 @@
 #include "roce_engine.h"
 #include "stk_stack.h"
 
+extern int roce_logtype;
+
 void roce_dev_poll(struct roce_dev *dev, struct stk_lcore *lc)
 {
 	uint64_t now = rte_get_tsc_cycles();
@@ -28,6 +30,23 @@ void roce_dev_poll(struct roce_dev *dev, struct stk_lcore *lc)
 	lane->in_engine = true;
 	/* every QP's requester gets a new burst; other lanes read it (destroy's grace period) */
 	__atomic_store_n(&lane->poll_epoch, lane->poll_epoch + 1, __ATOMIC_RELEASE);
+	if (likely(lane->last_poll_tsc != 0)) {
+		uint64_t gap = now - lane->last_poll_tsc;
+
+		if (unlikely(gap >= rte_get_tsc_hz() / 100))
+			lane->gaps_10ms++;
+		if (unlikely(gap > lane->max_gap_tsc)) {
+			lane->max_gap_tsc = gap;
+			/* a new longest stall past 100 ms is worth a line: at most a few */
+			if (gap >= rte_get_tsc_hz() / 10)
+				rte_log(RTE_LOG_WARNING, roce_logtype,
+					"roce: lane %u (lcore %u) went %llu ms without a poll: its "
+					"QPs' peers see that as loss\n",
+					lane->idx, lane->lcore,
+					(unsigned long long)(gap * 1000 / rte_get_tsc_hz()));
+		}
+	}
+	lane->last_poll_tsc = now;
 	if (unlikely(!rte_ring_empty(lane->cmd)))
 		roce_lane_run_cmds(lane);
 	n = rte_ring_sc_dequeue_burst_elem(lane->ring, in, sizeof(in[0]), RTE_DIM(in), NULL);

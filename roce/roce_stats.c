@@ -44,6 +44,9 @@ static void tel_lanes(const struct roce_dev *dev, struct rte_tel_data *x)
 		rte_tel_data_add_dict_u64(t, "lcore", lane->lcore);
 		rte_tel_data_add_dict_u64(t, "qps", lane->nqps);
 		rte_tel_data_add_dict_u64(t, "polls", lane->poll_epoch);
+		rte_tel_data_add_dict_u64(t, "max_poll_gap_us",
+					  lane->max_gap_tsc * 1000000u / rte_get_tsc_hz());
+		rte_tel_data_add_dict_u64(t, "poll_gaps_10ms", lane->gaps_10ms);
 		rte_tel_data_add_dict_u64(t, "rx_handoff", lane->drops[ROCE_RX_HANDOFF]);
 		rte_tel_data_add_dict_u64(t, "drop_handoff_full",
 					  lane->drops[ROCE_RX_DROP_HANDOFF_FULL]);

@@ -170,7 +170,8 @@ static void on_connect_request(const struct roce_cm_event *ev)
 	struct rpcrdma_ep_conf conf = {.credits = nfsd.conf.credits,
 				       .inline_max = nfsd.conf.inline_max,
 				       .max_chunk = nfsd.conf.max_io + 8192,
-				       .server_calls = nfsd.conf.conn_calls};
+				       .server_calls = nfsd.conf.conn_calls,
+				       .regions = nfsd.regions};
 	unsigned lane = pick_lane(&ev->id->remote_ip);
 	uint32_t k;
 
@@ -1168,8 +1169,12 @@ int main(int argc, char **argv)
 		goto out;
 	nfsd.cm = nfsd.dev ? roce_cm_open(nfsd.dev) : NULL;
 	nfsd.pd = nfsd.dev ? roce_alloc_pd(nfsd.dev) : NULL;
+	/* a connection's staging region is kept for the next (rpcrdma_regions_create()): at most
+	 * [nfs] connections of them exist at once either way */
+	nfsd.regions = rpcrdma_regions_create(nfsd.conf.connections);
 	nfsd.listen = nfsd.cm ? roce_cm_create_id(nfsd.cm, ROCE_CM_PS_TCP, NULL) : NULL;
-	if (!nfsd.listen || !nfsd.pd || roce_cm_listen(nfsd.listen, NFS3_RDMA_PORT, 16) != 0) {
+	if (!nfsd.listen || !nfsd.pd || !nfsd.regions ||
+	    roce_cm_listen(nfsd.listen, NFS3_RDMA_PORT, 16) != 0) {
 		fprintf(stderr, "droce-nfsd: no RoCE device, CM or listener: %s\n",
 			rte_strerror(rte_errno));
 		goto out;
@@ -1271,6 +1276,8 @@ out:
 	nfsd.nlm_up = false;
 	if (nfsd.cm)
 		roce_cm_close(nfsd.cm);
+	rpcrdma_regions_destroy(nfsd.regions); /* the endpoints are gone */
+	nfsd.regions = NULL;
 	if (nfsd.pd)
 		roce_dealloc_pd(nfsd.pd);
 	stk_teardown();

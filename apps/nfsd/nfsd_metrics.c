@@ -366,6 +366,12 @@ static void write_conns(struct app_buf *b, const struct nfsd_metrics_src *s)
 			s->rdma_rejected);
 		counter(b, P "rdma_closed_total", "RPC-over-RDMA connections closed",
 			s->rdma_closed);
+		counter(b, P "rdma_regions_allocated_total",
+			"connections' staging regions allocated (none kept for reuse)",
+			s->rdma_regions_allocated);
+		counter(b, P "rdma_regions_reused_total",
+			"connections' staging regions taken from those earlier connections left",
+			s->rdma_regions_reused);
 	}
 	app_prom_family(b, P "tcp_connections", "gauge",
 			"TCP connections open (svc: nfs for NFS, MOUNT and the portmapper; lock "

@@ -53,6 +53,7 @@ struct nfsd_metrics_src {
 	struct nfs4_server *v4; /**< NULL: NFSv4 not served (no nfs4_* metrics) */
 	bool rdma;		/**< RDMA served: the rdma_* metrics below mean something */
 	uint64_t rdma_accepted, rdma_rejected, rdma_closed;
+	uint64_t rdma_regions_allocated, rdma_regions_reused; /**< connections' staging regions */
 	double start_time; /**< the process' start, Unix seconds (nfsd_metrics_start_time) */
 };
 

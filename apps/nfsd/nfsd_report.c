@@ -209,9 +209,12 @@ void nfsd_print_stats(void)
 	src.svc[0] = NULL;
 	nfsd_metrics_nfs_total(&src, &rst);
 	nfsd_metrics_rpc_total(&src, &rsv, &drc[1]);
-	printf("rdma: accepted %llu, rejected %llu, closed %llu, calls %llu\n",
+	printf("rdma: accepted %llu, rejected %llu, closed %llu, calls %llu; staging regions "
+	       "allocated %llu, reused %llu\n",
 	       (unsigned long long)nfsd.accepted, (unsigned long long)nfsd.rejected,
-	       (unsigned long long)nfsd.closed, (unsigned long long)rsv.calls);
+	       (unsigned long long)nfsd.closed, (unsigned long long)rsv.calls,
+	       (unsigned long long)src.rdma_regions_allocated,
+	       (unsigned long long)src.rdma_regions_reused);
 	for (unsigned i = 0; nfsd.nlanes > 1 && i < nfsd.nlanes; i++) {
 		const struct nfs3_stats *ls = i ? &nfsd.lanes[i].nfs.st : &nfsd.rdma_nfs.st;
 		uint64_t calls = 0;
@@ -445,6 +448,11 @@ void nfsd_metrics_src(struct nfsd_metrics_src *out)
 		.rdma_closed = nfsd.closed,
 		.start_time = nfsd_metrics_start_time(),
 	};
+	struct rpcrdma_regions_stats rst;
+
+	rpcrdma_regions_stats(nfsd.regions, &rst);
+	s.rdma_regions_allocated = rst.allocated;
+	s.rdma_regions_reused = rst.reused;
 
 	/* [nfs] lcores: the other lanes' RDMA servers, summed with lane 0's as "rdma" */
 	for (unsigned i = 0; rdma && i < nfsd.nlanes; i++) {

@@ -52,6 +52,7 @@ struct nfsd_server {
 	struct roce_dev *dev;
 	struct roce_cm *cm;
 	struct roce_pd *pd;
+	struct rpcrdma_regions *regions; /* the connections' staging, kept across connections */
 	struct roce_cm_id *listen;
 	struct nfs_fs *fs;
 	struct nfs_pool *pool;

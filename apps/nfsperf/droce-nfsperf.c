@@ -91,6 +91,7 @@ static struct {
 	      .eta = 0,
 	      .randseed = 0x6e66737065726631ull,
 	      .timeout_ms = 10000,
+	      .ack_timeout = 19,
 	      .verify_print = 10},
 };
 

@@ -78,6 +78,7 @@ struct np_opts {
 	uint32_t uid, gid;
 	uint32_t inline_max;	  /**< RDMA: our inline receive size */
 	uint32_t timeout_ms;	  /**< TCP: per try */
+	uint8_t ack_timeout;	  /**< RDMA: the QPs' Local ACK Timeout (4.096 us x 2^N) */
 	uint32_t verify_print;	  /**< verify failures printed in full (the rest are counted) */
 	uint32_t verify_interval; /**< bytes per verify header (fio's; 0: bs) */
 	const char *iops_log, *lat_log; /**< fio's write_iops_log / write_lat_log prefixes */

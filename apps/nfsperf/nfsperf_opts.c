@@ -68,7 +68,8 @@ static void usage(void)
 		"       [--nrfiles N] [--verify md5|crc32c|0] [--verify_interval N] [--sync 0|1]\n"
 		"       [--fsync N] [--unlink 0|1] [--output-format normal|json] [--output FILE]\n"
 		"       [--group_reporting] [--eta auto|always|never] [--randseed N]\n"
-		"       [--uid N] [--gid N] [--inline N] [--timeout-ms N] [--verify-print N]\n"
+		"       [--uid N] [--gid N] [--inline N] [--timeout-ms N] [--ack-timeout 1..31]\n"
+		"       [--verify-print N]\n"
 		"       [--write_iops_log PREFIX] [--write_lat_log PREFIX] [--plot PREFIX]\n"
 		"   fio's key=value form works too: droce-nfsperf rw=randrw bs=4k ...\n");
 }
@@ -80,6 +81,7 @@ int np_opts_parse(struct np_opts *op, int argc, char **argv)
 		O_MPORT,
 		O_INLINE,
 		O_TMO,
+		O_ACKTMO,
 		O_VPRINT,
 		O_VINT,
 		O_IOPSLOG,
@@ -116,6 +118,7 @@ int np_opts_parse(struct np_opts *op, int argc, char **argv)
 					     {"gid", 1, NULL, 'g'},
 					     {"inline", 1, NULL, O_INLINE},
 					     {"timeout-ms", 1, NULL, O_TMO},
+					     {"ack-timeout", 1, NULL, O_ACKTMO},
 					     {"verify-print", 1, NULL, O_VPRINT},
 					     {"verify_interval", 1, NULL, O_VINT},
 					     {"write_iops_log", 1, NULL, O_IOPSLOG},
@@ -254,6 +257,21 @@ int np_opts_parse(struct np_opts *op, int argc, char **argv)
 		case O_TMO:
 			op->timeout_ms = (uint32_t)strtoul(optarg, NULL, 0);
 			break;
+		case O_ACKTMO: {
+			char *end;
+			unsigned long t = strtoul(optarg, &end, 0);
+
+			if (*optarg == 0 || *end != 0 || t < 1 || t > 31) {
+				fprintf(stderr,
+					"droce-nfsperf: --ack-timeout %s: give the RDMA "
+					"Local ACK Timeout exponent, 1 to 31 "
+					"(4.096 us x 2^N)\n",
+					optarg);
+				return APP_EXIT_CONFIG;
+			}
+			op->ack_timeout = (uint8_t)t;
+			break;
+		}
 		case O_VPRINT:
 			op->verify_print = (uint32_t)strtoul(optarg, NULL, 0);
 			break;

@@ -124,6 +124,13 @@ static enum np_conn_state step_connect(struct np_conn *c, uint64_t now)
 	p.private_data_len = rpcrdma_ep_private_data(c->ep, priv);
 	p.retry_count = 7;
 	p.rnr_retry_count = 7;
+	/* by default the Local ACK Timeout Linux's rdma_cm puts in a RoCE REQ (its packet
+	 * lifetime 18, plus one: 19, 2.1 s; ../shared/captures' REQs from xprtrdma and rping
+	 * carry 0x13), not the CM's 14 (67 ms): a server's lcores share CPUs with other work,
+	 * and QPs that give up after 8 timeouts of 67 ms fail over a stall of half a second.
+	 * The server's QP takes it from the REQ too. Loss is still resent early: the adaptive
+	 * RTO (rto_min) runs under this bound */
+	p.local_ack_timeout = c->env->o->ack_timeout;
 	if (roce_cm_connect(c->id, &c->env->o->server_ip, c->env->o->port, rpcrdma_ep_qp(c->ep),
 			    &p) != 0)
 		return conn_fail(c, "CM connect");

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_errno.h>
@@ -87,6 +88,89 @@ static int conf_check(struct rpcrdma_ep_conf *c)
 	return 0;
 }
 
+struct rpcrdma_regions {
+	unsigned max, n;
+	struct rpcrdma_regions_stats st;
+	struct {
+		uint8_t *p;
+		uint64_t len;
+	} r[];
+};
+
+struct rpcrdma_regions *rpcrdma_regions_create(unsigned max)
+{
+	struct rpcrdma_regions *rs;
+
+	if (max == 0) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	rs = calloc(1, sizeof(*rs) + (size_t)max * sizeof(rs->r[0]));
+	if (!rs) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	rs->max = max;
+	return rs;
+}
+
+void rpcrdma_regions_destroy(struct rpcrdma_regions *rs)
+{
+	if (!rs)
+		return;
+	for (unsigned i = 0; i < rs->n; i++)
+		rte_free(rs->r[i].p);
+	free(rs);
+}
+
+void rpcrdma_regions_stats(const struct rpcrdma_regions *rs, struct rpcrdma_regions_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (rs) {
+		*st = rs->st;
+		st->kept = rs->n;
+	}
+}
+
+/* @p ep's region: a kept one of its length (its inline buffers zeroed, as rte_zmalloc's
+ * would be), else a new one */
+static uint8_t *region_get(struct rpcrdma_ep *ep, uint64_t inline_len)
+{
+	struct rpcrdma_regions *rs = ep->conf.regions;
+
+	if (rs) {
+		for (unsigned i = rs->n; i-- > 0;) {
+			uint8_t *p = rs->r[i].p;
+
+			if (rs->r[i].len != ep->region_len)
+				continue;
+			rs->r[i] = rs->r[--rs->n];
+			rs->st.reused++;
+			memset(p, 0, inline_len);
+			return p;
+		}
+		rs->st.allocated++;
+	}
+	return rte_zmalloc("rpcrdma_region", ep->region_len, 4096);
+}
+
+static void region_put(struct rpcrdma_ep *ep)
+{
+	struct rpcrdma_regions *rs = ep->conf.regions;
+
+	if (!ep->region)
+		return;
+	if (rs && rs->n < rs->max) {
+		rs->r[rs->n].p = ep->region;
+		rs->r[rs->n++].len = ep->region_len;
+	} else {
+		if (rs)
+			rs->st.freed++;
+		rte_free(ep->region);
+	}
+	ep->region = NULL;
+}
+
 struct rpcrdma_ep *rpcrdma_ep_create(struct roce_dev *dev, struct roce_pd *pd,
 				     enum rpcrdma_role role, const struct rpcrdma_ep_conf *conf,
 				     struct orpc_svc *svc)
@@ -122,7 +206,7 @@ struct rpcrdma_ep *rpcrdma_ep_create(struct roce_dev *dev, struct roce_pd *pd,
 	ep->region_len = (uint64_t)(ep->nrecv + ep->nsend) * ep->conf.inline_max +
 			 (uint64_t)(role == RPCRDMA_SERVER ? 3 * ep->nreqs : 3 * ep->nslots + 2) *
 				 ep->conf.max_chunk;
-	ep->region = rte_zmalloc("rpcrdma_region", ep->region_len, 4096);
+	ep->region = region_get(ep, (uint64_t)(ep->nrecv + ep->nsend) * ep->conf.inline_max);
 	ep->send_free = rte_zmalloc("rpcrdma_sfree", ep->nsend * sizeof(uint32_t), 0);
 	ep->fifo = rte_zmalloc("rpcrdma_fifo", ep->nrecv * sizeof(uint32_t) * 2, 0);
 	ep->cq = roce_create_cq(dev, 4 * (ep->nrecv + ep->nsend) + 256);
@@ -196,7 +280,7 @@ fail:
 		roce_dereg_mr(ep->mr);
 	if (ep->cq)
 		roce_destroy_cq(ep->cq);
-	rte_free(ep->region);
+	region_put(ep);
 	rte_free(ep->send_free);
 	rte_free(ep->fifo);
 	rte_free(ep);
@@ -1304,7 +1388,7 @@ int rpcrdma_ep_destroy(struct rpcrdma_ep *ep)
 	if (busy)
 		return -EBUSY;
 	roce_destroy_cq(ep->cq);
-	rte_free(ep->region);
+	region_put(ep);
 	rte_free(ep->send_free);
 	rte_free(ep->fifo);
 	rte_free(ep);

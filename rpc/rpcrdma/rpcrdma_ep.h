@@ -69,11 +69,40 @@ struct rpcrdma_ep_conf {
 				  max_chunk of staging; the calls behind them wait in arrival
 				  order, so a call the upper layer deferred holds up no others
 				  while another is free */
-	bool on_lcore;	       /**< the QP's home lane is @p lcore's (a device on several lcores,
+	struct rpcrdma_regions *regions; /**< where the region comes from and goes back to
+					    (rpcrdma_regions_create()); NULL: allocated and
+					    freed */
+	bool on_lcore;	/**< the QP's home lane is @p lcore's (a device on several lcores,
 				  roce_dev_set_lcores()): its CQ belongs to that lane, and the
 				  endpoint is polled there once the QP is at RTS */
-	unsigned lcore;	       /**< with on_lcore */
+	unsigned lcore; /**< with on_lcore */
 };
+
+/**
+ * Regions kept for the next endpoints (a server's, across its connections). A region is large
+ * (a server's: 3 x server_calls x max_chunk of staging, 13.8 MB by default), and freeing it
+ * costs the thread what rte_free() does: DPDK zeroes the whole block, faulting in every page the
+ * connection never touched. Where page faults are dear (a VM: 80 to 220 ms for one region,
+ * measured) that stalls the lcore long enough for the peers of the other connections it serves
+ * to exhaust their retries. An endpoint whose conf names a cache takes a kept region of its size
+ * (no allocation, no first-touch faults) and its destroy puts its region back, up to @p max kept
+ * (beyond that, freed). A reused region's receive and send buffers are zeroed; its staging keeps
+ * the bytes of earlier calls, which nothing sends (replies and chunks carry what was written for
+ * them). Not thread safe: one thread creates and destroys the endpoints that use it.
+ * @return the cache, or NULL (rte_errno ENOMEM, or EINVAL when @p max is 0)
+ */
+struct rpcrdma_regions *rpcrdma_regions_create(unsigned max);
+
+/** Free the regions kept, and the cache: every endpoint that used it is destroyed. */
+void rpcrdma_regions_destroy(struct rpcrdma_regions *rs);
+
+struct rpcrdma_regions_stats {
+	uint64_t allocated; /**< regions an endpoint had to allocate (none kept of its size) */
+	uint64_t reused;    /**< regions an endpoint took from the cache */
+	uint64_t freed;	    /**< regions freed at destroy: the cache was full */
+	unsigned kept;	    /**< regions in the cache now */
+};
+void rpcrdma_regions_stats(const struct rpcrdma_regions *rs, struct rpcrdma_regions_stats *st);
 
 /** The request state machine of the server side (STYLE §4). */
 #define RPCRDMA_REQ_STATE_LIST(X)                                                                  \

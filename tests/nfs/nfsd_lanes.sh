@@ -9,7 +9,8 @@
 #      error; the server put 2 connections on each lane (its /metrics, per lane), both lanes
 #      answered NFSv3 calls, and the calls of the two lanes add up exactly to what the client's
 #      JSON says it made (nothing lost, nothing counted twice); the connections' telemetry rows
-#      in droce-nfsd's log name the lanes;
+#      in droce-nfsd's log name the lanes; the later runs' connections took the staging regions
+#      the first run's left (rpcrdma_regions: no rte_free on the lcore);
 #   2. SIGHUP while a 2-job run goes on: the exports are reloaded (the old table is freed only
 #      once both lanes have passed a quiet point), the run passes with verify;
 #   3. SIGTERM while 4 jobs write: the drain goes SERVING -> DRAINING -> SETTLING -> SYNCING ->
@@ -182,11 +183,29 @@ check("both lanes answered NFSv3 calls", len(calls) == 2 and all(v > 0 for v in 
 check("the lanes' calls add up to what the client made, and to nfs3_calls_total",
       sum(calls.values()) == sent == total)
 helpers = re.search(r'^droce_nfsd_helper_threads (\S+)$', m, re.M)
+def one(name):
+    v = re.search(r'^droce_nfsd_' + name + r' (\S+)$', m, re.M)
+    return int(float(v.group(1))) if v else -1
+alloc, reused = one("rdma_regions_allocated_total"), one("rdma_regions_reused_total")
+print(f"# staging regions: allocated {alloc}, reused {reused}")
+check("the 8 connections' staging regions: 4 allocated for the first run's 4, the later runs "
+      "took regions those left (none freed on the lcore)",
+      alloc + reused == 8 and reused >= 2)
 check("helper threads: each lane's 3 ([nfs] threads = 3), 6 in all",
       helpers is not None and int(float(helpers.group(1))) == 6)
 sys.exit(1 if fails else 0)
 PY
 check "the lanes' metrics agree with the client" [ $? = 0 ]
+# how long each lane went without a poll (roce's telemetry), for a failure's diagnosis: a peer
+# sees a stall of its lcore as loss
+tel=$(echo /droce/roce | timeout 10 dpdk-telemetry.py -f "droce_b_$LAB_ID" 2> /dev/null | tail -n 1)
+python3 - "$tel" << 'PY' 2> /dev/null
+import json, sys
+d = json.loads(sys.argv[1])["/droce/roce"]["iface0"]
+print("# " + "; ".join(f"{k}: polls {v['polls']}, longest gap {v['max_poll_gap_us']} us, "
+                       f"gaps of 10 ms or more {v['poll_gaps_10ms']}"
+                       for k, v in d.items() if k.startswith("lane")))
+PY
 
 # --- 2. SIGHUP under load ---
 ( sleep 1.5; kill -HUP "$LAB_PID_nfsd" ) &

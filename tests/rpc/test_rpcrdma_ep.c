@@ -309,6 +309,86 @@ static void test_null_and_private_data(void **st)
 	rr_disconnect(&c);
 }
 
+/* one NULL call over @c, answered */
+static void null_call(struct conn *c)
+{
+	static uint8_t msg[128];
+	struct rpcrdma_call call = {.msg = msg};
+	struct orpc_reply_hdr h;
+	struct result r = {0};
+	uint32_t off;
+	XDR x;
+
+	xdrmem_create(&x, (char *)msg, sizeof(msg), XDR_ENCODE);
+	assert_true(orpc_call_encode(&x, 0x5151, ORPC_TEST_PROG, 2, 0, NULL));
+	call.len = xdr_getpos(&x);
+	assert_int_equal(rpcrdma_clnt_call(c->c, &call, on_done, &r), 0);
+	wait_done(c, &r, 1);
+	assert_int_equal(r.err, 0);
+	assert_int_equal(orpc_reply_decode(r.reply, r.len, &h, &off), 0);
+	assert_int_equal(h.xid, 0x5151);
+	assert_int_equal(h.stat, SUCCESS);
+	free(r.reply);
+}
+
+static void expect_regions(const struct rpcrdma_regions *rs, uint64_t allocated, uint64_t reused,
+			   uint64_t freed, unsigned kept)
+{
+	struct rpcrdma_regions_stats st;
+
+	rpcrdma_regions_stats(rs, &st);
+	assert_int_equal(st.allocated, allocated);
+	assert_int_equal(st.reused, reused);
+	assert_int_equal(st.freed, freed);
+	assert_int_equal(st.kept, kept);
+}
+
+/* A server's regions kept across connections (rpcrdma_regions): a destroyed endpoint's region
+ * serves the next endpoint of its size, which works on it; one of another size allocates;
+ * beyond the cache's room a region is freed; destroying the cache frees what it kept */
+static void test_regions_reused(void **st)
+{
+	struct rpcrdma_regions *rs = rpcrdma_regions_create(1);
+	struct rpcrdma_ep_conf sc = {.regions = rs};
+	struct rpcrdma_ep_conf big = {.regions = rs, .server_calls = 2};
+	struct rpcrdma_ep *extra;
+	struct conn c;
+
+	(void)st;
+	assert_null(rpcrdma_regions_create(0));
+	assert_non_null(rs);
+	rr_connect(&c, NULL, &sc);
+	expect_regions(rs, 1, 0, 0, 0);
+	null_call(&c);
+	rr_disconnect(&c);
+	expect_regions(rs, 1, 0, 0, 1); /* kept, not freed */
+	rr_connect(&c, NULL, &sc);
+	expect_regions(rs, 1, 1, 0, 0); /* the kept one, no allocation */
+	null_call(&c);
+	null_call(&c);
+	/* another size at the same time: allocated, not the one in use */
+	extra = rpcrdma_ep_create(s[1].dev, s[1].pd, RPCRDMA_SERVER, &big, &svc);
+	assert_non_null(extra);
+	expect_regions(rs, 2, 1, 0, 0);
+	destroy_ep(extra);
+	expect_regions(rs, 2, 1, 0, 1); /* kept: the bigger one */
+	rr_disconnect(&c);
+	expect_regions(rs, 2, 1, 1, 1); /* the cache holds one: this one is freed */
+	/* the kept region is of the other size: a connection of the first allocates */
+	rr_connect(&c, NULL, &sc);
+	expect_regions(rs, 3, 1, 1, 1);
+	null_call(&c);
+	rr_disconnect(&c);
+	expect_regions(rs, 3, 1, 2, 1);
+	/* and one of its size takes it, and works on it */
+	rr_connect(&c, NULL, &big);
+	expect_regions(rs, 3, 2, 2, 0);
+	null_call(&c);
+	rr_disconnect(&c);
+	expect_regions(rs, 3, 2, 2, 1);
+	rpcrdma_regions_destroy(rs); /* frees the one kept (ASan: no leak) */
+}
+
 static void test_every_chunk_kind(void **st)
 {
 	static const uint32_t inl[] = {1024, 4096, 65536};
@@ -1190,6 +1270,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_null_and_private_data),
 		cmocka_unit_test(test_every_chunk_kind),
+		cmocka_unit_test(test_regions_reused),
 		cmocka_unit_test(test_placed_results),
 		cmocka_unit_test(test_without_private_data),
 		cmocka_unit_test(test_calls_in_flight),
