@@ -110,6 +110,7 @@ struct roce_dev {
 	struct roce_qp *gsi;		/**< QP1, if created */
 	struct roce_cm *cm;		/**< its connection manager (roce_cm.c), if started */
 	uint64_t rto_min; /**< floor of the adaptive RTO (TSC); 0 = IBA timeout only */
+	uint64_t gap_tsc; /**< 10 ms of TSC: a lane's poll gap this long is counted */
 	bool cc_on;	  /**< DCQCN: QPs entering RTS get a reaction point, CE gets CNPs */
 	struct roce_dcqcn_params cc;
 	uint32_t qp_hint;

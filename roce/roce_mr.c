@@ -65,6 +65,7 @@ struct roce_dev *roce_dev_open(uint16_t iface)
 	dev->mr_hint = 1;
 	dev->key_seq = 0x5a;
 	dev->rto_min = rte_get_tsc_hz() / 1000000 * ROCE_RTO_MIN_US;
+	dev->gap_tsc = rte_get_tsc_hz() / 100;
 	dev->nlanes = 1; /* claimed by the first lcore that polls, unless roce_dev_set_lcores() */
 	dev->lane[0].lcore = RTE_MAX_LCORE;
 	memset(dev->lane_of, ROCE_LANE_NONE, sizeof(dev->lane_of));

@@ -33,12 +33,12 @@ void roce_dev_poll(struct roce_dev *dev, struct stk_lcore *lc)
 	if (likely(lane->last_poll_tsc != 0)) {
 		uint64_t gap = now - lane->last_poll_tsc;
 
-		if (unlikely(gap >= rte_get_tsc_hz() / 100))
+		if (unlikely(gap >= dev->gap_tsc))
 			lane->gaps_10ms++;
 		if (unlikely(gap > lane->max_gap_tsc)) {
 			lane->max_gap_tsc = gap;
 			/* a new longest stall past 100 ms is worth a line: at most a few */
-			if (gap >= rte_get_tsc_hz() / 10)
+			if (gap >= 10 * dev->gap_tsc)
 				rte_log(RTE_LOG_WARNING, roce_logtype,
 					"roce: lane %u (lcore %u) went %llu ms without a poll: its "
 					"QPs' peers see that as loss\n",
