@@ -62,6 +62,7 @@ void roce_dev_poll(struct roce_dev *dev, struct stk_lcore *lc)
 	 * here, and again between one QP's engines (a completion lost by the responder or
 	 * completer stops the requester before it sends more) */
 	roce_lane_fail_pending(lane);
+	stk_lcore_step(lc, "roce: qps");
 	for (struct roce_qp *qp = lane->polled; qp; qp = qp->next_polled) {
 		roce_qp_ran_on(qp, lc->lcore_id);
 		/* the ACK of the receive burst's requests (the stack's burst and the handed
@@ -79,6 +80,7 @@ void roce_dev_poll(struct roce_dev *dev, struct stk_lcore *lc)
 			roce_requester_run(qp, lc, now);
 	}
 	roce_lane_fail_pending(lane);
+	stk_lcore_step(lc, "roce: cm, events, moves");
 	if (lane->idx == 0 && dev->cm)
 		roce_cm_tick(dev->cm, now);
 	lane->in_engine = false;

@@ -10,8 +10,10 @@
  * when off: one test of a pointer.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -77,14 +79,106 @@ int stk_udp_unbind(uint16_t port)
 	return 0;
 }
 
-int stk_lcore_add_poll(struct stk_lcore *lc, stk_poll_fn fn, void *arg)
+int stk_lcore_add_poll_as(struct stk_lcore *lc, stk_poll_fn fn, void *arg, const char *name)
 {
+	static const char *const hook_name[STK_MAX_POLL] = {"hook 0", "hook 1", "hook 2", "hook 3",
+							    "hook 4", "hook 5", "hook 6", "hook 7"};
+
 	if (lc->nb_poll >= STK_MAX_POLL)
 		return -ENOSPC;
 	lc->poll[lc->nb_poll].fn = fn;
 	lc->poll[lc->nb_poll].arg = arg;
+	lc->poll[lc->nb_poll].name = name ? name : hook_name[lc->nb_poll];
 	lc->nb_poll++;
 	return 0;
+}
+
+int stk_lcore_add_poll(struct stk_lcore *lc, stk_poll_fn fn, void *arg)
+{
+	return stk_lcore_add_poll_as(lc, fn, arg, NULL);
+}
+
+/* ---------------- the slow-step meter ---------------- */
+
+static uint64_t tv_us(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000u + (uint64_t)tv->tv_usec;
+}
+
+static void usage_sample(struct stk_usage *u)
+{
+	struct rusage ru;
+
+	u->tsc = rte_get_tsc_cycles();
+	if (getrusage(RUSAGE_THREAD, &ru) != 0) {
+		memset(&ru, 0, sizeof(ru));
+	}
+	u->user_us = tv_us(&ru.ru_utime);
+	u->sys_us = tv_us(&ru.ru_stime);
+	u->vcsw = (uint64_t)ru.ru_nvcsw;
+	u->ivcsw = (uint64_t)ru.ru_nivcsw;
+	u->minflt = (uint64_t)ru.ru_minflt;
+	u->majflt = (uint64_t)ru.ru_majflt;
+}
+
+/* The slot of @p name: the same literal, or the same text (two literals alike); a new one
+ * takes a free slot; past the last, the last slot takes it ("other steps"). */
+static struct stk_step_stat *step_stat(struct stk_lcore *lc, const char *name)
+{
+	unsigned i;
+
+	if (!name)
+		name = "unnamed";
+	for (i = 0; i < STK_MAX_STEPS - 1 && lc->steps[i].name; i++)
+		if (lc->steps[i].name == name || strcmp(lc->steps[i].name, name) == 0)
+			return &lc->steps[i];
+	if (i == STK_MAX_STEPS - 1)
+		name = "other steps";
+	lc->steps[i].name = name;
+	return &lc->steps[i];
+}
+
+static uint64_t tsc_ms(uint64_t tsc)
+{
+	return tsc * 1000u / rte_get_tsc_hz();
+}
+
+void stk_lcore_slow_step(struct stk_lcore *lc, uint64_t now)
+{
+	uint64_t len = now - lc->step_t0;
+	struct stk_step_stat *s = step_stat(lc, lc->step);
+	struct stk_usage u, w;
+
+	lc->slow_steps++;
+	s->slow++;
+	if (len > s->max_tsc)
+		s->max_tsc = len;
+	/* what the thread did from the last sample (before the step began) to now */
+	usage_sample(&u);
+	w.tsc = u.tsc - lc->use_base.tsc;
+	w.user_us = u.user_us - lc->use_base.user_us;
+	w.sys_us = u.sys_us - lc->use_base.sys_us;
+	w.vcsw = u.vcsw - lc->use_base.vcsw;
+	w.ivcsw = u.ivcsw - lc->use_base.ivcsw;
+	w.minflt = u.minflt - lc->use_base.minflt;
+	w.majflt = u.majflt - lc->use_base.majflt;
+	lc->use_base = u;
+	if (len > lc->worst.tsc) {
+		lc->worst.step = s->name;
+		lc->worst.tsc = len;
+		lc->worst.use = w;
+	}
+	if (len >= lc->slow_tsc / STK_SLOW_STEP_MS * STK_STALL_WARN_MS && now >= lc->warn_next) {
+		lc->warn_next = now + rte_get_tsc_hz();
+		STK_LOG(WARNING,
+			"lcore %u: '%s' ran %" PRIu64 " ms. In the %" PRIu64
+			" ms up to its end the "
+			"thread ran %" PRIu64 " ms in user mode and %" PRIu64 " ms in the kernel, "
+			"slept or blocked %" PRIu64 " times, was preempted %" PRIu64 " times, and "
+			"took %" PRIu64 " page faults (%" PRIu64 " major)",
+			lc->lcore_id, s->name, tsc_ms(len), tsc_ms(w.tsc), w.user_us / 1000,
+			w.sys_us / 1000, w.vcsw, w.ivcsw, w.minflt + w.majflt, w.majflt);
+	}
 }
 
 int stk_lcore_defer(struct stk_lcore *lc, stk_poll_fn fn, void *arg)
@@ -186,6 +280,8 @@ struct stk_lcore *stk_lcore_create(unsigned lcore_id, unsigned index, bool exc_o
 	lc->pool = pool;
 	lc->tick_period = rte_get_tsc_hz() / 10; /* neighbour timers: 100 ms resolution */
 	lc->next_tick = rte_get_tsc_cycles() + lc->tick_period;
+	lc->slow_tsc = rte_get_tsc_hz() / 1000u * STK_SLOW_STEP_MS;
+	usage_sample(&lc->use_base); /* this thread's; stk_lcore_main samples its own */
 	for (unsigned i = 0; i < STK_MAX_PORTS; i++) {
 		lc->txb[i] = txb_create(socket, tx_unsent, &lc->stats[i]);
 		lc->exc_txb[i] = txb_create(socket, exc_unsent, &lc->stats[i]);
@@ -657,6 +753,10 @@ unsigned stk_lcore_poll(struct stk_lcore *lc)
 	unsigned total = 0;
 	uint64_t now;
 
+	/* outside stk_lcore_main, what ran between two polls is the caller's: not a step */
+	if (!lc->in_main)
+		lc->step_t0 = 0;
+	stk_lcore_step(lc, "rx");
 	for (uint16_t q = 0; q < lc->nb_rxq; q++) {
 		const struct stk_rxq *rq = &lc->rxq[q];
 		const struct stk_iface *ifc = stk_iface_get(rq->iface);
@@ -673,21 +773,32 @@ unsigned stk_lcore_poll(struct stk_lcore *lc)
 	}
 	if (unlikely(lc->nb_impair != 0))
 		impair_release(lc);
-	if (lc->exc_owner)
+	if (lc->exc_owner) {
+		stk_lcore_step(lc, "exception path");
 		total += poll_exception(lc);
+	}
+	stk_lcore_step(lc, "control ring");
 	stk_ctrl_poll(lc);
-	for (unsigned i = 0; i < lc->nb_poll; i++)
+	for (unsigned i = 0; i < lc->nb_poll; i++) {
+		stk_lcore_step(lc, lc->poll[i].name);
 		lc->poll[i].fn(lc, lc->poll[i].arg);
-	if (lc->nb_defer)
+	}
+	if (lc->nb_defer) {
+		stk_lcore_step(lc, "deferred work");
 		run_deferred(lc);
+	}
+	stk_lcore_step(lc, "tx flush");
 	if (unlikely(lc->nb_pfc != 0))
 		pfc_poll(lc);
 	stk_lcore_flush(lc);
 	now = rte_get_tsc_cycles();
 	if (now >= lc->next_tick) {
+		stk_lcore_step(lc, "timers");
 		lc->next_tick = now + lc->tick_period;
 		run_timers(lc, now);
+		usage_sample(&lc->use_base);
 	}
+	stk_lcore_step(lc, "between polls");
 	return total;
 }
 
@@ -732,12 +843,16 @@ int stk_lcore_main(void *arg)
 		lc->idle_sleep_ns ? ", idle back-off" : "");
 	if (lc->idle_sleep_ns)
 		prctl(PR_SET_TIMERSLACK, 1000UL); /* sleeps as asked, not 50 µs later */
+	usage_sample(&lc->use_base);
+	lc->step_t0 = 0;
+	lc->in_main = true;
 	while (!stk_stopping()) {
 		unsigned n = stk_lcore_poll(lc);
 
 		if (lc->idle_sleep_ns)
 			idle_step(lc, n);
 	}
+	lc->in_main = false;
 	stk_lcore_flush(lc);
 	return 0;
 }

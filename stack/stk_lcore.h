@@ -93,6 +93,39 @@ struct stk_stamps {
 	} ev[STK_STAMPS_MAX];
 };
 
+#define STK_MAX_STEPS 24
+
+/**
+ * What a thread did over a span of time, from getrusage(RUSAGE_THREAD): CPU time in user and
+ * kernel mode, the times it gave up the CPU itself (it slept or blocked: a syscall, a page
+ * fault's disk read), the times the kernel took the CPU from it (it waited for one), and its
+ * page faults. tsc: when it was taken, or in a difference, the span's length.
+ */
+struct stk_usage {
+	uint64_t tsc, user_us, sys_us, vcsw, ivcsw, minflt, majflt;
+};
+
+/** A part of the loop, by name, and how often it ran long (struct stk_lcore's steps). */
+struct stk_step_stat {
+	const char *name; /**< NULL: a free slot */
+	uint64_t slow;	  /**< runs of STK_SLOW_STEP_MS or more */
+	uint64_t max_tsc; /**< the longest of them */
+};
+
+/** The longest slow step an lcore had, and what its thread did around it. */
+struct stk_stall {
+	const char *step; /**< NULL: none yet */
+	uint64_t tsc;	  /**< its length */
+	/** usage from the sample before it began (at most one timer tick, 100 ms, earlier) to
+	 *  its end; use.tsc is that window's length */
+	struct stk_usage use;
+};
+
+/** A step of the loop that runs this long is slow: counted, and its thread's usage sampled. */
+#define STK_SLOW_STEP_MS 10
+/** One this long logs a WARNING (at most one a second per lcore). */
+#define STK_STALL_WARN_MS 100
+
 struct stk_lcore {
 	unsigned lcore_id;
 	unsigned index; /**< worker index: its RX/TX queue number */
@@ -117,6 +150,7 @@ struct stk_lcore {
 	struct {
 		stk_poll_fn fn;
 		void *arg;
+		const char *name; /**< its step's name (stk_lcore_add_poll_as) */
 	} poll[STK_MAX_POLL];
 	unsigned nb_defer; /**< one-shot work queued by stk_lcore_defer() */
 	struct {
@@ -130,7 +164,42 @@ struct stk_lcore {
 	unsigned work;		   /**< stk_lcore_work() since the last look */
 	uint64_t idle_sleeps;	   /**< sleeps taken (telemetry: /droce/lcores) */
 	struct stk_stamps *stamps; /**< stage stamps for latency profiling; NULL = off */
+	/* The slow-step meter (stk_lcore_step). Every part of the loop is a step: the RX burst
+	 * and what it delivered, the exception path, the control ring, each poll hook and the
+	 * parts a hook marks itself, the deferred work, the flush and the timers; and under
+	 * stk_lcore_main, the time between two polls. A step of STK_SLOW_STEP_MS or more is
+	 * counted under its name, so a stall points at the code that took it, and the thread's
+	 * usage says whether that code ran, blocked or waited for a CPU. Telemetry:
+	 * /droce/lcores. */
+	uint64_t step_t0;	   /**< TSC the current step began; 0 = not timing */
+	const char *step;	   /**< its name */
+	uint64_t slow_tsc;	   /**< STK_SLOW_STEP_MS in TSC cycles */
+	uint64_t slow_steps;	   /**< slow steps, all names */
+	uint64_t warn_next;	   /**< no stall WARNING before this TSC */
+	bool in_main;		   /**< stk_lcore_main runs this lcore */
+	struct stk_usage use_base; /**< the last usage sample (each timer tick, each slow step) */
+	struct stk_stall worst;	   /**< the longest slow step */
+	struct stk_step_stat steps[STK_MAX_STEPS]; /**< the last slot takes every name past it */
 };
+
+/** Count a slow step (stk_lcore_step's slow path): the one running on @p lc ended at @p now. */
+void stk_lcore_slow_step(struct stk_lcore *lc, uint64_t now);
+
+/**
+ * End the step running on @p lc and begin @p name (a string that lives as long as the lcore:
+ * a literal). The loop marks its own parts; a poll hook marks the parts of its own work, so
+ * a slow one is named (the part after a hook's last mark runs under that mark until the loop's
+ * next). Costs one TSC read; a slow step (STK_SLOW_STEP_MS or more) costs a getrusage().
+ */
+static inline void stk_lcore_step(struct stk_lcore *lc, const char *name)
+{
+	uint64_t now = rte_rdtsc();
+
+	if (unlikely(lc->step_t0 != 0 && now - lc->step_t0 >= lc->slow_tsc))
+		stk_lcore_slow_step(lc, now);
+	lc->step_t0 = now;
+	lc->step = name;
+}
 
 /**
  * Idle back-off: once @p lc's loop has received nothing, sent nothing and heard of no work
@@ -185,6 +254,10 @@ int stk_udp_unbind(uint16_t port);
 
 /** Add an application poll hook to @p lc. @return 0 or -ENOSPC. */
 int stk_lcore_add_poll(struct stk_lcore *lc, stk_poll_fn fn, void *arg);
+
+/** stk_lcore_add_poll(), with the name its step is counted under when slow (a literal;
+ *  stk_lcore_add_poll names it "hook N", N its place in the loop). */
+int stk_lcore_add_poll_as(struct stk_lcore *lc, stk_poll_fn fn, void *arg, const char *name);
 
 /**
  * Run @p fn(lc, arg) once, at the end of the current iteration of @p lc's loop: after every

@@ -7,10 +7,12 @@
  *   /droce/neigh_count        neighbour entries per lcore
  * dpdk-telemetry.py shows them; tests read the same socket.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_telemetry.h>
@@ -156,6 +158,75 @@ static int tel_neigh(const char *cmd __rte_unused, const char *params __rte_unus
 	return 0;
 }
 
+static uint64_t tsc_us(uint64_t tsc)
+{
+	return tsc * 1000000u / rte_get_tsc_hz();
+}
+
+/* A telemetry key from @p prefix and a step's name: what a key cannot hold becomes '_'. */
+static const char *step_key(char *buf, size_t len, const char *prefix, const char *name)
+{
+	size_t n = (size_t)snprintf(buf, len, "%s%s", prefix, name);
+
+	for (size_t i = strlen(prefix); i < n && i < len; i++)
+		if (!isalnum((unsigned char)buf[i]) && buf[i] != '_')
+			buf[i] = '_';
+	return buf;
+}
+
+/* Each lcore: its queues, idle sleeps, and the slow-step meter (stk_lcore_step): each step
+ * that ran STK_SLOW_STEP_MS or more, by name (slow/NAME: how often, max_us/NAME: the
+ * longest), and the longest of all with its thread's usage around it (longest_*). */
+static int tel_lcores(const char *cmd __rte_unused, const char *params __rte_unused,
+		      struct rte_tel_data *d)
+{
+	unsigned id;
+
+	rte_tel_data_start_dict(d);
+	RTE_LCORE_FOREACH (id) {
+		const struct stk_lcore *lc = stk_lcore_get(id);
+		const struct stk_usage *u;
+		struct rte_tel_data *x;
+		char key[64];
+
+		if (!lc)
+			continue;
+		x = rte_tel_data_alloc();
+		if (!x)
+			return -ENOMEM;
+		rte_tel_data_start_dict(x);
+		rte_tel_data_add_dict_u64(x, "worker", lc->index);
+		rte_tel_data_add_dict_u64(x, "rx_queues", lc->nb_rxq);
+		rte_tel_data_add_dict_u64(x, "idle_sleeps", lc->idle_sleeps);
+		rte_tel_data_add_dict_u64(x, "slow_steps", lc->slow_steps);
+		for (unsigned i = 0; i < STK_MAX_STEPS && lc->steps[i].name; i++) {
+			const struct stk_step_stat *st = &lc->steps[i];
+
+			rte_tel_data_add_dict_u64(x, step_key(key, sizeof(key), "slow/", st->name),
+						  st->slow);
+			rte_tel_data_add_dict_u64(x,
+						  step_key(key, sizeof(key), "max_us/", st->name),
+						  tsc_us(st->max_tsc));
+		}
+		if (lc->worst.step) {
+			u = &lc->worst.use;
+			rte_tel_data_add_dict_string(
+				x, "longest_step", step_key(key, sizeof(key), "", lc->worst.step));
+			rte_tel_data_add_dict_u64(x, "longest_us", tsc_us(lc->worst.tsc));
+			rte_tel_data_add_dict_u64(x, "longest_window_us", tsc_us(u->tsc));
+			rte_tel_data_add_dict_u64(x, "longest_user_us", u->user_us);
+			rte_tel_data_add_dict_u64(x, "longest_sys_us", u->sys_us);
+			rte_tel_data_add_dict_u64(x, "longest_slept_or_blocked", u->vcsw);
+			rte_tel_data_add_dict_u64(x, "longest_preempted", u->ivcsw);
+			rte_tel_data_add_dict_u64(x, "longest_page_faults", u->minflt + u->majflt);
+			rte_tel_data_add_dict_u64(x, "longest_major_faults", u->majflt);
+		}
+		snprintf(key, sizeof(key), "lcore%u", id);
+		rte_tel_data_add_dict_container(d, key, x, 0);
+	}
+	return 0;
+}
+
 int stk_telemetry_register(void)
 {
 	int rc = 0;
@@ -166,6 +237,9 @@ int stk_telemetry_register(void)
 					 "droce counters of one interface. Params: iface index");
 	rc |= rte_telemetry_register_cmd("/droce/ifaces", tel_ifaces,
 					 "droce interfaces and addresses. No params");
+	rc |= rte_telemetry_register_cmd(
+		"/droce/lcores", tel_lcores,
+		"droce lcores: queues, idle sleeps, slow loop steps. No params");
 	rc |= rte_telemetry_register_cmd("/droce/neigh_count", tel_neigh,
 					 "neighbour entries per lcore. No params");
 	return rc ? -EEXIST : 0;

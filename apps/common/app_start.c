@@ -205,7 +205,7 @@ int app_open_dev(struct app_start *a)
 		for (unsigned i = 1; i < a->nlanes; i++) {
 			struct stk_lcore *lc = stk_lcore_get(a->lane_lcores[i]);
 
-			if (!lc || stk_lcore_add_poll(lc, roce_poll, a->dev) != 0) {
+			if (!lc || stk_lcore_add_poll_as(lc, roce_poll, a->dev, "roce") != 0) {
 				fprintf(stderr, "%s: lcore %u runs no stack loop\n", a->prog,
 					a->lane_lcores[i]);
 				return -EINVAL;
@@ -224,7 +224,7 @@ int app_open_dev(struct app_start *a)
 		return -rte_errno;
 	}
 	primary = stk_lcore_get(a->nlanes > 1 ? a->lane_lcores[0] : rte_get_main_lcore());
-	if (!primary || stk_lcore_add_poll(primary, roce_poll, a->dev) != 0) {
+	if (!primary || stk_lcore_add_poll_as(primary, roce_poll, a->dev, "roce") != 0) {
 		fprintf(stderr, "%s: cannot poll the device\n", a->prog);
 		return -ENOSPC;
 	}

@@ -583,15 +583,23 @@ static void serve_poll(struct stk_lcore *lc, void *arg)
 	unsigned work = 0;
 
 	(void)arg;
-	if (nfsd.pool)
+	/* each part a step of its own (stk_lcore_step): a stall is counted under its name */
+	if (nfsd.pool) {
+		stk_lcore_step(lc, "nfsd: helper replies");
 		work += nfs_pool_poll(nfsd.pool, nfs3_pool_done, 64);
-	if (nfsd.v4) /* NFSv4's stable records: writes ended, replies held for them */
+	}
+	if (nfsd.v4) { /* NFSv4's stable records: writes ended, replies held for them */
+		stk_lcore_step(lc, "nfsd: v4 records");
 		work += nfs4_server_poll(nfsd.v4);
+	}
+	stk_lcore_step(lc, "nfsd: cm events");
 	while (roce_cm_get_event(nfsd.cm, &ev) == 0) {
 		on_cm_event(&ev);
 		work++;
 	}
+	stk_lcore_step(lc, "nfsd: lane messages");
 	work += lanes_poll();
+	stk_lcore_step(lc, "nfsd: rdma connections");
 	for (uint32_t k = 0; k < NFSD_CONNS_MAX; k++) {
 		struct rpcrdma_ep_info info;
 
@@ -614,18 +622,25 @@ static void serve_poll(struct stk_lcore *lc, void *arg)
 			conn_end(k, fail_why(&info, why, sizeof(why)));
 		}
 	}
-	if (nfsd.tcp_up)
+	if (nfsd.tcp_up) {
+		stk_lcore_step(lc, "nfsd: tcp");
 		work += (unsigned)orpc_tcp_srv_poll(&nfsd.tcp);
+	}
 	/* after the servers: the READs and WRITEs they started are submitted in this pass */
-	if (nfsd.aio)
+	if (nfsd.aio) {
+		stk_lcore_step(lc, "nfsd: io_uring");
 		work += nfs_aio_poll(nfsd.aio, nfs3_aio_done, 64);
+	}
+	stk_lcore_step(lc, "nfsd: locks");
 	if (nfsd.lock_tcp_up)
 		work += (unsigned)orpc_tcp_srv_poll(&nfsd.lock_tcp);
-	if (nfsd.nlm_up)
-		work += nlm_server_poll(
-			&nfsd.nlm); /* callbacks in flight, on sockets of their own */
-	if (nfsd.metrics)	    /* a scrape being answered keeps the lcore awake too */
+	if (nfsd.nlm_up) /* callbacks in flight, on sockets of their own */
+		work += nlm_server_poll(&nfsd.nlm);
+	if (nfsd.metrics) { /* a scrape being answered keeps the lcore awake too */
+		stk_lcore_step(lc, "nfsd: metrics");
 		work += app_metrics_poll(nfsd.metrics);
+	}
+	stk_lcore_step(lc, "nfsd: clients, reload, life");
 	/* a call with the helpers: stay awake for its end (the idle back-off, [stack]) */
 	work += calls_in_flight() || atomic_load(&nfsd.reload_phase) != RELOAD_IDLE;
 	stk_lcore_work(lc, work);
@@ -1203,13 +1218,13 @@ int main(int argc, char **argv)
 	if (lock_init(ip) != 0 || listen_all(ip) != 0 || nfsd_metrics_start() != 0)
 		goto out;
 	nfsd.end = secs > 0 ? rte_get_tsc_cycles() + (uint64_t)secs * rte_get_tsc_hz() : 0;
-	stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), roce_poll, nfsd.dev);
-	stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), serve_poll, NULL);
+	stk_lcore_add_poll_as(stk_lcore_get(rte_get_main_lcore()), roce_poll, nfsd.dev, "roce");
+	stk_lcore_add_poll_as(stk_lcore_get(rte_get_main_lcore()), serve_poll, NULL, "nfsd");
 	for (unsigned i = 1; i < nfsd.nlanes; i++) {
 		struct stk_lcore *lc = stk_lcore_get(nfsd.lanes[i].lcore);
 
-		if (!lc || stk_lcore_add_poll(lc, roce_poll, nfsd.dev) != 0 ||
-		    stk_lcore_add_poll(lc, nfsd_lane_poll, &nfsd.lanes[i]) != 0) {
+		if (!lc || stk_lcore_add_poll_as(lc, roce_poll, nfsd.dev, "roce") != 0 ||
+		    stk_lcore_add_poll_as(lc, nfsd_lane_poll, &nfsd.lanes[i], "nfsd lane") != 0) {
 			fprintf(stderr, "droce-nfsd: lcore %u runs no stack loop\n",
 				nfsd.lanes[i].lcore);
 			goto out;

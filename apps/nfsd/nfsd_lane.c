@@ -133,12 +133,16 @@ void nfsd_lane_poll(struct stk_lcore *lc, void *arg)
 	unsigned work = 0;
 	bool busy = false;
 
+	stk_lcore_step(lc, "nfsd lane: messages");
 	while (rte_ring_sc_dequeue_elem(l->to_lane, &m, sizeof(m)) == 0) {
 		lane_cmd(l, &m);
 		work++;
 	}
-	if (l->pool)
+	if (l->pool) {
+		stk_lcore_step(lc, "nfsd lane: helper replies");
 		work += nfs_pool_poll(l->pool, nfs3_pool_done, 64);
+	}
+	stk_lcore_step(lc, "nfsd lane: rdma connections");
 	for (uint32_t k = 0; k < NFSD_CONNS_MAX; k++) {
 		struct rpcrdma_ep_info info;
 
@@ -176,8 +180,10 @@ void nfsd_lane_poll(struct stk_lcore *lc, void *arg)
 		}
 	}
 	/* after the endpoints: the READs and WRITEs they started are submitted in this pass */
-	if (l->aio)
+	if (l->aio) {
+		stk_lcore_step(lc, "nfsd lane: io_uring");
 		work += nfs_aio_poll(l->aio, nfs3_aio_done, 64);
+	}
 	{
 		uint32_t pooled = l->pool ? nfs_pool_inflight(l->pool) : 0;
 

@@ -59,7 +59,8 @@ struct nfs3_stats {
 
 /** Scratch space of one call: READ data, READLINK path, READDIR entries and their names. */
 struct nfs3_scratch {
-	uint8_t *read_buf; /**< max_io bytes */
+	uint8_t *read_buf; /**< read_cap bytes (max_io, at least NFS_PATH_MAX) */
+	uint32_t read_cap;
 	struct nfs_dirent *dirents;
 	uint32_t max_dirents;
 	char *names;

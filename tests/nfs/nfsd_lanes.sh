@@ -206,6 +206,30 @@ print("# " + "; ".join(f"{k}: polls {v['polls']}, longest gap {v['max_poll_gap_u
                        f"gaps of 10 ms or more {v['poll_gaps_10ms']}"
                        for k, v in d.items() if k.startswith("lane")))
 PY
+# and which step of each lcore's loop ran 10 ms or more (the stack's slow-step meter), the
+# longest with what its thread did meanwhile: ran, slept or blocked, or waited for a CPU
+tel=$(echo /droce/lcores | timeout 10 dpdk-telemetry.py -f "droce_b_$LAB_ID" 2> /dev/null | tail -n 1)
+python3 - "$tel" << 'PY'
+import json, sys
+try:
+    d = json.loads(sys.argv[1])["/droce/lcores"]
+except (ValueError, KeyError, TypeError):
+    print("# /droce/lcores: no answer")
+    sys.exit(1)
+for lc, v in sorted(d.items()):
+    slow = {k[5:]: (n, v.get("max_us/" + k[5:])) for k, n in v.items() if k.startswith("slow/")}
+    line = f"# {lc}: slow steps {v['slow_steps']}"
+    if slow:
+        line += " (" + ", ".join(f"{k} {n}x, max {us} us" for k, (n, us) in slow.items()) + ")"
+    if "longest_step" in v:
+        line += (f"; longest {v['longest_step']} {v['longest_us']} us: in {v['longest_window_us']} us "
+                 f"user {v['longest_user_us']} us, sys {v['longest_sys_us']} us, slept/blocked "
+                 f"{v['longest_slept_or_blocked']}x, preempted {v['longest_preempted']}x, "
+                 f"{v['longest_page_faults']} faults ({v['longest_major_faults']} major)")
+    print(line)
+sys.exit(0 if {"lcore0", "lcore1"} <= set(d) and all("slow_steps" in x for x in d.values()) else 1)
+PY
+check "/droce/lcores shows both lanes' lcores and their slow-step meters" [ $? = 0 ]
 
 # --- 2. SIGHUP under load ---
 ( sleep 1.5; kill -HUP "$LAB_PID_nfsd" ) &
@@ -239,7 +263,7 @@ wait "$LAB_PID_nfsd"
 st=$?
 kill "$cpid" 2> /dev/null
 wait "$cpid" 2> /dev/null
-grep -E "^state:|^drain|^rdma: lane|^port [0-9]+: dropped|^roce: " "$LAB_DIR/nfsd.log" | sed 's/^/#   nfsd: /'
+grep -E "^state:|^drain|^rdma: lane|^port [0-9]+: dropped|^roce: |^droce.stack: (lcore|no hugepages)" "$LAB_DIR/nfsd.log" | sed 's/^/#   nfsd: /'
 # what the server saw go wrong over phases 1 to 3, for a failure's diagnosis: failed endpoints
 # and closed connections (the port's and the RoCE device's losses are printed above)
 grep -E "endpoint failed|FAILED|RETRY_EXC|closed" "$LAB_DIR/nfsd.log" | awk '!seen[$0]++' |
