@@ -39,6 +39,7 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
+#include <rte_ring.h>
 
 #include "app_start.h"
 #include "mount_xdr.h"
@@ -67,7 +68,7 @@ static struct {
 	uint64_t phase_deadline;
 	struct np_job *jobs;
 	uint64_t t0, next_tick;
-	uint64_t verify_printed;
+	uint64_t verify_printed; /**< atomic: every lane's jobs count here */
 	int signals;
 	uint64_t signal_at; /**< ns: the first SIGINT/SIGTERM */
 	bool finished, failed;
@@ -76,6 +77,13 @@ static struct {
 	double last_lat_sum[NP_NDIRS];
 	bool progress_shown;
 	FILE *plot; /**< PREFIX.dat: a line a second for gnuplot */
+	/* --lanes: lane 0 is the main lcore (the CM's, MOUNT's, the progress line's); lane l > 0
+	 * runs the jobs handed to it through ring[l] */
+	uint32_t nlanes;
+	unsigned lane_lcore[NP_MAX_LANES];
+	struct rte_ring *ring[NP_MAX_LANES];
+	struct np_job *lane_jobs[NP_MAX_LANES][NP_MAX_JOBS]; /**< [l]: lane l's own list */
+	uint32_t lane_njobs[NP_MAX_LANES];
 } g = {
 	.o = {.export = "/export",
 	      .name = "nfsperf",
@@ -92,10 +100,21 @@ static struct {
 	      .randseed = 0x6e66737065726631ull,
 	      .timeout_ms = 10000,
 	      .ack_timeout = 19,
+	      .lanes = 1,
 	      .verify_print = 10},
 };
 
+/** What the main lcore sends a lane: a job to take, with the CM event that hands it over
+ * (ESTABLISHED) or one that comes later (DISCONNECTED); TCP's jobs come with none. */
+struct lane_msg {
+	uint32_t job;
+	uint32_t has_ev;
+	struct roce_cm_event ev;
+};
+
 struct np_run np_run;
+
+_Static_assert(NP_MAX_LANES == ROCE_MAX_LANES, "--lanes runs a device's lanes");
 
 /* ---- errors by name ---- */
 
@@ -190,7 +209,8 @@ void np_job_set_state(struct np_job *j, enum job_state s)
 {
 	if (j->state != s)
 		j->state_cnt[s]++;
-	j->state = s;
+	/* the main lcore reads it for the run's end (jobs_over): what the job did comes before */
+	__atomic_store_n(&j->state, s, __ATOMIC_RELEASE);
 }
 
 bool np_run_reads(void)
@@ -240,7 +260,7 @@ void np_job_fail(struct np_job *j, const char *why)
 static void readdir_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p,
 			 uint32_t len)
 {
-	static struct nfs_dirent ents[READDIR_ENTRIES];
+	static _Thread_local struct nfs_dirent ents[READDIR_ENTRIES]; /* each lane its own */
 	struct np_job *j = ctx;
 	struct nfs3_readdir_res r = {.entries = ents, .cap = READDIR_ENTRIES};
 
@@ -395,7 +415,7 @@ static bool read_check(struct np_job *j, const struct np_io *io, uint32_t count,
 		return true;
 	ds->verify_errors++;
 	np_job_error(j, EILSEQ, "verify");
-	if (g.verify_printed++ < g.o.verify_print) {
+	if (__atomic_fetch_add(&g.verify_printed, 1, __ATOMIC_RELAXED) < g.o.verify_print) {
 		np_job_file_name(j, io->file, fname, sizeof(fname));
 		fprintf(stderr, "verify: %s: %s\n", fname, why);
 	}
@@ -521,10 +541,10 @@ static int io_start(struct np_job *j, struct np_io *io)
 					    .offset = io->off,
 					    .count = g.o.bs,
 					    .stable = g.o.sync ? NFS_FILE_SYNC : NFS_UNSTABLE,
-					    .data = np_run.wbuf,
+					    .data = j->wbuf,
 					    .data_len = g.o.bs};
 
-		np_block_fill(np_run.wbuf, g.o.bs, np_job_file_id(j, io->file), io->off, g.o.verify,
+		np_block_fill(j->wbuf, g.o.bs, np_job_file_id(j, io->file), io->off, g.o.verify,
 			      g.o.randseed, g.o.verify_interval);
 		rc = np_conn_call(&j->conn, NFS3_PROGRAM, NFS3_VERSION, NFS3_PROC_WRITE,
 				  (xdrproc_t)xdr_nfs3_write_args, &a, g.o.bs, false, 0, np_io_done,
@@ -926,13 +946,15 @@ static void tick(uint64_t now)
 	for (uint32_t i = 0; i < g.o.numjobs; i++) {
 		struct np_job *j = &g.jobs[i];
 
-		if (j->state == JOB_RUN || j->state == JOB_DRAIN)
+		enum job_state st = np_job_state(j); /* another lane's, maybe */
+
+		if (st == JOB_RUN || st == JOB_DRAIN)
 			running++;
 		for (int d = 0; d < NP_NDIRS; d++) {
 			struct np_dirstats *s = &j->res.d[d];
 			uint64_t di = s->ios - s->last_ios, db = s->bytes - s->last_bytes;
 
-			if (j->state == JOB_RUN) {
+			if (st == JOB_RUN) {
 				uint64_t ln = s->clat.n - s->last_lat_n;
 				uint64_t ms = (now - j->run_start) / 1000000;
 
@@ -1025,6 +1047,27 @@ static void plot(void)
 
 /* ---- the whole run ---- */
 
+/* Give job j to its lane (the main lcore touches it no more), with CM event ev or none. */
+static void hand_over(struct np_job *j, const struct roce_cm_event *ev)
+{
+	struct lane_msg m = {.job = j->idx, .has_ev = ev != NULL};
+
+	if (ev)
+		m.ev = *ev;
+	/* the ring has room for four messages of every job; a job has one or two */
+	if (rte_ring_mp_enqueue_elem(g.ring[j->lane], &m, sizeof(m)) != 0) {
+		if (!j->handed)
+			np_job_fail(j, "its lane's ring is full");
+		else
+			fprintf(stderr,
+				"droce-nfsperf: job %u: its lane's ring is full: CM event %s "
+				"not passed on\n",
+				j->idx, roce_cm_event_str(ev->event));
+		return;
+	}
+	j->handed = true;
+}
+
 static void start_jobs(void)
 {
 	uint32_t max_io = g.o.bs > READDIR_MAXCOUNT ? g.o.bs : READDIR_MAXCOUNT;
@@ -1034,6 +1077,14 @@ static void start_jobs(void)
 		int rc;
 
 		j->idx = i;
+		j->lane = i % g.nlanes;
+		j->lcore = g.lane_lcore[j->lane];
+		j->res.lcore = j->lcore;
+		j->wbuf = malloc(g.o.bs);
+		if (!j->wbuf) {
+			np_job_fail(j, "no memory for its write buffer");
+			continue;
+		}
 		j->rnd = g.o.randseed ^ (0x9e3779b97f4a7c15ull * (i + 1));
 		snprintf(j->res.name, sizeof(j->res.name), "%s", g.o.name);
 		j->res.jobid = i;
@@ -1065,21 +1116,57 @@ static void start_jobs(void)
 			for (uint32_t f = 0; f < g.o.nrfiles; f++)
 				j->files[f].written = calloc(np_run.nblocks / 8 + 1, 1);
 		/* one more than iodepth: a set-up call never waits for the workload's */
-		rc = np_conn_open(&j->conn, &g.env, g.o.iodepth + 1, max_io);
+		rc = np_conn_open(&j->conn, &g.env, g.o.iodepth + 1, max_io,
+				  g.nlanes > 1 ? (int)j->lcore : -1);
 		if (rc) {
 			fprintf(stderr, "droce-nfsperf: job %u: connection: %s\n", i,
 				strerror(-rc));
 			np_job_fail(j, "no connection");
+		} else if (j->lane && g.o.xprt == NP_XPRT_TCP) {
+			hand_over(j, NULL); /* a socket: its lane connects it */
 		}
 	}
 }
 
 static bool jobs_over(void)
 {
-	for (uint32_t i = 0; i < g.o.numjobs; i++)
-		if (g.jobs[i].state != JOB_DONE && g.jobs[i].state != JOB_FAILED)
+	for (uint32_t i = 0; i < g.o.numjobs; i++) {
+		enum job_state s = np_job_state(&g.jobs[i]);
+
+		if (s != JOB_DONE && s != JOB_FAILED)
 			return false;
+	}
 	return true;
+}
+
+/* Does the main lcore run this job (its own lane's, or one not handed over yet)? */
+static bool main_owns(const struct np_job *j)
+{
+	return j->lane == 0 || !j->handed;
+}
+
+/* Stopped (SIGINT, SIGTERM): calls in flight get 5 s to end, then the job ends without them.
+ * Its owner's call. */
+static void job_interrupt(struct np_job *j, uint64_t now)
+{
+	if (g.signals && now > g.signal_at + 5 * NS && j->state != JOB_DONE &&
+	    j->state != JOB_FAILED)
+		np_job_fail(j, "interrupted");
+}
+
+/* A CM event of job j's connection, on the main lcore (the CM's): applied here while the main
+ * lcore owns the job, else passed to its lane. An RDMA job goes to its lane with its
+ * ESTABLISHED: from then on its QP runs there (np_conn_open gave it that home). */
+static void cm_event_for(struct np_job *j, const struct roce_cm_event *ev)
+{
+	if (j->lane == 0)
+		np_conn_cm_event(&j->conn, ev);
+	else if (j->handed)
+		hand_over(j, ev);
+	else if (ev->event == ROCE_CM_EVENT_ESTABLISHED && j->conn.state == NP_CONN_CONNECTING)
+		hand_over(j, ev);
+	else
+		np_conn_cm_event(&j->conn, ev);
 }
 
 static int run_poll(uint64_t now)
@@ -1092,7 +1179,7 @@ static int run_poll(uint64_t now)
 		while (roce_cm_get_event(g.env.cm, &ev) == 0) {
 			for (uint32_t i = 0; i < g.o.numjobs; i++)
 				if (g.jobs[i].conn.id == ev.id)
-					np_conn_cm_event(&g.jobs[i].conn, &ev);
+					cm_event_for(&g.jobs[i], &ev);
 			work++;
 		}
 	}
@@ -1129,23 +1216,27 @@ static int run_poll(uint64_t now)
 			g.phase = 1;
 		}
 		break;
-	case 1: /* the jobs */
+	case 1: /* the jobs (those of the other lanes once handed over: lane_poll) */
 		for (uint32_t i = 0; i < g.o.numjobs; i++) {
+			if (!main_owns(&g.jobs[i]))
+				continue;
 			work += np_conn_poll(&g.jobs[i].conn, now);
 			job_step(&g.jobs[i], now);
+			job_interrupt(&g.jobs[i], now);
 		}
 		if (now >= g.next_tick) {
 			tick(now);
 			g.next_tick += NS;
 		}
-		/* stopped: calls in flight get 5 s to end, then the jobs end without them */
-		if (g.signals && now > g.signal_at + 5 * NS)
-			for (uint32_t i = 0; i < g.o.numjobs; i++)
-				if (g.jobs[i].state != JOB_DONE && g.jobs[i].state != JOB_FAILED)
-					np_job_fail(&g.jobs[i], "interrupted");
 		if (jobs_over()) {
-			for (uint32_t i = 0; i < g.o.numjobs; i++)
-				np_conn_close(&g.jobs[i].conn);
+			for (uint32_t i = 0; i < g.o.numjobs; i++) {
+				struct np_job *j = &g.jobs[i];
+
+				if (main_owns(j))
+					np_conn_close(&j->conn);
+				else if (j->conn.id) /* its lane marked it closed: the DREQ */
+					roce_cm_disconnect(j->conn.id);
+			}
 			g.phase = 2;
 			g.phase_deadline = now + 5 * NS;
 		}
@@ -1157,7 +1248,8 @@ static int run_poll(uint64_t now)
 				g.umnt_done = true;
 		}
 		for (uint32_t i = 0; i < g.o.numjobs; i++)
-			work += np_conn_poll(&g.jobs[i].conn, now);
+			if (main_owns(&g.jobs[i]))
+				work += np_conn_poll(&g.jobs[i].conn, now);
 		if (g.umnt_done || now > g.phase_deadline) {
 			g.phase = 3;
 			g.phase_deadline = now + NS / 2;
@@ -1165,7 +1257,8 @@ static int run_poll(uint64_t now)
 		break;
 	case 3: /* let the DREQs go out */
 		for (uint32_t i = 0; i < g.o.numjobs; i++)
-			work += np_conn_poll(&g.jobs[i].conn, now);
+			if (main_owns(&g.jobs[i]))
+				work += np_conn_poll(&g.jobs[i].conn, now);
 		if (!g.stack || now > g.phase_deadline)
 			g.phase = 4;
 		break;
@@ -1182,6 +1275,41 @@ static void lcore_poll(struct stk_lcore *lc, void *arg)
 	run_poll(np_now_ns());
 	if (g.finished && !stk_stopping())
 		stk_stop();
+}
+
+/* Lane l > 0 (--lanes): the jobs the main lcore handed over, with their CM events; each is
+ * stepped and its connection polled here until the run ends. A job that is over closes its
+ * connection (the main lcore sends the DREQ once every job is over). */
+static void lane_poll(struct stk_lcore *lc, void *arg)
+{
+	uint32_t l = (uint32_t)(uintptr_t)arg;
+	uint64_t now = np_now_ns();
+	struct lane_msg m;
+	unsigned work = 0;
+
+	while (rte_ring_sc_dequeue_elem(g.ring[l], &m, sizeof(m)) == 0) {
+		struct np_job *j = &g.jobs[m.job];
+
+		if (!j->lane_owned) {
+			j->lane_owned = true;
+			g.lane_jobs[l][g.lane_njobs[l]++] = j;
+		}
+		if (m.has_ev)
+			np_conn_cm_event(&j->conn, &m.ev);
+		work++;
+	}
+	for (uint32_t k = 0; k < g.lane_njobs[l]; k++) {
+		struct np_job *j = g.lane_jobs[l][k];
+		int n = np_conn_poll(&j->conn, now);
+
+		work += n > 0 ? (unsigned)n : 0;
+		job_step(j, now);
+		job_interrupt(j, now);
+		if ((j->state == JOB_DONE || j->state == JOB_FAILED) &&
+		    j->conn.state != NP_CONN_CLOSED)
+			np_conn_close_local(&j->conn);
+	}
+	stk_lcore_work(lc, work);
 }
 
 /* Without droce's stack: TCP only; sleep in poll(2) on the sockets when nothing moved. */
@@ -1220,6 +1348,49 @@ static void on_signal(int sig)
 		stk_stop();
 	else if (g.signals > 1)
 		exit(130);
+}
+
+/* --lanes N: the main lcore and the next N - 1 EAL lcores run the jobs, job i on lane
+ * i % N; over RDMA the device runs on those lcores too (roce_dev_set_lcores through app_start),
+ * each job's QP at home on its lane. @return 0, or -1 with the reason printed */
+static int lanes_setup(void)
+{
+	unsigned id, n = 0;
+
+	g.nlanes = g.o.lanes;
+	g.lane_lcore[n++] = rte_get_main_lcore();
+	if (g.nlanes <= 1) {
+		g.nlanes = 1;
+		return 0;
+	}
+	if (g.nlanes > rte_lcore_count()) {
+		fprintf(stderr,
+			"droce-nfsperf: --lanes %u: the stack runs %u lcore(s); give [eal] lcores "
+			"(or -l) at least %u\n",
+			g.nlanes, rte_lcore_count(), g.nlanes);
+		return -1;
+	}
+	RTE_LCORE_FOREACH_WORKER (id)
+		if (n < g.nlanes)
+			g.lane_lcore[n++] = id;
+	for (uint32_t l = 1; l < g.nlanes; l++) {
+		char name[RTE_RING_NAMESIZE];
+
+		snprintf(name, sizeof(name), "np_lane_%u_%d", l, (int)getpid());
+		g.ring[l] = rte_ring_create_elem(name, sizeof(struct lane_msg),
+						 rte_align32pow2(NP_MAX_JOBS * 4),
+						 (int)rte_socket_id(), RING_F_SC_DEQ);
+		if (!g.ring[l]) {
+			fprintf(stderr, "droce-nfsperf: cannot create lane %u's ring: %s\n", l,
+				rte_strerror(rte_errno));
+			return -1;
+		}
+	}
+	if (g.o.xprt == NP_XPRT_RDMA) {
+		g.app.nlanes = g.nlanes;
+		memcpy(g.app.lane_lcores, g.lane_lcore, sizeof(g.lane_lcore));
+	}
+	return 0;
 }
 
 /* ---- the report ---- */
@@ -1300,12 +1471,18 @@ int main(int argc, char **argv)
 	g.env.sys.gid = g.o.gid;
 	snprintf(g.env.sys.machname, sizeof(g.env.sys.machname), "droce-nfsperf");
 	g.jobs = calloc(g.o.numjobs, sizeof(*g.jobs));
-	np_run.wbuf = malloc(g.o.bs);
-	if (!g.jobs || !np_run.wbuf)
+	if (!g.jobs)
 		return 1;
 	/* RDMA needs droce's stack; TCP uses it when a configuration is given (the exception
 	 * TAP carries the kernel's TCP), and runs on the host's network otherwise */
 	g.stack = g.o.xprt == NP_XPRT_RDMA || (g.app.config && *g.app.config);
+	if (!g.stack && g.o.lanes > 1) {
+		fprintf(stderr, "droce-nfsperf: --lanes runs jobs on droce's lcores: give --config "
+				"(TCP without it is one thread)\n");
+		return APP_EXIT_CONFIG;
+	}
+	g.lane_lcore[0] = 0;
+	g.nlanes = 1;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	getrusage(RUSAGE_SELF, &g.ru0);
@@ -1328,6 +1505,10 @@ int main(int argc, char **argv)
 			return status;
 		}
 		app_pick_iface(&g.app, NULL, &g.o.server_ip);
+		if (lanes_setup() != 0) {
+			app_stop(&g.app);
+			return APP_EXIT_CONFIG;
+		}
 		if (g.o.xprt == NP_XPRT_RDMA && app_open_dev(&g.app) != 0) {
 			app_stop(&g.app);
 			return APP_EXIT_NODEV;
@@ -1336,7 +1517,16 @@ int main(int argc, char **argv)
 		g.env.cm = g.app.cm;
 		g.env.pd = g.app.pd;
 		g.env.iface = g.app.iface;
-		stk_lcore_add_poll(stk_lcore_get(rte_get_main_lcore()), lcore_poll, NULL);
+		stk_lcore_add_poll_as(stk_lcore_get(rte_get_main_lcore()), lcore_poll, NULL,
+				      "nfsperf");
+		for (uint32_t l = 1; l < g.nlanes; l++)
+			if (stk_lcore_add_poll_as(stk_lcore_get(g.lane_lcore[l]), lane_poll,
+						  (void *)(uintptr_t)l, "nfsperf lane") != 0) {
+				fprintf(stderr, "droce-nfsperf: lcore %u runs no stack loop\n",
+					g.lane_lcore[l]);
+				app_stop(&g.app);
+				return APP_EXIT_CONFIG;
+			}
 		stk_run();
 	} else {
 		plain_loop();
@@ -1358,12 +1548,15 @@ int main(int argc, char **argv)
 	}
 	if (g.mnt_open)
 		orpc_clnt_fini(&g.mnt);
+	for (uint32_t l = 1; l < g.nlanes; l++)
+		rte_ring_free(g.ring[l]);
 	if (g.stack)
 		app_stop(&g.app);
-	for (uint32_t i = 0; i < g.o.numjobs; i++)
+	for (uint32_t i = 0; i < g.o.numjobs; i++) {
 		for (uint32_t f = 0; f < g.o.nrfiles; f++)
 			free(g.jobs[i].files[f].written);
-	free(np_run.wbuf);
+		free(g.jobs[i].wbuf);
+	}
 	free(g.jobs);
 	return status;
 }

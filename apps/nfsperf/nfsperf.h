@@ -28,6 +28,7 @@
 #include "stk_pkt.h"
 
 #define NP_MAX_JOBS 64u
+#define NP_MAX_LANES 8u	  /**< --lanes: ROCE_MAX_LANES */
 #define NP_MAX_DEPTH 64u  /**< iodepth: RPCRDMA_CLNT_MAX_SLOTS and ORPC_CLNT_MAX_CALLS */
 #define NP_MAX_FILES 256u /**< nrfiles per job */
 #define NP_MAX_BS (1u << 20)
@@ -76,6 +77,7 @@ struct np_opts {
 	int eta; /**< -1 never, 0 auto (a tty), 1 always */
 	uint64_t randseed;
 	uint32_t uid, gid;
+	uint32_t lanes;		  /**< lcores the jobs run on (--lanes; 1: the main lcore) */
 	uint32_t inline_max;	  /**< RDMA: our inline receive size */
 	uint32_t timeout_ms;	  /**< TCP: per try */
 	uint8_t ack_timeout;	  /**< RDMA: the QPs' Local ACK Timeout (4.096 us x 2^N) */
@@ -261,12 +263,17 @@ struct np_conn {
 	bool tcp_open;
 	uint32_t depth; /**< calls in flight at most */
 	uint32_t outstanding;
+	bool started; /**< RDMA: the endpoint took the peer's private data, its receives posted:
+		       *   from here its completions come (on the QP's home lane) */
 	uint64_t deadline, probe_at; /**< ns */
 	uint64_t last_progress;	     /**< ns: the last call started or completed */
 };
 
-/** Start connecting. @return 0, -ENOMEM, -ENODEV (RDMA without droce's stack), -errno */
-int np_conn_open(struct np_conn *c, const struct np_env *env, uint32_t depth, uint32_t max_io);
+/** Start connecting; RDMA: the QP's home is EAL lcore @p lcore from RTS on (one of the
+ * device's lanes; -1: the device's placement). The CM's steps run on the primary lane's lcore.
+ * @return 0, -ENOMEM, -ENODEV (RDMA without droce's stack), -errno */
+int np_conn_open(struct np_conn *c, const struct np_env *env, uint32_t depth, uint32_t max_io,
+		 int lcore);
 /** Move the connection on and poll its transport. A connection with calls in flight and no
  * completion for the options' timeout_ms fails ("no reply"): RPC-over-RDMA has no
  * retransmission of its own, and a peer that dropped the connection without a DREQ would
@@ -287,6 +294,9 @@ int np_conn_call(struct np_conn *c, uint32_t prog, uint32_t vers, uint32_t proc,
 		 np_done_t done, void *ctx);
 /** RDMA: send DREQ. TCP: close the socket (outstanding calls end with -ECANCELED). */
 void np_conn_close(struct np_conn *c);
+/** np_conn_close() without the CM (on another lane than the CM's): TCP's socket closes, an
+ * RDMA connection is marked closed and the CM's lcore sends the DREQ (roce_cm_disconnect) */
+void np_conn_close_local(struct np_conn *c);
 /** Free everything. @return 0, or -EBUSY (RDMA: the endpoint's memory is still referenced:
  * poll the lcore and call again) */
 int np_conn_destroy(struct np_conn *c);
@@ -334,7 +344,8 @@ struct np_result {
 	uint64_t sync_ios;		 /**< COMMITs (fio's "sync": its fsyncs) */
 	struct np_lat sync_lat;
 	double runtime_s;
-	int error; /**< first error's errno-like number (fio's "error") */
+	uint32_t lcore; /**< the EAL lcore the job ran on (--lanes) */
+	int error;	/**< first error's errno-like number (fio's "error") */
 	char xprt_stats[256];
 };
 

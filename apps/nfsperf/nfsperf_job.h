@@ -74,7 +74,14 @@ struct np_file {
 
 struct np_job {
 	uint32_t idx;
-	enum job_state state;
+	enum job_state state; /**< written by its owner; others read it with an acquire load */
+	/* --lanes: the lane (and EAL lcore) it runs on. The main lcore owns a job until it hands
+	 * it over (handed: its TCP connection made, or its RDMA connection's ESTABLISHED, sent
+	 * through the lane's ring); from then on only that lane touches it, until the run ends */
+	uint32_t lane, lcore;
+	bool handed;	 /**< main: given to its lane */
+	bool lane_owned; /**< its lane: taken */
+	uint8_t *wbuf;	 /**< a block's bytes, filled and encoded at once into a WRITE */
 	uint64_t state_cnt[JOB_NUM_STATES];
 	struct np_conn conn;
 	struct np_file files[NP_MAX_FILES];
@@ -112,12 +119,17 @@ struct np_run {
 	const struct np_opts *o;
 	uint64_t fsize;	  /**< per file, a multiple of bs */
 	uint64_t nblocks; /**< per file */
-	uint8_t *wbuf;	  /**< a block's bytes, encoded at once into the call */
 	uint64_t t0_verf; /**< 4.1: EXCHANGE_ID's verifier, the run's start */
 };
 extern struct np_run np_run;
 
 /* droce-nfsperf.c: the job's helpers */
+
+/** The job's state, read from another lcore than its owner's. */
+static inline enum job_state np_job_state(const struct np_job *j)
+{
+	return __atomic_load_n(&j->state, __ATOMIC_ACQUIRE);
+}
 
 /** Does the workload read (its files must be whole, laid out if short)? */
 bool np_run_reads(void);

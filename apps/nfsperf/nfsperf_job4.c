@@ -472,7 +472,7 @@ int np4_io_start(struct np_job *j, struct np_io *io)
 		c.ops[2].a.read = (struct nfs4_read_args){
 			.sid = f->sid, .offset = io->off, .count = np_run.o->bs};
 	} else if (io->kind == IO_WRITE) {
-		np_block_fill(np_run.wbuf, np_run.o->bs, np_job_file_id(j, io->file), io->off,
+		np_block_fill(j->wbuf, np_run.o->bs, np_job_file_id(j, io->file), io->off,
 			      np_run.o->verify, np_run.o->randseed, np_run.o->verify_interval);
 		np4_op(&c, NFS4_OP_WRITE);
 		/* WRITE ends the COMPOUND, so its data opaque ends the call: DDP-eligible */
@@ -480,7 +480,7 @@ int np4_io_start(struct np_job *j, struct np_io *io)
 							    .offset = io->off,
 							    .stable = np_run.o->sync ? NFS_FILE_SYNC
 										     : NFS_UNSTABLE,
-							    .data = {np_run.wbuf, np_run.o->bs}};
+							    .data = {j->wbuf, np_run.o->bs}};
 		ddp_len = np_run.o->bs;
 	} else {
 		np4_op(&c, NFS4_OP_COMMIT);

@@ -5,7 +5,7 @@
  * nfs-version (or vers=, as mount(8) spells it),
  * output-format, group_reporting, eta, randseed, write_iops_log, write_lat_log), as --key=value
  * or as fio's bare key=value words, and droce's own (config, server, export, transport, ports,
- * credential, inline size, timeouts, plot). docs/nfsperf.md lists them.
+ * credential, inline size, timeouts, lanes, plot). docs/nfsperf.md lists them.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -69,6 +69,7 @@ static void usage(void)
 		"       [--fsync N] [--unlink 0|1] [--output-format normal|json] [--output FILE]\n"
 		"       [--group_reporting] [--eta auto|always|never] [--randseed N]\n"
 		"       [--uid N] [--gid N] [--inline N] [--timeout-ms N] [--ack-timeout 1..31]\n"
+		"       [--lanes N]\n"
 		"       [--verify-print N]\n"
 		"       [--write_iops_log PREFIX] [--write_lat_log PREFIX] [--plot PREFIX]\n"
 		"   fio's key=value form works too: droce-nfsperf rw=randrw bs=4k ...\n");
@@ -87,7 +88,8 @@ int np_opts_parse(struct np_opts *op, int argc, char **argv)
 		O_IOPSLOG,
 		O_LATLOG,
 		O_PLOT,
-		O_VERS
+		O_VERS,
+		O_LANES
 	};
 	static const struct option opts[] = {{"server", 1, NULL, 's'},
 					     {"export", 1, NULL, 'e'},
@@ -119,6 +121,7 @@ int np_opts_parse(struct np_opts *op, int argc, char **argv)
 					     {"inline", 1, NULL, O_INLINE},
 					     {"timeout-ms", 1, NULL, O_TMO},
 					     {"ack-timeout", 1, NULL, O_ACKTMO},
+					     {"lanes", 1, NULL, O_LANES},
 					     {"verify-print", 1, NULL, O_VPRINT},
 					     {"verify_interval", 1, NULL, O_VINT},
 					     {"write_iops_log", 1, NULL, O_IOPSLOG},
@@ -270,6 +273,21 @@ int np_opts_parse(struct np_opts *op, int argc, char **argv)
 				return APP_EXIT_CONFIG;
 			}
 			op->ack_timeout = (uint8_t)t;
+			break;
+		}
+		case O_LANES: {
+			char *end;
+			unsigned long n = strtoul(optarg, &end, 0);
+
+			if (*optarg == 0 || *end != 0 || n < 1 || n > NP_MAX_LANES) {
+				fprintf(stderr,
+					"droce-nfsperf: --lanes %s: give the number of lcores the "
+					"jobs run on, 1 to %u (the main lcore and the next EAL "
+					"lcores)\n",
+					optarg, NP_MAX_LANES);
+				return APP_EXIT_CONFIG;
+			}
+			op->lanes = (uint32_t)n;
 			break;
 		}
 		case O_VPRINT:

@@ -308,8 +308,8 @@ static void json_nfs(FILE *f, const struct np_report *r, const struct np_result 
 	for (uint32_t i = 0; i < res->errs.n; i++)
 		fprintf(f, "%s\n          \"%s\" : %" PRIu64, i ? "," : "", res->errs.e[i].name,
 			res->errs.e[i].count);
-	fprintf(f, "%s},\n        \"xprt_stats\" : \"%s\"\n      },\n",
-		res->errs.n ? "\n        " : "", res->xprt_stats);
+	fprintf(f, "%s},\n        \"xprt_stats\" : \"%s\",\n        \"lcore\" : %u\n      },\n",
+		res->errs.n ? "\n        " : "", res->xprt_stats, res->lcore);
 }
 
 void np_report_json(FILE *f, const struct np_report *r)
@@ -430,7 +430,7 @@ void np_report_text(FILE *f, const struct np_report *r)
 			fprintf(f, " none");
 		for (uint32_t i = 0; i < res->errs.n; i++)
 			fprintf(f, " %s=%" PRIu64, res->errs.e[i].name, res->errs.e[i].count);
-		fprintf(f, "\n  %s\n", res->xprt_stats);
+		fprintf(f, "\n  lcore %u: %s\n", res->lcore, res->xprt_stats);
 	}
 	fprintf(f, "  cpu          : usr=%.2f%%, sys=%.2f%%\n", r->usr_cpu, r->sys_cpu);
 }

@@ -141,7 +141,8 @@ static void show_diff(const uint8_t *p, const uint8_t *want, uint32_t len, uint6
 static bool unit_check(const uint8_t *p, uint32_t len, uint32_t file, uint64_t off,
 		       enum np_verify v, uint64_t seed, char *why, size_t cap)
 {
-	static uint8_t want[NP_MAX_BS]; /* one thread; too big for the stack */
+	/* too big for the stack; one per thread (--lanes: each lane checks its jobs' reads) */
+	static _Thread_local uint8_t want[NP_MAX_BS];
 	uint8_t c[16];
 	struct vhdr h;
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <rte_errno.h>
+#include <rte_lcore.h>
 #include <rte_malloc.h>
 
 #include "nfsperf.h"
@@ -44,7 +45,8 @@ static enum np_conn_state conn_fail(struct np_conn *c, const char *why)
 	return NP_CONN_FAILED;
 }
 
-int np_conn_open(struct np_conn *c, const struct np_env *env, uint32_t depth, uint32_t max_io)
+int np_conn_open(struct np_conn *c, const struct np_env *env, uint32_t depth, uint32_t max_io,
+		 int lcore)
 {
 	const struct np_opts *o = env->o;
 
@@ -76,6 +78,8 @@ int np_conn_open(struct np_conn *c, const struct np_env *env, uint32_t depth, ui
 			/* one block, or READDIRPLUS's reply chunk, whichever is more */
 			.max_chunk = (max_io > 65536 ? max_io : 65536) + 8192,
 			.slots = depth < RPCRDMA_CLNT_MAX_SLOTS ? depth : RPCRDMA_CLNT_MAX_SLOTS,
+			.on_lcore = lcore >= 0,
+			.lcore = lcore >= 0 ? (unsigned)lcore : 0,
 		};
 
 		c->ep = rpcrdma_ep_create(env->dev, env->pd, RPCRDMA_CLIENT, &conf, NULL);
@@ -143,10 +147,12 @@ void np_conn_cm_event(struct np_conn *c, const void *arg)
 	const struct roce_cm_event *ev = arg;
 
 	if (ev->event == ROCE_CM_EVENT_ESTABLISHED && c->state == NP_CONN_CONNECTING) {
-		if (rpcrdma_ep_start(c->ep, ev->private_data, ev->private_data_len) != 0)
+		if (rpcrdma_ep_start(c->ep, ev->private_data, ev->private_data_len) != 0) {
 			c->state = conn_fail(c, "receives posted");
-		else
+		} else {
+			c->started = true;
 			c->state = NP_CONN_UP;
+		}
 		return;
 	}
 	if (ev->event == ROCE_CM_EVENT_DISCONNECTED) {
@@ -206,8 +212,12 @@ int np_conn_poll(struct np_conn *c, uint64_t now)
 			break;
 		}
 	} while (c->state != prev);
-	if (c->ep)
-		work += rpcrdma_ep_poll(c->ep);
+	/* its CQ is its QP's home lane's: polled there, once it can hold completions */
+	if (c->ep && c->started) {
+		int n = rpcrdma_ep_poll(c->ep);
+
+		work += n > 0 ? n : 0;
+	}
 	if (c->tcp_open)
 		work += orpc_clnt_poll(&c->tcp);
 	return work;
@@ -344,6 +354,15 @@ void np_conn_close(struct np_conn *c)
 	c->state = NP_CONN_CLOSED;
 }
 
+void np_conn_close_local(struct np_conn *c)
+{
+	if (c->tcp_open) {
+		orpc_clnt_fini(&c->tcp);
+		c->tcp_open = false;
+	}
+	c->state = NP_CONN_CLOSED;
+}
+
 int np_conn_destroy(struct np_conn *c)
 {
 	if (c->tcp_open) {
@@ -364,6 +383,15 @@ int np_conn_destroy(struct np_conn *c)
 	return 0;
 }
 
+/* The lcore the connection's QP ran on: its home lane's (a device of one lane runs where it
+ * is first polled: the main lcore) */
+static unsigned qp_lcore(const struct np_conn *c)
+{
+	unsigned l = roce_qp_lcore(rpcrdma_ep_qp(c->ep));
+
+	return l < RTE_MAX_LCORE ? l : rte_get_main_lcore();
+}
+
 void np_conn_stats(const struct np_conn *c, char *buf, size_t cap)
 {
 	if (c->ep) {
@@ -371,13 +399,15 @@ void np_conn_stats(const struct np_conn *c, char *buf, size_t cap)
 		struct rpcrdma_ep_info i;
 
 		rpcrdma_ep_info(c->ep, &i);
-		snprintf(buf, cap,
-			 "rdma: calls %llu replies %llu credits %u inline %u/%u long calls %llu "
-			 "long replies %llu ddp reads %llu writes %llu rdma errors %llu",
-			 (unsigned long long)s->tx_msgs, (unsigned long long)s->rx_msgs, i.credits,
-			 i.inline_send, i.inline_recv, (unsigned long long)s->long_calls,
-			 (unsigned long long)s->long_replies, (unsigned long long)s->ddp_reads,
-			 (unsigned long long)s->ddp_writes, (unsigned long long)s->rdma_errors);
+		snprintf(
+			buf, cap,
+			"rdma: calls %llu replies %llu credits %u inline %u/%u long calls %llu "
+			"long replies %llu ddp reads %llu writes %llu rdma errors %llu qp lcore %u",
+			(unsigned long long)s->tx_msgs, (unsigned long long)s->rx_msgs, i.credits,
+			i.inline_send, i.inline_recv, (unsigned long long)s->long_calls,
+			(unsigned long long)s->long_replies, (unsigned long long)s->ddp_reads,
+			(unsigned long long)s->ddp_writes, (unsigned long long)s->rdma_errors,
+			qp_lcore(c));
 	} else {
 		const struct orpc_clnt_stats *s = &c->tcp.stats;
 
