@@ -411,6 +411,10 @@ static void reload_poll(void)
 {
 	struct nfs_reload_stats rs;
 
+	/* the drain's sync thread walks the export table: no swap, no reclaim under it */
+	if (atomic_load(&nfsd.sync_phase) == 1)
+		return;
+
 	if (hup && nfsd.state == NFSD_SERVING && atomic_load(&nfsd.reload_phase) == RELOAD_IDLE) {
 		hup = 0;
 		atomic_store(&nfsd.reload_phase, RELOAD_BUILDING);
@@ -481,12 +485,20 @@ static void quiesce_all(void)
 			nfsd.lane_quiesced[i] = true; /* cannot happen (nfsd_lane.h) */
 }
 
+/* The drain's sync, off the lcore: syncfs of every exported file system waits for writeback. */
+static void *sync_main(void *arg)
+{
+	(void)arg;
+	nfsd.sync_rc = nfs_fs_sync(nfsd.fs, &nfsd.synced);
+	atomic_store(&nfsd.sync_phase, 2);
+	return NULL;
+}
+
 /* One step of the server's life (STYLE §4); the loops call it every round. @return true when
  * the loop should end */
 static bool life_step(bool time_up)
 {
 	uint64_t now = nfsd_now_ns();
-	uint32_t synced = 0;
 	int rc;
 
 	switch (nfsd.state) {
@@ -529,10 +541,24 @@ static bool life_step(bool time_up)
 			set_state(NFSD_SYNCING);
 		return false;
 	case NFSD_SYNCING:
-		rc = nfs_fs_sync(nfsd.fs, &synced);
+		/* the lcore keeps polling while a thread syncs (its connections stay served);
+		 * with no thread to be had, the sync runs here */
+		if (atomic_load(&nfsd.sync_phase) == 0) {
+			atomic_store(&nfsd.sync_phase, 1);
+			nfsd.sync_threaded =
+				pthread_create(&nfsd.sync_thread, NULL, sync_main, NULL) == 0;
+			if (!nfsd.sync_threaded)
+				sync_main(NULL);
+		}
+		if (atomic_load(&nfsd.sync_phase) != 2)
+			return false;
+		if (nfsd.sync_threaded)
+			pthread_join(nfsd.sync_thread, NULL);
+		nfsd.sync_threaded = false;
+		rc = nfsd.sync_rc;
 		printf("drained: %s; synced %u file system(s)%s%s\n",
 		       nfsd.drain_cut ? "calls were still in flight" : "every call answered",
-		       synced, rc ? ", one failed: " : "", rc ? strerror(-rc) : "");
+		       nfsd.synced, rc ? ", one failed: " : "", rc ? strerror(-rc) : "");
 		set_state(NFSD_STOPPED);
 		return true;
 	case NFSD_STOPPED:
@@ -640,12 +666,14 @@ static void serve_poll(struct stk_lcore *lc, void *arg)
 		stk_lcore_step(lc, "nfsd: metrics");
 		work += app_metrics_poll(nfsd.metrics);
 	}
-	stk_lcore_step(lc, "nfsd: clients, reload, life");
+	stk_lcore_step(lc, "nfsd: clients, reload");
 	/* a call with the helpers: stay awake for its end (the idle back-off, [stack]) */
 	work += calls_in_flight() || atomic_load(&nfsd.reload_phase) != RELOAD_IDLE;
 	stk_lcore_work(lc, work);
 	nfsd_clients_snapshot();
 	reload_poll();
+	/* the drain's last state syncs the file systems here, once, as the server stops */
+	stk_lcore_step(lc, "nfsd: life (drain, sync)");
 	if (life_step(nfsd.end && rte_get_tsc_cycles() > nfsd.end))
 		stk_stop();
 }

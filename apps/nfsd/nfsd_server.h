@@ -102,6 +102,13 @@ struct nfsd_server {
 	uint64_t drain_end_ns, settle_end_ns;
 	bool drain_cut;		 /* the bound passed, or a second signal */
 	uint64_t drain_start_ns; /* the first signal seen (the drain began) */
+	/* SYNCING: the syncfs runs on a thread of its own (it blocks for as long as writeback
+	 * takes); 0 not started, 1 running, 2 done */
+	_Atomic int sync_phase;
+	pthread_t sync_thread;
+	bool sync_threaded; /* sync_thread runs it (else it ran on the lcore) */
+	int sync_rc;
+	uint32_t synced;
 	/* reload */
 	_Atomic int reload_phase;
 	pthread_t reload_thread;
