@@ -168,7 +168,8 @@ static const char *step_key(char *buf, size_t len, const char *prefix, const cha
 {
 	size_t n = (size_t)snprintf(buf, len, "%s%s", prefix, name);
 
-	for (size_t i = strlen(prefix); i < n && i < len; i++)
+	/* up to the terminator, which a name too long for buf moved to buf[len - 1] */
+	for (size_t i = strlen(prefix); i < n && i + 1 < len; i++)
 		if (!isalnum((unsigned char)buf[i]) && buf[i] != '_')
 			buf[i] = '_';
 	return buf;
