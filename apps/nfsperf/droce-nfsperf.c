@@ -68,7 +68,6 @@ static struct {
 	uint64_t phase_deadline;
 	struct np_job *jobs;
 	uint64_t t0, next_tick;
-	uint64_t verify_printed; /**< atomic: every lane's jobs count here */
 	int signals;
 	uint64_t signal_at; /**< ns: the first SIGINT/SIGTERM */
 	bool finished, failed;
@@ -118,7 +117,7 @@ _Static_assert(NP_MAX_LANES == ROCE_MAX_LANES, "--lanes runs a device's lanes");
 
 /* ---- errors by name ---- */
 
-static const char *errno_name(int err)
+const char *np_errno_name(int err)
 {
 	switch (err) {
 	case ETIMEDOUT:
@@ -157,7 +156,7 @@ void np_job_error(struct np_job *j, int errnum, const char *name)
 bool np_job_rpc_ok(struct np_job *j, int err, const struct orpc_reply_hdr *h, const char *proc)
 {
 	if (err) {
-		np_job_error(j, -err, errno_name(-err));
+		np_job_error(j, -err, np_errno_name(-err));
 		fprintf(stderr, "droce-nfsperf: job %u: %s: %s\n", j->idx, proc, strerror(-err));
 		return false;
 	}
@@ -172,7 +171,7 @@ bool np_job_rpc_ok(struct np_job *j, int err, const struct orpc_reply_hdr *h, co
 	return true;
 }
 
-static bool nfs_ok(struct np_job *j, enum nfs_stat st)
+bool np_nfs_ok(struct np_job *j, enum nfs_stat st)
 {
 	if (st == NFS_OK)
 		return true;
@@ -180,7 +179,7 @@ static bool nfs_ok(struct np_job *j, enum nfs_stat st)
 	return false;
 }
 
-static bool decode(struct np_job *j, xdrproc_t xres, void *res, const uint8_t *p, uint32_t len)
+bool np_decode(struct np_job *j, xdrproc_t xres, void *res, const uint8_t *p, uint32_t len)
 {
 	XDR x;
 	bool ok;
@@ -218,20 +217,6 @@ bool np_run_reads(void)
 	return g.o.rw != NP_RW_WRITE && g.o.rw != NP_RW_RANDWRITE;
 }
 
-static bool random_rw(void)
-{
-	return g.o.rw == NP_RW_RANDREAD || g.o.rw == NP_RW_RANDWRITE || g.o.rw == NP_RW_RANDRW;
-}
-
-static uint64_t rnd(struct np_job *j)
-{
-	/* xorshift64*: cheap, and the same sequence for the same randseed */
-	j->rnd ^= j->rnd >> 12;
-	j->rnd ^= j->rnd << 25;
-	j->rnd ^= j->rnd >> 27;
-	return j->rnd * 0x2545f4914f6cdd1dull;
-}
-
 /* ---- set-up calls: one at a time, ctx = the job ---- */
 
 static int meta_call(struct np_job *j, uint32_t proc, xdrproc_t xargs, void *args,
@@ -266,7 +251,8 @@ static void readdir_done(void *ctx, int err, const struct orpc_reply_hdr *h, con
 
 	j->meta_busy = false;
 	if (!np_job_rpc_ok(j, err, h, "READDIRPLUS") ||
-	    !decode(j, (xdrproc_t)xdr_nfs3_readdirplus_res, &r, p, len) || !nfs_ok(j, r.status)) {
+	    !np_decode(j, (xdrproc_t)xdr_nfs3_readdirplus_res, &r, p, len) ||
+	    !np_nfs_ok(j, r.status)) {
 		np_job_fail(j, "READDIRPLUS of the export's root failed");
 		return;
 	}
@@ -298,7 +284,7 @@ static void lookup_done(void *ctx, int err, const struct orpc_reply_hdr *h, cons
 
 	j->meta_busy = false;
 	if (!np_job_rpc_ok(j, err, h, "LOOKUP") ||
-	    !decode(j, (xdrproc_t)xdr_nfs3_lookup_res, &r, p, len)) {
+	    !np_decode(j, (xdrproc_t)xdr_nfs3_lookup_res, &r, p, len)) {
 		np_job_fail(j, "LOOKUP failed");
 		return;
 	}
@@ -306,7 +292,7 @@ static void lookup_done(void *ctx, int err, const struct orpc_reply_hdr *h, cons
 		np_job_set_state(j, JOB_CREATE);
 		return;
 	}
-	if (!nfs_ok(j, r.status)) {
+	if (!np_nfs_ok(j, r.status)) {
 		np_job_fail(j, "LOOKUP failed");
 		return;
 	}
@@ -322,7 +308,7 @@ static void create_done(void *ctx, int err, const struct orpc_reply_hdr *h, cons
 
 	j->meta_busy = false;
 	if (!np_job_rpc_ok(j, err, h, "CREATE") ||
-	    !decode(j, (xdrproc_t)xdr_nfs3_create_res, &r, p, len) || !nfs_ok(j, r.status) ||
+	    !np_decode(j, (xdrproc_t)xdr_nfs3_create_res, &r, p, len) || !np_nfs_ok(j, r.status) ||
 	    !r.fh.valid) {
 		np_job_fail(j, "CREATE failed");
 		return;
@@ -340,7 +326,7 @@ static void getattr_done(void *ctx, int err, const struct orpc_reply_hdr *h, con
 
 	j->meta_busy = false;
 	if (!np_job_rpc_ok(j, err, h, "GETATTR") ||
-	    !decode(j, (xdrproc_t)xdr_nfs3_getattr_res, &r, p, len) || !nfs_ok(j, r.status)) {
+	    !np_decode(j, (xdrproc_t)xdr_nfs3_getattr_res, &r, p, len) || !np_nfs_ok(j, r.status)) {
 		np_job_fail(j, "GETATTR failed");
 		return;
 	}
@@ -368,7 +354,7 @@ static void commit_done(void *ctx, int err, const struct orpc_reply_hdr *h, cons
 
 	j->meta_busy = false;
 	if (np_job_rpc_ok(j, err, h, "COMMIT") &&
-	    decode(j, (xdrproc_t)xdr_nfs3_commit_res, &r, p, len) && nfs_ok(j, r.status)) {
+	    np_decode(j, (xdrproc_t)xdr_nfs3_commit_res, &r, p, len) && np_nfs_ok(j, r.status)) {
 		j->files[j->fi].dirty = false;
 		j->res.sync_ios++;
 		np_lat_add(&j->res.sync_lat, np_now_ns() - j->meta_start);
@@ -384,341 +370,14 @@ static void remove_done(void *ctx, int err, const struct orpc_reply_hdr *h, cons
 
 	j->meta_busy = false;
 	if (np_job_rpc_ok(j, err, h, "REMOVE") &&
-	    decode(j, (xdrproc_t)xdr_nfs3_wcc_res, &r, p, len))
-		nfs_ok(j, r.status);
+	    np_decode(j, (xdrproc_t)xdr_nfs3_wcc_res, &r, p, len))
+		np_nfs_ok(j, r.status);
 	j->fi++;
 }
 
 static bool v4(void)
 {
 	return g.o.v41;
-}
-
-/* ---- the workload's calls ---- */
-
-/* A READ's data: the whole block, and (verify=) what np_block_fill wrote there. */
-static bool read_check(struct np_job *j, const struct np_io *io, uint32_t count,
-		       const uint8_t *data, uint32_t data_len)
-{
-	struct np_dirstats *ds = &j->res.d[NP_READ];
-	char why[512], fname[96];
-
-	if (count != g.o.bs || data_len != g.o.bs) {
-		ds->short_ios++;
-		np_job_error(j, EIO, "short read");
-		return false;
-	}
-	if (g.o.verify == NP_VERIFY_NONE)
-		return true;
-	if (np_block_check(data, data_len, np_job_file_id(j, io->file), io->off, g.o.verify,
-			   g.o.randseed, g.o.verify_interval, why, sizeof(why)))
-		return true;
-	ds->verify_errors++;
-	np_job_error(j, EILSEQ, "verify");
-	if (__atomic_fetch_add(&g.verify_printed, 1, __ATOMIC_RELAXED) < g.o.verify_print) {
-		np_job_file_name(j, io->file, fname, sizeof(fname));
-		fprintf(stderr, "verify: %s: %s\n", fname, why);
-	}
-	return false;
-}
-
-/* A whole WRITE: what the verify phase reads back. */
-static void write_mark(struct np_job *j, const struct np_io *io)
-{
-	if (j->files[io->file].written && !io->layout) {
-		uint64_t b = io->off / g.o.bs;
-
-		j->files[io->file].written[b / 8] |= (uint8_t)(1u << (b % 8));
-	}
-}
-
-void np_io_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p, uint32_t len)
-{
-	struct np_io *io = ctx;
-	struct np_job *j = io->job;
-	uint64_t lat = np_now_ns() - io->start;
-	enum np_dir d = io->kind == IO_READ ? NP_READ : NP_WRITE;
-	struct np_dirstats *ds = &j->res.d[d];
-	bool ok = false;
-
-	io->busy = false;
-	if (j->inflight)
-		j->inflight--;
-	if (v4()) {
-		struct nfs4_ref data = {0};
-		uint64_t wait;
-
-		ok = np4_io_done(io, err, h, p, len, &data, &wait);
-		if (wait) {
-			/* NFS4ERR_DELAY: the same call again shortly, still counted in flight */
-			io->busy = true;
-			io->delayed = true;
-			io->retry_at = np_now_ns() + wait;
-			j->inflight++;
-			return;
-		}
-		if (ok && io->kind == IO_READ)
-			ok = read_check(j, io, data.len, data.p, data.len);
-		else if (ok && io->kind == IO_WRITE)
-			write_mark(j, io);
-		if (io->kind == IO_COMMIT) {
-			if (ok) {
-				j->res.sync_ios++;
-				np_lat_add(&j->res.sync_lat, lat);
-			}
-			return;
-		}
-	} else if (io->kind == IO_COMMIT) {
-		struct nfs3_commit_res r = {0};
-
-		if (np_job_rpc_ok(j, err, h, "COMMIT") &&
-		    decode(j, (xdrproc_t)xdr_nfs3_commit_res, &r, p, len) && nfs_ok(j, r.status)) {
-			j->res.sync_ios++;
-			np_lat_add(&j->res.sync_lat, lat);
-		}
-		return;
-	} else if (io->kind == IO_READ) {
-		struct nfs3_read_res r = {0};
-
-		if (np_job_rpc_ok(j, err, h, "READ") &&
-		    decode(j, (xdrproc_t)xdr_nfs3_read_res, &r, p, len) && nfs_ok(j, r.status))
-			ok = read_check(j, io, r.count, r.data, r.data_len);
-	} else {
-		struct nfs3_write_res r = {0};
-
-		if (np_job_rpc_ok(j, err, h, "WRITE") &&
-		    decode(j, (xdrproc_t)xdr_nfs3_write_res, &r, p, len) && nfs_ok(j, r.status)) {
-			if (r.count != g.o.bs) {
-				ds->short_ios++;
-				np_job_error(j, EIO, "short write");
-			} else {
-				ok = true;
-				if (r.committed == NFS_UNSTABLE)
-					j->files[io->file].dirty = true;
-				write_mark(j, io);
-			}
-		}
-	}
-	if (!ok) {
-		ds->errors++;
-		return;
-	}
-	if (io->layout || io->reread)
-		return;
-	ds->ios++;
-	ds->bytes += g.o.bs;
-	np_lat_add(&ds->clat, lat);
-}
-
-static struct np_io *io_get(struct np_job *j)
-{
-	for (uint32_t i = 0; i < g.o.iodepth; i++)
-		if (!j->io[i].busy)
-			return &j->io[i];
-	return NULL;
-}
-
-/* Start one READ, WRITE or COMMIT. @return 0 or np_conn_call's error */
-static int io_start(struct np_job *j, struct np_io *io)
-{
-	struct np_file *f = &j->files[io->file];
-	int rc;
-
-	io->job = j;
-	io->start = np_now_ns();
-	io->delayed = false;
-	if (v4()) {
-		rc = np4_io_start(j, io);
-	} else if (io->kind == IO_READ) {
-		struct nfs3_read_args a = {.fh = f->fh, .offset = io->off, .count = g.o.bs};
-
-		rc = np_conn_call(&j->conn, NFS3_PROGRAM, NFS3_VERSION, NFS3_PROC_READ,
-				  (xdrproc_t)xdr_nfs3_read_args, &a, 0, true, 0, np_io_done, io);
-		if (!rc)
-			j->res.calls[NFS3_PROC_READ]++;
-	} else if (io->kind == IO_WRITE) {
-		struct nfs3_write_args a = {.fh = f->fh,
-					    .offset = io->off,
-					    .count = g.o.bs,
-					    .stable = g.o.sync ? NFS_FILE_SYNC : NFS_UNSTABLE,
-					    .data = j->wbuf,
-					    .data_len = g.o.bs};
-
-		np_block_fill(j->wbuf, g.o.bs, np_job_file_id(j, io->file), io->off, g.o.verify,
-			      g.o.randseed, g.o.verify_interval);
-		rc = np_conn_call(&j->conn, NFS3_PROGRAM, NFS3_VERSION, NFS3_PROC_WRITE,
-				  (xdrproc_t)xdr_nfs3_write_args, &a, g.o.bs, false, 0, np_io_done,
-				  io);
-		if (!rc)
-			j->res.calls[NFS3_PROC_WRITE]++;
-	} else {
-		struct nfs3_commit_args a = {.fh = f->fh};
-
-		rc = np_conn_call(&j->conn, NFS3_PROGRAM, NFS3_VERSION, NFS3_PROC_COMMIT,
-				  (xdrproc_t)xdr_nfs3_commit_args, &a, 0, false, 0, np_io_done, io);
-		if (!rc)
-			j->res.calls[NFS3_PROC_COMMIT]++;
-	}
-	if (!rc) {
-		io->busy = true;
-		j->inflight++;
-	} else if (rc != -EBUSY) {
-		np_job_error(j, -rc, errno_name(-rc));
-	}
-	return rc;
-}
-
-/* The workload's next call, or false when it is over (size done, runtime passed, stopped). */
-static bool next_io(struct np_job *j, struct np_io *io, uint64_t now)
-{
-	bool rd;
-
-	if (g.signals || (g.o.runtime > 0 && now >= j->run_start + (uint64_t)(g.o.runtime * NS)))
-		return false;
-	if ((!g.o.time_based || g.o.runtime <= 0) && j->issued >= g.o.size)
-		return false;
-	if (g.o.fsync && !g.o.sync && j->writes_since_commit >= g.o.fsync) {
-		j->writes_since_commit = 0;
-		io->kind = IO_COMMIT;
-		io->file = j->last_write_file; /* the whole file: count 0 */
-		io->off = 0;
-		io->layout = false;
-		return true;
-	}
-	switch (g.o.rw) {
-	case NP_RW_READ:
-	case NP_RW_RANDREAD:
-		rd = true;
-		break;
-	case NP_RW_WRITE:
-	case NP_RW_RANDWRITE:
-		rd = false;
-		break;
-	default:
-		rd = rnd(j) % 100 < g.o.rwmixread;
-		break;
-	}
-	io->kind = rd ? IO_READ : IO_WRITE;
-	io->layout = false;
-	if (random_rw()) {
-		io->file = (uint32_t)(rnd(j) % g.o.nrfiles);
-		io->off = (rnd(j) % np_run.nblocks) * g.o.bs;
-	} else {
-		io->file = j->seq_file;
-		io->off = j->seq_off;
-		j->seq_off += g.o.bs;
-		if (j->seq_off >= np_run.fsize) {
-			j->seq_off = 0;
-			j->seq_file = (j->seq_file + 1) % g.o.nrfiles;
-		}
-	}
-	return true;
-}
-
-static void run_ios(struct np_job *j, uint64_t now)
-{
-	struct np_io *io;
-
-	while (np_conn_room(&j->conn) && (io = io_get(j)) != NULL) {
-		struct np_io want;
-
-		if (!next_io(j, &want, now)) {
-			np_job_set_state(j, JOB_DRAIN);
-			return;
-		}
-		io->kind = want.kind;
-		io->file = want.file;
-		io->off = want.off;
-		io->layout = false;
-		io->reread = false;
-		if (io_start(j, io) != 0)
-			return; /* the same offset is not retried: the next call takes another */
-		if (io->kind != IO_COMMIT) {
-			j->issued += g.o.bs;
-			if (io->kind == IO_WRITE) {
-				j->writes_since_commit++;
-				j->last_write_file = io->file;
-			}
-		}
-	}
-}
-
-/* The layout: sequential WRITEs of every block of the files marked short, iodepth deep. */
-static bool layout_ios(struct np_job *j)
-{
-	struct np_io *io;
-
-	while (np_conn_room(&j->conn) && (io = io_get(j)) != NULL) {
-		while (j->lay_file < g.o.nrfiles &&
-		       (!j->files[j->lay_file].layout || j->lay_off >= np_run.fsize)) {
-			j->lay_file++;
-			j->lay_off = 0;
-		}
-		if (j->lay_file >= g.o.nrfiles)
-			return j->inflight == 0;
-		io->kind = IO_WRITE;
-		io->layout = true;
-		io->reread = false;
-		io->file = (uint32_t)j->lay_file;
-		io->off = j->lay_off;
-		if (io_start(j, io) != 0)
-			return false;
-		j->lay_off += g.o.bs;
-	}
-	return false;
-}
-
-/* The read-back of a write-only job with verify (fio's verify phase): a READ of every block
- * it wrote, iodepth deep. @return true once all have completed */
-static bool reread_ios(struct np_job *j)
-{
-	struct np_io *io;
-
-	while (np_conn_room(&j->conn) && (io = io_get(j)) != NULL) {
-		const struct np_file *f;
-
-		for (;;) {
-			if (j->lay_file >= g.o.nrfiles)
-				return j->inflight == 0;
-			f = &j->files[j->lay_file];
-			if (j->lay_off < np_run.nblocks &&
-			    f->written[j->lay_off / 8] & (1u << (j->lay_off % 8)))
-				break;
-			if (++j->lay_off >= np_run.nblocks) {
-				j->lay_file++;
-				j->lay_off = 0;
-			}
-		}
-		io->kind = IO_READ;
-		io->layout = false;
-		io->reread = true;
-		io->file = (uint32_t)j->lay_file;
-		io->off = j->lay_off * g.o.bs;
-		if (io_start(j, io) != 0)
-			return false;
-		j->lay_off++;
-	}
-	return false;
-}
-
-/* NFSv4.1: the workload's calls NFS4ERR_DELAY sent back go again once their wait is over. */
-static void retry_delayed(struct np_job *j, uint64_t now)
-{
-	for (uint32_t i = 0; i < g.o.iodepth; i++) {
-		struct np_io *io = &j->io[i];
-
-		if (!io->delayed || now < io->retry_at)
-			continue;
-		io->busy = false;
-		j->inflight--;
-		if (io_start(j, io) != 0) {
-			io->busy = true;
-			io->delayed = true;
-			io->retry_at = now + NP4_DELAY_NS;
-			j->inflight++;
-			return;
-		}
-	}
 }
 
 /* ---- the job's machine ---- */
@@ -742,7 +401,7 @@ static void job_step(struct np_job *j, uint64_t now)
 		np_job_fail(j, j->conn.why ? j->conn.why : "the connection failed");
 	}
 	if (v4() && j->inflight)
-		retry_delayed(j, now);
+		np_io_retry_delayed(j, now);
 	do {
 		prev = j->state;
 		if (j->meta_busy || now < j->retry_at)
@@ -811,7 +470,7 @@ static void job_step(struct np_job *j, uint64_t now)
 			break;
 		}
 		case JOB_LAYOUT:
-			if (layout_ios(j)) {
+			if (np_io_layout(j)) {
 				/* the layout's UNSTABLE writes are committed at the end with the
 				 * workload's: a COMMIT now would be timed with nothing */
 				j->run_start = now;
@@ -819,7 +478,7 @@ static void job_step(struct np_job *j, uint64_t now)
 			}
 			break;
 		case JOB_RUN:
-			run_ios(j, now);
+			np_io_run(j, now);
 			break;
 		case JOB_DRAIN:
 			if (j->inflight == 0) {
@@ -851,7 +510,7 @@ static void job_step(struct np_job *j, uint64_t now)
 			}
 			break;
 		case JOB_VERIFY:
-			if (reread_ios(j))
+			if (np_io_reread(j))
 				np_job_set_state(j, after_verify(j));
 			break;
 		case JOB_UNLINK:
@@ -1344,6 +1003,7 @@ static void on_signal(int sig)
 	(void)sig;
 	if (!g.signals)
 		g.signal_at = np_now_ns();
+	np_run.stopping = 1;
 	if (++g.signals > 1 && g.stack)
 		stk_stop();
 	else if (g.signals > 1)

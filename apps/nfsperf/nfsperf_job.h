@@ -7,6 +7,8 @@
 #ifndef NFSPERF_JOB_H
 #define NFSPERF_JOB_H
 
+#include <signal.h>
+
 #include "nfsperf.h"
 
 #define NP4_DELAY_NS 2000000ull	  /**< NFS4ERR_DELAY: a call goes again this much later */
@@ -117,9 +119,11 @@ struct np_job {
 /** What the run shares with its jobs' calls (droce-nfsperf.c fills it in at the start). */
 struct np_run {
 	const struct np_opts *o;
-	uint64_t fsize;	  /**< per file, a multiple of bs */
-	uint64_t nblocks; /**< per file */
-	uint64_t t0_verf; /**< 4.1: EXCHANGE_ID's verifier, the run's start */
+	uint64_t fsize;			/**< per file, a multiple of bs */
+	uint64_t nblocks;		/**< per file */
+	uint64_t t0_verf;		/**< 4.1: EXCHANGE_ID's verifier, the run's start */
+	uint64_t verify_printed;	/**< atomic: every lane's jobs count here */
+	volatile sig_atomic_t stopping; /**< SIGINT/SIGTERM: no new workload calls */
 };
 extern struct np_run np_run;
 
@@ -142,6 +146,23 @@ void np_job_set_state(struct np_job *j, enum job_state s);
 bool np_job_rpc_ok(struct np_job *j, int err, const struct orpc_reply_hdr *h, const char *proc);
 void np_job_file_name(const struct np_job *j, uint32_t f, char *buf, size_t cap);
 uint32_t np_job_file_id(const struct np_job *j, uint32_t f);
+/** An errno's name for the error counts ("ETIMEDOUT", ...). */
+const char *np_errno_name(int err);
+/** A reply's NFS status: NFS_OK, or counted by name. */
+bool np_nfs_ok(struct np_job *j, enum nfs_stat st);
+/** Decode a reply's results with @p xres; undecodable ones are counted. */
+bool np_decode(struct np_job *j, xdrproc_t xres, void *res, const uint8_t *p, uint32_t len);
+
+/* nfsperf_io.c: the workload's calls, on the job's lane */
+
+/** RUN: start calls up to iodepth; the end of the workload moves the job to DRAIN. */
+void np_io_run(struct np_job *j, uint64_t now);
+/** LAYOUT: write the pattern into short files. @return true when the layout is done */
+bool np_io_layout(struct np_job *j);
+/** VERIFY: READ back the blocks a write-only job wrote. @return true when all are checked */
+bool np_io_reread(struct np_job *j);
+/** 4.1: start again the calls NFS4ERR_DELAY put off, once their time came. */
+void np_io_retry_delayed(struct np_job *j, uint64_t now);
 /** The workload's completion (np_done_t), ctx the np_io. */
 void np_io_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_t *p, uint32_t len);
 
