@@ -370,6 +370,42 @@ void stk_tx_frame(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_
 	tx_frame(lc, ifc, m);
 }
 
+void stk_tx_frames(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf **ms,
+		   unsigned n)
+{
+	struct stk_port_stats *st = &lc->stats[ifc->idx];
+	struct rte_eth_dev_tx_buffer *b = lc->txb[ifc->idx];
+	uint16_t port = ifc->port_id, q = (uint16_t)lc->index;
+	uint64_t bytes = 0;
+	unsigned done = 0;
+
+	if (unlikely(lc->impair[ifc->idx][STK_IMPAIR_TX] != NULL || lc->pfc[ifc->idx] != NULL)) {
+		for (unsigned i = 0; i < n; i++)
+			stk_tx_frame(lc, ifc, ms[i]);
+		return;
+	}
+	if (b->length)
+		rte_eth_tx_buffer_flush(port, q, b);
+	for (unsigned i = 0; i < n; i++)
+		bytes += rte_pktmbuf_pkt_len(ms[i]);
+	st->c[STK_CNT_tx_pkts] += n;
+	st->c[STK_CNT_tx_bytes] += bytes;
+	while (done < n) {
+		uint16_t k = (uint16_t)RTE_MIN(n - done, (unsigned)UINT16_MAX);
+		uint16_t sent = rte_eth_tx_burst(port, q, ms + done, k);
+
+		done += sent;
+		if (sent < k) {
+			while (done < n) {
+				k = (uint16_t)RTE_MIN(n - done, (unsigned)UINT16_MAX);
+				tx_unsent(ms + done, k, st);
+				done += k;
+			}
+			return;
+		}
+	}
+}
+
 void stk_to_kernel(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m)
 {
 	struct stk_port_stats *st = &lc->stats[ifc->idx];

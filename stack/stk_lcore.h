@@ -285,6 +285,16 @@ void stk_input(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbu
 void stk_tx_frame(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf *m);
 
 /**
+ * stk_tx_frame() for @p n frames at once: the same impairment, PFC hold, counters and drops.
+ * With neither set on @p ifc, the frames go to the TX queue in one burst, after what this
+ * lcore's TX buffer already holds (order is kept); what the queue does not take is a counted
+ * drop. For generators, whose per-frame buffering would cost more than the frame.
+ * Takes every frame of @p ms.
+ */
+void stk_tx_frames(struct stk_lcore *lc, const struct stk_iface *ifc, struct rte_mbuf **ms,
+		   unsigned n);
+
+/**
  * Put @p m in this lcore's TX buffer for @p ifc, counted: no impairment, no PFC hold.
  * For the layers below stk_tx_frame() (impairment release, PFC release). Takes @p m.
  */

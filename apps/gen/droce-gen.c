@@ -20,8 +20,8 @@
  * With --template the frames are instead copied from one built that way at the start, as
  * packet generators do: only the sequence number (and the PSN) change, and the ICRC is updated
  * from per-byte tables (CRC-32 is linear: a changed byte at a given distance from the end
- * changes the CRC by a fixed value), then each frame goes to stk_tx_frame(). The TSC is not
- * written there. The templated frames come from a pool of their own whose mbufs were all
+ * changes the CRC by a fixed value); each burst of 32 goes to stk_tx_frames() at once, four
+ * bursts per loop round. The TSC is not written there. The templated frames come from a pool of their own whose mbufs were all
  * stamped with the template at the start; a frame's bytes are copied again only when its
  * first 16 bytes or its magic are not the template's (the PMD or a receiver wrote them), so
  * most frames cost the few bytes that change, as testpmd's txonly frames cost their headers.
@@ -501,44 +501,53 @@ static int tpl_build(struct stk_lcore *lc, const struct stk_iface *ifc, const st
 static unsigned tpl_burst(struct stk_lcore *lc, const struct stk_iface *ifc)
 {
 	struct rte_mbuf *ms[GEN_BURST];
+	const uint32_t len = tpl.len, npos = tpl.npos, pay = tpl.pay, icrc0 = tpl.icrc;
+	const uint16_t psn_at = (uint16_t)(tpl.bth_off + 8); /* BTH bytes 8-11: A, rsvd, PSN */
+	const uint32_t byte8 = (uint32_t)tpl.frame[psn_at] << 24;
+	uint16_t pos[TPL_POS];
 
 	if (rte_pktmbuf_alloc_bulk(tpl.pool, ms, GEN_BURST) != 0) {
 		g.build_fail++;
 		return 0;
 	}
+	memcpy(pos, tpl.pos, sizeof(pos));
 	for (unsigned k = 0; k < GEN_BURST; k++) {
 		struct rte_mbuf *m = ms[k];
-		uint32_t seq = g.next_seq++, psn = seq & 0xffffff;
-		uint8_t *d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)tpl.len);
+		uint32_t seq = g.next_seq + k, psn = seq & 0xffffff, icrc = icrc0;
+		uint8_t *d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
+		rte_be32_t w = rte_cpu_to_be_32(byte8 | psn);
 
 		/* stamped at the start; copied again only when something wrote over it */
-		if (memcmp(d, tpl.frame, 16) != 0 || memcmp(d + tpl.pay, tpl.frame + tpl.pay, 4)) {
-			rte_memcpy(d, tpl.frame, tpl.len);
+		if (memcmp(d, tpl.frame, 16) != 0 || memcmp(d + pay, tpl.frame + pay, 4)) {
+			rte_memcpy(d, tpl.frame, len);
 			tpl.restamped++;
 		}
-		if (!g.roce)
-			memcpy(d + tpl.pos[3], &seq, tpl.npos - 3);
-		if (g.roce) {
-			uint8_t b[TPL_POS] = {(uint8_t)(psn >> 16), (uint8_t)(psn >> 8),
-					      (uint8_t)psn,	    (uint8_t)seq,
-					      (uint8_t)(seq >> 8),  (uint8_t)(seq >> 16),
-					      (uint8_t)(seq >> 24)};
-			uint32_t icrc = tpl.icrc;
+		if (!g.roce) {
+			memcpy(d + pos[3], &seq, npos - 3);
+			continue;
+		}
+		/* the PSN in one store; each changed byte changes the ICRC by its table's value */
+		memcpy(d + psn_at, &w, 4);
+		icrc ^= tpl.tab[0][(uint8_t)(psn >> 16)] ^ tpl.tab[1][(uint8_t)(psn >> 8)] ^
+			tpl.tab[2][(uint8_t)psn];
+		for (uint32_t i = 3; i < npos; i++) {
+			uint8_t v = (uint8_t)(seq >> (8 * (i - 3)));
 
-			for (unsigned i = 0; i < tpl.npos; i++) {
-				d[tpl.pos[i]] = b[i];
-				icrc ^= tpl.tab[i][b[i]];
-			}
-			memcpy(d + tpl.len - 4, &icrc, 4);
-			if (seq % 4093 == 7) {
+			d[pos[i]] = v;
+			icrc ^= tpl.tab[i][v];
+		}
+		memcpy(d + len - 4, &icrc, 4);
+	}
+	if (g.roce) /* every 4093rd frame's ICRC checked in full */
+		for (unsigned k = 0; k < GEN_BURST; k++)
+			if ((g.next_seq + k) % 4093 == 7) {
 				g.icrc_seen++;
-				if (!roce_icrc_check(m, tpl.l3_off, tpl.bth_off, tpl.len - 4))
+				if (!roce_icrc_check(ms[k], tpl.l3_off, tpl.bth_off, len - 4))
 					g.icrc_bad++;
 			}
-		}
-		stk_tx_frame(lc, ifc, m);
-		g.sent++;
-	}
+	g.next_seq += GEN_BURST;
+	g.sent += GEN_BURST;
+	stk_tx_frames(lc, ifc, ms, GEN_BURST);
 	return GEN_BURST;
 }
 
@@ -571,7 +580,8 @@ static enum gen_state step_rate(struct stk_lcore *lc, const struct stk_iface *if
 	if (g.template) {
 		if (!tpl.ready && tpl_build(lc, ifc, &f, &path) != 0)
 			return GEN_DONE;
-		tpl_burst(lc, ifc);
+		for (unsigned r = 0; r < GEN_TPL_ROUNDS; r++)
+			tpl_burst(lc, ifc);
 		return GEN_SEND;
 	}
 	for (unsigned k = 0; k < GEN_BURST; k++) {

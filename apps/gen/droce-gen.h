@@ -23,6 +23,8 @@
 #define GEN_MAGIC 0x4452474eu /* "DRGN" */
 #define GEN_HDR 16
 #define GEN_BURST 32
+/* --template: bursts per loop round (the loop's own work is shared by this many) */
+#define GEN_TPL_ROUNDS 4
 #define GEN_RATE_WARMUP_MS 500
 #define ROCE_OVERHEAD 58 /* Ethernet 14, IPv4 20, UDP 8, BTH 12, ICRC 4 */
 #define UDP_OVERHEAD 42
