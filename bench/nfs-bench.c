@@ -1071,12 +1071,12 @@ static void print_aio(void)
 	nfs_aio_stats(g.aio, &a);
 	printf("io_uring: %llu READs and %llu WRITEs, %llu submissions; left to the helpers: %llu "
 	       "not cached, %llu not the owner's, %llu needing a sync, %llu with every slot taken, "
-	       "%llu other; %llu completion errors\n",
+	       "%llu other; %llu completion errors; %llu handed back to run again\n",
 	       (unsigned long long)a.reads, (unsigned long long)a.writes,
 	       (unsigned long long)a.submits, (unsigned long long)a.miss,
 	       (unsigned long long)a.not_owner, (unsigned long long)a.needs_sync,
 	       (unsigned long long)a.busy, (unsigned long long)a.other,
-	       (unsigned long long)a.errors);
+	       (unsigned long long)a.errors, (unsigned long long)a.rechecked);
 }
 
 static void write_json(void)

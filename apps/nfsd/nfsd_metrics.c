@@ -167,6 +167,10 @@ static void write_nfs3(struct app_buf *b, const struct nfsd_metrics_src *s)
 			"READs and WRITEs io_uring left to the helper threads (descriptor not "
 			"cached, not the owner's, a sync needed, no slot, an error)",
 			a.miss + a.not_owner + a.needs_sync + a.busy + a.other);
+		counter(b, P "io_uring_rerun_total",
+			"READs io_uring read whose file changed owner since the descriptor cache "
+			"saw it: run again by the helper threads, checked",
+			a.rechecked);
 		counter(b, P "io_uring_submits_total", "io_uring_submit calls", a.submits);
 		gauge(b, P "io_uring_queue_depth", "READs and WRITEs in io_uring now",
 		      io.aio_inflight);
@@ -277,6 +281,8 @@ void nfsd_metrics_io_total(const struct nfsd_metrics_src *s, struct nfsd_metrics
 			t->aio_st.submits += a.submits;
 			t->aio_st.personalities += a.personalities;
 			t->aio_st.errors += a.errors;
+			t->aio_st.rechecked += a.rechecked;
+			t->aio_st.stale += a.stale;
 		}
 	}
 }

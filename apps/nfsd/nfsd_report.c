@@ -298,10 +298,11 @@ void nfsd_print_stats(void)
 		       (unsigned long long)v4.records_sync_writes);
 		printf("nfs4: compounds that waited for file work off the lcore "
 		       "%llu (io_uring %llu, helper threads %llu), ran it on the lcore %llu, went on "
-		       "%llu (session gone %llu)\n",
+		       "%llu (session gone %llu); READs io_uring handed back to run again %llu\n",
 		       (unsigned long long)v4.io_deferred, (unsigned long long)v4.io_aio,
 		       (unsigned long long)v4.io_pool, (unsigned long long)v4.io_inline,
-		       (unsigned long long)v4.io_resumed, (unsigned long long)v4.io_session_gone);
+		       (unsigned long long)v4.io_resumed, (unsigned long long)v4.io_session_gone,
+		       (unsigned long long)v4.io_rerun);
 		nfs4_state_stats(nfs4_server_state(nfsd.v4), &vs);
 		printf("nfs4: clients %llu, sessions %llu; expired %llu, destroyed %llu; kept for a "
 		       "compound in flight: DELAY %llu, expiry put off %llu\n",

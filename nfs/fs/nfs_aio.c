@@ -45,6 +45,7 @@ struct nfs_aio_op {
 	struct nfs_aio *a;
 	enum aio_state state;
 	bool write;
+	bool lazy; /**< READ: its object's checks come after the read (nfs_obj_get_lazy) */
 	enum nfs_stable stable;
 	struct nfs_obj o;
 	int fd;
@@ -146,11 +147,14 @@ static void op_put(struct nfs_aio_op *op)
 	a->inflight--;
 }
 
-/* The lookup and the checks every operation shares: a cached regular file the caller owns. */
-static bool prepare_obj(struct nfs_aio_op *op, struct nfs_ctx *ctx, const struct nfs_fh *fh)
+/* The lookup and the checks every operation shares: a cached regular file the caller owns
+ * (lazy: as the cache last saw it; finish checks it again). */
+static bool prepare_obj(struct nfs_aio_op *op, struct nfs_ctx *ctx, const struct nfs_fh *fh,
+			bool lazy)
 {
 	struct nfs_aio *a = op->a;
-	enum nfs_stat s = nfs_obj_get_cached(ctx, fh, &op->o);
+	enum nfs_stat s =
+		lazy ? nfs_obj_get_lazy(ctx, fh, &op->o) : nfs_obj_get_cached(ctx, fh, &op->o);
 
 	if (s != NFS_OK) {
 		if (s == NFS_ERR_JUKEBOX)
@@ -175,7 +179,8 @@ struct nfs_aio_op *nfs_aio_read(struct nfs_aio *a, struct nfs_ctx *ctx, const st
 	if (!op)
 		return NULL;
 	op->write = false;
-	if (!prepare_obj(op, ctx, fh))
+	op->lazy = true;
+	if (!prepare_obj(op, ctx, fh, true))
 		goto no;
 	if (off > (uint64_t)INT64_MAX) {
 		a->st.other++;
@@ -258,7 +263,8 @@ struct nfs_aio_op *nfs_aio_write(struct nfs_aio *a, struct nfs_ctx *ctx, const s
 	if (!op)
 		return NULL;
 	op->write = true;
-	if (!prepare_obj(op, ctx, fh))
+	op->lazy = false;
+	if (!prepare_obj(op, ctx, fh, false))
 		goto no;
 	if (nfs_obj_writable(ctx, &op->o) != NFS_OK || off + len < off ||
 	    off > (uint64_t)INT64_MAX) {
@@ -341,11 +347,29 @@ static void finish(struct nfs_aio_op *op, int res, nfs_aio_done_t done)
 			d.count = 0;
 		nfs_wcc_end(&op->o, &d.wcc, d.count > 0);
 	} else if (fstat(op->fd, &st) == 0) {
-		/* one fstat after the read: end of file, and the post-operation attributes */
-		if (d.status == NFS_OK)
-			d.eof = op->off + d.count >= (uint64_t)st.st_size;
-		nfs_attr_from_stat(&op->o, &st, &d.attr);
-		d.attr_valid = true;
+		/* one fstat after the read: end of file, the post-operation attributes, and the
+		 * checks the READ started without (its owner, its links) */
+		nfs_fdc_seen(op->o.ent, &st);
+		if (op->lazy && st.st_uid != op->o.cred.uid) {
+			/* the owner changed since the cache saw it: the synchronous path checks */
+			op->a->st.rechecked++;
+			d.rerun = true;
+		} else if (op->lazy && st.st_nlink == 0) {
+			/* removed: as nfs_obj_get answers a handle whose file has no links */
+			nfs_fdcache_evict(op->a->fs->fdc, op->o.ent);
+			atomic_fetch_add(&op->a->fs->n_stale, 1);
+			op->a->st.stale++;
+			d.status = NFS_ERR_STALE;
+			d.count = 0;
+		} else {
+			if (d.status == NFS_OK)
+				d.eof = op->off + d.count >= (uint64_t)st.st_size;
+			nfs_attr_from_stat(&op->o, &st, &d.attr);
+			d.attr_valid = true;
+		}
+	} else if (op->lazy) {
+		op->a->st.rechecked++;
+		d.rerun = true; /* no check made: the synchronous path answers */
 	}
 	op_put(op);
 	done(&d);

@@ -5,10 +5,15 @@
  *
  * An operation is started only when everything before the data can be done on the lcore
  * without blocking (nfs_aio_read, nfs_aio_write):
- *  - the handle's descriptor is in the descriptor cache (one fstat, no open_by_handle_at);
+ *  - the handle's descriptor is in the descriptor cache (no open_by_handle_at);
  *  - it is a regular file, and its READ or WRITE descriptor is open already;
  *  - no permission check as another identity is needed: the caller owns the file (knfsd's
  *    owner override, as nfs_fs_io.c), so the kernel is not asked per call;
+ * A WRITE checks these with an fstat first (its pre-operation attributes come from it). A
+ * READ checks them from what the cache last saw, and again after the read, from the fstat
+ * that gives its end of file and attributes: one system call fewer per READ. A READ whose
+ * owner changed in between comes back with nfs_aio_done.rerun, to run again on the
+ * synchronous path; one whose file lost its last link answers STALE.
  *  - a WRITE needs no sync before its reply (UNSTABLE, or an async export).
  * Anything else returns NULL and the caller takes the synchronous path (the helper threads):
  * cache misses, non-owners, errors (the synchronous path answers them), COMMIT and stable
@@ -44,6 +49,10 @@ struct nfs_aio_done {
 	struct nfs_attr attr;
 	enum nfs_stable committed; /**< WRITE */
 	struct nfs_wcc wcc;	   /**< WRITE */
+	/** READ: its file failed the checks made after the read (its owner changed since the
+	 * descriptor cache saw it): nothing else here holds, and the caller runs the call again
+	 * on the synchronous path, which makes the checks as another identity would need */
+	bool rerun;
 };
 
 typedef void (*nfs_aio_done_t)(const struct nfs_aio_done *d);
@@ -59,6 +68,8 @@ struct nfs_aio_stats {
 	uint64_t submits;	/**< io_uring_submit calls */
 	uint64_t personalities; /**< registered (each identity once, LRU beyond the table) */
 	uint64_t errors;	/**< completions with an error */
+	uint64_t rechecked;	/**< READs handed back to run again (nfs_aio_done.rerun) */
+	uint64_t stale;		/**< READs whose file had no links after the read: STALE */
 };
 
 /**

@@ -275,6 +275,7 @@ struct nfs_fdc_ent *nfs_fdcache_add(struct nfs_fdcache *c, const uint8_t *key, u
 	e->dev = st->st_dev;
 	e->ino = st->st_ino;
 	e->pfd = pfd;
+	nfs_fdc_seen(e, st);
 	e->refs = 1;
 	e->used = true;
 	e->dead = false;

@@ -520,11 +520,18 @@ static bool still_valid(const struct nfs_obj *o)
 	return o->st.st_nlink > 0 && (!S_ISDIR(o->st.st_mode) || dir_inside(o));
 }
 
-/* cached_only: a regular file whose descriptor is cached, or NFS_ERR_JUKEBOX with nothing
- * held (nfs_obj_get_cached) */
+enum obj_how {
+	OBJ_ANY,	 /**< nfs_obj_get */
+	OBJ_CACHED,	 /**< nfs_obj_get_cached */
+	OBJ_CACHED_LAZY, /**< nfs_obj_get_lazy */
+};
+
+/* OBJ_CACHED: a regular file whose descriptor is cached, or NFS_ERR_JUKEBOX with nothing
+ * held; OBJ_CACHED_LAZY: the same, from what the cache last saw when it saw a regular file */
 static enum nfs_stat obj_get(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct nfs_obj *o,
-			     bool cached_only)
+			     enum obj_how how)
 {
+	bool cached_only = how != OBJ_ANY;
 	struct nfs_fs *fs = ctx->fs;
 	struct nfs_export_tab *t;
 	struct nfs_fh_parts p;
@@ -564,13 +571,24 @@ static enum nfs_stat obj_get(struct nfs_ctx *ctx, const struct nfs_fh *fh, struc
 	klen = 1 + fh->len;
 	e = nfs_fdcache_get(fs->fdc, key, klen);
 	if (e) {
+		uint64_t seen = atomic_load_explicit(&e->seen, memory_order_relaxed);
+
 		o->ent = e;
 		o->fd = e->pfd;
+		if (how == OBJ_CACHED_LAZY && S_ISREG((mode_t)(seen >> 32))) {
+			o->st.st_mode = (mode_t)(seen >> 32);
+			o->st.st_uid = (uid_t)(uint32_t)seen;
+			o->st.st_nlink = 1; /* the caller checks after */
+			o->st.st_dev = e->dev;
+			o->st.st_ino = e->ino;
+			return NFS_OK;
+		}
 		if (fstat(o->fd, &o->st) != 0) {
 			s = nfs_stat_from_errno(errno);
 			nfs_obj_put(o);
 			return s;
 		}
+		nfs_fdc_seen(e, &o->st);
 		if (cached_only && (!S_ISREG(o->st.st_mode) || o->st.st_nlink == 0)) {
 			nfs_obj_put(o);
 			return NFS_ERR_JUKEBOX;
@@ -625,12 +643,17 @@ stale:
 
 enum nfs_stat nfs_obj_get(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct nfs_obj *o)
 {
-	return obj_get(ctx, fh, o, false);
+	return obj_get(ctx, fh, o, OBJ_ANY);
 }
 
 enum nfs_stat nfs_obj_get_cached(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct nfs_obj *o)
 {
-	return obj_get(ctx, fh, o, true);
+	return obj_get(ctx, fh, o, OBJ_CACHED);
+}
+
+enum nfs_stat nfs_obj_get_lazy(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct nfs_obj *o)
+{
+	return obj_get(ctx, fh, o, OBJ_CACHED_LAZY);
 }
 
 void nfs_obj_put(struct nfs_obj *o)

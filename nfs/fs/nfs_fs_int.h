@@ -113,8 +113,11 @@ struct nfs_fdc_ent {
 	uint32_t export_id;
 	dev_t dev;
 	ino_t ino;
-	int pfd;		 /**< O_PATH, from open_by_handle_at */
-	_Atomic int rfd, wfd;	 /**< O_RDONLY, O_WRONLY; -1 until a READ or WRITE needs them */
+	int pfd;	      /**< O_PATH, from open_by_handle_at */
+	_Atomic int rfd, wfd; /**< O_RDONLY, O_WRONLY; -1 until a READ or WRITE needs them */
+	/** (st_mode << 32) | st_uid from the last fstat of it (nfs_fdc_seen), for the READs that
+	 * check after (nfs_obj_get_lazy) */
+	_Atomic uint64_t seen;
 	uint32_t refs;		 /**< nfs_obj holding it; closed only at 0 */
 	uint64_t last_ns;	 /**< CLOCK_MONOTONIC_COARSE at its last release */
 	int32_t next;		 /**< hash chain, -1: end; the free list when not used */
@@ -136,6 +139,12 @@ struct nfs_fdc_ent *nfs_fdcache_get(struct nfs_fdcache *c, const uint8_t *key, u
  */
 struct nfs_fdc_ent *nfs_fdcache_add(struct nfs_fdcache *c, const uint8_t *key, uint32_t klen,
 				    uint32_t export_id, int pfd, const struct stat *st);
+/** What an fstat of e's file found: its type and owner, for nfs_obj_get_lazy. */
+static inline void nfs_fdc_seen(struct nfs_fdc_ent *e, const struct stat *st)
+{
+	atomic_store_explicit(&e->seen, (uint64_t)st->st_mode << 32 | (uint32_t)st->st_uid,
+			      memory_order_relaxed);
+}
 /** Release a hold; a dead entry's descriptors close with its last hold. */
 void nfs_fdcache_put(struct nfs_fdcache *c, struct nfs_fdc_ent *e);
 /** Take e out of the table (a STALE object): no new hits, closed at its last hold. */
@@ -245,6 +254,11 @@ void nfs_obj_put(struct nfs_obj *o);
  * (no open_by_handle_at, no walk: one fstat), else NFS_ERR_JUKEBOX with nothing held; any
  * other error is the handle's, as nfs_obj_get answers it. */
 enum nfs_stat nfs_obj_get_cached(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct nfs_obj *o);
+/** nfs_obj_get_cached without its fstat when the cache has seen the file: o->st then holds
+ * only the type, owner, device and inode last seen, and st_nlink 1. The caller checks the file
+ * after its operation (an fstat it makes anyway: nfs_aio's READ) and takes the synchronous
+ * path, or answers STALE, when the check fails. */
+enum nfs_stat nfs_obj_get_lazy(struct nfs_ctx *ctx, const struct nfs_fh *fh, struct nfs_obj *o);
 /** The export's root as an object for the same caller as o. */
 enum nfs_stat nfs_obj_root(const struct nfs_obj *o, struct nfs_obj *root);
 /** A handle for the object open at fd (O_PATH) in o's export. */

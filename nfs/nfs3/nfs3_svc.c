@@ -95,6 +95,7 @@ enum nfs_stat nfs3_stat_of_slot(uint32_t slot)
 static struct nfs3_scratch *scratch_get(struct nfs3_server *s);
 static void scratch_put(struct nfs3_server *s, struct nfs3_scratch *sc);
 static void unpark(struct nfs3_server *s);
+static void pool_end(struct orpc_pending *p);
 static void nfs3_count(struct nfs3_server *s, uint32_t proc, const void *res, uint64_t t0_ns);
 
 /* CLOCK_MONOTONIC, not the TSC: droce-nfsd --listen runs without the EAL, which is what
@@ -629,6 +630,18 @@ void nfs3_aio_done(const struct nfs_aio_done *d)
 
 	if (nfs4_is_call(r)) {
 		nfs4_aio_done(d);
+		return;
+	}
+	if (d->rerun) {
+		/* the file changed owner since the READ started: the helper threads (or, with none
+		 * that take it, the lcore) run it again with the checks a non-owner needs */
+		if (s->pool && !nfs_pool_stopping(s->pool) &&
+		    nfs_pool_inflight(s->pool) < NFS_POOL_RING && to_pool(s, p, sc, sc->t0_ns) == 0)
+			return;
+		s->st.sync_fallback++;
+		nfs3_pool_work(p);
+		pool_end(p);
+		unpark(s);
 		return;
 	}
 

@@ -990,7 +990,20 @@ void nfs4_aio_done(const struct nfs_aio_done *d)
 	struct orpc_pending *p = d->cookie;
 	struct nfs4_cont *t = orpc_pending_req(p)->user;
 	struct nfs4_work *w = &t->k.c.work;
+	const struct nfs3_server *v3 = orpc_pending_req(p)->svc->ctx;
 
+	if (d->rerun) {
+		/* the file changed owner since the READ started: run it again, checked */
+		v3->v4->stats.io_rerun++;
+		if (v3->pool && nfs_pool_inflight(v3->pool) < NFS_POOL_RING &&
+		    !nfs_pool_stopping(v3->pool)) {
+			nfs_pool_submit(v3->pool, p); /* cannot fail: the ring has room */
+			return;
+		}
+		nfs4_cont_work(t);
+		resume_pending(t, p);
+		return;
+	}
 	w->status = d->status;
 	w->done = d->count;
 	w->eof = d->eof;

@@ -89,6 +89,7 @@ struct nfs4_stats {
 	uint64_t io_aio, io_pool; /**< ... by io_uring, by the helper threads */
 	uint64_t io_inline;  /**< would have waited but could not (memory, room): ran it here */
 	uint64_t io_resumed; /**< waited and went on after it */
+	uint64_t io_rerun;   /**< READs io_uring handed back (their owner changed): run again */
 	uint64_t io_session_gone; /**< ... whose session had gone meanwhile */
 	uint64_t cb_state[4];	  /**< entries into each enum nfs4_cb_state */
 	uint64_t dlg_state[5];	  /**< entries into each enum nfs4_dlg_state */

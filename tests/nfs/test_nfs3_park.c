@@ -13,8 +13,13 @@
  *     the stopping pool;
  *   - with the wait list full too (NFS3_MAX_PARKED), the next calls are answered at once, run
  *     inline (counted), and the waiting ones are still answered afterwards.
+ * And READs through io_uring, which check the file's owner after the read (nfs_aio.h): a READ
+ * that started while the descriptor cache still knew its caller as the owner, of a file given
+ * to another user with mode 0600 meanwhile, is run again on the helper thread and answered
+ * NFS3ERR_ACCES, its data not sent.
  * Needs root (open_by_handle_at): 77 otherwise.
  */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -23,12 +28,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "nfs3_svc.h"
 #include "nfs4_fixture.h"
+#include "nfs_aio.h"
 #include "nfs_pool.h"
 #include "orpc_svc.h"
 
@@ -83,12 +90,13 @@ static void resume(struct orpc_pending *p, void *arg)
 		late_answer = getattr(late_slot);
 }
 
-/* GETATTR of the root with xid i + 1 (RFC 5531 call: xid, CALL, 2, NFS (100003), 3, GETATTR
- * (1), AUTH_SYS {stamp, "", 0, 0, no gids}, AUTH_NONE verf; GETATTR3args: the fh) into slot
- * i. @return what dispatch answered at once (0: deferred, and taken with resume) */
-static uint32_t getattr(uint32_t i)
+/* NFSv3 call proc on fh as uid, with xid i + 1 (RFC 5531 call: xid, CALL, 2, NFS (100003), 3,
+ * proc, AUTH_SYS {stamp, "", uid, gid uid, no gids}, AUTH_NONE verf; the fh, then ntail words)
+ * into slot i. @return what dispatch answered at once (0: deferred, and taken with resume) */
+static uint32_t call3(uint32_t i, uint32_t proc, uint32_t uid, const struct nfs_fh *fh,
+		      const uint32_t *tail, uint32_t ntail)
 {
-	const uint32_t hdr[] = {i + 1, 0, 2, 100003, 3, 1, 1, 20, 0, 0, 0, 0, 0, 0, 0};
+	const uint32_t hdr[] = {i + 1, 0, 2, 100003, 3, proc, 1, 20, 0, 0, uid, uid, 0, 0, 0};
 	struct slot *k = &slots[i];
 	struct orpc_peer peer = {0};
 	enum orpc_outcome oc;
@@ -97,9 +105,11 @@ static uint32_t getattr(uint32_t i)
 	memset(k, 0, sizeof(*k));
 	for (uint32_t w = 0; w < 15; w++)
 		put(k->msg, w, hdr[w]);
-	put(k->msg, 15, root.len);
-	memcpy(k->msg + 64, root.data, root.len);
-	len = 64 + ((root.len + 3) & ~3u);
+	put(k->msg, 15, fh->len);
+	memcpy(k->msg + 64, fh->data, fh->len);
+	len = 64 + ((fh->len + 3) & ~3u);
+	for (uint32_t w = 0; w < ntail; w++, len += 4)
+		put(k->msg + len, 0, tail[w]);
 	peer.xprt = ORPC_XPRT_TCP;
 	n = orpc_svc_dispatch_peer(&svc, k->msg, len, NULL, &peer, k->out, sizeof(k->out), &oc);
 	if (n == 0) {
@@ -111,6 +121,12 @@ static uint32_t getattr(uint32_t i)
 		k->order = ndone++;
 	}
 	return n;
+}
+
+/* GETATTR (1) of the root as root into slot i */
+static uint32_t getattr(uint32_t i)
+{
+	return call3(i, 1, 0, &root, NULL, 0);
 }
 
 /* the answer in slot i: xid i + 1, accepted, SUCCESS, NFS3_OK */
@@ -197,6 +213,88 @@ static void test_pool_stops_with_calls_waiting(void **state)
 	assert_int_equal(v3.park_head, v3.park_tail);
 }
 
+/* poll io_uring and the pool until n answers are in (bounded: 10 s) */
+static void poll_both(uint32_t n)
+{
+	for (int t = 0; t < 10000 && ndone < n; t++) {
+		uint32_t got = nfs_aio_poll(v3.aio, nfs3_aio_done, 64);
+
+		got += nfs_pool_poll(v3.pool, nfs3_pool_done, 64);
+		if (!got)
+			usleep(1000);
+	}
+	assert_int_equal(ndone, n);
+}
+
+/* READ (6) of 16 bytes at 0 of fh as uid into slot i, answered: @return its NFS status, and
+ * with NFS3_OK its data is checked against want */
+static uint32_t read16(uint32_t i, const struct nfs_fh *fh, uint32_t uid, const uint8_t *want)
+{
+	const uint32_t args[] = {0, 0, 16};
+	const struct slot *k = &slots[i];
+
+	call3(i, 6, uid, fh, args, 3);
+	poll_both(i + 1);
+	assert_int_equal(word(k->out, 0), i + 1);
+	assert_int_equal(word(k->out, 5), 0); /* SUCCESS */
+	if (word(k->out, 6) == 0) {
+		/* READ3resok: post_op_attr (1, fattr3: 21 words), count, eof, data<16> */
+		assert_int_equal(word(k->out, 7), 1);
+		assert_int_equal(word(k->out, 29), 16);
+		assert_int_equal(word(k->out, 31), 16);
+		assert_memory_equal(k->out + 128, want, 16);
+	}
+	return word(k->out, 6);
+}
+
+static void test_read_checked_after_aio(void **state)
+{
+	const uint8_t data[16] = "0123456789abcdef";
+	struct nfs_aio_stats st;
+	struct nfs_attr a, da;
+	struct nfs_fh fh;
+	char path[256];
+	bool dv;
+	int fd;
+
+	(void)state;
+	v3.aio = nfs_aio_create(n4f_fs, 16);
+	if (!v3.aio)
+		skip(); /* no io_uring here: the pool does it all, nothing to check after */
+	snprintf(path, sizeof(path), "%s/checked", n4f_exp_a);
+	fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, 16), 16);
+	assert_int_equal(fchown(fd, 1000, 1000), 0);
+	close(fd);
+	assert_int_equal(nfs_fs_lookup(&n4f_ctx, &root, "checked", 7, &fh, &a, &dv, &da), NFS_OK);
+	/* the first READ opens the file's READ descriptor, on the helper */
+	assert_int_equal(read16(0, &fh, 1000, data), 0);
+	assert_int_equal(v3.st.aio, 0);
+	/* the owner's next READ goes through io_uring */
+	assert_int_equal(read16(1, &fh, 1000, data), 0);
+	assert_int_equal(v3.st.aio, 1);
+	/* given away and closed to others: the READ starts from what the cache saw, and the check
+	 * after it sends it to the helper, which answers ACCES */
+	assert_int_equal(chown(path, 1001, 1001), 0);
+	assert_int_equal(chmod(path, 0600), 0);
+	assert_int_equal(read16(2, &fh, 1000, data), 13); /* NFS3ERR_ACCES */
+	assert_int_equal(v3.st.aio, 2);
+	nfs_aio_stats(v3.aio, &st);
+	assert_int_equal(st.rechecked, 1);
+	/* the cache knows the new owner now: not started through io_uring */
+	assert_int_equal(read16(3, &fh, 1000, data), 13);
+	assert_int_equal(v3.st.aio, 2);
+	nfs_aio_stats(v3.aio, &st);
+	assert_int_equal(st.not_owner, 1);
+	/* open to others again: the non-owner reads, checked by the kernel on the helper */
+	assert_int_equal(chmod(path, 0644), 0);
+	assert_int_equal(read16(4, &fh, 1000, data), 0);
+	assert_int_equal(v3.st.proc[NFS3_PROC_READ], 5);
+	nfs_aio_destroy(v3.aio, nfs3_aio_done);
+	v3.aio = NULL;
+}
+
 static void test_wait_list_full(void **state)
 {
 	const uint32_t waiting = NFS3_MAX_SCRATCH + NFS3_MAX_PARKED;
@@ -224,6 +322,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_wait_for_scratch, fresh, stop_pool),
 		cmocka_unit_test_setup_teardown(test_pool_stops_with_calls_waiting, fresh, NULL),
 		cmocka_unit_test_setup_teardown(test_wait_list_full, fresh, stop_pool),
+		cmocka_unit_test_setup_teardown(test_read_checked_after_aio, fresh, stop_pool),
 	};
 	int rc;
 

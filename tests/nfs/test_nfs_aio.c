@@ -263,6 +263,55 @@ static void test_left_to_sync_path(void **state)
 	assert_int_equal(st.other, 2);
 }
 
+/* A READ checks its file after the read (nfs_aio.h): one removed meanwhile answers STALE, as
+ * the synchronous path does; one whose owner changed comes back to run again. */
+static void test_read_checks_after(void **state)
+{
+	static uint8_t buf[64];
+	struct nfs_ctx user = ctx_of(1000);
+	struct nfs_aio_stats st;
+	struct nfs_aio_op *op;
+	struct nfs_attr a;
+	struct nfs_fh fh;
+	char p[512];
+	uint32_t n;
+	bool eof, av;
+
+	(void)state;
+	mkfile("sync/gone", 0644, 1000, "abcdef", 6);
+	fh = fh_of(&user, "sync", "gone");
+	assert_int_equal(nfs_fs_read(&user, &fh, 0, 6, buf, &n, &eof, &av, &a), NFS_OK);
+	/* the owner changes between the start and the end: handed back, nothing answered */
+	op = nfs_aio_read(aio, &user, &fh, 0, 6, buf);
+	assert_non_null(op);
+	pathf(p, sizeof(p), "sync/gone");
+	assert_int_equal(chown(p, 1001, 1001), 0);
+	nfs_aio_submit(op, NULL);
+	wait_done(1);
+	assert_true(got[0].rerun);
+	assert_false(got[0].attr_valid);
+	nfs_aio_stats(aio, &st);
+	assert_int_equal(st.rechecked, 1);
+	/* the cache saw the new owner: the next one is left to the synchronous path */
+	assert_null(nfs_aio_read(aio, &user, &fh, 0, 6, buf));
+	nfs_aio_stats(aio, &st);
+	assert_int_equal(st.not_owner, 1);
+	/* back to its owner, then removed between the start and the end: STALE */
+	assert_int_equal(chown(p, 1000, 1000), 0);
+	assert_int_equal(nfs_fs_read(&user, &fh, 0, 6, buf, &n, &eof, &av, &a), NFS_OK);
+	op = nfs_aio_read(aio, &user, &fh, 0, 6, buf);
+	assert_non_null(op);
+	assert_int_equal(unlink(p), 0);
+	nfs_aio_submit(op, NULL);
+	wait_done(2);
+	assert_false(got[1].rerun);
+	assert_int_equal(got[1].status, NFS_ERR_STALE);
+	assert_int_equal(got[1].count, 0);
+	nfs_aio_stats(aio, &st);
+	assert_int_equal(st.stale, 1);
+	assert_int_equal(nfs_fs_read(&user, &fh, 0, 6, buf, &n, &eof, &av, &a), NFS_ERR_STALE);
+}
+
 static void test_slots_bounded(void **state)
 {
 	static uint8_t buf[3][16];
@@ -476,6 +525,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_read_matches_sync, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_left_to_sync_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_checks_after, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slots_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_as_caller, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_identities, setup, teardown),
