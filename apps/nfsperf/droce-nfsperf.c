@@ -100,6 +100,7 @@ static struct {
 	      .timeout_ms = 10000,
 	      .ack_timeout = 19,
 	      .lanes = 1,
+	      .nconnect = 1,
 	      .verify_print = 10},
 };
 
@@ -222,7 +223,7 @@ bool np_run_reads(void)
 static int meta_call(struct np_job *j, uint32_t proc, xdrproc_t xargs, void *args,
 		     uint32_t reply_max, np_done_t done)
 {
-	int rc = np_conn_call(&j->conn, NFS3_PROGRAM, NFS3_VERSION, proc, xargs, args, 0, false,
+	int rc = np_conn_call(&j->conn[0], NFS3_PROGRAM, NFS3_VERSION, proc, xargs, args, 0, false,
 			      reply_max, done, j);
 
 	if (rc == 0) {
@@ -391,14 +392,48 @@ static enum job_state after_verify(struct np_job *j)
 	return g.o.unlink ? JOB_UNLINK : JOB_DONE;
 }
 
+/* Every connection of the job is up (--nconnect: the workload starts on all of them). */
+static bool job_conns_up(const struct np_job *j)
+{
+	for (uint32_t k = 0; k < j->nconn; k++)
+		if (j->conn[k].state != NP_CONN_UP)
+			return false;
+	return true;
+}
+
+/* The job's connection whose CM id is @p id, or NULL. */
+static struct np_conn *job_conn_of(struct np_job *j, const struct roce_cm_id *id)
+{
+	for (uint32_t k = 0; k < j->nconn; k++)
+		if (j->conn[k].id == id)
+			return &j->conn[k];
+	return NULL;
+}
+
+/* Poll every connection of the job. @return work done */
+static int job_conns_poll(struct np_job *j, uint64_t now)
+{
+	int work = 0;
+
+	for (uint32_t k = 0; k < j->nconn; k++) {
+		int n = np_conn_poll(&j->conn[k], now);
+
+		work += n > 0 ? n : 0;
+	}
+	return work;
+}
+
 static void job_step(struct np_job *j, uint64_t now)
 {
 	enum job_state prev;
 	char name[96];
 	int rc = 0;
 
-	if (j->state != JOB_DONE && j->state != JOB_FAILED && j->conn.state == NP_CONN_FAILED) {
-		np_job_fail(j, j->conn.why ? j->conn.why : "the connection failed");
+	for (uint32_t k = 0; k < j->nconn; k++) {
+		const struct np_conn *c = &j->conn[k];
+
+		if (j->state != JOB_DONE && j->state != JOB_FAILED && c->state == NP_CONN_FAILED)
+			np_job_fail(j, c->why ? c->why : "the connection failed");
 	}
 	if (v4() && j->inflight)
 		np_io_retry_delayed(j, now);
@@ -408,7 +443,7 @@ static void job_step(struct np_job *j, uint64_t now)
 			break;
 		switch (j->state) {
 		case JOB_CONNECT:
-			if (j->conn.state == NP_CONN_UP)
+			if (job_conns_up(j))
 				np_job_set_state(j, v4() ? JOB_EXCHANGE_ID : JOB_READDIR);
 			break;
 		case JOB_EXCHANGE_ID:
@@ -733,7 +768,7 @@ static void start_jobs(void)
 
 	for (uint32_t i = 0; i < g.o.numjobs; i++) {
 		struct np_job *j = &g.jobs[i];
-		int rc;
+		int rc = 0;
 
 		j->idx = i;
 		j->lane = i % g.nlanes;
@@ -774,9 +809,12 @@ static void start_jobs(void)
 		if (g.o.verify != NP_VERIFY_NONE && !np_run_reads())
 			for (uint32_t f = 0; f < g.o.nrfiles; f++)
 				j->files[f].written = calloc(np_run.nblocks / 8 + 1, 1);
-		/* one more than iodepth: a set-up call never waits for the workload's */
-		rc = np_conn_open(&j->conn, &g.env, g.o.iodepth + 1, max_io,
-				  g.nlanes > 1 ? (int)j->lcore : -1);
+		/* one more than iodepth: a set-up call never waits for the workload's. --nconnect:
+		 * each connection may carry the whole depth (the job's slots bound the total) */
+		j->nconn = g.o.nconnect;
+		for (uint32_t k = 0; k < j->nconn && rc == 0; k++)
+			rc = np_conn_open(&j->conn[k], &g.env, g.o.iodepth + 1, max_io,
+					  g.nlanes > 1 ? (int)j->lcore : -1);
 		if (rc) {
 			fprintf(stderr, "droce-nfsperf: job %u: connection: %s\n", i,
 				strerror(-rc));
@@ -784,6 +822,26 @@ static void start_jobs(void)
 		} else if (j->lane && g.o.xprt == NP_XPRT_TCP) {
 			hand_over(j, NULL); /* a socket: its lane connects it */
 		}
+	}
+}
+
+/* The job's connections in its result: calls started on each, and their transports'
+ * counters, conn[0]'s first. */
+static void job_conns_report(struct np_job *j)
+{
+	size_t off = 0;
+
+	j->res.nconn = j->nconn;
+	for (uint32_t k = 0; k < j->nconn; k++) {
+		char one[256];
+		int n;
+
+		j->res.conn_calls[k] = j->conn[k].calls;
+		np_conn_stats(&j->conn[k], one, sizeof(one));
+		n = snprintf(j->res.xprt_stats + off, sizeof(j->res.xprt_stats) - off, "%s%s",
+			     k ? "; " : "", one);
+		if (n > 0)
+			off += RTE_MIN((size_t)n, sizeof(j->res.xprt_stats) - 1 - off);
 	}
 }
 
@@ -816,16 +874,16 @@ static void job_interrupt(struct np_job *j, uint64_t now)
 /* A CM event of job j's connection, on the main lcore (the CM's): applied here while the main
  * lcore owns the job, else passed to its lane. An RDMA job goes to its lane with its
  * ESTABLISHED: from then on its QP runs there (np_conn_open gave it that home). */
-static void cm_event_for(struct np_job *j, const struct roce_cm_event *ev)
+static void cm_event_for(struct np_job *j, struct np_conn *c, const struct roce_cm_event *ev)
 {
 	if (j->lane == 0)
-		np_conn_cm_event(&j->conn, ev);
+		np_conn_cm_event(c, ev);
 	else if (j->handed)
 		hand_over(j, ev);
-	else if (ev->event == ROCE_CM_EVENT_ESTABLISHED && j->conn.state == NP_CONN_CONNECTING)
-		hand_over(j, ev);
+	else if (ev->event == ROCE_CM_EVENT_ESTABLISHED && c->state == NP_CONN_CONNECTING)
+		hand_over(j, ev); /* the first of its connections up: the rest follow it there */
 	else
-		np_conn_cm_event(&j->conn, ev);
+		np_conn_cm_event(c, ev);
 }
 
 static int run_poll(uint64_t now)
@@ -836,9 +894,12 @@ static int run_poll(uint64_t now)
 		struct roce_cm_event ev;
 
 		while (roce_cm_get_event(g.env.cm, &ev) == 0) {
-			for (uint32_t i = 0; i < g.o.numjobs; i++)
-				if (g.jobs[i].conn.id == ev.id)
-					cm_event_for(&g.jobs[i], &ev);
+			for (uint32_t i = 0; i < g.o.numjobs; i++) {
+				struct np_conn *c = job_conn_of(&g.jobs[i], ev.id);
+
+				if (c)
+					cm_event_for(&g.jobs[i], c, &ev);
+			}
 			work++;
 		}
 	}
@@ -879,7 +940,7 @@ static int run_poll(uint64_t now)
 		for (uint32_t i = 0; i < g.o.numjobs; i++) {
 			if (!main_owns(&g.jobs[i]))
 				continue;
-			work += np_conn_poll(&g.jobs[i].conn, now);
+			work += job_conns_poll(&g.jobs[i], now);
 			job_step(&g.jobs[i], now);
 			job_interrupt(&g.jobs[i], now);
 		}
@@ -891,10 +952,12 @@ static int run_poll(uint64_t now)
 			for (uint32_t i = 0; i < g.o.numjobs; i++) {
 				struct np_job *j = &g.jobs[i];
 
-				if (main_owns(j))
-					np_conn_close(&j->conn);
-				else if (j->conn.id) /* its lane marked it closed: the DREQ */
-					roce_cm_disconnect(j->conn.id);
+				for (uint32_t k = 0; k < j->nconn; k++) {
+					if (main_owns(j))
+						np_conn_close(&j->conn[k]);
+					else if (j->conn[k].id) /* its lane marked it closed */
+						roce_cm_disconnect(j->conn[k].id);
+				}
 			}
 			g.phase = 2;
 			g.phase_deadline = now + 5 * NS;
@@ -908,7 +971,7 @@ static int run_poll(uint64_t now)
 		}
 		for (uint32_t i = 0; i < g.o.numjobs; i++)
 			if (main_owns(&g.jobs[i]))
-				work += np_conn_poll(&g.jobs[i].conn, now);
+				work += job_conns_poll(&g.jobs[i], now);
 		if (g.umnt_done || now > g.phase_deadline) {
 			g.phase = 3;
 			g.phase_deadline = now + NS / 2;
@@ -917,7 +980,7 @@ static int run_poll(uint64_t now)
 	case 3: /* let the DREQs go out */
 		for (uint32_t i = 0; i < g.o.numjobs; i++)
 			if (main_owns(&g.jobs[i]))
-				work += np_conn_poll(&g.jobs[i].conn, now);
+				work += job_conns_poll(&g.jobs[i], now);
 		if (!g.stack || now > g.phase_deadline)
 			g.phase = 4;
 		break;
@@ -953,20 +1016,24 @@ static void lane_poll(struct stk_lcore *lc, void *arg)
 			j->lane_owned = true;
 			g.lane_jobs[l][g.lane_njobs[l]++] = j;
 		}
-		if (m.has_ev)
-			np_conn_cm_event(&j->conn, &m.ev);
+		if (m.has_ev) {
+			struct np_conn *c = job_conn_of(j, m.ev.id);
+
+			if (c)
+				np_conn_cm_event(c, &m.ev);
+		}
 		work++;
 	}
 	for (uint32_t k = 0; k < g.lane_njobs[l]; k++) {
 		struct np_job *j = g.lane_jobs[l][k];
-		int n = np_conn_poll(&j->conn, now);
 
-		work += n > 0 ? (unsigned)n : 0;
+		work += (unsigned)job_conns_poll(j, now);
 		job_step(j, now);
 		job_interrupt(j, now);
-		if ((j->state == JOB_DONE || j->state == JOB_FAILED) &&
-		    j->conn.state != NP_CONN_CLOSED)
-			np_conn_close_local(&j->conn);
+		for (uint32_t c = 0; c < j->nconn; c++)
+			if ((j->state == JOB_DONE || j->state == JOB_FAILED) &&
+			    j->conn[c].state != NP_CONN_CLOSED)
+				np_conn_close_local(&j->conn[c]);
 	}
 	stk_lcore_work(lc, work);
 }
@@ -974,7 +1041,7 @@ static void lane_poll(struct stk_lcore *lc, void *arg)
 /* Without droce's stack: TCP only; sleep in poll(2) on the sockets when nothing moved. */
 static void plain_loop(void)
 {
-	struct pollfd pf[NP_MAX_JOBS + 1];
+	struct pollfd pf[NP_MAX_JOBS * NP_MAX_NCONNECT + 1];
 
 	while (!g.finished) {
 		nfds_t n = 0;
@@ -984,15 +1051,19 @@ static void plain_loop(void)
 		if (g.mnt_open && g.mnt.fd >= 0)
 			pf[n++] = (struct pollfd){.fd = g.mnt.fd, .events = POLLIN};
 		for (uint32_t i = 0; g.jobs && i < g.o.numjobs; i++) {
-			const struct orpc_clnt *c = &g.jobs[i].conn.tcp;
+			for (uint32_t k = 0; k < g.jobs[i].nconn; k++) {
+				const struct orpc_clnt *c = &g.jobs[i].conn[k].tcp;
 
-			if (g.jobs[i].conn.tcp_open && c->fd >= 0)
-				pf[n++] = (struct pollfd){
-					.fd = c->fd,
-					.events = (short)(POLLIN |
-							  (!c->connected || c->out_len > c->out_off
-								   ? POLLOUT
-								   : 0))};
+				if (g.jobs[i].conn[k].tcp_open && c->fd >= 0)
+					pf[n++] = (struct pollfd){
+						.fd = c->fd,
+						.events =
+							(short)(POLLIN |
+								(!c->connected || c->out_len >
+											  c->out_off
+									 ? POLLOUT
+									 : 0))};
+			}
 		}
 		poll(pf, n, 1);
 	}
@@ -1083,7 +1154,7 @@ static int report(void)
 		j->res.runtime_s = j->run_end > j->run_start && j->run_start
 					   ? (double)(j->run_end - j->run_start) / NS
 					   : 0;
-		np_conn_stats(&j->conn, j->res.xprt_stats, sizeof(j->res.xprt_stats));
+		job_conns_report(j);
 		if (j->res.error || j->state != JOB_DONE)
 			rc = 1;
 		if (g.o.group_reporting && r.nres == 1) {
@@ -1203,8 +1274,10 @@ int main(int argc, char **argv)
 	}
 	status = g.failed ? 1 : report();
 	for (uint32_t i = 0; i < g.o.numjobs; i++) {
-		for (int k = 0; k < 1000000 && np_conn_destroy(&g.jobs[i].conn) == -EBUSY; k++)
-			stk_lcore_poll(stk_lcore_get(rte_get_main_lcore()));
+		for (uint32_t c = 0; c < g.jobs[i].nconn; c++)
+			for (int k = 0;
+			     k < 1000000 && np_conn_destroy(&g.jobs[i].conn[c]) == -EBUSY; k++)
+				stk_lcore_poll(stk_lcore_get(rte_get_main_lcore()));
 	}
 	if (g.mnt_open)
 		orpc_clnt_fini(&g.mnt);

@@ -28,9 +28,10 @@
 #include "stk_pkt.h"
 
 #define NP_MAX_JOBS 64u
-#define NP_MAX_LANES 8u	  /**< --lanes: ROCE_MAX_LANES */
-#define NP_MAX_DEPTH 64u  /**< iodepth: RPCRDMA_CLNT_MAX_SLOTS and ORPC_CLNT_MAX_CALLS */
-#define NP_MAX_FILES 256u /**< nrfiles per job */
+#define NP_MAX_LANES 8u	   /**< --lanes: ROCE_MAX_LANES */
+#define NP_MAX_NCONNECT 8u /**< --nconnect: connections per job */
+#define NP_MAX_DEPTH 64u   /**< iodepth: RPCRDMA_CLNT_MAX_SLOTS and ORPC_CLNT_MAX_CALLS */
+#define NP_MAX_FILES 256u  /**< nrfiles per job */
 #define NP_MAX_BS (1u << 20)
 #define NP_HIST_SUB 64u	   /**< sub-buckets per power of two: 1.6 % resolution */
 #define NP_HIST_NB 3776u   /**< 2 * NP_HIST_SUB + 57 groups of NP_HIST_SUB */
@@ -78,6 +79,7 @@ struct np_opts {
 	uint64_t randseed;
 	uint32_t uid, gid;
 	uint32_t lanes;		  /**< lcores the jobs run on (--lanes; 1: the main lcore) */
+	uint32_t nconnect;	  /**< connections per job (--nconnect; 1) */
 	uint32_t inline_max;	  /**< RDMA: our inline receive size */
 	uint32_t timeout_ms;	  /**< TCP: per try */
 	uint8_t ack_timeout;	  /**< RDMA: the QPs' Local ACK Timeout (4.096 us x 2^N) */
@@ -263,7 +265,8 @@ struct np_conn {
 	bool tcp_open;
 	uint32_t depth; /**< calls in flight at most */
 	uint32_t outstanding;
-	bool started; /**< RDMA: the endpoint took the peer's private data, its receives posted:
+	uint64_t calls; /**< started */
+	bool started;	/**< RDMA: the endpoint took the peer's private data, its receives posted:
 		       *   from here its completions come (on the QP's home lane) */
 	uint64_t deadline, probe_at; /**< ns */
 	uint64_t last_progress;	     /**< ns: the last call started or completed */
@@ -346,7 +349,9 @@ struct np_result {
 	double runtime_s;
 	uint32_t lcore; /**< the EAL lcore the job ran on (--lanes) */
 	int error;	/**< first error's errno-like number (fio's "error") */
-	char xprt_stats[256];
+	uint32_t nconn; /**< its connections (--nconnect) */
+	uint64_t conn_calls[NP_MAX_NCONNECT]; /**< calls started on each */
+	char xprt_stats[256 * NP_MAX_NCONNECT];
 };
 
 struct np_report {

@@ -160,17 +160,20 @@ static struct np_io *io_get(struct np_job *j)
 static int io_start(struct np_job *j, struct np_io *io)
 {
 	struct np_file *f = &j->files[io->file];
+	struct np_conn *c = np_job_conn(j);
 	int rc;
 
+	if (!c)
+		return -EBUSY;
 	io->job = j;
 	io->start = np_now_ns();
 	io->delayed = false;
 	if (np_run.o->v41) {
-		rc = np4_io_start(j, io);
+		rc = np4_io_start(j, c, io);
 	} else if (io->kind == IO_READ) {
 		struct nfs3_read_args a = {.fh = f->fh, .offset = io->off, .count = np_run.o->bs};
 
-		rc = np_conn_call(&j->conn, NFS3_PROGRAM, NFS3_VERSION, NFS3_PROC_READ,
+		rc = np_conn_call(c, NFS3_PROGRAM, NFS3_VERSION, NFS3_PROC_READ,
 				  (xdrproc_t)xdr_nfs3_read_args, &a, 0, true, 0, np_io_done, io);
 		if (!rc)
 			j->res.calls[NFS3_PROC_READ]++;
@@ -184,7 +187,7 @@ static int io_start(struct np_job *j, struct np_io *io)
 
 		np_block_fill(j->wbuf, np_run.o->bs, np_job_file_id(j, io->file), io->off,
 			      np_run.o->verify, np_run.o->randseed, np_run.o->verify_interval);
-		rc = np_conn_call(&j->conn, NFS3_PROGRAM, NFS3_VERSION, NFS3_PROC_WRITE,
+		rc = np_conn_call(c, NFS3_PROGRAM, NFS3_VERSION, NFS3_PROC_WRITE,
 				  (xdrproc_t)xdr_nfs3_write_args, &a, np_run.o->bs, false, 0,
 				  np_io_done, io);
 		if (!rc)
@@ -192,7 +195,7 @@ static int io_start(struct np_job *j, struct np_io *io)
 	} else {
 		struct nfs3_commit_args a = {.fh = f->fh};
 
-		rc = np_conn_call(&j->conn, NFS3_PROGRAM, NFS3_VERSION, NFS3_PROC_COMMIT,
+		rc = np_conn_call(c, NFS3_PROGRAM, NFS3_VERSION, NFS3_PROC_COMMIT,
 				  (xdrproc_t)xdr_nfs3_commit_args, &a, 0, false, 0, np_io_done, io);
 		if (!rc)
 			j->res.calls[NFS3_PROC_COMMIT]++;
@@ -258,7 +261,7 @@ void np_io_run(struct np_job *j, uint64_t now)
 {
 	struct np_io *io;
 
-	while (np_conn_room(&j->conn) && (io = io_get(j)) != NULL) {
+	while (np_job_conn(j) && (io = io_get(j)) != NULL) {
 		struct np_io want;
 
 		if (!next_io(j, &want, now)) {
@@ -287,7 +290,7 @@ bool np_io_layout(struct np_job *j)
 {
 	struct np_io *io;
 
-	while (np_conn_room(&j->conn) && (io = io_get(j)) != NULL) {
+	while (np_job_conn(j) && (io = io_get(j)) != NULL) {
 		while (j->lay_file < np_run.o->nrfiles &&
 		       (!j->files[j->lay_file].layout || j->lay_off >= np_run.fsize)) {
 			j->lay_file++;
@@ -313,7 +316,7 @@ bool np_io_reread(struct np_job *j)
 {
 	struct np_io *io;
 
-	while (np_conn_room(&j->conn) && (io = io_get(j)) != NULL) {
+	while (np_job_conn(j) && (io = io_get(j)) != NULL) {
 		const struct np_file *f;
 
 		for (;;) {

@@ -85,7 +85,11 @@ struct np_job {
 	bool lane_owned; /**< its lane: taken */
 	uint8_t *wbuf;	 /**< a block's bytes, filled and encoded at once into a WRITE */
 	uint64_t state_cnt[JOB_NUM_STATES];
-	struct np_conn conn;
+	/* --nconnect: its connections, all on its lane; conn[0] carries the set-up calls, and
+	 * each workload call goes on the one with room and the fewest calls in flight. NFSv4.1:
+	 * one session for all of them (trunked: SEQUENCE binds a new connection, SP4_NONE) */
+	struct np_conn conn[NP_MAX_NCONNECT];
+	uint32_t nconn;
 	struct np_file files[NP_MAX_FILES];
 	uint32_t fi;	     /**< set-up: the file at hand */
 	bool meta_busy;	     /**< a set-up call is in flight */
@@ -141,6 +145,21 @@ bool np_run_reads(void);
 void np_job_error(struct np_job *j, int errnum, const char *name);
 /** A set-up call failed: the reason on stderr, the job ends. */
 void np_job_fail(struct np_job *j, const char *why);
+
+/** The connection for the job's next workload call: of those with room, the one with the
+ * fewest calls in flight (each obeys its own credits); NULL when none has room. */
+static inline struct np_conn *np_job_conn(struct np_job *j)
+{
+	struct np_conn *best = NULL;
+
+	for (uint32_t k = 0; k < j->nconn; k++) {
+		struct np_conn *c = &j->conn[k];
+
+		if (np_conn_room(c) && (!best || c->outstanding < best->outstanding))
+			best = c;
+	}
+	return best;
+}
 void np_job_set_state(struct np_job *j, enum job_state s);
 /** Transport and RPC errors of a reply, counted. @return true when its results are there */
 bool np_job_rpc_ok(struct np_job *j, int err, const struct orpc_reply_hdr *h, const char *proc);
@@ -171,8 +190,9 @@ void np_io_done(void *ctx, int err, const struct orpc_reply_hdr *h, const uint8_
 /** The set-up call of a 4.1 job's state (name: a buffer for a file's name).
  * @return 0 (sent, or nothing to send), or np_conn_call's error */
 int np4_job_step(struct np_job *j, char *name, size_t cap);
-/** Start a workload call on a free slot. @return 0, -EBUSY (no slot, no room), np_conn_call's */
-int np4_io_start(struct np_job *j, struct np_io *io);
+/** Start a workload call on a free slot of the job's session, over connection @p conn.
+ * @return 0, -EBUSY (no slot, no room), np_conn_call's */
+int np4_io_start(struct np_job *j, struct np_conn *conn, struct np_io *io);
 /** A workload call's reply: its slot moves on, errors are counted. @return true when it
  * succeeded (READ: *data holds the data); false, with *wait set when the same call should go
  * again that much later (NFS4ERR_DELAY, NFS4ERR_GRACE) */

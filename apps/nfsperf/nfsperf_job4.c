@@ -35,7 +35,7 @@ static int meta4_call(struct np_job *j, struct np4_compound *c, bool with_seq, n
 		np4_sequence_args(&j->s4, (uint32_t)slot, &c->ops[0].a.seq);
 		c->ops[0].op = NFS4_OP_SEQUENCE;
 	}
-	rc = np_conn_call(&j->conn, NFS4_PROGRAM, NFS4_VERSION, NFS4_PROC_COMPOUND,
+	rc = np_conn_call(&j->conn[0], NFS4_PROGRAM, NFS4_VERSION, NFS4_PROC_COMPOUND,
 			  (xdrproc_t)np4_xdr_compound, c, 0, false, 0, done, j);
 	if (rc) {
 		if (slot >= 0)
@@ -455,7 +455,7 @@ int np4_job_step(struct np_job *j, char *name, size_t cap)
 
 /* ---- NFSv4.1's workload calls: SEQUENCE on the call's own slot, PUTFH, READ/WRITE/COMMIT ---- */
 
-int np4_io_start(struct np_job *j, struct np_io *io)
+int np4_io_start(struct np_job *j, struct np_conn *conn, struct np_io *io)
 {
 	struct np_file *f = &j->files[io->file];
 	struct np4_compound c = {.n = 1};
@@ -485,7 +485,7 @@ int np4_io_start(struct np_job *j, struct np_io *io)
 	} else {
 		np4_op(&c, NFS4_OP_COMMIT);
 	}
-	rc = np_conn_call(&j->conn, NFS4_PROGRAM, NFS4_VERSION, NFS4_PROC_COMPOUND,
+	rc = np_conn_call(conn, NFS4_PROGRAM, NFS4_VERSION, NFS4_PROC_COMPOUND,
 			  (xdrproc_t)np4_xdr_compound, &c, ddp_len, io->kind == IO_READ, 0,
 			  np_io_done, io);
 	if (rc) {

@@ -69,7 +69,7 @@ static void usage(void)
 		"       [--fsync N] [--unlink 0|1] [--output-format normal|json] [--output FILE]\n"
 		"       [--group_reporting] [--eta auto|always|never] [--randseed N]\n"
 		"       [--uid N] [--gid N] [--inline N] [--timeout-ms N] [--ack-timeout 1..31]\n"
-		"       [--lanes N]\n"
+		"       [--lanes N] [--nconnect N]\n"
 		"       [--verify-print N]\n"
 		"       [--write_iops_log PREFIX] [--write_lat_log PREFIX] [--plot PREFIX]\n"
 		"   fio's key=value form works too: droce-nfsperf rw=randrw bs=4k ...\n");
@@ -89,7 +89,8 @@ int np_opts_parse(struct np_opts *op, int argc, char **argv)
 		O_LATLOG,
 		O_PLOT,
 		O_VERS,
-		O_LANES
+		O_LANES,
+		O_NCONNECT
 	};
 	static const struct option opts[] = {{"server", 1, NULL, 's'},
 					     {"export", 1, NULL, 'e'},
@@ -122,6 +123,7 @@ int np_opts_parse(struct np_opts *op, int argc, char **argv)
 					     {"timeout-ms", 1, NULL, O_TMO},
 					     {"ack-timeout", 1, NULL, O_ACKTMO},
 					     {"lanes", 1, NULL, O_LANES},
+					     {"nconnect", 1, NULL, O_NCONNECT},
 					     {"verify-print", 1, NULL, O_VPRINT},
 					     {"verify_interval", 1, NULL, O_VINT},
 					     {"write_iops_log", 1, NULL, O_IOPSLOG},
@@ -288,6 +290,20 @@ int np_opts_parse(struct np_opts *op, int argc, char **argv)
 				return APP_EXIT_CONFIG;
 			}
 			op->lanes = (uint32_t)n;
+			break;
+		}
+		case O_NCONNECT: {
+			char *end;
+			unsigned long n = strtoul(optarg, &end, 0);
+
+			if (*optarg == 0 || *end != 0 || n < 1 || n > NP_MAX_NCONNECT) {
+				fprintf(stderr,
+					"droce-nfsperf: --nconnect %s: give the connections per job, "
+					"1 to %u\n",
+					optarg, NP_MAX_NCONNECT);
+				return APP_EXIT_CONFIG;
+			}
+			op->nconnect = (uint32_t)n;
 			break;
 		}
 		case O_VPRINT:

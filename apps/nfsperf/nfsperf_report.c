@@ -170,6 +170,10 @@ void np_result_merge(struct np_result *to, const struct np_result *from)
 	for (uint32_t p = 0; p <= NFS4_OP_LAST; p++)
 		to->ops4[p] += from->ops4[p];
 	to->sync_ios += from->sync_ios;
+	for (uint32_t k = 0; k < from->nconn && k < NP_MAX_NCONNECT; k++)
+		to->conn_calls[k] += from->conn_calls[k];
+	if (from->nconn > to->nconn)
+		to->nconn = from->nconn;
 	np_lat_merge(&to->sync_lat, &from->sync_lat);
 	if (from->runtime_s > to->runtime_s)
 		to->runtime_s = from->runtime_s;
@@ -308,8 +312,11 @@ static void json_nfs(FILE *f, const struct np_report *r, const struct np_result 
 	for (uint32_t i = 0; i < res->errs.n; i++)
 		fprintf(f, "%s\n          \"%s\" : %" PRIu64, i ? "," : "", res->errs.e[i].name,
 			res->errs.e[i].count);
-	fprintf(f, "%s},\n        \"xprt_stats\" : \"%s\",\n        \"lcore\" : %u\n      },\n",
-		res->errs.n ? "\n        " : "", res->xprt_stats, res->lcore);
+	fprintf(f, "%s},\n        \"connection_calls\" : [", res->errs.n ? "\n        " : "");
+	for (uint32_t k = 0; k < res->nconn; k++)
+		fprintf(f, "%s%" PRIu64, k ? ", " : "", res->conn_calls[k]);
+	fprintf(f, "],\n        \"xprt_stats\" : \"%s\",\n        \"lcore\" : %u\n      },\n",
+		res->xprt_stats, res->lcore);
 }
 
 void np_report_json(FILE *f, const struct np_report *r)
@@ -430,6 +437,11 @@ void np_report_text(FILE *f, const struct np_report *r)
 			fprintf(f, " none");
 		for (uint32_t i = 0; i < res->errs.n; i++)
 			fprintf(f, " %s=%" PRIu64, res->errs.e[i].name, res->errs.e[i].count);
+		if (res->nconn > 1) {
+			fprintf(f, "\n  connections %u, calls on each:", res->nconn);
+			for (uint32_t k = 0; k < res->nconn; k++)
+				fprintf(f, " %" PRIu64, res->conn_calls[k]);
+		}
 		fprintf(f, "\n  lcore %u: %s\n", res->lcore, res->xprt_stats);
 	}
 	fprintf(f, "  cpu          : usr=%.2f%%, sys=%.2f%%\n", r->usr_cpu, r->sys_cpu);

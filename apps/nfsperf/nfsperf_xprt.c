@@ -338,6 +338,7 @@ int np_conn_call(struct np_conn *c, uint32_t prog, uint32_t vers, uint32_t proc,
 		return rc;
 	}
 	c->outstanding++;
+	c->calls++;
 	c->last_progress = np_now_ns();
 	return 0;
 }

@@ -147,6 +147,10 @@ static void test_json(void **state)
 		r->d[NP_READ].bytes += 4096;
 	}
 	r->calls[NFS3_PROC_READ] = 1000;
+	r->nconn = 3;
+	r->conn_calls[0] = 400;
+	r->conn_calls[1] = 300;
+	r->conn_calls[2] = 300;
 	np_err_count(&r->errs, "NFS3ERR_IO");
 	np_err_count(&r->errs, "NFS3ERR_IO");
 	np_report_json(f, &rep);
@@ -161,6 +165,7 @@ static void test_json(void **state)
 	assert_non_null(strstr(buf, "\"99.990000\" : "));
 	assert_non_null(strstr(buf, "\"NFS3ERR_IO\" : 2"));
 	assert_non_null(strstr(buf, "\"READ\" : 1000"));
+	assert_non_null(strstr(buf, "\"connection_calls\" : [400, 300, 300],"));
 	free(buf);
 	free(r);
 }

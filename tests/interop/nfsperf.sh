@@ -18,7 +18,9 @@
 #   3. in the VM: knfsd's counters (/proc/net/rpc/nfsd proc3) grew by READ, WRITE, COMMIT and
 #      REMOVE;
 #   4. NFSv4.1 (knfsd restarted with 4.1 on): RDMA randrw 16 KiB iodepth 4 verify=crc32c and TCP
-#      randrw 64 KiB verify=md5 fsync=8, both unlink=1: exit 0, no error; captured, tshark decodes
+#      randrw 64 KiB verify=md5 fsync=8, both unlink=1, each job's session trunked over two
+#      connections (--nconnect 2: knfsd binds the second to the session at its first SEQUENCE,
+#      SP4_NONE): exit 0, no error, COMPOUNDs on both connections; captured, tshark decodes
 #      droce's COMPOUNDs over RDMA and flags none, the RoCE frames are right.
 # The fio-style JSON of each run is kept in the artifacts. Usage: nfsperf.sh APPS_DIR
 # [ARTIFACT_DIR] (APPS_DIR holds droce-nfsperf)      Exit 77 = skipped (with the reason).
@@ -97,6 +99,23 @@ if procs:
     ok = ok and all(all(j["nfs"]["calls"].get(p, 0) > 0 for p in procs) for j in jobs)
 else:
     ok = ok and all(j["read"]["total_ios"] > 0 and j["write"]["total_ios"] > 0 for j in jobs)
+sys.exit(0 if ok else 1)
+PY
+}
+
+# conns NAME N: every job had N connections, each carried calls, and together they carried
+# every call the job made (NFSv3: its procedures, MOUNT's aside; 4.1: its COMPOUNDs)
+conns() {
+	python3 - "$LABI_DIR/$1.json" "$2" << 'PY'
+import json, sys
+d, n = json.load(open(sys.argv[1])), int(sys.argv[2])
+ok = bool(d["jobs"])
+for j in d["jobs"]:
+    cc, calls = j["nfs"]["connection_calls"], j["nfs"]["calls"]
+    want = calls["COMPOUND"] if "COMPOUND" in calls else \
+        sum(v for k, v in calls.items() if k not in ("MNT", "UMNT"))
+    print(f"#   connections: calls on each {cc}, the job's {want}")
+    ok = ok and len(cc) == n and all(c > 0 for c in cc) and sum(cc) == want
 sys.exit(0 if ok else 1)
 PY
 }
@@ -194,13 +213,19 @@ echo '+4 +4.1' > /proc/fs/nfsd/versions; rpc.nfsd 4 2>&1; grep -q rdma /proc/fs/
 echo portlist \$(cat /proc/fs/nfsd/portlist); echo versions \$(cat /proc/fs/nfsd/versions); sleep 11" 60 | sed 's/^/# vm1: /'
 lab_capture_start v41 || exit 1
 perf rdma41 --transport rdma --nfs-version 4.1 --export / --name np41 --rw randrw --rwmixread 50 \
-	--bs 16k --iodepth 4 --size 2m --runtime 20 --verify crc32c --unlink 1
-check "NFSv4.1 RDMA randrw 16 KiB, iodepth 4, verify=crc32c against knfsd: exit 0" [ $RC = 0 ]
+	--bs 16k --iodepth 4 --size 2m --runtime 20 --verify crc32c --unlink 1 --nconnect 2
+check "NFSv4.1 RDMA randrw 16 KiB, iodepth 4, 2 connections, verify=crc32c against knfsd: exit 0" \
+	[ $RC = 0 ]
 check "NFSv4.1 RDMA: reads and writes done, no error of any kind" clean rdma41
+check "NFSv4.1 RDMA --nconnect 2: the session's COMPOUNDs went on both connections (trunked)" \
+	conns rdma41 2
 perf tcp41 --transport tcp --nfs-version 4.1 --export / --name np41t --rw randrw --rwmixread 70 \
-	--bs 64k --iodepth 4 --size 4m --runtime 20 --verify md5 --fsync 8 --unlink 1
-check "NFSv4.1 TCP randrw 64 KiB, iodepth 4, verify=md5, fsync=8 against knfsd: exit 0" [ $RC = 0 ]
+	--bs 64k --iodepth 4 --size 4m --runtime 20 --verify md5 --fsync 8 --unlink 1 --nconnect 2
+check "NFSv4.1 TCP randrw 64 KiB, iodepth 4, 2 connections, verify=md5, fsync=8 against knfsd: exit 0" \
+	[ $RC = 0 ]
 check "NFSv4.1 TCP: reads and writes done, no error of any kind" clean tcp41
+check "NFSv4.1 TCP --nconnect 2: the session's COMPOUNDs went on both connections (trunked)" \
+	conns tcp41 2
 lab_capture_stop
 n41=$(tshark -r "$LABI_DIR/v41.pcap" -Y "rpcordma && nfs && rpc.programversion == 4 && ip.src == $LABI_DROCE_IP" 2>/dev/null | wc -l)
 echo "# v41: NFSv4 COMPOUNDs droce sent over RDMA that tshark decodes: $n41"

@@ -18,8 +18,9 @@
 #      final counters print a line per lane;
 #   4. placement = client (a restart): 4 connections from one client all land on one lane;
 #   5. the client on two lanes (droce-nfsperf --lanes 2, its stack on lcores 0 and 1): 4 jobs
-#      of randrw with verify, jobs 0 and 2 on lcore 0, 1 and 3 on lcore 1, each job's QP at
-#      home on its lcore (the report's "qp lcore"), no error; --lanes 2 on one lcore is refused.
+#      of randrw with verify, two connections each (--nconnect 2), jobs 0 and 2 on lcore 0, 1
+#      and 3 on lcore 1, both QPs of each job at home on its lcore (the report's "qp lcore")
+#      and carrying calls, no error; --lanes 2 on one lcore is refused.
 # Usage: nfsd_lanes.sh PATH/TO/droce-nfsd PATH/TO/droce-nfsperf
 # Exit 77 = skipped.
 set -u
@@ -296,7 +297,8 @@ sed -i 's/^lcores = .*/lcores = 0,1/; s/^\(vdev = .*\)$/\1,qpairs=2/' "$LAB_DIR/
 ip netns exec "$LAB_NS_A" timeout 120 "$PERF" --config "$LAB_DIR/a2.ini" --lanes 2 \
 	--server "$LAB_IP4_B" --export "$EXP" --output-format=json --output "$LAB_DIR/cl2.json" \
 	--transport rdma --name cl2 --rw randrw --rwmixread 50 --bs 4k --iodepth 4 --numjobs 4 \
-	--nrfiles 1 --size 1m --runtime 2 --verify crc32c > "$LAB_DIR/cl2.out" 2> "$LAB_DIR/cl2.err"
+	--nrfiles 1 --size 1m --runtime 2 --verify crc32c --nconnect 2 \
+	> "$LAB_DIR/cl2.out" 2> "$LAB_DIR/cl2.err"
 RC=$?
 grep -v "^EAL\|^TELEMETRY\|qdisc\|^tap_\|eth_dev_tap\|droce.stack" "$LAB_DIR/cl2.err" |
 	awk '!seen[$0]++' | head -n 8 | sed 's/^/#   /'
@@ -304,16 +306,18 @@ python3 - "$LAB_DIR/cl2.json" << 'PY'
 import json, re, sys
 jobs = json.load(open(sys.argv[1]))["jobs"]
 for j in jobs:
-    q = re.search(r"qp lcore (\d+)", j["nfs"]["xprt_stats"])
-    print(f"#   job {j['jobname']}: lcore {j['nfs']['lcore']}, QP on lcore {q and q.group(1)}, "
-          f"{sum(j['nfs']['calls'].values())} calls, errors {j['nfs']['errors']}")
+    q = re.findall(r"qp lcore (\d+)", j["nfs"]["xprt_stats"])
+    print(f"#   job {j['jobname']}: lcore {j['nfs']['lcore']}, QPs on lcores {q}, "
+          f"{sum(j['nfs']['calls'].values())} calls, on each connection "
+          f"{j['nfs']['connection_calls']}, errors {j['nfs']['errors']}")
 ok = [j["nfs"]["lcore"] for j in jobs] == [0, 1, 0, 1] and all(
-    re.search(r"qp lcore (\d+)", j["nfs"]["xprt_stats"]).group(1) == str(j["nfs"]["lcore"]) and
+    re.findall(r"qp lcore (\d+)", j["nfs"]["xprt_stats"]) == [str(j["nfs"]["lcore"])] * 2 and
+    len(j["nfs"]["connection_calls"]) == 2 and min(j["nfs"]["connection_calls"]) > 0 and
     not j["error"] and not j["nfs"]["errors"] and j["nfs"]["verify_errors"] == 0 and
     j["read"]["total_ios"] > 0 and j["write"]["total_ios"] > 0 for j in jobs)
 sys.exit(0 if ok else 1)
 PY
-check "droce-nfsperf --lanes 2: jobs 0 and 2 on lcore 0, 1 and 3 on lcore 1, each QP at home on its job's lcore, randrw with verify, no error (exit $RC)" \
+check "droce-nfsperf --lanes 2 --nconnect 2: jobs 0 and 2 on lcore 0, 1 and 3 on lcore 1, both QPs of each job at home on its lcore and carrying calls, randrw with verify, no error (exit $RC)" \
 	test "$RC" = 0 -a $? = 0
 ip netns exec "$LAB_NS_A" "$PERF" --config "$LAB_DIR/a.ini" --lanes 2 --server "$LAB_IP4_B" \
 	--export "$EXP" --transport rdma > "$LAB_DIR/cl3.out" 2>&1

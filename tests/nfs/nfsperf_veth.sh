@@ -3,7 +3,8 @@
 # namespaces joined by a veth pair (MTU 1500), each side on its own droce stack
 # (net_af_packet on its veth end, scripts/lab.sh); MOUNT goes over TCP through the client's
 # and the server's exception TAPs:
-#   1. RDMA: randrw 50/50, 4 KiB, iodepth 8, 2 jobs (connections) x 2 files, verify=crc32c:
+#   1. RDMA: randrw 50/50, 4 KiB, iodepth 8, 2 jobs x 2 files, verify=crc32c, each job on 2
+#      connections (--nconnect 2: its calls on both, their counts adding up to the job's):
 #      exit 0; the JSON has fio's keys (jobs[].read.iops, bw, runtime, clat_ns.percentile
 #      "50.000000" and "99.000000", lat_ns, job options...), one entry per job, total_ios x bs
 #      = io_bytes and iops = total_ios / runtime in each direction, no error, the calls
@@ -21,7 +22,9 @@
 #   6. NFSv4.1 (--nfs-version 4.1: EXCHANGE_ID, CREATE_SESSION, OPEN, SEQUENCE on a slot per
 #      call, CLOSE, DESTROY_SESSION/CLIENTID, no MOUNT): over RDMA a 256 KiB sequential write
 #      with verify=crc32c (read back), then a read of it with verify=crc32c, DDP both ways;
-#      randrw 4 KiB, 2 jobs, iodepth 8, verify=crc32c; over TCP randrw 64 KiB with fsync=8;
+#      randrw 4 KiB, 2 jobs, iodepth 8, verify=crc32c, each job's session on 2 connections
+#      (--nconnect 2, trunked: SEQUENCE binds the second); over TCP randrw 64 KiB with fsync=8
+#      on 3 connections a job;
 #      each exits 0 with fio's JSON consistent, no error, nfs.version "4.1" and the session
 #      operations counted; the written file is whole on the server's disk; the server grants
 #      6 slots a session (v4_slots): iodepth 4 gets the 5 it asks, iodepth 8 runs on 6 (a
@@ -195,10 +198,29 @@ sys.exit(0 if all(all(j["nfs"]["calls"].get(p, 0) > 0 for p in sys.argv[2:]) for
 PY
 }
 
-# 1. RDMA randrw with verify
+# conns NAME N: every job had N connections (--nconnect), each carried calls, and together they
+# carried every call the job made (NFSv3: its procedures, MOUNT's aside; 4.1: its COMPOUNDs)
+conns() {
+	python3 - "$LAB_DIR/$1.json" "$2" << 'PY'
+import json, sys
+d, n = json.load(open(sys.argv[1])), int(sys.argv[2])
+ok = bool(d["jobs"])
+for j in d["jobs"]:
+    cc, calls = j["nfs"]["connection_calls"], j["nfs"]["calls"]
+    want = calls["COMPOUND"] if "COMPOUND" in calls else \
+        sum(v for k, v in calls.items() if k not in ("MNT", "UMNT"))
+    print(f"#   connections: calls on each {cc}, the job's {want}")
+    ok = ok and len(cc) == n and all(c > 0 for c in cc) and sum(cc) == want
+sys.exit(0 if ok else 1)
+PY
+}
+
+# 1. RDMA randrw with verify, each job on 2 connections (--nconnect)
 perf rdma_randrw --transport rdma --name rr --rw randrw --rwmixread 50 --bs 4k --iodepth 8 \
-	--numjobs 2 --nrfiles 2 --size 2m --runtime 4 --verify crc32c
-check "RDMA randrw 4 KiB, 2 jobs, iodepth 8, verify=crc32c: exit 0" [ $RC = 0 ]
+	--numjobs 2 --nrfiles 2 --size 2m --runtime 4 --verify crc32c --nconnect 2
+check "RDMA randrw 4 KiB, 2 jobs x 2 connections, iodepth 8, verify=crc32c: exit 0" [ $RC = 0 ]
+check "RDMA --nconnect 2: each job's calls went on both its connections, none lost" \
+	conns rdma_randrw 2
 check "RDMA randrw: the JSON's checks" judge rdma_randrw 4096 2 0
 check "RDMA randrw: READDIRPLUS, LOOKUP, CREATE, GETATTR, READ, WRITE and COMMIT made" \
 	calls rdma_randrw READDIRPLUS LOOKUP CREATE GETATTR READ WRITE COMMIT
@@ -287,16 +309,22 @@ kill -INT $TSHARK_PIDS 2>/dev/null
 wait $TSHARK_PIDS 2>/dev/null
 mergecap -F pcap -w "$WIRE" "$LAB_DIR/v41_A.pcap" "$LAB_DIR/v41_B.pcap"
 perf v41_rdma_randrw --nfs-version 4.1 --transport rdma --name v4r --rw randrw --rwmixread 50 \
-	--bs 4k --iodepth 8 --numjobs 2 --nrfiles 2 --size 2m --runtime 4 --verify crc32c
-check "4.1 RDMA randrw 4 KiB, 2 jobs, iodepth 8, verify=crc32c: exit 0" [ $RC = 0 ]
+	--bs 4k --iodepth 8 --numjobs 2 --nrfiles 2 --size 2m --runtime 4 --verify crc32c --nconnect 2
+check "4.1 RDMA randrw 4 KiB, 2 jobs x 2 connections, iodepth 8, verify=crc32c: exit 0" [ $RC = 0 ]
+check "4.1 RDMA --nconnect 2: each session's COMPOUNDs went on both its connections" \
+	conns v41_rdma_randrw 2
 check "4.1 RDMA randrw: the JSON's checks" judge v41_rdma_randrw 4096 2 0
 check "4.1 RDMA randrw: version 4.1 and the session's operations in both jobs" \
 	v41ok v41_rdma_randrw $V4OPS READ WRITE
 check "4.1 iodepth 8: the sessions have the server's 6 slots (9 asked), and no error" \
 	slots v41_rdma_randrw 6
 perf v41_tcp_randrw --nfs-version 4.1 --transport tcp --name v4t --rw randrw --rwmixread 70 \
-	--bs 64k --iodepth 4 --numjobs 2 --size 4m --runtime 4 --verify crc32c --fsync 8 --unlink 1
-check "4.1 TCP randrw 64 KiB, 2 jobs, verify=crc32c, fsync=8, unlink=1: exit 0" [ $RC = 0 ]
+	--bs 64k --iodepth 4 --numjobs 2 --size 4m --runtime 4 --verify crc32c --fsync 8 --unlink 1 \
+	--nconnect 3
+check "4.1 TCP randrw 64 KiB, 2 jobs x 3 connections, verify=crc32c, fsync=8, unlink=1: exit 0" \
+	[ $RC = 0 ]
+check "4.1 TCP --nconnect 3: each session's COMPOUNDs went on its three connections" \
+	conns v41_tcp_randrw 3
 check "4.1 TCP randrw: the JSON's checks" judge v41_tcp_randrw 65536 2 0
 check "4.1 TCP randrw: version 4.1, the session's operations, COMMIT and REMOVE" \
 	v41ok v41_tcp_randrw $V4OPS COMMIT REMOVE
