@@ -200,20 +200,7 @@ PY
 
 # conns NAME N: every job had N connections (--nconnect), each carried calls, and together they
 # carried every call the job made (NFSv3: its procedures, MOUNT's aside; 4.1: its COMPOUNDs)
-conns() {
-	python3 - "$LAB_DIR/$1.json" "$2" << 'PY'
-import json, sys
-d, n = json.load(open(sys.argv[1])), int(sys.argv[2])
-ok = bool(d["jobs"])
-for j in d["jobs"]:
-    cc, calls = j["nfs"]["connection_calls"], j["nfs"]["calls"]
-    want = calls["COMPOUND"] if "COMPOUND" in calls else \
-        sum(v for k, v in calls.items() if k not in ("MNT", "UMNT"))
-    print(f"#   connections: calls on each {cc}, the job's {want}")
-    ok = ok and len(cc) == n and all(c > 0 for c in cc) and sum(cc) == want
-sys.exit(0 if ok else 1)
-PY
-}
+conns() { python3 "$HERE/../interop/nfsperf_conns.py" "$LAB_DIR/$1.json" "$2"; }
 
 # 1. RDMA randrw with verify, each job on 2 connections (--nconnect)
 perf rdma_randrw --transport rdma --name rr --rw randrw --rwmixread 50 --bs 4k --iodepth 8 \
