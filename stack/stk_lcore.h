@@ -190,8 +190,9 @@ void stk_lcore_slow_step(struct stk_lcore *lc, uint64_t now);
  * a literal). The loop marks its own parts; a poll hook marks the parts of its own work, so
  * a slow one is named (the part after a hook's last mark runs under that mark until the loop's
  * next). Costs one TSC read; a slow step (STK_SLOW_STEP_MS or more) costs a getrusage().
+ * @return the TSC read (the step's start), for a caller that needs the time anyway.
  */
-static inline void stk_lcore_step(struct stk_lcore *lc, const char *name)
+static inline uint64_t stk_lcore_step(struct stk_lcore *lc, const char *name)
 {
 	uint64_t now = rte_rdtsc();
 
@@ -199,6 +200,7 @@ static inline void stk_lcore_step(struct stk_lcore *lc, const char *name)
 		stk_lcore_slow_step(lc, now);
 	lc->step_t0 = now;
 	lc->step = name;
+	return now;
 }
 
 /**
