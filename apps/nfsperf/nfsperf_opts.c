@@ -45,6 +45,18 @@ static int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* A whole number from 1 to max, the whole of s. @return true with *out set */
+static bool parse_count(const char *s, unsigned long max, uint32_t *out)
+{
+	char *end;
+	unsigned long n = strtoul(s, &end, 0);
+
+	if (*s == 0 || *end != 0 || n < 1 || n > max)
+		return false;
+	*out = (uint32_t)n;
+	return true;
+}
+
 static int parse_rw(const char *s)
 {
 	static const char *const n[] = {"read", "write", "randread", "randwrite", "rw", "randrw"};
@@ -263,10 +275,9 @@ int np_opts_parse(struct np_opts *op, int argc, char **argv)
 			op->timeout_ms = (uint32_t)strtoul(optarg, NULL, 0);
 			break;
 		case O_ACKTMO: {
-			char *end;
-			unsigned long t = strtoul(optarg, &end, 0);
+			uint32_t t;
 
-			if (*optarg == 0 || *end != 0 || t < 1 || t > 31) {
+			if (!parse_count(optarg, 31, &t)) {
 				fprintf(stderr,
 					"droce-nfsperf: --ack-timeout %s: give the RDMA "
 					"Local ACK Timeout exponent, 1 to 31 "
@@ -277,11 +288,8 @@ int np_opts_parse(struct np_opts *op, int argc, char **argv)
 			op->ack_timeout = (uint8_t)t;
 			break;
 		}
-		case O_LANES: {
-			char *end;
-			unsigned long n = strtoul(optarg, &end, 0);
-
-			if (*optarg == 0 || *end != 0 || n < 1 || n > NP_MAX_LANES) {
+		case O_LANES:
+			if (!parse_count(optarg, NP_MAX_LANES, &op->lanes)) {
 				fprintf(stderr,
 					"droce-nfsperf: --lanes %s: give the number of lcores the "
 					"jobs run on, 1 to %u (the main lcore and the next EAL "
@@ -289,23 +297,16 @@ int np_opts_parse(struct np_opts *op, int argc, char **argv)
 					optarg, NP_MAX_LANES);
 				return APP_EXIT_CONFIG;
 			}
-			op->lanes = (uint32_t)n;
 			break;
-		}
-		case O_NCONNECT: {
-			char *end;
-			unsigned long n = strtoul(optarg, &end, 0);
-
-			if (*optarg == 0 || *end != 0 || n < 1 || n > NP_MAX_NCONNECT) {
+		case O_NCONNECT:
+			if (!parse_count(optarg, NP_MAX_NCONNECT, &op->nconnect)) {
 				fprintf(stderr,
 					"droce-nfsperf: --nconnect %s: give the connections per job, "
 					"1 to %u\n",
 					optarg, NP_MAX_NCONNECT);
 				return APP_EXIT_CONFIG;
 			}
-			op->nconnect = (uint32_t)n;
 			break;
-		}
 		case O_VPRINT:
 			op->verify_print = (uint32_t)strtoul(optarg, NULL, 0);
 			break;

@@ -44,8 +44,7 @@ enum aio_state {
 struct nfs_aio_op {
 	struct nfs_aio *a;
 	enum aio_state state;
-	bool write;
-	bool lazy; /**< READ: its object's checks come after the read (nfs_obj_get_lazy) */
+	bool write; /**< else READ, whose object is checked after the read (nfs_obj_get_lazy) */
 	enum nfs_stable stable;
 	struct nfs_obj o;
 	int fd;
@@ -148,13 +147,12 @@ static void op_put(struct nfs_aio_op *op)
 }
 
 /* The lookup and the checks every operation shares: a cached regular file the caller owns
- * (lazy: as the cache last saw it; finish checks it again). */
-static bool prepare_obj(struct nfs_aio_op *op, struct nfs_ctx *ctx, const struct nfs_fh *fh,
-			bool lazy)
+ * (a READ: as the cache last saw it; finish checks it again). */
+static bool prepare_obj(struct nfs_aio_op *op, struct nfs_ctx *ctx, const struct nfs_fh *fh)
 {
 	struct nfs_aio *a = op->a;
 	enum nfs_stat s =
-		lazy ? nfs_obj_get_lazy(ctx, fh, &op->o) : nfs_obj_get_cached(ctx, fh, &op->o);
+		op->write ? nfs_obj_get_cached(ctx, fh, &op->o) : nfs_obj_get_lazy(ctx, fh, &op->o);
 
 	if (s != NFS_OK) {
 		if (s == NFS_ERR_JUKEBOX)
@@ -179,8 +177,7 @@ struct nfs_aio_op *nfs_aio_read(struct nfs_aio *a, struct nfs_ctx *ctx, const st
 	if (!op)
 		return NULL;
 	op->write = false;
-	op->lazy = true;
-	if (!prepare_obj(op, ctx, fh, true))
+	if (!prepare_obj(op, ctx, fh))
 		goto no;
 	if (off > (uint64_t)INT64_MAX) {
 		a->st.other++;
@@ -263,8 +260,7 @@ struct nfs_aio_op *nfs_aio_write(struct nfs_aio *a, struct nfs_ctx *ctx, const s
 	if (!op)
 		return NULL;
 	op->write = true;
-	op->lazy = false;
-	if (!prepare_obj(op, ctx, fh, false))
+	if (!prepare_obj(op, ctx, fh))
 		goto no;
 	if (nfs_obj_writable(ctx, &op->o) != NFS_OK || off + len < off ||
 	    off > (uint64_t)INT64_MAX) {
@@ -350,11 +346,11 @@ static void finish(struct nfs_aio_op *op, int res, nfs_aio_done_t done)
 		/* one fstat after the read: end of file, the post-operation attributes, and the
 		 * checks the READ started without (its owner, its links) */
 		nfs_fdc_seen(op->o.ent, &st);
-		if (op->lazy && st.st_uid != op->o.cred.uid) {
+		if (st.st_uid != op->o.cred.uid) {
 			/* the owner changed since the cache saw it: the synchronous path checks */
 			op->a->st.rechecked++;
 			d.rerun = true;
-		} else if (op->lazy && st.st_nlink == 0) {
+		} else if (st.st_nlink == 0) {
 			/* removed: as nfs_obj_get answers a handle whose file has no links */
 			nfs_fdcache_evict(op->a->fs->fdc, op->o.ent);
 			atomic_fetch_add(&op->a->fs->n_stale, 1);
@@ -367,7 +363,7 @@ static void finish(struct nfs_aio_op *op, int res, nfs_aio_done_t done)
 			nfs_attr_from_stat(&op->o, &st, &d.attr);
 			d.attr_valid = true;
 		}
-	} else if (op->lazy) {
+	} else {
 		op->a->st.rechecked++;
 		d.rerun = true; /* no check made: the synchronous path answers */
 	}

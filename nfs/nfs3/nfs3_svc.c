@@ -634,9 +634,9 @@ void nfs3_aio_done(const struct nfs_aio_done *d)
 	}
 	if (d->rerun) {
 		/* the file changed owner since the READ started: the helper threads (or, with none
-		 * that take it, the lcore) run it again with the checks a non-owner needs */
-		if (s->pool && !nfs_pool_stopping(s->pool) &&
-		    nfs_pool_inflight(s->pool) < NFS_POOL_RING && to_pool(s, p, sc, sc->t0_ns) == 0)
+		 * that take it: stopping or full, nfs_pool_submit says, the lcore) run it again with
+		 * the checks a non-owner needs */
+		if (s->pool && to_pool(s, p, sc, sc->t0_ns) == 0)
 			return;
 		s->st.sync_fallback++;
 		nfs3_pool_work(p);

@@ -993,13 +993,11 @@ void nfs4_aio_done(const struct nfs_aio_done *d)
 	const struct nfs3_server *v3 = orpc_pending_req(p)->svc->ctx;
 
 	if (d->rerun) {
-		/* the file changed owner since the READ started: run it again, checked */
+		/* the file changed owner since the READ started: run it again, checked (here when
+		 * the helpers take no more: stopping or full) */
 		v3->v4->stats.io_rerun++;
-		if (v3->pool && nfs_pool_inflight(v3->pool) < NFS_POOL_RING &&
-		    !nfs_pool_stopping(v3->pool)) {
-			nfs_pool_submit(v3->pool, p); /* cannot fail: the ring has room */
+		if (v3->pool && nfs_pool_submit(v3->pool, p) == 0)
 			return;
-		}
 		nfs4_cont_work(t);
 		resume_pending(t, p);
 		return;
